@@ -1,0 +1,179 @@
+"""The ``scholarkg`` command line: a thin typer face over library functions.
+
+Errors raised on purpose (``ScholarKGError``) print as one line on stderr with a non-zero
+exit code; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from scholarkg import __version__
+from scholarkg.commands.common import (
+    err_console,
+    print_rows,
+    set_global_options,
+    settings,
+    store_session,
+)
+from scholarkg.errors import InputError, ScholarKGError
+
+app = typer.Typer(
+    name="scholarkg",
+    help="The scholarly record in a graph database, with the field's benchmarks run on it.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+#: (command name, module with a ``typer.Typer`` called ``app``); registered explicitly.
+SUBAPPS: tuple[tuple[str, str], ...] = (
+    ("db", "scholarkg.commands.db"),
+    ("schema", "scholarkg.commands.schema"),
+    ("load", "scholarkg.commands.load"),
+    ("score", "scholarkg.commands.score"),
+    ("bench", "scholarkg.commands.bench"),
+    ("runs", "scholarkg.commands.runs"),
+    ("llm", "scholarkg.commands.llm"),
+    ("leaderboard", "scholarkg.commands.leaderboard"),
+    ("embed", "scholarkg.commands.embed"),
+)
+#: single commands: (module, function name) registered as top-level verbs
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("fetch", "scholarkg.commands.fetch", "fetch"),
+    ("report", "scholarkg.commands.report", "report"),
+    ("export", "scholarkg.commands.transfer", "export_graph"),
+    ("import", "scholarkg.commands.transfer", "import_graph"),
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"scholarkg {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    backend: Annotated[
+        str | None,
+        typer.Option(help="Graph backend: embedded (default) or neo4j.", envvar="SCHOLARKG_BACKEND"),
+    ] = None,
+    graph: Annotated[
+        str | None,
+        typer.Option(help="Graph (FalkorDB key / Neo4j database) name.", envvar="SCHOLARKG_GRAPH"),
+    ] = None,
+    debug: Annotated[bool, typer.Option(help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print version.")
+    ] = False,
+) -> None:
+    """Global options apply to every command."""
+    set_global_options(backend=backend, graph=graph, debug=debug or None)
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    """``k=v``: v is parsed as JSON when it is valid JSON (numbers, lists, true), else a string."""
+    if "=" not in text:
+        raise InputError(f"--param {text!r}: expected key=value")
+    key, raw = text.split("=", 1)
+    try:
+        value: object = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+@app.command()
+def cypher(
+    query: Annotated[str, typer.Argument(help="A Cypher statement; pass values with --param.")],
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+) -> None:
+    """Run a Cypher query against the graph and print the rows."""
+    params = dict(_parse_param(p) for p in (param or []))
+    with store_session() as store:
+        rows = store.run(query, params)
+    print_rows(rows, fmt)
+
+
+@app.command()
+def stats(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+) -> None:
+    """Counts per node label and relationship type."""
+    with store_session() as store:
+        counts = store.counts()
+    rows = [{"kind": "node", "name": k, "count": v} for k, v in sorted(counts.nodes.items())]
+    rows += [
+        {"kind": "relationship", "name": k, "count": v}
+        for k, v in sorted(counts.relationships.items())
+    ]
+    print_rows(rows, fmt, title=f"graph {settings().graph!r} ({settings().backend})")
+
+
+def _register() -> None:
+    for name, module_name in SUBAPPS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name == module_name:  # not built yet; any other missing import is a bug
+                continue
+            raise
+        app.add_typer(module.app, name=name)
+    for name, module_name, func in COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name == module_name:
+                continue
+            raise
+        app.command(name=name)(getattr(module, func))
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning our errors into one clean line."""
+    try:
+        app(standalone_mode=False)
+    except ScholarKGError as err:
+        if settings_debug():
+            raise
+        err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+        sys.exit(err.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors come through as ClickException
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if settings_debug():
+            raise
+        err_console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}", highlight=False)
+        err_console.print("[dim](run with --debug for the traceback)[/dim]")
+        sys.exit(1)
+
+
+def settings_debug() -> bool:
+    try:
+        return settings().debug or "--debug" in sys.argv
+    except ScholarKGError:
+        return "--debug" in sys.argv
+
+
+if __name__ == "__main__":
+    main()

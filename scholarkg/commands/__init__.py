@@ -1,0 +1,1 @@
+"""CLI sub-apps, one module per verb group; ``cli.py`` registers them explicitly."""

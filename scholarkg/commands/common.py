@@ -1,0 +1,105 @@
+"""What every CLI command shares: resolved settings, the store, and output formatting.
+
+The CLI is a thin face: commands parse options, call library functions, print results.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from scholarkg.config import Settings, load_settings
+from scholarkg.store.base import GraphStore
+
+console = Console()
+err_console = Console(stderr=True)
+
+_state: dict[str, Any] = {"overrides": {}, "settings": None}
+
+OUTPUT_FORMATS = ("table", "json", "csv")
+
+
+def set_global_options(**overrides: Any) -> None:
+    """Called once by the root callback with ``--backend``, ``--graph``, ``--debug``."""
+    _state["overrides"] = {k: v for k, v in overrides.items() if v is not None}
+    _state["settings"] = None
+
+
+def settings() -> Settings:
+    if _state["settings"] is None:
+        _state["settings"] = load_settings(**_state["overrides"])
+    return _state["settings"]
+
+
+@contextmanager
+def store_session() -> Iterator[GraphStore]:
+    """Open the configured store (starting the embedded server if needed) and close it."""
+    from scholarkg.store import open_store
+
+    store = open_store(settings())
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe value: NaN/inf become null, everything unknown becomes str."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(_plain(data), ensure_ascii=False)
+
+
+def print_rows(rows: Sequence[dict[str, Any]], fmt: str = "table", *, title: str | None = None) -> None:
+    """Print query rows as a rich table, a JSON list, or CSV."""
+    if fmt == "json":
+        print(to_json(list(rows)))
+        return
+    columns: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _cell(row.get(k)) for k in columns})
+        print(buf.getvalue(), end="")
+        return
+    table = Table(title=title, show_lines=False)
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(row.get(c)) for c in columns))
+    console.print(table)
+    console.print(f"[dim]{len(rows)} row(s)[/dim]")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        return to_json(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)

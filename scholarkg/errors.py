@@ -1,0 +1,83 @@
+"""One exception tree, so the CLI can map every failure to a clear message and exit code.
+
+Library code raises these; ``cli.py`` catches ``ScholarKGError`` and prints ``str(err)``
+as one line (no traceback unless ``--debug``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ScholarKGError(Exception):
+    """Root of every error scholarkg raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(ScholarKGError):
+    """Settings are missing or contradict each other."""
+
+    exit_code = 2
+
+
+class InputError(ScholarKGError):
+    """Bad input data; names the file, the line/record and the field so the user can fix it."""
+
+    exit_code = 3
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.message = message
+        where = []
+        if self.path:
+            where.append(self.path)
+        if line is not None:
+            where.append(f"line {line}")
+        if field:
+            where.append(f"field '{field}'")
+        prefix = ":".join(where[:2]) if where else ""
+        if field and where:
+            prefix = f"{prefix} ({where[-1]})" if len(where) > 1 else where[-1]
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class StoreError(ScholarKGError):
+    """The graph store failed: server down, query rejected, constraint violated."""
+
+    exit_code = 4
+
+
+class CypherError(StoreError):
+    """The server rejected a Cypher query; carries its message (and position when known)."""
+
+
+class ServerError(StoreError):
+    """The embedded server could not be started, reached or stopped."""
+
+
+class NotSupported(ScholarKGError):
+    """The selected backend lacks a capability (e.g. FastRP on the embedded store)."""
+
+    exit_code = 5
+
+
+class TaskNotFound(ScholarKGError):
+    """Unknown benchmark task id; the message lists the valid ones."""
+
+    exit_code = 2
+
+
+class FetchError(ScholarKGError):
+    """A dataset download failed, was truncated, or did not match its checksum."""
+
+    exit_code = 6
