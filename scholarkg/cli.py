@@ -62,7 +62,9 @@ def _version(value: bool) -> None:
 def root(
     backend: Annotated[
         str | None,
-        typer.Option(help="Graph backend: embedded (default) or neo4j.", envvar="SCHOLARKG_BACKEND"),
+        typer.Option(
+            help="Graph backend: embedded (default) or neo4j.", envvar="SCHOLARKG_BACKEND"
+        ),
     ] = None,
     graph: Annotated[
         str | None,

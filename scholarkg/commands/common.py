@@ -68,7 +68,9 @@ def to_json(data: Any) -> str:
     return json.dumps(_plain(data), ensure_ascii=False)
 
 
-def print_rows(rows: Sequence[dict[str, Any]], fmt: str = "table", *, title: str | None = None) -> None:
+def print_rows(
+    rows: Sequence[dict[str, Any]], fmt: str = "table", *, title: str | None = None
+) -> None:
     """Print query rows as a rich table, a JSON list, or CSV."""
     if fmt == "json":
         print(to_json(list(rows)))

@@ -18,7 +18,9 @@ DIALECTS = ("falkordb", "neo4j")
 
 def _files() -> dict[str, str]:
     root = resources.files(__name__)
-    return {p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")}
+    return {
+        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
+    }
 
 
 @cache
