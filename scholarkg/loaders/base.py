@@ -1,0 +1,137 @@
+"""Streaming readers shared by the format-specific loaders.
+
+They yield ``(line_or_record_number, object)`` so that every later validation error can
+name where the bad record came from. Gzip is detected by suffix.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from scholarkg.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def open_text(path: str | Path) -> IO[str]:
+    """Open a text file, transparently decompressing ``.gz``; missing file → InputError."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return path.open("r", encoding="utf-8", newline="")
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL(.gz) file."""
+    with open_text(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object", path=path, line=lineno)
+            yield lineno, obj
+
+
+def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(index, item)`` of a top-level JSON array (record numbers are 1-based)."""
+    with open_text(path) as fh:
+        try:
+            data = json.load(fh)
+        except json.JSONDecodeError as err:
+            raise InputError(
+                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
+            ) from err
+    if not isinstance(data, list):
+        raise InputError("expected a top-level JSON array", path=path)
+    yield from enumerate(data, start=1)
+
+
+def sniff_delimiter(path: str | Path) -> str:
+    name = str(path).removesuffix(".gz")
+    return "\t" if name.endswith((".tsv", ".tab")) else ","
+
+
+def iter_delimited(
+    path: str | Path, *, required: tuple[str, ...] = ()
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield ``(line_number, row)`` of a CSV/TSV file with a header line."""
+    with open_text(path) as fh:
+        reader = csv.DictReader(fh, delimiter=sniff_delimiter(path))
+        header = reader.fieldnames or []
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise InputError(
+                f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
+                path=path,
+                line=1,
+            )
+        for row in reader:
+            if None in row:  # more cells than header columns
+                raise InputError(
+                    f"{len(header) + len(row[None])} cells but {len(header)} columns",
+                    path=path,
+                    line=reader.line_num,
+                )
+            yield reader.line_num, row
+
+
+def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Edge lists: CSV/TSV with ``start,end[,...]`` header, or JSONL ``{start, end, ...}``."""
+    name = str(path).removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson")):
+        for lineno, obj in iter_jsonl(path):
+            for key in ("start", "end"):
+                if obj.get(key) in (None, ""):
+                    raise InputError("missing value", path=path, line=lineno, field=key)
+            yield lineno, obj
+        return
+    for lineno, row in iter_delimited(path, required=("start", "end")):
+        for key in ("start", "end"):
+            if not row.get(key):
+                raise InputError("missing value", path=path, line=lineno, field=key)
+        yield lineno, {k: v for k, v in row.items() if v not in (None, "")}
+
+
+def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) -> M:
+    """Validate ``data`` into ``model``; the first error names file, line and field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or None
+        raise InputError(first.get("msg", str(err)), path=path, line=line, field=field) from err
+    except (KeyError, ValueError) as err:
+        raise InputError(str(err), path=path, line=line) from err
+
+
+def parse_number(text: Any) -> float | None:
+    """``"85.2%"`` → 85.2, ``"1,234"`` → 1234.0, ``"-"``/``""``/None → None."""
+    if text is None:
+        return None
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int | float):
+        return float(text)
+    cleaned = str(text).strip().replace(",", "").replace("%", "").replace("\u2212", "-")
+    cleaned = cleaned.split("±")[0].split("+-")[0].strip()
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+Progress = Callable[[int], None]

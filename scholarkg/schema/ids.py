@@ -1,0 +1,135 @@
+"""Stable ids: the one place that decides what makes two records the same node.
+
+Every node has an ``id`` property that loads MERGE on, so loading the same file twice,
+or the same paper from two sources, yields one node. Rules, in priority order:
+
+=================  ==========================================================
+record             id
+=================  ==========================================================
+Paper              ``arxiv:<id>`` (version suffix dropped, old-style ids kept as
+                   ``arxiv:hep-th/9901001``) > ``doi:<lower-cased DOI>`` >
+                   ``s2:<corpus id>`` > ``openalex:<W id>`` >
+                   ``paper:<hash of normalised title + year>``
+Author             ``orcid:<ORCID>`` > ``s2author:<id>`` > ``author:<hash of
+                   normalised name>`` (homonyms merge; supply an ORCID to split)
+Venue, Task,       ``<kind>:<normalised name>`` (names are the identity in Papers
+Dataset, Metric,   with Code and in the benchmarks)
+Method
+Result             ``result:<hash(paper, method, dataset, task, metric)>``
+Leaderboard        ``lb:<hash(task, dataset, metric)>``
+CitationContext    ``cite:<hash(citing, cited, sentence)>`` or the source's own id
+Query / Aspect /   ``<kind>:<source>:<source id>`` (benchmark-scoped; DORIS-MAE
+Review / ...       and AAAR ids are only unique within their benchmark)
+=================  ==========================================================
+
+Hashes are the first 16 hex digits of SHA-256 over ``\\x1f``-joined normalised parts:
+64 bits keep collisions negligible for tens of millions of nodes and ids short.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
+_ARXIV_OLD = re.compile(r"^([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$")
+_ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+_NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
+
+
+def content_hash(*parts: object, length: int = 16) -> str:
+    """Hex SHA-256 prefix over the parts (``None`` → empty), joined with a unit separator."""
+    text = "\x1f".join("" if p is None else str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, case-folded, punctuation removed, whitespace collapsed: for names and titles."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _NON_WORD.sub(" ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def normalize_title(title: str) -> str:
+    """Title key for matching the same paper across sources (``Paper.title_norm``)."""
+    return normalize_text(title)
+
+
+def normalize_arxiv_id(raw: str) -> str | None:
+    """``"arXiv:2401.06233v2"`` → ``"2401.06233"``; ``None`` if it is not an arXiv id."""
+    text = _ARXIV_PREFIX.sub("", raw.strip())
+    text = text.removesuffix(".pdf")
+    if m := _ARXIV_NEW.match(text):
+        return m.group(1)
+    if m := _ARXIV_OLD.match(text):
+        return m.group(1)
+    return None
+
+
+def normalize_doi(raw: str) -> str | None:
+    text = _DOI_PREFIX.sub("", raw.strip()).lower()
+    return text if text.startswith("10.") and "/" in text else None
+
+
+def paper_id(
+    *,
+    arxiv_id: str | None = None,
+    doi: str | None = None,
+    corpus_id: int | str | None = None,
+    openalex_id: str | None = None,
+    title: str | None = None,
+    year: int | None = None,
+) -> str:
+    """The stable Paper id from whatever identifiers a source provides (see module doc)."""
+    if arxiv_id and (a := normalize_arxiv_id(str(arxiv_id))):
+        return f"arxiv:{a}"
+    if doi and (d := normalize_doi(doi)):
+        return f"doi:{d}"
+    if corpus_id not in (None, ""):
+        return f"s2:{int(corpus_id)}"
+    if openalex_id:
+        return f"openalex:{str(openalex_id).rstrip('/').rsplit('/', 1)[-1]}"
+    if title:
+        return f"paper:{content_hash(normalize_title(title), year or '')}"
+    raise ValueError("a paper needs an arXiv id, DOI, corpus id, OpenAlex id or a title")
+
+
+def author_id(name: str, *, orcid: str | None = None, s2_author_id: str | None = None) -> str:
+    if orcid:
+        return f"orcid:{orcid.strip().rsplit('/', 1)[-1]}"
+    if s2_author_id:
+        return f"s2author:{s2_author_id}"
+    return f"author:{content_hash(normalize_text(name))}"
+
+
+def named_id(kind: str, name: str) -> str:
+    """``task:image classification`` style ids for entities whose name is their identity."""
+    norm = normalize_text(name)
+    if not norm:
+        raise ValueError(f"empty {kind} name")
+    return f"{kind}:{norm}"
+
+
+def result_id(paper: str | None, method: str, dataset: str, task: str, metric: str) -> str:
+    return "result:" + content_hash(
+        paper or "", normalize_text(method), normalize_text(dataset), normalize_text(task),
+        normalize_text(metric),
+    )  # fmt: skip
+
+
+def leaderboard_id(task: str, dataset: str, metric: str) -> str:
+    return "lb:" + content_hash(
+        normalize_text(task), normalize_text(dataset), normalize_text(metric)
+    )
+
+
+def citation_context_id(citing: str, cited: str, sentence: str | None) -> str:
+    return "cite:" + content_hash(citing, cited, _SPACE.sub(" ", sentence or "").strip())
+
+
+def scoped_id(kind: str, source: str, source_id: object) -> str:
+    """Benchmark-scoped ids: ``query:dorismae:12``, ``review:aaar:abc``."""
+    return f"{kind}:{source}:{source_id}"

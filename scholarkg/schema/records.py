@@ -1,0 +1,459 @@
+"""Typed records for everything scholarkg loads: loaders yield these, writers store them.
+
+Node records subclass ``NodeRecord`` (a ``LABEL`` and a stable ``id`` computed by the rules
+in ``ids.py`` when the source gives none). Relationship records subclass ``EdgeRecord``
+(``TYPE``, start/end labels and ids). Validation happens here, at the edge, so a bad field
+is reported with its record before anything reaches the graph.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from scholarkg.schema import ids
+
+Direction = Literal["higher", "lower", "unknown"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class NodeRecord(Record):
+    """A node: ``properties()`` is what gets stored (``None`` dropped, ``id`` separate)."""
+
+    LABEL: ClassVar[str]
+    #: fields kept on the record for loaders but never stored as node properties
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset()
+
+    id: str
+
+    def properties(self) -> dict[str, Any]:
+        data = self.model_dump(exclude_none=True, exclude={"id", *self.NOT_STORED})
+        return data
+
+    def row(self) -> dict[str, Any]:
+        """``{"id": ..., **properties}``, the shape ``GraphStore.merge_nodes`` takes."""
+        return {"id": self.id, **self.properties()}
+
+
+class EdgeRecord(Record):
+    """A relationship between two nodes identified by their ``id``."""
+
+    TYPE: ClassVar[str]
+    START: ClassVar[str]
+    END: ClassVar[str]
+
+    start: str
+    end: str
+
+    def properties(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True, exclude={"start", "end"})
+
+    def row(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "props": self.properties()}
+
+
+def _with_id(data: Any, make: Any) -> Any:
+    """Fill ``id`` from the record's own fields when the source did not give one."""
+    if isinstance(data, dict) and not data.get("id"):
+        data = {**data, "id": make(data)}
+    return data
+
+
+# --------------------------------------------------------------------------- bibliographic
+
+
+class Paper(NodeRecord):
+    LABEL: ClassVar[str] = "Paper"
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"full_text", "authors"})
+
+    title: str | None = None
+    title_norm: str | None = None
+    abstract: str | None = None
+    year: int | None = None
+    date: str | None = Field(default=None, description="ISO date YYYY[-MM[-DD]]")
+    arxiv_id: str | None = None
+    doi: str | None = None
+    corpus_id: int | None = None
+    venue: str | None = None
+    categories: list[str] | None = None
+    fields_of_study: list[str] | None = None
+    citation_count: int | None = None
+    url: str | None = None
+    source: str | None = None
+    full_text: str | None = None
+    authors: list[str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("arxiv_id"):
+            data["arxiv_id"] = ids.normalize_arxiv_id(str(data["arxiv_id"])) or data["arxiv_id"]
+        if data.get("title") and not data.get("title_norm"):
+            data["title_norm"] = ids.normalize_title(data["title"])
+        if data.get("date") and not data.get("year"):
+            head = str(data["date"])[:4]
+            if head.isdigit():
+                data["year"] = int(head)
+        return _with_id(
+            data,
+            lambda d: ids.paper_id(
+                arxiv_id=d.get("arxiv_id"),
+                doi=d.get("doi"),
+                corpus_id=d.get("corpus_id"),
+                title=d.get("title"),
+                year=d.get("year"),
+            ),
+        )
+
+    @field_validator("date")
+    @classmethod
+    def _iso_date(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value[:10]
+        parts = value.split("-")
+        if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts) and len(parts[0]) == 4):
+            raise ValueError(f"not an ISO date (YYYY[-MM[-DD]]): {value!r}")
+        return value
+
+
+class Author(NodeRecord):
+    LABEL: ClassVar[str] = "Author"
+    name: str
+    orcid: str | None = None
+    s2_author_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data,
+            lambda d: ids.author_id(
+                d["name"], orcid=d.get("orcid"), s2_author_id=d.get("s2_author_id")
+            ),
+        )
+
+
+class Venue(NodeRecord):
+    LABEL: ClassVar[str] = "Venue"
+    name: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.named_id("venue", d["name"]))
+
+
+class Authorship(EdgeRecord):
+    TYPE: ClassVar[str] = "AUTHORED_BY"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Author"
+    position: int | None = None
+
+
+class Citation(EdgeRecord):
+    """``citing CITES cited``; sentence/section/intent also become a CitationContext node."""
+
+    TYPE: ClassVar[str] = "CITES"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Paper"
+    sentence: str | None = None
+    section: str | None = None
+    intents: list[str] | None = None
+    is_influential: bool | None = None
+    weight: float | None = None
+
+    def context(self) -> CitationContext | None:
+        if not self.sentence:
+            return None
+        return CitationContext(
+            citing=self.start,
+            cited=self.end,
+            text=self.sentence,
+            section=self.section,
+            intent=(self.intents or [None])[0],
+        )
+
+
+class CitationContext(NodeRecord):
+    """A citing sentence (with ``<REF>`` masks for citation recommendation)."""
+
+    LABEL: ClassVar[str] = "CitationContext"
+    citing: str
+    cited: str | None = None
+    text: str
+    citation_text: str | None = None
+    section: str | None = None
+    intent: str | None = None
+    location_ratio: float | None = None
+    length_tokens: int | None = None
+    diag_dataset: str | None = None
+    diag_class: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data, lambda d: ids.citation_context_id(d["citing"], d.get("cited") or "", d["text"])
+        )
+
+
+class Comparison(EdgeRecord):
+    """``start COMPARES_WITH end``: paper *start* reports results against baseline *end*."""
+
+    TYPE: ClassVar[str] = "COMPARES_WITH"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Paper"
+    dataset: str | None = None
+    task: str | None = None
+    metric: str | None = None
+    source: str | None = None
+    weight: float | None = None
+
+
+# --------------------------------------------------------------------------- leaderboards
+
+
+class _Named(NodeRecord):
+    KIND: ClassVar[str]
+    name: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.named_id(cls.KIND, d["name"]))
+
+
+class Task(_Named):
+    LABEL: ClassVar[str] = "Task"
+    KIND: ClassVar[str] = "task"
+    description: str | None = None
+    area: str | None = None
+    parent: str | None = Field(default=None, description="id of the parent Task")
+
+
+class Dataset(_Named):
+    LABEL: ClassVar[str] = "Dataset"
+    KIND: ClassVar[str] = "dataset"
+    description: str | None = None
+
+
+class Metric(_Named):
+    LABEL: ClassVar[str] = "Metric"
+    KIND: ClassVar[str] = "metric"
+    direction: Direction = "unknown"
+
+
+class Method(_Named):
+    LABEL: ClassVar[str] = "Method"
+    KIND: ClassVar[str] = "method"
+    full_name: str | None = None
+
+
+class Leaderboard(NodeRecord):
+    """A ⟨task, dataset, metric⟩ leaderboard (LEGOBench's query unit)."""
+
+    LABEL: ClassVar[str] = "Leaderboard"
+    task: str
+    dataset: str
+    metric: str
+    source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.leaderboard_id(d["task"], d["dataset"], d["metric"]))
+
+
+class Result(NodeRecord):
+    """A leaderboard entry: ``method`` of ``paper`` scored ``score`` on ⟨task, dataset, metric⟩."""
+
+    LABEL: ClassVar[str] = "Result"
+    method: str
+    paper: str | None = Field(default=None, description="Paper id, when the entry has a paper")
+    task: str
+    dataset: str
+    metric: str
+    score: float | None = None
+    raw_score: str | None = None
+    date: str | None = None
+    uses_additional_data: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data,
+            lambda d: ids.result_id(
+                d.get("paper"), d["method"], d["dataset"], d["task"], d["metric"]
+            ),
+        )
+
+    @field_validator("score")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("score must be a finite number")
+        return value
+
+
+# --------------------------------------------------------------------------- complex queries
+
+
+class Query(NodeRecord):
+    LABEL: ClassVar[str] = "Query"
+    qid: str
+    text: str
+    source: str
+    type: str | None = None
+    split: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.scoped_id("query", d["source"], d["qid"]))
+
+
+class Aspect(NodeRecord):
+    """An aspect of a complex query; ``parent`` is the aspect id it refines (sub-aspect)."""
+
+    LABEL: ClassVar[str] = "Aspect"
+    aspect_id: str
+    text: str
+    source: str
+    parent: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.scoped_id("aspect", d["source"], d["aspect_id"]))
+
+
+class Judgement(EdgeRecord):
+    """``(Aspect)-[:JUDGED {score}]->(Paper)``: graded relevance of a paper to one aspect."""
+
+    TYPE: ClassVar[str] = "JUDGED"
+    START: ClassVar[str] = "Aspect"
+    END: ClassVar[str] = "Paper"
+    score: float
+    judge: str | None = Field(default=None, description="'gpt', 'human' or an annotator id")
+
+
+# --------------------------------------------------------------------------- peer review
+
+
+class Review(NodeRecord):
+    LABEL: ClassVar[str] = "Review"
+    paper: str
+    reviewer: str
+    source: str
+    text: str | None = None
+    rating: float | None = None
+    decision: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data, lambda d: ids.scoped_id("review", d["source"], f"{d['paper']}#{d['reviewer']}")
+        )
+
+
+class ReviewSegment(NodeRecord):
+    LABEL: ClassVar[str] = "ReviewSegment"
+    review: str
+    ordinal: int
+    text: str
+    deficient: bool | None = None
+    explanation: str | None = None
+    error_type: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: f"{d['review']}/seg/{d['ordinal']}")
+
+
+class Weakness(NodeRecord):
+    LABEL: ClassVar[str] = "Weakness"
+    review: str
+    ordinal: int
+    text: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: f"{d['review']}/weakness/{d['ordinal']}")
+
+
+class Experiment(NodeRecord):
+    LABEL: ClassVar[str] = "Experiment"
+    paper: str
+    ordinal: int
+    text: str
+    explanation: str | None = None
+    source: str = "aaar"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data,
+            lambda d: ids.scoped_id(
+                "experiment", d.get("source", "aaar"), f"{d['paper']}#{d['ordinal']}"
+            ),
+        )
+
+
+# --------------------------------------------------------------------------- code
+
+
+class CodeTask(NodeRecord):
+    """A function/method to reproduce from a paper (SciReplicate-Bench)."""
+
+    LABEL: ClassVar[str] = "CodeTask"
+    paper: str
+    task_id: str
+    name: str
+    file_path: str | None = None
+    entity_type: str | None = None
+    namespace: str | None = None
+    description: str | None = None
+    source: str = "scireplicate"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(
+            data, lambda d: ids.scoped_id("codetask", d.get("source", "scireplicate"), d["task_id"])
+        )
+
+
+class ReasoningStep(NodeRecord):
+    """One commented step of an implementation's reasoning graph."""
+
+    LABEL: ClassVar[str] = "ReasoningStep"
+    implementation: str
+    ordinal: int
+    text: str
+    weight: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: f"{d['implementation']}/step/{d['ordinal']}")
+
+
+NODE_RECORDS: tuple[type[NodeRecord], ...] = (
+    Paper, Author, Venue, CitationContext, Task, Dataset, Metric, Method, Leaderboard, Result,
+    Query, Aspect, Review, ReviewSegment, Weakness, Experiment, CodeTask, ReasoningStep,
+)  # fmt: skip
+EDGE_RECORDS: tuple[type[EdgeRecord], ...] = (Authorship, Citation, Comparison, Judgement)
