@@ -1,0 +1,417 @@
+"""Run records: every benchmark run, kept as a JSON file and as ``:Run`` nodes in the graph.
+
+A number in a results table is only worth something if one can say how it was produced, so
+each run records its task, configuration, models, prompt-template hashes, scholarkg version
+and git commit, timings, aggregate metrics and *per-instance* scores. The per-instance scores
+are what make paired significance tests (``compare_runs``) and bootstrap intervals possible.
+
+Files: ``<runs_dir>/<id>.json`` (``Settings.runs_dir`` = ``$SCHOLARKG_HOME/runs``), written
+atomically. Ids are ``YYYYMMDD-HHMMSS-<task slug>-<hash6>`` so a plain sort is chronological
+and a short prefix (``20261122-0412``) is usually enough to name a run on the command line.
+
+Graph: ``(:Run {id, task, created, version, ...})-[:SCORED]->(:MetricResult {id, name, value,
+n})``, one ``MetricResult`` per aggregate metric and per (class, metric). Maps are stored as
+JSON strings because neither backend stores map properties.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from scholarkg import __version__
+from scholarkg.benchmark.metrics.stats import Method, paired_test
+from scholarkg.errors import InputError
+
+if TYPE_CHECKING:  # only for annotations: recording a run is the one place that needs a store
+    from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "MetricDelta",
+    "RunRecord",
+    "RunRegistry",
+    "compare_runs",
+    "git_commit",
+    "instance_values",
+    "make_run_id",
+    "new_run",
+    "prompt_hash",
+    "record_run_in_graph",
+]
+
+Score = float | None  # None = undefined for this instance (NaN is written as null in JSON)
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9._-]+-[0-9a-f]{6}$")
+
+
+class RunRecord(BaseModel):
+    """Everything needed to reproduce, audit and compare one benchmark run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    task: str
+    #: ISO 8601 UTC timestamp, e.g. ``2026-11-22T04:12:00+00:00``
+    created: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    #: role -> model name, e.g. ``{"encoder": "all-MiniLM-L6-v2", "llm": "smollm2-135m"}``
+    models: dict[str, str] = Field(default_factory=dict)
+    #: prompt-template name -> sha256 prefix of its text (``prompt_hash``)
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    version: str = __version__
+    git_commit: str | None = None
+    #: phase -> seconds, e.g. ``{"rank": 12.5, "score": 0.3, "total": 13.1}``
+    timings: dict[str, float] = Field(default_factory=dict)
+    #: aggregate metrics as the benchmark defines them (not necessarily per-instance means)
+    metrics: dict[str, Score] = Field(default_factory=dict)
+    #: instance id -> {metric: score}
+    per_instance: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    #: optional per-class aggregates, class label -> {metric: value}; labels may carry a
+    #: group prefix ``"<group>:<class>"`` (e.g. ``"years:2001-2005"``) for per-group charts
+    classes: dict[str, dict[str, Score]] = Field(default_factory=dict)
+    notes: str | None = None
+
+    def metric_names(self) -> list[str]:
+        """Aggregate metric names, then any metric that only appears per instance."""
+        names = list(self.metrics)
+        for scores in self.per_instance.values():
+            for name in scores:
+                if name not in names:
+                    names.append(name)
+        return names
+
+
+def _slug(task: str) -> str:
+    return _SLUG.sub("-", task).strip("-") or "run"
+
+
+def make_run_id(task: str, created: datetime, *, salt: str | None = None) -> str:
+    """``YYYYMMDD-HHMMSS-<task slug>-<hash6>``; the hash keeps same-second runs apart."""
+    stamp = created.astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+    digest = hashlib.sha256(
+        f"{task}\x1f{created.isoformat()}\x1f{salt or uuid.uuid4().hex}".encode()
+    ).hexdigest()[:6]
+    return f"{stamp}-{_slug(task)}-{digest}"
+
+
+def prompt_hash(template: str) -> str:
+    """First 16 hex digits of the template's SHA-256: enough to tell prompt versions apart."""
+    return hashlib.sha256(template.encode("utf-8")).hexdigest()[:16]
+
+
+def git_commit(path: Path | None = None) -> str | None:
+    """Commit of the scholarkg checkout (``+dirty`` if modified); ``None`` outside git."""
+    where = path or Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{head}+dirty" if dirty else head or None
+
+
+def new_run(
+    task: str,
+    *,
+    metrics: Mapping[str, float | None],
+    per_instance: Mapping[str, Mapping[str, float | None]] | None = None,
+    config: Mapping[str, Any] | None = None,
+    models: Mapping[str, str] | None = None,
+    prompts: Mapping[str, str] | None = None,
+    timings: Mapping[str, float] | None = None,
+    classes: Mapping[str, Mapping[str, float | None]] | None = None,
+    notes: str | None = None,
+    created: datetime | None = None,
+) -> RunRecord:
+    """Build a record with id, timestamp, version and git commit filled in.
+
+    ``prompts`` maps template names to template *text*; only their hashes are stored.
+    NaN metric values become ``None`` so the JSON file stays standard JSON.
+    """
+    when = created or datetime.now(UTC)
+    return RunRecord(
+        id=make_run_id(task, when),
+        task=task,
+        created=when.astimezone(UTC).isoformat(timespec="seconds"),
+        config=dict(config or {}),
+        models=dict(models or {}),
+        prompt_hashes={k: prompt_hash(v) for k, v in (prompts or {}).items()},
+        git_commit=git_commit(),
+        timings=dict(timings or {}),
+        metrics=_clean_scores(metrics),
+        per_instance={str(k): _clean_scores(v) for k, v in (per_instance or {}).items()},
+        classes={str(k): _clean_scores(v) for k, v in (classes or {}).items()},
+        notes=notes,
+    )
+
+
+def _clean_scores(scores: Mapping[str, float | None]) -> dict[str, Score]:
+    out: dict[str, Score] = {}
+    for name, value in scores.items():
+        if value is None:
+            out[name] = None
+        else:
+            f = float(value)
+            out[name] = f if math.isfinite(f) else None
+    return out
+
+
+def load_run_file(path: Path) -> RunRecord:
+    """Read one run JSON file; errors name the file and the line or field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot read run file: {err.strerror}", path=path) from err
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno) from err
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise InputError(first["msg"], path=path, field=loc or None) from err
+
+
+class RunRegistry:
+    """The run files in one directory: save atomically, load by id or prefix, list."""
+
+    def __init__(self, runs_dir: str | Path) -> None:
+        self.runs_dir = Path(runs_dir)
+
+    def path_for(self, run_id: str) -> Path:
+        if not _ID.match(run_id):
+            raise InputError(f"malformed run id {run_id!r}", field="id")
+        return self.runs_dir / f"{run_id}.json"
+
+    def save(self, run: RunRecord) -> Path:
+        """Write ``<runs_dir>/<id>.json`` via a temp file + ``os.replace`` (never half-written)."""
+        target = self.path_for(run.id)
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{run.id}.", suffix=".tmp", dir=self.runs_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(run.model_dump_json(indent=2))
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target
+
+    def ids(self) -> list[str]:
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.runs_dir.glob("*.json") if _ID.match(p.stem))
+
+    def resolve(self, ref: str) -> str:
+        """Full id for an id or unique id prefix; the error lists candidates."""
+        ids = self.ids()
+        if ref in ids:
+            return ref
+        matches = [i for i in ids if i.startswith(ref)] if ref else []
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise InputError(
+                f"no run {ref!r} in {self.runs_dir} (see `scholarkg runs list`)", field="run"
+            )
+        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        raise InputError(f"run prefix {ref!r} is ambiguous: {shown}", field="run")
+
+    def load(self, ref: str) -> RunRecord:
+        """Load by id, id prefix, or path to a run JSON file (e.g. one copied from elsewhere)."""
+        path = Path(ref)
+        if ref.endswith(".json") and path.is_file():
+            return load_run_file(path)
+        return load_run_file(self.runs_dir / f"{self.resolve(ref)}.json")
+
+    def list(self, task: str | None = None) -> list[RunRecord]:
+        """All runs, oldest first; ``task`` keeps runs whose task equals it or starts with
+        ``task + "/"`` (so ``legobench`` selects every LEGOBench run).
+
+        An unreadable file is skipped with a warning so one bad file does not hide the rest;
+        ``load`` on it raises the precise error.
+        """
+        out: list[RunRecord] = []
+        for run_id in self.ids():
+            try:
+                run = load_run_file(self.runs_dir / f"{run_id}.json")
+            except InputError as err:
+                log.warning("skipping unreadable run file: %s", err)
+                continue
+            if task is None or run.task == task or run.task.startswith(task.rstrip("/") + "/"):
+                out.append(run)
+        return out
+
+
+def instance_values(run: RunRecord, metric: str) -> dict[str, float]:
+    """``{instance: value}`` for one metric; undefined (None) scores become NaN."""
+    return {
+        iid: (math.nan if scores[metric] is None else float(scores[metric]))  # type: ignore[arg-type]
+        for iid, scores in run.per_instance.items()
+        if metric in scores
+    }
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def record_run_in_graph(store: GraphStore, run: RunRecord) -> int:
+    """MERGE ``(:Run)`` and one ``(:MetricResult)`` per metric (and per class and metric).
+
+    Idempotent: re-recording the same run updates the same nodes. Returns the number of
+    ``SCORED`` relationships written. Per-instance scores stay in the JSON file only; the
+    graph holds what queries need (which runs exist, their aggregates).
+    """
+    run_props: dict[str, Any] = {
+        "id": run.id,
+        "task": run.task,
+        "created": run.created,
+        "version": run.version,
+        "git_commit": run.git_commit,
+        "config": json.dumps(run.config, sort_keys=True, ensure_ascii=False, default=str),
+        "models": json.dumps(run.models, sort_keys=True, ensure_ascii=False),
+        "prompt_hashes": json.dumps(run.prompt_hashes, sort_keys=True),
+        "timings": json.dumps(run.timings, sort_keys=True),
+        "n_instances": len(run.per_instance),
+        "notes": run.notes,
+    }
+    store.merge_nodes("Run", [{k: v for k, v in run_props.items() if v is not None}])
+    results: list[dict[str, Any]] = []
+    for name, value in run.metrics.items():
+        # n = instances with a defined score; absent when the metric has no per-instance data
+        vals = instance_values(run, name)
+        n = sum(1 for v in vals.values() if math.isfinite(v)) if vals else None
+        results.append(_metric_row(f"{run.id}:{name}", name, value, n))
+    for label, scores in run.classes.items():
+        for name, value in scores.items():
+            row = _metric_row(f"{run.id}:{label}:{name}", name, value, None)
+            row["class_label"] = label
+            results.append(row)
+    if not results:
+        return 0
+    store.merge_nodes("MetricResult", results)
+    return store.merge_relationships(
+        "SCORED", "Run", "MetricResult", [{"start": run.id, "end": r["id"]} for r in results]
+    )
+
+
+def _metric_row(mid: str, name: str, value: float | None, n: int | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": mid, "name": name}
+    if (v := _finite(value)) is not None:
+        row["value"] = v
+    if n is not None:
+        row["n"] = n
+    return row
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    """One metric of run ``b`` against baseline run ``a``.
+
+    ``value_a``/``value_b`` are the runs' recorded aggregates; ``mean_a``/``mean_b``/``delta``
+    are per-instance means over the ``n`` shared instances where both scores are defined —
+    the quantity the paired test is about. For metrics whose aggregate is not a per-instance
+    mean (e.g. LEGOBench BEM over complete instances only) the two can differ; the test then
+    speaks about the per-instance scores. ``p_value`` is ``None`` without per-instance data.
+    """
+
+    metric: str
+    value_a: float | None
+    value_b: float | None
+    mean_a: float | None
+    mean_b: float | None
+    delta: float | None
+    n: int
+    p_value: float | None
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "value_a": self.value_a,
+            "value_b": self.value_b,
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "delta": self.delta,
+            "n": self.n,
+            "p_value": self.p_value,
+            "method": self.method,
+        }
+
+
+def compare_runs(
+    a: RunRecord,
+    b: RunRecord,
+    *,
+    method: Method = "randomization",
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    metrics: Sequence[str] | None = None,
+) -> list[MetricDelta]:
+    """Per-metric deltas of ``b`` vs ``a`` with a paired test over their shared instances.
+
+    Metrics default to those of ``a`` followed by any only ``b`` has. Instances are matched
+    by id; NaN pairs are dropped by ``paired_test``.
+    """
+    names = list(metrics) if metrics is not None else a.metric_names()
+    if metrics is None:
+        names += [m for m in b.metric_names() if m not in names]
+    out: list[MetricDelta] = []
+    for name in names:
+        va, vb = instance_values(a, name), instance_values(b, name)
+        shared = sorted(set(va) & set(vb))
+        agg_a, agg_b = _finite(a.metrics.get(name)), _finite(b.metrics.get(name))
+        if shared:
+            res = paired_test(
+                [va[i] for i in shared],
+                [vb[i] for i in shared],
+                method=method,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        if not shared or res.n == 0:
+            delta = agg_b - agg_a if agg_a is not None and agg_b is not None else None
+            out.append(MetricDelta(name, agg_a, agg_b, None, None, delta, 0, None, method))
+            continue
+        out.append(
+            MetricDelta(
+                name, agg_a, agg_b, res.mean_a, res.mean_b, res.delta, res.n, res.p_value, method
+            )
+        )
+    return out

@@ -1,0 +1,47 @@
+"""``scholarkg report RUN... --out DIR``: Markdown, JSON and HTML reports of recorded runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+
+from scholarkg.benchmark.report import write_report
+from scholarkg.benchmark.runs import RunRegistry
+from scholarkg.commands.common import console, settings
+from scholarkg.errors import InputError
+
+
+def report(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(help="Runs (ids, unique prefixes or run files); the first is the baseline."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write the report to.")],
+    method: Annotated[
+        str, typer.Option(help="Paired test against the first run: randomization or bootstrap.")
+    ] = "randomization",
+    resamples: Annotated[int, typer.Option(help="Resamples for tests and intervals.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Random seed (reports are reproducible).")] = 0,
+) -> None:
+    """Write report.md, report.json and a self-contained report.html (with plots)."""
+    if method not in ("randomization", "bootstrap"):
+        raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
+    registry = RunRegistry(settings().runs_dir)
+    runs = [registry.load(ref) for ref in run_ids]
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("building report", total=None)
+        paths = write_report(
+            runs,
+            out,
+            method=method,  # type: ignore[arg-type]
+            n_resamples=resamples,
+            seed=seed,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    for path in paths[:3]:
+        console.print(f"wrote {path}")
+    if len(paths) > 3:
+        console.print(f"wrote {len(paths) - 3} plot(s) under {out / 'plots'}")

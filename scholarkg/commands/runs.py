@@ -1,0 +1,131 @@
+"""``scholarkg runs list | show RUN | compare RUN_A RUN_B``: the recorded benchmark runs.
+
+Runs live as JSON files in ``$SCHOLARKG_HOME/runs`` (see ``scholarkg.benchmark.runs``);
+these commands only read them, so they work without a graph server.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scholarkg.benchmark.runs import RunRegistry, compare_runs
+from scholarkg.commands.common import (
+    OUTPUT_FORMATS,
+    console,
+    err_console,
+    print_rows,
+    settings,
+    to_json,
+)
+from scholarkg.errors import InputError
+
+app = typer.Typer(help="List, show and compare recorded benchmark runs.", no_args_is_help=True)
+
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")]
+
+
+def _registry() -> RunRegistry:
+    return RunRegistry(settings().runs_dir)
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in OUTPUT_FORMATS:
+        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+    return fmt
+
+
+@app.command("list")
+def list_runs(
+    task: Annotated[
+        str | None, typer.Option(help="Only this task or task family (e.g. legobench).")
+    ] = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Recorded runs, oldest first. JSON: a list of {id, task, created, metrics}."""
+    _check_format(fmt)
+    runs = _registry().list(task)
+    if fmt == "json":
+        rows = [
+            {"id": r.id, "task": r.task, "created": r.created, "metrics": r.metrics} for r in runs
+        ]
+        print(to_json(rows))
+        return
+    rows = [
+        {
+            "id": r.id,
+            "task": r.task,
+            "created": r.created,
+            "models": ", ".join(r.models.values()),
+            "n": len(r.per_instance),
+            "metrics": ", ".join(
+                f"{k}={v:.4g}" if v is not None else f"{k}=–" for k, v in r.metrics.items()
+            ),
+        }
+        for r in runs
+    ]
+    print_rows(rows, fmt, title=f"runs in {settings().runs_dir}")
+
+
+@app.command("show")
+def show(
+    run: Annotated[str, typer.Argument(help="Run id, unique id prefix, or path to a run file.")],
+    fmt: FormatOpt = "table",
+) -> None:
+    """One run: provenance, configuration and metrics (JSON: the whole record)."""
+    _check_format(fmt)
+    record = _registry().load(run)
+    if fmt == "json":
+        print(record.model_dump_json(indent=2))
+        return
+    if fmt == "table":
+        console.print(f"[bold]{record.id}[/bold]  task {record.task}  created {record.created}")
+        console.print(
+            f"scholarkg {record.version}  commit {record.git_commit or '–'}  "
+            f"{len(record.per_instance)} instance(s)"
+        )
+        for label, data in (
+            ("models", record.models),
+            ("config", record.config),
+            ("prompts", record.prompt_hashes),
+            ("timings (s)", record.timings),
+        ):
+            if data:
+                console.print(f"{label}: {to_json(data)}", highlight=False)
+        if record.notes:
+            console.print(f"notes: {record.notes}")
+    rows = [{"metric": k, "value": v} for k, v in record.metrics.items()]
+    rows += [
+        {"metric": f"{name} [{label}]", "value": v}
+        for label, scores in record.classes.items()
+        for name, v in scores.items()
+    ]
+    print_rows(rows, fmt, title="metrics")
+
+
+@app.command("compare")
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run (id, prefix or file).")],
+    run_b: Annotated[str, typer.Argument(help="Run compared against the baseline.")],
+    method: Annotated[
+        str, typer.Option(help="Paired test: randomization (sign-flip) or bootstrap.")
+    ] = "randomization",
+    resamples: Annotated[int, typer.Option(help="Resamples for the Monte Carlo tests.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Random seed (results are reproducible).")] = 0,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Per-metric deltas (B − A) with a paired significance test over shared instances."""
+    _check_format(fmt)
+    if method not in ("randomization", "bootstrap"):
+        raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
+    reg = _registry()
+    a, b = reg.load(run_a), reg.load(run_b)
+    if a.task != b.task:
+        err_console.print(
+            f"[yellow]warning:[/yellow] different tasks ({a.task} vs {b.task}); "
+            "only instances with the same id are paired"
+        )
+    deltas = compare_runs(a, b, method=method, n_resamples=resamples, seed=seed)  # type: ignore[arg-type]
+    rows = [d.as_dict() for d in deltas]
+    print_rows(rows, fmt, title=f"{b.id} vs {a.id} ({method})")

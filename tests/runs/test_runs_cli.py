@@ -1,0 +1,86 @@
+"""``scholarkg runs ...`` and ``scholarkg report`` through the real CLI app."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from scholarkg.benchmark.runs import RunRegistry, new_run
+from scholarkg.cli import app
+from scholarkg.errors import InputError
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
+    reg = RunRegistry(tmp_path / "runs")
+    a = new_run(
+        "dorismae",
+        metrics={"R@5": 0.25, "MRR@10": 0.5},
+        per_instance={str(i): {"R@5": 0.0, "MRR@10": 0.5} for i in range(6)},
+        models={"ranker": "bm25"},
+        created=datetime(2026, 11, 1, 10, 0, 0, tzinfo=UTC),
+    )
+    b = new_run(
+        "dorismae",
+        metrics={"R@5": 0.75, "MRR@10": 0.5},
+        per_instance={str(i): {"R@5": 1.0, "MRR@10": 0.5} for i in range(6)},
+        models={"ranker": "dense"},
+        created=datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC),
+    )
+    c = new_run(
+        "legobench/rplm/clean",
+        metrics={"CIS": 10.0},
+        created=datetime(2026, 11, 3, 10, 0, 0, tzinfo=UTC),
+    )
+    for r in (a, b, c):
+        reg.save(r)
+    return tmp_path
+
+
+def test_runs_list_json(home: Path) -> None:
+    res = runner.invoke(app, ["runs", "list", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert [r["task"] for r in rows] == ["dorismae", "dorismae", "legobench/rplm/clean"]
+    assert set(rows[0]) == {"id", "task", "created", "metrics"}
+    assert rows[0]["metrics"] == {"R@5": 0.25, "MRR@10": 0.5}
+    res = runner.invoke(app, ["runs", "list", "--task", "legobench", "-f", "json"])
+    assert [r["task"] for r in json.loads(res.stdout)] == ["legobench/rplm/clean"]
+    res = runner.invoke(app, ["runs", "list"])
+    assert res.exit_code == 0 and "3 row(s)" in res.stdout
+
+
+def test_runs_show_and_compare(home: Path) -> None:
+    res = runner.invoke(app, ["runs", "show", "20261102", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["models"] == {"ranker": "dense"}
+    res = runner.invoke(app, ["runs", "show", "20261102"])
+    assert res.exit_code == 0 and "R@5" in res.stdout and "dense" in res.stdout
+    res = runner.invoke(app, ["runs", "compare", "20261101", "20261102", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["metric"]: r for r in json.loads(res.stdout)}
+    # six paired diffs of +1 -> exact sign-flip p = 2 / 64
+    assert rows["R@5"]["delta"] == 1.0 and rows["R@5"]["p_value"] == pytest.approx(2 / 64)
+    assert rows["MRR@10"]["delta"] == 0.0 and rows["MRR@10"]["p_value"] == 1.0
+    res = runner.invoke(app, ["runs", "show", "1999"])
+    assert isinstance(res.exception, InputError) and "no run" in str(res.exception)
+
+
+def test_report_command(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["report", "20261101", "20261102", "20261103", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "wrote" in res.stdout
+    data = json.loads((out / "report.json").read_text())
+    assert [s["key"] for s in data["sections"]] == ["dorismae", "legobench/rplm"]
+    md = (out / "report.md").read_text()
+    assert "| run | n | R@5 | MRR@10 |" in md and "| run | n | CIS |" in md
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
