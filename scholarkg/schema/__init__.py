@@ -4,6 +4,7 @@ from scholarkg.schema.records import (
     Aspect,
     Author,
     Authorship,
+    Chunk,
     Citation,
     CitationContext,
     CodeTask,
@@ -11,6 +12,7 @@ from scholarkg.schema.records import (
     Dataset,
     EdgeRecord,
     Experiment,
+    HasChunk,
     Judgement,
     Leaderboard,
     Method,
@@ -25,11 +27,11 @@ from scholarkg.schema.records import (
     Task,
     Venue,
     Weakness,
-)  # fmt: skip
+)
 
 __all__ = [
-    "Aspect", "Author", "Authorship", "Citation", "CitationContext", "CodeTask", "Comparison",
-    "Dataset", "EdgeRecord", "Experiment", "Judgement", "Leaderboard", "Method", "Metric",
-    "NodeRecord", "Paper", "Query", "ReasoningStep", "Result", "Review", "ReviewSegment", "Task",
-    "Venue", "Weakness",
+    "Aspect", "Author", "Authorship", "Chunk", "Citation", "CitationContext", "CodeTask",
+    "Comparison", "Dataset", "EdgeRecord", "Experiment", "HasChunk", "Judgement", "Leaderboard",
+    "Method", "Metric", "NodeRecord", "Paper", "Query", "ReasoningStep", "Result", "Review",
+    "ReviewSegment", "Task", "Venue", "Weakness",
 ]  # fmt: skip

@@ -206,6 +206,27 @@ class CitationContext(NodeRecord):
         )
 
 
+class Chunk(NodeRecord):
+    """A passage of a paper's full text (full-text retrieval and LGPLM's BM25 contexts)."""
+
+    LABEL: ClassVar[str] = "Chunk"
+    paper: str
+    ordinal: int
+    text: str
+    section: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: f"{d['paper']}/chunk/{d['ordinal']}")
+
+
+class HasChunk(EdgeRecord):
+    TYPE: ClassVar[str] = "HAS_CHUNK"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Chunk"
+
+
 class Comparison(EdgeRecord):
     """``start COMPARES_WITH end``: paper *start* reports results against baseline *end*."""
 
@@ -453,7 +474,9 @@ class ReasoningStep(NodeRecord):
 
 
 NODE_RECORDS: tuple[type[NodeRecord], ...] = (
-    Paper, Author, Venue, CitationContext, Task, Dataset, Metric, Method, Leaderboard, Result,
-    Query, Aspect, Review, ReviewSegment, Weakness, Experiment, CodeTask, ReasoningStep,
+    Paper, Author, Venue, CitationContext, Chunk, Task, Dataset, Metric, Method, Leaderboard,
+    Result, Query, Aspect, Review, ReviewSegment, Weakness, Experiment, CodeTask, ReasoningStep,
 )  # fmt: skip
-EDGE_RECORDS: tuple[type[EdgeRecord], ...] = (Authorship, Citation, Comparison, Judgement)
+EDGE_RECORDS: tuple[type[EdgeRecord], ...] = (
+    Authorship, Citation, Comparison, HasChunk, Judgement,
+)  # fmt: skip
