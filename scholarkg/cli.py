@@ -49,6 +49,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("report", "scholarkg.commands.report", "report"),
     ("export", "scholarkg.commands.transfer", "export_graph"),
     ("import", "scholarkg.commands.transfer", "import_graph"),
+    ("demo", "scholarkg.commands.demo", "demo"),
 )
 
 

@@ -55,7 +55,11 @@ class RecordWriter:
         self.progress = progress
         self.report = WriteReport()
         self._nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        self._edges: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+        # keyed by (start, end): MERGE makes one relationship per pair, so a pair seen twice
+        # in a batch is one write (later properties win), and the skipped count stays exact
+        self._edges: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = (
+            defaultdict(dict)
+        )
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -101,7 +105,10 @@ class RecordWriter:
     ) -> None:
         key = (rel_type, start_label, end_label)
         buf = self._edges[key]
-        buf.append({"start": start, "end": end, "props": props or {}})
+        if (start, end) in buf:
+            buf[(start, end)]["props"].update(props or {})
+        else:
+            buf[(start, end)] = {"start": start, "end": end, "props": dict(props or {})}
         if len(buf) >= self.batch_size:
             self._flush_nodes()
             self._flush_edges(key)
@@ -117,7 +124,7 @@ class RecordWriter:
             self._flush_label(label)
 
     def _flush_edges(self, key: tuple[str, str, str]) -> None:
-        rows = self._edges.pop(key, [])
+        rows = list(self._edges.pop(key, {}).values())
         if not rows:
             return
         written = self.store.merge_relationships(*key, rows, batch_size=self.batch_size)

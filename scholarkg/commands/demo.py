@@ -1,0 +1,25 @@
+"""``scholarkg demo``: run the end-to-end demo on synthetic data (see scholarkg/demo.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scholarkg.commands.common import console, settings
+
+
+def demo(
+    out: Annotated[Path, typer.Option(help="Where the demo writes its files.")] = Path("demo-out"),
+    papers: Annotated[int, typer.Option(help="Synthetic papers.")] = 400,
+    leaderboards: Annotated[int, typer.Option(help="Synthetic leaderboards.")] = 24,
+    llm: Annotated[bool, typer.Option(help="Run the LLM tasks on the local model.")] = True,
+) -> None:
+    """Start the store, load a synthetic corpus, query, embed, rank, run LLM tasks, report."""
+    from scholarkg.demo import run_demo
+
+    run_demo(
+        settings(), out_dir=out, n_papers=papers, n_leaderboards=leaderboards, with_llm=llm,
+        console=console,
+    )  # fmt: skip
