@@ -1,0 +1,9 @@
+// Citation neighbourhood of one paper: what it cites and what cites it.
+// Why: the first thing to look at when a ranking puts a paper unexpectedly high or low;
+// returning paths lets Neo4j Browser draw the graph.
+// Set the paper first (paste into Browser):
+// :param paperId => 'p1'
+// :param limit => 200
+MATCH path = (p:Paper {id: $paperId})-[:CITES]-(other:Paper)
+RETURN path
+LIMIT $limit

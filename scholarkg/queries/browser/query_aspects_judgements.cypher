@@ -1,0 +1,11 @@
+// A complex query's aspects (and sub-aspects) with the papers judged against each.
+// Why: DORIS-MAE scores a paper by summing its per-aspect judgements; seeing them side
+// by side explains why a candidate is relevant or not.
+// :param queryId => 'q1'
+MATCH (q:Query {id: $queryId})-[:HAS_ASPECT|HAS_SUB_ASPECT]->(a:Aspect)
+OPTIONAL MATCH (a)-[j:JUDGED]->(p:Paper)
+WITH a, p, j
+ORDER BY j.score DESC
+RETURN a.aspect_id AS aspect, a.text AS text,
+       collect(CASE WHEN p IS NULL THEN NULL ELSE {paper: p.id, score: j.score} END) AS judged
+ORDER BY aspect

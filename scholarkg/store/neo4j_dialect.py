@@ -1,0 +1,437 @@
+"""Every Neo4j-specific piece of Cypher and DDL, in one place (graph-backends.md §2-3).
+
+The shared openCypher (MERGE, UNWIND) lives in ``cypher_common.py``; what Neo4j 5.26 spells
+differently from FalkorDB is here, mirroring ``falkordb_dialect.py`` so the two can be
+compared side by side:
+
+* DDL has names and ``IF NOT EXISTS``, so it is idempotent as text (no catalogue listing);
+* unique keys are Cypher constraints (which also create the backing range index);
+* full-text indexes are named, span several properties and take Lucene query syntax;
+* vectors are plain ``LIST<FLOAT>`` properties; ``db.index.vector.queryNodes`` already
+  returns the similarity ``(1 + cos) / 2`` that the rest of scholarkg expects;
+* PageRank runs in GDS on a Cypher-aggregation projection that keeps isolated nodes.
+
+Every function here returns query *text*; values are always ``$parameters``. The Neo4j
+conformance test (``tests/neo4j/test_cypher_lint.py``) calls :func:`all_statements` and
+lints each string with Neo4j's own parser, so a new query belongs in that list too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scholarkg.errors import InputError, StoreError
+from scholarkg.schema.ddl import (
+    DEFAULT_SCHEMA,
+    FulltextIndex,
+    SchemaSpec,
+    VectorIndex,
+    check_label,
+    check_property,
+    check_rel_type,
+)
+from scholarkg.store import cypher_common
+
+DIALECT = "neo4j"
+
+#: GDS node property that ``gds.pageRank.mutate`` writes into the in-memory projection.
+PAGERANK_PROPERTY = "pagerank"
+
+# -- names -------------------------------------------------------------------------------
+
+
+def _index_name(name: str) -> str:
+    """Index / constraint names are pasted into DDL, so they must be plain identifiers."""
+    try:
+        return check_property(name)
+    except InputError as err:
+        raise InputError(f"invalid index name {name!r} (letters, digits, '_' only)") from err
+
+
+def constraint_name(label: str, prop: str = "id") -> str:
+    return f"key_{check_label(label)}_{check_property(prop)}"
+
+
+def range_index_name(label: str, prop: str) -> str:
+    return f"idx_{check_label(label)}_{check_property(prop)}"
+
+
+# -- DDL rendering -----------------------------------------------------------------------
+
+
+def unique_constraint_ddl(label: str, prop: str = "id") -> str:
+    """Uniqueness constraint; Neo4j backs it with a range index, so no separate index."""
+    return (
+        f"CREATE CONSTRAINT {constraint_name(label, prop)} IF NOT EXISTS "
+        f"FOR (n:{label}) REQUIRE n.{prop} IS UNIQUE"
+    )
+
+
+def range_index_ddl(label: str, prop: str) -> str:
+    return (
+        f"CREATE INDEX {range_index_name(label, prop)} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+    )
+
+
+def fulltext_index_ddl(index: FulltextIndex) -> str:
+    """One named Lucene index over several properties of one label."""
+    check_label(index.label)
+    if not index.properties:
+        raise InputError(f"full-text index {index.name!r} has no properties")
+    fields = ", ".join(f"n.{check_property(p)}" for p in index.properties)
+    return (
+        f"CREATE FULLTEXT INDEX {_index_name(index.name)} IF NOT EXISTS "
+        f"FOR (n:{index.label}) ON EACH [{fields}]"
+    )
+
+
+def vector_index_ddl(index: VectorIndex) -> str:
+    """Neo4j 5 vector index (``LIST<FLOAT>`` property); cosine is all scholarkg uses."""
+    check_label(index.label)
+    check_property(index.property)
+    if index.similarity != "cosine":
+        raise StoreError(f"vector index {index.name!r}: only cosine similarity is supported")
+    dims = int(index.dimensions)
+    if not 0 < dims <= 4096:
+        raise StoreError(f"vector index {index.name!r}: dimensions must be in 1..4096")
+    return (
+        f"CREATE VECTOR INDEX {_index_name(index.name)} IF NOT EXISTS "
+        f"FOR (n:{index.label}) ON (n.{index.property}) "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dims}, "
+        "`vector.similarity_function`: 'cosine'}}"
+    )
+
+
+def schema_ddl(schema: SchemaSpec) -> list[str]:
+    """All DDL for ``schema``, constraints first; each statement is idempotent.
+
+    A lookup on a property that already has a unique key is skipped: the constraint's own
+    index serves it, and a second range index on the same property would be rejected.
+    """
+    statements = [unique_constraint_ddl(k.label, k.property) for k in schema.keys]
+    keyed = {(k.label, k.property) for k in schema.keys}
+    seen: set[tuple[str, str]] = set()
+    for lk in schema.lookups:
+        pair = (lk.label, lk.property)
+        if pair in keyed or pair in seen:
+            continue
+        seen.add(pair)
+        statements.append(range_index_ddl(lk.label, lk.property))
+    statements += [fulltext_index_ddl(ft) for ft in schema.fulltext]
+    statements += [vector_index_ddl(v) for v in schema.vector]
+    return statements
+
+
+#: Blocks until every index is ONLINE (or raises after ``$timeout`` seconds).
+AWAIT_INDEXES = "CALL db.awaitIndexes($timeout)"
+
+#: Index states, to report FAILED ones (``awaitIndexes`` only says "not online").
+SHOW_INDEXES = (
+    "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, owningConstraint "
+    "WHERE type <> 'LOOKUP' "
+    "RETURN name, type, state, labelsOrTypes, properties, owningConstraint"
+)
+SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name RETURN name"
+#: Names come from ``SHOW``; Neo4j 5 takes them as parameters, so nothing is pasted.
+DROP_CONSTRAINT = "DROP CONSTRAINT $name IF EXISTS"
+DROP_INDEX = "DROP INDEX $name IF EXISTS"
+
+#: Deletes in batches: one huge transaction would need the whole graph in heap.
+#: Needs an auto-commit (implicit) transaction, not a managed one.
+DELETE_ALL = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+
+#: Optional plugins: a capability is on when its version function exists.
+SHOW_PLUGIN_FUNCTIONS = (
+    "SHOW FUNCTIONS YIELD name WHERE name IN ['gds.version', 'apoc.version'] RETURN name"
+)
+SERVER_COMPONENTS = (
+    "CALL dbms.components() YIELD name, versions, edition RETURN name, versions, edition"
+)
+
+# -- counts ------------------------------------------------------------------------------
+
+DB_LABELS = "CALL db.labels() YIELD label RETURN label"
+DB_REL_TYPES = "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType"
+
+
+def count_nodes_query(label: str) -> str:
+    """Served from Neo4j's count store: O(1), unlike a scan over ``labels(n)``."""
+    return f"MATCH (n:{check_label(label)}) RETURN count(n) AS n"
+
+
+def count_relationships_query(rel_type: str) -> str:
+    return f"MATCH ()-[r:{check_rel_type(rel_type)}]->() RETURN count(r) AS n"
+
+
+# -- full-text ---------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w", re.UNICODE)
+
+
+def lucene_phrase(term: str) -> str:
+    """Quote one user token as a Lucene phrase.
+
+    Inside double quotes only ``"`` and ``\\`` are special to Lucene's query parser, so
+    quoting neutralises every operator (``+ - && || ! ( ) { } [ ] ^ ~ * ? : /``) and the
+    words ``AND``/``OR``/``NOT``. The analyzer then splits the phrase exactly as it split
+    the indexed text, so ``state-of-the-art`` matches the indexed words in order.
+    """
+    return '"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def fulltext_query_text(terms: Sequence[str], *, require_all: bool = False) -> str:
+    """Lucene query from user tokens: OR-ed phrases, or AND-ed with ``require_all``.
+
+    Tokens without a word character (pure punctuation) are dropped; '' means "search
+    nothing" and the caller returns no hits.
+    """
+    phrases = [lucene_phrase(str(t).strip()) for t in terms if _WORD.search(str(t))]
+    return (" AND " if require_all else " OR ").join(phrases)
+
+
+#: Full-text search by index *name* (``$index``); ``$q`` is Lucene syntax.
+FULLTEXT_SEARCH = (
+    "CALL db.index.fulltext.queryNodes($index, $q, {limit: $k}) YIELD node, score "
+    "RETURN node, score ORDER BY score DESC LIMIT $k"
+)
+
+# -- vectors -----------------------------------------------------------------------------
+
+
+def vector_value(param: str) -> str:
+    """Neo4j stores a vector as a plain ``LIST<FLOAT>`` (the VECTOR type is Enterprise)."""
+    return param
+
+
+def set_vectors_query(label: str, prop: str) -> str:
+    check_label(label)
+    check_property(prop)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (n:{label} {{id: row.id}}) "
+        f"SET n.{prop} = {vector_value('row.v')} SET n += row.extra "
+        "RETURN count(n) AS written"
+    )
+
+
+#: kNN by index name; ``score`` is already the similarity (1 + cos) / 2, best first.
+VECTOR_SEARCH = (
+    "CALL db.index.vector.queryNodes($index, $k, $v) YIELD node, score "
+    "RETURN node, score ORDER BY score DESC"
+)
+
+# -- snapshots and paging ----------------------------------------------------------------
+
+
+def snapshot_nodes_query(label: str, *, subset: bool) -> str:
+    """Node ids of ``label`` in a stable order: all of them, or those listed in ``$ids``.
+
+    The subset form is an index seek per id (``UNWIND`` + ``{id: x}``); a
+    ``$ids IS NULL OR n.id IN $ids`` filter would scan the label instead.
+    """
+    check_label(label)
+    if subset:
+        return (
+            f"UNWIND $ids AS x MATCH (n:{label} {{id: x}}) RETURN DISTINCT n.id AS id ORDER BY id"
+        )
+    return f"MATCH (n:{label}) RETURN n.id AS id ORDER BY id"
+
+
+def snapshot_edges_query(
+    label: str, rel_type: str, weight_property: str | None, *, subset: bool
+) -> str:
+    """Edges among the snapshot nodes; weight 1.0 when unweighted or the property is missing."""
+    check_label(label)
+    check_rel_type(rel_type)
+    weight = f"coalesce(r.{check_property(weight_property)}, 1.0)" if weight_property else "1.0"
+    if subset:
+        match = (
+            f"UNWIND $ids AS x MATCH (a:{label} {{id: x}})-[r:{rel_type}]->(b:{label}) "
+            "WHERE b.id IN $ids "
+        )
+    else:
+        match = f"MATCH (a:{label})-[r:{rel_type}]->(b:{label}) "
+    return f"{match}RETURN a.id AS src, b.id AS dst, {weight} AS weight"
+
+
+def existing_ids_query(label: str) -> str:
+    """Which of ``$ids`` exist as ``label`` nodes (to reject unknown PageRank sources)."""
+    return f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) RETURN DISTINCT n.id AS id"
+
+
+# -- PageRank through GDS ----------------------------------------------------------------
+
+
+def pagerank_projection_query(label: str, rel_type: str, weight_property: str | None) -> str:
+    """Cypher-aggregation projection (GDS >= 2.4) that keeps isolated nodes.
+
+    ``OPTIONAL MATCH`` yields ``t = null`` for a node without (kept) out-edges, and
+    ``gds.graph.project`` then adds the source alone, so it still gets its ``1 - d``.
+    With ``$ids`` the projection is the subgraph induced by those ids.
+    """
+    check_label(label)
+    check_rel_type(rel_type)
+    rel_config = ""
+    if weight_property:
+        prop = check_property(weight_property)
+        rel_config = f", {{relationshipProperties: {{weight: coalesce(r.{prop}, 1.0)}}}}"
+    return (
+        f"MATCH (s:{label}) WHERE $ids IS NULL OR s.id IN $ids "
+        f"OPTIONAL MATCH (s)-[r:{rel_type}]->(t:{label}) WHERE $ids IS NULL OR t.id IN $ids "
+        f"WITH gds.graph.project($graph, s, t{rel_config}) AS g "
+        "RETURN g.graphName AS graph, g.nodeCount AS nodeCount, "
+        "g.relationshipCount AS relationshipCount"
+    )
+
+
+def pagerank_mutate_query(
+    label: str, *, weighted: bool, personalized: bool, biased: bool = False
+) -> str:
+    """Run PageRank once, keep scores in the projection, return GDS's run statistics.
+
+    ``mutate`` (not ``stream``) because only it and ``stats`` report ``ranIterations`` and
+    ``didConverge``; reading the scores back costs one cheap ``nodeProperty.stream``.
+    Personalized PageRank takes ``$sources`` = ``[{id, bias}]``: a plain node list when every
+    bias is 1 (the form every GDS 2.x accepts), ``[[node, bias], ...]`` otherwise.
+    """
+    check_label(label)
+    config = [
+        "dampingFactor: $damping_factor",
+        "maxIterations: $max_iterations",
+        "tolerance: $tolerance",
+        f"mutateProperty: '{PAGERANK_PROPERTY}'",
+    ]
+    if weighted:
+        config.append("relationshipWeightProperty: 'weight'")
+    head = ""
+    if personalized:
+        head = (
+            "UNWIND $sources AS src "
+            f"MATCH (s:{label} {{id: src.id}}) "
+            f"WITH collect({'[s, src.bias]' if biased else 's'}) AS sourceNodes "
+        )
+        config.append("sourceNodes: sourceNodes")
+    return (
+        f"{head}CALL gds.pageRank.mutate($graph, {{{', '.join(config)}}}) "
+        "YIELD ranIterations, didConverge, computeMillis "
+        "RETURN ranIterations, didConverge, computeMillis"
+    )
+
+
+PAGERANK_SCORES = (
+    f"CALL gds.graph.nodeProperty.stream($graph, '{PAGERANK_PROPERTY}') "
+    "YIELD nodeId, propertyValue "
+    "RETURN gds.util.asNode(nodeId).id AS id, propertyValue AS score"
+)
+DROP_PROJECTION = "CALL gds.graph.drop($graph, false) YIELD graphName RETURN graphName"
+
+# -- the full list, for the conformance lint ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A query the Neo4j adapter can send, with example values for its parameters."""
+
+    name: str
+    text: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+_ROWS: list[dict[str, Any]] = [{"id": "p1", "props": {"title": "t"}}]
+_REL_ROWS: list[dict[str, Any]] = [{"start": "p1", "end": "p2", "props": {}}]
+_PR_PARAMS: dict[str, Any] = {
+    "graph": "scholarkg_pr",
+    "damping_factor": 0.85,
+    "max_iterations": 20,
+    "tolerance": 1e-7,
+}
+
+
+def all_statements(
+    schema: SchemaSpec = DEFAULT_SCHEMA,
+    *,
+    vector_indexes: Iterable[VectorIndex] = (VectorIndex("paper_vec", "Paper", "embedding", 384),),
+) -> list[Statement]:
+    """Every statement text this module renders, with parameters (for the Neo4j lint)."""
+    out: list[Statement] = []
+    out += [Statement(f"ddl[{i}]", text) for i, text in enumerate(schema_ddl(schema))]
+    out += [Statement(f"vector_ddl[{v.name}]", vector_index_ddl(v)) for v in vector_indexes]
+    out += [
+        Statement("await_indexes", AWAIT_INDEXES, {"timeout": 300}),
+        Statement("show_indexes", SHOW_INDEXES),
+        Statement("show_constraints", SHOW_CONSTRAINTS),
+        Statement("drop_constraint", DROP_CONSTRAINT, {"name": "key_Paper_id"}),
+        Statement("drop_index", DROP_INDEX, {"name": "idx_Paper_year"}),
+        Statement("delete_all", DELETE_ALL),
+        Statement("show_plugin_functions", SHOW_PLUGIN_FUNCTIONS),
+        Statement("server_components", SERVER_COMPONENTS),
+        Statement("db_labels", DB_LABELS),
+        Statement("db_rel_types", DB_REL_TYPES),
+        Statement("fulltext_search", FULLTEXT_SEARCH, {"index": "paper_text", "q": '"x"', "k": 5}),
+        Statement("vector_search", VECTOR_SEARCH, {"index": "paper_vec", "k": 5, "v": [0.1]}),
+        Statement("pagerank_scores", PAGERANK_SCORES, {"graph": "scholarkg_pr"}),
+        Statement("drop_projection", DROP_PROJECTION, {"graph": "scholarkg_pr"}),
+    ]
+    out += [Statement(f"count_nodes[{lb}]", count_nodes_query(lb)) for lb in ("Paper", "Author")]
+    out.append(Statement("count_rels[CITES]", count_relationships_query("CITES")))
+    out.append(Statement("merge_nodes", cypher_common.merge_nodes_query("Paper"), {"rows": _ROWS}))
+    out.append(
+        Statement(
+            "merge_relationships",
+            cypher_common.merge_relationships_query("CITES", "Paper", "Paper"),
+            {"rows": _REL_ROWS},
+        )
+    )
+    out.append(
+        Statement(
+            "set_vectors",
+            set_vectors_query("Paper", "embedding"),
+            {"rows": [{"id": "p1", "v": [0.1, 0.2], "extra": {}}]},
+        )
+    )
+    ids: dict[str, Any] = {"ids": ["p1", "p2"]}
+    out.append(Statement("existing_ids", existing_ids_query("Paper"), ids))
+    for subset in (False, True):
+        params = ids if subset else {}
+        out.append(
+            Statement(
+                f"snapshot_nodes[subset={subset}]",
+                snapshot_nodes_query("Paper", subset=subset),
+                params,
+            )
+        )
+        for weight in (None, "weight"):
+            out.append(
+                Statement(
+                    f"snapshot_edges[{weight},subset={subset}]",
+                    snapshot_edges_query("Paper", "CITES", weight, subset=subset),
+                    params,
+                )
+            )
+    for weight in (None, "weight"):
+        out.append(
+            Statement(
+                f"pagerank_projection[{weight}]",
+                pagerank_projection_query("Paper", "CITES", weight),
+                ids | {"graph": "scholarkg_pr"},
+            )
+        )
+    for weighted in (False, True):
+        for personalized, biased in ((False, False), (True, False), (True, True)):
+            params = dict(_PR_PARAMS)
+            if personalized:
+                params["sources"] = [{"id": "p1", "bias": 1.0}]
+            out.append(
+                Statement(
+                    f"pagerank_mutate[weighted={weighted},personalized={personalized},"
+                    f"biased={biased}]",
+                    pagerank_mutate_query(
+                        "Paper", weighted=weighted, personalized=personalized, biased=biased
+                    ),
+                    params,
+                )
+            )
+    return out

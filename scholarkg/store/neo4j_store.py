@@ -1,0 +1,600 @@
+"""``GraphStore`` on Neo4j 5.26+ (optionally with GDS and APOC), over the official driver.
+
+Shared MERGE text comes from ``cypher_common.py``, Neo4j spellings from
+``neo4j_dialect.py`` (every string there is linted offline by Neo4j's own parser); this
+module moves rows in and plain dicts out, like ``falkordb_store.py``.
+
+* Queries run in managed transactions (``driver.execute_query``), which the driver retries
+  on transient errors; writes are idempotent ``UNWIND … MERGE`` batches, so retries are safe.
+* ``clear()`` deletes in batches with ``CALL … IN TRANSACTIONS``, which needs an
+  auto-commit transaction (a session ``run``), not a managed one.
+* PageRank runs in GDS (Cypher projection → ``gds.pageRank.mutate`` → read back → drop).
+  Without GDS it falls back to the GDS-identical scipy implementation on an edge snapshot,
+  so scores never depend on the plugin being installed.
+* The password never appears in ``repr``, logs or error messages.
+
+We deliberately call GDS through Cypher rather than the ``graphdatascience`` client: the
+same text is then linted with everything else, only one connection is needed, and the
+client would only wrap these very procedure calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from scholarkg.errors import ConfigError, CypherError, InputError, ServerError, StoreError
+from scholarkg.queries import load_query
+from scholarkg.schema.ddl import (
+    DEFAULT_SCHEMA,
+    NODE_LABELS,
+    REL_TYPES,
+    FulltextIndex,
+    SchemaSpec,
+    VectorIndex,
+    check_label,
+    check_property,
+    check_rel_type,
+)
+from scholarkg.store import neo4j_dialect as dialect
+from scholarkg.store.base import (
+    EdgeSnapshot,
+    GraphCounts,
+    Hit,
+    PageRankConfig,
+    PageRankResult,
+    ProgressFn,
+)
+from scholarkg.store.cypher_common import (
+    chunked,
+    clean_props,
+    merge_nodes_query,
+    merge_relationships_query,
+    node_rows,
+    rel_rows,
+)
+
+if TYPE_CHECKING:
+    import neo4j
+
+    from scholarkg.config import Neo4jSettings
+
+log = logging.getLogger(__name__)
+
+#: seconds ``db.awaitIndexes`` may wait for new indexes to come online
+INDEX_TIMEOUT = 300
+_USERINFO = re.compile(r"//[^/@]*@")
+#: ``CALL { … } IN TRANSACTIONS`` cannot run inside a managed transaction.
+_IN_TRANSACTIONS = re.compile(r"\bIN\s+(?:\d+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.I)
+
+
+def redact_uri(uri: str) -> str:
+    """``bolt://user:secret@host`` → ``bolt://***@host``: URIs may carry credentials."""
+    return _USERINFO.sub("//***@", uri)
+
+
+def plain(value: Any) -> Any:
+    """Driver values → plain Python, the same shapes the FalkorDB store returns.
+
+    Nodes and relationships become their property dicts, paths a list alternating node
+    and relationship dicts, temporal values ISO-8601 strings, points ``str``.
+    """
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node | Relationship):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, Path):
+        # path order, not relationship direction: (a)<-[r]-(b) is [a, r, b]
+        nodes, rels = value.nodes, value.relationships
+        out: list[Any] = [plain(nodes[0])]
+        for rel, node in zip(rels, nodes[1:], strict=True):
+            out += [plain(rel), plain(node)]
+        return out
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool | bytes):
+        return value
+    iso = getattr(value, "iso_format", None)
+    return iso() if callable(iso) else str(value)
+
+
+def cypher_error(err: Exception, query: str | None = None) -> StoreError:
+    """One clear line from a driver error (Neo4j's message spans lines with a caret)."""
+    from neo4j.exceptions import (
+        AuthError,
+        Neo4jError,
+        ServiceUnavailable,
+        SessionExpired,
+    )
+
+    if isinstance(err, AuthError):
+        return StoreError("Neo4j refused the credentials (check NEO4J_USER / NEO4J_PASSWORD)")
+    if isinstance(err, ServiceUnavailable | SessionExpired):
+        return ServerError(f"Neo4j is not reachable: {' '.join(str(err).split())}")
+    message = getattr(err, "message", None) or str(err)
+    first = str(message).strip().splitlines()[0] if str(message).strip() else type(err).__name__
+    code = getattr(err, "code", None) if isinstance(err, Neo4jError) else None
+    snippet = ""
+    if query:
+        q = " ".join(query.split())
+        snippet = f" in: {q[:120]}{'…' if len(q) > 120 else ''}"
+    prefix = f"[{code}] " if code else ""
+    return CypherError(f"Neo4j rejected the query: {prefix}{first}{snippet}")
+
+
+def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset[str]:
+    """Full-text and vector search always; ``gds`` / ``apoc`` when the plugin answers."""
+    caps = {"fulltext", "vector"}
+    try:
+        records = driver.execute_query(
+            dialect.SHOW_PLUGIN_FUNCTIONS, database_=database, routing_="r"
+        ).records
+    except Exception as err:
+        raise cypher_error(err, dialect.SHOW_PLUGIN_FUNCTIONS) from err
+    names = {r["name"] for r in records}
+    if "gds.version" in names:
+        caps |= {"gds", "fastrp", "knn"}
+    if "apoc.version" in names:
+        caps.add("apoc")
+    return frozenset(caps)
+
+
+class Neo4jStore:
+    """One Neo4j database behind the ``GraphStore`` protocol."""
+
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str | None = None,
+        *,
+        capabilities: Iterable[str] = ("fulltext", "vector"),
+        uri: str = "",
+        user: str = "",
+    ) -> None:
+        """Wrap an open driver; ``from_settings`` is the usual way in (it checks the server)."""
+        self._driver = driver
+        self._database = database
+        self.graph = database or "neo4j"
+        self.capabilities = frozenset(capabilities)
+        self._uri = redact_uri(uri)
+        self._user = user
+        self._schema: SchemaSpec = DEFAULT_SCHEMA
+        self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
+
+    @classmethod
+    def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
+        """Connect with ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``."""
+        try:
+            from neo4j import GraphDatabase
+        except ImportError as err:  # pragma: no cover - depends on the installed extras
+            raise ConfigError(
+                "the neo4j backend needs the driver: pip install 'scholarkg[neo4j]'"
+            ) from err
+        if not s.uri:
+            raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
+        auth = (s.user, s.password) if s.password is not None else None
+        try:
+            driver = GraphDatabase.driver(s.uri, auth=auth)
+        except Exception as err:  # invalid URI scheme and the like: never echo credentials
+            raise ConfigError(f"cannot use NEO4J_URI {redact_uri(s.uri)!r}: {err}") from None
+        try:
+            driver.verify_connectivity()
+            caps = detect_capabilities(driver, s.database)
+        except Exception as err:
+            driver.close()
+            if isinstance(err, StoreError):
+                raise
+            raise cypher_error(err) from None
+        store = cls(driver, s.database, capabilities=caps, uri=s.uri, user=s.user)
+        log.info("connected to %r (capabilities: %s)", store, ", ".join(sorted(caps)))
+        return store
+
+    def __repr__(self) -> str:
+        return f"Neo4jStore(uri={self._uri!r}, user={self._user!r}, database={self.graph!r})"
+
+    # -- raw access --------------------------------------------------------------------
+    def _execute(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        read: bool = False,
+        transform: Callable[[Any], Any] | None = None,
+    ) -> Any:
+        """``execute_query`` (managed transaction, retried on transient errors)."""
+        kwargs: dict[str, Any] = {"database_": self._database, "routing_": "r" if read else "w"}
+        if transform is not None:
+            kwargs["result_transformer_"] = transform
+        try:
+            return self._driver.execute_query(query, dict(params or {}), **kwargs)
+        except Exception as err:
+            raise cypher_error(err, query) from err
+
+    def _autocommit(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """Implicit transaction: required by ``CALL … IN TRANSACTIONS`` (no driver retry)."""
+        try:
+            with self._driver.session(database=self._database) as session:
+                return list(session.run(query, dict(params or {})))
+        except Exception as err:
+            raise cypher_error(err, query) from err
+
+    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        if _IN_TRANSACTIONS.search(query):
+            records = self._autocommit(query, params)
+        else:
+            records = self._execute(query, params).records
+        return [{k: plain(v) for k, v in rec.items()} for rec in records]
+
+    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        return self.run(load_query(name, dialect.DIALECT), params)
+
+    # -- writes ------------------------------------------------------------------------
+    def write_batches(
+        self,
+        query: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        done = 0
+        for batch in chunked(rows, batch_size):
+            self._execute(query, {"rows": [dict(r) for r in batch]})
+            done += len(batch)
+            if progress:
+                progress(done)
+        return done
+
+    def merge_nodes(
+        self,
+        label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        query = merge_nodes_query(label)
+
+        def checked() -> Iterable[Mapping[str, Any]]:
+            for i, row in enumerate(rows, 1):
+                if row.get("id") in (None, ""):
+                    raise InputError(f"{label} node without an id", line=i, field="id")
+                yield row
+
+        return self.write_batches(
+            query, node_rows(checked()), batch_size=batch_size, progress=progress
+        )
+
+    def merge_relationships(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        query = merge_relationships_query(rel_type, start_label, end_label)
+        written = seen = 0
+        for batch in chunked(rel_rows(rows), batch_size):
+            records = self._execute(query, {"rows": batch}).records
+            written += int(records[0]["written"]) if records else 0
+            seen += len(batch)
+            if progress:
+                progress(seen)
+        return written
+
+    # -- schema ------------------------------------------------------------------------
+    def _index_names(self) -> set[str]:
+        rows = self.run(dialect.SHOW_INDEXES) + self.run(dialect.SHOW_CONSTRAINTS)
+        return {str(r["name"]) for r in rows}
+
+    def _await_indexes(self) -> None:
+        self._execute(dialect.AWAIT_INDEXES, {"timeout": INDEX_TIMEOUT})
+        failed = [r for r in self.run(dialect.SHOW_INDEXES) if r["state"] == "FAILED"]
+        if failed:
+            names = ", ".join(str(r["name"]) for r in failed)
+            raise StoreError(f"Neo4j index(es) failed to build: {names} (see SHOW INDEXES)")
+
+    def apply_schema(self, schema: SchemaSpec | None = None) -> list[str]:
+        """Run the idempotent DDL and wait for ONLINE; returns the names it created."""
+        spec = schema or DEFAULT_SCHEMA
+        self._schema = spec
+        self._vector_props |= {v.property for v in spec.vector}
+        before = self._index_names()
+        for statement in dialect.schema_ddl(spec):
+            self._execute(statement)
+        self._await_indexes()
+        return sorted(self._index_names() - before)
+
+    def ensure_vector_index(self, index: VectorIndex) -> None:
+        self._execute(dialect.vector_index_ddl(index))
+        self._vector_props.add(index.property)
+        self._await_indexes()
+
+    def set_vectors(
+        self,
+        label: str,
+        property: str,
+        rows: Iterable[tuple[str, Sequence[float]]],
+        *,
+        extra: Mapping[str, Mapping[str, Any]] | None = None,
+        batch_size: int = 2_000,
+    ) -> int:
+        query = dialect.set_vectors_query(label, property)
+        self._vector_props.add(property)
+        extra = extra or {}
+        written = 0
+        for batch in chunked(rows, batch_size):
+            payload = [
+                {
+                    "id": str(node_id),
+                    # floats, always: a LIST<INTEGER> would not be indexed
+                    "v": [float(x) for x in vec],
+                    "extra": clean_props(extra.get(str(node_id), {})),
+                }
+                for node_id, vec in batch
+            ]
+            records = self._execute(query, {"rows": payload}).records
+            written += int(records[0]["written"]) if records else 0
+        return written
+
+    # -- search ------------------------------------------------------------------------
+    def _hit(self, node: Any, score: float, *, drop: Iterable[str] = ()) -> Hit:
+        props = plain(node)
+        for key in (*self._vector_props, *drop):
+            props.pop(key, None)
+        return Hit(id=str(props.get("id")), score=float(score), properties=props)
+
+    def _fulltext_spec(self, index: str) -> FulltextIndex:
+        for spec in (self._schema, DEFAULT_SCHEMA):
+            for ft in spec.fulltext:
+                if ft.name == index:
+                    return ft
+        return self._schema.fulltext_index(index)  # raises InputError listing known names
+
+    def fulltext(
+        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
+    ) -> list[Hit]:
+        spec = self._fulltext_spec(index)
+        q = dialect.fulltext_query_text(terms, require_all=require_all)
+        if not q:
+            return []
+        records = self._execute(
+            dialect.FULLTEXT_SEARCH, {"index": spec.name, "q": q, "k": int(k)}, read=True
+        ).records
+        return [self._hit(r["node"], r["score"]) for r in records]
+
+    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
+        check_label(index.label)
+        check_property(index.property)
+        records = self._execute(
+            dialect.VECTOR_SEARCH,
+            {"index": index.name, "k": int(k), "v": [float(x) for x in vector]},
+            read=True,
+        ).records
+        hits = [self._hit(r["node"], r["score"], drop=(index.property,)) for r in records]
+        hits.sort(key=lambda h: h.score, reverse=True)
+        return hits
+
+    # -- inspection --------------------------------------------------------------------
+    def counts(self) -> GraphCounts:
+        """Counts per whitelisted label and type, each from Neo4j's count store (O(1))."""
+        nodes: dict[str, int] = {}
+        for row in self.run(dialect.DB_LABELS):
+            label = str(row["label"])
+            if label not in NODE_LABELS:
+                log.debug("ignoring label %r: not a scholarkg label", label)
+                continue
+            n = self.run(dialect.count_nodes_query(label))[0]["n"]
+            if n:
+                nodes[label] = int(n)
+        rels: dict[str, int] = {}
+        for row in self.run(dialect.DB_REL_TYPES):
+            rtype = str(row["relationshipType"])
+            if rtype not in REL_TYPES:
+                log.debug("ignoring relationship type %r: not a scholarkg type", rtype)
+                continue
+            n = self.run(dialect.count_relationships_query(rtype))[0]["n"]
+            if n:
+                rels[rtype] = int(n)
+        return GraphCounts(nodes=nodes, relationships=rels)
+
+    def edge_snapshot(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> EdgeSnapshot:
+        check_label(node_label)
+        check_rel_type(rel_type)
+        subset = node_ids is not None
+        params = {"ids": list(dict.fromkeys(str(x) for x in node_ids))} if subset else {}
+
+        def node_list(result: Any) -> list[str]:
+            return [str(rec["id"]) for rec in result]
+
+        ids: list[str] = self._execute(
+            dialect.snapshot_nodes_query(node_label, subset=subset),
+            params,
+            read=True,
+            transform=node_list,
+        )
+        if subset:  # keep the caller's order, like the embedded store
+            found = set(ids)
+            ids = [x for x in params["ids"] if x in found]
+        index = {node_id: i for i, node_id in enumerate(ids)}
+
+        def edge_arrays(result: Any) -> tuple[list[int], list[int], list[float]]:
+            src, dst, weight = [], [], []
+            for rec in result:
+                a, b = index.get(str(rec["src"])), index.get(str(rec["dst"]))
+                if a is None or b is None:
+                    continue
+                src.append(a)
+                dst.append(b)
+                weight.append(float(rec["weight"]))
+            return src, dst, weight
+
+        src, dst, weight = self._execute(
+            dialect.snapshot_edges_query(node_label, rel_type, weight_property, subset=subset),
+            params,
+            read=True,
+            transform=edge_arrays,
+        )
+        return EdgeSnapshot(
+            ids=ids,
+            src=np.asarray(src, dtype=np.int64),
+            dst=np.asarray(dst, dtype=np.int64),
+            weight=np.asarray(weight, dtype=np.float64),
+        )
+
+    # -- PageRank ----------------------------------------------------------------------
+    def _check_sources(
+        self, label: str, config: PageRankConfig, node_ids: Sequence[str] | None
+    ) -> list[dict[str, Any]] | None:
+        if config.source_nodes is None:
+            return None
+        sources = [{"id": str(k), "bias": float(v)} for k, v in config.source_nodes.items()]
+        bad = [s["id"] for s in sources if not s["bias"] >= 0]
+        if bad:
+            raise InputError(f"negative PageRank bias for {bad[:5]}", field="source_nodes")
+        wanted = [s["id"] for s in sources]
+        found = {r["id"] for r in self.run(dialect.existing_ids_query(label), {"ids": wanted})}
+        if node_ids is not None:
+            found &= {str(x) for x in node_ids}
+        missing = [x for x in wanted if x not in found]
+        if missing:
+            raise InputError(
+                f"PageRank source node(s) not in the {label} graph: {missing[:5]}",
+                field="source_nodes",
+            )
+        return sources
+
+    def pagerank(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+        config: PageRankConfig | None = None,
+    ) -> PageRankResult:
+        """GDS PageRank on a throw-away Cypher projection (scipy fallback without GDS)."""
+        cfg = config or PageRankConfig()
+        if not 0.0 <= cfg.damping_factor < 1.0:
+            raise InputError("must be in [0, 1)", field="damping_factor")
+        if cfg.max_iterations < 1:
+            raise InputError("must be >= 1", field="max_iterations")
+        if not cfg.tolerance >= 0:
+            raise InputError("must be >= 0", field="tolerance")
+        sources = self._check_sources(node_label, cfg, node_ids)
+        if "gds" not in self.capabilities:
+            log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
+            return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
+
+        graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
+        ids = None if node_ids is None else list(dict.fromkeys(str(x) for x in node_ids))
+        params: dict[str, Any] = {
+            "graph": graph,
+            "damping_factor": float(cfg.damping_factor),
+            "max_iterations": int(cfg.max_iterations),
+            "tolerance": float(cfg.tolerance),
+        }
+        biased = sources is not None and any(s["bias"] != 1.0 for s in sources)
+        try:
+            self._execute(
+                dialect.pagerank_projection_query(node_label, rel_type, weight_property),
+                {"ids": ids, "graph": graph},
+            )
+            stats = self._execute(
+                dialect.pagerank_mutate_query(
+                    node_label,
+                    weighted=weight_property is not None,
+                    personalized=sources is not None,
+                    biased=biased,
+                ),
+                params | ({"sources": sources} if sources is not None else {}),
+            ).records[0]
+            scores = {
+                str(r["id"]): float(r["score"])
+                for r in self._execute(dialect.PAGERANK_SCORES, {"graph": graph}).records
+            }
+        finally:
+            try:
+                self._execute(dialect.DROP_PROJECTION, {"graph": graph})
+            except StoreError as err:  # never mask the real error; the projection is on heap
+                log.warning("could not drop GDS projection %s: %s", graph, err)
+        return PageRankResult(
+            scores=scores,
+            ran_iterations=int(stats["ranIterations"]),
+            did_converge=bool(stats["didConverge"]),
+            compute_millis=float(stats["computeMillis"]),
+        )
+
+    def _pagerank_scipy(
+        self,
+        label: str,
+        rel_type: str,
+        node_ids: Sequence[str] | None,
+        weight_property: str | None,
+        cfg: PageRankConfig,
+    ) -> PageRankResult:
+        from scholarkg.graphalgo.pagerank import pagerank
+
+        snap = self.edge_snapshot(
+            label, rel_type, node_ids=node_ids, weight_property=weight_property
+        )
+        position = {node_id: i for i, node_id in enumerate(snap.ids)}
+        bias = (
+            {position[str(k)]: float(v) for k, v in cfg.source_nodes.items()}
+            if cfg.source_nodes is not None
+            else None
+        )
+        t0 = time.perf_counter()
+        scores, ran, converged = pagerank(
+            len(snap.ids),
+            snap.src,
+            snap.dst,
+            snap.weight if weight_property else None,
+            damping_factor=cfg.damping_factor,
+            max_iterations=cfg.max_iterations,
+            tolerance=cfg.tolerance,
+            source_bias=bias,
+        )
+        return PageRankResult(
+            scores={node_id: float(s) for node_id, s in zip(snap.ids, scores, strict=True)},
+            ran_iterations=int(ran),
+            did_converge=bool(converged),
+            compute_millis=(time.perf_counter() - t0) * 1000.0,
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def clear(self) -> None:
+        """Delete every node and relationship (in batches), then constraints and indexes."""
+        self._autocommit(dialect.DELETE_ALL)
+        for row in self.run(dialect.SHOW_CONSTRAINTS):
+            self._execute(dialect.DROP_CONSTRAINT, {"name": row["name"]})
+        for row in self.run(dialect.SHOW_INDEXES):
+            if row.get("owningConstraint") is None:
+                self._execute(dialect.DROP_INDEX, {"name": row["name"]})
+        self._schema = DEFAULT_SCHEMA
+
+    def close(self) -> None:
+        try:
+            self._driver.close()
+        except Exception as err:  # closing must never mask the caller's own error
+            log.debug("closing the Neo4j driver: %s", err)

@@ -1,0 +1,133 @@
+"""Tests against a real Neo4j 5.26 + GDS server; they run only when ``NEO4J_URI`` is set.
+
+    docker compose up -d
+    NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=scholarkg-dev pytest -m neo4j tests/neo4j
+
+They clear the target database (use a throw-away one). The cross-backend contract suite
+(``tests/store/test_contract.py``) runs against Neo4j under the same condition.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scholarkg.config import load_settings
+from scholarkg.graphalgo import pagerank
+from scholarkg.store import transfer
+from scholarkg.store.base import PageRankConfig
+
+pytestmark = [
+    pytest.mark.neo4j,
+    pytest.mark.skipif(
+        not os.environ.get("NEO4J_URI"),
+        reason="needs a Neo4j server: set NEO4J_URI (and NEO4J_PASSWORD); see docker-compose.yml",
+    ),
+]
+
+# The GDS manual's PageRank example graph (graph-backends.md §4), as Paper/CITES.
+LINKS = [
+    ("Home", "About", 0.2),
+    ("Home", "Links", 0.2),
+    ("Home", "Product", 0.6),
+    ("About", "Home", 1.0),
+    ("Product", "Home", 1.0),
+    ("Site A", "Home", 1.0),
+    ("Site B", "Home", 1.0),
+    ("Site C", "Home", 1.0),
+    ("Site D", "Home", 1.0),
+    ("Links", "Home", 0.8),
+    ("Links", "Site A", 0.05),
+    ("Links", "Site B", 0.05),
+    ("Links", "Site C", 0.05),
+    ("Links", "Site D", 0.05),
+]
+PAGES = ["Home", "About", "Product", "Links", "Site A", "Site B", "Site C", "Site D"]
+
+
+@pytest.fixture
+def neo4j_store() -> Iterator:  # type: ignore[type-arg]
+    from scholarkg.store.neo4j_store import Neo4jStore
+
+    st = Neo4jStore.from_settings(load_settings().neo4j)
+    st.clear()
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+def _load_doc_graph(st) -> None:  # type: ignore[no-untyped-def]
+    st.merge_nodes("Paper", [{"id": p, "title": p} for p in [*PAGES, "Lonely"]])
+    st.merge_relationships(
+        "CITES", "Paper", "Paper", [{"start": a, "end": b, "w": w} for a, b, w in LINKS]
+    )
+
+
+@pytest.mark.parametrize(
+    ("weighted", "config"),
+    [
+        (False, PageRankConfig()),
+        (True, PageRankConfig()),
+        (False, PageRankConfig(tolerance=0.1)),
+        (False, PageRankConfig(damping_factor=0.05)),
+        (False, PageRankConfig(source_nodes={"Site A": 1.0})),
+        (True, PageRankConfig(source_nodes={"Site A": 2.0, "Links": 0.5})),
+    ],
+)
+def test_gds_pagerank_equals_graphalgo(neo4j_store, weighted: bool, config: PageRankConfig) -> None:  # type: ignore[no-untyped-def]
+    if "gds" not in neo4j_store.capabilities:
+        pytest.skip("GDS plugin not installed on this server")
+    _load_doc_graph(neo4j_store)
+    res = neo4j_store.pagerank(
+        "Paper", "CITES", weight_property="w" if weighted else None, config=config
+    )
+    ids = [*PAGES, "Lonely"]
+    pos = {p: i for i, p in enumerate(ids)}
+    expected, ran, converged = pagerank(
+        len(ids),
+        np.array([pos[a] for a, _, _ in LINKS]),
+        np.array([pos[b] for _, b, _ in LINKS]),
+        np.array([w for _, _, w in LINKS]) if weighted else None,
+        damping_factor=config.damping_factor,
+        tolerance=config.tolerance,
+        source_bias=(
+            {pos[k]: v for k, v in config.source_nodes.items()} if config.source_nodes else None
+        ),
+    )
+    assert set(res.scores) == set(ids)  # the isolated node is projected too
+    for node, i in pos.items():
+        assert res.scores[node] == pytest.approx(expected[i], abs=1e-9), node
+    assert (res.ran_iterations, res.did_converge) == (ran, converged)
+    assert not neo4j_store.run("CALL gds.graph.list() YIELD graphName RETURN graphName")
+
+
+def test_embedded_to_neo4j_round_trip(store, neo4j_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Build on the embedded store, export, import into Neo4j, compare everything."""
+    from scholarkg.schema.ddl import VectorIndex
+
+    _load_doc_graph(store)
+    store.merge_nodes("Author", [{"id": "a1", "name": "Ada", "tags": ["x", "y"]}])
+    store.merge_relationships(
+        "AUTHORED_BY", "Paper", "Author", [{"start": "Home", "end": "a1", "position": 0}]
+    )
+    vec = VectorIndex("paper_emb_t", "Paper", "emb_t", 2)
+    store.ensure_vector_index(vec)
+    store.set_vectors("Paper", "emb_t", [("Home", [1.0, 0.0]), ("About", [0.0, 1.0])])
+    transfer.export_graph(store, tmp_path / "dump", page_size=3)
+    report = transfer.import_graph(neo4j_store, tmp_path / "dump")
+    assert report.skipped_relationships == 0
+    assert neo4j_store.counts() == store.counts()
+    q = "MATCH (n:Paper) RETURN n.id AS id, n.title AS title ORDER BY id"
+    assert neo4j_store.run(q) == store.run(q)
+    q = "MATCH (a)-[r:CITES]->(b) RETURN a.id AS a, b.id AS b, r.w AS w ORDER BY a, b"
+    assert neo4j_store.run(q) == store.run(q)
+    hits = neo4j_store.vector(vec, [1.0, 0.0], k=2)
+    assert [h.id for h in hits] == ["Home", "About"]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-6)
+    assert hits[1].score == pytest.approx(0.5, abs=1e-6)
