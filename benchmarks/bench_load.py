@@ -1,0 +1,266 @@
+"""Load-path benchmark: GRAPH.BULK vs UNWIND/MERGE on the embedded FalkorDB server.
+
+Generates a synthetic corpus (papers JSONL + ``start,end`` CSV citation list, random
+edges with a fixed seed), then in the same run:
+
+1. bulk path: ``scholarkg.store.bulk.bulk_load_papers`` into a new graph (parse, send
+   and schema phases timed separately), then a whole-graph ``edge_snapshot`` and
+   PageRank on it;
+2. plain path: ``merge_nodes`` + ``merge_relationships`` (10k-row UNWIND batches, MERGE
+   on the ``id`` index) on a *slice* (``--merge-nodes`` / ``--merge-edges``), because the
+   full size would take many minutes; the full-size time is extrapolated linearly from
+   the measured rates and printed as such.
+
+Peak RSS of the server and of this client process are sampled every 50 ms per phase.
+
+    .venv/bin/python benchmarks/bench_load.py            # 1M papers / 5M citations
+    .venv/bin/python benchmarks/bench_load.py --small    # 100k / 500k
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from scholarkg.store.bulk import bulk_load_papers
+from scholarkg.store.embedded import EmbeddedServer
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+WORDS = [
+    "graph",
+    "neural",
+    "citation",
+    "retrieval",
+    "ranking",
+    "benchmark",
+    "dataset",
+    "model",
+    "learning",
+    "scientific",
+    "transformer",
+    "attention",
+    "embedding",
+    "knowledge",
+    "query",
+    "leaderboard",
+    "review",
+    "code",
+    "paper",
+    "network",
+]
+
+
+def generate(workdir: Path, n_nodes: int, n_edges: int, seed: int = 7) -> tuple[Path, Path]:
+    """Synthetic papers (id, title, year, n_authors) and uniformly random citations."""
+    rng = random.Random(seed)
+    papers = workdir / f"papers_{n_nodes}.jsonl"
+    edges = workdir / f"cites_{n_nodes}_{n_edges}.csv"
+    if not papers.exists():
+        with papers.open("w", encoding="utf-8") as fh:
+            for i in range(n_nodes):
+                title = " ".join(rng.choice(WORDS) for _ in range(6))
+                row = {"id": f"p{i}", "title": title, "year": 1990 + i % 35, "n_authors": i % 9}
+                fh.write(json.dumps(row) + "\n")
+    if not edges.exists():
+        gen = np.random.default_rng(seed)
+        with edges.open("w", encoding="utf-8") as fh:
+            fh.write("start,end\n")
+            step = 1_000_000
+            for lo in range(0, n_edges, step):
+                k = min(step, n_edges - lo)
+                src = gen.integers(0, n_nodes, k)
+                dst = gen.integers(0, n_nodes, k)
+                fh.write("".join(f"p{a},p{b}\n" for a, b in zip(src, dst, strict=True)))
+    return papers, edges
+
+
+class PeakRSS:
+    """Samples the RSS of the server and of this process; ``phase()`` resets the peaks."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server = psutil.Process(server_pid)
+        self.client = psutil.Process(os.getpid())
+        self.peak = {"server": 0, "client": 0}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.peak["server"] = max(self.peak["server"], self.server.memory_info().rss)
+                self.peak["client"] = max(self.peak["client"], self.client.memory_info().rss)
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+
+    @contextmanager
+    def phase(self) -> Iterator[dict[str, int]]:
+        self.peak = {"server": 0, "client": 0}
+        out: dict[str, int] = {}
+        yield out
+        time.sleep(0.06)
+        out.update(self.peak)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def mb(n: int) -> str:
+    return f"{n / 2**20:,.0f} MB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=1_000_000)
+    ap.add_argument("--edges", type=int, default=5_000_000)
+    ap.add_argument("--small", action="store_true", help="100k nodes / 500k edges")
+    ap.add_argument("--merge-nodes", type=int, default=50_000, help="plain-path slice (nodes)")
+    ap.add_argument("--merge-edges", type=int, default=250_000, help="plain-path slice (edges)")
+    ap.add_argument("--workdir", type=Path, default=None, help="keep generated files here")
+    ap.add_argument("--persistent", action="store_true", help="AOF on (default: ephemeral)")
+    ap.add_argument("--no-schema", action="store_true", help="skip apply_schema after bulk")
+    ap.add_argument("--json", type=Path, default=None, help="also write figures as JSON")
+    args = ap.parse_args(argv)
+    if args.small:
+        args.nodes, args.edges = 100_000, 500_000
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="skg-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    data_dir = Path(tempfile.mkdtemp(prefix="skg-bench-db-"))
+    figures: dict[str, object] = {"nodes": args.nodes, "edges": args.edges, "cpus": os.cpu_count()}
+
+    t = time.perf_counter()
+    papers, cites = generate(workdir, args.nodes, args.edges)
+    print(
+        f"generated {args.nodes:,} papers / {args.edges:,} citations "
+        f"in {time.perf_counter() - t:.1f} s ({workdir})"
+    )
+    m_papers, m_cites = generate(workdir, args.merge_nodes, args.merge_edges, seed=11)
+
+    server = EmbeddedServer(data_dir, persistent=args.persistent)
+    server.start()
+    rss = PeakRSS(server.status().pid or 0)
+    try:
+        # -- bulk path -----------------------------------------------------------------
+        store = FalkorDBStore(server.connect(), "bench_bulk")
+        with rss.phase() as mem:
+            res = bulk_load_papers(store, papers, cites, apply_schema=not args.no_schema)
+        counts = store.counts()
+        assert counts.nodes.get("Paper") == args.nodes, counts
+        assert counts.relationships.get("CITES") == args.edges, counts
+        load_s = res.parse_seconds + res.send_seconds
+        figures["bulk"] = {
+            "parse_s": res.parse_seconds,
+            "send_s": res.send_seconds,
+            "schema_s": res.schema_seconds,
+            "total_s": res.seconds,
+            "nodes_per_s": args.nodes / load_s,
+            "rels_per_s": args.edges / load_s,
+            "server_peak_rss": mem["server"],
+            "client_peak_rss": mem["client"],
+        }
+        with rss.phase() as mem:
+            t = time.perf_counter()
+            snap = store.edge_snapshot("Paper", "CITES")
+            snap_s = time.perf_counter() - t
+            t = time.perf_counter()
+            pr = store.pagerank("Paper", "CITES")
+            pr_s = time.perf_counter() - t
+        assert len(snap.ids) == args.nodes and len(snap.src) == args.edges
+        figures["snapshot"] = {
+            "edge_snapshot_s": snap_s,
+            "pagerank_total_s": pr_s,
+            "pagerank_compute_ms": pr.compute_millis,
+            "server_peak_rss": mem["server"],
+            "client_peak_rss": mem["client"],
+        }
+        store.clear()
+        store.close()
+
+        # -- plain UNWIND/MERGE path on a slice -----------------------------------------
+        store = FalkorDBStore(server.connect(), "bench_merge")
+        store.apply_schema()
+        with rss.phase() as mem:
+            t = time.perf_counter()
+            with papers_rows(m_papers) as rows:
+                store.merge_nodes("Paper", rows)
+            nodes_s = time.perf_counter() - t
+            t = time.perf_counter()
+            with edge_rows(m_cites) as rows:
+                written = store.merge_relationships("CITES", "Paper", "Paper", rows)
+            rels_s = time.perf_counter() - t
+        n_rate, r_rate = args.merge_nodes / nodes_s, args.merge_edges / rels_s
+        figures["merge"] = {
+            "slice_nodes": args.merge_nodes,
+            "slice_edges": args.merge_edges,
+            "written_edges": written,
+            "nodes_s": nodes_s,
+            "rels_s": rels_s,
+            "nodes_per_s": n_rate,
+            "rels_per_s": r_rate,
+            "extrapolated_full_s": args.nodes / n_rate + args.edges / r_rate,
+            "server_peak_rss": mem["server"],
+            "client_peak_rss": mem["client"],
+        }
+        store.clear()
+        store.close()
+    finally:
+        rss.close()
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    b, s, m = figures["bulk"], figures["snapshot"], figures["merge"]
+    print(f"\nGRAPH.BULK, {args.nodes:,} nodes + {args.edges:,} CITES ({os.cpu_count()} CPUs)")
+    print(
+        f"  parse+encode {b['parse_s']:.1f} s, send {b['send_s']:.1f} s, "
+        f"schema {b['schema_s']:.1f} s, total {b['total_s']:.1f} s"
+    )
+    print(f"  {b['nodes_per_s']:,.0f} nodes/s, {b['rels_per_s']:,.0f} rels/s (parse+send)")
+    print(f"  peak RSS server {mb(b['server_peak_rss'])}, client {mb(b['client_peak_rss'])}")
+    print(
+        f"edge_snapshot {s['edge_snapshot_s']:.1f} s; pagerank total {s['pagerank_total_s']:.1f} s "
+        f"(compute {s['pagerank_compute_ms']:.0f} ms); peak RSS server "
+        f"{mb(s['server_peak_rss'])}, client {mb(s['client_peak_rss'])}"
+    )
+    print(
+        f"UNWIND/MERGE slice {m['slice_nodes']:,} nodes + {m['slice_edges']:,} edges: "
+        f"{m['nodes_per_s']:,.0f} nodes/s, {m['rels_per_s']:,.0f} rels/s; "
+        f"peak RSS server {mb(m['server_peak_rss'])}, client {mb(m['client_peak_rss'])}"
+    )
+    print(f"  extrapolated (linear) to the full size: {m['extrapolated_full_s']:,.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+@contextmanager
+def papers_rows(path: Path) -> Iterator[Iterator[dict[str, object]]]:
+    with path.open(encoding="utf-8") as fh:
+        yield (json.loads(line) for line in fh)
+
+
+@contextmanager
+def edge_rows(path: Path) -> Iterator[Iterator[dict[str, object]]]:
+    with path.open(encoding="utf-8") as fh:
+        next(fh)
+        yield ({"start": a, "end": b} for a, b in (ln.rstrip("\n").split(",") for ln in fh))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,312 @@
+"""Every FalkorDB-specific piece of Cypher and DDL, in one place (graph-backends.md §2).
+
+The shared openCypher (MERGE, UNWIND, map projection) lives in ``cypher_common.py``; what
+FalkorDB spells differently from Neo4j is here, so ``falkordb_store.py`` reads like the
+Neo4j store and a reviewer can compare the two dialects side by side:
+
+* no ``IF NOT EXISTS`` and no index names: indexes are created after listing
+  ``CALL db.indexes()`` (re-creating one is an error);
+* unique keys are a Redis command (``GRAPH.CONSTRAINT CREATE``), not Cypher, and need the
+  range index first;
+* full-text indexes are keyed by *label* and queried in RediSearch syntax;
+* vectors are written with ``vecf32()`` and searched by label + property; the procedure
+  returns cosine *distance*, which we turn into Neo4j's ``(1 + cos) / 2`` similarity;
+* full-text and vector indexes build asynchronously: poll until 'OPERATIONAL'.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scholarkg.errors import CypherError, StoreError
+from scholarkg.schema.ddl import (
+    FulltextIndex,
+    SchemaSpec,
+    VectorIndex,
+    check_label,
+    check_property,
+)
+
+if TYPE_CHECKING:
+    from falkordb import Graph
+
+DIALECT = "falkordb"
+
+# -- index catalogue ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """One row of ``CALL db.indexes()``: a label and, per property, its index types."""
+
+    label: str
+    entity_type: str
+    status: str
+    types: dict[str, frozenset[str]]
+
+
+def list_indexes(graph: Graph) -> list[IndexInfo]:
+    """``CALL db.indexes()`` as dataclasses (``SHOW INDEXES`` is a syntax error here)."""
+    res = graph.query(
+        "CALL db.indexes() YIELD label, types, entitytype, status "
+        "RETURN label, types, entitytype, status"
+    )
+    out = []
+    for label, types, entity_type, status in res.result_set:
+        out.append(
+            IndexInfo(
+                label=str(label),
+                entity_type=str(entity_type),
+                status=str(status),
+                types={str(p): frozenset(str(t) for t in ts) for p, ts in dict(types).items()},
+            )
+        )
+    return out
+
+
+def has_index(indexes: Iterable[IndexInfo], label: str, prop: str, kind: str) -> bool:
+    """Whether ``label.prop`` already has an index of ``kind`` (RANGE, FULLTEXT, VECTOR)."""
+    return any(
+        i.entity_type == "NODE" and i.label == label and kind in i.types.get(prop, ())
+        for i in indexes
+    )
+
+
+def list_constraints(graph: Graph) -> list[tuple[str, str, tuple[str, ...], str]]:
+    """``(type, label, properties, status)`` for every node constraint."""
+    rows = graph.query("CALL db.constraints()").result_set
+    return [(str(r[0]), str(r[1]), tuple(str(p) for p in r[2]), str(r[4])) for r in rows]
+
+
+# -- DDL rendering -----------------------------------------------------------------------
+
+
+def range_index_ddl(label: str, prop: str) -> str:
+    """``CREATE INDEX FOR (n:L) ON (n.p)`` (no name, no IF NOT EXISTS in FalkorDB)."""
+    check_label(label)
+    check_property(prop)
+    return f"CREATE INDEX FOR (n:{label}) ON (n.{prop})"
+
+
+def unique_constraint_command(graph_name: str, label: str, prop: str) -> list[Any]:
+    """Redis command args for a unique constraint (the Cypher form is rejected)."""
+    check_label(label)
+    check_property(prop)
+    return [
+        "GRAPH.CONSTRAINT",
+        "CREATE",
+        graph_name,
+        "UNIQUE",
+        "NODE",
+        label,
+        "PROPERTIES",
+        1,
+        prop,
+    ]
+
+
+def fulltext_index_ddl(label: str, props: Sequence[str]) -> str:
+    """``CALL db.idx.fulltext.createNodeIndex('L', 'p1', ...)``: one index per label.
+
+    Calling it again with new fields adds them to the label's index.
+    """
+    check_label(label)
+    fields = ", ".join(f"'{check_property(p)}'" for p in props)
+    return f"CALL db.idx.fulltext.createNodeIndex('{label}', {fields})"
+
+
+def vector_index_ddl(index: VectorIndex) -> str:
+    """FalkorDB's vector index DDL; cosine is the only similarity scholarkg uses."""
+    check_label(index.label)
+    check_property(index.property)
+    if index.similarity != "cosine":
+        raise StoreError(f"vector index {index.name!r}: only cosine similarity is supported")
+    if not 0 < int(index.dimensions) <= 4096:
+        raise StoreError(f"vector index {index.name!r}: dimensions must be in 1..4096")
+    return (
+        f"CREATE VECTOR INDEX FOR (n:{index.label}) ON (n.{index.property}) "
+        f"OPTIONS {{dimension: {int(index.dimensions)}, similarityFunction: 'cosine'}}"
+    )
+
+
+@dataclass(frozen=True)
+class DDLStep:
+    """One thing ``apply_schema`` may create; ``kind`` is range, unique, fulltext or vector."""
+
+    kind: str
+    label: str
+    properties: tuple[str, ...]
+
+    def describe(self) -> str:
+        noun = "constraint" if self.kind == "unique" else "index"
+        return f"{self.kind} {noun} on :{self.label}({', '.join(self.properties)})"
+
+
+def plan_schema(
+    schema: SchemaSpec,
+    indexes: Sequence[IndexInfo],
+    constraints: Sequence[tuple[str, str, tuple[str, ...], str]],
+) -> list[DDLStep]:
+    """The DDL steps still missing for ``schema``; empty when it is fully applied."""
+    steps: list[DDLStep] = []
+    seen_range: set[tuple[str, str]] = set()
+    unique = {(c[1], c[2]) for c in constraints if c[0] == "UNIQUE"}
+    for key in schema.keys:
+        if not has_index(indexes, key.label, key.property, "RANGE"):
+            steps.append(DDLStep("range", key.label, (key.property,)))
+        seen_range.add((key.label, key.property))
+        if (key.label, (key.property,)) not in unique:
+            steps.append(DDLStep("unique", key.label, (key.property,)))
+    for lk in schema.lookups:
+        if (lk.label, lk.property) in seen_range:
+            continue
+        seen_range.add((lk.label, lk.property))
+        if not has_index(indexes, lk.label, lk.property, "RANGE"):
+            steps.append(DDLStep("range", lk.label, (lk.property,)))
+    for ft in _merge_fulltext(schema.fulltext):
+        missing = tuple(p for p in ft.properties if not has_index(indexes, ft.label, p, "FULLTEXT"))
+        if missing:
+            steps.append(DDLStep("fulltext", ft.label, missing))
+    for vec in schema.vector:
+        if not has_index(indexes, vec.label, vec.property, "VECTOR"):
+            steps.append(DDLStep("vector", vec.label, (vec.property,)))
+    return steps
+
+
+def _merge_fulltext(indexes: Sequence[FulltextIndex]) -> list[FulltextIndex]:
+    """FalkorDB has one full-text index per label: merge logical indexes on the same label."""
+    by_label: dict[str, list[str]] = {}
+    for ft in indexes:
+        props = by_label.setdefault(ft.label, [])
+        props.extend(p for p in ft.properties if p not in props)
+    return [FulltextIndex(label, label, tuple(props)) for label, props in by_label.items()]
+
+
+def await_indexes(graph: Graph, timeout: float = 300.0, poll: float = 0.05) -> None:
+    """Block until every index and constraint is OPERATIONAL (queries see 0 rows before)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [i.label for i in list_indexes(graph) if i.status != "OPERATIONAL"]
+        failed = []
+        for ctype, label, props, status in list_constraints(graph):
+            if status == "FAILED":
+                failed.append(f"{ctype} :{label}({', '.join(props)})")
+            elif status != "OPERATIONAL":
+                pending.append(label)
+        if failed:
+            raise StoreError(
+                f"graph {graph.name!r}: constraint creation failed for {', '.join(failed)} "
+                "(duplicate values in the existing data?)"
+            )
+        if not pending:
+            return
+        if time.monotonic() > deadline:
+            raise StoreError(
+                f"graph {graph.name!r}: indexes still building after {timeout:.0f} s "
+                f"on {', '.join(sorted(set(pending)))}"
+            )
+        time.sleep(poll)
+
+
+# -- full-text queries -------------------------------------------------------------------
+
+#: RediSearch's default separators: the indexer splits text on these, so a query token
+#: containing them must be split the same way to match (escaping alone finds nothing).
+_SEPARATORS = re.compile(r"[\s,.<>{}\[\]\"':;!@#$%^&*()\-+=~|/\\?`]+")
+_NON_WORD = re.compile(r"([^\w])", re.UNICODE)
+
+
+def fulltext_query_text(terms: Sequence[str], *, require_all: bool = False) -> str:
+    """RediSearch query from user tokens; '' when no token has a searchable character.
+
+    Each token is split on the separators the indexer used; a token that yields several
+    pieces (``state-of-the-art``) becomes an AND group ``(state of the art)``. Tokens are
+    OR-ed (``|``) like Lucene's default, or AND-ed (space) with ``require_all``. Anything
+    left that is not a word character is backslash-escaped, so no user text can inject
+    query syntax.
+    """
+    groups: list[str] = []
+    for term in terms:
+        pieces = [_NON_WORD.sub(r"\\\1", p) for p in _SEPARATORS.split(str(term)) if p]
+        if not pieces:
+            continue
+        groups.append(pieces[0] if len(pieces) == 1 else "(" + " ".join(pieces) + ")")
+    if not groups:
+        return ""
+    return " ".join(groups) if require_all else "|".join(groups)
+
+
+def fulltext_search_query() -> str:
+    """Full-text search by label; ``$label``, ``$q`` and ``$k`` are parameters."""
+    return (
+        "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
+        "RETURN node, score ORDER BY score DESC LIMIT $k"
+    )
+
+
+# -- vectors -----------------------------------------------------------------------------
+
+
+def vector_value(param: str) -> str:
+    """The expression that stores a parameter as a vector property."""
+    return f"vecf32({param})"
+
+
+def set_vectors_query(label: str, prop: str) -> str:
+    check_label(label)
+    check_property(prop)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (n:{label} {{id: row.id}}) "
+        f"SET n.{prop} = {vector_value('row.v')} SET n += row.extra "
+        "RETURN count(n) AS written"
+    )
+
+
+def vector_search_query(label: str, prop: str) -> str:
+    """kNN by label and property; returns the node and its cosine *distance*."""
+    check_label(label)
+    check_property(prop)
+    return (
+        f"CALL db.idx.vector.queryNodes('{label}', '{prop}', $k, {vector_value('$v')}) "
+        "YIELD node, score RETURN node, score AS distance"
+    )
+
+
+def similarity_from_distance(distance: float) -> float:
+    """Cosine distance ``1 - cos`` in [0, 2] → Neo4j's similarity ``(1 + cos) / 2`` in [0, 1]."""
+    return min(1.0, max(0.0, 1.0 - float(distance) / 2.0))
+
+
+# -- errors ------------------------------------------------------------------------------
+
+_ERR_MSG = re.compile(
+    r"errMsg:\s*(?P<msg>.*?)\s*(?:line:\s*(?P<line>\d+),\s*column:\s*(?P<col>\d+)"
+    r"(?:,\s*offset:\s*\d+)?)?\s*(?:errCtx:.*)?$",
+    re.DOTALL,
+)
+
+
+def cypher_error(err: Exception, query: str | None = None) -> CypherError:
+    """One clear line from a FalkorDB error reply, e.g. ``Cypher error: 'm' not defined``.
+
+    Syntax errors arrive as ``errMsg: … line: 1, column: 10, offset: 9 errCtx: …``; we
+    keep the message and the position and drop the echoed context.
+    """
+    text = " ".join(str(err).split())
+    m = _ERR_MSG.match(text)
+    if m:
+        msg = m.group("msg")
+        if m.group("line"):
+            msg += f" (line {m.group('line')}, column {m.group('col')})"
+    else:
+        msg = text
+    snippet = ""
+    if query:
+        q = " ".join(query.split())
+        snippet = f" in: {q[:120]}{'…' if len(q) > 120 else ''}"
+    return CypherError(f"FalkorDB rejected the query: {msg}{snippet}")

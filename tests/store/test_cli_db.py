@@ -1,0 +1,111 @@
+"""``scholarkg db`` / ``schema`` / ``cypher`` through the real CLI, in-process.
+
+Lifecycle commands get their own data dir (``SCHOLARKG_DATA_DIR`` per test) so that
+``db stop`` never stops the session server the other tests use.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from typer.testing import CliRunner
+
+from scholarkg.cli import app, main
+from scholarkg.store.embedded import EmbeddedServer
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def own_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, scholarkg_home: Path
+) -> Iterator[Path]:
+    data = tmp_path_factory.mktemp("clidb")
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(data))
+    yield data
+    EmbeddedServer(data).stop(timeout=10)
+
+
+@pytest.fixture
+def graph_env(monkeypatch: pytest.MonkeyPatch, settings: object, graph_name: str) -> Iterator[str]:
+    """Point the CLI at a fresh graph on the session server; delete it afterwards."""
+    monkeypatch.setenv("SCHOLARKG_GRAPH", graph_name)
+    yield graph_name
+    runner.invoke(app, ["db", "reset", "--yes"])
+
+
+def _ok(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, (args, result.output, result.exception)
+    return result.output
+
+
+def test_db_start_cypher_stop_start_keeps_data(own_data_dir: Path) -> None:
+    out = _ok(["db", "start"])
+    assert "pid" in out and str(own_data_dir) in out.replace("\n", "")
+    assert _ok(["cypher", "RETURN 1 AS x", "--format", "json"]).strip() == '[{"x": 1}]'
+    _ok(["cypher", "CREATE (:Paper {id: $id})", "--param", "id=keep-me"])
+    status = json.loads(_ok(["db", "status", "--format", "json"]))
+    assert status["state"] == "running" and "scholarkg" in status["graphs"]
+    pid = status["pid"]
+    inet = psutil.Process(pid).net_connections(kind="inet")
+    assert [c for c in inet if c.status == psutil.CONN_LISTEN] == []
+    table = _ok(["db", "status"])
+    assert "running" in table and "falkordb" in table
+    assert "stopped" in _ok(["db", "stop"])
+    assert json.loads(_ok(["db", "status", "--format", "json"]))["state"] == "stopped"
+    _ok(["db", "start"])
+    rows = json.loads(_ok(["cypher", "MATCH (p:Paper) RETURN p.id AS id", "-f", "json"]))
+    assert rows == [{"id": "keep-me"}]
+    _ok(["db", "stop"])
+
+
+def test_cypher_params_and_csv(graph_env: str) -> None:
+    out = _ok(["cypher", "RETURN $a + 1 AS y, $s AS s", "-p", "a=41", "-p", "s=hi", "-f", "csv"])
+    assert out == "y,s\n42,hi\n"
+    out = _ok(["cypher", "RETURN $l AS l", "--param", "l=[1, 2]", "--format", "json"])
+    assert json.loads(out) == [{"l": [1, 2]}]
+
+
+def test_schema_apply_then_nothing_to_do(graph_env: str) -> None:
+    out = _ok(["schema", "apply", "--format", "json"])
+    created = [r["created"] for r in json.loads(out)]
+    assert "unique constraint on :Paper(id)" in created
+    assert "fulltext index on :Paper(title, abstract)" in created
+    assert json.loads(_ok(["schema", "apply", "--format", "json"])) == []
+    assert "nothing to create" in _ok(["schema", "apply"])
+
+
+def test_reset_asks_and_deletes(graph_env: str) -> None:
+    _ok(["cypher", "CREATE (:Paper {id: 'a'})"])
+    result = runner.invoke(app, ["db", "reset"], input="n\n")
+    assert result.exit_code != 0
+    assert json.loads(_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [{"n": 1}]
+    result = runner.invoke(app, ["db", "reset"], input="y\n")
+    assert result.exit_code == 0 and "deleted graph" in result.output
+    assert json.loads(_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [{"n": 0}]
+
+
+def test_cypher_error_is_one_line_and_nonzero(
+    graph_env: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "cypher", "MATCH (n RETURN n"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code not in (0, None)
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "line 1" in err
+    assert "\n" not in err and "Traceback" not in err
+
+
+def test_db_commands_refuse_neo4j_backend(
+    monkeypatch: pytest.MonkeyPatch, settings: object
+) -> None:
+    result = runner.invoke(app, ["--backend", "neo4j", "db", "status"])
+    assert result.exit_code != 0
+    assert "embedded" in str(result.exception)

@@ -1,0 +1,303 @@
+"""The ``GraphStore`` contract, run against every backend available.
+
+"embedded" (FalkorDB) always runs; "neo4j" runs only when ``NEO4J_URI`` is set. The same
+assertions on both are what make the two dialect modules interchangeable for tasks.
+Expected values are computed by hand in each test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from scholarkg.errors import CypherError, InputError
+from scholarkg.schema.ddl import VectorIndex
+from scholarkg.store.base import GraphStore, PageRankConfig
+
+BACKENDS = ["embedded", "neo4j"]
+
+
+@pytest.fixture(params=BACKENDS)
+def any_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
+    if request.param == "embedded":
+        yield request.getfixturevalue("store")
+        return
+    if not os.environ.get("NEO4J_URI"):
+        pytest.skip("neo4j contract run skipped: NEO4J_URI is not set")
+    from scholarkg.config import load_settings
+    from scholarkg.store.neo4j_store import Neo4jStore
+
+    st = Neo4jStore.from_settings(load_settings().neo4j)
+    st.clear()
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+def _papers(st: GraphStore, ids: list[str]) -> None:
+    st.merge_nodes("Paper", [{"id": i} for i in ids])
+
+
+# -- run ---------------------------------------------------------------------------------
+
+
+def test_run_params_and_plain_rows(any_store: GraphStore) -> None:
+    rows = any_store.run("RETURN $x AS x, $s AS s, $l AS l", {"x": 1, "s": "a'b\"c", "l": [1, 2]})
+    assert rows == [{"x": 1, "s": "a'b\"c", "l": [1, 2]}]
+    any_store.run("CREATE (:Paper {id: $id, year: $y})", {"id": "p1", "y": 2020})
+    rows = any_store.run("MATCH (p:Paper) RETURN p")
+    assert rows == [{"p": {"id": "p1", "year": 2020}}]
+    rows = any_store.run(
+        "CREATE (a:Paper {id: 'p2'})-[r:CITES {w: 0.5}]->(b:Paper {id: 'p3'}) RETURN a, r, b"
+    )
+    assert rows == [{"a": {"id": "p2"}, "r": {"w": 0.5}, "b": {"id": "p3"}}]
+
+
+def test_run_path_is_a_list(any_store: GraphStore) -> None:
+    any_store.run("CREATE (:Paper {id: 'a'})-[:CITES {w: 2}]->(:Paper {id: 'b'})")
+    rows = any_store.run("MATCH p = (:Paper {id: 'a'})-[:CITES]->(:Paper) RETURN p")
+    assert rows == [{"p": [{"id": "a"}, {"w": 2}, {"id": "b"}]}]
+
+
+def test_cypher_error_carries_server_message(any_store: GraphStore) -> None:
+    with pytest.raises(CypherError) as info:
+        any_store.run("MATCH (n) RETURN m")
+    msg = str(info.value)
+    assert "not defined" in msg.lower() and "m" in msg
+    assert "\n" not in msg
+
+
+def test_syntax_error_is_one_line(any_store: GraphStore) -> None:
+    with pytest.raises(CypherError) as info:
+        any_store.run("MATCH (n RETURN n")
+    assert "\n" not in str(info.value)
+    assert "line 1" in str(info.value).lower()
+
+
+# -- writes ------------------------------------------------------------------------------
+
+
+def test_write_batches_counts_and_progress(any_store: GraphStore) -> None:
+    seen: list[int] = []
+    n = any_store.write_batches(
+        "UNWIND $rows AS row CREATE (:Paper {id: row.id})",
+        ({"id": f"p{i}"} for i in range(25)),
+        batch_size=10,
+        progress=seen.append,
+    )
+    assert n == 25
+    assert seen == [10, 20, 25]
+    assert any_store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": 25}]
+
+
+def test_merge_nodes_is_idempotent_and_cleans_props(any_store: GraphStore) -> None:
+    rows = [
+        {"id": "a", "title": "T1", "year": 2001, "missing": None, "meta": {"k": [1, 2]}},
+        {"id": "b", "tags": ["x", None, "y"], "nested": [{"q": 1}]},
+    ]
+    assert any_store.merge_nodes("Paper", rows) == 2
+    assert any_store.merge_nodes("Paper", rows) == 2
+    assert any_store.counts().nodes == {"Paper": 2}
+    a = any_store.run("MATCH (p:Paper {id: 'a'}) RETURN p")[0]["p"]
+    assert a == {"id": "a", "title": "T1", "year": 2001, "meta": json.dumps({"k": [1, 2]})}
+    b = any_store.run("MATCH (p:Paper {id: 'b'}) RETURN p")[0]["p"]
+    assert b == {"id": "b", "tags": ["x", "y"], "nested": json.dumps([{"q": 1}])}
+    # a second merge updates properties in place
+    any_store.merge_nodes("Paper", [{"id": "a", "title": "T1b"}])
+    assert any_store.run("MATCH (p:Paper {id: 'a'}) RETURN p.title AS t") == [{"t": "T1b"}]
+
+
+def test_merge_nodes_rejects_missing_id(any_store: GraphStore) -> None:
+    with pytest.raises(InputError) as info:
+        any_store.merge_nodes("Paper", [{"id": "a"}, {"title": "no id"}])
+    assert info.value.line == 2 and info.value.field == "id"
+
+
+def test_unknown_label_never_reaches_cypher(any_store: GraphStore) -> None:
+    with pytest.raises(InputError):
+        any_store.merge_nodes("Paper) DETACH DELETE (x", [{"id": "a"}])
+
+
+def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> None:
+    _papers(any_store, ["a", "b", "c"])
+    rels = [
+        {"start": "a", "end": "b", "w": 1.5},
+        {"start": "b", "end": "c"},
+        {"start": "a", "end": "nope"},
+        {"start": "ghost", "end": "c"},
+    ]
+    assert any_store.merge_relationships("CITES", "Paper", "Paper", rels) == 2
+    assert any_store.merge_relationships("CITES", "Paper", "Paper", rels) == 2
+    assert any_store.counts().relationships == {"CITES": 2}
+    assert any_store.run("MATCH (:Paper {id:'a'})-[r:CITES]->() RETURN r.w AS w") == [{"w": 1.5}]
+
+
+# -- schema and search -------------------------------------------------------------------
+
+
+def test_apply_schema_is_idempotent_and_enforces_keys(any_store: GraphStore) -> None:
+    any_store.apply_schema()
+    any_store.apply_schema()
+    any_store.run("CREATE (:Paper {id: 'dup'})")
+    with pytest.raises(CypherError):
+        any_store.run("CREATE (:Paper {id: 'dup'})")
+    assert any_store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": 1}]
+
+
+def _fulltext_fixture(st: GraphStore) -> None:
+    st.apply_schema()
+    st.merge_nodes(
+        "Paper",
+        [
+            {"id": "g", "title": "Graph neural networks", "abstract": "message passing"},
+            {"id": "r", "title": "Neural ranking", "abstract": "a state-of-the-art retriever"},
+            {"id": "d", "title": "Graph databases", "abstract": "storage engines for C++"},
+        ],
+    )
+
+
+def test_fulltext_any_and_all(any_store: GraphStore) -> None:
+    _fulltext_fixture(any_store)
+    any_ids = {h.id for h in any_store.fulltext("paper_text", ["graph", "ranking"])}
+    assert any_ids == {"g", "r", "d"}
+    all_ids = {
+        h.id for h in any_store.fulltext("paper_text", ["graph", "neural"], require_all=True)
+    }
+    assert all_ids == {"g"}
+    hits = any_store.fulltext("paper_text", ["passing"], k=5)
+    assert [h.id for h in hits] == ["g"]
+    assert hits[0].properties["title"] == "Graph neural networks"
+
+
+def test_fulltext_special_characters_are_escaped(any_store: GraphStore) -> None:
+    _fulltext_fixture(any_store)
+    assert {h.id for h in any_store.fulltext("paper_text", ["state-of-the-art"])} == {"r"}
+    for nasty in (["("], ['"'], ["a|b)"], ["*"], ["C++"], ["x:y"], ["\\"], ["-"]):
+        any_store.fulltext("paper_text", nasty)  # must not raise a syntax error
+    assert any_store.fulltext("paper_text", []) == []
+    with pytest.raises(InputError):
+        any_store.fulltext("no_such_index", ["graph"])
+
+
+def test_vector_search_scores_and_order(any_store: GraphStore) -> None:
+    index = VectorIndex("paper_vec_test", "Paper", "embedding", 3)
+    _papers(any_store, ["x", "y", "z"])
+    any_store.ensure_vector_index(index)
+    any_store.ensure_vector_index(index)  # idempotent
+    vecs = {"x": [1.0, 0.0, 0.0], "y": [0.0, 1.0, 0.0], "z": [-1.0, 0.0, 0.0]}
+    n = any_store.set_vectors(
+        "Paper", "embedding", list(vecs.items()), extra={"x": {"model": "m1"}}
+    )
+    assert n == 3
+    query = [0.8, 0.6, 0.0]  # unit vector: cos with x = 0.8, y = 0.6, z = -0.8
+    hits = any_store.vector(index, query, k=3)
+    assert [h.id for h in hits] == ["x", "y", "z"]
+    expected = {"x": (1 + 0.8) / 2, "y": (1 + 0.6) / 2, "z": (1 - 0.8) / 2}
+    for h in hits:
+        assert 0.0 <= h.score <= 1.0
+        assert h.score == pytest.approx(expected[h.id], abs=1e-5)
+        assert "embedding" not in h.properties
+    assert hits[0].properties["model"] == "m1"
+
+
+# -- inspection and algorithms -----------------------------------------------------------
+
+
+def test_counts_per_label_and_type(any_store: GraphStore) -> None:
+    assert any_store.counts().total_nodes == 0
+    _papers(any_store, ["a", "b", "c"])
+    any_store.merge_nodes("Author", [{"id": "u1"}])
+    any_store.merge_relationships("CITES", "Paper", "Paper", [{"start": "a", "end": "b"}])
+    any_store.merge_relationships(
+        "AUTHORED_BY", "Paper", "Author", [{"start": "a", "end": "u1"}, {"start": "b", "end": "u1"}]
+    )
+    counts = any_store.counts()
+    assert counts.nodes == {"Paper": 3, "Author": 1}
+    assert counts.relationships == {"CITES": 1, "AUTHORED_BY": 2}
+    assert counts.total_nodes == 4 and counts.total_relationships == 3
+
+
+def _dag(st: GraphStore) -> None:
+    """a→b (w 3), a→c (w 1), b→c (w 1); d isolated; c and d dangling."""
+    _papers(st, ["a", "b", "c", "d"])
+    st.merge_relationships(
+        "CITES",
+        "Paper",
+        "Paper",
+        [
+            {"start": "a", "end": "b", "w": 3.0},
+            {"start": "a", "end": "c", "w": 1.0},
+            {"start": "b", "end": "c", "w": 1.0},
+        ],
+    )
+
+
+def test_edge_snapshot_whole_and_subgraph(any_store: GraphStore) -> None:
+    _dag(any_store)
+    any_store.merge_nodes("Author", [{"id": "u"}])
+    # an edge of the same type to another label is not part of the Paper subgraph
+    any_store.run("MATCH (a:Paper {id: 'a'}), (u:Author {id: 'u'}) CREATE (a)-[:CITES]->(u)")
+    snap = any_store.edge_snapshot("Paper", "CITES", weight_property="w")
+    assert sorted(snap.ids) == ["a", "b", "c", "d"]
+    edges = {
+        (snap.ids[s], snap.ids[d], w)
+        for s, d, w in zip(snap.src.tolist(), snap.dst.tolist(), snap.weight.tolist(), strict=True)
+    }
+    assert edges == {("a", "b", 3.0), ("a", "c", 1.0), ("b", "c", 1.0)}
+    sub = any_store.edge_snapshot("Paper", "CITES", node_ids=["b", "c", "missing"])
+    assert sub.ids == ["b", "c"]
+    assert [(sub.ids[s], sub.ids[d]) for s, d in zip(sub.src, sub.dst, strict=True)] == [("b", "c")]
+    assert sub.weight.tolist() == [1.0]
+
+
+def test_pagerank_matches_gds_semantics_by_hand(any_store: GraphStore) -> None:
+    """Hand-run of GDS's delta iteration (graph-backends.md §4), d = 0.85, r0 = 0.15.
+
+    Unweighted: step 1 sends 0.85*0.15/2 = 0.06375 from a to b and c, 0.1275 from b to c;
+    step 2 sends 0.85*0.06375 = 0.0541875 from b to c; step 3 has nothing to send
+    (c, d dangling) → converged after 3 iterations.
+    """
+    _dag(any_store)
+    res = any_store.pagerank("Paper", "CITES")
+    expected = {"a": 0.15, "b": 0.21375, "c": 0.15 + 0.19125 + 0.0541875, "d": 0.15}
+    assert res.scores.keys() == expected.keys()
+    for k, v in expected.items():
+        assert math.isclose(res.scores[k], v, abs_tol=1e-12), k
+    assert (res.ran_iterations, res.did_converge) == (3, True)
+
+    # weighted: a splits 3:1 → b gets 0.85*0.15*0.75 = 0.095625, c 0.031875 + 0.1275,
+    # then c gets 0.85*0.095625 = 0.08128125 from b
+    res = any_store.pagerank("Paper", "CITES", weight_property="w")
+    assert math.isclose(res.scores["b"], 0.245625, abs_tol=1e-12)
+    assert math.isclose(res.scores["c"], 0.15 + 0.159375 + 0.08128125, abs_tol=1e-12)
+
+    # personalized from a: r0 = 0.15 on a only
+    res = any_store.pagerank("Paper", "CITES", config=PageRankConfig(source_nodes={"a": 1.0}))
+    assert math.isclose(res.scores["b"], 0.06375, abs_tol=1e-12)
+    assert math.isclose(res.scores["c"], 0.06375 + 0.0541875, abs_tol=1e-12)
+    assert res.scores["d"] == 0.0
+
+    # tolerance 0.1: b's step-1 delta 0.06375 <= 0.1 stops b sending, so c never receives
+    # step 2's 0.0541875; c (dangling) sends nothing → converged after 2 iterations
+    res = any_store.pagerank("Paper", "CITES", config=PageRankConfig(tolerance=0.1))
+    assert math.isclose(res.scores["c"], 0.34125, abs_tol=1e-12)
+    assert (res.ran_iterations, res.did_converge) == (2, True)
+
+    with pytest.raises(InputError):
+        any_store.pagerank("Paper", "CITES", config=PageRankConfig(source_nodes={"zz": 1.0}))
+
+
+def test_clear_removes_everything(any_store: GraphStore) -> None:
+    _dag(any_store)
+    any_store.apply_schema()
+    any_store.clear()
+    assert any_store.counts().total_nodes == 0
+    any_store.clear()  # tolerated on a missing graph
+    _papers(any_store, ["again"])
+    assert any_store.counts().nodes == {"Paper": 1}

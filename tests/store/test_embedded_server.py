@@ -1,0 +1,220 @@
+"""Lifecycle of the embedded server: real redis-server processes in temp dirs.
+
+Each test uses its own data dir (never the session server), so stopping, killing or
+corrupting it cannot disturb other tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from scholarkg.errors import ServerError
+from scholarkg.store.embedded import MAX_SOCKET_PATH, EmbeddedServer, socket_path_for
+
+
+@pytest.fixture
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A short data dir (the socket lives inside it) that is cleaned up with its server."""
+    path = tmp_path_factory.mktemp("srv")
+    yield path
+    EmbeddedServer(path).stop(timeout=10)
+
+
+def _count(server: EmbeddedServer, graph: str = "g") -> int:
+    g = server.connect().select_graph(graph)
+    return int(g.query("MATCH (n:Paper) RETURN count(n)").result_set[0][0])
+
+
+def test_start_is_idempotent_and_status(data_dir: Path) -> None:
+    srv = EmbeddedServer(data_dir)
+    assert srv.status().state == "stopped"
+    first = srv.start()
+    assert first.state == "running" and first.pid
+    again = EmbeddedServer(data_dir).start()
+    assert again.pid == first.pid
+    assert first.versions["falkordb"].count(".") == 2 and first.versions["redis"]
+    info = json.loads((data_dir / "server.json").read_text())
+    assert info["pid"] == first.pid and info["socket"] == first.socket
+    srv.connect().select_graph("g").query("CREATE (:Paper {id: 'a'})")
+    st = srv.status()
+    assert st.graphs == ["g"] and st.used_memory and st.used_memory > 0
+    assert srv.stop() is True
+    assert srv.status().state == "stopped"
+    assert not (data_dir / "redis.pid").exists() and not Path(first.socket).exists()
+    assert srv.stop() is False
+
+
+def test_data_survives_stop_and_start(data_dir: Path) -> None:
+    srv = EmbeddedServer(data_dir)
+    srv.start()
+    srv.connect().select_graph("g").query("UNWIND range(1, 50) AS i CREATE (:Paper {id: i})")
+    srv.stop()
+    assert (data_dir / "appendonlydir").is_dir()
+    srv.start()
+    assert _count(srv) == 50
+
+
+def test_killed_server_restarts_with_data(data_dir: Path) -> None:
+    srv = EmbeddedServer(data_dir)
+    pid = srv.start().pid
+    assert pid is not None
+    srv.connect().select_graph("g").query("UNWIND range(1, 20) AS i CREATE (:Paper {id: i})")
+    time.sleep(1.5)  # appendfsync everysec: the AOF is on disk within ~1 s
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert srv.status().state == "stale"
+    st = srv.ensure_running()
+    assert st.state == "running" and st.pid != pid
+    assert _count(srv) == 20
+
+
+def test_hung_server_is_replaced_with_data(data_dir: Path) -> None:
+    """A live redis-server that does not answer (here: SIGSTOP) is terminated and replaced."""
+    srv = EmbeddedServer(data_dir)
+    pid = srv.start().pid
+    assert pid is not None
+    srv.connect().select_graph("g").query("UNWIND range(1, 5) AS i CREATE (:Paper {id: i})")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        st = EmbeddedServer(data_dir, startup_timeout=0.5).start()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    assert st.state == "running" and st.pid != pid
+    assert _count(srv) == 5
+
+
+def test_stale_pid_file_and_socket_are_recovered(data_dir: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (data_dir / "redis.pid").write_text(f"{dead.pid}\n")
+    sock_path = socket_path_for(data_dir)
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    leftover.bind(str(sock_path))  # a socket file nobody listens on
+    leftover.close()
+    srv = EmbeddedServer(data_dir)
+    assert srv.status().state == "stale"
+    st = srv.start()
+    assert st.state == "running" and st.pid != dead.pid
+    assert srv.connect().select_graph("g").query("RETURN 1").result_set == [[1]]
+
+
+def test_pid_file_of_unrelated_process_is_stale(data_dir: Path) -> None:
+    (data_dir / "redis.pid").write_text(f"{os.getpid()}\n")  # alive, but not redis-server
+    srv = EmbeddedServer(data_dir)
+    assert srv.status().state == "stale"
+    assert srv.start().pid != os.getpid()
+
+
+def test_concurrent_starts_share_one_server(data_dir: Path) -> None:
+    pids: list[int | None] = []
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            pids.append(EmbeddedServer(data_dir).start().pid)
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(set(pids)) == 1
+    redis_children = [
+        p for p in psutil.Process().children() if "redis" in p.name() and p.pid in pids
+    ]
+    assert len(redis_children) == 1
+
+
+def test_lock_held_by_another_process_blocks_start(data_dir: Path) -> None:
+    fd = os.open(data_dir / "server.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(ServerError, match="lock"):
+            EmbeddedServer(data_dir, lock_timeout=0.3).start()
+        assert not (data_dir / "redis.pid").exists()
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def test_no_tcp_listener_and_private_permissions(data_dir: Path) -> None:
+    srv = EmbeddedServer(data_dir)
+    st = srv.start()
+    proc = psutil.Process(st.pid)
+    inet = [c for c in proc.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
+    assert inet == []
+    assert stat.S_IMODE(os.stat(st.socket).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(data_dir).st_mode) == 0o700
+    assert "--port" in proc.cmdline() or proc.cmdline()  # redis rewrites its title
+    assert "unixsocket" in " ".join(proc.cmdline())
+
+
+def test_long_data_dir_gets_short_socket(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    assert len(os.fsencode(deep / "redis.sock")) > MAX_SOCKET_PATH
+    with EmbeddedServer(deep, persistent=False) as srv:
+        st = srv.status()
+        assert st.state == "running"
+        assert len(os.fsencode(st.socket)) <= MAX_SOCKET_PATH
+        assert not st.socket.startswith(str(deep))
+        assert json.loads((deep / "server.json").read_text())["socket"] == st.socket
+        assert stat.S_IMODE(os.stat(Path(st.socket).parent).st_mode) == 0o700
+        assert srv.connect().select_graph("g").query("RETURN 2").result_set == [[2]]
+        sock = Path(st.socket)
+    assert not sock.exists()
+    assert EmbeddedServer(deep).status().state == "stopped"
+
+
+def test_ephemeral_context_manager_keeps_nothing(tmp_path: Path) -> None:
+    with EmbeddedServer(tmp_path, persistent=False) as srv:
+        srv.connect().select_graph("g").query("CREATE (:Paper {id: 'x'})")
+        pid = srv.status().pid
+    assert (pid is not None and not psutil.pid_exists(pid)) or psutil.Process(pid).status() == (
+        "zombie"
+    )
+    assert not (tmp_path / "appendonlydir").exists()
+    with EmbeddedServer(tmp_path, persistent=False) as srv:
+        assert srv.status().graphs == []
+
+
+def test_startup_failure_reports_log_tail(tmp_path: Path) -> None:
+    srv = EmbeddedServer(tmp_path, persistent=False, module_args={"THREAD_COUNT": "many"})
+    with pytest.raises(ServerError) as info:
+        srv.start()
+    assert "exited during startup" in str(info.value)
+    assert "falkordb.log" in str(info.value)
+    assert srv.status().state in ("stopped", "stale")
+
+
+def test_module_args_are_passed(tmp_path: Path) -> None:
+    with EmbeddedServer(tmp_path, persistent=False, module_args={"THREAD_COUNT": 1}) as srv:
+        client = srv._raw_client(srv.socket_path)
+        mods = client.execute_command("MODULE", "LIST")
+        graph = next(m for m in mods if m["name"] == "graph")
+        assert graph["args"] == ["THREAD_COUNT", "1"]
+
+
+def test_connect_without_server_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ServerError, match="db start"):
+        EmbeddedServer(tmp_path).connect()
