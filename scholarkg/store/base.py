@@ -142,8 +142,11 @@ class GraphStore(Protocol):
         """
         ...
 
-    def apply_schema(self, schema: SchemaSpec | None = None) -> None:
-        """Create constraints and indexes idempotently; waits until they are online."""
+    def apply_schema(self, schema: SchemaSpec | None = None) -> list[str] | None:
+        """Create constraints and indexes idempotently; waits until they are online.
+
+        Returns what was created (empty when everything existed), where the backend knows.
+        """
         ...
 
     def ensure_vector_index(self, index: VectorIndex) -> None: ...
