@@ -1,0 +1,138 @@
+"""One narrow ranker interface for every text/graph ranker (BM25, dense, fusion, PageRank).
+
+Why one interface: benchmark tasks wire "candidates from Cypher -> a ranker -> a run -> metrics"
+and must not care which ranker they hold. Following neo4j-graphrag's retriever design
+(style.md §3), the public :meth:`Ranker.rank` is fixed here; subclasses implement only
+:meth:`Ranker._score`. The base records the ranker's name, its parameters and the wall time
+on every :class:`Ranking`, so a run file always says what produced it.
+
+Ordering rule shared by all rankers: score descending, ties broken by the ranker's own
+document order (corpus order, or candidate order when candidates are given). That makes
+rankings deterministic, which the metric tests and run comparisons rely on.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scholarkg.errors import InputError
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The answer of one ranker to one query: ids best first, with their scores.
+
+    ``params`` holds everything needed to reproduce the ranking (variant, k1/b, tokenizer,
+    model name...); ``elapsed_s`` is the wall time of the ``rank`` call.
+    """
+
+    ids: list[str]
+    scores: list[float]
+    ranker: str
+    params: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    query_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.ids) != len(self.scores):
+            raise ValueError(f"ranking has {len(self.ids)} ids but {len(self.scores)} scores")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def as_dict(self) -> dict[str, float]:
+        """``{doc_id: score}``: the shape ranx ``Run`` and pytrec-eval expect per query."""
+        return dict(zip(self.ids, self.scores, strict=True))
+
+
+def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and scores of the ``k`` best entries (score desc, then position asc).
+
+    ``np.argpartition`` first so that ranking 100k documents for k=100 does not sort them all;
+    the final order of the selected few is then a stable lexsort.
+    """
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=scores.dtype)
+    if k < n:
+        # include every entry tied with the k-th best, so ties resolve by position, not by
+        # whatever argpartition happened to pick
+        part = np.argpartition(-scores, k - 1)[:k]
+        kth = scores[part].min()
+        pool = np.flatnonzero(scores >= kth)
+    else:
+        pool = np.arange(n)
+    order = np.lexsort((pool, -scores[pool]))[:k]
+    chosen = pool[order]
+    return chosen, scores[chosen]
+
+
+class Ranker(ABC):
+    """Base class: subclasses set ``name`` and ``params`` and implement :meth:`_score`."""
+
+    #: short identifier written into runs, e.g. ``"bm25"``, ``"dense"``, ``"rrf"``
+    name: str = "ranker"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        self.params: dict[str, Any] = dict(params or {})
+
+    def rank(
+        self,
+        query: str,
+        k: int,
+        *,
+        candidates: Sequence[str] | None = None,
+        query_id: str | None = None,
+    ) -> Ranking:
+        """The ``k`` best documents for ``query`` (restricted to ``candidates`` when given).
+
+        ``candidates`` lets a task rank only the ids its Cypher query produced (e.g. the
+        papers a leaderboard row could cite); their order breaks ties. Duplicated candidate
+        ids are ranked once.
+        """
+        if k < 0:
+            raise InputError(f"k must be >= 0, got {k}", field="k")
+        if candidates is not None:
+            candidates = list(dict.fromkeys(candidates))
+        start = time.perf_counter()
+        ids, scores = self._score(query, k, candidates)
+        elapsed = time.perf_counter() - start
+        return Ranking(
+            ids=list(ids),
+            scores=[float(s) for s in scores],
+            ranker=self.name,
+            params=dict(self.params),
+            elapsed_s=elapsed,
+            query_id=query_id,
+        )
+
+    def rank_many(
+        self,
+        queries: Mapping[str, str],
+        k: int,
+        *,
+        candidates: Mapping[str, Sequence[str]] | None = None,
+    ) -> dict[str, Ranking]:
+        """Rank every ``{query_id: text}``; ``candidates`` maps query ids to their pools."""
+        out: dict[str, Ranking] = {}
+        for qid, text in queries.items():
+            pool = None if candidates is None else candidates.get(qid)
+            out[qid] = self.rank(text, k, candidates=pool, query_id=qid)
+        return out
+
+    @abstractmethod
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
+        """Return at most ``k`` ``(ids, scores)``, best first, following the ordering rule."""
+
+
+def rankings_to_run(rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: score}}`` — the run dict ranx and pytrec-eval take."""
+    return {qid: r.as_dict() for qid, r in rankings.items()}

@@ -1,0 +1,169 @@
+"""Rank fusion: Reciprocal Rank Fusion, CombSUM and CombMNZ over :class:`Ranking` lists.
+
+Why fuse: lexical (BM25) and dense rankers fail on different queries, and full-text scores of
+the two graph backends are not comparable (graph-backends.md §2) — rank-based fusion needs no
+score calibration at all, score-based fusion needs a per-ranking normalisation.
+
+Definitions (each ranking is one ranker's answer to the same query):
+
+* RRF (Cormack, Clarke & Büttcher, SIGIR 2009): ``score(d) = Σ_r 1 / (k + rank_r(d))`` with
+  1-based ranks and ``k = 60``; documents a ranking does not return add nothing.
+* CombSUM (Fox & Shaw, TREC-2 1994): ``Σ_r norm_r(d)``, ``norm_r`` = min-max normalisation of
+  ranking ``r``'s scores, ``(s - min) / (max - min)``; a ranking whose scores are all equal
+  normalises to 0 (as in ranx, which divides by ``max(max - min, 1e-9)``).
+* CombMNZ: CombSUM times the number of rankings that returned ``d``.
+
+Ties in the fused score are broken by first appearance across the input rankings (in input
+order), so fusion is deterministic.
+
+We deliberately do not call ``ranx.fuse`` at run time: ranx is a dev/eval dependency, JIT-compiles
+with numba on first use (seconds) and sets numba's global thread count on import (style.md §3).
+The tests pin these functions to ranx's ``rrf``/``comb_sum``/``comb_mnz`` on toy cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scholarkg.benchmark.rankers.base import Ranker, Ranking, top_k
+from scholarkg.errors import InputError
+
+RRF_K = 60
+FUSION_METHODS = ("rrf", "combsum", "combmnz")
+
+
+def _check(rankings: Sequence[Ranking]) -> None:
+    if not rankings:
+        raise InputError("fusion needs at least one ranking", field="rankings")
+    qids = {r.query_id for r in rankings if r.query_id is not None}
+    if len(qids) > 1:
+        raise InputError(f"cannot fuse rankings of different queries: {sorted(qids)}")
+
+
+def _finish(
+    fused: dict[str, float],
+    k: int | None,
+    method: str,
+    rankings: Sequence[Ranking],
+    params: Mapping[str, Any],
+) -> Ranking:
+    ids = list(fused)  # insertion order = first appearance: the tie-break
+    scores = np.fromiter(fused.values(), dtype=np.float64, count=len(ids))
+    idx, vals = top_k(scores, len(ids) if k is None else k)
+    qid = next((r.query_id for r in rankings if r.query_id is not None), None)
+    return Ranking(
+        ids=[ids[i] for i in idx],
+        scores=vals.tolist(),
+        ranker=method,
+        params={**params, "inputs": [r.ranker for r in rankings]},
+        elapsed_s=sum(r.elapsed_s for r in rankings),
+        query_id=qid,
+    )
+
+
+def rrf(rankings: Sequence[Ranking], *, k: int = RRF_K, depth: int | None = None) -> Ranking:
+    """Reciprocal Rank Fusion of ``rankings``; ``depth`` truncates the fused list."""
+    _check(rankings)
+    if k < 0:
+        raise InputError(f"RRF k must be >= 0, got {k}", field="k")
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, doc_id in enumerate(ranking.ids, start=1):
+            fused[doc_id] = fused.get(doc_id, 0.0) + 1.0 / (k + rank)
+    return _finish(fused, depth, "rrf", rankings, {"k": k})
+
+
+def min_max(scores: Sequence[float]) -> list[float]:
+    """``(s - min) / (max - min)``; all-equal scores become 0 (ranx's convention)."""
+    if not scores:
+        return []
+    arr = np.asarray(scores, dtype=np.float64)
+    lo, hi = float(arr.min()), float(arr.max())
+    denom = max(hi - lo, 1e-9)
+    return ((arr - lo) / denom).tolist()
+
+
+def _comb(rankings: Sequence[Ranking], depth: int | None, mnz: bool) -> Ranking:
+    _check(rankings)
+    fused: dict[str, float] = {}
+    hits: dict[str, int] = {}
+    for ranking in rankings:
+        for doc_id, s in zip(ranking.ids, min_max(ranking.scores), strict=True):
+            fused[doc_id] = fused.get(doc_id, 0.0) + s
+            hits[doc_id] = hits.get(doc_id, 0) + 1
+    if mnz:
+        fused = {d: s * hits[d] for d, s in fused.items()}
+    method = "combmnz" if mnz else "combsum"
+    return _finish(fused, depth, method, rankings, {"norm": "min-max"})
+
+
+def comb_sum(rankings: Sequence[Ranking], *, depth: int | None = None) -> Ranking:
+    """CombSUM of min-max normalised scores."""
+    return _comb(rankings, depth, mnz=False)
+
+
+def comb_mnz(rankings: Sequence[Ranking], *, depth: int | None = None) -> Ranking:
+    """CombMNZ: CombSUM times the number of rankings that returned the document."""
+    return _comb(rankings, depth, mnz=True)
+
+
+def fuse(
+    rankings: Sequence[Ranking], method: str = "rrf", *, depth: int | None = None, k: int = RRF_K
+) -> Ranking:
+    """Dispatch by name (``rrf``, ``combsum``, ``combmnz``) for configs and the CLI."""
+    if method == "rrf":
+        return rrf(rankings, k=k, depth=depth)
+    if method == "combsum":
+        return comb_sum(rankings, depth=depth)
+    if method == "combmnz":
+        return comb_mnz(rankings, depth=depth)
+    raise InputError(f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method")
+
+
+class FusionRanker(Ranker):
+    """A ranker that asks several rankers for their top ``depth`` and fuses the answers."""
+
+    def __init__(
+        self,
+        rankers: Sequence[Ranker],
+        *,
+        method: str = "rrf",
+        depth: int = 100,
+        k: int = RRF_K,
+    ) -> None:
+        if not rankers:
+            raise InputError("FusionRanker needs at least one ranker", field="rankers")
+        if method not in FUSION_METHODS:
+            raise InputError(
+                f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method"
+            )
+        if depth < 1:
+            raise InputError(f"depth must be >= 1, got {depth}", field="depth")
+        self.rankers = list(rankers)
+        self.method = method
+        self.depth = depth
+        self.k = k
+        self.name = method
+        params: dict[str, Any] = {
+            "method": method,
+            "depth": depth,
+            "inputs": [{"ranker": r.name, "params": r.params} for r in self.rankers],
+        }
+        if method == "rrf":
+            params["k"] = k
+        super().__init__(params)
+
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
+        depth = max(self.depth, k)
+        parts = [r.rank(query, depth, candidates=candidates) for r in self.rankers]
+        fused = fuse(parts, self.method, depth=k, k=self.k)
+        return fused.ids, fused.scores
+
+
+#: name -> fusion function, for code that picks a method from configuration
+FUSERS: dict[str, Callable[..., Ranking]] = {"rrf": rrf, "combsum": comb_sum, "combmnz": comb_mnz}

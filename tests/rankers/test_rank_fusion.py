@@ -1,0 +1,137 @@
+"""Fusion: hand-computed RRF/CombSUM/CombMNZ and agreement with ranx on toy cases."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from _ranker_fixtures import TableEmbedder, synthetic_corpus
+from ranx import Run
+from ranx.fusion import comb_mnz as ranx_comb_mnz
+from ranx.fusion import comb_sum as ranx_comb_sum
+from ranx.fusion import rrf as ranx_rrf
+from ranx.normalization import min_max_norm
+
+from scholarkg.benchmark.rankers import Ranking
+from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+from scholarkg.benchmark.rankers.dense import DenseRanker
+from scholarkg.benchmark.rankers.fusion import (
+    FusionRanker,
+    comb_mnz,
+    comb_sum,
+    fuse,
+    min_max,
+    rrf,
+)
+from scholarkg.errors import InputError
+
+A = Ranking(ids=["a", "b", "c"], scores=[3.0, 2.0, 1.0], ranker="x", query_id="q1")
+B = Ranking(ids=["c", "a", "d"], scores=[0.9, 0.5, 0.1], ranker="y", query_id="q1")
+
+
+def test_rrf_by_hand() -> None:
+    fused = rrf([A, B])
+    expected = {
+        "a": 1 / 61 + 1 / 62,
+        "c": 1 / 63 + 1 / 61,
+        "b": 1 / 62,
+        "d": 1 / 63,
+    }
+    assert fused.ids == ["a", "c", "b", "d"]
+    assert fused.scores == pytest.approx([expected[i] for i in fused.ids], abs=1e-12)
+    assert fused.ranker == "rrf"
+    assert fused.params == {"k": 60, "inputs": ["x", "y"]}
+    assert fused.query_id == "q1"
+    assert rrf([A, B], k=0, depth=1).as_dict() == {"a": pytest.approx(1 / 1 + 1 / 2)}
+
+
+def test_comb_sum_and_mnz_by_hand() -> None:
+    # min-max: A -> a 1, b .5, c 0; B -> c 1, a .5, d 0
+    s = comb_sum([A, B])
+    assert s.ids == ["a", "c", "b", "d"]
+    assert s.scores == pytest.approx([1.5, 1.0, 0.5, 0.0])
+    m = comb_mnz([A, B])
+    assert m.ids == ["a", "c", "b", "d"]
+    assert m.scores == pytest.approx([3.0, 2.0, 0.5, 0.0])
+
+
+def test_min_max_constant_scores_are_zero() -> None:
+    assert min_max([2.0, 2.0]) == [0.0, 0.0]
+    assert min_max([]) == []
+    assert min_max([1.0, 3.0, 2.0]) == [0.0, 1.0, 0.5]
+
+
+def _random_rankings(seed: int) -> list[Ranking]:
+    rng = random.Random(seed)
+    docs = [f"d{i}" for i in range(25)]
+    out = []
+    for r in range(3):
+        chosen = rng.sample(docs, rng.randint(5, 20))
+        scores = sorted((rng.uniform(-2, 5) for _ in chosen), reverse=True)
+        out.append(Ranking(ids=chosen, scores=scores, ranker=f"r{r}", query_id="q"))
+    return out
+
+
+def _to_ranx(r: Ranking) -> Run:
+    return Run({"q": r.as_dict()})
+
+
+@pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_agrees_with_ranx(seed: int) -> None:
+    rankings = _random_rankings(seed)
+    runs = [_to_ranx(r) for r in rankings]
+    expected_rrf = ranx_rrf(runs, k=60).to_dict()["q"]
+    got = rrf(rankings).as_dict()
+    assert got.keys() == expected_rrf.keys()
+    for doc_id, score in got.items():
+        assert score == pytest.approx(expected_rrf[doc_id], abs=1e-9)
+    normed = [min_max_norm(run) for run in runs]
+    for ours, theirs in ((comb_sum, ranx_comb_sum), (comb_mnz, ranx_comb_mnz)):
+        expected = theirs(normed).to_dict()["q"]
+        got = ours(rankings).as_dict()
+        assert got.keys() == expected.keys()
+        for doc_id, score in got.items():
+            assert score == pytest.approx(expected[doc_id], abs=1e-9)
+
+
+def test_fuse_dispatch_and_errors() -> None:
+    assert fuse([A, B], "combmnz").scores == comb_mnz([A, B]).scores
+    with pytest.raises(InputError, match="unknown fusion method"):
+        fuse([A, B], "borda")
+    with pytest.raises(InputError, match="at least one ranking"):
+        rrf([])
+    other = Ranking(ids=["a"], scores=[1.0], ranker="z", query_id="q2")
+    with pytest.raises(InputError, match="different queries"):
+        rrf([A, other])
+
+
+def test_fusion_ranker_combines_bm25_and_dense() -> None:
+    ids = ["p1", "p2", "p3"]
+    texts = ["graph ranking", "neural model", "citation network"]
+    bm25 = BM25Ranker(ids, texts)
+    table = {
+        "graph ranking": [1, 0, 0],
+        "neural model": [0, 1, 0],
+        "citation network": [0.8, 0, 0.6],
+        "graph query": [0.6, 0, 0.8],
+    }
+    dense = DenseRanker.from_texts(TableEmbedder(table), ids, texts)
+    fused = FusionRanker([bm25, dense], method="rrf", depth=3).rank("graph query", 2)
+    # bm25: p1 only (p2, p3 score 0 -> corpus order) = [p1, p2, p3]
+    # dense cosines: p1 .6, p2 0, p3 .6*.8+.8*.6 = .96 -> [p3, p1, p2]
+    expected = {"p1": 1 / 61 + 1 / 62, "p3": 1 / 63 + 1 / 61, "p2": 1 / 62 + 1 / 63}
+    assert fused.ids == ["p1", "p3"]
+    assert fused.scores == pytest.approx([expected["p1"], expected["p3"]])
+    assert fused.ranker == "rrf"
+    assert [i["ranker"] for i in fused.params["inputs"]] == ["bm25", "dense"]
+
+
+def test_fusion_ranker_passes_candidates() -> None:
+    ids, texts = synthetic_corpus(n_docs=20)
+    bm25 = BM25Ranker(ids, texts)
+    fused = FusionRanker([bm25, bm25], method="combsum").rank(texts[0], 5, candidates=ids[5:10])
+    assert set(fused.ids) <= set(ids[5:10])
+    assert fused.ids == bm25.rank(texts[0], 5, candidates=ids[5:10]).ids
+    assert np.all(np.diff(fused.scores) <= 0)
