@@ -82,7 +82,7 @@ StepFn = Callable[[GraphStore, Settings, Path, dict, Console, int, int], None]
 
 
 def _steps(with_llm: bool) -> list[StepFn]:
-    steps: list[StepFn] = [_load_corpus, _explore]
+    steps: list[StepFn] = [_load_corpus, _explore, _embed]
     return steps
 
 
@@ -139,4 +139,42 @@ def _explore(
         {"k": 5},
     )
     print_rows(top, "table", title="most cited")
+    _done(console, t)
+
+
+def _embed(
+    store: GraphStore,
+    settings: Settings,
+    out_dir: Path,
+    summary: dict,
+    console: Console,
+    n_papers: int,
+    n_leaderboards: int,
+) -> None:
+    from rich.progress import Progress
+
+    from scholarkg.commands.common import print_rows
+    from scholarkg.services.embeddings import embed_nodes, load_embedder, search_nodes
+
+    t = _step(console, "5. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
+    embedder = load_embedder("minilm")
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("embedding papers", total=None)
+        report = embed_nodes(
+            store, "Paper", ["title", "abstract"], embedder=embedder,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )  # fmt: skip
+    console.print(
+        f"  embedded {report.n_embedded}, unchanged {report.n_skipped}, "
+        f"{report.texts_per_s:.1f} texts/s; re-running embeds nothing that did not change"
+    )
+    again = embed_nodes(store, "Paper", ["title", "abstract"], embedder=embedder)
+    console.print(f"  second pass: embedded {again.n_embedded}, unchanged {again.n_skipped}")
+    hits = search_nodes(store, "Paper", "graph link prediction embeddings", embedder=embedder, k=3)
+    print_rows(
+        [{"score": round(h.score, 3), "title": h.properties.get("title")} for h in hits],
+        "table",
+        title="vector search: 'graph link prediction embeddings'",
+    )
+    summary["embedded"] = report.n_embedded
     _done(console, t)
