@@ -480,3 +480,197 @@ NODE_RECORDS: tuple[type[NodeRecord], ...] = (
 EDGE_RECORDS: tuple[type[EdgeRecord], ...] = (
     Authorship, Citation, Comparison, HasChunk, Judgement,
 )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- leaderboard edges
+# ORKG-style results (Papers with Code): (Paper)-[:HAS_RESULT]->(Result)-[:FOR_METHOD]->(Method),
+# (Result)-[:ON_DATASET|FOR_TASK|USING_METRIC]->(...), (Result)-[:IN_LEADERBOARD]->(Leaderboard)
+# and the leaderboard's own (Leaderboard)-[:ON_DATASET|FOR_TASK|USING_METRIC]->(...). One class
+# per (type, start label, end label) because the writer batches by that triple.
+
+
+class HasResult(EdgeRecord):
+    TYPE: ClassVar[str] = "HAS_RESULT"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Result"
+
+
+class ResultMethod(EdgeRecord):
+    TYPE: ClassVar[str] = "FOR_METHOD"
+    START: ClassVar[str] = "Result"
+    END: ClassVar[str] = "Method"
+
+
+class ResultDataset(EdgeRecord):
+    TYPE: ClassVar[str] = "ON_DATASET"
+    START: ClassVar[str] = "Result"
+    END: ClassVar[str] = "Dataset"
+
+
+class ResultTask(EdgeRecord):
+    TYPE: ClassVar[str] = "FOR_TASK"
+    START: ClassVar[str] = "Result"
+    END: ClassVar[str] = "Task"
+
+
+class ResultMetric(EdgeRecord):
+    TYPE: ClassVar[str] = "USING_METRIC"
+    START: ClassVar[str] = "Result"
+    END: ClassVar[str] = "Metric"
+
+
+class InLeaderboard(EdgeRecord):
+    TYPE: ClassVar[str] = "IN_LEADERBOARD"
+    START: ClassVar[str] = "Result"
+    END: ClassVar[str] = "Leaderboard"
+
+
+class LeaderboardDataset(EdgeRecord):
+    TYPE: ClassVar[str] = "ON_DATASET"
+    START: ClassVar[str] = "Leaderboard"
+    END: ClassVar[str] = "Dataset"
+
+
+class LeaderboardTask(EdgeRecord):
+    TYPE: ClassVar[str] = "FOR_TASK"
+    START: ClassVar[str] = "Leaderboard"
+    END: ClassVar[str] = "Task"
+
+
+class LeaderboardMetric(EdgeRecord):
+    TYPE: ClassVar[str] = "USING_METRIC"
+    START: ClassVar[str] = "Leaderboard"
+    END: ClassVar[str] = "Metric"
+
+
+class SubtaskOf(EdgeRecord):
+    """``(child:Task)-[:SUBTASK_OF]->(parent:Task)`` (Papers with Code's task tree)."""
+
+    TYPE: ClassVar[str] = "SUBTASK_OF"
+    START: ClassVar[str] = "Task"
+    END: ClassVar[str] = "Task"
+
+
+def repository_id(url: str) -> str:
+    """``repo:github.com/owner/name`` from any spelling of a repository URL.
+
+    Lives here rather than in ``ids.py`` only because that module belongs to another change;
+    scheme, ``www.``, ``.git`` and trailing slashes are dropped and the host is lower-cased.
+    """
+    text = url.strip()
+    text = text.split("://", 1)[1] if "://" in text else text
+    text = text.removeprefix("www.").rstrip("/").removesuffix(".git").rstrip("/")
+    if not text:
+        raise ValueError("empty repository URL")
+    host, _, path = text.partition("/")
+    return f"repo:{host.lower()}/{path}" if path else f"repo:{host.lower()}"
+
+
+class Repository(NodeRecord):
+    """A code repository; the id is the URL without scheme, ``.git`` or trailing slash."""
+
+    LABEL: ClassVar[str] = "Repository"
+    url: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: repository_id(d["url"]))
+
+
+class HasCode(EdgeRecord):
+    """``(Paper)-[:HAS_CODE]->(Repository)`` from links-between-papers-and-code.json."""
+
+    TYPE: ClassVar[str] = "HAS_CODE"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Repository"
+    is_official: bool | None = None
+    framework: str | None = None
+    mentioned_in_paper: bool | None = None
+    mentioned_in_github: bool | None = None
+
+
+class RPLMLeaderboard(Leaderboard):
+    """A LEGOBench RPLM query (one ``rplm.xlsx`` row); id ``lego:rplm:<row>``.
+
+    A row, not the ⟨task, dataset, metric⟩ triple, is the identity: RPLM's dataset strings carry
+    PwC variant suffixes and the row is what answer workbooks align with.
+    """
+
+    #: 0-based data row of ``rplm.xlsx``; stored as the node property ``row`` (the field
+    #: cannot be called ``row``: that is ``NodeRecord.row()``)
+    sheet_row: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        return _with_id(data, lambda d: ids.scoped_id("lego", "rplm", d["sheet_row"]))
+
+    def properties(self) -> dict[str, Any]:
+        props = super().properties()
+        props["row"] = props.pop("sheet_row")
+        return props
+
+
+class TitleLine(NodeRecord):
+    """One raw line of an RPLM GT list, kept verbatim (split fragments are not papers).
+
+    ``text_norm`` is only a matching key for the optional OF_PAPER pass; ``text`` is never
+    cleaned. One node per (leaderboard, GT position), so duplicate lines stay two entries.
+    """
+
+    LABEL: ClassVar[str] = "TitleLine"
+    leaderboard: str
+    gt_rank: int
+    text: str
+    text_norm: str | None = None
+    # keep surrounding whitespace: the defects are the data
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("text") and not data.get("text_norm"):
+            data = {**data, "text_norm": ids.normalize_title(data["text"]) or None}
+        return _with_id(data, lambda d: f"{d['leaderboard']}/line/{d['gt_rank']}")
+
+
+class HasEntry(EdgeRecord):
+    """``(Leaderboard)-[:HAS_ENTRY {gt_rank, option_index}]->(TitleLine)`` (RPLM gold).
+
+    ``gt_rank`` is 1-based (best first); ``option_index`` is the 0-based position of the same
+    line in the shuffled ``model_options`` (k-th duplicate ↔ k-th duplicate).
+    """
+
+    TYPE: ClassVar[str] = "HAS_ENTRY"
+    START: ClassVar[str] = "Leaderboard"
+    END: ClassVar[str] = "TitleLine"
+    gt_rank: int
+    option_index: int | None = None
+
+
+class HasPaperEntry(EdgeRecord):
+    """``(Leaderboard)-[:HAS_ENTRY {gt_rank, score, method}]->(Paper)`` (ground-truth files)."""
+
+    TYPE: ClassVar[str] = "HAS_ENTRY"
+    START: ClassVar[str] = "Leaderboard"
+    END: ClassVar[str] = "Paper"
+    gt_rank: int
+    score: float | None = None
+    method: str | None = None
+
+
+class OfPaper(EdgeRecord):
+    """``(TitleLine)-[:OF_PAPER]->(Paper)``: the line resolved to a paper by normalized title."""
+
+    TYPE: ClassVar[str] = "OF_PAPER"
+    START: ClassVar[str] = "TitleLine"
+    END: ClassVar[str] = "Paper"
+
+
+NODE_RECORDS = (*NODE_RECORDS, Repository, RPLMLeaderboard, TitleLine)
+EDGE_RECORDS = (
+    *EDGE_RECORDS, HasResult, ResultMethod, ResultDataset, ResultTask, ResultMetric,
+    InLeaderboard, LeaderboardDataset, LeaderboardTask, LeaderboardMetric, SubtaskOf, HasCode,
+    HasEntry, HasPaperEntry, OfPaper,
+)  # fmt: skip

@@ -1,0 +1,183 @@
+"""``scholarkg leaderboard``: leaderboards as graph queries.
+
+``show`` ranks a ⟨task, dataset, metric⟩ leaderboard from its Result nodes (ORKG-style
+pattern, loaded from Papers with Code) in the direction the Metric node says; ``list`` shows
+leaderboards with entry counts. Names match exactly first, then case-insensitively (and
+ignoring punctuation, via ``ids.normalize_text``); otherwise the error lists close names.
+
+The ranking logic is plain functions (``resolve_leaderboard``, ``ranked_results``,
+``list_leaderboards``) so benchmarks and tests use them without the CLI.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import typer
+
+from scholarkg.commands.common import OUTPUT_FORMATS, err_console, print_rows, store_session
+from scholarkg.errors import InputError
+from scholarkg.loaders.metric_direction import UNKNOWN_HINT
+from scholarkg.schema.ids import normalize_text
+from scholarkg.store.base import GraphStore
+
+app = typer.Typer(help="Leaderboards stored in the graph.", no_args_is_help=True)
+
+
+def _match(rows: Sequence[dict[str, Any]], want: str, key: str) -> list[dict[str, Any]]:
+    """Rows whose ``key`` equals ``want`` exactly; else case-insensitively; else normalised."""
+    for same in (
+        lambda a, b: a == b,
+        lambda a, b: a.casefold() == b.casefold(),
+        lambda a, b: normalize_text(a) == normalize_text(b),
+    ):
+        hits = [r for r in rows if isinstance(r.get(key), str) and same(r[key], want)]
+        if hits:
+            return hits
+    return []
+
+
+def _no_match(what: str, want: str, names: Sequence[str]) -> InputError:
+    close = difflib.get_close_matches(want, sorted(set(names)), n=5, cutoff=0.5)
+    if not close:
+        lowered = want.casefold()
+        close = sorted({n for n in names if lowered in n.casefold()})[:5]
+    hint = f"; close names: {', '.join(repr(c) for c in close)}" if close else ""
+    return InputError(f"no leaderboard with {what} {want!r}{hint}", field=what)
+
+
+def resolve_leaderboard(store: GraphStore, task: str, dataset: str, metric: str) -> dict[str, Any]:
+    """The leaderboard row (id, task, dataset, metric, source, results) for user-typed names.
+
+    Each name narrows the candidates in turn (task, then dataset, then metric), so the error
+    names the first part that matches nothing and suggests close names from what remains.
+    When several leaderboards match (e.g. a LEGOBench row and the PwC table of the same
+    triple), the one with the most results wins.
+    """
+    rows = store.run_named("leaderboard_names", {})
+    if not rows:
+        raise InputError("the graph has no leaderboards; load some with 'scholarkg load pwc'")
+    for key, want in (("task", task), ("dataset", dataset), ("metric", metric)):
+        hits = _match(rows, want, key)
+        if not hits:
+            raise _no_match(key, want, [r[key] for r in rows if isinstance(r.get(key), str)])
+        rows = hits
+    return max(rows, key=lambda r: (int(r.get("results") or 0), r["id"]))
+
+
+def ranked_results(store: GraphStore, leaderboard_id: str) -> tuple[str, list[dict[str, Any]]]:
+    """``(direction, rows)``: results best first, each with a competition rank (ties share).
+
+    An ``unknown`` direction is ranked as higher-is-better and reported as such by the CLI.
+    Unscored results (unparseable raw values) come last with rank ``None``.
+    """
+    meta = store.run_named("leaderboard_metric", {"leaderboardId": leaderboard_id})
+    direction = (meta[0].get("direction") if meta else None) or "unknown"
+    rows = store.run_named(
+        "leaderboard_show",
+        {"leaderboardId": leaderboard_id, "lowerIsBetter": direction == "lower"},
+    )
+    out: list[dict[str, Any]] = []
+    rank = 0
+    prev: float | None = None
+    for i, row in enumerate(rows, start=1):
+        score = row.get("score")
+        if score is None:
+            current = None
+        else:
+            if prev is None or score != prev:
+                rank = i
+            prev = score
+            current = rank
+        out.append(
+            {
+                "rank": current,
+                "method": row.get("method"),
+                "paper": row.get("paper_title"),
+                "arxiv_id": row.get("arxiv_id"),
+                "score": score,
+                "raw_score": row.get("raw_score"),
+                "date": row.get("date"),
+            }
+        )
+    return direction, out
+
+
+def gold_entries(store: GraphStore, leaderboard_id: str) -> list[dict[str, Any]]:
+    """Ground-truth entries (HAS_ENTRY) in gold order, for leaderboards without Results."""
+    return store.run_named("leaderboard_gold", {"leaderboardId": leaderboard_id})
+
+
+def list_leaderboards(
+    store: GraphStore, *, task: str | None = None, limit: int = 100
+) -> list[dict[str, Any]]:
+    """Leaderboards (optionally of one task, matched like ``show``) with entry counts."""
+    if task is None:
+        return store.run_named("leaderboard_list", {"task": None, "limit": limit})
+    rows = store.run_named("leaderboard_list", {"task": task, "limit": limit})
+    if rows:
+        return rows
+    names = store.run_named("leaderboard_names", {})
+    hits = _match(names, task, "task")
+    if not hits:
+        raise _no_match("task", task, [r["task"] for r in names if isinstance(r.get("task"), str)])
+    out: list[dict[str, Any]] = []
+    for name in sorted({r["task"] for r in hits}):
+        out += store.run_named("leaderboard_list", {"task": name, "limit": limit})
+    return out[:limit]
+
+
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")]
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in OUTPUT_FORMATS:
+        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
+
+
+@app.command("show")
+def show(
+    task: Annotated[str, typer.Option("--task", help="Task name.")],
+    dataset: Annotated[str, typer.Option("--dataset", help="Dataset name.")],
+    metric: Annotated[str, typer.Option("--metric", help="Metric name.")],
+    fmt: FormatOpt = "table",
+) -> None:
+    """The ranked table of one leaderboard, best first in the metric's direction."""
+    _check_format(fmt)
+    with store_session() as store:
+        board = resolve_leaderboard(store, task, dataset, metric)
+        direction, rows = ranked_results(store, board["id"])
+        gold: list[dict[str, Any]] = []
+        if not rows:
+            gold = gold_entries(store, board["id"])
+    title = f"{board['task']} / {board['dataset']} / {board['metric']} ({direction} is better)"
+    warn: Callable[[str], None] = lambda msg: err_console.print(  # noqa: E731
+        f"[yellow]{msg}[/yellow]", soft_wrap=True
+    )
+    if direction == "unknown":
+        warn(
+            f"warning: direction of metric {board['metric']!r} is unknown; ranked as higher "
+            f"is better. hint: {UNKNOWN_HINT}"
+        )
+    if rows:
+        print_rows(rows, fmt, title=title)
+    elif gold:
+        warn("no Result nodes on this leaderboard; showing its ground-truth order")
+        print_rows(gold, fmt, title=f"{title} — ground truth")
+    else:
+        print_rows([], fmt, title=title)
+
+
+@app.command("list")
+def list_(
+    task: Annotated[str | None, typer.Option("--task", help="Only this task.")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many.")] = 100,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Leaderboards with their number of results and ground-truth entries."""
+    _check_format(fmt)
+    with store_session() as store:
+        rows = list_leaderboards(store, task=task, limit=limit)
+    print_rows(rows, fmt, title="leaderboards")

@@ -1,0 +1,470 @@
+"""``scholarkg load``: files in their real formats → the graph.
+
+Every subcommand applies the schema first, streams the loader's records through
+``checkpoint.run_resumable`` (idempotent MERGE batches, a checkpoint after every flush, a rich
+progress bar) and ends with a summary table. ``--resume`` skips what an earlier, interrupted
+run of the same file into the same graph durably wrote.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from scholarkg.commands.common import console, err_console, settings, store_session
+from scholarkg.errors import InputError, NotSupported
+from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
+from scholarkg.loaders.metric_direction import UNKNOWN_HINT, DirectionResolver
+from scholarkg.store.base import GraphCounts, GraphStore
+
+app = typer.Typer(
+    help="Load files into the graph (idempotent: MERGE on stable ids).", no_args_is_help=True
+)
+
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
+]
+BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
+DirectionsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--directions",
+        exists=True,
+        dir_okay=False,
+        help='Metric direction overrides: JSON/TOML {"metric": "higher"|"lower"}.',
+    ),
+]
+
+
+@dataclass
+class Step:
+    """One file to load: a label for the bar, the file, the loader kind and its groups."""
+
+    label: str
+    source: Path
+    kind: str
+    groups: Callable[[], Iterable[Group]]
+
+
+@dataclass
+class LoadSummary:
+    """Everything a load command prints at the end (and tests inspect)."""
+
+    stats: list[LoadStats] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unknown_directions: set[str] = field(default_factory=set)
+    #: the graph's node/relationship totals after the load
+    graph: GraphCounts | None = None
+
+    def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
+        nodes: Counter[str] = Counter()
+        rels: Counter[str] = Counter()
+        skipped: Counter[str] = Counter()
+        for st in self.stats:
+            nodes.update(st.write.nodes)
+            rels.update(st.write.relationships)
+            skipped.update(st.write.skipped_relationships)
+        return nodes, rels, skipped
+
+
+def run_steps(
+    store: GraphStore,
+    steps: Sequence[Step],
+    *,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    summary: LoadSummary | None = None,
+) -> LoadSummary:
+    """Run ``steps`` in order with a progress bar; checkpoints live under ``<home>/checkpoints``."""
+    summary = summary if summary is not None else LoadSummary()
+    cfg = settings()
+    directory = cfg.home / "checkpoints"
+    columns = (
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed:,} records"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=False) as bar:
+        for step in steps:
+            task_id = bar.add_task(f"{step.label} ({step.source.name})", total=None)
+            checkpoint = Checkpoint.open(
+                step.source, directory=directory, scope=f"{cfg.backend}:{store.graph}:{step.kind}"
+            )
+
+            def progress(n: int, task_id: Any = task_id) -> None:
+                bar.update(task_id, completed=n)
+
+            try:
+                stats = run_resumable(
+                    store,
+                    step.groups(),
+                    source=step.source,
+                    checkpoint=checkpoint,
+                    resume=resume,
+                    batch_size=batch_size,
+                    progress=progress,
+                )
+            except InputError:
+                bar.stop()
+                done = checkpoint.done
+                err_console.print(
+                    f"[yellow]{step.source}: {done} record(s) before the error are stored; fix "
+                    "the file and rerun with --resume to continue.[/yellow]"
+                )
+                raise
+            bar.update(task_id, completed=stats.records, total=stats.records)
+            summary.stats.append(stats)
+            if stats.skipped_on_resume:
+                summary.notes.append(
+                    f"{step.source.name}: resumed, skipped {stats.skipped_on_resume} record(s) "
+                    "already stored"
+                )
+            if stats.prefix_changed:
+                summary.notes.append(
+                    f"{step.source.name}: file changed since the checkpoint; rewrote from the "
+                    "last verified point"
+                )
+    summary.graph = store.counts()
+    return summary
+
+
+def print_summary(summary: LoadSummary, *, title: str) -> None:
+    """Nodes/relationships written, skipped edges, notes, and unknown metric directions."""
+    nodes, rels, skipped = summary.totals()
+    table = Table(title=title)
+    table.add_column("kind")
+    table.add_column("name")
+    table.add_column("merged", justify="right")
+    table.add_column("skipped", justify="right")
+    graph = summary.graph
+    if graph is not None:
+        table.add_column("in graph", justify="right")
+
+    def in_graph(counts: dict[str, int] | None, name: str) -> list[str]:
+        return [] if counts is None else [f"{counts.get(name, 0):,}"]
+
+    for name, count in sorted(nodes.items()):
+        table.add_row("node", name, f"{count:,}", "", *in_graph(graph and graph.nodes, name))
+    for name in sorted(set(rels) | set(skipped)):
+        table.add_row(
+            "relationship", name, f"{rels[name]:,}", f"{skipped[name]:,}",
+            *in_graph(graph and graph.relationships, name),
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        "[dim]merged = rows sent (MERGE; several files may merge the same node); in graph = "
+        "totals after the load[/dim]"
+    )
+    records = sum(st.records for st in summary.stats)
+    console.print(f"[dim]{records:,} source record(s) from {len(summary.stats)} file(s)[/dim]")
+    if sum(skipped.values()):
+        console.print(
+            f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "
+            "the graph (load the papers first)[/yellow]"
+        )
+    for note in summary.notes:
+        console.print(note)
+    if summary.unknown_directions:
+        names = ", ".join(sorted(summary.unknown_directions))
+        err_console.print(
+            f"[yellow]warning: {len(summary.unknown_directions)} metric(s) with unknown "
+            f"direction: {names}[/yellow]\n[yellow]hint: {UNKNOWN_HINT}[/yellow]",
+            soft_wrap=True,
+        )
+
+
+# --------------------------------------------------------------------------- step builders
+
+
+def apc_steps(
+    papers: Path, citations: Path | None, comparisons: Path | None, *, chunks: bool
+) -> list[Step]:
+    from scholarkg.loaders import apc
+    from scholarkg.loaders.checkpoint import group_by_start, single_groups
+    from scholarkg.schema.records import Paper
+
+    steps = [
+        Step(
+            "papers",
+            papers,
+            "apc-papers",
+            lambda: group_by_start(
+                apc.read_papers(papers, chunks=chunks), lambda r: isinstance(r, Paper)
+            ),
+        )
+    ]
+    if citations:
+        steps.append(
+            Step(
+                "citations",
+                citations,
+                "apc-citations",
+                lambda: single_groups(apc.read_citations(citations)),
+            )
+        )
+    if comparisons:
+        steps.append(
+            Step(
+                "comparisons",
+                comparisons,
+                "apc-comparisons",
+                lambda: single_groups(apc.read_comparisons(comparisons)),
+            )
+        )
+    return steps
+
+
+def pwc_steps(
+    evaluation_tables: Path | None,
+    papers: Path | None,
+    links: Path | None,
+    report: Any,
+) -> list[Step]:
+    from scholarkg.loaders import pwc
+
+    steps = []
+    # papers first: their full records (abstracts, authors) before rows add minimal ones
+    if papers:
+        steps.append(
+            Step("pwc papers", papers, "pwc-papers", lambda: pwc.read_papers_with_abstracts(papers))
+        )
+    if evaluation_tables:
+        steps.append(
+            Step(
+                "pwc evaluation tables",
+                evaluation_tables,
+                "pwc-evaluation-tables",
+                lambda: pwc.read_evaluation_tables(evaluation_tables, report=report),
+            )
+        )
+    if links:
+        steps.append(Step("pwc code links", links, "pwc-links", lambda: pwc.read_links(links)))
+    return steps
+
+
+def _pwc_notes(summary: LoadSummary, report: Any) -> None:
+    summary.unknown_directions |= set(report.unknown_directions)
+    if report.unparseable_scores:
+        summary.notes.append(
+            f"{report.unparseable_scores} score(s) not parseable as numbers: stored with "
+            f"score=null and raw_score kept (e.g. {', '.join(report.unparseable_examples[:3])})"
+        )
+    if report.results_without_paper:
+        summary.notes.append(
+            f"{report.results_without_paper} result(s) name no paper (no paper_url or title): "
+            "stored without HAS_RESULT"
+        )
+    if report.rows_without_method:
+        summary.notes.append(
+            f"{report.rows_without_method} row(s) without model_name or paper_title skipped"
+        )
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@app.command("apc")
+def load_apc(
+    papers: Annotated[Path, typer.Option(help="papers.jsonl(.gz)", exists=True, dir_okay=False)],
+    citations: Annotated[
+        Path | None, typer.Option(help="Citation edge list (csv/tsv/jsonl).", exists=True)
+    ] = None,
+    comparisons: Annotated[
+        Path | None, typer.Option(help="Comparison edge list (csv/tsv/jsonl).", exists=True)
+    ] = None,
+    no_chunks: Annotated[
+        bool, typer.Option("--no-chunks", help="Do not split full texts into Chunk nodes.")
+    ] = False,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 5_000,
+) -> None:
+    """An arXiv papers collection (APC): papers, citations, comparisons."""
+    steps = apc_steps(papers, citations, comparisons, chunks=not no_chunks)
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+    print_summary(summary, title="load apc")
+
+
+@app.command("pwc")
+def load_pwc(
+    evaluation_tables: Annotated[
+        Path | None, typer.Option(help="evaluation-tables.json(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    papers: Annotated[
+        Path | None,
+        typer.Option(help="papers-with-abstracts.json(.gz)", exists=True, dir_okay=False),
+    ] = None,
+    links: Annotated[
+        Path | None,
+        typer.Option(help="links-between-papers-and-code.json(.gz)", exists=True, dir_okay=False),
+    ] = None,
+    directions: DirectionsOpt = None,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 2_000,
+) -> None:
+    """Papers with Code dumps: leaderboards as Result nodes, papers, code links."""
+    from scholarkg.loaders.pwc import PwcReport
+
+    if not (evaluation_tables or papers or links):
+        raise InputError("give at least one of --evaluation-tables, --papers, --links")
+    report = PwcReport(directions=DirectionResolver.from_file(directions))
+    steps = pwc_steps(evaluation_tables, papers, links, report)
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+    _pwc_notes(summary, report)
+    print_summary(summary, title="load pwc")
+
+
+@app.command("rplm")
+def load_rplm(
+    gold: Annotated[Path, typer.Option(help="LEGOBench rplm.xlsx", exists=True, dir_okay=False)],
+    link: Annotated[
+        bool, typer.Option(help="Link title lines to papers with the same normalised title.")
+    ] = True,
+    directions: DirectionsOpt = None,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 500,
+) -> None:
+    """LEGOBench RPLM gold leaderboards (title lines kept verbatim)."""
+    from scholarkg.loaders.legobench_graph import link_title_lines, read_rplm_graph
+
+    resolver = DirectionResolver.from_file(directions)
+    steps = [
+        Step("rplm", gold, "legobench-rplm", lambda: read_rplm_graph(gold, directions=resolver))
+    ]
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+        if link:
+            linked = link_title_lines(store)
+            summary.notes.append(f"{linked} title line(s) linked to a paper (OF_PAPER)")
+    summary.unknown_directions |= resolver.unknown
+    print_summary(summary, title="load rplm")
+
+
+@app.command("leaderboards")
+def load_leaderboards(
+    ground_truth: Annotated[
+        Path, typer.Option(help="leaderboards.jsonl (ground truth)", exists=True, dir_okay=False)
+    ],
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 1_000,
+) -> None:
+    """Ground-truth leaderboards (HAS_ENTRY {gt_rank} → Paper); load papers first."""
+    from scholarkg.loaders.legobench_graph import read_ground_truth
+
+    steps = [
+        Step("ground truth", ground_truth, "ground-truth", lambda: read_ground_truth(ground_truth))
+    ]
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+    print_summary(summary, title="load leaderboards")
+
+
+@app.command("bulk")
+def load_bulk(
+    papers: Annotated[Path, typer.Option(help="Paper nodes JSONL (id, …)", exists=True)],
+    edges: Annotated[
+        Path | None, typer.Option(help="Edge list (csv/tsv start,end or jsonl).", exists=True)
+    ] = None,
+    rel: Annotated[str, typer.Option(help="Relationship type of the edges.")] = "CITES",
+) -> None:
+    """Build a NEW embedded graph fast with GRAPH.BULK (refuses a graph that has nodes)."""
+    from scholarkg.schema.ddl import check_rel_type
+    from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
+
+    check_rel_type(rel)
+    columns = (
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed:,}"),
+        TimeElapsedColumn(),
+    )
+    with store_session() as store:
+        if store.backend != "embedded":
+            raise NotSupported(
+                "bulk loading uses FalkorDB's GRAPH.BULK; on Neo4j use 'neo4j-admin import' or "
+                "the incremental 'scholarkg load apc'"
+            )
+        with Progress(*columns, console=err_console) as bar:
+            stages: dict[str, Any] = {}
+
+            def progress(stage: str, done: int) -> None:
+                if stage not in stages:
+                    stages[stage] = bar.add_task(stage, total=None)
+                bar.update(stages[stage], completed=done)
+
+            result = bulk_load(
+                store,  # type: ignore[arg-type]
+                [NodeSource(papers)],
+                [EdgeSource(edges, rel_type=rel)] if edges else [],
+                progress=progress,
+            )
+    table = Table(title=f"load bulk into {store.graph!r}")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_row("nodes written", f"{result.nodes:,}")
+    table.add_row(f"{rel} relationships written", f"{result.relationships:,}")
+    table.add_row("relationships skipped", f"{result.skipped_relationships:,}")
+    table.add_row(
+        "seconds (parse / send / schema)",
+        f"{result.parse_seconds:.1f} / {result.send_seconds:.1f} / {result.schema_seconds:.1f}",
+    )
+    console.print(table)
+    if result.skipped_examples:
+        console.print(f"[yellow]skipped e.g.: {', '.join(result.skipped_examples[:5])}[/yellow]")
+
+
+@app.command("synthetic-legobench")
+def load_synthetic_legobench(
+    out: Annotated[Path, typer.Option(help="Directory to write the corpus files into.")],
+    papers: Annotated[int, typer.Option("--papers", min=5, help="Number of papers.")] = 600,
+    leaderboards: Annotated[
+        int, typer.Option("--leaderboards", min=1, help="Number of leaderboards.")
+    ] = 40,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+    no_load: Annotated[bool, typer.Option("--no-load", help="Only write the files.")] = False,
+    batch_size: BatchOpt = 2_000,
+) -> None:
+    """Generate the synthetic LEGOBench world, write every format, and load it (apc+pwc+gt)."""
+    from scholarkg.loaders.legobench_graph import read_ground_truth
+    from scholarkg.loaders.pwc import PwcReport
+    from scholarkg.synthetic.legobench_corpus import generate, write_corpus
+
+    corpus = generate(n_papers=papers, n_leaderboards=leaderboards, seed=seed)
+    files = write_corpus(corpus, out)
+    console.print(
+        f"wrote {len(corpus.papers)} papers, {len(corpus.leaderboards)} leaderboards, "
+        f"{len(corpus.citations)} citations to {out}"
+    )
+    for name, path in files.items():
+        console.print(f"  {name}: {path}", highlight=False)
+    if no_load:
+        return
+    report = PwcReport()
+    gt = files["leaderboards"]
+    # order: PwC, then APC (its richer paper records win on shared papers), then the ground
+    # truth last (its explicit metric directions win over the pattern table)
+    steps = [
+        *pwc_steps(
+            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
+        ),
+        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
+        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
+    ]
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, batch_size=batch_size)
+    _pwc_notes(summary, report)
+    print_summary(summary, title=f"load synthetic-legobench (seed {seed})")

@@ -1,0 +1,259 @@
+"""Resumable loads: remember how many *source records* of a file are durably in the graph.
+
+Loads are idempotent anyway (MERGE on stable ids), so a checkpoint only saves time: after a
+crash or a bad record at line 50 000 of a large dump, ``--resume`` skips what was already
+written instead of re-sending it.
+
+A checkpoint is one small JSON file under ``<home>/checkpoints/`` per (source file, scope),
+where the scope names the graph and the loader (the same file loaded into another graph must
+not be skipped). It records the file's size and mtime and a list of *flush points*
+``[records_done, sha256 of those records]``, updated after every flush (atomically, with
+``os.replace``), so it never claims more than the store holds.
+
+Resuming when the file is unchanged (same size and mtime) skips ``records_done`` records
+outright. When the file changed, typically because the user fixed the bad line, the skipped
+prefix is re-read and re-hashed: at each stored flush point the digest must match, and at the
+first mismatch the load falls back to writing from the previous verified point. So "fix line
+50 and ``--resume``" skips only what is provably unchanged.
+
+Loaders feed this module *groups*: ``(source record number, [records of that source
+record])``, so a source record is either wholly written or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.writer import RecordWriter, WriteReport
+from scholarkg.schema.records import EdgeRecord, NodeRecord
+from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+AnyRecord = NodeRecord | EdgeRecord
+#: one source record (a JSONL line, a JSON array item, a spreadsheet row) and its records
+Group = tuple[int, Sequence[AnyRecord]]
+
+
+def _file_identity(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+@dataclass
+class Checkpoint:
+    """The checkpoint of one source file in one scope (see module doc)."""
+
+    file: Path
+    source: Path
+    scope: str
+    size: int | None = None
+    mtime_ns: int | None = None
+    points: list[tuple[int, str]] = field(default_factory=list)
+    complete: bool = False
+
+    @classmethod
+    def open(cls, source: str | Path, *, directory: str | Path, scope: str) -> Checkpoint:
+        """Load the checkpoint of ``source`` in ``scope`` (an empty one if none was saved)."""
+        source = Path(source).resolve()
+        key = hashlib.sha256(f"{source}\x1f{scope}".encode()).hexdigest()[:20]
+        file = Path(directory) / f"{key}.json"
+        cp = cls(file=file, source=source, scope=scope)
+        if file.is_file():
+            try:
+                data = json.loads(file.read_text(encoding="utf-8"))
+                cp.size = data.get("size")
+                cp.mtime_ns = data.get("mtime_ns")
+                cp.points = [(int(n), str(d)) for n, d in data.get("points", [])]
+                cp.complete = bool(data.get("complete"))
+            except (ValueError, TypeError, OSError) as err:  # a torn file is just no checkpoint
+                log.warning("ignoring unreadable checkpoint %s: %s", file, err)
+        return cp
+
+    @property
+    def done(self) -> int:
+        """Source records durably written at the last flush."""
+        return self.points[-1][0] if self.points else 0
+
+    def file_unchanged(self) -> bool:
+        if self.size is None or not self.source.is_file():
+            return False
+        return (self.size, self.mtime_ns) == _file_identity(self.source)
+
+    def save(self, points: list[tuple[int, str]], *, complete: bool = False) -> None:
+        self.points = list(points)
+        self.complete = complete
+        if self.source.is_file():
+            self.size, self.mtime_ns = _file_identity(self.source)
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.file.with_suffix(".tmp")
+        payload: dict[str, Any] = {
+            "source": str(self.source),
+            "scope": self.scope,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "points": self.points,
+            "complete": complete,
+        }
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, self.file)
+
+    def clear(self) -> None:
+        self.points = []
+        self.file.unlink(missing_ok=True)
+
+
+@dataclass
+class LoadStats:
+    """What one resumable load did; ``write`` is the writer's node/relationship report."""
+
+    source: str
+    records: int = 0
+    skipped_on_resume: int = 0
+    written_records: int = 0
+    write: WriteReport = field(default_factory=WriteReport)
+    prefix_changed: bool = False
+
+
+def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
+    for rec in records:
+        h.update(type(rec).__name__.encode())
+        h.update(rec.model_dump_json().encode())
+        h.update(b"\x1e")
+
+
+def run_resumable(
+    store: GraphStore,
+    groups: Iterable[Group],
+    *,
+    source: str | Path,
+    checkpoint: Checkpoint | None = None,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    max_records: int = 50_000,
+    progress: Callable[[int], None] | None = None,
+) -> LoadStats:
+    """Write ``groups`` through a ``RecordWriter``, flushing every ``batch_size`` groups.
+
+    A flush also happens once ``max_records`` graph records are buffered: one source record
+    can be huge (a PwC top-level task holds thousands of results), and the checkpoint should
+    advance at a steady pace whatever the grouping.
+
+    After each flush the checkpoint (if any) is saved. On a bad record (``InputError`` from
+    the loader) every complete group read before it is flushed and checkpointed, then the
+    error propagates, so a rerun with ``resume=True`` continues where this one stopped.
+    """
+    stats = LoadStats(source=str(source))
+    writer = RecordWriter(store, batch_size=batch_size)
+    stats.write = writer.report
+    saved = list(checkpoint.points) if (checkpoint and resume) else []
+    trusted = bool(saved) and checkpoint is not None and checkpoint.file_unchanged()
+    h = hashlib.sha256()
+    points: list[tuple[int, str]] = []
+    n = pending = buffered = 0
+    point_idx = 0
+    skipping = bool(saved)
+    held: list[Sequence[AnyRecord]] = []
+
+    def add(records: Sequence[AnyRecord]) -> None:
+        nonlocal pending, buffered
+        for rec in records:
+            writer.add(rec)
+        pending += 1
+        buffered += len(records)
+        stats.written_records += 1
+
+    def flush(*, complete: bool = False) -> None:
+        nonlocal pending, buffered
+        writer.flush()
+        pending = buffered = 0
+        if not points or points[-1][0] != n:
+            points.append((n, h.hexdigest()))
+        if checkpoint is not None:
+            checkpoint.save(points, complete=complete)
+        if progress:
+            progress(n)
+
+    try:
+        for _, records in groups:
+            n += 1
+            _digest_update(h, records)
+            if skipping:
+                if not trusted:
+                    held.append(records)
+                want_n, want_digest = saved[point_idx]
+                if n == want_n:
+                    if trusted or want_digest == h.hexdigest():
+                        points.append((n, want_digest))
+                        stats.skipped_on_resume = n
+                        held.clear()
+                        point_idx += 1
+                        skipping = point_idx < len(saved)
+                    else:
+                        log.warning(
+                            "%s changed after record %d: writing from there instead of skipping",
+                            source, stats.skipped_on_resume,
+                        )  # fmt: skip
+                        stats.prefix_changed = True
+                        skipping = False
+                        for rec_group in held:
+                            add(rec_group)
+                        held.clear()
+                if progress and n % 1000 == 0:
+                    progress(n)
+                continue
+            add(records)
+            if pending >= batch_size or buffered >= max_records:
+                flush()
+            elif progress and n % 1000 == 0:
+                progress(n)
+        if held:  # the file got shorter than the checkpoint: write what we held back
+            stats.prefix_changed = True
+            for rec_group in held:
+                add(rec_group)
+    except InputError:
+        # the loader raised before yielding the bad group, so ``n`` groups are complete:
+        # keep them and say so in the checkpoint
+        if not skipping:
+            flush()
+        stats.records = n
+        raise
+    flush(complete=True)
+    stats.records = n
+    return stats
+
+
+def single_groups(records: Iterable[AnyRecord]) -> Iterator[Group]:
+    """One record per source record (edge lists: one line → one relationship)."""
+    for i, rec in enumerate(records, start=1):
+        yield i, (rec,)
+
+
+def group_by_start(
+    records: Iterable[AnyRecord], starts: Callable[[AnyRecord], bool]
+) -> Iterator[Group]:
+    """Group a flat record stream whose source records each begin with a ``starts`` record.
+
+    Used for loaders that yield a flat stream (``apc.read_papers``: a Paper, then its
+    authors and chunks). On an error the partial group being built is dropped, not yielded:
+    it may be incomplete, and the checkpoint must never claim it.
+    """
+    current: list[AnyRecord] = []
+    number = 0
+    for rec in records:
+        if starts(rec) and current:
+            yield number, current
+            current = []
+        if starts(rec):
+            number += 1
+        current.append(rec)
+    if current:
+        yield number, current
