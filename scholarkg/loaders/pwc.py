@@ -26,8 +26,8 @@ Scores: numbers stay numbers; strings go through ``base.parse_number`` (``"85.2%
 ``"1,234"`` → 1234.0). ``raw_score`` always keeps the source text; an unparseable value stores
 ``score = null`` and is counted in the report, never dropped.
 
-``papers-with-abstracts.json`` → Paper (+ Author/AUTHORED_BY; Method nodes for the methods
-the paper mentions, not yet linked: ``schema/ddl.py`` has no Paper→Method type).
+``papers-with-abstracts.json`` → Paper (+ Author/AUTHORED_BY; the methods the paper mentions as
+``(Paper)-[:USES_METHOD]->(Method)``).
 ``links-between-papers-and-code.json`` → Repository +
 ``(Paper)-[:HAS_CODE {is_official, framework, mentioned_in_paper, mentioned_in_github}]``.
 
@@ -74,6 +74,7 @@ from scholarkg.schema.records import (
     ResultTask,
     SubtaskOf,
     Task,
+    UsesMethod,
 )
 
 log = logging.getLogger(__name__)
@@ -382,9 +383,8 @@ def read_papers_with_abstracts(path: str | Path) -> Iterator[Group]:
                 method = Method(name=name, full_name=full)
             except ValueError as err:
                 raise InputError(str(err), path=path, line=number, field=f"methods[{i}]") from err
-            # Method node only: ddl.py has no Paper->Method relationship type yet
-            # (a USES_METHOD type is requested from the schema owner).
             nodes.append(method)
+            edges.append(UsesMethod(start=paper.id, end=method.id))
         yield number, nodes + edges
 
 

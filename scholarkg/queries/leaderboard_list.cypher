@@ -11,6 +11,6 @@ OPTIONAL MATCH (lb)-[e:HAS_ENTRY]->()
 WITH lb, results, count(e) AS gold_entries
 OPTIONAL MATCH (lb)-[:USING_METRIC]->(m:Metric)
 RETURN lb.id AS id, lb.task AS task, lb.dataset AS dataset, lb.metric AS metric,
-       lb.source AS source, m.direction AS direction, results, gold_entries
+       lb.source AS source, coalesce(m.direction, "unknown") AS direction, results, gold_entries
 ORDER BY task, dataset, metric, id
 LIMIT $limit

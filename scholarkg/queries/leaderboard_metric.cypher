@@ -3,4 +3,4 @@
 MATCH (lb:Leaderboard {id: $leaderboardId})
 OPTIONAL MATCH (lb)-[:USING_METRIC]->(m:Metric)
 RETURN lb.id AS id, lb.task AS task, lb.dataset AS dataset, lb.metric AS metric,
-       m.direction AS direction
+       coalesce(m.direction, "unknown") AS direction

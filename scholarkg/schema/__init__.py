@@ -42,6 +42,7 @@ from scholarkg.schema.records import (
     SubtaskOf,
     Task,
     TitleLine,
+    UsesMethod,
     Venue,
     Weakness,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "SubtaskOf",
     "Task",
     "TitleLine",
+    "UsesMethod",
     "Venue",
     "Weakness",
 ]

@@ -37,7 +37,7 @@ REL_TYPES: frozenset[str] = frozenset(
         "AUTHORED_BY", "IN_VENUE", "CITES", "COMPARES_WITH", "HAS_CHUNK", "HAS_CODE",
         "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
         "HAS_RESULT", "FOR_METHOD", "ON_DATASET", "FOR_TASK", "USING_METRIC", "IN_LEADERBOARD",
-        "SUBTASK_OF", "HAS_ENTRY", "OF_PAPER",
+        "SUBTASK_OF", "HAS_ENTRY", "OF_PAPER", "USES_METHOD",
         "HAS_ASPECT", "HAS_SUB_ASPECT", "SUB_ASPECT_OF", "JUDGED", "HAS_CANDIDATE", "HAS_SENTENCE",
         "EXPRESSES",
         "REVIEWS", "HAS_SEGMENT", "HAS_WEAKNESS", "HAS_EXPERIMENT", "EXPLAINED_BY", "HAS_ITEM",

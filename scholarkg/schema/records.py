@@ -8,6 +8,7 @@ is reported with its record before anything reaches the graph.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any, ClassVar, Literal
 
@@ -122,6 +123,11 @@ class Paper(NodeRecord):
         parts = value.split("-")
         if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts) and len(parts[0]) == 4):
             raise ValueError(f"not an ISO date (YYYY[-MM[-DD]]): {value!r}")
+        year, month, day = (int(p) for p in (*parts, "1", "1")[:3])
+        try:
+            _dt.date(year, month, day)
+        except ValueError as err:
+            raise ValueError(f"not a calendar date: {value!r} ({err})") from err
         return value
 
 
@@ -271,6 +277,14 @@ class Metric(_Named):
     LABEL: ClassVar[str] = "Metric"
     KIND: ClassVar[str] = "metric"
     direction: Direction = "unknown"
+
+    def properties(self) -> dict[str, Any]:
+        """``unknown`` is not stored: a later load that cannot tell must not erase a direction
+        an earlier source knew (readers treat a missing direction as unknown)."""
+        props = super().properties()
+        if props.get("direction") == "unknown":
+            del props["direction"]
+        return props
 
 
 class Method(_Named):
@@ -543,6 +557,14 @@ class LeaderboardMetric(EdgeRecord):
     END: ClassVar[str] = "Metric"
 
 
+class UsesMethod(EdgeRecord):
+    """``(:Paper)-[:USES_METHOD]->(:Method)``: a method the paper introduces or uses (PwC)."""
+
+    TYPE: ClassVar[str] = "USES_METHOD"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Method"
+
+
 class SubtaskOf(EdgeRecord):
     """``(child:Task)-[:SUBTASK_OF]->(parent:Task)`` (Papers with Code's task tree)."""
 
@@ -554,8 +576,7 @@ class SubtaskOf(EdgeRecord):
 def repository_id(url: str) -> str:
     """``repo:github.com/owner/name`` from any spelling of a repository URL.
 
-    Lives here rather than in ``ids.py`` only because that module belongs to another change;
-    scheme, ``www.``, ``.git`` and trailing slashes are dropped and the host is lower-cased.
+    Scheme, ``www.``, ``.git`` and trailing slashes are dropped and the host is lower-cased.
     """
     text = url.strip()
     text = text.split("://", 1)[1] if "://" in text else text

@@ -169,3 +169,21 @@ def test_writer_collapses_duplicate_pairs(store) -> None:
     assert report.relationships["COMPARES_WITH"] == 1 and not report.skipped_relationships
     (row,) = store.run("MATCH (:Paper)-[r:COMPARES_WITH]->(:Paper) RETURN r.dataset AS d")
     assert row == {"d": "D2"}
+
+
+def test_unknown_metric_direction_never_erases_a_known_one(store) -> None:
+    from scholarkg.schema.records import Metric
+
+    store.apply_schema()
+    write_records(store, [Metric(name="Error Rate", direction="lower")])
+    write_records(store, [Metric(name="error rate")])  # a later source that cannot tell
+    (row,) = store.run("MATCH (m:Metric) RETURN m.direction AS d, count(m) AS n")
+    assert row == {"d": "lower", "n": 1}
+
+
+def test_paper_date_must_be_a_calendar_date() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="not a calendar date"):
+        Paper(title="x", date="2021-13-45")
+    assert Paper(title="x", date="2020-02-29").date == "2020-02-29"
