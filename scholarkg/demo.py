@@ -82,7 +82,7 @@ StepFn = Callable[[GraphStore, Settings, Path, dict, Console, int, int], None]
 
 
 def _steps(with_llm: bool) -> list[StepFn]:
-    steps: list[StepFn] = [_load_corpus, _explore, _embed]
+    steps: list[StepFn] = [_load_corpus, _explore, _leaderboard, _embed]
     return steps
 
 
@@ -95,8 +95,6 @@ def _load_corpus(
     n_papers: int,
     n_leaderboards: int,
 ) -> None:
-    from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
-    from scholarkg.loaders.writer import write_records
     from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
     t = _step(console, "2. synthetic LEGOBench corpus, in the real file formats")
@@ -107,12 +105,22 @@ def _load_corpus(
     summary["files"] = {k: str(v) for k, v in files.items()}
     _done(console, t)
 
-    t = _step(console, "3. load papers, citations and comparisons")
-    report = write_records(store, read_papers(files["papers"]))
-    report2 = write_records(store, read_citations(files["citations"]))
-    report3 = write_records(store, read_comparisons(files["comparisons"]))
-    for r in (report, report2, report3):
-        console.print(f"  {r.summary()}")
+    t = _step(console, "3. load: Papers with Code dumps, paper collection, ground truth")
+    from scholarkg.commands.load import Step, apc_steps, print_summary, pwc_steps, run_steps
+    from scholarkg.loaders.legobench_graph import read_ground_truth
+    from scholarkg.loaders.pwc import PwcReport
+
+    report = PwcReport()
+    gt = files["leaderboards"]
+    steps = [
+        *pwc_steps(
+            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
+        ),
+        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
+        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
+    ]
+    load_summary = run_steps(store, steps, batch_size=2_000)
+    print_summary(load_summary, title="loaded into graph 'demo'")
     _done(console, t)
 
 
@@ -142,6 +150,36 @@ def _explore(
     _done(console, t)
 
 
+def _leaderboard(
+    store: GraphStore,
+    settings: Settings,
+    out_dir: Path,
+    summary: dict,
+    console: Console,
+    n_papers: int,
+    n_leaderboards: int,
+) -> None:
+    from scholarkg.commands.common import print_rows
+    from scholarkg.commands.leaderboard import list_leaderboards, ranked_results
+
+    t = _step(console, "5. a leaderboard, as a graph query (task x dataset x metric)")
+    boards = [b for b in list_leaderboards(store, limit=100) if (b.get("results") or 0) >= 4]
+    board = boards[0]
+    direction, rows = ranked_results(store, board["id"])
+    print_rows(
+        [{k: r[k] for k in ("rank", "method", "score", "date", "arxiv_id")} for r in rows],
+        "table",
+        title=f"{board['task']} / {board['dataset']} / {board['metric']} ({direction} is better)",
+    )
+    console.print(
+        f'  CLI: scholarkg --graph {DEMO_GRAPH} leaderboard show --task "{board["task"]}" '
+        f'--dataset "{board["dataset"]}" --metric "{board["metric"]}"',
+        highlight=False,
+    )
+    summary["leaderboard"] = board["id"]
+    _done(console, t)
+
+
 def _embed(
     store: GraphStore,
     settings: Settings,
@@ -156,7 +194,7 @@ def _embed(
     from scholarkg.commands.common import print_rows
     from scholarkg.services.embeddings import embed_nodes, load_embedder, search_nodes
 
-    t = _step(console, "5. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
+    t = _step(console, "6. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
     embedder = load_embedder("minilm")
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("embedding papers", total=None)
