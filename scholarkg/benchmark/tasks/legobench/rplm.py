@@ -1,0 +1,487 @@
+"""LEGOBench RPLM as a runnable task: prompts from the graph, a model (or imported answers), scores.
+
+RPLM (reference ``legobench.md`` §1) gives a model a leaderboard query and the leaderboard's
+paper titles in random order and asks for the titles best first. The pieces:
+
+* **Instances** come from the graph (named query ``rplm_instances``): each ``Leaderboard`` with
+  its ``HAS_ENTRY {gt_rank}`` entries. Entries are raw ``TitleLine`` lines (leaderboards loaded
+  from ``rplm.xlsx``; their split/quoted defects are kept because GT and options share them,
+  §6) or ``Paper`` titles (leaderboards loaded from a leaderboard file); a leaderboard with both
+  uses its TitleLines. ``entries="auto"`` runs the rplm.xlsx leaderboards when the graph has
+  them, else the ground-truth ones, so one run is one benchmark. The option order is a seeded
+  shuffle *per leaderboard* (the seed is hashed with the leaderboard id), so ``limit`` or new
+  leaderboards never change the shuffle of the others; ``shuffle="stored"`` replays the
+  released order (``option_index``) instead.
+* **Prompt**: the template ``prompts/rplm.txt`` (our wording, the release's structure:
+  ``instruction + "\\n" + options``), sent in completion mode without a chat template, with the
+  paper's settings (T=0.1, top_p 0.95, max 4096 tokens, stop at ``Question:`` or four
+  newlines), all configurable in :class:`RPLMSettings`.
+* **Answers** from an :class:`~scholarkg.services.llm.LLMClient`, or imported from a file
+  (``tasks/predictions.py``: JSONL ``{"id", "response"}`` or a released ``*_gen_rank``
+  workbook).
+* **Scores**: ``evaluate_ranked_lists`` with protocol ``clean`` or ``legobench-paper``.
+* **Record**: a :class:`RunRecord` (config, model, prompt hash, per-instance scores), saved
+  with a :class:`RunRegistry` when given, written to the graph with ``record_run_in_graph``,
+  and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from scholarkg.benchmark.metrics.ranking import (
+    MATCHERS,
+    PROTOCOLS,
+    RankedListScores,
+    evaluate_ranked_lists,
+)
+from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run, record_run_in_graph
+from scholarkg.benchmark.tasks.predictions import AlignmentKey, PredictionSet, read_predictions
+from scholarkg.errors import InputError
+from scholarkg.schema.ids import content_hash
+from scholarkg.services.prompts import PromptTemplate, task_prompt
+
+if TYPE_CHECKING:
+    from scholarkg.services.llm import LLMClient
+    from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: task name in prediction files and on the command line
+TASK_ID = "legobench-rplm"
+#: ``RunRecord.task`` (``runs list --task legobench`` selects every LEGOBench run)
+RUN_TASK = "legobench/rplm"
+PROMPT_PACKAGE = "scholarkg.benchmark.tasks.legobench"
+SHUFFLES = ("seeded", "stored")
+#: which leaderboards become instances: "auto" = the rplm.xlsx ones (TitleLine entries) when
+#: the graph has any, else those with Paper entries; or exactly "titleline", "paper", "all"
+ENTRY_SOURCES = ("auto", "titleline", "paper", "all")
+#: ``progress(stage, n_done, n_total)``: stage is "generate" or "score"
+StageProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class RPLMSettings:
+    """Generation settings; defaults are the paper's vLLM settings (reference §1).
+
+    ``mode="completion"`` sends the prompt as raw text (no chat template), as the paper did;
+    ``"chat"`` sends it as one user message for chat-only endpoints (not the paper's setup).
+    """
+
+    mode: Literal["completion", "chat"] = "completion"
+    temperature: float = 0.1
+    top_p: float = 0.95
+    max_tokens: int | None = 4096
+    stop: tuple[str, ...] = ("Question:", "\n\n\n\n")
+    seed: int | None = None
+    concurrency: int = 4
+
+    def generation(self) -> dict[str, Any]:
+        """Keyword arguments for ``LLMClient.complete_many``."""
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "stop": list(self.stop),
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class RPLMPrompt:
+    """One RPLM instance: the leaderboard, the options as shown, the gold order, the prompt."""
+
+    id: str
+    task: str
+    dataset: str
+    metric: str
+    options: list[str]
+    gt: list[str]
+    prompt: str
+    entry_kind: str  # "TitleLine" or "Paper"
+    row: int | None = None
+    #: where the option order came from: "seeded" or "stored" (the release's option_index)
+    shuffle: str = "seeded"
+
+    @property
+    def gold_text(self) -> str:
+        """GT as a released workbook stores it (lines ``\\n``-joined); aligns imported rows."""
+        return "\n".join(self.gt)
+
+
+def rplm_template() -> PromptTemplate:
+    """The packaged RPLM prompt template (``prompts/rplm.txt``)."""
+    return task_prompt(PROMPT_PACKAGE, "rplm")
+
+
+def seeded_shuffle(items: Sequence[str], seed: int, key: str) -> list[str]:
+    """``items`` shuffled by a RNG seeded with ``(seed, key)``: stable per instance and run.
+
+    ``random.Random`` seeded with a string is deterministic across processes and platforms
+    (it hashes the string with SHA-512), unlike ``hash()``.
+    """
+    out = list(items)
+    random.Random(f"rplm:{content_hash(seed, key)}").shuffle(out)
+    return out
+
+
+def build_rplm_instances(
+    store: GraphStore,
+    *,
+    seed: int = 0,
+    limit: int | None = None,
+    ids: Sequence[str] | None = None,
+    shuffle: str = "seeded",
+    entries: str = "auto",
+    template: PromptTemplate | None = None,
+) -> list[RPLMPrompt]:
+    """RPLM instances for the graph's leaderboards (all, or ``ids``), in a stable order.
+
+    ``entries`` picks the leaderboards (see :data:`ENTRY_SOURCES`): a graph holding both the
+    released ``rplm.xlsx`` rows and ground-truth leaderboards would otherwise mix two
+    benchmarks, and ``legobench-paper`` divides CIS by the number of instances.
+
+    Order: leaderboards with an rplm.xlsx ``row`` first by row, then the rest by id; ``limit``
+    keeps the first ``limit``. ``shuffle="stored"`` replays ``option_index`` where every entry
+    of a leaderboard has one and falls back to the seeded shuffle elsewhere (each instance
+    says which in ``RPLMPrompt.shuffle``). Raises :class:`InputError` for an entry without
+    ``gt_rank`` or title.
+    """
+    if shuffle not in SHUFFLES:
+        raise InputError(f"unknown shuffle {shuffle!r}; choose one of {SHUFFLES}", field="shuffle")
+    if entries not in ENTRY_SOURCES:
+        raise InputError(
+            f"unknown entries {entries!r}; choose one of {ENTRY_SOURCES}", field="entries"
+        )
+    if limit is not None and limit < 1:
+        raise InputError(f"limit must be >= 1, got {limit}", field="limit")
+    template = template or rplm_template()
+    rows = store.run_named("rplm_instances", {"ids": list(ids) if ids is not None else None})
+    entries_from = entries
+    if entries_from == "auto":
+        entries_from = "titleline" if any(r["kind"] == "TitleLine" for r in rows) else "paper"
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        grouped.setdefault(str(r["id"]), []).append(r)
+    order = sorted(grouped, key=lambda i: (_row_key(grouped[i][0].get("row")), i))
+    out: list[RPLMPrompt] = []
+    for lb_id in order:
+        board = grouped[lb_id]
+        kinds = {e["kind"] for e in board}
+        kind = "TitleLine" if "TitleLine" in kinds else "Paper"
+        if entries_from not in ("all", kind.lower()):
+            continue
+        board = [e for e in board if e["kind"] == kind]
+        for e in board:
+            if e["gt_rank"] is None:
+                raise InputError(
+                    f"leaderboard {lb_id}: HAS_ENTRY to {e['entry_id']} has no gt_rank",
+                    field="gt_rank",
+                )
+            if not isinstance(e["title"], str) or not e["title"]:
+                raise InputError(
+                    f"leaderboard {lb_id}: entry {e['entry_id']} has no title/text",
+                    field="title" if kind == "Paper" else "text",
+                )
+        board.sort(key=lambda e: (e["gt_rank"], str(e["entry_id"])))
+        gt = [e["title"] for e in board]
+        stored = [e["option_index"] for e in board]
+        if shuffle == "stored" and all(isinstance(o, int) for o in stored):
+            options = [e["title"] for e in sorted(board, key=lambda e: e["option_index"])]
+            order_source = "stored"
+        else:  # "seeded", or a leaderboard without a released order (e.g. from a GT file)
+            options = seeded_shuffle(gt, seed, lb_id)
+            order_source = "seeded"
+        first = board[0]
+        task, dataset, metric = (str(first.get(k) or "") for k in ("task", "dataset", "metric"))
+        prompt = template.render(
+            task=task, dataset=dataset, metric=metric, options="\n".join(options)
+        )
+        out.append(
+            RPLMPrompt(
+                id=lb_id, task=task, dataset=dataset, metric=metric, options=options, gt=gt,
+                prompt=prompt, entry_kind=kind, row=_int_or_none(first.get("row")),
+                shuffle=order_source,
+            )
+        )  # fmt: skip
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _row_key(value: Any) -> tuple[int, float]:
+    row = _int_or_none(value)
+    return (0, row) if row is not None else (1, 0.0)
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def alignment_keys(instances: Sequence[RPLMPrompt]) -> list[AlignmentKey]:
+    """How rows of a released answer workbook find their instance (GT text, query triple)."""
+    return [AlignmentKey(i.id, i.gold_text, (i.task, i.dataset, i.metric)) for i in instances]
+
+
+def generate_answers(
+    client: LLMClient,
+    prompts: Sequence[str],
+    settings: RPLMSettings,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[str], dict[str, Any]]:
+    """Model answers in input order, and what this call spent (requests, tokens, seconds).
+
+    The client caches answers, so a re-run is free; its usage totals are per client, so the
+    spend of this call is the difference of two snapshots (a client may serve several runs).
+    """
+    before = client.usage.as_dict()
+    done = client.complete_many(
+        list(prompts),
+        mode=settings.mode,
+        concurrency=settings.concurrency,
+        progress=progress,
+        **settings.generation(),
+    )
+    after = client.usage.as_dict()
+    usage = {k: after[k] - before[k] for k in after}
+    return [c.text for c in done], usage
+
+
+def match_predictions(
+    predictions: PredictionSet, instance_ids: Sequence[str]
+) -> tuple[list[str | None], dict[str, int]]:
+    """Answers aligned with ``instance_ids`` (``None`` = no answer) and matching counts.
+
+    Instances without a prediction are scored as unanswered (they count against CIS and CP,
+    as a blank cell does in the release). Predictions for ids that are not instances are
+    ignored and counted; if none matches at all the file is for another graph: InputError.
+    """
+    wanted = set(instance_ids)
+    unmatched = [pid for pid in predictions.predictions if pid not in wanted]
+    answers: list[str | None] = [predictions.predictions.get(i) for i in instance_ids]
+    n_missing = sum(a is None for a in answers)
+    if instance_ids and n_missing == len(instance_ids):
+        shown = ", ".join(repr(u) for u in unmatched[:3])
+        raise InputError(
+            f"none of the {len(predictions.predictions)} prediction ids is an instance of this "
+            f"run (e.g. {shown}); ids must be Leaderboard ids of this graph",
+            path=predictions.path,
+            field="id",
+        )
+    if unmatched:
+        log.warning(
+            "%s: %d prediction(s) for ids that are not instances of this run were ignored",
+            predictions.path,
+            len(unmatched),
+        )
+    if n_missing:
+        log.warning("%s: %d instance(s) have no prediction", predictions.path, n_missing)
+    counts = {"n_unmatched_predictions": len(unmatched), "n_missing_predictions": n_missing}
+    return answers, counts
+
+
+# --------------------------------------------------------------------------- run
+
+
+def score_rplm(
+    instances: Sequence[RPLMPrompt],
+    answers: Sequence[str | None],
+    *,
+    protocol: str = "clean",
+    matcher: str = "substring",
+    progress: Callable[[int, int], None] | None = None,
+) -> RankedListScores:
+    """RPLM scores of ``answers`` (aligned with ``instances``) under ``protocol``."""
+    return evaluate_ranked_lists(
+        [i.gt for i in instances], list(answers), protocol=protocol, matcher=matcher,
+        progress=progress,
+    )  # fmt: skip
+
+
+def _per_instance_rplm(
+    instances: Sequence[RPLMPrompt], scores: RankedListScores
+) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, float | None]] = {}
+    for rec in scores.per_instance:
+        inst = instances[rec["index"]]
+        tau = rec["ktau"]
+        out[inst.id] = {
+            "complete": 1.0 if rec["complete"] else 0.0,
+            # exactness is only defined for complete answers (BEM's denominator)
+            "exact": (1.0 if rec["exact"] else 0.0) if rec["complete"] else None,
+            "ktau": None if tau is None or math.isnan(tau) else float(tau),
+            "cp": 100.0 * rec["cp"],
+        }
+    return out
+
+
+def finish_run(
+    store: GraphStore | None,
+    run: RunRecord,
+    answers: Mapping[str, str | None],
+    *,
+    registry: RunRegistry | None,
+    record_in_graph: bool,
+    write_answers: bool,
+) -> RunRecord:
+    """Save the run file, MERGE ``:Run``/``:MetricResult`` and ``ANSWERED {text}`` edges.
+
+    The answers go to the graph as one relationship per leaderboard so that a researcher can
+    read a model's answer next to the leaderboard in the browser; the relationship holds the
+    raw text (``""`` for no answer).
+    """
+    if registry is not None:
+        registry.save(run)
+    if store is not None and record_in_graph:
+        record_run_in_graph(store, run)
+        if write_answers:
+            rows = [
+                {"start": run.id, "end": lb_id, "props": {"text": text or ""}}
+                for lb_id, text in answers.items()
+            ]
+            store.merge_relationships("ANSWERED", "Run", "Leaderboard", rows)
+    return run
+
+
+def run_rplm(
+    store: GraphStore,
+    client: LLMClient | None = None,
+    *,
+    predictions_path: str | Path | None = None,
+    protocol: str = "clean",
+    matcher: str = "substring",
+    seed: int = 0,
+    limit: int | None = None,
+    ids: Sequence[str] | None = None,
+    shuffle: str = "seeded",
+    entries: str = "auto",
+    settings: RPLMSettings | None = None,
+    template: PromptTemplate | None = None,
+    registry: RunRegistry | None = None,
+    record_in_graph: bool = True,
+    write_answers: bool = True,
+    progress: StageProgress | None = None,
+) -> RunRecord:
+    """Build RPLM instances from the graph, answer them, score them and record the run.
+
+    Exactly one of ``client`` (generate with a model) and ``predictions_path`` (import a JSONL
+    or released ``*_gen_rank`` workbook; see ``tasks/predictions.py``) is required.
+    """
+    if (client is None) == (predictions_path is None):
+        raise InputError("give exactly one of a model client or --predictions")
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown protocol {protocol!r}; choose one of {PROTOCOLS}")
+    if matcher not in MATCHERS:
+        raise InputError(f"unknown matcher {matcher!r}; choose one of {MATCHERS}")
+    settings = settings or RPLMSettings()
+    template = template or rplm_template()
+    t0 = time.perf_counter()
+    instances = build_rplm_instances(
+        store,
+        seed=seed,
+        limit=limit,
+        ids=ids,
+        shuffle=shuffle,
+        entries=entries,
+        template=template,
+    )
+    if not instances:
+        raise InputError("no leaderboard with HAS_ENTRY entries in the graph; load one first")
+    t_build = time.perf_counter()
+    config: dict[str, Any] = {
+        "protocol": protocol,
+        "matcher": matcher,
+        "seed": seed,
+        "shuffle": shuffle,
+        "limit": limit,
+        "n_instances": len(instances),
+        "entries": entries,
+        "entry_kinds": sorted({i.entry_kind for i in instances}),
+        "n_stored_order": sum(i.shuffle == "stored" for i in instances),
+        "prompt": template.record(),
+    }
+    models: dict[str, str] = {}
+    usage: dict[str, Any] | None = None
+    if client is not None:
+        config["source"] = "model"
+        config["generation"] = asdict(settings)
+
+        def gen_progress(done: int) -> None:
+            if progress is not None:
+                progress("generate", done, len(instances))
+
+        texts, usage = generate_answers(client, [i.prompt for i in instances], settings,
+                                        progress=gen_progress)  # fmt: skip
+        answers: list[str | None] = list(texts)
+        models["llm"] = client.model
+    else:
+        assert predictions_path is not None
+        preds = read_predictions(TASK_ID, predictions_path, align=alignment_keys(instances))
+        answers, counts = match_predictions(preds, [i.id for i in instances])
+        config.update(
+            source="predictions", predictions=str(predictions_path), layout=preds.layout,
+            n_blank_predictions=preds.n_blank, **counts,
+        )  # fmt: skip
+        models["llm"] = preds.model or Path(predictions_path).stem
+    t_answer = time.perf_counter()
+
+    def score_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress("score", done, total)
+
+    scores = score_rplm(instances, answers, protocol=protocol, matcher=matcher,
+                        progress=score_progress)  # fmt: skip
+    t_score = time.perf_counter()
+    if usage is not None:
+        config["usage"] = usage
+    metrics = {
+        "cis": scores.cis,
+        "bem": scores.bem,
+        "ktau": scores.ktau,
+        "cp": scores.cp,
+        "n_scored": float(scores.n_scored),
+        "n_complete": float(scores.n_complete),
+    }
+    run = new_run(
+        RUN_TASK,
+        metrics=metrics,
+        per_instance=_per_instance_rplm(instances, scores),
+        config=config,
+        models=models,
+        prompts={template.name: template.text},
+        timings={
+            "build": t_build - t0,
+            "answer": t_answer - t_build,
+            "score": t_score - t_answer,
+            "total": t_score - t0,
+        },
+        notes="; ".join(scores.notes) or None,
+    )
+    return finish_run(
+        store,
+        run,
+        {i.id: a for i, a in zip(instances, answers, strict=True)},
+        registry=registry,
+        record_in_graph=record_in_graph,
+        write_answers=write_answers,
+    )
+
+
+__all__ = [
+    "RPLMPrompt",
+    "RPLMSettings",
+    "build_rplm_instances",
+    "run_rplm",
+    "score_rplm",
+]

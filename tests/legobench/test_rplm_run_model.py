@@ -1,0 +1,95 @@
+"""RPLM end to end against the real local model (SmolLM2-135M behind ``start_local_server``).
+
+One test, marked ``model``: prompts from the graph, completion-mode generation by a real
+model over HTTP, scoring, the run record and the ANSWERED edges. What a 135M model answers
+is not something to hard-code, so the test recomputes the per-instance scores by hand from
+the answers the run stored. ``max_tokens`` is cut to keep it near half a minute on two cores.
+The converted model is cached in pytest's cache dir, as in ``tests/services/test_llm_server``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scholarkg.benchmark.runs import RunRegistry
+from scholarkg.benchmark.tasks.legobench.rplm import (
+    RPLMSettings,
+    build_rplm_instances,
+    run_rplm,
+)
+from scholarkg.services.llm import LLMClient
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
+if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
+    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
+    assert _spec is not None and _spec.loader is not None
+    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["lgplm_world"])
+world_mod = sys.modules["lgplm_world"]
+
+
+@pytest.fixture(scope="module")
+def wstore(embedded_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    world = world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
+    st = FalkorDBStore(embedded_server.connect(), f"t_model_{uuid.uuid4().hex[:8]}")
+    world_mod.load_world(st, world)
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+@pytest.mark.model
+def test_rplm_with_smollm2(
+    wstore: FalkorDBStore, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from scholarkg.services.llm_server import start_local_server
+
+    cache = request.config.cache
+    cache_dir = Path(cache.mkdir("scholarkg-llm")) if cache is not None else tmp_path / "llm"
+    # the three smallest leaderboards keep prompts and answers short
+    smallest = sorted(build_rplm_instances(wstore), key=lambda i: (len(i.gt), i.id))[:3]
+    ids = [i.id for i in smallest]
+    settings = RPLMSettings(max_tokens=64, seed=1, concurrency=1)
+    registry = RunRegistry(tmp_path / "runs")
+    with (
+        start_local_server(cache_dir=cache_dir) as server,
+        LLMClient(server.base_url, timeout=300, max_retries=0) as client,
+    ):
+        run = run_rplm(wstore, client, ids=ids, seed=0, settings=settings, registry=registry)
+        assert server.stats["served"] == 3
+    assert run.models["llm"] == "smollm2-135m-instruct"
+    assert run.config["usage"]["requests"] == 3
+    assert run.config["usage"]["completion_tokens"] > 0
+    assert registry.load(run.id).per_instance == run.per_instance
+
+    rows = wstore.run(
+        "MATCH (:Run {id: $id})-[a:ANSWERED]->(lb:Leaderboard) RETURN lb.id AS id, a.text AS t",
+        {"id": run.id},
+    )
+    answers = {r["id"]: r["t"] for r in rows}
+    assert set(answers) == set(ids)
+    by_id = {i.id: i for i in build_rplm_instances(wstore, ids=ids, seed=0)}
+    n_complete = 0
+    for lb_id, text in answers.items():
+        # clean protocol by hand: lower-cased substring, first occurrence
+        pos = [text.lower().find(t.lower()) for t in by_id[lb_id].gt]
+        complete = all(p >= 0 for p in pos)
+        n_complete += complete
+        assert run.per_instance[lb_id]["complete"] == float(complete)
+        n = len(pos)
+        good = sum(
+            1 for j in range(n) for k in range(j + 1, n) if 0 <= pos[j] < pos[k] and pos[k] >= 0
+        )
+        assert run.per_instance[lb_id]["cp"] == pytest.approx(100 * good / (n * (n - 1) / 2))
+    assert run.metrics["cis"] == pytest.approx(100 * n_complete / 3)
+    print(f"\nSmolLM2 RPLM: {run.metrics} in {run.timings['total']:.1f} s")

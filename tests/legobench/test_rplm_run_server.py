@@ -1,0 +1,285 @@
+"""RPLM and LGPLM through a real HTTP server on loopback that speaks the OpenAI protocol.
+
+The server is ``http.server`` in a thread (not a mock of our client): our ``LLMClient`` sends
+real requests, the server records them and answers from canned texts keyed by the query the
+prompt contains. So these tests check the whole path — prompts from the graph, the paper's
+generation settings on the wire, answers back, scores, run records and ``ANSWERED`` edges.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scholarkg.benchmark.runs import RunRegistry
+from scholarkg.benchmark.tasks.legobench.lgplm import (
+    RELEASE_STOP,
+    LGPLMSettings,
+    build_lgplm_instances,
+    demo_llm_tasks,
+    run_lgplm,
+)
+from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances, run_rplm
+from scholarkg.services.llm import LLMClient
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
+if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
+    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
+    assert _spec is not None and _spec.loader is not None
+    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["lgplm_world"])
+world_mod = sys.modules["lgplm_world"]
+
+MODEL = "canned-model"
+
+
+class CannedServer:
+    """OpenAI-style ``/v1/models``, ``/v1/completions``, ``/v1/chat/completions`` on loopback."""
+
+    def __init__(self, answer: Callable[[str], str]) -> None:
+        self.answer = answer
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send({"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.requests.append((self.path, body))
+                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                if self.path == "/v1/completions":
+                    text = owner.answer(body["prompt"])
+                    choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": "stop"}
+                else:
+                    text = owner.answer(body["messages"][-1]["content"])
+                    choice = {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                self._send({"id": "x", "model": MODEL, "choices": [choice], "usage": usage})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> CannedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
+
+
+@pytest.fixture(scope="module")
+def wstore(embedded_server: Any, world: Any) -> Iterator[FalkorDBStore]:
+    st = FalkorDBStore(embedded_server.connect(), f"t_llm_{uuid.uuid4().hex[:8]}")
+    world_mod.load_world(st, world)
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+def _by_query(answers: dict[str, str]) -> Callable[[str], str]:
+    """Answer with the text whose key (a query fragment) occurs in the prompt."""
+
+    def answer(prompt: str) -> str:
+        hits = [text for key, text in answers.items() if key in prompt]
+        assert len(hits) == 1, "each prompt names exactly one leaderboard"
+        return hits[0]
+
+    return answer
+
+
+def _key(inst: Any) -> str:
+    return f"task on dataset {inst.dataset} using metric {inst.metric}"
+
+
+def test_rplm_through_an_openai_server(wstore: FalkorDBStore, tmp_path: Path) -> None:
+    instances = build_rplm_instances(wstore, seed=9, limit=4)
+    canned = {_key(i): "\n".join(i.gt) for i in instances}
+    last = instances[-1]
+    canned[_key(last)] = "1. " + "\n2. ".join(reversed(last.gt))  # numbered and reversed
+    registry = RunRegistry(tmp_path / "runs")
+    with CannedServer(_by_query(canned)) as srv, LLMClient(srv.base_url, max_retries=0) as client:
+        run = run_rplm(wstore, client, seed=9, limit=4, registry=registry)
+    assert [p for p, _ in srv.requests] == ["/v1/completions"] * 4
+    sent = sorted((b["prompt"] for _, b in srv.requests), key=str)
+    assert sent == sorted(i.prompt for i in instances)
+    for _, body in srv.requests:  # the paper's settings, on the wire
+        assert body["temperature"] == 0.1 and body["top_p"] == 0.95
+        assert body["max_tokens"] == 4096 and body["stop"] == ["Question:", "\n\n\n\n"]
+        assert body["model"] == MODEL
+    # 4 complete; 3 exact; taus 1, 1, 1, -1; CP 100, 100, 100, 0
+    assert run.metrics["cis"] == pytest.approx(100.0)
+    assert run.metrics["bem"] == pytest.approx(0.75)
+    assert run.metrics["ktau"] == pytest.approx(0.5)
+    assert run.metrics["cp"] == pytest.approx(75.0)
+    assert run.models == {"llm": MODEL}
+    assert run.config["source"] == "model" and run.config["usage"]["requests"] == 4
+    assert registry.load(run.id).metrics == run.metrics
+    texts = wstore.run(
+        "MATCH (:Run {id: $id})-[a:ANSWERED]->(lb:Leaderboard) RETURN lb.id AS id, a.text AS t",
+        {"id": run.id},
+    )
+    assert {r["id"]: r["t"] for r in texts} == {i.id: canned[_key(i)] for i in instances}
+
+
+def test_rplm_reruns_hit_the_response_cache(wstore: FalkorDBStore, tmp_path: Path) -> None:
+    instances = build_rplm_instances(wstore, seed=9, limit=2)
+    canned = {_key(i): "\n".join(i.gt) for i in instances}
+    with CannedServer(_by_query(canned)) as srv:
+        for _ in range(2):
+            with LLMClient(srv.base_url, cache=tmp_path / "cache.sqlite") as client:
+                run = run_rplm(wstore, client, seed=9, limit=2, record_in_graph=False)
+        assert len(srv.requests) == 2  # the second run was answered from the cache
+    assert run.metrics["ktau"] == pytest.approx(1.0)
+
+
+def test_lgplm_through_an_openai_server_in_chat_mode(wstore: FalkorDBStore, world: Any) -> None:
+    instances = build_lgplm_instances(wstore, limit=3)
+    canned = {}
+    for inst in instances:
+        rows = "\n".join(f"| {m} | {s:.2f} |" for m, s in inst.gold[:2])
+        canned[_key(inst)] = f"| Method | {inst.metric} |\n|---|---|\n{rows}\n| Madeupnet | 1.00 |"
+    settings = LGPLMSettings(mode="chat")
+    with CannedServer(_by_query(canned)) as srv, LLMClient(srv.base_url, max_retries=0) as client:
+        run = run_lgplm(wstore, client, limit=3, settings=settings)
+    assert [p for p, _ in srv.requests] == ["/v1/chat/completions"] * 3
+    for _, body in srv.requests:
+        assert body["max_tokens"] == 1600 and body["stop"] == list(RELEASE_STOP)
+        assert body["messages"][0]["role"] == "user"
+    n_gold = sum(len(i.gold) for i in instances)
+    assert run.metrics["mr"] == pytest.approx(100 * 6 / n_gold)
+    assert run.metrics["mp"] == pytest.approx(100 * 6 / 9)
+    assert run.metrics["sp_correct"] == pytest.approx(100.0)
+
+
+def test_demo_entry_point(wstore: FalkorDBStore) -> None:
+    def answer(prompt: str) -> str:
+        return "| Method | score |\n|---|---|\n| Anything | 1.0 |" if "Excerpt" in prompt else "x"
+
+    with CannedServer(answer) as srv:
+        runs = demo_llm_tasks(wstore, base_url=srv.base_url, n_instances=3)
+    assert [r.task for r in runs] == ["legobench/rplm", "legobench/lgplm"]
+    assert runs[0].config["n_instances"] == 3 and runs[1].config["n_instances"] == 1
+    assert {b["max_tokens"] for _, b in srv.requests} == {64}
+    assert runs[0].metrics["cis"] == 0.0  # "x" names no title
+    assert runs[1].config["usage"]["requests"] == 1
+
+
+# --------------------------------------------------------------------------- CLI functions
+
+
+@pytest.fixture
+def cli_graph(
+    settings: Any, store: FalkorDBStore, graph_name: str, world: Any
+) -> Iterator[FalkorDBStore]:
+    """The world in this test's graph, and the CLI's settings pointed at that graph."""
+    from scholarkg.commands.common import set_global_options
+
+    world_mod.load_world(store, world)
+    set_global_options(graph=graph_name)
+    try:
+        yield store
+    finally:
+        set_global_options()
+
+
+def _cli() -> Any:
+    import typer
+
+    from scholarkg.commands.predictions import import_predictions, run_llm
+
+    app = typer.Typer()
+    app.command("import-predictions")(import_predictions)
+    app.command("run-llm")(run_llm)
+    return app
+
+
+def test_cli_import_predictions(cli_graph: FalkorDBStore, settings: Any, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scholarkg.errors import InputError
+
+    instances = build_rplm_instances(cli_graph, limit=3)
+    path = tmp_path / "answers.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": i.id, "response": "\n".join(i.gt)}) + "\n" for i in instances)
+    )
+    runner = CliRunner()
+    res = runner.invoke(
+        _cli(), ["import-predictions", "legobench-rplm", str(path), "--limit", "3", "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    run = json.loads(res.stdout)
+    assert run["metrics"]["cis"] == 100.0 and run["metrics"]["ktau"] == 1.0
+    assert (settings.runs_dir / f"{run['id']}.json").is_file()
+    table = runner.invoke(
+        _cli(), ["import-predictions", "legobench-rplm", str(path), "--limit", "3", "--no-record"]
+    )
+    assert table.exit_code == 0 and "(not recorded)" in table.stdout and "cis" in table.stdout
+    bad = runner.invoke(_cli(), ["import-predictions", "aaar", str(path)])
+    assert isinstance(bad.exception, InputError) and "legobench-rplm" in str(bad.exception)
+
+
+def test_cli_run_llm(cli_graph: FalkorDBStore, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    instances = build_rplm_instances(cli_graph, limit=2)
+    canned = {_key(i): "\n".join(i.gt) for i in instances}
+    with CannedServer(_by_query(canned)) as srv:
+        res = CliRunner().invoke(
+            _cli(),
+            ["run-llm", "legobench-rplm", "--base-url", srv.base_url, "--limit", "2",
+             "--max-tokens", "32", "--no-cache", "-f", "json"],
+        )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    run = json.loads(res.stdout)
+    assert run["metrics"]["bem"] == 1.0 and run["config"]["generation"]["max_tokens"] == 32
+    assert {b["max_tokens"] for _, b in srv.requests} == {32}
+
+
+def test_usage_is_per_run_when_a_client_serves_several(wstore: FalkorDBStore) -> None:
+    instances = build_rplm_instances(wstore, limit=2)
+    canned = {_key(i): "\n".join(i.gt) for i in instances}
+    with CannedServer(_by_query(canned)) as srv, LLMClient(srv.base_url, max_retries=0) as client:
+        first = run_rplm(wstore, client, limit=2, record_in_graph=False)
+        second = run_rplm(wstore, client, limit=1, record_in_graph=False)
+    assert first.config["usage"]["requests"] == 2
+    assert second.config["usage"]["requests"] == 1
+    assert second.config["usage"]["completion_tokens"] == 5  # the server reports 5 per answer
