@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg import __version__
+from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.benchmark.metrics.stats import Method, bootstrap_ci
 from scholarkg.benchmark.runs import MetricDelta, RunRecord, compare_runs, instance_values
 from scholarkg.errors import InputError
@@ -289,8 +290,7 @@ def _aggregate(run: RunRecord, metric: str | None) -> float | None:
         return None
     value = run.metrics.get(metric)
     if value is None and metric not in run.metrics:
-        vals = [v for v in instance_values(run, metric).values() if math.isfinite(v)]
-        return sum(vals) / len(vals) if vals else None
+        return mean_defined(instance_values(run, metric).values())
     return value
 
 

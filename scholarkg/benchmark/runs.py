@@ -118,23 +118,15 @@ def prompt_hash(template: str) -> str:
 def git_commit(path: Path | None = None) -> str | None:
     """Commit of the scholarkg checkout (``+dirty`` if modified); ``None`` outside git."""
     where = path or Path(__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=where, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=where,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=where,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
+        head = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{head}+dirty" if dirty else head or None

@@ -4,6 +4,6 @@ The embedded store has no GDS, so algorithms whose numbers benchmarks depend on 
 re-implemented here with GDS's exact semantics, making scores backend-independent.
 """
 
-from scholarkg.graphalgo.pagerank import pagerank
+from scholarkg.graphalgo.pagerank import pagerank, pagerank_on_snapshot
 
-__all__ = ["pagerank"]
+__all__ = ["pagerank", "pagerank_on_snapshot"]

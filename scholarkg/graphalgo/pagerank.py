@@ -21,14 +21,16 @@ Only scipy.sparse and numpy, float64 throughout.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
 from scholarkg.errors import InputError
+from scholarkg.store.base import EdgeSnapshot, PageRankConfig, PageRankResult
 
-__all__ = ["pagerank"]
+__all__ = ["check_pagerank_config", "pagerank", "pagerank_on_snapshot"]
 
 
 def _as_index_array(values: np.ndarray, name: str, n_nodes: int) -> np.ndarray:
@@ -45,6 +47,22 @@ def _as_index_array(values: np.ndarray, name: str, n_nodes: int) -> np.ndarray:
         bad = low if low < 0 else high
         raise InputError(f"node index {bad} outside [0, {n_nodes})", field=name)
     return arr
+
+
+def _check_parameters(damping_factor: float, max_iterations: int, tolerance: float) -> None:
+    if not (0.0 <= damping_factor < 1.0) or math.isnan(damping_factor):
+        raise InputError(f"must be in [0, 1), got {damping_factor!r}", field="damping_factor")
+    if isinstance(max_iterations, bool) or int(max_iterations) != max_iterations:
+        raise InputError(f"must be an integer, got {max_iterations!r}", field="max_iterations")
+    if max_iterations < 1:
+        raise InputError(f"must be >= 1, got {max_iterations}", field="max_iterations")
+    if not tolerance >= 0.0:  # also rejects NaN
+        raise InputError(f"must be >= 0, got {tolerance!r}", field="tolerance")
+
+
+def check_pagerank_config(config: PageRankConfig) -> None:
+    """Reject parameters GDS would reject, before any work (also for the GDS path)."""
+    _check_parameters(config.damping_factor, config.max_iterations, config.tolerance)
 
 
 def _transition_matrix(
@@ -103,14 +121,7 @@ def pagerank(
     if isinstance(n_nodes, bool) or not isinstance(n_nodes, int | np.integer) or n_nodes < 0:
         raise InputError(f"must be a non-negative integer, got {n_nodes!r}", field="n_nodes")
     n_nodes = int(n_nodes)
-    if not (0.0 <= damping_factor < 1.0) or math.isnan(damping_factor):
-        raise InputError(f"must be in [0, 1), got {damping_factor!r}", field="damping_factor")
-    if isinstance(max_iterations, bool) or int(max_iterations) != max_iterations:
-        raise InputError(f"must be an integer, got {max_iterations!r}", field="max_iterations")
-    if max_iterations < 1:
-        raise InputError(f"must be >= 1, got {max_iterations}", field="max_iterations")
-    if not tolerance >= 0.0:  # also rejects NaN
-        raise InputError(f"must be >= 0, got {tolerance!r}", field="tolerance")
+    _check_parameters(damping_factor, max_iterations, tolerance)
 
     src_i = _as_index_array(src, "src", n_nodes)
     dst_i = _as_index_array(dst, "dst", n_nodes)
@@ -151,3 +162,46 @@ def pagerank(
         if not delta.any():
             return scores, superstep, True
     return scores, max_iterations, False
+
+
+def pagerank_on_snapshot(
+    snapshot: EdgeSnapshot,
+    config: PageRankConfig,
+    *,
+    weighted: bool,
+    label: str = "node",
+) -> PageRankResult:
+    """:func:`pagerank` on a store's ``edge_snapshot``, keyed by application ids.
+
+    Both stores compute PageRank this way when GDS is absent (always on the embedded
+    store), so source-node checking and the result shape live here once. Source nodes
+    that are not in the snapshot raise ``InputError`` naming them: GDS would fail too,
+    and silently dropping them would turn personalized into a different PageRank.
+    """
+    bias: dict[int, float] | None = None
+    if config.source_nodes is not None:
+        position = {node_id: i for i, node_id in enumerate(snapshot.ids)}
+        missing = [str(s) for s in config.source_nodes if str(s) not in position]
+        if missing:
+            raise InputError(
+                f"PageRank source node(s) not in the {label} graph: {missing[:5]}",
+                field="source_nodes",
+            )
+        bias = {position[str(s)]: float(b) for s, b in config.source_nodes.items()}
+    t0 = time.perf_counter()
+    scores, ran, converged = pagerank(
+        len(snapshot.ids),
+        snapshot.src,
+        snapshot.dst,
+        snapshot.weight if weighted else None,
+        damping_factor=config.damping_factor,
+        max_iterations=config.max_iterations,
+        tolerance=config.tolerance,
+        source_bias=bias,
+    )
+    return PageRankResult(
+        scores={node_id: float(s) for node_id, s in zip(snapshot.ids, scores, strict=True)},
+        ran_iterations=int(ran),
+        did_converge=bool(converged),
+        compute_millis=(time.perf_counter() - t0) * 1000.0,
+    )

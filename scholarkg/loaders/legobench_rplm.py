@@ -21,6 +21,7 @@ pandas is not, and we need nothing pandas adds here.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
+
+log = logging.getLogger(__name__)
 
 GOLD_SHEET = "Sheet1"
 GOLD_COLUMNS = ("instruction", "model_options", "GT")
@@ -84,8 +87,11 @@ def _is_index_header(value: Any) -> bool:
     )
 
 
-def _open_rows(path: Path, sheet: str | None) -> tuple[list[Any], list[tuple[Any, ...]]]:
-    """Header and data rows of one sheet; trailing all-empty rows dropped (Excel leaves them)."""
+def read_sheet_rows(
+    path: Path, sheet: str | None = None
+) -> tuple[list[Any], list[tuple[Any, ...]]]:
+    """Header and data rows of ``sheet`` (default: the first); trailing all-empty rows dropped
+    (Excel leaves them). Errors name the file; shared by every LEGOBench workbook reader."""
     import zipfile
 
     from openpyxl import load_workbook
@@ -151,6 +157,14 @@ def _text(value: Any, *, path: Path, line: int, field: str, required: bool) -> s
     )
 
 
+def _required_text(value: Any, *, path: Path, line: int, field: str) -> str:
+    """:func:`_text` for a cell that must hold text (an empty one raises ``InputError``)."""
+    text = _text(value, path=path, line=line, field=field, required=True)
+    if text is None:  # unreachable: required=True raises first; narrows the type
+        raise InputError("empty cell", path=path, line=line, field=field)
+    return text
+
+
 def read_rplm_gold(path: str | Path, *, sheet: str = GOLD_SHEET) -> Iterator[RPLMInstance]:
     """Yield the RPLM instances of ``rplm.xlsx`` in sheet order.
 
@@ -159,26 +173,14 @@ def read_rplm_gold(path: str | Path, *, sheet: str = GOLD_SHEET) -> Iterator[RPL
     GT lists that do not hold the same titles.
     """
     path = Path(path)
-    header, data = _open_rows(path, sheet)
+    header, data = read_sheet_rows(path, sheet)
     cols = {name: _column(header, name, path) for name in GOLD_COLUMNS}
     for i, row in enumerate(data):
         line = i + 2
-        instruction = _text(
-            _cell(row, cols["instruction"]),
-            path=path,
-            line=line,
-            field="instruction",
-            required=True,
+        instruction, options, gt = (
+            _required_text(_cell(row, cols[name]), path=path, line=line, field=name)
+            for name in GOLD_COLUMNS
         )
-        options = _text(
-            _cell(row, cols["model_options"]),
-            path=path,
-            line=line,
-            field="model_options",
-            required=True,
-        )
-        gt = _text(_cell(row, cols["GT"]), path=path, line=line, field="GT", required=True)
-        assert instruction is not None and options is not None and gt is not None
         parsed = parse_query(instruction)
         if parsed is None:
             raise InputError(
@@ -210,20 +212,26 @@ def read_rplm_gold(path: str | Path, *, sheet: str = GOLD_SHEET) -> Iterator[RPL
         )
 
 
-def answer_column(header: list[Any], path: str | Path) -> tuple[int, str]:
-    """Index and model stem of the single ``<stem>_gen_rank`` column."""
+def answer_column(
+    header: list[Any], path: str | Path, suffix: str = ANSWER_SUFFIX
+) -> tuple[int, str]:
+    """Index and model stem of the single ``<stem><suffix>`` column (stem not empty).
+
+    ``suffix`` defaults to RPLM's ``_gen_rank``; other LEGOBench answer workbooks use the
+    same layout with their own suffix, so they can share this check.
+    """
     found = [
-        (i, h.strip()[: -len(ANSWER_SUFFIX)])
+        (i, h.strip()[: -len(suffix)])
         for i, h in enumerate(header)
-        if isinstance(h, str) and h.strip().endswith(ANSWER_SUFFIX)
+        if isinstance(h, str) and h.strip().endswith(suffix) and len(h.strip()) > len(suffix)
     ]
     if len(found) != 1:
         raise InputError(
-            f"expected exactly one answer column ending in {ANSWER_SUFFIX!r}, found {len(found)}; "
+            f"expected exactly one answer column ending in {suffix!r}, found {len(found)}; "
             f"header is {header}",
             path=path,
             line=1,
-            field=ANSWER_SUFFIX,
+            field=suffix,
         )
     return found[0]
 
@@ -236,7 +244,7 @@ def read_rplm_responses(path: str | Path) -> tuple[str, list[RPLMResponse]]:
     (no list-literal decoding: that is a scoring-protocol decision).
     """
     path = Path(path)
-    header, data = _open_rows(path, None)
+    header, data = read_sheet_rows(path, None)
     idx, stem = answer_column(header, path)
     gt_idx = next(
         (i for i, h in enumerate(header) if isinstance(h, str) and h.strip() == "GT"), None
@@ -250,9 +258,7 @@ def read_rplm_responses(path: str | Path) -> tuple[str, list[RPLMResponse]]:
     ]
     if unknown:
         # Not an error: extra columns do not change scoring, but say so once.
-        import logging
-
-        logging.getLogger(__name__).info("%s: ignoring columns %s", path, unknown)
+        log.info("%s: ignoring columns %s", path, unknown)
     out = []
     for i, row in enumerate(data):
         line = i + 2

@@ -31,7 +31,6 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import json
 import logging
 import math
 import struct
@@ -44,7 +43,9 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from scholarkg.errors import InputError, StoreError
+from scholarkg.loaders.base import iter_jsonl
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
+from scholarkg.store.cypher_common import storable_value
 
 if TYPE_CHECKING:
     from scholarkg.store.falkordb_store import FalkorDBStore
@@ -138,14 +139,21 @@ def encode_value(value: Any) -> bytes:
         if not math.isfinite(value):
             raise _BadValue(f"non-finite number {value}")
         return _PACK_D(T_DOUBLE, value)
-    if isinstance(value, Mapping):
-        return _enc_str(json.dumps(value, ensure_ascii=False, sort_keys=True))
-    if isinstance(value, list | tuple):
-        items = [v for v in value if v is not None]
-        if any(isinstance(v, Mapping | list | tuple) for v in items):
-            return _enc_str(json.dumps(items, ensure_ascii=False, sort_keys=True))
-        return _PACK_Q(T_ARRAY, len(items)) + b"".join(encode_value(v) for v in items)
+    if isinstance(value, Mapping | list | tuple):
+        # the same storable form the MERGE path writes (cypher_common.storable_value)
+        stored = storable_value(value)
+        if isinstance(stored, str):
+            return _enc_str(stored)
+        return _PACK_Q(T_ARRAY, len(stored)) + b"".join(encode_value(v) for v in stored)
     raise _BadValue(f"unsupported value type {type(value).__name__}")
+
+
+def _check_property_at(name: str, path: Path, line: int) -> None:
+    """``check_property`` whose error names the file, line and offending key."""
+    try:
+        check_property(name)
+    except InputError as err:
+        raise InputError(err.message, path=path, line=line, field=name) from None
 
 
 def _header(name: str, props: Sequence[str]) -> bytes:
@@ -232,43 +240,25 @@ class _Parser:
             entry = self.labels[label] = _LabelNodes(label)
         pending: list[tuple[int, dict[str, Any]]] = []
         checked_keys = {"id"}  # property names already validated
-        with _open_text(src.path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputError(
-                        f"invalid JSON: {err.msg}", path=src.path, line=lineno
-                    ) from err
-                if not isinstance(obj, dict):
-                    raise InputError("expected a JSON object", path=src.path, line=lineno)
-                node_id = obj.get("id")
-                if node_id is None or node_id == "" or isinstance(node_id, dict | list | bool):
-                    raise InputError(
-                        "missing or non-scalar id", path=src.path, line=lineno, field="id"
-                    )
-                node_id = str(node_id)
-                if node_id in entry.ids:
-                    raise InputError(
-                        f"duplicate {label} id {node_id!r}", path=src.path, line=lineno, field="id"
-                    )
-                obj["id"] = node_id
-                for key in obj:
-                    if key not in checked_keys:
-                        try:
-                            check_property(key)
-                        except InputError as err:
-                            raise InputError(
-                                err.message, path=src.path, line=lineno, field=key
-                            ) from None
-                        checked_keys.add(key)
-                pending.append((lineno, obj))
-                entry.ids[node_id] = -1  # reserved; real internal id set when the token closes
-                if len(pending) >= NODES_PER_TOKEN:
-                    self._close_token(entry, pending, src.path)
-                    pending = []
+        for lineno, obj in iter_jsonl(src.path):
+            node_id = obj.get("id")
+            if node_id is None or node_id == "" or isinstance(node_id, dict | list | bool):
+                raise InputError("missing or non-scalar id", path=src.path, line=lineno, field="id")
+            node_id = str(node_id)
+            if node_id in entry.ids:
+                raise InputError(
+                    f"duplicate {label} id {node_id!r}", path=src.path, line=lineno, field="id"
+                )
+            obj["id"] = node_id
+            for key in obj:
+                if key not in checked_keys:
+                    _check_property_at(key, src.path, lineno)
+                    checked_keys.add(key)
+            pending.append((lineno, obj))
+            entry.ids[node_id] = -1  # reserved; real internal id set when the token closes
+            if len(pending) >= NODES_PER_TOKEN:
+                self._close_token(entry, pending, src.path)
+                pending = []
         if pending:
             self._close_token(entry, pending, src.path)
 
@@ -328,12 +318,7 @@ class _Parser:
                 if prop_names is None:
                     prop_names = list(props)
                     for p in prop_names:
-                        try:
-                            check_property(p)
-                        except InputError as err:
-                            raise InputError(
-                                err.message, path=src.path, line=lineno, field=p
-                            ) from None
+                        _check_property_at(p, src.path, lineno)
                 try:
                     enc = b"".join(encode_value(props.get(p)) for p in prop_names)
                 except _BadValue as err:
@@ -383,25 +368,15 @@ class _Parser:
     @staticmethod
     def _edge_rows(path: Path, fmt: str) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
         """``(line, start, end, props or None)`` for every data line of an edge file."""
+        if fmt == "jsonl":
+            for lineno, obj in iter_jsonl(path):
+                for key in ("start", "end"):
+                    if obj.get(key) in (None, "") or isinstance(obj.get(key), dict | list):
+                        raise InputError(f"missing {key}", path=path, line=lineno, field=key)
+                props = {k: v for k, v in obj.items() if k not in ("start", "end")}
+                yield lineno, str(obj["start"]), str(obj["end"]), props or None
+            return
         with _open_text(path) as fh:
-            if fmt == "jsonl":
-                for lineno, line in enumerate(fh, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        obj = json.loads(line)
-                    except json.JSONDecodeError as err:
-                        raise InputError(
-                            f"invalid JSON: {err.msg}", path=path, line=lineno
-                        ) from err
-                    if not isinstance(obj, dict):
-                        raise InputError("expected a JSON object", path=path, line=lineno)
-                    for key in ("start", "end"):
-                        if obj.get(key) in (None, "") or isinstance(obj.get(key), dict | list):
-                            raise InputError(f"missing {key}", path=path, line=lineno, field=key)
-                    props = {k: v for k, v in obj.items() if k not in ("start", "end")}
-                    yield lineno, str(obj["start"]), str(obj["end"]), props or None
-                return
             reader = csv.reader(fh, delimiter="\t" if fmt == "tsv" else ",")
             try:
                 header = [h.strip() for h in next(reader)]

@@ -1,20 +1,36 @@
-"""openCypher text that both dialects accept verbatim, and batching helpers.
+"""openCypher text that both dialects accept verbatim, and the row handling both stores share.
 
 Only whitelisted labels / relationship types / property names are pasted in (see
 ``schema/ddl.py``); every value travels in ``$rows``. Dialect-specific text lives in
-``falkordb_dialect.py`` and ``neo4j_dialect.py``.
+``falkordb_dialect.py`` and ``neo4j_dialect.py``. Everything that is the same on both
+backends (row validation, property cleaning, the batch loop, the full-text index lookup)
+lives here once, so the two stores differ only in how they send a statement.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, TypeVar
 
-from scholarkg.schema.ddl import check_label, check_rel_type
+from scholarkg.errors import InputError
+from scholarkg.schema.ddl import (
+    DEFAULT_SCHEMA,
+    FulltextIndex,
+    SchemaSpec,
+    check_label,
+    check_property,
+    check_rel_type,
+)
 
 T = TypeVar("T")
+
+#: ``progress(n_done)`` after each batch (same shape as ``store.base.ProgressFn``).
+BatchProgress = Callable[[int], None]
+
+#: Properties named like this hold embeddings (``services/embeddings.py``: ``emb_<model>``).
+VECTOR_PREFIX = "emb_"
 
 
 def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -26,28 +42,27 @@ def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def clean_props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Make a property map storable on both backends.
+def storable_value(value: Any) -> Any:
+    """One property value in a form both backends (and ``GRAPH.BULK``) can store.
 
-    Neither backend stores maps or nulls; FalkorDB rejects ``null`` in ``SET n += $p``.
-    So ``None`` is dropped, dicts become JSON strings, lists of dicts become JSON strings,
-    and lists lose their ``None`` members (lists must be homogeneous scalars on Neo4j).
+    Neither backend stores maps, nested lists or nulls inside lists, so: dicts and lists
+    holding dicts/lists become JSON strings, and lists lose their ``None`` members (lists
+    must be homogeneous scalars on Neo4j). ``None`` itself is returned as is; callers drop
+    it (FalkorDB rejects ``null`` in ``SET n += $p``).
     """
-    out: dict[str, Any] = {}
-    for key, value in props.items():
-        if value is None:
-            continue
-        if isinstance(value, Mapping):
-            out[key] = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        elif isinstance(value, list | tuple):
-            items = [v for v in value if v is not None]
-            if any(isinstance(v, Mapping | list | tuple) for v in items):
-                out[key] = json.dumps(items, ensure_ascii=False, sort_keys=True)
-            else:
-                out[key] = list(items)
-        else:
-            out[key] = value
-    return out
+    if isinstance(value, Mapping):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, list | tuple):
+        items = [v for v in value if v is not None]
+        if any(isinstance(v, Mapping | list | tuple) for v in items):
+            return json.dumps(items, ensure_ascii=False, sort_keys=True)
+        return list(items)
+    return value
+
+
+def clean_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    """A property map storable on both backends: ``None`` dropped, see :func:`storable_value`."""
+    return {key: storable_value(value) for key, value in props.items() if value is not None}
 
 
 def merge_nodes_query(label: str) -> str:
@@ -73,18 +88,109 @@ def merge_relationships_query(rel_type: str, start_label: str, end_label: str) -
     )
 
 
-def node_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Turn flat node dicts (with ``id``) into ``{id, props}`` rows for ``merge_nodes_query``."""
-    for row in rows:
+def set_vectors_query(label: str, prop: str, vector_value: Callable[[str], str]) -> str:
+    """Store ``row.v`` as ``label.prop`` on existing nodes; ``vector_value`` is the dialect's
+    spelling of a vector (``vecf32(…)`` on FalkorDB, a plain list on Neo4j)."""
+    check_label(label)
+    check_property(prop)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (n:{label} {{id: row.id}}) "
+        f"SET n.{prop} = {vector_value('row.v')} SET n += row.extra "
+        "RETURN count(n) AS written"
+    )
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def node_rows(rows: Iterable[Mapping[str, Any]], label: str = "node") -> Iterator[dict[str, Any]]:
+    """Turn flat node dicts (with ``id``) into ``{id, props}`` rows for ``merge_nodes_query``.
+
+    A row without an ``id`` cannot be MERGEd: it raises ``InputError`` naming the record
+    (1-based) instead of being written under the id ``"None"``.
+    """
+    for i, row in enumerate(rows, 1):
+        if _blank(row.get("id")):
+            raise InputError(f"{label} node without an id", line=i, field="id")
         props = clean_props({k: v for k, v in row.items() if k != "id"})
         yield {"id": str(row["id"]), "props": props}
 
 
 def rel_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Normalise ``{start, end, **props}`` or ``{start, end, props}`` dicts."""
-    for row in rows:
+    """Normalise ``{start, end, **props}`` or ``{start, end, props}`` dicts.
+
+    A missing or blank endpoint raises ``InputError`` naming the record (1-based) and the
+    field; ``str(None)`` would otherwise silently match a node whose id is ``"None"``.
+    """
+    for i, row in enumerate(rows, 1):
+        for end in ("start", "end"):
+            if _blank(row.get(end)):
+                raise InputError("relationship record without an endpoint id", line=i, field=end)
         if "props" in row:
             props = clean_props(row["props"] or {})
         else:
             props = clean_props({k: v for k, v in row.items() if k not in ("start", "end")})
         yield {"start": str(row["start"]), "end": str(row["end"]), "props": props}
+
+
+def vector_rows(
+    rows: Iterable[tuple[str, Sequence[float]]],
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """``(id, vector)`` pairs → rows for ``set_vectors_query``.
+
+    Components become floats always: Neo4j does not index a ``LIST<INTEGER>``, and FalkorDB's
+    ``vecf32`` rejects non-numbers with a less helpful message than ours.
+    """
+    extra = extra or {}
+    for i, (node_id, vec) in enumerate(rows, 1):
+        try:
+            values = [float(x) for x in vec]
+        except (TypeError, ValueError) as err:
+            raise InputError(f"vector of {node_id!r} is not numeric ({err})", line=i) from None
+        yield {"id": str(node_id), "v": values, "extra": clean_props(extra.get(str(node_id), {}))}
+
+
+def run_batches(
+    send: Callable[[list[dict[str, Any]]], int],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    batch_size: int,
+    progress: BatchProgress | None = None,
+) -> tuple[int, int]:
+    """Send ``rows`` in batches; ``send(batch)`` returns what the server reports written.
+
+    Returns ``(rows_sent, rows_written)``; ``progress`` gets the rows sent so far.
+    """
+    sent = written = 0
+    for batch in chunked(rows, batch_size):
+        written += send([dict(r) for r in batch])
+        sent += len(batch)
+        if progress:
+            progress(sent)
+    return sent, written
+
+
+def find_fulltext_index(name: str, schema: SchemaSpec) -> FulltextIndex:
+    """The full-text index called ``name`` in the applied ``schema``, else the default one.
+
+    A store that never ran ``apply_schema`` still finds the default indexes; an unknown name
+    raises ``InputError`` listing the known ones.
+    """
+    for spec in (schema, DEFAULT_SCHEMA):
+        for ft in spec.fulltext:
+            if ft.name == name:
+                return ft
+    return schema.fulltext_index(name)
+
+
+def without_vectors(props: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
+    """``props`` minus stored embeddings (the ``known`` vector properties and ``emb_*``).
+
+    Search hits carry a node's properties for display and re-ranking; a node holds one
+    vector per model, and shipping them back with every hit costs kilobytes per hit.
+    """
+    drop = set(known)
+    return {k: v for k, v in props.items() if k not in drop and not k.startswith(VECTOR_PREFIX)}

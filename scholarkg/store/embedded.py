@@ -235,8 +235,8 @@ class EmbeddedServer:
                 return False
             sock = self.socket_path
             try:
-                client = self._raw_client(sock, timeout=5.0)
-                client.execute_command("SHUTDOWN")
+                with self._raw_client(sock, timeout=5.0) as client:
+                    client.execute_command("SHUTDOWN")
             except Exception as err:  # a dropped connection is the success case
                 log.debug("SHUTDOWN: %s", err)
             if not self._wait_exit(pid, timeout):
@@ -261,13 +261,14 @@ class EmbeddedServer:
         if not _pid_alive(pid) or not _is_redis_server(pid):
             return ServerStatus(state="stale", pid=pid, **base)
         try:
-            client = self._raw_client(sock, timeout=5.0)
-            server_info = client.info("server")
-            mem = client.info("memory")
-            graphs = sorted(client.execute_command("GRAPH.LIST"))
-            versions = {"redis": str(server_info.get("redis_version", ""))}
-            versions.update(self._module_versions(client))
-        except Exception:
+            with self._raw_client(sock, timeout=5.0) as client:
+                server_info = client.info("server")
+                mem = client.info("memory")
+                graphs = sorted(client.execute_command("GRAPH.LIST"))
+                versions = {"redis": str(server_info.get("redis_version", ""))}
+                versions.update(self._module_versions(client))
+        except Exception as err:  # any failure to answer means "not usable": report it
+            log.debug("server pid %s does not answer on %s: %s", pid, sock, err)
             return ServerStatus(state="stale", pid=pid, **base)
         return ServerStatus(
             state="running",
@@ -346,6 +347,7 @@ class EmbeddedServer:
         return data if isinstance(data, dict) else {}
 
     def _raw_client(self, sock: Path, *, timeout: float = 2.0) -> redis.Redis:
+        """A short-lived admin client; use it in a ``with`` block so its socket is closed."""
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
@@ -364,8 +366,10 @@ class EmbeddedServer:
         if not sock.exists():
             return False
         try:
-            return bool(self._raw_client(sock, timeout=2.0).ping())
-        except Exception:
+            with self._raw_client(sock, timeout=2.0) as client:
+                return bool(client.ping())
+        except Exception as err:  # a probe: every failure means "no"
+            log.debug("no answer on %s: %s", sock, err)
             return False
 
     @staticmethod
@@ -428,10 +432,20 @@ class EmbeddedServer:
         _CHILDREN[proc.pid] = proc
         # our own pid file right away, so a crash during startup is seen as stale later
         self.pid_file.write_text(f"{proc.pid}\n")
-        self._wait_ready(proc.pid, sock, proc=proc)
-        client = self._raw_client(sock)
-        versions = {"redis": str(client.info("server").get("redis_version", ""))}
-        versions.update(self._module_versions(client))
+        try:
+            self._wait_ready(proc.pid, sock, proc=proc)
+        except ServerError:
+            # a server that never became ready must not be left running: it would hold
+            # the AOF files and the socket path, and (detached) outlive this process
+            if proc.poll() is None:
+                with contextlib.suppress(ServerError):
+                    self._terminate(proc.pid)
+            _CHILDREN.pop(proc.pid, None)
+            self._clean_leftovers()
+            raise
+        with self._raw_client(sock) as client:
+            versions = {"redis": str(client.info("server").get("redis_version", ""))}
+            versions.update(self._module_versions(client))
         info = {
             "pid": proc.pid,
             "socket": str(sock),
@@ -474,9 +488,9 @@ class EmbeddedServer:
                 )
             if sock.exists():
                 try:
-                    client = self._raw_client(sock, timeout=2.0)
-                    if client.ping() and "falkordb" in self._module_versions(client):
-                        return
+                    with self._raw_client(sock, timeout=2.0) as client:
+                        if client.ping() and "falkordb" in self._module_versions(client):
+                            return
                     last = "graph module not loaded"
                 except redis.exceptions.BusyLoadingError:
                     last = "loading dataset"

@@ -30,6 +30,7 @@ from scholarkg.schema.ddl import (
     check_label,
     check_property,
 )
+from scholarkg.store import cypher_common
 
 if TYPE_CHECKING:
     from falkordb import Graph
@@ -220,6 +221,26 @@ _SEPARATORS = re.compile(r"[\s,.<>{}\[\]\"':;!@#$%^&*()\-+=~|/\\?`]+")
 _NON_WORD = re.compile(r"([^\w])", re.UNICODE)
 
 
+def _case_variants(piece: str) -> list[str]:
+    """Spellings of a non-ASCII token that together match it whatever its case in the text.
+
+    RediSearch folds case for ASCII letters only, in the indexer and in the query parser
+    alike (FalkorDB 4.16): ``Ärzte`` is indexed as ``Ärzte`` and ``naïve`` as ``naïve``, so
+    ``ärzte`` and ``NAÏVE`` find nothing, where Lucene (Neo4j) finds both. Lower-case,
+    capitalised and upper-case forms cover how words are written in titles; the engine
+    folds the ASCII letters of each.
+    """
+    if piece.isascii():
+        return [piece]
+    forms = (piece.lower(), piece[:1].upper() + piece[1:].lower(), piece.upper(), piece)
+    return list(dict.fromkeys(forms))
+
+
+def _query_piece(piece: str) -> str:
+    forms = [_NON_WORD.sub(r"\\\1", form) for form in _case_variants(piece)]
+    return forms[0] if len(forms) == 1 else "(" + "|".join(forms) + ")"
+
+
 def fulltext_query_text(terms: Sequence[str], *, require_all: bool = False) -> str:
     """RediSearch query from user tokens; '' when no token has a searchable character.
 
@@ -227,11 +248,12 @@ def fulltext_query_text(terms: Sequence[str], *, require_all: bool = False) -> s
     pieces (``state-of-the-art``) becomes an AND group ``(state of the art)``. Tokens are
     OR-ed (``|``) like Lucene's default, or AND-ed (space) with ``require_all``. Anything
     left that is not a word character is backslash-escaped, so no user text can inject
-    query syntax.
+    query syntax. A piece with non-ASCII letters becomes an OR of its case forms
+    (:func:`_case_variants`), so matching is case-insensitive as on Neo4j.
     """
     groups: list[str] = []
     for term in terms:
-        pieces = [_NON_WORD.sub(r"\\\1", p) for p in _SEPARATORS.split(str(term)) if p]
+        pieces = [_query_piece(p) for p in _SEPARATORS.split(str(term)) if p]
         if not pieces:
             continue
         groups.append(pieces[0] if len(pieces) == 1 else "(" + " ".join(pieces) + ")")
@@ -257,14 +279,8 @@ def vector_value(param: str) -> str:
 
 
 def set_vectors_query(label: str, prop: str) -> str:
-    check_label(label)
-    check_property(prop)
-    return (
-        "UNWIND $rows AS row "
-        f"MATCH (n:{label} {{id: row.id}}) "
-        f"SET n.{prop} = {vector_value('row.v')} SET n += row.extra "
-        "RETURN count(n) AS written"
-    )
+    """Vectors onto existing nodes, in this dialect's vector type (text in cypher_common)."""
+    return cypher_common.set_vectors_query(label, prop, vector_value)
 
 
 def vector_search_query(label: str, prop: str) -> str:

@@ -1,7 +1,8 @@
 """``GraphStore`` on FalkorDB (the embedded default), over the native RESP client.
 
-Shared MERGE text comes from ``cypher_common.py``, FalkorDB spellings from
-``falkordb_dialect.py``; this module only moves rows in and plain dicts out. Numeric
+The writes both backends share live in ``batch_writes.py`` (row checks and MERGE text in
+``cypher_common.py``), FalkorDB spellings in ``falkordb_dialect.py``; this module only sends
+statements and turns replies into plain dicts. Numeric
 contracts (PageRank) are computed beside the database with the GDS-identical scipy
 implementation, because FalkorDB's ``algo.pageRank`` has different semantics
 (graph-backends.md §4).
@@ -10,16 +11,13 @@ implementation, because FalkorDB's ``algo.pageRank`` has different semantics
 from __future__ import annotations
 
 import logging
-import re
-import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scholarkg.errors import InputError, ServerError, StoreError
-from scholarkg.queries import load_query
 from scholarkg.schema.ddl import (
     DEFAULT_SCHEMA,
     NODE_LABELS,
@@ -37,15 +35,12 @@ from scholarkg.store.base import (
     Hit,
     PageRankConfig,
     PageRankResult,
-    ProgressFn,
 )
+from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
     chunked,
-    clean_props,
-    merge_nodes_query,
-    merge_relationships_query,
-    node_rows,
-    rel_rows,
+    find_fulltext_index,
+    without_vectors,
 )
 
 if TYPE_CHECKING:
@@ -55,11 +50,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 #: Internal-id window per edge-export query: big enough that round trips do not dominate,
 #: small enough that one reply stays a few tens of MB.
 SNAPSHOT_WINDOW = 250_000
+#: Upper bound of the over-fetch in ``vector()`` (see its docstring).
+MAX_VECTOR_FETCH = 100_000
 #: separator for joined application ids (ids containing it fall back to a list)
 _ID_SEP = "\x1f"
 
@@ -94,16 +90,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _quoted(name: str) -> str | None:
-    """Backtick-quote a label/type the *server* reported, if it is a plain identifier."""
-    return f"`{name}`" if name in NODE_LABELS or name in REL_TYPES or _IDENT.match(name) else None
-
-
-class FalkorDBStore:
+class FalkorDBStore(BatchWriteStore):
     """One FalkorDB graph (a Redis key) behind the ``GraphStore`` protocol."""
 
     backend = "embedded"
     capabilities: frozenset[str] = frozenset({"fulltext", "vector"})
+    _dialect = dialect
 
     def __init__(self, db: falkordb.FalkorDB, graph: str) -> None:
         if not graph or any(c.isspace() for c in graph):
@@ -113,6 +105,8 @@ class FalkorDBStore:
         self._g = db.select_graph(graph)
         self._schema: SchemaSpec = DEFAULT_SCHEMA
         self._key_indexed: set[str] = set()
+        #: vector properties this store knows of; left out of search hits
+        self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
 
     @classmethod
     def from_settings(cls, settings: Settings, *, graph: str | None = None) -> FalkorDBStore:
@@ -154,25 +148,16 @@ class FalkorDBStore:
             for row in res.result_set
         ]
 
-    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        return self.run(load_query(name, dialect.DIALECT), params)
+    # -- writes (shared in BatchWriteStore) --------------------------------------------
+    def _send(self, query: str, params: Mapping[str, Any]) -> Any:
+        return self._query(query, params)
 
-    # -- writes ------------------------------------------------------------------------
-    def write_batches(
-        self,
-        query: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        done = 0
-        for batch in chunked(rows, batch_size):
-            self._query(query, {"rows": [dict(r) for r in batch]})
-            done += len(batch)
-            if progress:
-                progress(done)
-        return done
+    def _count_written(self, result: Any) -> int:
+        return int(result.result_set[0][0]) if result.result_set else 0
+
+    def _prepare_labels(self, *labels: str) -> None:
+        for label in labels:
+            self._ensure_key_index(check_label(label))
 
     def _ensure_key_index(self, label: str) -> None:
         """Create the ``id`` range index if missing: MERGE without it is a label scan per row.
@@ -190,50 +175,6 @@ class FalkorDBStore:
                     raise
         self._key_indexed.add(label)
 
-    def merge_nodes(
-        self,
-        label: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        check_label(label)
-        self._ensure_key_index(label)
-        query = merge_nodes_query(label)
-
-        def checked() -> Iterable[Mapping[str, Any]]:
-            for i, row in enumerate(rows, 1):
-                if row.get("id") in (None, ""):
-                    raise InputError(f"{label} node without an id", line=i, field="id")
-                yield row
-
-        return self.write_batches(
-            query, node_rows(checked()), batch_size=batch_size, progress=progress
-        )
-
-    def merge_relationships(
-        self,
-        rel_type: str,
-        start_label: str,
-        end_label: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        query = merge_relationships_query(rel_type, start_label, end_label)
-        self._ensure_key_index(start_label)
-        self._ensure_key_index(end_label)
-        written = seen = 0
-        for batch in chunked(rel_rows(rows), batch_size):
-            res = self._query(query, {"rows": batch})
-            written += int(res.result_set[0][0]) if res.result_set else 0
-            seen += len(batch)
-            if progress:
-                progress(seen)
-        return written
-
     # -- schema ------------------------------------------------------------------------
     def apply_schema(self, schema: SchemaSpec | None = None) -> list[str]:
         """Create what is missing of ``schema`` and wait until it is online.
@@ -243,6 +184,7 @@ class FalkorDBStore:
         """
         spec = schema or DEFAULT_SCHEMA
         self._schema = spec
+        self._vector_props |= {v.property for v in spec.vector}
         steps = dialect.plan_schema(
             spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
         )
@@ -269,81 +211,75 @@ class FalkorDBStore:
         return created
 
     def ensure_vector_index(self, index: VectorIndex) -> None:
+        self._vector_props.add(index.property)
         if not dialect.has_index(
             dialect.list_indexes(self._g), index.label, index.property, "VECTOR"
         ):
             self._query(dialect.vector_index_ddl(index))
             dialect.await_indexes(self._g)
 
-    def set_vectors(
-        self,
-        label: str,
-        property: str,
-        rows: Iterable[tuple[str, Sequence[float]]],
-        *,
-        extra: Mapping[str, Mapping[str, Any]] | None = None,
-        batch_size: int = 2_000,
-    ) -> int:
-        query = dialect.set_vectors_query(label, property)
-        extra = extra or {}
-        written = 0
-        for batch in chunked(rows, batch_size):
-            payload = [
-                {
-                    "id": str(node_id),
-                    "v": [float(x) for x in vec],
-                    "extra": clean_props(extra.get(str(node_id), {})),
-                }
-                for node_id, vec in batch
-            ]
-            res = self._query(query, {"rows": payload})
-            written += int(res.result_set[0][0]) if res.result_set else 0
-        return written
-
     # -- search ------------------------------------------------------------------------
     def fulltext(
         self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
     ) -> list[Hit]:
-        spec = self._fulltext_spec(index)
+        spec = find_fulltext_index(index, self._schema)
         q = dialect.fulltext_query_text(terms, require_all=require_all)
         if not q:
             return []
         res = self._query(dialect.fulltext_search_query(), {"label": spec.label, "q": q, "k": k})
-        hits = []
-        for node, score in res.result_set:
-            props = _plain(node)
-            hits.append(Hit(id=str(props.get("id")), score=float(score), properties=props))
-        return hits
+        return [self._hit(node, float(score)) for node, score in res.result_set]
 
-    def _fulltext_spec(self, index: str) -> Any:
-        for spec in (self._schema, DEFAULT_SCHEMA):
-            for ft in spec.fulltext:
-                if ft.name == index:
-                    return ft
-        return self._schema.fulltext_index(index)  # raises InputError listing known names
+    def _hit(self, node: Any, score: float) -> Hit:
+        props = without_vectors(_plain(node), self._vector_props)
+        return Hit(id=str(props.get("id")), score=score, properties=props)
 
     def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
-        res = self._query(
-            dialect.vector_search_query(index.label, index.property),
-            {"k": int(k), "v": [float(x) for x in vector]},
-        )
-        hits = []
-        for node, distance in res.result_set:
-            props = _plain(node)
-            props.pop(index.property, None)
-            hits.append(
-                Hit(
-                    id=str(props.get("id")),
-                    score=dialect.similarity_from_distance(distance),
-                    properties=props,
-                )
-            )
+        """k nearest nodes; asks for more than ``k`` when the index answers with fewer.
+
+        FalkorDB keeps one search index per label: updating *any* indexed property of a
+        node (another model's vector, a title) re-adds the node and leaves a deleted entry
+        in every vector index of the label until garbage collection. A kNN query for ``k``
+        then counts those entries and returns fewer than ``k`` live nodes (seen on
+        FalkorDB 4.16). So when a query comes back short, it is repeated with a doubled
+        ``k`` until it returns ``k`` hits or every node holding the property.
+        """
+        want = int(k)
+        if want < 1:
+            raise InputError(f"k must be >= 1, got {k}", field="k")
+        query = dialect.vector_search_query(index.label, index.property)
+        params: dict[str, Any] = {"k": want, "v": [float(x) for x in vector]}
+        self._vector_props.add(index.property)
+        available: int | None = None
+        while True:
+            hits = [
+                self._hit(node, dialect.similarity_from_distance(distance))
+                for node, distance in self._query(query, params).result_set
+            ]
+            if len(hits) >= want:
+                break
+            if available is None:
+                available = self._count_with(index.label, index.property)
+            if len(hits) >= available or params["k"] >= MAX_VECTOR_FETCH:
+                break
+            params["k"] = min(params["k"] * 2, MAX_VECTOR_FETCH)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return hits
+        return hits[:want]
+
+    def _count_with(self, label: str, prop: str) -> int:
+        """How many ``label`` nodes hold ``prop`` (a label scan: only on a short kNN answer)."""
+        q = (
+            f"MATCH (n:{check_label(label)}) WHERE n.{check_property(prop)} IS NOT NULL "
+            "RETURN count(n)"
+        )
+        return int(self._query(q).result_set[0][0])
 
     # -- inspection --------------------------------------------------------------------
     def counts(self) -> GraphCounts:
-        """Counts per label and type; every alias is referenced in ``count()``.
+        """Counts per whitelisted label and type; every alias is referenced in ``count()``.
+
+        Labels and types the server reports but scholarkg never writes are skipped (as on
+        Neo4j): only whitelisted names are pasted into Cypher, and both backends must
+        return the same counts for the same graph.
 
         (FalkorDB only existence-checks unreferenced relationship aliases, which can
         undercount: known-limitations.mdx.)
@@ -352,18 +288,19 @@ class FalkorDBStore:
             return GraphCounts(nodes={}, relationships={})
         nodes: dict[str, int] = {}
         for (label,) in self._query("CALL db.labels()").result_set:
-            q = _quoted(str(label))
-            if q is None:
+            if str(label) not in NODE_LABELS:  # pasted into Cypher: whitelisted names only
+                log.debug("ignoring label %r: not a scholarkg label", label)
                 continue
-            n = self._query(f"MATCH (n:{q}) RETURN count(n)").result_set[0][0]
+            n = self._query(f"MATCH (n:{check_label(str(label))}) RETURN count(n)").result_set[0][0]
             if n:
                 nodes[str(label)] = int(n)
         rels: dict[str, int] = {}
         for (rtype,) in self._query("CALL db.relationshipTypes()").result_set:
-            q = _quoted(str(rtype))
-            if q is None:
+            if str(rtype) not in REL_TYPES:
+                log.debug("ignoring relationship type %r: not a scholarkg type", rtype)
                 continue
-            n = self._query(f"MATCH ()-[r:{q}]->() RETURN count(r)").result_set[0][0]
+            q = f"MATCH ()-[r:{check_rel_type(str(rtype))}]->() RETURN count(r)"
+            n = self._query(q).result_set[0][0]
             if n:
                 rels[str(rtype)] = int(n)
         return GraphCounts(nodes=nodes, relationships=rels)
@@ -447,6 +384,7 @@ class FalkorDBStore:
         Nodes without ``id`` (created by hand) have no identity here and are left out,
         with their edges.
         """
+        check_label(label)  # pasted below; callers check too, but this must hold on its own
         top = self._query(f"MATCH (n:{label}) RETURN max(id(n))").result_set[0][0]
         if top is None:
             return [], np.zeros(0, dtype=np.int64)
@@ -476,7 +414,10 @@ class FalkorDBStore:
     def _some_nodes(self, label: str, node_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         wanted = list(dict.fromkeys(str(x) for x in node_ids))
         found: dict[str, int] = {}
-        q = f"UNWIND $ids AS x MATCH (n:{label} {{id: x}}) RETURN collect(n.id), collect(id(n))"
+        q = (
+            f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
+            "RETURN collect(n.id), collect(id(n))"
+        )
         for batch in chunked(wanted, 50_000):
             app_ids, iids = self._query(q, {"ids": batch}).result_set[0]
             found.update(zip((str(x) for x in app_ids), (int(i) for i in iids), strict=True))
@@ -493,39 +434,13 @@ class FalkorDBStore:
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS-semantics PageRank computed in scipy on an edge snapshot (§4)."""
-        from scholarkg.graphalgo.pagerank import pagerank
+        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
 
-        cfg = config or PageRankConfig()
         snap = self.edge_snapshot(
             node_label, rel_type, node_ids=node_ids, weight_property=weight_property
         )
-        bias: dict[int, float] | None = None
-        if cfg.source_nodes is not None:
-            index = {node_id: i for i, node_id in enumerate(snap.ids)}
-            missing = [s for s in cfg.source_nodes if str(s) not in index]
-            if missing:
-                raise InputError(
-                    f"PageRank source node(s) not in the {node_label} graph: {missing[:5]}",
-                    field="source_nodes",
-                )
-            bias = {index[str(s)]: float(b) for s, b in cfg.source_nodes.items()}
-        t0 = time.perf_counter()
-        scores, ran, converged = pagerank(
-            len(snap.ids),
-            snap.src,
-            snap.dst,
-            snap.weight if weight_property else None,
-            damping_factor=cfg.damping_factor,
-            max_iterations=cfg.max_iterations,
-            tolerance=cfg.tolerance,
-            source_bias=bias,
-        )
-        millis = (time.perf_counter() - t0) * 1000.0
-        return PageRankResult(
-            scores={node_id: float(s) for node_id, s in zip(snap.ids, scores, strict=True)},
-            ran_iterations=int(ran),
-            did_converge=bool(converged),
-            compute_millis=millis,
+        return pagerank_on_snapshot(
+            snap, config or PageRankConfig(), weighted=weight_property is not None, label=node_label
         )
 
     # -- lifecycle ---------------------------------------------------------------------

@@ -207,14 +207,8 @@ def vector_value(param: str) -> str:
 
 
 def set_vectors_query(label: str, prop: str) -> str:
-    check_label(label)
-    check_property(prop)
-    return (
-        "UNWIND $rows AS row "
-        f"MATCH (n:{label} {{id: row.id}}) "
-        f"SET n.{prop} = {vector_value('row.v')} SET n += row.extra "
-        "RETURN count(n) AS written"
-    )
+    """Vectors onto existing nodes, in this dialect's vector type (text in cypher_common)."""
+    return cypher_common.set_vectors_query(label, prop, vector_value)
 
 
 #: kNN by index name; ``score`` is already the similarity (1 + cos) / 2, best first.

@@ -1,8 +1,9 @@
 """``GraphStore`` on Neo4j 5.26+ (optionally with GDS and APOC), over the official driver.
 
-Shared MERGE text comes from ``cypher_common.py``, Neo4j spellings from
-``neo4j_dialect.py`` (every string there is linted offline by Neo4j's own parser); this
-module moves rows in and plain dicts out, like ``falkordb_store.py``.
+The writes both backends share live in ``batch_writes.py`` (row checks and MERGE text in
+``cypher_common.py``), Neo4j spellings in ``neo4j_dialect.py`` (every string there is linted
+offline by Neo4j's own parser); this module sends statements and returns plain dicts, like
+``falkordb_store.py``.
 
 * Queries run in managed transactions (``driver.execute_query``), which the driver retries
   on transient errors; writes are idempotent ``UNWIND … MERGE`` batches, so retries are safe.
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,12 +30,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from scholarkg.errors import ConfigError, CypherError, InputError, ServerError, StoreError
-from scholarkg.queries import load_query
 from scholarkg.schema.ddl import (
     DEFAULT_SCHEMA,
     NODE_LABELS,
     REL_TYPES,
-    FulltextIndex,
     SchemaSpec,
     VectorIndex,
     check_label,
@@ -49,15 +47,11 @@ from scholarkg.store.base import (
     Hit,
     PageRankConfig,
     PageRankResult,
-    ProgressFn,
 )
+from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
-    chunked,
-    clean_props,
-    merge_nodes_query,
-    merge_relationships_query,
-    node_rows,
-    rel_rows,
+    find_fulltext_index,
+    without_vectors,
 )
 
 if TYPE_CHECKING:
@@ -147,10 +141,11 @@ def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset
     return frozenset(caps)
 
 
-class Neo4jStore:
+class Neo4jStore(BatchWriteStore):
     """One Neo4j database behind the ``GraphStore`` protocol."""
 
     backend = "neo4j"
+    _dialect = dialect
 
     def __init__(
         self,
@@ -235,65 +230,12 @@ class Neo4jStore:
             records = self._execute(query, params).records
         return [{k: plain(v) for k, v in rec.items()} for rec in records]
 
-    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        return self.run(load_query(name, dialect.DIALECT), params)
+    # -- writes (shared in BatchWriteStore) --------------------------------------------
+    def _send(self, query: str, params: Mapping[str, Any]) -> Any:
+        return self._execute(query, params)
 
-    # -- writes ------------------------------------------------------------------------
-    def write_batches(
-        self,
-        query: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        done = 0
-        for batch in chunked(rows, batch_size):
-            self._execute(query, {"rows": [dict(r) for r in batch]})
-            done += len(batch)
-            if progress:
-                progress(done)
-        return done
-
-    def merge_nodes(
-        self,
-        label: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        query = merge_nodes_query(label)
-
-        def checked() -> Iterable[Mapping[str, Any]]:
-            for i, row in enumerate(rows, 1):
-                if row.get("id") in (None, ""):
-                    raise InputError(f"{label} node without an id", line=i, field="id")
-                yield row
-
-        return self.write_batches(
-            query, node_rows(checked()), batch_size=batch_size, progress=progress
-        )
-
-    def merge_relationships(
-        self,
-        rel_type: str,
-        start_label: str,
-        end_label: str,
-        rows: Iterable[Mapping[str, Any]],
-        *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-    ) -> int:
-        query = merge_relationships_query(rel_type, start_label, end_label)
-        written = seen = 0
-        for batch in chunked(rel_rows(rows), batch_size):
-            records = self._execute(query, {"rows": batch}).records
-            written += int(records[0]["written"]) if records else 0
-            seen += len(batch)
-            if progress:
-                progress(seen)
-        return written
+    def _count_written(self, result: Any) -> int:
+        return int(result.records[0]["written"]) if result.records else 0
 
     # -- schema ------------------------------------------------------------------------
     def _index_names(self) -> set[str]:
@@ -323,51 +265,15 @@ class Neo4jStore:
         self._vector_props.add(index.property)
         self._await_indexes()
 
-    def set_vectors(
-        self,
-        label: str,
-        property: str,
-        rows: Iterable[tuple[str, Sequence[float]]],
-        *,
-        extra: Mapping[str, Mapping[str, Any]] | None = None,
-        batch_size: int = 2_000,
-    ) -> int:
-        query = dialect.set_vectors_query(label, property)
-        self._vector_props.add(property)
-        extra = extra or {}
-        written = 0
-        for batch in chunked(rows, batch_size):
-            payload = [
-                {
-                    "id": str(node_id),
-                    # floats, always: a LIST<INTEGER> would not be indexed
-                    "v": [float(x) for x in vec],
-                    "extra": clean_props(extra.get(str(node_id), {})),
-                }
-                for node_id, vec in batch
-            ]
-            records = self._execute(query, {"rows": payload}).records
-            written += int(records[0]["written"]) if records else 0
-        return written
-
     # -- search ------------------------------------------------------------------------
     def _hit(self, node: Any, score: float, *, drop: Iterable[str] = ()) -> Hit:
-        props = plain(node)
-        for key in (*self._vector_props, *drop):
-            props.pop(key, None)
+        props = without_vectors(plain(node), (*self._vector_props, *drop))
         return Hit(id=str(props.get("id")), score=float(score), properties=props)
-
-    def _fulltext_spec(self, index: str) -> FulltextIndex:
-        for spec in (self._schema, DEFAULT_SCHEMA):
-            for ft in spec.fulltext:
-                if ft.name == index:
-                    return ft
-        return self._schema.fulltext_index(index)  # raises InputError listing known names
 
     def fulltext(
         self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
     ) -> list[Hit]:
-        spec = self._fulltext_spec(index)
+        spec = find_fulltext_index(index, self._schema)
         q = dialect.fulltext_query_text(terms, require_all=require_all)
         if not q:
             return []
@@ -494,13 +400,10 @@ class Neo4jStore:
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS PageRank on a throw-away Cypher projection (scipy fallback without GDS)."""
+        from scholarkg.graphalgo.pagerank import check_pagerank_config
+
         cfg = config or PageRankConfig()
-        if not 0.0 <= cfg.damping_factor < 1.0:
-            raise InputError("must be in [0, 1)", field="damping_factor")
-        if cfg.max_iterations < 1:
-            raise InputError("must be >= 1", field="max_iterations")
-        if not cfg.tolerance >= 0:
-            raise InputError("must be >= 0", field="tolerance")
+        check_pagerank_config(cfg)
         sources = self._check_sources(node_label, cfg, node_ids)
         if "gds" not in self.capabilities:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
@@ -553,34 +456,12 @@ class Neo4jStore:
         weight_property: str | None,
         cfg: PageRankConfig,
     ) -> PageRankResult:
-        from scholarkg.graphalgo.pagerank import pagerank
+        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
 
         snap = self.edge_snapshot(
             label, rel_type, node_ids=node_ids, weight_property=weight_property
         )
-        position = {node_id: i for i, node_id in enumerate(snap.ids)}
-        bias = (
-            {position[str(k)]: float(v) for k, v in cfg.source_nodes.items()}
-            if cfg.source_nodes is not None
-            else None
-        )
-        t0 = time.perf_counter()
-        scores, ran, converged = pagerank(
-            len(snap.ids),
-            snap.src,
-            snap.dst,
-            snap.weight if weight_property else None,
-            damping_factor=cfg.damping_factor,
-            max_iterations=cfg.max_iterations,
-            tolerance=cfg.tolerance,
-            source_bias=bias,
-        )
-        return PageRankResult(
-            scores={node_id: float(s) for node_id, s in zip(snap.ids, scores, strict=True)},
-            ran_iterations=int(ran),
-            did_converge=bool(converged),
-            compute_millis=(time.perf_counter() - t0) * 1000.0,
-        )
+        return pagerank_on_snapshot(snap, cfg, weighted=weight_property is not None, label=label)
 
     # -- lifecycle ---------------------------------------------------------------------
     def clear(self) -> None:

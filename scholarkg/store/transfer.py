@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +34,7 @@ from typing import Any
 
 from scholarkg import __version__
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import iter_jsonl
 from scholarkg.schema.ddl import (
     NODE_LABELS,
     REL_TYPES,
@@ -43,6 +44,7 @@ from scholarkg.schema.ddl import (
     check_rel_type,
 )
 from scholarkg.store.base import GraphStore
+from scholarkg.store.cypher_common import VECTOR_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +56,6 @@ RELATIONSHIPS = "relationships.jsonl"
 
 #: ``progress(records_done)``: nodes + relationships written or read so far.
 TransferProgress = Callable[[int], None]
-
-#: Properties named like this hold embeddings (``services/embeddings.py``: ``emb_<model>``).
-VECTOR_PREFIX = "emb_"
 
 
 @dataclass(frozen=True)
@@ -335,22 +334,6 @@ class ImportReport:
     skipped_relationships: int
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise InputError("missing", path=path)
-    with path.open(encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            yield lineno, obj
-
-
 def _props(obj: dict[str, Any], key: str, path: Path, line: int) -> dict[str, Any]:
     props = obj.get(key, {})
     if not isinstance(props, dict):
@@ -428,12 +411,12 @@ def import_graph(
     # Validate both files completely before writing anything: a bad line or a truncated
     # copy must not leave a half-imported graph behind.
     seen_nodes: dict[str, int] = {}
-    for line, obj in _lines(nodes_path):
+    for line, obj in iter_jsonl(nodes_path):
         label = sorted(_node_record(obj, nodes_path, line)[0])[0]
         seen_nodes[label] = seen_nodes.get(label, 0) + 1
     _expect(manifest.nodes, seen_nodes, nodes_path, "nodes")
     seen_rels: dict[str, int] = {}
-    for line, obj in _lines(rels_path):
+    for line, obj in iter_jsonl(rels_path):
         rtype = _rel_record(obj, rels_path, line)[0][0]
         seen_rels[rtype] = seen_rels.get(rtype, 0) + 1
     _expect(manifest.relationships, seen_rels, rels_path, "relationships")
@@ -457,7 +440,7 @@ def import_graph(
             store.merge_nodes(label, rows, batch_size=batch_size)
             tick(len(rows))
 
-    for line, obj in _lines(nodes_path):
+    for line, obj in iter_jsonl(nodes_path):
         labels, node_id, props, vecs = _node_record(obj, nodes_path, line)
         label = sorted(labels)[0]
         buffers.setdefault(label, []).append({"id": node_id, **props})
@@ -500,7 +483,7 @@ def import_graph(
             written += store.merge_relationships(*key, rows, batch_size=batch_size)
             tick(len(rows))
 
-    for line, obj in _lines(rels_path):
+    for line, obj in iter_jsonl(rels_path):
         key, row = _rel_record(obj, rels_path, line)
         rel_buffers.setdefault(key, []).append(row)
         if len(rel_buffers[key]) >= batch_size:

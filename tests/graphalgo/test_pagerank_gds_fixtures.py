@@ -12,27 +12,11 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
+from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.errors import InputError
 from scholarkg.graphalgo import pagerank
 
-PAGES = ["Home", "About", "Product", "Links", "Site A", "Site B", "Site C", "Site D"]
-LINKS = [
-    ("Home", "About", 0.2),
-    ("Home", "Links", 0.2),
-    ("Home", "Product", 0.6),
-    ("About", "Home", 1.0),
-    ("Product", "Home", 1.0),
-    ("Site A", "Home", 1.0),
-    ("Site B", "Home", 1.0),
-    ("Site C", "Home", 1.0),
-    ("Site D", "Home", 1.0),
-    ("Links", "Home", 0.8),
-    ("Links", "Site A", 0.05),
-    ("Links", "Site B", 0.05),
-    ("Links", "Site C", 0.05),
-    ("Links", "Site D", 0.05),
-]
 TOL = 1e-12
 
 

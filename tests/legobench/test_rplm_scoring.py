@@ -21,6 +21,7 @@ from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_files, s
 from scholarkg.commands.bench import app as bench_app
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import (
+    answer_column,
     parse_query,
     read_rplm_gold,
     read_rplm_responses,
@@ -284,3 +285,13 @@ def test_cli_rejects_unknown_protocol(files: dict[str, Path]) -> None:
     result = CliRunner().invoke(bench_app, args)
     assert isinstance(result.exception, InputError)
     assert "protocol" in str(result.exception)
+
+
+def test_answer_column_finds_one_named_suffix_column() -> None:
+    header = [None, "Unnamed: 0", "GT", "gpt4_gen_rank"]
+    assert answer_column(header, "a.xlsx") == (3, "gpt4")
+    assert answer_column(["x", "llama_gen_lgplm "], "b.xlsx", "_gen_lgplm") == (1, "llama")
+    for bad in (["GT"], ["a_gen_rank", "b_gen_rank"], ["_gen_rank"]):  # none, two, no stem
+        with pytest.raises(InputError, match="exactly one answer column") as info:
+            answer_column(bad, "c.xlsx")
+        assert (info.value.path, info.value.line, info.value.field) == ("c.xlsx", 1, "_gen_rank")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.config import load_settings
 from scholarkg.graphalgo import pagerank
@@ -28,25 +29,6 @@ pytestmark = [
         reason="needs a Neo4j server: set NEO4J_URI (and NEO4J_PASSWORD); see docker-compose.yml",
     ),
 ]
-
-# The GDS manual's PageRank example graph (graph-backends.md §4), as Paper/CITES.
-LINKS = [
-    ("Home", "About", 0.2),
-    ("Home", "Links", 0.2),
-    ("Home", "Product", 0.6),
-    ("About", "Home", 1.0),
-    ("Product", "Home", 1.0),
-    ("Site A", "Home", 1.0),
-    ("Site B", "Home", 1.0),
-    ("Site C", "Home", 1.0),
-    ("Site D", "Home", 1.0),
-    ("Links", "Home", 0.8),
-    ("Links", "Site A", 0.05),
-    ("Links", "Site B", 0.05),
-    ("Links", "Site C", 0.05),
-    ("Links", "Site D", 0.05),
-]
-PAGES = ["Home", "About", "Product", "Links", "Site A", "Site B", "Site C", "Site D"]
 
 
 @pytest.fixture

@@ -138,3 +138,31 @@ def test_git_commit_outside_checkout_is_none(tmp_path: Path) -> None:
     from scholarkg.benchmark.runs import git_commit
 
     assert git_commit(tmp_path) is None
+
+
+def test_git_commit_of_a_checkout_and_dirty_flag(tmp_path: Path) -> None:
+    """Against a real throw-away repository: the HEAD sha, then ``+dirty`` once a tracked
+    file changes (untracked files do not count)."""
+    import subprocess
+
+    from scholarkg.benchmark.runs import git_commit
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    git("add", "a.txt")
+    git("commit", "-q", "-m", "first")
+    sha = git("rev-parse", "HEAD")
+    assert len(sha) == 40
+    (tmp_path / "untracked.txt").write_text("x\n", encoding="utf-8")
+    assert git_commit(tmp_path) == sha
+    (tmp_path / "a.txt").write_text("two\n", encoding="utf-8")
+    assert git_commit(tmp_path) == f"{sha}+dirty"

@@ -72,7 +72,12 @@ def test_bulk_load_papers_csv(store: FalkorDBStore, tmp_path: Path) -> None:
     ]
     # parallel edges survive the snapshot (FalkorDB's unreferenced-alias pitfall)
     snap = store.edge_snapshot("Paper", "CITES")
-    assert len(snap.src) == 4
+    pairs = sorted(
+        (snap.ids[a], snap.ids[b])
+        for a, b in zip(snap.src.tolist(), snap.dst.tolist(), strict=True)
+    )
+    assert pairs == [("3", "p1"), ("p1", "p2"), ("p1", "p2"), ("p2", "3")]
+    assert snap.weight.tolist() == [1.0] * 4
     # schema applied afterwards: key enforced, MERGE reuses bulk-loaded nodes
     assert "unique constraint on :Paper(id)" in res.schema_created
     store.merge_nodes("Paper", [{"id": "p1", "title": "Alpha 2"}])

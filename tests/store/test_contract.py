@@ -124,6 +124,30 @@ def test_unknown_label_never_reaches_cypher(any_store: GraphStore) -> None:
         any_store.merge_nodes("Paper) DETACH DELETE (x", [{"id": "a"}])
 
 
+INJECTED = "Paper) DETACH DELETE (n"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda st: st.merge_relationships("CITES]->() DETACH DELETE (n", "Paper", "Paper", []),
+        lambda st: st.merge_relationships("CITES", "Paper", INJECTED, []),
+        lambda st: st.edge_snapshot(INJECTED, "CITES"),
+        lambda st: st.edge_snapshot("Paper", "CITES", node_ids=["a"], weight_property="w} x"),
+        lambda st: st.pagerank("Paper", "CITES]->() DELETE r //"),
+        lambda st: st.set_vectors("Paper", "emb = 1 DETACH DELETE n //", [("a", [1.0])]),
+        lambda st: st.vector(VectorIndex("v", INJECTED, "emb", 2), [1.0, 0.0]),
+    ],
+    ids=["rel_type", "end_label", "snapshot", "weight", "pagerank", "vector_prop", "vector"],
+)
+def test_no_unlisted_name_reaches_cypher(any_store: GraphStore, call) -> None:  # type: ignore[no-untyped-def]
+    """Every method that pastes a name checks it against schema/ddl.py first."""
+    _papers(any_store, ["a"])
+    with pytest.raises(InputError):
+        call(any_store)
+    assert any_store.counts().nodes == {"Paper": 1}  # nothing was deleted
+
+
 def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> None:
     _papers(any_store, ["a", "b", "c"])
     rels = [
@@ -136,6 +160,30 @@ def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> N
     assert any_store.merge_relationships("CITES", "Paper", "Paper", rels) == 2
     assert any_store.counts().relationships == {"CITES": 2}
     assert any_store.run("MATCH (:Paper {id:'a'})-[r:CITES]->() RETURN r.w AS w") == [{"w": 1.5}]
+
+
+def test_merge_relationships_rejects_a_missing_endpoint(any_store: GraphStore) -> None:
+    """Regression: ``str(None)`` used to match a node whose id is the text ``"None"``."""
+    _papers(any_store, ["a", "b", "None"])
+    rels = [{"start": "a", "end": "b"}, {"start": "a", "end": None}]
+    with pytest.raises(InputError) as info:
+        any_store.merge_relationships("CITES", "Paper", "Paper", rels)
+    assert (info.value.line, info.value.field) == (2, "end")
+    with pytest.raises(InputError) as info:
+        any_store.merge_relationships("CITES", "Paper", "Paper", [{"end": "b"}])
+    assert (info.value.line, info.value.field) == (1, "start")
+    assert any_store.run(
+        "MATCH (:Paper)-[r:CITES]->(:Paper {id: 'None'}) RETURN count(r) AS n"
+    ) == [{"n": 0}]
+
+
+def test_counts_ignore_labels_outside_the_whitelist(any_store: GraphStore) -> None:
+    """Both backends count only scholarkg's labels/types: only those are pasted into Cypher."""
+    _papers(any_store, ["a"])
+    any_store.run("CREATE (:Intruder {id: 'x'})-[:FOREIGN]->(:`Odd Label` {id: 'y'})")
+    counts = any_store.counts()
+    assert counts.nodes == {"Paper": 1}
+    assert counts.relationships == {}
 
 
 # -- schema and search -------------------------------------------------------------------
@@ -178,11 +226,23 @@ def test_fulltext_any_and_all(any_store: GraphStore) -> None:
 def test_fulltext_special_characters_are_escaped(any_store: GraphStore) -> None:
     _fulltext_fixture(any_store)
     assert {h.id for h in any_store.fulltext("paper_text", ["state-of-the-art"])} == {"r"}
-    for nasty in (["("], ['"'], ["a|b)"], ["*"], ["C++"], ["x:y"], ["\\"], ["-"]):
-        any_store.fulltext("paper_text", nasty)  # must not raise a syntax error
+    # query syntax in user text is inert: no syntax error, and it matches only as words
+    expected = {"(": set(), '"': set(), "a|b)": set(), "*": set(), "x:y": set(), "\\": set()}
+    expected |= {"-": set(), "C++": {"d"}, "graph*": {"g", "d"}, "ranking)": {"r"}}
+    for nasty, ids in expected.items():
+        assert {h.id for h in any_store.fulltext("paper_text", [nasty])} == ids, nasty
     assert any_store.fulltext("paper_text", []) == []
     with pytest.raises(InputError):
         any_store.fulltext("no_such_index", ["graph"])
+
+
+def test_fulltext_is_case_insensitive_beyond_ascii(any_store: GraphStore) -> None:
+    """Regression: RediSearch lower-cases indexed text fully but query text only in ASCII,
+    so ``NAÏVE`` missed ``Naïve`` on FalkorDB while Lucene (Neo4j) found it."""
+    any_store.apply_schema()
+    any_store.merge_nodes("Paper", [{"id": "n", "title": "Naïve Bayes for Ärzte"}])
+    for terms in (["naïve"], ["NAÏVE"], ["Naïve"], ["ÄRZTE"], ["ärzte", "zzz"]):
+        assert [h.id for h in any_store.fulltext("paper_text", terms)] == ["n"], terms
 
 
 def test_vector_search_scores_and_order(any_store: GraphStore) -> None:
@@ -204,6 +264,41 @@ def test_vector_search_scores_and_order(any_store: GraphStore) -> None:
         assert h.score == pytest.approx(expected[h.id], abs=1e-5)
         assert "embedding" not in h.properties
     assert hits[0].properties["model"] == "m1"
+
+
+def test_hits_never_carry_stored_vectors(any_store: GraphStore) -> None:
+    """Search hits return properties, not embeddings: a node may hold one vector per model,
+    and shipping them back with every hit costs kilobytes per hit on both backends."""
+    any_store.apply_schema()
+    any_store.merge_nodes("Paper", [{"id": "x", "title": "graph search", "abstract": "a"}])
+    first = VectorIndex("paper_vec_a", "Paper", "emb_a", 2)
+    second = VectorIndex("paper_vec_b", "Paper", "emb_b", 2)
+    for index, vec in ((first, [1.0, 0.0]), (second, [0.0, 1.0])):
+        any_store.ensure_vector_index(index)
+        assert any_store.set_vectors("Paper", index.property, [("x", vec)]) == 1
+    expected = {"id": "x", "title": "graph search", "abstract": "a"}
+    assert [h.properties for h in any_store.vector(first, [1.0, 0.0], k=1)] == [expected]
+    assert [h.properties for h in any_store.fulltext("paper_text", ["graph"])] == [expected]
+
+
+def test_vector_search_returns_k_live_nodes_after_updates(any_store: GraphStore) -> None:
+    """Regression (FalkorDB 4.16): after a node's other vector (or any indexed property) is
+    updated, its stale index entry took one of the k slots and kNN came back short."""
+    first = VectorIndex("paper_vec_a", "Paper", "emb_a", 2)
+    second = VectorIndex("paper_vec_b", "Paper", "emb_b", 2)
+    _papers(any_store, ["x", "y"])
+    any_store.ensure_vector_index(first)
+    any_store.set_vectors("Paper", "emb_a", [("x", [1.0, 0.0]), ("y", [0.0, 1.0])])
+    any_store.ensure_vector_index(second)
+    any_store.set_vectors("Paper", "emb_b", [("x", [0.0, 1.0])])  # second model, one node
+    assert [h.id for h in any_store.vector(first, [1.0, 0.0], k=2)] == ["x", "y"]
+    any_store.set_vectors("Paper", "emb_a", [("x", [1.0, 0.0])])  # re-embed x
+    hits = any_store.vector(first, [1.0, 0.0], k=2)
+    assert [h.id for h in hits] == ["x", "y"]
+    assert [h.score for h in hits] == pytest.approx([1.0, 0.5])  # cos 1 and 0
+    assert [h.id for h in any_store.vector(first, [1.0, 0.0], k=1)] == ["x"]
+    assert [h.id for h in any_store.vector(first, [1.0, 0.0], k=5)] == ["x", "y"]  # all there is
+    assert [h.id for h in any_store.vector(second, [0.0, 1.0], k=5)] == ["x"]
 
 
 # -- inspection and algorithms -----------------------------------------------------------

@@ -207,10 +207,31 @@ def test_startup_failure_reports_log_tail(tmp_path: Path) -> None:
     assert srv.status().state in ("stopped", "stale")
 
 
+def test_server_not_ready_in_time_is_not_left_running(tmp_path: Path) -> None:
+    """Regression: a spawned server that missed the readiness deadline kept running, holding
+    the data dir's AOF and socket (and, when persistent, outliving the process)."""
+    from scholarkg.store import embedded
+
+    before = set(embedded._CHILDREN)
+    srv = EmbeddedServer(tmp_path, persistent=False, startup_timeout=0.0)
+    with pytest.raises(ServerError, match="not ready after 0 s"):
+        srv.start()
+    spawned = [pid for pid in embedded._CHILDREN if pid not in before]
+    assert spawned == []  # reaped and forgotten
+    assert not srv.pid_file.exists() and not socket_path_for(tmp_path).exists()
+    assert srv.status().state == "stopped"
+    owners = [
+        p.pid
+        for p in psutil.process_iter(["cmdline"])
+        if str(tmp_path) in " ".join(p.info["cmdline"] or [])
+    ]
+    assert owners == []
+
+
 def test_module_args_are_passed(tmp_path: Path) -> None:
     with EmbeddedServer(tmp_path, persistent=False, module_args={"THREAD_COUNT": 1}) as srv:
-        client = srv._raw_client(srv.socket_path)
-        mods = client.execute_command("MODULE", "LIST")
+        with srv._raw_client(srv.socket_path) as client:
+            mods = client.execute_command("MODULE", "LIST")
         graph = next(m for m in mods if m["name"] == "graph")
         assert graph["args"] == ["THREAD_COUNT", "1"]
 

@@ -18,7 +18,10 @@ def test_fulltext_query_text() -> None:
     assert d.fulltext_query_text(["state-of-the-art", "x"]) == "(state of the art)|x"
     assert d.fulltext_query_text(["C++", "a|b", "(", '"', "*"]) == "C|(a b)"
     assert d.fulltext_query_text(["", "  ", "-"]) == ""
-    assert d.fulltext_query_text(["naïve"]) == "naïve"
+    assert d.fulltext_query_text(["naïve"]) == "(naïve|Naïve|NAÏVE)"
+    # RediSearch folds only ASCII case: non-ASCII pieces are OR-ed over their case forms
+    assert d.fulltext_query_text(["NAÏVE", "Graph"]) == "(naïve|Naïve|NAÏVE)|Graph"
+    assert d.fulltext_query_text(["über-all"], require_all=True) == "((über|Über|ÜBER) all)"
 
 
 def test_similarity_from_distance() -> None:

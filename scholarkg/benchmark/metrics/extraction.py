@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.errors import InputError
 
 NOT_COMPARABLE_NOTE = (
@@ -355,11 +356,6 @@ def _pct(num: int, den: int) -> float | None:
     return 100.0 * num / den if den else None
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return sum(vals) / len(vals) if vals else None
-
-
 def score_leaderboard(
     gold: Sequence[tuple[str, float]],
     output: str,
@@ -435,10 +431,10 @@ def evaluate_leaderboard_tables(
         spg = _pct(tot["n_correct_scores"], tot["n_generated"])
         spc = _pct(tot["n_correct_scores"], tot["n_correct_methods"])
     else:
-        mr = _mean([_pct(r["n_correct_methods"], r["n_gold"]) for r in per])
-        mp = _mean([_pct(r["n_correct_methods"], r["n_generated"]) for r in per])
-        spg = _mean([_pct(r["n_correct_scores"], r["n_generated"]) for r in per])
-        spc = _mean([_pct(r["n_correct_scores"], r["n_correct_methods"]) for r in per])
+        mr = mean_defined([_pct(r["n_correct_methods"], r["n_gold"]) for r in per])
+        mp = mean_defined([_pct(r["n_correct_methods"], r["n_generated"]) for r in per])
+        spg = mean_defined([_pct(r["n_correct_scores"], r["n_generated"]) for r in per])
+        spc = mean_defined([_pct(r["n_correct_scores"], r["n_correct_methods"]) for r in per])
     return ExtractionScores(
         mr=mr,
         mp=mp,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scholarkg.benchmark.metrics._common import check_paired_lists
 from scholarkg.errors import InputError, NotSupported
 
 log = logging.getLogger(__name__)
@@ -119,13 +120,7 @@ def aligned_list_rouge(
     values. Gold items keep their ``"1. "`` prefixes as in the released data.
     """
     types = _check_types(types)
-    if len(predictions) != len(references):
-        raise InputError(
-            f"{len(predictions)} prediction lists but {len(references)} reference lists",
-            field="predictions",
-        )
-    if not predictions:
-        raise InputError("no papers to score", field="predictions")
+    check_paired_lists(predictions, references)
     per_paper: dict[str, list[float]] = {t: [] for t in types}
     for pred, gold in zip(predictions, references, strict=True):
         k = min(len(pred), len(gold))

@@ -33,6 +33,7 @@ from typing import Literal
 
 import numpy as np
 
+from scholarkg.benchmark.metrics._common import check_paired_lists
 from scholarkg.benchmark.metrics.similarity import EmbeddingTable, Encoder, Progress
 from scholarkg.errors import InputError
 
@@ -128,20 +129,6 @@ def _label(ids: Sequence[str] | None, j: int) -> str:
     return repr(ids[j]) if ids is not None and j < len(ids) else f"#{j}"
 
 
-def _check_pairing(
-    predictions: Sequence[object], references: Sequence[object], ids: Sequence[str] | None
-) -> None:
-    if len(predictions) != len(references):
-        raise InputError(
-            f"{len(predictions)} prediction lists but {len(references)} reference lists",
-            field="predictions",
-        )
-    if not predictions:
-        raise InputError("no papers to score", field="predictions")
-    if ids is not None and len(ids) != len(predictions):
-        raise InputError(f"{len(ids)} ids for {len(predictions)} papers", field="ids")
-
-
 def soft_prf(sim: np.ndarray) -> PRF:
     """S-P/S-R/S-F1 of one paper from its ``n_pred x n_gold`` similarity matrix.
 
@@ -180,7 +167,7 @@ def s_scores(
     ``predictions[j]`` and ``references[j]`` are paper ``j``'s generated and gold experiment
     lists. ``progress(done, total)`` reports embedding batches.
     """
-    _check_pairing(predictions, references, ids)
+    check_paired_lists(predictions, references, ids)
     _check_lists("predictions", predictions, ids=ids)
     _check_lists("references", references, ids=ids)
     for j, (pred, gold) in enumerate(zip(predictions, references, strict=True)):
@@ -209,7 +196,7 @@ def s_match(
     Per paper the longer list is cut to the shorter one (released ``soft_score``); an empty
     prediction list scores 0. Corpus value = mean over papers.
     """
-    _check_pairing(predictions, references, ids)
+    check_paired_lists(predictions, references, ids)
     _check_lists("predictions", predictions, ids=ids)
     _check_lists("references", references, ids=ids)
     table = EmbeddingTable(
@@ -254,7 +241,7 @@ def sn_scores(
     empty list are skipped, so K counts non-empty lists (released ``soft_accumulate``). A paper
     with predictions but no non-empty reviewer list is undefined and rejected.
     """
-    _check_pairing(predictions, references, ids)
+    check_paired_lists(predictions, references, ids)
     _check_lists("predictions", predictions, ids=ids)
     for j, reviewers in enumerate(references):
         if isinstance(reviewers, str) or not isinstance(reviewers, Sequence):

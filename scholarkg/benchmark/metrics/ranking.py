@@ -32,6 +32,7 @@ from typing import Any
 
 from scipy.stats import kendalltau
 
+from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.errors import InputError
 
 PROTOCOLS: tuple[str, ...] = ("clean", "legobench-paper")
@@ -244,11 +245,6 @@ class RankedListScores:
         return data
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    finite = [v for v in values if not math.isnan(v)]
-    return sum(finite) / len(finite) if finite else None
-
-
 def evaluate_ranked_lists(
     gold: Sequence[Sequence[str]],
     responses: Sequence[str | None],
@@ -308,7 +304,7 @@ def evaluate_ranked_lists(
     cis_den = n_instances if paper else n_scored
     cis = 100.0 * n_complete / cis_den if cis_den else 0.0
     bem = n_exact / n_complete if n_complete else None
-    ktau = _mean(taus)
+    ktau = mean_defined(taus)
     cp = 100.0 * sum(r["cp"] for r in per) / n_scored if n_scored else 0.0
     notes: list[str] = []
     if paper:
@@ -419,7 +415,7 @@ def evaluate_rankings(
     taus = [r["ktau"] for r in per]
     return RankingScores(
         bem=100.0 * n_exact / n if n else 0.0,
-        ktau=_mean(taus),
+        ktau=mean_defined(taus),
         n_leaderboards=n,
         n_exact=n_exact,
         n_tau=sum(not math.isnan(t) for t in taus),

@@ -59,18 +59,23 @@ def _number(text: str, path: str | Path, line: int, field: str) -> float:
     return value
 
 
-def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: grade}}`` from a TREC qrels file (``qid iter docid grade``)."""
-    qrels: dict[str, dict[str, float]] = {}
+def _rows(path: str | Path, columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+    """``(line, *fields)`` per non-blank line, which must have exactly ``len(columns)`` fields."""
     for line, text in _lines(path):
         cols = text.split()
-        if len(cols) != 4:
+        if len(cols) != len(columns):
             raise InputError(
-                f"expected 4 columns 'qid iter docid grade', found {len(cols)}",
+                f"expected {len(columns)} columns '{' '.join(columns)}', found {len(cols)}",
                 path=path,
                 line=line,
             )
-        qid, _, doc, grade = cols
+        yield (line, *cols)
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
+    """``{qid: {docid: grade}}`` from a TREC qrels file (``qid iter docid grade``)."""
+    qrels: dict[str, dict[str, float]] = {}
+    for line, qid, _, doc, grade in _rows(path, ("qid", "iter", "docid", "grade")):
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise InputError(
@@ -87,15 +92,9 @@ def read_run(
 ) -> dict[str, dict[str, float]]:
     """``{qid: {docid: score}}`` from a TREC run file (``qid Q0 docid rank score tag``)."""
     run: dict[str, dict[str, float]] = {}
-    for line, text in _lines(path):
-        cols = text.split()
-        if len(cols) != 6:
-            raise InputError(
-                f"expected 6 columns 'qid Q0 docid rank score tag', found {len(cols)}",
-                path=path,
-                line=line,
-            )
-        qid, _, doc, rank, score, _tag = cols
+    for line, qid, _, doc, rank, score, _tag in _rows(
+        path, ("qid", "Q0", "docid", "rank", "score", "tag")
+    ):
         if known_qids is not None and qid not in known_qids:
             raise InputError(
                 f"query {qid!r} is not in the qrels", path=path, line=line, field="qid"

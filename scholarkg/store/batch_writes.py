@@ -1,0 +1,123 @@
+"""The write half of ``GraphStore``, written once for both backends.
+
+``merge_nodes``, ``merge_relationships``, ``write_batches``, ``set_vectors`` and
+``run_named`` do the same thing on FalkorDB and Neo4j: validate rows, render the shared
+openCypher (``cypher_common``) or the dialect's text, send ``UNWIND $rows`` batches and
+count what the server reports written. Only *sending* a statement differs, so a backend
+subclasses :class:`BatchWriteStore` and provides :meth:`_send` and :meth:`_count_written`
+(and, if it needs indexes before MERGE, :meth:`_prepare_labels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from scholarkg.queries import load_query
+from scholarkg.store.base import ProgressFn
+from scholarkg.store.cypher_common import (
+    merge_nodes_query,
+    merge_relationships_query,
+    node_rows,
+    rel_rows,
+    run_batches,
+    vector_rows,
+)
+
+
+class BatchWriteStore:
+    """Shared writes; subclasses set ``_dialect`` and ``_vector_props`` and send statements."""
+
+    #: the dialect module (``DIALECT``, ``set_vectors_query``)
+    _dialect: ModuleType
+    #: vector properties this store knows of; left out of search hits
+    _vector_props: set[str]
+
+    # -- what a backend provides -------------------------------------------------------
+    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _send(self, query: str, params: Mapping[str, Any]) -> Any:
+        """Run one write statement; returns the driver's raw result."""
+        raise NotImplementedError
+
+    def _count_written(self, result: Any) -> int:
+        """The ``written`` count a ``RETURN count(…) AS written`` statement produced."""
+        raise NotImplementedError
+
+    def _prepare_labels(self, *labels: str) -> None:
+        """Hook before MERGE on ``labels`` (FalkorDB creates the ``id`` index lazily)."""
+
+    # -- shared ------------------------------------------------------------------------
+    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        return self.run(load_query(name, self._dialect.DIALECT), params)
+
+    def write_batches(
+        self,
+        query: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        def send(batch: list[dict[str, Any]]) -> int:
+            self._send(query, {"rows": batch})
+            return len(batch)
+
+        return run_batches(send, rows, batch_size=batch_size, progress=progress)[0]
+
+    def _write_counted(
+        self,
+        query: str,
+        rows: Iterable[Mapping[str, Any]],
+        batch_size: int,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        """Send batches of a ``RETURN count(…) AS written`` statement; the total written."""
+
+        def send(batch: list[dict[str, Any]]) -> int:
+            return self._count_written(self._send(query, {"rows": batch}))
+
+        return run_batches(send, rows, batch_size=batch_size, progress=progress)[1]
+
+    def merge_nodes(
+        self,
+        label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        query = merge_nodes_query(label)
+        self._prepare_labels(label)
+        return self.write_batches(
+            query, node_rows(rows, label), batch_size=batch_size, progress=progress
+        )
+
+    def merge_relationships(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int:
+        query = merge_relationships_query(rel_type, start_label, end_label)
+        self._prepare_labels(start_label, end_label)
+        return self._write_counted(query, rel_rows(rows), batch_size, progress)
+
+    def set_vectors(
+        self,
+        label: str,
+        property: str,
+        rows: Iterable[tuple[str, Sequence[float]]],
+        *,
+        extra: Mapping[str, Mapping[str, Any]] | None = None,
+        batch_size: int = 2_000,
+    ) -> int:
+        query = self._dialect.set_vectors_query(label, property)
+        self._vector_props.add(property)
+        return self._write_counted(query, vector_rows(rows, extra), batch_size)
