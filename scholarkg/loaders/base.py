@@ -27,7 +27,8 @@ def open_text(path: str | Path) -> IO[str]:
     if not path.is_file():
         raise InputError("file not found", path=path)
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+        # newline="" as for plain files: the csv module needs to see quoted newlines raw
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
     return path.open("r", encoding="utf-8", newline="")
 
 

@@ -187,3 +187,11 @@ def test_paper_date_must_be_a_calendar_date() -> None:
     with pytest.raises(ValidationError, match="not a calendar date"):
         Paper(title="x", date="2021-13-45")
     assert Paper(title="x", date="2020-02-29").date == "2020-02-29"
+
+
+def test_gzipped_csv_keeps_quoted_newlines(tmp_path: Path) -> None:
+    path = tmp_path / "cites.csv.gz"
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as fh:
+        fh.write('start,end,sentence\na,b,"first line\nsecond line"\n')
+    ((lineno, row),) = list(iter_edges(path))
+    assert row["sentence"] == "first line\nsecond line"
