@@ -479,3 +479,27 @@ class Neo4jStore(BatchWriteStore):
             self._driver.close()
         except Exception as err:  # closing must never mask the caller's own error
             log.debug("closing the Neo4j driver: %s", err)
+
+
+def gds_client(s: Neo4jSettings) -> Any:
+    """A ``graphdatascience.GraphDataScience`` client on the same server and credentials.
+
+    The store itself calls GDS procedures through Cypher (one connection, and the text is
+    linted offline by the Neo4j conformance test); this is for researchers who want GDS's
+    Python API beside it (FastRP, kNN, node2vec, ``gds.graph.construct`` from DataFrames).
+    """
+    try:
+        from graphdatascience import GraphDataScience
+    except ImportError as err:  # pragma: no cover - depends on the installed extras
+        raise ConfigError(
+            "GDS's Python client is not installed: pip install 'scholarkg[neo4j]'"
+        ) from err
+    if not s.uri:
+        raise ConfigError("GDS needs NEO4J_URI (e.g. bolt://localhost:7687)")
+    auth = (s.user, s.password) if s.password is not None else None
+    try:
+        return GraphDataScience(s.uri, auth=auth, database=s.database)
+    except Exception as err:  # never echo credentials
+        raise ConfigError(
+            f"cannot open GDS at {redact_uri(s.uri)!r}: {type(err).__name__}"
+        ) from None

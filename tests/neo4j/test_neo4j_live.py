@@ -113,3 +113,15 @@ def test_embedded_to_neo4j_round_trip(store, neo4j_store, tmp_path: Path) -> Non
     assert [h.id for h in hits] == ["Home", "About"]
     assert hits[0].score == pytest.approx(1.0, abs=1e-6)
     assert hits[1].score == pytest.approx(0.5, abs=1e-6)
+
+
+def test_gds_python_client_reaches_the_same_server() -> None:
+    from scholarkg.store.neo4j_store import gds_client
+
+    gds = gds_client(load_settings().neo4j)
+    try:
+        assert gds.version()  # GDS answers through its own Python client
+        frame = gds.run_cypher("RETURN 1 AS x")
+        assert frame["x"].tolist() == [1]
+    finally:
+        gds.close()
