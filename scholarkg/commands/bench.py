@@ -1,9 +1,8 @@
 """``scholarkg bench``: benchmark commands.
 
 Structure: ``bench score <task>`` scores existing answer files (one command per task, on the
-``score_app`` sub-typer). ``bench run <task>`` and ``bench list`` are meant to be added to
-``app`` here (or as further sub-typers) by the task owners; nothing below assumes they are
-absent.
+``score_app`` sub-typer); ``bench run <task>`` runs a task on the current graph and records the
+run; ``bench list`` prints the task registry (``scholarkg.benchmark.registry``).
 """
 
 from __future__ import annotations
@@ -110,3 +109,176 @@ def legobench_rplm(
     for model, s in results:
         for note in s.notes:
             console.print(f"[dim]{model}: {note}[/dim]")
+
+
+# --------------------------------------------------------------------------- list / run
+
+RUN_FORMATS = ("table", "json")
+
+
+@app.command("list")
+def list_tasks(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """The benchmark tasks: modes (run/score), configurations, rankers, metrics."""
+    from scholarkg.benchmark.registry import list_tasks as tasks
+
+    if fmt not in RUN_FORMATS:
+        raise InputError(f"--format {fmt!r}: choose one of {RUN_FORMATS}")
+    rows = [
+        {
+            "task": t.name,
+            "modes": ", ".join(t.modes),
+            "configs": ", ".join(t.configs),
+            "rankers": ", ".join(t.rankers),
+            "metrics": ", ".join(t.metrics),
+            "description": t.description,
+        }
+        for t in tasks()
+    ]
+    print_rows(rows, fmt, title="benchmark tasks")
+
+
+@app.command("run")
+def run(
+    task: Annotated[str, typer.Argument(help="Task name (see 'bench list').")],
+    config: Annotated[
+        str, typer.Option("--config", "-c", help="cn-tabs, pcn-tabs, cn-ft or pcn-ft.")
+    ] = "cn-tabs",
+    ranker: Annotated[
+        str, typer.Option("--ranker", "-r", help="pagerank (paper baseline), ours, ...")
+    ] = "pagerank",
+    ground_truth: Annotated[
+        Path | None,
+        typer.Option(help="leaderboards.jsonl; default: the graph's Leaderboard nodes."),
+    ] = None,
+    split: Annotated[str, typer.Option(help="test (held out), dev or all.")] = "test",
+    seed: Annotated[int, typer.Option(help="Seed of the dev/test split.")] = 13,
+    dev_fraction: Annotated[float, typer.Option(help="Share of leaderboards in dev.")] = 0.5,
+    encoder: Annotated[
+        str,
+        typer.Option(help="Edge-weight encoder: minilm (bundled) or hashing (cheap, lexical)."),
+    ] = "minilm",
+    tune: Annotated[
+        bool, typer.Option(help="Tune 'ours' on the dev split first (never on test).")
+    ] = False,
+    record: Annotated[bool, typer.Option(help="Save the run (JSON + :Run node).")] = True,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+) -> None:
+    """Run a benchmark task on the current graph (--graph) and record the run.
+
+    legobench-rpg: candidates from the full-text index, order from the ranker, BEM/KTau/CIS/CP
+    (BEM, CIS, CP in %) against the leaderboards; GT papers not retrieved tie at the bottom.
+    """
+    from scholarkg.benchmark.registry import get_task
+
+    get_task(task, mode="run")
+    if fmt not in RUN_FORMATS:
+        raise InputError(f"--format {fmt!r}: choose one of {RUN_FORMATS}")
+    if not 0.0 < dev_fraction < 1.0:
+        raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
+    _run_rpg(config, ranker, ground_truth, split, seed, dev_fraction, encoder, tune, record, fmt)
+
+
+def _run_rpg(
+    config_name: str,
+    ranker_name: str,
+    ground_truth: Path | None,
+    split: str,
+    seed: int,
+    dev_fraction: float,
+    encoder: str,
+    tune: bool,
+    record: bool,
+    fmt: str,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from scholarkg.benchmark.tasks.legobench import rpg
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
+        make_ranker,
+        run_record,
+        run_rpg,
+        tune_pairwise,
+    )
+    from scholarkg.commands.common import settings, store_session
+
+    cfg = rpg.get_config(config_name)
+    if encoder not in ("minilm", "hashing"):
+        raise InputError(f"--encoder {encoder!r}: choose minilm or hashing", field="encoder")
+    # only PageRank reads edge weights; the other rankers never load a model
+    embedder = rpg.load_rpg_embedder(encoder) if ranker_name.startswith("pagerank") else None
+    if tune and not ranker_name.startswith("ours"):
+        raise InputError("--tune applies to the 'ours' rankers only", field="tune")
+    with (
+        store_session() as store,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err_console,
+            transient=True,
+            disable=fmt == "json" and not err_console.is_terminal,
+        ) as bar,
+    ):
+        instances = rpg.load_instances(store, ground_truth)
+        chosen = rpg.select_split(instances, split, seed=seed, dev_fraction=dev_fraction)
+        if not chosen:
+            raise InputError(f"no leaderboards in split {split!r}", field="split")
+        params = None
+        if tune:
+            dev = rpg.select_split(instances, "dev", seed=seed, dev_fraction=dev_fraction)
+            tid = bar.add_task("tuning on dev", total=len(dev))
+            params, _ = tune_pairwise(
+                store, dev, cfg, progress=lambda d, t: bar.update(tid, completed=d, total=t)
+            )
+        ranker = make_ranker(ranker_name, cfg, embedder=embedder, params=params)
+        rid = bar.add_task(f"{cfg.name} {ranker_name}", total=len(chosen))
+        result = run_rpg(
+            store, chosen, cfg, ranker,
+            progress=lambda d, t: bar.update(rid, completed=d, total=t),
+        )  # fmt: skip
+        run_id = None
+        if record:
+            from scholarkg.benchmark.runs import RunRegistry, record_run_in_graph
+
+            rec = run_record(
+                result, split=split, seed=seed, dev_fraction=dev_fraction,
+                ground_truth=str(ground_truth) if ground_truth else "graph",
+                encoder=embedder.name if embedder is not None else None, graph=store.graph,
+            )  # fmt: skip
+            RunRegistry(settings().runs_dir).save(rec)
+            record_run_in_graph(store, rec)
+            run_id = rec.id
+    m = result.scores.metrics
+    if fmt == "json":
+        print(
+            to_json(
+                {
+                    "task": "legobench-rpg",
+                    "configuration": cfg.name,
+                    "ranker": result.ranker,
+                    "ranker_params": result.ranker_params,
+                    "split": split,
+                    "run_id": run_id,
+                    "metrics": m,
+                    "timings": result.timings,
+                }
+            )
+        )
+        return
+    row = {
+        "config": cfg.name,
+        "ranker": result.ranker,
+        "BEM %": _fmt(m["BEM"], 2),
+        "KTau": _fmt(m["KTau"], 3),
+        "KTau_found": _fmt(m["KTau_found"], 3),
+        "CIS %": _fmt(m["CIS"], 2),
+        "CP %": _fmt(m["CP"], 2),
+        "n": int(m["n_leaderboards"] or 0),
+        "candidates": _fmt(m["mean_candidates"], 1),
+    }
+    print_rows([row], "table", title=f"LEGOBench RPG ({split} split)")
+    console.print(f"[dim]ranker params: {to_json(result.ranker_params)}[/dim]")
+    if run_id:
+        console.print(f"run recorded: {run_id}")

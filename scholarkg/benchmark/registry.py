@@ -1,0 +1,65 @@
+"""The benchmark task registry: task name → what it is, how it runs, what it reports.
+
+One table that ``scholarkg bench list`` prints and ``bench run`` / ``bench score`` validate
+against, so an unknown task name fails with the list of valid ones (``TaskNotFound``) rather
+than a typer usage error. Entries are data only (no heavy imports): listing tasks must stay
+instant. Task owners add their entry here when their ``bench run``/``bench score`` lands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scholarkg.errors import TaskNotFound
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    name: str
+    family: str
+    description: str
+    #: "run" (ranks/generates on the graph) and/or "score" (scores existing answer files)
+    modes: tuple[str, ...]
+    metrics: tuple[str, ...]
+    configs: tuple[str, ...] = ()
+    rankers: tuple[str, ...] = ()
+    reference: str = ""
+
+
+TASKS: dict[str, TaskInfo] = {
+    "legobench-rpg": TaskInfo(
+        name="legobench-rpg",
+        family="legobench",
+        description="Ranked paper generation: rank the papers of a leaderboard "
+        "⟨task, dataset, metric⟩ from the graph and text (paper's PageRank baseline + ours).",
+        modes=("run",),
+        metrics=("BEM", "KTau", "KTau_found", "CIS", "CP"),
+        configs=("cn-tabs", "pcn-tabs", "cn-ft", "pcn-ft"),
+        rankers=("pagerank", "ours", "ours-strict", "date", "indegree", "pagerank-hybrid"),
+        reference="legobench.md §1, §2.3, Table 3",
+    ),
+    "legobench-rplm": TaskInfo(
+        name="legobench-rplm",
+        family="legobench",
+        description="Ranked paper list modelling: score LLM answers that order a shuffled "
+        "list of leaderboard paper titles.",
+        modes=("score",),
+        metrics=("CIS", "BEM", "KTau", "CP"),
+        configs=("clean", "legobench-paper"),
+        reference="legobench.md §2.1-2.2, Table 4",
+    ),
+}
+
+
+def get_task(name: str, *, mode: str | None = None) -> TaskInfo:
+    """The task called ``name`` (optionally one that supports ``mode``), else ``TaskNotFound``."""
+    info = TASKS.get(name)
+    if info is None or (mode is not None and mode not in info.modes):
+        valid = sorted(n for n, t in TASKS.items() if mode is None or mode in t.modes)
+        what = f"{mode}-able task" if mode else "task"
+        raise TaskNotFound(f"unknown {what} {name!r}; known: {', '.join(valid)}")
+    return info
+
+
+def list_tasks() -> list[TaskInfo]:
+    return [TASKS[n] for n in sorted(TASKS)]

@@ -1,0 +1,600 @@
+"""LEGOBench RPG on the real embedded FalkorDB: retrieval, weights, PageRank, rankers, leakage.
+
+Two kinds of fixtures: tiny hand-built graphs of made-up words (so candidate sets and cosines
+can be computed by hand), and one small synthetic LEGOBench world (450 papers, 40
+leaderboards, seed 13) loaded through the real APC loader, shared by the module.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from scholarkg.benchmark.tasks.legobench import rpg
+from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
+    Features,
+    PairwiseParams,
+    PairwiseRanker,
+    fractional_year,
+    make_ranker,
+    pairwise_order,
+    run_rpg,
+    tune_pairwise,
+)
+from scholarkg.errors import InputError, TaskNotFound
+from scholarkg.graphalgo.pagerank import pagerank
+from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
+from scholarkg.loaders.writer import write_records
+from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.synthetic.legobench_corpus import generate, write_corpus
+
+SEED = 13
+
+
+class VecEmbedder:
+    """Vectors given per text, so cosines are known in the test."""
+
+    name = "vec-test"
+    slug = "vectest"
+
+    def __init__(self, table: dict[str, Sequence[float]]) -> None:
+        self.table = table
+        self.dim = len(next(iter(table.values())))
+        self.encoded: list[str] = []
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 32,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        self.encoded.extend(texts)
+        out = np.asarray([self.table[t] for t in texts], dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _load(store: FalkorDBStore, files: dict[str, Path]) -> None:
+    store.apply_schema()
+    write_records(store, read_papers(files["papers"]))
+    write_records(store, read_citations(files["citations"]))
+    write_records(store, read_comparisons(files["comparisons"]))
+
+
+@pytest.fixture(scope="module")
+def corpus_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    corpus = generate(n_papers=450, n_leaderboards=40, seed=SEED)
+    return write_corpus(corpus, tmp_path_factory.mktemp("rpg_corpus"))
+
+
+@pytest.fixture(scope="module")
+def world(embedded_server, corpus_files) -> Iterator[FalkorDBStore]:
+    """The synthetic corpus in one graph, shared by the read-only tests of this module."""
+    st = FalkorDBStore(embedded_server.connect(), f"rpg_{uuid.uuid4().hex[:10]}")
+    _load(st, corpus_files)
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+@pytest.fixture(scope="module")
+def instances(corpus_files) -> list[rpg.RPGInstance]:
+    return rpg.read_ground_truth(corpus_files["leaderboards"])
+
+
+@pytest.fixture(scope="module")
+def test_split(instances) -> list[rpg.RPGInstance]:
+    return rpg.select_split(instances, "test", seed=SEED)
+
+
+def _tiny(store: FalkorDBStore, papers: list[dict], chunks: dict[str, list[str]] | None = None):
+    store.apply_schema()
+    store.merge_nodes("Paper", papers)
+    for pid, texts in (chunks or {}).items():
+        rows = [
+            {"id": f"{pid}/chunk/{i}", "paper": pid, "ordinal": i, "text": t}
+            for i, t in enumerate(texts)
+        ]
+        store.merge_nodes("Chunk", rows)
+        store.merge_relationships(
+            "HAS_CHUNK", "Paper", "Chunk", [{"start": pid, "end": r["id"]} for r in rows]
+        )
+
+
+# --------------------------------------------------------------------------- ground truth
+
+
+def test_read_ground_truth_maps_ids_and_names_bad_fields(tmp_path: Path) -> None:
+    good = tmp_path / "lb.jsonl"
+    rows = [
+        {"task": "Zorp Tagging", "dataset": "Kalo-10", "metric": "f1", "ranking": ["2101.00001"]},
+        {"task": "t", "dataset": "d", "metric": "m", "ranking": ["2101.00002", "apc:x"]},
+    ]
+    good.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    got = rpg.read_ground_truth(good)
+    assert [i.gold for i in got] == [("arxiv:2101.00001",), ("arxiv:2101.00002", "apc:x")]
+    assert got[0].query.id == "zorp tagging|kalo-10|f1"
+    assert got[0].query.text == "Zorp Tagging Kalo-10 f1"
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(rows[0]) + "\n" + json.dumps({**rows[1], "metric": ""}) + "\n")
+    with pytest.raises(InputError) as err:
+        rpg.read_ground_truth(bad)
+    assert (err.value.line, err.value.field) == (2, "metric")
+    assert str(bad) in str(err.value)
+    bad.write_text(json.dumps({**rows[0], "ranking": ["2101.00001", "2101.00001"]}) + "\n")
+    with pytest.raises(InputError) as err:
+        rpg.read_ground_truth(bad)
+    assert (err.value.line, err.value.field) == (1, "ranking")
+
+
+def test_split_is_seeded_disjoint_and_order_free(instances) -> None:
+    dev = rpg.select_split(instances, "dev", seed=SEED)
+    test = rpg.select_split(instances, "test", seed=SEED)
+    assert {i.query.id for i in dev}.isdisjoint({i.query.id for i in test})
+    assert len(dev) + len(test) == len(instances)
+    assert 0 < len(dev) < len(instances)
+    shuffled = rpg.select_split(list(reversed(instances)), "test", seed=SEED)
+    assert {i.query.id for i in shuffled} == {i.query.id for i in test}
+    other = rpg.select_split(instances, "test", seed=SEED + 1)
+    assert {i.query.id for i in other} != {i.query.id for i in test}
+
+
+def test_ground_truth_from_graph_leaderboards(store: FalkorDBStore) -> None:
+    _tiny(store, [{"id": f"p{i}", "title": f"t{i}"} for i in range(3)])
+    store.merge_nodes("Leaderboard", [{"id": "lb1", "task": "T", "dataset": "D", "metric": "M"}])
+    store.merge_relationships(
+        "HAS_ENTRY", "Leaderboard", "Paper",
+        [{"start": "lb1", "end": p, "gt_rank": r} for p, r in (("p2", 0), ("p0", 1), ("p1", 2))],
+    )  # fmt: skip
+    got = rpg.leaderboards_from_graph(store)
+    assert len(got) == 1
+    assert got[0].gold == ("p2", "p0", "p1")
+    assert got[0].query.id == rpg.leaderboard_key("T", "D", "M")
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def test_strict_candidates_tabs_require_every_unigram(store: FalkorDBStore) -> None:
+    _tiny(
+        store,
+        [
+            {"id": "a", "title": "Vorpal zindle", "abstract": "on quibset with brillig"},
+            {"id": "b", "title": "Vorpal zindle", "abstract": "on quibset"},  # no metric word
+            {"id": "c", "title": "brillig", "abstract": "vorpal zindle quibset"},
+            {"id": "d", "title": "zindle", "abstract": "quibset brillig"},  # no 'vorpal'
+        ],
+    )
+    q = rpg.LeaderboardQuery("q", "vorpal zindle", "Quibset", "brillig")
+    assert rpg.query_unigrams(q) == ["vorpal", "zindle", "quibset", "brillig"]
+    assert rpg.strict_candidates(store, q, rpg.CONFIGS["cn-tabs"]) == ["a", "c"]
+
+
+def test_strict_candidates_ft_and_holds_per_paper_across_chunks(store: FalkorDBStore) -> None:
+    _tiny(
+        store,
+        [{"id": x, "title": "x"} for x in "abc"],
+        chunks={
+            "a": ["vorpal zindle", "quibset brillig table"],  # split over two chunks: kept
+            "b": ["vorpal zindle quibset"],  # metric missing
+            "c": ["brillig", "quibset", "zindle vorpal"],
+        },
+    )
+    q = rpg.LeaderboardQuery("q", "vorpal zindle", "quibset", "brillig")
+    assert rpg.strict_candidates(store, q, rpg.CONFIGS["pcn-ft"]) == ["a", "c"]
+
+
+def test_strict_candidates_on_corpus_are_exactly_the_matching_papers(world, instances) -> None:
+    """Every candidate holds every unigram; every paper holding them is a candidate."""
+    papers = {
+        r["id"]: f"{r['title']} {r['abstract']}".lower()
+        for r in world.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title, "
+                           "p.abstract AS abstract")
+    }  # fmt: skip
+    import re
+
+    def tokens(text: str) -> set[str]:
+        return set(re.findall(r"[a-z0-9]+", text))
+
+    for inst in instances[:8]:
+        want = {
+            pid
+            for pid, text in papers.items()
+            if all(
+                set(re.findall(r"[a-z0-9]+", u)) <= tokens(text)
+                for u in rpg.query_unigrams(inst.query)
+            )
+        }
+        got = set(rpg.strict_candidates(world, inst.query, rpg.CONFIGS["cn-tabs"]))
+        assert got == want, inst.query.id
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def test_edge_weights_are_cosines_stored_once(store: FalkorDBStore) -> None:
+    _tiny(
+        store,
+        [
+            {"id": "a", "title": "A", "abstract": "x"},
+            {"id": "b", "title": "B", "abstract": "y"},
+            {"id": "c", "title": "C", "abstract": "z"},
+            {"id": "out", "title": "O", "abstract": "w"},
+        ],
+    )
+    store.merge_relationships(
+        "CITES", "Paper", "Paper",
+        [{"start": s, "end": t} for s, t in (("a", "b"), ("a", "c"), ("c", "b"), ("a", "out"))],
+    )  # fmt: skip
+    emb = VecEmbedder(
+        {"A\nx": [1, 0, 0], "B\ny": [0.6, 0.8, 0], "C\nz": [-1, 0, 0], "O\nw": [0, 0, 1]}
+    )
+    vectors = rpg.PaperVectors(store, emb)
+    assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], vectors) == 3
+    rows = store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN a.id AS s, b.id AS t, r.w_vectest AS w"
+    )
+    got = {(r["s"], r["t"]): r["w"] for r in rows}
+    assert got[("a", "b")] == pytest.approx(0.6, abs=1e-6)
+    assert got[("a", "c")] == pytest.approx(-1.0, abs=1e-6)
+    assert got[("c", "b")] == pytest.approx(-0.6, abs=1e-6)
+    assert got[("a", "out")] is None  # leaves the node set: not weighted
+    assert all(-1.0 <= w <= 1.0 for w in got.values() if w is not None)
+    # idempotent: nothing left to write, nothing re-encoded (vectors cached on the nodes too)
+    n_encoded = len(emb.encoded)
+    assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], vectors) == 0
+    fresh = rpg.PaperVectors(store, emb)
+    assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], fresh) == 0
+    assert set(fresh.get(["a", "b"])) == {"a", "b"}
+    assert len(emb.encoded) == n_encoded
+    stored = store.run("MATCH (p:Paper {id: 'a'}) RETURN p.emb_vectest_model AS m")
+    assert stored[0]["m"] == "vec-test"
+
+
+@pytest.mark.model
+def test_minilm_edge_weights_match_model_cosine(store: FalkorDBStore) -> None:
+    """The one test with the real bundled MiniLM: stored weights = cosine of its embeddings."""
+    papers = [
+        {"id": "a", "title": "Sparse attention for speech", "abstract": "Audio transformers."},
+        {"id": "b", "title": "Acoustic models", "abstract": "Speech recognition with attention."},
+        {"id": "c", "title": "Graph link prediction", "abstract": "Knowledge graph embedding."},
+    ]
+    _tiny(store, papers)
+    store.merge_relationships(
+        "COMPARES_WITH", "Paper", "Paper", [{"start": "a", "end": "b"}, {"start": "a", "end": "c"}]
+    )
+    emb = rpg.load_rpg_embedder("minilm")
+    assert (
+        rpg.ensure_edge_weights(
+            store, "COMPARES_WITH", ["a", "b", "c"], rpg.PaperVectors(store, emb)
+        )
+        == 2
+    )
+    vec = emb.encode([f"{p['title']}\n{p['abstract']}" for p in papers])
+    w = {
+        (r["s"], r["t"]): r["w"]
+        for r in store.run(
+            "MATCH (a)-[r:COMPARES_WITH]->(b) RETURN a.id AS s, b.id AS t, r.w_minilm_l6 AS w"
+        )
+    }
+    assert w[("a", "b")] == pytest.approx(float(vec[0] @ vec[1]), abs=1e-5)
+    assert w[("a", "c")] == pytest.approx(float(vec[0] @ vec[2]), abs=1e-5)
+    assert w[("a", "b")] > w[("a", "c")]  # speech~speech closer than speech~graphs
+
+
+# --------------------------------------------------------------------------- rankers
+
+
+def test_pagerank_ranking_equals_hand_built_graphalgo_call(world, test_split) -> None:
+    emb = rpg.HashingEmbedder()
+    cfg = rpg.CONFIGS["pcn-ft"]
+    ranker = make_ranker("pagerank", cfg, embedder=emb)
+    inst = max(test_split, key=lambda i: len(rpg.strict_candidates(world, i.query, cfg)))
+    cands = ranker.candidates(world, cfg, inst.query)
+    assert len(cands) >= 4
+    got = ranker.order(world, cfg, inst.query, cands)
+    rows = world.run(
+        "MATCH (a:Paper)-[r:COMPARES_WITH]->(b:Paper) WHERE a.id IN $c AND b.id IN $c "
+        "RETURN a.id AS s, b.id AS t, r.w_hashing256 AS w",
+        {"c": cands},
+    )
+    assert rows, "the chosen candidate set should have comparison edges"
+    index = {pid: i for i, pid in enumerate(cands)}
+    scores, _, _ = pagerank(
+        len(cands),
+        np.asarray([index[r["s"]] for r in rows]),
+        np.asarray([index[r["t"]] for r in rows]),
+        np.asarray([r["w"] for r in rows], dtype=np.float64),
+    )
+    want = sorted(cands, key=lambda pid: (-scores[index[pid]], pid))
+    assert got == want
+
+
+def test_fractional_year_and_fallbacks() -> None:
+    assert fractional_year("2019-01-01") == 2019.0
+    assert fractional_year("2020-07-02") == pytest.approx(2020 + 183 / 365.25)
+    assert fractional_year(2018) == 2018.5
+    assert fractional_year(None, "1906.01234") == pytest.approx(2019 + 5.5 / 12)
+    assert math.isnan(fractional_year(None, None))
+
+
+def test_pairwise_order_by_hand() -> None:
+    """Three papers: c newest, a oldest; a strong edge b -> c overturns the date prior."""
+    f = Features(
+        ids=["a", "b", "c"],
+        years=np.array([2018.0, 2019.0, 2020.0]),
+        src=np.array([1]),
+        dst=np.array([2]),
+    )
+    assert pairwise_order(f, PairwiseParams(gamma=1.0, c_edge=0.0)) == ["c", "b", "a"]
+    # logit(b>c) = -1 + 3 = 2 > 0; b beats a (+1), c beats a (+2): b, c, a
+    assert pairwise_order(f, PairwiseParams(gamma=1.0, c_edge=3.0)) == ["b", "c", "a"]
+    # silence between a and c (the only edge-free pairs with a): newer loses log-odds
+    f2 = Features(["a", "b"], np.array([2018.0, 2018.5]), np.zeros(0, int), np.zeros(0, int))
+    assert pairwise_order(f2, PairwiseParams(gamma=1.0, c_absent=1.0)) == ["a", "b"]
+
+
+def test_score_rpg_hand_computed() -> None:
+    q = [rpg.LeaderboardQuery(f"q{i}", "t", "d", "m") for i in range(3)]
+    inst = [
+        rpg.RPGInstance(q[0], ("a", "b", "c")),
+        rpg.RPGInstance(q[1], ("a", "b", "c")),
+        rpg.RPGInstance(q[2], ("a", "b", "c", "d")),
+    ]
+    preds = {"q0": ["x", "a", "b", "c"], "q1": ["b", "a", "c"], "q2": ["b", "a"]}
+    s = rpg.score_rpg(inst, preds)
+    # q0 exact; q1 one discordant pair of 3: tau = 1/3; q2: a,b found reversed, c,d tied bottom
+    # q2 bottom ranks x=[0,1,2,3], y=[1,0,2,2]: C=4 (a-c,a-d,b-c,b-d), D=1, Ty=1 -> 3/sqrt(5*6)
+    tau2 = 3 / math.sqrt(30)
+    assert s.metrics["BEM"] == pytest.approx(100 / 3)
+    assert s.metrics["KTau"] == pytest.approx((1 + 1 / 3 + tau2) / 3)
+    assert s.metrics["CIS"] == pytest.approx(200 / 3)
+    # CP: q0 3/3, q1 2/3, q2 0/6 -> mean 100 * (1 + 2/3 + 0) / 3
+    assert s.metrics["CP"] == pytest.approx(100 * (5 / 3) / 3)
+    assert s.metrics["KTau_found"] == pytest.approx((1 + 1 / 3 - 1) / 3)
+    assert s.per_instance["q2"]["recall"] == 0.5
+
+
+def test_baseline_runs_in_all_four_configs(world, test_split) -> None:
+    emb = rpg.HashingEmbedder()
+    recall = {}
+    for name, cfg in rpg.CONFIGS.items():
+        res = run_rpg(world, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
+        m = res.scores.metrics
+        assert m["n_leaderboards"] == len(test_split)
+        assert 0.0 <= m["BEM"] <= 100.0 and 0.0 <= m["CIS"] <= 100.0 and 0.0 <= m["CP"] <= 100.0
+        assert m["KTau"] is not None and -1.0 <= m["KTau"] <= 1.0
+        assert set(res.predictions) == {i.query.id for i in test_split}
+        recall[name] = m["recall"]
+        # the baseline ranks exactly its strict candidates
+        some = test_split[0]
+        assert sorted(res.predictions[some.query.id]) == rpg.strict_candidates(
+            world, some.query, cfg
+        )
+    # tables in the full text name dataset, metric and task: FT recall >= TABS recall
+    assert recall["cn-ft"] >= recall["cn-tabs"]
+    n_weighted = world.run(
+        "MATCH ()-[r:COMPARES_WITH]->() WHERE r.w_hashing256 IS NOT NULL RETURN count(r) AS n"
+    )[0]["n"]
+    assert n_weighted > 0
+
+
+def test_ours_beats_the_baseline_on_the_fixed_seed(world, test_split) -> None:
+    emb = rpg.HashingEmbedder()
+    for name, cfg in rpg.CONFIGS.items():
+        base = run_rpg(world, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
+        ours = run_rpg(world, test_split, cfg, make_ranker("ours", cfg))
+        b, o = base.scores.metrics, ours.scores.metrics
+        assert o["KTau"] > b["KTau"], name
+        assert o["BEM"] > b["BEM"], name
+
+
+def test_tuning_sees_only_the_dev_split(world, instances) -> None:
+    dev = rpg.select_split(instances, "dev", seed=SEED)
+    cfg = rpg.CONFIGS["pcn-tabs"]
+    grid = {"gamma": (0.5, 1.0), "c_edge": (0.0, 2.0), "c_absent": (0.0,), "hybrid_k": (0, 20)}
+    best, trials = tune_pairwise(world, dev, cfg, grid=grid)
+    assert len(trials) == 8  # no Results in this graph: the context axis collapses to 0
+    assert all(t["n_leaderboards"] == len(dev) for t in trials)
+    top = max(trials, key=lambda t: (t["KTau"], t["BEM"], t["CP"]))
+    assert best == {k: top[k] for k in ("gamma", "c_edge", "c_absent", "c_context", "hybrid_k")}
+    assert best["c_context"] == 0.0
+
+
+def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> None:
+    """Writing (then reversing) a target leaderboard's own entries and Result nodes into the
+    graph changes none of its rankings, not even the ranker that reads leaderboard context;
+    the same results filed under a *sibling* leaderboard do change it (positive control).
+    One target at a time: another target's results are legitimate context for this one."""
+    cfg = rpg.CONFIGS["pcn-tabs"]
+    emb = rpg.HashingEmbedder()
+
+    def rankings(inst: rpg.RPGInstance) -> dict[str, list[str]]:
+        out = {}
+        for name in ("ours", "pagerank", "date", "indegree", "context"):
+            if name == "context":
+                ranker = make_ranker("ours", cfg, params={"c_context": 3.0})
+            else:
+                ranker = make_ranker(name, cfg, embedder=emb)
+            out[name] = run_rpg(world, [inst], cfg, ranker).predictions[inst.query.id]
+        return out
+
+    def write_results(inst: rpg.RPGInstance, reverse: bool, metric_suffix: str = "") -> None:
+        world.merge_nodes("Metric", [{"id": "leak-metric", "name": "m", "direction": "higher"}])
+        lb = "leak-lb"
+        key = {**_key(inst.query), "metric": inst.query.metric + metric_suffix}
+        world.merge_nodes("Leaderboard", [{"id": lb, **key}])
+        world.merge_relationships(
+            "USING_METRIC", "Leaderboard", "Metric", [{"start": lb, "end": "leak-metric"}]
+        )
+        gold = list(reversed(inst.gold)) if reverse else list(inst.gold)
+        world.merge_relationships(
+            "HAS_ENTRY", "Leaderboard", "Paper",
+            [{"start": lb, "end": p, "gt_rank": r} for r, p in enumerate(gold)],
+        )  # fmt: skip
+        results = [
+            {"id": f"{lb}/{p}", "metric": key["metric"], "score": 100.0 - r}
+            for r, p in enumerate(gold)
+        ]
+        world.merge_nodes("Result", results)
+        world.merge_relationships(
+            "HAS_RESULT", "Paper", "Result", [{"start": p, "end": f"{lb}/{p}"} for p in gold]
+        )
+        world.merge_relationships(
+            "IN_LEADERBOARD", "Result", "Leaderboard",
+            [{"start": f"{lb}/{p}", "end": lb} for p in gold],
+        )  # fmt: skip
+
+    def cleanup() -> None:
+        world.run("MATCH (r:Result) WHERE r.id STARTS WITH 'leak-lb' DETACH DELETE r")
+        world.run("MATCH (l:Leaderboard) WHERE l.id STARTS WITH 'leak-lb' DETACH DELETE l")
+        world.run("MATCH (m:Metric {id: 'leak-metric'}) DETACH DELETE m")
+
+    changed_by_sibling = 0
+    for inst in test_split[:4]:
+        before = rankings(inst)
+        try:
+            write_results(inst, reverse=False)
+            assert rankings(inst) == before
+            cleanup()
+            write_results(inst, reverse=True)  # perturb: every value and gt_rank reversed
+            assert rankings(inst) == before
+            cleanup()
+            write_results(inst, reverse=True, metric_suffix=" (other metric)")
+            sibling = rankings(inst)
+        finally:
+            cleanup()
+        assert sibling["ours"] == before["ours"]  # c_context = 0: context never read
+        changed_by_sibling += sibling["context"] != before["context"]
+    assert changed_by_sibling >= 1
+
+
+def test_context_matrix_by_hand(store: FalkorDBStore) -> None:
+    _tiny(store, [{"id": x, "title": x} for x in "abc"])
+    store.merge_nodes("Metric", [
+        {"id": "hi", "name": "acc", "direction": "higher"},
+        {"id": "lo", "name": "err", "direction": "lower"},
+        {"id": "un", "name": "odd"},
+    ])  # fmt: skip
+    boards = {  # board: (key, metric node, {paper: score})
+        "target": (("T", "D", "M"), "hi", {"a": 1.0, "b": 2.0, "c": 3.0}),
+        "acc": (("T", "D", "acc"), "hi", {"a": 3.0, "b": 2.0, "c": 1.0}),
+        "err": (("T", "D2", "err"), "lo", {"a": 0.5, "b": 0.9}),
+        "odd": (("T", "D3", "odd"), "un", {"c": 9.0, "a": 0.0}),
+    }
+    for board, ((t, d, m), metric, scores) in boards.items():
+        store.merge_nodes("Leaderboard", [{"id": board, "task": t, "dataset": d, "metric": m}])
+        store.merge_relationships(
+            "USING_METRIC", "Leaderboard", "Metric", [{"start": board, "end": metric}]
+        )
+        store.merge_nodes("Result", [{"id": f"{board}/{p}", "score": v} for p, v in scores.items()])
+        store.merge_relationships(
+            "HAS_RESULT", "Paper", "Result", [{"start": p, "end": f"{board}/{p}"} for p in scores]
+        )
+        store.merge_relationships(
+            "IN_LEADERBOARD", "Result", "Leaderboard",
+            [{"start": f"{board}/{p}", "end": board} for p in scores],
+        )  # fmt: skip
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import context_matrix
+
+    q = rpg.LeaderboardQuery(rpg.leaderboard_key("t", "d", "m"), "t", "d", "m")
+    got = context_matrix(store, q, ["a", "b", "c"])
+    # 'acc': a>b>c; 'err' (lower is better): a beats b; 'odd': direction unknown; target: dropped
+    want = np.array([[0, 2, 1], [-2, 0, 1], [-1, -1, 0]], dtype=float)
+    np.testing.assert_array_equal(got, want)
+
+
+def _key(q: rpg.LeaderboardQuery) -> dict[str, str]:
+    return {"task": q.task, "dataset": q.dataset, "metric": q.metric}
+
+
+def test_ranker_and_config_names_are_validated() -> None:
+    with pytest.raises(InputError, match="unknown RPG ranker"):
+        make_ranker("oracle", rpg.CONFIGS["cn-tabs"])
+    with pytest.raises(InputError, match="unknown RPG configuration"):
+        rpg.get_config("cn-abstracts")
+    with pytest.raises(InputError):
+        PairwiseRanker(PairwiseParams(), retrieval="everything")
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -> None:
+    from scholarkg.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["bench", "list", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    names = [t["task"] for t in json.loads(res.stdout)]
+    assert "legobench-rpg" in names and "legobench-rplm" in names
+
+    common = ["--graph", world.graph, "bench", "run", "legobench-rpg"]
+    gt = ["--ground-truth", str(corpus_files["leaderboards"])]
+    res = runner.invoke(
+        app, [*common, "--config", "pcn-tabs", "--ranker", "pagerank", "--encoder", "hashing",
+              *gt, "-f", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    base = json.loads(res.stdout)
+    res = runner.invoke(
+        app, [*common, "--config", "pcn-tabs", "--ranker", "ours", *gt, "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    ours = json.loads(res.stdout)
+    assert ours["metrics"]["KTau"] > base["metrics"]["KTau"]
+    assert ours["split"] == "test"
+    # both runs recorded: JSON files + :Run nodes, comparable with `runs compare`
+    run_files = {p.stem for p in (scholarkg_home / "runs").glob("*.json")}
+    assert {base["run_id"], ours["run_id"]} <= run_files
+    n_runs = world.run("MATCH (r:Run) WHERE r.id IN $ids RETURN count(r) AS n",
+                       {"ids": [base["run_id"], ours["run_id"]]})[0]["n"]  # fmt: skip
+    assert n_runs == 2
+    res = runner.invoke(app, ["runs", "compare", base["run_id"], ours["run_id"], "-f", "json"])
+    assert res.exit_code == 0, res.output
+
+    res = runner.invoke(app, [*common, "--config", "cn-tabs", "--ranker", "ours"])
+    # no Leaderboard nodes in this graph and no --ground-truth
+    assert isinstance(res.exception, InputError)
+    assert "--ground-truth" in str(res.exception)
+    res = runner.invoke(app, ["--graph", world.graph, "bench", "run", "nope"])
+    assert isinstance(res.exception, TaskNotFound)
+    assert "legobench-rpg" in str(res.exception)
+
+
+def test_ground_truth_loaded_by_the_graph_loader_matches_the_jsonl(
+    store: FalkorDBStore, corpus_files
+) -> None:
+    """``loaders/legobench_graph.read_ground_truth`` writes HAS_ENTRY edges we read back."""
+    from scholarkg.loaders.legobench_graph import read_ground_truth as read_gt_groups
+
+    _load(store, corpus_files)
+    write_records(store, (rec for _, group in read_gt_groups(corpus_files["leaderboards"])
+                          for rec in group))  # fmt: skip
+    from_graph = {i.query.id: i.gold for i in rpg.load_instances(store)}
+    from_file = {i.query.id: i.gold for i in rpg.read_ground_truth(corpus_files["leaderboards"])}
+    assert from_graph == from_file
+
+
+def test_hashing_embedder_is_deterministic_unit_length_and_lexical() -> None:
+    emb = rpg.HashingEmbedder(dim=64)
+    v = emb.encode(["sparse attention for speech", "speech with sparse attention", "", "graphs"])
+    assert v.shape == (4, 64) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v[[0, 1, 3]], axis=1), 1.0, rtol=1e-6)
+    assert not v[2].any()  # no words: zero vector, cosine 0 with everything
+    assert float(v[0] @ v[1]) > float(v[0] @ v[3])
+    np.testing.assert_array_equal(v, rpg.HashingEmbedder(dim=64).encode(
+        ["sparse attention for speech", "speech with sparse attention", "", "graphs"]))  # fmt: skip
