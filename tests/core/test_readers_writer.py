@@ -193,5 +193,5 @@ def test_gzipped_csv_keeps_quoted_newlines(tmp_path: Path) -> None:
     path = tmp_path / "cites.csv.gz"
     with gzip.open(path, "wt", encoding="utf-8", newline="") as fh:
         fh.write('start,end,sentence\na,b,"first line\nsecond line"\n')
-    ((lineno, row),) = list(iter_edges(path))
+    ((_lineno, row),) = list(iter_edges(path))
     assert row["sentence"] == "first line\nsecond line"
