@@ -7,12 +7,16 @@ with the ground truth.
 The generator is built so that ranking papers on a leaderboard is *not* a tautology:
 
 * Scores follow a noisy upward trend over time (later papers tend to be better), with a
-  per-paper quality term, so neither date nor any single graph signal gives the order.
+  hidden per-paper quality term shared across the paper's leaderboards and per-leaderboard
+  noise, so neither date nor any single graph signal gives the order.
 * Published dates are noisy (a paper's arXiv date can trail or lead its real time) and
   some are missing in the PwC rows.
-* Comparison edges point from a newer, better paper to baselines it beats, but only a
-  fraction are recorded, some point the wrong way, and many connect papers outside the
-  leaderboard (comparisons on other datasets, to distractor papers).
+* Comparison edges point from a paper to earlier baselines: usually ones it beats, sometimes
+  stronger ones; only a fraction are recorded, some point the wrong way, and as many again
+  connect papers outside the leaderboard (comparisons on other datasets, to distractor
+  papers), often labelled with a same-task dataset, so a label does not reveal membership.
+* Full texts print most (not all) result tables, under metric aliases, with re-run
+  baselines' numbers slightly off their own papers'.
 * Citations follow preferential attachment over the whole corpus; leaderboard papers cite
   some of their predecessors, and many citations go elsewhere.
 * Distractor papers share the task vocabulary, and not every leaderboard paper mentions
@@ -63,6 +67,14 @@ _FILLER = ("we study", "the proposed approach", "our analysis shows", "in contra
            "compared with strong baselines", "empirically")  # fmt: skip
 
 
+_METRIC_ALIASES: dict[str, tuple[str, ...]] = {
+    "top-1 accuracy": ("Top-1 Acc.", "Acc@1"), "error rate": ("Err.", "Error (%)"),
+    "exact match": ("EM",), "f1": ("F1-score", "F1 (%)"), "perplexity": ("PPL",),
+    "bits per character": ("BPC",), "bleu": ("BLEU-4",), "hits@10": ("H@10",),
+    "box ap": ("AP (box)",), "word error rate": ("WER",),
+}  # fmt: skip
+
+
 def _name(rng: random.Random, parts: int) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(parts))
 
@@ -80,6 +92,7 @@ class SynthPaper:
     categories: list[str]
     full_text: str = ""
     leaderboards: list[int] = field(default_factory=list)
+    quality: float = 0.0  # hidden, shared by every leaderboard the paper is on
 
 
 @dataclass
@@ -98,8 +111,12 @@ class SynthCorpus:
     papers: list[SynthPaper]
     leaderboards: list[SynthLeaderboard]
     citations: list[tuple[int, int]]
-    comparisons: list[tuple[int, int, int | None]]  # (newer/better, baseline, leaderboard)
+    #: (reporting paper, baseline, leaderboard the pair is on — None for comparisons elsewhere)
+    comparisons: list[tuple[int, int, int | None]]
     seed: int
+    #: labels written for comparisons made elsewhere: (a, b) -> a leaderboard of the same task,
+    #: so an edge's dataset/metric label does not reveal whether the pair is on a leaderboard
+    comparison_labels: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
 def _date_from_time(t: float) -> str:
@@ -165,6 +182,9 @@ def generate(
             )
         )
 
+    for p in papers:  # a method that is good on one benchmark tends to be good on others
+        p.quality = rng.gauss(0, 3.0)
+
     # leaderboards: choose a task, a dataset name, a metric; entries from papers on that task
     leaderboards: list[SynthLeaderboard] = []
     by_task: dict[int, list[int]] = {}
@@ -194,7 +214,10 @@ def generate(
         chosen = rng.sample(pool, size)
         # score = trend over time + per-paper quality noise; sign flips for lower-is-better
         base, slope = rng.uniform(40, 70), rng.uniform(1.0, 3.5)
-        raw = {pi: base + slope * (papers[pi].time - start) + rng.gauss(0, 4.0) for pi in chosen}
+        raw = {
+            pi: base + slope * (papers[pi].time - start) + papers[pi].quality + rng.gauss(0, 2.5)
+            for pi in chosen
+        }
         if higher:
             scores = {pi: round(v, 2) for pi, v in raw.items()}
         else:  # error-like metric: lower is better, still improving over time
@@ -253,23 +276,35 @@ def generate(
                     citations.add((p.index, q))
                     in_degree[q] += 1
 
-    # comparisons: newer+better -> baseline, incomplete, partly wrong, partly off-leaderboard
+    # comparisons: a paper reports results against earlier work. Mostly it beats them (SOTA
+    # claims), sometimes it compares with a stronger earlier method; only a fraction is
+    # recorded, some are recorded the wrong way round, and as many again are made elsewhere.
     comparisons: set[tuple[int, int, int | None]] = set()
     for lb in leaderboards:
         for a_pos, a in enumerate(lb.papers):
             for b in lb.papers[a_pos + 1 :]:  # a beats b
-                if papers[a].time <= papers[b].time:
-                    continue  # a paper can only compare with work that came before it
-                if rng.random() < 0.55:
+                newer, older = (a, b) if papers[a].time > papers[b].time else (b, a)
+                p_recorded = 0.55 if newer == a else 0.25
+                if rng.random() < p_recorded:
                     if rng.random() < 0.12:
-                        comparisons.add((b, a, lb.index))  # recorded the wrong way round
+                        comparisons.add((older, newer, lb.index))  # recorded the wrong way round
                     else:
-                        comparisons.add((a, b, lb.index))
+                        comparisons.add((newer, older, lb.index))
     n_noise = max(1, len(comparisons))
+    labels: dict[tuple[int, int], int] = {}
+    boards_by_task: dict[int, list[int]] = {}
+    task_index_of = {t[0]: i for i, t in enumerate(TASKS)}
+    for lb in leaderboards:
+        boards_by_task.setdefault(task_index_of[lb.task], []).append(lb.index)
     for _ in range(n_noise):  # comparisons elsewhere: other datasets, distractors
         a = rng.randrange(1, n_papers)
         b = rng.randrange(a)
         comparisons.add((a, b, None))
+        same_task = (
+            boards_by_task.get(papers[a].task_index) if papers[a].task_index is not None else None
+        )
+        if same_task and rng.random() < 0.6:
+            labels[(a, b)] = rng.choice(same_task)
 
     if full_text:
         for p in papers:
@@ -277,7 +312,7 @@ def generate(
     return SynthCorpus(
         papers=papers, leaderboards=leaderboards, citations=sorted(citations),
         comparisons=sorted(comparisons, key=lambda c: (c[0], c[1], -1 if c[2] is None else c[2])),
-        seed=seed,
+        seed=seed, comparison_labels=labels,
     )  # fmt: skip
 
 
@@ -288,20 +323,31 @@ def _full_text(
     leaderboards: list[SynthLeaderboard],
     comparisons: set[tuple[int, int, int | None]],
 ) -> str:
-    """Sections with result tables written as prose lines (what LGPLM chunks contain)."""
+    """Sections with result tables written as markdown (what LGPLM chunks contain).
+
+    Not every paper prints every result table (some report in prose or figures), metric
+    names appear under common aliases, and re-run baselines get slightly different numbers
+    than their own papers report, as in real papers.
+    """
     parts = [f"1 Introduction\n{p.abstract}"]
     parts.append("2 Method\n" + " ".join(f"{rng.choice(_FILLER).capitalize()}." for _ in range(4)))
     for li in p.leaderboards:
+        if rng.random() > 0.8:
+            continue
         lb = leaderboards[li]
         my_pos = lb.papers.index(p.index)
         rows = [(p.method, lb.scores[my_pos])]
         for q_pos, q in enumerate(lb.papers):
             if q != p.index and papers[q].time < p.time and rng.random() < 0.6:
-                rows.append((papers[q].method, lb.scores[q_pos]))
+                score = lb.scores[q_pos]
+                if rng.random() < 0.3:  # a re-run baseline
+                    score = round(score + rng.uniform(-0.8, 0.8), 2)
+                rows.append((papers[q].method, score))
+        metric = rng.choice((lb.metric, *_METRIC_ALIASES.get(lb.metric, ())))
         table = "\n".join(f"| {m} | {s:.2f} |" for m, s in rows)
         parts.append(
-            f"3 Experiments\nTable: {lb.metric} on {lb.dataset} ({lb.task}).\n"
-            f"| Method | {lb.metric} |\n| --- | --- |\n{table}"
+            f"3 Experiments\nTable: {metric} on {lb.dataset} ({lb.task}).\n"
+            f"| Method | {metric} |\n| --- | --- |\n{table}"
         )
     parts.append("4 Conclusion\n" + f"{rng.choice(_FILLER).capitalize()}.")
     return "\n\n".join(parts)
@@ -360,7 +406,8 @@ def write_corpus(
     with path.open("w", encoding="utf-8") as fh:
         fh.write("start,end,dataset,task,metric\n")
         for a, b, li in corpus.comparisons:
-            lb = corpus.leaderboards[li] if li is not None else None
+            label = li if li is not None else corpus.comparison_labels.get((a, b))
+            lb = corpus.leaderboards[label] if label is not None else None
             cells = [papers[a].arxiv_id, papers[b].arxiv_id]
             cells += [lb.dataset, lb.task, lb.metric] if lb else ["", "", ""]
             fh.write(",".join(_csv_cell(c) for c in cells) + "\n")
