@@ -41,12 +41,22 @@ TASKS: dict[str, TaskInfo] = {
     "legobench-rplm": TaskInfo(
         name="legobench-rplm",
         family="legobench",
-        description="Ranked paper list modelling: score LLM answers that order a shuffled "
-        "list of leaderboard paper titles.",
-        modes=("score",),
+        description="Ranked paper list modelling: an LLM orders a shuffled list of a "
+        "leaderboard's paper titles (run with a model, import answers, or score the release).",
+        modes=("run", "score"),
         metrics=("CIS", "BEM", "KTau", "CP"),
         configs=("clean", "legobench-paper"),
         reference="legobench.md §2.1-2.2, Table 4",
+    ),
+    "legobench-lgplm": TaskInfo(
+        name="legobench-lgplm",
+        family="legobench",
+        description="Leaderboard generation: an LLM writes the (method, score) table from the "
+        "top-10 BM25 passages of the leaderboard papers' full text.",
+        modes=("run",),
+        metrics=("MR", "MP", "SP_generated", "SP_correct"),
+        reference="legobench.md §1, §2.4 (name matching and tolerance are ours: not comparable "
+        "to Table 5)",
     ),
 }
 

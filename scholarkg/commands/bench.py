@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from scholarkg.commands.common import console, err_console, print_rows, to_json
+from scholarkg.commands.predictions import LLM_TASKS, import_predictions, run_llm
 from scholarkg.errors import InputError
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
@@ -20,6 +21,8 @@ score_app = typer.Typer(
     help="Score existing answer files against a benchmark's gold data.", no_args_is_help=True
 )
 app.add_typer(score_app, name="score")
+app.command("import-predictions")(import_predictions)
+app.command("run-llm")(run_llm)
 
 RPLM_FORMATS = ("table", "json")
 
@@ -164,15 +167,45 @@ def run(
     ] = False,
     record: Annotated[bool, typer.Option(help="Save the run (JSON + :Run node).")] = True,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    base_url: Annotated[
+        str | None, typer.Option(help="LLM tasks: OpenAI-compatible endpoint (.../v1).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="LLM tasks: model name.")] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="LLM tasks: override the paper's token limit.")
+    ] = None,
+    predictions: Annotated[
+        Path | None,
+        typer.Option(help="LLM tasks: score answers produced elsewhere (JSONL or .xlsx)."),
+    ] = None,
+    protocol: Annotated[
+        str, typer.Option(help="legobench-rplm: clean or legobench-paper.")
+    ] = "clean",
+    limit: Annotated[int | None, typer.Option(help="LLM tasks: first N instances.")] = None,
 ) -> None:
     """Run a benchmark task on the current graph (--graph) and record the run.
 
     legobench-rpg: candidates from the full-text index, order from the ranker, BEM/KTau/CIS/CP
     (BEM, CIS, CP in %) against the leaderboards; GT papers not retrieved tie at the bottom.
+
+    legobench-rplm / legobench-lgplm: prompts built from the graph's leaderboards, answered by
+    the model at --base-url (SCHOLARKG_LLM_BASE_URL; `scholarkg llm serve` starts a local one)
+    or read from --predictions; `bench run-llm` / `bench import-predictions` have every option.
     """
     from scholarkg.benchmark.registry import get_task
 
     get_task(task, mode="run")
+    if task in LLM_TASKS:
+        if predictions is not None:
+            import_predictions(
+                task, predictions, protocol=protocol, limit=limit, record=record, fmt=fmt
+            )
+        else:
+            run_llm(
+                task, base_url=base_url, model=model, max_tokens=max_tokens, protocol=protocol,
+                limit=limit, record=record, fmt=fmt,
+            )  # fmt: skip
+        return
     if fmt not in RUN_FORMATS:
         raise InputError(f"--format {fmt!r}: choose one of {RUN_FORMATS}")
     if not 0.0 < dev_fraction < 1.0:
