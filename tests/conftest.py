@@ -65,3 +65,17 @@ def store(embedded_server: EmbeddedServer, graph_name: str) -> Iterator[FalkorDB
     finally:
         st.clear()
         st.close()
+
+
+@pytest.fixture
+def graph_env(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings, graph_name: str
+) -> Iterator[str]:
+    """Point the in-process CLI at a fresh graph on the session server; delete it afterwards."""
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    monkeypatch.setenv("SCHOLARKG_GRAPH", graph_name)
+    yield graph_name
+    runner.invoke(app, ["db", "reset", "--yes"])

@@ -20,10 +20,8 @@ import hashlib
 import json
 import logging
 import math
-import os
 import re
 import subprocess
-import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from scholarkg import __version__
 from scholarkg.benchmark.metrics.stats import Method, paired_test
 from scholarkg.errors import InputError
+from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:  # only for annotations: recording a run is the one place that needs a store
     from scholarkg.store.base import GraphStore
@@ -211,18 +210,7 @@ class RunRegistry:
         """Write ``<runs_dir>/<id>.json`` via a temp file + ``os.replace`` (never half-written)."""
         target = self.path_for(run.id)
         self.runs_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{run.id}.", suffix=".tmp", dir=self.runs_dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(run.model_dump_json(indent=2))
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        return atomic_write_text(target, run.model_dump_json(indent=2) + "\n")
 
     def ids(self) -> list[str]:
         if not self.runs_dir.is_dir():

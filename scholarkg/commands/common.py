@@ -9,15 +9,19 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from scholarkg.config import Settings, load_settings
+from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 console = Console()
 err_console = Console(stderr=True)
@@ -105,3 +109,49 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
+
+
+def fmt_number(value: float | None, digits: int = 4) -> str:
+    """A table cell for a score: ``-`` for undefined (None or NaN), else fixed ``digits``."""
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
+    """``--option value`` must be one of ``choices`` (the CLI's one wording for this error)."""
+    if value not in choices:
+        raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
+
+
+def count_bar(*, quiet: bool = False) -> Progress:
+    """A transient ``description bar n/total`` progress bar on stderr.
+
+    ``quiet``: hidden when stderr is not a terminal, so JSON on stdout is not interleaved
+    with bar redraws in logs (``--format json``, or commands whose output is always data).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err_console,
+        transient=True,
+        disable=quiet and not err_console.is_terminal,
+    )
+
+
+@contextmanager
+def stage_progress(*, quiet: bool = False) -> Iterator[Callable[[str, int, int], None]]:
+    """A ``progress(stage, done, total)`` callback drawing one :func:`count_bar` row per stage.
+
+    The library's multi-stage runs (retrieve / generate / score) report through this shape.
+    """
+    with count_bar(quiet=quiet) as bar:
+        stages: dict[str, Any] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in stages:
+                stages[stage] = bar.add_task(stage, total=total)
+            bar.update(stages[stage], completed=done, total=total)
+
+        yield progress

@@ -74,6 +74,19 @@ class LoadSummary:
         return nodes, rels, skipped
 
 
+def _counter_bar(count_column: str) -> Progress:
+    """Spinner, description, a running count, elapsed time: totals are unknown while
+    streaming, so a count rather than a bar (kept on screen after the load)."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn(count_column),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+
+
 def run_steps(
     store: GraphStore,
     steps: Sequence[Step],
@@ -86,13 +99,7 @@ def run_steps(
     summary = summary if summary is not None else LoadSummary()
     cfg = settings()
     directory = cfg.home / "checkpoints"
-    columns = (
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,} records"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=False) as bar:
+    with _counter_bar("{task.completed:,} records") as bar:
         for step in steps:
             task_id = bar.add_task(f"{step.label} ({step.source.name})", total=None)
             checkpoint = Checkpoint.open(
@@ -181,6 +188,28 @@ def print_summary(summary: LoadSummary, *, title: str) -> None:
         )
 
 
+def load_and_report(
+    steps: Sequence[Step],
+    *,
+    title: str,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    after: Callable[[GraphStore, LoadSummary], None] | None = None,
+) -> LoadSummary:
+    """What every ``load`` verb does: schema, the steps, ``after`` (same session), summary.
+
+    ``after(store, summary)`` adds the command's own notes or post-load work (e.g. linking
+    title lines) before the summary table is printed.
+    """
+    with store_session() as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+        if after is not None:
+            after(store, summary)
+    print_summary(summary, title=title)
+    return summary
+
+
 # --------------------------------------------------------------------------- step builders
 
 
@@ -250,6 +279,24 @@ def pwc_steps(
     return steps
 
 
+def synthetic_steps(files: dict[str, Path], report: Any) -> list[Step]:
+    """The steps loading a written synthetic LEGOBench corpus (``write_corpus`` file map).
+
+    Order: PwC, then APC (its richer paper records win on shared papers), then the ground
+    truth last (its explicit metric directions win over the pattern table).
+    """
+    from scholarkg.loaders.legobench_graph import read_ground_truth
+
+    gt = files["leaderboards"]
+    return [
+        *pwc_steps(
+            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
+        ),
+        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
+        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
+    ]
+
+
 def _pwc_notes(summary: LoadSummary, report: Any) -> None:
     summary.unknown_directions |= set(report.unknown_directions)
     if report.unparseable_scores:
@@ -288,10 +335,7 @@ def load_apc(
 ) -> None:
     """An arXiv papers collection (APC): papers, citations, comparisons."""
     steps = apc_steps(papers, citations, comparisons, chunks=not no_chunks)
-    with store_session() as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
-    print_summary(summary, title="load apc")
+    load_and_report(steps, title="load apc", resume=resume, batch_size=batch_size)
 
 
 @app.command("pwc")
@@ -317,12 +361,10 @@ def load_pwc(
     if not (evaluation_tables or papers or links):
         raise InputError("give at least one of --evaluation-tables, --papers, --links")
     report = PwcReport(directions=DirectionResolver.from_file(directions))
-    steps = pwc_steps(evaluation_tables, papers, links, report)
-    with store_session() as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
-    _pwc_notes(summary, report)
-    print_summary(summary, title="load pwc")
+    load_and_report(
+        pwc_steps(evaluation_tables, papers, links, report), title="load pwc", resume=resume,
+        batch_size=batch_size, after=lambda _store, summary: _pwc_notes(summary, report),
+    )  # fmt: skip
 
 
 @app.command("rplm")
@@ -342,14 +384,14 @@ def load_rplm(
     steps = [
         Step("rplm", gold, "legobench-rplm", lambda: read_rplm_graph(gold, directions=resolver))
     ]
-    with store_session() as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+
+    def after(store: GraphStore, summary: LoadSummary) -> None:
         if link:
             linked = link_title_lines(store)
             summary.notes.append(f"{linked} title line(s) linked to a paper (OF_PAPER)")
-    summary.unknown_directions |= resolver.unknown
-    print_summary(summary, title="load rplm")
+        summary.unknown_directions |= resolver.unknown
+
+    load_and_report(steps, title="load rplm", resume=resume, batch_size=batch_size, after=after)
 
 
 @app.command("leaderboards")
@@ -366,10 +408,7 @@ def load_leaderboards(
     steps = [
         Step("ground truth", ground_truth, "ground-truth", lambda: read_ground_truth(ground_truth))
     ]
-    with store_session() as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
-    print_summary(summary, title="load leaderboards")
+    load_and_report(steps, title="load leaderboards", resume=resume, batch_size=batch_size)
 
 
 @app.command("bulk")
@@ -385,19 +424,13 @@ def load_bulk(
     from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
 
     check_rel_type(rel)
-    columns = (
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,}"),
-        TimeElapsedColumn(),
-    )
     with store_session() as store:
         if store.backend != "embedded":
             raise NotSupported(
                 "bulk loading uses FalkorDB's GRAPH.BULK; on Neo4j use 'neo4j-admin import' or "
                 "the incremental 'scholarkg load apc'"
             )
-        with Progress(*columns, console=err_console) as bar:
+        with _counter_bar("{task.completed:,}") as bar:
             stages: dict[str, Any] = {}
 
             def progress(stage: str, done: int) -> None:
@@ -438,7 +471,6 @@ def load_synthetic_legobench(
     batch_size: BatchOpt = 2_000,
 ) -> None:
     """Generate the synthetic LEGOBench world, write every format, and load it (apc+pwc+gt)."""
-    from scholarkg.loaders.legobench_graph import read_ground_truth
     from scholarkg.loaders.pwc import PwcReport
     from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
@@ -453,18 +485,7 @@ def load_synthetic_legobench(
     if no_load:
         return
     report = PwcReport()
-    gt = files["leaderboards"]
-    # order: PwC, then APC (its richer paper records win on shared papers), then the ground
-    # truth last (its explicit metric directions win over the pattern table)
-    steps = [
-        *pwc_steps(
-            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
-        ),
-        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
-        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
-    ]
-    with store_session() as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, batch_size=batch_size)
-    _pwc_notes(summary, report)
-    print_summary(summary, title=f"load synthetic-legobench (seed {seed})")
+    load_and_report(
+        synthetic_steps(files, report), title=f"load synthetic-legobench (seed {seed})",
+        batch_size=batch_size, after=lambda _store, summary: _pwc_notes(summary, report),
+    )  # fmt: skip

@@ -13,14 +13,20 @@ Both print the aggregate metrics and the run id; ``--format json`` prints the wh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import console, err_console, print_rows, settings, store_session
+from scholarkg.commands.common import (
+    check_choice,
+    console,
+    print_rows,
+    settings,
+    stage_progress,
+    store_session,
+)
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -63,31 +69,7 @@ FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table or json.")
 def _check(task: str, fmt: str) -> None:
     if task not in LLM_TASKS:
         raise InputError(f"unknown LLM task {task!r}; choose one of {', '.join(LLM_TASKS)}")
-    if fmt not in FORMATS:
-        raise InputError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
-
-
-@contextmanager
-def _bar(fmt: str) -> Iterator[Callable[[str, int, int], None]]:
-    """A rich progress bar per stage (generate / score / retrieve) on stderr."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-        disable=fmt == "json" and not err_console.is_terminal,
-    ) as bar:
-        stages: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in stages:
-                stages[stage] = bar.add_task(stage, total=total)
-            bar.update(stages[stage], completed=done, total=total)
-
-        yield progress
+    check_choice("--format", fmt, FORMATS)
 
 
 def _execute(
@@ -166,7 +148,7 @@ def import_predictions(
     <model>_ldb column, rows matched by id, task/dataset/metric, GT, prompt or position.
     """
     _check(task, fmt)
-    with store_session() as store, _bar(fmt) as progress:
+    with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
         run = _execute(
             task, store, None, file, protocol=protocol, matcher=matcher, seed=seed,
             entries=entries, shuffle=shuffle, limit=limit, gold=gold, k=k, average=average,
@@ -213,7 +195,7 @@ def run_llm(
     if max_tokens is not None:
         generation["max_tokens"] = max_tokens
     client = LLMClient.from_settings(settings(), base_url=base_url, model=model, use_cache=cache)
-    with client, store_session() as store, _bar(fmt) as progress:
+    with client, store_session() as store, stage_progress(quiet=fmt == "json") as progress:
         run = _execute(
             task, store, client, None, protocol=protocol, matcher=matcher, seed=seed,
             entries=entries, shuffle=shuffle, limit=limit, gold=gold, k=k, average=average,

@@ -23,7 +23,14 @@ from typing import Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import console, err_console, print_rows, to_json
+from scholarkg.commands.common import (
+    check_choice,
+    console,
+    count_bar,
+    fmt_number,
+    print_rows,
+    to_json,
+)
 from scholarkg.errors import InputError
 
 app = typer.Typer(
@@ -35,25 +42,7 @@ DEFAULT_IR_METRICS = "P@10,R@10,nDCG@10,MRR@10,MAP,RP"
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise InputError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
-
-
-def _progress_bar() -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    )
-
-
-def _fmt(value: float | None, digits: int = 4) -> str:
-    return "-" if value is None or value != value else f"{value:.{digits}f}"
+    check_choice("--format", fmt, FORMATS)
 
 
 @app.command("ir")
@@ -107,7 +96,7 @@ def ir(
         ranked = dict(read_ranked_jsonl(run, known_qids=gold))
     else:
         ranked = dict(read_run(run, known_qids=gold))
-    with _progress_bar() as bar:
+    with count_bar(quiet=True) as bar:
         task = bar.add_task("scoring queries", total=len(gold))
         result = evaluate(
             gold,
@@ -119,13 +108,15 @@ def ir(
     if fmt == "json":
         print(to_json(result.to_dict()))
         return
-    rows = [{"metric": name, "value": _fmt(value)} for name, value in result.aggregate.items()]
+    rows = [
+        {"metric": name, "value": fmt_number(value)} for name, value in result.aggregate.items()
+    ]
     print_rows(rows, "table", title="IR metrics")
     console.print(f"[dim]{run.name} vs {qrels.name}: mean over {len(gold)} queries[/dim]")
     if per_query:
         print_rows(
             [
-                {"qid": qid, **{k: _fmt(v) for k, v in vals.items()}}
+                {"qid": qid, **{k: fmt_number(v) for k, v in vals.items()}}
                 for qid, vals in result.per_query.items()
             ],
             "table",
@@ -176,7 +167,7 @@ def lists(
             field="id",
         )
     ids = list(gold_lists)
-    with _progress_bar() as bar:
+    with count_bar(quiet=True) as bar:
         task = bar.add_task("scoring lists", total=len(ids))
         scores = evaluate_ranked_lists(
             [gold_lists[i] for i in ids],
@@ -197,10 +188,10 @@ def lists(
         return
     rows = [
         {
-            "CIS": _fmt(scores.cis, 2),
-            "BEM": _fmt(scores.bem, 3),
-            "KTau": _fmt(scores.ktau, 3),
-            "CP": _fmt(scores.cp, 2),
+            "CIS": fmt_number(scores.cis, 2),
+            "BEM": fmt_number(scores.bem, 3),
+            "KTau": fmt_number(scores.ktau, 3),
+            "CP": fmt_number(scores.cp, 2),
             "complete": f"{scores.n_complete}/{scores.n_instances}",
         }
     ]

@@ -1,50 +1,37 @@
 """Streaming readers shared by the format-specific loaders.
 
 They yield ``(line_or_record_number, object)`` so that every later validation error can
-name where the bad record came from. Gzip is detected by suffix.
+name where the bad record came from. Gzip is detected by suffix (see ``scholarkg.textio``).
 """
 
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from scholarkg.errors import InputError
 
+# the readers live in the neutral ``scholarkg.textio``; re-exported here for existing callers
+from scholarkg.textio import iter_jsonl, open_text
+
+__all__ = [
+    "Progress",
+    "build",
+    "iter_delimited",
+    "iter_edges",
+    "iter_json_array",
+    "iter_jsonl",
+    "open_text",
+    "parse_number",
+    "sniff_delimiter",
+]
+
 M = TypeVar("M", bound=BaseModel)
-
-
-def open_text(path: str | Path) -> IO[str]:
-    """Open a text file, transparently decompressing ``.gz``; missing file → InputError."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    if path.suffix == ".gz":
-        # newline="" as for plain files: the csv module needs to see quoted newlines raw
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return path.open("r", encoding="utf-8", newline="")
-
-
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL(.gz) file."""
-    with open_text(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            yield lineno, obj
 
 
 def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.writer import RecordWriter, WriteReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord
 from scholarkg.store.base import GraphStore
+from scholarkg.textio import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,6 @@ class Checkpoint:
         if self.source.is_file():
             self.size, self.mtime_ns = _file_identity(self.source)
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_suffix(".tmp")
         payload: dict[str, Any] = {
             "source": str(self.source),
             "scope": self.scope,
@@ -103,8 +102,8 @@ class Checkpoint:
             "points": self.points,
             "complete": complete,
         }
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(tmp, self.file)
+        # no fsync: rewritten after every flush, and a lost update only means redoing a batch
+        atomic_write_text(self.file, json.dumps(payload), fsync=False)
 
     def clear(self) -> None:
         self.points = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -24,13 +25,42 @@ class Record(BaseModel):
 
 
 class NodeRecord(Record):
-    """A node: ``properties()`` is what gets stored (``None`` dropped, ``id`` separate)."""
+    """A node: ``properties()`` is what gets stored (``None`` dropped, ``id`` separate).
+
+    Each subclass states its id rule in one line, ``ID_RULE = staticmethod(lambda d: ...)``,
+    applied by the single ``_fill_id`` validator below when the source gave no ``id``: one
+    validator instead of one per class, with every rule still visible next to its fields.
+    """
 
     LABEL: ClassVar[str]
     #: fields kept on the record for loaders but never stored as node properties
     NOT_STORED: ClassVar[frozenset[str]] = frozenset()
+    #: the id from the (normalized) input fields; ``None``: the source must give ``id``
+    ID_RULE: ClassVar[Callable[[dict[str, Any]], str] | None] = None
 
     id: str
+
+    @classmethod
+    def _normalize(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Derive fields before the id rule sees them (a fresh dict; default: unchanged)."""
+        return data
+
+    @classmethod
+    def make_id(cls, data: dict[str, Any]) -> str | None:
+        """The id for ``data`` by this class's rule (overridden where the rule needs ``cls``)."""
+        return None if cls.ID_RULE is None else cls.ID_RULE(data)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_id(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = cls._normalize(data)
+        if data.get("id"):
+            return data
+        made = cls.make_id(data)
+        # no rule: leave ``id`` missing so pydantic reports the field
+        return data if made is None else {**data, "id": made}
 
     def properties(self) -> dict[str, Any]:
         data = self.model_dump(exclude_none=True, exclude={"id", *self.NOT_STORED})
@@ -58,13 +88,6 @@ class EdgeRecord(Record):
         return {"start": self.start, "end": self.end, "props": self.properties()}
 
 
-def _with_id(data: Any, make: Any) -> Any:
-    """Fill ``id`` from the record's own fields when the source did not give one."""
-    if isinstance(data, dict) and not data.get("id"):
-        data = {**data, "id": make(data)}
-    return data
-
-
 # --------------------------------------------------------------------------- bibliographic
 
 
@@ -89,11 +112,18 @@ class Paper(NodeRecord):
     full_text: str | None = None
     authors: list[str] | None = None
 
-    @model_validator(mode="before")
+    ID_RULE = staticmethod(
+        lambda d: ids.paper_id(
+            arxiv_id=d.get("arxiv_id"),
+            doi=d.get("doi"),
+            corpus_id=d.get("corpus_id"),
+            title=d.get("title"),
+            year=d.get("year"),
+        )
+    )
+
     @classmethod
-    def _fill(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
+    def _normalize(cls, data: dict[str, Any]) -> dict[str, Any]:
         data = dict(data)
         if data.get("arxiv_id"):
             data["arxiv_id"] = ids.normalize_arxiv_id(str(data["arxiv_id"])) or data["arxiv_id"]
@@ -103,16 +133,7 @@ class Paper(NodeRecord):
             head = str(data["date"])[:4]
             if head.isdigit():
                 data["year"] = int(head)
-        return _with_id(
-            data,
-            lambda d: ids.paper_id(
-                arxiv_id=d.get("arxiv_id"),
-                doi=d.get("doi"),
-                corpus_id=d.get("corpus_id"),
-                title=d.get("title"),
-                year=d.get("year"),
-            ),
-        )
+        return data
 
     @field_validator("date")
     @classmethod
@@ -137,25 +158,16 @@ class Author(NodeRecord):
     orcid: str | None = None
     s2_author_id: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data,
-            lambda d: ids.author_id(
-                d["name"], orcid=d.get("orcid"), s2_author_id=d.get("s2_author_id")
-            ),
-        )
+    ID_RULE = staticmethod(
+        lambda d: ids.author_id(d["name"], orcid=d.get("orcid"), s2_author_id=d.get("s2_author_id"))
+    )
 
 
 class Venue(NodeRecord):
     LABEL: ClassVar[str] = "Venue"
     name: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.named_id("venue", d["name"]))
+    ID_RULE = staticmethod(lambda d: ids.named_id("venue", d["name"]))
 
 
 class Authorship(EdgeRecord):
@@ -204,12 +216,9 @@ class CitationContext(NodeRecord):
     diag_dataset: str | None = None
     diag_class: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data, lambda d: ids.citation_context_id(d["citing"], d.get("cited") or "", d["text"])
-        )
+    ID_RULE = staticmethod(
+        lambda d: ids.citation_context_id(d["citing"], d.get("cited") or "", d["text"])
+    )
 
 
 class Chunk(NodeRecord):
@@ -221,10 +230,7 @@ class Chunk(NodeRecord):
     text: str
     section: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: f"{d['paper']}/chunk/{d['ordinal']}")
+    ID_RULE = staticmethod(lambda d: f"{d['paper']}/chunk/{d['ordinal']}")
 
 
 class HasChunk(EdgeRecord):
@@ -253,10 +259,9 @@ class _Named(NodeRecord):
     KIND: ClassVar[str]
     name: str
 
-    @model_validator(mode="before")
     @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.named_id(cls.KIND, d["name"]))
+    def make_id(cls, data: dict[str, Any]) -> str:
+        return ids.named_id(cls.KIND, data["name"])  # the rule needs the subclass's KIND
 
 
 class Task(_Named):
@@ -302,10 +307,7 @@ class Leaderboard(NodeRecord):
     metric: str
     source: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.leaderboard_id(d["task"], d["dataset"], d["metric"]))
+    ID_RULE = staticmethod(lambda d: ids.leaderboard_id(d["task"], d["dataset"], d["metric"]))
 
 
 class Result(NodeRecord):
@@ -322,15 +324,9 @@ class Result(NodeRecord):
     date: str | None = None
     uses_additional_data: bool | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data,
-            lambda d: ids.result_id(
-                d.get("paper"), d["method"], d["dataset"], d["task"], d["metric"]
-            ),
-        )
+    ID_RULE = staticmethod(
+        lambda d: ids.result_id(d.get("paper"), d["method"], d["dataset"], d["task"], d["metric"])
+    )
 
     @field_validator("score")
     @classmethod
@@ -351,10 +347,7 @@ class Query(NodeRecord):
     type: str | None = None
     split: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.scoped_id("query", d["source"], d["qid"]))
+    ID_RULE = staticmethod(lambda d: ids.scoped_id("query", d["source"], d["qid"]))
 
 
 class Aspect(NodeRecord):
@@ -366,10 +359,7 @@ class Aspect(NodeRecord):
     source: str
     parent: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.scoped_id("aspect", d["source"], d["aspect_id"]))
+    ID_RULE = staticmethod(lambda d: ids.scoped_id("aspect", d["source"], d["aspect_id"]))
 
 
 class Judgement(EdgeRecord):
@@ -394,12 +384,9 @@ class Review(NodeRecord):
     rating: float | None = None
     decision: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data, lambda d: ids.scoped_id("review", d["source"], f"{d['paper']}#{d['reviewer']}")
-        )
+    ID_RULE = staticmethod(
+        lambda d: ids.scoped_id("review", d["source"], f"{d['paper']}#{d['reviewer']}")
+    )
 
 
 class ReviewSegment(NodeRecord):
@@ -411,10 +398,7 @@ class ReviewSegment(NodeRecord):
     explanation: str | None = None
     error_type: str | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: f"{d['review']}/seg/{d['ordinal']}")
+    ID_RULE = staticmethod(lambda d: f"{d['review']}/seg/{d['ordinal']}")
 
 
 class Weakness(NodeRecord):
@@ -423,10 +407,7 @@ class Weakness(NodeRecord):
     ordinal: int
     text: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: f"{d['review']}/weakness/{d['ordinal']}")
+    ID_RULE = staticmethod(lambda d: f"{d['review']}/weakness/{d['ordinal']}")
 
 
 class Experiment(NodeRecord):
@@ -437,15 +418,11 @@ class Experiment(NodeRecord):
     explanation: str | None = None
     source: str = "aaar"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data,
-            lambda d: ids.scoped_id(
-                "experiment", d.get("source", "aaar"), f"{d['paper']}#{d['ordinal']}"
-            ),
+    ID_RULE = staticmethod(
+        lambda d: ids.scoped_id(
+            "experiment", d.get("source", "aaar"), f"{d['paper']}#{d['ordinal']}"
         )
+    )
 
 
 # --------------------------------------------------------------------------- code
@@ -464,12 +441,9 @@ class CodeTask(NodeRecord):
     description: str | None = None
     source: str = "scireplicate"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(
-            data, lambda d: ids.scoped_id("codetask", d.get("source", "scireplicate"), d["task_id"])
-        )
+    ID_RULE = staticmethod(
+        lambda d: ids.scoped_id("codetask", d.get("source", "scireplicate"), d["task_id"])
+    )
 
 
 class ReasoningStep(NodeRecord):
@@ -481,10 +455,7 @@ class ReasoningStep(NodeRecord):
     text: str
     weight: float | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: f"{d['implementation']}/step/{d['ordinal']}")
+    ID_RULE = staticmethod(lambda d: f"{d['implementation']}/step/{d['ordinal']}")
 
 
 NODE_RECORDS: tuple[type[NodeRecord], ...] = (
@@ -593,10 +564,7 @@ class Repository(NodeRecord):
     LABEL: ClassVar[str] = "Repository"
     url: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: repository_id(d["url"]))
+    ID_RULE = staticmethod(lambda d: repository_id(d["url"]))
 
 
 class HasCode(EdgeRecord):
@@ -622,10 +590,7 @@ class RPLMLeaderboard(Leaderboard):
     #: cannot be called ``row``: that is ``NodeRecord.row()``)
     sheet_row: int
 
-    @model_validator(mode="before")
-    @classmethod
-    def _fill(cls, data: Any) -> Any:
-        return _with_id(data, lambda d: ids.scoped_id("lego", "rplm", d["sheet_row"]))
+    ID_RULE = staticmethod(lambda d: ids.scoped_id("lego", "rplm", d["sheet_row"]))
 
     def properties(self) -> dict[str, Any]:
         props = super().properties()
@@ -648,12 +613,13 @@ class TitleLine(NodeRecord):
     # keep surrounding whitespace: the defects are the data
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
-    @model_validator(mode="before")
+    ID_RULE = staticmethod(lambda d: f"{d['leaderboard']}/line/{d['gt_rank']}")
+
     @classmethod
-    def _fill(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("text") and not data.get("text_norm"):
+    def _normalize(cls, data: dict[str, Any]) -> dict[str, Any]:
+        if data.get("text") and not data.get("text_norm"):
             data = {**data, "text_norm": ids.normalize_title(data["text"]) or None}
-        return _with_id(data, lambda d: f"{d['leaderboard']}/line/{d['gt_rank']}")
+        return data
 
 
 class HasEntry(EdgeRecord):

@@ -45,6 +45,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from scholarkg.errors import FetchError, InputError
+from scholarkg.textio import atomic_write_text, read_json_object
 
 log = logging.getLogger(__name__)
 
@@ -232,19 +233,6 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class _Sums:
     """``<dest>/.scholarkg-sums.json``: {filename: {sha256, url, size, recorded}}."""
 
@@ -252,15 +240,7 @@ class _Sums:
         self.path = dest / SUMS_FILE
         self.data: dict[str, dict[str, Any]] = {}
         if self.path.is_file():
-            try:
-                loaded = json.loads(self.path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"invalid JSON: {err.msg}", path=self.path, line=err.lineno
-                ) from err
-            if not isinstance(loaded, dict):
-                raise InputError("expected a JSON object", path=self.path)
-            self.data = loaded
+            self.data = read_json_object(self.path)
 
     def known(self, filename: str) -> str | None:
         entry = self.data.get(filename)
@@ -274,7 +254,7 @@ class _Sums:
             "size": size,
             "recorded": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        _atomic_write_text(self.path, json.dumps(self.data, indent=2, sort_keys=True) + "\n")
+        atomic_write_text(self.path, json.dumps(self.data, indent=2, sort_keys=True) + "\n")
 
 
 # --------------------------------------------------------------------------- download

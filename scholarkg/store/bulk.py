@@ -43,9 +43,9 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from scholarkg.errors import InputError, StoreError
-from scholarkg.loaders.base import iter_jsonl
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
 from scholarkg.store.cypher_common import storable_value
+from scholarkg.textio import iter_jsonl
 
 if TYPE_CHECKING:
     from scholarkg.store.falkordb_store import FalkorDBStore

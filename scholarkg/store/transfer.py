@@ -34,7 +34,6 @@ from typing import Any
 
 from scholarkg import __version__
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import iter_jsonl
 from scholarkg.schema.ddl import (
     NODE_LABELS,
     REL_TYPES,
@@ -45,6 +44,7 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import GraphStore
 from scholarkg.store.cypher_common import VECTOR_PREFIX
+from scholarkg.textio import atomic_write_text, iter_jsonl, read_json_object
 
 log = logging.getLogger(__name__)
 
@@ -85,20 +85,13 @@ class Manifest:
 
     def write(self, directory: Path) -> None:
         text = json.dumps(asdict(self), indent=2, sort_keys=True, ensure_ascii=False)
-        (directory / MANIFEST).write_text(text + "\n", encoding="utf-8")
+        atomic_write_text(directory / MANIFEST, text + "\n")
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
         """Load and validate ``manifest.json`` (InputError names the file and field)."""
         path = directory / MANIFEST
-        if not path.is_file():
-            raise InputError("missing; is this a 'scholarkg export' directory?", path=path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno) from err
-        if not isinstance(data, dict):
-            raise InputError("expected a JSON object", path=path)
+        data = read_json_object(path, missing="missing; is this a 'scholarkg export' directory?")
         if data.get("format") != FORMAT:
             raise InputError(f"expected {FORMAT!r}", path=path, field="format")
         version = data.get("format_version")

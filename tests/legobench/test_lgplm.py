@@ -8,11 +8,7 @@ expectations are counted by hand in each test.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,30 +30,6 @@ from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.store.falkordb_store import FalkorDBStore
 
-_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
-if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
-    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
-    assert _spec is not None and _spec.loader is not None
-    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["lgplm_world"])
-world_mod = sys.modules["lgplm_world"]
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
-
-
-@pytest.fixture(scope="module")
-def wstore(embedded_server: Any, world: Any) -> Iterator[FalkorDBStore]:
-    st = FalkorDBStore(embedded_server.connect(), f"t_lgplm_{uuid.uuid4().hex[:8]}")
-    world_mod.load_world(st, world)
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
-
 
 def table(rows: list[tuple[str, float]], metric: str = "score") -> str:
     body = "\n".join(f"| {m} | {s:.2f} |" for m, s in rows)
@@ -72,7 +44,9 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 # --------------------------------------------------------------------------- instances
 
 
-def test_retrieval_stays_inside_the_leaderboard_papers(wstore: FalkorDBStore, world: Any) -> None:
+def test_retrieval_stays_inside_the_leaderboard_papers(
+    wstore: FalkorDBStore, world: Any, world_mod: Any
+) -> None:
     instances = build_lgplm_instances(wstore, k=10)
     assert len(instances) == world_mod.N_LEADERBOARDS
     top3 = {i.id: i for i in build_lgplm_instances(wstore, k=3)}

@@ -7,13 +7,9 @@ from the gold lists of that world, never read back from the code under test.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-import uuid
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +26,7 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb_store import FalkorDBStore
 
-_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
-if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
-    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
-    assert _spec is not None and _spec.loader is not None
-    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["lgplm_world"])
-world_mod = sys.modules["lgplm_world"]
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
-
-
-@pytest.fixture(scope="module")
-def wstore(embedded_server: Any, world: Any) -> Iterator[FalkorDBStore]:
-    """One graph for the module (loading is the slow part); tests only add Run nodes."""
-    st = FalkorDBStore(embedded_server.connect(), f"t_rplm_{uuid.uuid4().hex[:8]}")
-    world_mod.load_world(st, world, rplm=True)
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
+WORLD_WITH_RPLM = True  # wstore (conftest) also loads the rplm.xlsx leaderboards
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -68,7 +41,9 @@ def _paper_instances(store: FalkorDBStore, **kw: Any) -> list[Any]:
 # --------------------------------------------------------------------------- prompt building
 
 
-def test_instances_come_from_the_graph_in_gold_order(wstore: FalkorDBStore, world: Any) -> None:
+def test_instances_come_from_the_graph_in_gold_order(
+    wstore: FalkorDBStore, world: Any, world_mod: Any
+) -> None:
     instances = build_rplm_instances(wstore, seed=3, entries="all")
     papers = [i for i in instances if i.entry_kind == "Paper"]
     lines = [i for i in instances if i.entry_kind == "TitleLine"]

@@ -9,12 +9,7 @@ The converted model is cached in pytest's cache dir, as in ``tests/services/test
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,26 +22,6 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb_store import FalkorDBStore
 
-_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
-if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
-    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
-    assert _spec is not None and _spec.loader is not None
-    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["lgplm_world"])
-world_mod = sys.modules["lgplm_world"]
-
-
-@pytest.fixture(scope="module")
-def wstore(embedded_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    world = world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
-    st = FalkorDBStore(embedded_server.connect(), f"t_model_{uuid.uuid4().hex[:8]}")
-    world_mod.load_world(st, world)
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
-
 
 @pytest.mark.model
 def test_rplm_with_smollm2(
@@ -54,7 +29,7 @@ def test_rplm_with_smollm2(
 ) -> None:
     from scholarkg.services.llm_server import start_local_server
 
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     cache_dir = Path(cache.mkdir("scholarkg-llm")) if cache is not None else tmp_path / "llm"
     # the three smallest leaderboards keep prompts and answers short
     smallest = sorted(build_rplm_instances(wstore), key=lambda i: (len(i.gt), i.id))[:3]

@@ -8,11 +8,8 @@ generation settings on the wire, answers back, scores, run records and ``ANSWERE
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -31,14 +28,6 @@ from scholarkg.benchmark.tasks.legobench.lgplm import (
 from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances, run_rplm
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb_store import FalkorDBStore
-
-_WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
-if "lgplm_world" not in sys.modules:  # fixtures are not a package: import the file by path
-    _spec = importlib.util.spec_from_file_location("lgplm_world", _WORLD)
-    assert _spec is not None and _spec.loader is not None
-    sys.modules["lgplm_world"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["lgplm_world"])
-world_mod = sys.modules["lgplm_world"]
 
 MODEL = "canned-model"
 
@@ -96,22 +85,6 @@ class CannedServer:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return world_mod.make_world(tmp_path_factory.mktemp("lego-world"))
-
-
-@pytest.fixture(scope="module")
-def wstore(embedded_server: Any, world: Any) -> Iterator[FalkorDBStore]:
-    st = FalkorDBStore(embedded_server.connect(), f"t_llm_{uuid.uuid4().hex[:8]}")
-    world_mod.load_world(st, world)
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
 
 
 def _by_query(answers: dict[str, str]) -> Callable[[str], str]:
@@ -207,7 +180,7 @@ def test_demo_entry_point(wstore: FalkorDBStore) -> None:
 
 @pytest.fixture
 def cli_graph(
-    settings: Any, store: FalkorDBStore, graph_name: str, world: Any
+    settings: Any, store: FalkorDBStore, graph_name: str, world: Any, world_mod: Any
 ) -> Iterator[FalkorDBStore]:
     """The world in this test's graph, and the CLI's settings pointed at that graph."""
     from scholarkg.commands.common import set_global_options

@@ -7,35 +7,18 @@ and deletes it afterwards; checkpoints go to the session's temporary ``SCHOLARKG
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
+from _cli import cli_ok, runner
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError
 
-runner = CliRunner()
 FIX = Path(__file__).parent.parent / "fixtures" / "pwc"
 
 
-@pytest.fixture
-def graph_env(monkeypatch: pytest.MonkeyPatch, settings: object, graph_name: str) -> Iterator[str]:
-    """Point the CLI at a fresh graph on the session server; delete it afterwards."""
-    monkeypatch.setenv("SCHOLARKG_GRAPH", graph_name)
-    yield graph_name
-    runner.invoke(app, ["db", "reset", "--yes"])
-
-
-def _ok(args: list[str]) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, (args, result.output, result.exception)
-    return result.output
-
-
 def _json(args: list[str]) -> list[dict]:
-    out = _ok([*args, "--format", "json"])
+    out = cli_ok([*args, "--format", "json"])
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -45,7 +28,7 @@ def _stats(kind: str) -> dict[str, int]:
 
 
 def _load_pwc(*extra: str) -> str:
-    return _ok([
+    return cli_ok([
         "load", "pwc", "--evaluation-tables", str(FIX / "evaluation-tables.json"),
         "--papers", str(FIX / "papers-with-abstracts.json"),
         "--links", str(FIX / "links-between-papers-and-code.json"), *extra,
@@ -68,10 +51,10 @@ def test_load_pwc_and_show_leaderboards(graph_env: str) -> None:
     assert rows[2]["arxiv_id"] == "2101.00001" and rows[2]["paper"] == "KaloNet: Deep Zorbs"
     assert rows[3]["raw_score"] == "-"
 
-    table = _ok(["leaderboard", "show", "--task", "glorp modelling", "--dataset", "glorp-2k",
+    table = cli_ok(["leaderboard", "show", "--task", "glorp modelling", "--dataset", "glorp-2k",
                  "--metric", "perplexity"])  # fmt: skip
     assert "lower is better" in table and table.index("Beta") < table.index("Alpha")
-    csv_out = _ok(["leaderboard", "show", "--task", "Glorp Modelling", "--dataset", "Glorp-2k",
+    csv_out = cli_ok(["leaderboard", "show", "--task", "Glorp Modelling", "--dataset", "Glorp-2k",
                    "--metric", "Perplexity", "--format", "csv"])  # fmt: skip
     assert csv_out.splitlines()[0] == "rank,method,paper,arxiv_id,score,raw_score,date"
     assert csv_out.splitlines()[1].startswith("1,Beta,Beta glorps,2001.00022,20.4,")
@@ -85,7 +68,7 @@ def test_load_pwc_and_show_leaderboards(graph_env: str) -> None:
 
 def test_unknown_direction_show_warns_and_bad_names_error(graph_env: str) -> None:
     _load_pwc()
-    out = _ok(["leaderboard", "show", "--task", "Few-Shot Zorbic Classification",
+    out = cli_ok(["leaderboard", "show", "--task", "Few-Shot Zorbic Classification",
                "--dataset", "Zorb-FS", "--metric", "Zorbness"])  # fmt: skip
     assert "unknown" in out and "--directions" in out
     result = runner.invoke(app, ["leaderboard", "show", "--task", "Zorbic Classification",
@@ -127,7 +110,7 @@ def test_apc_bad_line_then_resume(graph_env: str, tmp_path: Path) -> None:
     assert result.exception.line == 50 and result.exception.field == "date"
     assert _stats("node")["Paper"] == 48
     write(bad=False)
-    out = _ok(["load", "apc", "--papers", str(src), "--batch-size", "10", "--resume"])
+    out = cli_ok(["load", "apc", "--papers", str(src), "--batch-size", "10", "--resume"])
     assert "skipped 48 record(s)" in out
     assert _stats("node")["Paper"] == 60
 
@@ -139,7 +122,7 @@ def test_pwc_needs_a_file(graph_env: str) -> None:
 
 def test_synthetic_legobench_end_to_end(graph_env: str, tmp_path: Path) -> None:
     out_dir = tmp_path / "corpus"
-    _ok(["load", "synthetic-legobench", "--out", str(out_dir), "--papers", "60",
+    cli_ok(["load", "synthetic-legobench", "--out", str(out_dir), "--papers", "60",
          "--leaderboards", "4", "--seed", "5"])  # fmt: skip
     gt = [json.loads(line) for line in (out_dir / "leaderboards.jsonl").read_text().splitlines()]
     assert len(gt) == 4
@@ -156,7 +139,7 @@ def test_synthetic_legobench_end_to_end(graph_env: str, tmp_path: Path) -> None:
         assert [r["score"] for r in shown] == lb["scores"]
 
     # the RPLM workbook of the same world: title lines resolve to the loaded papers
-    rplm_out = _ok(["load", "rplm", "--gold", str(out_dir / "rplm.xlsx")])
+    rplm_out = cli_ok(["load", "rplm", "--gold", str(out_dir / "rplm.xlsx")])
     n_lines = sum(len(lb["ranking"]) for lb in gt)
     assert f"{n_lines} title line(s) linked" in rplm_out
 
@@ -167,7 +150,7 @@ def test_bulk_builds_a_new_graph(graph_env: str, tmp_path: Path) -> None:
                               for i in range(5)), encoding="utf-8")  # fmt: skip
     edges = tmp_path / "e.csv"
     edges.write_text("start,end\np0,p1\np1,p2\np2,p9\n", encoding="utf-8")
-    out = _ok(["load", "bulk", "--papers", str(papers), "--edges", str(edges)])
+    out = cli_ok(["load", "bulk", "--papers", str(papers), "--edges", str(edges)])
     assert "relationships skipped" in out
     assert _stats("node") == {"Paper": 5} and _stats("relationship") == {"CITES": 2}
     again = runner.invoke(app, ["load", "bulk", "--papers", str(papers)])
@@ -178,10 +161,10 @@ def test_bulk_builds_a_new_graph(graph_env: str, tmp_path: Path) -> None:
 
 def test_no_load_then_rplm_only_shows_gold_order(graph_env: str, tmp_path: Path) -> None:
     out_dir = tmp_path / "c"
-    _ok(["load", "synthetic-legobench", "--out", str(out_dir), "--papers", "30",
+    cli_ok(["load", "synthetic-legobench", "--out", str(out_dir), "--papers", "30",
          "--leaderboards", "2", "--seed", "9", "--no-load"])  # fmt: skip
     assert (out_dir / "rplm.xlsx").is_file() and _stats("node") == {}
-    out = _ok(["load", "rplm", "--gold", str(out_dir / "rplm.xlsx"), "--no-link"])
+    out = cli_ok(["load", "rplm", "--gold", str(out_dir / "rplm.xlsx"), "--no-link"])
     assert "TitleLine" in out and "linked" not in out
     gt = json.loads((out_dir / "leaderboards.jsonl").read_text().splitlines()[0])
     args = ["leaderboard", "show", "--task", gt["task"], "--dataset", gt["dataset"]]

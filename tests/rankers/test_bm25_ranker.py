@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from _ranker_fixtures import synthetic_corpus
+from _fakes import synthetic_corpus
 from rank_bm25 import BM25Okapi
 
 from scholarkg.benchmark.rankers.bm25 import BM25Params, BM25Ranker, TokenizerConfig

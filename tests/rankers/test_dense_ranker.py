@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _ranker_fixtures import TableEmbedder
+from _fakes import TableEmbedder
 
 from scholarkg.benchmark.rankers.dense import DenseRanker
 from scholarkg.errors import InputError

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from _ranker_fixtures import TableEmbedder, synthetic_corpus
+from _fakes import TableEmbedder, synthetic_corpus
 from ranx import Run
 from ranx.fusion import comb_mnz as ranx_comb_mnz
 from ranx.fusion import comb_sum as ranx_comb_sum

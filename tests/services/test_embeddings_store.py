@@ -5,10 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
 
-import numpy as np
 import pytest
+from _fakes import HashEmbedder
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
@@ -28,37 +27,6 @@ PAPERS = [
     {"id": "p4", "title": "Protein folding", "abstract": None},
     {"id": "p5", "title": None, "abstract": None},  # nothing to embed
 ]
-
-
-class HashEmbedder:
-    """Bag-of-words hashed into 32 dims: cheap, deterministic, counts its encoded texts.
-
-    Stands in for a model where only the service's bookkeeping is under test; the real
-    model is exercised in ``test_real_model_search_in_store``.
-    """
-
-    dim = 32
-
-    def __init__(self, name: str = "hash-embedder") -> None:
-        self.name = name
-        self.slug = "hash32"
-        self.encoded: list[str] = []
-
-    def encode(
-        self,
-        texts: Sequence[str],
-        *,
-        batch_size: int = 32,
-        progress: Callable[[int], None] | None = None,
-    ) -> np.ndarray:
-        self.encoded.extend(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for tok in re.findall(r"\w+", text.lower()):
-                out[row, int(hashlib.md5(tok.encode()).hexdigest(), 16) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return out / norms
 
 
 @pytest.fixture

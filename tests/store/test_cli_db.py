@@ -13,12 +13,10 @@ from pathlib import Path
 
 import psutil
 import pytest
-from typer.testing import CliRunner
+from _cli import cli_ok, runner
 
 from scholarkg.cli import app, main
 from scholarkg.store.embedded import EmbeddedServer
-
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -31,64 +29,54 @@ def own_data_dir(
     EmbeddedServer(data).stop(timeout=10)
 
 
-@pytest.fixture
-def graph_env(monkeypatch: pytest.MonkeyPatch, settings: object, graph_name: str) -> Iterator[str]:
-    """Point the CLI at a fresh graph on the session server; delete it afterwards."""
-    monkeypatch.setenv("SCHOLARKG_GRAPH", graph_name)
-    yield graph_name
-    runner.invoke(app, ["db", "reset", "--yes"])
-
-
-def _ok(args: list[str]) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, (args, result.output, result.exception)
-    return result.output
-
-
 def test_db_start_cypher_stop_start_keeps_data(own_data_dir: Path) -> None:
-    out = _ok(["db", "start"])
+    out = cli_ok(["db", "start"])
     assert "pid" in out and str(own_data_dir) in out.replace("\n", "")
-    assert _ok(["cypher", "RETURN 1 AS x", "--format", "json"]).strip() == '[{"x": 1}]'
-    _ok(["cypher", "CREATE (:Paper {id: $id})", "--param", "id=keep-me"])
-    status = json.loads(_ok(["db", "status", "--format", "json"]))
+    assert cli_ok(["cypher", "RETURN 1 AS x", "--format", "json"]).strip() == '[{"x": 1}]'
+    cli_ok(["cypher", "CREATE (:Paper {id: $id})", "--param", "id=keep-me"])
+    status = json.loads(cli_ok(["db", "status", "--format", "json"]))
     assert status["state"] == "running" and "scholarkg" in status["graphs"]
     pid = status["pid"]
     inet = psutil.Process(pid).net_connections(kind="inet")
     assert [c for c in inet if c.status == psutil.CONN_LISTEN] == []
-    table = _ok(["db", "status"])
+    table = cli_ok(["db", "status"])
     assert "running" in table and "falkordb" in table
-    assert "stopped" in _ok(["db", "stop"])
-    assert json.loads(_ok(["db", "status", "--format", "json"]))["state"] == "stopped"
-    _ok(["db", "start"])
-    rows = json.loads(_ok(["cypher", "MATCH (p:Paper) RETURN p.id AS id", "-f", "json"]))
+    assert "stopped" in cli_ok(["db", "stop"])
+    assert json.loads(cli_ok(["db", "status", "--format", "json"]))["state"] == "stopped"
+    cli_ok(["db", "start"])
+    rows = json.loads(cli_ok(["cypher", "MATCH (p:Paper) RETURN p.id AS id", "-f", "json"]))
     assert rows == [{"id": "keep-me"}]
-    _ok(["db", "stop"])
+    cli_ok(["db", "stop"])
 
 
 def test_cypher_params_and_csv(graph_env: str) -> None:
-    out = _ok(["cypher", "RETURN $a + 1 AS y, $s AS s", "-p", "a=41", "-p", "s=hi", "-f", "csv"])
+    out = cli_ok(["cypher", "RETURN $a + 1 AS y, $s AS s", "-p", "a=41", "-p", "s=hi", "-f", "csv"])
     assert out == "y,s\n42,hi\n"
-    out = _ok(["cypher", "RETURN $l AS l", "--param", "l=[1, 2]", "--format", "json"])
+    out = cli_ok(["cypher", "RETURN $l AS l", "--param", "l=[1, 2]", "--format", "json"])
     assert json.loads(out) == [{"l": [1, 2]}]
 
 
 def test_schema_apply_then_nothing_to_do(graph_env: str) -> None:
-    out = _ok(["schema", "apply", "--format", "json"])
+    out = cli_ok(["schema", "apply", "--format", "json"])
     created = [r["created"] for r in json.loads(out)]
     assert "unique constraint on :Paper(id)" in created
     assert "fulltext index on :Paper(title, abstract)" in created
-    assert json.loads(_ok(["schema", "apply", "--format", "json"])) == []
-    assert "nothing to create" in _ok(["schema", "apply"])
+    assert json.loads(cli_ok(["schema", "apply", "--format", "json"])) == []
+    assert "nothing to create" in cli_ok(["schema", "apply"])
 
 
 def test_reset_asks_and_deletes(graph_env: str) -> None:
-    _ok(["cypher", "CREATE (:Paper {id: 'a'})"])
+    cli_ok(["cypher", "CREATE (:Paper {id: 'a'})"])
     result = runner.invoke(app, ["db", "reset"], input="n\n")
     assert result.exit_code != 0
-    assert json.loads(_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [{"n": 1}]
+    assert json.loads(cli_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [
+        {"n": 1}
+    ]
     result = runner.invoke(app, ["db", "reset"], input="y\n")
     assert result.exit_code == 0 and "deleted graph" in result.output
-    assert json.loads(_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [{"n": 0}]
+    assert json.loads(cli_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [
+        {"n": 0}
+    ]
 
 
 def test_cypher_error_is_one_line_and_nonzero(

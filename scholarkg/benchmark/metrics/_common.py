@@ -3,6 +3,7 @@
 * :func:`mean_defined`: the mean over the values that are defined. Benchmarks mark an
   undefined per-instance score as ``None`` (JSON) or NaN (NumPy/SciPy, e.g. Kendall tau of a
   constant list); either way it is *left out* of the mean, never counted as 0.
+* :func:`scores_to_dict`: the ``to_dict`` of the scores dataclasses (per-instance on request).
 * :func:`check_paired_lists`: the pairing check of the per-paper list metrics (AAAR
   ExpDesign / Weakness): one prediction list per reference list, and at least one paper.
 """
@@ -11,8 +12,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import Any
 
 from scholarkg.errors import InputError
+
+
+def scores_to_dict(scores: Any, *, per_instance: bool = False) -> dict[str, Any]:
+    """A scores dataclass as a plain dict; its ``per_instance`` list only on request (it is
+    by far the largest part and most callers print aggregates)."""
+    data = asdict(scores)
+    if not per_instance:
+        data.pop("per_instance", None)
+    return data
 
 
 def mean_defined(values: Iterable[float | None]) -> float | None:

@@ -28,10 +28,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from scholarkg.benchmark.metrics._common import mean_defined
+from scholarkg.benchmark.metrics._common import mean_defined, scores_to_dict
 from scholarkg.errors import InputError
 
 NOT_COMPARABLE_NOTE = (
@@ -346,14 +346,26 @@ class ExtractionScores:
     per_instance: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, *, per_instance: bool = False) -> dict[str, Any]:
-        data = asdict(self)
-        if not per_instance:
-            data.pop("per_instance")
-        return data
+        return scores_to_dict(self, per_instance=per_instance)
 
 
 def _pct(num: int, den: int) -> float | None:
     return 100.0 * num / den if den else None
+
+
+def extraction_percentages(counts: Mapping[str, int]) -> dict[str, float | None]:
+    """``mr``, ``mp``, ``sp_generated``, ``sp_correct`` in % from one record's (or the pooled)
+    counts ``n_gold``, ``n_generated``, ``n_correct_methods``, ``n_correct_scores``.
+
+    ``None`` where the denominator is 0. The one place these ratios are written: the micro and
+    macro averages and the LGPLM run's per-instance scores all use it.
+    """
+    return {
+        "mr": _pct(counts["n_correct_methods"], counts["n_gold"]),
+        "mp": _pct(counts["n_correct_methods"], counts["n_generated"]),
+        "sp_generated": _pct(counts["n_correct_scores"], counts["n_generated"]),
+        "sp_correct": _pct(counts["n_correct_scores"], counts["n_correct_methods"]),
+    }
 
 
 def score_leaderboard(
@@ -426,20 +438,15 @@ def evaluate_leaderboard_tables(
     keys = ("n_gold", "n_generated", "n_correct_methods", "n_correct_scores")
     tot = {k: sum(r[k] for r in per) for k in keys}
     if average == "micro":
-        mr = _pct(tot["n_correct_methods"], tot["n_gold"])
-        mp = _pct(tot["n_correct_methods"], tot["n_generated"])
-        spg = _pct(tot["n_correct_scores"], tot["n_generated"])
-        spc = _pct(tot["n_correct_scores"], tot["n_correct_methods"])
+        agg = extraction_percentages(tot)
     else:
-        mr = mean_defined([_pct(r["n_correct_methods"], r["n_gold"]) for r in per])
-        mp = mean_defined([_pct(r["n_correct_methods"], r["n_generated"]) for r in per])
-        spg = mean_defined([_pct(r["n_correct_scores"], r["n_generated"]) for r in per])
-        spc = mean_defined([_pct(r["n_correct_scores"], r["n_correct_methods"]) for r in per])
+        each = [extraction_percentages(r) for r in per]
+        agg = {name: mean_defined([e[name] for e in each]) for name in each[0]} if each else {}
     return ExtractionScores(
-        mr=mr,
-        mp=mp,
-        sp_generated=spg,
-        sp_correct=spc,
+        mr=agg.get("mr"),
+        mp=agg.get("mp"),
+        sp_generated=agg.get("sp_generated"),
+        sp_correct=agg.get("sp_correct"),
         n_leaderboards=len(per),
         n_gold_methods=tot["n_gold"],
         n_generated=tot["n_generated"],

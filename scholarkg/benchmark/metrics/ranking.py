@@ -26,13 +26,13 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
 from scipy.stats import kendalltau
 
-from scholarkg.benchmark.metrics._common import mean_defined
+from scholarkg.benchmark.metrics._common import mean_defined, scores_to_dict
 from scholarkg.errors import InputError
 
 PROTOCOLS: tuple[str, ...] = ("clean", "legobench-paper")
@@ -238,10 +238,8 @@ class RankedListScores:
 
     def to_dict(self, *, per_instance: bool = False) -> dict[str, Any]:
         """Plain dict (JSON-ready apart from NaN); per-instance detail only on request."""
-        data = asdict(self)
+        data = scores_to_dict(self, per_instance=per_instance)
         data["notes"] = list(self.notes)
-        if not per_instance:
-            data.pop("per_instance")
         return data
 
 
@@ -351,10 +349,7 @@ class RankingScores:
     per_instance: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, *, per_instance: bool = False) -> dict[str, Any]:
-        data = asdict(self)
-        if not per_instance:
-            data.pop("per_instance")
-        return data
+        return scores_to_dict(self, per_instance=per_instance)
 
 
 def _dedupe(ids: Sequence[str]) -> list[str]:

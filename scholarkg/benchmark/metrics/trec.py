@@ -26,27 +26,21 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
+from scholarkg.textio import atomic_write_text, iter_jsonl, iter_lines
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, stripped text) of each non-blank line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, text in enumerate(handle, start=1):
-                text = text.strip()
-                if text:
-                    yield number, text
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror or err}", path=path) from err
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text ({err.reason})", path=path) from err
+    """(1-based line number, stripped text) of each non-blank line.
+
+    ``missing=None``: a missing file reports ``cannot read file: <reason>`` like any read error.
+    """
+    for number, text in iter_lines(path, missing=None):
+        yield number, text.strip()
 
 
 def _number(text: str, path: str | Path, line: int, field: str) -> float:
@@ -119,14 +113,7 @@ def read_run(
 
 
 def _json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line, text in _lines(path):
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"invalid JSON ({err.msg})", path=path, line=line) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", path=path, line=line)
-        yield line, record
+    return iter_jsonl(path, missing=None, invalid_json="invalid JSON ({msg})")
 
 
 def _record_id(record: Mapping[str, Any], path: str | Path, line: int) -> str:
@@ -230,18 +217,6 @@ def is_jsonl(path: str | Path) -> bool:
     return False
 
 
-def _atomic_write(path: str | Path, text: str) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _check_token(value: str, what: str) -> str:
     if not value or any(c.isspace() for c in value):
         raise InputError(f"{what} {value!r} is empty or contains whitespace; TREC columns cannot")
@@ -255,7 +230,7 @@ def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, float]]) -> N
         for doc, grade in docs.items():
             g = int(grade) if float(grade).is_integer() else grade
             lines.append(f"{_check_token(qid, 'qid')} 0 {_check_token(doc, 'docid')} {g}\n")
-    _atomic_write(path, "".join(lines))
+    atomic_write_text(path, "".join(lines))
 
 
 def write_run(
@@ -283,7 +258,7 @@ def write_run(
             scores = [float(len(ranked) - i) for i in range(len(ranked))]
         for rank, (doc, score) in enumerate(zip(ranked, scores, strict=True), start=1):
             lines.append(f"{qid} Q0 {_check_token(doc, 'docid')} {rank} {score!r} {tag}\n")
-    _atomic_write(path, "".join(lines))
+    atomic_write_text(path, "".join(lines))
 
 
 def write_ranked_jsonl(path: str | Path, run: Mapping[str, Sequence[str]]) -> None:
@@ -292,4 +267,4 @@ def write_ranked_jsonl(path: str | Path, run: Mapping[str, Sequence[str]]) -> No
         json.dumps({"id": qid, "ranking": list(items)}, ensure_ascii=False) + "\n"
         for qid, items in run.items()
     )
-    _atomic_write(path, text)
+    atomic_write_text(path, text)

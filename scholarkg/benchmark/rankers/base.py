@@ -73,6 +73,40 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return chosen, scores[chosen]
 
 
+def split_candidates(
+    candidates: Sequence[str], known_ids: Mapping[str, int], *, strict: bool, missing_what: str
+) -> tuple[list[str], list[str]]:
+    """``(known, missing)`` candidates in candidate order; ``strict``: missing ones are an error.
+
+    ``missing_what`` completes the message, e.g. ``"not in the BM25 corpus"``. Candidate
+    pools come from Cypher, so an id the ranker never indexed usually means a stale index.
+    """
+    known = [c for c in candidates if c in known_ids]
+    missing = [c for c in candidates if c not in known_ids]
+    if missing and strict:
+        shown = ", ".join(repr(m) for m in missing[:5])
+        raise InputError(
+            f"{len(missing)} candidate id(s) {missing_what}: {shown}", field="candidates"
+        )
+    return known, missing
+
+
+def rank_pool(
+    known: Sequence[str], known_scores: np.ndarray, missing: Sequence[str], missing_score: float,
+    k: int,
+) -> tuple[list[str], list[float]]:  # fmt: skip
+    """Top ``k`` of ``known`` (scored) then ``missing`` (all ``missing_score``), by :func:`top_k`.
+
+    Missing candidates follow the known ones in the pool, so on a tie they rank after them.
+    """
+    sub = np.concatenate(
+        [known_scores, np.full(len(missing), missing_score, dtype=known_scores.dtype)]
+    )
+    pool = [*known, *missing]
+    idx, vals = top_k(sub, k)
+    return [pool[i] for i in idx], vals.tolist()
+
+
 class Ranker(ABC):
     """Base class: subclasses set ``name`` and ``params`` and implement :meth:`_score`."""
 

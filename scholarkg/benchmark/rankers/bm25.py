@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import Ranker, top_k
+from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 
@@ -302,20 +302,11 @@ class BM25Ranker(Ranker):
         if candidates is None:
             idx, vals = top_k(all_scores, k)
             return [self.ids[i] for i in idx], vals.tolist()
-        known = [c for c in candidates if c in self._pos]
-        missing = [c for c in candidates if c not in self._pos]
-        if missing and self.strict_candidates:
-            shown = ", ".join(repr(m) for m in missing[:5])
-            raise InputError(
-                f"{len(missing)} candidate id(s) not in the BM25 corpus: {shown}",
-                field="candidates",
-            )
-        sub = np.concatenate(
-            [all_scores[[self._pos[c] for c in known]], np.zeros(len(missing), all_scores.dtype)]
-        )
-        pool = known + missing
-        idx, vals = top_k(sub, k)
-        return [pool[i] for i in idx], vals.tolist()
+        known, missing = split_candidates(
+            candidates, self._pos, strict=self.strict_candidates,
+            missing_what="not in the BM25 corpus",
+        )  # fmt: skip
+        return rank_pool(known, all_scores[[self._pos[c] for c in known]], missing, 0.0, k)
 
     # -- persistence -----------------------------------------------------------------------
 

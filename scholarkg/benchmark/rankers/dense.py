@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import Ranker, top_k
+from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_label, check_property
 from scholarkg.services.embeddings import Embedder, property_name, vector_index_for
@@ -104,19 +104,12 @@ class DenseRanker(Ranker):
         if candidates is None:
             idx, vals = top_k(self.matrix @ q, k)
             return [self.ids[i] for i in idx], vals.tolist()
-        known = [c for c in candidates if c in self._pos]
-        missing = [c for c in candidates if c not in self._pos]
-        if missing and self.strict_candidates:
-            shown = ", ".join(repr(m) for m in missing[:5])
-            raise InputError(
-                f"{len(missing)} candidate id(s) have no vector: {shown}", field="candidates"
-            )
+        known, missing = split_candidates(
+            candidates, self._pos, strict=self.strict_candidates, missing_what="have no vector"
+        )
         sub = self.matrix[[self._pos[c] for c in known]] @ q if known else np.zeros(0, np.float32)
         # unknown candidates (non-strict) rank last: below any cosine
-        sub = np.concatenate([sub, np.full(len(missing), -1.0, np.float32)])
-        pool = known + missing
-        idx, vals = top_k(sub, k)
-        return [pool[i] for i in idx], vals.tolist()
+        return rank_pool(known, sub, missing, -1.0, k)
 
 
 class StoreDenseRanker(Ranker):

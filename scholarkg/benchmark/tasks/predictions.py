@@ -41,7 +41,6 @@ Adding a task (AAAR, SciReplicate, ...): call :func:`register_format` with its
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Sequence
@@ -51,6 +50,7 @@ from typing import Any
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
+from scholarkg.textio import iter_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -161,55 +161,42 @@ def import_predictions(
 
 def _read_jsonl(fmt: PredictionFormat, path: Path) -> PredictionSet:
     out = PredictionSet(task=fmt.task, path=str(path), layout="jsonl", model=None)
-    try:
-        fh = path.open(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", path=path) from err
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            pid = _id_value(obj.get("id"), path=path, line=lineno)
-            if fmt.answer_field not in obj:
+    for lineno, obj in iter_jsonl(path, missing="prediction file not found"):
+        pid = _id_value(obj.get("id"), path=path, line=lineno)
+        if fmt.answer_field not in obj:
+            raise InputError(
+                f"missing answer field (format of {fmt.task}: "
+                f'{{"id": ..., "{fmt.answer_field}": ...}})',
+                path=path,
+                line=lineno,
+                field=fmt.answer_field,
+            )
+        answer = obj[fmt.answer_field]
+        if answer is not None and not isinstance(answer, str):
+            raise InputError(
+                f"must be a string or null, got {type(answer).__name__}",
+                path=path,
+                line=lineno,
+                field=fmt.answer_field,
+            )
+        model = obj.get("model")
+        if model is not None:
+            if not isinstance(model, str):
+                raise InputError("must be a string", path=path, line=lineno, field="model")
+            if out.model is not None and model != out.model:
                 raise InputError(
-                    f"missing answer field (format of {fmt.task}: "
-                    f'{{"id": ..., "{fmt.answer_field}": ...}})',
+                    f"model {model!r} differs from {out.model!r} on an earlier line; one "
+                    "file holds one model's answers",
                     path=path,
                     line=lineno,
-                    field=fmt.answer_field,
+                    field="model",
                 )
-            answer = obj[fmt.answer_field]
-            if answer is not None and not isinstance(answer, str):
-                raise InputError(
-                    f"must be a string or null, got {type(answer).__name__}",
-                    path=path,
-                    line=lineno,
-                    field=fmt.answer_field,
-                )
-            model = obj.get("model")
-            if model is not None:
-                if not isinstance(model, str):
-                    raise InputError("must be a string", path=path, line=lineno, field="model")
-                if out.model is not None and model != out.model:
-                    raise InputError(
-                        f"model {model!r} differs from {out.model!r} on an earlier line; one "
-                        "file holds one model's answers",
-                        path=path,
-                        line=lineno,
-                        field="model",
-                    )
-                out.model = model
-            if pid in out.predictions:
-                raise InputError(f"duplicate id {pid!r}", path=path, line=lineno, field="id")
-            if answer is None or not answer.strip():
-                out.n_blank += 1
-            out.predictions[pid] = answer or ""
+            out.model = model
+        if pid in out.predictions:
+            raise InputError(f"duplicate id {pid!r}", path=path, line=lineno, field="id")
+        if answer is None or not answer.strip():
+            out.n_blank += 1
+        out.predictions[pid] = answer or ""
     if not out.predictions:
         raise InputError("no predictions in file", path=path)
     return out
@@ -230,27 +217,6 @@ def _id_value(value: Any, *, path: Path, line: int, field: str = "id") -> str:
 # --------------------------------------------------------------------------- workbooks
 
 
-def _read_sheet(path: Path) -> tuple[list[Any], list[tuple[Any, ...]]]:
-    import zipfile
-
-    from openpyxl import load_workbook
-
-    try:
-        wb = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as err:
-        raise InputError(f"not a readable .xlsx workbook ({err})", path=path) from err
-    try:
-        rows = list(wb[wb.sheetnames[0]].iter_rows(values_only=True))
-    finally:
-        wb.close()
-    if not rows:
-        raise InputError("empty sheet (no header row)", path=path, line=1)
-    data = rows[1:]
-    while data and all(c is None for c in data[-1]):
-        data.pop()
-    return list(rows[0]), data
-
-
 def _cell_text(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -265,22 +231,12 @@ def _query_key(task: str, dataset: str, metric: str) -> tuple[str, str, str]:
 def _read_workbook(
     fmt: PredictionFormat, path: Path, align: Sequence[AlignmentKey] | None
 ) -> PredictionSet:
-    from scholarkg.loaders.legobench_rplm import parse_query
+    # the workbook layout is LEGOBench's: reuse the loader's sheet reader and column check
+    from scholarkg.loaders.legobench_rplm import answer_column, parse_query, read_sheet_rows
 
-    suffix = fmt.workbook_suffix or ""
-    header, data = _read_sheet(path)
+    header, data = read_sheet_rows(path)
     names = [h.strip() if isinstance(h, str) else "" for h in header]
-    answer = [i for i, h in enumerate(names) if h.endswith(suffix) and len(h) > len(suffix)]
-    if len(answer) != 1:
-        raise InputError(
-            f"expected exactly one answer column ending in {suffix!r}, found {len(answer)}; "
-            f"header is {names}",
-            path=path,
-            line=1,
-            field=suffix,
-        )
-    a_col = answer[0]
-    model = names[a_col][: -len(suffix)]
+    a_col, model = answer_column(header, path, suffix=fmt.workbook_suffix or "")
     col = {n: i for i, n in enumerate(names) if n}
     keys = list(align or [])
     by_id = {k.id for k in keys}

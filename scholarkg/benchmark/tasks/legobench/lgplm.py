@@ -31,7 +31,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,18 +41,18 @@ from scholarkg.benchmark.metrics.extraction import (
     ExtractionScores,
     ScoreTolerance,
     evaluate_leaderboard_tables,
+    extraction_percentages,
 )
-from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run
-from scholarkg.benchmark.tasks.legobench.rplm import (
-    PROMPT_PACKAGE,
-    RPLMSettings,
+from scholarkg.benchmark.runs import RunRecord, RunRegistry
+from scholarkg.benchmark.tasks.legobench.rplm import PROMPT_PACKAGE, RPLMSettings, run_rplm
+from scholarkg.benchmark.tasks.llm_run import (
+    StageClock,
     StageProgress,
-    finish_run,
-    generate_answers,
-    match_predictions,
-    run_rplm,
+    check_answer_source,
+    collect_answers,
+    record_llm_run,
 )
-from scholarkg.benchmark.tasks.predictions import AlignmentKey, read_predictions
+from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.services.prompts import PromptTemplate, task_prompt
@@ -142,7 +141,7 @@ def read_gold_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
     Each line: ``{"task", "dataset", "metric", "methods": [...], "scores": [...]}`` with
     methods and scores aligned (best first); the id is ``schema.ids.leaderboard_id``.
     """
-    from scholarkg.loaders.base import iter_jsonl
+    from scholarkg.textio import iter_jsonl
 
     out: dict[str, list[tuple[str, float]]] = {}
     for lineno, obj in iter_jsonl(path):
@@ -288,10 +287,6 @@ def score_lgplm(
     )
 
 
-def _pct(num: int, den: int) -> float | None:
-    return 100.0 * num / den if den else None
-
-
 def run_lgplm(
     store: GraphStore,
     client: LLMClient | None = None,
@@ -319,14 +314,13 @@ def run_lgplm(
     ``sp_generated`` (correct scores / generated methods, paper §3.4) and ``sp_correct``
     (correct scores / correct methods, paper §4.3).
     """
-    if (client is None) == (predictions_path is None):
-        raise InputError("give exactly one of a model client or --predictions")
+    check_answer_source(client, predictions_path)
     if average not in AVERAGES:
         raise InputError(f"unknown average {average!r}; choose one of {AVERAGES}")
     settings = settings or LGPLMSettings()
     template = template or lgplm_template()
     tol = tolerance or ScoreTolerance()
-    t0 = time.perf_counter()
+    clock = StageClock()
     instances = build_lgplm_instances(
         store, k=k, limit=limit, ids=ids, gold_path=gold_path,
         max_context_tokens=max_context_tokens, template=template, progress=progress,
@@ -336,7 +330,7 @@ def run_lgplm(
             "no leaderboard has both gold entries and full-text chunks of its papers; load "
             "leaderboards, Results (or pass a leaderboards.jsonl) and papers with full text"
         )
-    t_build = time.perf_counter()
+    clock.mark("build")
     config: dict[str, Any] = {
         "k": k,
         "retriever": "bm25s per leaderboard",
@@ -353,42 +347,21 @@ def run_lgplm(
         "comparable_to_paper": False,
         "prompt": template.record(),
     }
-    models: dict[str, str] = {}
-    if client is not None:
-        config["source"] = "model"
-        config["generation"] = asdict(settings)
-
-        def gen_progress(done: int) -> None:
-            if progress is not None:
-                progress("generate", done, len(instances))
-
-        texts, usage = generate_answers(client, [i.prompt for i in instances],
-                                        settings.as_rplm(), progress=gen_progress)  # fmt: skip
-        answers: list[str | None] = list(texts)
-        models["llm"] = client.model
-        config["usage"] = usage
-    else:
-        assert predictions_path is not None
-        align = [AlignmentKey(i.id, None, (i.task, i.dataset, i.metric)) for i in instances]
-        preds = read_predictions(TASK_ID, predictions_path, align=align)
-        answers, counts = match_predictions(preds, [i.id for i in instances])
-        config.update(
-            source="predictions", predictions=str(predictions_path), layout=preds.layout,
-            n_blank_predictions=preds.n_blank, **counts,
-        )  # fmt: skip
-        models["llm"] = preds.model or Path(predictions_path).stem
-    t_answer = time.perf_counter()
-    scores = score_lgplm(instances, answers, tolerance=tol, aliases=aliases, average=average)
-    t_score = time.perf_counter()
-    per_instance: dict[str, dict[str, float | None]] = {}
-    for rec in scores.per_instance:
-        inst = instances[rec["index"]]
-        per_instance[inst.id] = {
-            "mr": _pct(rec["n_correct_methods"], rec["n_gold"]),
-            "mp": _pct(rec["n_correct_methods"], rec["n_generated"]),
-            "sp_generated": _pct(rec["n_correct_scores"], rec["n_generated"]),
-            "sp_correct": _pct(rec["n_correct_scores"], rec["n_correct_methods"]),
-        }
+    instance_ids = [i.id for i in instances]
+    collected = collect_answers(
+        TASK_ID, instance_ids, [i.prompt for i in instances], client=client,
+        predictions_path=predictions_path, settings=settings.as_rplm(), settings_record=settings,
+        align=[AlignmentKey(i.id, None, (i.task, i.dataset, i.metric)) for i in instances],
+        progress=progress,
+    )  # fmt: skip
+    clock.mark("answer")
+    scores = score_lgplm(
+        instances, collected.answers, tolerance=tol, aliases=aliases, average=average
+    )
+    clock.mark("score")
+    per_instance = {
+        instances[rec["index"]].id: extraction_percentages(rec) for rec in scores.per_instance
+    }
     metrics = {
         "mr": scores.mr,
         "mp": scores.mp,
@@ -399,29 +372,12 @@ def run_lgplm(
         "n_correct_methods": float(scores.n_correct_methods),
         "n_correct_scores": float(scores.n_correct_scores),
     }
-    run = new_run(
-        RUN_TASK,
-        metrics=metrics,
-        per_instance=per_instance,
-        config=config,
-        models=models,
-        prompts={template.name: template.text},
-        timings={
-            "build": t_build - t0,
-            "answer": t_answer - t_build,
-            "score": t_score - t_answer,
-            "total": t_score - t0,
-        },
-        notes=NOT_COMPARABLE_NOTE,
-    )
-    return finish_run(
-        store,
-        run,
-        {i.id: a for i, a in zip(instances, answers, strict=True)},
-        registry=registry,
-        record_in_graph=record_in_graph,
-        write_answers=write_answers,
-    )
+    return record_llm_run(
+        store, RUN_TASK, ids=instance_ids, collected=collected, metrics=metrics,
+        per_instance=per_instance, config=config, prompts={template.name: template.text},
+        clock=clock, notes=NOT_COMPARABLE_NOTE, registry=registry,
+        record_in_graph=record_in_graph, write_answers=write_answers,
+    )  # fmt: skip
 
 
 def demo_llm_tasks(

@@ -30,9 +30,8 @@ from __future__ import annotations
 import logging
 import math
 import random
-import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -42,8 +41,18 @@ from scholarkg.benchmark.metrics.ranking import (
     RankedListScores,
     evaluate_ranked_lists,
 )
-from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run, record_run_in_graph
-from scholarkg.benchmark.tasks.predictions import AlignmentKey, PredictionSet, read_predictions
+from scholarkg.benchmark.runs import RunRecord, RunRegistry
+from scholarkg.benchmark.tasks.llm_run import (  # re-exported: lgplm and callers use them
+    StageClock,
+    StageProgress,
+    check_answer_source,
+    collect_answers,
+    finish_run,
+    generate_answers,
+    match_predictions,
+    record_llm_run,
+)
+from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import content_hash
 from scholarkg.services.prompts import PromptTemplate, task_prompt
@@ -63,8 +72,6 @@ SHUFFLES = ("seeded", "stored")
 #: which leaderboards become instances: "auto" = the rplm.xlsx ones (TitleLine entries) when
 #: the graph has any, else those with Paper entries; or exactly "titleline", "paper", "all"
 ENTRY_SOURCES = ("auto", "titleline", "paper", "all")
-#: ``progress(stage, n_done, n_total)``: stage is "generate" or "score"
-StageProgress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -233,64 +240,6 @@ def alignment_keys(instances: Sequence[RPLMPrompt]) -> list[AlignmentKey]:
     return [AlignmentKey(i.id, i.gold_text, (i.task, i.dataset, i.metric)) for i in instances]
 
 
-def generate_answers(
-    client: LLMClient,
-    prompts: Sequence[str],
-    settings: RPLMSettings,
-    *,
-    progress: Callable[[int], None] | None = None,
-) -> tuple[list[str], dict[str, Any]]:
-    """Model answers in input order, and what this call spent (requests, tokens, seconds).
-
-    The client caches answers, so a re-run is free; its usage totals are per client, so the
-    spend of this call is the difference of two snapshots (a client may serve several runs).
-    """
-    before = client.usage.as_dict()
-    done = client.complete_many(
-        list(prompts),
-        mode=settings.mode,
-        concurrency=settings.concurrency,
-        progress=progress,
-        **settings.generation(),
-    )
-    after = client.usage.as_dict()
-    usage = {k: after[k] - before[k] for k in after}
-    return [c.text for c in done], usage
-
-
-def match_predictions(
-    predictions: PredictionSet, instance_ids: Sequence[str]
-) -> tuple[list[str | None], dict[str, int]]:
-    """Answers aligned with ``instance_ids`` (``None`` = no answer) and matching counts.
-
-    Instances without a prediction are scored as unanswered (they count against CIS and CP,
-    as a blank cell does in the release). Predictions for ids that are not instances are
-    ignored and counted; if none matches at all the file is for another graph: InputError.
-    """
-    wanted = set(instance_ids)
-    unmatched = [pid for pid in predictions.predictions if pid not in wanted]
-    answers: list[str | None] = [predictions.predictions.get(i) for i in instance_ids]
-    n_missing = sum(a is None for a in answers)
-    if instance_ids and n_missing == len(instance_ids):
-        shown = ", ".join(repr(u) for u in unmatched[:3])
-        raise InputError(
-            f"none of the {len(predictions.predictions)} prediction ids is an instance of this "
-            f"run (e.g. {shown}); ids must be Leaderboard ids of this graph",
-            path=predictions.path,
-            field="id",
-        )
-    if unmatched:
-        log.warning(
-            "%s: %d prediction(s) for ids that are not instances of this run were ignored",
-            predictions.path,
-            len(unmatched),
-        )
-    if n_missing:
-        log.warning("%s: %d instance(s) have no prediction", predictions.path, n_missing)
-    counts = {"n_unmatched_predictions": len(unmatched), "n_missing_predictions": n_missing}
-    return answers, counts
-
-
 # --------------------------------------------------------------------------- run
 
 
@@ -326,34 +275,6 @@ def _per_instance_rplm(
     return out
 
 
-def finish_run(
-    store: GraphStore | None,
-    run: RunRecord,
-    answers: Mapping[str, str | None],
-    *,
-    registry: RunRegistry | None,
-    record_in_graph: bool,
-    write_answers: bool,
-) -> RunRecord:
-    """Save the run file, MERGE ``:Run``/``:MetricResult`` and ``ANSWERED {text}`` edges.
-
-    The answers go to the graph as one relationship per leaderboard so that a researcher can
-    read a model's answer next to the leaderboard in the browser; the relationship holds the
-    raw text (``""`` for no answer).
-    """
-    if registry is not None:
-        registry.save(run)
-    if store is not None and record_in_graph:
-        record_run_in_graph(store, run)
-        if write_answers:
-            rows = [
-                {"start": run.id, "end": lb_id, "props": {"text": text or ""}}
-                for lb_id, text in answers.items()
-            ]
-            store.merge_relationships("ANSWERED", "Run", "Leaderboard", rows)
-    return run
-
-
 def run_rplm(
     store: GraphStore,
     client: LLMClient | None = None,
@@ -378,15 +299,14 @@ def run_rplm(
     Exactly one of ``client`` (generate with a model) and ``predictions_path`` (import a JSONL
     or released ``*_gen_rank`` workbook; see ``tasks/predictions.py``) is required.
     """
-    if (client is None) == (predictions_path is None):
-        raise InputError("give exactly one of a model client or --predictions")
+    check_answer_source(client, predictions_path)
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown protocol {protocol!r}; choose one of {PROTOCOLS}")
     if matcher not in MATCHERS:
         raise InputError(f"unknown matcher {matcher!r}; choose one of {MATCHERS}")
     settings = settings or RPLMSettings()
     template = template or rplm_template()
-    t0 = time.perf_counter()
+    clock = StageClock()
     instances = build_rplm_instances(
         store,
         seed=seed,
@@ -398,7 +318,7 @@ def run_rplm(
     )
     if not instances:
         raise InputError("no leaderboard with HAS_ENTRY entries in the graph; load one first")
-    t_build = time.perf_counter()
+    clock.mark("build")
     config: dict[str, Any] = {
         "protocol": protocol,
         "matcher": matcher,
@@ -411,40 +331,21 @@ def run_rplm(
         "n_stored_order": sum(i.shuffle == "stored" for i in instances),
         "prompt": template.record(),
     }
-    models: dict[str, str] = {}
-    usage: dict[str, Any] | None = None
-    if client is not None:
-        config["source"] = "model"
-        config["generation"] = asdict(settings)
-
-        def gen_progress(done: int) -> None:
-            if progress is not None:
-                progress("generate", done, len(instances))
-
-        texts, usage = generate_answers(client, [i.prompt for i in instances], settings,
-                                        progress=gen_progress)  # fmt: skip
-        answers: list[str | None] = list(texts)
-        models["llm"] = client.model
-    else:
-        assert predictions_path is not None
-        preds = read_predictions(TASK_ID, predictions_path, align=alignment_keys(instances))
-        answers, counts = match_predictions(preds, [i.id for i in instances])
-        config.update(
-            source="predictions", predictions=str(predictions_path), layout=preds.layout,
-            n_blank_predictions=preds.n_blank, **counts,
-        )  # fmt: skip
-        models["llm"] = preds.model or Path(predictions_path).stem
-    t_answer = time.perf_counter()
+    instance_ids = [i.id for i in instances]
+    collected = collect_answers(
+        TASK_ID, instance_ids, [i.prompt for i in instances], client=client,
+        predictions_path=predictions_path, settings=settings, align=alignment_keys(instances),
+        progress=progress,
+    )  # fmt: skip
+    clock.mark("answer")
 
     def score_progress(done: int, total: int) -> None:
         if progress is not None:
             progress("score", done, total)
 
-    scores = score_rplm(instances, answers, protocol=protocol, matcher=matcher,
+    scores = score_rplm(instances, collected.answers, protocol=protocol, matcher=matcher,
                         progress=score_progress)  # fmt: skip
-    t_score = time.perf_counter()
-    if usage is not None:
-        config["usage"] = usage
+    clock.mark("score")
     metrics = {
         "cis": scores.cis,
         "bem": scores.bem,
@@ -453,35 +354,23 @@ def run_rplm(
         "n_scored": float(scores.n_scored),
         "n_complete": float(scores.n_complete),
     }
-    run = new_run(
-        RUN_TASK,
-        metrics=metrics,
-        per_instance=_per_instance_rplm(instances, scores),
-        config=config,
-        models=models,
-        prompts={template.name: template.text},
-        timings={
-            "build": t_build - t0,
-            "answer": t_answer - t_build,
-            "score": t_score - t_answer,
-            "total": t_score - t0,
-        },
-        notes="; ".join(scores.notes) or None,
-    )
-    return finish_run(
-        store,
-        run,
-        {i.id: a for i, a in zip(instances, answers, strict=True)},
-        registry=registry,
-        record_in_graph=record_in_graph,
-        write_answers=write_answers,
-    )
+    return record_llm_run(
+        store, RUN_TASK, ids=instance_ids, collected=collected, metrics=metrics,
+        per_instance=_per_instance_rplm(instances, scores), config=config,
+        prompts={template.name: template.text}, clock=clock,
+        notes="; ".join(scores.notes) or None, registry=registry,
+        record_in_graph=record_in_graph, write_answers=write_answers,
+    )  # fmt: skip
 
 
 __all__ = [
     "RPLMPrompt",
     "RPLMSettings",
+    "StageProgress",
     "build_rplm_instances",
+    "finish_run",
+    "generate_answers",
+    "match_predictions",
     "run_rplm",
     "score_rplm",
 ]

@@ -1,0 +1,139 @@
+"""Reading text/JSONL input and writing files atomically: the one copy everybody uses.
+
+Neutral on purpose: it imports nothing but ``scholarkg.errors``, so ``benchmark/metrics`` (which
+must not import ``store``/``loaders``/``services``) can share it with the loaders. Before this
+module, loaders, TREC readers, prediction import, the run registry and the fetch checksums each
+had their own JSONL loop and their own temp-file-and-rename writer.
+
+- Reading is gzip-aware by suffix and opens with ``newline=""`` so the csv module sees quoted
+  newlines raw; every problem is an :class:`InputError` naming the file (and line when known).
+- Writing goes to a temporary file in the target's directory (same filesystem, so ``os.replace``
+  is atomic), flushed and fsynced, then renamed: a crash leaves the old file or the new one,
+  never half of one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from scholarkg.errors import InputError
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "iter_jsonl",
+    "iter_lines",
+    "open_text",
+    "read_json_object",
+]
+
+
+def open_text(path: str | Path, *, missing: str | None = "file not found") -> IO[str]:
+    """Open a UTF-8 text file, transparently decompressing ``.gz``.
+
+    ``missing`` is the message for a file that does not exist; ``None`` lets the open fail and
+    report ``cannot read file: <reason>`` (the TREC readers' wording).
+    """
+    path = Path(path)
+    if missing is not None and not path.is_file():
+        raise InputError(missing, path=path)
+    try:
+        if path.suffix == ".gz":
+            # newline="" as for plain files: the csv module needs to see quoted newlines raw
+            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
+        return path.open("r", encoding="utf-8", newline="")
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror or err}", path=path) from err
+
+
+def iter_lines(
+    path: str | Path, *, missing: str | None = "file not found"
+) -> Iterator[tuple[int, str]]:
+    """``(1-based line number, line)`` of each non-blank line, newline included.
+
+    Read and decoding errors surface as :class:`InputError` (``cannot read file`` / ``not UTF-8
+    text``) rather than a bare ``OSError``/``UnicodeDecodeError`` from deep inside a loader.
+    """
+    with open_text(path, missing=missing) as handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, line
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 text ({err.reason})", path=path) from err
+        except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+            raise InputError(
+                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+            ) from err
+
+
+def iter_jsonl(
+    path: str | Path,
+    *,
+    missing: str | None = "file not found",
+    invalid_json: str = "invalid JSON: {msg}",
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL(.gz) file.
+
+    A line that is not JSON, or not a JSON object, is an :class:`InputError` naming file and
+    line; ``invalid_json`` formats the decoder's message (``{msg}``) for callers whose error
+    wording is pinned.
+    """
+    for lineno, line in iter_lines(path, missing=missing):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(invalid_json.format(msg=err.msg), path=path, line=lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", path=path, line=lineno)
+        yield lineno, obj
+
+
+def read_json_object(path: str | Path, *, missing: str | None = "file not found") -> dict[str, Any]:
+    """A whole-file JSON document that must be an object (manifests, checksum files, runs).
+
+    Errors name the file and, for a syntax error, the line (``invalid JSON: <msg>``).
+    """
+    with open_text(path, missing=missing) as handle:
+        try:
+            data = json.load(handle)
+        except json.JSONDecodeError as err:
+            raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno) from err
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 text ({err.reason})", path=path) from err
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", path=path)
+    return data
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = True) -> Path:
+    """Replace ``path`` with ``data`` atomically (temp file in the same directory + rename).
+
+    ``fsync=False`` skips the flush to disk for files rewritten very often whose loss on power
+    failure is harmless (the load checkpoint); the rename is atomic either way.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str, *, fsync: bool = True) -> Path:
+    """:func:`atomic_write_bytes` of ``text`` encoded as UTF-8 (no newline translation)."""
+    return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
