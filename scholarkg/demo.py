@@ -87,7 +87,7 @@ StepFn = Callable[[GraphStore, Settings, Path, dict, Console, int, int], None]
 
 
 def _steps(with_llm: bool) -> list[StepFn]:
-    steps: list[StepFn] = [_load_corpus, _explore, _leaderboard, _embed]
+    steps: list[StepFn] = [_load_corpus, _explore, _leaderboard, _embed, _rpg]
     if with_llm:
         steps.append(_llm_tasks)
     steps.append(_report)
@@ -114,19 +114,10 @@ def _load_corpus(
     _done(console, t)
 
     t = _step(console, "3. load: Papers with Code dumps, paper collection, ground truth")
-    from scholarkg.commands.load import Step, apc_steps, print_summary, pwc_steps, run_steps
-    from scholarkg.loaders.legobench_graph import read_ground_truth
+    from scholarkg.commands.load import print_summary, run_steps, synthetic_steps
     from scholarkg.loaders.pwc import PwcReport
 
-    report = PwcReport()
-    gt = files["leaderboards"]
-    steps = [
-        *pwc_steps(
-            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
-        ),
-        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
-        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
-    ]
+    steps = synthetic_steps(files, PwcReport())
     load_summary = run_steps(store, steps, batch_size=2_000)
     print_summary(load_summary, title="loaded into graph 'demo'")
     _done(console, t)
@@ -226,6 +217,48 @@ def _embed(
     _done(console, t)
 
 
+def _rpg(
+    store: GraphStore,
+    settings: Settings,
+    out_dir: Path,
+    summary: dict,
+    console: Console,
+    n_papers: int,
+    n_leaderboards: int,
+) -> None:
+    from scholarkg.benchmark.runs import RunRegistry, compare_runs
+    from scholarkg.commands.bench import execute_rpg
+    from scholarkg.commands.common import print_rows
+
+    t = _step(console, "7. LEGOBench RPG: the paper's PageRank baseline vs our ranker")
+    rows, run_ids = [], []
+    for config in ("cn-tabs", "pcn-tabs"):
+        for ranker in ("pagerank", "ours"):
+            result, run_id = execute_rpg(
+                store, config_name=config, ranker_name=ranker, split="all",
+                runs_dir=settings.runs_dir,
+            )  # fmt: skip
+            m = result.scores.metrics
+            rows.append(
+                {"config": config, "ranker": ranker, "BEM %": round(m["BEM"], 2),
+                 "KTau": round(m["KTau"], 3), "CIS %": round(m["CIS"], 1),
+                 "CP %": round(m["CP"], 1), "candidates": round(m["mean_candidates"], 1)}
+            )  # fmt: skip
+            run_ids.append(run_id)
+    print_rows(rows, "table", title=f"RPG on {n_leaderboards} synthetic leaderboards")
+    registry = RunRegistry(settings.runs_dir)
+    deltas = compare_runs(registry.load(run_ids[2]), registry.load(run_ids[3]), n_resamples=2_000)
+    for d in deltas:
+        if d.metric in ("KTau", "CP"):
+            console.print(
+                f"  pcn-tabs {d.metric}: ours - pagerank = {d.delta:+.3f} "
+                f"(paired randomization test p = {d.p_value:.3g}, n = {d.n})"
+            )
+    summary.setdefault("runs", []).extend(run_ids)
+    summary["compare"] = (run_ids[2], run_ids[3])
+    _done(console, t)
+
+
 def _llm_tasks(
     store: GraphStore,
     settings: Settings,
@@ -283,5 +316,6 @@ def _report(
     for path in paths:
         console.print(f"  {path}")
     summary["report"] = [str(p) for p in paths]
-    console.print(f"  also: scholarkg runs list; scholarkg runs compare {run_ids[0]} {run_ids[-1]}")
+    a, b = summary.get("compare") or (run_ids[0], run_ids[-1])
+    console.print(f"  also: scholarkg runs list; scholarkg runs compare {a} {b}", highlight=False)
     _done(console, t)

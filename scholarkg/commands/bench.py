@@ -7,14 +7,22 @@ run; ``bench list`` prints the task registry (``scholarkg.benchmark.registry``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import console, err_console, print_rows, to_json
+from scholarkg.commands.common import (
+    console,
+    err_console,
+    print_rows,
+    stage_progress,
+    to_json,
+)
 from scholarkg.commands.predictions import LLM_TASKS, import_predictions, run_llm
 from scholarkg.errors import InputError
+from scholarkg.store.base import GraphStore
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
 score_app = typer.Typer(
@@ -213,6 +221,70 @@ def run(
     _run_rpg(config, ranker, ground_truth, split, seed, dev_fraction, encoder, tune, record, fmt)
 
 
+def execute_rpg(
+    store: GraphStore,
+    *,
+    config_name: str,
+    ranker_name: str,
+    ground_truth: Path | None = None,
+    split: str = "test",
+    seed: int = 13,
+    dev_fraction: float = 0.5,
+    encoder: str = "minilm",
+    tune: bool = False,
+    runs_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[Any, str | None]:
+    """Run RPG once (optionally tuning ``ours`` on dev first); record it when ``runs_dir``.
+
+    Returns ``(RPGRunResult, run id or None)``. ``progress(stage, done, total)``.
+    """
+    from scholarkg.benchmark.tasks.legobench import rpg
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
+        make_ranker,
+        run_record,
+        run_rpg,
+        tune_pairwise,
+    )
+
+    cfg = rpg.get_config(config_name)
+    if encoder not in ("minilm", "hashing"):
+        raise InputError(f"--encoder {encoder!r}: choose minilm or hashing", field="encoder")
+    if tune and not ranker_name.startswith("ours"):
+        raise InputError("--tune applies to the 'ours' rankers only", field="tune")
+    # only PageRank reads edge weights; the other rankers never load a model
+    embedder = rpg.load_rpg_embedder(encoder) if ranker_name.startswith("pagerank") else None
+    report = progress or (lambda stage, done, total: None)
+    instances = rpg.load_instances(store, ground_truth)
+    chosen = rpg.select_split(instances, split, seed=seed, dev_fraction=dev_fraction)
+    if not chosen:
+        raise InputError(f"no leaderboards in split {split!r}", field="split")
+    params = None
+    if tune:
+        dev = rpg.select_split(instances, "dev", seed=seed, dev_fraction=dev_fraction)
+        params, _ = tune_pairwise(
+            store, dev, cfg, progress=lambda d, t: report("tuning on dev", d, t)
+        )
+    ranker = make_ranker(ranker_name, cfg, embedder=embedder, params=params)
+    result = run_rpg(
+        store, chosen, cfg, ranker,
+        progress=lambda d, t: report(f"{cfg.name} {ranker_name}", d, t),
+    )  # fmt: skip
+    run_id = None
+    if runs_dir is not None:
+        from scholarkg.benchmark.runs import RunRegistry, record_run_in_graph
+
+        rec = run_record(
+            result, split=split, seed=seed, dev_fraction=dev_fraction,
+            ground_truth=str(ground_truth) if ground_truth else "graph",
+            encoder=embedder.name if embedder is not None else None, graph=store.graph,
+        )  # fmt: skip
+        RunRegistry(runs_dir).save(rec)
+        record_run_in_graph(store, rec)
+        run_id = rec.id
+    return result, run_id
+
+
 def _run_rpg(
     config_name: str,
     ranker_name: str,
@@ -225,71 +297,23 @@ def _run_rpg(
     record: bool,
     fmt: str,
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from scholarkg.benchmark.tasks.legobench import rpg
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-        make_ranker,
-        run_record,
-        run_rpg,
-        tune_pairwise,
-    )
     from scholarkg.commands.common import settings, store_session
 
-    cfg = rpg.get_config(config_name)
-    if encoder not in ("minilm", "hashing"):
-        raise InputError(f"--encoder {encoder!r}: choose minilm or hashing", field="encoder")
-    # only PageRank reads edge weights; the other rankers never load a model
-    embedder = rpg.load_rpg_embedder(encoder) if ranker_name.startswith("pagerank") else None
-    if tune and not ranker_name.startswith("ours"):
-        raise InputError("--tune applies to the 'ours' rankers only", field="tune")
-    with (
-        store_session() as store,
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=err_console,
-            transient=True,
-            disable=fmt == "json" and not err_console.is_terminal,
-        ) as bar,
-    ):
-        instances = rpg.load_instances(store, ground_truth)
-        chosen = rpg.select_split(instances, split, seed=seed, dev_fraction=dev_fraction)
-        if not chosen:
-            raise InputError(f"no leaderboards in split {split!r}", field="split")
-        params = None
-        if tune:
-            dev = rpg.select_split(instances, "dev", seed=seed, dev_fraction=dev_fraction)
-            tid = bar.add_task("tuning on dev", total=len(dev))
-            params, _ = tune_pairwise(
-                store, dev, cfg, progress=lambda d, t: bar.update(tid, completed=d, total=t)
-            )
-        ranker = make_ranker(ranker_name, cfg, embedder=embedder, params=params)
-        rid = bar.add_task(f"{cfg.name} {ranker_name}", total=len(chosen))
-        result = run_rpg(
-            store, chosen, cfg, ranker,
-            progress=lambda d, t: bar.update(rid, completed=d, total=t),
+    with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
+        result, run_id = execute_rpg(
+            store, config_name=config_name, ranker_name=ranker_name,
+            ground_truth=ground_truth, split=split, seed=seed, dev_fraction=dev_fraction,
+            encoder=encoder, tune=tune, runs_dir=settings().runs_dir if record else None,
+            progress=progress,
         )  # fmt: skip
-        run_id = None
-        if record:
-            from scholarkg.benchmark.runs import RunRegistry, record_run_in_graph
-
-            rec = run_record(
-                result, split=split, seed=seed, dev_fraction=dev_fraction,
-                ground_truth=str(ground_truth) if ground_truth else "graph",
-                encoder=embedder.name if embedder is not None else None, graph=store.graph,
-            )  # fmt: skip
-            RunRegistry(settings().runs_dir).save(rec)
-            record_run_in_graph(store, rec)
-            run_id = rec.id
+    cfg_name = result.config.name
     m = result.scores.metrics
     if fmt == "json":
         print(
             to_json(
                 {
                     "task": "legobench-rpg",
-                    "configuration": cfg.name,
+                    "configuration": cfg_name,
                     "ranker": result.ranker,
                     "ranker_params": result.ranker_params,
                     "split": split,
@@ -301,7 +325,7 @@ def _run_rpg(
         )
         return
     row = {
-        "config": cfg.name,
+        "config": cfg_name,
         "ranker": result.ranker,
         "BEM %": _fmt(m["BEM"], 2),
         "KTau": _fmt(m["KTau"], 3),
