@@ -3,9 +3,10 @@
 Two modes (offline, embedded FalkorDB in a temporary directory):
 
 ``--quality`` (default 4,000 papers, 200 leaderboards, seed 13): load through the APC loader
-(batched MERGE), tune our ranker on the *dev* split per configuration, then score the paper's
-PageRank baseline (bundled MiniLM edge weights, or ``--encoder hashing``), our ranker and the
-single-signal probes on the held-out *test* split. Prints a Markdown table.
+(batched MERGE), fit our pairwise model on the *dev* split per configuration (printing its
+coefficients, CV trials and the JSON stored in ``rpg_rankers.OURS_DEFAULTS``), then score
+the paper's PageRank baseline (bundled MiniLM edge weights, or ``--encoder hashing``), our
+ranker and the single-signal probes on the held-out *test* split. Prints a Markdown table.
 
 ``--with-pwc`` also loads the Papers with Code ``evaluation-tables.json`` (every leaderboard's
 Results, the test targets' own included) so our ranker can use leaderboard context; the
@@ -87,14 +88,30 @@ def quality(args: argparse.Namespace) -> None:
         test = rpg.select_split(instances, "test", seed=args.seed)
         print(f"split (seed {args.seed}): {len(dev)} dev, {len(test)} test leaderboards")
         table: list[dict] = []
+        learned: dict[str, dict] = {}
         for name, cfg in rpg.CONFIGS.items():
             t0 = time.perf_counter()
-            params, _ = tune_pairwise(store, dev, cfg)  # dev only
-            print(f"{name}: tuned on dev {params} ({time.perf_counter() - t0:.1f}s)")
+            params, trials = tune_pairwise(store, dev, cfg)  # dev only
+            learned[name] = params
+            pairs = zip(params["features"], params["coef"], strict=True)
+            coef = ", ".join(f"{f} {c:+.2f}" for f, c in pairs)
+            print(f"{name}: fitted on dev ({params['fit']['n_pairs']} pairs, "
+                  f"l2 {params['l2']:g}, {time.perf_counter() - t0:.1f}s): {coef}")  # fmt: skip
+            for t in trials:
+                print(f"    l2 {t['l2']:<7g} cv log loss {t['cv_log_loss']:.4f} "
+                      f"pair acc {t['cv_pair_accuracy']:.3f}")  # fmt: skip
+            print(f"    date alone, same dev pairs: pair acc "
+                  f"{params['fit'].get('date_pair_accuracy')}")  # fmt: skip
             for rname in args.rankers.split(","):
+                if rname.startswith("ours"):
+                    rparams = params
+                elif rname == "pagerank":
+                    rparams = None
+                else:
+                    rparams = {"hybrid_k": params["hybrid_k"]}
                 ranker = make_ranker(
                     rname, cfg, embedder=embedder if rname.startswith("pagerank") else None,
-                    params=params if rname != "pagerank" else None,
+                    params=rparams,
                 )  # fmt: skip
                 t0 = time.perf_counter()
                 res = run_rpg(store, test, cfg, ranker)
@@ -108,7 +125,10 @@ def quality(args: argparse.Namespace) -> None:
         store.clear()
     out = Path(args.out) if args.out else tmp / "rpg_quality.json"
     out.write_text(json.dumps(table, indent=1, default=str), encoding="utf-8")
-    print(f"\nresults: {out}\n")
+    print(f"\nresults: {out}")
+    # the coefficients as stored in rpg_rankers.OURS_DEFAULTS(_CONTEXT)
+    print(f"learned on dev (seed {args.seed}, {args.papers} papers, {args.leaderboards} "
+          f"leaderboards, with_pwc={args.with_pwc}):\n{json.dumps(learned)}\n")  # fmt: skip
     print(f"Test split: {len(test)} leaderboards; encoder {embedder.name}; BEM/CIS/CP in %.\n")
     print("| config | ranker | BEM | KTau | KTau_found | CIS | CP | mean candidates |")
     print("|---|---|---|---|---|---|---|---|")
@@ -201,10 +221,11 @@ def signals(args: argparse.Namespace) -> None:
     from scholarkg.benchmark.metrics.ranking import evaluate_rankings
     from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
         OURS_DEFAULTS,
-        Features,
-        PairwiseParams,
+        GraphIndex,
+        PairwiseModel,
+        aggregate_order,
         fractional_year,
-        pairwise_order,
+        pair_features,
     )
     from scholarkg.graphalgo.pagerank import pagerank
 
@@ -227,8 +248,11 @@ def signals(args: argparse.Namespace) -> None:
     for rel, cfg in (("COMPARES_WITH", "pcn-tabs"), ("CITES", "cn-tabs")):
         preds: dict[str, list[list[str]]] = {k: [] for k in
                  ("date", "true time", "in-degree", "PageRank", "ours")}  # fmt: skip
-        d = OURS_DEFAULTS[cfg]
-        pp = PairwiseParams(gamma=d["gamma"], c_edge=d["c_edge"], c_absent=d["c_absent"])
+        model = PairwiseModel.from_params(OURS_DEFAULTS[cfg])  # stored, learned on dev
+        every = [str(p.index) for p in papers]
+        index = GraphIndex.from_edges(
+            every, np.asarray([a for a, _ in edges[rel]]), np.asarray([b for _, b in edges[rel]])
+        )
         for lb in boards:
             ids = [str(i) for i in lb.papers]
             pos = {int(x): k for k, x in enumerate(ids)}
@@ -247,7 +271,8 @@ def signals(args: argparse.Namespace) -> None:
             preds["true time"].append(by(true_t))
             preds["in-degree"].append(by(-indeg.astype(float)))
             preds["PageRank"].append(by(pr))
-            preds["ours"].append(pairwise_order(Features(ids, years, src, dst), pp))
+            logit = pair_features(ids, years, index) @ model.weights
+            preds["ours"].append(aggregate_order(ids, years, logit))
         print(f"\n{rel} (oracle candidates = own papers of the {len(gold)} test leaderboards)")
         print("| signal | BEM % | KTau |\n|---|---|---|")
         for name, p in preds.items():

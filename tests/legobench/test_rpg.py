@@ -19,12 +19,19 @@ from typer.testing import CliRunner
 
 from scholarkg.benchmark.tasks.legobench import rpg
 from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-    Features,
-    PairwiseParams,
+    OURS_DEFAULTS,
+    OURS_DEFAULTS_CONTEXT,
+    PAIR_FEATURES,
+    GraphIndex,
+    PairwiseModel,
     PairwiseRanker,
+    aggregate_order,
+    context_quality,
+    fit_logistic,
     fractional_year,
     make_ranker,
-    pairwise_order,
+    pair_features,
+    run_record,
     run_rpg,
     tune_pairwise,
 )
@@ -331,20 +338,67 @@ def test_fractional_year_and_fallbacks() -> None:
     assert math.isnan(fractional_year(None, None))
 
 
-def test_pairwise_order_by_hand() -> None:
-    """Three papers: c newest, a oldest; a strong edge b -> c overturns the date prior."""
-    f = Features(
-        ids=["a", "b", "c"],
-        years=np.array([2018.0, 2019.0, 2020.0]),
-        src=np.array([1]),
-        dst=np.array([2]),
-    )
-    assert pairwise_order(f, PairwiseParams(gamma=1.0, c_edge=0.0)) == ["c", "b", "a"]
-    # logit(b>c) = -1 + 3 = 2 > 0; b beats a (+1), c beats a (+2): b, c, a
-    assert pairwise_order(f, PairwiseParams(gamma=1.0, c_edge=3.0)) == ["b", "c", "a"]
-    # silence between a and c (the only edge-free pairs with a): newer loses log-odds
-    f2 = Features(["a", "b"], np.array([2018.0, 2018.5]), np.zeros(0, int), np.zeros(0, int))
-    assert pairwise_order(f2, PairwiseParams(gamma=1.0, c_absent=1.0)) == ["a", "b"]
+def test_pair_features_by_hand() -> None:
+    """Four papers, whole graph a→b, b→c, c→d, d→a, a→c, b→d; candidates a, b, c (not d)."""
+    every = ["a", "b", "c", "d"]
+    src, dst = np.array([0, 1, 2, 3, 0, 1]), np.array([1, 2, 3, 0, 2, 3])
+    index = GraphIndex.from_edges(every, src, dst)
+    np.testing.assert_array_equal(index.out_deg, [2, 2, 1, 1])
+    np.testing.assert_array_equal(index.in_deg, [1, 1, 2, 2])
+    years = np.array([2020.0, 2019.0, 2019.5])
+    x = pair_features(["a", "b", "c"], years, index)
+    f = {name: x[..., k] for k, name in enumerate(PAIR_FEATURES)}
+    for name, m in f.items():  # every feature is antisymmetric
+        np.testing.assert_allclose(m, -m.T, err_msg=name)
+    assert f["dyear"][0, 1] == 1.0 and f["newer"][1, 2] == -1.0
+    assert f["edge_net"][0, 1] == 1.0 and f["edge_net"][0, 2] == 1.0 and f["edge_net"][1, 2] == 1
+    # a-b edge, a newer: +1; b-c edge, c newer (seen from b: -1)
+    assert f["edge_newer"][0, 1] == 1.0 and f["edge_newer"][1, 2] == -1.0
+    # a→x→c: a→b→c (1); c→x→a: c→d→a (1, through the non-candidate d): net 0
+    assert f["two_hop_net"][0, 2] == 0.0
+    # a→x→b: none; b→x→a: b→d→a (1): net log1p(0) − log1p(1)
+    assert f["two_hop_net"][0, 1] == pytest.approx(-math.log(2))
+    assert f["out_deg"][0, 2] == pytest.approx(math.log(3) - math.log(2))
+    assert f["in_deg"][2, 0] == pytest.approx(math.log(3) - math.log(2))
+    assert not f["ctx_net"].any() and not f["ctx_quality"].any()  # no context given
+    q = np.array([0.5, -1.0, 0.0])
+    xq = pair_features(["a", "b", "c"], years, index, context=np.full((3, 3), 9.0), quality=q)
+    assert xq[0, 1, PAIR_FEATURES.index("ctx_net")] == 3.0  # clipped
+    assert xq[0, 1, PAIR_FEATURES.index("ctx_quality")] == 1.5
+
+
+def test_aggregate_order_by_hand() -> None:
+    """Borda of σ(logit), then adjacent swaps: a cycle-free 3-paper case and a tie-break."""
+    # logit[i, j] = log-odds that i beats j: b beats everyone, a beats c
+    logit = np.array([[0.0, -2.0, 1.0], [2.0, 0.0, 3.0], [-1.0, -3.0, 0.0]])
+    years = np.array([2018.0, 2019.0, 2020.0])
+    assert aggregate_order(["a", "b", "c"], years, logit) == ["b", "a", "c"]
+    # no evidence at all: Borda ties, newer first
+    assert aggregate_order(["a", "b"], years[:2], np.zeros((2, 2))) == ["b", "a"]
+
+
+def test_fit_logistic_satisfies_the_optimality_condition() -> None:
+    """At the optimum the gradient mean((σ(xw) − y)·x) + l2·w vanishes; signs follow labels."""
+    x = np.array([[1.0, 0.0], [-1.0, 0.0], [2.0, 1.0], [-2.0, -1.0], [0.5, -1.0], [-0.5, 1.0]])
+    y = np.array([1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    w = fit_logistic(x, y, l2=0.1)
+    p = 1.0 / (1.0 + np.exp(-(x @ w)))
+    np.testing.assert_allclose(x.T @ (p - y) / len(y) + 0.1 * w, 0.0, atol=1e-5)
+    assert w[0] > 0  # first column agrees with the labels in every row
+    # stronger regularisation shrinks the weights
+    assert np.linalg.norm(fit_logistic(x, y, l2=10.0)) < np.linalg.norm(w)
+
+
+def test_pairwise_model_params_round_trip_and_validation() -> None:
+    m = PairwiseModel(coef=(1.0, 2.0), scale=(2.0, 4.0), features=("dyear", "ctx_net"))
+    assert PairwiseModel.from_params(m.to_params()) == m
+    w = m.weights
+    assert w[PAIR_FEATURES.index("dyear")] == 0.5 and w[PAIR_FEATURES.index("ctx_net")] == 0.5
+    assert m.uses_context
+    with pytest.raises(InputError, match="unknown pairwise features"):
+        PairwiseModel(coef=(1.0,), scale=(1.0,), features=("shoe_size",))
+    with pytest.raises(InputError, match="bad pairwise model"):
+        PairwiseModel.from_params({"features": ["dyear"]})
 
 
 def test_score_rpg_hand_computed() -> None:
@@ -402,16 +456,52 @@ def test_ours_beats_the_baseline_on_the_fixed_seed(world, test_split) -> None:
         assert o["BEM"] > b["BEM"], name
 
 
-def test_tuning_sees_only_the_dev_split(world, instances) -> None:
+def test_learned_model_is_fit_on_dev_only_and_recorded(world, instances) -> None:
     dev = rpg.select_split(instances, "dev", seed=SEED)
     cfg = rpg.CONFIGS["pcn-tabs"]
-    grid = {"gamma": (0.5, 1.0), "c_edge": (0.0, 2.0), "c_absent": (0.0,), "hybrid_k": (0, 20)}
-    best, trials = tune_pairwise(world, dev, cfg, grid=grid)
-    assert len(trials) == 8  # no Results in this graph: the context axis collapses to 0
-    assert all(t["n_leaderboards"] == len(dev) for t in trials)
-    top = max(trials, key=lambda t: (t["KTau"], t["BEM"], t["CP"]))
-    assert best == {k: top[k] for k in ("gamma", "c_edge", "c_absent", "c_context", "hybrid_k")}
-    assert best["c_context"] == 0.0
+    params, trials = tune_pairwise(world, dev, cfg, hybrid_k=20, l2_grid=(0.01, 1.0))
+    # the training pairs are exactly the GT pairs of dev leaderboards found among candidates
+    probe = make_ranker("ours", cfg, params=params)
+    assert isinstance(probe, PairwiseRanker) and probe.hybrid_k == 20
+    want_pairs = 0
+    for inst in dev:
+        cands = set(probe.candidates(world, cfg, inst.query))
+        k = sum(p in cands for p in inst.gold)
+        want_pairs += k * (k - 1) // 2
+    fit = params["fit"]
+    assert (fit["split"], fit["n_leaderboards"], fit["n_pairs"], fit["context"]) == (
+        "dev", len(dev), want_pairs, False
+    )  # fmt: skip
+    assert 0.5 < fit["date_pair_accuracy"] <= 1.0 and 0.5 < fit["cv_pair_accuracy"] <= 1.0
+    assert [t["l2"] for t in trials] == [0.01, 1.0]
+    assert params["l2"] == min(trials, key=lambda t: t["cv_log_loss"])["l2"]
+    # no Results in this graph: the context features are not part of the model
+    assert params["features"] == [f for f in PAIR_FEATURES if not f.startswith("ctx_")]
+    dyear = params["coef"][params["features"].index("dyear")]
+    assert dyear > 0  # newer is better on the synthetic leaderboards
+    # positive control: the labels come from the dev golds. Reversed golds flip the time sign
+    flipped = [rpg.RPGInstance(i.query, tuple(reversed(i.gold))) for i in dev]
+    params_rev, _ = tune_pairwise(world, flipped, cfg, hybrid_k=20, l2_grid=(0.01,))
+    assert params_rev["coef"][params_rev["features"].index("dyear")] < 0
+    # the coefficients are recorded in the run's config
+    test = rpg.select_split(instances, "test", seed=SEED)
+    res = run_rpg(world, test[:3], cfg, probe)
+    rec = run_record(
+        res, split="test", seed=SEED, dev_fraction=0.5, ground_truth="x", encoder=None,
+        graph=world.graph,
+    )  # fmt: skip
+    rp = rec.config["ranker_params"]
+    assert rp["coef"] == params["coef"] and rp["features"] == params["features"]
+    assert rp["fit"]["split"] == "dev" and rp["context_used"] is False
+
+
+def test_stored_defaults_cover_every_config_and_were_learned_on_dev() -> None:
+    for table, ctx in ((OURS_DEFAULTS, False), (OURS_DEFAULTS_CONTEXT, True)):
+        assert set(table) == set(rpg.CONFIGS)
+        for p in table.values():
+            m = PairwiseModel.from_params(p)
+            assert p["fit"]["split"] == "dev" and p["fit"]["context"] is ctx
+            assert m.uses_context is ctx
 
 
 def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> None:
@@ -425,8 +515,13 @@ def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> N
     def rankings(inst: rpg.RPGInstance) -> dict[str, list[str]]:
         out = {}
         for name in ("ours", "pagerank", "date", "indegree", "context"):
-            if name == "context":
-                ranker = make_ranker("ours", cfg, params={"c_context": 3.0})
+            if name == "context":  # the context-trained model with a heavy context weight
+                p = dict(OURS_DEFAULTS_CONTEXT[cfg.name])
+                coef = list(p["coef"])
+                coef[p["features"].index("ctx_net")] = 3.0
+                ranker = make_ranker("ours", cfg, params={**p, "coef": coef})
+            elif name == "ours":  # pinned: the plain model, whether or not Results exist
+                ranker = make_ranker("ours", cfg, params=OURS_DEFAULTS[cfg.name])
             else:
                 ranker = make_ranker(name, cfg, embedder=emb)
             out[name] = run_rpg(world, [inst], cfg, ranker).predictions[inst.query.id]
@@ -463,21 +558,30 @@ def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> N
         world.run("MATCH (l:Leaderboard) WHERE l.id STARTS WITH 'leak-lb' DETACH DELETE l")
         world.run("MATCH (m:Metric {id: 'leak-metric'}) DETACH DELETE m")
 
+    def default_ours(inst: rpg.RPGInstance) -> tuple[list[str], bool]:
+        """Stored defaults: the context-trained set is chosen once the graph holds Results."""
+        res = run_rpg(world, [inst], cfg, make_ranker("ours", cfg))
+        return res.predictions[inst.query.id], res.ranker_params["context_used"]
+
     changed_by_sibling = 0
     for inst in test_split[:4]:
         before = rankings(inst)
+        assert default_ours(inst)[1] is False  # no Results yet: the plain set
         try:
             write_results(inst, reverse=False)
             assert rankings(inst) == before
+            forward, used = default_ours(inst)
+            assert used is True
             cleanup()
             write_results(inst, reverse=True)  # perturb: every value and gt_rank reversed
             assert rankings(inst) == before
+            assert default_ours(inst) == (forward, True)  # the values never reach it
             cleanup()
             write_results(inst, reverse=True, metric_suffix=" (other metric)")
             sibling = rankings(inst)
         finally:
             cleanup()
-        assert sibling["ours"] == before["ours"]  # c_context = 0: context never read
+        assert sibling["ours"] == before["ours"]  # no context features: context never read
         changed_by_sibling += sibling["context"] != before["context"]
     assert changed_by_sibling >= 1
 
@@ -517,6 +621,37 @@ def test_context_matrix_by_hand(store: FalkorDBStore) -> None:
     np.testing.assert_array_equal(got, want)
 
 
+def test_context_quality_by_hand(store: FalkorDBStore) -> None:
+    """Per other board: signed score regressed on year; the residual z-score is the quality."""
+    years = {"a": "2018-01-01", "b": "2019-01-01", "c": "2020-01-01", "x": "2020-01-01"}
+    _tiny(store, [{"id": p, "title": p, "date": d} for p, d in years.items()])
+    store.merge_nodes("Metric", [{"id": "hi", "name": "acc", "direction": "higher"}])
+    boards = {  # the target's scores would reverse the answer if they leaked
+        "target": (("T", "D", "M"), {"a": 9.0, "b": 0.0, "c": 0.0}),
+        "acc": (("T", "D", "acc"), {"a": 1.0, "b": 4.0, "c": 3.0}),
+        "small": (("T", "D2", "acc"), {"a": 5.0, "x": 0.0}),  # < 3 entries: no evidence
+    }
+    for board, ((t, d, m), scores) in boards.items():
+        store.merge_nodes("Leaderboard", [{"id": board, "task": t, "dataset": d, "metric": m}])
+        store.merge_relationships(
+            "USING_METRIC", "Leaderboard", "Metric", [{"start": board, "end": "hi"}]
+        )
+        store.merge_nodes("Result", [{"id": f"{board}/{p}", "score": v} for p, v in scores.items()])
+        store.merge_relationships(
+            "HAS_RESULT", "Paper", "Result", [{"start": p, "end": f"{board}/{p}"} for p in scores]
+        )
+        store.merge_relationships(
+            "IN_LEADERBOARD", "Result", "Leaderboard",
+            [{"start": f"{board}/{p}", "end": board} for p in scores],
+        )  # fmt: skip
+    q = rpg.LeaderboardQuery(rpg.leaderboard_key("t", "d", "m"), "t", "d", "m")
+    # 'acc': t = −1, 0, 1 (centred), s = 1, 4, 3: slope 1, fit 5/3, 8/3, 11/3,
+    # residuals −2/3, 4/3, −2/3, sd sqrt(8/9): z = −1/√2, √2, −1/√2
+    quality, count = context_quality(store, q, ["a", "b", "c"])
+    np.testing.assert_allclose(quality, [-(0.5**0.5), 2**0.5, -(0.5**0.5)], atol=1e-9)
+    np.testing.assert_array_equal(count, [1, 1, 1])
+
+
 def _key(q: rpg.LeaderboardQuery) -> dict[str, str]:
     return {"task": q.task, "dataset": q.dataset, "metric": q.metric}
 
@@ -527,7 +662,7 @@ def test_ranker_and_config_names_are_validated() -> None:
     with pytest.raises(InputError, match="unknown RPG configuration"):
         rpg.get_config("cn-abstracts")
     with pytest.raises(InputError):
-        PairwiseRanker(PairwiseParams(), retrieval="everything")
+        PairwiseRanker(None, retrieval="everything")
 
 
 # --------------------------------------------------------------------------- CLI
@@ -565,6 +700,18 @@ def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -
     assert n_runs == 2
     res = runner.invoke(app, ["runs", "compare", base["run_id"], ours["run_id"], "-f", "json"])
     assert res.exit_code == 0, res.output
+
+    # --tune refits the model on the graph's dev split; the run records its coefficients
+    res = runner.invoke(
+        app, [*common, "--config", "pcn-tabs", "--ranker", "ours", "--tune", *gt, "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    tuned = json.loads(
+        (scholarkg_home / "runs" / f"{json.loads(res.stdout)['run_id']}.json").read_text()
+    )
+    rp = tuned["config"]["ranker_params"]
+    assert rp["fit"]["split"] == "dev" and len(rp["coef"]) == len(rp["features"])
+    assert rp["coef"] != OURS_DEFAULTS["pcn-tabs"]["coef"]  # fitted here, not the stored set
 
     res = runner.invoke(app, [*common, "--config", "cn-tabs", "--ranker", "ours"])
     # no Leaderboard nodes in this graph and no --ground-truth

@@ -17,17 +17,31 @@ Rankers (``make_ranker`` names):
   usually older).
 * ``ours`` — :class:`PairwiseRanker` on hybrid candidates; ``ours-strict`` on strict ones.
 
-Our ranker, and why: the baseline ignores the two things that order a leaderboard in
-practice. (1) Direction: ``a -[:COMPARES_WITH]-> b`` means *a* reports results against *b*,
-so *a* is newer and usually better; ``a -[:CITES]-> b`` at least says *a* is newer. (2) Time:
-results improve, so newer tends to be better; but dates are noisy and the trend is weak
-against per-result noise. So each candidate pair gets a log-odds that *a* beats *b*,
-``gamma * (year_a - year_b) + c_edge * (edges a→b - edges b→a)``, the pairwise probabilities
-are summed (Borda count of a Bradley–Terry-style pairwise model: the maximum-likelihood
-Kemeny order is NP-hard; Borda is its standard 5-approximation and exact when the pairwise
-model is transitive), and a final pass swaps adjacent papers whose pairwise probability
-disagrees with their order. ``gamma`` and ``c_edge`` are tuned on the dev split
-(:func:`tune_pairwise`); the defaults in :data:`OURS_DEFAULTS` came from that tuning.
+Our ranker, and why: the baseline ignores what orders a leaderboard in practice. Results
+improve over time, so newer tends to be better, but dates are noisy and the trend is weak
+against per-paper quality and per-result noise; what the graph adds beyond the date is:
+
+* **edge presence and direction** among the candidates: ``a -[:COMPARES_WITH]-> b`` means
+  *a* reports results against *b*. Authors record a comparison more often when the newer
+  paper wins, so an edge between a pair (either way) favours its newer paper and silence
+  favours the older one; ``a -[:CITES]-> b`` mostly says *a* is newer (it fixes noisy dates);
+* **2-hop paths** a→x→b through any paper (transitive evidence the direct edge lacks);
+* **whole-graph in-/out-degree**: a paper many later papers compare against is a strong
+  baseline; one that compares against many is recent and claims wins;
+* **leaderboard context**, when Papers with Code ``Result`` nodes are loaded: net wins on
+  *other* leaderboards and the paper's time-detrended standing there (a method good on one
+  benchmark tends to be good on others). Never the target leaderboard's own Results.
+
+Each candidate pair (a, b) gets antisymmetric features :data:`PAIR_FEATURES` and an
+L2-regularised logistic model without intercept gives ``P(a ≻ b)``; it is *learned* by
+:func:`tune_pairwise` on GT pairs of the dev split's leaderboards (RMS-standardised
+features, L2 strength by 5-fold cross-validation over leaderboards). The order is the Borda
+count of the pairwise probabilities (the maximum-likelihood Kemeny order is NP-hard; Borda is
+its standard 5-approximation and exact when the pairwise model is transitive, which a model
+linear in node differences nearly is), then adjacent swaps where the pairwise odds disagree.
+:data:`OURS_DEFAULTS` / :data:`OURS_DEFAULTS_CONTEXT` hold coefficients learned that way by
+``benchmarks/bench_rpg.py``. Text relevance (BM25) is not a pairwise feature: every metric
+reads only the gold papers' relative order, and relevance does not order gold papers.
 
 Hybrid retrieval: strict unigram-AND ∪ the ``hybrid_k`` best BM25 (bm25s) hits for the
 query text over title + abstract. The strict AND misses papers whose abstract omits, say,
@@ -43,7 +57,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from itertools import product
 from typing import Any
 
 import numpy as np
@@ -65,7 +78,7 @@ from scholarkg.benchmark.tasks.legobench.rpg import (
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.services.embeddings import Embedder, node_text
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import EdgeSnapshot, GraphStore
 
 RANKER_NAMES: tuple[str, ...] = (
     "pagerank",
@@ -76,17 +89,6 @@ RANKER_NAMES: tuple[str, ...] = (
     "pagerank-hybrid",
 )
 RETRIEVALS = ("strict", "hybrid")
-
-#: Tuned on the *dev* split (104 leaderboards) of the seeded synthetic corpus with
-#: :func:`tune_pairwise`'s default grid (``benchmarks/bench_rpg.py --quality``: 4,000 papers,
-#: 200 leaderboards, seed 13, dev fraction 0.5); never on the test split.
-OURS_DEFAULTS: dict[str, dict[str, float]] = {
-    "cn-tabs": {"gamma": 4.0, "c_edge": 0.5, "c_absent": 1.0, "hybrid_k": 100},
-    "pcn-tabs": {"gamma": 0.5, "c_edge": 2.0, "c_absent": 1.0, "hybrid_k": 100},
-    "cn-ft": {"gamma": 2.0, "c_edge": 1.0, "c_absent": 1.0, "hybrid_k": 20},
-    "pcn-ft": {"gamma": 0.25, "c_edge": 2.0, "c_absent": 0.5, "hybrid_k": 50},
-}
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -336,74 +338,608 @@ class InDegreeRanker(RPGRanker):
         return _sorted_by(f.ids, -indeg)
 
 
+# --------------------------------------------------------------------------- learned model
+
+#: Pairwise features φ(a, b), all antisymmetric (φ(b, a) = −φ(a, b)), so a model without
+#: intercept gives P(a ≻ b) = 1 − P(b ≻ a) by construction.
+PAIR_FEATURES: tuple[str, ...] = (
+    "dyear",  # fractional year a − b
+    "newer",  # sign(dyear)
+    "edge_net",  # edge a→b − edge b→a (configuration's graph, presence)
+    "edge_newer",  # [an edge either way] · sign(dyear): recorded comparisons favour the newer
+    "two_hop_net",  # log1p(#a→x→b paths) − log1p(#b→x→a), x anywhere in the graph
+    "out_deg",  # log1p(whole-graph out-degree) a − b
+    "in_deg",  # log1p(whole-graph in-degree) a − b (citation count on the CN)
+    "ctx_net",  # net wins of a over b on other leaderboards (clipped to ±3)
+    "ctx_quality",  # time-detrended standing on other leaderboards, a − b
+)
+CONTEXT_FEATURES = frozenset({"ctx_net", "ctx_quality"})
+
+
 @dataclass(frozen=True)
-class PairwiseParams:
-    gamma: float = 1.0  # log-odds per year that the newer paper is better
-    c_edge: float = 2.0  # log-odds added per edge a -> b in favour of a
-    #: log-odds taken from the newer paper of a pair with no edge either way: a newer paper
-    #: that beat an older one usually reports it, so silence is weak evidence it did not
-    c_absent: float = 0.0
-    #: log-odds per net win on other leaderboards (Papers with Code Results, if loaded)
-    c_context: float = 0.0
-    hybrid_k: int = 50
+class PairwiseModel:
+    """Logistic pairwise model: ``P(a ≻ b) = σ(Σ coef_k · φ_k(a, b) / scale_k)``.
+
+    ``scale`` is each feature's root-mean-square on the dev pairs (no centring: centring would
+    break antisymmetry); ``coef`` is on the standardised features, so coefficients compare.
+    """
+
+    coef: tuple[float, ...]
+    scale: tuple[float, ...]
+    l2: float = 1.0
+    hybrid_k: int = 100
+    features: tuple[str, ...] = PAIR_FEATURES
+    fit_info: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.features if f not in PAIR_FEATURES]
+        if unknown:
+            raise InputError(f"unknown pairwise features {unknown}", field="features")
+        if not (len(self.coef) == len(self.scale) == len(self.features)):
+            raise InputError("coef, scale and features must align", field="coef")
+        if self.hybrid_k < 0:
+            raise InputError("hybrid_k must be >= 0", field="hybrid_k")
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Weights on the raw features (coef / scale), in :data:`PAIR_FEATURES` order."""
+        w = np.zeros(len(PAIR_FEATURES))
+        for name, c, s in zip(self.features, self.coef, self.scale, strict=True):
+            w[PAIR_FEATURES.index(name)] = c / s
+        return w
+
+    @property
+    def uses_context(self) -> bool:
+        return any(
+            c != 0.0 for n, c in zip(self.features, self.coef, strict=True) if n in CONTEXT_FEATURES
+        )
+
+    def to_params(self) -> dict[str, Any]:
+        return {
+            "model": "logistic-pairwise",
+            "features": list(self.features),
+            "coef": [round(float(c), 6) for c in self.coef],
+            "scale": [round(float(s), 6) for s in self.scale],
+            "l2": self.l2,
+            "hybrid_k": self.hybrid_k,
+            **({"fit": dict(self.fit_info)} if self.fit_info else {}),
+        }
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any]) -> PairwiseModel:
+        try:
+            feats = tuple(p.get("features", PAIR_FEATURES))
+            return cls(
+                coef=tuple(float(c) for c in p["coef"]),
+                scale=tuple(float(s) for s in p.get("scale", [1.0] * len(feats))),
+                l2=float(p.get("l2", 1.0)),
+                hybrid_k=int(p.get("hybrid_k", 100)),
+                features=feats,
+                fit_info=dict(p.get("fit", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"bad pairwise model parameters: {exc}", field="params") from None
 
 
-def pairwise_order(f: Features, params: PairwiseParams) -> list[str]:
+#: Learned by :func:`tune_pairwise` on the *dev* split of the seeded synthetic corpus
+#: (``benchmarks/bench_rpg.py --quality``: 4,000 papers, 200 leaderboards, seed 13, dev
+#: fraction 0.5 → 101 dev leaderboards); never on the test split. ``OURS_DEFAULTS`` was fitted
+#: on the graph without Papers with Code Results (context features all zero, so their
+#: coefficients are 0); ``OURS_DEFAULTS_CONTEXT`` with ``--with-pwc``. The ranker uses the
+#: context set only when the graph holds ``Result`` nodes (see :meth:`PairwiseRanker.prepare`).
+OURS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "cn-tabs": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+        ],
+        "coef": [2.181176, 0.232274, 0.05247, -0.180893, 0.033324, -0.00787, -0.144138],
+        "scale": [4.261904, 0.999792, 0.667291, 0.667291, 0.552328, 1.009259, 1.959304],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2403, "context": False},
+    },
+    "pcn-tabs": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+        ],
+        "coef": [1.992381, -0.331127, 0.168899, 0.722074, 0.188122, 0.060729, -0.308359],
+        "scale": [4.261904, 0.999792, 0.707548, 0.707842, 0.594516, 0.87941, 0.984455],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2403, "context": False},
+    },
+    "cn-ft": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+        ],
+        "coef": [2.175878, 0.234605, 0.009938, -0.143432, 0.069444, -0.004457, -0.109883],
+        "scale": [4.250613, 0.999816, 0.669231, 0.669231, 0.552197, 0.998857, 1.958923],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2724, "context": False},
+    },
+    "pcn-ft": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+        ],
+        "coef": [1.979748, -0.336221, 0.144121, 0.742833, 0.171836, 0.099756, -0.300383],
+        "scale": [4.250613, 0.999816, 0.707885, 0.708144, 0.593915, 0.875699, 0.978807],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2724, "context": False},
+    },
+}
+OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
+    "cn-tabs": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+            "ctx_net",
+            "ctx_quality",
+        ],
+        "coef": [
+            2.19064,
+            0.217727,
+            0.060535,
+            -0.160419,
+            0.050497,
+            -0.000618,
+            -0.186593,
+            0.006599,
+            0.452901,
+        ],
+        "scale": [
+            4.261904,
+            0.999792,
+            0.667291,
+            0.667291,
+            0.552328,
+            1.009259,
+            1.959304,
+            0.067658,
+            0.747514,
+        ],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {
+            "split": "dev",
+            "n_leaderboards": 101,
+            "n_pairs": 2403,
+            "context": True,
+            "cv_pair_accuracy": 0.8348,
+            "date_pair_accuracy": 0.8271,
+        },
+    },
+    "pcn-tabs": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+            "ctx_net",
+            "ctx_quality",
+        ],
+        "coef": [
+            2.067697,
+            -0.315964,
+            0.153457,
+            0.737332,
+            0.190771,
+            0.013299,
+            -0.298966,
+            0.008136,
+            0.434958,
+        ],
+        "scale": [
+            4.261904,
+            0.999792,
+            0.707548,
+            0.707842,
+            0.594516,
+            0.87941,
+            0.984455,
+            0.067658,
+            0.747514,
+        ],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {
+            "split": "dev",
+            "n_leaderboards": 101,
+            "n_pairs": 2403,
+            "context": True,
+            "cv_pair_accuracy": 0.8331,
+            "date_pair_accuracy": 0.8271,
+        },
+    },
+    "cn-ft": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+            "ctx_net",
+            "ctx_quality",
+        ],
+        "coef": [
+            2.180781,
+            0.226679,
+            0.00069,
+            -0.113142,
+            0.089569,
+            -0.000595,
+            -0.138898,
+            0.008424,
+            0.389927,
+        ],
+        "scale": [
+            4.250613,
+            0.999816,
+            0.669231,
+            0.669231,
+            0.552197,
+            0.998857,
+            1.958923,
+            0.063547,
+            0.753053,
+        ],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {
+            "split": "dev",
+            "n_leaderboards": 101,
+            "n_pairs": 2724,
+            "context": True,
+            "cv_pair_accuracy": 0.83,
+            "date_pair_accuracy": 0.8254,
+        },
+    },
+    "pcn-ft": {
+        "model": "logistic-pairwise",
+        "features": [
+            "dyear",
+            "newer",
+            "edge_net",
+            "edge_newer",
+            "two_hop_net",
+            "out_deg",
+            "in_deg",
+            "ctx_net",
+            "ctx_quality",
+        ],
+        "coef": [
+            2.031153,
+            -0.319691,
+            0.131134,
+            0.760175,
+            0.175083,
+            0.057281,
+            -0.29492,
+            0.00982,
+            0.382005,
+        ],
+        "scale": [
+            4.250613,
+            0.999816,
+            0.707885,
+            0.708144,
+            0.593915,
+            0.875699,
+            0.978807,
+            0.063547,
+            0.753053,
+        ],
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": {
+            "split": "dev",
+            "n_leaderboards": 101,
+            "n_pairs": 2724,
+            "context": True,
+            "cv_pair_accuracy": 0.8308,
+            "date_pair_accuracy": 0.8254,
+        },
+    },
+}
+
+
+class GraphIndex:
+    """The configuration's whole graph as a sparse matrix (built once per run, beside the DB).
+
+    Whole-graph degrees and 2-hop paths need edges outside the candidate set; one snapshot
+    (scipy CSR) answers every query, instead of a Cypher round trip per query.
+    """
+
+    def __init__(self, store: GraphStore, rel_type: str) -> None:
+        from scipy import sparse
+
+        snap = store.edge_snapshot("Paper", rel_type)
+        n = len(snap.ids)
+        self.rel_type = rel_type
+        self.pos = {pid: i for i, pid in enumerate(snap.ids)}
+        data = np.ones(len(snap.src))
+        adj = sparse.csr_matrix((data, (snap.src, snap.dst)), shape=(n, n))
+        adj.data[:] = 1.0  # presence: duplicate (e.g. differently labelled) edges count once
+        self.adj = adj.tocsr()
+        self.adj_t = adj.T.tocsr()
+        self.out_deg = np.asarray(adj.sum(axis=1)).ravel()
+        self.in_deg = np.asarray(adj.sum(axis=0)).ravel()
+
+    @classmethod
+    def from_edges(
+        cls, ids: Sequence[str], src: np.ndarray, dst: np.ndarray, rel_type: str = "edges"
+    ) -> GraphIndex:
+        """An index over given edges (positions into ``ids``), without a store."""
+        snap = EdgeSnapshot(list(ids), np.asarray(src), np.asarray(dst), np.ones(len(src)))
+
+        class _Snap:
+            def edge_snapshot(self, *_: Any, **__: Any) -> EdgeSnapshot:
+                return snap
+
+        return cls(_Snap(), rel_type)  # type: ignore[arg-type]
+
+
+def context_quality(
+    store: GraphStore, query: LeaderboardQuery, ids: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate: mean time-detrended z-score on *other* leaderboards, and #boards.
+
+    On each other board (≥ 3 dated entries, known direction) the signed score is regressed on
+    the entries' fractional year; a paper's residual / residual std says how much better it
+    is than its time predicts, the part of its standing a date cannot give. Same leakage guard
+    as :func:`context_matrix`: the target is dropped in Cypher and re-checked per row.
+    """
+    n = len(ids)
+    quality, count = np.zeros(n), np.zeros(n)
+    if n == 0:
+        return quality, count
+    target_id = leaderboard_id(query.task, query.dataset, query.metric)
+    params = {
+        "ids": list(ids),
+        "target_id": target_id,
+        "task": query.task.strip().lower(),
+        "dataset": query.dataset.strip().lower(),
+        "metric": query.metric.strip().lower(),
+    }
+    pos = {pid: i for i, pid in enumerate(ids)}
+    boards: dict[str, list[tuple[str, float, float]]] = {}
+    for row in store.run_named("rpg_context_boards", params):
+        key = leaderboard_key(str(row["task"]), str(row["dataset"]), str(row["metric"]))
+        if key == query.id or row["board"] == target_id:
+            raise InputError(f"leaderboard context returned the target leaderboard {key!r}")
+        if row["direction"] not in ("higher", "lower"):
+            continue
+        raw = row.get("date") if row.get("date") else row.get("year")
+        year = fractional_year(raw, row.get("arxiv_id"))
+        if math.isnan(year):
+            continue
+        sign = 1.0 if row["direction"] == "higher" else -1.0
+        boards.setdefault(str(row["board"]), []).append(
+            (str(row["paper"]), year, sign * float(row["score"]))
+        )
+    for entries in boards.values():
+        if len(entries) < 3:
+            continue
+        t = np.asarray([e[1] for e in entries])
+        s = np.asarray([e[2] for e in entries])
+        if np.ptp(t) == 0:
+            continue
+        design = np.column_stack([np.ones_like(t), t - t.mean()])
+        beta, *_ = np.linalg.lstsq(design, s, rcond=None)
+        resid = s - design @ beta
+        sd = float(resid.std())
+        if sd <= 0:
+            continue
+        for (pid, _, _), r in zip(entries, resid / sd, strict=True):
+            if pid in pos:
+                quality[pos[pid]] += r
+                count[pos[pid]] += 1
+    return np.divide(quality, count, out=np.zeros(n), where=count > 0), count
+
+
+def pair_features(
+    ids: Sequence[str],
+    years: np.ndarray,
+    index: GraphIndex,
+    *,
+    context: np.ndarray | None = None,
+    quality: np.ndarray | None = None,
+) -> np.ndarray:
+    """``X[a, b, k]`` = feature ``PAIR_FEATURES[k]`` of the pair (a, b); antisymmetric in a, b."""
+    n = len(ids)
+    x = np.zeros((n, n, len(PAIR_FEATURES)))
+    if n == 0:
+        return x
+    rows = np.asarray([index.pos.get(i, -1) for i in ids])
+    known = rows >= 0
+    dy = years[:, None] - years[None, :]
+    newer = np.sign(dy)
+    x[..., 0], x[..., 1] = dy, newer
+    edge = np.zeros((n, n))
+    paths = np.zeros((n, n))
+    outd, ind = np.zeros(n), np.zeros(n)
+    if known.any():
+        kr = rows[known]
+        sub = index.adj[kr]
+        edge_k = sub[:, kr].toarray()
+        paths_k = (sub @ index.adj_t[kr].T).toarray()
+        k = np.flatnonzero(known)
+        edge[np.ix_(k, k)] = edge_k
+        paths[np.ix_(k, k)] = paths_k
+        outd[k], ind[k] = index.out_deg[kr], index.in_deg[kr]
+    np.fill_diagonal(edge, 0.0)
+    np.fill_diagonal(paths, 0.0)
+    x[..., 2] = edge - edge.T
+    x[..., 3] = np.minimum(edge + edge.T, 1.0) * newer
+    lp = np.log1p(paths)
+    x[..., 4] = lp - lp.T
+    lo, li = np.log1p(outd), np.log1p(ind)
+    x[..., 5] = lo[:, None] - lo[None, :]
+    x[..., 6] = li[:, None] - li[None, :]
+    if context is not None:
+        x[..., 7] = np.clip(context, -3.0, 3.0)
+    if quality is not None:
+        x[..., 8] = quality[:, None] - quality[None, :]
+    return x
+
+
+def aggregate_order(ids: Sequence[str], years: np.ndarray, logit: np.ndarray) -> list[str]:
     """Borda count of pairwise probabilities, then adjacent swaps (see module docstring)."""
-    n = len(f.ids)
+    n = len(ids)
     if n == 0:
         return []
-    logit = params.gamma * (f.years[:, None] - f.years[None, :])
-    if len(f.src):
-        edge = np.zeros((n, n))
-        np.add.at(edge, (f.src, f.dst), 1.0)
-        logit = logit + params.c_edge * (edge - edge.T)
-        if params.c_absent:
-            silent = (edge + edge.T) == 0
-            logit = logit - params.c_absent * np.sign(f.years[:, None] - f.years[None, :]) * silent
-    elif params.c_absent:
-        logit = logit - params.c_absent * np.sign(f.years[:, None] - f.years[None, :])
-    if params.c_context and f.context is not None:
-        logit = logit + params.c_context * f.context
     prob = 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
     np.fill_diagonal(prob, 0.0)
     score = prob.sum(axis=1)
-    order = sorted(range(n), key=lambda i: (-score[i], -f.years[i], f.ids[i]))
+    order = sorted(range(n), key=lambda i: (-score[i], -years[i], ids[i]))
     for _ in range(n):  # bubble passes: adjacent pairs must agree with their pairwise odds
         swapped = False
         for k in range(n - 1):
             a, b = order[k], order[k + 1]
-            if logit[b, a] > 0:
+            if logit[b, a] > logit[a, b]:
                 order[k], order[k + 1] = b, a
                 swapped = True
         if not swapped:
             break
-    return [f.ids[i] for i in order]
+    return [ids[i] for i in order]
+
+
+def _filled_years(store: GraphStore, ids: Sequence[str]) -> np.ndarray:
+    by_id = paper_years(store, ids)
+    years = np.asarray([by_id.get(i, math.nan) for i in ids], dtype=np.float64)
+    if len(years) and np.isnan(years).any():
+        fill = np.nanmedian(years) if (~np.isnan(years)).any() else 0.0
+        years = np.where(np.isnan(years), fill, years)
+    return years
 
 
 class PairwiseRanker(RPGRanker):
-    """Ours: time prior + edge direction, pairwise log-odds, Borda + adjacent swaps."""
+    """Ours: a learned logistic pairwise model over graph features, Borda + adjacent swaps.
+
+    ``model=None`` uses the stored defaults for the configuration: the context-trained set
+    when the graph holds ``Result`` nodes, else the plain set (decided in :meth:`prepare`).
+    """
 
     name = "ours"
 
-    def __init__(self, params: PairwiseParams, *, retrieval: str = "hybrid") -> None:
-        super().__init__(retrieval=retrieval, hybrid_k=params.hybrid_k)
-        self.pp = params
+    def __init__(
+        self,
+        model: PairwiseModel | None,
+        *,
+        retrieval: str = "hybrid",
+        config_name: str | None = None,
+        hybrid_k: int = 100,
+    ) -> None:
+        super().__init__(retrieval=retrieval, hybrid_k=model.hybrid_k if model else hybrid_k)
+        self.model = model
+        self.config_name = config_name
+        self._index: GraphIndex | None = None
+        self._index_key: tuple[int, str] | None = None
+        self._has_results: bool | None = None
 
     def params(self) -> dict[str, Any]:
-        return {
-            **super().params(),
-            "gamma": self.pp.gamma,
-            "c_edge": self.pp.c_edge,
-            "c_absent": self.pp.c_absent,
-            "c_context": self.pp.c_context,
-        }
+        out = super().params()
+        if self.model is not None:
+            out.update(self.model.to_params())
+            out["context_used"] = bool(self._has_results) and self.model.uses_context
+        return out
+
+    def _resolve_model(self, store: GraphStore) -> PairwiseModel:
+        if self._has_results is None:
+            self._has_results = graph_has_results(store)
+        if self.model is None:
+            name = self.config_name or ""
+            table = OURS_DEFAULTS_CONTEXT if self._has_results else OURS_DEFAULTS
+            stored = table.get(name) or OURS_DEFAULTS.get(name)
+            if stored is None:
+                raise InputError(
+                    f"no stored coefficients for configuration {name!r}; run with --tune",
+                    field="config",
+                )
+            self.model = PairwiseModel.from_params(stored)
+            self.hybrid_k = self.model.hybrid_k
+        return self.model
+
+    def prepare(
+        self, store: GraphStore, progress: Callable[[int, int], None] | None = None
+    ) -> None:
+        self._resolve_model(store)
+        super().prepare(store, progress=progress)
+
+    def graph_index(self, store: GraphStore, rel_type: str) -> GraphIndex:
+        key = (id(store), rel_type)
+        if self._index is None or self._index_key != key:
+            self._index = GraphIndex(store, rel_type)
+            self._index_key = key
+        return self._index
+
+    def pair_tensor(
+        self, store: GraphStore, config: RPGConfig, query: LeaderboardQuery, cands: list[str]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(years, X): the feature tensor of every candidate pair (context only if used)."""
+        model = self._resolve_model(store)
+        years = _filled_years(store, cands)
+        ctx = qual = None
+        if self._has_results and model.uses_context:
+            ctx = context_matrix(store, query, cands)
+            qual, _ = context_quality(store, query, cands)
+        x = pair_features(
+            cands, years, self.graph_index(store, config.rel_type), context=ctx, quality=qual
+        )
+        return years, x
 
     def order(
         self, store: GraphStore, config: RPGConfig, query: LeaderboardQuery, cands: list[str]
     ) -> list[str]:
-        q = query if self.pp.c_context else None  # context is read only when it is used
-        return pairwise_order(features(store, config, cands, query=q), self.pp)
+        years, x = self.pair_tensor(store, config, query, cands)
+        logit = x @ self._resolve_model(store).weights
+        return aggregate_order(cands, years, logit)
+
+
+def graph_has_results(store: GraphStore) -> bool:
+    return bool(store.run("MATCH (:Paper)-[:HAS_RESULT]->(r:Result) RETURN r LIMIT 1"))
 
 
 def make_ranker(
@@ -411,16 +947,18 @@ def make_ranker(
     config: RPGConfig,
     *,
     embedder: Embedder | None = None,
-    params: Mapping[str, float] | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> RPGRanker:
-    """Build a ranker by name; ``params`` override :data:`OURS_DEFAULTS` for ``ours``."""
+    """Build a ranker by name; ``params`` (a :meth:`PairwiseModel.to_params` dict, e.g. from
+    :func:`tune_pairwise`) replace the stored defaults for ``ours``; ``hybrid_k`` alone sets
+    the candidate depth of every hybrid ranker."""
     if name not in RANKER_NAMES:
         raise InputError(
             f"unknown RPG ranker {name!r}; choose one of {', '.join(RANKER_NAMES)}",
             field="ranker",
         )
-    tuned = {**OURS_DEFAULTS[config.name], **(params or {})}
-    k = int(tuned["hybrid_k"])
+    stored = OURS_DEFAULTS.get(config.name, {})
+    k = int((params or {}).get("hybrid_k", stored.get("hybrid_k", DEFAULT_HYBRID_K)))
     if name == "pagerank":
         return PageRankRanker(embedder, retrieval="strict")
     if name == "pagerank-hybrid":
@@ -431,14 +969,13 @@ def make_ranker(
         return DateRanker(retrieval="hybrid", hybrid_k=k)
     if name == "indegree":
         return InDegreeRanker(retrieval="hybrid", hybrid_k=k)
-    pp = PairwiseParams(
-        gamma=float(tuned["gamma"]),
-        c_edge=float(tuned["c_edge"]),
-        c_absent=float(tuned.get("c_absent", 0.0)),
-        c_context=float(tuned.get("c_context", 0.0)),
+    model = PairwiseModel.from_params(params) if params and "coef" in params else None
+    ranker = PairwiseRanker(
+        model,
+        retrieval="strict" if name == "ours-strict" else "hybrid",
+        config_name=config.name,
         hybrid_k=k,
     )
-    ranker = PairwiseRanker(pp, retrieval="strict" if name == "ours-strict" else "hybrid")
     ranker.name = name
     return ranker
 
@@ -542,15 +1079,85 @@ def run_record(
     )
 
 
-# --------------------------------------------------------------------------- tuning
+# --------------------------------------------------------------------------- learning
 
-DEFAULT_GRID: dict[str, tuple[float, ...]] = {
-    "gamma": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
-    "c_edge": (0.0, 0.5, 1.0, 2.0, 4.0),
-    "c_absent": (0.0, 0.5, 1.0),
-    "c_context": (0.0, 0.5, 1.0),
-    "hybrid_k": (0, 20, 50, 100),
-}
+DEFAULT_HYBRID_K = 100
+DEFAULT_L2_GRID: tuple[float, ...] = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+CV_FOLDS = 5
+
+
+def _log_loss(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
+    """Mean logistic loss + (l2 / 2)·|w|² and its gradient (labels y ∈ {0, 1})."""
+    z = x @ w
+    loss = np.mean(np.logaddexp(0.0, z) - y * z) + 0.5 * l2 * float(w @ w)
+    p = 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+    grad = x.T @ (p - y) / len(y) + l2 * w
+    return float(loss), grad
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+    """L2-regularised logistic regression without intercept (L-BFGS on the exact gradient).
+
+    scikit-learn is deliberately not used: it is not a dependency, and this convex problem
+    (a few thousand rows, nine columns) is a dozen lines with scipy.
+    """
+    from scipy.optimize import minimize
+
+    if len(y) == 0:
+        return np.zeros(x.shape[1])
+    res = minimize(
+        _log_loss, np.zeros(x.shape[1]), args=(x, y, l2), jac=True, method="L-BFGS-B",
+        options={"maxiter": 500},
+    )  # fmt: skip
+    return np.asarray(res.x)
+
+
+@dataclass
+class PairData:
+    """Training pairs: one row per ordered GT pair found among a query's candidates."""
+
+    x: np.ndarray  # (rows, len(PAIR_FEATURES)), raw features
+    y: np.ndarray  # 1 when the row's first paper is better
+    group: np.ndarray  # leaderboard index (for grouped cross-validation)
+    n_leaderboards: int
+
+
+def collect_pairs(
+    ranker: PairwiseRanker,
+    store: GraphStore,
+    dev: Sequence[RPGInstance],
+    config: RPGConfig,
+    *,
+    progress: ProgressFn | None = None,
+) -> PairData:
+    """Feature rows of every GT pair of ``dev`` whose papers are both candidates.
+
+    Each pair appears in both orientations (label 1 and 0): with antisymmetric features and
+    no intercept that is the same fit as one random orientation, without the randomness.
+    """
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    gs: list[np.ndarray] = []
+    for g, inst in enumerate(dev):
+        cands = ranker.candidates(store, config, inst.query)
+        pos = {pid: i for i, pid in enumerate(cands)}
+        found = [pos[p] for p in inst.gold if p in pos]
+        if len(found) >= 2:
+            _, x = ranker.pair_tensor(store, config, inst.query, cands)
+            a = np.asarray([found[i] for i in range(len(found)) for _ in found[i + 1 :]])
+            b = np.asarray([found[j] for i in range(len(found)) for j in range(i + 1, len(found))])
+            xs.extend([x[a, b], x[b, a]])
+            ys.extend([np.ones(len(a)), np.zeros(len(a))])
+            gs.extend([np.full(len(a), g), np.full(len(a), g)])
+        if progress is not None:
+            progress(g + 1, len(dev))
+    k = len(PAIR_FEATURES)
+    return PairData(
+        x=np.concatenate(xs) if xs else np.zeros((0, k)),
+        y=np.concatenate(ys) if ys else np.zeros(0),
+        group=np.concatenate(gs) if gs else np.zeros(0, dtype=int),
+        n_leaderboards=len(dev),
+    )
 
 
 def tune_pairwise(
@@ -558,53 +1165,73 @@ def tune_pairwise(
     dev: Sequence[RPGInstance],
     config: RPGConfig,
     *,
-    grid: Mapping[str, Sequence[float]] | None = None,
+    hybrid_k: int = DEFAULT_HYBRID_K,
+    l2_grid: Sequence[float] = DEFAULT_L2_GRID,
     progress: ProgressFn | None = None,
-) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """Grid search of :class:`PairwiseParams` on ``dev`` (mean KTau, then BEM, then CP).
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Fit the pairwise model on ``dev``; returns (``PairwiseModel.to_params()``, CV trials).
 
-    Candidates and graph features are computed once per (query, hybrid_k); only the cheap
-    ordering is repeated per grid point. Pass dev instances only: the caller guarantees the
-    test split never reaches this function.
+    Features are scaled by their RMS on the dev pairs; the L2 strength is the grid value with
+    the lowest mean held-out log loss over ``CV_FOLDS`` folds *of leaderboards* (pairs of one
+    leaderboard are never split across train and validation), then the model is refitted on
+    all of dev. Context features are used only when the graph holds ``Result`` nodes. Pass dev
+    instances only: the caller guarantees the test split never reaches this function.
     """
-    g = {**DEFAULT_GRID, **(grid or {})}
-    has_results = bool(store.run("MATCH (:Paper)-[:HAS_RESULT]->(r:Result) RETURN r LIMIT 1"))
-    if not has_results:  # no Papers with Code results in this graph: context is all zeros
-        g["c_context"] = (0.0,)
-    base = PairwiseRanker(PairwiseParams(hybrid_k=int(max(g["hybrid_k"]))), retrieval="hybrid")
-    base.prepare(store)
-    pools: dict[str, tuple[list[str], list[str]]] = {}
-    for n, inst in enumerate(dev, 1):
-        strict = strict_candidates(store, inst.query, config)
-        bm = base._bm25.rank(inst.query.text, base.hybrid_k).ids if base.hybrid_k else []
-        pools[inst.query.id] = (strict, bm)
-        if progress is not None:
-            progress(n, len(dev))
-    queries = {inst.query.id: inst.query for inst in dev}
+    has_results = graph_has_results(store)
+    feats = PAIR_FEATURES if has_results else tuple(
+        f for f in PAIR_FEATURES if f not in CONTEXT_FEATURES
+    )  # fmt: skip
+    # all-ones coefficients: only so that pair_tensor computes the context features too
+    probe = PairwiseModel(
+        coef=tuple(1.0 for _ in PAIR_FEATURES), scale=tuple(1.0 for _ in PAIR_FEATURES),
+        hybrid_k=hybrid_k,
+    )  # fmt: skip
+    ranker = PairwiseRanker(probe, retrieval="hybrid", config_name=config.name)
+    ranker._has_results = has_results
+    ranker.prepare(store)
+    data = collect_pairs(ranker, store, dev, config, progress=progress)
+    cols = [PAIR_FEATURES.index(f) for f in feats]
+    x = data.x[:, cols]
+    scale = np.sqrt(np.mean(x**2, axis=0)) if len(x) else np.ones(len(cols))
+    scale = np.where(scale > 0, scale, 1.0)
+    xs = x / scale
+    folds = data.group % CV_FOLDS
     trials: list[dict[str, Any]] = []
-    best: tuple[tuple[float, float, float], dict[str, float]] | None = None
-    for k in g["hybrid_k"]:
-        feats = {
-            qid: features(
-                store,
-                config,
-                list(dict.fromkeys([*s, *bm[: int(k)]])),
-                query=queries[qid] if has_results else None,
-            )
-            for qid, (s, bm) in pools.items()
-        }
-        axes = product(g["gamma"], g["c_edge"], g["c_absent"], g["c_context"])
-        for gamma, c_edge, c_absent, c_context in axes:
-            point = {
-                "gamma": gamma, "c_edge": c_edge, "c_absent": c_absent, "c_context": c_context,
-                "hybrid_k": int(k),
-            }  # fmt: skip
-            pp = PairwiseParams(**point)
-            preds = {qid: pairwise_order(f, pp) for qid, f in feats.items()}
-            m = score_rpg(dev, preds).metrics
-            trials.append({**point, **m})
-            key = (m["KTau"] or -2.0, m["BEM"] or 0.0, m["CP"] or 0.0)
-            if best is None or key > best[0]:
-                best = (key, point)
-    assert best is not None
-    return best[1], trials
+    for l2 in l2_grid:
+        losses, correct, total = [], 0, 0
+        for f in range(CV_FOLDS):
+            train, val = folds != f, folds == f
+            if not val.any() or not train.any():
+                continue
+            w = fit_logistic(xs[train], data.y[train], l2)
+            z = xs[val] @ w
+            losses.append(float(np.mean(np.logaddexp(0.0, z) - data.y[val] * z)))
+            correct += int(np.sum((z > 0) == (data.y[val] == 1)))
+            total += int(val.sum())
+        trials.append({
+            "l2": l2, "cv_log_loss": float(np.mean(losses)) if losses else math.nan,
+            "cv_pair_accuracy": correct / total if total else math.nan,
+        })  # fmt: skip
+    scored = [t for t in trials if not math.isnan(t["cv_log_loss"])]
+    best_l2 = min(scored, key=lambda t: (t["cv_log_loss"], -t["l2"]))["l2"] if scored else 1.0
+    w = fit_logistic(xs, data.y, best_l2)
+    # the single strongest signal on the same pairs, for honesty (ties count one half)
+    newer = data.x[:, PAIR_FEATURES.index("newer")]
+    date_acc = float(np.mean(np.where(newer == 0, 0.5, (newer > 0) == (data.y == 1))))
+    cv_acc = next((t["cv_pair_accuracy"] for t in trials if t["l2"] == best_l2), math.nan)
+    model = PairwiseModel(
+        coef=tuple(float(c) for c in w),
+        scale=tuple(float(s) for s in scale),
+        l2=float(best_l2),
+        hybrid_k=hybrid_k,
+        features=feats,
+        fit_info={
+            "split": "dev",
+            "n_leaderboards": data.n_leaderboards,
+            "n_pairs": int(len(data.y) // 2),
+            "context": has_results,
+            "cv_pair_accuracy": round(float(cv_acc), 4) if len(data.y) else None,
+            "date_pair_accuracy": round(date_acc, 4) if len(data.y) else None,
+        },
+    )
+    return model.to_params(), trials
