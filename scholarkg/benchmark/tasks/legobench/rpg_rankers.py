@@ -421,6 +421,10 @@ class PairwiseModel:
             raise InputError(f"bad pairwise model parameters: {exc}", field="params") from None
 
 
+#: the features the stored models use, without and with leaderboard context
+_GRAPH_ONLY = ("dyear", "newer", "edge_net", "edge_newer", "two_hop_net", "out_deg", "in_deg")
+_WITH_CONTEXT = (*_GRAPH_ONLY, "ctx_net", "ctx_quality")
+
 #: Learned by :func:`tune_pairwise` on the *dev* split of the seeded synthetic corpus
 #: (``benchmarks/bench_rpg.py --quality``: 4,000 papers, 200 leaderboards, seed 13, dev
 #: fraction 0.5 → 101 dev leaderboards); never on the test split. ``OURS_DEFAULTS`` was fitted
@@ -430,15 +434,7 @@ class PairwiseModel:
 OURS_DEFAULTS: dict[str, dict[str, Any]] = {
     "cn-tabs": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-        ],
+        "features": list(_GRAPH_ONLY),
         "coef": [2.181176, 0.232274, 0.05247, -0.180893, 0.033324, -0.00787, -0.144138],
         "scale": [4.261904, 0.999792, 0.667291, 0.667291, 0.552328, 1.009259, 1.959304],
         "l2": 0.001,
@@ -447,15 +443,7 @@ OURS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "pcn-tabs": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-        ],
+        "features": list(_GRAPH_ONLY),
         "coef": [1.992381, -0.331127, 0.168899, 0.722074, 0.188122, 0.060729, -0.308359],
         "scale": [4.261904, 0.999792, 0.707548, 0.707842, 0.594516, 0.87941, 0.984455],
         "l2": 0.001,
@@ -464,15 +452,7 @@ OURS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "cn-ft": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-        ],
+        "features": list(_GRAPH_ONLY),
         "coef": [2.175878, 0.234605, 0.009938, -0.143432, 0.069444, -0.004457, -0.109883],
         "scale": [4.250613, 0.999816, 0.669231, 0.669231, 0.552197, 0.998857, 1.958923],
         "l2": 0.001,
@@ -481,15 +461,7 @@ OURS_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "pcn-ft": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-        ],
+        "features": list(_GRAPH_ONLY),
         "coef": [1.979748, -0.336221, 0.144121, 0.742833, 0.171836, 0.099756, -0.300383],
         "scale": [4.250613, 0.999816, 0.707885, 0.708144, 0.593915, 0.875699, 0.978807],
         "l2": 0.001,
@@ -500,17 +472,7 @@ OURS_DEFAULTS: dict[str, dict[str, Any]] = {
 OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
     "cn-tabs": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-            "ctx_net",
-            "ctx_quality",
-        ],
+        "features": list(_WITH_CONTEXT),
         "coef": [
             2.19064,
             0.217727,
@@ -546,17 +508,7 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
     },
     "pcn-tabs": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-            "ctx_net",
-            "ctx_quality",
-        ],
+        "features": list(_WITH_CONTEXT),
         "coef": [
             2.067697,
             -0.315964,
@@ -592,17 +544,7 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
     },
     "cn-ft": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-            "ctx_net",
-            "ctx_quality",
-        ],
+        "features": list(_WITH_CONTEXT),
         "coef": [
             2.180781,
             0.226679,
@@ -638,17 +580,7 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
     },
     "pcn-ft": {
         "model": "logistic-pairwise",
-        "features": [
-            "dyear",
-            "newer",
-            "edge_net",
-            "edge_newer",
-            "two_hop_net",
-            "out_deg",
-            "in_deg",
-            "ctx_net",
-            "ctx_quality",
-        ],
+        "features": list(_WITH_CONTEXT),
         "coef": [
             2.031153,
             -0.319691,
