@@ -17,7 +17,13 @@ from typing import Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import OUTPUT_FORMATS, err_console, print_rows, store_session
+from scholarkg.commands.common import (
+    OUTPUT_FORMATS,
+    check_choice,
+    err_console,
+    print_rows,
+    store_session,
+)
 from scholarkg.errors import InputError
 from scholarkg.loaders.metric_direction import UNKNOWN_HINT
 from scholarkg.schema.ids import normalize_text
@@ -115,26 +121,21 @@ def list_leaderboards(
 ) -> list[dict[str, Any]]:
     """Leaderboards (optionally of one task, matched like ``show``) with entry counts."""
     if task is None:
-        return store.run_named("leaderboard_list", {"task": None, "limit": limit})
-    rows = store.run_named("leaderboard_list", {"task": task, "limit": limit})
+        return store.run_named("leaderboard_list", {"tasks": None, "limit": limit})
+    rows = store.run_named("leaderboard_list", {"tasks": [task], "limit": limit})
     if rows:
         return rows
     names = store.run_named("leaderboard_names", {})
     hits = _match(names, task, "task")
     if not hits:
         raise _no_match("task", task, [r["task"] for r in names if isinstance(r.get("task"), str)])
-    out: list[dict[str, Any]] = []
-    for name in sorted({r["task"] for r in hits}):
-        out += store.run_named("leaderboard_list", {"task": name, "limit": limit})
-    return out[:limit]
+    # one query for every spelling that matched, not one per name
+    return store.run_named(
+        "leaderboard_list", {"tasks": sorted({r["task"] for r in hits}), "limit": limit}
+    )
 
 
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")]
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in OUTPUT_FORMATS:
-        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
 
 
 @app.command("show")
@@ -145,7 +146,7 @@ def show(
     fmt: FormatOpt = "table",
 ) -> None:
     """The ranked table of one leaderboard, best first in the metric's direction."""
-    _check_format(fmt)
+    check_choice("--format", fmt, OUTPUT_FORMATS)
     with store_session() as store:
         board = resolve_leaderboard(store, task, dataset, metric)
         direction, rows = ranked_results(store, board["id"])
@@ -177,7 +178,7 @@ def list_(
     fmt: FormatOpt = "table",
 ) -> None:
     """Leaderboards with their number of results and ground-truth entries."""
-    _check_format(fmt)
+    check_choice("--format", fmt, OUTPUT_FORMATS)
     with store_session() as store:
         rows = list_leaderboards(store, task=task, limit=limit)
     print_rows(rows, fmt, title="leaderboards")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterator
+import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,7 +21,6 @@ from scholarkg.errors import InputError
 from scholarkg.textio import iter_jsonl, open_text
 
 __all__ = [
-    "Progress",
     "build",
     "iter_delimited",
     "iter_edges",
@@ -107,19 +107,19 @@ def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) 
 
 
 def parse_number(text: Any) -> float | None:
-    """``"85.2%"`` → 85.2, ``"1,234"`` → 1234.0, ``"-"``/``""``/None → None."""
-    if text is None:
-        return None
-    if isinstance(text, bool):
+    """``"85.2%"`` → 85.2, ``"1,234"`` → 1234.0, ``"-"``/``""``/None → None.
+
+    NaN and infinities are ``None`` too: no score can be one, and ``Result`` rejects them.
+    """
+    if text is None or isinstance(text, bool):
         return None
     if isinstance(text, int | float):
-        return float(text)
-    cleaned = str(text).strip().replace(",", "").replace("%", "").replace("\u2212", "-")
-    cleaned = cleaned.split("±")[0].split("+-")[0].strip()
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
-
-
-Progress = Callable[[int], None]
+        value = float(text)
+    else:
+        cleaned = str(text).strip().replace(",", "").replace("%", "").replace("\u2212", "-")
+        cleaned = cleaned.split("±")[0].split("+-")[0].strip()
+        try:
+            value = float(cleaned)
+        except ValueError:
+            return None
+    return value if math.isfinite(value) else None

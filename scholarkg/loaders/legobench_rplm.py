@@ -143,10 +143,9 @@ def _cell(row: tuple[Any, ...], idx: int) -> Any:
     return row[idx] if idx < len(row) else None
 
 
-def _text(value: Any, *, path: Path, line: int, field: str, required: bool) -> str | None:
+def _text(value: Any, *, path: Path, line: int, field: str) -> str | None:
+    """A cell as text (numbers kept as written), ``None`` when blank; other types raise."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise InputError("empty cell", path=path, line=line, field=field)
         return None
     if isinstance(value, str):
         return value
@@ -159,8 +158,8 @@ def _text(value: Any, *, path: Path, line: int, field: str, required: bool) -> s
 
 def _required_text(value: Any, *, path: Path, line: int, field: str) -> str:
     """:func:`_text` for a cell that must hold text (an empty one raises ``InputError``)."""
-    text = _text(value, path=path, line=line, field=field, required=True)
-    if text is None:  # unreachable: required=True raises first; narrows the type
+    text = _text(value, path=path, line=line, field=field)
+    if text is None:
         raise InputError("empty cell", path=path, line=line, field=field)
     return text
 
@@ -262,9 +261,9 @@ def read_rplm_responses(path: str | Path) -> tuple[str, list[RPLMResponse]]:
     out = []
     for i, row in enumerate(data):
         line = i + 2
-        text = _text(_cell(row, idx), path=path, line=line, field=header[idx], required=False)
+        text = _text(_cell(row, idx), path=path, line=line, field=header[idx])
         gt = None
         if gt_idx is not None:
-            gt = _text(_cell(row, gt_idx), path=path, line=line, field="GT", required=False)
+            gt = _text(_cell(row, gt_idx), path=path, line=line, field="GT")
         out.append(RPLMResponse(row=i, text=text, gt=gt))
     return stem, out

@@ -23,19 +23,18 @@ Override keys are matched on the normalised name too, so spelling variants share
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
 from scholarkg.schema.records import Direction
-
-DIRECTIONS: tuple[str, ...] = get_args(Direction)
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -87,8 +86,12 @@ HIGHER_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
 def infer_direction(name: str) -> Direction:
-    """Direction from the pattern table, or ``"unknown"`` when no pattern names it."""
+    """Direction from the pattern table, or ``"unknown"`` when no pattern names it.
+
+    Cached: a PwC load asks once per result row and metric, for a few thousand distinct names.
+    """
     norm = normalize_text(name)
     for pattern, _ in LOWER_PATTERNS:
         if pattern.search(norm):

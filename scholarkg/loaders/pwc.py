@@ -271,9 +271,7 @@ class _TableWalker:
             self.node(metric)
             if isinstance(raw, bool) or not isinstance(raw, int | float | str):
                 raise self.fail(f"expected a number or text, got {type(raw).__name__}", mwhere)
-            score = parse_number(raw)
-            if score is not None and score != score:  # NaN
-                score = None
+            score = parse_number(raw)  # NaN / inf → None, counted below
             if score is None:
                 self.report.unparseable_scores += 1
                 if len(self.report.unparseable_examples) < MAX_EXAMPLES:

@@ -1,10 +1,11 @@
-// Leaderboards with their entry counts, optionally for one task (exact name).
+// Leaderboards with their entry counts, optionally only those of some tasks (exact names).
 // Why: `scholarkg leaderboard list` and name matching; results are PwC-style Result nodes
 // (IN_LEADERBOARD), gold_entries are ground-truth HAS_ENTRY edges (LEGOBench, synthetic).
-// :param task => null
+// $tasks is a list so that every spelling a user-typed name matched is one query.
+// :param tasks => null
 // :param limit => 100
 MATCH (lb:Leaderboard)
-WHERE $task IS NULL OR lb.task = $task
+WHERE $tasks IS NULL OR lb.task IN $tasks
 OPTIONAL MATCH (r:Result)-[:IN_LEADERBOARD]->(lb)
 WITH lb, count(r) AS results
 OPTIONAL MATCH (lb)-[e:HAS_ENTRY]->()

@@ -458,15 +458,6 @@ class ReasoningStep(NodeRecord):
     ID_RULE = staticmethod(lambda d: f"{d['implementation']}/step/{d['ordinal']}")
 
 
-NODE_RECORDS: tuple[type[NodeRecord], ...] = (
-    Paper, Author, Venue, CitationContext, Chunk, Task, Dataset, Metric, Method, Leaderboard,
-    Result, Query, Aspect, Review, ReviewSegment, Weakness, Experiment, CodeTask, ReasoningStep,
-)  # fmt: skip
-EDGE_RECORDS: tuple[type[EdgeRecord], ...] = (
-    Authorship, Citation, Comparison, HasChunk, Judgement,
-)  # fmt: skip
-
-
 # --------------------------------------------------------------------------- leaderboard edges
 # ORKG-style results (Papers with Code): (Paper)-[:HAS_RESULT]->(Result)-[:FOR_METHOD]->(Method),
 # (Result)-[:ON_DATASET|FOR_TASK|USING_METRIC]->(...), (Result)-[:IN_LEADERBOARD]->(Leaderboard)
@@ -655,9 +646,19 @@ class OfPaper(EdgeRecord):
     END: ClassVar[str] = "Paper"
 
 
-NODE_RECORDS = (*NODE_RECORDS, Repository, RPLMLeaderboard, TitleLine)
-EDGE_RECORDS = (
-    *EDGE_RECORDS, HasResult, ResultMethod, ResultDataset, ResultTask, ResultMetric,
-    InLeaderboard, LeaderboardDataset, LeaderboardTask, LeaderboardMetric, SubtaskOf, HasCode,
-    HasEntry, HasPaperEntry, OfPaper,
-)  # fmt: skip
+def _concrete(base: type[Record], marker: str) -> tuple[Any, ...]:
+    """Every subclass of ``base`` (at any depth) that sets ``marker``, in definition order.
+
+    Derived rather than listed by hand: a hand-kept tuple had already lost ``UsesMethod``, and
+    a record class missing from it would escape the tests that iterate over it.
+    """
+    found: list[type[Record]] = []
+    for cls in base.__subclasses__():
+        if hasattr(cls, marker):
+            found.append(cls)
+        found += _concrete(cls, marker)
+    return tuple(found)
+
+
+NODE_RECORDS: tuple[type[NodeRecord], ...] = _concrete(NodeRecord, "LABEL")
+EDGE_RECORDS: tuple[type[EdgeRecord], ...] = _concrete(EdgeRecord, "TYPE")

@@ -27,6 +27,7 @@ All randomness flows from one ``seed``.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import random
@@ -397,20 +398,21 @@ def write_corpus(
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     note("papers", path)
     path = out / "citations.csv"
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write("start,end\n")
-        for a, b in corpus.citations:
-            fh.write(f"{papers[a].arxiv_id},{papers[b].arxiv_id}\n")
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["start", "end"])
+        writer.writerows([papers[a].arxiv_id, papers[b].arxiv_id] for a, b in corpus.citations)
     note("citations", path)
     path = out / "comparisons.csv"
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write("start,end,dataset,task,metric\n")
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["start", "end", "dataset", "task", "metric"])
         for a, b, li in corpus.comparisons:
             label = li if li is not None else corpus.comparison_labels.get((a, b))
             lb = corpus.leaderboards[label] if label is not None else None
             cells = [papers[a].arxiv_id, papers[b].arxiv_id]
             cells += [lb.dataset, lb.task, lb.metric] if lb else ["", "", ""]
-            fh.write(",".join(_csv_cell(c) for c in cells) + "\n")
+            writer.writerow(cells)
     note("comparisons", path)
 
     # Papers with Code: evaluation-tables.json, papers-with-abstracts.json, links
@@ -498,10 +500,6 @@ def write_corpus(
     write_rplm_xlsx(corpus, path)
     note("rplm", path)
     return files
-
-
-def _csv_cell(text: str) -> str:
-    return f'"{text}"' if "," in text or '"' in text else text
 
 
 def write_rplm_xlsx(corpus: SynthCorpus, path: Path) -> None:

@@ -65,7 +65,8 @@ def test_delimited_and_edge_readers(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "value"),
     [("85.2%", 85.2), ("1,234", 1234.0), ("−3.5", -3.5), ("71.2 ± 0.3", 71.2), ("-", None),
-     ("", None), (None, None), (7, 7.0), (True, None)],
+     ("", None), (None, None), (7, 7.0), (True, None), ("nan", None), ("inf", None),
+     ("-Infinity", None), (float("nan"), None), (float("inf"), None)],
 )  # fmt: skip
 def test_parse_number(text: object, value: float | None) -> None:
     assert parse_number(text) == value

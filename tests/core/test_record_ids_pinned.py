@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from scholarkg.schema import records as r
+from scholarkg.schema.ddl import check_label, check_rel_type
 
 SAMPLES: list[tuple[str, type[r.NodeRecord], dict[str, Any]]] = [
     ("Paper", r.Paper, {"arxiv_id": "arXiv:2101.00001v2", "title": "X"}),
@@ -236,6 +237,22 @@ def test_record_ids_unchanged(
 
 def test_every_node_record_type_is_pinned() -> None:
     assert {cls for _, cls, _ in SAMPLES} == set(r.NODE_RECORDS)
+
+
+def test_record_registries_cover_every_record_class_and_the_ddl_whitelists() -> None:
+    """Every record class defined in ``records`` is registered (a tuple kept by hand had lost
+    ``UsesMethod``), and every label and type it writes passes the DDL whitelist."""
+    defined = [v for v in vars(r).values() if isinstance(v, type) and v.__module__ == r.__name__]
+    nodes = {c for c in defined if issubclass(c, r.NodeRecord) and hasattr(c, "LABEL")}
+    edges = {c for c in defined if issubclass(c, r.EdgeRecord) and hasattr(c, "TYPE")}
+    assert r.UsesMethod in edges and r.RPLMLeaderboard in nodes
+    assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 22
+    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 20
+    for node in nodes:
+        assert check_label(node.LABEL) == node.LABEL
+    for edge in edges:
+        assert check_rel_type(edge.TYPE) == edge.TYPE
+        assert check_label(edge.START) and check_label(edge.END)
 
 
 def test_missing_id_field_behaves_as_before() -> None:

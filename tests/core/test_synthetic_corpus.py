@@ -8,6 +8,7 @@ from pathlib import Path
 from openpyxl import load_workbook
 from scipy.stats import kendalltau
 
+from scholarkg.loaders.apc import read_citations, read_comparisons
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
 
@@ -58,6 +59,13 @@ def test_written_formats(tmp_path: Path) -> None:
     first = json.loads(files["papers"].read_text().splitlines()[0])
     assert {"id", "arxiv_id", "title", "abstract", "date", "categories", "full_text"} <= set(first)
     assert files["citations"].read_text().splitlines()[0] == "start,end"
+    # the edge lists are read back by the APC loader, one relationship per written edge
+    assert len(list(read_citations(files["citations"]))) == len(corpus.citations)
+    comparisons = list(read_comparisons(files["comparisons"]))
+    assert len(comparisons) == len(corpus.comparisons)
+    on_board = [c for c in comparisons if c.dataset is not None]
+    assert 0 < len(on_board) < len(comparisons)  # off-leaderboard edges may be unlabelled
+    assert {c.dataset for c in on_board} <= {lb.dataset for lb in corpus.leaderboards}
     tables = json.loads(files["evaluation_tables"].read_text())
     row = tables[0]["datasets"][0]["sota"]["rows"][0]
     assert {"model_name", "paper_title", "paper_url", "paper_date", "metrics"} <= set(row)

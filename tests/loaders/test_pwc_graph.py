@@ -136,3 +136,17 @@ def test_list_counts_entries(store: FalkorDBStore) -> None:
     assert len(list_leaderboards(store, limit=2)) == 2
     with pytest.raises(InputError, match="Glorp Modelling"):
         list_leaderboards(store, task="Glorp Modeling")
+
+
+def test_list_by_task_covers_every_spelling_the_name_matched(store: FalkorDBStore) -> None:
+    """A typed name matching several stored spellings lists the leaderboards of all of them."""
+    from scholarkg.loaders.writer import write_records
+    from scholarkg.schema.records import Leaderboard
+
+    _load_all(store)
+    write_records(store, [Leaderboard(task="GLORP modelling", dataset="Glorp-9", metric="BPC")])
+    rows = list_leaderboards(store, task="glorp MODELLING", limit=10)
+    assert [(r["task"], r["dataset"]) for r in rows] == [
+        ("GLORP modelling", "Glorp-9"), ("Glorp Modelling", "Glorp-2k"),
+    ]  # fmt: skip
+    assert len(list_leaderboards(store, task="glorp MODELLING", limit=1)) == 1

@@ -218,6 +218,21 @@ def test_row_without_any_name_is_skipped_and_counted(tmp_path: Path) -> None:
     assert "HasResult" not in by and report.results_without_paper == 1
 
 
+def test_non_finite_scores_are_kept_raw_not_fatal(tmp_path: Path) -> None:
+    """``"inf"`` / ``"NaN"`` cells parse to non-finite floats that ``Result`` rejects; they must
+    be stored like any unparseable value (score null, raw text kept), not stop the load."""
+    data = [{"task": "T", "datasets": [{"dataset": "D", "sota": {"rows": [
+        {"model_name": "M", "metrics": {"F1": "inf", "Recall": "NaN", "EM": "3.5"}},
+    ]}}]}]  # fmt: skip
+    report = pwc.PwcReport()
+    by = _by_type(_records(pwc.read_evaluation_tables(_write(tmp_path, data), report=report)))
+    assert [(r.metric, r.score, r.raw_score) for r in by["Result"]] == [
+        ("F1", None, "inf"), ("Recall", None, "NaN"), ("EM", 3.5, "3.5"),
+    ]  # fmt: skip
+    assert report.unparseable_scores == 2
+    assert report.unparseable_examples == ["F1='inf'", "Recall='NaN'"]
+
+
 def test_missing_file_is_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="file not found"):
         list(pwc.read_links(tmp_path / "nope.json"))
