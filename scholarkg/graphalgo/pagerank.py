@@ -61,8 +61,23 @@ def _check_parameters(damping_factor: float, max_iterations: int, tolerance: flo
 
 
 def check_pagerank_config(config: PageRankConfig) -> None:
-    """Reject parameters GDS would reject, before any work (also for the GDS path)."""
+    """Reject parameters GDS would reject, before any work (also for the GDS path).
+
+    Source-node biases are checked here too, by node id: both stores report a bad bias
+    the same way (``field="source_nodes"``) whether GDS or scipy computes the ranks.
+    """
     _check_parameters(config.damping_factor, config.max_iterations, config.tolerance)
+    if config.source_nodes is not None:
+        bad = [
+            str(node_id)
+            for node_id, bias in config.source_nodes.items()
+            if not (math.isfinite(float(bias)) and float(bias) >= 0)
+        ]
+        if bad:
+            raise InputError(
+                f"PageRank source bias must be a finite number >= 0; not so for {bad[:5]}",
+                field="source_nodes",
+            )
 
 
 def _transition_matrix(
@@ -178,6 +193,7 @@ def pagerank_on_snapshot(
     that are not in the snapshot raise ``InputError`` naming them: GDS would fail too,
     and silently dropping them would turn personalized into a different PageRank.
     """
+    check_pagerank_config(config)
     bias: dict[int, float] | None = None
     if config.source_nodes is not None:
         position = {node_id: i for i, node_id in enumerate(snapshot.ids)}

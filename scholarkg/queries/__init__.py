@@ -16,7 +16,9 @@ from scholarkg.errors import InputError
 DIALECTS = ("falkordb", "neo4j")
 
 
+@cache
 def _files() -> dict[str, str]:
+    """Every ``.cypher`` file's text by file name, read once per process."""
     root = resources.files(__name__)
     return {
         p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")

@@ -15,18 +15,12 @@ __all__ = ["GraphStore", "Hit", "PageRankConfig", "PageRankResult", "open_store"
 
 def open_store(settings: Settings, *, graph: str | None = None) -> GraphStore:
     """Open the configured backend; the embedded server is started on demand."""
-    name = graph or settings.graph
     if settings.backend == "embedded":
-        from scholarkg.store.embedded import EmbeddedServer
         from scholarkg.store.falkordb_store import FalkorDBStore
 
-        server = EmbeddedServer(settings.data_dir)
-        server.ensure_running()
-        return FalkorDBStore(server.connect(), name)
+        return FalkorDBStore.from_settings(settings, graph=graph)
     if settings.backend == "neo4j":
         from scholarkg.store.neo4j_store import Neo4jStore
 
-        if not settings.neo4j.uri:
-            raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
         return Neo4jStore.from_settings(settings.neo4j)
     raise ConfigError(f"unknown backend {settings.backend!r}")

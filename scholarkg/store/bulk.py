@@ -29,8 +29,6 @@ Everything is parsed and validated before the first byte is sent: a bad line rai
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import logging
 import math
 import struct
@@ -38,14 +36,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
 from scholarkg.store.cypher_common import storable_value
-from scholarkg.textio import iter_jsonl
+from scholarkg.textio import iter_jsonl, open_text
 
 if TYPE_CHECKING:
     from scholarkg.store.falkordb_store import FalkorDBStore
@@ -186,12 +184,6 @@ def _infer_cell(text: str) -> Any:
 # -- file reading ------------------------------------------------------------------------
 
 
-def _open_text(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return path.open("r", encoding="utf-8", newline="")
-
-
 def _edge_format(path: Path) -> str:
     name = path.name.lower().removesuffix(".gz")
     if name.endswith((".jsonl", ".ndjson", ".json")):
@@ -200,7 +192,7 @@ def _edge_format(path: Path) -> str:
         return "tsv"
     if name.endswith(".csv"):
         return "csv"
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         first = fh.readline()
     if first.lstrip().startswith("{"):
         return "jsonl"
@@ -376,7 +368,7 @@ class _Parser:
                 props = {k: v for k, v in obj.items() if k not in ("start", "end")}
                 yield lineno, str(obj["start"]), str(obj["end"]), props or None
             return
-        with _open_text(path) as fh:
+        with open_text(path) as fh:
             reader = csv.reader(fh, delimiter="\t" if fmt == "tsv" else ",")
             try:
                 header = [h.strip() for h in next(reader)]

@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import ServerError
+from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
     import falkordb
@@ -455,9 +456,7 @@ class EmbeddedServer:
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "module_args": self.module_args,
         }
-        tmp = self.info_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(info, indent=2), encoding="utf-8")
-        tmp.replace(self.info_file)
+        atomic_write_text(self.info_file, json.dumps(info, indent=2), fsync=False)
         if not self.persistent and not self._atexit_registered:
             atexit.register(self._stop_quietly)
             self._atexit_registered = True

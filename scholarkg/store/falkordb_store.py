@@ -434,13 +434,15 @@ class FalkorDBStore(BatchWriteStore):
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS-semantics PageRank computed in scipy on an edge snapshot (§4)."""
-        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
+        from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank_on_snapshot
 
+        cfg = config or PageRankConfig()
+        check_pagerank_config(cfg)  # before the snapshot, which can take seconds
         snap = self.edge_snapshot(
             node_label, rel_type, node_ids=node_ids, weight_property=weight_property
         )
         return pagerank_on_snapshot(
-            snap, config or PageRankConfig(), weighted=weight_property is not None, label=node_label
+            snap, cfg, weighted=weight_property is not None, label=node_label
         )
 
     # -- lifecycle ---------------------------------------------------------------------

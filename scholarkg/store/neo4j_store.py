@@ -169,14 +169,14 @@ class Neo4jStore(BatchWriteStore):
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
         """Connect with ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``."""
+        if not s.uri:
+            raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
         try:
             from neo4j import GraphDatabase
         except ImportError as err:  # pragma: no cover - depends on the installed extras
             raise ConfigError(
                 "the neo4j backend needs the driver: pip install 'scholarkg[neo4j]'"
             ) from err
-        if not s.uri:
-            raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
         auth = (s.user, s.password) if s.password is not None else None
         try:
             driver = GraphDatabase.driver(s.uri, auth=auth)
@@ -372,12 +372,10 @@ class Neo4jStore(BatchWriteStore):
     def _check_sources(
         self, label: str, config: PageRankConfig, node_ids: Sequence[str] | None
     ) -> list[dict[str, Any]] | None:
+        """GDS ``sourceNodes`` rows, after checking they exist (GDS would fail obscurely)."""
         if config.source_nodes is None:
             return None
         sources = [{"id": str(k), "bias": float(v)} for k, v in config.source_nodes.items()]
-        bad = [s["id"] for s in sources if not s["bias"] >= 0]
-        if bad:
-            raise InputError(f"negative PageRank bias for {bad[:5]}", field="source_nodes")
         wanted = [s["id"] for s in sources]
         found = {r["id"] for r in self.run(dialect.existing_ids_query(label), {"ids": wanted})}
         if node_ids is not None:
@@ -404,10 +402,10 @@ class Neo4jStore(BatchWriteStore):
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
-        sources = self._check_sources(node_label, cfg, node_ids)
         if "gds" not in self.capabilities:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
+        sources = self._check_sources(node_label, cfg, node_ids)
 
         graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
         ids = None if node_ids is None else list(dict.fromkeys(str(x) for x in node_ids))

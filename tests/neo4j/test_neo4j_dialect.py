@@ -3,14 +3,17 @@ whitelists, value conversion, credentials hygiene. (Syntax is checked by the Cyp
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from pathlib import Path
 
 import pytest
 
-from scholarkg.config import Neo4jSettings
-from scholarkg.errors import InputError, ServerError, StoreError
+from scholarkg.config import Neo4jSettings, Settings
+from scholarkg.errors import ConfigError, InputError, ServerError, StoreError
 from scholarkg.schema.ddl import FulltextIndex, LookupIndex, NodeKey, SchemaSpec, VectorIndex
 from scholarkg.store import neo4j_dialect as d
+from scholarkg.store import open_store
 from scholarkg.store.base import GraphStore
 from scholarkg.store.neo4j_store import Neo4jStore, plain, redact_uri
 
@@ -142,3 +145,12 @@ def test_plain_turns_nodes_relationships_and_paths_into_dicts() -> None:
     cites._start_node, cites._end_node = b, a
     assert plain({"n": a, "r": cites}) == {"n": {"id": "a"}, "r": {"w": 2}}
     assert plain(Path(a, cites)) == [{"id": "a"}, {"w": 2}, {"id": "b"}]
+
+
+def test_open_store_without_uri_names_the_variable(tmp_path: Path) -> None:
+    """``open_store`` hands the neo4j backend to ``from_settings``, which checks the URI."""
+    settings = Settings(home=tmp_path, backend="neo4j", neo4j=Neo4jSettings(uri=None))
+    with pytest.raises(ConfigError, match="NEO4J_URI"):
+        open_store(settings)
+    with pytest.raises(ConfigError, match="unknown backend"):
+        open_store(dataclasses.replace(settings, backend="nope"))

@@ -226,3 +226,13 @@ def test_refuses_non_empty_graph_but_replaces_empty_key(
     with pytest.raises(StoreError, match="incremental"):
         bulk_load_papers(store, papers)
     assert store.counts().nodes == {"Paper": 4}
+
+
+def test_missing_edge_file_is_an_input_error(store: FalkorDBStore, tmp_path: Path) -> None:
+    """Edge files open through ``textio.open_text``: a missing one names the path."""
+    papers = _write_jsonl(tmp_path / "papers.jsonl", PAPERS)
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(InputError, match="file not found") as info:
+        bulk_load_papers(store, papers, missing)
+    assert info.value.path == str(missing)
+    assert store.counts().total_nodes == 0

@@ -388,6 +388,29 @@ def test_pagerank_matches_gds_semantics_by_hand(any_store: GraphStore) -> None:
         any_store.pagerank("Paper", "CITES", config=PageRankConfig(source_nodes={"zz": 1.0}))
 
 
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        (PageRankConfig(damping_factor=1.0), "damping_factor"),
+        (PageRankConfig(max_iterations=0), "max_iterations"),
+        (PageRankConfig(source_nodes={"a": -1.0}), "source_nodes"),
+    ],
+)
+def test_pagerank_rejects_bad_config_before_reading_the_graph(
+    any_store: GraphStore, monkeypatch: pytest.MonkeyPatch, config: PageRankConfig, field: str
+) -> None:
+    """Both backends name the same field, and neither pulls a snapshot for a bad config."""
+    _dag(any_store)
+
+    def no_snapshot(*args: object, **kwargs: object) -> None:
+        raise AssertionError("edge_snapshot ran before the config was checked")
+
+    monkeypatch.setattr(any_store, "edge_snapshot", no_snapshot)
+    with pytest.raises(InputError) as info:
+        any_store.pagerank("Paper", "CITES", config=config)
+    assert info.value.field == field
+
+
 def test_clear_removes_everything(any_store: GraphStore) -> None:
     _dag(any_store)
     any_store.apply_schema()

@@ -137,6 +137,9 @@ def test_pagerank_on_snapshot_by_hand() -> None:
         (PageRankConfig(max_iterations=0), "max_iterations"),
         (PageRankConfig(max_iterations=2.5), "max_iterations"),  # type: ignore[arg-type]
         (PageRankConfig(tolerance=-1e-9), "tolerance"),
+        (PageRankConfig(source_nodes={"a": -1.0}), "source_nodes"),
+        (PageRankConfig(source_nodes={"a": float("nan")}), "source_nodes"),
+        (PageRankConfig(source_nodes={"a": float("inf")}), "source_nodes"),
     ],
 )
 def test_pagerank_config_is_checked_once_for_both_paths(config: PageRankConfig, field: str) -> None:
