@@ -13,6 +13,7 @@ from scholarkg.benchmark.metrics.extraction import (
     normalize_method,
     parse_markdown_tables,
     parse_score,
+    score_leaderboard,
 )
 from scholarkg.errors import InputError
 
@@ -184,6 +185,14 @@ def test_options_change_the_counts() -> None:
         aliases={"Quokka": "Quick Optimised Kernel"},
     )
     assert aliased.mr == 100.0 and aliased.sp_correct == 100.0
+    one = score_leaderboard(
+        [("Quick Optimised Kernel", 88.1), ("Kiwi", 70.0)],
+        "| Method | Score |\n|-|-|\n| Quokka | 88.1 |\n| quick optimised kernel | 1.0 |",
+        aliases={"Quokka": "Quick Optimised Kernel"},
+    )
+    # both rows name the same method: the first (Quokka, 88.1) wins, the repeat is dropped
+    assert (one["n_gold"], one["n_generated"]) == (2, 1)
+    assert one["correct_methods"] == one["correct_scores"] == ["Quick Optimised Kernel"]
 
 
 def test_all_empty_is_undefined() -> None:

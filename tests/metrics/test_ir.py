@@ -188,10 +188,20 @@ def test_unknown_metric_lists_the_table(bad: str) -> None:
     with pytest.raises(InputError) as err:
         parse_metrics([bad])
     if bad in {"P@0", "NDCG_0%", "NDCG_150%"}:
-        return  # range errors say what is wrong with the parameter instead
+        # range errors say what is wrong with the parameter instead
+        assert ("cut-off" if bad == "P@0" else "percentage") in str(err.value)
+        return
     for template in metric_names():
         assert template in str(err.value)
     assert list(METRICS) == metric_names()
+
+
+def test_metrics_given_as_specs_and_names_are_merged() -> None:
+    res = evaluate(QRELS, RUN, [parse_metric("P@2"), "p@2", "MAP"])
+    assert list(res.aggregate) == ["P@2", "MAP"]
+    assert res.aggregate["P@2"] == pytest.approx(1 / 2)
+    with pytest.raises(InputError, match="no metric"):
+        evaluate(QRELS, RUN, [])
 
 
 def test_bad_inputs_raise() -> None:

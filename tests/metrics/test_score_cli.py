@@ -7,13 +7,12 @@ from math import log2
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from _cli import runner
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError
 
 FIX = Path(__file__).parent.parent / "fixtures" / "trec"
-runner = CliRunner()
 
 # Hand values for the fixtures (see tests/fixtures/trec/README.md).
 # q1 ranking b a x c d -> grades 0 2 - 1 3, relevant a c d e (R=4)

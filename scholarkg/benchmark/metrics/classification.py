@@ -138,24 +138,26 @@ def parse_reliability(value: object, *, record: str | None = None) -> bool:
     )
 
 
-def both_no(label_all: Sequence[bool], select_deficient: Sequence[bool]) -> list[bool]:
-    """Both-No ensemble: a segment is deficient only if both prompts flag it (intersection)."""
+def _flag_pairs(
+    label_all: Sequence[bool], select_deficient: Sequence[bool]
+) -> zip[tuple[bool, bool]]:
+    """The two prompts' flags side by side; they must cover the same segments."""
     if len(label_all) != len(select_deficient):
         raise InputError(
             f"{len(label_all)} label-all flags but {len(select_deficient)} select flags",
             field="select_deficient",
         )
-    return [bool(a) and bool(b) for a, b in zip(label_all, select_deficient, strict=True)]
+    return zip(label_all, select_deficient, strict=True)
+
+
+def both_no(label_all: Sequence[bool], select_deficient: Sequence[bool]) -> list[bool]:
+    """Both-No ensemble: a segment is deficient only if both prompts flag it (intersection)."""
+    return [bool(a) and bool(b) for a, b in _flag_pairs(label_all, select_deficient)]
 
 
 def either_no(label_all: Sequence[bool], select_deficient: Sequence[bool]) -> list[bool]:
     """Either-No ensemble: a segment is deficient if either prompt flags it (union)."""
-    if len(label_all) != len(select_deficient):
-        raise InputError(
-            f"{len(label_all)} label-all flags but {len(select_deficient)} select flags",
-            field="select_deficient",
-        )
-    return [bool(a) or bool(b) for a, b in zip(label_all, select_deficient, strict=True)]
+    return [bool(a) or bool(b) for a, b in _flag_pairs(label_all, select_deficient)]
 
 
 def correctly_flagged(gold: Sequence[bool], pred: Sequence[bool]) -> list[int]:

@@ -37,6 +37,7 @@ import textwrap
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from scholarkg.errors import InputError
 
@@ -180,12 +181,15 @@ class ReasoningGraph:
     parse_error: str | None = None
     #: snippet numbers in first-Begin order: the order the released prompt lists the steps in
     prompt_order: list[int] = field(default_factory=list)
-    by_snippet: dict[int, ReasoningStep] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.by_snippet.update({s.snippet: s for s in self.steps})
         if not self.prompt_order:
             self.prompt_order.extend(s.snippet for s in self.steps)
+
+    @cached_property
+    def by_snippet(self) -> dict[int, ReasoningStep]:
+        """Steps by snippet number (derived from :attr:`steps`, never passed in)."""
+        return {s.snippet: s for s in self.steps}
 
     @property
     def texts(self) -> list[str]:

@@ -268,7 +268,8 @@ def evaluate_dorismae(
             )
         norm_run[qid] = docs
 
-    with_rel = set(relevance.queries_with_relevant())
+    qrels = relevance.binary_qrels()  # one pass over the pools serves both uses below
+    with_rel = {q for q, docs in qrels.items() if docs}
     binary_qids = [q for q in qids if q in with_rel]
     graded_qids = binary_qids if protocol == "paper" else qids
     dropped = len(qids) - len(binary_qids)
@@ -279,7 +280,6 @@ def evaluate_dorismae(
     graded_specs = [g for _, g, b in parsed if not b]
     parts: list[EvalResult] = []
     if binary_specs and binary_qids:
-        qrels = relevance.binary_qrels()
         parts.append(
             evaluate(
                 {q: qrels[q] for q in binary_qids},

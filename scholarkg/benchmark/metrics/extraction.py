@@ -241,18 +241,17 @@ def _numeric_share(table: MarkdownTable, col: int) -> float:
 
 def _pick_columns(table: MarkdownTable, metric: str | None) -> tuple[int, int | None]:
     width = len(table.header)
+    share = [_numeric_share(table, j) for j in range(width)]
     method_col = next(
         (j for j, h in enumerate(table.header) if _METHOD_HEADER.search(h)),
         None,
     )
     if method_col is None:
-        method_col = next((j for j in range(width) if _numeric_share(table, j) < 0.5), 0)
+        method_col = next((j for j in range(width) if share[j] < 0.5), 0)
     numeric = [
         j
         for j in range(width)
-        if j != method_col
-        and _numeric_share(table, j) >= 0.5
-        and not _NOT_SCORE_HEADER.search(table.header[j])
+        if j != method_col and share[j] >= 0.5 and not _NOT_SCORE_HEADER.search(table.header[j])
     ]
     score_col = None
     if metric:
@@ -381,13 +380,31 @@ def score_leaderboard(
     Generated methods are deduplicated by normalised name (first row wins), as are gold
     methods (first = best entry wins), so a repeated row neither helps nor hurts.
     """
-    tol = tolerance or ScoreTolerance()
+    return _score_leaderboard(
+        gold, output, metric, _alias_table(aliases or {}), tolerance or ScoreTolerance()
+    )
+
+
+def _score_leaderboard(
+    gold: Sequence[tuple[str, float]],
+    output: str,
+    metric: str | None,
+    alias_table: Mapping[str, str],
+    tol: ScoreTolerance,
+) -> dict[str, Any]:
+    """:func:`score_leaderboard` with the alias table built once by the caller (it normalises
+    every alias, so rebuilding it per method name made scoring quadratic in the aliases)."""
+
+    def key_of(name: str) -> str:
+        key = normalize_method(name)
+        return alias_table.get(key, key)
+
     gold_map: dict[str, tuple[str, float]] = {}
     for name, value in gold:
-        gold_map.setdefault(normalize_method(name, aliases), (name, float(value)))
+        gold_map.setdefault(key_of(name), (name, float(value)))
     gen: dict[str, ExtractedEntry] = {}
     for e in extract_entries(output, metric=metric):
-        key = normalize_method(e.method, aliases)
+        key = key_of(e.method)
         if key:
             gen.setdefault(key, e)
     correct = [k for k in gen if k in gold_map]
@@ -424,15 +441,12 @@ def evaluate_leaderboard_tables(
         raise InputError(f"{len(gold)} gold leaderboards but {len(outputs)} outputs")
     if metrics is not None and len(metrics) != len(gold):
         raise InputError(f"{len(gold)} gold leaderboards but {len(metrics)} metric names")
+    alias_table = _alias_table(aliases or {})
+    tol = tolerance or ScoreTolerance()
     per = []
     for i, (g, out) in enumerate(zip(gold, outputs, strict=True)):
-        rec = score_leaderboard(
-            g,
-            out or "",
-            metric=metrics[i] if metrics is not None else None,
-            aliases=aliases,
-            tolerance=tolerance,
-        )
+        metric = metrics[i] if metrics is not None else None
+        rec = _score_leaderboard(g, out or "", metric, alias_table, tol)
         rec["index"] = i
         per.append(rec)
     keys = ("n_gold", "n_generated", "n_correct_methods", "n_correct_scores")

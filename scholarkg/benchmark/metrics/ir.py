@@ -401,14 +401,17 @@ def parse_metric(text: str, table: Mapping[str, MetricFamily] = IR_METRICS) -> M
 
 
 def parse_metrics(
-    names: Iterable[str] | str, table: Mapping[str, MetricFamily] = IR_METRICS
+    names: Iterable[str | MetricSpec] | str, table: Mapping[str, MetricFamily] = IR_METRICS
 ) -> list[MetricSpec]:
-    """Parse a list of names (or one comma-separated string); duplicates are dropped."""
+    """Parse a list of names (or one comma-separated string); duplicates are dropped.
+
+    Already parsed :class:`MetricSpec` entries are kept as they are.
+    """
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
     specs: dict[str, MetricSpec] = {}
     for name in names:
-        spec = parse_metric(name, table)
+        spec = name if isinstance(name, MetricSpec) else parse_metric(name, table)
         specs.setdefault(spec.name, spec)
     if not specs:
         raise InputError("no metric given", field="metrics")
@@ -500,13 +503,7 @@ def evaluate(
     ``progress(done, total)`` is called after each chunk of :data:`CHUNK` queries.
     Inputs are never modified.
     """
-    if isinstance(metrics, str):
-        specs = parse_metrics(metrics, table)
-    else:
-        parsed = [m if isinstance(m, MetricSpec) else parse_metric(m, table) for m in metrics]
-        specs = list({s.name: s for s in parsed}.values())
-    if not specs:
-        raise InputError("no metric given", field="metrics")
+    specs = parse_metrics(metrics, table)
     if not relevance_threshold > 0:
         raise InputError(
             f"relevance threshold must be > 0 (got {relevance_threshold}); "
@@ -580,10 +577,9 @@ def _build_batch(
     missing = math.nan if need_judged else 0.0
     rows: list[np.ndarray] = []
     lengths = np.zeros(len(qids), dtype=np.int64)
-    full = [s for s in specs if s.k is None and s.pct is None]
-    cap = max([s.k for s in specs if s.k is not None], default=0)
     # depth to look up: the largest k, unless a metric needs whole rankings or a percentage
-    depth = sys.maxsize if full or any(s.pct is not None for s in specs) else cap
+    cut_offs = [s.k for s in specs if s.k is not None]
+    depth = max(cut_offs) if len(cut_offs) == len(specs) else sys.maxsize
     for i, qid in enumerate(qids):
         value = run.get(qid)
         if value is None:

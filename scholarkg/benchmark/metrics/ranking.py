@@ -352,16 +352,6 @@ class RankingScores:
         return scores_to_dict(self, per_instance=per_instance)
 
 
-def _dedupe(ids: Sequence[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for x in ids:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
-
-
 def evaluate_rankings(
     gold: Sequence[Sequence[str]],
     predicted: Sequence[Sequence[str]],
@@ -393,7 +383,7 @@ def evaluate_rankings(
         if len(set(g)) != len(g):
             raise InputError("duplicate paper id in a gold ranking", line=i, field="gold")
         gset = set(g)
-        pred = [x for x in _dedupe(list(p)) if x in gset]
+        pred = [x for x in dict.fromkeys(p) if x in gset]  # repeated ids keep their first rank
         rank = {x: r for r, x in enumerate(pred)}
         exact = len(g) >= 1 and pred == g
         if missing == "bottom":
