@@ -54,6 +54,7 @@ from scholarkg.loaders.writer import write_records
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
+from scholarkg.textio import iter_jsonl
 
 RANKERS = ("pagerank", "ours", "ours-strict", "date", "indegree", "pagerank-hybrid")
 
@@ -141,9 +142,8 @@ def quality(args: argparse.Namespace) -> None:
 def _bulk_files(files: dict[str, Path], out: Path) -> tuple[Path, Path, Path]:
     """Papers/edges with stored ids (``arxiv:…``), as the MERGE loaders would write them."""
     nodes = out / "papers_nodes.jsonl"
-    with files["papers"].open(encoding="utf-8") as src, nodes.open("w", encoding="utf-8") as dst:
-        for line in src:
-            o = json.loads(line)
+    with nodes.open("w", encoding="utf-8") as dst:
+        for _, o in iter_jsonl(files["papers"]):
             row = {"id": resolve_paper_ref(o["id"]), "arxiv_id": o["arxiv_id"],
                    "title": o["title"], "abstract": o["abstract"], "date": o["date"]}  # fmt: skip
             dst.write(json.dumps(row) + "\n")

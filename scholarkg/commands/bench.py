@@ -14,8 +14,9 @@ from typing import Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
+    check_choice,
     console,
-    err_console,
+    fmt_number,
     print_rows,
     stage_progress,
     to_json,
@@ -33,12 +34,6 @@ app.command("import-predictions")(import_predictions)
 app.command("run-llm")(run_llm)
 
 RPLM_FORMATS = ("table", "json")
-
-
-def _fmt(value: Any, digits: int) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.{digits}f}"
 
 
 @score_app.command("legobench-rplm")
@@ -70,32 +65,17 @@ def legobench_rplm(
     from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
     from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_many
 
-    if fmt not in RPLM_FORMATS:
-        raise InputError(f"--format {fmt!r}: choose one of {RPLM_FORMATS}")
-    if protocol not in PROTOCOLS:
-        raise InputError(f"--protocol {protocol!r}: choose one of {PROTOCOLS}")
-    if matcher not in MATCHERS:
-        raise InputError(f"--matcher {matcher!r}: choose one of {MATCHERS}")
+    check_choice("--format", fmt, RPLM_FORMATS)
+    check_choice("--protocol", protocol, PROTOCOLS)
+    check_choice("--matcher", matcher, MATCHERS)
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-        disable=fmt == "json" and not err_console.is_terminal,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(name: str, done: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = bar.add_task(f"scoring {name}", total=total)
-            bar.update(tasks[name], completed=done)
-
+    with stage_progress(quiet=fmt == "json") as progress:
         results = score_rplm_many(
-            gold, predictions, protocol=protocol, matcher=matcher, progress=progress
+            gold,
+            predictions,
+            protocol=protocol,
+            matcher=matcher,
+            progress=lambda name, done, total: progress(f"scoring {name}", done, total),
         )
 
     if fmt == "json":
@@ -108,10 +88,10 @@ def legobench_rplm(
     table_rows = [
         {
             "model": model,
-            "CIS": _fmt(s.cis, 2),
-            "BEM": _fmt(s.bem, 3),
-            "KTau": _fmt(s.ktau, 3),
-            "CP": _fmt(s.cp, 2),
+            "CIS": fmt_number(s.cis, 2),
+            "BEM": fmt_number(s.bem, 3),
+            "KTau": fmt_number(s.ktau, 3),
+            "CP": fmt_number(s.cp, 2),
             "complete": f"{s.n_complete}/{s.n_scored}",
         }
         for model, s in results
@@ -134,8 +114,7 @@ def list_tasks(
     """The benchmark tasks: modes (run/score), configurations, rankers, metrics."""
     from scholarkg.benchmark.registry import list_tasks as tasks
 
-    if fmt not in RUN_FORMATS:
-        raise InputError(f"--format {fmt!r}: choose one of {RUN_FORMATS}")
+    check_choice("--format", fmt, RUN_FORMATS)
     rows = [
         {
             "task": t.name,
@@ -214,8 +193,7 @@ def run(
                 limit=limit, record=record, fmt=fmt,
             )  # fmt: skip
         return
-    if fmt not in RUN_FORMATS:
-        raise InputError(f"--format {fmt!r}: choose one of {RUN_FORMATS}")
+    check_choice("--format", fmt, RUN_FORMATS)
     if not 0.0 < dev_fraction < 1.0:
         raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
     _run_rpg(config, ranker, ground_truth, split, seed, dev_fraction, encoder, tune, record, fmt)
@@ -327,13 +305,13 @@ def _run_rpg(
     row = {
         "config": cfg_name,
         "ranker": result.ranker,
-        "BEM %": _fmt(m["BEM"], 2),
-        "KTau": _fmt(m["KTau"], 3),
-        "KTau_found": _fmt(m["KTau_found"], 3),
-        "CIS %": _fmt(m["CIS"], 2),
-        "CP %": _fmt(m["CP"], 2),
+        "BEM %": fmt_number(m["BEM"], 2),
+        "KTau": fmt_number(m["KTau"], 3),
+        "KTau_found": fmt_number(m["KTau_found"], 3),
+        "CIS %": fmt_number(m["CIS"], 2),
+        "CP %": fmt_number(m["CP"], 2),
         "n": int(m["n_leaderboards"] or 0),
-        "candidates": _fmt(m["mean_candidates"], 1),
+        "candidates": fmt_number(m["mean_candidates"], 1),
     }
     print_rows([row], "table", title=f"LEGOBench RPG ({split} split)")
     console.print(f"[dim]ranker params: {to_json(result.ranker_params)}[/dim]")

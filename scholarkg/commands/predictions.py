@@ -189,8 +189,7 @@ def run_llm(
     from scholarkg.services.llm import LLMClient
 
     _check(task, fmt)
-    if mode not in ("completion", "chat"):
-        raise InputError(f"--mode {mode!r}: choose completion or chat")
+    check_choice("--mode", mode, ("completion", "chat"))
     generation: dict[str, Any] = {"mode": mode, "concurrency": concurrency}
     if max_tokens is not None:
         generation["max_tokens"] = max_tokens

@@ -64,3 +64,15 @@ def test_bench_run_rejects_unknown_tasks_with_the_valid_list() -> None:
     assert res.exit_code != 0
     message = str(res.exception)
     assert "legobench-rpg" in message and "legobench-rplm" in message
+
+
+def test_bench_run_llm_rejects_bad_choices_before_any_request() -> None:
+    """--format / --mode / the task are checked before a client or a store is opened."""
+    for args, wording in (
+        (["legobench-rplm", "--mode", "stream"], "--mode 'stream': choose one of completion, chat"),
+        (["legobench-rplm", "-f", "csv"], "--format 'csv': choose one of table, json"),
+        (["legobench-rpg"], "unknown LLM task 'legobench-rpg'"),
+    ):
+        res = CliRunner().invoke(app, ["bench", "run-llm", *args])
+        assert res.exit_code != 0
+        assert wording in str(res.exception)

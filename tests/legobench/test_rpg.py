@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _fakes import TableEmbedder
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.tasks.legobench import rpg
@@ -45,29 +46,6 @@ from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 SEED = 13
 
 
-class VecEmbedder:
-    """Vectors given per text, so cosines are known in the test."""
-
-    name = "vec-test"
-    slug = "vectest"
-
-    def __init__(self, table: dict[str, Sequence[float]]) -> None:
-        self.table = table
-        self.dim = len(next(iter(table.values())))
-        self.encoded: list[str] = []
-
-    def encode(
-        self,
-        texts: Sequence[str],
-        *,
-        batch_size: int = 32,
-        progress: Callable[[int], None] | None = None,
-    ) -> np.ndarray:
-        self.encoded.extend(texts)
-        out = np.asarray([self.table[t] for t in texts], dtype=np.float32)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -85,7 +63,7 @@ def corpus_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def world(embedded_server, corpus_files) -> Iterator[FalkorDBStore]:
+def corpus_graph(embedded_server, corpus_files) -> Iterator[FalkorDBStore]:
     """The synthetic corpus in one graph, shared by the read-only tests of this module."""
     st = FalkorDBStore(embedded_server.connect(), f"rpg_{uuid.uuid4().hex[:10]}")
     _load(st, corpus_files)
@@ -145,6 +123,12 @@ def test_read_ground_truth_maps_ids_and_names_bad_fields(tmp_path: Path) -> None
     with pytest.raises(InputError) as err:
         rpg.read_ground_truth(bad)
     assert (err.value.line, err.value.field) == (1, "ranking")
+    bad.write_text(json.dumps(rows[0]) + "\n\n{not json\n")  # blank lines are skipped
+    with pytest.raises(InputError, match="invalid JSON") as err:
+        rpg.read_ground_truth(bad)
+    assert err.value.line == 3
+    with pytest.raises(InputError, match="not found"):
+        rpg.read_ground_truth(tmp_path / "missing.jsonl")
 
 
 def test_split_is_seeded_disjoint_and_order_free(instances) -> None:
@@ -204,11 +188,13 @@ def test_strict_candidates_ft_and_holds_per_paper_across_chunks(store: FalkorDBS
     assert rpg.strict_candidates(store, q, rpg.CONFIGS["pcn-ft"]) == ["a", "c"]
 
 
-def test_strict_candidates_on_corpus_are_exactly_the_matching_papers(world, instances) -> None:
+def test_strict_candidates_on_corpus_are_exactly_the_matching_papers(
+    corpus_graph, instances
+) -> None:
     """Every candidate holds every unigram; every paper holding them is a candidate."""
     papers = {
         r["id"]: f"{r['title']} {r['abstract']}".lower()
-        for r in world.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title, "
+        for r in corpus_graph.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title, "
                            "p.abstract AS abstract")
     }  # fmt: skip
     import re
@@ -225,7 +211,7 @@ def test_strict_candidates_on_corpus_are_exactly_the_matching_papers(world, inst
                 for u in rpg.query_unigrams(inst.query)
             )
         }
-        got = set(rpg.strict_candidates(world, inst.query, rpg.CONFIGS["cn-tabs"]))
+        got = set(rpg.strict_candidates(corpus_graph, inst.query, rpg.CONFIGS["cn-tabs"]))
         assert got == want, inst.query.id
 
 
@@ -246,13 +232,13 @@ def test_edge_weights_are_cosines_stored_once(store: FalkorDBStore) -> None:
         "CITES", "Paper", "Paper",
         [{"start": s, "end": t} for s, t in (("a", "b"), ("a", "c"), ("c", "b"), ("a", "out"))],
     )  # fmt: skip
-    emb = VecEmbedder(
+    emb = TableEmbedder(
         {"A\nx": [1, 0, 0], "B\ny": [0.6, 0.8, 0], "C\nz": [-1, 0, 0], "O\nw": [0, 0, 1]}
     )
     vectors = rpg.PaperVectors(store, emb)
     assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], vectors) == 3
     rows = store.run(
-        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN a.id AS s, b.id AS t, r.w_vectest AS w"
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN a.id AS s, b.id AS t, r.w_table AS w"
     )
     got = {(r["s"], r["t"]): r["w"] for r in rows}
     assert got[("a", "b")] == pytest.approx(0.6, abs=1e-6)
@@ -261,14 +247,14 @@ def test_edge_weights_are_cosines_stored_once(store: FalkorDBStore) -> None:
     assert got[("a", "out")] is None  # leaves the node set: not weighted
     assert all(-1.0 <= w <= 1.0 for w in got.values() if w is not None)
     # idempotent: nothing left to write, nothing re-encoded (vectors cached on the nodes too)
-    n_encoded = len(emb.encoded)
+    n_calls = emb.calls
     assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], vectors) == 0
     fresh = rpg.PaperVectors(store, emb)
     assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], fresh) == 0
     assert set(fresh.get(["a", "b"])) == {"a", "b"}
-    assert len(emb.encoded) == n_encoded
-    stored = store.run("MATCH (p:Paper {id: 'a'}) RETURN p.emb_vectest_model AS m")
-    assert stored[0]["m"] == "vec-test"
+    assert emb.calls == n_calls
+    stored = store.run("MATCH (p:Paper {id: 'a'}) RETURN p.emb_table_model AS m")
+    assert stored[0]["m"] == "table-embedder"
 
 
 @pytest.mark.model
@@ -305,15 +291,15 @@ def test_minilm_edge_weights_match_model_cosine(store: FalkorDBStore) -> None:
 # --------------------------------------------------------------------------- rankers
 
 
-def test_pagerank_ranking_equals_hand_built_graphalgo_call(world, test_split) -> None:
+def test_pagerank_ranking_equals_hand_built_graphalgo_call(corpus_graph, test_split) -> None:
     emb = rpg.HashingEmbedder()
     cfg = rpg.CONFIGS["pcn-ft"]
     ranker = make_ranker("pagerank", cfg, embedder=emb)
-    inst = max(test_split, key=lambda i: len(rpg.strict_candidates(world, i.query, cfg)))
-    cands = ranker.candidates(world, cfg, inst.query)
+    inst = max(test_split, key=lambda i: len(rpg.strict_candidates(corpus_graph, i.query, cfg)))
+    cands = ranker.candidates(corpus_graph, cfg, inst.query)
     assert len(cands) >= 4
-    got = ranker.order(world, cfg, inst.query, cands)
-    rows = world.run(
+    got = ranker.order(corpus_graph, cfg, inst.query, cands)
+    rows = corpus_graph.run(
         "MATCH (a:Paper)-[r:COMPARES_WITH]->(b:Paper) WHERE a.id IN $c AND b.id IN $c "
         "RETURN a.id AS s, b.id AS t, r.w_hashing256 AS w",
         {"c": cands},
@@ -422,11 +408,11 @@ def test_score_rpg_hand_computed() -> None:
     assert s.per_instance["q2"]["recall"] == 0.5
 
 
-def test_baseline_runs_in_all_four_configs(world, test_split) -> None:
+def test_baseline_runs_in_all_four_configs(corpus_graph, test_split) -> None:
     emb = rpg.HashingEmbedder()
     recall = {}
     for name, cfg in rpg.CONFIGS.items():
-        res = run_rpg(world, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
+        res = run_rpg(corpus_graph, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
         m = res.scores.metrics
         assert m["n_leaderboards"] == len(test_split)
         assert 0.0 <= m["BEM"] <= 100.0 and 0.0 <= m["CIS"] <= 100.0 and 0.0 <= m["CP"] <= 100.0
@@ -436,36 +422,36 @@ def test_baseline_runs_in_all_four_configs(world, test_split) -> None:
         # the baseline ranks exactly its strict candidates
         some = test_split[0]
         assert sorted(res.predictions[some.query.id]) == rpg.strict_candidates(
-            world, some.query, cfg
+            corpus_graph, some.query, cfg
         )
     # tables in the full text name dataset, metric and task: FT recall >= TABS recall
     assert recall["cn-ft"] >= recall["cn-tabs"]
-    n_weighted = world.run(
+    n_weighted = corpus_graph.run(
         "MATCH ()-[r:COMPARES_WITH]->() WHERE r.w_hashing256 IS NOT NULL RETURN count(r) AS n"
     )[0]["n"]
     assert n_weighted > 0
 
 
-def test_ours_beats_the_baseline_on_the_fixed_seed(world, test_split) -> None:
+def test_ours_beats_the_baseline_on_the_fixed_seed(corpus_graph, test_split) -> None:
     emb = rpg.HashingEmbedder()
     for name, cfg in rpg.CONFIGS.items():
-        base = run_rpg(world, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
-        ours = run_rpg(world, test_split, cfg, make_ranker("ours", cfg))
+        base = run_rpg(corpus_graph, test_split, cfg, make_ranker("pagerank", cfg, embedder=emb))
+        ours = run_rpg(corpus_graph, test_split, cfg, make_ranker("ours", cfg))
         b, o = base.scores.metrics, ours.scores.metrics
         assert o["KTau"] > b["KTau"], name
         assert o["BEM"] > b["BEM"], name
 
 
-def test_learned_model_is_fit_on_dev_only_and_recorded(world, instances) -> None:
+def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) -> None:
     dev = rpg.select_split(instances, "dev", seed=SEED)
     cfg = rpg.CONFIGS["pcn-tabs"]
-    params, trials = tune_pairwise(world, dev, cfg, hybrid_k=20, l2_grid=(0.01, 1.0))
+    params, trials = tune_pairwise(corpus_graph, dev, cfg, hybrid_k=20, l2_grid=(0.01, 1.0))
     # the training pairs are exactly the GT pairs of dev leaderboards found among candidates
     probe = make_ranker("ours", cfg, params=params)
     assert isinstance(probe, PairwiseRanker) and probe.hybrid_k == 20
     want_pairs = 0
     for inst in dev:
-        cands = set(probe.candidates(world, cfg, inst.query))
+        cands = set(probe.candidates(corpus_graph, cfg, inst.query))
         k = sum(p in cands for p in inst.gold)
         want_pairs += k * (k - 1) // 2
     fit = params["fit"]
@@ -481,14 +467,14 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(world, instances) -> None
     assert dyear > 0  # newer is better on the synthetic leaderboards
     # positive control: the labels come from the dev golds. Reversed golds flip the time sign
     flipped = [rpg.RPGInstance(i.query, tuple(reversed(i.gold))) for i in dev]
-    params_rev, _ = tune_pairwise(world, flipped, cfg, hybrid_k=20, l2_grid=(0.01,))
+    params_rev, _ = tune_pairwise(corpus_graph, flipped, cfg, hybrid_k=20, l2_grid=(0.01,))
     assert params_rev["coef"][params_rev["features"].index("dyear")] < 0
     # the coefficients are recorded in the run's config
     test = rpg.select_split(instances, "test", seed=SEED)
-    res = run_rpg(world, test[:3], cfg, probe)
+    res = run_rpg(corpus_graph, test[:3], cfg, probe)
     rec = run_record(
         res, split="test", seed=SEED, dev_fraction=0.5, ground_truth="x", encoder=None,
-        graph=world.graph,
+        graph=corpus_graph.graph,
     )  # fmt: skip
     rp = rec.config["ranker_params"]
     assert rp["coef"] == params["coef"] and rp["features"] == params["features"]
@@ -504,7 +490,7 @@ def test_stored_defaults_cover_every_config_and_were_learned_on_dev() -> None:
             assert m.uses_context is ctx
 
 
-def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> None:
+def test_no_leakage_from_the_target_leaderboards_results(corpus_graph, test_split) -> None:
     """Writing (then reversing) a target leaderboard's own entries and Result nodes into the
     graph changes none of its rankings, not even the ranker that reads leaderboard context;
     the same results filed under a *sibling* leaderboard do change it (positive control).
@@ -524,19 +510,21 @@ def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> N
                 ranker = make_ranker("ours", cfg, params=OURS_DEFAULTS[cfg.name])
             else:
                 ranker = make_ranker(name, cfg, embedder=emb)
-            out[name] = run_rpg(world, [inst], cfg, ranker).predictions[inst.query.id]
+            out[name] = run_rpg(corpus_graph, [inst], cfg, ranker).predictions[inst.query.id]
         return out
 
     def write_results(inst: rpg.RPGInstance, reverse: bool, metric_suffix: str = "") -> None:
-        world.merge_nodes("Metric", [{"id": "leak-metric", "name": "m", "direction": "higher"}])
+        corpus_graph.merge_nodes(
+            "Metric", [{"id": "leak-metric", "name": "m", "direction": "higher"}]
+        )
         lb = "leak-lb"
         key = {**_key(inst.query), "metric": inst.query.metric + metric_suffix}
-        world.merge_nodes("Leaderboard", [{"id": lb, **key}])
-        world.merge_relationships(
+        corpus_graph.merge_nodes("Leaderboard", [{"id": lb, **key}])
+        corpus_graph.merge_relationships(
             "USING_METRIC", "Leaderboard", "Metric", [{"start": lb, "end": "leak-metric"}]
         )
         gold = list(reversed(inst.gold)) if reverse else list(inst.gold)
-        world.merge_relationships(
+        corpus_graph.merge_relationships(
             "HAS_ENTRY", "Leaderboard", "Paper",
             [{"start": lb, "end": p, "gt_rank": r} for r, p in enumerate(gold)],
         )  # fmt: skip
@@ -544,23 +532,23 @@ def test_no_leakage_from_the_target_leaderboards_results(world, test_split) -> N
             {"id": f"{lb}/{p}", "metric": key["metric"], "score": 100.0 - r}
             for r, p in enumerate(gold)
         ]
-        world.merge_nodes("Result", results)
-        world.merge_relationships(
+        corpus_graph.merge_nodes("Result", results)
+        corpus_graph.merge_relationships(
             "HAS_RESULT", "Paper", "Result", [{"start": p, "end": f"{lb}/{p}"} for p in gold]
         )
-        world.merge_relationships(
+        corpus_graph.merge_relationships(
             "IN_LEADERBOARD", "Result", "Leaderboard",
             [{"start": f"{lb}/{p}", "end": lb} for p in gold],
         )  # fmt: skip
 
     def cleanup() -> None:
-        world.run("MATCH (r:Result) WHERE r.id STARTS WITH 'leak-lb' DETACH DELETE r")
-        world.run("MATCH (l:Leaderboard) WHERE l.id STARTS WITH 'leak-lb' DETACH DELETE l")
-        world.run("MATCH (m:Metric {id: 'leak-metric'}) DETACH DELETE m")
+        corpus_graph.run("MATCH (r:Result) WHERE r.id STARTS WITH 'leak-lb' DETACH DELETE r")
+        corpus_graph.run("MATCH (l:Leaderboard) WHERE l.id STARTS WITH 'leak-lb' DETACH DELETE l")
+        corpus_graph.run("MATCH (m:Metric {id: 'leak-metric'}) DETACH DELETE m")
 
     def default_ours(inst: rpg.RPGInstance) -> tuple[list[str], bool]:
         """Stored defaults: the context-trained set is chosen once the graph holds Results."""
-        res = run_rpg(world, [inst], cfg, make_ranker("ours", cfg))
+        res = run_rpg(corpus_graph, [inst], cfg, make_ranker("ours", cfg))
         return res.predictions[inst.query.id], res.ranker_params["context_used"]
 
     changed_by_sibling = 0
@@ -668,7 +656,19 @@ def test_ranker_and_config_names_are_validated() -> None:
 # --------------------------------------------------------------------------- CLI
 
 
-def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -> None:
+def test_registry_lists_what_the_rpg_code_accepts() -> None:
+    """The registry is plain data (``bench list`` stays instant): it must track the code."""
+    from scholarkg.benchmark.metrics.ranking import PROTOCOLS
+    from scholarkg.benchmark.registry import get_task
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import RANKER_NAMES
+
+    info = get_task("legobench-rpg", mode="run")
+    assert info.configs == tuple(rpg.CONFIGS)
+    assert info.rankers == RANKER_NAMES
+    assert get_task("legobench-rplm").configs == PROTOCOLS
+
+
+def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_home) -> None:
     from scholarkg.cli import app
 
     runner = CliRunner()
@@ -677,7 +677,7 @@ def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -
     names = [t["task"] for t in json.loads(res.stdout)]
     assert "legobench-rpg" in names and "legobench-rplm" in names
 
-    common = ["--graph", world.graph, "bench", "run", "legobench-rpg"]
+    common = ["--graph", corpus_graph.graph, "bench", "run", "legobench-rpg"]
     gt = ["--ground-truth", str(corpus_files["leaderboards"])]
     res = runner.invoke(
         app, [*common, "--config", "pcn-tabs", "--ranker", "pagerank", "--encoder", "hashing",
@@ -685,6 +685,13 @@ def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     base = json.loads(res.stdout)
+    res = runner.invoke(
+        app, [*common, "--config", "pcn-tabs", "--ranker", "pagerank", "--encoder", "hashing",
+              *gt, "--no-record"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "LEGOBench RPG (test split)" in res.stdout and "run recorded" not in res.stdout
+    assert f"{base['metrics']['KTau']:.3f}" in res.stdout
     res = runner.invoke(
         app, [*common, "--config", "pcn-tabs", "--ranker", "ours", *gt, "-f", "json"]
     )
@@ -695,7 +702,7 @@ def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -
     # both runs recorded: JSON files + :Run nodes, comparable with `runs compare`
     run_files = {p.stem for p in (scholarkg_home / "runs").glob("*.json")}
     assert {base["run_id"], ours["run_id"]} <= run_files
-    n_runs = world.run("MATCH (r:Run) WHERE r.id IN $ids RETURN count(r) AS n",
+    n_runs = corpus_graph.run("MATCH (r:Run) WHERE r.id IN $ids RETURN count(r) AS n",
                        {"ids": [base["run_id"], ours["run_id"]]})[0]["n"]  # fmt: skip
     assert n_runs == 2
     res = runner.invoke(app, ["runs", "compare", base["run_id"], ours["run_id"], "-f", "json"])
@@ -717,7 +724,7 @@ def test_cli_bench_list_and_run(world, corpus_files, settings, scholarkg_home) -
     # no Leaderboard nodes in this graph and no --ground-truth
     assert isinstance(res.exception, InputError)
     assert "--ground-truth" in str(res.exception)
-    res = runner.invoke(app, ["--graph", world.graph, "bench", "run", "nope"])
+    res = runner.invoke(app, ["--graph", corpus_graph.graph, "bench", "run", "nope"])
     assert isinstance(res.exception, TaskNotFound)
     assert "legobench-rpg" in str(res.exception)
 

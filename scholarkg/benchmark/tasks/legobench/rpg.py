@@ -37,7 +37,6 @@ Decisions where the paper is silent (recorded in every run's config):
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import zlib
@@ -60,6 +59,7 @@ from scholarkg.services.embeddings import (
     vector_index_for,
 )
 from scholarkg.store.base import GraphStore
+from scholarkg.textio import iter_jsonl
 
 TASK_NAME = "legobench-rpg"
 
@@ -140,21 +140,9 @@ def read_ground_truth(path: str | Path) -> list[RPGInstance]:
     in the APC files, best first); mapped to stored Paper ids with ``resolve_paper_ref``.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise InputError(f"cannot read ground truth: {err.strerror}", path=p) from err
     out: list[RPGInstance] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"invalid JSON: {err.msg}", path=p, line=lineno) from err
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object", path=p, line=lineno)
+    for lineno, obj in iter_jsonl(p, missing="ground truth file not found"):
         for name in ("task", "dataset", "metric"):
             if not isinstance(obj.get(name), str) or not obj[name].strip():
                 raise InputError("missing or empty string", path=p, line=lineno, field=name)

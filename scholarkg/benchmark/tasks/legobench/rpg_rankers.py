@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -156,6 +156,29 @@ def features(
     )
 
 
+def _other_board_rows(
+    store: GraphStore, query_name: str, query: LeaderboardQuery, ids: Sequence[str]
+) -> Iterator[dict[str, Any]]:
+    """Rows of the named context query for ``ids``, on leaderboards other than ``query``'s.
+
+    The Cypher drops the target leaderboard (by id and by case-insensitive task/dataset/
+    metric); every row is checked again here, so a leak fails loudly instead of scoring.
+    """
+    target_id = leaderboard_id(query.task, query.dataset, query.metric)
+    params = {
+        "ids": list(ids),
+        "target_id": target_id,
+        "task": query.task.strip().lower(),
+        "dataset": query.dataset.strip().lower(),
+        "metric": query.metric.strip().lower(),
+    }
+    for row in store.run_named(query_name, params):
+        key = leaderboard_key(str(row["task"]), str(row["dataset"]), str(row["metric"]))
+        if key == query.id or row["board"] == target_id:
+            raise InputError(f"leaderboard context returned the target leaderboard {key!r}")
+        yield row
+
+
 def context_matrix(store: GraphStore, query: LeaderboardQuery, ids: Sequence[str]) -> np.ndarray:
     """Pairwise wins of the candidates on *other* leaderboards (Papers with Code Results).
 
@@ -168,21 +191,10 @@ def context_matrix(store: GraphStore, query: LeaderboardQuery, ids: Sequence[str
     out = np.zeros((n, n))
     if n < 2:
         return out
-    target_id = leaderboard_id(query.task, query.dataset, query.metric)
-    params = {
-        "ids": list(ids),
-        "target_id": target_id,
-        "task": query.task.strip().lower(),
-        "dataset": query.dataset.strip().lower(),
-        "metric": query.metric.strip().lower(),
-    }
     pos = {pid: i for i, pid in enumerate(ids)}
     boards: dict[str, list[tuple[int, float]]] = {}
     sign: dict[str, float] = {}
-    for row in store.run_named("rpg_context_results", params):
-        key = leaderboard_key(str(row["task"]), str(row["dataset"]), str(row["metric"]))
-        if key == query.id or row["board"] == target_id:
-            raise InputError(f"leaderboard context returned the target leaderboard {key!r}")
+    for row in _other_board_rows(store, "rpg_context_results", query, ids):
         if row["direction"] not in ("higher", "lower") or str(row["paper"]) not in pos:
             continue
         sign[row["board"]] = 1.0 if row["direction"] == "higher" else -1.0
@@ -425,6 +437,39 @@ class PairwiseModel:
 _GRAPH_ONLY = ("dyear", "newer", "edge_net", "edge_newer", "two_hop_net", "out_deg", "in_deg")
 _WITH_CONTEXT = (*_GRAPH_ONLY, "ctx_net", "ctx_quality")
 
+
+def _stored(
+    coef: list[float],
+    scale: list[float],
+    *,
+    n_pairs: int,
+    cv_pair_accuracy: float | None = None,
+    date_pair_accuracy: float | None = None,
+) -> dict[str, Any]:
+    """One stored model's parameters (the shape :meth:`PairwiseModel.to_params` prints).
+
+    Nine coefficients mean the context features were fitted too (``--with-pwc``).
+    """
+    context = len(coef) == len(_WITH_CONTEXT)
+    fit: dict[str, Any] = {
+        "split": "dev",
+        "n_leaderboards": 101,
+        "n_pairs": n_pairs,
+        "context": context,
+    }
+    if cv_pair_accuracy is not None:
+        fit |= {"cv_pair_accuracy": cv_pair_accuracy, "date_pair_accuracy": date_pair_accuracy}
+    return {
+        "model": "logistic-pairwise",
+        "features": list(_WITH_CONTEXT if context else _GRAPH_ONLY),
+        "coef": coef,
+        "scale": scale,
+        "l2": 0.001,
+        "hybrid_k": 100,
+        "fit": fit,
+    }
+
+
 #: Learned by :func:`tune_pairwise` on the *dev* split of the seeded synthetic corpus
 #: (``benchmarks/bench_rpg.py --quality``: 4,000 papers, 200 leaderboards, seed 13, dev
 #: fraction 0.5 → 101 dev leaderboards); never on the test split. ``OURS_DEFAULTS`` was fitted
@@ -432,48 +477,30 @@ _WITH_CONTEXT = (*_GRAPH_ONLY, "ctx_net", "ctx_quality")
 #: coefficients are 0); ``OURS_DEFAULTS_CONTEXT`` with ``--with-pwc``. The ranker uses the
 #: context set only when the graph holds ``Result`` nodes (see :meth:`PairwiseRanker.prepare`).
 OURS_DEFAULTS: dict[str, dict[str, Any]] = {
-    "cn-tabs": {
-        "model": "logistic-pairwise",
-        "features": list(_GRAPH_ONLY),
-        "coef": [2.181176, 0.232274, 0.05247, -0.180893, 0.033324, -0.00787, -0.144138],
-        "scale": [4.261904, 0.999792, 0.667291, 0.667291, 0.552328, 1.009259, 1.959304],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2403, "context": False},
-    },
-    "pcn-tabs": {
-        "model": "logistic-pairwise",
-        "features": list(_GRAPH_ONLY),
-        "coef": [1.992381, -0.331127, 0.168899, 0.722074, 0.188122, 0.060729, -0.308359],
-        "scale": [4.261904, 0.999792, 0.707548, 0.707842, 0.594516, 0.87941, 0.984455],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2403, "context": False},
-    },
-    "cn-ft": {
-        "model": "logistic-pairwise",
-        "features": list(_GRAPH_ONLY),
-        "coef": [2.175878, 0.234605, 0.009938, -0.143432, 0.069444, -0.004457, -0.109883],
-        "scale": [4.250613, 0.999816, 0.669231, 0.669231, 0.552197, 0.998857, 1.958923],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2724, "context": False},
-    },
-    "pcn-ft": {
-        "model": "logistic-pairwise",
-        "features": list(_GRAPH_ONLY),
-        "coef": [1.979748, -0.336221, 0.144121, 0.742833, 0.171836, 0.099756, -0.300383],
-        "scale": [4.250613, 0.999816, 0.707885, 0.708144, 0.593915, 0.875699, 0.978807],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {"split": "dev", "n_leaderboards": 101, "n_pairs": 2724, "context": False},
-    },
+    "cn-tabs": _stored(
+        [2.181176, 0.232274, 0.05247, -0.180893, 0.033324, -0.00787, -0.144138],
+        [4.261904, 0.999792, 0.667291, 0.667291, 0.552328, 1.009259, 1.959304],
+        n_pairs=2403,
+    ),
+    "pcn-tabs": _stored(
+        [1.992381, -0.331127, 0.168899, 0.722074, 0.188122, 0.060729, -0.308359],
+        [4.261904, 0.999792, 0.707548, 0.707842, 0.594516, 0.87941, 0.984455],
+        n_pairs=2403,
+    ),
+    "cn-ft": _stored(
+        [2.175878, 0.234605, 0.009938, -0.143432, 0.069444, -0.004457, -0.109883],
+        [4.250613, 0.999816, 0.669231, 0.669231, 0.552197, 0.998857, 1.958923],
+        n_pairs=2724,
+    ),
+    "pcn-ft": _stored(
+        [1.979748, -0.336221, 0.144121, 0.742833, 0.171836, 0.099756, -0.300383],
+        [4.250613, 0.999816, 0.707885, 0.708144, 0.593915, 0.875699, 0.978807],
+        n_pairs=2724,
+    ),
 }
 OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
-    "cn-tabs": {
-        "model": "logistic-pairwise",
-        "features": list(_WITH_CONTEXT),
-        "coef": [
+    "cn-tabs": _stored(
+        [
             2.19064,
             0.217727,
             0.060535,
@@ -484,32 +511,13 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
             0.006599,
             0.452901,
         ],
-        "scale": [
-            4.261904,
-            0.999792,
-            0.667291,
-            0.667291,
-            0.552328,
-            1.009259,
-            1.959304,
-            0.067658,
-            0.747514,
-        ],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {
-            "split": "dev",
-            "n_leaderboards": 101,
-            "n_pairs": 2403,
-            "context": True,
-            "cv_pair_accuracy": 0.8348,
-            "date_pair_accuracy": 0.8271,
-        },
-    },
-    "pcn-tabs": {
-        "model": "logistic-pairwise",
-        "features": list(_WITH_CONTEXT),
-        "coef": [
+        [4.261904, 0.999792, 0.667291, 0.667291, 0.552328, 1.009259, 1.959304, 0.067658, 0.747514],
+        n_pairs=2403,
+        cv_pair_accuracy=0.8348,
+        date_pair_accuracy=0.8271,
+    ),
+    "pcn-tabs": _stored(
+        [
             2.067697,
             -0.315964,
             0.153457,
@@ -520,32 +528,13 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
             0.008136,
             0.434958,
         ],
-        "scale": [
-            4.261904,
-            0.999792,
-            0.707548,
-            0.707842,
-            0.594516,
-            0.87941,
-            0.984455,
-            0.067658,
-            0.747514,
-        ],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {
-            "split": "dev",
-            "n_leaderboards": 101,
-            "n_pairs": 2403,
-            "context": True,
-            "cv_pair_accuracy": 0.8331,
-            "date_pair_accuracy": 0.8271,
-        },
-    },
-    "cn-ft": {
-        "model": "logistic-pairwise",
-        "features": list(_WITH_CONTEXT),
-        "coef": [
+        [4.261904, 0.999792, 0.707548, 0.707842, 0.594516, 0.87941, 0.984455, 0.067658, 0.747514],
+        n_pairs=2403,
+        cv_pair_accuracy=0.8331,
+        date_pair_accuracy=0.8271,
+    ),
+    "cn-ft": _stored(
+        [
             2.180781,
             0.226679,
             0.00069,
@@ -556,64 +545,18 @@ OURS_DEFAULTS_CONTEXT: dict[str, dict[str, Any]] = {
             0.008424,
             0.389927,
         ],
-        "scale": [
-            4.250613,
-            0.999816,
-            0.669231,
-            0.669231,
-            0.552197,
-            0.998857,
-            1.958923,
-            0.063547,
-            0.753053,
-        ],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {
-            "split": "dev",
-            "n_leaderboards": 101,
-            "n_pairs": 2724,
-            "context": True,
-            "cv_pair_accuracy": 0.83,
-            "date_pair_accuracy": 0.8254,
-        },
-    },
-    "pcn-ft": {
-        "model": "logistic-pairwise",
-        "features": list(_WITH_CONTEXT),
-        "coef": [
-            2.031153,
-            -0.319691,
-            0.131134,
-            0.760175,
-            0.175083,
-            0.057281,
-            -0.29492,
-            0.00982,
-            0.382005,
-        ],
-        "scale": [
-            4.250613,
-            0.999816,
-            0.707885,
-            0.708144,
-            0.593915,
-            0.875699,
-            0.978807,
-            0.063547,
-            0.753053,
-        ],
-        "l2": 0.001,
-        "hybrid_k": 100,
-        "fit": {
-            "split": "dev",
-            "n_leaderboards": 101,
-            "n_pairs": 2724,
-            "context": True,
-            "cv_pair_accuracy": 0.8308,
-            "date_pair_accuracy": 0.8254,
-        },
-    },
+        [4.250613, 0.999816, 0.669231, 0.669231, 0.552197, 0.998857, 1.958923, 0.063547, 0.753053],
+        n_pairs=2724,
+        cv_pair_accuracy=0.83,
+        date_pair_accuracy=0.8254,
+    ),
+    "pcn-ft": _stored(
+        [2.031153, -0.319691, 0.131134, 0.760175, 0.175083, 0.057281, -0.29492, 0.00982, 0.382005],
+        [4.250613, 0.999816, 0.707885, 0.708144, 0.593915, 0.875699, 0.978807, 0.063547, 0.753053],
+        n_pairs=2724,
+        cv_pair_accuracy=0.8308,
+        date_pair_accuracy=0.8254,
+    ),
 }
 
 
@@ -667,20 +610,9 @@ def context_quality(
     quality, count = np.zeros(n), np.zeros(n)
     if n == 0:
         return quality, count
-    target_id = leaderboard_id(query.task, query.dataset, query.metric)
-    params = {
-        "ids": list(ids),
-        "target_id": target_id,
-        "task": query.task.strip().lower(),
-        "dataset": query.dataset.strip().lower(),
-        "metric": query.metric.strip().lower(),
-    }
     pos = {pid: i for i, pid in enumerate(ids)}
     boards: dict[str, list[tuple[str, float, float]]] = {}
-    for row in store.run_named("rpg_context_boards", params):
-        key = leaderboard_key(str(row["task"]), str(row["dataset"]), str(row["metric"]))
-        if key == query.id or row["board"] == target_id:
-            raise InputError(f"leaderboard context returned the target leaderboard {key!r}")
+    for row in _other_board_rows(store, "rpg_context_boards", query, ids):
         if row["direction"] not in ("higher", "lower"):
             continue
         raw = row.get("date") if row.get("date") else row.get("year")
@@ -824,7 +756,7 @@ class PairwiseRanker(RPGRanker):
         if self.model is None:
             name = self.config_name or ""
             table = OURS_DEFAULTS_CONTEXT if self._has_results else OURS_DEFAULTS
-            stored = table.get(name) or OURS_DEFAULTS.get(name)
+            stored = table.get(name)  # both tables cover every configuration
             if stored is None:
                 raise InputError(
                     f"no stored coefficients for configuration {name!r}; run with --tune",

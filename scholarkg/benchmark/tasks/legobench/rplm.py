@@ -42,14 +42,11 @@ from scholarkg.benchmark.metrics.ranking import (
     evaluate_ranked_lists,
 )
 from scholarkg.benchmark.runs import RunRecord, RunRegistry
-from scholarkg.benchmark.tasks.llm_run import (  # re-exported: lgplm and callers use them
+from scholarkg.benchmark.tasks.llm_run import (
     StageClock,
     StageProgress,
     check_answer_source,
     collect_answers,
-    finish_run,
-    generate_answers,
-    match_predictions,
     record_llm_run,
 )
 from scholarkg.benchmark.tasks.predictions import AlignmentKey
@@ -368,9 +365,6 @@ __all__ = [
     "RPLMSettings",
     "StageProgress",
     "build_rplm_instances",
-    "finish_run",
-    "generate_answers",
-    "match_predictions",
     "run_rplm",
     "score_rplm",
 ]
