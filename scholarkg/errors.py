@@ -81,3 +81,9 @@ class FetchError(ScholarKGError):
     """A dataset download failed, was truncated, or did not match its checksum."""
 
     exit_code = 6
+
+
+class LLMError(ScholarKGError):
+    """The language model failed: the endpoint (message names the URL) or the local model."""
+
+    exit_code = 7

@@ -167,14 +167,9 @@ def new_run(
 
 
 def _clean_scores(scores: Mapping[str, float | None]) -> dict[str, Score]:
-    out: dict[str, Score] = {}
-    for name, value in scores.items():
-        if value is None:
-            out[name] = None
-        else:
-            f = float(value)
-            out[name] = f if math.isfinite(f) else None
-    return out
+    return {
+        name: _finite(None if value is None else float(value)) for name, value in scores.items()
+    }
 
 
 def load_run_file(path: Path) -> RunRecord:

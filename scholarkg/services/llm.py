@@ -49,7 +49,7 @@ from typing import Any, Literal
 import httpx
 
 from scholarkg.config import Settings
-from scholarkg.errors import ConfigError, InputError, ScholarKGError
+from scholarkg.errors import ConfigError, InputError, LLMError
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +64,6 @@ ProgressFn = Callable[[int], None]
 CACHE_FILENAME = "llm_responses.sqlite"
 _CACHE_KEY_VERSION = 1
 _NOT_RETRIED_5XX = frozenset({501, 505})
-
-
-class LLMError(ScholarKGError):
-    """The language-model endpoint failed; the message names the URL and what went wrong."""
-
-    exit_code = 7
 
 
 class LLMHTTPError(LLMError):

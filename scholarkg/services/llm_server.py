@@ -52,7 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from scholarkg.errors import ConfigError, InputError, ScholarKGError
+from scholarkg.errors import ConfigError, InputError, LLMError
 from scholarkg.services.llm import GenerationParams
 
 log = logging.getLogger(__name__)
@@ -66,10 +66,8 @@ DEFAULT_MAX_NEW_TOKENS = 512
 StageFn = Callable[[str], None]
 
 
-class ModelLoadError(ScholarKGError):
+class ModelLoadError(LLMError):
     """The local model could not be found or loaded; the message says how to fix it."""
-
-    exit_code = 7
 
 
 class RequestError(Exception):

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scholarkg.errors import ConfigError
+from scholarkg.errors import ConfigError, LLMError
 from scholarkg.services.llm import GenerationParams, LLMClient, LLMHTTPError
 from scholarkg.services.llm_server import (
     SMOLLM2_DIST,
@@ -70,8 +70,9 @@ def test_host_is_checked_before_the_model_is_loaded(tmp_path: Path) -> None:
     # the model path does not exist: reaching the loader would raise ModelLoadError instead
     with pytest.raises(ConfigError, match=r"refusing to listen on '0\.0\.0\.0'"):
         start_local_server(tmp_path / "missing.gguf", host="0.0.0.0")
-    with pytest.raises(ModelLoadError, match="no such model file"):
+    with pytest.raises(ModelLoadError, match="no such model file") as err:
         start_local_server(tmp_path / "missing.gguf")
+    assert isinstance(err.value, LLMError) and err.value.exit_code == 7
     (tmp_path / "weights.bin").write_bytes(b"x")
     with pytest.raises(ModelLoadError, match=r"expected a \.gguf file"):
         LocalModel.load(tmp_path / "weights.bin")
