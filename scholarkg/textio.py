@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -137,3 +138,17 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = True) -> 
 def atomic_write_text(path: str | Path, text: str, *, fsync: bool = True) -> Path:
     """:func:`atomic_write_bytes` of ``text`` encoded as UTF-8 (no newline translation)."""
     return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def json_safe(value: Any) -> Any:
+    """A value ``json.dumps`` writes as strict JSON: NaN/±inf → null, keys → str,
+    tuples → lists, anything else unknown → ``str``. One rule for CLI output and reports."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)

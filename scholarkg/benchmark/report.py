@@ -34,6 +34,7 @@ from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.benchmark.metrics.stats import Method, bootstrap_ci
 from scholarkg.benchmark.runs import MetricDelta, RunRecord, compare_runs, instance_values
 from scholarkg.errors import InputError
+from scholarkg.textio import json_safe
 
 __all__ = ["TABLE_LAYOUTS", "Column", "TableLayout", "layout_for", "write_report"]
 
@@ -641,16 +642,6 @@ def _html(runs: list[RunRecord], sections: list[_Section], generated: str) -> st
     return "\n".join(parts) + "\n"
 
 
-def _json_plain(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_plain(v) for v in value]
-    return value
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -717,7 +708,7 @@ def write_report(
         "sections": [s.data for s in sections],
     }
     json_path.write_text(
-        json.dumps(_json_plain(payload), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        json.dumps(json_safe(payload), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     html_path.write_text(_html(runs, sections, generated), encoding="utf-8")
     written = [md_path, json_path, html_path]

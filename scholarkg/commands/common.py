@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from rich.table import Table
 from scholarkg.config import Settings, load_settings
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
+from scholarkg.textio import json_safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -55,21 +55,8 @@ def store_session() -> Iterator[GraphStore]:
         store.close()
 
 
-def _plain(value: Any) -> Any:
-    """JSON-safe value: NaN/inf become null, everything unknown becomes str."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
-
-
 def to_json(data: Any) -> str:
-    return json.dumps(_plain(data), ensure_ascii=False)
+    return json.dumps(json_safe(data), ensure_ascii=False)
 
 
 def print_rows(

@@ -110,3 +110,14 @@ def test_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
         atomic_write_bytes(target, "not bytes")  # type: ignore[arg-type]
     assert target.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["keep.bin"]
+
+
+def test_json_safe_makes_strict_json() -> None:
+    import json
+    from pathlib import PurePosixPath
+
+    from scholarkg.textio import json_safe
+
+    value = {1: float("nan"), "b": (1.5, float("inf"), None), "c": PurePosixPath("/x")}
+    assert json_safe(value) == {"1": None, "b": [1.5, None, None], "c": "/x"}
+    json.dumps(json_safe(value), allow_nan=False)  # raises if anything non-strict is left
