@@ -16,6 +16,17 @@ Flow (``scholarkg bench run NAME ...`` and the Python API are the same path)::
     result = task.score(instances, answers, options) # aggregate + per-instance (+ per-class)
     run_task(...) -> TaskRun                         # timings, RunRecord with units, files
 
+The command line is generic (``commands/bench.py``); the flags every task shares are::
+
+    scholarkg bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
+                             [--out DIR] [--limit N] [--no-record] [--format table|json]
+                             [task options: --pool corpus --task subquery ...]
+    scholarkg bench score NAME --data PATH --predictions PATH [--format json] [task options]
+    scholarkg bench import-predictions NAME FILE [task options]
+
+and everything after them is parsed by :func:`parse_task_args` against the task's own
+:class:`TaskOption` list, so a new task needs no CLI code.
+
 Rules every task keeps (checked by :func:`run_task` and ``tests/benchmark``):
 
 * every aggregate metric the task returns is declared in ``metrics`` (name *and* unit); the
