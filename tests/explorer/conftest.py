@@ -8,25 +8,18 @@ port and are stopped after the module.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _explorer import LEADERBOARDS, PAPERS, Client
 
 from scholarkg.benchmark.runs import RunRegistry, new_run
 from scholarkg.explorer.app import Explorer, ExplorerConfig
-from scholarkg.explorer.server import TOKEN_HEADER, ExplorerServer
+from scholarkg.explorer.server import ExplorerServer
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
-
-PAPERS = 60
-LEADERBOARDS = 4
 
 
 @pytest.fixture(scope="module")
@@ -78,43 +71,6 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = new_run("toy/explore", metrics={"ndcg@10": 0.4286}, per_instance=per)
     RunRegistry(path).save(run)
     return path
-
-
-@dataclass
-class Client:
-    """Requests to one explorer server; ``token=None`` sends none."""
-
-    server: ExplorerServer
-
-    def request(
-        self,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = "server",
-        headers: dict[str, str] | None = None,
-        raw: bytes | None = None,
-    ) -> tuple[int, dict[str, str], bytes]:
-        url = f"http://127.0.0.1:{self.server.port}{path}"
-        hdrs = dict(headers or {})
-        if token == "server":
-            token = self.server.token
-        if token is not None:
-            hdrs.setdefault(TOKEN_HEADER, token)
-        data = raw
-        if body is not None:
-            data = json.dumps(body).encode()
-            hdrs.setdefault("Content-Type", "application/json")
-        req = urllib.request.Request(url, data=data, headers=hdrs)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as res:
-                return res.status, dict(res.headers), res.read()
-        except urllib.error.HTTPError as err:
-            return err.code, dict(err.headers), err.read()
-
-    def json(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any]:
-        status, _, data = self.request(path, body, **kwargs)
-        return status, json.loads(data)
 
 
 def _serve(store: FalkorDBStore, runs: Path, config: ExplorerConfig) -> Iterator[Client]:

@@ -11,7 +11,7 @@ import socket
 
 import psutil
 import pytest
-from conftest import LEADERBOARDS, PAPERS, Client
+from _explorer import LEADERBOARDS, PAPERS, Client
 
 from scholarkg.explorer.saved import saved_queries
 

@@ -320,7 +320,8 @@
 
   async function openRun(id) {
     const run = await api("/api/run?id=" + encodeURIComponent(id));
-    const kv = (obj) => el("table", { class: "kv" }, Object.entries(obj).map(([k, v]) =>
+    const kv = (obj) => Object.keys(obj).length === 0 ? el("p", { class: "muted" }, "–") :
+      el("table", { class: "kv" }, Object.entries(obj).map(([k, v]) =>
       el("tr", {}, el("td", {}, k), el("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : fmt(v)))));
     const frame = el("iframe", { title: "report", sandbox: "",
       src: "/api/report?id=" + encodeURIComponent(id) + "&token=" + encodeURIComponent(TOKEN) });
