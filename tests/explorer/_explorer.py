@@ -11,6 +11,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+import psutil
+
 from scholarkg.explorer.server import TOKEN_HEADER, ExplorerServer
 
 #: size of the synthetic world the module fixtures load
@@ -53,3 +55,12 @@ class Client:
     def json(self, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any]:
         status, _, data = self.request(path, body, **kwargs)
         return status, json.loads(data)
+
+
+def listening_ips(port: int) -> set[str]:
+    """Addresses with a listening TCP socket on ``port`` (every process, every interface)."""
+    return {
+        c.laddr.ip
+        for c in psutil.net_connections(kind="tcp")
+        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
+    }

@@ -11,7 +11,7 @@ import socket
 
 import psutil
 import pytest
-from _explorer import LEADERBOARDS, PAPERS, Client
+from _explorer import LEADERBOARDS, PAPERS, Client, listening_ips
 
 from scholarkg.explorer.saved import saved_queries
 
@@ -84,6 +84,20 @@ def test_cross_origin_and_non_json_posts_are_refused(client: Client) -> None:
     assert status == 415
 
 
+def test_bad_lengths_are_refused_before_reading(client: Client) -> None:
+    import http.client
+
+    for length in ("-5", "many", str(2 << 20)):
+        conn = http.client.HTTPConnection("127.0.0.1", client.server.port, timeout=10)
+        conn.putrequest("POST", "/api/query", skip_accept_encoding=True)
+        conn.putheader("X-Scholarkg-Token", client.server.token)
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", length)
+        conn.endheaders()
+        assert conn.getresponse().status in (400, 413), length
+        conn.close()
+
+
 def test_responses_carry_security_headers(client: Client) -> None:
     _, headers, _ = client.request("/")
     assert "script-src 'self'" in headers["Content-Security-Policy"]
@@ -93,13 +107,7 @@ def test_responses_carry_security_headers(client: Client) -> None:
 
 def test_listens_on_loopback_only(client: Client) -> None:
     port = client.server.port
-    listening = [
-        c
-        for c in psutil.net_connections(kind="tcp")
-        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
-    ]
-    assert listening, "the server's listening socket is not visible"
-    assert all(c.laddr.ip == "127.0.0.1" for c in listening), listening
+    assert listening_ips(port) == {"127.0.0.1"}
     # and nothing answers on this machine's other addresses
     for addr in {a.address for nics in psutil.net_if_addrs().values() for a in nics}:
         if addr.startswith("127.") or ":" in addr or not addr[0].isdigit():

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer import Client
+from _explorer import Client, listening_ips
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -209,6 +209,8 @@ def test_a_write_is_refused_in_the_page(driver: Any, client: Client) -> None:
 
 def test_the_page_without_its_token_is_refused(driver: Any, client: Client) -> None:
     from selenium.webdriver.common.by import By
+
+    assert listening_ips(client.server.port) == {"127.0.0.1"}  # nothing on other interfaces
 
     driver.get(f"http://127.0.0.1:{client.server.port}/")
     body = driver.find_element(By.TAG_NAME, "body").text
