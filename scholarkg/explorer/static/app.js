@@ -126,8 +126,12 @@
     state.expanded.clear();
     $("card").hidden = true;
     addPayload(payload);
-    cy.layout({ name: cy.nodes().length > 300 ? "grid" : "cose", animate: false, fit: true,
-                padding: 30, nodeRepulsion: () => 8000, idealEdgeLength: () => 70 }).run();
+    // force-directed for graphs that fit on a screen; a grid for edgeless or huge results,
+    // where a force layout only piles nodes up (and takes seconds)
+    const n = cy.nodes().length, grid = n > 300 || cy.edges().length === 0;
+    cy.layout({ name: grid ? "grid" : "cose", animate: false, fit: true, padding: 30,
+                nodeDimensionsIncludeLabels: true, avoidOverlap: true,
+                nodeRepulsion: () => 8000, idealEdgeLength: () => 70 }).run();
   }
 
   async function expand(node) {
@@ -213,11 +217,12 @@
       payload.relIndex = Object.fromEntries(payload.relationships.map((r) => [r.ref, r]));
       state.last = payload;
       renderTable($("table"), payload.columns, payload.rows, payload);
+      // the view must be visible before the layout runs: a hidden container has no size
+      show("view", payload.nodes.length ? "graph" : "table");
       drawResult(payload);
       const cut = payload.truncated ? ` · only the first ${payload.row_limit} rows` : "";
       setStatus(`${payload.rows.length} row(s) · ${payload.nodes.length} node(s) · ` +
                 `${payload.relationships.length} relationship(s) · ${payload.elapsed_ms} ms${cut}`);
-      show("view", payload.nodes.length ? "graph" : "table");
       return payload;
     } catch (err) {
       setStatus(err.message, true);
