@@ -10,6 +10,7 @@ delays the others by at most that long.
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 #: Resamples for the bootstrap intervals of a report opened in the explorer: enough to
 #: read, fast enough to open on a click (the CLI's ``scholarkg report`` uses 10,000).
 REPORT_RESAMPLES = 1_000
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,10 @@ class Explorer:
             raise InputError("the query is empty", field="query")
         if params is not None and not isinstance(params, Mapping):
             raise InputError("parameters must be a JSON object", field="params")
+        for name in params or {}:
+            # FalkorDB's client writes parameter names into a CYPHER header unquoted
+            if not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
+                raise InputError(f"invalid parameter name {name!r}", field="params")
         with self._lock:
             result = self.store.explore(
                 text,

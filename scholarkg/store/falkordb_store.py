@@ -491,6 +491,8 @@ class FalkorDBStore(BatchWriteStore):
         start = time.perf_counter()
         try:
             res = send(query, dict(params) if params else None, timeout=int(timeout_ms))
+        except ValueError as err:  # the client refuses a map key it cannot quote
+            raise InputError(f"unsupported parameter value: {err}", field="params") from err
         except redis.exceptions.ResponseError as err:
             raise dialect.cypher_error(err, query) from err
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:

@@ -159,6 +159,17 @@ def test_timeout_and_row_limit(client: Client) -> None:
 def test_bad_requests_get_one_line_errors(client: Client) -> None:
     assert client.json("/api/query", {"query": ""})[0] == 400
     assert client.json("/api/query", {"query": "RETURN $x", "params": [1]})[0] == 400
+    # names are pasted into FalkorDB's CYPHER header by its client: only identifiers pass
+    status, res = client.json(
+        "/api/query", {"query": "RETURN 1", "params": {"x=1 MATCH (n) DETACH DELETE n //": 1}}
+    )
+    assert status == 400 and "parameter name" in res["error"]
+    status, res = client.json("/api/query", {"query": "RETURN $m", "params": {"m": {"a`b": 1}}})
+    assert status == 400 and "parameter" in res["error"]
+    status, res = client.json(
+        "/api/query", {"query": "RETURN $m.`k-1` AS v", "params": {"m": {"k-1": "it's"}}}
+    )
+    assert status == 200 and res["rows"] == [["it's"]]
     status, res = client.json("/api/query", {"query": "MATCH (n RETURN n"})
     assert status == 400 and "FalkorDB rejected the query" in res["error"]
     assert client.json("/api/nothing", {})[0] == 404
