@@ -123,10 +123,11 @@ class Explorer:
         from scholarkg.commands.leaderboard import gold_entries, ranked_results
 
         with self._lock:
-            meta = self.store.run_named("leaderboard_list", {"tasks": None, "limit": 100_000})
-            board = next((r for r in meta if r.get("id") == leaderboard_id), None)
-            if board is None:
+            # an index seek on the id (the list query counts every board's entries)
+            meta = self.store.run_named("leaderboard_metric", {"leaderboardId": leaderboard_id})
+            if not meta:
                 raise InputError(f"no leaderboard {leaderboard_id!r}", field="id")
+            board = meta[0]
             direction, rows = ranked_results(self.store, leaderboard_id)
             gold = [] if rows else gold_entries(self.store, leaderboard_id)
         return {"leaderboard": board, "direction": direction, "results": rows, "gold": gold}

@@ -5,7 +5,7 @@
 (function () {
   const TOKEN = document.querySelector('meta[name="scholarkg-token"]').content;
   const $ = (id) => document.getElementById(id);
-  const state = { info: null, saved: [], selected: null, expanded: new Set(), last: null };
+  const state = { info: null, saved: [], boards: {}, selected: null, expanded: new Set(), last: null };
 
   // -- talking to the server -------------------------------------------------------------
   async function api(path, body) {
@@ -285,6 +285,7 @@
 
   async function loadLeaderboards() {
     const boards = await api("/api/leaderboards");
+    state.boards = Object.fromEntries(boards.map((b) => [b.id, b]));
     $("panel-leaderboards").replaceChildren(
       boards.length ? "" : el("p", { class: "muted" }, "No leaderboards in this graph."),
       ...boards.map((b) => item(`${b.task} · ${b.dataset}`,
@@ -294,7 +295,7 @@
 
   async function openLeaderboard(id) {
     const data = await api("/api/leaderboard?id=" + encodeURIComponent(id));
-    const b = data.leaderboard;
+    const b = Object.assign({}, state.boards[id], data.leaderboard);
     const box = $("details");
     const table = el("div", {});
     const rows = data.results.length ? data.results : data.gold;
