@@ -86,3 +86,9 @@ def _serve(store: FalkorDBStore, runs: Path, config: ExplorerConfig) -> Iterator
 def client(gstore: FalkorDBStore, runs_dir: Path) -> Iterator[Client]:
     """A read-only explorer on the loaded graph (row limit 50, timeout 2 s)."""
     yield from _serve(gstore, runs_dir, ExplorerConfig(row_limit=50, timeout_ms=2_000))
+
+
+@pytest.fixture
+def write_client(store: FalkorDBStore, runs_dir: Path) -> Iterator[Client]:
+    """An explorer started with ``--allow-writes`` on a fresh, empty graph."""
+    yield from _serve(store, runs_dir, ExplorerConfig(allow_writes=True))

@@ -245,3 +245,15 @@ def test_runs_and_their_report(client: Client) -> None:
     # only run ids from the registry: never a path (RunRegistry.load also opens files)
     assert client.json("/api/run?id=../../etc/passwd")[0] == 400
     assert client.request(f"/api/report?id={run['id'][:10]}")[0] == 400
+
+
+def test_allow_writes_lets_a_write_through(write_client: Client) -> None:
+    status, info = write_client.json("/api/info")
+    assert status == 200 and info["allow_writes"] is True
+    status, res = write_client.json(
+        "/api/query", {"query": "CREATE (p:Paper {id: $id}) RETURN p", "params": {"id": "w1"}}
+    )
+    assert status == 200, res
+    assert res["nodes"][0]["properties"] == {"id": "w1"}
+    _, res = write_client.json("/api/query", {"query": "MATCH (p:Paper) RETURN count(p) AS n"})
+    assert res["rows"] == [[1]]
