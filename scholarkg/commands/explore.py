@@ -7,7 +7,9 @@ the URL and waits for Ctrl-C.
 
 from __future__ import annotations
 
+import html
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -46,14 +48,35 @@ def explore(
             f"scholarkg explore: {store.backend} graph {store.graph!r}, {mode}; Ctrl-C stops it"
         )
         print(server.url, flush=True)
-        if not no_browser:
-            import webbrowser
-
-            if not webbrowser.open(server.url):
-                err_console.print("could not open a browser: open the URL above yourself")
+        redirect = None if no_browser else _open_browser(server.url)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
             console.print("stopped")
         finally:
             server.stop()
+            if redirect is not None:
+                redirect.unlink(missing_ok=True)
+
+
+def _open_browser(url: str) -> Path | None:
+    """Open ``url`` through a private redirect file, as Jupyter does.
+
+    Handing the URL itself to the browser's command line would show the token to every
+    user of the machine (``ps``); the file is readable by its owner only (``mkstemp``).
+    """
+    import os
+    import tempfile
+    import webbrowser
+
+    fd, name = tempfile.mkstemp(prefix="scholarkg-explore-", suffix=".html")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(
+            '<!DOCTYPE html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+            f'<meta http-equiv="refresh" content="0;url={html.escape(url)}">'
+            f'<p><a href="{html.escape(url)}">scholarkg explore</a></p>\n'
+        )
+    path = Path(name)
+    if not webbrowser.open(path.as_uri()):
+        err_console.print("could not open a browser: open the URL above yourself")
+    return path

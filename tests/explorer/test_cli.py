@@ -63,3 +63,22 @@ def test_explore_prints_a_tokened_url_serves_it_and_stops_on_ctrl_c(loaded_graph
             raise
     assert proc.returncode == 0
     assert "stopped" in out
+
+
+def test_the_browser_gets_a_private_redirect_file_not_the_token(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import webbrowser
+    from pathlib import Path
+
+    from scholarkg.commands.explore import _open_browser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    url = "http://127.0.0.1:1234/?token=secret-token"
+    path = _open_browser(url)
+    assert path is not None
+    try:
+        assert opened == [path.as_uri()] and "secret" not in opened[0]
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert f'content="0;url={url}"' in Path(path).read_text(encoding="utf-8")
+    finally:
+        path.unlink()
