@@ -216,3 +216,20 @@ def test_the_page_without_its_token_is_refused(driver: Any, client: Client) -> N
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "forbidden" in body and "token" in body
     assert not driver.find_elements(By.ID, "graph")
+
+
+def test_table_shows_nodes_as_chips(driver: Any, client: Client) -> None:
+    from selenium.webdriver.common.by import By
+
+    open_page(driver, client)
+    driver.execute_script(
+        "return window.scholarkgExplorer.runQuery(arguments[0], {})",
+        "MATCH (p:Paper) WITH p ORDER BY p.id LIMIT 3 RETURN collect(p) AS ps, count(p) AS n",
+    )
+    wait_for(lambda: "row(s)" in driver.find_element(By.ID, "status").text, "the query")
+    driver.find_element(By.CSS_SELECTOR, '[data-view="table"]').click()
+    chips = driver.find_elements(By.CSS_SELECTOR, "#table td .chip")
+    assert len(chips) == 3 and all(c.text.startswith("(:Paper ") for c in chips)
+    chips[0].click()  # a chip shows its node in the graph, selected, with its card
+    assert driver.find_element(By.ID, "card").is_displayed()
+    assert drawn(driver) == (3, 0)

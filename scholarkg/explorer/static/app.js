@@ -28,7 +28,7 @@
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else node.setAttribute(k, v);
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined) continue;
       node.append(child instanceof Node ? child : String(child));
     }
@@ -186,8 +186,12 @@
       }
       if ("~path" in value) return el("span", { class: "chip rel" }, `path of ${(value["~path"].length - 1) / 2} hop(s)`);
     }
+    const isRef = (v) => v && typeof v === "object" && ("~node" in v || "~rel" in v || "~path" in v);
+    if (Array.isArray(value) && value.some(isRef)) {  // collect(n): chips, not JSON
+      return el("span", {}, value.map((v, i) => [i ? " " : "", cell(v, payload)]));
+    }
     if (value === null || value === undefined) return "";
-    return typeof value === "object" ? JSON.stringify(value, (k, v) => v) : String(value);
+    return typeof value === "object" ? JSON.stringify(value) : String(value);
   }
 
   function renderTable(container, columns, rows, payload) {
