@@ -311,3 +311,25 @@ def explore_check_limits(timeout_ms: int, row_limit: int) -> None:
         raise InputError(f"timeout must be 1 ms .. 1 h, got {timeout_ms} ms", field="timeout_ms")
     if not 1 <= int(row_limit) <= 1_000_000:
         raise InputError(f"row limit must be 1 .. 1,000,000, got {row_limit}", field="row_limit")
+
+
+#: lists of numbers longer than this are shown as a summary in the explorer
+EXPLORE_MAX_VECTOR = 64
+
+
+def explore_property(key: str, value: Any, vector_props: set[str]) -> Any:
+    """A property as the explorer shows it: vectors as ``<vector, N values>``.
+
+    Embedding properties (``emb_<model>``, or any the store knows of) would otherwise fill
+    the reply and the node card with hundreds of floats per node.
+    """
+    if isinstance(value, list | tuple) and (
+        key in vector_props
+        or key.startswith("emb_")
+        or (
+            len(value) > EXPLORE_MAX_VECTOR
+            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+        )
+    ):
+        return f"<vector, {len(value)} values>"
+    return value

@@ -553,11 +553,11 @@ def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> An
     from falkordb.node import Node
     from falkordb.path import Path as FPath
 
-    from scholarkg.store.base import GraphNode, GraphRel
+    from scholarkg.store.base import GraphNode, GraphRel, explore_property
 
     def props(entity: Node | Edge) -> dict[str, Any]:
         return {
-            str(k): (f"<vector, {len(v)} values>" if k in vector_props else _plain(v))
+            str(k): explore_property(str(k), _plain(v), vector_props)
             for k, v in entity.properties.items()
         }
 

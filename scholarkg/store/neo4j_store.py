@@ -577,13 +577,10 @@ def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> An
     """A driver value as an explorer cell, recording nodes/relationships in ``out``."""
     from neo4j.graph import Node, Path, Relationship
 
-    from scholarkg.store.base import GraphNode, GraphRel
+    from scholarkg.store.base import GraphNode, GraphRel, explore_property
 
     def props(entity: Node | Relationship) -> dict[str, Any]:
-        return {
-            str(k): (f"<vector, {len(v)} values>" if k in vector_props else plain(v))
-            for k, v in entity.items()
-        }
+        return {str(k): explore_property(str(k), plain(v), vector_props) for k, v in entity.items()}
 
     if isinstance(value, Node):
         ref = value.element_id

@@ -45,6 +45,92 @@ def test_explorer_statements_pass_neo4j_lint() -> None:
     assert out.diagnostics == {"explore_neighbours": [], "show_indexes": []}
 
 
+def _graph() -> tuple[Any, Any, Any, Any]:
+    """Two driver nodes and a relationship, built as the driver's hydrator builds them."""
+    from neo4j.graph import Graph, Node, Path
+
+    g = Graph()
+    a = Node(g, "4:db:1", 1, ["Paper"], {"id": "p1", "emb_minilm_l6": [0.1] * 8})
+    b = Node(g, "4:db:2", 2, ["Paper"], {"id": "p2"})
+    rel = g.relationship_type("CITES")(g, "5:db:1", 1, {"w": 0.5})
+    rel._start_node, rel._end_node = a, b
+    return a, b, rel, Path(a, rel)
+
+
+class _FakeResult:
+    def __init__(self, keys: list[str], rows: list[list[Any]]) -> None:
+        self._keys, self._rows = keys, rows
+
+    def keys(self) -> list[str]:
+        return self._keys
+
+    def __iter__(self) -> Iterator[Any]:
+        for row in self._rows:
+            yield type("Rec", (), {"values": lambda self, r=row: r})()
+
+
+class _FakeDriver:
+    """Records how ``explore`` opens its session and what it runs."""
+
+    def __init__(self, result: _FakeResult) -> None:
+        self.result = result
+        self.session_kwargs: dict[str, Any] = {}
+        self.query: Any = None
+
+    def session(self, **kwargs: Any) -> Any:
+        self.session_kwargs = kwargs
+        driver = self
+
+        class _Session:
+            def __enter__(self) -> Any:
+                return self
+
+            def __exit__(self, *exc: Any) -> None:
+                return None
+
+            def run(self, query: Any, params: dict[str, Any]) -> _FakeResult:
+                driver.query = (query, params)
+                return driver.result
+
+        return _Session()
+
+
+def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> None:
+    from neo4j import READ_ACCESS, WRITE_ACCESS
+
+    from scholarkg.store.neo4j_store import Neo4jStore
+
+    a, b, rel, path = _graph()
+    rows = [[a, rel, b, path, [a, 3]]] + [[a, rel, b, path, None]] * 4
+    drv = _FakeDriver(_FakeResult(["a", "r", "b", "p", "x"], rows))
+    store = Neo4jStore(drv, "neo4j")  # type: ignore[arg-type]
+    res = store.explore("MATCH ...", {"k": 1}, timeout_ms=1500, row_limit=3)
+    assert drv.session_kwargs["default_access_mode"] == READ_ACCESS
+    assert drv.session_kwargs["fetch_size"] == 4
+    query, params = drv.query
+    assert query.timeout == 1.5 and params == {"k": 1}
+    assert len(res.rows) == 3 and res.truncated
+    assert res.rows[0] == [
+        {"~node": "4:db:1"},
+        {"~rel": "5:db:1"},
+        {"~node": "4:db:2"},
+        {"~path": ["4:db:1", "5:db:1", "4:db:2"]},
+        [{"~node": "4:db:1"}, 3],
+    ]
+    node = res.nodes["4:db:1"]
+    assert node.labels == ("Paper",)
+    assert node.properties == {"id": "p1", "emb_minilm_l6": "<vector, 8 values>"}
+    assert res.relationships["5:db:1"].as_dict() == {
+        "ref": "5:db:1",
+        "type": "CITES",
+        "start": "4:db:1",
+        "end": "4:db:2",
+        "properties": {"w": 0.5},
+    }
+    store.explore("CREATE ()", allow_writes=True)
+    assert drv.session_kwargs["default_access_mode"] == WRITE_ACCESS
+
+
 @pytest.fixture
 def neo4j_store() -> Iterator[Any]:
     from scholarkg.config import load_settings

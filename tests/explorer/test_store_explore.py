@@ -118,3 +118,16 @@ def test_indexes_are_listed(tiny: FalkorDBStore) -> None:
     ).items()
     assert any("UNIQUE" in r["type"] for r in rows)
     assert any("FULLTEXT" in r["type"] for r in rows)
+
+
+def test_vectors_are_summarised(tiny: FalkorDBStore) -> None:
+    tiny.run(
+        "MATCH (p:Paper {id: 'p1'}) SET p.emb_minilm_l6 = vecf32($v), p.scores = $s, p.tags = $t",
+        {"v": [0.5] * 16, "s": list(range(100)), "t": ["a", "b"]},
+    )
+    props = next(
+        iter(tiny.explore("MATCH (p:Paper {id: 'p1'}) RETURN p").nodes.values())
+    ).properties
+    assert props["emb_minilm_l6"] == "<vector, 16 values>"
+    assert props["scores"] == "<vector, 100 values>"
+    assert props["tags"] == ["a", "b"]
