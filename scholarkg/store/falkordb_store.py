@@ -484,6 +484,7 @@ class FalkorDBStore(BatchWriteStore):
 
         import redis
 
+        from scholarkg.errors import CypherError
         from scholarkg.store.base import ExploreResult, explore_check_limits
 
         explore_check_limits(timeout_ms, row_limit)
@@ -494,6 +495,10 @@ class FalkorDBStore(BatchWriteStore):
         except ValueError as err:  # the client refuses a map key it cannot quote
             raise InputError(f"unsupported parameter value: {err}", field="params") from err
         except redis.exceptions.ResponseError as err:
+            if "empty key" in str(err):  # RO_QUERY cannot create the graph key
+                raise CypherError(
+                    f"graph {self.graph!r} does not exist yet: load data into it first"
+                ) from err
             raise dialect.cypher_error(err, query) from err
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
             raise ServerError(f"lost the embedded FalkorDB server ({err})") from err

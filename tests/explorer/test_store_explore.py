@@ -131,3 +131,8 @@ def test_vectors_are_summarised(tiny: FalkorDBStore) -> None:
     assert props["emb_minilm_l6"] == "<vector, 16 values>"
     assert props["scores"] == "<vector, 100 values>"
     assert props["tags"] == ["a", "b"]
+
+
+def test_a_graph_that_does_not_exist_says_so(store: FalkorDBStore) -> None:
+    with pytest.raises(CypherError, match="does not exist yet"):
+        store.explore("RETURN 1")
