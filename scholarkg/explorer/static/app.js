@@ -63,7 +63,9 @@
 
   function caption(node) {
     const p = node.properties || {};
-    const text = p.title || p.name || p.method || p.text || p.url || p.id || node.labels[0] || node.ref;
+    const board = p.dataset && p.metric ? `${p.dataset} · ${p.metric}` : null;  // a Leaderboard
+    const text = p.title || p.name || p.method || board || p.text || p.url || p.id ||
+      node.labels[0] || node.ref;
     const s = String(text);
     return s.length > 28 ? s.slice(0, 27) + "…" : s;
   }
