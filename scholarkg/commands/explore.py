@@ -47,9 +47,12 @@ def explore(
         console.print(
             f"scholarkg explore: {store.backend} graph {store.graph!r}, {mode}; Ctrl-C stops it"
         )
-        print(server.url, flush=True)
-        redirect = None if no_browser else _open_browser(server.url)
+        redirect = None
+        # the URL is printed inside the try: a Ctrl-C that arrives as soon as a user (or a
+        # test) has read it must still stop the server cleanly and say so
         try:
+            print(server.url, flush=True)
+            redirect = None if no_browser else _open_browser(server.url)
             threading.Event().wait()
         except KeyboardInterrupt:
             console.print("stopped")

@@ -57,12 +57,12 @@ def test_explore_prints_a_tokened_url_serves_it_and_stops_on_ctrl_c(loaded_graph
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            out, _ = proc.communicate(timeout=20)
+            out, err = proc.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             raise
-    assert proc.returncode == 0
-    assert "stopped" in out
+    assert proc.returncode == 0, err
+    assert "stopped" in out, err
 
 
 def test_the_browser_gets_a_private_redirect_file_not_the_token(monkeypatch) -> None:  # type: ignore[no-untyped-def]
