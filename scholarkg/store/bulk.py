@@ -449,6 +449,10 @@ def bulk_load(
     graph key (e.g. only indexes) is replaced. Edges whose endpoints are not in the node
     files are skipped and counted, or raise with ``strict_edges``. Afterwards the schema
     (default: ``DEFAULT_SCHEMA``) is applied, unless ``apply_schema=False``.
+
+    Crash safety: a marker key is set before the first ``GRAPH.BULK`` and deleted after the
+    last step; opening a graph that still carries it raises "this graph is incomplete",
+    so an interrupted load is never mistaken for a finished one.
     """
     import redis
 
@@ -471,6 +475,9 @@ def bulk_load(
 
     t1 = time.perf_counter()
     store.clear()  # an empty key with only indexes would make BEGIN fail
+    # from here until the schema is applied the graph is partial: say so in the store
+    files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
+    store.mark_incomplete(f"the bulk load of {', '.join(files)}")
     conn = store.db.connection
     label_tokens = parser.node_tokens
     rel_tokens = [tok for r in rels for tok in r.tokens]
@@ -486,8 +493,8 @@ def bulk_load(
         except redis.exceptions.ResponseError as err:
             raise StoreError(
                 f"GRAPH.BULK into {store.graph!r} failed after {sent_nodes} nodes and "
-                f"{sent_edges} edges: {err} (the partial graph is left; delete it with "
-                "'scholarkg db reset')"
+                f"{sent_edges} edges: {err} (the partial graph is left, marked incomplete; "
+                f"delete it with 'scholarkg --graph {store.graph} db reset --yes')"
             ) from err
         first = False
         sent_nodes += n_nodes
@@ -505,6 +512,7 @@ def bulk_load(
         result.schema_seconds = time.perf_counter() - t2
         if progress:
             progress("schema", len(result.schema_created))
+    store.mark_complete()
     log.info(
         "bulk-loaded %d nodes and %d relationships into %r in %.1f s (%d edges skipped)",
         result.nodes,
