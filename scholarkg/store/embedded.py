@@ -456,29 +456,40 @@ class EmbeddedServer:
     def start(self) -> ServerStatus:
         """Start the server, or reuse a live one; recover from a stale pid file/socket.
 
-        A live server that is still loading its data is waited for (never replaced); one
-        that neither answers nor uses CPU for ``stall_timeout`` seconds (hung, stopped) is
-        terminated and started again on the same files.
+        A live server that is still loading its data is waited for (never replaced), and
+        without holding the lock, so any number of commands can wait for one loading
+        server. One that neither answers nor uses CPU for ``stall_timeout`` seconds (hung,
+        stopped) is terminated and started again on the same files.
         """
         self._prepare_dir()
+        stalled: int | None = None
+        pid = self._read_pid()
+        if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
+            try:
+                self._wait_ready(pid, socket_path_for(self.data_dir), proc=None)
+                return self.status()
+            except ServerError:
+                if _pid_alive(pid):
+                    stalled = pid
         with self._locked():
             pid = self._read_pid()
             if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
                 if self._answers(self.socket_path):
                     log.debug("reusing embedded server pid %s", pid)
                     return self.status()
-                try:
-                    self._wait_ready(pid, self.socket_path, proc=None)
-                    return self.status()
-                except ServerError:
-                    if not _pid_alive(pid):
-                        raise
-                    log.warning(
-                        "embedded server pid %s made no progress for %.0f s; restarting it",
-                        pid,
-                        self.stall_timeout,
-                    )
-                    self._terminate(pid)
+                if pid != stalled:  # appeared meanwhile: give it its own chance
+                    try:
+                        self._wait_ready(pid, self.socket_path, proc=None)
+                        return self.status()
+                    except ServerError:
+                        if not _pid_alive(pid):
+                            raise
+                log.warning(
+                    "embedded server pid %s made no progress for %.0f s; restarting it",
+                    pid,
+                    self.stall_timeout,
+                )
+                self._terminate(pid)
             elif pid is not None:
                 log.info("removing stale pid file of dead server pid %s", pid)
             self._clean_leftovers()
