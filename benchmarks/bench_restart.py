@@ -4,7 +4,7 @@ Prints figures (this is not a test). Two scenarios, each on a fresh data dir:
 
 1. **per-row path** (``scholarkg load apc``, UNWIND/MERGE batches): the synthetic LEGOBench
    corpus (default 20k papers / ~150k citations), once per persistence mode
-   (``--modes``, default ``aof,aof+rdb,rdb``; see ``embedded.PERSISTENCE_MODES``):
+   (``--modes``, default all four on-disk modes; see ``embedded.PERSISTENCE_MODES``):
    load time, files on disk, restart after a clean ``db stop``, then a second load that
    is cut by ``kill -9`` of the server half-way, the restart after that kill, and a
    ``load apc --resume``, whose final counts and property checksum must equal the clean
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--papers", type=int, default=20_000)
     ap.add_argument("--leaderboards", type=int, default=100)
-    ap.add_argument("--modes", default="aof,aof+rdb,rdb")
+    ap.add_argument("--modes", default="aof,aof-everysec,aof+rdb,rdb")
     ap.add_argument("--bulk-papers", type=int, default=1_000_000)
     ap.add_argument("--bulk-citations", type=int, default=5_000_000)
     ap.add_argument("--skip-rows", action="store_true")
