@@ -323,7 +323,11 @@ def test_20k_papers_restart_and_kill9_resume(tmp_path: Path) -> None:
     clean_dir, crash_dir = tmp_path / "clean", tmp_path / "crash"
     clean_srv, crash_srv = EmbeddedServer(clean_dir), EmbeddedServer(crash_dir)
     try:
-        _run({**env, "SCHOLARKG_DATA_DIR": str(clean_dir)}, *_apc_args(corpus))
+        # separate homes: load checkpoints are kept per home, graph and file, not per
+        # data dir, so the clean load's would make the crashed one's --resume skip files
+        clean_env = {**env, "SCHOLARKG_DATA_DIR": str(clean_dir)}
+        clean_env["SCHOLARKG_HOME"] = str(tmp_path / "home-clean")
+        _run(clean_env, *_apc_args(corpus))
         clean = graph_state(clean_srv)
         assert clean["nodes"]["Paper"] == 20000 and clean["rels"]["CITES"] > 140_000
         clean_srv.stop()
@@ -333,6 +337,7 @@ def test_20k_papers_restart_and_kill9_resume(tmp_path: Path) -> None:
         assert graph_state(clean_srv) == clean
 
         crash_env = {**env, "SCHOLARKG_DATA_DIR": str(crash_dir)}
+        crash_env["SCHOLARKG_HOME"] = str(tmp_path / "home-crash")
         pid = crash_srv.start().pid or 0
         load = _cli_proc(crash_env, *_apc_args(corpus))
         half = clean["rels"]["CITES"] // 2
