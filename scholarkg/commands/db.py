@@ -176,12 +176,42 @@ def restore(
         server.progress = show
         with console.status("restoring"):
             manifest = server.restore(directory, force=force)
+    forgotten = _forget_checkpoints("embedded", None)
     console.print(
         f"restored {len(manifest['graphs'])} graph(s) from {directory} "
         f"(backup of {manifest['created']}); counts match backup.json",
         highlight=False,
         soft_wrap=True,
     )
+    if forgotten:
+        console.print(
+            f"[dim]forgot {forgotten} load checkpoint(s): the restored graphs may hold less "
+            "than they recorded, so a later --resume rewrites from the start[/dim]",
+            soft_wrap=True,
+        )
+
+
+def _forget_checkpoints(backend: str, graph: str | None) -> int:
+    """Delete the load checkpoints of ``graph`` (all graphs: None) of ``backend``.
+
+    A checkpoint says how much of a file a graph holds; after a reset or a restore the
+    graph holds less, and ``load … --resume`` would skip records that are no longer
+    there. Forgetting costs at most a re-run of idempotent MERGE batches.
+    """
+    import json
+
+    directory = settings().home / "checkpoints"
+    prefix = f"{backend}:{graph}:" if graph is not None else f"{backend}:"
+    removed = 0
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            scope = json.loads(path.read_text(encoding="utf-8")).get("scope", "")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(scope, str) and scope.startswith(prefix):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 @app.command()
@@ -215,8 +245,11 @@ def _reset(store: GraphStore, graph: str, backend: str, yes: bool) -> None:
         )
     store.clear()
     store.compact()
+    forgotten = _forget_checkpoints(backend, graph)
     console.print(
         f"deleted graph {graph!r} ({counts.total_nodes} nodes, "
-        f"{counts.total_relationships} relationships)",
+        f"{counts.total_relationships} relationships)"
+        + (f"; forgot {forgotten} load checkpoint(s)" if forgotten else ""),
         highlight=False,
+        soft_wrap=True,
     )

@@ -280,6 +280,27 @@ def test_interrupted_bulk_load_is_reported_incomplete(
     assert st.incomplete == [] and st.graph_counts[GRAPH] == {"nodes": 3000, "relationships": 3000}
 
 
+def test_resume_after_reset_or_restore_rewrites_what_the_graph_lost(
+    own_store: Path, corpus: Path, tmp_path: Path
+) -> None:
+    """Checkpoints say how much of a file a graph holds; after 'db reset' or 'db restore'
+    it holds less, so they are forgotten and '--resume' writes everything again (before,
+    it skipped every record and left the graph empty)."""
+    cli_ok(["db", "backup", str(tmp_path / "empty")])
+    cli_ok(_apc_args(corpus))
+    server = EmbeddedServer(own_store)
+    full = graph_state(server)
+    assert "forgot 3 load checkpoint(s)" in cli_ok(["db", "reset", "--yes"])
+    cli_ok([*_apc_args(corpus), "--resume"])
+    assert graph_state(server) == full
+    assert "forgot 3 load checkpoint(s)" in cli_ok(
+        ["db", "restore", str(tmp_path / "empty"), "--force"]
+    )
+    assert EmbeddedServer(own_store).status().graph_counts == {}
+    cli_ok([*_apc_args(corpus), "--resume"])
+    assert graph_state(server) == full
+
+
 def test_db_status_shows_files_and_counts(own_store: Path) -> None:
     cli_ok(["cypher", "UNWIND range(1, 30) AS i CREATE (:Paper {id: toString(i)})"])
     cli_ok(["db", "stop"])
