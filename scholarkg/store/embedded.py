@@ -22,8 +22,8 @@ So (graph-backends.md §5):
 * the data live in FalkorDB's own snapshot: an AOF whose base is an RDB preamble,
   rewritten (``compact()``) after every bulk-writing command and on ``stop()``, so a
   restart loads a snapshot instead of replaying every query ever run. Replaying logged
-  queries is slow (FalkorDB re-runs each MERGE; an index created in the log is not usable
-  while the log replays, ~37x slower than the original load) and logged
+  queries is slow (FalkorDB re-runs each MERGE, and without the index when the index was
+  created in the log: 134 s instead of 1.1 s for a 2 MB log, measured) and logged
   ``GRAPH.CONSTRAINT CREATE`` commands (FalkorDB writes each twice) fail on replay.
 """
 
