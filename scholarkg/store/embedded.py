@@ -96,8 +96,9 @@ DEFAULT_SAVE_POINTS = "3600 1 300 100 60 10000"
 AUTO_AOF_REWRITE_PERCENTAGE = 50
 AUTO_AOF_REWRITE_MIN_SIZE = "16mb"
 #: After a start, a log bigger than this (a crash left queries to replay) is rewritten in
-#: the background so the *next* start is fast again.
-REWRITE_AFTER_START_BYTES = 4 * 1024 * 1024
+#: the background so the *next* start is fast again. Zero: any log, because even a tiny
+#: one may hold index DDL that would make later logged writes replay without the index.
+REWRITE_AFTER_START_BYTES = 0
 #: A loading server is waited for as long as it makes progress; this long without any is
 #: an error (never a kill: we only stop servers that do not answer *and* do not run).
 DEFAULT_STALL_TIMEOUT = 300.0
