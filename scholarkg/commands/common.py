@@ -5,6 +5,7 @@ The CLI is a thin face: commands parse options, call library functions, print re
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -44,13 +45,63 @@ def settings() -> Settings:
 
 
 @contextmanager
-def store_session() -> Iterator[GraphStore]:
-    """Open the configured store (starting the embedded server if needed) and close it."""
+def server_wait_line() -> Iterator[Callable[[Any], None]]:
+    """While the block runs, a starting or loading embedded server is shown as one line.
+
+    Installed as the process-wide wait callback of ``store.embedded``, so every command
+    that starts the server (through ``open_store``) shows it; yields the callback for
+    servers created directly (``db start``).
+    """
+    import time
+
+    from scholarkg.store import embedded
+
+    state: dict[str, Any] = {"status": None, "printed": 0.0}
+
+    def show(progress: Any) -> None:
+        text = progress.describe()
+        if err_console.is_terminal:
+            if state["status"] is None:
+                state["status"] = err_console.status(text)
+                state["status"].start()
+            else:
+                state["status"].update(text)
+        elif time.monotonic() - state["printed"] >= 10.0:  # logs: a line every 10 s
+            err_console.print(text, highlight=False)
+            state["printed"] = time.monotonic()
+
+    previous = embedded.set_wait_callback(show)
+    try:
+        yield show
+    finally:
+        embedded.set_wait_callback(previous)
+        if state["status"] is not None:
+            state["status"].stop()
+
+
+@contextmanager
+def store_session(*, write: bool = False) -> Iterator[GraphStore]:
+    """Open the configured store (starting the embedded server if needed) and close it.
+
+    ``write=True`` for commands that write in bulk (loads, import, schema, embeddings):
+    at the end the store compacts its files (``GraphStore.compact``), also after a failed
+    run that may have written part of its data; this one place keeps restarts fast.
+    """
     from scholarkg.store import open_store
 
-    store = open_store(settings())
+    with server_wait_line():
+        store = open_store(settings())
     try:
-        yield store
+        try:
+            yield store
+        except Exception:
+            if write:
+                with contextlib.suppress(Exception):  # never mask the command's own error
+                    store.compact()
+            raise
+        if write:
+            with err_console.status("compacting the store's files on disk"):
+                store.compact()
     finally:
         store.close()
 

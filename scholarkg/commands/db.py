@@ -1,17 +1,27 @@
-"""``scholarkg db``: start, stop and inspect the embedded FalkorDB server; reset a graph.
+"""``scholarkg db``: start, stop, inspect, back up and restore the embedded FalkorDB server.
 
 The server outlives these commands (persistent mode), so ``db start`` once and every
-later command reuses it; ``db stop`` flushes the AOF and shuts it down cleanly.
+later command reuses it; ``db stop`` compacts the append-only file into a snapshot and
+shuts the server down cleanly, so the next start loads the snapshot in seconds.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import console, print_rows, settings, store_session, to_json
+from scholarkg.commands.common import (
+    console,
+    print_rows,
+    server_wait_line,
+    settings,
+    store_session,
+    to_json,
+)
 from scholarkg.errors import ConfigError
+from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer, ServerStatus
 
 app = typer.Typer(help="Manage the embedded FalkorDB server and the current graph.")
@@ -27,21 +37,57 @@ def _server(thread_count: int | None = None) -> EmbeddedServer:
     return EmbeddedServer(cfg.data_dir, module_args=module_args)
 
 
+def _size(n: int | None) -> str:
+    if n is None:
+        return ""
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
 def _status_rows(st: ServerStatus) -> list[dict[str, object]]:
     versions = ", ".join(f"{k} {v}" for k, v in st.versions.items())
     rows: list[dict[str, object]] = [
         {"field": "state", "value": st.state},
         {"field": "pid", "value": st.pid},
-        {"field": "data dir", "value": st.data_dir},
+        {"field": "data dir", "value": f"{st.data_dir} ({_size(st.disk_bytes)} on disk)"},
         {"field": "socket", "value": st.socket},
     ]
+    if st.state == "loading" and st.loading is not None:
+        rows.append({"field": "loading", "value": st.loading.describe()})
     if st.state == "running":
         rows += [
             {"field": "versions", "value": versions},
             {"field": "memory", "value": st.used_memory_human},
-            {"field": "graphs", "value": ", ".join(st.graphs) or "(none)"},
             {"field": "started", "value": st.started},
         ]
+    rows.append({"field": "persistence", "value": st.persistence or "aof"})
+    for f in st.files:
+        name = Path(f.name).name
+        rows.append({"field": f"  {name}", "value": f"{_size(f.bytes)}, {f.modified}"})
+    rows.append({"field": "last rewrite", "value": st.last_rewrite or "(never)"})
+    if st.aof_log_bytes is not None:
+        logged = f"{_size(st.aof_log_bytes)} (replayed on the next start)"
+        rows.append({"field": "log since rewrite", "value": logged})
+    if st.state == "running":
+        if not st.graphs:
+            rows.append({"field": "graphs", "value": "(none)"})
+        for graph in st.graphs:
+            c = st.graph_counts.get(graph, {})
+            note = " INCOMPLETE: run 'db reset' and load again" if graph in st.incomplete else ""
+            rows.append(
+                {
+                    "field": f"graph {graph}",
+                    "value": f"{c.get('nodes', 0):,} nodes, "
+                    f"{c.get('relationships', 0):,} relationships{note}",
+                }
+            )
+        for graph in st.incomplete:
+            if graph not in st.graphs:
+                rows.append({"field": f"graph {graph}", "value": "INCOMPLETE (bulk load cut off)"})
     return rows
 
 
@@ -51,8 +97,14 @@ def start(
         int | None, typer.Option(help="FalkorDB THREAD_COUNT (default: one per core).")
     ] = None,
 ) -> None:
-    """Start the embedded server (or reuse the running one) and print where it listens."""
-    st = _server(thread_count).start()
+    """Start the embedded server (or reuse the running one) and print where it listens.
+
+    A large store takes a while to load: a progress line shows how far it got.
+    """
+    server = _server(thread_count)
+    with server_wait_line() as show:
+        server.progress = show
+        st = server.start()
     console.print(
         f"embedded FalkorDB running: pid {st.pid}, socket {st.socket}, data dir {st.data_dir}",
         highlight=False,
@@ -62,9 +114,11 @@ def start(
 
 @app.command()
 def stop() -> None:
-    """Stop the embedded server (flushes the append-only file first)."""
+    """Stop the embedded server (its files are compacted into a snapshot first)."""
     server = _server()
-    if server.stop():
+    with console.status("compacting the store's files and stopping the server"):
+        stopped = server.stop()
+    if stopped:
         console.print(f"stopped the embedded server of {server.data_dir}", highlight=False)
     else:
         console.print(f"no embedded server was running for {server.data_dir}", highlight=False)
@@ -74,7 +128,7 @@ def stop() -> None:
 def status(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
 ) -> None:
-    """State, pid, data dir, socket, versions, memory and graphs of the embedded server."""
+    """State, files on disk, last rewrite, versions, memory and graphs with their counts."""
     st = _server().status()
     if fmt == "json":
         print(to_json(st.as_dict()))
@@ -83,22 +137,119 @@ def status(
 
 
 @app.command()
+def backup(
+    directory: Annotated[
+        Path, typer.Argument(help="New (or empty) directory for the backup.", file_okay=False)
+    ],
+) -> None:
+    """Write a consistent snapshot of the running store (dump.rdb + backup.json) to DIRECTORY."""
+    server = _server()
+    with server_wait_line() as show:
+        server.progress = show
+        with console.status("saving a snapshot"):
+            manifest = server.backup(directory)
+    graphs = manifest["graphs"]
+    console.print(
+        f"backed up {len(graphs)} graph(s) to {directory}: "
+        + ", ".join(
+            f"{g} ({c['nodes']:,} nodes, {c['relationships']:,} relationships)"
+            for g, c in graphs.items()
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def restore(
+    directory: Annotated[
+        Path,
+        typer.Argument(help="A directory written by 'scholarkg db backup'.", file_okay=False),
+    ],
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a store that already holds graphs.")
+    ] = False,
+) -> None:
+    """Replace the store with a backup: stop, put the files in place, start, check counts."""
+    server = _server()
+    with server_wait_line() as show:
+        server.progress = show
+        with console.status("restoring"):
+            manifest = server.restore(directory, force=force)
+    forgotten = _forget_checkpoints("embedded", None)
+    console.print(
+        f"restored {len(manifest['graphs'])} graph(s) from {directory} "
+        f"(backup of {manifest['created']}); counts match backup.json",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if forgotten:
+        console.print(
+            f"[dim]forgot {forgotten} load checkpoint(s): the restored graphs may hold less "
+            "than they recorded, so a later --resume rewrites from the start[/dim]",
+            soft_wrap=True,
+        )
+
+
+def _forget_checkpoints(backend: str, graph: str | None) -> int:
+    """Delete the load checkpoints of ``graph`` (all graphs: None) of ``backend``.
+
+    A checkpoint says how much of a file a graph holds; after a reset or a restore the
+    graph holds less, and ``load … --resume`` would skip records that are no longer
+    there. Forgetting costs at most a re-run of idempotent MERGE batches.
+    """
+    import json
+
+    directory = settings().home / "checkpoints"
+    prefix = f"{backend}:{graph}:" if graph is not None else f"{backend}:"
+    removed = 0
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        try:
+            scope = json.loads(path.read_text(encoding="utf-8")).get("scope", "")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(scope, str) and scope.startswith(prefix):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+@app.command()
 def reset(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete the current graph: every node, relationship, index and constraint."""
     cfg = settings()
+    if cfg.backend == "embedded":
+        from scholarkg.store.falkordb_store import FalkorDBStore
+
+        # an incomplete (interrupted bulk) graph must stay reachable for exactly this
+        with server_wait_line():
+            store = FalkorDBStore.from_settings(cfg, allow_incomplete=True)
+        try:
+            _reset(store, cfg.graph, cfg.backend, yes)
+        finally:
+            store.close()
+        return
     with store_session() as store:
-        counts = store.counts()
-        if not yes:
-            typer.confirm(
-                f"Delete graph {cfg.graph!r} ({cfg.backend}: {counts.total_nodes} nodes, "
-                f"{counts.total_relationships} relationships)?",
-                abort=True,
-            )
-        store.clear()
+        _reset(store, cfg.graph, cfg.backend, yes)
+
+
+def _reset(store: GraphStore, graph: str, backend: str, yes: bool) -> None:
+    counts = store.counts()
+    if not yes:
+        typer.confirm(
+            f"Delete graph {graph!r} ({backend}: {counts.total_nodes} nodes, "
+            f"{counts.total_relationships} relationships)?",
+            abort=True,
+        )
+    store.clear()
+    store.compact()
+    forgotten = _forget_checkpoints(backend, graph)
     console.print(
-        f"deleted graph {cfg.graph!r} ({counts.total_nodes} nodes, "
-        f"{counts.total_relationships} relationships)",
+        f"deleted graph {graph!r} ({counts.total_nodes} nodes, "
+        f"{counts.total_relationships} relationships)"
+        + (f"; forgot {forgotten} load checkpoint(s)" if forgotten else ""),
         highlight=False,
+        soft_wrap=True,
     )

@@ -84,7 +84,7 @@ def nodes(
     with console.status(f"loading model {model!r} ({backend})"):
         embedder = _load(model, backend, device)
     with (
-        store_session() as store,
+        store_session(write=True) as store,
         Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

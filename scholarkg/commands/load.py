@@ -201,7 +201,7 @@ def load_and_report(
     ``after(store, summary)`` adds the command's own notes or post-load work (e.g. linking
     title lines) before the summary table is printed.
     """
-    with store_session() as store:
+    with store_session(write=True) as store:
         store.apply_schema()
         summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
         if after is not None:
@@ -424,7 +424,7 @@ def load_bulk(
     from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
 
     check_rel_type(rel)
-    with store_session() as store:
+    with store_session(write=True) as store:
         if store.backend != "embedded":
             raise NotSupported(
                 "bulk loading uses FalkorDB's GRAPH.BULK; on Neo4j use 'neo4j-admin import' or "

@@ -23,7 +23,7 @@ def apply(
 ) -> None:
     """Apply the default schema to the current graph and print what was created."""
     cfg = settings()
-    with store_session() as store:
+    with store_session(write=True) as store:
         created = store.apply_schema(DEFAULT_SCHEMA)
     if created is None:  # a backend that does not report what it created
         console.print(f"schema applied to {cfg.graph!r} ({cfg.backend})", highlight=False)

@@ -82,7 +82,7 @@ def import_graph(
     s = settings()
     manifest = transfer.Manifest.read(directory)
     total = manifest.total_nodes + manifest.total_relationships
-    with store_session() as store, _progress(total) as bar:
+    with store_session(write=True) as store, _progress(total) as bar:
         task = bar.add_task(f"import into {s.graph} ({s.backend})", total=total or None)
         report = transfer.import_graph(
             store,

@@ -205,6 +205,14 @@ class GraphStore(Protocol):
         """Delete every node, relationship and index of this graph."""
         ...
 
+    def compact(self) -> None:
+        """Fold what the server logged into its on-disk snapshot, so restarts stay fast.
+
+        Called once at the end of every command that writes in bulk. The embedded store
+        rewrites its append-only file; Neo4j manages its own files (no-op).
+        """
+        ...
+
     def close(self) -> None: ...
 
     def explore(

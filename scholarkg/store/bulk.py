@@ -43,6 +43,7 @@ import numpy as np
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
 from scholarkg.store.cypher_common import storable_value
+from scholarkg.store.embedded import automatic_rewrites_paused, compact_aof
 from scholarkg.textio import iter_jsonl, open_text
 
 if TYPE_CHECKING:
@@ -449,6 +450,10 @@ def bulk_load(
     graph key (e.g. only indexes) is replaced. Edges whose endpoints are not in the node
     files are skipped and counted, or raise with ``strict_edges``. Afterwards the schema
     (default: ``DEFAULT_SCHEMA``) is applied, unless ``apply_schema=False``.
+
+    Crash safety: a marker key is set before the first ``GRAPH.BULK`` and deleted after the
+    last step; opening a graph that still carries it raises "this graph is incomplete",
+    so an interrupted load is never mistaken for a finished one.
     """
     import redis
 
@@ -471,32 +476,38 @@ def bulk_load(
 
     t1 = time.perf_counter()
     store.clear()  # an empty key with only indexes would make BEGIN fail
+    # from here until the schema is applied the graph is partial: say so in the store
+    files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
+    store.mark_incomplete(f"the bulk load of {', '.join(files)}")
     conn = store.db.connection
-    label_tokens = parser.node_tokens
-    rel_tokens = [tok for r in rels for tok in r.tokens]
-    sent_nodes = sent_edges = 0
-    first = True
-    for n_nodes, n_edges, ntoks, etoks in _commands(label_tokens, rel_tokens):
-        args: list[Any] = ["GRAPH.BULK", store.graph]
-        if first:
-            args.append("BEGIN")
-        args += [n_nodes, n_edges, len(ntoks), len(etoks), *ntoks, *etoks]
-        try:
-            conn.execute_command(*args)
-        except redis.exceptions.ResponseError as err:
-            raise StoreError(
-                f"GRAPH.BULK into {store.graph!r} failed after {sent_nodes} nodes and "
-                f"{sent_edges} edges: {err} (the partial graph is left; delete it with "
-                "'scholarkg db reset')"
-            ) from err
-        first = False
-        sent_nodes += n_nodes
-        sent_edges += n_edges
-        if progress:
-            if n_nodes:
-                progress("send nodes", sent_nodes)
-            if n_edges:
-                progress("send edges", sent_edges)
+    with automatic_rewrites_paused(conn):
+        label_tokens = parser.node_tokens
+        rel_tokens = [tok for r in rels for tok in r.tokens]
+        sent_nodes = sent_edges = 0
+        first = True
+        for n_nodes, n_edges, ntoks, etoks in _commands(label_tokens, rel_tokens):
+            args: list[Any] = ["GRAPH.BULK", store.graph]
+            if first:
+                args.append("BEGIN")
+            args += [n_nodes, n_edges, len(ntoks), len(etoks), *ntoks, *etoks]
+            try:
+                conn.execute_command(*args)
+            except redis.exceptions.ResponseError as err:
+                raise StoreError(
+                    f"GRAPH.BULK into {store.graph!r} failed after {sent_nodes} nodes and "
+                    f"{sent_edges} edges: {err} (the partial graph is left, marked incomplete; "
+                    f"delete it with 'scholarkg --graph {store.graph} db reset --yes')"
+                ) from err
+            first = False
+            sent_nodes += n_nodes
+            sent_edges += n_edges
+            if progress:
+                if n_nodes:
+                    progress("send nodes", sent_nodes)
+                if n_edges:
+                    progress("send edges", sent_edges)
+        # the data into the snapshot now, before the indexes build (no fork meanwhile)
+        compact_aof(conn)
     result.send_seconds = time.perf_counter() - t1
 
     if apply_schema:
@@ -505,6 +516,7 @@ def bulk_load(
         result.schema_seconds = time.perf_counter() - t2
         if progress:
             progress("schema", len(result.schema_created))
+    store.mark_complete()
     log.info(
         "bulk-loaded %d nodes and %d relationships into %r in %.1f s (%d edges skipped)",
         result.nodes,

@@ -194,3 +194,36 @@ def without_vectors(props: dict[str, Any], known: Iterable[str]) -> dict[str, An
     """
     drop = set(known)
     return {k: v for k, v in props.items() if k not in drop and not k.startswith(VECTOR_PREFIX)}
+
+
+# -- graph transfer (``store/transfer.py``: export / import between backends) -------------
+
+
+def page_nodes_query(label: str) -> str:
+    """One page of ``label`` nodes after ``$after`` in ``id`` order (keyset paging)."""
+    return (
+        f"MATCH (n:{check_label(label)}) WHERE n.id > $after "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props "
+        "ORDER BY n.id LIMIT $limit"
+    )
+
+
+def outgoing_relationships_query(label: str) -> str:
+    """Every relationship leaving the ``label`` nodes whose ids are in ``$ids``."""
+    return (
+        f"UNWIND $ids AS x MATCH (a:{check_label(label)} {{id: x}})-[r]->(b) "
+        "RETURN a.id AS start, type(r) AS type, labels(b) AS end_labels, b.id AS end, "
+        "properties(r) AS props"
+    )
+
+
+def missing_id_count_query(label: str) -> str:
+    return f"MATCH (n:{check_label(label)}) WHERE n.id IS NULL RETURN count(n) AS n"
+
+
+def add_label_query(label: str, extra_label: str) -> str:
+    """Give already-merged ``label`` nodes a second label (multi-label nodes)."""
+    return (
+        f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
+        f"SET n:{check_label(extra_label)}"
+    )

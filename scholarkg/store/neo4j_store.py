@@ -473,6 +473,9 @@ class Neo4jStore(BatchWriteStore):
                 self._execute(dialect.DROP_INDEX, {"name": row["name"]})
         self._schema = DEFAULT_SCHEMA
 
+    def compact(self) -> None:
+        """No-op: Neo4j checkpoints its transaction log itself."""
+
     def close(self) -> None:
         try:
             self._driver.close()

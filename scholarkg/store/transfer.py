@@ -43,7 +43,13 @@ from scholarkg.schema.ddl import (
     check_rel_type,
 )
 from scholarkg.store.base import GraphStore
-from scholarkg.store.cypher_common import VECTOR_PREFIX
+from scholarkg.store.cypher_common import (
+    VECTOR_PREFIX,
+    add_label_query,
+    missing_id_count_query,
+    outgoing_relationships_query,
+    page_nodes_query,
+)
 from scholarkg.textio import atomic_write_text, iter_jsonl, read_json_object
 
 log = logging.getLogger(__name__)
@@ -134,37 +140,7 @@ def _checked(
         raise InputError(err.message, path=path, line=line, field=fld) from err
 
 
-# -- queries (shared openCypher: both backends run them verbatim) --------------------------
-
-
-def page_nodes_query(label: str) -> str:
-    """One page of ``label`` nodes after ``$after`` in ``id`` order (keyset paging)."""
-    return (
-        f"MATCH (n:{check_label(label)}) WHERE n.id > $after "
-        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props "
-        "ORDER BY n.id LIMIT $limit"
-    )
-
-
-def outgoing_relationships_query(label: str) -> str:
-    """Every relationship leaving the ``label`` nodes whose ids are in ``$ids``."""
-    return (
-        f"UNWIND $ids AS x MATCH (a:{check_label(label)} {{id: x}})-[r]->(b) "
-        "RETURN a.id AS start, type(r) AS type, labels(b) AS end_labels, b.id AS end, "
-        "properties(r) AS props"
-    )
-
-
-def missing_id_count_query(label: str) -> str:
-    return f"MATCH (n:{check_label(label)}) WHERE n.id IS NULL RETURN count(n) AS n"
-
-
-def add_label_query(label: str, extra_label: str) -> str:
-    """Give already-merged ``label`` nodes a second label (multi-label nodes)."""
-    return (
-        f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
-        f"SET n:{check_label(extra_label)}"
-    )
+# -- queries: shared openCypher, kept with the rest of it in ``cypher_common`` ----------
 
 
 def transfer_statements() -> list[Any]:

@@ -93,7 +93,7 @@ def test_hung_server_is_replaced_with_data(data_dir: Path) -> None:
     srv.connect().select_graph("g").query("UNWIND range(1, 5) AS i CREATE (:Paper {id: i})")
     os.kill(pid, signal.SIGSTOP)
     try:
-        st = EmbeddedServer(data_dir, startup_timeout=0.5).start()
+        st = EmbeddedServer(data_dir, stall_timeout=0.5).start()
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
@@ -207,15 +207,21 @@ def test_startup_failure_reports_log_tail(tmp_path: Path) -> None:
     assert srv.status().state in ("stopped", "stale")
 
 
-def test_server_not_ready_in_time_is_not_left_running(tmp_path: Path) -> None:
-    """Regression: a spawned server that missed the readiness deadline kept running, holding
-    the data dir's AOF and socket (and, when persistent, outliving the process)."""
+def test_server_without_progress_is_not_left_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a spawned server that never became ready kept running, holding the data
+    dir's AOF and socket (and, when persistent, outliving the process). Here the server
+    never answers and its CPU clock stands still (both probes pinned), i.e. no progress."""
     from scholarkg.store import embedded
 
+    monkeypatch.setattr(EmbeddedServer, "_probe", lambda self, pid, sock, elapsed: ("busy", None))
+    monkeypatch.setattr(embedded, "_cpu_ticks", lambda pid: 0)
     before = set(embedded._CHILDREN)
-    srv = EmbeddedServer(tmp_path, persistent=False, startup_timeout=0.0)
-    with pytest.raises(ServerError, match="not ready after 0 s"):
+    srv = EmbeddedServer(tmp_path, persistent=False, stall_timeout=0.3)
+    with pytest.raises(ServerError, match="made no progress for 0 s") as info:
         srv.start()
+    assert "run 'scholarkg db start' again" in str(info.value)
     spawned = [pid for pid in embedded._CHILDREN if pid not in before]
     assert spawned == []  # reaped and forgotten
     assert not srv.pid_file.exists() and not socket_path_for(tmp_path).exists()
