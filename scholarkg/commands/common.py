@@ -106,6 +106,19 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
         store.close()
 
 
+def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
+    """The start of every load-checkpoint scope for ``graph`` (all graphs: ``None``).
+
+    A checkpoint says how much of a file one graph *in one store* holds, so the scope names
+    the store's location too (the embedded data directory, or the Neo4j URI): two data
+    directories under one ``SCHOLARKG_HOME`` must not share progress, or ``--resume`` in
+    the second would skip records it never received.
+    """
+    location = str(cfg.data_dir) if cfg.backend == "embedded" else (cfg.neo4j.uri or "")
+    head = f"{cfg.backend}@{location}:"
+    return head if graph is None else f"{head}{graph}:"
+
+
 def to_json(data: Any) -> str:
     return json.dumps(json_safe(data), ensure_ascii=False)
 

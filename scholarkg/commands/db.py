@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import (
+    checkpoint_scope_prefix,
     console,
     print_rows,
     server_wait_line,
@@ -201,7 +202,8 @@ def _forget_checkpoints(backend: str, graph: str | None) -> int:
     import json
 
     directory = settings().home / "checkpoints"
-    prefix = f"{backend}:{graph}:" if graph is not None else f"{backend}:"
+    cfg = settings()
+    prefix = checkpoint_scope_prefix(cfg.with_overrides(backend=backend), graph)
     removed = 0
     for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
         try:

@@ -18,7 +18,13 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from scholarkg.commands.common import console, err_console, settings, store_session
+from scholarkg.commands.common import (
+    checkpoint_scope_prefix,
+    console,
+    err_console,
+    settings,
+    store_session,
+)
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
 from scholarkg.loaders.metric_direction import UNKNOWN_HINT, DirectionResolver
@@ -103,7 +109,9 @@ def run_steps(
         for step in steps:
             task_id = bar.add_task(f"{step.label} ({step.source.name})", total=None)
             checkpoint = Checkpoint.open(
-                step.source, directory=directory, scope=f"{cfg.backend}:{store.graph}:{step.kind}"
+                step.source,
+                directory=directory,
+                scope=checkpoint_scope_prefix(cfg, store.graph) + step.kind,
             )
 
             def progress(n: int, task_id: Any = task_id) -> None:

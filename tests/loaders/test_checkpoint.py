@@ -125,3 +125,20 @@ def test_large_groups_flush_by_record_count(store: FalkorDBStore, tmp_path: Path
     cp = Checkpoint.open(src, directory=tmp_path, scope="s")
     run_resumable(store, _groups(src), source=src, checkpoint=cp, batch_size=1000, max_records=9)
     assert [n for n, _ in cp.points] == [3, 6, 9, 12]
+
+
+def test_checkpoint_scopes_name_the_store_location(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two data directories under one home never share load progress."""
+    from scholarkg.commands.common import checkpoint_scope_prefix
+    from scholarkg.config import load_settings
+
+    cfg = load_settings(home=tmp_path)
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "a"))
+    in_a = checkpoint_scope_prefix(cfg, "g")
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "b"))
+    in_b = checkpoint_scope_prefix(cfg, "g")
+    assert in_a != in_b
+    assert in_b.startswith(checkpoint_scope_prefix(cfg, None))
+    assert not checkpoint_scope_prefix(cfg, "g2").startswith(in_b)
