@@ -329,8 +329,10 @@ def test_alias_may_not_shadow_a_name(tmp_path: Path) -> None:
     bad = tmp_path / "reg.toml"
     entry = '[datasets.{n}]\ntitle = "X"\nbenchmark = "b"\nkind = "manual"\nlicence = "l"\n'
     bad.write_text(
-        entry.format(n="a") + 'instructions = "i"\naliases = ["b"]\n'
-        + entry.format(n="b") + 'instructions = "i"\n',
+        entry.format(n="a")
+        + 'instructions = "i"\naliases = ["b"]\n'
+        + entry.format(n="b")
+        + 'instructions = "i"\n',
         encoding="utf-8",
     )
     with pytest.raises(InputError, match="alias 'b'"):
