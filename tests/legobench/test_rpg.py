@@ -40,6 +40,7 @@ from scholarkg.errors import InputError, TaskNotFound
 from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
 from scholarkg.loaders.writer import write_records
+from scholarkg.schema import ids
 from scholarkg.store.falkordb_store import FalkorDBStore
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
@@ -110,7 +111,8 @@ def test_read_ground_truth_maps_ids_and_names_bad_fields(tmp_path: Path) -> None
     good.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     got = rpg.read_ground_truth(good)
     assert [i.gold for i in got] == [("arxiv:2101.00001",), ("arxiv:2101.00002", "apc:x")]
-    assert got[0].query.id == "zorp tagging|kalo-10|f1"
+    assert got[0].query.id == ids.leaderboard_id("Zorp Tagging", "Kalo-10", "f1")
+    assert got[0].query.key == "zorp tagging|kalo-10|f1"
     assert got[0].query.text == "Zorp Tagging Kalo-10 f1"
 
     bad = tmp_path / "bad.jsonl"
@@ -153,7 +155,8 @@ def test_ground_truth_from_graph_leaderboards(store: FalkorDBStore) -> None:
     got = rpg.leaderboards_from_graph(store)
     assert len(got) == 1
     assert got[0].gold == ("p2", "p0", "p1")
-    assert got[0].query.id == rpg.leaderboard_key("T", "D", "M")
+    assert got[0].query.id == "lb1"  # the Leaderboard node id: shared with RPLM and LGPLM
+    assert got[0].query.key == rpg.leaderboard_key("T", "D", "M")
 
 
 # --------------------------------------------------------------------------- candidates

@@ -54,7 +54,6 @@ from scholarkg.benchmark.tasks.llm_run import (
 )
 from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
-from scholarkg.schema.ids import leaderboard_id
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
@@ -136,39 +135,25 @@ def crop_to_tokens(text: str, budget: int) -> tuple[str, bool]:
 
 
 def read_gold_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
-    """``{leaderboard id: [(method, score)]}`` from ``leaderboards.jsonl``.
+    """``{leaderboard id: [(method, score)]}`` from ``leaderboards.jsonl``, best first.
 
-    Each line: ``{"task", "dataset", "metric", "methods": [...], "scores": [...]}`` with
-    methods and scores aligned (best first); the id is ``schema.ids.leaderboard_id``.
+    Read by the loader's one reader (:func:`~scholarkg.loaders.legobench_graph.read_leaderboards`:
+    same ids and checks as ``scholarkg load leaderboards``); LGPLM additionally needs the
+    ``methods`` list (a missing score is NaN: never matched).
     """
-    from scholarkg.textio import iter_jsonl
+    from scholarkg.loaders.legobench_graph import read_leaderboards
 
     out: dict[str, list[tuple[str, float]]] = {}
-    for lineno, obj in iter_jsonl(path):
-        key = []
-        for name in ("task", "dataset", "metric"):
-            value = obj.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise InputError("missing or empty", path=path, line=lineno, field=name)
-            key.append(value)
-        methods, scores = obj.get("methods"), obj.get("scores")
-        if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
-            raise InputError("must be a list of strings", path=path, line=lineno, field="methods")
-        if not isinstance(scores, list) or len(scores) != len(methods):
-            raise InputError(
-                f"must be a list as long as methods ({len(methods)})",
-                path=path,
-                line=lineno,
-                field="scores",
-            )
-        pairs = []
-        for j, (m, s) in enumerate(zip(methods, scores, strict=True)):
-            if s is not None and (isinstance(s, bool) or not isinstance(s, int | float)):
-                raise InputError(
-                    f"scores[{j}] is not a number", path=path, line=lineno, field="scores"
-                )
-            pairs.append((m, math.nan if s is None else float(s)))
-        out[leaderboard_id(*key)] = pairs
+    for gt in read_leaderboards(path, require_ranking=False):
+        if not gt.methods:
+            raise InputError("must be a list of strings", path=path, line=gt.line,
+                             field="methods")  # fmt: skip
+        if not gt.scores:
+            raise InputError(f"must be a list as long as methods ({len(gt.methods)})",
+                             path=path, line=gt.line, field="scores")  # fmt: skip
+        out[gt.id] = [
+            (m, math.nan if s is None else s) for m, s in zip(gt.methods, gt.scores, strict=True)
+        ]
     return out
 
 

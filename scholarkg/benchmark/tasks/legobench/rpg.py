@@ -49,7 +49,6 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.ranking import concordant_pairs, evaluate_rankings
 from scholarkg.errors import InputError
-from scholarkg.loaders.apc import resolve_paper_ref
 from scholarkg.schema.ddl import check_property, check_rel_type
 from scholarkg.services.embeddings import (
     Embedder,
@@ -59,7 +58,6 @@ from scholarkg.services.embeddings import (
     vector_index_for,
 )
 from scholarkg.store.base import GraphStore
-from scholarkg.textio import iter_jsonl
 
 TASK_NAME = "legobench-rpg"
 
@@ -108,7 +106,11 @@ def get_config(name: str) -> RPGConfig:
 
 @dataclass(frozen=True)
 class LeaderboardQuery:
-    """What a ranker may see: the leaderboard key, never its entries (no leakage by type)."""
+    """What a ranker may see: the leaderboard key, never its entries (no leakage by type).
+
+    ``id`` is the Leaderboard node's id (``ids.leaderboard_id`` for ground-truth files), the
+    instance id RPLM and LGPLM use too, so per-leaderboard results join across the tasks.
+    """
 
     id: str
     task: str
@@ -118,6 +120,11 @@ class LeaderboardQuery:
     @property
     def text(self) -> str:
         return f"{self.task} {self.dataset} {self.metric}"
+
+    @property
+    def key(self) -> str:
+        """``task|dataset|metric`` lower-cased: what the dev/test split hashes (see split_of)."""
+        return leaderboard_key(self.task, self.dataset, self.metric)
 
 
 @dataclass(frozen=True)
@@ -129,42 +136,20 @@ class RPGInstance:
 
 
 def leaderboard_key(task: str, dataset: str, metric: str) -> str:
-    """Stable identity of a leaderboard, independent of where it was read from."""
+    """Case-insensitive identity of a leaderboard triple, independent of where it was read."""
     return f"{task.strip().lower()}|{dataset.strip().lower()}|{metric.strip().lower()}"
 
 
 def read_ground_truth(path: str | Path) -> list[RPGInstance]:
-    """Read ``leaderboards.jsonl`` (synthetic generator format): one leaderboard per line.
+    """RPG instances from ``leaderboards.jsonl``, read by the loader's one reader
+    (:func:`scholarkg.loaders.legobench_graph.read_leaderboards`): same Leaderboard and Paper
+    ids as the graph gets from ``scholarkg load leaderboards``."""
+    from scholarkg.loaders.legobench_graph import read_leaderboards
 
-    Fields: ``task``, ``dataset``, ``metric`` (strings) and ``ranking`` (paper ids as written
-    in the APC files, best first); mapped to stored Paper ids with ``resolve_paper_ref``.
-    """
-    p = Path(path)
-    out: list[RPGInstance] = []
-    seen: set[str] = set()
-    for lineno, obj in iter_jsonl(p, missing="ground truth file not found"):
-        for name in ("task", "dataset", "metric"):
-            if not isinstance(obj.get(name), str) or not obj[name].strip():
-                raise InputError("missing or empty string", path=p, line=lineno, field=name)
-        ranking = obj.get("ranking")
-        if not isinstance(ranking, list) or not ranking:
-            raise InputError(
-                "expected a non-empty list of paper ids", path=p, line=lineno, field="ranking"
-            )
-        if not all(isinstance(x, str) and x.strip() for x in ranking):
-            raise InputError(
-                "paper ids must be non-empty strings", path=p, line=lineno, field="ranking"
-            )
-        gold = tuple(resolve_paper_ref(x) for x in ranking)
-        if len(set(gold)) != len(gold):
-            raise InputError("duplicate paper id", path=p, line=lineno, field="ranking")
-        key = leaderboard_key(obj["task"], obj["dataset"], obj["metric"])
-        if key in seen:
-            raise InputError(f"duplicate leaderboard {key!r}", path=p, line=lineno, field="task")
-        seen.add(key)
-        query = LeaderboardQuery(key, obj["task"], obj["dataset"], obj["metric"])
-        out.append(RPGInstance(query, gold))
-    return out
+    return [
+        RPGInstance(LeaderboardQuery(gt.id, gt.task, gt.dataset, gt.metric), gt.papers)
+        for gt in read_leaderboards(Path(path))
+    ]
 
 
 def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
@@ -178,9 +163,7 @@ def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
             )
         pairs = sorted(zip(row["ranks"], row["papers"], strict=True), key=lambda t: (t[0], t[1]))
         gold = tuple(dict.fromkeys(str(p) for _, p in pairs))
-        query = LeaderboardQuery(
-            leaderboard_key(task, dataset, metric), str(task), str(dataset), str(metric)
-        )
+        query = LeaderboardQuery(str(row["id"]), str(task), str(dataset), str(metric))
         out.append(RPGInstance(query, gold))
     return out
 
@@ -200,12 +183,12 @@ def load_instances(store: GraphStore, ground_truth: str | Path | None = None) ->
 
 
 def split_of(query: LeaderboardQuery, *, seed: int = 0, dev_fraction: float = 0.5) -> str:
-    """``dev`` or ``test``, from a hash of the seed and the leaderboard key.
+    """``dev`` or ``test``, from a hash of the seed and the leaderboard key (``query.key``).
 
     Hash-based, not positional: the split of a leaderboard does not depend on which other
     leaderboards were loaded or in which order, so the graph and the JSONL agree.
     """
-    digest = hashlib.sha256(f"{seed}\x1f{query.id}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}\x1f{query.key}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     return "dev" if u < dev_fraction else "test"
 

@@ -174,7 +174,7 @@ def _other_board_rows(
     }
     for row in store.run_named(query_name, params):
         key = leaderboard_key(str(row["task"]), str(row["dataset"]), str(row["metric"]))
-        if key == query.id or row["board"] == target_id:
+        if key == query.key or row["board"] in (target_id, query.id):
             raise InputError(f"leaderboard context returned the target leaderboard {key!r}")
         yield row
 
