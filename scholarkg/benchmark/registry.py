@@ -9,8 +9,12 @@ instant. Task owners add their entry here when their ``bench run``/``bench score
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from scholarkg.errors import TaskNotFound
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.task import BenchmarkTask
 
 
 @dataclass(frozen=True)
@@ -73,3 +77,32 @@ def get_task(name: str, *, mode: str | None = None) -> TaskInfo:
 
 def list_tasks() -> list[TaskInfo]:
     return [TASKS[n] for n in sorted(TASKS)]
+
+
+# ----------------------------------------------------------------------------- task classes
+#
+# Tasks built on :class:`scholarkg.benchmark.task.BenchmarkTask`, by name, as
+# ``"module:Class"`` strings: nothing is imported until a task is asked for, so listing stays
+# instant and a family's heavy dependencies load only when it runs. A new family adds one
+# line here (CONTRIBUTING.md, "Adding a benchmark family").
+TASK_CLASSES: dict[str, str] = {}
+
+
+def load_task(name: str) -> BenchmarkTask:
+    """An instance of the task called ``name``; ``TaskNotFound`` lists the known ones."""
+    import importlib
+
+    target = TASK_CLASSES.get(name)
+    if target is None:
+        known = ", ".join(sorted(TASK_CLASSES)) or "(none)"
+        raise TaskNotFound(f"unknown task {name!r}; known: {known}")
+    module_name, _, class_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    task = cls()
+    if task.name != name:
+        raise TaskNotFound(f"registry entry {name!r} points at task {task.name!r} ({target})")
+    return task
+
+
+def task_names() -> list[str]:
+    return sorted(TASK_CLASSES)

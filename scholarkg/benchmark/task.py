@@ -1,0 +1,610 @@
+"""The one interface every benchmark task implements, and the one way a run is finished.
+
+Why: five benchmark families (LEGOBench, DORIS-MAE, citeBench, AAAR-1.0, SciReplicate-Bench)
+each build instances from the graph, answer them (with a ranker, a model, or predictions made
+elsewhere), score the answers, and report. Only the first three steps differ between tasks;
+option checking, timing, the run record, the output files and the report layout must not. So a
+task *declares* what it is (:class:`BenchmarkTask` class attributes: metrics with canonical
+names and units, options, answer kinds, rankers, report layout) and *implements* three steps;
+:func:`run_task` does the rest the same way for every task.
+
+Flow (``scholarkg bench run NAME ...`` and the Python API are the same path)::
+
+    options = task.resolve_options(given)           # unknown option -> InputError, no work done
+    instances = task.build_instances(store, options) # Cypher candidate retrieval, gold labels
+    answers = task.answer(store, instances, source, options)   # ranker | model | predictions
+    result = task.score(instances, answers, options) # aggregate + per-instance (+ per-class)
+    run_task(...) -> TaskRun                         # timings, RunRecord with units, files
+
+The command line is generic (``commands/bench.py``); the flags every task shares are::
+
+    scholarkg bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
+                             [--out DIR] [--limit N] [--no-record] [--format table|json]
+                             [task options: --pool corpus --task subquery ...]
+    scholarkg bench score NAME --data PATH --predictions PATH [--format json] [task options]
+    scholarkg bench import-predictions NAME FILE [task options]
+
+and everything after them is parsed by :func:`parse_task_args` against the task's own
+:class:`TaskOption` list, so a new task needs no CLI code.
+
+Rules every task keeps (checked by :func:`run_task` and ``tests/benchmark``):
+
+* every aggregate metric the task returns is declared in ``metrics`` (name *and* unit); the
+  run record stores the units, so reports print what was recorded and never guess a scale;
+* instance ids are stable graph ids, shared by the tasks of a family (LEGOBench's RPG, RPLM
+  and LGPLM all use Leaderboard ids), so per-instance results join across tasks;
+* heavy imports (torch, transformers) happen inside methods: the registry imports task
+  modules to list them, and ``scholarkg bench list`` must stay instant.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from scholarkg.errors import InputError, NotSupported
+from scholarkg.textio import atomic_write_text
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.runs import RunRecord
+    from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "AnswerKind",
+    "AnswerSource",
+    "Answers",
+    "BenchmarkTask",
+    "Instance",
+    "PublishedRow",
+    "ReportLayout",
+    "TaskMetric",
+    "TaskOption",
+    "TaskResult",
+    "TaskRun",
+    "parse_task_args",
+    "run_task",
+]
+
+#: How a metric value is recorded. ``percent`` = 0-100 as the paper prints it; ``fraction`` =
+#: 0-1; ``score`` = any other real (Kendall's tau, CodeBLEU's own scale is a fraction);
+#: ``count`` and ``seconds`` for bookkeeping columns.
+Unit = Literal["percent", "fraction", "score", "count", "seconds"]
+UNITS: tuple[str, ...] = ("percent", "fraction", "score", "count", "seconds")
+
+#: Where a task's answers come from: a ranker over candidates, a generative model, or a file
+#: of predictions produced elsewhere (released outputs, an API run, a GPU machine).
+AnswerKind = Literal["ranker", "model", "predictions"]
+ANSWER_KINDS: tuple[str, ...] = ("ranker", "model", "predictions")
+
+#: ``progress(stage, n_done, n_total)``; stages are "build", "answer", "score" or a task's own.
+StageProgress = Callable[[str, int, int], None]
+
+Score = float | None
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class TaskMetric:
+    """A metric a task reports: its canonical name (as published), unit and direction."""
+
+    name: str
+    unit: Unit
+    higher_is_better: bool = True
+    #: decimals the published table prints
+    decimals: int = 2
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"metric {self.name!r}: unit {self.unit!r} not in {UNITS}")
+
+
+@dataclass(frozen=True)
+class TaskOption:
+    """A task-specific option: ``name`` is the Python name, ``--name-with-dashes`` the flag.
+
+    ``kind`` is one of ``str``, ``int``, ``float``, ``bool``, ``Path``, or ``list`` (a
+    comma-separated list of strings on the command line, e.g. ``--context-words 100,300``).
+    """
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def convert(self, raw: Any, *, task: str) -> Any:
+        """The typed value of ``raw`` (a CLI string or a Python value); InputError if invalid."""
+        value: Any = raw
+        try:
+            if self.kind is bool:
+                if isinstance(raw, str):
+                    lowered = raw.strip().lower()
+                    if lowered not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError(raw)
+                    value = lowered in ("1", "true", "yes", "on")
+                else:
+                    value = bool(raw)
+            elif self.kind is list:
+                if isinstance(raw, str):
+                    value = [part.strip() for part in raw.split(",") if part.strip()]
+                else:
+                    value = [str(v) for v in raw]
+            elif self.kind is Path:
+                value = Path(raw).expanduser()
+            elif raw is not None:
+                value = self.kind(raw)
+        except (TypeError, ValueError) as err:
+            raise InputError(
+                f"task {task!r}: {self.flag} expects {self.kind.__name__}, got {raw!r}",
+                field=self.name,
+            ) from err
+        if self.choices:
+            values = value if isinstance(value, list) else [value]
+            bad = [v for v in values if str(v) not in self.choices]
+            if bad:
+                raise InputError(
+                    f"task {task!r}: {self.flag} {bad[0]!r} is not one of "
+                    f"{', '.join(self.choices)}",
+                    field=self.name,
+                )
+        return value
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    """One row of a paper's results table, printed beside our runs and labelled as published.
+
+    ``configuration`` names the table the row belongs to (e.g. ``{"task": "full"}``);
+    ``source`` says where the numbers come from, e.g. ``"DORIS-MAE Table 3, real data"``.
+    """
+
+    label: str
+    values: Mapping[str, float]
+    source: str
+    configuration: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportLayout:
+    """How a task's runs are tabulated: metric columns in the published order, and which
+    configuration keys separate tables (runs of different configurations are never compared).
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    config_keys: tuple[str, ...] = ()
+    #: what an instance is ("query", "leaderboard", "paper", "task"): names the per-instance
+    #: key of ``metrics.json`` (``per_query`` ...) and report headings
+    instance_label: str = "instance"
+    published: tuple[PublishedRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One unit the task is scored on: a stable id and whatever the task needs to answer it."""
+
+    id: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AnswerSource:
+    """Where answers come from. ``name`` is the ranker name, the model name, or the file.
+
+    ``client`` is an :class:`scholarkg.services.llm.LLMClient` for ``model``; ``path`` is the
+    predictions file (or released result folder) for ``predictions``; ``params`` are the
+    ranker's or model's settings as the user gave them.
+    """
+
+    kind: AnswerKind
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    client: Any = None
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ANSWER_KINDS:
+            raise InputError(f"answer source {self.kind!r} not in {ANSWER_KINDS}")
+        if self.kind == "predictions" and self.path is None:
+            raise InputError("a predictions answer source needs a file", field="predictions")
+        if self.kind == "model" and self.client is None:
+            raise InputError("a model answer source needs a client", field="model")
+
+    @classmethod
+    def ranker(cls, name: str, **params: Any) -> AnswerSource:
+        return cls(kind="ranker", name=name, params=params)
+
+    @classmethod
+    def predictions(cls, path: str | Path) -> AnswerSource:
+        path = Path(path)
+        return cls(kind="predictions", name=path.name, path=path)
+
+    @classmethod
+    def model(cls, client: Any, name: str | None = None, **params: Any) -> AnswerSource:
+        return cls(kind="model", name=name or str(getattr(client, "model", "model")),
+                   params=params, client=client)  # fmt: skip
+
+
+@dataclass
+class Answers:
+    """The answers of one source to a task's instances, with what produced them.
+
+    ``by_instance`` maps instance ids to the task's answer type (a ranking, a text, a list);
+    instances without an answer are absent. ``params`` are the resolved settings of the
+    ranker/model (defaults filled in); ``models`` maps roles to model names (``encoder``,
+    ``llm``); ``extra`` holds provenance the run config should keep (usage, matching counts).
+    """
+
+    by_instance: dict[str, Any]
+    source: AnswerSource
+    params: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: prompt-template name -> template text (only hashes are recorded)
+    prompts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class TaskResult:
+    """Scores: the aggregate as the benchmark defines it, and values per instance.
+
+    ``classes`` holds optional per-class aggregates (``"<group>:<class>"`` labels, e.g.
+    citeBench's ``"intent:method"``); ``intervals`` optional confidence intervals per
+    aggregate metric; ``n`` how many instances each aggregate is over.
+    """
+
+    aggregate: dict[str, Score]
+    per_instance: dict[str, dict[str, Score]]
+    classes: dict[str, dict[str, Score]] = field(default_factory=dict)
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    n: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class TaskRun:
+    """What :func:`run_task` returns: the result, the answers, the record and written files."""
+
+    task: BenchmarkTask
+    options: dict[str, Any]
+    instances: list[Instance]
+    answers: Answers
+    result: TaskResult
+    record: RunRecord
+    files: list[Path] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- the interface
+
+
+class BenchmarkTask(ABC):
+    """Base of every benchmark task. Subclasses set the class attributes and three methods.
+
+    ``build_instances`` reads the graph (named Cypher queries only); ``answer`` produces one
+    answer per instance from the given source; ``score`` is pure (no store), so the same code
+    scores answers made here and answers imported from elsewhere. ``score_files`` is the
+    store-free path of ``scholarkg bench score`` for tasks whose released data can be scored
+    directly from files (``scores_files = True``).
+    """
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str]
+    #: where the definitions come from, e.g. ``"dorismae.md §3; DORIS-MAE Table 3"``
+    reference: ClassVar[str] = ""
+    metrics: ClassVar[tuple[TaskMetric, ...]]
+    options: ClassVar[tuple[TaskOption, ...]] = ()
+    answer_kinds: ClassVar[frozenset[str]] = frozenset({"ranker"})
+    #: ranker names ``answer`` accepts (for ``ranker`` sources), best-known baseline first
+    rankers: ClassVar[tuple[str, ...]] = ()
+    #: which ranker/model reproduces the published baseline (labelled so in reports)
+    baseline: ClassVar[str | None] = None
+    layout: ClassVar[ReportLayout]
+    scores_files: ClassVar[bool] = False
+
+    # -- declared things, derived ------------------------------------------------------
+    def metric(self, name: str) -> TaskMetric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(f"task {self.name!r} declares no metric {name!r}")
+
+    def units(self) -> dict[str, str]:
+        return {m.name: m.unit for m in self.metrics}
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults filled in, values converted; an option the task does not take is an error.
+
+        ``given`` may use Python names (``context_words``) or flags (``--context-words``);
+        ``None`` values mean "not given" so a CLI can pass every declared flag through.
+        """
+        declared = {o.name: o for o in self.options}
+        out = {o.name: o.default for o in self.options}
+        for raw_key, value in (given or {}).items():
+            key = raw_key.lstrip("-").replace("-", "_")
+            option = declared.get(key)
+            if option is None:
+                takes = ", ".join(o.flag for o in self.options) or "no task options"
+                raise InputError(
+                    f"task {self.name!r} does not take --{key.replace('_', '-')}; "
+                    f"it takes: {takes}",
+                    field=key,
+                )
+            if value is not None:
+                out[key] = option.convert(value, task=self.name)
+        return out
+
+    def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """What identifies this run's configuration in reports (default: all options).
+
+        Runs are compared only within one configuration, so tasks whose options include
+        things that do not change the benchmark (paths, batch sizes) should override this.
+        """
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in options.items()}
+
+    def check_source(self, source: AnswerSource) -> None:
+        """The source kind (and ranker name) is one this task accepts, before any work."""
+        if source.kind not in self.answer_kinds:
+            raise InputError(
+                f"task {self.name!r} cannot be answered by a {source.kind}; it takes "
+                f"{', '.join(sorted(self.answer_kinds))}",
+                field=source.kind,
+            )
+        if source.kind == "ranker" and self.rankers and source.name not in self.rankers:
+            raise InputError(
+                f"task {self.name!r} has no ranker {source.name!r}; choose one of "
+                f"{', '.join(self.rankers)}",
+                field="ranker",
+            )
+
+    # -- the three steps ---------------------------------------------------------------
+    @abstractmethod
+    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+        """The task's instances, read from the graph (gold labels included in ``data``)."""
+
+    @abstractmethod
+    def answer(
+        self,
+        store: GraphStore,
+        instances: Sequence[Instance],
+        source: AnswerSource,
+        options: Mapping[str, Any],
+        progress: StageProgress | None = None,
+    ) -> Answers:
+        """One answer per instance from ``source`` (missing ones are left out)."""
+
+    @abstractmethod
+    def score(
+        self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
+    ) -> TaskResult:
+        """Aggregate and per-instance scores; pure: no store, no model."""
+
+    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+        """Score answers in released/JSONL files against released data, without a store."""
+        raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+
+    # -- outputs -----------------------------------------------------------------------
+    def write_outputs(
+        self,
+        out_dir: Path,
+        instances: Sequence[Instance],
+        answers: Answers,
+        result: TaskResult,
+        options: Mapping[str, Any],
+    ) -> list[Path]:
+        """Files a user asked for with ``--out``: ``metrics.json`` always; tasks add theirs.
+
+        ``metrics.json`` is ``{"aggregate": ..., "per_<instance_label>": ...}`` in the units
+        the task declares (``units`` says which), the shape the published evaluation
+        scripts print.
+        """
+        out_dir.mkdir(parents=True, exist_ok=True)
+        payload = metrics_payload(self, result)
+        path = out_dir / "metrics.json"
+        atomic_write_text(path, json.dumps(payload, indent=2, allow_nan=False) + "\n")
+        return [path]
+
+
+def metrics_payload(task: BenchmarkTask, result: TaskResult) -> dict[str, Any]:
+    """The ``metrics.json`` / ``bench score --format json`` object of a result."""
+    per_key = f"per_{task.layout.instance_label}"
+    payload: dict[str, Any] = {
+        "aggregate": {k: _finite(v) for k, v in result.aggregate.items()},
+        per_key: {
+            iid: {k: _finite(v) for k, v in scores.items()}
+            for iid, scores in result.per_instance.items()
+        },
+        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
+    }
+    if result.intervals:
+        payload["intervals"] = {k: list(v) for k, v in result.intervals.items()}
+    if result.classes:
+        payload["classes"] = {
+            c: {k: _finite(v) for k, v in s.items()} for c, s in result.classes.items()
+        }
+    return payload
+
+
+def _finite(value: Score) -> Score:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def check_result(task: BenchmarkTask, result: TaskResult) -> None:
+    """Every aggregate metric is declared: names and units never drift between tasks/runs."""
+    declared = {m.name for m in task.metrics}
+    unknown = sorted(set(result.aggregate) - declared)
+    if unknown:
+        raise ValueError(
+            f"task {task.name!r} returned undeclared metrics {unknown}; declare them in "
+            f"{type(task).__name__}.metrics with their unit"
+        )
+
+
+# ----------------------------------------------------------------------------- the CLI side
+
+
+def parse_task_args(task: BenchmarkTask, args: Sequence[str]) -> dict[str, Any]:
+    """Task options from leftover command-line words (``--pool corpus --no-split``).
+
+    ``bench run NAME`` declares only the options every task shares; the rest of the command
+    line is parsed here against the task's own :class:`TaskOption` list, so a new task needs
+    no CLI code and an option it does not take is a clear error. Bool options take
+    ``--flag`` / ``--no-flag``; others ``--flag VALUE`` or ``--flag=VALUE``.
+    """
+    declared = {o.flag: o for o in task.options}
+    given: dict[str, Any] = {}
+    words = list(args)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("--"):
+            raise InputError(f"task {task.name!r}: unexpected argument {word!r}")
+        flag, has_value, inline = word.partition("=")
+        option = declared.get(flag)
+        if option is None and flag.startswith("--no-"):
+            negated = declared.get("--" + flag[5:])
+            if negated is not None and negated.kind is bool and not has_value:
+                given[negated.name] = False
+                i += 1
+                continue
+        if option is None:
+            # resolve_options words the error (it lists what the task takes)
+            task.resolve_options({flag: None})
+            raise AssertionError("unreachable")  # pragma: no cover
+        if option.kind is bool and not has_value:
+            given[option.name] = True
+            i += 1
+            continue
+        if has_value:
+            given[option.name] = inline
+            i += 1
+            continue
+        if i + 1 >= len(words):
+            raise InputError(f"task {task.name!r}: {flag} needs a value", field=option.name)
+        given[option.name] = words[i + 1]
+        i += 2
+    return given
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run_task(
+    task: BenchmarkTask,
+    store: GraphStore,
+    source: AnswerSource,
+    options: Mapping[str, Any] | None = None,
+    *,
+    runs_dir: Path | None = None,
+    out_dir: Path | None = None,
+    record_in_graph: bool = True,
+    limit: int | None = None,
+    notes: str | None = None,
+    progress: StageProgress | None = None,
+) -> TaskRun:
+    """Build, answer, score and record one run of ``task``: the only way a run is finished.
+
+    Options and the answer source are checked before any work. ``limit`` keeps the first N
+    instances (a smoke run; recorded in the config). With ``runs_dir`` the run is saved as
+    JSON (and as ``:Run`` nodes when ``record_in_graph``); with ``out_dir`` the task writes
+    its files (``metrics.json`` and e.g. ``run.trec``).
+    """
+    from scholarkg.benchmark.runs import RunRegistry, new_run, record_run_in_graph
+
+    resolved = task.resolve_options(options)
+    task.check_source(source)
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be >= 1, got {limit}", field="limit")
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+
+    t0 = time.perf_counter()
+    instances = task.build_instances(store, resolved)
+    if limit is not None:
+        instances = instances[:limit]
+    if not instances:
+        raise InputError(
+            f"task {task.name!r} found no instances in graph {getattr(store, 'graph', '?')!r}; "
+            "load its data first (see 'scholarkg load --help')"
+        )
+    timings["build"] = time.perf_counter() - t0
+    if progress is not None:
+        progress("build", len(instances), len(instances))
+
+    t0 = time.perf_counter()
+    answers = task.answer(store, instances, source, resolved, progress)
+    timings["answer"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    result = task.score(instances, answers, resolved)
+    check_result(task, result)
+    timings["score"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - start
+
+    config: dict[str, Any] = {
+        "family": task.family,
+        "configuration": task.configuration(resolved),
+        "answer": {
+            "kind": source.kind,
+            "name": source.name,
+            "params": answers.params or dict(source.params),
+            "baseline": source.name == task.baseline,
+        },
+        "units": {m.name: m.unit for m in task.metrics if m.name in result.aggregate},
+        "graph": getattr(store, "graph", None),
+        "n_instances": len(instances),
+    }
+    if source.path is not None:
+        config["answer"]["path"] = str(source.path)
+    if limit is not None:
+        config["limit"] = limit
+    if answers.extra:
+        config["answer"]["extra"] = answers.extra
+    if result.intervals:
+        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
+    record = new_run(
+        task.name,
+        metrics=result.aggregate,
+        per_instance=result.per_instance,
+        config=config,
+        models=answers.models,
+        prompts=answers.prompts,
+        timings=timings,
+        classes=result.classes,
+        notes=notes,
+    )
+    files: list[Path] = []
+    if out_dir is not None:
+        files = task.write_outputs(Path(out_dir), instances, answers, result, resolved)
+    if runs_dir is not None:
+        RunRegistry(runs_dir).save(record)
+        if record_in_graph:
+            record_run_in_graph(store, record)
+    log.info("%s: %d instances, %s", task.name, len(instances), result.aggregate)
+    return TaskRun(
+        task=task,
+        options=resolved,
+        instances=list(instances),
+        answers=answers,
+        result=result,
+        record=record,
+        files=files,
+    )

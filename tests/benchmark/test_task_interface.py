@@ -1,0 +1,219 @@
+"""The task interface: options, answer sources, one run path, outputs and the registry.
+
+A small retrieval task defined here runs end to end on the session's real embedded server:
+instances from Cypher, BM25 answers, trec_eval-exact metrics, a recorded run and files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scholarkg.benchmark import registry
+from scholarkg.benchmark.metrics.ir import evaluate
+from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+from scholarkg.benchmark.runs import RunRegistry
+from scholarkg.benchmark.task import (
+    Answers,
+    AnswerSource,
+    BenchmarkTask,
+    Instance,
+    ReportLayout,
+    TaskMetric,
+    TaskOption,
+    TaskResult,
+    parse_task_args,
+    run_task,
+)
+from scholarkg.errors import InputError, NotSupported, TaskNotFound
+from scholarkg.store.base import GraphStore
+
+PAPERS = [
+    ("arxiv:2001.00001", "graph neural networks for citation recommendation"),
+    ("arxiv:2001.00002", "bm25 baselines for scientific retrieval"),
+    ("arxiv:2001.00003", "pagerank on citation graphs"),
+    ("arxiv:2001.00004", "aspect based query understanding"),
+]
+
+
+class TitleLookupTask(BenchmarkTask):
+    """Find a paper from the last words of its own title (gold: that paper)."""
+
+    name = "toy-title-lookup"
+    family = "toy"
+    description = "retrieve a paper from words of its title"
+    metrics = (
+        TaskMetric("MRR@10", "percent"),
+        TaskMetric("R@1", "percent"),
+    )
+    options = (
+        TaskOption("words", int, 2, "title words used as the query"),
+        TaskOption("field", str, "title", "what to index", choices=("title",)),
+        TaskOption("lowercase", bool, True, "lowercase queries"),
+    )
+    answer_kinds = frozenset({"ranker", "predictions"})
+    rankers = ("bm25",)
+    baseline = "bm25"
+    layout = ReportLayout(title="Toy", columns=("MRR@10", "R@1"), instance_label="query")
+
+    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+        rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title ORDER BY p.id", {})
+        n = options["words"]
+        return [
+            Instance(id=r["id"], data={"query": " ".join(r["title"].split()[-n:]),
+                                       "gold": r["id"]})
+            for r in rows
+        ]  # fmt: skip
+
+    def answer(self, store, instances, source, options, progress=None) -> Answers:  # type: ignore[override]
+        if source.kind == "predictions":
+            assert source.path is not None
+            data = json.loads(source.path.read_text())
+            return Answers(by_instance={k: v for k, v in data.items()}, source=source)
+        rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS t ORDER BY p.id", {})
+        ranker = BM25Ranker([r["id"] for r in rows], [r["t"] for r in rows])
+        out = {}
+        for inst in instances:
+            ranking = ranker.rank(inst.data["query"], 10, query_id=inst.id)
+            out[inst.id] = ranking.ids
+        return Answers(by_instance=out, source=source, params=dict(ranker.params))
+
+    def score(self, instances: Sequence[Instance], answers: Answers, options) -> TaskResult:  # type: ignore[override]
+        qrels = {i.id: {i.data["gold"]: 1} for i in instances}
+        run = {i.id: answers.by_instance.get(i.id, []) for i in instances}
+        res = evaluate(qrels, run, ["MRR@10", "R@1"])
+        pct = {k: 100 * v for k, v in res.aggregate.items()}
+        per = {q: {k: 100 * v for k, v in s.items()} for q, s in res.per_query.items()}
+        return TaskResult(aggregate=pct, per_instance=per)
+
+
+@pytest.fixture
+def papers(store: GraphStore) -> GraphStore:
+    store.merge_nodes("Paper", [{"id": i, "title": t} for i, t in PAPERS])
+    return store
+
+
+def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, tmp_path: Path):
+    task = TitleLookupTask()
+    run = run_task(
+        task, papers, AnswerSource.ranker("bm25"), {"words": "3"},
+        runs_dir=tmp_path / "runs", out_dir=tmp_path / "out",
+    )  # fmt: skip
+    # every title's last three words are unique to it: BM25 puts the gold first
+    assert run.result.aggregate == {"MRR@10": 100.0, "R@1": 100.0}
+    assert run.options == {"words": 3, "field": "title", "lowercase": True}
+    saved = RunRegistry(tmp_path / "runs").load(run.record.id)
+    assert saved.task == "toy-title-lookup"
+    assert saved.config["units"] == {"MRR@10": "percent", "R@1": "percent"}
+    assert saved.config["answer"]["kind"] == "ranker"
+    assert saved.config["answer"]["baseline"] is True
+    assert saved.config["configuration"]["words"] == 3
+    assert set(saved.per_instance) == {p for p, _ in PAPERS}
+    assert set(saved.timings) == {"build", "answer", "score", "total"}
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert metrics["aggregate"] == {"MRR@10": 100.0, "R@1": 100.0}
+    assert set(metrics["per_query"]) == {p for p, _ in PAPERS}
+    assert metrics["units"] == {"MRR@10": "percent", "R@1": "percent"}
+    nodes = papers.run("MATCH (r:Run {id: $id}) RETURN r.task AS task", {"id": saved.id})
+    assert nodes == [{"task": "toy-title-lookup"}]
+
+
+def test_predictions_are_scored_like_ranker_answers(papers: GraphStore, tmp_path: Path):
+    preds = tmp_path / "preds.json"
+    # the first paper answered wrongly at rank 1 and right at rank 2; the second not at all
+    preds.write_text(json.dumps({PAPERS[0][0]: [PAPERS[1][0], PAPERS[0][0]],
+                                 PAPERS[2][0]: [PAPERS[2][0]],
+                                 PAPERS[3][0]: [PAPERS[3][0]]}))  # fmt: skip
+    run = run_task(TitleLookupTask(), papers, AnswerSource.predictions(preds))
+    assert run.result.per_instance[PAPERS[0][0]] == {"MRR@10": 50.0, "R@1": 0.0}
+    assert run.result.per_instance[PAPERS[1][0]] == {"MRR@10": 0.0, "R@1": 0.0}
+    assert run.result.aggregate["MRR@10"] == pytest.approx((50 + 0 + 100 + 100) / 4)
+    assert run.record.config["answer"]["path"] == str(preds)
+
+
+def test_limit_keeps_the_first_instances(papers: GraphStore):
+    run = run_task(TitleLookupTask(), papers, AnswerSource.ranker("bm25"), limit=2)
+    assert len(run.instances) == 2 and run.record.config["limit"] == 2
+    with pytest.raises(InputError, match="--limit must be >= 1"):
+        run_task(TitleLookupTask(), papers, AnswerSource.ranker("bm25"), limit=0)
+
+
+def test_no_instances_is_a_clear_error(store: GraphStore):
+    with pytest.raises(InputError, match=r"found no instances.*load its data first"):
+        run_task(TitleLookupTask(), store, AnswerSource.ranker("bm25"))
+
+
+def test_source_checked_before_any_work(store: GraphStore):
+    task = TitleLookupTask()
+    with pytest.raises(InputError, match="has no ranker 'dense'; choose one of bm25"):
+        run_task(task, store, AnswerSource.ranker("dense"))
+    with pytest.raises(InputError, match="cannot be answered by a model"):
+        run_task(task, store, AnswerSource.model(object(), "m"))
+
+
+def test_resolve_options_defaults_conversion_and_unknown_option():
+    task = TitleLookupTask()
+    assert task.resolve_options({}) == {"words": 2, "field": "title", "lowercase": True}
+    assert task.resolve_options({"--words": "5", "lowercase": "no"})["words"] == 5
+    assert task.resolve_options({"lowercase": "off"})["lowercase"] is False
+    assert task.resolve_options({"words": None})["words"] == 2  # None = not given
+    with pytest.raises(InputError, match="does not take --pool; it takes: --words, --field"):
+        task.resolve_options({"pool": "corpus"})
+    with pytest.raises(InputError, match="--words expects int, got 'many'"):
+        task.resolve_options({"words": "many"})
+    with pytest.raises(InputError, match="--field 'abstract' is not one of title"):
+        task.resolve_options({"field": "abstract"})
+    with pytest.raises(InputError, match="--lowercase expects bool"):
+        task.resolve_options({"lowercase": "maybe"})
+
+
+def test_parse_task_args_flags_values_and_negation():
+    task = TitleLookupTask()
+    assert parse_task_args(task, ["--words", "4", "--no-lowercase"]) == {
+        "words": "4",
+        "lowercase": False,
+    }
+    assert parse_task_args(task, ["--words=7", "--lowercase"]) == {"words": "7", "lowercase": True}
+    with pytest.raises(InputError, match="does not take --pool"):
+        parse_task_args(task, ["--pool", "corpus"])
+    with pytest.raises(InputError, match="--words needs a value"):
+        parse_task_args(task, ["--words"])
+    with pytest.raises(InputError, match="unexpected argument 'stray'"):
+        parse_task_args(task, ["stray"])
+
+
+def test_list_options_take_comma_separated_values():
+    option = TaskOption("context_words", list, ["1000"], "budgets", choices=())
+    assert option.convert("100, 300,1000", task="t") == ["100", "300", "1000"]
+    assert option.flag == "--context-words"
+
+
+def test_undeclared_metric_is_refused(papers: GraphStore):
+    class Drifting(TitleLookupTask):
+        def score(self, instances, answers, options):  # type: ignore[override]
+            result = super().score(instances, answers, options)
+            result.aggregate["mrr"] = result.aggregate["MRR@10"]
+            return result
+
+    with pytest.raises(ValueError, match=r"undeclared metrics \['mrr'\]"):
+        run_task(Drifting(), papers, AnswerSource.ranker("bm25"))
+
+
+def test_score_files_is_optional():
+    with pytest.raises(NotSupported, match="does not score files"):
+        TitleLookupTask().score_files(Path("d"), Path("p"), {})
+
+
+def test_registry_loads_lazily_and_names_known_tasks(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(registry.TASK_CLASSES, "toy-title-lookup", f"{__name__}:TitleLookupTask")
+    task = registry.load_task("toy-title-lookup")
+    assert isinstance(task, TitleLookupTask)
+    with pytest.raises(TaskNotFound, match=r"unknown task 'nope'; known: .*toy-title-lookup"):
+        registry.load_task("nope")
+    monkeypatch.setitem(registry.TASK_CLASSES, "other-name", f"{__name__}:TitleLookupTask")
+    with pytest.raises(TaskNotFound, match="points at task 'toy-title-lookup'"):
+        registry.load_task("other-name")
