@@ -140,11 +140,7 @@ def _explore(ctx: DemoContext) -> None:
     rows += [{"label": f"[:{k}]", "nodes": v} for k, v in sorted(counts.relationships.items())]
     print_rows(rows, "table", title="graph counts")
     ctx.summary["counts"] = {"nodes": counts.nodes, "relationships": counts.relationships}
-    top = ctx.store.run(
-        "MATCH (p:Paper)-[:CITES]->(q:Paper) RETURN q.title AS title, q.date AS date, "
-        "count(p) AS citations ORDER BY citations DESC, title LIMIT $k",
-        {"k": 5},
-    )
+    top = ctx.store.run_named("demo/most_cited", {"k": 5})
     print_rows(top, "table", title="most cited")
     _done(ctx.console, t)
 

@@ -132,7 +132,7 @@ def link_title_lines(store: GraphStore) -> int:
     Lines matching no paper, or several (ambiguous titles), stay unlinked: a wrong link would
     be worse than none. Idempotent (MERGE). Returns how many lines are linked afterwards.
     """
-    rows = store.run_named("legobench_link_title_lines", {})
+    rows = store.run_named("legobench/legobench_link_title_lines", {})
     return int(rows[0]["linked"]) if rows else 0
 
 

@@ -161,7 +161,7 @@ def _gold_from_graph(store: GraphStore, ids: Sequence[str]) -> dict[str, list[tu
     """Gold per leaderboard: ground-truth HAS_ENTRY rows if it has any, else its Results."""
     entries: dict[str, list[tuple[Any, str, str, float]]] = {}
     results: dict[str, list[tuple[Any, str, str, float]]] = {}
-    for r in store.run_named("lgplm_gold", {"ids": list(ids)}):
+    for r in store.run_named("legobench/lgplm_gold", {"ids": list(ids)}):
         score = r["score"]
         value = float(score) if isinstance(score, int | float) else math.nan
         target = entries if r["source"] == "entry" else results
@@ -200,13 +200,15 @@ def build_lgplm_instances(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be >= 1, got {limit}", field="limit")
     template = template or lgplm_template()
-    boards = store.run_named("lgplm_leaderboards", {"ids": list(ids) if ids is not None else None})
+    boards = store.run_named(
+        "legobench/lgplm_leaderboards", {"ids": list(ids) if ids is not None else None}
+    )
     boards.sort(key=lambda b: (0 if isinstance(b.get("row"), int) else 1, b.get("row") or 0,
                                str(b["id"])))  # fmt: skip
     lb_ids = [str(b["id"]) for b in boards]
     gold = read_gold_file(gold_path) if gold_path is not None else _gold_from_graph(store, lb_ids)
     papers: dict[str, list[str]] = {}
-    for r in store.run_named("lgplm_leaderboard_papers", {"ids": lb_ids}):
+    for r in store.run_named("legobench/lgplm_leaderboard_papers", {"ids": lb_ids}):
         papers.setdefault(str(r["leaderboard_id"]), []).append(str(r["paper_id"]))
     out: list[LGPLMPrompt] = []
     skipped = {"no_gold": 0, "no_chunks": 0}
@@ -218,7 +220,9 @@ def build_lgplm_instances(
             skipped["no_gold"] += 1
             continue
         paper_ids = sorted(set(papers.get(lb_id, [])))
-        chunk_rows = store.run_named("lgplm_chunks", {"paperIds": paper_ids}) if paper_ids else []
+        chunk_rows = (
+            store.run_named("legobench/lgplm_chunks", {"paperIds": paper_ids}) if paper_ids else []
+        )
         if not chunk_rows:
             skipped["no_chunks"] += 1
             continue

@@ -49,6 +49,7 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.ranking import concordant_pairs, evaluate_rankings
 from scholarkg.errors import InputError
+from scholarkg.queries import query_text, run_query
 from scholarkg.schema.ddl import check_property, check_rel_type
 from scholarkg.services.embeddings import (
     Embedder,
@@ -155,7 +156,7 @@ def read_ground_truth(path: str | Path) -> list[RPGInstance]:
 def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
     """Ground truth from ``(:Leaderboard)-[:HAS_ENTRY {gt_rank}]->(:Paper)`` (may be empty)."""
     out: list[RPGInstance] = []
-    for row in store.run_named("rpg_leaderboards"):
+    for row in store.run_named("legobench/rpg_leaderboards"):
         task, dataset, metric = row.get("task"), row.get("dataset"), row.get("metric")
         if not (task and dataset and metric):
             raise InputError(
@@ -230,7 +231,9 @@ def strict_candidates(store: GraphStore, query: LeaderboardQuery, config: RPGCon
         chunk_ids = [h.id for h in store.fulltext("chunk_text", [term], k=FULLTEXT_LIMIT)]
         owners: set[str] = set()
         for start in range(0, len(chunk_ids), 20_000):
-            rows = store.run_named("rpg_chunk_papers", {"ids": chunk_ids[start : start + 20_000]})
+            rows = store.run_named(
+                "legobench/rpg_chunk_papers", {"ids": chunk_ids[start : start + 20_000]}
+            )
             owners.update(str(r["id"]) for r in rows)
         papers = owners if papers is None else papers & owners
         if not papers:
@@ -317,11 +320,7 @@ class PaperVectors:
 
     def _fetch(self, ids: list[str]) -> None:
         p = self.prop
-        rows = self.store.run(
-            f"UNWIND $ids AS i MATCH (n:Paper {{id: i}}) RETURN n.id AS id, n.title AS title, "
-            f"n.abstract AS abstract, n.{p} AS v, n.{p}_hash AS h, n.{p}_model AS m",
-            {"ids": ids},
-        )
+        rows = run_query(self.store, "legobench/rpg_paper_vectors", {"ids": ids}, prop=p)
         todo: list[tuple[str, str, str]] = []
         for row in rows:
             text = node_text([row["title"], row["abstract"]])
@@ -365,10 +364,9 @@ def ensure_edge_weights(
     members = set(node_ids)
     todo: list[tuple[str, str]] = []
     for start in range(0, len(node_ids), 10_000):
-        rows = store.run(
-            f"UNWIND $ids AS i MATCH (a:Paper {{id: i}})-[r:{rel_type}]->(b:Paper) "
-            f"WHERE r.{wp} IS NULL RETURN a.id AS s, b.id AS t",
-            {"ids": list(node_ids[start : start + 10_000])},
+        page = list(node_ids[start : start + 10_000])
+        rows = run_query(
+            store, "legobench/rpg_unweighted_edges", {"ids": page}, rel_type=rel_type, weight=wp
         )
         todo.extend((str(r["s"]), str(r["t"])) for r in rows if str(r["t"]) in members)
     if not todo:
@@ -381,12 +379,8 @@ def ensure_edge_weights(
             rows_out.append({"s": s, "t": t, "w": max(-1.0, min(1.0, w))})
     if not rows_out:
         return 0
-    return store.write_batches(
-        f"UNWIND $rows AS row MATCH (a:Paper {{id: row.s}})-[r:{rel_type}]->"
-        f"(b:Paper {{id: row.t}}) SET r.{wp} = row.w",
-        rows_out,
-        batch_size=5_000,
-    )
+    query = query_text(store, "legobench/rpg_set_edge_weights", rel_type=rel_type, weight=wp)
+    return store.write_batches(query, rows_out, batch_size=5_000)
 
 
 # --------------------------------------------------------------------------- scoring

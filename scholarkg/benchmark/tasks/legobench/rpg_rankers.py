@@ -118,7 +118,9 @@ def paper_years(store: GraphStore, ids: Sequence[str]) -> dict[str, float]:
     """Fractional publication year per paper (NaN when unknown)."""
     out: dict[str, float] = {}
     for start in range(0, len(ids), 20_000):
-        for row in store.run_named("rpg_paper_meta", {"ids": list(ids[start : start + 20_000])}):
+        for row in store.run_named(
+            "legobench/rpg_paper_meta", {"ids": list(ids[start : start + 20_000])}
+        ):
             raw = row.get("date") if row.get("date") else row.get("year")
             out[str(row["id"])] = fractional_year(raw, row.get("arxiv_id"))
     return out
@@ -194,7 +196,7 @@ def context_matrix(store: GraphStore, query: LeaderboardQuery, ids: Sequence[str
     pos = {pid: i for i, pid in enumerate(ids)}
     boards: dict[str, list[tuple[int, float]]] = {}
     sign: dict[str, float] = {}
-    for row in _other_board_rows(store, "rpg_context_results", query, ids):
+    for row in _other_board_rows(store, "legobench/rpg_context_results", query, ids):
         if row["direction"] not in ("higher", "lower") or str(row["paper"]) not in pos:
             continue
         sign[row["board"]] = 1.0 if row["direction"] == "higher" else -1.0
@@ -277,7 +279,7 @@ def build_paper_bm25(
     texts: list[str] = []
     after = ""
     while True:
-        rows = store.run_named("rpg_paper_text_page", {"after": after, "limit": 5_000})
+        rows = store.run_named("legobench/rpg_paper_text_page", {"after": after, "limit": 5_000})
         for row in rows:
             ids.append(str(row["id"]))
             texts.append(node_text([row.get("title"), row.get("abstract")]))
@@ -612,7 +614,7 @@ def context_quality(
         return quality, count
     pos = {pid: i for i, pid in enumerate(ids)}
     boards: dict[str, list[tuple[str, float, float]]] = {}
-    for row in _other_board_rows(store, "rpg_context_boards", query, ids):
+    for row in _other_board_rows(store, "legobench/rpg_context_boards", query, ids):
         if row["direction"] not in ("higher", "lower"):
             continue
         raw = row.get("date") if row.get("date") else row.get("year")
@@ -803,7 +805,7 @@ class PairwiseRanker(RPGRanker):
 
 
 def graph_has_results(store: GraphStore) -> bool:
-    return bool(store.run("MATCH (:Paper)-[:HAS_RESULT]->(r:Result) RETURN r LIMIT 1"))
+    return bool(store.run_named("legobench/rpg_has_results"))
 
 
 def make_ranker(

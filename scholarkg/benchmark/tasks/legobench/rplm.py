@@ -167,7 +167,9 @@ def build_rplm_instances(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be >= 1, got {limit}", field="limit")
     template = template or rplm_template()
-    rows = store.run_named("rplm_instances", {"ids": list(ids) if ids is not None else None})
+    rows = store.run_named(
+        "legobench/rplm_instances", {"ids": list(ids) if ids is not None else None}
+    )
     entries_from = entries
     if entries_from == "auto":
         entries_from = "titleline" if any(r["kind"] == "TitleLine" for r in rows) else "paper"
