@@ -218,12 +218,9 @@ def execute_rpg(
     Returns ``(RPGRunResult, run id or None)``. ``progress(stage, done, total)``.
     """
     from scholarkg.benchmark.tasks.legobench import rpg
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-        make_ranker,
-        run_record,
-        run_rpg,
-        tune_pairwise,
-    )
+    from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_record, run_rpg
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
+    from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 
     cfg = rpg.get_config(config_name)
     if encoder not in ("minilm", "hashing"):

@@ -19,23 +19,23 @@ from _fakes import TableEmbedder
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-    OURS_DEFAULTS,
-    OURS_DEFAULTS_CONTEXT,
+from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year
+from scholarkg.benchmark.tasks.legobench.rpg_features import (
     PAIR_FEATURES,
     GraphIndex,
-    PairwiseModel,
-    PairwiseRanker,
-    aggregate_order,
     context_quality,
-    fit_logistic,
-    fractional_year,
-    make_ranker,
     pair_features,
-    run_record,
-    run_rpg,
-    tune_pairwise,
 )
+from scholarkg.benchmark.tasks.legobench.rpg_model import (
+    OURS_DEFAULTS,
+    OURS_DEFAULTS_CONTEXT,
+    PairwiseModel,
+    aggregate_order,
+    fit_logistic,
+)
+from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_record, run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg_rankers import PairwiseRanker, make_ranker
+from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 from scholarkg.errors import InputError, TaskNotFound
 from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
@@ -299,9 +299,10 @@ def test_pagerank_ranking_equals_hand_built_graphalgo_call(corpus_graph, test_sp
     cfg = rpg.CONFIGS["pcn-ft"]
     ranker = make_ranker("pagerank", cfg, embedder=emb)
     inst = max(test_split, key=lambda i: len(rpg.strict_candidates(corpus_graph, i.query, cfg)))
-    cands = ranker.candidates(corpus_graph, cfg, inst.query)
+    ranker.bind(corpus_graph)
+    cands = ranker.candidates(inst.query)
     assert len(cands) >= 4
-    got = ranker.order(corpus_graph, cfg, inst.query, cands)
+    got, _ = ranker.order(inst.query, cands)
     rows = corpus_graph.run(
         "MATCH (a:Paper)-[r:COMPARES_WITH]->(b:Paper) WHERE a.id IN $c AND b.id IN $c "
         "RETURN a.id AS s, b.id AS t, r.w_hashing256 AS w",
@@ -454,7 +455,7 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) 
     assert isinstance(probe, PairwiseRanker) and probe.hybrid_k == 20
     want_pairs = 0
     for inst in dev:
-        cands = set(probe.candidates(corpus_graph, cfg, inst.query))
+        cands = set(probe.bind(corpus_graph).candidates(inst.query))
         k = sum(p in cands for p in inst.gold)
         want_pairs += k * (k - 1) // 2
     fit = params["fit"]
@@ -603,7 +604,7 @@ def test_context_matrix_by_hand(store: FalkorDBStore) -> None:
             "IN_LEADERBOARD", "Result", "Leaderboard",
             [{"start": f"{board}/{p}", "end": board} for p in scores],
         )  # fmt: skip
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import context_matrix
+    from scholarkg.benchmark.tasks.legobench.rpg_features import context_matrix
 
     q = rpg.LeaderboardQuery(rpg.leaderboard_key("t", "d", "m"), "t", "d", "m")
     got = context_matrix(store, q, ["a", "b", "c"])
@@ -653,7 +654,7 @@ def test_ranker_and_config_names_are_validated() -> None:
     with pytest.raises(InputError, match="unknown RPG configuration"):
         rpg.get_config("cn-abstracts")
     with pytest.raises(InputError):
-        PairwiseRanker(None, retrieval="everything")
+        PairwiseRanker(rpg.CONFIGS["cn-tabs"], None, retrieval="everything")
 
 
 # --------------------------------------------------------------------------- CLI
