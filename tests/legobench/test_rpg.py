@@ -33,7 +33,7 @@ from scholarkg.benchmark.tasks.legobench.rpg_model import (
     aggregate_order,
     fit_logistic,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_record, run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
 from scholarkg.benchmark.tasks.legobench.rpg_rankers import PairwiseRanker, make_ranker
 from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 from scholarkg.errors import InputError, TaskNotFound
@@ -446,7 +446,9 @@ def test_ours_beats_the_baseline_on_the_fixed_seed(corpus_graph, test_split) -> 
         assert o["BEM"] > b["BEM"], name
 
 
-def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) -> None:
+def test_learned_model_is_fit_on_dev_only_and_recorded(
+    corpus_graph, instances, corpus_files
+) -> None:
     dev = rpg.select_split(instances, "dev", seed=SEED)
     cfg = rpg.CONFIGS["pcn-tabs"]
     params, trials = tune_pairwise(corpus_graph, dev, cfg, hybrid_k=20, l2_grid=(0.01, 1.0))
@@ -473,14 +475,17 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) 
     flipped = [rpg.RPGInstance(i.query, tuple(reversed(i.gold))) for i in dev]
     params_rev, _ = tune_pairwise(corpus_graph, flipped, cfg, hybrid_k=20, l2_grid=(0.01,))
     assert params_rev["coef"][params_rev["features"].index("dyear")] < 0
-    # the coefficients are recorded in the run's config
-    test = rpg.select_split(instances, "test", seed=SEED)
-    res = run_rpg(corpus_graph, test[:3], cfg, probe)
-    rec = run_record(
-        res, split="test", seed=SEED, dev_fraction=0.5, ground_truth="x", encoder=None,
-        graph=corpus_graph.graph,
-    )  # fmt: skip
-    rp = rec.config["ranker_params"]
+    # the coefficients are recorded in the run's config (the one run path: run_task)
+    from scholarkg.benchmark.registry import load_task
+    from scholarkg.benchmark.task import AnswerSource, run_task
+
+    gt = {"config": "pcn-tabs", "ground_truth": corpus_files["leaderboards"], "seed": SEED}
+    rec = run_task(
+        load_task("legobench-rpg"), corpus_graph, AnswerSource.ranker("ours", **params), gt,
+        limit=3,
+    ).record  # fmt: skip
+    assert rec.config["configuration"]["split"] == "test" and len(rec.per_instance) == 3
+    rp = rec.config["answer"]["params"]
     assert rp["coef"] == params["coef"] and rp["features"] == params["features"]
     assert rp["fit"]["split"] == "dev" and rp["context_used"] is False
 
@@ -694,7 +699,9 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
               *gt, "--no-record"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert "LEGOBench RPG (test split)" in res.stdout and "run recorded" not in res.stdout
+    assert "LEGOBench RPG" in res.stdout and "config=pcn-tabs, split=test" in res.stdout
+    assert "answered by: pagerank (paper's baseline)" in res.stdout
+    assert "run recorded" not in res.stdout
     assert f"{base['metrics']['KTau']:.3f}" in res.stdout
     res = runner.invoke(
         app, [*common, "--config", "pcn-tabs", "--ranker", "ours", *gt, "-f", "json"]
@@ -702,7 +709,9 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
     assert res.exit_code == 0, res.output
     ours = json.loads(res.stdout)
     assert ours["metrics"]["KTau"] > base["metrics"]["KTau"]
-    assert ours["split"] == "test"
+    assert ours["configuration"]["split"] == "test"
+    assert ours["units"]["BEM"] == "percent" and ours["units"]["KTau"] == "score"
+    assert base["answer"]["baseline"] is True and ours["answer"]["baseline"] is False
     # both runs recorded: JSON files + :Run nodes, comparable with `runs compare`
     run_files = {p.stem for p in (scholarkg_home / "runs").glob("*.json")}
     assert {base["run_id"], ours["run_id"]} <= run_files
@@ -720,7 +729,7 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
     tuned = json.loads(
         (scholarkg_home / "runs" / f"{json.loads(res.stdout)['run_id']}.json").read_text()
     )
-    rp = tuned["config"]["ranker_params"]
+    rp = tuned["config"]["answer"]["params"]
     assert rp["fit"]["split"] == "dev" and len(rp["coef"]) == len(rp["features"])
     assert rp["coef"] != OURS_DEFAULTS["pcn-tabs"]["coef"]  # fitted here, not the stored set
 

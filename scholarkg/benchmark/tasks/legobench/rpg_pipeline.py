@@ -1,8 +1,9 @@
-"""RPG run pipeline: rank every leaderboard query with a bound ranker, then score.
+"""RPG as a library call: rank every leaderboard query with a bound ranker, then score.
 
-Only ``instance.query`` reaches the ranker; ``instance.gold`` is read by ``score_rpg``. Per
-query, the ranker's :class:`~scholarkg.benchmark.rankers.base.Ranking` gives the order, the
-candidate count and the wall time, so the run records ranker name, parameters and timing.
+For benchmarks and tests that want the numbers without a recorded run
+(``benchmarks/bench_rpg.py``); a recorded run goes through ``run_task`` with
+:class:`~.tasks.RPGTask`, which ranks and scores the same way. Only ``instance.query``
+reaches the ranker; ``instance.gold`` is read by ``score_rpg``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scholarkg.benchmark.tasks.legobench.rpg import (
-    TASK_NAME,
     ProgressFn,
     RPGConfig,
     RPGInstance,
@@ -79,44 +79,4 @@ def run_rpg(
         scores=scores,
         timings={"prepare": t_prep, "rank": t1 - t0 - t_prep, "score": t2 - t1, "total": t2 - t0},
         latencies=latencies,
-    )
-
-
-def run_record(
-    result: RPGRunResult,
-    *,
-    split: str,
-    seed: int,
-    dev_fraction: float,
-    ground_truth: str,
-    encoder: str | None,
-    graph: str,
-) -> Any:
-    """A ``RunRecord`` (JSON + ``:Run``) so ``scholarkg runs compare`` can test significance."""
-    from scholarkg.benchmark.runs import new_run
-
-    config = {
-        "configuration": result.config.name,
-        "graph": "PCN" if result.config.rel_type == "COMPARES_WITH" else "CN",
-        "text": result.config.text.upper(),
-        "ranker": result.ranker,
-        "ranker_params": result.ranker_params,
-        "split": split,
-        "split_seed": seed,
-        "dev_fraction": dev_fraction,
-        "missing_policy": "bottom",
-        "ground_truth": ground_truth,
-        "store_graph": graph,
-    }
-    if encoder:
-        config["encoder"] = encoder
-    metrics = {k: v for k, v in result.scores.metrics.items()}
-    return new_run(
-        f"{TASK_NAME}/{result.config.name}",
-        metrics=metrics,
-        per_instance=result.scores.per_instance,
-        config=config,
-        models={"encoder": encoder} if encoder else {},
-        timings=result.timings,
-        notes="BEM/CIS/CP in %; GT papers missing from the ranking tie at the bottom.",
     )
