@@ -1,0 +1,91 @@
+"""LEGOBench's tasks as ``BenchmarkTask`` s: declarations, shared instance ids, the CLI verbs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
+from scholarkg.benchmark.registry import load_task, task_names
+from scholarkg.benchmark.tasks.legobench import tasks
+from scholarkg.errors import InputError
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+
+def test_declarations_match_the_code_they_stand_for() -> None:
+    assert tasks.PROTOCOLS == PROTOCOLS and tasks.MATCHERS == MATCHERS
+    from scholarkg.benchmark.tasks.legobench.rpg import CONFIGS
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import RANKER_NAMES
+
+    rpg = load_task("legobench-rpg")
+    assert rpg.rankers == RANKER_NAMES and rpg.baseline == "pagerank"
+    assert next(o for o in rpg.options if o.name == "config").choices == tuple(CONFIGS)
+    for name in ("legobench-rpg", "legobench-rplm", "legobench-lgplm"):
+        task = load_task(name)
+        assert name in task_names() and task.family == "legobench"
+        assert set(task.layout.columns) <= {m.name for m in task.metrics}
+
+
+def test_listing_tasks_imports_no_heavy_library() -> None:
+    code = (
+        "import sys; from scholarkg.benchmark.registry import list_tasks; list_tasks(); "
+        "print(sorted(m for m in ('scipy', 'torch', 'bm25s', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_options_a_task_does_not_take_are_errors() -> None:
+    with pytest.raises(InputError, match="does not take --protocol; it takes: --config"):
+        load_task("legobench-rpg").resolve_options({"protocol": "clean"})
+    with pytest.raises(InputError, match="--config 'cn-abstracts' is not one of"):
+        load_task("legobench-rpg").resolve_options({"config": "cn-abstracts"})
+    with pytest.raises(InputError, match="does not take --papers"):
+        load_task("legobench-rplm").resolve_fit_options({"papers": 3})
+
+
+def test_instance_ids_are_leaderboard_ids_shared_by_the_three_tasks(wstore: FalkorDBStore) -> None:
+    """Per-leaderboard results join across RPG, RPLM and LGPLM: one id per leaderboard."""
+    board_ids = {r["id"] for r in wstore.run("MATCH (l:Leaderboard) RETURN l.id AS id")}
+    rpg = load_task("legobench-rpg")
+    got: dict[str, set[str]] = {}
+    for name, opts in (
+        ("legobench-rpg", {"split": "all"}),
+        ("legobench-rplm", {}),
+        ("legobench-lgplm", {}),
+    ):
+        task = load_task(name)
+        got[name] = {i.id for i in task.build_instances(wstore, task.resolve_options(opts))}
+        assert got[name] <= board_ids, name
+    assert got["legobench-rpg"] == got["legobench-rplm"]
+    assert got["legobench-lgplm"] and got["legobench-lgplm"] <= got["legobench-rpg"]
+    assert rpg.configuration(rpg.resolve_options({}))["missing_policy"] == "bottom"
+
+
+def test_bench_fit_check_reproduces_one_stored_configuration(settings: Any) -> None:
+    from scholarkg.cli import app
+
+    res = CliRunner().invoke(
+        app,
+        ["bench", "fit", "legobench-rpg", "--configs", "cn-tabs", "--model-sets", "graph_only",
+         "--check"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "same as the shipped models" in res.stdout
+    res = CliRunner().invoke(app, ["bench", "fit", "legobench-rplm"])
+    assert res.exit_code != 0 and "no stored models" in str(res.exception)
+
+
+def test_bench_score_is_for_tasks_that_score_files(tmp_path: Path) -> None:
+    from scholarkg.cli import app
+
+    res = CliRunner().invoke(
+        app, ["bench", "score", "legobench-rpg", "--data", str(tmp_path), "--predictions",
+              str(tmp_path)],
+    )  # fmt: skip
+    assert res.exit_code != 0 and "does not score files" in str(res.exception)
