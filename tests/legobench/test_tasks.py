@@ -89,3 +89,22 @@ def test_bench_score_is_for_tasks_that_score_files(tmp_path: Path) -> None:
               str(tmp_path)],
     )  # fmt: skip
     assert res.exit_code != 0 and "does not score files" in str(res.exception)
+
+
+def test_run_task_gives_the_library_pipelines_numbers(wstore: FalkorDBStore) -> None:
+    """``run_task`` + RPGTask and ``rpg_pipeline.run_rpg`` rank and score the same way."""
+    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.tasks.legobench import rpg
+    from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
+    from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
+
+    cfg = rpg.CONFIGS["pcn-tabs"]
+    for ranker in ("date", "ours"):
+        tr = run_task(
+            load_task("legobench-rpg"), wstore, AnswerSource.ranker(ranker),
+            {"config": "pcn-tabs", "split": "all"},
+        )  # fmt: skip
+        lib = run_rpg(wstore, rpg.load_instances(wstore), cfg, make_ranker(ranker, cfg))
+        assert tr.record.metrics == pytest.approx(lib.scores.metrics, nan_ok=True)
+        assert {i: r.ids for i, r in tr.answers.by_instance.items()} == lib.predictions
+        assert tr.record.config["answer"]["params"]["configuration"] == "pcn-tabs"
