@@ -76,6 +76,9 @@ class TableLayout:
     ours: tuple[str, ...] = ()
     #: the answer that reproduces the paper's baseline (labelled so)
     baseline: str | None = None
+    #: units the task declares, for metrics a run records per instance only (run records
+    #: carry the units of their aggregate metrics)
+    declared_units: Mapping[str, str] = field(default_factory=dict)
 
 
 def layout_for(task: str) -> TableLayout:
@@ -97,20 +100,21 @@ def layout_for(task: str) -> TableLayout:
         ),
         ours=bench.ours,
         baseline=bench.baseline,
+        declared_units=bench.units(),
     )
 
 
-def _unit(runs: Sequence[RunRecord], metric: str) -> str | None:
-    """The unit recorded for ``metric`` (``None`` if no run recorded one)."""
+def _unit(runs: Sequence[RunRecord], metric: str, layout: TableLayout | None = None) -> str | None:
+    """The unit recorded for ``metric``, else the one its task declares; ``None`` if neither."""
     for run in runs:
         unit = (run.config.get("units") or {}).get(metric)
         if unit:
             return str(unit)
-    return None
+    return None if layout is None else layout.declared_units.get(metric)
 
 
-def _header(runs: Sequence[RunRecord], col: Column) -> str:
-    unit = _unit(runs, col.metric)
+def _header(runs: Sequence[RunRecord], col: Column, layout: TableLayout | None = None) -> str:
+    unit = _unit(runs, col.metric, layout)
     if unit is None:
         return f"{col.metric} (unit not recorded)"
     text = _UNIT_TEXT.get(unit, unit)
@@ -247,7 +251,7 @@ def _build_section(
         deltas = compare_runs(baseline, run, method=method, n_resamples=n_resamples, seed=seed)
         comparisons[run.id] = {d.metric: d for d in deltas}
 
-    heads = [_header(runs, c) for c, _ in sec.columns]
+    heads = [_header(runs, c, layout) for c, _ in sec.columns]
     header = ["what ran", "run", "n", *heads]
     rows: list[list[str]] = []
     json_rows: list[dict[str, Any]] = []
@@ -320,7 +324,7 @@ def _build_section(
             dec = col.decimals + 1
             crow.append(
                 [
-                    _header(runs, col),
+                    _header(runs, col, layout),
                     _fmt(d.value_a, col.decimals),
                     _fmt(d.value_b, col.decimals),
                     _fmt(d.delta, dec),
@@ -345,7 +349,7 @@ def _build_section(
         "note": layout.note,
         "baseline": baseline.id,
         "columns": [
-            {"header": c.header, "metrics": names, "unit": _unit(runs, c.metric)}
+            {"header": c.header, "metrics": names, "unit": _unit(runs, c.metric, layout)}
             for c, names in sec.columns
         ],
         "rows": json_rows,

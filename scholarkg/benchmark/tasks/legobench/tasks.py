@@ -81,6 +81,7 @@ class RPGTask(BenchmarkTask):
         TaskMetric("recall", "fraction", decimals=3, description="GT papers retrieved"),
         TaskMetric("mean_candidates", "count", decimals=1, higher_is_better=False),
         TaskMetric("n_leaderboards", "count", decimals=0),
+        TaskMetric("n_candidates", "count", decimals=1, description="per leaderboard only"),
     )
     options = (
         TaskOption("config", str, "cn-tabs", "graph + text configuration", _RPG_CONFIGS),
