@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_DIR := tests/neo4j_lint
 
-.PHONY: install demo test test-all lint format perf clean neo4j-lint-deps
+.PHONY: install demo test test-all lint format perf clean neo4j-lint-deps vendor-explorer
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ perf: install
 	@for script in benchmarks/bench_*.py; do \
 		echo "== $$script"; $(BIN)/python $$script || exit 1; \
 	done
+
+# Re-vendor Cytoscape.js for `scholarkg explore` from npm (pinned version and SHA-256 in
+# scholarkg/explorer/vendor.py); the result is committed, nothing is fetched at run time.
+vendor-explorer: install
+	$(BIN)/python -m scholarkg.explorer.vendor
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info $(LINT_DIR)/node_modules

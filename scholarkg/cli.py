@@ -50,6 +50,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("export", "scholarkg.commands.transfer", "export_graph"),
     ("import", "scholarkg.commands.transfer", "import_graph"),
     ("demo", "scholarkg.commands.demo", "demo"),
+    ("explore", "scholarkg.commands.explore", "explore"),
 )
 
 

@@ -8,8 +8,10 @@ every one of them.
 
 Layout: one folder per benchmark family (``legobench/``; ``dorismae/``, ``citerec/`` ...
 follow) and per shared component (``embeddings/``, ``rankers/``, ``demo/``); a query's name
-is its path without the suffix. ``browser/`` holds saved exploration queries for Neo4j
-Browser; they are not named queries.
+is its path without the suffix. A bare name (``leaderboard_metric``) still resolves when exactly
+one folder holds it, so callers written before the folders keep working; new code names the
+family. ``browser/`` holds saved exploration queries for Neo4j Browser; they are not named
+queries.
 
 **Identifiers.** Values are always parameters. Where a label, relationship type or property
 name varies (a vector property per encoder, CITES vs COMPARES_WITH), the file writes
@@ -76,6 +78,12 @@ def load_query(name: str, dialect: str) -> str:
     for candidate in (f"{name}.{dialect}.cypher", f"{name}.cypher"):
         if candidate in files:
             return files[candidate].strip()
+    if "/" not in name:  # a bare name: the one family folder that holds it
+        owners = sorted({n for n in query_names() if n.rpartition("/")[2] == name})
+        if len(owners) == 1:
+            return load_query(owners[0], dialect)
+        if owners:
+            raise InputError(f"named query {name!r} is ambiguous; use one of {owners}")
     raise InputError(f"no named query {name!r}; known: {', '.join(query_names())}")
 
 

@@ -206,3 +206,130 @@ class GraphStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    def explore(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        allow_writes: bool = False,
+        timeout_ms: int = 10_000,
+        row_limit: int = 1_000,
+    ) -> ExploreResult:
+        """Run a user's Cypher for ``scholarkg explore``: read-only unless ``allow_writes``.
+
+        Read-only is enforced by the database (FalkorDB ``GRAPH.RO_QUERY``, a Neo4j READ
+        session), not by parsing the text; the timeout is the server's own. Rows past
+        ``row_limit`` are dropped and ``truncated`` says so.
+        """
+        ...
+
+    def explore_neighbours(
+        self, ref: str, *, limit: int = 25, timeout_ms: int = 10_000
+    ) -> ExploreResult:
+        """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
+        ...
+
+    def explore_indexes(self) -> list[dict[str, Any]]:
+        """Indexes and constraints as ``{label, properties, type, state}`` rows."""
+        ...
+
+
+# -- the explorer's graph payload (scholarkg explore) -------------------------------------
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A node as the explorer draws it.
+
+    ``ref`` is the backend's internal id as text (FalkorDB ``id(n)``, Neo4j ``elementId(n)``):
+    the one identity every node has, so the view can draw nodes without an ``id``
+    property and ask for their neighbours. It is only valid for the life of the graph,
+    which is why nothing else in scholarkg uses it.
+    """
+
+    ref: str
+    labels: tuple[str, ...]
+    properties: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "labels": list(self.labels), "properties": self.properties}
+
+
+@dataclass(frozen=True)
+class GraphRel:
+    """A relationship as the explorer draws it; ``start``/``end`` are node refs."""
+
+    ref: str
+    type: str
+    start: str
+    end: str
+    properties: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "type": self.type,
+            "start": self.start,
+            "end": self.end,
+            "properties": self.properties,
+        }
+
+
+@dataclass
+class ExploreResult:
+    """Rows for the table and the nodes/relationships in them for the node-link view.
+
+    A cell holding a node is ``{"~node": ref}``, a relationship ``{"~rel": ref}``, a path
+    ``{"~path": [ref, ...]}`` (node, relationship, node, ...); everything else is a plain
+    value. Each node and relationship is sent once, however many cells mention it.
+    """
+
+    columns: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+    nodes: dict[str, GraphNode] = field(default_factory=dict)
+    relationships: dict[str, GraphRel] = field(default_factory=dict)
+    truncated: bool = False
+    elapsed_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "columns": self.columns,
+            "rows": self.rows,
+            "nodes": [n.as_dict() for n in self.nodes.values()],
+            "relationships": [r.as_dict() for r in self.relationships.values()],
+            "truncated": self.truncated,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+
+
+def explore_check_limits(timeout_ms: int, row_limit: int) -> None:
+    """Both backends refuse the same nonsense limits with the same message."""
+    from scholarkg.errors import InputError
+
+    if not 1 <= int(timeout_ms) <= 3_600_000:
+        raise InputError(f"timeout must be 1 ms .. 1 h, got {timeout_ms} ms", field="timeout_ms")
+    if not 1 <= int(row_limit) <= 1_000_000:
+        raise InputError(f"row limit must be 1 .. 1,000,000, got {row_limit}", field="row_limit")
+
+
+#: lists of numbers longer than this are shown as a summary in the explorer
+EXPLORE_MAX_VECTOR = 64
+
+
+def explore_property(key: str, value: Any, vector_props: set[str]) -> Any:
+    """A property as the explorer shows it: vectors as ``<vector, N values>``.
+
+    Embedding properties (``emb_<model>``, or any the store knows of) would otherwise fill
+    the reply and the node card with hundreds of floats per node.
+    """
+    if isinstance(value, list | tuple) and (
+        key in vector_props
+        or key.startswith("emb_")
+        or (
+            len(value) > EXPLORE_MAX_VECTOR
+            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+        )
+    ):
+        return f"<vector, {len(value)} values>"
+    return value

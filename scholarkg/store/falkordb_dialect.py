@@ -326,3 +326,12 @@ def cypher_error(err: Exception, query: str | None = None) -> CypherError:
         q = " ".join(query.split())
         snippet = f" in: {q[:120]}{'…' if len(q) > 120 else ''}"
     return CypherError(f"FalkorDB rejected the query: {msg}{snippet}")
+
+
+# -- explorer ----------------------------------------------------------------------------
+
+#: A node by internal id and up to ``$limit`` relationships around it (``scholarkg explore``);
+#: OPTIONAL so a node without neighbours still comes back.
+EXPLORE_NEIGHBOURS = (
+    "MATCH (n) WHERE id(n) = $ref OPTIONAL MATCH (n)-[r]-(m) RETURN n, r, m LIMIT $limit"
+)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     import falkordb
 
     from scholarkg.config import Settings
+    from scholarkg.store.base import ExploreResult
 
 log = logging.getLogger(__name__)
 
@@ -462,3 +463,137 @@ class FalkorDBStore(BatchWriteStore):
             self.db.connection.close()
         except Exception as err:  # closing must never mask the caller's own error
             log.debug("closing FalkorDB connection: %s", err)
+
+    # -- explorer (scholarkg explore) --------------------------------------------------
+    def explore(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        allow_writes: bool = False,
+        timeout_ms: int = 10_000,
+        row_limit: int = 1_000,
+    ) -> ExploreResult:
+        """``GRAPH.RO_QUERY`` (``GRAPH.QUERY`` with ``allow_writes``) with the server's TIMEOUT.
+
+        FalkorDB itself refuses a write sent as RO_QUERY, whatever the text looks like.
+        The row limit is applied to the reply: FalkorDB's own cap (RESULTSET_SIZE) is a
+        server-wide setting that would also cut the benchmarks' queries.
+        """
+        import time
+
+        import redis
+
+        from scholarkg.errors import CypherError
+        from scholarkg.store.base import ExploreResult, explore_check_limits
+
+        explore_check_limits(timeout_ms, row_limit)
+        send = self._g.query if allow_writes else self._g.ro_query
+        start = time.perf_counter()
+        try:
+            res = send(query, dict(params) if params else None, timeout=int(timeout_ms))
+        except ValueError as err:  # the client refuses a map key it cannot quote
+            raise InputError(f"unsupported parameter value: {err}", field="params") from err
+        except redis.exceptions.ResponseError as err:
+            if "empty key" in str(err):  # RO_QUERY cannot create the graph key
+                raise CypherError(
+                    f"graph {self.graph!r} does not exist yet: load data into it first"
+                ) from err
+            raise dialect.cypher_error(err, query) from err
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+            raise ServerError(f"lost the embedded FalkorDB server ({err})") from err
+        header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
+        out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
+        out.truncated = len(res.result_set) > row_limit
+        for row in res.result_set[:row_limit]:
+            out.rows.append([_explore_value(v, out, self._vector_props) for v in row])
+        return out
+
+    def explore_neighbours(
+        self, ref: str, *, limit: int = 25, timeout_ms: int = 10_000
+    ) -> ExploreResult:
+        try:
+            node_id = int(ref)
+        except ValueError:
+            raise InputError(f"not a FalkorDB node id: {ref!r}", field="ref") from None
+        return self.explore(
+            dialect.EXPLORE_NEIGHBOURS,
+            {"ref": node_id, "limit": int(limit)},
+            timeout_ms=timeout_ms,
+            row_limit=max(1, int(limit)),
+        )
+
+    def explore_indexes(self) -> list[dict[str, Any]]:
+        """``db.indexes()`` (one row per label and property) and ``db.constraints()``."""
+        if not self._exists():
+            return []
+        rows: list[dict[str, Any]] = []
+        for info in dialect.list_indexes(self._g):
+            for prop, kinds in sorted(info.types.items()):
+                rows.append(
+                    {
+                        "label": info.label,
+                        "entity": info.entity_type,
+                        "properties": [prop],
+                        "type": ", ".join(sorted(kinds)),
+                        "state": info.status,
+                    }
+                )
+        for ctype, label, props, status in dialect.list_constraints(self._g):
+            rows.append(
+                {
+                    "label": label,
+                    "entity": "NODE",
+                    "properties": list(props),
+                    "type": f"{ctype} constraint",
+                    "state": status,
+                }
+            )
+        return rows
+
+
+def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:
+    """A FalkorDB reply value as an explorer cell, recording nodes/edges in ``out``."""
+    from falkordb.edge import Edge
+    from falkordb.node import Node
+    from falkordb.path import Path as FPath
+
+    from scholarkg.store.base import GraphNode, GraphRel, explore_property
+
+    def props(entity: Node | Edge) -> dict[str, Any]:
+        return {
+            str(k): explore_property(str(k), _plain(v), vector_props)
+            for k, v in entity.properties.items()
+        }
+
+    if isinstance(value, Node):
+        ref = str(value.id)
+        if ref not in out.nodes:
+            labels = tuple(str(lb) for lb in (value.labels or []))
+            out.nodes[ref] = GraphNode(ref=ref, labels=labels, properties=props(value))
+        return {"~node": ref}
+    if isinstance(value, Edge):
+        ref = str(value.id)
+        if ref not in out.relationships:
+            src, dst = value.src_node, value.dest_node
+            out.relationships[ref] = GraphRel(
+                ref=ref,
+                type=str(value.relation),
+                start=str(src.id if isinstance(src, Node) else src),
+                end=str(dst.id if isinstance(dst, Node) else dst),
+                properties=props(value),
+            )
+        return {"~rel": ref}
+    if isinstance(value, FPath):
+        refs: list[str] = []
+        nodes, edges = value.nodes(), value.edges()
+        for i, node in enumerate(nodes):
+            refs.append(_explore_value(node, out, vector_props)["~node"])
+            if i < len(edges):
+                refs.append(_explore_value(edges[i], out, vector_props)["~rel"])
+        return {"~path": refs}
+    if isinstance(value, dict | OrderedDict):
+        return {str(k): _explore_value(v, out, vector_props) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_explore_value(v, out, vector_props) for v in value]
+    return value

@@ -429,3 +429,12 @@ def all_statements(
                 )
             )
     return out
+
+
+# -- explorer ----------------------------------------------------------------------------
+
+#: A node by element id and up to ``$limit`` relationships around it (``scholarkg explore``);
+#: OPTIONAL so a node without neighbours still comes back.
+EXPLORE_NEIGHBOURS = (
+    "MATCH (n) WHERE elementId(n) = $ref OPTIONAL MATCH (n)-[r]-(m) RETURN n, r, m LIMIT $limit"
+)

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     import neo4j
 
     from scholarkg.config import Neo4jSettings
+    from scholarkg.store.base import ExploreResult
 
 log = logging.getLogger(__name__)
 
@@ -478,6 +479,75 @@ class Neo4jStore(BatchWriteStore):
         except Exception as err:  # closing must never mask the caller's own error
             log.debug("closing the Neo4j driver: %s", err)
 
+    # -- explorer (scholarkg explore) --------------------------------------------------
+    def explore(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        allow_writes: bool = False,
+        timeout_ms: int = 10_000,
+        row_limit: int = 1_000,
+    ) -> ExploreResult:
+        """An auto-commit transaction in a READ session (WRITE with ``allow_writes``).
+
+        The server refuses writes in a READ session and ends the transaction at the
+        timeout; records are pulled only up to the limit plus one, and the rest is
+        discarded with the session, never sent.
+        """
+        import time
+
+        from neo4j import READ_ACCESS, WRITE_ACCESS, Query
+
+        from scholarkg.store.base import ExploreResult, explore_check_limits
+
+        explore_check_limits(timeout_ms, row_limit)
+        mode = WRITE_ACCESS if allow_writes else READ_ACCESS
+        start = time.perf_counter()
+        try:
+            with self._driver.session(
+                database=self._database,
+                default_access_mode=mode,
+                fetch_size=min(int(row_limit) + 1, 1_000),
+            ) as session:
+                result = session.run(Query(query, timeout=timeout_ms / 1000), dict(params or {}))
+                out = ExploreResult(columns=list(result.keys()))
+                for i, record in enumerate(result):
+                    if i >= row_limit:
+                        out.truncated = True
+                        break
+                    out.rows.append(
+                        [_explore_value(v, out, self._vector_props) for v in record.values()]
+                    )
+        except Exception as err:
+            raise cypher_error(err, query) from err
+        out.elapsed_ms = (time.perf_counter() - start) * 1000
+        return out
+
+    def explore_neighbours(
+        self, ref: str, *, limit: int = 25, timeout_ms: int = 10_000
+    ) -> ExploreResult:
+        return self.explore(
+            dialect.EXPLORE_NEIGHBOURS,
+            {"ref": str(ref), "limit": int(limit)},
+            timeout_ms=timeout_ms,
+            row_limit=max(1, int(limit)),
+        )
+
+    def explore_indexes(self) -> list[dict[str, Any]]:
+        """``SHOW INDEXES`` (constraints appear through their owned index)."""
+        return [
+            {
+                "label": ", ".join(row.get("labelsOrTypes") or []),
+                "entity": "",
+                "properties": list(row.get("properties") or []),
+                "type": str(row["type"])
+                + (f" ({row['owningConstraint']})" if row.get("owningConstraint") else ""),
+                "state": str(row["state"]),
+            }
+            for row in self.run(dialect.SHOW_INDEXES)
+        ]
+
 
 def gds_client(s: Neo4jSettings) -> Any:
     """A ``graphdatascience.GraphDataScience`` client on the same server and credentials.
@@ -501,3 +571,46 @@ def gds_client(s: Neo4jSettings) -> Any:
         raise ConfigError(
             f"cannot open GDS at {redact_uri(s.uri)!r}: {type(err).__name__}"
         ) from None
+
+
+def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:
+    """A driver value as an explorer cell, recording nodes/relationships in ``out``."""
+    from neo4j.graph import Node, Path, Relationship
+
+    from scholarkg.store.base import GraphNode, GraphRel, explore_property
+
+    def props(entity: Node | Relationship) -> dict[str, Any]:
+        return {str(k): explore_property(str(k), plain(v), vector_props) for k, v in entity.items()}
+
+    if isinstance(value, Node):
+        ref = value.element_id
+        if ref not in out.nodes:
+            labels = tuple(sorted(value.labels))
+            out.nodes[ref] = GraphNode(ref=ref, labels=labels, properties=props(value))
+        return {"~node": ref}
+    if isinstance(value, Relationship):
+        ref = value.element_id
+        if ref not in out.relationships:
+            start, end = value.start_node, value.end_node
+            out.relationships[ref] = GraphRel(
+                ref=ref,
+                type=str(value.type),
+                start=start.element_id if start is not None else "",
+                end=end.element_id if end is not None else "",
+                properties=props(value),
+            )
+            for node in (start, end):  # endpoints travel with the relationship
+                if node is not None and node.element_id not in out.nodes and node.labels:
+                    _explore_value(node, out, vector_props)
+        return {"~rel": ref}
+    if isinstance(value, Path):
+        refs: list[str] = [_explore_value(value.nodes[0], out, vector_props)["~node"]]
+        for rel, node in zip(value.relationships, value.nodes[1:], strict=True):
+            refs.append(_explore_value(rel, out, vector_props)["~rel"])
+            refs.append(_explore_value(node, out, vector_props)["~node"])
+        return {"~path": refs}
+    if isinstance(value, dict):
+        return {str(k): _explore_value(v, out, vector_props) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_explore_value(v, out, vector_props) for v in value]
+    return plain(value)

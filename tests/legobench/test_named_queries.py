@@ -43,8 +43,12 @@ def test_templated_queries_declare_examples_and_check_identifiers() -> None:
         )
     with pytest.raises(InputError, match="missing"):
         queries.render_query("legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "CITES"})
+    # a bare name resolves to the one family folder holding it (callers from before the move)
+    assert queries.load_query("rpg_leaderboards", "neo4j") == queries.load_query(
+        "legobench/rpg_leaderboards", "neo4j"
+    )
     with pytest.raises(InputError, match="no named query"):
-        queries.load_query("rpg_leaderboards", "neo4j")  # the old flat name is gone
+        queries.load_query("legobench/nothing_here", "neo4j")
 
 
 @pytest.mark.parametrize(
