@@ -20,9 +20,10 @@ paper titles in random order and asks for the titles best first. The pieces:
   (``tasks/predictions.py``: JSONL ``{"id", "response"}`` or a released ``*_gen_rank``
   workbook).
 * **Scores**: ``evaluate_ranked_lists`` with protocol ``clean`` or ``legobench-paper``.
-* **Record**: a :class:`RunRecord` (config, model, prompt hash, per-instance scores), saved
-  with a :class:`RunRegistry` when given, written to the graph with ``record_run_in_graph``,
-  and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
+* **Run**: :class:`~.tasks.RPLMTask` declares the task (metrics, units, options) and
+  :func:`~scholarkg.benchmark.task.run_task` records it like every task: the run file, the
+  ``:Run`` node and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
+  :func:`run_rplm` is that call for Python users.
 """
 
 from __future__ import annotations

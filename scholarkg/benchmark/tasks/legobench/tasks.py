@@ -323,12 +323,20 @@ class LLMLeaderboardTask(BenchmarkTask):
             source=source,
             params=asdict(settings) if source.kind == "model" else {},
             models=collected.models,
-            extra={**collected.config, "prompt": template.record()},
+            extra={
+                **collected.config,
+                "prompt": template.record(),
+                **self.instance_summary(instances),
+            },
             prompts={template.name: template.text},
         )
 
     def template(self) -> Any:
         raise NotImplementedError
+
+    def instance_summary(self, instances: Sequence[Instance]) -> dict[str, Any]:
+        """Facts about the built instances the run should keep (e.g. truncated contexts)."""
+        return {}
 
     def record_answers(
         self,
@@ -431,6 +439,13 @@ class RPLMTask(LLMLeaderboardTask):
             Instance(p.id, {"rplm": p, "prompt": p.prompt, "align": k})
             for p, k in zip(prompts, keys, strict=True)
         ]
+
+    def instance_summary(self, instances: Sequence[Instance]) -> dict[str, Any]:
+        prompts = [i.data["rplm"] for i in instances]
+        return {
+            "entry_kinds": sorted({p.entry_kind for p in prompts}),
+            "n_stored_order": sum(p.shuffle == "stored" for p in prompts),
+        }
 
     def score(
         self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
@@ -560,6 +575,13 @@ class LGPLMTask(LLMLeaderboardTask):
                             "align": AlignmentKey(p.id, None, (p.task, p.dataset, p.metric))})
             for p in prompts
         ]  # fmt: skip
+
+    def instance_summary(self, instances: Sequence[Instance]) -> dict[str, Any]:
+        return {
+            "retriever": "bm25s per leaderboard, query '<task> <dataset> <metric>'",
+            "context_token_count": "approximate (words and punctuation)",
+            "n_context_truncated": sum(i.data["lgplm"].context_truncated for i in instances),
+        }
 
     def score(
         self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
