@@ -62,7 +62,7 @@ def resolve_leaderboard(store: GraphStore, task: str, dataset: str, metric: str)
     When several leaderboards match (e.g. a LEGOBench row and the PwC table of the same
     triple), the one with the most results wins.
     """
-    rows = store.run_named("legobench/leaderboard_names", {})
+    rows = store.run_named("leaderboard_names", {})
     if not rows:
         raise InputError("the graph has no leaderboards; load some with 'scholarkg load pwc'")
     for key, want in (("task", task), ("dataset", dataset), ("metric", metric)):
@@ -79,10 +79,10 @@ def ranked_results(store: GraphStore, leaderboard_id: str) -> tuple[str, list[di
     An ``unknown`` direction is ranked as higher-is-better and reported as such by the CLI.
     Unscored results (unparseable raw values) come last with rank ``None``.
     """
-    meta = store.run_named("legobench/leaderboard_metric", {"leaderboardId": leaderboard_id})
+    meta = store.run_named("leaderboard_metric", {"leaderboardId": leaderboard_id})
     direction = (meta[0].get("direction") if meta else None) or "unknown"
     rows = store.run_named(
-        "legobench/leaderboard_show",
+        "leaderboard_show",
         {"leaderboardId": leaderboard_id, "lowerIsBetter": direction == "lower"},
     )
     out: list[dict[str, Any]] = []
@@ -113,7 +113,7 @@ def ranked_results(store: GraphStore, leaderboard_id: str) -> tuple[str, list[di
 
 def gold_entries(store: GraphStore, leaderboard_id: str) -> list[dict[str, Any]]:
     """Ground-truth entries (HAS_ENTRY) in gold order, for leaderboards without Results."""
-    return store.run_named("legobench/leaderboard_gold", {"leaderboardId": leaderboard_id})
+    return store.run_named("leaderboard_gold", {"leaderboardId": leaderboard_id})
 
 
 def list_leaderboards(
@@ -121,17 +121,17 @@ def list_leaderboards(
 ) -> list[dict[str, Any]]:
     """Leaderboards (optionally of one task, matched like ``show``) with entry counts."""
     if task is None:
-        return store.run_named("legobench/leaderboard_list", {"tasks": None, "limit": limit})
-    rows = store.run_named("legobench/leaderboard_list", {"tasks": [task], "limit": limit})
+        return store.run_named("leaderboard_list", {"tasks": None, "limit": limit})
+    rows = store.run_named("leaderboard_list", {"tasks": [task], "limit": limit})
     if rows:
         return rows
-    names = store.run_named("legobench/leaderboard_names", {})
+    names = store.run_named("leaderboard_names", {})
     hits = _match(names, task, "task")
     if not hits:
         raise _no_match("task", task, [r["task"] for r in names if isinstance(r.get("task"), str)])
     # one query for every spelling that matched, not one per name
     return store.run_named(
-        "legobench/leaderboard_list", {"tasks": sorted({r["task"] for r in hits}), "limit": limit}
+        "leaderboard_list", {"tasks": sorted({r["task"] for r in hits}), "limit": limit}
     )
 
 

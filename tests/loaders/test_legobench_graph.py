@@ -110,7 +110,7 @@ def test_rplm_graph_and_title_linking(store: FalkorDBStore, rplm: Path) -> None:
     assert [r["text"] for r in rows] == GT0
     assert [r["paper"] for r in rows] == [None, None, None, None, "arxiv:2101.00005",
                                           "arxiv:2101.00005"]  # fmt: skip
-    gold = store.run_named("legobench/leaderboard_gold", {"leaderboardId": "lego:rplm:1"})
+    gold = store.run_named("leaderboard_gold", {"leaderboardId": "lego:rplm:1"})
     assert [(g["gt_rank"], g["line"], g["arxiv_id"]) for g in gold] == [
         (1, "Beta glorps", "2001.00022"), (2, "Alpha glorps", "2001.00011"),
     ]  # fmt: skip
@@ -146,7 +146,7 @@ def test_ground_truth_into_graph(store: FalkorDBStore, tmp_path: Path) -> None:
     # the fourth paper is not in the graph: its entry is skipped and counted, not invented
     assert stats.write.skipped_relationships["HAS_ENTRY"] == 1
     lb = ids.leaderboard_id("Glorp Modelling", "Glorp-2k", "Zorbness")
-    gold = store.run_named("legobench/leaderboard_gold", {"leaderboardId": lb})
+    gold = store.run_named("leaderboard_gold", {"leaderboardId": lb})
     assert [(g["gt_rank"], g["paper_id"], g["score"], g["method"]) for g in gold] == [
         (1, "arxiv:2001.00012", 1.5, "B"), (2, "arxiv:2001.00013", 2.0, "C"),
         (3, "arxiv:2001.00011", 3.25, "A"),
