@@ -25,6 +25,11 @@ def test_declarations_match_the_code_they_stand_for() -> None:
     rpg = load_task("legobench-rpg")
     assert rpg.rankers == RANKER_NAMES and rpg.baseline == "pagerank"
     assert next(o for o in rpg.options if o.name == "config").choices == tuple(CONFIGS)
+    # the paper's tables as published rows: Table 3 (4 configs x 4 encoders), Table 4 (14)
+    assert len(rpg.layout.published) == 16
+    rplm_rows = {r.label: r.values for r in load_task("legobench-rplm").layout.published}
+    assert len(rplm_rows) == 14 and rplm_rows["Vicuna 7B (paper)"]["CP"] == 36.87
+    assert "BEM" not in rplm_rows["Llama 2 13B (paper)"]  # printed "-" in the paper
     for name in ("legobench-rpg", "legobench-rplm", "legobench-lgplm"):
         task = load_task(name)
         assert name in task_names() and task.family == "legobench"

@@ -57,6 +57,19 @@ _RPG_CONFIGS = ("cn-tabs", "pcn-tabs", "cn-ft", "pcn-ft")
 _RPG_RANKERS = ("pagerank", "ours", "ours-strict", "date", "indegree", "pagerank-hybrid")
 
 
+#: the paper's Table 3 (legobench.md §3), PageRank baseline per encoder: BEM %, KTau
+_RPG_TABLE3: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "cn-tabs": (("SciBERT", 2.66, -0.010), ("SPECTER", 2.60, -0.009), ("SciNCL", 2.25, -0.015),
+                ("OAG-BERT", 2.62, -0.009)),
+    "pcn-tabs": (("SciBERT", 8.26, -0.187), ("SPECTER", 8.74, -0.177), ("SciNCL", 8.51, -0.175),
+                 ("OAG-BERT", 8.34, -0.201)),
+    "cn-ft": (("SciBERT", 0.184, -0.006), ("SPECTER", 0.851, -0.008), ("SciNCL", 0.888, -0.006),
+              ("OAG-BERT", 0.665, -0.010)),
+    "pcn-ft": (("SciBERT", 6.743, -0.140), ("SPECTER", 6.978, -0.137), ("SciNCL", 6.283, -0.015),
+               ("OAG-BERT", 7.201, -0.132)),
+}  # fmt: skip
+
+
 class RPGTask(BenchmarkTask):
     """LEGOBench RPG: rank the papers of a leaderboard ⟨task, dataset, metric⟩.
 
@@ -110,12 +123,7 @@ class RPGTask(BenchmarkTask):
                 "LEGOBench Table 3, real data",
                 {"config": cfg},
             )
-            for cfg, rows in {
-                "cn-tabs": (("SciBERT", 2.66, -0.010), ("SPECTER", 2.60, -0.009)),
-                "pcn-tabs": (("SciBERT", 8.26, -0.187), ("SPECTER", 8.74, -0.177)),
-                "cn-ft": (("SciBERT", 0.184, -0.006), ("SPECTER", 0.851, -0.008)),
-                "pcn-ft": (("SciBERT", 6.743, -0.140), ("SPECTER", 6.978, -0.137)),
-            }.items()
+            for cfg, rows in _RPG_TABLE3.items()
             for enc, bem, tau in rows
         ),
     )
@@ -361,6 +369,25 @@ class LLMLeaderboardTask(BenchmarkTask):
 # --------------------------------------------------------------------------- RPLM
 
 
+#: the paper's Table 4 (legobench.md §3): model, CIS, BEM, KTau, CP; None where it prints "-"
+_RPLM_TABLE4: tuple[tuple[str, float, float | None, float | None, float], ...] = (
+    ("GPT-4", 21.89, 0.08, 0.10, 51.93),
+    ("Gemini Pro", 18.91, 0.09, 0.06, 46.06),
+    ("Vicuna 7B", 16.92, 0.10, 0.05, 36.87),
+    ("Llama 2 Chat 7B", 16.17, 0.11, 0.02, 35.87),
+    ("Vicuna 13B", 14.18, 0.09, 0.07, 34.66),
+    ("Llama 2 Chat 13B", 10.20, 0.07, 0.01, 29.71),
+    ("Falcon Instruct 7B", 7.46, 0.23, 0.00, 16.38),
+    ("Zephyr Beta 7B", 7.21, 0.10, -0.14, 13.25),
+    ("Mistral Instruct 7B", 3.48, 0.07, -0.05, 7.97),
+    ("Mistral 7B", 1.74, 0.29, -0.04, 3.25),
+    ("Falcon 7B", 1.24, 0.20, -0.17, 1.65),
+    ("Galactica 6.7B", 0.50, None, None, 0.00),
+    ("Llama 2 7B", 0.25, None, None, 1.36),
+    ("Llama 2 13B", 0.25, None, None, 0.46),
+)
+
+
 class RPLMTask(LLMLeaderboardTask):
     """LEGOBench RPLM: an LLM orders a shuffled list of a leaderboard's paper titles."""
 
@@ -398,15 +425,15 @@ class RPLMTask(LLMLeaderboardTask):
         published=tuple(
             PublishedRow(
                 f"{model} (paper)",
-                {"CIS": cis, "BEM": bem, "KTau": tau, "CP": cp},
+                {
+                    k: v
+                    for k, v in (("CIS", cis), ("BEM", bem), ("KTau", tau), ("CP", cp))
+                    if v is not None
+                },
                 "LEGOBench Table 4 (released answers)",
                 {"protocol": "legobench-paper"},
             )
-            for model, cis, bem, tau, cp in (
-                ("GPT-4", 21.89, 0.08, 0.10, 51.93),
-                ("Gemini Pro", 18.91, 0.09, 0.06, 46.06),
-                ("Vicuna 7B", 16.92, 0.10, 0.05, 36.87),
-            )
+            for model, cis, bem, tau, cp in _RPLM_TABLE4
         ),
     )
     scores_files = True
