@@ -72,6 +72,7 @@ def test_fit_refuses_a_graph_that_is_not_empty(store: FalkorDBStore) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # ~4 min on a quiet 2-core machine, 10+ on a shared one
 def test_refit_reproduces_the_whole_stored_file(embedded_server, tmp_path: Path) -> None:
     store = _fresh(embedded_server)
     try:
