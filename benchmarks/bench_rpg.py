@@ -4,7 +4,7 @@ Two modes (offline, embedded FalkorDB in a temporary directory):
 
 ``--quality`` (default 4,000 papers, 200 leaderboards, seed 13): load through the APC loader
 (batched MERGE), fit our pairwise model on the *dev* split per configuration (printing its
-coefficients, CV trials and the JSON stored in ``rpg_rankers.OURS_DEFAULTS``), then score
+coefficients, CV trials and the JSON stored in ``models/rpg_pairwise.json``), then score
 the paper's PageRank baseline (bundled MiniLM edge weights, or ``--encoder hashing``), our
 ranker and the single-signal probes on the held-out *test* split. Prints a Markdown table.
 
@@ -39,11 +39,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-    make_ranker,
-    run_rpg,
-    tune_pairwise,
-)
+from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
+from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 from scholarkg.loaders.apc import (
     read_citations,
     read_comparisons,
@@ -127,7 +125,7 @@ def quality(args: argparse.Namespace) -> None:
     out = Path(args.out) if args.out else tmp / "rpg_quality.json"
     out.write_text(json.dumps(table, indent=1, default=str), encoding="utf-8")
     print(f"\nresults: {out}")
-    # the coefficients as stored in rpg_rankers.OURS_DEFAULTS(_CONTEXT)
+    # the coefficients as stored in models/rpg_pairwise.json (scholarkg bench fit legobench-rpg)
     print(f"learned on dev (seed {args.seed}, {args.papers} papers, {args.leaderboards} "
           f"leaderboards, with_pwc={args.with_pwc}):\n{json.dumps(learned)}\n")  # fmt: skip
     print(f"Test split: {len(test)} leaderboards; encoder {embedder.name}; BEM/CIS/CP in %.\n")
@@ -199,7 +197,7 @@ def latency(args: argparse.Namespace) -> None:
             for rname in ("pagerank", "ours"):
                 ranker = make_ranker(rname, cfg, embedder=embedder)
                 t0 = time.perf_counter()
-                ranker.prepare(store)
+                ranker.bind(store).prepare()
                 prep = time.perf_counter() - t0
                 for label in ("cold", "warm"):
                     out = run_rpg(store, queries, cfg, ranker)
@@ -219,13 +217,12 @@ def signals(args: argparse.Namespace) -> None:
     import numpy as np
 
     from scholarkg.benchmark.metrics.ranking import evaluate_rankings
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
+    from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year
+    from scholarkg.benchmark.tasks.legobench.rpg_features import GraphIndex, pair_features
+    from scholarkg.benchmark.tasks.legobench.rpg_model import (
         OURS_DEFAULTS,
-        GraphIndex,
         PairwiseModel,
         aggregate_order,
-        fractional_year,
-        pair_features,
     )
     from scholarkg.graphalgo.pagerank import pagerank
 

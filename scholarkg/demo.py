@@ -140,11 +140,7 @@ def _explore(ctx: DemoContext) -> None:
     rows += [{"label": f"[:{k}]", "nodes": v} for k, v in sorted(counts.relationships.items())]
     print_rows(rows, "table", title="graph counts")
     ctx.summary["counts"] = {"nodes": counts.nodes, "relationships": counts.relationships}
-    top = ctx.store.run(
-        "MATCH (p:Paper)-[:CITES]->(q:Paper) RETURN q.title AS title, q.date AS date, "
-        "count(p) AS citations ORDER BY citations DESC, title LIMIT $k",
-        {"k": 5},
-    )
+    top = ctx.store.run_named("demo/most_cited", {"k": 5})
     print_rows(top, "table", title="most cited")
     _done(ctx.console, t)
 
@@ -203,25 +199,27 @@ def _embed(ctx: DemoContext) -> None:
 
 
 def _rpg(ctx: DemoContext) -> None:
+    from scholarkg.benchmark.registry import load_task
     from scholarkg.benchmark.runs import RunRegistry, compare_runs
-    from scholarkg.commands.bench import execute_rpg
+    from scholarkg.benchmark.task import AnswerSource, run_task
     from scholarkg.commands.common import print_rows
 
     t = _step(ctx.console, "7. LEGOBench RPG: the paper's PageRank baseline vs our ranker")
+    task = load_task("legobench-rpg")
     rows, run_ids = [], []
     for config in ("cn-tabs", "pcn-tabs"):
         for ranker in ("pagerank", "ours"):
-            result, run_id = execute_rpg(
-                ctx.store, config_name=config, ranker_name=ranker, split="all",
+            run = run_task(
+                task, ctx.store, AnswerSource.ranker(ranker), {"config": config, "split": "all"},
                 runs_dir=ctx.settings.runs_dir,
-            )  # fmt: skip
-            m = result.scores.metrics
+            ).record  # fmt: skip
+            m = run.metrics
             rows.append(
                 {"config": config, "ranker": ranker, "BEM %": round(m["BEM"], 2),
                  "KTau": round(m["KTau"], 3), "CIS %": round(m["CIS"], 1),
                  "CP %": round(m["CP"], 1), "candidates": round(m["mean_candidates"], 1)}
             )  # fmt: skip
-            run_ids.append(run_id)
+            run_ids.append(run.id)
     print_rows(rows, "table", title=f"RPG on {ctx.n_leaderboards} synthetic leaderboards")
     registry = RunRegistry(ctx.settings.runs_dir)
     deltas = compare_runs(registry.load(run_ids[2]), registry.load(run_ids[3]), n_resamples=2_000)

@@ -1,9 +1,11 @@
-"""The benchmark task registry: task name → what it is, how it runs, what it reports.
+"""The benchmark task registry: task name → the task class that declares everything else.
 
-One table that ``scholarkg bench list`` prints and ``bench run`` / ``bench score`` validate
-against, so an unknown task name fails with the list of valid ones (``TaskNotFound``) rather
-than a typer usage error. Entries are data only (no heavy imports): listing tasks must stay
-instant. Task owners add their entry here when their ``bench run``/``bench score`` lands.
+``scholarkg bench list`` prints it and ``bench run`` / ``bench score`` /
+``bench import-predictions`` dispatch through it, so an unknown task name fails with the list
+of valid ones (``TaskNotFound``) rather than a typer usage error. Entries are
+``"module:Class"`` strings (no import until a task is asked for; task modules keep heavy
+imports inside methods, so listing stays instant). What a task is — metrics and units,
+options, rankers, report layout, prediction format — is declared once, on its class.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class TaskInfo:
+    """What ``scholarkg bench list`` prints about a task: derived from the task class's own
+    declarations (:func:`task_info`), never kept by hand beside them."""
+
     name: str
     family: str
     description: str
@@ -30,53 +35,40 @@ class TaskInfo:
     reference: str = ""
 
 
-TASKS: dict[str, TaskInfo] = {
-    "legobench-rpg": TaskInfo(
-        name="legobench-rpg",
-        family="legobench",
-        description="Ranked paper generation: rank the papers of a leaderboard "
-        "⟨task, dataset, metric⟩ from the graph and text (paper's PageRank baseline + ours).",
-        modes=("run",),
-        metrics=("BEM", "KTau", "KTau_found", "CIS", "CP"),
-        configs=("cn-tabs", "pcn-tabs", "cn-ft", "pcn-ft"),
-        rankers=("pagerank", "ours", "ours-strict", "date", "indegree", "pagerank-hybrid"),
-        reference="legobench.md §1, §2.3, Table 3",
-    ),
-    "legobench-rplm": TaskInfo(
-        name="legobench-rplm",
-        family="legobench",
-        description="Ranked paper list modelling: an LLM orders a shuffled list of a "
-        "leaderboard's paper titles (run with a model, import answers, or score the release).",
-        modes=("run", "score"),
-        metrics=("CIS", "BEM", "KTau", "CP"),
-        configs=("clean", "legobench-paper"),
-        reference="legobench.md §2.1-2.2, Table 4",
-    ),
-    "legobench-lgplm": TaskInfo(
-        name="legobench-lgplm",
-        family="legobench",
-        description="Leaderboard generation: an LLM writes the (method, score) table from the "
-        "top-10 BM25 passages of the leaderboard papers' full text.",
-        modes=("run",),
-        metrics=("MR", "MP", "SP_generated", "SP_correct"),
-        reference="legobench.md §1, §2.4 (name matching and tolerance are ours: not comparable "
-        "to Table 5)",
-    ),
-}
+def task_info(task: BenchmarkTask) -> TaskInfo:
+    """The listing of ``task``: modes from ``scores_files``, metrics from its report layout,
+    configs from the choices of its first configuration option (RPG's ``--config``, RPLM's
+    ``--protocol``)."""
+    modes = ("run", "score") if task.scores_files else ("run",)
+    configs: tuple[str, ...] = ()
+    for option in task.options:
+        if option.choices and option.name in task.layout.config_keys:
+            configs = option.choices
+            break
+    return TaskInfo(
+        name=task.name,
+        family=task.family,
+        description=task.description,
+        modes=modes,
+        metrics=task.layout.columns,
+        configs=configs,
+        rankers=task.rankers,
+        reference=task.reference,
+    )
 
 
 def get_task(name: str, *, mode: str | None = None) -> TaskInfo:
     """The task called ``name`` (optionally one that supports ``mode``), else ``TaskNotFound``."""
-    info = TASKS.get(name)
+    info = task_info(load_task(name)) if name in TASK_CLASSES else None
     if info is None or (mode is not None and mode not in info.modes):
-        valid = sorted(n for n, t in TASKS.items() if mode is None or mode in t.modes)
+        valid = [t.name for t in list_tasks() if mode is None or mode in t.modes]
         what = f"{mode}-able task" if mode else "task"
         raise TaskNotFound(f"unknown {what} {name!r}; known: {', '.join(valid)}")
     return info
 
 
 def list_tasks() -> list[TaskInfo]:
-    return [TASKS[n] for n in sorted(TASKS)]
+    return [task_info(load_task(n)) for n in task_names()]
 
 
 # ----------------------------------------------------------------------------- task classes
@@ -85,7 +77,11 @@ def list_tasks() -> list[TaskInfo]:
 # ``"module:Class"`` strings: nothing is imported until a task is asked for, so listing stays
 # instant and a family's heavy dependencies load only when it runs. A new family adds one
 # line here (CONTRIBUTING.md, "Adding a benchmark family").
-TASK_CLASSES: dict[str, str] = {}
+TASK_CLASSES: dict[str, str] = {
+    "legobench-rpg": "scholarkg.benchmark.tasks.legobench.tasks:RPGTask",
+    "legobench-rplm": "scholarkg.benchmark.tasks.legobench.tasks:RPLMTask",
+    "legobench-lgplm": "scholarkg.benchmark.tasks.legobench.tasks:LGPLMTask",
+}
 
 
 def load_task(name: str) -> BenchmarkTask:

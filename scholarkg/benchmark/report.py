@@ -1,18 +1,21 @@
 """Reports: Markdown, JSON and a self-contained HTML page for one or more runs.
 
-A reader compares our numbers with the papers', so each benchmark's table uses the paper's
-column order and decimals (``TABLE_LAYOUTS``, matched on the task id prefix); unknown tasks
-fall back to all metrics in recorded order. scholarkg's metric functions return 0-1 values
-where the papers print ×100 (DORIS-MAE, AAAR-1.0), so such columns carry a display scale of
-100, applied only when every value of the column lies in [-1, 1] (a task that already
-records percentages is never scaled twice). ``report.json`` keeps the raw values.
+A reader compares our numbers with the papers', so a task's table follows the layout the task
+declares (``BenchmarkTask.layout``: the paper's column order, its decimals) and prints every
+value in the unit recorded with the run (``config["units"]``, written by ``run_task`` from the
+task's declared metrics). Nothing is guessed: no metric-name aliases, no rescaling; a run
+without recorded units says so in its column headers. Runs of tasks the registry does not know
+get a generic table (all metrics, recorded order).
 
-With several runs, they appear side by side and every run is tested against the *first*
-one (paired test over shared instances, ``runs.compare_runs``); per-instance means carry
-bootstrap confidence intervals. Runs with per-class aggregates (citeBench's diagnostic
-classes) get grouped bar charts. Plots are PNGs drawn with matplotlib's object API on the
-Agg canvas (no pyplot global state, no display), written under ``plots/`` for the Markdown
-file and embedded as base64 in the HTML, which loads nothing external.
+Runs are grouped by task *and* configuration (``config["configuration"]``): tables and
+significance tests never mix two benchmarks or two configurations. Within a group every run
+is tested against the group's first run (paired test over shared instances,
+``runs.compare_runs``); per-instance means carry bootstrap confidence intervals. Each row says
+what ran: the ranker or model (the paper's baseline and our own rankers labelled as such), its
+encoder or LLM, and the run id. Published numbers a task declares for the configuration are
+printed beside, labelled as published. Runs with per-class aggregates get grouped bar charts.
+Plots are PNGs drawn with matplotlib's object API on the Agg canvas, written under ``plots/``
+for the Markdown file and embedded as base64 in the HTML, which loads nothing external.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ import io
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,167 +37,98 @@ from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.benchmark.metrics.stats import Method, bootstrap_ci
 from scholarkg.benchmark.runs import MetricDelta, RunRecord, compare_runs, instance_values
 from scholarkg.errors import InputError
+from scholarkg.schema.ids import content_hash
 from scholarkg.textio import json_safe
 
-__all__ = ["TABLE_LAYOUTS", "Column", "TableLayout", "layout_for", "write_report"]
+__all__ = ["Column", "TableLayout", "layout_for", "write_report"]
 
 #: p-values below this are marked with ``*`` in the side-by-side tables
 SIGNIFICANCE_LEVEL = 0.05
+#: decimals of metrics a task does not declare
+GENERIC_DECIMALS = 4
+_UNIT_TEXT = {"percent": "%", "fraction": "0-1", "score": "", "count": "n", "seconds": "s"}
 
 
 @dataclass(frozen=True)
 class Column:
-    """One table column: header as printed in the paper, metric names it accepts, decimals."""
+    """One table column: a metric by its canonical name, its decimals and recorded unit."""
 
-    header: str
-    keys: tuple[str, ...]
-    decimals: int = 2
-    #: display factor: 100 where the paper prints ×100 but metrics are recorded on 0-1.
-    #: Applied only when every value in the column is within [-1, 1], so a task that
-    #: already records percentages is never scaled twice.
-    scale: float = 1.0
+    metric: str
+    decimals: int = GENERIC_DECIMALS
+
+    @property
+    def header(self) -> str:
+        return self.metric
 
 
 @dataclass(frozen=True)
 class TableLayout:
+    """A task's table: title, columns in the paper's order, configuration keys for the title."""
+
     title: str
     columns: tuple[Column, ...]
     note: str = ""
-    #: metrics drawn per class (all class metrics when empty)
-    class_metrics: tuple[str, ...] = ()
-    #: config keys whose values label a row (e.g. the RPG graph/text configuration)
-    label_config: tuple[str, ...] = ()
+    #: configuration keys shown in the section title (the others still separate sections)
+    config_keys: tuple[str, ...] = ()
+    #: published rows: (label, {metric: value}, source, {config key: value})
+    published: tuple[tuple[str, Mapping[str, float], str, Mapping[str, str]], ...] = ()
+    #: answer names that are scholarkg's own rankers/models (labelled "ours")
+    ours: tuple[str, ...] = ()
+    #: the answer that reproduces the paper's baseline (labelled so)
+    baseline: str | None = None
+    #: units the task declares, for metrics a run records per instance only (run records
+    #: carry the units of their aggregate metrics)
+    declared_units: Mapping[str, str] = field(default_factory=dict)
 
 
-def _c(header: str, *aliases: str, decimals: int = 2, scale: float = 1.0) -> Column:
-    return Column(header, (header, *aliases), decimals, scale)
+def layout_for(task: str) -> TableLayout:
+    """The layout ``task`` declares (its registry entry), else a generic one."""
+    from scholarkg.benchmark.registry import TASK_CLASSES, load_task
 
-
-_RPLM = TableLayout(
-    "LEGOBench RPLM (layout of Table 4)",
-    (_c("CIS"), _c("BEM"), _c("KTau", "kendall_tau", "tau"), _c("CP")),
-    "CIS and CP in %, BEM a fraction, KTau Kendall τ-b; the paper prints '-' for BEM/KTau "
-    "when CIS < 1 % (legobench-paper protocol).",
-    label_config=("protocol",),
-)
-_DORIS = TableLayout(
-    "DORIS-MAE (layout of Tables 11-16)",
-    (
-        _c("R@5", "recall@5", scale=100),
-        _c("R@20", "recall@20", scale=100),
-        _c("RP", "r-precision", "rprec", scale=100),
-        _c("NDCG_10%", "ndcg@10%", "ndcg_10pct", "ndcg10pct", scale=100),
-        _c("NDCG^exp", "ndcg_exp", "ndcg_exp_10%", "ndcgexp10pct", "ndcg^exp_10%", scale=100),
-        _c("MRR@10", "mrr10", scale=100),
-        _c("MAP", "ap", scale=100),
-    ),
-    "Values ×100 as in the paper; state the query set (100 / 60 / first 50) with them.",
-    label_config=("split", "query_set"),
-)
-_CITEREC = TableLayout(
-    "citeBench local citation recommendation (Recall@10 / MRR@10 per class)",
-    (_c("Recall@10", "R@10", "hit@10", decimals=3), _c("MRR@10", decimals=3)),
-    "Averages over samples; per-class values in the charts below.",
-    class_metrics=("Recall@10", "MRR@10"),
-    label_config=("diag_dataset", "corpus"),
-)
-_REVIEWCRITIQUE = TableLayout(
-    "ReviewCritique deficient-segment detection",
-    (_c("P", "precision", scale=100), _c("R", "recall", scale=100), _c("F1", "f1", scale=100)),
-    label_config=("combination", "prompt"),
-)
-
-#: task-id prefix -> layout. Prefixes match whole components of the task id, and ``/``,
-#: ``-``, ``_``, ``.`` and ``:`` are interchangeable separators, so ``legobench/rplm``
-#: covers ``legobench/rplm/clean`` and ``legobench-rplm``. The longest prefix wins.
-TABLE_LAYOUTS: dict[str, TableLayout] = {
-    "legobench/rplm": _RPLM,
-    "legobench/rpg": TableLayout(
-        "LEGOBench RPG (layout of Table 3, PageRank)",
-        (_c("BEM", "BEM%", decimals=3), _c("KTau", "kendall_tau", "tau", decimals=3)),
-        "BEM in % of leaderboards (unlike RPLM); one row per graph/text configuration.",
-        label_config=("configuration", "graph", "text", "encoder"),
-    ),
-    "legobench/lgplm": TableLayout(
-        "LEGOBench LGPLM (layout of Table 5)",
-        (_c("MR", decimals=3), _c("MP"), _c("SP")),
-        "Name matching and score tolerance are platform options: not comparable to the paper.",
-    ),
-    "dorismae": _DORIS,
-    "doris/mae": _DORIS,
-    "citerec": _CITEREC,
-    "citebench": _CITEREC,
-    "aaar/eqinfer": TableLayout(
-        "AAAR-1.0 EqInfer", (_c("Accuracy", "acc", scale=100),), "Accuracy in % (random 25 %)."
-    ),
-    "aaar/expdesign": TableLayout(
-        "AAAR-1.0 ExpDesign",
-        (
-            _c("S-F1", "s_f1", scale=100),
-            _c("S-P", "s_p", scale=100),
-            _c("S-R", "s_r", scale=100),
-            _c("S-Match", "s_match", scale=100),
-            _c("ROUGE-L", "rougeL", scale=100),
-            _c("ROUGE-1", "rouge1", scale=100),
+    if task not in TASK_CLASSES:
+        return TableLayout(task, ())
+    bench = load_task(task)
+    decimals = {m.name: m.decimals for m in bench.metrics}
+    return TableLayout(
+        title=bench.layout.title,
+        columns=tuple(Column(c, decimals.get(c, GENERIC_DECIMALS)) for c in bench.layout.columns),
+        note=bench.reference,
+        config_keys=bench.layout.config_keys,
+        published=tuple(
+            (p.label, dict(p.values), p.source, dict(p.configuration))
+            for p in bench.layout.published
         ),
-    ),
-    "aaar/weakness": TableLayout(
-        "AAAR-1.0 Weakness",
-        (
-            _c("SN-F1", "sn_f1", scale=100),
-            _c("SN-P", "sn_p", scale=100),
-            _c("SN-R", "sn_r", scale=100),
-            _c("ITF-IDF", "itf_idf"),
-        ),
-        "ITF-IDF is not comparable across runs with different paper counts W.",
-    ),
-    "aaar/reviewcritique": _REVIEWCRITIQUE,
-    "reviewcritique": _REVIEWCRITIQUE,
-    "scireplicate": TableLayout(
-        "SciReplicate-Bench (layout of Table 3)",
-        (
-            _c("Exe Acc", "exec_acc", "execution_accuracy", "exe_acc", decimals=3),
-            _c("CodeBLEU", "codebleu", decimals=3),
-            _c("RG Acc", "rg_acc", "reasoning_graph_accuracy", decimals=3),
-            _c("Intra", "intra_file", "intra_recall", decimals=3),
-            _c("Cross", "cross_file", "cross_recall", decimals=3),
-            _c("API", "api_recall", decimals=3),
-        ),
-        "Exe Acc is 'unavailable' without the authors' archive (never 0).",
-    ),
-}
-
-GENERIC_LAYOUT = TableLayout("Metrics", ())
-
-_SEP = re.compile(r"[/\-_.:\s]+")
+        ours=bench.ours,
+        baseline=bench.baseline,
+        declared_units=bench.units(),
+    )
 
 
-def _parts(text: str) -> list[str]:
-    return [p for p in _SEP.split(text.lower()) if p]
+def _unit(runs: Sequence[RunRecord], metric: str, layout: TableLayout | None = None) -> str | None:
+    """The unit recorded for ``metric``, else the one its task declares; ``None`` if neither."""
+    for run in runs:
+        unit = (run.config.get("units") or {}).get(metric)
+        if unit:
+            return str(unit)
+    return None if layout is None else layout.declared_units.get(metric)
 
 
-def layout_for(task: str) -> tuple[str, TableLayout]:
-    """(matched prefix, layout) for a task id; ``("", GENERIC_LAYOUT)`` when none matches."""
-    tparts = _parts(task)
-    best: tuple[str, TableLayout] = ("", GENERIC_LAYOUT)
-    best_len = 0
-    for prefix, layout in TABLE_LAYOUTS.items():
-        kparts = _parts(prefix)
-        if tparts[: len(kparts)] == kparts and len(kparts) > best_len:
-            best, best_len = (prefix, layout), len(kparts)
-    return best
+def _header(runs: Sequence[RunRecord], col: Column, layout: TableLayout | None = None) -> str:
+    unit = _unit(runs, col.metric, layout)
+    if unit is None:
+        return f"{col.metric} (unit not recorded)"
+    text = _UNIT_TEXT.get(unit, unit)
+    return f"{col.metric} ({text})" if text else col.metric
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9%^]", "", name.lower())
+def _configuration(run: RunRecord) -> dict[str, Any]:
+    cfg = run.config.get("configuration")
+    return dict(cfg) if isinstance(cfg, Mapping) else {}
 
 
-def _find_metric(run: RunRecord, column: Column) -> str | None:
-    names = {_norm(n): n for n in run.metric_names()}
-    for key in column.keys:
-        if (hit := names.get(_norm(key))) is not None:
-            return hit
-    return None
+def _group_key(run: RunRecord) -> str:
+    config = _configuration(run)
+    return run.task + (" " + json.dumps(config, sort_keys=True, default=str) if config else "")
 
 
 def _fmt(value: float | None, decimals: int) -> str:
@@ -237,53 +171,55 @@ class _Section:
     plots: list[_Plot] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def title(self) -> str:
+        """The layout's title, the task and the configuration the section is about."""
+        config = _configuration(self.runs[0])
+        shown = [f"{k}={config[k]}" for k in self.layout.config_keys if k in config]
+        task = self.runs[0].task
+        base = self.layout.title if self.layout.title != task else f"{task}"
+        return base + (f" — {', '.join(shown)}" if shown else "")
+
+
+def what_ran(run: RunRecord, layout: TableLayout | None = None) -> str:
+    """What produced a run, for a reader: ranker or model (baseline / ours labelled), its
+    encoder or LLM; from the run's recorded answer source and models."""
+    answer = run.config.get("answer") or {}
+    name = str(answer.get("name") or "")
+    bits: list[str] = []
+    if name:
+        if answer.get("baseline") or (layout is not None and name == layout.baseline):
+            name += " (paper's baseline)"
+        elif layout is not None and name in layout.ours:
+            name += " (ours)"
+        bits.append(name)
+    models = [f"{k} {v}" for k, v in run.models.items() if v and v != answer.get("name")]
+    bits += models
+    return ", ".join(bits) or run.task
+
 
 def _run_label(run: RunRecord, layout: TableLayout) -> str:
-    bits = [run.id]
-    cfg = [str(run.config[k]) for k in layout.label_config if k in run.config]
-    models = [v for v in run.models.values()]
-    if models:
-        bits.append(", ".join(models))
-    if cfg:
-        bits.append(" / ".join(cfg))
-    return " · ".join(bits)
+    return f"{what_ran(run, layout)} · {run.id.rsplit('-', 1)[-1]}"
 
 
 def _columns(runs: list[RunRecord], layout: TableLayout) -> list[tuple[Column, list[str | None]]]:
+    """The layout's columns some run has, then every other recorded metric (by its name)."""
     out: list[tuple[Column, list[str | None]]] = []
     used: set[str] = set()
     for col in layout.columns:
-        names = [_find_metric(r, col) for r in runs]
+        names = [col.metric if col.metric in r.metric_names() else None for r in runs]
         if any(names):
-            if col.scale != 1.0 and not _within_unit(runs, names):
-                col = replace(col, scale=1.0)  # already on the paper's scale
             out.append((col, names))
-            used.update(n for n in names if n)
-    # metrics the layout does not know are shown too, after the paper's columns
+            used.add(col.metric)
     extra: list[str] = []
     for run in runs:
         for name in run.metric_names():
             if name not in used and name not in extra:
                 extra.append(name)
     for name in extra:
-        col = Column(name, (name,), 4)
+        col = Column(name, GENERIC_DECIMALS)
         out.append((col, [name if name in r.metric_names() else None for r in runs]))
     return out
-
-
-def _within_unit(runs: list[RunRecord], names: list[str | None]) -> bool:
-    """True if every recorded value (aggregate and per-instance) lies in [-1, 1]."""
-    for run, name in zip(runs, names, strict=True):
-        if name is None:
-            continue
-        values = [run.metrics.get(name), *instance_values(run, name).values()]
-        if any(v is not None and math.isfinite(v) and abs(v) > 1.0 for v in values):
-            return False
-    return True
-
-
-def _scaled(value: float | None, col: Column) -> float | None:
-    return None if value is None else value * col.scale
 
 
 def _aggregate(run: RunRecord, metric: str | None) -> float | None:
@@ -315,31 +251,41 @@ def _build_section(
         deltas = compare_runs(baseline, run, method=method, n_resamples=n_resamples, seed=seed)
         comparisons[run.id] = {d.metric: d for d in deltas}
 
-    header = ["run", "n", *[c.header for c, _ in sec.columns]]
+    heads = [_header(runs, c, layout) for c, _ in sec.columns]
+    header = ["what ran", "run", "n", *heads]
     rows: list[list[str]] = []
     json_rows: list[dict[str, Any]] = []
     for i, run in enumerate(runs):
-        cells = [_run_label(run, layout), str(len(run.per_instance) or "–")]
+        cells = [what_ran(run, layout), run.id, str(len(run.per_instance) or "–")]
         values: dict[str, float | None] = {}
         for col, names in sec.columns:
             value = _aggregate(run, names[i])
             values[col.header] = value
-            text = _fmt(_scaled(value, col), col.decimals)
+            text = _fmt(value, col.decimals)
             delta = comparisons.get(run.id, {}).get(names[i] or "")
             if delta and delta.p_value is not None and delta.p_value < SIGNIFICANCE_LEVEL:
                 text += "*"
             cells.append(text)
         rows.append(cells)
-        json_rows.append({"run": run.id, "task": run.task, "values": values})
-    sec.tables.append(_Table(layout.title, header, rows))
+        json_rows.append(
+            {"run": run.id, "task": run.task, "what_ran": what_ran(run, layout), "values": values}
+        )
+    config = _configuration(runs[0])
+    for label, published, source, where in layout.published:
+        if any(str(config.get(k)) != str(v) for k, v in where.items()):
+            continue
+        cells = [f"{label} — published", source, "–"]
+        cells += [_fmt(published.get(c.metric), c.decimals) for c, _ in sec.columns]
+        rows.append(cells)
+    sec.tables.append(_Table(sec.title, header, rows))
 
     # per-instance means with bootstrap intervals
-    ci_header = ["run", *[c.header for c, _ in sec.columns]]
+    ci_header = ["what ran", "run", *heads]
     ci_rows: list[list[str]] = []
     ci_json: dict[str, dict[str, Any]] = {}
     any_ci = False
     for i, run in enumerate(runs):
-        cells = [run.id]
+        cells = [what_ran(run, layout), run.id]
         ci_json[run.id] = {}
         for col, names in sec.columns:
             vals = [v for v in instance_values(run, names[i]).values()] if names[i] else []
@@ -351,7 +297,7 @@ def _build_section(
             mean = sum(finite) / len(finite)
             low, high = bootstrap_ci(finite, confidence=confidence, seed=seed)
             d = col.decimals + 1
-            m, lo, hi = (x * col.scale for x in (mean, low, high))
+            m, lo, hi = mean, low, high
             cells.append(f"{m:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]")
             ci_json[run.id][col.header] = {"mean": mean, "low": low, "high": high, "n": len(finite)}
         ci_rows.append(cells)
@@ -378,10 +324,10 @@ def _build_section(
             dec = col.decimals + 1
             crow.append(
                 [
-                    col.header,
-                    _fmt(_scaled(d.value_a, col), col.decimals),
-                    _fmt(_scaled(d.value_b, col), col.decimals),
-                    _fmt(_scaled(d.delta, col), dec),
+                    _header(runs, col, layout),
+                    _fmt(d.value_a, col.decimals),
+                    _fmt(d.value_b, col.decimals),
+                    _fmt(d.delta, dec),
                     _fmt_p(d.p_value),
                     str(d.n),
                 ]
@@ -389,18 +335,21 @@ def _build_section(
             comp_json.append({"run": run.id, "baseline": baseline.id, **d.as_dict()})
         sec.tables.append(
             _Table(
-                f"{run.id} vs baseline {baseline.id} ({method} test, Δ over shared instances)",
+                f"{what_ran(run, layout)} ({run.id}) vs {what_ran(baseline, layout)} "
+                f"({baseline.id}): {method} test, Δ over shared instances",
                 ["metric", "baseline", "run", "Δ", "p", "n"],
                 crow,
             )
         )
     sec.data = {
-        "key": key or "generic",
-        "title": layout.title,
+        "key": key,
+        "title": sec.title,
+        "task": runs[0].task,
+        "configuration": _configuration(runs[0]),
         "note": layout.note,
         "baseline": baseline.id,
         "columns": [
-            {"header": c.header, "metrics": names, "display_scale": c.scale}
+            {"header": c.header, "metrics": names, "unit": _unit(runs, c.metric, layout)}
             for c, names in sec.columns
         ],
         "rows": json_rows,
@@ -445,7 +394,10 @@ def _bar_chart(title: str, categories: list[str], series: dict[str, list[float]]
 
 def _section_plots(sec: _Section) -> list[_Plot]:
     plots: list[_Plot] = []
-    slug = re.sub(r"[^a-z0-9]+", "-", (sec.key or "generic").lower()).strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", sec.runs[0].task.lower()).strip("-") or "generic"
+    config = _configuration(sec.runs[0])
+    if config:  # one task may have sections for several configurations
+        slug += "-" + content_hash(json.dumps(config, sort_keys=True, default=str))[:6]
     # per-class charts, one per (class group, metric)
     groups: dict[str, list[str]] = {}
     for run in sec.runs:
@@ -460,9 +412,6 @@ def _section_plots(sec: _Section) -> list[_Plot]:
                 for m in run.classes.get(label, {}):
                     if m not in metrics:
                         metrics.append(m)
-        if sec.layout.class_metrics:
-            wanted = {_norm(m) for m in sec.layout.class_metrics}
-            metrics = [m for m in metrics if _norm(m) in wanted] or metrics
         for metric in metrics:
             series = {
                 _legend(run): [_num(run.classes.get(label, {}).get(metric)) for label in labels]
@@ -476,12 +425,10 @@ def _section_plots(sec: _Section) -> list[_Plot]:
     if len(sec.runs) > 1 and sec.columns:
         cols = [c for c, _ in sec.columns][:12]
         series = {
-            _legend(run): [
-                _num(_scaled(_aggregate(run, names[i]), c)) for c, names in sec.columns[: len(cols)]
-            ]
+            _legend(run): [_num(_aggregate(run, names[i])) for c, names in sec.columns[: len(cols)]]
             for i, run in enumerate(sec.runs)
         }
-        title = f"{sec.layout.title}: runs side by side"
+        title = f"{sec.title}: runs side by side"
         plots.append(
             _Plot(
                 f"{slug}-overview.png", title, _bar_chart(title, [c.header for c in cols], series)
@@ -541,9 +488,9 @@ def _markdown(runs: list[RunRecord], sections: list[_Section], generated: str) -
         "# scholarkg report",
         "",
         f"Generated {generated} by scholarkg {__version__}. "
-        f"`*` = p < {SIGNIFICANCE_LEVEL} against the first run (paired test over shared "
-        "instances). Columns the paper prints ×100 are scaled when recorded on 0-1 "
-        "(`display_scale` in report.json).",
+        f"`*` = p < {SIGNIFICANCE_LEVEL} against the section's first run (paired test over "
+        "shared instances). Sections hold one task and one configuration; values are printed "
+        "in the units recorded with each run.",
         "",
         "## Runs",
         "",
@@ -568,7 +515,7 @@ def _markdown(runs: list[RunRecord], sections: list[_Section], generated: str) -
             + " |"
         )
     for sec in sections:
-        out += ["", f"## {sec.layout.title}", ""]
+        out += ["", f"## {sec.title}", ""]
         if sec.layout.note:
             out += [f"_{sec.layout.note}_", ""]
         for table in sec.tables:
@@ -623,13 +570,13 @@ def _html(runs: list[RunRecord], sections: list[_Section], generated: str) -> st
         f"<style>{_CSS}</style></head><body>",
         "<h1>scholarkg report</h1>",
         f"<p>Generated {html.escape(generated)} by scholarkg {html.escape(__version__)}. "
-        f"<code>*</code> = p &lt; {SIGNIFICANCE_LEVEL} against the first run (paired test "
-        "over shared instances). Columns the paper prints ×100 are scaled when recorded "
-        "on 0-1 (<code>display_scale</code> in report.json).</p>",
+        f"<code>*</code> = p &lt; {SIGNIFICANCE_LEVEL} against the section's first run "
+        "(paired test over shared instances). Sections hold one task and one configuration; "
+        "values are printed in the units recorded with each run.</p>",
         _html_table(run_table),
     ]
     for sec in sections:
-        parts.append(f"<h2>{html.escape(sec.layout.title)}</h2>")
+        parts.append(f"<h2>{html.escape(sec.title)}</h2>")
         if sec.layout.note:
             parts.append(f'<p class="note">{html.escape(sec.layout.note)}</p>')
         parts += [_html_table(t) for t in sec.tables]
@@ -657,10 +604,10 @@ def write_report(
 ) -> list[Path]:
     """Write ``report.md``, ``report.json``, ``report.html`` (and ``plots/*.png``) to ``out_dir``.
 
-    Runs are grouped by table layout (benchmark family), in the order given; the first run
-    overall is the baseline for significance (within a group that lacks it, the group's
-    first run). ``progress(done, total)`` is called after each section. Returns the paths
-    written: the three reports first, then the plots.
+    Runs are grouped by task and configuration, in the order given; the first run overall is
+    the baseline for significance (within a group that lacks it, the group's first run).
+    ``progress(done, total)`` is called after each section. Returns the paths written: the
+    three reports first, then the plots.
     """
     runs = list(runs)
     if not runs:
@@ -671,9 +618,10 @@ def write_report(
     groups: dict[str, list[RunRecord]] = {}
     layouts: dict[str, TableLayout] = {}
     for run in runs:
-        key, layout = layout_for(run.task)
+        key = _group_key(run)
         groups.setdefault(key, []).append(run)
-        layouts[key] = layout
+        if key not in layouts:
+            layouts[key] = layout_for(run.task)
     sections: list[_Section] = []
     total = len(groups)
     for done, (key, members) in enumerate(groups.items(), start=1):

@@ -248,7 +248,12 @@ class RunRegistry:
             except InputError as err:
                 log.warning("skipping unreadable run file: %s", err)
                 continue
-            if task is None or run.task == task or run.task.startswith(task.rstrip("/") + "/"):
+            if (
+                task is None
+                or run.task == task
+                or run.task.startswith(task.rstrip("/") + "/")
+                or (run.config.get("family") == task)
+            ):
                 out.append(run)
         return out
 

@@ -274,6 +274,9 @@ class TaskResult:
     classes: dict[str, dict[str, Score]] = field(default_factory=dict)
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     n: dict[str, int] = field(default_factory=dict)
+    #: caveats the scoring found (e.g. "'-' cells: CIS < 1 %"); :func:`run_task` records them
+    #: in the run's notes
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -314,8 +317,12 @@ class BenchmarkTask(ABC):
     rankers: ClassVar[tuple[str, ...]] = ()
     #: which ranker/model reproduces the published baseline (labelled so in reports)
     baseline: ClassVar[str | None] = None
+    #: rankers/models that are scholarkg's own contribution (labelled "ours" in reports)
+    ours: ClassVar[tuple[str, ...]] = ()
     layout: ClassVar[ReportLayout]
     scores_files: ClassVar[bool] = False
+    #: options of :meth:`fit` (``scholarkg bench fit NAME``), for tasks with stored models
+    fit_options: ClassVar[tuple[TaskOption, ...]] = ()
 
     # -- declared things, derived ------------------------------------------------------
     def metric(self, name: str) -> TaskMetric:
@@ -397,6 +404,45 @@ class BenchmarkTask(ABC):
     def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
         """Score answers in released/JSONL files against released data, without a store."""
         raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+
+    # -- optional hooks (defaults do nothing) -------------------------------------------
+    def record_answers(
+        self,
+        store: GraphStore,
+        record: RunRecord,
+        instances: Sequence[Instance],
+        answers: Answers,
+    ) -> None:
+        """Write the answers to the graph beside the run (e.g. ``ANSWERED {text}`` edges to
+        the instances' nodes); called by :func:`run_task` when the run is recorded in the
+        graph. Default: nothing (per-instance scores stay in the run file)."""
+        return None
+
+    def fit(self, store: GraphStore, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Re-fit the task's stored models (``scholarkg bench fit NAME``); returns the
+        document the task stores, provenance included. Options are :attr:`fit_options`."""
+        raise NotSupported(f"task {self.name!r} has no stored models to fit")
+
+    def stored_models(self) -> dict[str, Any] | None:
+        """The models the package ships (what :meth:`fit` reproduces); ``None`` if none."""
+        return None
+
+    def resolve_fit_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`resolve_options` for :attr:`fit_options`."""
+        declared = {o.name: o for o in self.fit_options}
+        out = {o.name: o.default for o in self.fit_options}
+        for raw_key, value in (given or {}).items():
+            key = raw_key.lstrip("-").replace("-", "_")
+            if key not in declared:
+                takes = ", ".join(o.flag for o in self.fit_options) or "no options"
+                raise InputError(
+                    f"'bench fit {self.name}' does not take --{key.replace('_', '-')}; "
+                    f"it takes: {takes}",
+                    field=key,
+                )
+            if value is not None:
+                out[key] = declared[key].convert(value, task=self.name)
+        return out
 
     # -- outputs -----------------------------------------------------------------------
     def write_outputs(
@@ -580,6 +626,7 @@ def run_task(
         config["answer"]["extra"] = answers.extra
     if result.intervals:
         config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
+    all_notes = [n for n in (notes, *result.notes) if n]
     record = new_run(
         task.name,
         metrics=result.aggregate,
@@ -589,7 +636,7 @@ def run_task(
         prompts=answers.prompts,
         timings=timings,
         classes=result.classes,
-        notes=notes,
+        notes="; ".join(all_notes) if all_notes else None,
     )
     files: list[Path] = []
     if out_dir is not None:
@@ -598,6 +645,7 @@ def run_task(
         RunRegistry(runs_dir).save(record)
         if record_in_graph:
             record_run_in_graph(store, record)
+            task.record_answers(store, record, instances, answers)
     log.info("%s: %d instances, %s", task.name, len(instances), result.aggregate)
     return TaskRun(
         task=task,

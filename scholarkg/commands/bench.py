@@ -1,15 +1,27 @@
-"""``scholarkg bench``: benchmark commands.
+"""``scholarkg bench``: benchmark commands, generic over the task registry.
 
-Structure: ``bench score <task>`` scores existing answer files (one command per task, on the
-``score_app`` sub-typer); ``bench run <task>`` runs a task on the current graph and records the
-run; ``bench list`` prints the task registry (``scholarkg.benchmark.registry``).
+Every verb takes a task NAME, looks it up in ``scholarkg.benchmark.registry`` and lets the
+task's own declarations drive the rest; nothing here knows a task:
+
+* ``bench list`` — the registry;
+* ``bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
+  [--out DIR] [--limit N] [--no-record] [--format table|json] [task options]`` — one run
+  through :func:`~scholarkg.benchmark.task.run_task`;
+* ``bench import-predictions NAME FILE [task options]`` — ``bench run NAME --predictions FILE``;
+* ``bench score NAME --data PATH --predictions PATH... [task options]`` — released/JSONL
+  files scored without a store (tasks with ``scores_files``);
+* ``bench fit NAME [--out FILE] [--check] [fit options]`` — re-fit a task's stored models.
+
+Task options (``--config``, ``--protocol``, ...) are the words the shared flags leave over,
+parsed by :func:`~scholarkg.benchmark.task.parse_task_args` against the task's declared
+options: an option the task does not take is an error naming the ones it does take.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,100 +33,68 @@ from scholarkg.commands.common import (
     stage_progress,
     to_json,
 )
-from scholarkg.commands.predictions import LLM_TASKS, import_predictions, run_llm
 from scholarkg.errors import InputError
-from scholarkg.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, TaskResult
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
-score_app = typer.Typer(
-    help="Score existing answer files against a benchmark's gold data.", no_args_is_help=True
-)
-app.add_typer(score_app, name="score")
-app.command("import-predictions")(import_predictions)
-app.command("run-llm")(run_llm)
 
-RPLM_FORMATS = ("table", "json")
+FORMATS = ("table", "json")
+#: typer settings of the verbs that pass task options through
+TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
-
-@score_app.command("legobench-rplm")
-def legobench_rplm(
-    gold: Annotated[Path, typer.Option("--gold", help="rplm.xlsx (sheet Sheet1).")],
-    predictions: Annotated[
-        list[Path],
-        typer.Option(
-            "--predictions",
-            help="Answer workbook(s) with a <model>_gen_rank column; repeat for several models.",
-        ),
-    ],
-    protocol: Annotated[
-        str,
-        typer.Option(help="clean (platform definition) or legobench-paper (published Table 4)."),
-    ] = "clean",
-    matcher: Annotated[
-        str, typer.Option(help="Title matcher: substring (default), normalized or line.")
-    ] = "substring",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
-    per_instance: Annotated[
-        bool, typer.Option(help="Include per-instance detail in JSON output.")
-    ] = False,
-) -> None:
-    """LEGOBench RPLM: CIS, BEM, KTau, CP of model answers against rplm.xlsx.
-
-    CIS and CP are percentages, BEM a fraction, KTau Kendall tau-b; "-" = undefined.
-    """
-    from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
-    from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_many
-
-    check_choice("--format", fmt, RPLM_FORMATS)
-    check_choice("--protocol", protocol, PROTOCOLS)
-    check_choice("--matcher", matcher, MATCHERS)
-
-    with stage_progress(quiet=fmt == "json") as progress:
-        results = score_rplm_many(
-            gold,
-            predictions,
-            protocol=protocol,
-            matcher=matcher,
-            progress=lambda name, done, total: progress(f"scoring {name}", done, total),
-        )
-
-    if fmt == "json":
-        rows = []
-        for model, scores in results:
-            row = {"model": model, **scores.to_dict(per_instance=per_instance)}
-            rows.append(row)
-        print(to_json(rows[0] if len(rows) == 1 else rows))
-        return
-    table_rows = [
-        {
-            "model": model,
-            "CIS": fmt_number(s.cis, 2),
-            "BEM": fmt_number(s.bem, 3),
-            "KTau": fmt_number(s.ktau, 3),
-            "CP": fmt_number(s.cp, 2),
-            "complete": f"{s.n_complete}/{s.n_scored}",
-        }
-        for model, s in results
-    ]
-    print_rows(table_rows, "table", title=f"LEGOBench RPLM ({protocol}, matcher={matcher})")
-    for model, s in results:
-        for note in s.notes:
-            console.print(f"[dim]{model}: {note}[/dim]")
+TaskArg = Annotated[str, typer.Argument(help="Task name (see 'bench list').")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table or json.")]
+LimitOpt = Annotated[int | None, typer.Option(help="Only the first N instances (a smoke run).")]
+RecordOpt = Annotated[
+    bool, typer.Option(help="Save the run (JSON file + :Run node and answers in the graph).")
+]
+OutOpt = Annotated[
+    Path | None, typer.Option(help="Also write the task's files (metrics.json, ...) here.")
+]
 
 
-# --------------------------------------------------------------------------- list / run
+def _task(name: str) -> BenchmarkTask:
+    from scholarkg.benchmark.registry import load_task
 
-RUN_FORMATS = ("table", "json")
+    return load_task(name)
+
+
+def _unit_suffix(unit: str) -> str:
+    return {"percent": " %", "seconds": " s"}.get(unit, "")
+
+
+def _ordered_metrics(task: BenchmarkTask, aggregate: dict[str, Any]) -> list[Any]:
+    """Declared metrics present in ``aggregate``: the layout's columns first, in its order."""
+    names = [c for c in task.layout.columns if c in aggregate]
+    names += [m.name for m in task.metrics if m.name in aggregate and m.name not in names]
+    return [task.metric(n) for n in names]
+
+
+def _metric_cells(task: BenchmarkTask, aggregate: dict[str, Any]) -> dict[str, str]:
+    """The layout's columns (then any other declared metric), headed with their unit."""
+    return {
+        f"{m.name}{_unit_suffix(m.unit)}": fmt_number(aggregate.get(m.name), m.decimals)
+        for m in _ordered_metrics(task, aggregate)
+        if m.unit != "count"
+    }
+
+
+def _config_text(configuration: dict[str, Any], keys: tuple[str, ...]) -> str:
+    shown = [f"{k}={configuration[k]}" for k in keys if k in configuration]
+    return ", ".join(shown)
+
+
+# --------------------------------------------------------------------------- list
 
 
 @app.command("list")
-def list_tasks(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
-) -> None:
+def list_tasks(fmt: FormatOpt = "table") -> None:
     """The benchmark tasks: modes (run/score), configurations, rankers, metrics."""
     from scholarkg.benchmark.registry import list_tasks as tasks
 
-    check_choice("--format", fmt, RUN_FORMATS)
+    check_choice("--format", fmt, FORMATS)
     rows = [
         {
             "task": t.name,
@@ -129,191 +109,321 @@ def list_tasks(
     print_rows(rows, fmt, title="benchmark tasks")
 
 
-@app.command("run")
-def run(
-    task: Annotated[str, typer.Argument(help="Task name (see 'bench list').")],
-    config: Annotated[
-        str, typer.Option("--config", "-c", help="cn-tabs, pcn-tabs, cn-ft or pcn-ft.")
-    ] = "cn-tabs",
-    ranker: Annotated[
-        str, typer.Option("--ranker", "-r", help="pagerank (paper baseline), ours, ...")
-    ] = "pagerank",
-    ground_truth: Annotated[
-        Path | None,
-        typer.Option(help="leaderboards.jsonl; default: the graph's Leaderboard nodes."),
-    ] = None,
-    split: Annotated[str, typer.Option(help="test (held out), dev or all.")] = "test",
-    seed: Annotated[int, typer.Option(help="Seed of the dev/test split.")] = 13,
-    dev_fraction: Annotated[float, typer.Option(help="Share of leaderboards in dev.")] = 0.5,
-    encoder: Annotated[
-        str,
-        typer.Option(help="Edge-weight encoder: minilm (bundled) or hashing (cheap, lexical)."),
-    ] = "minilm",
-    tune: Annotated[
-        bool, typer.Option(help="Tune 'ours' on the dev split first (never on test).")
-    ] = False,
-    record: Annotated[bool, typer.Option(help="Save the run (JSON + :Run node).")] = True,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
-    base_url: Annotated[
-        str | None, typer.Option(help="LLM tasks: OpenAI-compatible endpoint (.../v1).")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="LLM tasks: model name.")] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(help="LLM tasks: override the paper's token limit.")
-    ] = None,
-    predictions: Annotated[
-        Path | None,
-        typer.Option(help="LLM tasks: score answers produced elsewhere (JSONL or .xlsx)."),
-    ] = None,
-    protocol: Annotated[
-        str, typer.Option(help="legobench-rplm: clean or legobench-paper.")
-    ] = "clean",
-    limit: Annotated[int | None, typer.Option(help="LLM tasks: first N instances.")] = None,
-) -> None:
-    """Run a benchmark task on the current graph (--graph) and record the run.
-
-    legobench-rpg: candidates from the full-text index, order from the ranker, BEM/KTau/CIS/CP
-    (BEM, CIS, CP in %) against the leaderboards; GT papers not retrieved tie at the bottom.
-
-    legobench-rplm / legobench-lgplm: prompts built from the graph's leaderboards, answered by
-    the model at --base-url (SCHOLARKG_LLM_BASE_URL; `scholarkg llm serve` starts a local one)
-    or read from --predictions; `bench run-llm` / `bench import-predictions` have every option.
-    """
-    from scholarkg.benchmark.registry import get_task
-
-    get_task(task, mode="run")
-    if task in LLM_TASKS:
-        if predictions is not None:
-            import_predictions(
-                task, predictions, protocol=protocol, limit=limit, record=record, fmt=fmt
-            )
-        else:
-            run_llm(
-                task, base_url=base_url, model=model, max_tokens=max_tokens, protocol=protocol,
-                limit=limit, record=record, fmt=fmt,
-            )  # fmt: skip
-        return
-    check_choice("--format", fmt, RUN_FORMATS)
-    if not 0.0 < dev_fraction < 1.0:
-        raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
-    _run_rpg(config, ranker, ground_truth, split, seed, dev_fraction, encoder, tune, record, fmt)
+# --------------------------------------------------------------------------- run
 
 
-def execute_rpg(
-    store: GraphStore,
+def _source(
+    task: BenchmarkTask,
     *,
-    config_name: str,
-    ranker_name: str,
-    ground_truth: Path | None = None,
-    split: str = "test",
-    seed: int = 13,
-    dev_fraction: float = 0.5,
-    encoder: str = "minilm",
-    tune: bool = False,
-    runs_dir: Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[Any, str | None]:
-    """Run RPG once (optionally tuning ``ours`` on dev first); record it when ``runs_dir``.
+    ranker: str | None,
+    model: str | None,
+    base_url: str | None,
+    predictions: Path | None,
+    cache: bool = True,
+) -> tuple[AnswerSource, Any]:
+    """The answer source the flags ask for (and an LLM client to close, if one was opened).
 
-    Returns ``(RPGRunResult, run id or None)``. ``progress(stage, done, total)``.
-    """
-    from scholarkg.benchmark.tasks.legobench import rpg
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-        make_ranker,
-        run_record,
-        run_rpg,
-        tune_pairwise,
-    )
+    Nothing given: the task's baseline ranker (or its first), else a model at the configured
+    endpoint (``SCHOLARKG_LLM_BASE_URL``)."""
+    from scholarkg.benchmark.task import AnswerSource
 
-    cfg = rpg.get_config(config_name)
-    if encoder not in ("minilm", "hashing"):
-        raise InputError(f"--encoder {encoder!r}: choose minilm or hashing", field="encoder")
-    if tune and not ranker_name.startswith("ours"):
-        raise InputError("--tune applies to the 'ours' rankers only", field="tune")
-    # only PageRank reads edge weights; the other rankers never load a model
-    embedder = rpg.load_rpg_embedder(encoder) if ranker_name.startswith("pagerank") else None
-    report = progress or (lambda stage, done, total: None)
-    instances = rpg.load_instances(store, ground_truth)
-    chosen = rpg.select_split(instances, split, seed=seed, dev_fraction=dev_fraction)
-    if not chosen:
-        raise InputError(f"no leaderboards in split {split!r}", field="split")
-    params = None
-    if tune:
-        dev = rpg.select_split(instances, "dev", seed=seed, dev_fraction=dev_fraction)
-        params, _ = tune_pairwise(
-            store, dev, cfg, progress=lambda d, t: report("tuning on dev", d, t)
+    given = [x for x in (ranker, predictions) if x is not None]
+    if len(given) > 1 or (given and (model or base_url)):
+        raise InputError("give one answer source: --ranker, --model/--base-url or --predictions")
+    if predictions is not None:
+        return AnswerSource.predictions(predictions), None
+    if ranker is None and not (model or base_url) and "ranker" in task.answer_kinds:
+        ranker = task.baseline or (task.rankers[0] if task.rankers else None)
+    if ranker is not None:
+        return AnswerSource.ranker(ranker), None
+    if "model" not in task.answer_kinds:
+        raise InputError(
+            f"task {task.name!r} cannot be answered by a model; it takes "
+            f"{', '.join(sorted(task.answer_kinds))}",
+            field="model",
         )
-    ranker = make_ranker(ranker_name, cfg, embedder=embedder, params=params)
-    result = run_rpg(
-        store, chosen, cfg, ranker,
-        progress=lambda d, t: report(f"{cfg.name} {ranker_name}", d, t),
-    )  # fmt: skip
-    run_id = None
-    if runs_dir is not None:
-        from scholarkg.benchmark.runs import RunRegistry, record_run_in_graph
+    from scholarkg.commands.common import settings
+    from scholarkg.services.llm import LLMClient
 
-        rec = run_record(
-            result, split=split, seed=seed, dev_fraction=dev_fraction,
-            ground_truth=str(ground_truth) if ground_truth else "graph",
-            encoder=embedder.name if embedder is not None else None, graph=store.graph,
-        )  # fmt: skip
-        RunRegistry(runs_dir).save(rec)
-        record_run_in_graph(store, rec)
-        run_id = rec.id
-    return result, run_id
+    client = LLMClient.from_settings(settings(), base_url=base_url, model=model, use_cache=cache)
+    return AnswerSource.model(client), client
 
 
-def _run_rpg(
-    config_name: str,
-    ranker_name: str,
-    ground_truth: Path | None,
-    split: str,
-    seed: int,
-    dev_fraction: float,
-    encoder: str,
-    tune: bool,
-    record: bool,
-    fmt: str,
-) -> None:
-    from scholarkg.commands.common import settings, store_session
-
-    with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
-        result, run_id = execute_rpg(
-            store, config_name=config_name, ranker_name=ranker_name,
-            ground_truth=ground_truth, split=split, seed=seed, dev_fraction=dev_fraction,
-            encoder=encoder, tune=tune, runs_dir=settings().runs_dir if record else None,
-            progress=progress,
-        )  # fmt: skip
-    cfg_name = result.config.name
-    m = result.scores.metrics
+def _show_run(task: BenchmarkTask, tr: Any, fmt: str, recorded: bool) -> None:
+    record = tr.record
+    config = record.config
+    answer = config.get("answer", {})
     if fmt == "json":
         print(
             to_json(
                 {
-                    "task": "legobench-rpg",
-                    "configuration": cfg_name,
-                    "ranker": result.ranker,
-                    "ranker_params": result.ranker_params,
-                    "split": split,
-                    "run_id": run_id,
-                    "metrics": m,
-                    "timings": result.timings,
+                    "task": record.task,
+                    "run_id": record.id if recorded else None,
+                    "configuration": config.get("configuration", {}),
+                    "answer": answer,
+                    "models": record.models,
+                    "metrics": record.metrics,
+                    "units": config.get("units", {}),
+                    "timings": record.timings,
+                    "notes": record.notes,
+                    "files": [str(p) for p in tr.files],
                 }
             )
         )
         return
-    row = {
-        "config": cfg_name,
-        "ranker": result.ranker,
-        "BEM %": fmt_number(m["BEM"], 2),
-        "KTau": fmt_number(m["KTau"], 3),
-        "KTau_found": fmt_number(m["KTau_found"], 3),
-        "CIS %": fmt_number(m["CIS"], 2),
-        "CP %": fmt_number(m["CP"], 2),
-        "n": int(m["n_leaderboards"] or 0),
-        "candidates": fmt_number(m["mean_candidates"], 1),
-    }
-    print_rows([row], "table", title=f"LEGOBench RPG ({split} split)")
-    console.print(f"[dim]ranker params: {to_json(result.ranker_params)}[/dim]")
-    if run_id:
-        console.print(f"run recorded: {run_id}")
+    label = answer.get("name", "?") + (" (paper's baseline)" if answer.get("baseline") else "")
+    rows = [
+        {"metric": m.name, "value": fmt_number(record.metrics.get(m.name), m.decimals),
+         "unit": m.unit}
+        for m in _ordered_metrics(task, record.metrics)
+    ]  # fmt: skip
+    n = config.get("n_instances", len(record.per_instance))
+    where = _config_text(config.get("configuration", {}), task.layout.config_keys)
+    title = task.layout.title + (f" — {where}" if where else "") + f", n={n}"
+    print_rows(rows, "table", title=title)
+    models = ", ".join(f"{k} {v}" for k, v in record.models.items())
+    console.print(f"answered by: {label}" + (f"; {models}" if models else ""), highlight=False)
+    if record.notes:
+        console.print(f"[dim]{record.notes}[/dim]")
+    params = answer.get("params")
+    if params:
+        console.print(f"[dim]{answer.get('kind')} params: {to_json(params)}[/dim]")
+    console.print(f"run recorded: {record.id}" if recorded else f"run {record.id} (not recorded)")
+
+
+def _run(
+    name: str,
+    extra: list[str],
+    *,
+    ranker: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    predictions: Path | None = None,
+    out: Path | None = None,
+    limit: int | None = None,
+    record: bool = True,
+    fmt: str = "table",
+    cache: bool = True,
+) -> None:
+    from scholarkg.benchmark.task import parse_task_args, run_task
+    from scholarkg.commands.common import settings, store_session
+
+    check_choice("--format", fmt, FORMATS)
+    task = _task(name)
+    options = task.resolve_options(parse_task_args(task, extra))  # errors before any work
+    source, client = _source(
+        task, ranker=ranker, model=model, base_url=base_url, predictions=predictions, cache=cache
+    )
+    task.check_source(source)
+    try:
+        with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
+            tr = run_task(
+                task, store, source, options, runs_dir=settings().runs_dir if record else None,
+                out_dir=out, record_in_graph=record, limit=limit, progress=progress,
+            )  # fmt: skip
+    finally:
+        if client is not None:
+            client.close()
+    _show_run(task, tr, fmt, record)
+
+
+@app.command("run", context_settings=TASK_ARGS)
+def run(
+    ctx: typer.Context,
+    task: TaskArg,
+    ranker: Annotated[
+        str | None, typer.Option("--ranker", "-r", help="Ranker (default: the task's baseline).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="LLM tasks: model name.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="LLM tasks: OpenAI-compatible endpoint (.../v1).")
+    ] = None,
+    predictions: Annotated[
+        Path | None, typer.Option(help="Score answers produced elsewhere (JSONL or .xlsx).")
+    ] = None,
+    out: OutOpt = None,
+    limit: LimitOpt = None,
+    record: RecordOpt = True,
+    fmt: FormatOpt = "table",
+    cache: Annotated[
+        bool, typer.Option(help="LLM tasks: use the response cache (repeatable runs).")
+    ] = True,
+) -> None:
+    """Run a benchmark task on the current graph (--graph) and record the run.
+
+    Task options follow the shared ones (e.g. legobench-rpg --config pcn-tabs --encoder
+    hashing; legobench-rplm --protocol legobench-paper); 'bench list' names the tasks.
+    """
+    _run(
+        task, list(ctx.args), ranker=ranker, model=model, base_url=base_url,
+        predictions=predictions, out=out, limit=limit, record=record, fmt=fmt, cache=cache,
+    )  # fmt: skip
+
+
+@app.command("import-predictions", context_settings=TASK_ARGS)
+def import_predictions(
+    ctx: typer.Context,
+    task: TaskArg,
+    file: Annotated[Path, typer.Argument(help="JSONL predictions or a released .xlsx workbook.")],
+    out: OutOpt = None,
+    limit: LimitOpt = None,
+    record: RecordOpt = True,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Score answers produced elsewhere against instances built from the graph, and record.
+
+    JSONL: one {"id": <instance id>, "<answer field>": "..."} per line (the task's format:
+    "response" for legobench-rplm, "answer" for legobench-lgplm). Released workbooks: the
+    <model>_gen_rank or <model>_ldb column, rows matched by id, query, GT, prompt or position.
+    """
+    _run(task, list(ctx.args), predictions=file, out=out, limit=limit, record=record, fmt=fmt)
+
+
+# --------------------------------------------------------------------------- score
+
+
+def _prediction_files(paths: list[Path]) -> list[Path]:
+    """Files as given; a directory stands for its ``*.xlsx`` and ``*.jsonl`` files, sorted."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(
+                q for q in p.iterdir() if q.suffix.lower() in (".xlsx", ".jsonl", ".json")
+            )
+            if not found:
+                raise InputError("no .xlsx or .jsonl prediction files in the folder", path=p)
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
+@app.command("score", context_settings=TASK_ARGS)
+def score(
+    ctx: typer.Context,
+    task: TaskArg,
+    data: Annotated[
+        Path, typer.Option("--data", "--gold", help="The benchmark's released data (gold).")
+    ],
+    predictions: Annotated[
+        list[Path],
+        typer.Option(help="Answer file(s) or a folder of them; repeat for several models."),
+    ],
+    fmt: FormatOpt = "table",
+    per_instance: Annotated[
+        bool, typer.Option(help="Include per-instance scores in JSON output.")
+    ] = False,
+) -> None:
+    """Score released or JSONL answer files against the benchmark's files (no graph needed).
+
+    legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
+    """
+    from scholarkg.benchmark.task import metrics_payload, parse_task_args
+
+    check_choice("--format", fmt, FORMATS)
+    bench = _task(task)
+    options = bench.resolve_options(parse_task_args(bench, list(ctx.args)))
+    if not bench.scores_files:
+        from scholarkg.errors import NotSupported
+
+        raise NotSupported(f"task {bench.name!r} does not score files; use 'bench run'")
+    files = _prediction_files(predictions)
+    results: list[tuple[Path, TaskResult]] = []
+    with stage_progress(quiet=fmt == "json") as progress:
+        for n, path in enumerate(files, 1):
+            results.append((path, bench.score_files(data, path, options)))
+            progress("score", n, len(files))
+    if fmt == "json":
+        rows = []
+        for path, result in results:
+            payload = metrics_payload(bench, result)
+            if not per_instance:
+                payload = {k: v for k, v in payload.items() if not k.startswith("per_")}
+            rows.append({"predictions": str(path), "model": path.stem, **payload,
+                         "notes": result.notes})  # fmt: skip
+        print(to_json(rows[0] if len(rows) == 1 else rows))
+        return
+    table = [{"model": path.stem, **_metric_cells(bench, r.aggregate)} for path, r in results]
+    where = _config_text(bench.configuration(options), bench.layout.config_keys)
+    print_rows(table, "table", title=bench.layout.title + (f" — {where}" if where else ""))
+    for path, result in results:
+        for note in result.notes:
+            console.print(f"[dim]{path.stem}: {note}[/dim]")
+
+
+# --------------------------------------------------------------------------- fit
+
+
+@app.command("fit", context_settings=TASK_ARGS)
+def fit(
+    ctx: typer.Context,
+    task: TaskArg,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the fitted models here (default: print JSON).")
+    ] = None,
+    check: Annotated[
+        bool, typer.Option(help="Compare with the models the package ships; exit 1 if unequal.")
+    ] = False,
+) -> None:
+    """Re-fit a task's stored models from scratch in a throwaway graph (reproducibility).
+
+    legobench-rpg: the seeded synthetic world (--papers 4000 --leaderboards 200 --seed 13),
+    dev split only; the result equals scholarkg/benchmark/tasks/legobench/models/rpg_pairwise.json.
+    """
+    import uuid
+
+    from scholarkg.commands.common import settings
+    from scholarkg.store import open_store
+
+    bench = _task(task)
+    given = _fit_args(bench, list(ctx.args))
+    store = open_store(settings(), graph=f"fit_{bench.name}_{uuid.uuid4().hex[:8]}")
+    try:
+        with console.status(f"fitting {bench.name} (minutes)"):
+            doc = bench.fit(store, given)
+    finally:
+        store.clear()
+        store.close()
+    text = json.dumps(doc, indent=1) + "\n"
+    if out is not None:
+        from scholarkg.textio import atomic_write_text
+
+        atomic_write_text(out, text)
+        console.print(f"wrote {out}")
+    elif not check:
+        print(text, end="")
+    if check:
+        shipped = bench.stored_models()
+        if shipped is None:
+            raise InputError(f"task {bench.name!r} ships no models to compare with")
+        diffs = _differences(doc, shipped)
+        if diffs:
+            console.print(f"[red]differs from the shipped models at: {', '.join(diffs)}[/red]")
+            raise typer.Exit(1)
+        console.print("same as the shipped models")
+
+
+def _differences(fitted: Any, shipped: Any, where: str = "") -> list[str]:
+    """Paths where ``fitted`` differs from ``shipped``; mappings are compared on the keys
+    ``fitted`` has (a fit of some configurations checks just those)."""
+    if isinstance(fitted, dict) and isinstance(shipped, dict):
+        out: list[str] = []
+        for key, value in fitted.items():
+            path = f"{where}.{key}" if where else str(key)
+            out += _differences(value, shipped.get(key), path) if key in shipped else [path]
+        return out
+    return [] if fitted == shipped else [where or "(root)"]
+
+
+def _fit_args(bench: BenchmarkTask, words: list[str]) -> dict[str, Any]:
+    """``--name value`` words against the task's ``fit_options`` (same rules as run)."""
+    from scholarkg.benchmark.task import parse_task_args
+
+    class _FitView:
+        name = bench.name
+        options = bench.fit_options
+
+        def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
+            return bench.resolve_fit_options(given)
+
+    return parse_task_args(_FitView(), words)  # type: ignore[arg-type]

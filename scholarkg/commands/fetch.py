@@ -70,7 +70,7 @@ def fetch(
     if list_:
         rows = [
             {
-                "name": s.name,
+                "name": s.name + (f" ({', '.join(s.aliases)})" if s.aliases else ""),
                 "benchmark": s.benchmark,
                 "kind": s.kind,
                 "size": _size(s.total_size) if s.kind == "download" else "",
@@ -83,7 +83,7 @@ def fetch(
     if not name:
         raise InputError("give a dataset NAME or --list")
     spec = get_dataset(name, registry)
-    target = dest or settings().home / "datasets" / name
+    target = dest or settings().home / "datasets" / spec.name
     _show_licence(spec)
 
     def accept(s: DatasetSpec) -> bool:

@@ -49,18 +49,8 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 
 
 def resolve_paper_ref(raw: str) -> str:
-    """Map an id as written in an APC file to the stored Paper id.
-
-    arXiv ids (with or without ``arXiv:`` / version) → ``arxiv:<id>``; an id that already
-    carries a scheme prefix (``doi:``, ``s2:``, ``paper:``) is kept; anything else is taken as
-    an opaque collection id ``apc:<raw>``.
-    """
-    raw = raw.strip()
-    if a := ids.normalize_arxiv_id(raw):
-        return f"arxiv:{a}"
-    if raw.startswith(("arxiv:", "doi:", "s2:", "paper:", "openalex:", "apc:")):
-        return raw
-    return f"apc:{raw}"
+    """Map an id as written in an APC file to the stored Paper id (``ids.paper_ref_id``)."""
+    return ids.paper_ref_id(raw)
 
 
 def chunk_text(text: str, *, max_words: int = 200) -> list[str]:

@@ -15,11 +15,14 @@ exactly one Paper's ``title_norm``; a split fragment matches no paper and stays 
 ``leaderboards.jsonl`` (the synthetic generator's ground truth; one object per line)::
 
     {"task", "dataset", "metric", "higher_is_better": bool,
-     "ranking": [arXiv ids, best first], "scores": [...], "methods": [...]}
+     "ranking": [paper ids, best first], "scores": [...], "methods": [...]}
 
-becomes ``(:Leaderboard {id: ids.leaderboard_id(task, dataset, metric)})
--[:HAS_ENTRY {gt_rank, score, method}]->(:Paper {id: "arxiv:<id>"})``. The id is the same
-as Papers with Code's for the same triple, so ground truth and PwC results meet on one node.
+is read by :func:`read_leaderboards` (the only reader of this format; RPG and LGPLM use it
+too) and becomes ``(:Leaderboard {id: ids.leaderboard_id(task, dataset, metric)})
+-[:HAS_ENTRY {gt_rank, score, method}]->(:Paper {id: ids.paper_ref_id(ref)})`` — ``arxiv:<id>``
+for arXiv ids, ``apc:<id>`` for any other bare collection id, as the APC loader stores them.
+The Leaderboard id is the same as Papers with Code's for the same triple, so ground truth and
+PwC results meet on one node.
 Its explicit ``higher_is_better`` sets the Metric direction (data beats the pattern table);
 load it after ``pwc`` so an ``unknown`` from the table does not overwrite it. Papers are not
 created here (the file has no titles): entries whose paper is not in the graph are skipped
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,11 +132,32 @@ def link_title_lines(store: GraphStore) -> int:
     Lines matching no paper, or several (ambiguous titles), stay unlinked: a wrong link would
     be worse than none. Idempotent (MERGE). Returns how many lines are linked afterwards.
     """
-    rows = store.run_named("legobench_link_title_lines", {})
+    rows = store.run_named("legobench/legobench_link_title_lines", {})
     return int(rows[0]["linked"]) if rows else 0
 
 
-def _ranking(obj: dict[str, Any], key: str, path: Path, line: int) -> list[Any]:
+@dataclass(frozen=True)
+class GroundTruthBoard:
+    """One ``leaderboards.jsonl`` line, validated, with the ids every consumer uses.
+
+    ``id`` is ``ids.leaderboard_id(task, dataset, metric)`` (the Leaderboard node's id, and
+    the instance id of RPG, RPLM and LGPLM); ``papers`` are stored Paper ids by
+    ``ids.paper_ref_id``, best first. ``scores`` / ``methods`` are aligned with ``papers``
+    or empty when the file has none.
+    """
+
+    line: int
+    id: str
+    task: str
+    dataset: str
+    metric: str
+    papers: tuple[str, ...]
+    higher_is_better: bool | None = None
+    scores: tuple[float | None, ...] = ()
+    methods: tuple[str, ...] = ()
+
+
+def _list(obj: dict[str, Any], key: str, path: Path, line: int) -> list[Any]:
     value = obj.get(key)
     if value is None:
         return []
@@ -142,9 +167,19 @@ def _ranking(obj: dict[str, Any], key: str, path: Path, line: int) -> list[Any]:
     return value
 
 
-def read_ground_truth(path: str | Path) -> Iterator[Group]:
-    """One group per ``leaderboards.jsonl`` line: Leaderboard, its nodes and HAS_ENTRY edges."""
+def read_leaderboards(
+    path: str | Path, *, require_ranking: bool = True
+) -> Iterator[GroundTruthBoard]:
+    """The one reader of ``leaderboards.jsonl`` (format in the module docstring).
+
+    Every consumer (the graph loader below, RPG's ground truth, LGPLM's gold) goes through it,
+    so a file means one thing everywhere: the same Leaderboard ids, the same Paper ids (a
+    non-arXiv id ``xyz`` is ``apc:xyz`` for the loader and the tasks alike), the same checks.
+    ``require_ranking=False`` admits lines with only ``methods`` + ``scores`` (LGPLM's gold
+    needs no papers). Errors name file, line and field.
+    """
     path = Path(path)
+    seen: dict[str, int] = {}
     for line, obj in iter_jsonl(path):
         for key in ("task", "dataset", "metric"):
             if not isinstance(obj.get(key), str) or not obj[key].strip():
@@ -153,41 +188,78 @@ def read_ground_truth(path: str | Path) -> Iterator[Group]:
         if higher is not None and not isinstance(higher, bool):
             raise InputError(f"expected true/false, got {higher!r}", path=path, line=line,
                              field="higher_is_better")  # fmt: skip
-        ranking = _ranking(obj, "ranking", path, line)
-        if not ranking:
+        ranking = _list(obj, "ranking", path, line)
+        if not ranking and require_ranking:
             raise InputError("empty ranking", path=path, line=line, field="ranking")
-        scores = _ranking(obj, "scores", path, line)
-        methods = _ranking(obj, "methods", path, line)
+        papers: list[str] = []
+        for i, ref in enumerate(ranking):
+            if not isinstance(ref, str) or not ref.strip():
+                raise InputError("expected a paper id", path=path, line=line,
+                                 field=f"ranking[{i}]")  # fmt: skip
+            papers.append(ids.paper_ref_id(ref))
+        if len(set(papers)) != len(papers):
+            raise InputError("duplicate paper id", path=path, line=line, field="ranking")
+        scores = _list(obj, "scores", path, line)
+        methods = _list(obj, "methods", path, line)
         for key, values in (("scores", scores), ("methods", methods)):
-            if values and len(values) != len(ranking):
+            if values and ranking and len(values) != len(ranking):
                 raise InputError(
                     f"{len(values)} {key} for {len(ranking)} ranked papers",
                     path=path, line=line, field=key,
                 )  # fmt: skip
-        task = build(Task, {"name": obj["task"]}, path=path, line=line)
-        dataset = build(Dataset, {"name": obj["dataset"]}, path=path, line=line)
-        metric_data: dict[str, Any] = {"name": obj["metric"]}
-        if higher is not None:
-            metric_data["direction"] = "higher" if higher else "lower"
+        if not ranking and scores and methods and len(scores) != len(methods):
+            raise InputError(f"must be a list as long as methods ({len(methods)})",
+                             path=path, line=line, field="scores")  # fmt: skip
+        for j, value in enumerate(scores):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise InputError(f"scores[{j}] is not a number", path=path, line=line,
+                                 field="scores")  # fmt: skip
+        if not all(isinstance(m, str) for m in methods):
+            raise InputError("must be a list of strings", path=path, line=line, field="methods")
+        board_id = ids.leaderboard_id(obj["task"], obj["dataset"], obj["metric"])
+        if board_id in seen:
+            raise InputError(
+                f"duplicate leaderboard ({obj['task']}, {obj['dataset']}, {obj['metric']}); "
+                f"first on line {seen[board_id]}",
+                path=path, line=line, field="task",
+            )  # fmt: skip
+        seen[board_id] = line
+        yield GroundTruthBoard(
+            line=line, id=board_id, task=obj["task"], dataset=obj["dataset"],
+            metric=obj["metric"], papers=tuple(papers), higher_is_better=higher,
+            scores=tuple(None if v is None else float(v) for v in scores),
+            methods=tuple(methods),
+        )  # fmt: skip
+
+
+def read_ground_truth(path: str | Path) -> Iterator[Group]:
+    """One group per ``leaderboards.jsonl`` line: Leaderboard, its nodes and HAS_ENTRY edges."""
+    path = Path(path)
+    for gt in read_leaderboards(path):
+        line = gt.line
+        task = build(Task, {"name": gt.task}, path=path, line=line)
+        dataset = build(Dataset, {"name": gt.dataset}, path=path, line=line)
+        metric_data: dict[str, Any] = {"name": gt.metric}
+        if gt.higher_is_better is not None:
+            metric_data["direction"] = "higher" if gt.higher_is_better else "lower"
         metric = build(Metric, metric_data, path=path, line=line)
         board = build(
             Leaderboard,
-            {"task": obj["task"], "dataset": obj["dataset"], "metric": obj["metric"]},
+            {"task": gt.task, "dataset": gt.dataset, "metric": gt.metric},
             path=path,
             line=line,
         )
+        if board.id != gt.id:  # one id rule: the record and the reader must agree
+            raise InputError(f"leaderboard id {board.id!r} != {gt.id!r}", path=path, line=line)
         nodes: list[AnyRecord] = [task, dataset, metric, board]
         edges: list[AnyRecord] = _board_edges(board, task, dataset, metric)
-        for rank, ref in enumerate(ranking, start=1):
-            where = f"ranking[{rank - 1}]"
-            if not isinstance(ref, str) or not ref.strip():
-                raise InputError("expected a paper id", path=path, line=line, field=where)
-            arxiv = ids.normalize_arxiv_id(ref)
-            pid = f"arxiv:{arxiv}" if arxiv else ref.strip()
+        for rank, pid in enumerate(gt.papers, start=1):
             data: dict[str, Any] = {"start": board.id, "end": pid, "gt_rank": rank}
-            if scores:
-                data["score"] = scores[rank - 1]
-            if methods:
-                data["method"] = methods[rank - 1]
+            if gt.scores:
+                data["score"] = gt.scores[rank - 1]
+            if gt.methods:
+                data["method"] = gt.methods[rank - 1]
             edges.append(build(HasPaperEntry, data, path=path, line=line))
         yield line, nodes + edges

@@ -1,48 +1,180 @@
-"""Named Cypher queries, stored as ``.cypher`` files beside this module.
+"""Named Cypher queries, stored as ``.cypher`` files beside this module, grouped by family.
 
-``load_query("leaderboard_entries", "falkordb")`` returns ``leaderboard_entries.falkordb.cypher``
-if it exists, else ``leaderboard_entries.cypher``. Keeping query text in files (not Python
-strings) lets researchers read and paste them into Neo4j Browser, and lets the Neo4j
-conformance test lint every one of them.
+``load_query("legobench/rpg_leaderboards", "falkordb")`` returns
+``legobench/rpg_leaderboards.falkordb.cypher`` if it exists, else
+``legobench/rpg_leaderboards.cypher``. Keeping query text in files (not Python strings) lets
+researchers read and paste them into Neo4j Browser, and lets the Neo4j conformance test lint
+every one of them.
+
+Layout: one folder per benchmark family (``legobench/``; ``dorismae/``, ``citerec/`` ...
+follow) and per shared component (``embeddings/``, ``rankers/``, ``demo/``); a query's name
+is its path without the suffix. A bare name (``leaderboard_metric``) still resolves when exactly
+one folder holds it, so callers written before the folders keep working; new code names the
+family. ``browser/`` holds saved exploration queries for Neo4j Browser; they are not named
+queries.
+
+**Identifiers.** Values are always parameters. Where a label, relationship type or property
+name varies (a vector property per encoder, CITES vs COMPARES_WITH), the file writes
+``{{name}}`` and a header line gives example values, e.g.
+``// identifiers: rel_type=CITES prop=w_minilm_l6``. :func:`render_query` fills them after
+checking each against the ``schema/ddl.py`` whitelists: a placeholder starting with
+``label`` is a label, one starting with ``rel`` a relationship type, any other a property.
+The examples are what the conformance lint sees.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from importlib.abc import Traversable
+from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError
 
+if TYPE_CHECKING:
+    from scholarkg.store.base import GraphStore
+
 DIALECTS = ("falkordb", "neo4j")
+#: ``GraphStore.backend`` → the dialect of its named queries
+BACKEND_DIALECTS = {"embedded": "falkordb", "falkordb": "falkordb", "neo4j": "neo4j"}
+#: folders that hold files but not named queries
+_NOT_NAMED = frozenset({"browser"})
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+_EXAMPLES = re.compile(r"^//\s*identifiers:\s*(.+)$", re.MULTILINE)
+
+
+def _walk(node: Traversable, prefix: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for p in node.iterdir():
+        if p.is_dir():
+            if (not prefix and p.name in _NOT_NAMED) or p.name.startswith(("_", ".")):
+                continue
+            out.update(_walk(p, f"{prefix}{p.name}/"))
+        elif p.name.endswith(".cypher"):
+            out[prefix + p.name] = p.read_text(encoding="utf-8")
+    return out
 
 
 @cache
 def _files() -> dict[str, str]:
-    """Every ``.cypher`` file's text by file name, read once per process."""
-    root = resources.files(__name__)
-    return {
-        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
-    }
+    """Every named query file's text by relative path (``legobench/x.cypher``), read once."""
+    return _walk(resources.files(__name__), "")
+
+
+def _name_of(path: str) -> str:
+    folder, _, file = path.rpartition("/")
+    base = file.split(".")[0]
+    return f"{folder}/{base}" if folder else base
 
 
 @cache
 def load_query(name: str, dialect: str) -> str:
-    """Query text for ``name`` in ``dialect`` (``falkordb`` or ``neo4j``)."""
+    """Query text for ``name`` (``family/query``) in ``dialect`` (``falkordb`` or ``neo4j``)."""
     if dialect not in DIALECTS:
         raise InputError(f"unknown Cypher dialect {dialect!r}; known: {DIALECTS}")
     files = _files()
     for candidate in (f"{name}.{dialect}.cypher", f"{name}.cypher"):
         if candidate in files:
             return files[candidate].strip()
-    names = sorted({f.split(".")[0] for f in files})
-    raise InputError(f"no named query {name!r}; known: {', '.join(names)}")
+    if "/" not in name:  # a bare name: the one family folder that holds it
+        owners = sorted({n for n in query_names() if n.rpartition("/")[2] == name})
+        if len(owners) == 1:
+            return load_query(owners[0], dialect)
+        if owners:
+            raise InputError(f"named query {name!r} is ambiguous; use one of {owners}")
+    raise InputError(f"no named query {name!r}; known: {', '.join(query_names())}")
 
 
 def query_names() -> list[str]:
-    """All query names (dialect variants folded together)."""
-    return sorted({f.split(".")[0] for f in _files()})
+    """All query names (dialect variants folded together), e.g. ``legobench/rplm_instances``."""
+    return sorted({_name_of(f) for f in _files()})
+
+
+def placeholders(text: str) -> list[str]:
+    """The ``{{identifier}}`` placeholders of a query text, in order of first use."""
+    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
+
+
+def example_identifiers(text: str) -> dict[str, str]:
+    """The header's ``// identifiers: a=X b=Y`` values (what the lint renders with)."""
+    out: dict[str, str] = {}
+    for line in _EXAMPLES.findall(text):
+        for pair in line.split():
+            key, sep, value = pair.partition("=")
+            if sep:
+                out[key.strip()] = value.strip()
+    return out
+
+
+def _checked(key: str, value: str) -> str:
+    from scholarkg.schema.ddl import check_label, check_property, check_rel_type
+
+    if key.startswith("label"):
+        return check_label(value)
+    if key.startswith("rel"):
+        return check_rel_type(value)
+    return check_property(value)
+
+
+def render_query(name: str, dialect: str, identifiers: Mapping[str, str] | None = None) -> str:
+    """``name``'s text with its ``{{identifier}}`` placeholders filled (whitelist-checked).
+
+    Every placeholder must be given and nothing else: a typo fails here, not in the server.
+    """
+    text = load_query(name, dialect)
+    wanted = placeholders(text)
+    given = dict(identifiers or {})
+    missing = [k for k in wanted if k not in given]
+    extra = sorted(set(given) - set(wanted))
+    if missing or extra:
+        raise InputError(
+            f"named query {name!r} takes identifiers {wanted}; missing {missing}, "
+            f"unexpected {extra}"
+        )
+    if not wanted:
+        return text
+    values = {k: _checked(k, str(v)) for k, v in given.items()}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+
+def dialect_of(store: GraphStore) -> str:
+    """The named-query dialect of ``store`` (from ``GraphStore.backend``)."""
+    backend = getattr(store, "backend", "embedded")
+    try:
+        return BACKEND_DIALECTS[backend]
+    except KeyError:
+        raise InputError(f"no Cypher dialect known for backend {backend!r}") from None
+
+
+def query_text(store: GraphStore, name: str, **identifiers: str) -> str:
+    """The text ``store`` should run for ``name`` (e.g. to pass to ``write_batches``)."""
+    return render_query(name, dialect_of(store), identifiers)
+
+
+def run_query(
+    store: GraphStore,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    **identifiers: str,
+) -> list[dict[str, Any]]:
+    """Run a named query; ``identifiers`` fill its ``{{placeholders}}`` (see module doc).
+
+    Queries without placeholders go through ``store.run_named`` unchanged.
+    """
+    if not identifiers and not placeholders(load_query(name, dialect_of(store))):
+        return store.run_named(name, params)
+    return store.run(query_text(store, name, **identifiers), params)
 
 
 def all_queries(dialect: str) -> dict[str, str]:
-    """Every named query as it would run on ``dialect`` (used by the conformance lint)."""
-    return {name: load_query(name, dialect) for name in query_names()}
+    """Every named query as it would run on ``dialect`` (used by the conformance lint);
+    templated ones are rendered with their header's example identifiers."""
+    out: dict[str, str] = {}
+    for name in query_names():
+        text = load_query(name, dialect)
+        out[name] = (
+            render_query(name, dialect, example_identifiers(text)) if placeholders(text) else text
+        )
+    return out

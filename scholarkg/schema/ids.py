@@ -9,7 +9,8 @@ record             id
 Paper              ``arxiv:<id>`` (version suffix dropped, old-style ids kept as
                    ``arxiv:hep-th/9901001``) > ``doi:<lower-cased DOI>`` >
                    ``s2:<corpus id>`` > ``openalex:<W id>`` >
-                   ``paper:<hash of normalised title + year>``
+                   ``paper:<hash of normalised title + year>``; ids written bare in
+                   collection/leaderboard files: :func:`paper_ref_id` (``apc:<id>``)
 Author             ``orcid:<ORCID>`` > ``s2author:<id>`` > ``author:<hash of
                    normalised name>`` (homonyms merge; supply an ORCID to split)
 Venue, Task,       ``<kind>:<normalised name>`` (names are the identity in Papers
@@ -67,6 +68,27 @@ def normalize_arxiv_id(raw: str) -> str | None:
     if m := _ARXIV_OLD.match(text):
         return m.group(1)
     return None
+
+
+#: scheme prefixes a collection file may already carry on a paper id (kept as written)
+PAPER_ID_SCHEMES = ("arxiv:", "doi:", "s2:", "paper:", "openalex:", "apc:")
+
+
+def paper_ref_id(raw: str) -> str:
+    """The stored Paper id of a paper reference as written in a collection or leaderboard file.
+
+    The one rule for ids that files give as bare strings (APC papers, citations and
+    comparisons, ``leaderboards.jsonl`` rankings): arXiv ids (with or without ``arXiv:`` /
+    version) → ``arxiv:<id>``; an id that already carries a scheme prefix
+    (:data:`PAPER_ID_SCHEMES`) is kept; anything else is an opaque collection id
+    ``apc:<raw>``. Loaders and tasks must agree, or a leaderboard entry points at no node.
+    """
+    raw = raw.strip()
+    if a := normalize_arxiv_id(raw):
+        return f"arxiv:{a}"
+    if raw.startswith(PAPER_ID_SCHEMES):
+        return raw
+    return f"apc:{raw}"
 
 
 def normalize_doi(raw: str) -> str | None:

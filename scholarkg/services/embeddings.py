@@ -330,15 +330,12 @@ def _pages(
     Returns each node's fields, stored hash/model and whether a vector exists — never the
     vector itself, which would be the bulk of the transfer.
     """
-    cols = ", ".join(f"n.{f} AS f{i}" for i, f in enumerate(fields))
-    query = (
-        f"MATCH (n:{label}) WHERE n.id > $after "
-        f"RETURN n.id AS id, {cols}, n.{prop}_hash AS h, n.{prop}_model AS m, "
-        f"n.{prop} IS NOT NULL AS has_vec ORDER BY n.id LIMIT $limit"
-    )
+    from scholarkg.queries import query_text
+
+    query = query_text(store, "embeddings/node_page", label=label, prop=prop)
     after = ""
     while True:
-        rows = store.run(query, {"after": after, "limit": page_size})
+        rows = store.run(query, {"after": after, "limit": page_size, "fields": list(fields)})
         if not rows:
             return
         yield rows
@@ -359,24 +356,23 @@ def iter_node_texts(
     if not text_fields:
         raise InputError("no text fields given", field="fields")
     fields = [check_property(f) for f in text_fields]
-    cols = ", ".join(f"n.{f} AS f{i}" for i, f in enumerate(fields))
-    query = (
-        f"MATCH (n:{label}) WHERE n.id > $after "
-        f"RETURN n.id AS id, {cols} ORDER BY n.id LIMIT $limit"
-    )
+    from scholarkg.queries import query_text
+
+    query = query_text(store, "embeddings/node_texts_page", label=label)
     after = ""
     while True:
-        rows = store.run(query, {"after": after, "limit": page_size})
+        rows = store.run(query, {"after": after, "limit": page_size, "fields": fields})
         for row in rows:
-            yield str(row["id"]), node_text([row[f"f{i}"] for i in range(len(fields))])
+            yield str(row["id"]), node_text(list(row["texts"]))
         if len(rows) < page_size:
             return
         after = str(rows[-1]["id"])
 
 
 def count_nodes(store: GraphStore, label: str) -> int:
-    check_label(label)
-    rows = store.run(f"MATCH (n:{label}) RETURN count(n) AS n")
+    from scholarkg.queries import run_query
+
+    rows = run_query(store, "embeddings/count_nodes", {}, label=check_label(label))
     return int(rows[0]["n"]) if rows else 0
 
 
@@ -413,7 +409,7 @@ def embed_nodes(
     for rows in _pages(store, label, fields, prop, page_size):
         todo: list[tuple[str, str, str]] = []  # (id, text, hash)
         for row in rows:
-            text = node_text([row[f"f{i}"] for i in range(len(fields))])
+            text = node_text(list(row["texts"]))
             if not text:
                 n_empty += 1
                 continue

@@ -133,6 +133,8 @@ class DatasetSpec(BaseModel):
     homepage: str | None = None
     instructions: str | None = None
     notes: str | None = None
+    #: other names ``get_dataset`` accepts (``legobench`` for ``legobench-repo``)
+    aliases: list[str] = []
     files: list[FileSpec] = []
 
     @model_validator(mode="after")
@@ -212,14 +214,29 @@ def load_registry(path: str | Path | None = None) -> dict[str, DatasetSpec]:
             loc = ".".join(str(p) for p in first["loc"])
             fld = f"datasets.{name}" + (f".{loc}" if loc else "")
             raise InputError(first["msg"], path=where, field=fld) from err
+    taken: dict[str, str] = {}
+    for spec in out.values():
+        for alias in spec.aliases:
+            if alias in out or alias in taken:
+                other = alias if alias in out else taken[alias]
+                raise InputError(
+                    f"alias {alias!r} is already the name or an alias of {other!r}",
+                    path=where, field=f"datasets.{spec.name}.aliases",
+                )  # fmt: skip
+            taken[alias] = spec.name
     return out
 
 
 def get_dataset(name: str, registry: dict[str, DatasetSpec] | None = None) -> DatasetSpec:
+    """The entry called ``name`` or carrying it as an alias (``legobench`` → ``legobench-repo``)."""
     reg = registry if registry is not None else load_registry()
-    if name not in reg:
-        raise InputError(f"unknown dataset {name!r}; known: {', '.join(sorted(reg))}")
-    return reg[name]
+    if name in reg:
+        return reg[name]
+    for spec in reg.values():
+        if name in spec.aliases:
+            return spec
+    known = sorted({*reg, *(a for s in reg.values() for a in s.aliases)})
+    raise InputError(f"unknown dataset {name!r}; known: {', '.join(known)}")
 
 
 # --------------------------------------------------------------------------- sums

@@ -37,8 +37,8 @@ def test_bench_run_rplm_with_imported_predictions(graph: FalkorDBStore, tmp_path
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     run = json.loads(res.stdout)
-    assert run["task"] == "legobench/rplm"
-    assert (run["metrics"]["cis"], run["metrics"]["bem"], run["metrics"]["ktau"]) == (
+    assert run["task"] == "legobench-rplm"
+    assert (run["metrics"]["CIS"], run["metrics"]["BEM"], run["metrics"]["KTau"]) == (
         100.0,
         1.0,
         1.0,
@@ -56,7 +56,7 @@ def test_bench_run_rplm_with_imported_predictions(graph: FalkorDBStore, tmp_path
          "--predictions", str(reversed_), "--limit", "3", "--no-record", "-f", "json"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["metrics"]["ktau"] == -1.0
+    assert json.loads(res.stdout)["metrics"]["KTau"] == -1.0
 
 
 def test_bench_run_rejects_unknown_tasks_with_the_valid_list() -> None:
@@ -66,13 +66,17 @@ def test_bench_run_rejects_unknown_tasks_with_the_valid_list() -> None:
     assert "legobench-rpg" in message and "legobench-rplm" in message
 
 
-def test_bench_run_llm_rejects_bad_choices_before_any_request() -> None:
-    """--format / --mode / the task are checked before a client or a store is opened."""
+def test_bench_run_rejects_bad_options_before_any_request() -> None:
+    """--format, task options, options a task does not take and answer sources it cannot use
+    are errors before a client or a store is opened."""
     for args, wording in (
-        (["legobench-rplm", "--mode", "stream"], "--mode 'stream': choose one of completion, chat"),
+        (["legobench-rplm", "--mode", "stream"], "--mode 'stream' is not one of completion, chat"),
         (["legobench-rplm", "-f", "csv"], "--format 'csv': choose one of table, json"),
-        (["legobench-rpg"], "unknown LLM task 'legobench-rpg'"),
+        (["legobench-rplm", "--config", "cn-tabs"], "does not take --config; it takes: --protocol"),
+        (["legobench-rpg", "--protocol", "clean"], "does not take --protocol"),
+        (["legobench-rpg", "--model", "m"], "cannot be answered by a model"),
+        (["legobench-rpg", "--ranker", "oracle"], "has no ranker 'oracle'"),
     ):
-        res = CliRunner().invoke(app, ["bench", "run-llm", *args])
+        res = CliRunner().invoke(app, ["bench", "run", *args])
         assert res.exit_code != 0
-        assert wording in str(res.exception)
+        assert wording in str(res.exception), (args, res.exception)

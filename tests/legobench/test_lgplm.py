@@ -16,7 +16,7 @@ import pytest
 from openpyxl import Workbook
 
 from scholarkg.benchmark.metrics.extraction import NOT_COMPARABLE_NOTE
-from scholarkg.benchmark.runs import prompt_hash
+from scholarkg.benchmark.runs import RunRegistry, prompt_hash
 from scholarkg.benchmark.tasks.legobench.lgplm import (
     RUN_TASK,
     approx_tokens,
@@ -106,12 +106,12 @@ def test_perfect_answers(wstore: FalkorDBStore, world: Any, tmp_path: Path) -> N
     ]
     run = run_lgplm(wstore, predictions_path=_write_jsonl(tmp_path / "p.jsonl", rows))
     assert run.task == RUN_TASK
-    for name in ("mr", "mp", "sp_generated", "sp_correct"):
+    for name in ("MR", "MP", "SP_generated", "SP_correct"):
         assert run.metrics[name] == pytest.approx(100.0)
     n_gold = sum(len(lb.papers) for lb in world.corpus.leaderboards)
     assert run.metrics["n_gold_methods"] == n_gold
     assert run.notes == NOT_COMPARABLE_NOTE
-    assert run.config["comparable_to_paper"] is False
+    assert run.config["configuration"]["comparable_to_paper"] is False
     assert run.prompt_hashes == {"lgplm": prompt_hash(lgplm_template().text)}
 
 
@@ -135,20 +135,20 @@ def test_partly_wrong_answers_hand_computed(
         ],
     )
     ids = [world.lb_id(a), world.lb_id(b)]
-    run = run_lgplm(wstore, predictions_path=path, ids=ids)
+    run = run_lgplm(wstore, predictions_path=path, ids=ids, registry=RunRegistry(tmp_path))
     # micro: correct methods 2 + n_b of n_a + n_b gold; generated 3 + n_b; scores 1 + n_b
-    assert run.metrics["mr"] == pytest.approx(100 * (2 + n_b) / (n_a + n_b))
-    assert run.metrics["mp"] == pytest.approx(100 * (2 + n_b) / (3 + n_b))
-    assert run.metrics["sp_generated"] == pytest.approx(100 * (1 + n_b) / (3 + n_b))
-    assert run.metrics["sp_correct"] == pytest.approx(100 * (1 + n_b) / (2 + n_b))
+    assert run.metrics["MR"] == pytest.approx(100 * (2 + n_b) / (n_a + n_b))
+    assert run.metrics["MP"] == pytest.approx(100 * (2 + n_b) / (3 + n_b))
+    assert run.metrics["SP_generated"] == pytest.approx(100 * (1 + n_b) / (3 + n_b))
+    assert run.metrics["SP_correct"] == pytest.approx(100 * (1 + n_b) / (2 + n_b))
     assert run.per_instance[world.lb_id(a)] == {
-        "mr": pytest.approx(100 * 2 / n_a),
-        "mp": pytest.approx(100 * 2 / 3),
-        "sp_generated": pytest.approx(100 * 1 / 3),
-        "sp_correct": pytest.approx(50.0),
+        "MR": pytest.approx(100 * 2 / n_a),
+        "MP": pytest.approx(100 * 2 / 3),
+        "SP_generated": pytest.approx(100 * 1 / 3),
+        "SP_correct": pytest.approx(50.0),
     }
     macro = run_lgplm(wstore, predictions_path=path, ids=ids, average="macro")
-    assert macro.metrics["mr"] == pytest.approx((100 * 2 / n_a + 100) / 2)
+    assert macro.metrics["MR"] == pytest.approx((100 * 2 / n_a + 100) / 2)
     # the answers are stored next to the leaderboards
     rows = wstore.run(
         "MATCH (:Run {id: $id})-[a:ANSWERED]->(lb:Leaderboard {id: $lb}) RETURN a.text AS t",
@@ -172,9 +172,9 @@ def test_ldb_workbook_aligned_by_query_columns(
     run = run_lgplm(wstore, predictions_path=path, ids=ids)
     assert run.models == {"llm": "tinymodel"}
     n = [len(world.gold_entries(i)) for i in range(4)]
-    assert run.metrics["mr"] == pytest.approx(100 * (sum(n) - n[2]) / sum(n))
-    assert run.metrics["mp"] == pytest.approx(100.0)
-    assert run.config["n_blank_predictions"] == 1
+    assert run.metrics["MR"] == pytest.approx(100 * (sum(n) - n[2]) / sum(n))
+    assert run.metrics["MP"] == pytest.approx(100.0)
+    assert run.config["answer"]["extra"]["n_blank_predictions"] == 1
 
 
 # --------------------------------------------------------------------------- PwC-shaped graph
@@ -235,10 +235,10 @@ def test_gold_from_results_and_papers_via_has_result(store: FalkorDBStore, tmp_p
     path = _write_jsonl(tmp_path / "toy.jsonl", [{"id": lb, "answer": answer, "model": "toy"}])
     run = run_lgplm(store, predictions_path=path, k=1)
     # gold 3; generated 3; correct methods 2 (case folded); scores 2 (0.8825 = 88.25 %)
-    assert run.metrics["mr"] == pytest.approx(100 * 2 / 3)
-    assert run.metrics["mp"] == pytest.approx(100 * 2 / 3)
-    assert run.metrics["sp_generated"] == pytest.approx(100 * 2 / 3)
-    assert run.metrics["sp_correct"] == pytest.approx(100.0)
+    assert run.metrics["MR"] == pytest.approx(100 * 2 / 3)
+    assert run.metrics["MP"] == pytest.approx(100 * 2 / 3)
+    assert run.metrics["SP_generated"] == pytest.approx(100 * 2 / 3)
+    assert run.metrics["SP_correct"] == pytest.approx(100.0)
 
 
 def test_bad_input(store: FalkorDBStore, tmp_path: Path) -> None:

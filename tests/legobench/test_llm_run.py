@@ -1,7 +1,7 @@
-"""The LLM-task run plumbing (``benchmark/tasks/llm_run.py``) on its own, without a graph.
+"""The LLM-task answer plumbing (``benchmark/tasks/llm_run.py``) on its own, without a graph.
 
 RPLM and LGPLM exercise it end to end (``test_rplm_run*.py``, ``test_lgplm.py``); these
-tests pin what the helpers put into a run record so both tasks keep recording the same keys.
+tests pin what the helpers hand to the run record so both tasks keep recording the same keys.
 """
 
 from __future__ import annotations
@@ -11,14 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.tasks.legobench.rplm import RPLMSettings
-from scholarkg.benchmark.tasks.llm_run import (
-    StageClock,
-    check_answer_source,
-    collect_answers,
-    record_llm_run,
-)
+from scholarkg.benchmark.tasks.llm_run import check_answer_source, collect_answers
 from scholarkg.errors import InputError
 
 
@@ -51,30 +45,3 @@ def test_collect_answers_from_a_file_aligns_and_counts(tmp_path: Path) -> None:
         "n_unmatched_predictions": 1,
         "n_missing_predictions": 1,
     }
-
-
-def test_record_llm_run_merges_config_and_saves(tmp_path: Path) -> None:
-    path = tmp_path / "answers.jsonl"
-    path.write_text('{"id": "lb:a", "response": "x"}\n', encoding="utf-8")
-    collected = collect_answers(
-        "legobench-rplm", ["lb:a"], ["p"], client=None, predictions_path=path,
-        settings=RPLMSettings(),
-    )  # fmt: skip
-    clock = StageClock()
-    for stage in ("build", "answer", "score"):
-        clock.mark(stage)
-    registry = RunRegistry(tmp_path / "runs")
-    run = record_llm_run(
-        None, "legobench/rplm", ids=["lb:a"], collected=collected, metrics={"cis": 50.0},
-        per_instance={"lb:a": {"cis": 50.0}}, config={"seed": 3}, prompts={"rplm": "text"},
-        clock=clock, notes=None, registry=registry, record_in_graph=True, write_answers=True,
-    )  # fmt: skip
-    assert run.config["seed"] == 3 and run.config["source"] == "predictions"
-    assert run.models == {"llm": "answers"}  # no model name in the file: the file stem
-    timings = run.timings
-    assert set(timings) == {"build", "answer", "score", "total"}
-    assert all(v >= 0 for v in timings.values())
-    assert timings["total"] == pytest.approx(
-        timings["build"] + timings["answer"] + timings["score"]
-    )
-    assert registry.load(run.id).metrics == {"cis": 50.0}

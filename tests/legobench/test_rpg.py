@@ -19,27 +19,28 @@ from _fakes import TableEmbedder
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
-    OURS_DEFAULTS,
-    OURS_DEFAULTS_CONTEXT,
+from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year
+from scholarkg.benchmark.tasks.legobench.rpg_features import (
     PAIR_FEATURES,
     GraphIndex,
-    PairwiseModel,
-    PairwiseRanker,
-    aggregate_order,
     context_quality,
-    fit_logistic,
-    fractional_year,
-    make_ranker,
     pair_features,
-    run_record,
-    run_rpg,
-    tune_pairwise,
 )
+from scholarkg.benchmark.tasks.legobench.rpg_model import (
+    OURS_DEFAULTS,
+    OURS_DEFAULTS_CONTEXT,
+    PairwiseModel,
+    aggregate_order,
+    fit_logistic,
+)
+from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg_rankers import PairwiseRanker, make_ranker
+from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 from scholarkg.errors import InputError, TaskNotFound
 from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
 from scholarkg.loaders.writer import write_records
+from scholarkg.schema import ids
 from scholarkg.store.falkordb_store import FalkorDBStore
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
@@ -110,7 +111,8 @@ def test_read_ground_truth_maps_ids_and_names_bad_fields(tmp_path: Path) -> None
     good.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     got = rpg.read_ground_truth(good)
     assert [i.gold for i in got] == [("arxiv:2101.00001",), ("arxiv:2101.00002", "apc:x")]
-    assert got[0].query.id == "zorp tagging|kalo-10|f1"
+    assert got[0].query.id == ids.leaderboard_id("Zorp Tagging", "Kalo-10", "f1")
+    assert got[0].query.key == "zorp tagging|kalo-10|f1"
     assert got[0].query.text == "Zorp Tagging Kalo-10 f1"
 
     bad = tmp_path / "bad.jsonl"
@@ -153,7 +155,8 @@ def test_ground_truth_from_graph_leaderboards(store: FalkorDBStore) -> None:
     got = rpg.leaderboards_from_graph(store)
     assert len(got) == 1
     assert got[0].gold == ("p2", "p0", "p1")
-    assert got[0].query.id == rpg.leaderboard_key("T", "D", "M")
+    assert got[0].query.id == "lb1"  # the Leaderboard node id: shared with RPLM and LGPLM
+    assert got[0].query.key == rpg.leaderboard_key("T", "D", "M")
 
 
 # --------------------------------------------------------------------------- candidates
@@ -296,9 +299,10 @@ def test_pagerank_ranking_equals_hand_built_graphalgo_call(corpus_graph, test_sp
     cfg = rpg.CONFIGS["pcn-ft"]
     ranker = make_ranker("pagerank", cfg, embedder=emb)
     inst = max(test_split, key=lambda i: len(rpg.strict_candidates(corpus_graph, i.query, cfg)))
-    cands = ranker.candidates(corpus_graph, cfg, inst.query)
+    ranker.bind(corpus_graph)
+    cands = ranker.candidates(inst.query)
     assert len(cands) >= 4
-    got = ranker.order(corpus_graph, cfg, inst.query, cands)
+    got, _ = ranker.order(inst.query, cands)
     rows = corpus_graph.run(
         "MATCH (a:Paper)-[r:COMPARES_WITH]->(b:Paper) WHERE a.id IN $c AND b.id IN $c "
         "RETURN a.id AS s, b.id AS t, r.w_hashing256 AS w",
@@ -442,7 +446,9 @@ def test_ours_beats_the_baseline_on_the_fixed_seed(corpus_graph, test_split) -> 
         assert o["BEM"] > b["BEM"], name
 
 
-def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) -> None:
+def test_learned_model_is_fit_on_dev_only_and_recorded(
+    corpus_graph, instances, corpus_files
+) -> None:
     dev = rpg.select_split(instances, "dev", seed=SEED)
     cfg = rpg.CONFIGS["pcn-tabs"]
     params, trials = tune_pairwise(corpus_graph, dev, cfg, hybrid_k=20, l2_grid=(0.01, 1.0))
@@ -451,7 +457,7 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) 
     assert isinstance(probe, PairwiseRanker) and probe.hybrid_k == 20
     want_pairs = 0
     for inst in dev:
-        cands = set(probe.candidates(corpus_graph, cfg, inst.query))
+        cands = set(probe.bind(corpus_graph).candidates(inst.query))
         k = sum(p in cands for p in inst.gold)
         want_pairs += k * (k - 1) // 2
     fit = params["fit"]
@@ -469,14 +475,17 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(corpus_graph, instances) 
     flipped = [rpg.RPGInstance(i.query, tuple(reversed(i.gold))) for i in dev]
     params_rev, _ = tune_pairwise(corpus_graph, flipped, cfg, hybrid_k=20, l2_grid=(0.01,))
     assert params_rev["coef"][params_rev["features"].index("dyear")] < 0
-    # the coefficients are recorded in the run's config
-    test = rpg.select_split(instances, "test", seed=SEED)
-    res = run_rpg(corpus_graph, test[:3], cfg, probe)
-    rec = run_record(
-        res, split="test", seed=SEED, dev_fraction=0.5, ground_truth="x", encoder=None,
-        graph=corpus_graph.graph,
-    )  # fmt: skip
-    rp = rec.config["ranker_params"]
+    # the coefficients are recorded in the run's config (the one run path: run_task)
+    from scholarkg.benchmark.registry import load_task
+    from scholarkg.benchmark.task import AnswerSource, run_task
+
+    gt = {"config": "pcn-tabs", "ground_truth": corpus_files["leaderboards"], "seed": SEED}
+    rec = run_task(
+        load_task("legobench-rpg"), corpus_graph, AnswerSource.ranker("ours", **params), gt,
+        limit=3,
+    ).record  # fmt: skip
+    assert rec.config["configuration"]["split"] == "test" and len(rec.per_instance) == 3
+    rp = rec.config["answer"]["params"]
     assert rp["coef"] == params["coef"] and rp["features"] == params["features"]
     assert rp["fit"]["split"] == "dev" and rp["context_used"] is False
 
@@ -600,7 +609,7 @@ def test_context_matrix_by_hand(store: FalkorDBStore) -> None:
             "IN_LEADERBOARD", "Result", "Leaderboard",
             [{"start": f"{board}/{p}", "end": board} for p in scores],
         )  # fmt: skip
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import context_matrix
+    from scholarkg.benchmark.tasks.legobench.rpg_features import context_matrix
 
     q = rpg.LeaderboardQuery(rpg.leaderboard_key("t", "d", "m"), "t", "d", "m")
     got = context_matrix(store, q, ["a", "b", "c"])
@@ -650,7 +659,7 @@ def test_ranker_and_config_names_are_validated() -> None:
     with pytest.raises(InputError, match="unknown RPG configuration"):
         rpg.get_config("cn-abstracts")
     with pytest.raises(InputError):
-        PairwiseRanker(None, retrieval="everything")
+        PairwiseRanker(rpg.CONFIGS["cn-tabs"], None, retrieval="everything")
 
 
 # --------------------------------------------------------------------------- CLI
@@ -690,7 +699,9 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
               *gt, "--no-record"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert "LEGOBench RPG (test split)" in res.stdout and "run recorded" not in res.stdout
+    assert "LEGOBench RPG" in res.stdout and "config=pcn-tabs, split=test" in res.stdout
+    assert "answered by: pagerank (paper's baseline)" in res.stdout
+    assert "run recorded" not in res.stdout
     assert f"{base['metrics']['KTau']:.3f}" in res.stdout
     res = runner.invoke(
         app, [*common, "--config", "pcn-tabs", "--ranker", "ours", *gt, "-f", "json"]
@@ -698,7 +709,9 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
     assert res.exit_code == 0, res.output
     ours = json.loads(res.stdout)
     assert ours["metrics"]["KTau"] > base["metrics"]["KTau"]
-    assert ours["split"] == "test"
+    assert ours["configuration"]["split"] == "test"
+    assert ours["units"]["BEM"] == "percent" and ours["units"]["KTau"] == "score"
+    assert base["answer"]["baseline"] is True and ours["answer"]["baseline"] is False
     # both runs recorded: JSON files + :Run nodes, comparable with `runs compare`
     run_files = {p.stem for p in (scholarkg_home / "runs").glob("*.json")}
     assert {base["run_id"], ours["run_id"]} <= run_files
@@ -716,7 +729,7 @@ def test_cli_bench_list_and_run(corpus_graph, corpus_files, settings, scholarkg_
     tuned = json.loads(
         (scholarkg_home / "runs" / f"{json.loads(res.stdout)['run_id']}.json").read_text()
     )
-    rp = tuned["config"]["ranker_params"]
+    rp = tuned["config"]["answer"]["params"]
     assert rp["fit"]["split"] == "dev" and len(rp["coef"]) == len(rp["features"])
     assert rp["coef"] != OURS_DEFAULTS["pcn-tabs"]["coef"]  # fitted here, not the stored set
 

@@ -124,20 +124,20 @@ def test_perfect_and_reversed_answer_files(wstore: FalkorDBStore, tmp_path: Path
     registry = RunRegistry(tmp_path / "runs")
     run = run_rplm(wstore, predictions_path=perfect, ids=ids, seed=5, registry=registry)
     assert run.task == RUN_TASK
-    assert run.metrics["cis"] == pytest.approx(100.0)
-    assert run.metrics["bem"] == pytest.approx(1.0)
-    assert run.metrics["ktau"] == pytest.approx(1.0)
-    assert run.metrics["cp"] == pytest.approx(100.0)
+    assert run.metrics["CIS"] == pytest.approx(100.0)
+    assert run.metrics["BEM"] == pytest.approx(1.0)
+    assert run.metrics["KTau"] == pytest.approx(1.0)
+    assert run.metrics["CP"] == pytest.approx(100.0)
     assert run.models == {"llm": "oracle"}
     assert run.prompt_hashes == {"rplm": prompt_hash(rplm_template().text)}
     assert set(run.per_instance) == set(ids)
     assert registry.load(run.id) == run
 
-    rev = run_rplm(wstore, predictions_path=reverse, ids=ids, seed=5)
-    assert rev.metrics["cis"] == pytest.approx(100.0)
-    assert rev.metrics["bem"] == pytest.approx(0.0)
-    assert rev.metrics["ktau"] == pytest.approx(-1.0)
-    assert rev.metrics["cp"] == pytest.approx(0.0)
+    rev = run_rplm(wstore, predictions_path=reverse, ids=ids, seed=5, registry=registry)
+    assert rev.metrics["CIS"] == pytest.approx(100.0)
+    assert rev.metrics["BEM"] == pytest.approx(0.0)
+    assert rev.metrics["KTau"] == pytest.approx(-1.0)
+    assert rev.metrics["CP"] == pytest.approx(0.0)
     assert rev.models == {"llm": "reverse"}  # no model field: the file stem
 
     # the run, its scores and the answers are in the graph
@@ -151,7 +151,7 @@ def test_perfect_and_reversed_answer_files(wstore: FalkorDBStore, tmp_path: Path
         "MATCH (:Run {id: $id})-[:SCORED]->(m:MetricResult) RETURN m.name AS n, m.value AS v",
         {"id": rev.id},
     )
-    assert {r["n"]: r["v"] for r in scored}["ktau"] == pytest.approx(-1.0)
+    assert {r["n"]: r["v"] for r in scored}["KTau"] == pytest.approx(-1.0)
 
 
 def test_mixed_answers_hand_computed(wstore: FalkorDBStore, tmp_path: Path) -> None:
@@ -169,18 +169,19 @@ def test_mixed_answers_hand_computed(wstore: FalkorDBStore, tmp_path: Path) -> N
     )
     run = run_rplm(wstore, predictions_path=path, ids=[a.id, b.id, c.id, d.id], seed=1)
     # CIS: a and b complete out of 4 scored (c incomplete, d unanswered)
-    assert run.metrics["cis"] == pytest.approx(100 * 2 / 4)
+    assert run.metrics["CIS"] == pytest.approx(100 * 2 / 4)
     # BEM over complete: a exact, b not
-    assert run.metrics["bem"] == pytest.approx(0.5)
+    assert run.metrics["BEM"] == pytest.approx(0.5)
     # KTau over complete: (1 + -1) / 2
-    assert run.metrics["ktau"] == pytest.approx(0.0)
+    assert run.metrics["KTau"] == pytest.approx(0.0)
     # CP: a all pairs, b none, c the C(n-1, 2) pairs among the found titles, d none
     cp_c = math.comb(n - 1, 2) / math.comb(n, 2)
-    assert run.metrics["cp"] == pytest.approx(100 * (1 + 0 + cp_c + 0) / 4)
-    assert run.per_instance[c.id] == {"complete": 0.0, "exact": None, "ktau": None,
-                                      "cp": pytest.approx(100 * cp_c)}  # fmt: skip
-    assert run.config["n_unmatched_predictions"] == 1
-    assert run.config["n_missing_predictions"] == 1
+    assert run.metrics["CP"] == pytest.approx(100 * (1 + 0 + cp_c + 0) / 4)
+    assert run.per_instance[c.id] == {"complete": 0.0, "exact": None, "KTau": None,
+                                      "CP": pytest.approx(100 * cp_c)}  # fmt: skip
+    extra = run.config["answer"]["extra"]
+    assert extra["n_unmatched_predictions"] == 1
+    assert extra["n_missing_predictions"] == 1
 
 
 def test_legobench_paper_protocol(wstore: FalkorDBStore, tmp_path: Path) -> None:
@@ -195,9 +196,9 @@ def test_legobench_paper_protocol(wstore: FalkorDBStore, tmp_path: Path) -> None
     clean = run_rplm(wstore, predictions_path=path, ids=ids, seed=2)
     paper = run_rplm(wstore, predictions_path=path, ids=ids, seed=2, protocol="legobench-paper")
     for r in (clean, paper):
-        assert r.metrics["cis"] == pytest.approx(100.0)
-        assert r.metrics["ktau"] == pytest.approx(1.0)
-    assert paper.config["protocol"] == "legobench-paper"
+        assert r.metrics["CIS"] == pytest.approx(100.0)
+        assert r.metrics["KTau"] == pytest.approx(1.0)
+    assert paper.config["configuration"]["protocol"] == "legobench-paper"
     assert "legobench-paper" in (paper.notes or "")
     # the raw cell keeps the brackets and quotes: the first title sits after "['"
     assert paper.per_instance[x.id]["complete"] == 1.0
@@ -220,11 +221,11 @@ def test_released_workbook_layout(wstore: FalkorDBStore, world: Any, tmp_path: P
     run = run_rplm(wstore, predictions_path=path, ids=line_ids)
     n_even = sum(1 for s in sheet if s.row % 2 == 0)
     assert run.models == {"llm": "tinymodel"}
-    assert run.config["layout"] == "workbook"
-    assert run.config["n_blank_predictions"] == len(sheet) - n_even
-    assert run.metrics["cis"] == pytest.approx(100 * n_even / len(sheet))
-    assert run.metrics["bem"] == pytest.approx(1.0)
-    assert run.metrics["cp"] == pytest.approx(100 * n_even / len(sheet))
+    assert run.config["answer"]["extra"]["layout"] == "workbook"
+    assert run.config["answer"]["extra"]["n_blank_predictions"] == len(sheet) - n_even
+    assert run.metrics["CIS"] == pytest.approx(100 * n_even / len(sheet))
+    assert run.metrics["BEM"] == pytest.approx(1.0)
+    assert run.metrics["CP"] == pytest.approx(100 * n_even / len(sheet))
 
 
 def test_bad_calls_raise_input_error(wstore: FalkorDBStore, tmp_path: Path) -> None:

@@ -43,8 +43,9 @@ def test_rplm_with_smollm2(
         run = run_rplm(wstore, client, ids=ids, seed=0, settings=settings, registry=registry)
         assert server.stats["served"] == 3
     assert run.models["llm"] == "smollm2-135m-instruct"
-    assert run.config["usage"]["requests"] == 3
-    assert run.config["usage"]["completion_tokens"] > 0
+    usage = run.config["answer"]["extra"]["usage"]
+    assert usage["requests"] == 3
+    assert usage["completion_tokens"] > 0
     assert registry.load(run.id).per_instance == run.per_instance
 
     rows = wstore.run(
@@ -65,6 +66,6 @@ def test_rplm_with_smollm2(
         good = sum(
             1 for j in range(n) for k in range(j + 1, n) if 0 <= pos[j] < pos[k] and pos[k] >= 0
         )
-        assert run.per_instance[lb_id]["cp"] == pytest.approx(100 * good / (n * (n - 1) / 2))
-    assert run.metrics["cis"] == pytest.approx(100 * n_complete / 3)
+        assert run.per_instance[lb_id]["CP"] == pytest.approx(100 * good / (n * (n - 1) / 2))
+    assert run.metrics["CIS"] == pytest.approx(100 * n_complete / 3)
     print(f"\nSmolLM2 RPLM: {run.metrics} in {run.timings['total']:.1f} s")

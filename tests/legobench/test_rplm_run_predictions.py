@@ -12,14 +12,12 @@ import pytest
 from openpyxl import Workbook
 
 from scholarkg.benchmark.tasks.predictions import (
-    FORMATS,
     AlignmentKey,
     PredictionFormat,
     import_predictions,
     read_predictions,
-    register_format,
 )
-from scholarkg.errors import InputError
+from scholarkg.errors import InputError, TaskNotFound
 
 
 def _file(tmp_path: Path, text: str, name: str = "p.jsonl") -> Path:
@@ -72,8 +70,10 @@ def test_jsonl_errors_name_file_line_field(
 
 
 def test_unknown_task_empty_and_missing_files(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="legobench-lgplm, legobench-rplm") as err:
+    with pytest.raises(TaskNotFound, match="legobench-lgplm, legobench-rpg, legobench-rplm"):
         read_predictions("aaar-weakness", _file(tmp_path, "{}\n"))
+    with pytest.raises(InputError, match="takes no prediction files") as err:
+        read_predictions("legobench-rpg", _file(tmp_path, "{}\n"))
     assert err.value.field == "task"
     with pytest.raises(InputError, match="no predictions"):
         read_predictions("legobench-rplm", _file(tmp_path, "\n\n"))
@@ -81,15 +81,15 @@ def test_unknown_task_empty_and_missing_files(tmp_path: Path) -> None:
         read_predictions("legobench-rplm", tmp_path / "absent.jsonl")
 
 
-def test_register_format_for_a_later_task(tmp_path: Path) -> None:
-    register_format(PredictionFormat("demo-task", "output", "demo"))
-    try:
-        path = _file(tmp_path, '{"id": "q1", "output": "yes"}\n')
-        assert import_predictions("demo-task", path) == {"q1": "yes"}
-        with pytest.raises(InputError, match="no workbook layout"):
-            read_predictions("demo-task", _xlsx(tmp_path, [["id", "x_out"]]))
-    finally:
-        FORMATS.pop("demo-task")
+def test_a_later_task_declares_its_format(tmp_path: Path) -> None:
+    """A task's ``prediction_format`` is all the reader needs (no global table)."""
+    fmt = PredictionFormat("demo-task", "output", "demo")
+    path = _file(tmp_path, '{"id": "q1", "output": "yes"}\n')
+    assert import_predictions(fmt, path) == {"q1": "yes"}
+    with pytest.raises(InputError, match="no workbook layout"):
+        read_predictions(fmt, _xlsx(tmp_path, [["id", "x_out"]]))
+    with pytest.raises(TaskNotFound, match="unknown task"):
+        read_predictions("demo-task", path)  # not registered: TaskNotFound lists the tasks
 
 
 def _xlsx(tmp_path: Path, rows: list[list[object]], name: str = "w.xlsx") -> Path:

@@ -118,12 +118,13 @@ def test_rplm_through_an_openai_server(wstore: FalkorDBStore, tmp_path: Path) ->
         assert body["max_tokens"] == 4096 and body["stop"] == ["Question:", "\n\n\n\n"]
         assert body["model"] == MODEL
     # 4 complete; 3 exact; taus 1, 1, 1, -1; CP 100, 100, 100, 0
-    assert run.metrics["cis"] == pytest.approx(100.0)
-    assert run.metrics["bem"] == pytest.approx(0.75)
-    assert run.metrics["ktau"] == pytest.approx(0.5)
-    assert run.metrics["cp"] == pytest.approx(75.0)
+    assert run.metrics["CIS"] == pytest.approx(100.0)
+    assert run.metrics["BEM"] == pytest.approx(0.75)
+    assert run.metrics["KTau"] == pytest.approx(0.5)
+    assert run.metrics["CP"] == pytest.approx(75.0)
     assert run.models == {"llm": MODEL}
-    assert run.config["source"] == "model" and run.config["usage"]["requests"] == 4
+    extra = run.config["answer"]["extra"]
+    assert extra["source"] == "model" and extra["usage"]["requests"] == 4
     assert registry.load(run.id).metrics == run.metrics
     texts = wstore.run(
         "MATCH (:Run {id: $id})-[a:ANSWERED]->(lb:Leaderboard) RETURN lb.id AS id, a.text AS t",
@@ -140,7 +141,7 @@ def test_rplm_reruns_hit_the_response_cache(wstore: FalkorDBStore, tmp_path: Pat
             with LLMClient(srv.base_url, cache=tmp_path / "cache.sqlite") as client:
                 run = run_rplm(wstore, client, seed=9, limit=2, record_in_graph=False)
         assert len(srv.requests) == 2  # the second run was answered from the cache
-    assert run.metrics["ktau"] == pytest.approx(1.0)
+    assert run.metrics["KTau"] == pytest.approx(1.0)
 
 
 def test_lgplm_through_an_openai_server_in_chat_mode(wstore: FalkorDBStore, world: Any) -> None:
@@ -157,9 +158,9 @@ def test_lgplm_through_an_openai_server_in_chat_mode(wstore: FalkorDBStore, worl
         assert body["max_tokens"] == 1600 and body["stop"] == list(RELEASE_STOP)
         assert body["messages"][0]["role"] == "user"
     n_gold = sum(len(i.gold) for i in instances)
-    assert run.metrics["mr"] == pytest.approx(100 * 6 / n_gold)
-    assert run.metrics["mp"] == pytest.approx(100 * 6 / 9)
-    assert run.metrics["sp_correct"] == pytest.approx(100.0)
+    assert run.metrics["MR"] == pytest.approx(100 * 6 / n_gold)
+    assert run.metrics["MP"] == pytest.approx(100 * 6 / 9)
+    assert run.metrics["SP_correct"] == pytest.approx(100.0)
 
 
 def test_demo_entry_point(wstore: FalkorDBStore) -> None:
@@ -168,11 +169,11 @@ def test_demo_entry_point(wstore: FalkorDBStore) -> None:
 
     with CannedServer(answer) as srv:
         runs = demo_llm_tasks(wstore, base_url=srv.base_url, n_instances=3)
-    assert [r.task for r in runs] == ["legobench/rplm", "legobench/lgplm"]
+    assert [r.task for r in runs] == ["legobench-rplm", "legobench-lgplm"]
     assert runs[0].config["n_instances"] == 3 and runs[1].config["n_instances"] == 1
     assert {b["max_tokens"] for _, b in srv.requests} == {64}
-    assert runs[0].metrics["cis"] == 0.0  # "x" names no title
-    assert runs[1].config["usage"]["requests"] == 1
+    assert runs[0].metrics["CIS"] == 0.0  # "x" names no title
+    assert runs[1].config["answer"]["extra"]["usage"]["requests"] == 1
 
 
 # --------------------------------------------------------------------------- CLI functions
@@ -194,20 +195,15 @@ def cli_graph(
 
 
 def _cli() -> Any:
-    import typer
+    from scholarkg.commands.bench import app
 
-    from scholarkg.commands.predictions import import_predictions, run_llm
-
-    app = typer.Typer()
-    app.command("import-predictions")(import_predictions)
-    app.command("run-llm")(run_llm)
     return app
 
 
 def test_cli_import_predictions(cli_graph: FalkorDBStore, settings: Any, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from scholarkg.errors import InputError
+    from scholarkg.errors import InputError, TaskNotFound
 
     instances = build_rplm_instances(cli_graph, limit=3)
     path = tmp_path / "answers.jsonl"
@@ -220,14 +216,16 @@ def test_cli_import_predictions(cli_graph: FalkorDBStore, settings: Any, tmp_pat
     )
     assert res.exit_code == 0, res.output
     run = json.loads(res.stdout)
-    assert run["metrics"]["cis"] == 100.0 and run["metrics"]["ktau"] == 1.0
-    assert (settings.runs_dir / f"{run['id']}.json").is_file()
+    assert run["metrics"]["CIS"] == 100.0 and run["metrics"]["KTau"] == 1.0
+    assert (settings.runs_dir / f"{run['run_id']}.json").is_file()
     table = runner.invoke(
         _cli(), ["import-predictions", "legobench-rplm", str(path), "--limit", "3", "--no-record"]
     )
-    assert table.exit_code == 0 and "(not recorded)" in table.stdout and "cis" in table.stdout
+    assert table.exit_code == 0 and "(not recorded)" in table.stdout and "CIS" in table.stdout
     bad = runner.invoke(_cli(), ["import-predictions", "aaar", str(path)])
-    assert isinstance(bad.exception, InputError) and "legobench-rplm" in str(bad.exception)
+    assert isinstance(bad.exception, TaskNotFound) and "legobench-rplm" in str(bad.exception)
+    bad = runner.invoke(_cli(), ["import-predictions", "legobench-rpg", str(path)])
+    assert isinstance(bad.exception, InputError) and "cannot be answered by a predictions"
 
 
 def test_cli_run_llm(cli_graph: FalkorDBStore, tmp_path: Path) -> None:
@@ -238,12 +236,12 @@ def test_cli_run_llm(cli_graph: FalkorDBStore, tmp_path: Path) -> None:
     with CannedServer(_by_query(canned)) as srv:
         res = CliRunner().invoke(
             _cli(),
-            ["run-llm", "legobench-rplm", "--base-url", srv.base_url, "--limit", "2",
+            ["run", "legobench-rplm", "--base-url", srv.base_url, "--limit", "2",
              "--max-tokens", "32", "--no-cache", "-f", "json"],
         )  # fmt: skip
     assert res.exit_code == 0, res.output
     run = json.loads(res.stdout)
-    assert run["metrics"]["bem"] == 1.0 and run["config"]["generation"]["max_tokens"] == 32
+    assert run["metrics"]["BEM"] == 1.0 and run["answer"]["params"]["max_tokens"] == 32
     assert {b["max_tokens"] for _, b in srv.requests} == {32}
 
 
@@ -253,6 +251,8 @@ def test_usage_is_per_run_when_a_client_serves_several(wstore: FalkorDBStore) ->
     with CannedServer(_by_query(canned)) as srv, LLMClient(srv.base_url, max_retries=0) as client:
         first = run_rplm(wstore, client, limit=2, record_in_graph=False)
         second = run_rplm(wstore, client, limit=1, record_in_graph=False)
-    assert first.config["usage"]["requests"] == 2
-    assert second.config["usage"]["requests"] == 1
-    assert second.config["usage"]["completion_tokens"] == 5  # the server reports 5 per answer
+    first_usage = first.config["answer"]["extra"]["usage"]
+    second_usage = second.config["answer"]["extra"]["usage"]
+    assert first_usage["requests"] == 2
+    assert second_usage["requests"] == 1
+    assert second_usage["completion_tokens"] == 5  # the server reports 5 per answer

@@ -263,11 +263,20 @@ def test_cli_json(files: dict[str, Path]) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["model"] == "toy_api"
-    assert data["cis"] == pytest.approx(100 * 4 / 6)
-    assert data["bem"] == pytest.approx(0.25)
-    assert data["ktau"] == pytest.approx(-1 / 12)
-    assert data["cp"] == pytest.approx(100 * CP_SUM / 6)
-    assert data["n_instances"] == 6
+    got = data["aggregate"]
+    assert got["CIS"] == pytest.approx(100 * 4 / 6)
+    assert got["BEM"] == pytest.approx(0.25)
+    assert got["KTau"] == pytest.approx(-1 / 12)
+    assert got["CP"] == pytest.approx(100 * CP_SUM / 6)
+    assert got["n_scored"] == 6
+    assert data["units"] == {
+        "CIS": "percent",
+        "BEM": "fraction",
+        "KTau": "score",
+        "CP": "percent",
+        "n_scored": "count",
+        "n_complete": "count",
+    }
 
 
 def test_cli_table_several_models(files: dict[str, Path]) -> None:

@@ -1,16 +1,16 @@
-"""Reports: paper table layouts, significance against the first run, self-contained HTML."""
+"""Reports: the layout and units a task declares and records, sections per task and
+configuration, significance against the first run, labelled rows, self-contained HTML."""
 
 from __future__ import annotations
 
 import base64
 import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from scholarkg.benchmark.report import GENERIC_LAYOUT, TABLE_LAYOUTS, layout_for, write_report
+from scholarkg.benchmark.report import layout_for, write_report
 from scholarkg.benchmark.runs import RunRecord, new_run
 from scholarkg.errors import InputError
 
@@ -25,19 +25,20 @@ def _citerec(name: str, hits: list[float], classes: dict[str, dict[str, float]])
         per_instance=per,
         classes=classes,
         models={"ranker": name},
+        config={"units": {"Recall@10": "fraction", "MRR@10": "fraction"}},
         created=WHEN,
     )
 
 
-def test_layout_matching() -> None:
-    assert layout_for("legobench/rplm/clean")[0] == "legobench/rplm"
-    assert layout_for("legobench-rplm")[0] == "legobench/rplm"
-    assert layout_for("legobench_rpg:cn-tabs")[0] == "legobench/rpg"
-    assert layout_for("dorismae/test")[0] == "dorismae"
-    assert layout_for("legobench") == ("", GENERIC_LAYOUT)
-    assert layout_for("citerecx") == ("", GENERIC_LAYOUT)
-    headers = [c.header for c in TABLE_LAYOUTS["dorismae"].columns]
-    assert headers == ["R@5", "R@20", "RP", "NDCG_10%", "NDCG^exp", "MRR@10", "MAP"]
+def test_layout_is_what_the_task_declares() -> None:
+    rpg = layout_for("legobench-rpg")
+    assert [c.metric for c in rpg.columns] == [
+        "BEM", "KTau", "KTau_found", "CIS", "CP", "mean_candidates"
+    ]  # fmt: skip
+    assert rpg.baseline == "pagerank" and "ours" in rpg.ours
+    assert [c.decimals for c in layout_for("legobench-rplm").columns] == [2, 3, 3, 2]
+    generic = layout_for("legobench/rplm")  # not a registered task name: no guessing
+    assert generic.columns == () and generic.title == "legobench/rplm"
 
 
 def test_report_side_by_side_with_significance(tmp_path: Path) -> None:
@@ -55,20 +56,20 @@ def test_report_side_by_side_with_significance(tmp_path: Path) -> None:
     assert names[:3] == ["report.md", "report.json", "report.html"]
     # per-class bars: 2 class groups x 2 metrics, plus the side-by-side overview
     assert sorted(n for n in names if n.startswith("plots/")) == [
-        "plots/citerec-field-mrr-10.png",
-        "plots/citerec-field-recall-10.png",
-        "plots/citerec-overview.png",
-        "plots/citerec-years-mrr-10.png",
-        "plots/citerec-years-recall-10.png",
+        "plots/citerec-field-field-mrr-10.png",
+        "plots/citerec-field-field-recall-10.png",
+        "plots/citerec-field-overview.png",
+        "plots/citerec-field-years-mrr-10.png",
+        "plots/citerec-field-years-recall-10.png",
     ]
     assert seen == [(1, 1)]
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "| run | n | Recall@10 | MRR@10 |" in md
+    assert "| what ran | run | n | Recall@10 (0-1) | MRR@10 (0-1) |" in md
     # 8 paired diffs of +1: exact sign-flip p = 2 / 2**8 = 0.0078 -> marked and printed
-    assert re.search(r"\| " + re.escape(b.id) + r" · dense \| 8 \| 1\.000\* \| 0\.500\* \|", md)
-    assert re.search(r"\| " + re.escape(a.id) + r" · bm25 \| 8 \| 0\.000 \| 0\.000 \|", md)
-    assert "| Recall@10 | 0.000 | 1.000 | 1.0000 | 0.008 | 8 |" in md
-    assert "![Recall@10 per class (field)](plots/citerec-field-recall-10.png)" in md
+    assert f"| ranker dense | {b.id} | 8 | 1.0000* | 0.5000* |" in md
+    assert f"| ranker bm25 | {a.id} | 8 | 0.0000 | 0.0000 |" in md
+    assert "| Recall@10 (0-1) | 0.0000 | 1.0000 | 1.00000 | 0.008 | 8 |" in md
+    assert "![Recall@10 per class (field)](plots/citerec-field-field-recall-10.png)" in md
     report = json.loads((tmp_path / "rep" / "report.json").read_text())
     [sec] = report["sections"]
     assert sec["baseline"] == a.id
@@ -83,36 +84,68 @@ def test_report_side_by_side_with_significance(tmp_path: Path) -> None:
     assert base64.b64decode(first)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_report_paper_decimals_generic_fallback_and_mixed_tasks(tmp_path: Path) -> None:
+def _rpg(ranker: str, config: str, bem: float, per: list[float]) -> RunRecord:
+    """An RPG run as ``run_task`` records it (units, configuration, answer source)."""
+    return new_run(
+        "legobench-rpg",
+        metrics={"BEM": bem, "KTau": sum(per) / len(per), "CIS": 46.5},
+        per_instance={f"lb:{i}": {"KTau": v} for i, v in enumerate(per)},
+        config={
+            "configuration": {"config": config, "split": "test", "seed": 13},
+            "answer": {"kind": "ranker", "name": ranker, "baseline": ranker == "pagerank"},
+            "units": {"BEM": "percent", "KTau": "score", "CIS": "percent"},
+        },
+        models={"encoder": "all-MiniLM-L6-v2"} if ranker == "pagerank" else {},
+        created=WHEN,
+    )
+
+
+def test_sections_per_task_and_configuration_labelled_rows_recorded_units(
+    tmp_path: Path,
+) -> None:
+    base = _rpg("pagerank", "pcn-tabs", 0.0, [-0.2, -0.1, -0.3, 0.0])
+    ours = _rpg("ours", "pcn-tabs", 4.04, [0.5, 0.4, 0.6, 0.5])
+    other = _rpg("ours", "cn-tabs", 6.06, [0.5, 0.5, 0.5, 0.5])
     rplm = new_run(
-        "legobench/rplm/legobench-paper",
+        "legobench-rplm",
         metrics={"CIS": 21.8905, "BEM": 0.0795, "KTau": 0.1012, "CP": 51.9312},
-        config={"protocol": "legobench-paper"},
+        config={"configuration": {"protocol": "legobench-paper", "matcher": "substring"},
+                "units": {"CIS": "percent", "BEM": "fraction", "KTau": "score", "CP": "percent"},
+                "answer": {"kind": "predictions", "name": "GPT4.xlsx"}},
+        models={"llm": "GPT4"},
         created=WHEN,
-    )
-    toy = new_run("toy/task", metrics={"zeta": 0.123456, "alpha": 2.0}, created=WHEN)
-    doris = new_run(
-        "dorismae",
-        metrics={"MRR@10": 0.2, "R@5": 0.15, "NDCG_10%": 0.7, "extra": 1.5},
-        per_instance={"1": {"R@5": 0.1}, "2": {"R@5": 0.2}},
-        created=WHEN,
-    )
-    write_report([rplm, toy, doris], tmp_path)
+    )  # fmt: skip
+    legacy = new_run("dorismae", metrics={"R@5": 0.15, "extra": 1.5}, created=WHEN)
+    write_report([base, ours, other, rplm, legacy], tmp_path)
     md = (tmp_path / "report.md").read_text()
-    assert "| run | n | CIS | BEM | KTau | CP |" in md
-    assert " · legobench-paper | – | 21.89 | 0.08 | 0.10 | 51.93 |" in md
-    # generic layout keeps the recorded order and prints 4 decimals
-    assert "| run | n | zeta | alpha |" in md and "| 0.1235 | 2.0000 |" in md
-    # paper column order first (only columns some run has), unknown metrics after; DORIS-MAE
-    # columns recorded on 0-1 are printed x100 like the paper, unknown ones as recorded
-    assert "| run | n | R@5 | NDCG_10% | MRR@10 | extra |" in md
-    assert f"| {doris.id} | 2 | 15.00 | 70.00 | 20.00 | 1.5000 |" in md
-    assert "15.000 [10.000, 20.000]" in md  # per-instance mean and bootstrap CI, x100
-    # a task that already records percentages is not scaled twice
-    pct = new_run("dorismae/test", metrics={"R@5": 15.38, "MAP": 0.4}, created=WHEN)
-    write_report([pct], tmp_path / "pct")
-    assert f"| {pct.id} | – | 15.38 | 40.00 |" in (tmp_path / "pct" / "report.md").read_text()
-    assert not (tmp_path / "plots").exists()  # single runs, no classes: nothing to draw
+    report = json.loads((tmp_path / "report.json").read_text())
+    titles = [s["title"] for s in report["sections"]]
+    assert titles == [
+        "LEGOBench RPG (layout of Table 3) — config=pcn-tabs, split=test",
+        "LEGOBench RPG (layout of Table 3) — config=cn-tabs, split=test",
+        "LEGOBench RPLM (layout of Table 4) — protocol=legobench-paper, matcher=substring",
+        "dorismae",
+    ]
+    # the paper's baseline and ours are labelled; percentages stay as recorded (no x100)
+    assert "| what ran | run | n | BEM (%) | KTau | CIS (%) |" in md
+    assert f"| pagerank (paper's baseline), encoder all-MiniLM-L6-v2 | {base.id} | 4 |" in md
+    assert f"| ours (ours) | {ours.id} | 4 | 4.04* | 0.500* | 46.5 |" not in md  # 4 pairs
+    assert f"| ours (ours) | {ours.id} | 4 | 4.04 | 0.500" in md
+    # comparisons stay within a configuration: cn-tabs is its own section, no test against it
+    pcn, cn = report["sections"][0], report["sections"][1]
+    assert pcn["baseline"] == base.id and {c["run"] for c in pcn["comparisons"]} == {ours.id}
+    assert cn["baseline"] == other.id and cn["comparisons"] == []
+    # published numbers of that configuration, labelled as published
+    assert (
+        "| PageRank, SciBERT (paper) — published | LEGOBench Table 3, real data | – | 8.26 |" in md
+    )
+    # RPLM: the paper's decimals, values as recorded
+    assert f"| GPT4.xlsx, llm GPT4 | {rplm.id} | – | 21.89 | 0.080 | 0.101 | 51.93 |" in md
+    # a run without recorded units says so; nothing rescaled
+    assert "| what ran | run | n | R@5 (unit not recorded) | extra (unit not recorded) |" in md
+    assert f"| dorismae | {legacy.id} | – | 0.1500 | 1.5000 |" in md
+    page = (tmp_path / "report.html").read_text()
+    assert "pagerank (paper&#x27;s baseline)" in page and "ours (ours)" in page
 
 
 def test_report_rejects_empty_and_duplicates(tmp_path: Path) -> None:

@@ -80,7 +80,9 @@ def test_report_command(home: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "wrote" in res.stdout
     data = json.loads((out / "report.json").read_text())
-    assert [s["key"] for s in data["sections"]] == ["dorismae", "legobench/rplm"]
+    assert [s["key"] for s in data["sections"]] == ["dorismae", "legobench/rplm/clean"]
     md = (out / "report.md").read_text()
-    assert "| run | n | R@5 | MRR@10 |" in md and "| run | n | CIS |" in md
+    # runs recorded before units were: the report says so instead of guessing a scale
+    assert "| what ran | run | n | R@5 (unit not recorded) | MRR@10 (unit not recorded) |" in md
+    assert "| what ran | run | n | CIS (unit not recorded) |" in md
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")

@@ -22,6 +22,7 @@ from scholarkg.services.fetch import (
     ManualDownloadRequired,
     extract_archive,
     fetch_dataset,
+    get_dataset,
     load_registry,
 )
 
@@ -311,3 +312,28 @@ def test_bad_registry_names_file_and_field(tmp_path: Path) -> None:
     assert str(bad) in str(info.value) and "datasets.x.files.0.url" in str(info.value)
     with pytest.raises(InputError, match="unknown dataset"):
         fetch_dataset("nope", tmp_path, registry={})
+
+
+def test_legobench_alias_and_one_licence() -> None:
+    """``scholarkg fetch legobench`` (README) resolves; the licence is the repository's."""
+    reg = load_registry()
+    spec = get_dataset("legobench", reg)
+    assert spec.name == "legobench-repo"
+    assert spec.licence.startswith("CC BY-SA 4.0")
+    assert "7e0733a" in spec.files[0].url  # pinned to the commit that added LICENSE.txt
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "LEGOBench (CC BY-SA 4.0" in readme
+
+
+def test_alias_may_not_shadow_a_name(tmp_path: Path) -> None:
+    bad = tmp_path / "reg.toml"
+    entry = '[datasets.{n}]\ntitle = "X"\nbenchmark = "b"\nkind = "manual"\nlicence = "l"\n'
+    bad.write_text(
+        entry.format(n="a")
+        + 'instructions = "i"\naliases = ["b"]\n'
+        + entry.format(n="b")
+        + 'instructions = "i"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="alias 'b'"):
+        load_registry(bad)

@@ -1,10 +1,19 @@
 """Rankers: one ``Ranker.rank(query, k, *, candidates) -> Ranking`` interface (``base.py``).
 
-Import the concrete rankers from their modules (``rankers.bm25``, ``rankers.dense``,
-``rankers.fusion``): the dense ranker pulls in the embedding service, and BM25 bm25s, which
-code that only needs the ``Ranking`` record should not pay for.
+Text rankers (``rankers.bm25``, ``rankers.dense``, ``rankers.fusion``) and rankers that read the
+graph (``StoreRanker``: ``rankers.pagerank`` for (personalized) PageRank, LEGOBench RPG's in
+``tasks/legobench/rpg_rankers.py``) share it, so every ranking records the ranker's name,
+parameters and time. Import the concrete rankers from their modules: the dense ranker pulls in
+the embedding service, and BM25 bm25s, which code that only needs the ``Ranking`` record should
+not pay for.
 """
 
-from scholarkg.benchmark.rankers.base import Ranker, Ranking, rankings_to_run, top_k
+from scholarkg.benchmark.rankers.base import (
+    Ranker,
+    Ranking,
+    StoreRanker,
+    rankings_to_run,
+    top_k,
+)
 
-__all__ = ["Ranker", "Ranking", "rankings_to_run", "top_k"]
+__all__ = ["Ranker", "Ranking", "StoreRanker", "rankings_to_run", "top_k"]

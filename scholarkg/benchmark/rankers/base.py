@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from scholarkg.errors import InputError
+
+if TYPE_CHECKING:
+    from scholarkg.store.base import GraphStore
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class Ranking:
     params: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
     query_id: str | None = None
+    #: per-query facts a ranker reports beside the order (e.g. ``n_candidates``)
+    info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.ids) != len(self.scores):
@@ -165,6 +170,108 @@ class Ranker(ABC):
         self, query: str, k: int, candidates: Sequence[str] | None
     ) -> tuple[Sequence[str], Sequence[float]]:
         """Return at most ``k`` ``(ids, scores)``, best first, following the ordering rule."""
+
+
+class HasText(Protocol):
+    """A structured query: anything with the text a text ranker would see (e.g. a leaderboard
+    key ⟨task, dataset, metric⟩ whose ``text`` is ``"task dataset metric"``)."""
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """A plain text query, for :meth:`StoreRanker.rank` called with a string."""
+
+    text: str
+
+
+class StoreRanker(Ranker):
+    """Base of rankers that read the graph: RPG's, PageRank / personalized PageRank.
+
+    Same contract as :class:`Ranker` — ``name`` and ``params`` on every :class:`Ranking`, with
+    its wall time — so a run records what produced it whichever kind of ranker ran. What
+    differs is where documents come from:
+
+    * the store is attached with :meth:`bind` (explicit, never in the constructor: no
+      server work in ``__init__``), and :meth:`prepare` does one-time per-run work (a BM25
+      index, a whole-graph snapshot) so per-query timings stay per query;
+    * a query may carry structure beyond its text: :meth:`rank_query` takes any object with a
+      ``text`` attribute (:class:`HasText`); :meth:`rank` with a string still works;
+    * ``k=None`` ranks every candidate (graph rankers order a candidate set, not a corpus).
+
+    Subclasses implement :meth:`_score_query`, returning ``(ids, scores)`` or
+    ``(ids, scores, info)``; ``info`` lands in :attr:`Ranking.info`.
+    """
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(params)
+        self._store: GraphStore | None = None
+        self._prepared = False
+
+    @property
+    def store(self) -> GraphStore:
+        if self._store is None:
+            raise InputError(f"ranker {self.name!r} is not bound to a store; call bind(store)")
+        return self._store
+
+    def bind(self, store: GraphStore) -> StoreRanker:
+        """Attach the store (a different store resets :meth:`prepare`); returns ``self``."""
+        if store is not self._store:
+            self._store = store
+            self._prepared = False
+        return self
+
+    def prepare(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """One-time work before the first query (idempotent); default: nothing."""
+        self._prepared = True
+
+    def rank_query(
+        self,
+        query: HasText,
+        k: int | None = None,
+        *,
+        candidates: Sequence[str] | None = None,
+        query_id: str | None = None,
+    ) -> Ranking:
+        """Rank for a structured ``query``; ``k=None`` keeps every ranked candidate."""
+        if k is not None and k < 0:
+            raise InputError(f"k must be >= 0, got {k}", field="k")
+        if not self._prepared:
+            self.prepare()
+        if candidates is not None:
+            candidates = list(dict.fromkeys(candidates))
+        start = time.perf_counter()
+        out = self._score_query(query, k, candidates)
+        elapsed = time.perf_counter() - start
+        ids, scores = out[0], out[1]
+        info = dict(out[2]) if len(out) > 2 else {}  # type: ignore[misc]
+        if k is not None:
+            ids, scores = list(ids)[:k], list(scores)[:k]
+        return Ranking(
+            ids=list(ids),
+            scores=[float(s) for s in scores],
+            ranker=self.name,
+            params=dict(self.params),
+            elapsed_s=elapsed,
+            query_id=query_id,
+            info=info,
+        )
+
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
+        if not self._prepared:
+            self.prepare()
+        ids, scores = self._score_query(TextQuery(query), k, candidates)[:2]
+        return list(ids)[:k], list(scores)[:k]
+
+    @abstractmethod
+    def _score_query(
+        self, query: HasText, k: int | None, candidates: Sequence[str] | None
+    ) -> tuple[Any, ...]:
+        """``(ids, scores[, info])`` best first; ``candidates`` given = rank exactly those."""
 
 
 def rankings_to_run(rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:

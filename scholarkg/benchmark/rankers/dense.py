@@ -21,7 +21,7 @@ import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
-from scholarkg.schema.ddl import check_label, check_property
+from scholarkg.queries import run_query
 from scholarkg.services.embeddings import Embedder, property_name, vector_index_for
 from scholarkg.store.base import GraphStore
 
@@ -149,12 +149,10 @@ class StoreDenseRanker(Ranker):
             scores = np.array([2.0 * h.score - 1.0 for h in hits], dtype=np.float64)
             idx, vals = top_k(scores, k)
             return [hits[i].id for i in idx], vals.tolist()
-        label, prop = check_label(self.index.label), check_property(self.property)
-        rows = self.store.run(
-            f"MATCH (n:{label}) WHERE n.id IN $ids AND n.{prop} IS NOT NULL "
-            f"RETURN n.id AS id, n.{prop} AS v",
-            {"ids": list(candidates)},
-        )
+        rows = run_query(
+            self.store, "rankers/dense_candidate_vectors", {"ids": list(candidates)},
+            label=self.index.label, prop=self.property,
+        )  # fmt: skip
         found: dict[str, Any] = {str(r["id"]): r["v"] for r in rows}
         pool = [c for c in candidates if c in found]
         if not pool:

@@ -1,28 +1,30 @@
-"""Run plumbing shared by the LLM tasks: answers from a model or a file, then the run record.
+"""Answer plumbing shared by the LLM tasks: answers from a model or from a file.
 
 RPLM and LGPLM (and later LLM tasks) differ in how they build instances and score answers,
-but not in the rest: exactly one answer source (a model client, or predictions imported from
-a file), answers aligned with the instances, usage and provenance in the run config, a
-:class:`RunRecord` with build/answer/score timings, saved to the registry and written to the
-graph with one ``ANSWERED {text}`` edge per leaderboard. That part lives here once.
+but not in this: exactly one answer source (a model client, or predictions imported from a
+file in the task's declared :class:`~.predictions.PredictionFormat`), answers aligned with
+the instance ids, usage and provenance for the run config. Nothing here knows what an
+instance is; the run itself is finished by :func:`scholarkg.benchmark.task.run_task`.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run, record_run_in_graph
-from scholarkg.benchmark.tasks.predictions import AlignmentKey, PredictionSet, read_predictions
+from scholarkg.benchmark.tasks.predictions import (
+    AlignmentKey,
+    PredictionFormat,
+    PredictionSet,
+    read_predictions,
+)
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
     from scholarkg.services.llm import LLMClient
-    from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +92,7 @@ def match_predictions(
         shown = ", ".join(repr(u) for u in unmatched[:3])
         raise InputError(
             f"none of the {len(predictions.predictions)} prediction ids is an instance of this "
-            f"run (e.g. {shown}); ids must be Leaderboard ids of this graph",
+            f"run (e.g. {shown}); ids must be the task's instance ids in this graph",
             path=predictions.path,
             field="id",
         )
@@ -120,7 +122,7 @@ class CollectedAnswers:
 
 
 def collect_answers(
-    task_id: str,
+    task: str | PredictionFormat,
     ids: Sequence[str],
     prompts: Sequence[str],
     *,
@@ -133,9 +135,9 @@ def collect_answers(
 ) -> CollectedAnswers:
     """Answer the instances ``ids`` (prompts aligned) with ``client`` or from the file.
 
-    ``settings_record`` is what the run config shows as ``generation`` (default: ``settings``;
-    LGPLM records its own settings class but generates through RPLM's). ``task_id`` selects
-    the prediction file format (``tasks/predictions.py``); ``align`` places workbook rows.
+    ``settings_record`` is what the run config shows as ``generation`` (default:
+    ``settings``). ``task`` is the prediction file format (or the name of the task declaring
+    it); ``align`` places workbook rows.
     """
     check_answer_source(client, predictions_path)
     if client is not None:
@@ -152,7 +154,7 @@ def collect_answers(
         config["usage"] = usage
         return CollectedAnswers(list(texts), {"llm": client.model}, config)
     assert predictions_path is not None  # check_answer_source
-    preds = read_predictions(task_id, predictions_path, align=align)
+    preds = read_predictions(task, predictions_path, align=align)
     answers, counts = match_predictions(preds, ids)
     config = {
         "source": "predictions",
@@ -164,104 +166,11 @@ def collect_answers(
     return CollectedAnswers(answers, {"llm": preds.model or Path(predictions_path).stem}, config)
 
 
-class StageClock:
-    """``build`` / ``answer`` / ``score`` / ``total`` seconds, as every LLM run records them."""
-
-    def __init__(self) -> None:
-        self._marks: dict[str, float] = {"start": time.perf_counter()}
-
-    def mark(self, stage: str) -> None:
-        """The stage that just ended (``build``, ``answer`` or ``score``)."""
-        self._marks[stage] = time.perf_counter()
-
-    def timings(self) -> dict[str, float]:
-        m = self._marks
-        return {
-            "build": m["build"] - m["start"],
-            "answer": m["answer"] - m["build"],
-            "score": m["score"] - m["answer"],
-            "total": m["score"] - m["start"],
-        }
-
-
-def finish_run(
-    store: GraphStore | None,
-    run: RunRecord,
-    answers: Mapping[str, str | None],
-    *,
-    registry: RunRegistry | None,
-    record_in_graph: bool,
-    write_answers: bool,
-) -> RunRecord:
-    """Save the run file, MERGE ``:Run``/``:MetricResult`` and ``ANSWERED {text}`` edges.
-
-    The answers go to the graph as one relationship per leaderboard so that a researcher can
-    read a model's answer next to the leaderboard in the browser; the relationship holds the
-    raw text (``""`` for no answer).
-    """
-    if registry is not None:
-        registry.save(run)
-    if store is not None and record_in_graph:
-        record_run_in_graph(store, run)
-        if write_answers:
-            rows = [
-                {"start": run.id, "end": lb_id, "props": {"text": text or ""}}
-                for lb_id, text in answers.items()
-            ]
-            store.merge_relationships("ANSWERED", "Run", "Leaderboard", rows)
-    return run
-
-
-def record_llm_run(
-    store: GraphStore | None,
-    run_task: str,
-    *,
-    ids: Sequence[str],
-    collected: CollectedAnswers,
-    metrics: Mapping[str, float | None],
-    per_instance: Mapping[str, Mapping[str, float | None]],
-    config: Mapping[str, Any],
-    prompts: Mapping[str, str],
-    clock: StageClock,
-    notes: str | None,
-    registry: RunRegistry | None,
-    record_in_graph: bool,
-    write_answers: bool,
-) -> RunRecord:
-    """:func:`new_run` from the task's scores and the answer source, then :func:`finish_run`.
-
-    ``config`` is the task's own settings; the answer-source keys of ``collected.config``
-    are appended to it.
-    """
-    run = new_run(
-        run_task,
-        metrics=metrics,
-        per_instance=per_instance,
-        config={**config, **collected.config},
-        models=collected.models,
-        prompts=prompts,
-        timings=clock.timings(),
-        notes=notes,
-    )
-    return finish_run(
-        store,
-        run,
-        dict(zip(ids, collected.answers, strict=True)),
-        registry=registry,
-        record_in_graph=record_in_graph,
-        write_answers=write_answers,
-    )
-
-
 __all__ = [
     "CollectedAnswers",
     "GenerationSettings",
-    "StageClock",
-    "StageProgress",
     "check_answer_source",
     "collect_answers",
-    "finish_run",
     "generate_answers",
     "match_predictions",
-    "record_llm_run",
 ]

@@ -35,8 +35,9 @@ by the first rule that applies:
 4. a ``prompt`` or ``instruction`` column holding an RPLM ``Query - Rank ...`` line;
 5. position, when the workbook has exactly as many rows as there are instances.
 
-Adding a task (AAAR, SciReplicate, ...): call :func:`register_format` with its
-:class:`PredictionFormat`; the reader, validation and CLI import then work unchanged.
+Adding a task (AAAR, SciReplicate, ...): declare its :class:`PredictionFormat` as the task
+class's ``prediction_format`` (``tasks/legobench/tasks.py`` shows how); the reader, validation
+and ``bench import-predictions NAME`` then work unchanged.
 """
 
 from __future__ import annotations
@@ -69,41 +70,17 @@ class PredictionFormat:
     workbook_suffix: str | None = None
 
 
-FORMATS: dict[str, PredictionFormat] = {}
+def prediction_format(task: str | PredictionFormat) -> PredictionFormat:
+    """The format a task declares (``BenchmarkTask.prediction_format``); unknown tasks and
+    tasks without prediction files are clear errors."""
+    if isinstance(task, PredictionFormat):
+        return task
+    from scholarkg.benchmark.registry import load_task
 
-
-def register_format(fmt: PredictionFormat) -> None:
-    """Make a task's prediction format known to :func:`read_predictions` and the CLI."""
-    FORMATS[fmt.task] = fmt
-
-
-register_format(
-    PredictionFormat(
-        task="legobench-rplm",
-        answer_field="response",
-        description="Leaderboard id -> raw completion listing the paper titles, best first.",
-        workbook_suffix="_gen_rank",
-    )
-)
-register_format(
-    PredictionFormat(
-        task="legobench-lgplm",
-        answer_field="answer",
-        description="Leaderboard id -> raw output holding a markdown (method, score) table.",
-        workbook_suffix="_ldb",
-    )
-)
-
-
-def prediction_format(task: str) -> PredictionFormat:
-    """The format of ``task``; an unknown task lists the known ones."""
-    try:
-        return FORMATS[task]
-    except KeyError:
-        raise InputError(
-            f"no prediction format for task {task!r}; known: {', '.join(sorted(FORMATS))}",
-            field="task",
-        ) from None
+    fmt = getattr(load_task(task), "prediction_format", None)
+    if not isinstance(fmt, PredictionFormat):
+        raise InputError(f"task {task!r} takes no prediction files", field="task")
+    return fmt
 
 
 @dataclass(frozen=True)
@@ -132,13 +109,17 @@ class PredictionSet:
 
 
 def read_predictions(
-    task: str, path: str | Path, *, align: Sequence[AlignmentKey] | None = None
+    task: str | PredictionFormat,
+    path: str | Path,
+    *,
+    align: Sequence[AlignmentKey] | None = None,
 ) -> PredictionSet:
     """Read and validate a prediction file of ``task`` (JSONL, or a released ``.xlsx``).
 
     ``align`` is needed only for workbooks whose rows carry no id (see module docstring).
     """
     fmt = prediction_format(task)
+    task = fmt.task
     path = Path(path)
     if not path.is_file():
         raise InputError("prediction file not found", path=path)
@@ -150,7 +131,10 @@ def read_predictions(
 
 
 def import_predictions(
-    task: str, path: str | Path, *, align: Sequence[AlignmentKey] | None = None
+    task: str | PredictionFormat,
+    path: str | Path,
+    *,
+    align: Sequence[AlignmentKey] | None = None,
 ) -> dict[str, str]:
     """``{instance id: prediction}`` from a file of ``task`` (see :func:`read_predictions`)."""
     return read_predictions(task, path, align=align).predictions

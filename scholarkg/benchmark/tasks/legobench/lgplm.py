@@ -37,24 +37,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from scholarkg.benchmark.metrics.extraction import (
-    NOT_COMPARABLE_NOTE,
     ExtractionScores,
     ScoreTolerance,
     evaluate_leaderboard_tables,
-    extraction_percentages,
 )
 from scholarkg.benchmark.runs import RunRecord, RunRegistry
+from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.legobench.rplm import PROMPT_PACKAGE, RPLMSettings, run_rplm
-from scholarkg.benchmark.tasks.llm_run import (
-    StageClock,
-    StageProgress,
-    check_answer_source,
-    collect_answers,
-    record_llm_run,
-)
-from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
-from scholarkg.schema.ids import leaderboard_id
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
@@ -65,7 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TASK_ID = "legobench-lgplm"
-RUN_TASK = "legobench/lgplm"
+RUN_TASK = TASK_ID  # runs are recorded under the task name
 #: stop strings of the release's LGPLM generation script (a protocol setting, not prompt text)
 RELEASE_STOP = ("Question:", "\n\n\n\n", "| --- | --- | --- | --- | --- | ", "| | | |")
 AVERAGES = ("micro", "macro")
@@ -87,6 +77,10 @@ class LGPLMSettings:
     def as_rplm(self) -> RPLMSettings:
         """The same settings in the shape :func:`generate_answers` takes."""
         return RPLMSettings(**asdict(self))
+
+    def generation(self) -> dict[str, Any]:
+        """Keyword arguments for ``LLMClient.complete_many`` (as RPLM's)."""
+        return self.as_rplm().generation()
 
 
 @dataclass(frozen=True)
@@ -136,39 +130,25 @@ def crop_to_tokens(text: str, budget: int) -> tuple[str, bool]:
 
 
 def read_gold_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
-    """``{leaderboard id: [(method, score)]}`` from ``leaderboards.jsonl``.
+    """``{leaderboard id: [(method, score)]}`` from ``leaderboards.jsonl``, best first.
 
-    Each line: ``{"task", "dataset", "metric", "methods": [...], "scores": [...]}`` with
-    methods and scores aligned (best first); the id is ``schema.ids.leaderboard_id``.
+    Read by the loader's one reader (:func:`~scholarkg.loaders.legobench_graph.read_leaderboards`:
+    same ids and checks as ``scholarkg load leaderboards``); LGPLM additionally needs the
+    ``methods`` list (a missing score is NaN: never matched).
     """
-    from scholarkg.textio import iter_jsonl
+    from scholarkg.loaders.legobench_graph import read_leaderboards
 
     out: dict[str, list[tuple[str, float]]] = {}
-    for lineno, obj in iter_jsonl(path):
-        key = []
-        for name in ("task", "dataset", "metric"):
-            value = obj.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise InputError("missing or empty", path=path, line=lineno, field=name)
-            key.append(value)
-        methods, scores = obj.get("methods"), obj.get("scores")
-        if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
-            raise InputError("must be a list of strings", path=path, line=lineno, field="methods")
-        if not isinstance(scores, list) or len(scores) != len(methods):
-            raise InputError(
-                f"must be a list as long as methods ({len(methods)})",
-                path=path,
-                line=lineno,
-                field="scores",
-            )
-        pairs = []
-        for j, (m, s) in enumerate(zip(methods, scores, strict=True)):
-            if s is not None and (isinstance(s, bool) or not isinstance(s, int | float)):
-                raise InputError(
-                    f"scores[{j}] is not a number", path=path, line=lineno, field="scores"
-                )
-            pairs.append((m, math.nan if s is None else float(s)))
-        out[leaderboard_id(*key)] = pairs
+    for gt in read_leaderboards(path, require_ranking=False):
+        if not gt.methods:
+            raise InputError("must be a list of strings", path=path, line=gt.line,
+                             field="methods")  # fmt: skip
+        if not gt.scores:
+            raise InputError(f"must be a list as long as methods ({len(gt.methods)})",
+                             path=path, line=gt.line, field="scores")  # fmt: skip
+        out[gt.id] = [
+            (m, math.nan if s is None else s) for m, s in zip(gt.methods, gt.scores, strict=True)
+        ]
     return out
 
 
@@ -176,7 +156,7 @@ def _gold_from_graph(store: GraphStore, ids: Sequence[str]) -> dict[str, list[tu
     """Gold per leaderboard: ground-truth HAS_ENTRY rows if it has any, else its Results."""
     entries: dict[str, list[tuple[Any, str, str, float]]] = {}
     results: dict[str, list[tuple[Any, str, str, float]]] = {}
-    for r in store.run_named("lgplm_gold", {"ids": list(ids)}):
+    for r in store.run_named("legobench/lgplm_gold", {"ids": list(ids)}):
         score = r["score"]
         value = float(score) if isinstance(score, int | float) else math.nan
         target = entries if r["source"] == "entry" else results
@@ -215,13 +195,15 @@ def build_lgplm_instances(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be >= 1, got {limit}", field="limit")
     template = template or lgplm_template()
-    boards = store.run_named("lgplm_leaderboards", {"ids": list(ids) if ids is not None else None})
+    boards = store.run_named(
+        "legobench/lgplm_leaderboards", {"ids": list(ids) if ids is not None else None}
+    )
     boards.sort(key=lambda b: (0 if isinstance(b.get("row"), int) else 1, b.get("row") or 0,
                                str(b["id"])))  # fmt: skip
     lb_ids = [str(b["id"]) for b in boards]
     gold = read_gold_file(gold_path) if gold_path is not None else _gold_from_graph(store, lb_ids)
     papers: dict[str, list[str]] = {}
-    for r in store.run_named("lgplm_leaderboard_papers", {"ids": lb_ids}):
+    for r in store.run_named("legobench/lgplm_leaderboard_papers", {"ids": lb_ids}):
         papers.setdefault(str(r["leaderboard_id"]), []).append(str(r["paper_id"]))
     out: list[LGPLMPrompt] = []
     skipped = {"no_gold": 0, "no_chunks": 0}
@@ -233,7 +215,9 @@ def build_lgplm_instances(
             skipped["no_gold"] += 1
             continue
         paper_ids = sorted(set(papers.get(lb_id, [])))
-        chunk_rows = store.run_named("lgplm_chunks", {"paperIds": paper_ids}) if paper_ids else []
+        chunk_rows = (
+            store.run_named("legobench/lgplm_chunks", {"paperIds": paper_ids}) if paper_ids else []
+        )
         if not chunk_rows:
             skipped["no_chunks"] += 1
             continue
@@ -298,86 +282,28 @@ def run_lgplm(
     gold_path: str | Path | None = None,
     max_context_tokens: int | None = None,
     settings: LGPLMSettings | None = None,
-    tolerance: ScoreTolerance | None = None,
-    aliases: dict[str, str] | None = None,
     average: str = "micro",
-    template: PromptTemplate | None = None,
     registry: RunRegistry | None = None,
     record_in_graph: bool = True,
-    write_answers: bool = True,
     progress: StageProgress | None = None,
 ) -> RunRecord:
-    """Build LGPLM instances, answer them (model or imported file), score, record the run.
+    """LGPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
+    instances, answer with ``client`` or import ``predictions_path`` (JSONL ``{"id",
+    "answer"}`` or a released ``*_ldb`` workbook), score, record. Metrics are percentages:
+    ``MR``, ``MP``, ``SP_generated`` (correct scores / generated methods, paper §3.4) and
+    ``SP_correct`` (correct scores / correct methods, paper §4.3)."""
+    from scholarkg.benchmark.tasks.legobench.rplm import _run
+    from scholarkg.benchmark.tasks.legobench.tasks import LGPLMTask
 
-    Exactly one of ``client`` and ``predictions_path`` (JSONL ``{"id", "answer"}`` or a
-    released ``*_ldb`` workbook) is required. Metrics are percentages: ``mr``, ``mp``,
-    ``sp_generated`` (correct scores / generated methods, paper §3.4) and ``sp_correct``
-    (correct scores / correct methods, paper §4.3).
-    """
-    check_answer_source(client, predictions_path)
-    if average not in AVERAGES:
-        raise InputError(f"unknown average {average!r}; choose one of {AVERAGES}")
-    settings = settings or LGPLMSettings()
-    template = template or lgplm_template()
-    tol = tolerance or ScoreTolerance()
-    clock = StageClock()
-    instances = build_lgplm_instances(
-        store, k=k, limit=limit, ids=ids, gold_path=gold_path,
-        max_context_tokens=max_context_tokens, template=template, progress=progress,
-    )  # fmt: skip
-    if not instances:
-        raise InputError(
-            "no leaderboard has both gold entries and full-text chunks of its papers; load "
-            "leaderboards, Results (or pass a leaderboards.jsonl) and papers with full text"
-        )
-    clock.mark("build")
-    config: dict[str, Any] = {
-        "k": k,
-        "retriever": "bm25s per leaderboard",
-        "query": "<task> <dataset> <metric>",
-        "limit": limit,
-        "n_instances": len(instances),
-        "gold": str(gold_path) if gold_path is not None else "graph (HAS_ENTRY, else Results)",
-        "max_context_tokens": max_context_tokens,
-        "context_token_count": "approximate (words and punctuation)",
-        "n_context_truncated": sum(i.context_truncated for i in instances),
-        "tolerance": asdict(tol),
-        "aliases": len(aliases or {}),
-        "average": average,
-        "comparable_to_paper": False,
-        "prompt": template.record(),
-    }
-    instance_ids = [i.id for i in instances]
-    collected = collect_answers(
-        TASK_ID, instance_ids, [i.prompt for i in instances], client=client,
-        predictions_path=predictions_path, settings=settings.as_rplm(), settings_record=settings,
-        align=[AlignmentKey(i.id, None, (i.task, i.dataset, i.metric)) for i in instances],
-        progress=progress,
-    )  # fmt: skip
-    clock.mark("answer")
-    scores = score_lgplm(
-        instances, collected.answers, tolerance=tol, aliases=aliases, average=average
-    )
-    clock.mark("score")
-    per_instance = {
-        instances[rec["index"]].id: extraction_percentages(rec) for rec in scores.per_instance
-    }
-    metrics = {
-        "mr": scores.mr,
-        "mp": scores.mp,
-        "sp_generated": scores.sp_generated,
-        "sp_correct": scores.sp_correct,
-        "n_gold_methods": float(scores.n_gold_methods),
-        "n_generated": float(scores.n_generated),
-        "n_correct_methods": float(scores.n_correct_methods),
-        "n_correct_scores": float(scores.n_correct_scores),
-    }
-    return record_llm_run(
-        store, RUN_TASK, ids=instance_ids, collected=collected, metrics=metrics,
-        per_instance=per_instance, config=config, prompts={template.name: template.text},
-        clock=clock, notes=NOT_COMPARABLE_NOTE, registry=registry,
-        record_in_graph=record_in_graph, write_answers=write_answers,
-    )  # fmt: skip
+    options: dict[str, Any] = {
+        "k": k, "gold": gold_path, "average": average, "max_context_tokens": max_context_tokens,
+        "ids": list(ids) if ids is not None else None,
+    }  # fmt: skip
+    if settings is not None:
+        options.update(max_tokens=settings.max_tokens, mode=settings.mode,
+                       concurrency=settings.concurrency)  # fmt: skip
+    return _run(LGPLMTask(), store, client, predictions_path, options, limit=limit,
+                registry=registry, record_in_graph=record_in_graph, progress=progress)  # fmt: skip
 
 
 def demo_llm_tasks(

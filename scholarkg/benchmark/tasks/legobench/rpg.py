@@ -49,7 +49,7 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.ranking import concordant_pairs, evaluate_rankings
 from scholarkg.errors import InputError
-from scholarkg.loaders.apc import resolve_paper_ref
+from scholarkg.queries import query_text, run_query
 from scholarkg.schema.ddl import check_property, check_rel_type
 from scholarkg.services.embeddings import (
     Embedder,
@@ -59,7 +59,6 @@ from scholarkg.services.embeddings import (
     vector_index_for,
 )
 from scholarkg.store.base import GraphStore
-from scholarkg.textio import iter_jsonl
 
 TASK_NAME = "legobench-rpg"
 
@@ -108,7 +107,11 @@ def get_config(name: str) -> RPGConfig:
 
 @dataclass(frozen=True)
 class LeaderboardQuery:
-    """What a ranker may see: the leaderboard key, never its entries (no leakage by type)."""
+    """What a ranker may see: the leaderboard key, never its entries (no leakage by type).
+
+    ``id`` is the Leaderboard node's id (``ids.leaderboard_id`` for ground-truth files), the
+    instance id RPLM and LGPLM use too, so per-leaderboard results join across the tasks.
+    """
 
     id: str
     task: str
@@ -118,6 +121,11 @@ class LeaderboardQuery:
     @property
     def text(self) -> str:
         return f"{self.task} {self.dataset} {self.metric}"
+
+    @property
+    def key(self) -> str:
+        """``task|dataset|metric`` lower-cased: what the dev/test split hashes (see split_of)."""
+        return leaderboard_key(self.task, self.dataset, self.metric)
 
 
 @dataclass(frozen=True)
@@ -129,48 +137,26 @@ class RPGInstance:
 
 
 def leaderboard_key(task: str, dataset: str, metric: str) -> str:
-    """Stable identity of a leaderboard, independent of where it was read from."""
+    """Case-insensitive identity of a leaderboard triple, independent of where it was read."""
     return f"{task.strip().lower()}|{dataset.strip().lower()}|{metric.strip().lower()}"
 
 
 def read_ground_truth(path: str | Path) -> list[RPGInstance]:
-    """Read ``leaderboards.jsonl`` (synthetic generator format): one leaderboard per line.
+    """RPG instances from ``leaderboards.jsonl``, read by the loader's one reader
+    (:func:`scholarkg.loaders.legobench_graph.read_leaderboards`): same Leaderboard and Paper
+    ids as the graph gets from ``scholarkg load leaderboards``."""
+    from scholarkg.loaders.legobench_graph import read_leaderboards
 
-    Fields: ``task``, ``dataset``, ``metric`` (strings) and ``ranking`` (paper ids as written
-    in the APC files, best first); mapped to stored Paper ids with ``resolve_paper_ref``.
-    """
-    p = Path(path)
-    out: list[RPGInstance] = []
-    seen: set[str] = set()
-    for lineno, obj in iter_jsonl(p, missing="ground truth file not found"):
-        for name in ("task", "dataset", "metric"):
-            if not isinstance(obj.get(name), str) or not obj[name].strip():
-                raise InputError("missing or empty string", path=p, line=lineno, field=name)
-        ranking = obj.get("ranking")
-        if not isinstance(ranking, list) or not ranking:
-            raise InputError(
-                "expected a non-empty list of paper ids", path=p, line=lineno, field="ranking"
-            )
-        if not all(isinstance(x, str) and x.strip() for x in ranking):
-            raise InputError(
-                "paper ids must be non-empty strings", path=p, line=lineno, field="ranking"
-            )
-        gold = tuple(resolve_paper_ref(x) for x in ranking)
-        if len(set(gold)) != len(gold):
-            raise InputError("duplicate paper id", path=p, line=lineno, field="ranking")
-        key = leaderboard_key(obj["task"], obj["dataset"], obj["metric"])
-        if key in seen:
-            raise InputError(f"duplicate leaderboard {key!r}", path=p, line=lineno, field="task")
-        seen.add(key)
-        query = LeaderboardQuery(key, obj["task"], obj["dataset"], obj["metric"])
-        out.append(RPGInstance(query, gold))
-    return out
+    return [
+        RPGInstance(LeaderboardQuery(gt.id, gt.task, gt.dataset, gt.metric), gt.papers)
+        for gt in read_leaderboards(Path(path))
+    ]
 
 
 def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
     """Ground truth from ``(:Leaderboard)-[:HAS_ENTRY {gt_rank}]->(:Paper)`` (may be empty)."""
     out: list[RPGInstance] = []
-    for row in store.run_named("rpg_leaderboards"):
+    for row in store.run_named("legobench/rpg_leaderboards"):
         task, dataset, metric = row.get("task"), row.get("dataset"), row.get("metric")
         if not (task and dataset and metric):
             raise InputError(
@@ -178,9 +164,7 @@ def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
             )
         pairs = sorted(zip(row["ranks"], row["papers"], strict=True), key=lambda t: (t[0], t[1]))
         gold = tuple(dict.fromkeys(str(p) for _, p in pairs))
-        query = LeaderboardQuery(
-            leaderboard_key(task, dataset, metric), str(task), str(dataset), str(metric)
-        )
+        query = LeaderboardQuery(str(row["id"]), str(task), str(dataset), str(metric))
         out.append(RPGInstance(query, gold))
     return out
 
@@ -200,12 +184,12 @@ def load_instances(store: GraphStore, ground_truth: str | Path | None = None) ->
 
 
 def split_of(query: LeaderboardQuery, *, seed: int = 0, dev_fraction: float = 0.5) -> str:
-    """``dev`` or ``test``, from a hash of the seed and the leaderboard key.
+    """``dev`` or ``test``, from a hash of the seed and the leaderboard key (``query.key``).
 
     Hash-based, not positional: the split of a leaderboard does not depend on which other
     leaderboards were loaded or in which order, so the graph and the JSONL agree.
     """
-    digest = hashlib.sha256(f"{seed}\x1f{query.id}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}\x1f{query.key}".encode()).digest()
     u = int.from_bytes(digest[:8], "big") / 2**64
     return "dev" if u < dev_fraction else "test"
 
@@ -247,7 +231,9 @@ def strict_candidates(store: GraphStore, query: LeaderboardQuery, config: RPGCon
         chunk_ids = [h.id for h in store.fulltext("chunk_text", [term], k=FULLTEXT_LIMIT)]
         owners: set[str] = set()
         for start in range(0, len(chunk_ids), 20_000):
-            rows = store.run_named("rpg_chunk_papers", {"ids": chunk_ids[start : start + 20_000]})
+            rows = store.run_named(
+                "legobench/rpg_chunk_papers", {"ids": chunk_ids[start : start + 20_000]}
+            )
             owners.update(str(r["id"]) for r in rows)
         papers = owners if papers is None else papers & owners
         if not papers:
@@ -334,11 +320,7 @@ class PaperVectors:
 
     def _fetch(self, ids: list[str]) -> None:
         p = self.prop
-        rows = self.store.run(
-            f"UNWIND $ids AS i MATCH (n:Paper {{id: i}}) RETURN n.id AS id, n.title AS title, "
-            f"n.abstract AS abstract, n.{p} AS v, n.{p}_hash AS h, n.{p}_model AS m",
-            {"ids": ids},
-        )
+        rows = run_query(self.store, "legobench/rpg_paper_vectors", {"ids": ids}, prop=p)
         todo: list[tuple[str, str, str]] = []
         for row in rows:
             text = node_text([row["title"], row["abstract"]])
@@ -382,10 +364,9 @@ def ensure_edge_weights(
     members = set(node_ids)
     todo: list[tuple[str, str]] = []
     for start in range(0, len(node_ids), 10_000):
-        rows = store.run(
-            f"UNWIND $ids AS i MATCH (a:Paper {{id: i}})-[r:{rel_type}]->(b:Paper) "
-            f"WHERE r.{wp} IS NULL RETURN a.id AS s, b.id AS t",
-            {"ids": list(node_ids[start : start + 10_000])},
+        page = list(node_ids[start : start + 10_000])
+        rows = run_query(
+            store, "legobench/rpg_unweighted_edges", {"ids": page}, rel_type=rel_type, weight=wp
         )
         todo.extend((str(r["s"]), str(r["t"])) for r in rows if str(r["t"]) in members)
     if not todo:
@@ -398,12 +379,8 @@ def ensure_edge_weights(
             rows_out.append({"s": s, "t": t, "w": max(-1.0, min(1.0, w))})
     if not rows_out:
         return 0
-    return store.write_batches(
-        f"UNWIND $rows AS row MATCH (a:Paper {{id: row.s}})-[r:{rel_type}]->"
-        f"(b:Paper {{id: row.t}}) SET r.{wp} = row.w",
-        rows_out,
-        batch_size=5_000,
-    )
+    query = query_text(store, "legobench/rpg_set_edge_weights", rel_type=rel_type, weight=wp)
+    return store.write_batches(query, rows_out, batch_size=5_000)
 
 
 # --------------------------------------------------------------------------- scoring

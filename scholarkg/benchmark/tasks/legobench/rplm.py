@@ -20,15 +20,15 @@ paper titles in random order and asks for the titles best first. The pieces:
   (``tasks/predictions.py``: JSONL ``{"id", "response"}`` or a released ``*_gen_rank``
   workbook).
 * **Scores**: ``evaluate_ranked_lists`` with protocol ``clean`` or ``legobench-paper``.
-* **Record**: a :class:`RunRecord` (config, model, prompt hash, per-instance scores), saved
-  with a :class:`RunRegistry` when given, written to the graph with ``record_run_in_graph``,
-  and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
+* **Run**: :class:`~.tasks.RPLMTask` declares the task (metrics, units, options) and
+  :func:`~scholarkg.benchmark.task.run_task` records it like every task: the run file, the
+  ``:Run`` node and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
+  :func:`run_rplm` is that call for Python users.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,19 +36,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from scholarkg.benchmark.metrics.ranking import (
-    MATCHERS,
-    PROTOCOLS,
     RankedListScores,
     evaluate_ranked_lists,
 )
 from scholarkg.benchmark.runs import RunRecord, RunRegistry
-from scholarkg.benchmark.tasks.llm_run import (
-    StageClock,
-    StageProgress,
-    check_answer_source,
-    collect_answers,
-    record_llm_run,
-)
+from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import content_hash
@@ -63,7 +55,7 @@ log = logging.getLogger(__name__)
 #: task name in prediction files and on the command line
 TASK_ID = "legobench-rplm"
 #: ``RunRecord.task`` (``runs list --task legobench`` selects every LEGOBench run)
-RUN_TASK = "legobench/rplm"
+RUN_TASK = TASK_ID  # runs are recorded under the task name
 PROMPT_PACKAGE = "scholarkg.benchmark.tasks.legobench"
 SHUFFLES = ("seeded", "stored")
 #: which leaderboards become instances: "auto" = the rplm.xlsx ones (TitleLine entries) when
@@ -167,7 +159,9 @@ def build_rplm_instances(
     if limit is not None and limit < 1:
         raise InputError(f"limit must be >= 1, got {limit}", field="limit")
     template = template or rplm_template()
-    rows = store.run_named("rplm_instances", {"ids": list(ids) if ids is not None else None})
+    rows = store.run_named(
+        "legobench/rplm_instances", {"ids": list(ids) if ids is not None else None}
+    )
     entries_from = entries
     if entries_from == "auto":
         entries_from = "titleline" if any(r["kind"] == "TitleLine" for r in rows) else "paper"
@@ -255,23 +249,6 @@ def score_rplm(
     )  # fmt: skip
 
 
-def _per_instance_rplm(
-    instances: Sequence[RPLMPrompt], scores: RankedListScores
-) -> dict[str, dict[str, float | None]]:
-    out: dict[str, dict[str, float | None]] = {}
-    for rec in scores.per_instance:
-        inst = instances[rec["index"]]
-        tau = rec["ktau"]
-        out[inst.id] = {
-            "complete": 1.0 if rec["complete"] else 0.0,
-            # exactness is only defined for complete answers (BEM's denominator)
-            "exact": (1.0 if rec["exact"] else 0.0) if rec["complete"] else None,
-            "ktau": None if tau is None or math.isnan(tau) else float(tau),
-            "cp": 100.0 * rec["cp"],
-        }
-    return out
-
-
 def run_rplm(
     store: GraphStore,
     client: LLMClient | None = None,
@@ -285,85 +262,56 @@ def run_rplm(
     shuffle: str = "seeded",
     entries: str = "auto",
     settings: RPLMSettings | None = None,
-    template: PromptTemplate | None = None,
     registry: RunRegistry | None = None,
     record_in_graph: bool = True,
-    write_answers: bool = True,
     progress: StageProgress | None = None,
 ) -> RunRecord:
-    """Build RPLM instances from the graph, answer them, score them and record the run.
+    """RPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
+    instances from the graph, answer with ``client`` or import ``predictions_path``, score,
+    record. A convenience for Python callers; ``scholarkg bench run legobench-rplm`` is the
+    same call."""
+    from scholarkg.benchmark.tasks.legobench.tasks import RPLMTask
 
-    Exactly one of ``client`` (generate with a model) and ``predictions_path`` (import a JSONL
-    or released ``*_gen_rank`` workbook; see ``tasks/predictions.py``) is required.
-    """
+    options: dict[str, Any] = {
+        "protocol": protocol, "matcher": matcher, "seed": seed, "shuffle": shuffle,
+        "entries": entries, "ids": list(ids) if ids is not None else None,
+    }  # fmt: skip
+    if settings is not None:
+        options.update(max_tokens=settings.max_tokens, mode=settings.mode,
+                       concurrency=settings.concurrency)  # fmt: skip
+    return _run(RPLMTask(), store, client, predictions_path, options, limit=limit,
+                registry=registry, record_in_graph=record_in_graph, progress=progress)  # fmt: skip
+
+
+def _run(
+    task: Any,
+    store: GraphStore,
+    client: LLMClient | None,
+    predictions_path: str | Path | None,
+    options: dict[str, Any],
+    *,
+    limit: int | None,
+    registry: RunRegistry | None,
+    record_in_graph: bool,
+    progress: StageProgress | None,
+) -> RunRecord:
+    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.tasks.llm_run import check_answer_source
+
     check_answer_source(client, predictions_path)
-    if protocol not in PROTOCOLS:
-        raise InputError(f"unknown protocol {protocol!r}; choose one of {PROTOCOLS}")
-    if matcher not in MATCHERS:
-        raise InputError(f"unknown matcher {matcher!r}; choose one of {MATCHERS}")
-    settings = settings or RPLMSettings()
-    template = template or rplm_template()
-    clock = StageClock()
-    instances = build_rplm_instances(
-        store,
-        seed=seed,
-        limit=limit,
-        ids=ids,
-        shuffle=shuffle,
-        entries=entries,
-        template=template,
-    )
-    if not instances:
-        raise InputError("no leaderboard with HAS_ENTRY entries in the graph; load one first")
-    clock.mark("build")
-    config: dict[str, Any] = {
-        "protocol": protocol,
-        "matcher": matcher,
-        "seed": seed,
-        "shuffle": shuffle,
-        "limit": limit,
-        "n_instances": len(instances),
-        "entries": entries,
-        "entry_kinds": sorted({i.entry_kind for i in instances}),
-        "n_stored_order": sum(i.shuffle == "stored" for i in instances),
-        "prompt": template.record(),
-    }
-    instance_ids = [i.id for i in instances]
-    collected = collect_answers(
-        TASK_ID, instance_ids, [i.prompt for i in instances], client=client,
-        predictions_path=predictions_path, settings=settings, align=alignment_keys(instances),
-        progress=progress,
+    source = (
+        AnswerSource.model(client) if client is not None
+        else AnswerSource.predictions(predictions_path)  # type: ignore[arg-type]
     )  # fmt: skip
-    clock.mark("answer")
-
-    def score_progress(done: int, total: int) -> None:
-        if progress is not None:
-            progress("score", done, total)
-
-    scores = score_rplm(instances, collected.answers, protocol=protocol, matcher=matcher,
-                        progress=score_progress)  # fmt: skip
-    clock.mark("score")
-    metrics = {
-        "cis": scores.cis,
-        "bem": scores.bem,
-        "ktau": scores.ktau,
-        "cp": scores.cp,
-        "n_scored": float(scores.n_scored),
-        "n_complete": float(scores.n_complete),
-    }
-    return record_llm_run(
-        store, RUN_TASK, ids=instance_ids, collected=collected, metrics=metrics,
-        per_instance=_per_instance_rplm(instances, scores), config=config,
-        prompts={template.name: template.text}, clock=clock,
-        notes="; ".join(scores.notes) or None, registry=registry,
-        record_in_graph=record_in_graph, write_answers=write_answers,
-    )  # fmt: skip
+    return run_task(
+        task, store, source, options, runs_dir=registry.runs_dir if registry else None,
+        record_in_graph=record_in_graph, limit=limit, progress=progress,
+    ).record  # fmt: skip
 
 
 __all__ = [
     "RPLMPrompt",
     "RPLMSettings",
-    "StageProgress",
     "build_rplm_instances",
     "run_rplm",
     "score_rplm",
