@@ -16,13 +16,27 @@ from scholarkg.errors import InputError
 DIALECTS = ("falkordb", "neo4j")
 
 
+#: sub-folders that hold Browser snippets, not queries the code runs
+_NOT_NAMED = frozenset({"browser"})
+
+
 @cache
 def _files() -> dict[str, str]:
-    """Every ``.cypher`` file's text by file name, read once per process."""
+    """Every ``.cypher`` file's text by file name, read once per process.
+
+    A family's queries live in ``queries/<family>/`` and are named ``<family>/<name>``
+    (``store.run_named("dorismae/relevance", ...)``), so families do not collide.
+    """
     root = resources.files(__name__)
-    return {
-        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
-    }
+    out: dict[str, str] = {}
+    for p in root.iterdir():
+        if p.name.endswith(".cypher"):
+            out[p.name] = p.read_text(encoding="utf-8")
+        elif p.is_dir() and p.name not in _NOT_NAMED and not p.name.startswith("_"):
+            for q in p.iterdir():
+                if q.name.endswith(".cypher"):
+                    out[f"{p.name}/{q.name}"] = q.read_text(encoding="utf-8")
+    return out
 
 
 @cache
