@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -127,6 +127,8 @@ class _Words:
         self.seen: set[str] = set()
 
     def new(self) -> str:
+        if len(self.seen) > 15_000:  # 27**2 + 27**3 two/three-syllable words in all
+            raise ValueError("too many concepts for the made-up vocabulary; use fewer queries")
         while True:
             w = "".join(self.rng.choice(_SYLLABLES) for _ in range(self.rng.randint(2, 3)))
             if w not in self.seen:
@@ -256,7 +258,7 @@ class SyntheticDoris:
         return {k: sorted(set(v) - {k}) for k, v in out.items()}
 
     # ----------------------------------------------------------------- records
-    def _abstract_text(self, aid: int, rng: random.Random, noise: _Words) -> str:
+    def _abstract_text(self, aid: int, rng: random.Random, noise: Callable[[], str]) -> str:
         q, role = self._docs[aid]
         words: list[str] = []
         if q is not None:
@@ -273,16 +275,21 @@ class SyntheticDoris:
             elif role == "relevant":
                 words += q.domain_words[:1]
         while len(words) < self.abstract_words:
-            words.append(rng.choice(_FILLER) if rng.random() < 0.7 else noise.new())
+            words.append(rng.choice(_FILLER) if rng.random() < 0.7 else noise())
         rng.shuffle(words)
-        return " ".join(words).capitalize() + "."
+        # sentences of ~12 words, so sentence-level rankers see more than one sentence
+        sents = [" ".join(words[i : i + 12]).capitalize() + "." for i in range(0, len(words), 12)]
+        return " ".join(sents)
 
     def corpus(self) -> Iterator[dict[str, Any]]:
         """``Corpus`` records in list order (abstract_id = index)."""
         rng = random.Random(f"corpus:{self.n_corpus}")
-        # noise words from their own generator: corpus() must give the same text every call
-        noise = _Words(rng)
-        noise.seen = set(self.words.seen)
+
+        # noise words from their own generator (corpus() must give the same text every
+        # call); four syllables, so they never coincide with a concept's 2-3 syllable words
+        def noise() -> str:
+            return "".join(rng.choice(_SYLLABLES) for _ in range(4))
+
         incoming: dict[int, list[int]] = {i: [] for i in range(self.n_corpus)}
         for src, dsts in self._citations.items():
             for d in dsts:
