@@ -496,6 +496,8 @@ class DorisReader:
             if key not in obj:
                 raise InputError("missing field", field=f"{where}.{key}")
         aspect = _as_str_id(obj["aspect_id"], f"{where}.aspect_id")
+        if isinstance(obj["aspect_id"], int):
+            self.report.tolerated["aspect ids as integers"] += 1
         aid = _as_int(obj["abstract_id"], f"{where}.abstract_id", self.report)
         score = obj["score"]
         if isinstance(score, str) and score.strip().lstrip("-").isdigit():
