@@ -64,3 +64,41 @@ def test_upstream_cleaning_and_sentence_split() -> None:
         "First one here.",
         "Third sentence!",
     ]
+
+
+def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None:  # type: ignore[no-untyped-def]
+    """The optional pipeline: verdict words -> grades -> JUDGED {source: llm} -> relevance."""
+    from dataclasses import dataclass
+
+    from scholarkg.benchmark.tasks.dorismae.annotate import annotate_pairs
+    from scholarkg.benchmark.tasks.dorismae.task import DorisMaeTask
+    from scholarkg.loaders.dorismae_writer import write_dorismae
+
+    @dataclass
+    class Done:
+        text: str
+
+    class Client:
+        model = "fake-llm"
+
+        def complete_many(self, prompts, **_):  # type: ignore[no-untyped-def]
+            # the first abstract of the pool satisfies everything, the rest nothing
+            return [Done("... CONCUR" if first in p else "... DISAGREE") for p in prompts]
+
+    task = DorisMaeTask()
+    inst = task.build_instances(doris_graph, task.resolve_options({}))[0]
+    units = {
+        r["unit"]: r["text"]
+        for r in doris_graph.run_named("dorismae/query_units", {"source": "dorismae"})
+        if r["qid"] == inst.id
+    }
+    first_id = inst.data["pool"][0]
+    first = inst.data["texts"][first_id]
+    abstracts = {a: (inst.data["papers"][a], inst.data["texts"][a]) for a in inst.data["pool"]}
+    records = annotate_pairs(Client(), units, abstracts)
+    assert {r.score for r in records} == {0.0, 2.0} and all(r.source == "llm" for r in records)
+    write_dorismae(doris_graph, records)
+    llm = {i.id: i for i in task.build_instances(doris_graph, task.resolve_options(
+        {"judgements": "llm"}))}  # fmt: skip
+    raw = llm[inst.id].data["raw"]
+    assert raw[first_id] == 2.0 * len(units) and sum(raw.values()) == raw[first_id]

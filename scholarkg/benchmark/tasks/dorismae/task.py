@@ -163,6 +163,13 @@ class DorisMaeTask(BenchmarkTask):
         TaskOption("encoder", str, "minilm", "embedding model (alias, HF id or directory)"),
         TaskOption("backend", str, "torch", "embedding backend", choices=("torch", "torch-int8")),
         TaskOption("trials", int, 100, "random ranker: seeded trials averaged (upstream: 100)"),
+        TaskOption(
+            "judgements",
+            str,
+            "gpt",
+            "whose grades define relevance: the dataset's GPT grades, or an LLM's (annotate.py)",
+            choices=("gpt", "llm"),
+        ),
     )
     answer_kinds = frozenset({"ranker"})
     rankers = BASELINES + OURS
@@ -178,7 +185,7 @@ class DorisMaeTask(BenchmarkTask):
     bootstrap_seed: ClassVar[int] = 0
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        keep = ("task", "pool", "queries", "encoder", "backend")
+        keep = ("task", "pool", "queries", "encoder", "backend", "judgements")
         return {k: options[k] for k in keep}
 
     # ------------------------------------------------------------------ instances
@@ -188,7 +195,7 @@ class DorisMaeTask(BenchmarkTask):
         heads = store.run_named("dorismae/subqueries" if sub else "dorismae/queries", params)
         rel_rows = store.run_named(
             "dorismae/subquery_relevance" if sub else "dorismae/relevance",
-            {**params, "judge": "gpt"},
+            {**params, "judge": options["judgements"]},
         )
         unit_rows = store.run_named(
             "dorismae/subquery_units" if sub else "dorismae/query_units", params
