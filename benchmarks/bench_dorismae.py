@@ -188,11 +188,11 @@ def cmd_rank(args: argparse.Namespace) -> None:
         source = AnswerSource.ranker("dense", embedder=embedder)
         kit = RankerKit(store, instances, source, options)
         t0 = time.perf_counter()
-        kit.vectors()
+        n_sent = len(kit.vectors().sent)  # abstracts and their sentences, as the figures state
         t_all_embed = time.perf_counter() - t0
         print(
-            f"embedding every pool abstract for the runs below ({embedder.name}): "
-            f"{t_all_embed:.1f} s"
+            f"embedding every pool abstract and its sentences ({n_sent} abstracts) for the "
+            f"runs below ({embedder.name}): {t_all_embed:.1f} s"
         )
         rows = []
         runs: dict[str, Any] = {}

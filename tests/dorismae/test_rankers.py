@@ -98,7 +98,9 @@ def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None: 
     records = annotate_pairs(Client(), units, abstracts)
     assert {r.score for r in records} == {0.0, 2.0} and all(r.source == "llm" for r in records)
     write_dorismae(doris_graph, records)
-    llm = {i.id: i for i in task.build_instances(doris_graph, task.resolve_options(
-        {"judgements": "llm"}))}  # fmt: skip
+    llm = {
+        i.id: i
+        for i in task.build_instances(doris_graph, task.resolve_options({"judgements": "llm"}))
+    }
     raw = llm[inst.id].data["raw"]
     assert raw[first_id] == 2.0 * len(units) and sum(raw.values()) == raw[first_id]

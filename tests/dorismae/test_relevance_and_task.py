@@ -213,3 +213,33 @@ def test_corpus_pool_uses_the_vector_index(doris_graph: GraphStore) -> None:
     for inst in run.instances:
         assert len(run.answers.by_instance[inst.id]) == len(inst.data["pool"])
     assert run.result.aggregate["NDCG10%"] is not None
+
+
+@pytest.mark.model
+def test_dense_with_the_bundled_minilm(doris_graph: GraphStore) -> None:
+    """The real encoder path (bundled MiniLM, int8) on one query: whole pool, model recorded."""
+    task = DorisMaeTask()
+    run = run_task(
+        task, doris_graph, AnswerSource.ranker("dense"), {"backend": "torch-int8"}, limit=1
+    )
+    assert run.record.models == {"encoder": "all-MiniLM-L6-v2+int8"}
+    for inst in run.instances:
+        assert sorted(run.answers.by_instance[inst.id]) == sorted(inst.data["pool"])
+
+
+def test_layout_labels_published_rows_and_query_sets(doris_graph: GraphStore) -> None:
+    task = DorisMaeTask()
+    assert task.layout.columns == tuple(METRIC_NAMES)
+    assert all("published on the real data" in row.source for row in task.layout.published)
+    bm25 = next(
+        r
+        for r in task.layout.published
+        if r.label == "BM25"
+        and not r.configuration.get("queries")
+        and r.configuration["task"] == "full"
+    )
+    assert bm25.values["NDCG10%"] == 51.46
+    test_ids = {
+        i.id for i in task.build_instances(doris_graph, task.resolve_options({"queries": "test"}))
+    }
+    assert test_ids == {"1", "8"}  # of the 10 synthetic queries, the split's ids below 10

@@ -175,8 +175,9 @@ class PoolTfidfRanker(Ranker):
 class VectorStore:
     """Unit-length vectors of abstracts (whole text) and of their sentences, by abstract id.
 
-    Filled once per run (``encode`` of every pool abstract), so rankers score from stored
-    vectors; the benchmark times the two parts separately.
+    Abstract vectors are encoded once per run (every pool abstract); sentence vectors only
+    when a sentence-level ranker first asks for them (:attr:`sent`). Rankers then score from
+    these stored vectors; the benchmark times encoding and ranking separately.
     """
 
     def __init__(
@@ -184,27 +185,33 @@ class VectorStore:
         embedder: Any,
         texts: Mapping[str, str],
         *,
-        sentences: bool = True,
         batch_size: int = 64,
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.embedder = embedder
+        self.texts = texts
+        self.batch_size = batch_size
         ids = list(texts)
         self.pos = {d: i for i, d in enumerate(ids)}
         self.doc = embedder.encode(
             [texts[d] for d in ids], batch_size=batch_size, progress=progress
         )
-        self.sent: dict[str, np.ndarray] = {}
-        if sentences:
+        self._sent: dict[str, np.ndarray] | None = None
+        self._cache: dict[str, np.ndarray] = {}
+
+    @property
+    def sent(self) -> dict[str, np.ndarray]:
+        """Abstract id -> its sentences' vectors (encoded on first use)."""
+        if self._sent is None:
             flat: list[str] = []
             spans: list[tuple[str, int, int]] = []
-            for d in ids:
-                s = split_sentences(texts[d])
+            for d in self.texts:
+                s = split_sentences(self.texts[d])
                 spans.append((d, len(flat), len(flat) + len(s)))
                 flat += s
-            mat = embedder.encode(flat, batch_size=batch_size)
-            self.sent = {d: mat[a:b] for d, a, b in spans}
-        self._cache: dict[str, np.ndarray] = {}
+            mat = self.embedder.encode(flat, batch_size=self.batch_size)
+            self._sent = {d: mat[a:b] for d, a, b in spans}
+        return self._sent
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
