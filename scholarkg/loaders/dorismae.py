@@ -284,6 +284,7 @@ class DorisReader:
         self.upstream_subqueries = read_subquery_file(subqueries) if subqueries else None
         self._matched_subqueries: set[int] = set()
         self.paper_ids: list[str] = []
+        self._seen_papers: set[str] = set()
         self.corpus_done = False
         self._pending_queries: list[tuple[int, Any]] = []
         self._pending_annotations: list[tuple[int, Any]] = []
@@ -336,6 +337,12 @@ class DorisReader:
                     continue
                 assert index is not None
                 paper = paper_record(value, index, self.report)
+                if paper.id in self._seen_papers:
+                    # two abstracts of the corpus resolve to one paper: keep them apart, since
+                    # run files and pools name abstracts, and one node cannot carry two ids
+                    self.report.tolerated["abstracts sharing a paper id (kept apart)"] += 1
+                    paper = paper.model_copy(update={"id": ids.scoped_id("paper", SOURCE, index)})
+                self._seen_papers.add(paper.id)
                 self.paper_ids.append(paper.id)
                 self.report.counts["abstracts"] += 1
                 yield paper

@@ -182,3 +182,18 @@ def test_reader_reports_progress_in_bytes(doris_file: Path) -> None:
         ).records()
     )
     assert seen[-1][0] == seen[-1][1] == doris_file.stat().st_size
+
+
+def test_two_abstracts_of_one_paper_stay_two_nodes(
+    store: GraphStore, doris_json: dict[str, Any], tmp_path: Path
+) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["Corpus"][1]["url"] = d["Corpus"][0]["url"]
+
+    report = load(store, _broken(doris_json, tmp_path, edit))
+    assert report.tolerated["abstracts sharing a paper id (kept apart)"] == 1
+    rows = store.run("MATCH (p:Paper) WHERE p.doris_abstract_id IN [0, 1] RETURN p.id AS id", {})
+    assert sorted(r["id"] for r in rows) == [
+        "arxiv:" + doris_json["Corpus"][0]["url"][-10:],
+        "paper:dorismae:1",
+    ]

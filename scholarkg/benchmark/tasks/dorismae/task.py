@@ -276,12 +276,10 @@ class DorisMaeTask(BenchmarkTask):
                 extra={"run.trec": "trial 0 (seed 0)"},
             )
         built = RankerKit(store, instances, source, options)
-        by_instance: dict[str, list[str]] = {}
         ranker = built.ranker(name)
         rankings = built.rank_all(ranker, progress)
-        by_instance = {q: r.ids for q, r in rankings.items()}
         return Answers(
-            by_instance,
+            {q: r.ids for q, r in rankings.items()},
             source,
             params={"ranker": name, **built.describe(ranker)},
             models=built.models(),
