@@ -68,6 +68,9 @@ def test_task_metrics_equal_library_and_score_ir(
         assert run.result.aggregate[ours] == pytest.approx(100 * lib.aggregate[name])
         low, high = run.result.intervals[ours]
         assert low <= run.result.aggregate[ours] <= high
+    table = (tmp_path / "table.md").read_text()
+    assert "| bm25 | " in table and "| BM25 (published, real data) | 8.47 | 30.50 |" in table
+    assert "Table 14" not in table  # the test-split rows belong to another configuration
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert set(metrics["aggregate"]) == {
         "R@5",

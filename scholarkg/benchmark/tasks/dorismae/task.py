@@ -12,7 +12,8 @@ seeded bootstrap 95 % intervals per metric.
 rankers only); abstracts outside the pool are unjudged and count as raw S = 0.
 
 Outputs (``--out DIR``): ``run.trec`` (qid = query id, docid = ``abstract_id``),
-``metrics.json`` (``{"aggregate", "per_query", "units", "intervals"}``), and the two qrels
+``metrics.json`` (``{"aggregate", "per_query", "units", "intervals"}``), ``table.md`` (our
+means and intervals beside the published rows of the same configuration), and the two qrels
 files that let ``scholarkg score ir`` re-score ``run.trec``: ``qrels.graded.trec`` (raw S
 of every pool abstract: ``NDCG_10%``, ``NDCGexp_10%``, ``MRRmax@10``) and
 ``qrels.binary.trec`` (1 = relevant: ``R@5``, ``R@20``, ``RP``, ``MAP``). ``score ir``
@@ -366,7 +367,17 @@ class DorisMaeTask(BenchmarkTask):
             for q, docs in relevance.raw.items()
         }
         write_qrels(out_dir / "qrels.binary.trec", binary)
+        from scholarkg.benchmark.tasks.dorismae.table import markdown_table
+        from scholarkg.textio import atomic_write_text
+
+        atomic_write_text(
+            out_dir / "table.md",
+            markdown_table(
+                self.layout, [(answers.source.name, result)], self.configuration(options)
+            ),
+        )
         return [
+            out_dir / "table.md",
             *files,
             out_dir / "run.trec",
             out_dir / "qrels.graded.trec",
