@@ -81,6 +81,7 @@ TASK_CLASSES: dict[str, str] = {
     "legobench-rpg": "scholarkg.benchmark.tasks.legobench.tasks:RPGTask",
     "legobench-rplm": "scholarkg.benchmark.tasks.legobench.tasks:RPLMTask",
     "legobench-lgplm": "scholarkg.benchmark.tasks.legobench.tasks:LGPLMTask",
+    "dorismae": "scholarkg.benchmark.tasks.dorismae.task:DorisMaeTask",
 }
 
 

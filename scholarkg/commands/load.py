@@ -25,6 +25,7 @@ from scholarkg.commands.common import (
     settings,
     store_session,
 )
+from scholarkg.commands.load_dorismae import load_dorismae
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
 from scholarkg.loaders.metric_direction import UNKNOWN_HINT, DirectionResolver
@@ -497,3 +498,6 @@ def load_synthetic_legobench(
         synthetic_steps(files, report), title=f"load synthetic-legobench (seed {seed})",
         batch_size=batch_size, after=lambda _store, summary: _pwc_notes(summary, report),
     )  # fmt: skip
+
+
+app.command("dorismae")(load_dorismae)

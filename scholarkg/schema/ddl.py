@@ -21,7 +21,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         # leaderboards (LEGOBench, Papers with Code)
         "Task", "Dataset", "Metric", "Method", "Result", "Leaderboard", "TitleLine",
         # complex queries (DORIS-MAE)
-        "Query", "Aspect", "Sentence",
+        "Query", "Aspect", "Sentence", "SubQuery",
         # peer review (AAAR-1.0, ReviewCritique)
         "Review", "ReviewSegment", "Weakness", "Experiment", "Explanation", "EqItem", "Equation",
         # code (SciReplicate-Bench)
@@ -39,7 +39,7 @@ REL_TYPES: frozenset[str] = frozenset(
         "HAS_RESULT", "FOR_METHOD", "ON_DATASET", "FOR_TASK", "USING_METRIC", "IN_LEADERBOARD",
         "SUBTASK_OF", "HAS_ENTRY", "OF_PAPER", "USES_METHOD",
         "HAS_ASPECT", "HAS_SUB_ASPECT", "SUB_ASPECT_OF", "JUDGED", "HAS_CANDIDATE", "HAS_SENTENCE",
-        "EXPRESSES",
+        "EXPRESSES", "DERIVED_FROM", "USES_ASPECT",
         "REVIEWS", "HAS_SEGMENT", "HAS_WEAKNESS", "HAS_EXPERIMENT", "EXPLAINED_BY", "HAS_ITEM",
         "HAS_OPTION",
         "HAS_TASK", "TARGETS", "DEPENDS_ON", "CALLS_API", "CONTAINS", "DEFINES", "HAS_STEP",
@@ -138,6 +138,8 @@ DEFAULT_SCHEMA = SchemaSpec(
         LookupIndex("Metric", "name"),
         LookupIndex("Method", "name"),
         LookupIndex("Query", "qid"),
+        LookupIndex("SubQuery", "qid"),
+        LookupIndex("Paper", "doris_abstract_id"),
         LookupIndex("CitationContext", "diag_class"),
         LookupIndex("Run", "task"),
     ),

@@ -351,11 +351,17 @@ class Query(NodeRecord):
 
 
 class Aspect(NodeRecord):
-    """An aspect of a complex query; ``parent`` is the aspect id it refines (sub-aspect)."""
+    """An aspect of a complex query; ``parent`` is the aspect id it refines (sub-aspect).
+
+    ``text`` may be absent at first: DORIS-MAE names an aspect by id inside ``Query`` and gives
+    its text only later in the file (``aspect_id2aspect``), so a streaming load merges the
+    text onto the node when it gets there. DORIS-MAE links sub-aspects to parents with
+    ``SUB_ASPECT_OF`` edges instead of ``parent`` (one text id can refine several aspects).
+    """
 
     LABEL: ClassVar[str] = "Aspect"
     aspect_id: str
-    text: str
+    text: str | None = None
     source: str
     parent: str | None = None
 
@@ -363,13 +369,22 @@ class Aspect(NodeRecord):
 
 
 class Judgement(EdgeRecord):
-    """``(Aspect)-[:JUDGED {score}]->(Paper)``: graded relevance of a paper to one aspect."""
+    """``(Aspect)-[:JUDGED {score, source, annotator, key}]->(Paper)``: one graded judgement.
+
+    ``key`` identifies the judgement itself (e.g. ``gpt:<annotation index>``), so several
+    judgements of one (aspect, paper) pair stay several relationships: DORIS-MAE *sums*
+    duplicate annotations and keeps three human grades per pair. Writers MERGE on ``key``
+    (``queries/dorismae/merge_judged.cypher``), not on the pair.
+    """
 
     TYPE: ClassVar[str] = "JUDGED"
     START: ClassVar[str] = "Aspect"
     END: ClassVar[str] = "Paper"
     score: float
     judge: str | None = Field(default=None, description="'gpt', 'human' or an annotator id")
+    source: str | None = Field(default=None, description="'gpt' or 'human'")
+    annotator: str | None = None
+    key: str | None = None
 
 
 # --------------------------------------------------------------------------- peer review

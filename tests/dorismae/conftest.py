@@ -1,0 +1,47 @@
+"""A small synthetic DORIS-MAE world, written in the released v1 schema and loaded once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
+from scholarkg.loaders.dorismae_writer import write_dorismae
+from scholarkg.store.base import GraphStore
+from scholarkg.synthetic.dorismae import SyntheticDoris, write_json, write_subqueries
+
+
+@pytest.fixture(scope="session")
+def doris_world() -> SyntheticDoris:
+    return SyntheticDoris(n_queries=10, pool_size=24, n_background=30, seed=11)
+
+
+@pytest.fixture(scope="session")
+def doris_file(doris_world: SyntheticDoris, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_json(doris_world, tmp_path_factory.mktemp("doris") / "DORIS-MAE_dataset_v1.json")
+
+
+@pytest.fixture(scope="session")
+def doris_json(doris_file: Path) -> dict[str, Any]:
+    return json.loads(doris_file.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def doris_subquery_file(doris_world: SyntheticDoris, doris_file: Path) -> Path:
+    return write_subqueries(doris_world, doris_file.parent / "subquery-2.txt")
+
+
+def load(store: GraphStore, path: Path, **kw: Any) -> DorisLoadReport:
+    report = DorisLoadReport()
+    store.apply_schema()
+    write_dorismae(store, DorisReader(path, report=report, **kw).records(), batch_size=500)
+    return report
+
+
+@pytest.fixture
+def doris_graph(store: GraphStore, doris_file: Path) -> GraphStore:
+    load(store, doris_file)
+    return store
