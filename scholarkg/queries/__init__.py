@@ -16,13 +16,26 @@ from scholarkg.errors import InputError
 DIALECTS = ("falkordb", "neo4j")
 
 
+#: sub-folders that are not named queries (Neo4j Browser favourites)
+_NOT_NAMED = frozenset({"browser", "__pycache__"})
+
+
 @cache
 def _files() -> dict[str, str]:
-    """Every ``.cypher`` file's text by file name, read once per process."""
+    """Every ``.cypher`` file's text by file name, read once per process.
+
+    A family's queries live in ``queries/<family>/``; their names are ``<family>/<name>``.
+    """
     root = resources.files(__name__)
-    return {
-        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
-    }
+    out: dict[str, str] = {}
+    for p in root.iterdir():
+        if p.name.endswith(".cypher"):
+            out[p.name] = p.read_text(encoding="utf-8")
+        elif p.is_dir() and p.name not in _NOT_NAMED:
+            for q in p.iterdir():
+                if q.name.endswith(".cypher"):
+                    out[f"{p.name}/{q.name}"] = q.read_text(encoding="utf-8")
+    return out
 
 
 @cache
