@@ -279,6 +279,11 @@ class ExpDesignPaper:
     images: list[str] = field(default_factory=list)
     path: str = ""
 
+    @property
+    def graph_id(self) -> str:
+        """The Paper id this paper gets in the graph (``arxiv:<id>``)."""
+        return _paper_from_release_id(self.id).id
+
 
 def parse_expdesign(path: Path) -> ExpDesignPaper:
     data = read_json(path)
@@ -347,6 +352,13 @@ class WeaknessPaper:
     images: list[str] = field(default_factory=list)
     path: str = ""
 
+    @property
+    def graph_id(self) -> str:
+        """The Paper id this paper gets in the graph (title rule, else ``paper:openreview:``)."""
+        if self.title:
+            return Paper(title=self.title).id
+        return ids.scoped_id("paper", "openreview", self.id)
+
     def prompt_text(self) -> str:
         """abstract, title and ``heading text`` lines, as the released scripts build it
         (``str(heading)``: a missing heading reads ``None`` there too)."""
@@ -401,11 +413,7 @@ def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
         fields["abstract"] = paper.abstract
     if paper.track:
         fields["venue"] = paper.track
-    node = (
-        Paper(**fields)
-        if paper.title
-        else Paper(id=ids.scoped_id("paper", "openreview", paper.id), **fields)
-    )
+    node = Paper(id=paper.graph_id, **fields)
     out: list[AnyRecord] = [node]
     for k, (heading, text) in enumerate(paper.sections):
         sec = ar.Section(paper=node.id, ordinal=k, heading=heading, text=text)
