@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from scholarkg.benchmark.metrics.classification import (
     Counts,
     both_no,
@@ -34,6 +36,27 @@ Ensemble = Literal["label-all", "select-deficient", "both-no", "either-no"]
 ENSEMBLES: tuple[str, ...] = ("either-no", "both-no", "label-all", "select-deficient")
 Average = Literal["review", "paper", "micro"]
 AVERAGES: tuple[str, ...] = ("review", "paper", "micro")
+
+
+class CachedEncoder:
+    """An encoder that remembers every text it embedded, so the metrics of one scoring call
+    (SN-* and ITF-IDF share the prediction texts) embed each distinct text once."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.inner = encoder
+        self.name = str(getattr(encoder, "name", type(encoder).__name__))
+        self._cache: dict[str, np.ndarray] = {}
+        self.encoded = 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if todo:
+            rows = np.asarray(self.inner.encode(todo), dtype=np.float64)
+            self._cache.update(zip(todo, rows, strict=True))
+            self.encoded += len(todo)
+        if not texts:
+            return np.zeros((0, 0))
+        return np.vstack([self._cache[t] for t in texts])
 
 
 def _pct(value: float | None) -> float | None:
@@ -118,6 +141,8 @@ def score_weakness(
     SN 0, and the ``"None"`` placeholder in ITF-IDF, as released.
     """
     preds = [list(p or []) for p in predictions]
+    if encoder is not None and (itf_encoder is None or itf_encoder is encoder):
+        encoder = itf_encoder = CachedEncoder(encoder)
     keep = [k for k, g in enumerate(gold_reviewers) if any(g)]
     per: dict[str, dict[str, float | None]] = {i: {} for i in ids}
     aggregate: dict[str, float | None] = {"SN-P": None, "SN-R": None, "SN-F1": None}
