@@ -1,6 +1,7 @@
 """With real models (``-m model``): the bundled MiniLM as the default similarity encoder, and
 the local model server (``scholarkg llm serve``: SmolLM2-135M on loopback) answering all four
-tasks end to end. A 135M model answers badly; these tests check the path, not its quality."""
+tasks end to end (also marked slow: ~100 s). A 135M model answers badly; these tests check the
+path, not its quality."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def local_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield srv.base_url
 
 
+@pytest.mark.slow  # ~100 s of CPU on two cores: out of the default run
 def test_all_four_tasks_through_the_local_model_server(
     aaar_store: GraphStore, local_llm: str
 ) -> None:

@@ -48,6 +48,13 @@ class CachedEncoder:
         self._cache: dict[str, np.ndarray] = {}
         self.encoded = 0
 
+    def prefetch(self, texts: Sequence[str], batch_size: int = 128) -> None:
+        """Embed every new text up front, shortest first, in batches of similar length: less
+        padding than the metrics' insertion-order batches (same vectors up to ~1e-7)."""
+        todo = sorted((t for t in dict.fromkeys(texts) if t not in self._cache), key=len)
+        for start in range(0, len(todo), batch_size):
+            self.encode(todo[start : start + batch_size])
+
     def encode(self, texts: list[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if todo:
@@ -142,7 +149,10 @@ def score_weakness(
     """
     preds = [list(p or []) for p in predictions]
     if encoder is not None and (itf_encoder is None or itf_encoder is encoder):
-        encoder = itf_encoder = CachedEncoder(encoder)
+        cached = CachedEncoder(encoder)
+        cached.prefetch([t for p in preds for t in p] + [t for g in gold_reviewers for r in g
+                                                         for t in r])  # fmt: skip
+        encoder = itf_encoder = cached
     keep = [k for k, g in enumerate(gold_reviewers) if any(g)]
     per: dict[str, dict[str, float | None]] = {i: {} for i in ids}
     aggregate: dict[str, float | None] = {"SN-P": None, "SN-R": None, "SN-F1": None}
