@@ -175,3 +175,13 @@ def test_bad_line_keeps_what_was_stored_and_resume(
     rc.write_text(lines[0] + "\n" + lines[1] + "\n")
     cli_ok(["load", "reviewcritique", str(rc), "--resume"])
     assert store.run("MATCH (r:Review) RETURN count(r) AS c") == [{"c": 3}]
+
+
+def test_load_one_task_folder_with_explicit_task(graph_env: str, store: GraphStore) -> None:
+    cli_ok(["load", "aaar", str(FIX / "Experiment_Design"), "--task", "expdesign"])
+    assert store.run("MATCH (e:Experiment) RETURN count(e) AS c") == [{"c": 3}]
+    assert store.run("MATCH (w:Weakness) RETURN count(w) AS c") == [{"c": 0}]
+    res = runner.invoke(app, ["load", "aaar", str(FIX / "Experiment_Design"), "--task", "nope"])
+    assert isinstance(res.exception, InputError) and "unknown AAAR task 'nope'" in str(
+        res.exception
+    )

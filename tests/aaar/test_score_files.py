@@ -170,3 +170,17 @@ def test_reviewcritique_prediction_errors(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"paper": 1, "review": "review#1", "label_all": [True] * 4}) + "\n")
     with pytest.raises(InputError, match="either-no scores need select_deficient"):
         task.score_files(FIX / "ReviewCritique.jsonl", bad, {})
+
+
+def test_human_itf_idf_reviewer_selection_by_hand() -> None:
+    from scholarkg.benchmark.tasks.aaar.scoring import human_itf_idf
+
+    gold = [p.reviewers for p in parse_folder(FIX / "Paper_Weakness", "weakness")]
+    ln2, ln15, ln3 = math.log(2), math.log(1.5), math.log(3)
+    # "all": WkA1 = [alpha, beta, alpha]: O = 2, 1, 2 of n = 3, no cross match (R = 1, W = 2);
+    # WkB2 = [gamma]: one item scores 0
+    assert human_itf_idf(gold, "all", encoder=KeywordEncoder()) == pytest.approx(
+        ln2 * (2 * ln15 + ln3) / 3 / 2
+    )
+    # "longest": WkA1 = [alpha, beta]: ln(2/1) * ln(2/1) each
+    assert human_itf_idf(gold, "longest", encoder=KeywordEncoder()) == pytest.approx(ln2**2 / 2)
