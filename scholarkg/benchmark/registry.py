@@ -82,6 +82,10 @@ TASK_CLASSES: dict[str, str] = {
     "legobench-rplm": "scholarkg.benchmark.tasks.legobench.tasks:RPLMTask",
     "legobench-lgplm": "scholarkg.benchmark.tasks.legobench.tasks:LGPLMTask",
     "dorismae": "scholarkg.benchmark.tasks.dorismae.task:DorisMaeTask",
+    "aaar-eqinfer": "scholarkg.benchmark.tasks.aaar.eqinfer:EqInferTask",
+    "aaar-expdesign": "scholarkg.benchmark.tasks.aaar.expdesign:ExpDesignTask",
+    "aaar-weakness": "scholarkg.benchmark.tasks.aaar.weakness:WeaknessTask",
+    "reviewcritique": "scholarkg.benchmark.tasks.aaar.reviewcritique:ReviewCritiqueTask",
 }
 
 

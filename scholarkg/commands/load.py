@@ -501,3 +501,5 @@ def load_synthetic_legobench(
 
 
 app.command("dorismae")(load_dorismae)
+from scholarkg.commands.load_aaar import register as _register_aaar  # noqa: E402
+_register_aaar(app)

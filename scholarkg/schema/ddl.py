@@ -24,6 +24,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Query", "Aspect", "Sentence", "SubQuery",
         # peer review (AAAR-1.0, ReviewCritique)
         "Review", "ReviewSegment", "Weakness", "Experiment", "Explanation", "EqItem", "Equation",
+        "Section", "Figure",
         # code (SciReplicate-Bench)
         "CodeTask", "CodeFile", "CodeEntity", "ExternalAPI", "Implementation", "ReasoningStep",
         # runs and scores
@@ -41,7 +42,7 @@ REL_TYPES: frozenset[str] = frozenset(
         "HAS_ASPECT", "HAS_SUB_ASPECT", "SUB_ASPECT_OF", "JUDGED", "HAS_CANDIDATE", "HAS_SENTENCE",
         "EXPRESSES", "DERIVED_FROM", "USES_ASPECT",
         "REVIEWS", "HAS_SEGMENT", "HAS_WEAKNESS", "HAS_EXPERIMENT", "EXPLAINED_BY", "HAS_ITEM",
-        "HAS_OPTION",
+        "HAS_OPTION", "HAS_SECTION", "HAS_FIGURE",
         "HAS_TASK", "TARGETS", "DEPENDS_ON", "CALLS_API", "CONTAINS", "DEFINES", "HAS_STEP",
         "DATA_FLOW", "IMPLEMENTS",
         "RANKED", "ANSWERED", "SCORED", "PREDICTED",

@@ -391,13 +391,18 @@ class Judgement(EdgeRecord):
 
 
 class Review(NodeRecord):
+    """A review of ``paper``; the paper is the ``REVIEWS`` edge, not a property (the field
+    only feeds the id). ``writer`` is ``"human"`` or the model that wrote it."""
+
     LABEL: ClassVar[str] = "Review"
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"paper"})
     paper: str
     reviewer: str
     source: str
     text: str | None = None
     rating: float | None = None
     decision: str | None = None
+    writer: str | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.scoped_id("review", d["source"], f"{d['paper']}#{d['reviewer']}")
@@ -405,7 +410,10 @@ class Review(NodeRecord):
 
 
 class ReviewSegment(NodeRecord):
+    """One segment of a review (ReviewCritique); the review is the ``HAS_SEGMENT`` edge."""
+
     LABEL: ClassVar[str] = "ReviewSegment"
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"review"})
     review: str
     ordinal: int
     text: str
@@ -417,7 +425,10 @@ class ReviewSegment(NodeRecord):
 
 
 class Weakness(NodeRecord):
+    """One weakness of a reviewer's list (AAAR-1.0); the review is the ``HAS_WEAKNESS`` edge."""
+
     LABEL: ClassVar[str] = "Weakness"
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"review"})
     review: str
     ordinal: int
     text: str
@@ -426,7 +437,11 @@ class Weakness(NodeRecord):
 
 
 class Experiment(NodeRecord):
+    """A gold experiment (AAAR-1.0 ExpDesign); the paper is the ``HAS_EXPERIMENT`` edge and
+    the explanation an ``Explanation`` node behind ``EXPLAINED_BY`` (``schema/aaar.py``)."""
+
     LABEL: ClassVar[str] = "Experiment"
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"paper", "explanation"})
     paper: str
     ordinal: int
     text: str

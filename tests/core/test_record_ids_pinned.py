@@ -157,23 +157,23 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
         "Review",
         "review:aaar:p1#R2",
-        {"id": "review:aaar:p1#R2", "paper": "p1", "reviewer": "R2", "source": "aaar"},
+        {"id": "review:aaar:p1#R2", "reviewer": "R2", "source": "aaar"},
     ),
-    ("ReviewSegment", "rv1/seg/2", {"id": "rv1/seg/2", "review": "rv1", "ordinal": 2, "text": "t"}),
+    ("ReviewSegment", "rv1/seg/2", {"id": "rv1/seg/2", "ordinal": 2, "text": "t"}),
     (
         "Weakness",
         "rv1/weakness/4",
-        {"id": "rv1/weakness/4", "review": "rv1", "ordinal": 4, "text": "t"},
+        {"id": "rv1/weakness/4", "ordinal": 4, "text": "t"},
     ),
     (
         "Experiment",
         "experiment:aaar:p1#1",
-        {"id": "experiment:aaar:p1#1", "paper": "p1", "ordinal": 1, "text": "t", "source": "aaar"},
+        {"id": "experiment:aaar:p1#1", "ordinal": 1, "text": "t", "source": "aaar"},
     ),
     (
         "Experiment_src",
         "experiment:x:p1#1",
-        {"id": "experiment:x:p1#1", "paper": "p1", "ordinal": 1, "text": "t", "source": "x"},
+        {"id": "experiment:x:p1#1", "ordinal": 1, "text": "t", "source": "x"},
     ),
     (
         "CodeTask",
