@@ -500,6 +500,11 @@ def load_synthetic_legobench(
     )  # fmt: skip
 
 
+# --------------------------------------------------------------------------- family loaders
+# Each benchmark family's loader command lives in its own module (commands/load_<family>.py)
+# and may use this module's helpers (steps, checkpoints, summaries), so the families are
+# registered here, at the end, once everything they import is defined.
+from scholarkg.commands import load_aaar  # noqa: E402
+
 app.command("dorismae")(load_dorismae)
-from scholarkg.commands.load_aaar import register as _register_aaar  # noqa: E402
-_register_aaar(app)
+load_aaar.register(app)
