@@ -489,3 +489,8 @@ def load_synthetic_legobench(
         synthetic_steps(files, report), title=f"load synthetic-legobench (seed {seed})",
         batch_size=batch_size, after=lambda _store, summary: _pwc_notes(summary, report),
     )  # fmt: skip
+
+
+from scholarkg.commands.load_scireplicate import load_scireplicate as _scireplicate  # noqa: E402
+
+app.command("scireplicate")(_scireplicate)

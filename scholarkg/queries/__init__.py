@@ -1,9 +1,10 @@
 """Named Cypher queries, stored as ``.cypher`` files beside this module.
 
 ``load_query("leaderboard_entries", "falkordb")`` returns ``leaderboard_entries.falkordb.cypher``
-if it exists, else ``leaderboard_entries.cypher``. Keeping query text in files (not Python
-strings) lets researchers read and paste them into Neo4j Browser, and lets the Neo4j
-conformance test lint every one of them.
+if it exists, else ``leaderboard_entries.cypher``; ``load_query("scireplicate/tasks", ...)``
+reads ``scireplicate/tasks.cypher`` (one folder per benchmark family). Keeping query text in
+files (not Python strings) lets researchers read and paste them into Neo4j Browser, and lets
+the Neo4j conformance test lint every one of them.
 """
 
 from __future__ import annotations
@@ -16,13 +17,26 @@ from scholarkg.errors import InputError
 DIALECTS = ("falkordb", "neo4j")
 
 
+#: sub-folders that are not query families (``browser/`` holds Neo4j Browser guides)
+_NOT_FAMILIES = frozenset({"browser", "__pycache__"})
+
+
 @cache
 def _files() -> dict[str, str]:
-    """Every ``.cypher`` file's text by file name, read once per process."""
+    """Every ``.cypher`` file's text by file name, read once per process.
+
+    A family's queries live in ``queries/<family>/`` and are named ``<family>/<name>``.
+    """
     root = resources.files(__name__)
-    return {
-        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
-    }
+    out: dict[str, str] = {}
+    for p in root.iterdir():
+        if p.name.endswith(".cypher"):
+            out[p.name] = p.read_text(encoding="utf-8")
+        elif p.is_dir() and p.name not in _NOT_FAMILIES:
+            for q in p.iterdir():
+                if q.name.endswith(".cypher"):
+                    out[f"{p.name}/{q.name}"] = q.read_text(encoding="utf-8")
+    return out
 
 
 @cache

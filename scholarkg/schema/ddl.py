@@ -26,6 +26,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Review", "ReviewSegment", "Weakness", "Experiment", "Explanation", "EqItem", "Equation",
         # code (SciReplicate-Bench)
         "CodeTask", "CodeFile", "CodeEntity", "ExternalAPI", "Implementation", "ReasoningStep",
+        "Section",
         # runs and scores
         "Run", "MetricResult",
     }
@@ -43,7 +44,7 @@ REL_TYPES: frozenset[str] = frozenset(
         "REVIEWS", "HAS_SEGMENT", "HAS_WEAKNESS", "HAS_EXPERIMENT", "EXPLAINED_BY", "HAS_ITEM",
         "HAS_OPTION",
         "HAS_TASK", "TARGETS", "DEPENDS_ON", "CALLS_API", "CONTAINS", "DEFINES", "HAS_STEP",
-        "DATA_FLOW", "IMPLEMENTS",
+        "DATA_FLOW", "IMPLEMENTS", "HAS_SECTION",
         "RANKED", "ANSWERED", "SCORED", "PREDICTED",
     }
 )  # fmt: skip
@@ -140,9 +141,12 @@ DEFAULT_SCHEMA = SchemaSpec(
         LookupIndex("Query", "qid"),
         LookupIndex("CitationContext", "diag_class"),
         LookupIndex("Run", "task"),
+        LookupIndex("CodeEntity", "name"),
+        LookupIndex("CodeFile", "path"),  # SciReplicate
     ),
     fulltext=(
         FulltextIndex("paper_text", "Paper", ("title", "abstract")),
         FulltextIndex("chunk_text", "Chunk", ("text",)),
+        FulltextIndex("scireplicate_sections", "Section", ("title", "text")),  # SciReplicate
     ),
 )

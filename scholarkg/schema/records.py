@@ -432,6 +432,8 @@ class CodeTask(NodeRecord):
     """A function/method to reproduce from a paper (SciReplicate-Bench)."""
 
     LABEL: ClassVar[str] = "CodeTask"
+    # code and LaTeX keep their whitespace: indentation and line numbers are data here
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
     paper: str
     task_id: str
     name: str
@@ -440,6 +442,30 @@ class CodeTask(NodeRecord):
     namespace: str | None = None
     description: str | None = None
     source: str = "scireplicate"
+    # SciReplicate-Bench task fields (Data.json; see scholarkg/loaders/scireplicate.py)
+    paper_index: int | None = None
+    task_index: int | None = None
+    indent: int | None = None
+    latex_code: str | None = None
+    arguments: str | None = Field(default=None, description="Arguments.string as released")
+    argument_names: list[str] | None = None
+    returns: str | None = Field(default=None, description="Return.Return_String as released")
+    return_names: list[str] | None = None
+    dependency_text: str | None = None
+    intra_file: list[str] | None = None
+    cross_file: list[str] | None = None
+    external_apis: list[str] | None = None
+    missing_details: list[str] | None = None
+    mismatched_details: list[str] | None = None
+    reference_code: str | None = Field(default=None, description="body with step comments")
+    signature: str | None = None
+    signature_start: int | None = None
+    signature_end: int | None = None
+    body_start: int | None = None
+    body_end: int | None = None
+    script: str | None = None
+    completion_path: str | None = None
+    environment: str | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.scoped_id("codetask", d.get("source", "scireplicate"), d["task_id"])
@@ -450,10 +476,17 @@ class ReasoningStep(NodeRecord):
     """One commented step of an implementation's reasoning graph."""
 
     LABEL: ClassVar[str] = "ReasoningStep"
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
     implementation: str
     ordinal: int
     text: str
     weight: float | None = None
+    # line range (1-based, inclusive, in the dedented body) and how the step was delimited:
+    # ``recovered`` = a Begin marker without its End (released boundary rule)
+    start_line: int | None = None
+    end_line: int | None = None
+    recovered: bool | None = None
+    code: str | None = None
 
     ID_RULE = staticmethod(lambda d: f"{d['implementation']}/step/{d['ordinal']}")
 
