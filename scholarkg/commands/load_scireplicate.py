@@ -60,8 +60,9 @@ def load_scireplicate(
         summary.notes += report.notes
         summary.notes += [f"{m} (looked under the given folder)" for m in report.missing_sources]
 
-    load_and_report([step], title="load scireplicate", resume=resume, batch_size=batch_size,
-                    after=after)  # fmt: skip
+    load_and_report(
+        [step], title="load scireplicate", resume=resume, batch_size=batch_size, after=after
+    )
     table = Table(title="SciReplicate-Bench (as read from the file)")
     table.add_column("what")
     table.add_column("count", justify="right")

@@ -217,9 +217,13 @@ class _PaperBuilder:
             return
         for s in sources.sections:
             section = Section(
-                paper=self.paper_id, ordinal=s.ordinal, title=s.title, level=s.level,
-                label=s.label, text=s.text,
-            )  # fmt: skip
+                paper=self.paper_id,
+                ordinal=s.ordinal,
+                title=s.title,
+                level=s.level,
+                label=s.label,
+                text=s.text,
+            )
             self.records += [section, HasSection(start=self.paper_id, end=section.id)]
             self.report.sections += 1
         for entry in sources.bibliography:
@@ -266,19 +270,30 @@ class _PaperBuilder:
         module = module_name(path)
         parsed: ParsedFile = parse_python_file(content)
         code_file = CodeFile(
-            repository=self.repo_id, path=path, module=module, content=content,
+            repository=self.repo_id,
+            path=path,
+            module=module,
+            content=content,
             parse_error=parsed.parse_error,
-        )  # fmt: skip
+        )
         self.records += [code_file, Contains(start=self.repo_id, end=code_file.id)]
         self.report.files += 1
         for e in parsed.entities:
             namespace = f"{module}.{e.qualname}" if module else e.qualname
             entity = CodeEntity(
-                repository=self.repo_id, namespace=namespace, name=e.name, kind=e.kind,
-                file=code_file.id, qualname=e.qualname, signature=e.signature, source=e.source,
-                start_line=e.start_line, end_line=e.end_line, body_start=e.body_start,
+                repository=self.repo_id,
+                namespace=namespace,
+                name=e.name,
+                kind=e.kind,
+                file=code_file.id,
+                qualname=e.qualname,
+                signature=e.signature,
+                source=e.source,
+                start_line=e.start_line,
+                end_line=e.end_line,
+                body_start=e.body_start,
                 body_end=e.body_end,
-            )  # fmt: skip
+            )
             self.defined.add(entity.id)
             self.records += [entity, Defines(start=code_file.id, end=entity.id)]
             self.report.entities += 1
@@ -289,10 +304,13 @@ class _PaperBuilder:
         if entity_id not in self.defined:
             self.records.append(
                 CodeEntity(
-                    id=entity_id, repository=self.repo_id, namespace=namespace,
-                    name=namespace.split(".")[-1], kind="unresolved",
+                    id=entity_id,
+                    repository=self.repo_id,
+                    namespace=namespace,
+                    name=namespace.split(".")[-1],
+                    kind="unresolved",
                 )
-            )  # fmt: skip
+            )
             self.defined.add(entity_id)
             self.report.unresolved += 1
         return entity_id
@@ -302,22 +320,39 @@ class _PaperBuilder:
         tid = codetask_id(t)
         self.records.append(
             CodeTask(
-                id=tid, paper=self.paper_id, task_id=f"{t.paper_index}:{t.task_index}",
-                name=t.function_name, file_path=t.file_path, entity_type=t.type,
-                namespace=t.namespace, description=t.description or t.docstring,
-                paper_index=t.paper_index, task_index=t.task_index, indent=t.indent,
-                latex_code=t.latex_code, arguments=t.arguments,
-                argument_names=list(t.argument_names), returns=t.returns,
-                return_names=list(t.return_names), dependency_text=t.dependency_text,
-                intra_file=list(t.intra_file), cross_file=list(t.cross_file),
-                external_apis=list(t.external_apis), missing_details=list(t.missing_details),
+                id=tid,
+                paper=self.paper_id,
+                task_id=f"{t.paper_index}:{t.task_index}",
+                name=t.function_name,
+                file_path=t.file_path,
+                entity_type=t.type,
+                namespace=t.namespace,
+                description=t.description or t.docstring,
+                paper_index=t.paper_index,
+                task_index=t.task_index,
+                indent=t.indent,
+                latex_code=t.latex_code,
+                arguments=t.arguments,
+                argument_names=list(t.argument_names),
+                returns=t.returns,
+                return_names=list(t.return_names),
+                dependency_text=t.dependency_text,
+                intra_file=list(t.intra_file),
+                cross_file=list(t.cross_file),
+                external_apis=list(t.external_apis),
+                missing_details=list(t.missing_details),
                 mismatched_details=list(t.mismatched_details),
-                reference_code=t.reference_body, signature=t.signature,
-                signature_start=t.signature_position[0], signature_end=t.signature_position[1],
-                body_start=t.body_position[0], body_end=t.body_position[1], script=t.script,
-                completion_path=t.completion_path, environment=self.paper.environment,
+                reference_code=t.reference_body,
+                signature=t.signature,
+                signature_start=t.signature_position[0],
+                signature_end=t.signature_position[1],
+                body_start=t.body_position[0],
+                body_end=t.body_position[1],
+                script=t.script,
+                completion_path=t.completion_path,
+                environment=self.paper.environment,
             )
-        )  # fmt: skip
+        )
         self.report.tasks[t.type] += 1
         self.records.append(HasTask(start=self.paper_id, end=tid))
         target_ns = f"{t.module}.{_qualname(t)}" if t.module else _qualname(t)

@@ -131,8 +131,15 @@ class _Checker:
     def error(self, where: str, field: str, message: str) -> InputError:
         return InputError(f"{where}: {message}", path=self.path, field=field)
 
-    def get(self, obj: Mapping[str, Any], where: str, field: str, kind: type | tuple[type, ...],
-            *, optional: bool = False) -> Any:  # fmt: skip
+    def get(
+        self,
+        obj: Mapping[str, Any],
+        where: str,
+        field: str,
+        kind: type | tuple[type, ...],
+        *,
+        optional: bool = False,
+    ) -> Any:
         if field not in obj or obj[field] is None:
             if optional:
                 return None
@@ -180,9 +187,10 @@ def parse_task(check: _Checker, raw: Any, paper_index: int, where: str) -> TaskS
     n_lines = len(ori.split("\n"))
     if body[1] > n_lines:
         raise check.error(
-            where, "body_position", f"line {body[1]} is past the end of ori_python_file "
-            f"({n_lines} lines)"
-        )  # fmt: skip
+            where,
+            "body_position",
+            f"line {body[1]} is past the end of ori_python_file ({n_lines} lines)",
+        )
     if not sig[0] <= sig[1] < body[0]:
         raise check.error(
             where, "body_position", f"body {list(body)} must start after the signature {list(sig)}"

@@ -123,10 +123,16 @@ def parse_python_file(source: str) -> ParsedFile:
             end = node.end_lineno or node.lineno
             out.append(
                 ParsedEntity(
-                    node.name, "class", node.lineno, end, node.body[0].lineno, end,
-                    lines[node.lineno - 1], "\n".join(lines[node.lineno - 1 : end]),
+                    node.name,
+                    "class",
+                    node.lineno,
+                    end,
+                    node.body[0].lineno,
+                    end,
+                    lines[node.lineno - 1],
+                    "\n".join(lines[node.lineno - 1 : end]),
                 )
-            )  # fmt: skip
+            )
             methods = set()
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -135,16 +141,26 @@ def parse_python_file(source: str) -> ParsedFile:
             for attr, line in _self_attributes(node).items():
                 if attr not in methods:
                     out.append(
-                        ParsedEntity(f"{node.name}.{attr}", "attribute", line, line,
-                                     source=lines[line - 1].strip())
-                    )  # fmt: skip
+                        ParsedEntity(
+                            f"{node.name}.{attr}",
+                            "attribute",
+                            line,
+                            line,
+                            source=lines[line - 1].strip(),
+                        )
+                    )
         else:
             for name in _assigned_names(node):
                 end = node.end_lineno or node.lineno
                 out.append(
-                    ParsedEntity(name, "global", node.lineno, end,
-                                 source="\n".join(lines[node.lineno - 1 : end]))
-                )  # fmt: skip
+                    ParsedEntity(
+                        name,
+                        "global",
+                        node.lineno,
+                        end,
+                        source="\n".join(lines[node.lineno - 1 : end]),
+                    )
+                )
     # the last definition of a name wins, as Python binds it
     by_name = {e.qualname: e for e in out}
     return ParsedFile(list(by_name.values()))

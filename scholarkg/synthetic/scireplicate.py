@@ -215,8 +215,15 @@ def _module_text(
     Records each task's ``signature_position`` / ``body_position`` (1-based, inclusive).
     """
     lines = MODULE_HEAD.split("\n")[:-1]
-    lines += ["", "class Scorer:", "    def __init__(self, scale):", "        self.scale = scale",
-              "", "    def _shift(self, x):", "        return x - 1.0"]  # fmt: skip
+    lines += [
+        "",
+        "class Scorer:",
+        "    def __init__(self, scale):",
+        "        self.scale = scale",
+        "",
+        "    def _shift(self, x):",
+        "        return x - 1.0",
+    ]
     for name, body, task in methods:
         lines += ["", f"    def {name}(self, x):"]
         task["signature_position"] = [len(lines), len(lines)]

@@ -16,9 +16,20 @@ from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
 from scholarkg.loaders.scireplicate_data import read_benchmark
 from scholarkg.loaders.scireplicate_sources import parse_bib, parse_python_file
 
-WHAT = ("papers with tasks", "tasks", "method tasks", "reference steps",
-        "reference data-flow edges", "depends_on intra", "depends_on cross", "calls_api",
-        "targets", "sections", "cited papers", "unresolved entities")  # fmt: skip
+WHAT = (
+    "papers with tasks",
+    "tasks",
+    "method tasks",
+    "reference steps",
+    "reference data-flow edges",
+    "depends_on intra",
+    "depends_on cross",
+    "calls_api",
+    "targets",
+    "sections",
+    "cited papers",
+    "unresolved entities",
+)
 
 
 def _counts(graph: str) -> dict[str, int]:
@@ -45,8 +56,15 @@ def _expected(data: Path) -> dict[str, int]:
 
 def test_load_writes_graph_and_reports_counts(graph_env: str, synthetic_bench: Path) -> None:
     root = synthetic_bench.parent
-    args = ["load", "scireplicate", str(synthetic_bench), "--papers-dir", str(root / "papers"),
-            "--repos-dir", str(root / "repos")]  # fmt: skip
+    args = [
+        "load",
+        "scireplicate",
+        str(synthetic_bench),
+        "--papers-dir",
+        str(root / "papers"),
+        "--repos-dir",
+        str(root / "repos"),
+    ]
     out = cli_ok(args)
     exp = _expected(synthetic_bench)
     assert "reasoning steps" in out and "dependencies: cross-file" in out
@@ -79,8 +97,9 @@ def test_load_without_sources_uses_placeholders(graph_env: str, synthetic_bench:
             "RETURN DISTINCT e.kind AS kind, e.namespace AS ns",
             {},
         )
-    assert rows and all(r["kind"] == "unresolved" and r["ns"] == "utils.helpers.normalize"
-                        for r in rows)  # fmt: skip
+    assert rows and all(
+        r["kind"] == "unresolved" and r["ns"] == "utils.helpers.normalize" for r in rows
+    )
 
 
 def test_reference_graph_in_graph_matches_metrics(graph_env: str, synthetic_bench: Path) -> None:
@@ -96,8 +115,9 @@ def test_reference_graph_in_graph_matches_metrics(graph_env: str, synthetic_benc
     assert [r["ordinal"] for r in rows] == [s.snippet for s in graph.steps]
     assert [r["text"] for r in rows] == [s.text for s in graph.steps]
     weights = graph.weights()
-    assert [round(r["weight"], 9) for r in rows] == [round(weights[s.snippet], 9)
-                                                     for s in graph.steps]  # fmt: skip
+    assert [round(r["weight"], 9) for r in rows] == [
+        round(weights[s.snippet], 9) for s in graph.steps
+    ]
     edges = {(a, b) for r in rows for a, b in [(r["ordinal"], x) for x in r["flows_to"]]}
     assert edges == set(graph.edges)
 
@@ -114,14 +134,20 @@ def _broken(tmp_path: Path, synthetic_bench: Path, edit) -> Path:  # type: ignor
     ("edit", "where", "field"),
     [
         (lambda d: d[1]["task_details"][0].pop("namespace"), "$[1].task_details[0]", "namespace"),
-        (lambda d: d[0]["task_details"][1].update(body_position=[5]), "$[0].task_details[1]",
-         "body_position"),
+        (
+            lambda d: d[0]["task_details"][1].update(body_position=[5]),
+            "$[0].task_details[1]",
+            "body_position",
+        ),
         (lambda d: d[2]["task_details"][0].update(type="lambda"), "$[2].task_details[0]", "type"),
-        (lambda d: d[0]["task_details"][0]["dependency"].update(intra_file="f"),
-         "$[0].task_details[0].dependency", "intra_file"),
+        (
+            lambda d: d[0]["task_details"][0]["dependency"].update(intra_file="f"),
+            "$[0].task_details[0].dependency",
+            "intra_file",
+        ),
         (lambda d: d[1].update(paper_details=[]), "$[1]", "paper_details"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_names_path_and_field(tmp_path, synthetic_bench, edit, where, field) -> None:  # type: ignore[no-untyped-def]
     path = _broken(tmp_path, synthetic_bench, edit)
     with pytest.raises(InputError) as err:
