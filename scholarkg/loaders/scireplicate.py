@@ -350,6 +350,7 @@ class _PaperBuilder:
                 body_end=t.body_position[1],
                 script=t.script,
                 completion_path=t.completion_path,
+                project_path=self.paper.project_path,
                 environment=self.paper.environment,
             )
         )

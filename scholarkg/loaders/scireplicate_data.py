@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,9 @@ class TaskSpec:
     missing_details: tuple[str, ...]
     mismatched_details: tuple[str, ...]
     description: str | None = None
+    #: paper-level fields the sandbox needs (repository folder, conda environment name)
+    project_path: str = ""
+    environment: str | None = None
 
     @property
     def uid(self) -> str:
@@ -255,13 +258,16 @@ def parse_paper(check: _Checker, raw: Any, index: int) -> PaperSpec:
                 f"{where}.task_details[{k}]", "task_id", f"duplicate task_id {t.task_index}"
             )
         seen.add(t.task_index)
+    project_path = check.get(raw, where, "project_path", str, optional=True) or ""
+    environment = check.get(raw, where, "enviorment_name", str, optional=True)  # sic
+    tasks = tuple(replace(t, project_path=project_path, environment=environment) for t in tasks)
     return PaperSpec(
         index=index,
         title=check.get(details, f"{where}.paper_details", "title", str),
         url=check.get(details, f"{where}.paper_details", "url", str, optional=True),
         repo_url=check.get(raw, where, "repo_original_url", str, optional=True),
-        project_path=check.get(raw, where, "project_path", str, optional=True) or "",
-        environment=check.get(raw, where, "enviorment_name", str, optional=True),  # sic
+        project_path=project_path,
+        environment=environment,
         file_organization=check.get(raw, where, "file_organization", str, optional=True) or "",
         latex_code_path=check.get(raw, where, "latex_code_path", str, optional=True),
         tasks=tasks,

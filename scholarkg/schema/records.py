@@ -465,6 +465,7 @@ class CodeTask(NodeRecord):
     body_end: int | None = None
     script: str | None = None
     completion_path: str | None = None
+    project_path: str | None = None
     environment: str | None = None
 
     ID_RULE = staticmethod(

@@ -144,6 +144,8 @@ def spec_from_graph(task: Mapping[str, Any], file_text: str | None) -> TaskSpec:
         missing_details=tuple(task.get("missing_details") or ()),
         mismatched_details=tuple(task.get("mismatched_details") or ()),
         description=task.get("description"),
+        project_path=task.get("project_path") or "",
+        environment=task.get("environment"),
     )
 
 
@@ -206,7 +208,25 @@ class ScireplicateTask(BenchmarkTask):
             "exec_acc denominator; 0 = number of tasks (100 on the release, the released constant)",
         ),
         TaskOption(
-            "python", str, "", "interpreter for 'python' in task scripts (default: this one)"
+            "python",
+            str,
+            "",
+            "interpreter for 'python' in task scripts; '{env}' is replaced by the paper's "
+            "environment name (default: this interpreter)",
+        ),
+        TaskOption(
+            "exec_user",
+            str,
+            "nobody",
+            "run scripts as nobody (needs root and an interpreter every user can run) or as "
+            "the current user; either way without network",
+            choices=("nobody", "current"),
+        ),
+        TaskOption(
+            "exec_args",
+            str,
+            "",
+            "words appended to every script (the authors' archive: --TestCode)",
         ),
         TaskOption("max_turns", int, 8, "ReAct agent: tool calls before it must answer"),
         TaskOption(
