@@ -100,10 +100,18 @@ def test_execute_option_gives_exec_acc(synthetic_bench: Path, tmp_path: Path) ->
     with pred.open("w") as fh:
         for i, t in enumerate(specs):
             code = t.reference_body if i < 2 else "raise SystemExit(3)\n"
-            fh.write(json.dumps({"paper_id": t.paper_index, "task_id": t.task_index,
-                                 "code": code}) + "\n")  # fmt: skip
-    options = {"judge": "identity", "execute": True, "python": PYTHON, "exec_user": USER,
-               "repos_dir": synthetic_bench.parent / "repos", "exec_timeout": 20}  # fmt: skip
+            fh.write(
+                json.dumps({"paper_id": t.paper_index, "task_id": t.task_index, "code": code})
+                + "\n"
+            )
+    options = {
+        "judge": "identity",
+        "execute": True,
+        "python": PYTHON,
+        "exec_user": USER,
+        "repos_dir": synthetic_bench.parent / "repos",
+        "exec_timeout": 20,
+    }
     result = ScireplicateTask().score_files(synthetic_bench, pred, options)
     assert result.aggregate["exec_acc"] == pytest.approx(2 / 8)
     assert [result.per_instance[s.uid]["exec"] for s in specs] == [1.0, 1.0] + [0.0] * 6

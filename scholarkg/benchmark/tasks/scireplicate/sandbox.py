@@ -156,8 +156,12 @@ def check_isolation(user: str = "nobody", python: str = "") -> list[str]:
     try:
         done = subprocess.run(
             [*prefix, interpreter, "-c", probe],
-            capture_output=True, text=True, timeout=30, cwd="/", env=_child_env(Path("/")),
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd="/",
+            env=_child_env(Path("/")),
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise NotSupported(f"network isolation probe failed to start: {err}") from err
     if done.returncode != 0:
@@ -323,23 +327,27 @@ def execute_task(
                 reference_cache[spec.uid] = reference
         if not reference.ok:
             return TaskExecution(
-                spec.uid, "unavailable",
+                spec.uid,
+                "unavailable",
                 f"the reference run failed (exit {reference.returncode}, timed out: "
                 f"{reference.timed_out}): {reference.stderr.strip()[-300:]}",
                 reference,
-            )  # fmt: skip
+            )
         _prepare_copy(repo, base / "gen", spec, splice_function(spec, code), owner)
         generated = run_isolated(command, base / "gen", config, output_dir=base / "gen-out")
     if generated.timed_out:
-        return TaskExecution(spec.uid, "timeout", f"killed after {config.timeout:g} s",
-                             reference, generated)  # fmt: skip
+        return TaskExecution(
+            spec.uid, "timeout", f"killed after {config.timeout:g} s", reference, generated
+        )
     if generated.returncode != 0:
         last = generated.stderr.strip().splitlines()[-1:] or [""]
-        return TaskExecution(spec.uid, "crash", f"exit {generated.returncode}: {last[0][:300]}",
-                             reference, generated)  # fmt: skip
+        return TaskExecution(
+            spec.uid, "crash", f"exit {generated.returncode}: {last[0][:300]}", reference, generated
+        )
     if generated.stdout != reference.stdout:
-        return TaskExecution(spec.uid, "failed", "output differs from the reference run",
-                             reference, generated)  # fmt: skip
+        return TaskExecution(
+            spec.uid, "failed", "output differs from the reference run", reference, generated
+        )
     return TaskExecution(spec.uid, "passed", "", reference, generated)
 
 
