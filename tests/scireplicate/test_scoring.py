@@ -271,3 +271,28 @@ def test_released_reference_oracle(tmp_path: Path) -> None:
     assert (round(agg["recall_intra"] * n["recall_intra"]), n["recall_intra"]) == (82, 85)
     assert (round(agg["recall_cross"] * n["recall_cross"]), n["recall_cross"]) == (30, 33)
     assert (round(agg["recall_api"] * n["recall_api"]), n["recall_api"]) == (232, 235)
+
+
+def test_cached_encoder_reuses_vectors(tmp_path: Path) -> None:
+    from scholarkg.benchmark.tasks.scireplicate.step_vectors import CachedEncoder
+
+    calls: list[list[str]] = []
+
+    class Counting(WordHashEncoder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return super().encode(texts)
+
+    path = tmp_path / "c" / "v.sqlite"
+    first = CachedEncoder(Counting(), path, "hash")
+    assert not path.exists()  # nothing opened until something is encoded
+    a = first.encode(["alpha beta", "gamma", "alpha beta"])
+    first.close()
+    second = CachedEncoder(Counting(), path, "hash")
+    b = second.encode(["gamma", "delta", "alpha beta"])
+    assert calls == [["alpha beta", "gamma"], ["delta"]]  # each new text encoded once
+    np.testing.assert_allclose(b[0], a[1])
+    np.testing.assert_allclose(b[2], a[0])
+    np.testing.assert_allclose(b[1], WordHashEncoder().encode(["delta"])[0])
+    assert (second.hits, second.misses) == (2, 1)
+    second.close()
