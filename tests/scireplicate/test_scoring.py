@@ -296,3 +296,19 @@ def test_cached_encoder_reuses_vectors(tmp_path: Path) -> None:
     np.testing.assert_allclose(b[1], WordHashEncoder().encode(["delta"])[0])
     assert (second.hits, second.misses) == (2, 1)
     second.close()
+
+
+def test_thread_limited_encoder_restores_torch_threads() -> None:
+    torch = pytest.importorskip("torch")
+    from scholarkg.benchmark.tasks.scireplicate.step_vectors import ThreadLimitedEncoder
+
+    seen: list[int] = []
+
+    class Probe(WordHashEncoder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            seen.append(torch.get_num_threads())
+            return super().encode(texts)
+
+    before = torch.get_num_threads()
+    out = ThreadLimitedEncoder(Probe(), 1).encode(["a b", "c"])
+    assert seen == [1] and torch.get_num_threads() == before and out.shape == (2, 64)

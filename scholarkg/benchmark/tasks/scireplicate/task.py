@@ -207,6 +207,9 @@ class ScireplicateTask(BenchmarkTask):
             choices=EMBEDDING_BACKENDS,
         ),
         TaskOption("embedding_cache", bool, True, "keep step vectors in <home>/cache (per model)"),
+        TaskOption(
+            "embedding_threads", int, 1, "torch threads of the judge's encoder (0: torch's)"
+        ),
         TaskOption("execute", bool, False, "run the task scripts in the sandbox (exec_acc)"),
         TaskOption("repos_dir", Path, None, "patched repositories (<dir>/<project_path>)"),
         TaskOption("exec_timeout", float, 900.0, "seconds per script run (released: 15 min)"),
@@ -268,7 +271,9 @@ class ScireplicateTask(BenchmarkTask):
         from scholarkg.config import load_settings
 
         cache = load_settings().cache_dir if options["embedding_cache"] else None
-        return step_encoder(options["embedding_backend"], cache_dir=cache)
+        return step_encoder(
+            options["embedding_backend"], cache_dir=cache, threads=options["embedding_threads"]
+        )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
         keys = ["judge", "match_threshold", "execute", "agent"]
