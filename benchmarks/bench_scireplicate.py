@@ -137,12 +137,12 @@ def rg_per_task_encoding(data: Path, pred: Path) -> dict[str, Any]:
     """The alternative for the RG part: ``embedding_matches`` per task (one encode per task)."""
     from scholarkg.benchmark.metrics.code import embedding_matches
     from scholarkg.benchmark.metrics.code_graph import build_reasoning_graph, reasoning_graph_score
-    from scholarkg.benchmark.metrics.similarity import default_encoder
     from scholarkg.benchmark.tasks.scireplicate.scoring import answer_function, read_predictions
+    from scholarkg.benchmark.tasks.scireplicate.step_vectors import step_encoder
 
     specs = [t for p in read_benchmark(data) for t in p.tasks]
     codes = read_predictions(pred, {s.key: s for s in specs})
-    encoder = default_encoder()
+    encoder = step_encoder("torch", threads=1)  # same model and threads as ours, no cache
     t, c = time.perf_counter(), cpu_seconds()
     scores = []
     for s in specs:
