@@ -153,25 +153,23 @@ def test_final_code_forms() -> None:
 
 
 @pytest.mark.model
-def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from scholarkg.config import load_settings
+def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path, request) -> None:  # type: ignore[no-untyped-def]
     from scholarkg.services.llm_server import start_local_server
 
     cli_ok(["load", "scireplicate", str(synthetic_bench)])
     task = ScireplicateTask()
-    cache = load_settings().home / "llm-cache"
+    # reuse the converted model between sessions where pytest's cache is on (as test_llm_server)
+    pytest_cache = getattr(request.config, "cache", None)
+    cache = Path(pytest_cache.mkdir("scholarkg-llm")) if pytest_cache else tmp_path / "llm"
     with (
-        start_local_server(cache_dir=cache, max_new_tokens=48) as srv,
+        start_local_server(cache_dir=cache, max_new_tokens=16) as srv,
         LLMClient(srv.base_url, None, timeout=300, max_retries=0) as client,
         store_session() as store,
     ):
         run = run_task(
-            task,
-            store,
-            AnswerSource.model(client, max_tokens=48),
-            {"judge": "identity", "max_turns": 1},
-            limit=1,
-        )
+            task, store, AnswerSource.model(client, max_tokens=16),
+            {"judge": "identity", "max_turns": 1}, limit=1,
+        )  # fmt: skip
         rows = store.run("MATCH (i:Implementation {kind: 'generated'}) RETURN i.code AS code", {})
     assert len(rows) == 1 and isinstance(rows[0]["code"], str)
     assert run.result.aggregate["codebleu"] is not None

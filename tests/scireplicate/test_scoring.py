@@ -312,3 +312,36 @@ def test_thread_limited_encoder_restores_torch_threads() -> None:
     before = torch.get_num_threads()
     out = ThreadLimitedEncoder(Probe(), 1).encode(["a b", "c"])
     assert seen == [1] and torch.get_num_threads() == before and out.shape == (2, 64)
+
+
+def test_task_flags_parse_for_bench_score() -> None:
+    """The flags ``bench score scireplicate ...`` passes through to the task."""
+    from scholarkg.benchmark.task import parse_task_args
+
+    task = ScireplicateTask()
+    given = parse_task_args(
+        task,
+        [
+            "--judge",
+            "imported",
+            "--judgements",
+            "j.jsonl",
+            "--execute",
+            "--repos-dir=/r",
+            "--exec-timeout",
+            "5",
+            "--no-embedding-cache",
+        ],
+    )
+    options = task.resolve_options(given)
+    assert options["judge"] == "imported" and options["judgements"] == Path("j.jsonl")
+    assert options["execute"] is True and options["repos_dir"] == Path("/r")
+    assert options["exec_timeout"] == 5.0 and options["embedding_cache"] is False
+    assert task.configuration(options) == {
+        "judge": "imported",
+        "match_threshold": 0.5,
+        "execute": True,
+        "agent": "sci-reproducer",
+    }
+    with pytest.raises(InputError):
+        task.resolve_options(parse_task_args(task, ["--judge", "gpt4"]))
