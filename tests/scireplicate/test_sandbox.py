@@ -156,3 +156,32 @@ def test_splice_replaces_function_in_place(synthetic_bench: Path) -> None:
         " " * 4 * spec.indent
     )
     assert spliced[start + 1 :] == original[end:]
+
+
+@needs_sandbox
+def test_a_detached_child_does_not_outlive_the_run(synthetic_bench: Path) -> None:
+    """setsid + fork escapes a process group, not the run's PID namespace."""
+    import time
+    import uuid
+
+    marker = Path(tempfile.gettempdir()) / f"scirep-escape-{uuid.uuid4().hex}"
+    spec = read_benchmark(synthetic_bench)[0].tasks[0]
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(2)\n"
+        f"        open({str(marker)!r}, 'w').write('escaped')\n"
+        "    os._exit(0)\n"
+        "time.sleep(30)\n"
+        "return 0.0\n"
+    )
+    config = SandboxConfig(timeout=1.0, memory_mb=256, python=PYTHON, user=USER)
+    try:
+        report = execute_all([spec], {spec.uid: code}, synthetic_bench.parent / "repos", config)
+        assert report.tasks[spec.uid].status == "timeout"
+        time.sleep(3)
+        assert not marker.exists()
+    finally:
+        marker.unlink(missing_ok=True)

@@ -8,10 +8,11 @@ Generated code is untrusted, so it never runs in the scholarkg process. Per task
    function at the recorded position (a body goes under the task's own signature);
 3. run the task's ``script`` in each copy in a child process that is
    * in a **new network namespace** (``unshare --net`` from util-linux: only a loopback
-     interface that is down, so no address, local or remote, is reachable),
+     interface that is down, so no address, local or remote, is reachable) and a new PID
+     namespace (nothing it starts survives it),
    * **another user** (``nobody``, when we are root) owning only the copy,
    * limited by ``setrlimit`` in the child before exec: address space (``RLIMIT_AS``), CPU
-     seconds, file size, no core dumps; plus a wall-clock timeout that kills the whole
+     seconds, file size, processes, no core dumps; plus a wall-clock timeout that kills the whole
      process group;
    * given a minimal environment (no API keys or tokens from ours) and ``HOME`` = the copy;
 4. the task passes iff the generated run exits 0 and prints exactly what the reference run
@@ -52,6 +53,12 @@ from scholarkg.loaders.scireplicate_data import TaskSpec
 log = logging.getLogger(__name__)
 
 NOBODY = 65534
+#: a new network namespace (no reachable address) and a new PID namespace whose init is the
+#: script: when ``unshare`` is killed, ``--kill-child`` kills the script and the kernel kills
+#: everything else in the namespace, so a child that ``setsid``s and forks cannot outlive it
+NAMESPACES = ("--net", "--pid", "--fork", "--kill-child")
+#: processes the sandbox user may have at once (fork bombs); root ignores this limit
+MAX_PROCESSES = 256
 #: bytes of each output stream kept for comparison and reports (the rest is cut by RLIMIT_FSIZE)
 OUTPUT_LIMIT = 16 * 1024 * 1024
 Status = Literal["passed", "failed", "crash", "timeout", "unavailable"]
@@ -126,13 +133,13 @@ def _isolation_prefix(user: str) -> list[str]:
             "PATH, so generated code is not run (no fallback to networked execution)"
         )
     if os.geteuid() == 0:
-        prefix = [unshare, "--net"]
+        prefix = [unshare, *NAMESPACES]
         if user == "nobody":
             prefix += ["--setgid", str(NOBODY), "--setuid", str(NOBODY)]
         return [*prefix, "--"]
     if user == "nobody":
         raise NotSupported("--exec-user nobody needs root; use --exec-user current")
-    return [unshare, "--user", "--map-root-user", "--net", "--"]
+    return [unshare, "--user", "--map-root-user", *NAMESPACES, "--"]
 
 
 @cache
@@ -202,6 +209,7 @@ def _limits(memory_mb: int, cpu_seconds: int) -> Any:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT * 4, OUTPUT_LIMIT * 4))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
 
     return apply
 
