@@ -42,6 +42,7 @@ SUBAPPS: tuple[tuple[str, str], ...] = (
     ("llm", "scholarkg.commands.llm"),
     ("leaderboard", "scholarkg.commands.leaderboard"),
     ("embed", "scholarkg.commands.embed"),
+    ("scireplicate", "scholarkg.commands.scireplicate"),
 )
 #: single commands: (module, function name) registered as top-level verbs
 COMMANDS: tuple[tuple[str, str, str], ...] = (

@@ -86,6 +86,7 @@ TASK_CLASSES: dict[str, str] = {
     "aaar-expdesign": "scholarkg.benchmark.tasks.aaar.expdesign:ExpDesignTask",
     "aaar-weakness": "scholarkg.benchmark.tasks.aaar.weakness:WeaknessTask",
     "reviewcritique": "scholarkg.benchmark.tasks.aaar.reviewcritique:ReviewCritiqueTask",
+    "scireplicate": "scholarkg.benchmark.tasks.scireplicate.task:ScireplicateTask",
 }
 
 

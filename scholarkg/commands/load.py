@@ -505,6 +505,8 @@ def load_synthetic_legobench(
 # and may use this module's helpers (steps, checkpoints, summaries), so the families are
 # registered here, at the end, once everything they import is defined.
 from scholarkg.commands import load_aaar  # noqa: E402
+from scholarkg.commands.load_scireplicate import load_scireplicate  # noqa: E402
 
 app.command("dorismae")(load_dorismae)
 load_aaar.register(app)
+app.command("scireplicate")(load_scireplicate)

@@ -416,7 +416,7 @@ def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
     node = Paper(id=paper.graph_id, **fields)
     out: list[AnyRecord] = [node]
     for k, (heading, text) in enumerate(paper.sections):
-        sec = ar.Section(paper=node.id, ordinal=k, heading=heading, text=text)
+        sec = ar.Section(paper=node.id, ordinal=k, title=heading, text=text)
         out += [sec, ar.HasSection(start=node.id, end=sec.id, ordinal=k)]
     out += _figure_records(node.id, paper.images)
     for r, items in enumerate(paper.reviewers, start=1):

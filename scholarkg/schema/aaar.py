@@ -2,7 +2,7 @@
 
 Graph model (``/work/shared/reference/aaar.md`` §5, parents as edges, never as properties)::
 
-    (:Paper)-[:HAS_SECTION {ordinal}]->(:Section {heading, text, kind})
+    (:Paper)-[:HAS_SECTION {ordinal}]->(:Section {title, text, kind})
     (:Paper)-[:HAS_FIGURE]->(:Figure {name, kind: figure|table})
     (:Paper)-[:HAS_ITEM]->(:EqItem {index, context_before, context_after, options, answer})
     (:EqItem)-[:HAS_OPTION {letter}]->(:Equation {letter, latex, correct})
@@ -21,28 +21,11 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from scholarkg.schema import ids
-from scholarkg.schema.records import EdgeRecord, NodeRecord
+from scholarkg.schema.records import EdgeRecord, HasSection, NodeRecord, Section
 
 #: id scope of every AAAR-1.0 node (``review:aaar:...``) and of ReviewCritique
 AAAR_SOURCE = "aaar"
 REVIEWCRITIQUE_SOURCE = "reviewcritique"
-
-
-class Section(NodeRecord):
-    """A section of a paper's text as released (Weakness ``sections``; ExpDesign's whole
-    pre-experiment LaTeX is one section of ``kind="pre-experiment"``)."""
-
-    LABEL: ClassVar[str] = "Section"
-    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"paper"})
-    paper: str
-    ordinal: int
-    heading: str | None = None
-    text: str
-    kind: str = "section"
-
-    ID_RULE = staticmethod(
-        lambda d: f"{d['paper']}/section/{d.get('kind', 'section')}/{d['ordinal']}"
-    )
 
 
 class Figure(NodeRecord):
@@ -109,13 +92,6 @@ class Explanation(NodeRecord):
 
 
 # --------------------------------------------------------------------------- edges
-
-
-class HasSection(EdgeRecord):
-    TYPE: ClassVar[str] = "HAS_SECTION"
-    START: ClassVar[str] = "Paper"
-    END: ClassVar[str] = "Section"
-    ordinal: int
 
 
 class HasFigure(EdgeRecord):

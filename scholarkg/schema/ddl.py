@@ -17,14 +17,14 @@ from scholarkg.errors import InputError
 NODE_LABELS: frozenset[str] = frozenset(
     {
         # bibliographic core
-        "Paper", "Author", "Venue", "CitationContext", "Chunk", "Repository",
+        "Paper", "Author", "Venue", "CitationContext", "Chunk", "Section", "Repository",
         # leaderboards (LEGOBench, Papers with Code)
         "Task", "Dataset", "Metric", "Method", "Result", "Leaderboard", "TitleLine",
         # complex queries (DORIS-MAE)
         "Query", "Aspect", "Sentence", "SubQuery",
         # peer review (AAAR-1.0, ReviewCritique)
         "Review", "ReviewSegment", "Weakness", "Experiment", "Explanation", "EqItem", "Equation",
-        "Section", "Figure",
+        "Figure",
         # code (SciReplicate-Bench)
         "CodeTask", "CodeFile", "CodeEntity", "ExternalAPI", "Implementation", "ReasoningStep",
         # runs and scores
@@ -35,14 +35,14 @@ NODE_LABELS: frozenset[str] = frozenset(
 #: Every relationship type scholarkg writes.
 REL_TYPES: frozenset[str] = frozenset(
     {
-        "AUTHORED_BY", "IN_VENUE", "CITES", "COMPARES_WITH", "HAS_CHUNK", "HAS_CODE",
+        "AUTHORED_BY", "IN_VENUE", "CITES", "COMPARES_WITH", "HAS_CHUNK", "HAS_SECTION", "HAS_CODE",
         "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
         "HAS_RESULT", "FOR_METHOD", "ON_DATASET", "FOR_TASK", "USING_METRIC", "IN_LEADERBOARD",
         "SUBTASK_OF", "HAS_ENTRY", "OF_PAPER", "USES_METHOD",
         "HAS_ASPECT", "HAS_SUB_ASPECT", "SUB_ASPECT_OF", "JUDGED", "HAS_CANDIDATE", "HAS_SENTENCE",
         "EXPRESSES", "DERIVED_FROM", "USES_ASPECT",
         "REVIEWS", "HAS_SEGMENT", "HAS_WEAKNESS", "HAS_EXPERIMENT", "EXPLAINED_BY", "HAS_ITEM",
-        "HAS_OPTION", "HAS_SECTION", "HAS_FIGURE",
+        "HAS_OPTION", "HAS_FIGURE",
         "HAS_TASK", "TARGETS", "DEPENDS_ON", "CALLS_API", "CONTAINS", "DEFINES", "HAS_STEP",
         "DATA_FLOW", "IMPLEMENTS",
         "RANKED", "ANSWERED", "SCORED", "PREDICTED",
@@ -143,9 +143,12 @@ DEFAULT_SCHEMA = SchemaSpec(
         LookupIndex("Paper", "doris_abstract_id"),
         LookupIndex("CitationContext", "diag_class"),
         LookupIndex("Run", "task"),
+        LookupIndex("CodeEntity", "name"),
+        LookupIndex("CodeFile", "path"),  # SciReplicate
     ),
     fulltext=(
         FulltextIndex("paper_text", "Paper", ("title", "abstract")),
         FulltextIndex("chunk_text", "Chunk", ("text",)),
+        FulltextIndex("paper_sections", "Section", ("title", "text")),  # SciReplicate, AAAR
     ),
 )

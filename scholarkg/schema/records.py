@@ -239,6 +239,46 @@ class HasChunk(EdgeRecord):
     END: ClassVar[str] = "Chunk"
 
 
+class Section(NodeRecord):
+    """A section of a paper's text, shared by every family that reads papers' structure.
+
+    SciReplicate-Bench's LaTeX sections (``title``, ``level``, ``label``: what SearchPaper and
+    SearchSection return) and AAAR-1.0's released sections (``title`` = the released
+    ``heading``; ``kind`` marks ExpDesign's whole pre-experiment text and Weakness's body) are
+    the same thing, so they are one label with one full-text index. Whitespace is kept: LaTeX
+    and released text are reproduced as given.
+    """
+
+    LABEL: ClassVar[str] = "Section"
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"paper"})
+    paper: str
+    ordinal: int
+    title: str | None = None
+    text: str = ""
+    #: "section", or a whole-text part such as "pre-experiment" / "body"
+    kind: str = "section"
+    level: int = 1
+    label: str | None = None
+
+    ID_RULE = staticmethod(
+        lambda d: (
+            f"{d['paper']}/section/{d['ordinal']}"
+            if d.get("kind", "section") == "section"
+            else f"{d['paper']}/section/{d['kind']}/{d['ordinal']}"
+        )
+    )
+
+
+class HasSection(EdgeRecord):
+    """``(Paper)-[:HAS_SECTION {ordinal}]->(Section)``."""
+
+    TYPE: ClassVar[str] = "HAS_SECTION"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Section"
+    ordinal: int | None = None
+
+
 class Comparison(EdgeRecord):
     """``start COMPARES_WITH end``: paper *start* reports results against baseline *end*."""
 
@@ -462,6 +502,8 @@ class CodeTask(NodeRecord):
     """A function/method to reproduce from a paper (SciReplicate-Bench)."""
 
     LABEL: ClassVar[str] = "CodeTask"
+    # code and LaTeX keep their whitespace: indentation and line numbers are data here
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
     paper: str
     task_id: str
     name: str
@@ -470,6 +512,31 @@ class CodeTask(NodeRecord):
     namespace: str | None = None
     description: str | None = None
     source: str = "scireplicate"
+    # SciReplicate-Bench task fields (Data.json; see scholarkg/loaders/scireplicate.py)
+    paper_index: int | None = None
+    task_index: int | None = None
+    indent: int | None = None
+    latex_code: str | None = None
+    arguments: str | None = Field(default=None, description="Arguments.string as released")
+    argument_names: list[str] | None = None
+    returns: str | None = Field(default=None, description="Return.Return_String as released")
+    return_names: list[str] | None = None
+    dependency_text: str | None = None
+    intra_file: list[str] | None = None
+    cross_file: list[str] | None = None
+    external_apis: list[str] | None = None
+    missing_details: list[str] | None = None
+    mismatched_details: list[str] | None = None
+    reference_code: str | None = Field(default=None, description="body with step comments")
+    signature: str | None = None
+    signature_start: int | None = None
+    signature_end: int | None = None
+    body_start: int | None = None
+    body_end: int | None = None
+    script: str | None = None
+    completion_path: str | None = None
+    project_path: str | None = None
+    environment: str | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.scoped_id("codetask", d.get("source", "scireplicate"), d["task_id"])
@@ -480,10 +547,17 @@ class ReasoningStep(NodeRecord):
     """One commented step of an implementation's reasoning graph."""
 
     LABEL: ClassVar[str] = "ReasoningStep"
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
     implementation: str
     ordinal: int
     text: str
     weight: float | None = None
+    # line range (1-based, inclusive, in the dedented body) and how the step was delimited:
+    # ``recovered`` = a Begin marker without its End (released boundary rule)
+    start_line: int | None = None
+    end_line: int | None = None
+    recovered: bool | None = None
+    code: str | None = None
 
     ID_RULE = staticmethod(lambda d: f"{d['implementation']}/step/{d['ordinal']}")
 

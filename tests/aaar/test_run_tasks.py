@@ -88,7 +88,9 @@ def test_expdesign_model_whole_list_and_one_by_one(aaar_store: GraphStore) -> No
     assert agg["S-P"] == pytest.approx(25.0) and agg["S-R"] == pytest.approx(25.0)
     # explanations: paper 1 [gamma, beta] vs [gamma, delta] = 0.5, paper 2 [alpha] vs [alpha]
     assert agg["S-Match"] == pytest.approx(75.0)
-    first = srv.requests[0]["messages"][0]["content"]
+    # requests run concurrently, so find paper 1's experiment prompt rather than the first one
+    prompts = [r["messages"][0]["content"] for r in srv.requests]
+    first = next(p for p in prompts if "\\section{Intro}" in p)
     assert "\\section{Intro} Zorb nets learn glims" in first and "flum" not in first
     # one-by-one: 2 experiment calls + 3 explanation calls; paper 1's first explanation only
     assert len(srv.requests) == 4 + 5

@@ -26,6 +26,8 @@ SAMPLES: list[tuple[str, type[r.NodeRecord], dict[str, Any]]] = [
     ("CitationContext", r.CitationContext, {"citing": "p1", "cited": "p2", "text": "as in <REF>"}),
     ("CitationContext_nocited", r.CitationContext, {"citing": "p1", "text": "as in <REF>"}),
     ("Chunk", r.Chunk, {"paper": "p1", "ordinal": 3, "text": "t"}),
+    ("Section", r.Section, {"paper": "p1", "ordinal": 2, "title": "Intro", "text": "t"}),
+    ("Section_body", r.Section, {"paper": "p1", "ordinal": 0, "text": "b", "kind": "body"}),
     ("Task", r.Task, {"name": "Image Classification"}),
     ("Dataset", r.Dataset, {"name": "ImageNet"}),
     ("Metric", r.Metric, {"name": "Top-1 Accuracy"}),
@@ -108,6 +110,23 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         {"id": "cite:28a158f418388442", "citing": "p1", "text": "as in <REF>"},
     ),
     ("Chunk", "p1/chunk/3", {"id": "p1/chunk/3", "paper": "p1", "ordinal": 3, "text": "t"}),
+    (
+        "Section",
+        "p1/section/2",
+        {
+            "id": "p1/section/2",
+            "ordinal": 2,
+            "title": "Intro",
+            "text": "t",
+            "kind": "section",
+            "level": 1,
+        },
+    ),
+    (
+        "Section_body",
+        "p1/section/body/0",
+        {"id": "p1/section/body/0", "ordinal": 0, "text": "b", "kind": "body", "level": 1},
+    ),
     (
         "Task",
         "task:image classification",
@@ -246,8 +265,8 @@ def test_record_registries_cover_every_record_class_and_the_ddl_whitelists() -> 
     nodes = {c for c in defined if issubclass(c, r.NodeRecord) and hasattr(c, "LABEL")}
     edges = {c for c in defined if issubclass(c, r.EdgeRecord) and hasattr(c, "TYPE")}
     assert r.UsesMethod in edges and r.RPLMLeaderboard in nodes
-    assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 22
-    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 20
+    assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 23
+    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 21
     for node in nodes:
         assert check_label(node.LABEL) == node.LABEL
     for edge in edges:

@@ -1,0 +1,1 @@
+"""SciReplicate-Bench on the graph: the task, its scoring, sandbox, agent look-ups and agent."""
