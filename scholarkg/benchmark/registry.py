@@ -85,7 +85,9 @@ def list_tasks() -> list[TaskInfo]:
 # ``"module:Class"`` strings: nothing is imported until a task is asked for, so listing stays
 # instant and a family's heavy dependencies load only when it runs. A new family adds one
 # line here (CONTRIBUTING.md, "Adding a benchmark family").
-TASK_CLASSES: dict[str, str] = {}
+TASK_CLASSES: dict[str, str] = {
+    "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
+}
 
 
 def load_task(name: str) -> BenchmarkTask:

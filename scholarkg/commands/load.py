@@ -489,3 +489,9 @@ def load_synthetic_legobench(
         synthetic_steps(files, report), title=f"load synthetic-legobench (seed {seed})",
         batch_size=batch_size, after=lambda _store, summary: _pwc_notes(summary, report),
     )  # fmt: skip
+
+
+# the citation-recommendation family's verbs (beir, s2, unarxive) live in their own module
+from scholarkg.commands import load_citerec  # noqa: E402  (it imports Step etc. from here)
+
+load_citerec.register(app)

@@ -16,13 +16,27 @@ from scholarkg.errors import InputError
 DIALECTS = ("falkordb", "neo4j")
 
 
+#: sub-folders that are not query families (Browser examples have their own reader)
+_NOT_FAMILIES = frozenset({"browser", "__pycache__"})
+
+
 @cache
 def _files() -> dict[str, str]:
-    """Every ``.cypher`` file's text by file name, read once per process."""
+    """Every ``.cypher`` file's text by file name, read once per process.
+
+    Files in a family folder (``queries/citerec/x.cypher``) are keyed ``citerec/x.cypher``,
+    so ``run_named("citerec/x")`` finds them and families never clash on a name.
+    """
     root = resources.files(__name__)
-    return {
-        p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".cypher")
-    }
+    out: dict[str, str] = {}
+    for p in root.iterdir():
+        if p.name.endswith(".cypher"):
+            out[p.name] = p.read_text(encoding="utf-8")
+        elif p.is_dir() and p.name not in _NOT_FAMILIES:
+            for q in p.iterdir():
+                if q.name.endswith(".cypher"):
+                    out[f"{p.name}/{q.name}"] = q.read_text(encoding="utf-8")
+    return out
 
 
 @cache
