@@ -13,7 +13,16 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.load import BatchOpt, LoadSummary, ResumeOpt, Step, load_and_report
+from scholarkg.commands.common import store_session
+from scholarkg.commands.load import (
+    BatchOpt,
+    LoadSummary,
+    ResumeOpt,
+    Step,
+    load_and_report,
+    print_summary,
+    run_steps,
+)
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 
@@ -85,6 +94,88 @@ def load_beir(
     )
 
 
+def corpus_lookup(store: GraphStore) -> object:
+    """``lookup(corpus ids) -> {corpus id: Paper id}`` over the papers in the graph."""
+
+    def lookup(corpus_ids: object) -> dict[int, str]:
+        rows = store.run_named("citerec/papers_by_corpus_id", {"corpus_ids": list(corpus_ids)})  # type: ignore[call-overload]
+        return {int(r["corpus_id"]): str(r["id"]) for r in rows}
+
+    return lookup
+
+
+def load_s2(
+    papers: Annotated[
+        Path | None, typer.Option(help="papers JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    abstracts: Annotated[
+        Path | None, typer.Option(help="abstracts JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    citations: Annotated[
+        Path | None, typer.Option(help="citations JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    s2orc: Annotated[
+        Path | None, typer.Option(help="s2orc JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    authors: Annotated[
+        Path | None, typer.Option(help="authors JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    venues: Annotated[
+        Path | None, typer.Option(help="publication-venues JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    tldrs: Annotated[
+        Path | None, typer.Option(help="tldrs JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 5_000,
+) -> LoadSummary:
+    """Semantic Scholar datasets: papers, authors, venues, abstracts, TLDRs, citations, S2ORC.
+
+    Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
+    s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
+    """
+    from scholarkg.loaders import citerec_s2 as s2
+    from scholarkg.loaders.citerec_common import SkipReport
+
+    given = {
+        "venues": venues,
+        "authors": authors,
+        "papers": papers,
+        "abstracts": abstracts,
+        "tldrs": tldrs,
+        "citations": citations,
+        "s2orc": s2orc,
+    }
+    if not any(given.values()):
+        raise InputError(
+            "give at least one of --papers, --abstracts, --citations, --s2orc, "
+            "--authors, --venues, --tldrs"
+        )
+    report = SkipReport()
+    with store_session() as store:
+        store.apply_schema()
+        lookup = corpus_lookup(store)
+        readers = {
+            "venues": lambda p: s2.read_venues(p, report),
+            "authors": lambda p: s2.read_authors(p, report),
+            "papers": lambda p: s2.read_papers(p, report),
+            "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
+            "tldrs": lambda p: s2.read_tldrs(p, report, lookup),
+            "citations": lambda p: s2.read_citations(p, report, lookup),
+            "s2orc": lambda p: s2.read_s2orc(p, report, lookup),
+        }
+        steps = [
+            Step(f"s2 {kind}", path, f"s2-{kind}", lambda kind=kind, path=path: readers[kind](path))
+            for kind, path in given.items()
+            if path is not None
+        ]
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+        summary.notes.extend(report.notes())
+    print_summary(summary, title="load s2")
+    return summary
+
+
 def register(app: typer.Typer) -> None:
     """Add this family's ``load`` verbs to ``scholarkg load`` (called once from load.py)."""
     app.command("beir")(load_beir)
+    app.command("s2")(load_s2)

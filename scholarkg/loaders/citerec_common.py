@@ -43,6 +43,12 @@ class SkipReport:
 
     counts: dict[str, int] = field(default_factory=dict)
     examples: list[SkippedLine] = field(default_factory=list)
+    #: valid lines whose records could not all be stored, by reason (e.g. "cited paper not
+    #: loaded"): normal in the S2 data, so counted rather than listed
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    def drop(self, reason: str, n: int = 1) -> None:
+        self.dropped[reason] = self.dropped.get(reason, 0) + n
 
     def skip(self, path: str | Path, line: int, reason: str, field: str | None = None) -> None:
         key = str(path)
@@ -68,6 +74,7 @@ class SkipReport:
             f"  skipped {SkippedLine(Path(e.path).name, e.line, e.reason, e.field)}"
             for e in self.examples[:10]
         ]
+        out += [f"{n} {reason}" for reason, n in sorted(self.dropped.items())]
         return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from scholarkg.schema import ids
-from scholarkg.schema.records import EdgeRecord, NodeRecord
+from scholarkg.schema.records import Author, EdgeRecord, NodeRecord, Paper, Venue
 
 
 def collection_id(kind: str, name: str) -> str:
@@ -84,3 +84,91 @@ class Qrel(EdgeRecord):
     END: ClassVar[str] = "Paper"
     score: float
     split: str
+
+
+# --------------------------------------------------------------------------- Semantic Scholar
+#
+# The S2 datasets carry more per-node facts than the shared records hold; these subclasses
+# keep the shared label and id rule and add the S2 fields, so a paper loaded from S2 and from
+# arXiv is still one node (``schema/ids.py``).
+
+
+class S2Paper(Paper):
+    """A Paper from the S2 ``papers`` dataset (also updated by ``abstracts`` and ``tldrs``)."""
+
+    reference_count: int | None = None
+    influential_citation_count: int | None = None
+    is_open_access: bool | None = None
+    publication_types: list[str] | None = None
+    s2_venue_id: str | None = None
+    mag_id: str | None = None
+    pubmed_id: str | None = None
+    pmc_id: str | None = None
+    dblp_id: str | None = None
+    acl_id: str | None = None
+    tldr: str | None = None
+
+
+class S2Author(Author):
+    """An Author from S2; the id is always ``s2author:<authorid>`` (see the S2 loader)."""
+
+    aliases: list[str] | None = None
+    paper_count: int | None = None
+    citation_count: int | None = None
+    h_index: int | None = None
+    homepage: str | None = None
+    affiliations: list[str] | None = None
+    dblp_names: list[str] | None = None
+
+
+class S2Venue(Venue):
+    """A publication venue from S2 (``publication-venues``); the id is the shared name rule."""
+
+    s2_venue_id: str | None = None
+    issn: str | None = None
+    type: str | None = None
+    url: str | None = None
+    alternate_names: list[str] | None = None
+
+
+class S2Citation(EdgeRecord):
+    """``(citing)-[:CITES]->(cited)`` from the S2 ``citations`` dataset.
+
+    ``contexts`` are the citing snippets as S2 gives them (markers not masked). ``intents``
+    is the set of intents over all contexts; ``context_intents`` the per-context lists as a
+    JSON string (newer releases; neither backend stores nested lists portably).
+    """
+
+    TYPE: ClassVar[str] = "CITES"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Paper"
+    contexts: list[str] | None = None
+    intents: list[str] | None = None
+    context_intents: str | None = None
+    is_influential: bool | None = None
+    citation_id: str | None = None
+    source: str | None = None
+
+
+class InPaper(EdgeRecord):
+    """``(CitationContext)-[:IN_PAPER]->(Paper)``: the citing paper."""
+
+    TYPE: ClassVar[str] = "IN_PAPER"
+    START: ClassVar[str] = "CitationContext"
+    END: ClassVar[str] = "Paper"
+
+
+class Gold(EdgeRecord):
+    """``(CitationContext)-[:GOLD]->(Paper)``: the cited paper (the answer)."""
+
+    TYPE: ClassVar[str] = "GOLD"
+    START: ClassVar[str] = "CitationContext"
+    END: ClassVar[str] = "Paper"
+
+
+class PublishedIn(EdgeRecord):
+    """``(Paper)-[:IN_VENUE]->(Venue)``."""
+
+    TYPE: ClassVar[str] = "IN_VENUE"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Venue"
