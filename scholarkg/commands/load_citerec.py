@@ -175,7 +175,30 @@ def load_s2(
     return summary
 
 
+def load_unarxive(
+    file: Annotated[
+        Path, typer.Argument(help="unarXive JSONL(.gz) file", exists=True, dir_okay=False)
+    ],
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 500,
+) -> LoadSummary:
+    """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
+    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.citerec_unarxive import read_unarxive
+
+    report = SkipReport()
+    steps = [Step("unarxive", file, "unarxive", lambda: read_unarxive(file, report))]
+    return load_and_report(
+        steps,
+        title="load unarxive",
+        resume=resume,
+        batch_size=batch_size,
+        after=_skip_notes(report),  # type: ignore[arg-type]
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add this family's ``load`` verbs to ``scholarkg load`` (called once from load.py)."""
     app.command("beir")(load_beir)
     app.command("s2")(load_s2)
+    app.command("unarxive")(load_unarxive)

@@ -199,3 +199,54 @@ def test_extract_contexts_masks_one_marker_each() -> None:
         ("A uses <REF> and [2].", "x", 2, "Intro"),
         ("B follows <REF>.", "y", 1, "Intro"),
     ]
+
+
+UNARXIVE = (
+    Path(__file__).parent.parent / "fixtures" / "citerec" / "unarxive" / "unarxive-sample.jsonl"
+)
+
+
+def test_unarxive_contexts_cited_ids_and_skips(graph: FalkorDBStore) -> None:
+    # the DOI-cited paper exists already (e.g. from S2): unarXive must land on it
+    graph.merge_nodes("Paper", [{"id": "doi:10.5555/zorb.2", "title": "Glorp networks"}])
+    out = " ".join(cli_ok(["load", "unarxive", str(UNARXIVE)]).split())
+    assert "unarxive-sample.jsonl: 3 malformed line(s) skipped" in out
+    assert "unarxive-sample.jsonl:2: invalid JSON" in out
+    assert "unarxive-sample.jsonl:3 (paper_id): missing or invalid arXiv id" in out
+    assert "unarxive-sample.jsonl:4 (body_text): expected a list" in out
+    paper = graph.run("MATCH (p:Paper {id: 'arxiv:2105.05862'}) RETURN p", {})[0]["p"]
+    assert paper["title"] == "Zorbic memory waves" and paper["year"] == 2021
+    assert paper["categories"] == ["gr-qc", "hep-th"] and paper["date"] == "2021-05"
+    rows = graph.run(
+        "MATCH (c:CitationContext)-[:GOLD]->(g:Paper) RETURN c.text AS text, g.id AS gold, "
+        "c.n_refs AS n, c.section AS sec, c.citation_text AS marker ORDER BY sec, text",
+        {},
+    )
+    assert rows == [
+        {
+            "text": "The source tensor [FORMULA] is projected as in <REF>, see also [CIT].",
+            "gold": "doi:10.5555/zorb.2",
+            "n": 2,
+            "sec": "Introduction",
+            "marker": "{{cite:bb22}}",
+        },
+        {
+            "text": "Zorbic lattices fold <REF>.",
+            "gold": "arxiv:2101.00001",
+            "n": 1,
+            "sec": "Introduction",
+            "marker": "{{cite:aa11}}",
+        },
+        {
+            "text": "We use an OpenAlex-only method <REF> and an unknown key [CIT].",
+            "gold": "openalex:W444",
+            "n": 2,
+            "sec": "Methods",
+            "marker": "{{cite:dd44}}",
+        },
+    ]
+    assert graph.counts().nodes["Paper"] == 4  # citing + arXiv-, DOI- and OpenAlex-cited
+    assert graph.counts().relationships["CITES"] == 3
+    again = graph.counts()
+    cli_ok(["load", "unarxive", str(UNARXIVE)])
+    assert graph.counts() == again
