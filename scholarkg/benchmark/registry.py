@@ -87,6 +87,7 @@ def list_tasks() -> list[TaskInfo]:
 # line here (CONTRIBUTING.md, "Adding a benchmark family").
 TASK_CLASSES: dict[str, str] = {
     "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
+    "citerec": "scholarkg.benchmark.tasks.citerec.citerec:CiteRecTask",
 }
 
 
