@@ -317,3 +317,9 @@ def _run_rpg(
     console.print(f"[dim]ranker params: {to_json(result.ranker_params)}[/dim]")
     if run_id:
         console.print(f"run recorded: {run_id}")
+
+
+# the citation-recommendation family's dataset builders ('bench build citerec-diagnostics')
+from scholarkg.commands.citerec import build_app as citerec_build_app  # noqa: E402
+
+app.add_typer(citerec_build_app, name="build")

@@ -172,3 +172,32 @@ class PublishedIn(EdgeRecord):
     TYPE: ClassVar[str] = "IN_VENUE"
     START: ClassVar[str] = "Paper"
     END: ClassVar[str] = "Venue"
+
+
+class DiagnosticDataset(NodeRecord):
+    """A built citeBench-style diagnostic dataset (``diag:<build name>/<dataset>``).
+
+    ``cuts`` is a JSON string of the cut values the classes were derived with (length
+    mean/std and bounds, citation-count decile edges per stratum, main-field shares), stored
+    with ``version`` so a dataset is reproducible and comparable across rebuilds.
+    """
+
+    LABEL: ClassVar[str] = "DiagnosticDataset"
+    name: str
+    build: str
+    version: str
+    seed: int
+    cuts: str
+    n_examples: int
+    classes: list[str]
+    tagger: str
+
+    ID_RULE = staticmethod(lambda d: f"diag:{d['build']}/{d['name']}")
+
+
+class InDataset(EdgeRecord):
+    """``(CitationContext)-[:IN_DATASET]->(DiagnosticDataset)``."""
+
+    TYPE: ClassVar[str] = "IN_DATASET"
+    START: ClassVar[str] = "CitationContext"
+    END: ClassVar[str] = "DiagnosticDataset"
