@@ -148,3 +148,41 @@ def test_hybrid_beats_bm25_on_planted_structure(synthetic: FalkorDBStore, tmp_pa
     assert "| **all** |" in (tmp_path / "hybrid" / "table.md").read_text()
     line = json.loads((tmp_path / "hybrid" / "run.jsonl").read_text().splitlines()[0])
     assert set(line) == {"id", "gold", "ranking"} and len(line["ranking"]) <= 10
+
+
+def test_bulk_load_builds_the_same_graph_as_merge(
+    graph_env: str, embedded_server, tmp_path: Path
+) -> None:
+    files = write_world(generate(150, seed=3), tmp_path / "w")
+    args = [
+        "--papers",
+        str(files["papers"]),
+        "--abstracts",
+        str(files["abstracts"]),
+        "--citations",
+        str(files["citations"]),
+        "--s2orc",
+        str(files["s2orc"]),
+    ]
+    cli_ok(["load", "s2", *args])
+    bulk_name = graph_env + "_bulk"
+    cli_ok(["--graph", bulk_name, "load", "s2", "--bulk", *args])
+    merged = FalkorDBStore(embedded_server.connect(), graph_env)
+    bulk = FalkorDBStore(embedded_server.connect(), bulk_name)
+    try:
+        assert bulk.counts() == merged.counts()
+        assert bulk.counts().nodes["CitationContext"] > 50
+        q = (
+            "MATCH (c:CitationContext)-[:GOLD]->(g:Paper), (c)-[:IN_PAPER]->(p:Paper) "
+            "RETURN c.id AS id, c.text AS t, g.id AS g, p.id AS p ORDER BY id"
+        )
+        assert bulk.run(q, {}) == merged.run(q, {})
+        c = (
+            "MATCH (a:Paper)-[r:CITES]->(b:Paper) "
+            "RETURN a.id AS a, b.id AS b, r.context_intents AS i ORDER BY a, b"
+        )
+        assert bulk.run(c, {}) == merged.run(c, {})
+    finally:
+        bulk.clear()
+        bulk.close()
+        merged.close()
