@@ -141,7 +141,7 @@ def _vocab(rng: random.Random, n: int, suffixes: tuple[str, ...], taken: set[str
 def generate(
     n_papers: int = 400,
     *,
-    topics_per_field: int = 2,
+    topics_per_field: int | None = None,
     cluster_size: int = 8,
     refs_per_paper: tuple[int, int] = (6, 12),
     full_text_share: float = 0.5,
@@ -149,6 +149,8 @@ def generate(
 ) -> CiterecWorld:
     """The world (see the module doc); papers are in time order, corpus ids 1000, 1001, …"""
     rng = random.Random(seed)
+    if topics_per_field is None:  # ~100 papers per topic at scale, >= 2 topics per field
+        topics_per_field = max(2, n_papers // 1800)
     taken: set[str] = set()
     fields = [*MAIN_FIELDS, *LOW_RESOURCE_FIELDS]
     weights = [6.0] * len(MAIN_FIELDS) + [1.0] * len(LOW_RESOURCE_FIELDS)
@@ -190,11 +192,12 @@ def generate(
             pick = rng.choices(pool, w)[0]
             pool.remove(pick)
             refs.append(pick)
-        # a little noise: one or two references outside the clusters (other topics too)
-        noise = [
-            q.corpus_id for q in papers if q.corpus_id < p.corpus_id and q.corpus_id not in refs
-        ]
-        refs += rng.sample(noise, k=min(len(noise), rng.choice((0, 1, 2))))
+        # a little noise: one or two references to any older paper (other topics too)
+        for _ in range(rng.choice((0, 1, 2))):
+            if p.corpus_id > 1000:
+                other = rng.randrange(1000, p.corpus_id)
+                if other not in refs:
+                    refs.append(other)
         for r in refs:
             indegree[r] = indegree.get(r, 0) + 1
         p.references = refs
