@@ -9,26 +9,28 @@ the first examples with file and line number.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from scholarkg.commands.common import store_session
-from scholarkg.commands.load import (
-    BatchOpt,
-    LoadSummary,
-    ResumeOpt,
-    Step,
-    load_and_report,
-    print_summary,
-    run_steps,
-)
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from scholarkg.commands.load import LoadSummary, Step
+
+# the shared load options, restated here (not imported) so this module never imports
+# ``commands/load.py`` at import time: load.py registers these verbs, importing this module
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
+]
+BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
 
 
 def beir_steps(directory: Path, name: str, report: object) -> list[Step]:
     """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
+    from scholarkg.commands.load import Step
     from scholarkg.loaders import citerec_beir as beir
 
     corpus = beir.find_file(directory, "corpus.jsonl")
@@ -73,8 +75,9 @@ def load_beir(
     ] = None,
     resume: ResumeOpt = False,
     batch_size: BatchOpt = 5_000,
-) -> LoadSummary:
+) -> Any:
     """A BEIR-layout test collection: documents as Papers, queries, qrels per split."""
+    from scholarkg.commands.load import load_and_report
     from scholarkg.loaders.citerec_common import SkipReport
 
     if not directory.is_dir():
@@ -131,12 +134,13 @@ def load_s2(
     ] = False,
     resume: ResumeOpt = False,
     batch_size: BatchOpt = 5_000,
-) -> LoadSummary | None:
+) -> Any:
     """Semantic Scholar datasets: papers, authors, venues, abstracts, TLDRs, citations, S2ORC.
 
     Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
     """
+    from scholarkg.commands.load import Step, print_summary, run_steps
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
 
@@ -215,8 +219,9 @@ def load_unarxive(
     ],
     resume: ResumeOpt = False,
     batch_size: BatchOpt = 500,
-) -> LoadSummary:
+) -> Any:
     """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
+    from scholarkg.commands.load import Step, load_and_report
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.citerec_unarxive import read_unarxive
 
