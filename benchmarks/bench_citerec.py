@@ -57,9 +57,17 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
     gen_s = time.perf_counter() - t0
     store = FalkorDBStore(server.connect(), "citerec_bench")
     t0 = time.perf_counter()
-    res = bulk_load_s2(store, {"papers": files["papers"], "abstracts": files["abstracts"],
-                               "citations": files["citations"], "s2orc": files["s2orc"]},
-                       SkipReport(), workdir=work)  # fmt: skip
+    res = bulk_load_s2(
+        store,
+        {
+            "papers": files["papers"],
+            "abstracts": files["abstracts"],
+            "citations": files["citations"],
+            "s2orc": files["s2orc"],
+        },
+        SkipReport(),
+        workdir=work,
+    )
     load_s = time.perf_counter() - t0
     counts = store.counts()
     contexts = counts.nodes.get("CitationContext", 0)
@@ -79,16 +87,21 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.checkpoint import run_resumable
 
-    small = write_world(generate(args.merge_papers, seed=11, full_text_share=1.0,
-                                 refs_per_paper=(8, 12)), work / "small")  # fmt: skip
+    small = write_world(
+        generate(args.merge_papers, seed=11, full_text_share=1.0, refs_per_paper=(8, 12)),
+        work / "small",
+    )
     merge = FalkorDBStore(server.connect(), "citerec_bench_merge")
     merge.apply_schema()
     lookup = corpus_lookup(merge)
     rep = SkipReport()
     t0 = time.perf_counter()
     run_resumable(merge, s2.read_papers(small["papers"], rep), source=small["papers"])
-    run_resumable(merge, s2.read_citations(small["citations"], rep, lookup),  # type: ignore[arg-type]
-                  source=small["citations"])  # fmt: skip
+    run_resumable(
+        merge,
+        s2.read_citations(small["citations"], rep, lookup),  # type: ignore[arg-type]
+        source=small["citations"],
+    )
     run_resumable(merge, s2.read_s2orc(small["s2orc"], rep, lookup), source=small["s2orc"])  # type: ignore[arg-type]
     merge_s = time.perf_counter() - t0
     mc = merge.counts().nodes.get("CitationContext", 0)
@@ -110,9 +123,12 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
     from scholarkg.benchmark.tasks.citerec.citerec import split_of
     from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
 
-    rows = store.run("MATCH (c:CitationContext)-[:IN_PAPER]->(p:Paper), (c)-[:GOLD]->(g:Paper) "
-                     "WHERE c.n_refs = 1 RETURN c.id AS id, c.text AS text, p.id AS citing, "
-                     "p.year AS year, g.id AS gold", {})  # fmt: skip
+    rows = store.run(
+        "MATCH (c:CitationContext)-[:IN_PAPER]->(p:Paper), (c)-[:GOLD]->(g:Paper) "
+        "WHERE c.n_refs = 1 RETURN c.id AS id, c.text AS text, p.id AS citing, "
+        "p.year AS year, g.id AS gold",
+        {},
+    )
     rng = random.Random(3)
     proj = projection_for(store, work / "proj")
     pos = proj.index
@@ -126,8 +142,10 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
     dev = rng.sample(dev_rows, min(args.contexts // 5, len(dev_rows)))
 
     def query(r: dict[str, Any]) -> ContextQuery:
-        return ContextQuery(id=r["id"], text=r["text"], citing=r["citing"], year=r["year"],
-                            known_refs=tuple(x for x in refs(r["citing"]) if x != r["gold"]))  # fmt: skip
+        known = tuple(x for x in refs(r["citing"]) if x != r["gold"])
+        return ContextQuery(
+            id=r["id"], text=r["text"], citing=r["citing"], year=r["year"], known_refs=known
+        )
 
     queries = [query(r) for r in sample]
     gold = {r["id"]: r["gold"] for r in sample}
@@ -151,9 +169,12 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
             mrr.append(1.0 / hit if hit else 0.0)
         secs = time.perf_counter() - t0
         ranks[name] = {"Recall@10": rec, "MRR@10": mrr}
-        out[name] = {"build_s": round(build_s, 1), "contexts_per_s": round(len(queries) / secs, 1),
-                     "Recall@10": round(float(np.mean(rec)), 3),
-                     "MRR@10": round(float(np.mean(mrr)), 3)}  # fmt: skip
+        out[name] = {
+            "build_s": round(build_s, 1),
+            "contexts_per_s": round(len(queries) / secs, 1),
+            "Recall@10": round(float(np.mean(rec)), 3),
+            "MRR@10": round(float(np.mean(mrr)), 3),
+        }
         emit("ranker", {name: out[name]})
     for name in ("hybrid", "hybrid-learned", "ppr"):
         for metric in ("Recall@10", "MRR@10"):
@@ -176,8 +197,11 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
         scores = okapi.get_scores(tok(query_text(q.text)))
         np.argpartition(-scores, 10)[:10]
     secs = time.perf_counter() - t0
-    out["rank_bm25"] = {"build_s": round(okapi_build, 1), "queries": n,
-                        "contexts_per_s": round(n / secs, 1)}  # fmt: skip
+    out["rank_bm25"] = {
+        "build_s": round(okapi_build, 1),
+        "queries": n,
+        "contexts_per_s": round(n / secs, 1),
+    }
     emit("rankers", out)
 
 
@@ -203,7 +227,11 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
     store = FalkorDBStore(server.connect(), "citerec_bench_graph")
     t0 = time.perf_counter()
     bulk_load_papers(store, papers, cites)
-    out: dict[str, Any] = {"nodes": n, "edges": m, "bulk_load_s": round(time.perf_counter() - t0, 1)}
+    out: dict[str, Any] = {
+        "nodes": n,
+        "edges": m,
+        "bulk_load_s": round(time.perf_counter() - t0, 1),
+    }
 
     t0 = time.perf_counter()
     store.pagerank("Paper", "CITES")
@@ -231,13 +259,18 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
 
     # PPR per context: seeds = 8 random papers, the citing paper excluded
     proj.transition("undirected")
-    queries = [(rng.integers(0, n, 8).tolist(), int(rng.integers(0, n))) for _ in range(args.ppr_queries)]
+    queries = [
+        (rng.integers(0, n, 8).tolist(), int(rng.integers(0, n))) for _ in range(args.ppr_queries)
+    ]
     for tol in (1e-4, 1e-7):
         t0 = time.perf_counter()
         for seeds, citing in queries:
-            proj.personalized({s: 1.0 for s in seeds}, exclude=[citing], tolerance=tol,
-                              orientation="undirected")  # fmt: skip
-        out[f"ppr_sparse_ms_tol{tol:g}"] = round(1000 * (time.perf_counter() - t0) / len(queries), 1)
+            proj.personalized(
+                {s: 1.0 for s in seeds}, exclude=[citing], tolerance=tol, orientation="undirected"
+            )
+        out[f"ppr_sparse_ms_tol{tol:g}"] = round(
+            1000 * (time.perf_counter() - t0) / len(queries), 1
+        )
     sym_src, sym_dst = np.concatenate([src, dst]), np.concatenate([dst, src])
     k = min(5, len(queries))
     t0 = time.perf_counter()
@@ -264,7 +297,9 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--papers", type=int, default=100_000)
     ap.add_argument("--merge-papers", type=int, default=5_000)
     ap.add_argument("--contexts", type=int, default=10_000)

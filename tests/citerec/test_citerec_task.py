@@ -194,3 +194,23 @@ def test_bulk_load_builds_the_same_graph_as_merge(
         bulk.clear()
         bulk.close()
         merged.close()
+
+
+def test_projection_graph_features_equal_the_named_queries(
+    synthetic: FalkorDBStore, tmp_path: Path
+) -> None:
+    from scholarkg.benchmark.tasks.citerec.build import projection_for
+    from scholarkg.benchmark.tasks.citerec.recommenders import projection_graph_scores
+
+    proj = projection_for(synthetic, tmp_path / "proj")
+    task = load_task("citerec")
+    insts = task.build_instances(synthetic, task.resolve_options({"split": "all"}))[:40]
+    for inst in insts:
+        seeds, citing = inst.data["known_refs"], inst.data["citing"]
+        for kind, query in (
+            ("cocitation", "citerec/cocited_with"),
+            ("coupling", "citerec/coupled_with"),
+        ):
+            rows = synthetic.run_named(query, {"seeds": seeds, "citing": citing, "limit": 10**6})
+            want = {r["id"]: float(r["score"]) for r in rows}
+            assert projection_graph_scores(proj, kind, seeds, citing) == want, (kind, inst.id)

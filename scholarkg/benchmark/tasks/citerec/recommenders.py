@@ -208,6 +208,72 @@ class CypherGraphRanker(ContextRanker):
         return [str(r["id"]) for r in rows[:k]], [float(r["score"]) for r in rows[:k]]
 
 
+def _gather(
+    matrix: Any, rows: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Column indexes of ``rows`` of a CSR matrix, each with its row's weight."""
+    starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
+    counts = ends - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    cols = matrix.indices[np.repeat(starts, counts) + offsets]
+    w = np.repeat(np.ones(len(rows)) if weights is None else weights, counts)
+    return cols.astype(np.int64), w
+
+
+def projection_graph_scores(
+    projection: Any, kind: str, seeds: Sequence[str], citing: str
+) -> dict[str, float]:
+    """Co-citation or coupling scores computed on the resident projection.
+
+    The same numbers as the named queries ``citerec/cocited_with`` and
+    ``citerec/coupled_with`` (tested equal), in-process: the hybrid rankers call this per
+    context, where a server round trip per feature would cap throughput.
+    """
+    pos = projection.index
+    seed_idx = np.array([pos[s] for s in seeds if s in pos], dtype=np.int64)
+    if seed_idx.size == 0:
+        return {}
+    me = pos.get(citing, -1)
+    reverse = projection.transition("reverse")
+    citers, _ = _gather(reverse, seed_idx)  # one entry per (seed, citer) edge
+    citers = citers[citers != me]
+    if kind == "coupling":
+        cand, w = citers, np.ones(len(citers))
+    else:
+        qs, shared = np.unique(citers, return_counts=True)
+        cand, w = _gather(projection.transition("natural"), qs, shared.astype(float))
+    keep = (cand != me) & ~np.isin(cand, seed_idx)
+    cand, w = cand[keep], w[keep]
+    if cand.size == 0:
+        return {}
+    uniq, inv = np.unique(cand, return_inverse=True)
+    scores = np.bincount(inv, weights=w)
+    return {projection.ids[i]: float(v) for i, v in zip(uniq, scores, strict=True)}
+
+
+class ProjectionGraphRanker(ContextRanker):
+    """Co-citation or coupling from the projection (see :func:`projection_graph_scores`)."""
+
+    def __init__(self, projection: Any, kind: str) -> None:
+        if kind not in ("cocitation", "coupling"):
+            raise InputError(f"unknown graph feature {kind!r}")
+        self.projection = projection
+        self.name = kind
+        super().__init__({"source": "projection", "graph": projection.key.graph})
+
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
+        scores = projection_graph_scores(
+            self.projection, self.name, self.ctx.known_refs, self.ctx.citing
+        )
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [c for c, _ in ranked], [v for _, v in ranked]
+
+
 class PopularityRanker(ContextRanker):
     """In-degree (citations inside the loaded graph), the citing paper's own edge removed."""
 
