@@ -193,3 +193,32 @@ def test_build_store_reproduce_and_run(loaded: FalkorDBStore, tmp_path: Path) ->
     )
     assert set(run.result.classes) == {"location:first", "location:middle", "location:last"}
     assert 0.0 <= run.result.aggregate["Recall@10"] <= 1.0
+
+
+def test_report_draws_per_class_charts(loaded: FalkorDBStore, tmp_path: Path) -> None:
+    from scholarkg.benchmark.report import write_report
+
+    cli_ok(["bench", "build", "citerec-diagnostics", "--per-class", "6", "--tagger", "rules"])
+    task = load_task("citerec")
+    runs = [
+        run_task(
+            task,
+            loaded,
+            AnswerSource.ranker(name),
+            {
+                "dataset": "citebench/length",
+                "split": "all",
+                "projection_cache": str(tmp_path / "proj"),
+            },
+            runs_dir=tmp_path / "runs",
+            record_in_graph=False,
+        ).record
+        for name in ("bm25", "hybrid")
+    ]
+    files = write_report(runs, tmp_path / "report", n_resamples=200)
+    names = {p.name for p in files}
+    assert {"report.md", "report.html", "report.json"} <= names
+    charts = [n for n in names if n.endswith(".png") and "length" in n]
+    assert any("recall-10" in n for n in charts) and any("mrr-10" in n for n in charts), names
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert "Recall@10 per class (length)" in html
