@@ -52,7 +52,9 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     t0 = time.perf_counter()
-    world = generate(args.papers, seed=11, full_text_share=1.0, refs_per_paper=(8, 12))
+    world = generate(
+        args.papers, seed=11, full_text_share=1.0, refs_per_paper=(10, 17), cluster_size=16
+    )
     files = write_world(world, work / "world")
     gen_s = time.perf_counter() - t0
     store = FalkorDBStore(server.connect(), "citerec_bench")

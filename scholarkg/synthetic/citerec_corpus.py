@@ -123,15 +123,19 @@ class CiterecWorld:
         return {p.corpus_id: p for p in self.papers}
 
 
-def _word(rng: random.Random, suffixes: tuple[str, ...]) -> str:
-    syll = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(rng.randint(1, 2)))
+def _word(rng: random.Random, suffixes: tuple[str, ...], syllables: int = 2) -> str:
+    n = rng.randint(1, syllables)
+    syll = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(n))
     return syll + rng.choice(suffixes)
 
 
 def _vocab(rng: random.Random, n: int, suffixes: tuple[str, ...], taken: set[str]) -> list[str]:
     out: list[str] = []
+    # two syllables give ~300k distinct words per suffix set: enough for small worlds (and
+    # their seeded content stays as it was); larger worlds draw from three syllables
+    syllables = 2 if len(taken) < 100_000 else 3
     while len(out) < n:
-        w = _word(rng, suffixes)
+        w = _word(rng, suffixes, syllables)
         if w not in taken:
             taken.add(w)
             out.append(w)
