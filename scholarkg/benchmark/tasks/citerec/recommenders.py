@@ -143,7 +143,12 @@ class TextContextRanker(ContextRanker):
 
 
 class PPRRanker(ContextRanker):
-    """Personalized PageRank seeded by the other references (see the module doc)."""
+    """Personalized PageRank seeded by the other references (see the module doc).
+
+    ``tolerance`` is GDS's (a node whose delta is <= it stops sending): 1e-3 instead of GDS's
+    default 1e-7 keeps the walk local — on the synthetic corpus it ranks as well as 1e-4
+    (hybrid Recall@10 0.699 vs 0.694 on 3,618 contexts) at a third of the time.
+    """
 
     name = "ppr"
 
@@ -153,7 +158,7 @@ class PPRRanker(ContextRanker):
         *,
         damping_factor: float = 0.85,
         max_iterations: int = 20,
-        tolerance: float = 1e-4,
+        tolerance: float = 1e-3,
     ) -> None:
         self.projection = projection
         self.kw = {
