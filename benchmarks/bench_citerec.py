@@ -264,9 +264,11 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
     queries = [
         (rng.integers(0, n, 8).tolist(), int(rng.integers(0, n))) for _ in range(args.ppr_queries)
     ]
-    for tol in (1e-4, 1e-7):
+    for tol in (1e-3, 1e-4, 1e-7):
+        # GDS's default tolerance walks most of a random graph: a few queries suffice
+        some = queries if tol >= 1e-4 else queries[:3]
         t0 = time.perf_counter()
-        for seeds, citing in queries:
+        for seeds, citing in some:
             proj.personalized(
                 {s: 1.0 for s in seeds}, exclude=[citing], tolerance=tol, orientation="undirected"
             )
@@ -274,7 +276,7 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
             1000 * (time.perf_counter() - t0) / len(queries), 1
         )
     sym_src, sym_dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-    k = min(5, len(queries))
+    k = min(3, len(queries))
     t0 = time.perf_counter()
     for seeds, _ in queries[:k]:
         pagerank(n, sym_src, sym_dst, source_bias={s: 1.0 for s in seeds})
