@@ -142,8 +142,9 @@ def test_hybrid_beats_bm25_on_planted_structure(synthetic: FalkorDBStore, tmp_pa
             b = [runs[name].result.per_instance[i][metric] for i in ids]
             tests[name, metric] = paired_test(a, b, n_resamples=5000, seed=0)
     # the learned fusion beats BM25 on both metrics, significantly; plain RRF beats it
-    # significantly on MRR@10 and by a smaller, not significant margin on Recall@10 at this
-    # size (n = 467; measured p ~ 0.07) — reported as such in the README
+    # clearly on MRR@10 and by a smaller, borderline margin on Recall@10 at this size
+    # (n = 467; measured p = 0.04 with PPR tolerance 1e-3, 0.07 with 1e-4): asserted as > 0
+    # only — reported as such in the README
     for metric in ("Recall@10", "MRR@10"):
         t = tests["hybrid-learned", metric]
         assert t.delta > 0.1 and t.p_value < 0.01, (metric, t)
