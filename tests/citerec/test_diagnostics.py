@@ -222,3 +222,20 @@ def test_report_draws_per_class_charts(loaded: FalkorDBStore, tmp_path: Path) ->
     assert any("recall-10" in n for n in charts) and any("mrr-10" in n for n in charts), names
     html = (tmp_path / "report" / "report.html").read_text()
     assert "Recall@10 per class (length)" in html
+
+
+def test_tagger_choice_falls_back_offline() -> None:
+    from scholarkg.benchmark.tasks.citerec.textfeatures import NltkTagger, load_tagger
+    from scholarkg.errors import ConfigError
+
+    assert load_tagger("rules").name == "rules-v1"
+    try:
+        NltkTagger()
+        nltk_ok = True
+    except (ImportError, LookupError):
+        nltk_ok = False
+    auto = load_tagger("auto")
+    assert auto.name == ("nltk-perceptron" if nltk_ok else "rules-v1")
+    if not nltk_ok:
+        with pytest.raises(ConfigError, match="--tagger rules"):
+            load_tagger("nltk")
