@@ -239,3 +239,18 @@ def test_tagger_choice_falls_back_offline() -> None:
     if not nltk_ok:
         with pytest.raises(ConfigError, match="--tagger rules"):
             load_tagger("nltk")
+
+
+def test_per_context_intent_wins_over_the_pair() -> None:
+    from scholarkg.benchmark.tasks.citerec.diagnostics import context_intent
+
+    row = {
+        "intents": ["background", "methodology"],
+        "contexts": ["Zorbic lattices fold under [?] pressure.", "We use the glorp method [?]."],
+        "context_intents": '[["background"], ["methodology"]]',
+    }
+    assert context_intent("We use the glorp method <REF>.", row) == ["method"]
+    assert context_intent("Zorbic lattices fold under <REF> pressure.", row) == ["background"]
+    # no matching context: the pair's two intents (the caller skips multi-intent pairs)
+    assert context_intent("Something else entirely <REF>.", row) == ["background", "method"]
+    assert context_intent("x <REF>.", {"intents": ["result"]}) == ["result"]

@@ -14,8 +14,9 @@ them; where the paper is silent the platform's choice is written here and stored
 * **length**: words per sentence (``<REF>`` not counted); outliers with |z| > 3 dropped,
   then short < mean − std <= medium <= mean + std < long (mean/std stored); citation last.
 * **location**: ``<REF>``'s token index / length in thirds (first / middle / last); medium.
-* **intent**: the CITES edge's S2 intent when it has exactly one (pairs with several intents
-  are skipped: the per-context label is unknown), ``methodology`` → ``method``; medium,
+* **intent**: S2's per-context intent of the matching citation context when the pair has
+  per-context intents (:func:`context_intent`), else the pair's intent when it has exactly
+  one (pairs with several intents are skipped), ``methodology`` → ``method``; medium,
   citation last.
 * **pos**: merged Penn class of the word before (``pos_before:<class>``) and after
   (``pos_after:<class>``) ``<REF>``; medium, citation in the middle. Stored as two datasets
@@ -125,6 +126,40 @@ def decile_of(value: int, edges: Sequence[float]) -> int:
     return int(np.searchsorted(np.asarray(edges), value, side="left"))
 
 
+def _words(text: str) -> set[str]:
+    from scholarkg.benchmark.tasks.citerec.textfeatures import PLACEHOLDER, tokens_of
+
+    return {t.lower() for t in tokens_of(text) if t != PLACEHOLDER}
+
+
+def context_intent(text: str, row: Mapping[str, Any]) -> list[str]:
+    """The citeBench intent(s) of one sentence (``methodology`` → ``method``).
+
+    Per-context intents win (citerec.md §6): when the citing pair carries S2's per-context
+    lists, the S2 context sharing the most words with the sentence (Jaccard >= 0.5) gives
+    the intents. Otherwise the pair's intents apply; the caller keeps only single-intent
+    results, so pairs with several intents are skipped.
+    """
+    contexts, per = row.get("contexts"), row.get("context_intents")
+    if contexts and per:
+        try:
+            lists = json.loads(per)
+        except ValueError:
+            lists = None
+        if isinstance(lists, list) and len(lists) == len(contexts):
+            mine = _words(text)
+            best, best_sim = None, 0.0
+            for ctx, labels in zip(contexts, lists, strict=True):
+                other = _words(str(ctx))
+                sim = len(mine & other) / len(mine | other) if mine | other else 0.0
+                if sim > best_sim:
+                    best, best_sim = labels, sim
+            if best is not None and best_sim >= 0.5:
+                return sorted({INTENT_NAMES[i] for i in best if i in INTENT_NAMES})
+    pair = [INTENT_NAMES.get(str(i)) for i in (row.get("intents") or [])]
+    return sorted({i for i in pair if i})
+
+
 def _label_population(
     rows: Iterable[Mapping[str, Any]], tagger: Tagger, shares: Mapping[str, int]
 ) -> tuple[list[Candidate], dict[str, Any]]:
@@ -143,8 +178,7 @@ def _label_population(
         feats = sentence_features(text, tagger)
         if feats.ref_index is None:
             continue
-        intents = [INTENT_NAMES.get(str(i)) for i in (row.get("intents") or [])]
-        intents = sorted({i for i in intents if i})
+        intents = context_intent(text, row)
         cands.append(
             Candidate(
                 row=dict(row),
