@@ -87,6 +87,8 @@ TASK_CLASSES: dict[str, str] = {
     "aaar-weakness": "scholarkg.benchmark.tasks.aaar.weakness:WeaknessTask",
     "reviewcritique": "scholarkg.benchmark.tasks.aaar.reviewcritique:ReviewCritiqueTask",
     "scireplicate": "scholarkg.benchmark.tasks.scireplicate.task:ScireplicateTask",
+    "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
+    "citerec": "scholarkg.benchmark.tasks.citerec.citerec:CiteRecTask",
 }
 
 

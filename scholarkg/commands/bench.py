@@ -427,3 +427,9 @@ def _fit_args(bench: BenchmarkTask, words: list[str]) -> dict[str, Any]:
             return bench.resolve_fit_options(given)
 
     return parse_task_args(_FitView(), words)  # type: ignore[arg-type]
+
+
+# dataset builders of the families ('bench build citerec-diagnostics')
+from scholarkg.commands.citerec import build_app as citerec_build_app  # noqa: E402
+
+app.add_typer(citerec_build_app, name="build")

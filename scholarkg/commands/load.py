@@ -25,7 +25,6 @@ from scholarkg.commands.common import (
     settings,
     store_session,
 )
-from scholarkg.commands.load_dorismae import load_dorismae
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
 from scholarkg.loaders.metric_direction import UNKNOWN_HINT, DirectionResolver
@@ -504,9 +503,11 @@ def load_synthetic_legobench(
 # Each benchmark family's loader command lives in its own module (commands/load_<family>.py)
 # and may use this module's helpers (steps, checkpoints, summaries), so the families are
 # registered here, at the end, once everything they import is defined.
-from scholarkg.commands import load_aaar  # noqa: E402
+from scholarkg.commands import load_aaar, load_citerec  # noqa: E402
+from scholarkg.commands.load_dorismae import load_dorismae  # noqa: E402
 from scholarkg.commands.load_scireplicate import load_scireplicate  # noqa: E402
 
 app.command("dorismae")(load_dorismae)
 load_aaar.register(app)
+load_citerec.register(app)  # beir, s2, unarxive
 app.command("scireplicate")(load_scireplicate)

@@ -18,6 +18,8 @@ NODE_LABELS: frozenset[str] = frozenset(
     {
         # bibliographic core
         "Paper", "Author", "Venue", "CitationContext", "Chunk", "Section", "Repository",
+        # local citation recommendation (citeBench) and BEIR-layout test collections
+        "Collection", "DiagnosticDataset",
         # leaderboards (LEGOBench, Papers with Code)
         "Task", "Dataset", "Metric", "Method", "Result", "Leaderboard", "TitleLine",
         # complex queries (DORIS-MAE)
@@ -37,6 +39,7 @@ REL_TYPES: frozenset[str] = frozenset(
     {
         "AUTHORED_BY", "IN_VENUE", "CITES", "COMPARES_WITH", "HAS_CHUNK", "HAS_SECTION", "HAS_CODE",
         "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
+        "IN_COLLECTION", "HAS_QREL", "IN_DATASET",  # BEIR collections, citeBench diagnostics
         "HAS_RESULT", "FOR_METHOD", "ON_DATASET", "FOR_TASK", "USING_METRIC", "IN_LEADERBOARD",
         "SUBTASK_OF", "HAS_ENTRY", "OF_PAPER", "USES_METHOD",
         "HAS_ASPECT", "HAS_SUB_ASPECT", "SUB_ASPECT_OF", "JUDGED", "HAS_CANDIDATE", "HAS_SENTENCE",
@@ -142,6 +145,8 @@ DEFAULT_SCHEMA = SchemaSpec(
         LookupIndex("SubQuery", "qid"),
         LookupIndex("Paper", "doris_abstract_id"),
         LookupIndex("CitationContext", "diag_class"),
+        LookupIndex("CitationContext", "diag_dataset"),
+        LookupIndex("Query", "source"),
         LookupIndex("Run", "task"),
         LookupIndex("CodeEntity", "name"),
         LookupIndex("CodeFile", "path"),  # SciReplicate

@@ -202,7 +202,15 @@ class Citation(EdgeRecord):
 
 
 class CitationContext(NodeRecord):
-    """A citing sentence (with ``<REF>`` masks for citation recommendation)."""
+    """A citing sentence (with ``<REF>`` masks for citation recommendation).
+
+    Loaders (S2ORC, unarXive) store every citing sentence with its marker replaced by
+    ``<REF>`` (``citation_text`` keeps the marker), the marker's character offsets in the
+    source full text (``char_start``/``char_end``), and ``n_refs``: how many citation
+    markers the sentence holds (citeBench keeps sentences with exactly one). The diagnostic
+    builder stores its sampled examples as separate nodes with the ``diag_*``/class fields
+    (``benchmark/tasks/citerec/diagnostics.py``).
+    """
 
     LABEL: ClassVar[str] = "CitationContext"
     citing: str
@@ -215,6 +223,23 @@ class CitationContext(NodeRecord):
     length_tokens: int | None = None
     diag_dataset: str | None = None
     diag_class: str | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    n_refs: int | None = None
+    source: str | None = None
+    sample_id: str | None = None
+    dataset_version: str | None = None
+    stratum: str | None = None
+    field: str | None = None
+    year: int | None = None
+    year_group: str | None = None
+    citation_count_group: int | None = None
+    pos_before: str | None = None
+    pos_after: str | None = None
+    pos_before_tag: str | None = None
+    pos_after_tag: str | None = None
+    location: str | None = None
+    length_class: str | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.citation_context_id(d["citing"], d.get("cited") or "", d["text"])

@@ -600,6 +600,20 @@ class FalkorDBStore(BatchWriteStore):
             )
         return rows
 
+    # -- change detection (added for resident graph projections, graphalgo/projection.py) --
+    def write_fingerprint(self) -> str:
+        """A token that changes whenever a write reaches this server (any graph).
+
+        Redis' change counter since the last save, that save's time and the server's run id:
+        reads and MERGEs that change nothing leave it as it is; a restart or a save changes
+        it, after which callers re-validate with a content checksum. Cheap (one INFO call).
+        """
+        info = self.db.connection.info("persistence")
+        run_id = self.db.connection.info("server").get("run_id", "")
+        return (
+            f"{run_id}:{info.get('rdb_last_save_time')}:{info.get('rdb_changes_since_last_save')}"
+        )
+
 
 def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:
     """A FalkorDB reply value as an explorer cell, recording nodes/edges in ``out``."""

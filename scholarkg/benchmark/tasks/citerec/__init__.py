@@ -1,0 +1,1 @@
+"""The citation-recommendation family: citeBench diagnostics and BEIR-layout retrieval."""

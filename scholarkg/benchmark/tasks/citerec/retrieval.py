@@ -1,0 +1,227 @@
+"""``retrieval``: ad-hoc retrieval on any loaded BEIR-layout collection, scored as BEIR does.
+
+Why in the citation-recommendation family: users bring their own scholarly test collections
+(SciFact, SCIDOCS, NFCorpus, TREC-COVID, ACM-CR converted to BEIR) in BEIR's layout; the same
+rankers that recommend citations answer them, and the numbers are comparable to the BEIR
+leaderboard because the protocol is BEIR's:
+
+* document text = ``title + " " + text``; the whole collection is ranked (no candidate
+  pool), top ``--depth`` (default 1000) kept;
+* BEIR's ``ignore_identical_ids`` (default on here too): a document whose id equals the
+  query id is removed from that query's ranking (SCIDOCS/ArguAna-style collections where
+  queries are documents);
+* metrics over the split's qrels with trec_eval conventions (``metrics/ir.py``): nDCG@10
+  (linear gain, the grades as given), R@10, R@100, MRR@10 and MAP over the ranking, as
+  fractions; a judged query without a ranking scores 0.
+
+Rankers: ``bm25`` (bm25s, ``rankers/bm25.py`` defaults: Lucene variant, k1 1.5, b 0.75,
+lower-case, token pattern ``(?u)\\b\\w\\w+\\b``, bm25s' English stop-words, no stemmer —
+exactly ``bm25s.tokenize(texts, stopwords="en")``), ``dense`` (the bundled all-MiniLM-L6-v2;
+exact cosine), ``hybrid`` (RRF, k = 60, over the two rankers' top ``--fusion-depth``).
+
+Outputs (``--out DIR``): ``run.trec`` and ``metrics.json`` keyed by the collection's own
+query and document ids, ``{"aggregate": {...}, "per_query": {...}, "units": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from scholarkg.benchmark.metrics.ir import evaluate
+from scholarkg.benchmark.metrics.trec import write_run
+from scholarkg.benchmark.rankers.base import Ranker
+from scholarkg.benchmark.task import (
+    Answers,
+    AnswerSource,
+    BenchmarkTask,
+    Instance,
+    ReportLayout,
+    StageProgress,
+    TaskMetric,
+    TaskOption,
+    TaskResult,
+    metrics_payload,
+)
+from scholarkg.errors import InputError
+from scholarkg.schema.citerec import beir_source, collection_id
+from scholarkg.store.base import GraphStore
+from scholarkg.textio import atomic_write_text
+
+METRICS = ("nDCG@10", "R@10", "R@100", "MRR@10", "MAP")
+PAGE = 20_000
+
+
+def collection_documents(store: GraphStore, collection: str) -> tuple[list[str], list[str]]:
+    """``(doc ids, texts)`` of a collection in doc-id order; text = title + " " + text."""
+    doc_ids: list[str] = []
+    texts: list[str] = []
+    skip = 0
+    while True:
+        rows = store.run_named(
+            "citerec/collection_docs", {"collection": collection, "skip": skip, "limit": PAGE}
+        )
+        for r in rows:
+            doc_ids.append(str(r["doc_id"]))
+            texts.append(" ".join(t for t in (r.get("title"), r.get("text")) if t))
+        if len(rows) < PAGE:
+            return doc_ids, texts
+        skip += PAGE
+
+
+def build_text_ranker(
+    name: str, doc_ids: Sequence[str], texts: Sequence[str], params: Mapping[str, Any]
+) -> Ranker:
+    """``bm25``, ``dense`` or ``hybrid`` over the documents.
+
+    ``params["embedder"]`` may hold an :class:`~scholarkg.services.embeddings.Embedder`
+    (tests pass a small deterministic one); otherwise ``params["model"]`` (default the
+    bundled MiniLM) is loaded.
+    """
+    from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+    from scholarkg.benchmark.rankers.fusion import FusionRanker
+
+    if name == "bm25":
+        return BM25Ranker(doc_ids, texts, strict_candidates=False)
+    if name in ("dense", "hybrid"):
+        from scholarkg.benchmark.rankers.dense import DenseRanker
+
+        embedder = params.get("embedder")
+        if embedder is None:
+            from scholarkg.services.embeddings import load_embedder
+
+            embedder = load_embedder(str(params.get("model", "minilm")))
+        dense = DenseRanker.from_texts(embedder, doc_ids, texts, strict_candidates=False)
+        if name == "dense":
+            return dense
+        bm25 = BM25Ranker(doc_ids, texts, strict_candidates=False)
+        return FusionRanker([bm25, dense], method="rrf", depth=int(params.get("fusion_depth", 100)))
+    raise InputError(f"unknown ranker {name!r}", field="ranker")
+
+
+class RetrievalTask(BenchmarkTask):
+    """Ad-hoc retrieval on a loaded BEIR-layout collection (see the module docstring)."""
+
+    name = "retrieval"
+    family = "citerec"
+    description = "rank a BEIR-layout collection's documents for its queries (BEIR protocol)"
+    reference = "BEIR (Thakur et al., NeurIPS 2021 D&B); beir-cellar/beir EvaluateRetrieval"
+    metrics = tuple(TaskMetric(m, "fraction", decimals=4) for m in METRICS)
+    options = (
+        TaskOption("dataset", str, None, "collection name given to 'scholarkg load beir'"),
+        TaskOption("split", str, "test", "qrels split (qrels/<split>.tsv)"),
+        TaskOption("depth", int, 1000, "documents ranked per query"),
+        TaskOption("ignore_identical_ids", bool, True, "drop a document whose id is the query id"),
+        TaskOption("fusion_depth", int, 100, "hybrid: depth each ranker contributes to RRF"),
+    )
+    rankers = ("bm25", "dense", "hybrid")
+    baseline = "bm25"
+    layout = ReportLayout(
+        title="Retrieval (BEIR protocol)",
+        columns=METRICS,
+        config_keys=("dataset", "split"),
+        instance_label="query",
+    )
+
+    def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: options[k] for k in ("dataset", "split", "depth", "ignore_identical_ids")}
+
+    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+        name = options.get("dataset")
+        if not name:
+            raise InputError(
+                "retrieval needs --dataset NAME (a loaded BEIR collection)", field="dataset"
+            )
+        if options["depth"] < 1:
+            raise InputError(f"--depth must be >= 1, got {options['depth']}", field="depth")
+        coll = collection_id("beir", name)
+        info = store.run_named("citerec/collection_info", {"collection": coll})
+        if not info:
+            raise InputError(
+                f"no BEIR collection {name!r} in graph {store.graph!r}; load it "
+                "with 'scholarkg load beir DIR --name NAME'",
+                field="dataset",
+            )
+        rows = store.run_named(
+            "citerec/beir_queries",
+            {"source": beir_source(name), "collection": coll, "split": options["split"]},
+        )
+        return [
+            Instance(
+                id=r["id"],
+                data={
+                    "qid": str(r["qid"]),
+                    "text": r["text"],
+                    "qrels": {str(q["doc_id"]): float(q["score"]) for q in r["qrels"]},
+                },
+            )
+            for r in rows
+        ]
+
+    def answer(
+        self,
+        store: GraphStore,
+        instances: Sequence[Instance],
+        source: AnswerSource,
+        options: Mapping[str, Any],
+        progress: StageProgress | None = None,
+    ) -> Answers:
+        if source.kind != "ranker":  # pragma: no cover - answer_kinds is ranker only
+            raise InputError("retrieval is answered by a ranker", field="ranker")
+        doc_ids, texts = collection_documents(store, collection_id("beir", options["dataset"]))
+        params = {**source.params, "fusion_depth": options["fusion_depth"]}
+        ranker = build_text_ranker(source.name, doc_ids, texts, params)
+        depth = int(options["depth"])
+        out: dict[str, dict[str, float]] = {}
+        for n, inst in enumerate(instances, start=1):
+            qid = inst.data["qid"]
+            # one extra so dropping the query's own id still leaves ``depth`` documents
+            ranking = ranker.rank(inst.data["text"], depth + 1, query_id=inst.id)
+            scored = {
+                d: s
+                for d, s in zip(ranking.ids, ranking.scores, strict=True)
+                if not (options["ignore_identical_ids"] and d == qid)
+            }
+            out[inst.id] = dict(list(scored.items())[:depth])
+            if progress is not None and (n % 100 == 0 or n == len(instances)):
+                progress("answer", n, len(instances))
+        return Answers(
+            by_instance=out,
+            source=source,
+            params={"ranker": ranker.name, **ranker.params, "depth": depth},
+            extra={"n_docs": len(doc_ids)},
+        )
+
+    def score(
+        self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
+    ) -> TaskResult:
+        qrels = {i.id: i.data["qrels"] for i in instances}
+        # scored dicts: trec_eval order (score desc, docid desc on ties), as run.trec holds
+        run = {i.id: answers.by_instance.get(i.id, {}) for i in instances}
+        res = evaluate(qrels, run, list(METRICS), on_unknown="ignore")
+        return TaskResult(
+            aggregate=res.aggregate, per_instance=res.per_query, n=dict(res.n_queries)
+        )
+
+    def write_outputs(
+        self,
+        out_dir: Path,
+        instances: Sequence[Instance],
+        answers: Answers,
+        result: TaskResult,
+        options: Mapping[str, Any],
+    ) -> list[Path]:
+        """``metrics.json`` and ``run.trec``, both keyed by the collection's own ids."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        qid = {i.id: i.data["qid"] for i in instances}
+        payload = metrics_payload(self, result)
+        payload["per_query"] = {qid[k]: v for k, v in payload["per_query"].items()}
+        metrics_path = out_dir / "metrics.json"
+        atomic_write_text(metrics_path, json.dumps(payload, indent=2, allow_nan=False) + "\n")
+        run_path = out_dir / "run.trec"
+        run = {qid[i.id]: answers.by_instance.get(i.id, {}) for i in instances}
+        tag = f"scholarkg-{answers.source.name}"
+        write_run(run_path, {q: r for q, r in run.items() if r}, tag=tag)
+        return [metrics_path, run_path]

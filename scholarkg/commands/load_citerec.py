@@ -1,0 +1,243 @@
+"""``scholarkg load beir|s2|unarxive``: the citation-recommendation family's loaders.
+
+Each command builds :class:`~scholarkg.commands.load.Step`s over the family's streaming
+readers and runs them through the shared resumable path (``load_and_report``). Malformed
+lines are skipped and counted (``SkipReport``); the summary prints the counts per file and
+the first examples with file and line number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from scholarkg.commands.common import store_session
+from scholarkg.errors import InputError
+from scholarkg.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from scholarkg.commands.load import LoadSummary, Step
+
+# the shared load options, restated here (not imported) so this module never imports
+# ``commands/load.py`` at import time: load.py registers these verbs, importing this module
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
+]
+BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
+
+
+def beir_steps(directory: Path, name: str, report: object) -> list[Step]:
+    """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
+    from scholarkg.commands.load import Step
+    from scholarkg.loaders import citerec_beir as beir
+
+    corpus = beir.find_file(directory, "corpus.jsonl")
+    queries = beir.find_file(directory, "queries.jsonl")
+    splits = beir.qrels_files(directory)
+    steps = [
+        Step(
+            "corpus", corpus, f"beir-corpus:{name}", lambda: beir.read_corpus(corpus, name, report)
+        ),  # type: ignore[arg-type]
+        Step(
+            "queries",
+            queries,
+            f"beir-queries:{name}",
+            lambda: beir.read_queries(queries, name, report),
+        ),  # type: ignore[arg-type]
+    ]
+    for split, path in splits.items():
+        steps.append(
+            Step(
+                f"qrels {split}",
+                path,
+                f"beir-qrels:{name}:{split}",
+                lambda path=path, split=split: beir.read_qrels(path, name, split, report),  # type: ignore[misc]
+            )
+        )
+    return steps
+
+
+def _skip_notes(report: object) -> object:
+    def after(_store: GraphStore, summary: LoadSummary) -> None:
+        summary.notes.extend(report.notes())  # type: ignore[attr-defined]
+
+    return after
+
+
+def load_beir(
+    directory: Annotated[
+        Path, typer.Argument(help="Collection directory (corpus.jsonl, queries.jsonl, qrels/).")
+    ],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Collection name (default: the directory name).")
+    ] = None,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 5_000,
+) -> Any:
+    """A BEIR-layout test collection: documents as Papers, queries, qrels per split."""
+    from scholarkg.commands.load import load_and_report
+    from scholarkg.loaders.citerec_common import SkipReport
+
+    if not directory.is_dir():
+        raise InputError("not a directory", path=directory)
+    name = (name or directory.resolve().name).strip()
+    if not name or any(c in name for c in " \t\n/:"):
+        raise InputError(
+            f"collection name {name!r} must be non-empty, without spaces, '/' or ':'", field="name"
+        )
+    report = SkipReport()
+    return load_and_report(
+        beir_steps(directory, name, report),
+        title=f"load beir {name}",
+        resume=resume,
+        batch_size=batch_size,
+        after=_skip_notes(report),  # type: ignore[arg-type]
+    )
+
+
+def corpus_lookup(store: GraphStore) -> object:
+    """``lookup(corpus ids) -> {corpus id: Paper id}`` over the papers in the graph."""
+
+    def lookup(corpus_ids: object) -> dict[int, str]:
+        rows = store.run_named("citerec/papers_by_corpus_id", {"corpus_ids": list(corpus_ids)})  # type: ignore[call-overload]
+        return {int(r["corpus_id"]): str(r["id"]) for r in rows}
+
+    return lookup
+
+
+def load_s2(
+    papers: Annotated[
+        Path | None, typer.Option(help="papers JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    abstracts: Annotated[
+        Path | None, typer.Option(help="abstracts JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    citations: Annotated[
+        Path | None, typer.Option(help="citations JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    s2orc: Annotated[
+        Path | None, typer.Option(help="s2orc JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    authors: Annotated[
+        Path | None, typer.Option(help="authors JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    venues: Annotated[
+        Path | None, typer.Option(help="publication-venues JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    tldrs: Annotated[
+        Path | None, typer.Option(help="tldrs JSONL(.gz)", exists=True, dir_okay=False)
+    ] = None,
+    bulk: Annotated[
+        bool, typer.Option("--bulk", help="Build a NEW graph with GRAPH.BULK (fast; embedded).")
+    ] = False,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 5_000,
+) -> Any:
+    """Semantic Scholar datasets: papers, authors, venues, abstracts, TLDRs, citations, S2ORC.
+
+    Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
+    s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
+    """
+    from scholarkg.commands.load import Step, print_summary, run_steps
+    from scholarkg.loaders import citerec_s2 as s2
+    from scholarkg.loaders.citerec_common import SkipReport
+
+    given = {
+        "venues": venues,
+        "authors": authors,
+        "papers": papers,
+        "abstracts": abstracts,
+        "tldrs": tldrs,
+        "citations": citations,
+        "s2orc": s2orc,
+    }
+    if not any(given.values()):
+        raise InputError(
+            "give at least one of --papers, --abstracts, --citations, --s2orc, "
+            "--authors, --venues, --tldrs"
+        )
+    report = SkipReport()
+    if bulk:
+        _load_s2_bulk(given, report)
+        return None
+    with store_session() as store:
+        store.apply_schema()
+        lookup = corpus_lookup(store)
+        readers = {
+            "venues": lambda p: s2.read_venues(p, report),
+            "authors": lambda p: s2.read_authors(p, report),
+            "papers": lambda p: s2.read_papers(p, report),
+            "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
+            "tldrs": lambda p: s2.read_tldrs(p, report, lookup),
+            "citations": lambda p: s2.read_citations(p, report, lookup),
+            "s2orc": lambda p: s2.read_s2orc(p, report, lookup),
+        }
+        steps = [
+            Step(f"s2 {kind}", path, f"s2-{kind}", lambda kind=kind, path=path: readers[kind](path))
+            for kind, path in given.items()
+            if path is not None
+        ]
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+        summary.notes.extend(report.notes())
+    print_summary(summary, title="load s2")
+    return summary
+
+
+def _load_s2_bulk(files: dict[str, Path | None], report: object) -> None:
+    from rich.table import Table
+
+    from scholarkg.commands.common import console
+    from scholarkg.errors import NotSupported
+    from scholarkg.loaders.citerec_bulk import bulk_load_s2
+
+    with store_session() as store:
+        if store.backend != "embedded":
+            raise NotSupported("--bulk uses FalkorDB's GRAPH.BULK; on Neo4j load without --bulk")
+        res = bulk_load_s2(store, files, report)  # type: ignore[arg-type]
+    table = Table(title=f"load s2 --bulk into {store.graph!r}")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for kind, n in res["lines"].items():
+        table.add_row(f"{kind} lines", f"{n:,}")
+    table.add_row("nodes written", f"{res['nodes']:,}")
+    table.add_row("relationships written", f"{res['relationships']:,}")
+    table.add_row("relationships skipped", f"{res['skipped_relationships']:,}")
+    table.add_row(
+        "seconds (parse / send / schema)",
+        f"{res['parse_seconds']:.1f} / {res['send_seconds']:.1f} / {res['schema_seconds']:.1f}",
+    )
+    console.print(table)
+    for note in report.notes():  # type: ignore[attr-defined]
+        console.print(note)
+
+
+def load_unarxive(
+    file: Annotated[
+        Path, typer.Argument(help="unarXive JSONL(.gz) file", exists=True, dir_okay=False)
+    ],
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 500,
+) -> Any:
+    """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
+    from scholarkg.commands.load import Step, load_and_report
+    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.citerec_unarxive import read_unarxive
+
+    report = SkipReport()
+    steps = [Step("unarxive", file, "unarxive", lambda: read_unarxive(file, report))]
+    return load_and_report(
+        steps,
+        title="load unarxive",
+        resume=resume,
+        batch_size=batch_size,
+        after=_skip_notes(report),  # type: ignore[arg-type]
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add this family's ``load`` verbs to ``scholarkg load`` (called once from load.py)."""
+    app.command("beir")(load_beir)
+    app.command("s2")(load_s2)
+    app.command("unarxive")(load_unarxive)

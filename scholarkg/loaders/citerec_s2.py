@@ -1,0 +1,565 @@
+"""Semantic Scholar datasets (S2AG bulk JSONL, gzipped or not) → papers, authors, venues,
+citations with contexts and intents, and ``<REF>``-masked citing sentences from S2ORC.
+
+Formats (citerec.md §4; field names checked against the official sample files):
+
+* ``papers``: ``corpusid``, ``externalids`` {ArXiv, DOI, MAG, PubMed, PubMedCentral, DBLP,
+  ACL, CorpusId}, ``title``, ``authors`` [{authorId, name}], ``venue``,
+  ``publicationvenueid``, ``year``, ``publicationdate``, ``referencecount``,
+  ``citationcount``, ``influentialcitationcount``, ``isopenaccess``, ``s2fieldsofstudy``
+  [{category, source}] | null, ``publicationtypes``, ``journal``, ``url``;
+* ``abstracts``: ``corpusid``, ``abstract``, ``openaccessinfo`` {externalids, …};
+* ``tldrs``: ``corpusid``, ``model``, ``text``;
+* ``authors``: ``authorid``, ``name``, ``aliases``, ``externalids`` {ORCID, DBLP} | null,
+  ``papercount``, ``citationcount``, ``hindex``, ``affiliations``, ``homepage``;
+* ``publication-venues``: ``id`` (uuid), ``name``, ``alternate_names``, ``issn``, ``type``,
+  ``url``;
+* ``citations``: ``citingcorpusid``, ``citedcorpusid`` (strings; cited null when S2 could
+  not match it), ``isinfluential``, ``contexts`` [str] | null, ``intents`` — [str] per pair
+  (older releases) or [[str], …] one list per context (newer, with ``citationid``);
+* ``s2orc``: ``corpusid``, ``externalids`` (lower-case keys), ``content`` {``text``,
+  ``annotations`` {name: JSON-encoded list of {start, end, attributes} | null}}.
+
+Ids: a paper's id follows ``schema/ids.py`` (arXiv > DOI > ``s2:<corpusid>``), so an S2 paper
+is the same node as the arXiv/DOI paper other loaders write. Citations and S2ORC name papers
+by corpus id only, so their endpoints are *looked up* by ``corpus_id`` among the papers
+already in the graph (batched; ``lookup``): load ``--papers`` before ``--citations``/``--s2orc``
+(the command orders the steps so). A citation whose paper is not in the graph is counted
+(``SkipReport.dropped``), never stored against an invented node, because a later
+``--papers`` load would give that paper a different id (its DOI).
+
+Authors are keyed ``s2author:<authorid>`` in both ``papers`` and ``authors`` even when the
+author record carries an ORCID (stored as a property), so the two files meet on one node.
+
+Intents: the per-pair layout gives ``intents`` for the whole pair; the per-context layout is
+kept as ``context_intents`` (JSON) beside their union in ``intents``. S2's ``methodology``
+is kept verbatim here; the diagnostics map it to citeBench's ``method``.
+
+S2ORC citing sentences: paragraphs are split into sentences (``citerec_contexts``), each
+``bibref`` whose ``ref_id`` names a ``bibentry`` with a ``matched_paper_id`` becomes a
+CitationContext (marker → ``<REF>``, section from the last ``sectionheader`` before the
+paragraph, marker offsets, ``n_refs`` = markers in the sentence) with ``IN_PAPER`` →
+citing, ``GOLD`` → cited, and a ``CITES`` edge. Bibrefs without ``ref_id`` or without a
+matched entry still count as markers of their sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.checkpoint import AnyRecord, Group
+from scholarkg.loaders.citerec_common import (
+    SkipReport,
+    iter_jsonl_tolerant,
+    optional_int,
+    optional_str,
+)
+from scholarkg.loaders.citerec_contexts import (
+    Marker,
+    SentenceSplitter,
+    extract_contexts,
+    split_sentences,
+)
+from scholarkg.schema import ids
+from scholarkg.schema.citerec import (
+    Gold,
+    InPaper,
+    PublishedIn,
+    S2Author,
+    S2Citation,
+    S2Paper,
+    S2Venue,
+)
+from scholarkg.schema.records import Author, Authorship, CitationContext, Venue
+
+#: ``lookup(corpus ids) -> {corpus id: Paper id}`` for the papers already in the graph
+CorpusLookup = Callable[[Sequence[int]], Mapping[int, str]]
+#: lines resolved per lookup round trip
+RESOLVE_BATCH = 2_000
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _ext(ext: Any, *keys: str) -> str | None:
+    """First non-empty value among ``keys`` of an externalids object (any key case)."""
+    if not isinstance(ext, dict):
+        return None
+    lowered = {str(k).lower(): v for k, v in ext.items()}
+    for key in keys:
+        value = lowered.get(key.lower())
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if value not in (None, ""):
+            return str(value).strip()
+    return None
+
+
+def s2_paper_id(corpus_id: int | None, ext: Any) -> str:
+    """The Paper id of an S2 record by the shared rules (arXiv > DOI > corpus id)."""
+    return ids.paper_id(arxiv_id=_ext(ext, "ArXiv"), doi=_ext(ext, "DOI"), corpus_id=corpus_id)
+
+
+def _fields_of_study(value: Any) -> list[str] | None:
+    """Unique categories, the ``s2-fos-model`` ones first (S2's own classifier)."""
+    if not isinstance(value, list):
+        return None
+    ranked = sorted(
+        (f for f in value if isinstance(f, dict) and f.get("category")),
+        key=lambda f: f.get("source") != "s2-fos-model",
+    )
+    out: list[str] = []
+    for f in ranked:
+        if f["category"] not in out:
+            out.append(str(f["category"]))
+    return out or None
+
+
+def _str_list(value: Any) -> list[str] | None:
+    if not isinstance(value, list):
+        return None
+    out = [str(v).strip() for v in value if v not in (None, "") and not isinstance(v, dict)]
+    return out or None
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _require_corpus_id(obj: dict[str, Any], key: str, path: Path, line: int) -> int:
+    cid = optional_int(obj.get(key))
+    if cid is None:
+        raise InputError("missing or non-integer corpus id", path=path, line=line, field=key)
+    return cid
+
+
+@dataclass
+class _Pending:
+    """A parsed line waiting for corpus ids to be resolved to Paper ids."""
+
+    line: int
+    corpus_ids: tuple[int, ...]
+    build: Callable[[Mapping[int, str]], list[AnyRecord]]
+
+
+def _resolve(pending: Iterable[_Pending], lookup: CorpusLookup) -> Iterator[Group]:
+    """Resolve corpus ids in batches of :data:`RESOLVE_BATCH` lines, then build records."""
+    batch: list[_Pending] = []
+
+    def flush() -> Iterator[Group]:
+        wanted = sorted({c for p in batch for c in p.corpus_ids})
+        found = lookup(wanted) if wanted else {}
+        for p in batch:
+            yield p.line, p.build(found)
+        batch.clear()
+
+    for item in pending:
+        batch.append(item)
+        if len(batch) >= RESOLVE_BATCH:
+            yield from flush()
+    if batch:
+        yield from flush()
+
+
+def _guard(report: SkipReport, path: Path, line: int, fn: Callable[[], Any]) -> Any:
+    """Run ``fn``; a bad field skips the line (reported), anything else propagates."""
+    try:
+        return fn()
+    except InputError as err:
+        report.skip_error(err, path=path, line=line)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or None
+        report.skip(path, line, first.get("msg", "invalid value"), where)
+    except (ValueError, TypeError, KeyError) as err:
+        report.skip(path, line, str(err))
+    return None
+
+
+# --------------------------------------------------------------------------- papers etc.
+
+
+def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord]:
+    cid = _require_corpus_id(obj, "corpusid", path, line)
+    ext = obj.get("externalids")
+    title = optional_str(obj, "title")
+    paper = S2Paper(
+        id=s2_paper_id(cid, ext),
+        corpus_id=cid,
+        title=title,
+        year=optional_int(obj.get("year")),
+        date=optional_str(obj, "publicationdate"),
+        arxiv_id=_ext(ext, "ArXiv"),
+        doi=ids.normalize_doi(_ext(ext, "DOI") or "") or None,
+        venue=optional_str(obj, "venue"),
+        fields_of_study=_fields_of_study(obj.get("s2fieldsofstudy")),
+        citation_count=optional_int(obj.get("citationcount")),
+        reference_count=optional_int(obj.get("referencecount")),
+        influential_citation_count=optional_int(obj.get("influentialcitationcount")),
+        is_open_access=_bool(obj.get("isopenaccess")),
+        publication_types=_str_list(obj.get("publicationtypes")),
+        s2_venue_id=optional_str(obj, "publicationvenueid"),
+        mag_id=_ext(ext, "MAG"),
+        pubmed_id=_ext(ext, "PubMed"),
+        pmc_id=_ext(ext, "PubMedCentral"),
+        dblp_id=_ext(ext, "DBLP"),
+        acl_id=_ext(ext, "ACL"),
+        url=optional_str(obj, "url"),
+        source="s2",
+    )
+    records: list[AnyRecord] = [paper]
+    if paper.venue:
+        venue = Venue(name=paper.venue)
+        records += [venue, PublishedIn(start=paper.id, end=venue.id)]
+    for pos, author in enumerate(obj.get("authors") or [], start=1):
+        if not isinstance(author, dict) or not optional_str(author, "name"):
+            continue
+        aid = optional_str(author, "authorId")
+        rec = (
+            S2Author(id=f"s2author:{aid}", name=author["name"], s2_author_id=aid)
+            if aid
+            else Author(name=author["name"])
+        )
+        records += [rec, Authorship(start=paper.id, end=rec.id, position=pos)]
+    return records
+
+
+def read_papers(path: Path, report: SkipReport) -> Iterator[Group]:
+    """One group per paper: Paper, its Venue + IN_VENUE, its Authors + AUTHORED_BY."""
+    for line, obj in iter_jsonl_tolerant(path, report):
+        records = _guard(
+            report, path, line, lambda obj=obj, line=line: _paper_records(obj, path, line)
+        )
+        if records is not None:
+            yield line, records
+
+
+def read_authors(path: Path, report: SkipReport) -> Iterator[Group]:
+    """One group per author (``s2author:<authorid>``; ORCID and DBLP names as properties)."""
+
+    def build(obj: dict[str, Any], line: int) -> list[AnyRecord]:
+        aid = optional_str(obj, "authorid")
+        if aid is None:
+            raise InputError("missing value", path=path, line=line, field="authorid")
+        name = optional_str(obj, "name")
+        if name is None:
+            raise InputError("missing value", path=path, line=line, field="name")
+        ext = obj.get("externalids")
+        return [
+            S2Author(
+                id=f"s2author:{aid}",
+                name=name,
+                s2_author_id=aid,
+                orcid=_ext(ext, "ORCID"),
+                dblp_names=_str_list(ext.get("DBLP")) if isinstance(ext, dict) else None,
+                aliases=_str_list(obj.get("aliases")),
+                paper_count=optional_int(obj.get("papercount")),
+                citation_count=optional_int(obj.get("citationcount")),
+                h_index=optional_int(obj.get("hindex")),
+                homepage=optional_str(obj, "homepage"),
+                affiliations=_str_list(obj.get("affiliations")),
+            )
+        ]
+
+    for line, obj in iter_jsonl_tolerant(path, report):
+        records = _guard(report, path, line, lambda obj=obj, line=line: build(obj, line))
+        if records is not None:
+            yield line, records
+
+
+def read_venues(path: Path, report: SkipReport) -> Iterator[Group]:
+    """One group per venue (id by the shared venue-name rule; S2's uuid as a property)."""
+
+    def build(obj: dict[str, Any], line: int) -> list[AnyRecord]:
+        name = optional_str(obj, "name")
+        if name is None:
+            raise InputError("missing value", path=path, line=line, field="name")
+        return [
+            S2Venue(
+                name=name,
+                s2_venue_id=optional_str(obj, "id"),
+                issn=optional_str(obj, "issn"),
+                type=optional_str(obj, "type"),
+                url=optional_str(obj, "url"),
+                alternate_names=_str_list(obj.get("alternate_names")),
+            )
+        ]
+
+    for line, obj in iter_jsonl_tolerant(path, report):
+        records = _guard(report, path, line, lambda obj=obj, line=line: build(obj, line))
+        if records is not None:
+            yield line, records
+
+
+def read_abstracts(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iterator[Group]:
+    """Set ``abstract`` on the paper with that corpus id (loaded, else by the id rules)."""
+
+    def parse() -> Iterator[_Pending]:
+        for line, obj in iter_jsonl_tolerant(path, report):
+            cid = _guard(
+                report,
+                path,
+                line,
+                lambda obj=obj, line=line: _require_corpus_id(obj, "corpusid", path, line),
+            )
+            if cid is None:
+                continue
+            info = obj.get("openaccessinfo")
+            ext = info.get("externalids") if isinstance(info, dict) else None
+            abstract = optional_str(obj, "abstract")
+
+            def build(
+                found: Mapping[int, str],
+                cid: int = cid,
+                ext: Any = ext,
+                abstract: str | None = abstract,
+            ) -> list[AnyRecord]:
+                if abstract is None:
+                    report.drop("abstract line(s) without an abstract")
+                    return []
+                pid = found.get(cid) or s2_paper_id(cid, ext)
+                return [S2Paper(id=pid, corpus_id=cid, abstract=abstract)]
+
+            yield _Pending(line, (cid,), build)
+
+    yield from _resolve(parse(), lookup)
+
+
+def read_tldrs(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iterator[Group]:
+    """Set ``tldr`` on loaded papers (a TLDR of a paper not in the graph is counted)."""
+
+    def parse() -> Iterator[_Pending]:
+        for line, obj in iter_jsonl_tolerant(path, report):
+            cid = _guard(
+                report,
+                path,
+                line,
+                lambda obj=obj, line=line: _require_corpus_id(obj, "corpusid", path, line),
+            )
+            text = optional_str(obj, "text")
+            if cid is None:
+                continue
+
+            def build(
+                found: Mapping[int, str], cid: int = cid, text: str | None = text
+            ) -> list[AnyRecord]:
+                if cid not in found or text is None:
+                    report.drop("tldr(s) of papers not in the graph (load --papers first)")
+                    return []
+                return [S2Paper(id=found[cid], tldr=text)]
+
+            yield _Pending(line, (cid,), build)
+
+    yield from _resolve(parse(), lookup)
+
+
+# --------------------------------------------------------------------------- citations
+
+
+def normalise_intents(intents: Any, n_contexts: int) -> tuple[list[str] | None, str | None]:
+    """``(union of intents, per-context lists as JSON or None)`` for both S2 layouts.
+
+    Per pair: ``["background", "methodology"]``. Per context: ``[["background"], [],
+    ["result"]]`` aligned with ``contexts`` (JSON kept only when the lengths agree).
+    """
+    if not isinstance(intents, list) or not intents:
+        return None, None
+    if all(isinstance(i, list) or i is None for i in intents):
+        lists = [[str(x) for x in (i or []) if x] for i in intents]
+        union = sorted({x for i in lists for x in i})
+        per_context = json.dumps(lists) if len(lists) == n_contexts else None
+        return union or None, per_context
+    flat = sorted({str(i) for i in intents if isinstance(i, str) and i})
+    return flat or None, None
+
+
+def read_citations(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iterator[Group]:
+    """One group per citation line: a CITES edge between two papers already in the graph."""
+
+    def parse() -> Iterator[_Pending]:
+        for line, obj in iter_jsonl_tolerant(path, report):
+            citing = _guard(
+                report,
+                path,
+                line,
+                lambda obj=obj, line=line: _require_corpus_id(obj, "citingcorpusid", path, line),
+            )
+            if citing is None:
+                continue
+            cited = optional_int(obj.get("citedcorpusid"))
+            contexts = _str_list(obj.get("contexts"))
+            intents, per_context = normalise_intents(obj.get("intents"), len(contexts or []))
+            props = {
+                "contexts": contexts,
+                "intents": intents,
+                "context_intents": per_context,
+                "is_influential": _bool(obj.get("isinfluential")),
+                "citation_id": optional_str(obj, "citationid"),
+            }
+            if cited is None:
+                report.drop("citation(s) whose cited paper S2 did not match (citedcorpusid null)")
+                yield _Pending(line, (), lambda _found: [])
+                continue
+
+            def build(
+                found: Mapping[int, str],
+                citing: int = citing,
+                cited: int = cited,
+                props: dict[str, Any] = props,
+            ) -> list[AnyRecord]:
+                if citing not in found or cited not in found:
+                    report.drop("citation(s) with a paper not in the graph (load --papers first)")
+                    return []
+                return [S2Citation(start=found[citing], end=found[cited], **props)]
+
+            yield _Pending(line, (citing, cited), build)
+
+    yield from _resolve(parse(), lookup)
+
+
+# --------------------------------------------------------------------------- s2orc
+
+
+def _spans(annotations: dict[str, Any], name: str, path: Path, line: int) -> list[dict[str, Any]]:
+    """A decoded annotation list (JSON string or already a list); null/absent → []."""
+    raw = annotations.get(name)
+    if raw in (None, ""):
+        return []
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise InputError(
+                f"annotation is not valid JSON: {err.msg}",
+                path=path,
+                line=line,
+                field=f"content.annotations.{name}",
+            ) from None
+    if not isinstance(raw, list):
+        raise InputError(
+            "annotation is not a list", path=path, line=line, field=f"content.annotations.{name}"
+        )
+    out = []
+    for span in raw:
+        if (
+            isinstance(span, dict)
+            and isinstance(span.get("start"), int)
+            and isinstance(span.get("end"), int)
+        ):
+            out.append(span)
+    return out
+
+
+@dataclass(frozen=True)
+class FullTextPaper:
+    """What the S2ORC reader extracted from one line before corpus ids are resolved."""
+
+    corpus_id: int
+    externalids: Any
+    contexts: list[Any]  # ExtractedContext, target = cited corpus id as str
+
+
+def parse_s2orc_record(
+    obj: dict[str, Any], path: Path, line: int, splitter: SentenceSplitter = split_sentences
+) -> FullTextPaper:
+    """Spans → citing sentences of one S2ORC record (see the module doc)."""
+    cid = _require_corpus_id(obj, "corpusid", path, line)
+    content = obj.get("content") or {}
+    if not isinstance(content, dict):
+        raise InputError("expected an object", path=path, line=line, field="content")
+    text = content.get("text")
+    annotations = content.get("annotations") or {}
+    if not isinstance(text, str) or not text or not isinstance(annotations, dict):
+        return FullTextPaper(cid, obj.get("externalids"), [])
+    entries: dict[str, str] = {}
+    for span in _spans(annotations, "bibentry", path, line):
+        attrs = span.get("attributes") or {}
+        matched = optional_int(attrs.get("matched_paper_id"))
+        if attrs.get("id") is not None and matched is not None:
+            entries[str(attrs["id"])] = str(matched)
+    markers = {}
+    for span in _spans(annotations, "bibref", path, line):
+        ref = (span.get("attributes") or {}).get("ref_id")
+        key = (span["start"], span["end"])
+        # a span without a letter or digit (a stray quote) is a parser artefact, not a marker
+        if 0 <= key[0] < key[1] <= len(text) and any(c.isalnum() for c in text[key[0] : key[1]]):
+            markers[key] = Marker(
+                key[0], key[1], entries.get(str(ref)) if ref is not None else None
+            )
+    paragraphs = [(s["start"], s["end"]) for s in _spans(annotations, "paragraph", path, line)]
+    headers = sorted(
+        {
+            (s["start"], " ".join(text[s["start"] : s["end"]].split()))
+            for s in _spans(annotations, "sectionheader", path, line)
+        }
+    )
+    contexts = list(
+        extract_contexts(text, paragraphs, list(markers.values()), headers, splitter=splitter)
+    )
+    return FullTextPaper(cid, obj.get("externalids"), contexts)
+
+
+def read_s2orc(
+    path: Path,
+    report: SkipReport,
+    lookup: CorpusLookup,
+    *,
+    splitter: SentenceSplitter = split_sentences,
+) -> Iterator[Group]:
+    """One group per full-text paper: the citing Paper, its contexts and CITES edges."""
+
+    def parse() -> Iterator[_Pending]:
+        for line, obj in iter_jsonl_tolerant(path, report):
+            doc = _guard(
+                report,
+                path,
+                line,
+                lambda obj=obj, line=line: parse_s2orc_record(obj, path, line, splitter),
+            )
+            if doc is None:
+                continue
+            wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))
+            yield _Pending(line, wanted, lambda found, doc=doc: _s2orc_records(doc, found, report))
+
+    yield from _resolve(parse(), lookup)
+
+
+def _s2orc_records(
+    doc: FullTextPaper, found: Mapping[int, str], report: SkipReport
+) -> list[AnyRecord]:
+    citing = found.get(doc.corpus_id) or s2_paper_id(doc.corpus_id, doc.externalids)
+    records: list[AnyRecord] = [
+        S2Paper(id=citing, corpus_id=doc.corpus_id, arxiv_id=_ext(doc.externalids, "arxiv"))
+    ]
+    cited_seen: set[str] = set()
+    missing = 0
+    for ctx in doc.contexts:
+        cited = found.get(int(ctx.target))
+        if cited is None:
+            missing += 1
+            continue
+        node = CitationContext(
+            citing=citing,
+            cited=cited,
+            text=ctx.text,
+            citation_text=ctx.citation_text,
+            section=ctx.section,
+            char_start=ctx.char_start,
+            char_end=ctx.char_end,
+            n_refs=ctx.n_refs,
+            source="s2orc",
+        )
+        records += [node, InPaper(start=node.id, end=citing), Gold(start=node.id, end=cited)]
+        if cited not in cited_seen:
+            cited_seen.add(cited)
+            records.append(S2Citation(start=citing, end=cited))
+    if missing:
+        report.drop("s2orc citing sentence(s) whose cited paper is not in the graph", missing)
+    return records

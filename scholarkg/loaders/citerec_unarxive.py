@@ -1,0 +1,183 @@
+"""unarXive full-text JSONL (2022 release, ``IllDepence/unarXive`` ``doc/data_format.md``).
+
+One paper per line: ``paper_id`` (arXiv id), ``metadata`` (the arXiv metadata record:
+``title``, ``authors`` (string), ``categories`` (space-separated), ``doi``,
+``update_date``, ``versions`` …), ``discipline``, ``abstract`` ({``text``} or a string),
+``body_text`` [{``section``, ``sec_number``, ``sec_type``, ``content_type``, ``text``,
+``cite_spans``, ``ref_spans``}], ``bib_entries`` {ref id: {``bib_entry_raw``,
+``contained_arXiv_ids`` [{id, …}], ``contained_links``, ``discipline``, ``ids``
+{``open_alex_id``, ``sem_open_alex_id``, ``pubmed_id``, ``pmc_id``, ``doi``}}}.
+
+Citations are inline markers ``{{cite:<ref id>}}`` in paragraph text. Each marker whose bib
+entry names the cited paper (an arXiv id > a DOI > an OpenAlex id, the shared id rules)
+becomes a ``<REF>``-masked CitationContext (as for S2ORC), with ``IN_PAPER``, ``GOLD`` and
+``CITES``. The cited paper is MERGEd by that id (a node with only its identifiers if nothing
+else loaded it): unlike S2's corpus ids these ids are the shared ones, so a later load of
+the same paper from another source lands on the same node. Markers whose entry has no id
+still count in ``n_refs``. In the stored sentence the *other* citation markers become
+``[CIT]`` and formula/figure/table markers ``[FORMULA]``/``[FIGURE]``/``[TABLE]``, so
+lexical rankers do not index marker hashes; ``char_start``/``char_end`` are offsets of the
+masked marker in the paragraph's released text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.checkpoint import AnyRecord, Group
+from scholarkg.loaders.citerec_common import SkipReport, iter_jsonl_tolerant, optional_str
+from scholarkg.loaders.citerec_contexts import Marker, SentenceSplitter, extract_contexts
+from scholarkg.loaders.citerec_contexts import split_sentences as default_splitter
+from scholarkg.schema import ids
+from scholarkg.schema.citerec import Gold, InPaper, S2Citation
+from scholarkg.schema.records import Author, Authorship, CitationContext, Paper
+
+_MARKER = re.compile(r"\{\{(cite|formula|figure|table):([^{}]*)\}\}")
+_PLACEHOLDER = {"cite": "[CIT]", "formula": "[FORMULA]", "figure": "[FIGURE]", "table": "[TABLE]"}
+
+
+def cited_paper_id(entry: Any) -> tuple[str | None, dict[str, str]]:
+    """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper."""
+    if not isinstance(entry, dict):
+        return None, {}
+    arxiv = None
+    for item in entry.get("contained_arXiv_ids") or []:
+        if isinstance(item, dict) and item.get("id"):
+            arxiv = ids.normalize_arxiv_id(str(item["id"]))
+            if arxiv:
+                break
+    found = entry.get("ids") if isinstance(entry.get("ids"), dict) else {}
+    doi = ids.normalize_doi(str(found.get("doi") or "")) if found.get("doi") else None
+    openalex = optional_str(found, "open_alex_id")
+    if not (arxiv or doi or openalex):
+        return None, {}
+    pid = ids.paper_id(arxiv_id=arxiv, doi=doi, openalex_id=openalex)
+    props = {k: v for k, v in (("arxiv_id", arxiv), ("doi", doi)) if v}
+    return pid, props
+
+
+def _abstract(obj: dict[str, Any]) -> str | None:
+    value = obj.get("abstract")
+    if isinstance(value, dict):
+        return optional_str(value, "text")
+    if isinstance(value, str):
+        return value.strip() or None
+    meta = obj.get("metadata")
+    return optional_str(meta, "abstract") if isinstance(meta, dict) else None
+
+
+def arxiv_month(arxiv: str) -> str | None:
+    """``YYYY-MM`` of first submission, read from the arXiv id itself (``2105.05862`` →
+    ``2021-05``; ``hep-th/9901001`` → ``1999-01``): the metadata's ``update_date`` is the
+    last revision, not the publication date."""
+    m = re.search(r"(?:^|/)(\d{2})(\d{2})", arxiv)
+    if not m:
+        return None
+    yy, mm = int(m.group(1)), int(m.group(2))
+    if not 1 <= mm <= 12:
+        return None
+    return f"{1900 + yy if yy >= 91 else 2000 + yy}-{mm:02d}"
+
+
+def _clean(sentence: str) -> str:
+    """Other markers → placeholders (the target is already ``<REF>``)."""
+    return " ".join(_MARKER.sub(lambda m: _PLACEHOLDER[m.group(1)], sentence).split())
+
+
+def paper_records(
+    obj: dict[str, Any], path: Path, line: int, splitter: SentenceSplitter = default_splitter
+) -> list[AnyRecord]:
+    """All records of one unarXive line (the citing paper first)."""
+    arxiv = ids.normalize_arxiv_id(str(obj.get("paper_id") or ""))
+    if arxiv is None:
+        raise InputError("missing or invalid arXiv id", path=path, line=line, field="paper_id")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    categories = optional_str(meta, "categories")
+    paper = Paper(
+        arxiv_id=arxiv,
+        title=" ".join((optional_str(meta, "title") or "").split()) or None,
+        abstract=_abstract(obj),
+        doi=ids.normalize_doi(optional_str(meta, "doi") or "") or None,
+        categories=categories.split() if categories else None,
+        fields_of_study=[obj["discipline"]] if isinstance(obj.get("discipline"), str) else None,
+        date=arxiv_month(arxiv),
+        source="unarxive",
+    )
+    records: list[AnyRecord] = [paper]
+    authors = optional_str(meta, "authors")
+    if authors:
+        names = [a.strip() for a in re.split(r",\s*|\s+and\s+", authors) if a.strip()]
+        for pos, name in enumerate(names, start=1):
+            author = Author(name=name)
+            records += [author, Authorship(start=paper.id, end=author.id, position=pos)]
+
+    bib = obj.get("bib_entries") if isinstance(obj.get("bib_entries"), dict) else {}
+    targets: dict[str, str] = {}
+    for ref_id, entry in bib.items():
+        pid, props = cited_paper_id(entry)
+        if pid is not None and pid != paper.id:
+            targets[str(ref_id)] = pid
+            records.append(Paper(id=pid, **props))
+    body = obj.get("body_text")
+    if not isinstance(body, list):
+        raise InputError("expected a list", path=path, line=line, field="body_text")
+    cited_seen: set[str] = set()
+    for para in body:
+        if not isinstance(para, dict) or not isinstance(para.get("text"), str):
+            continue
+        text = para["text"]
+        all_markers = list(_MARKER.finditer(text))
+        cites = [
+            Marker(m.start(), m.end(), targets.get(m.group(2)))
+            for m in all_markers
+            if m.group(1) == "cite"
+        ]
+        if not cites:
+            continue
+        protected = [(m.start(), m.end()) for m in all_markers]
+
+        def split(t: str, s: int, e: int, _p: Any, protected: Any = protected) -> Any:
+            return splitter(t, s, e, protected)
+
+        section = optional_str(para, "section")
+        for ctx in extract_contexts(text, [(0, len(text))], cites, splitter=split):
+            node = CitationContext(
+                citing=paper.id,
+                cited=ctx.target,
+                text=_clean(ctx.text),
+                citation_text=ctx.citation_text,
+                section=section,
+                char_start=ctx.char_start,
+                char_end=ctx.char_end,
+                n_refs=ctx.n_refs,
+                source="unarxive",
+            )
+            records += [
+                node,
+                InPaper(start=node.id, end=paper.id),
+                Gold(start=node.id, end=ctx.target),
+            ]
+            if ctx.target not in cited_seen:
+                cited_seen.add(ctx.target)
+                records.append(S2Citation(start=paper.id, end=ctx.target, source="unarxive"))
+    return records
+
+
+def read_unarxive(
+    path: Path, report: SkipReport, *, splitter: SentenceSplitter = default_splitter
+) -> Iterator[Group]:
+    """One group per paper line; a malformed line is reported, counted and skipped."""
+    for line, obj in iter_jsonl_tolerant(path, report):
+        try:
+            records = paper_records(obj, path, line, splitter)
+        except InputError as err:
+            report.skip_error(err, path=path, line=line)
+            continue
+        except ValueError as err:  # pydantic validation of a field
+            report.skip(path, line, str(err).splitlines()[0])
+            continue
+        yield line, records

@@ -1,0 +1,196 @@
+"""BEIR-layout collections: ``scholarkg load beir`` through the CLI, then the ``retrieval`` task.
+
+The fixture ``beir-mini`` is written by us in BEIR's exact layout and holds planted defects
+(a line that is not JSON, a document without ``_id``, a query line that is not an object, a
+qrels row with two columns, one with a non-numeric score, one naming an unknown document).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _cli import cli_ok
+
+from scholarkg.benchmark.registry import load_task
+from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.errors import InputError
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
+
+
+@pytest.fixture
+def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
+    st = FalkorDBStore(embedded_server.connect(), graph_env)
+    yield st
+    st.close()
+
+
+def _counts(store: FalkorDBStore) -> tuple[dict[str, int], dict[str, int]]:
+    c = store.counts()
+    return dict(c.nodes), dict(c.relationships)
+
+
+def test_load_reports_bad_lines_and_is_idempotent(graph: FalkorDBStore) -> None:
+    out = " ".join(cli_ok(["load", "beir", str(FIX), "--name", "mini"]).split())
+    assert "corpus.jsonl: 2 malformed line(s) skipped" in out
+    assert "queries.jsonl: 1 malformed line(s) skipped" in out
+    assert "test.tsv: 2 malformed line(s) skipped" in out
+    assert "corpus.jsonl:5: invalid JSON" in out
+    assert "corpus.jsonl:8 (_id): missing value" in out
+    assert "test.tsv:9: expected 3 tab-separated columns, got 2" in out
+    assert "test.tsv:11 (score): score 'maybe' is not a number" in out
+    nodes, rels = _counts(graph)
+    assert nodes["Paper"] == 8 and nodes["Query"] == 4 and nodes["Collection"] == 1
+    # 7 valid test judgements + 1 dev; q2 -> d9 names no document (skipped by the writer)
+    assert rels["HAS_QREL"] == 8 and rels["IN_COLLECTION"] == 12
+    assert "1 relationship(s) skipped" in out
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    assert _counts(graph) == (nodes, rels)
+
+    rows = graph.run(
+        "MATCH (q:Query {qid: 'q1'})-[j:HAS_QREL]->(p:Paper)-[m:IN_COLLECTION]->(:Collection) "
+        "RETURN m.doc_id AS doc, p.id AS id, j.score AS score, j.split AS split ORDER BY doc",
+        {},
+    )
+    assert rows == [
+        {"doc": "10.1234/ZORB.5", "id": "doi:10.1234/zorb.5", "score": 0.0, "split": "test"},
+        {"doc": "d1", "id": "beir:mini:d1", "score": 2.0, "split": "test"},
+        {"doc": "d7", "id": "beir:mini:d7", "score": 1.0, "split": "test"},
+    ]
+
+
+def test_doi_and_arxiv_documents_join_existing_papers(graph: FalkorDBStore) -> None:
+    graph.merge_nodes(
+        "Paper", [{"id": "arxiv:2101.00007", "title": "From elsewhere", "citation_count": 3}]
+    )
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    rows = graph.run(
+        "MATCH (p:Paper {id: 'arxiv:2101.00007'})-[m:IN_COLLECTION]->(c:Collection) "
+        "RETURN p.citation_count AS cc, p.arxiv_id AS a, m.doc_id AS doc, c.id AS c",
+        {},
+    )
+    assert rows == [
+        {"cc": 3, "a": "2101.00007", "doc": "2101.00007v2", "c": "collection:beir:mini"}
+    ]
+    assert graph.counts().nodes["Paper"] == 8
+
+
+def test_load_beir_errors_name_the_problem(tmp_path: Path, graph: FalkorDBStore) -> None:
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    (tmp_path / "corpus.jsonl").write_text("")
+    res = runner.invoke(app, ["load", "beir", str(tmp_path)])
+    assert res.exit_code != 0
+    assert isinstance(res.exception, InputError) and "queries.jsonl" in str(res.exception)
+
+
+def _independent_bm25(k: int) -> dict[str, dict[str, float]]:
+    """bm25s straight on the files: same tokenisation (bm25s.tokenize, English stop-words,
+    lower-case, bm25s' default token pattern), Lucene BM25 k1=1.5 b=0.75; title + " " + text."""
+    import bm25s
+
+    ids, texts = [], []
+    for line in (FIX / "corpus.jsonl").read_text().splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "_id" in obj:
+            ids.append(obj["_id"])
+            texts.append(obj.get("title", "") + " " + obj.get("text", ""))
+    queries = {}
+    for line in (FIX / "queries.jsonl").read_text().splitlines():
+        obj = json.loads(line)
+        if isinstance(obj, dict):
+            queries[obj["_id"]] = obj["text"]
+    retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    retriever.index(
+        bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False),
+        show_progress=False,
+    )
+    out = {}
+    for qid, text in queries.items():
+        toks = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
+        scores = retriever.get_scores(toks)
+        out[qid] = {d: float(s) for d, s in zip(ids, scores, strict=True) if d != qid}
+    return out
+
+
+def _read_trec(path: Path) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, doc, _rank, score, _tag = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    return run
+
+
+def test_bm25_retrieval_equals_independent_bm25s(graph: FalkorDBStore, tmp_path: Path) -> None:
+    import pytrec_eval
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    run = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"}, out_dir=tmp_path)
+    ours = _read_trec(tmp_path / "run.trec")
+    ref = _independent_bm25(k=1000)
+    judged = {"q1", "q2", "q3"}  # q4 is judged only in dev
+    assert set(ours) == judged
+    for qid in judged:
+        assert set(ours[qid]) == set(ref[qid])
+        for doc, score in ref[qid].items():
+            assert ours[qid][doc] == pytest.approx(score, rel=1e-6, abs=1e-6), (qid, doc)
+
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert set(metrics) >= {"aggregate", "per_query", "units"}
+    assert set(metrics["aggregate"]) == {"nDCG@10", "R@10", "R@100", "MRR@10", "MAP"}
+    assert set(metrics["per_query"]) == judged
+    assert all(0.0 <= v <= 1.0 for v in metrics["aggregate"].values())
+    # q3's judged q3 document is its own id: BEIR drops it, so recall is at most 1/2
+    assert metrics["per_query"]["q3"]["R@100"] == pytest.approx(0.5)
+
+    qrels = {
+        "q1": {"d1": 2, "d7": 1, "10.1234/ZORB.5": 0},
+        "q2": {"2101.00007v2": 1, "d2": 1},
+        "q3": {"q3": 1, "d4": 1},
+    }
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recall.10"})
+    per = ev.evaluate({q: ours[q] for q in judged})
+    for qid in judged:
+        assert metrics["per_query"][qid]["nDCG@10"] == pytest.approx(per[qid]["ndcg_cut_10"])
+        assert metrics["per_query"][qid]["MAP"] == pytest.approx(per[qid]["map"])
+        assert metrics["per_query"][qid]["R@10"] == pytest.approx(per[qid]["recall_10"])
+    assert run.record.config["units"]["nDCG@10"] == "fraction"
+    assert np.isclose(
+        run.result.aggregate["nDCG@10"], np.mean([per[q]["ndcg_cut_10"] for q in judged])
+    )
+
+
+def test_dense_and_hybrid_rankers_and_splits(graph: FalkorDBStore, tmp_path: Path) -> None:
+    from _fakes import HashEmbedder
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    emb = HashEmbedder()
+    dev = run_task(
+        task,
+        graph,
+        AnswerSource.ranker("hybrid", embedder=emb),
+        {"dataset": "mini", "split": "dev", "depth": 5},
+    )
+    assert [i.data["qid"] for i in dev.instances] == ["q4"]
+    ranking = dev.answers.by_instance[dev.instances[0].id]
+    assert len(ranking) == 5 and next(iter(ranking)) == "d3"  # pagerank citation doc first
+    assert dev.answers.params["ranker"] == "rrf"
+    dense = run_task(task, graph, AnswerSource.ranker("dense", embedder=emb), {"dataset": "mini"})
+    assert dense.answers.params["model"] == "hash-embedder"
+    with pytest.raises(InputError, match="no BEIR collection 'nope'"):
+        run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "nope"})
+    with pytest.raises(InputError, match="needs --dataset"):
+        run_task(task, graph, AnswerSource.ranker("bm25"))
