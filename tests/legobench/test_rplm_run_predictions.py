@@ -70,8 +70,8 @@ def test_jsonl_errors_name_file_line_field(
 
 
 def test_unknown_task_empty_and_missing_files(tmp_path: Path) -> None:
-    with pytest.raises(TaskNotFound, match="legobench-lgplm, legobench-rpg, legobench-rplm"):
-        read_predictions("aaar-weakness", _file(tmp_path, "{}\n"))
+    with pytest.raises(TaskNotFound, match="no-such-task"):
+        read_predictions("no-such-task", _file(tmp_path, "{}\n"))
     with pytest.raises(InputError, match="takes no prediction files") as err:
         read_predictions("legobench-rpg", _file(tmp_path, "{}\n"))
     assert err.value.field == "task"

@@ -37,9 +37,12 @@ def test_declarations_match_the_code_they_stand_for() -> None:
 
 
 def test_listing_tasks_imports_no_heavy_library() -> None:
+    # numpy (~0.1 s) is allowed: a family's task module may declare its metrics from a numpy
+    # metrics module (DORIS-MAE); torch, scipy and bm25s (seconds) must wait for a run
     code = (
         "import sys; from scholarkg.benchmark.registry import list_tasks; list_tasks(); "
-        "print(sorted(m for m in ('scipy', 'torch', 'bm25s', 'numpy') if m in sys.modules))"
+        "print(sorted(m for m in ('scipy', 'torch', 'bm25s', 'transformers', "
+        "'sentence_transformers', 'sklearn') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

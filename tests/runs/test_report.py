@@ -115,7 +115,7 @@ def test_sections_per_task_and_configuration_labelled_rows_recorded_units(
         models={"llm": "GPT4"},
         created=WHEN,
     )  # fmt: skip
-    legacy = new_run("dorismae", metrics={"R@5": 0.15, "extra": 1.5}, created=WHEN)
+    legacy = new_run("old-task", metrics={"R@5": 0.15, "extra": 1.5}, created=WHEN)
     write_report([base, ours, other, rplm, legacy], tmp_path)
     md = (tmp_path / "report.md").read_text()
     report = json.loads((tmp_path / "report.json").read_text())
@@ -124,7 +124,7 @@ def test_sections_per_task_and_configuration_labelled_rows_recorded_units(
         "LEGOBench RPG (layout of Table 3) — config=pcn-tabs, split=test",
         "LEGOBench RPG (layout of Table 3) — config=cn-tabs, split=test",
         "LEGOBench RPLM (layout of Table 4) — protocol=legobench-paper, matcher=substring",
-        "dorismae",
+        "old-task",
     ]
     # the paper's baseline and ours are labelled; percentages stay as recorded (no x100)
     assert "| what ran | run | n | BEM (%) | KTau | CIS (%) |" in md
@@ -143,7 +143,7 @@ def test_sections_per_task_and_configuration_labelled_rows_recorded_units(
     assert f"| GPT4.xlsx, llm GPT4 | {rplm.id} | – | 21.89 | 0.080 | 0.101 | 51.93 |" in md
     # a run without recorded units says so; nothing rescaled
     assert "| what ran | run | n | R@5 (unit not recorded) | extra (unit not recorded) |" in md
-    assert f"| dorismae | {legacy.id} | – | 0.1500 | 1.5000 |" in md
+    assert f"| old-task | {legacy.id} | – | 0.1500 | 1.5000 |" in md
     page = (tmp_path / "report.html").read_text()
     assert "pagerank (paper&#x27;s baseline)" in page and "ours (ours)" in page
 

@@ -22,14 +22,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
     reg = RunRegistry(tmp_path / "runs")
     a = new_run(
-        "dorismae",
+        "old-task",
         metrics={"R@5": 0.25, "MRR@10": 0.5},
         per_instance={str(i): {"R@5": 0.0, "MRR@10": 0.5} for i in range(6)},
         models={"ranker": "bm25"},
         created=datetime(2026, 11, 1, 10, 0, 0, tzinfo=UTC),
     )
     b = new_run(
-        "dorismae",
+        "old-task",
         metrics={"R@5": 0.75, "MRR@10": 0.5},
         per_instance={str(i): {"R@5": 1.0, "MRR@10": 0.5} for i in range(6)},
         models={"ranker": "dense"},
@@ -49,7 +49,7 @@ def test_runs_list_json(home: Path) -> None:
     res = runner.invoke(app, ["runs", "list", "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)
-    assert [r["task"] for r in rows] == ["dorismae", "dorismae", "legobench/rplm/clean"]
+    assert [r["task"] for r in rows] == ["old-task", "old-task", "legobench/rplm/clean"]
     assert set(rows[0]) == {"id", "task", "created", "metrics"}
     assert rows[0]["metrics"] == {"R@5": 0.25, "MRR@10": 0.5}
     res = runner.invoke(app, ["runs", "list", "--task", "legobench", "-f", "json"])
@@ -80,7 +80,7 @@ def test_report_command(home: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "wrote" in res.stdout
     data = json.loads((out / "report.json").read_text())
-    assert [s["key"] for s in data["sections"]] == ["dorismae", "legobench/rplm/clean"]
+    assert [s["key"] for s in data["sections"]] == ["old-task", "legobench/rplm/clean"]
     md = (out / "report.md").read_text()
     # runs recorded before units were: the report says so instead of guessing a scale
     assert "| what ran | run | n | R@5 (unit not recorded) | MRR@10 (unit not recorded) |" in md
