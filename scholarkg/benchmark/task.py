@@ -321,6 +321,10 @@ class BenchmarkTask(ABC):
     ours: ClassVar[tuple[str, ...]] = ()
     layout: ClassVar[ReportLayout]
     scores_files: ClassVar[bool] = False
+    #: a folder given as ``--predictions`` is ONE released result folder (AAAR-1.0's
+    #: ``<run>/<id>/eval_results.json`` layout) rather than a folder of answer files, one per
+    #: model (LEGOBench's workbooks)
+    predictions_folder_is_one_run: ClassVar[bool] = False
     #: options of :meth:`fit` (``scholarkg bench fit NAME``), for tasks with stored models
     fit_options: ClassVar[tuple[TaskOption, ...]] = ()
 

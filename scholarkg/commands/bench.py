@@ -282,11 +282,12 @@ def import_predictions(
 # --------------------------------------------------------------------------- score
 
 
-def _prediction_files(paths: list[Path]) -> list[Path]:
-    """Files as given; a directory stands for its ``*.xlsx`` and ``*.jsonl`` files, sorted."""
+def _prediction_files(paths: list[Path], task: BenchmarkTask) -> list[Path]:
+    """Files as given; a directory stands for its ``*.xlsx`` and ``*.jsonl`` files, sorted,
+    unless the task reads a directory as one released result folder."""
     out: list[Path] = []
     for p in paths:
-        if p.is_dir():
+        if p.is_dir() and not task.predictions_folder_is_one_run:
             found = sorted(
                 q for q in p.iterdir() if q.suffix.lower() in (".xlsx", ".jsonl", ".json")
             )
@@ -311,8 +312,9 @@ def score(
     ],
     fmt: FormatOpt = "table",
     per_instance: Annotated[
-        bool, typer.Option(help="Include per-instance scores in JSON output.")
-    ] = False,
+        bool,
+        typer.Option(help="JSON output: per-instance scores (per_paper, per_task ...) too."),
+    ] = True,
 ) -> None:
     """Score released or JSONL answer files against the benchmark's files (no graph needed).
 
@@ -327,7 +329,7 @@ def score(
         from scholarkg.errors import NotSupported
 
         raise NotSupported(f"task {bench.name!r} does not score files; use 'bench run'")
-    files = _prediction_files(predictions)
+    files = _prediction_files(predictions, bench)
     results: list[tuple[Path, TaskResult]] = []
     with stage_progress(quiet=fmt == "json") as progress:
         for n, path in enumerate(files, 1):

@@ -79,6 +79,7 @@ class AaarTaskBase(BenchmarkTask):
     reference = REFERENCE
     answer_kinds = frozenset({"model", "predictions"})
     scores_files = True
+    predictions_folder_is_one_run = True
 
     def __init__(self, encoder: Encoder | None = None, itf_encoder: Encoder | None = None) -> None:
         self._encoder = encoder
