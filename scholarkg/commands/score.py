@@ -73,12 +73,22 @@ def ir(
     per_query: Annotated[
         bool, typer.Option("--per-query", help="Table format: also print one row per query.")
     ] = False,
+    unjudged_queries: Annotated[
+        str,
+        typer.Option(
+            "--unjudged-queries",
+            help="A run query that is not in the qrels: error (default: usually mismatched "
+            "ids) or ignore (trec_eval's behaviour; benchmarks whose qrels leave out queries "
+            "without a relevant document, e.g. DORIS-MAE's binary metrics).",
+        ),
+    ] = "error",
 ) -> None:
     """Score a retrieval run against TREC qrels (trec_eval conventions).
 
     Scored TREC runs are ordered by score, ties by docid descending, as trec_eval does.
     Queries in the qrels without a ranking score 0 and count; a run query missing from the
-    qrels is an error. JSON output is {"aggregate": {...}, "per_query": {qid: {...}}}.
+    qrels is an error unless --unjudged-queries ignore. JSON output is
+    {"aggregate": {...}, "per_query": {qid: {...}}}.
     """
     from scholarkg.benchmark.metrics.ir import evaluate, parse_metrics
     from scholarkg.benchmark.metrics.trec import (
@@ -89,13 +99,16 @@ def ir(
     )
 
     _check_format(fmt)
+    check_choice("--unjudged-queries", unjudged_queries, ("error", "ignore"))
     specs = parse_metrics(metrics)  # fail on a bad name before reading big files
     gold = read_qrels(qrels)
+    known = gold if unjudged_queries == "error" else None
     ranked: dict[str, Any]
     if is_jsonl(run):
-        ranked = dict(read_ranked_jsonl(run, known_qids=gold))
+        ranked = dict(read_ranked_jsonl(run, known_qids=known))
     else:
-        ranked = dict(read_run(run, known_qids=gold))
+        ranked = dict(read_run(run, known_qids=known))
+    ranked = {qid: r for qid, r in ranked.items() if qid in gold}
     with count_bar(quiet=True) as bar:
         task = bar.add_task("scoring queries", total=len(gold))
         result = evaluate(

@@ -16,9 +16,9 @@ Outputs (``--out DIR``): ``run.trec`` (qid = query id, docid = ``abstract_id``),
 means and intervals beside the published rows of the same configuration), and the two qrels
 files that let ``scholarkg score ir`` re-score ``run.trec``: ``qrels.graded.trec`` (raw S
 of every pool abstract: ``NDCG_10%``, ``NDCGexp_10%``, ``MRRmax@10``) and
-``qrels.binary.trec`` (1 = relevant: ``R@5``, ``R@20``, ``RP``, ``MAP``). ``score ir``
-averages binary metrics over *every* query, DORIS-MAE only over queries with a relevant
-abstract: per-query values agree, and the binary means differ by that factor.
+``qrels.binary.trec`` (1 = relevant: ``R@5``, ``R@20``, ``RP``, ``MAP``; only queries with a
+relevant abstract, as DORIS-MAE averages them). ``score ir --unjudged-queries ignore`` on the
+binary qrels gives the same means as ``metrics.json``.
 """
 
 from __future__ import annotations
@@ -362,9 +362,13 @@ class DorisMaeTask(BenchmarkTask):
         tag = answers.source.name.replace(" ", "_") or "scholarkg"
         write_run(out_dir / "run.trec", {q: r for q, r in run.items() if r}, tag=tag)
         write_qrels(out_dir / "qrels.graded.trec", relevance.raw)
+        # DORIS-MAE leaves a query without a relevant abstract out of R@k, RP and MAP, so the
+        # binary qrels leave it out too: `score ir --unjudged-queries ignore` then gives the
+        # same means as metrics.json
         binary = {
             q: {d: (1.0 if d in relevance.relevant(q) else 0.0) for d in docs}
             for q, docs in relevance.raw.items()
+            if relevance.relevant(q)
         }
         write_qrels(out_dir / "qrels.binary.trec", binary)
         from scholarkg.benchmark.tasks.dorismae.table import markdown_table
