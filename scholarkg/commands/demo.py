@@ -19,7 +19,7 @@ def demo(
     ] = 300,
     llm: Annotated[bool, typer.Option(help="Run the LLM tasks on the local model.")] = True,
 ) -> None:
-    """Start the store, load a synthetic corpus, query, embed, rank, run LLM tasks, report."""
+    """Every family's synthetic corpus in one graph: load, query, embed, rank, LLM tasks, report."""
     from scholarkg.demo import run_demo
 
     run_demo(
