@@ -1,10 +1,16 @@
-"""``scholarkg demo``: the whole pipeline on a small synthetic corpus, end to end.
+"""``scholarkg demo``: the whole pipeline on small synthetic corpora, end to end.
 
 Starts the embedded store (left running, so you can explore with ``scholarkg --graph demo
-cypher ...`` afterwards), writes a synthetic LEGOBench world in the real file formats,
-loads it, runs a few Cypher queries, embeds the papers, shows a leaderboard, runs RPG
-(the paper's PageRank baseline and our ranker), runs the LLM tasks against a real local
-model, and writes a report. Nothing is downloaded.
+cypher ...`` or ``scholarkg --graph demo explore`` afterwards), writes a synthetic LEGOBench
+world in the real file formats, loads it, runs a few Cypher queries, embeds the papers, shows
+a leaderboard, runs RPG (the paper's PageRank baseline and our ranker), runs the LLM tasks
+against a real local model; then loads the other families' synthetic corpora into the same
+graph (DORIS-MAE, citation recommendation's S2 world, AAAR-1.0 + ReviewCritique,
+SciReplicate-Bench) and runs each one's main task, baseline vs ours. A few LEGOBench
+leaderboard papers are passed to the other generators by arXiv id, so they meet as one node
+per paper under the id rules (``schema/ids.py``); the saved explorer query
+``queries/browser/cross_benchmark_papers.cypher`` shows them. One report covers every run.
+Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ def run_demo(
     out_dir: Path,
     n_papers: int = 400,
     n_leaderboards: int = 24,
+    n_citerec: int = 300,
     with_llm: bool = True,
     console: Console | None = None,
 ) -> dict[str, object]:
@@ -71,7 +78,10 @@ def run_demo(
     _done(console, t)
 
     try:
-        ctx = DemoContext(store, settings, out_dir, summary, console, n_papers, n_leaderboards)
+        ctx = DemoContext(
+            store, settings, out_dir, summary, console, n_papers, n_leaderboards,
+            n_citerec=n_citerec, with_llm=with_llm,
+        )  # fmt: skip
         for step in _steps(with_llm):
             step(ctx)
     finally:
@@ -97,6 +107,10 @@ class DemoContext:
     console: Console
     n_papers: int
     n_leaderboards: int
+    n_citerec: int = 300
+    with_llm: bool = True
+    #: the LEGOBench world (its leaderboard papers are the ones the other corpora share)
+    corpus: Any = None
 
 
 StepFn = Callable[[DemoContext], None]
@@ -106,8 +120,23 @@ def _steps(with_llm: bool) -> list[StepFn]:
     steps: list[StepFn] = [_load_corpus, _explore, _leaderboard, _embed, _rpg]
     if with_llm:
         steps.append(_llm_tasks)
-    steps.append(_report)
+    steps += [_dorismae, _citerec, _aaar, _scireplicate, _cross_view, _report]
     return steps
+
+
+#: how many LEGOBench leaderboard papers the other corpora share (one node each)
+N_SHARED = 5
+
+
+def shared_arxiv_ids(ctx: DemoContext) -> list[str]:
+    """The arXiv ids of the first leaderboard entries (the papers the corpora share)."""
+    ids: list[str] = []
+    for lb in ctx.corpus.leaderboards:
+        for pi in lb.papers:
+            arxiv = ctx.corpus.papers[pi].arxiv_id
+            if arxiv not in ids:
+                ids.append(arxiv)
+    return ids[:N_SHARED]
 
 
 def _load_corpus(ctx: DemoContext) -> None:
@@ -115,6 +144,7 @@ def _load_corpus(ctx: DemoContext) -> None:
 
     t = _step(ctx.console, "2. synthetic LEGOBench corpus, in the real file formats")
     corpus = generate(n_papers=ctx.n_papers, n_leaderboards=ctx.n_leaderboards, seed=7)
+    ctx.corpus = corpus
     files = write_corpus(corpus, ctx.out_dir / "corpus")
     for name, path in files.items():
         ctx.console.print(f"  {name:<22} {path}")
@@ -261,6 +291,195 @@ def _llm_tasks(ctx: DemoContext) -> None:
     _done(ctx.console, t)
 
 
+def _family_runs(
+    ctx: DemoContext,
+    task_name: str,
+    sources: tuple[Any, ...],
+    options: dict[str, Any],
+    *,
+    limit: int | None = None,
+) -> list[Any]:
+    """One recorded run per answer source (a ranker name, or an ``AnswerSource``; baseline
+    first, ours last); prints their metrics."""
+    from scholarkg.benchmark.registry import load_task
+    from scholarkg.benchmark.task import AnswerSource, run_task
+
+    task = load_task(task_name)
+    runs = []
+    for source in sources:
+        if isinstance(source, str):
+            source = AnswerSource.ranker(source)
+        run = run_task(
+            task, ctx.store, source, options, runs_dir=ctx.settings.runs_dir, limit=limit
+        ).record  # fmt: skip
+        shown = {k: round(v, 3) for k, v in run.metrics.items() if isinstance(v, int | float)}
+        ctx.console.print(f"  {task_name} {source.name}: run {run.id} {shown}", highlight=False)
+        runs.append(run)
+    ctx.summary.setdefault("runs", []).extend(r.id for r in runs)
+    return runs
+
+
+def _dorismae(ctx: DemoContext) -> None:
+    from scholarkg.loaders.dorismae import DorisReader
+    from scholarkg.loaders.dorismae_writer import write_dorismae
+    from scholarkg.synthetic.dorismae import SyntheticDoris, write_json
+
+    t = _step(ctx.console, "9. DORIS-MAE: synthetic queries and abstracts, BM25 vs ours")
+    shared = shared_arxiv_ids(ctx)
+    world = SyntheticDoris(n_queries=6, pool_size=16, n_background=20, arxiv_ids=shared)
+    (ctx.out_dir / "dorismae").mkdir(parents=True, exist_ok=True)
+    path = write_json(world, ctx.out_dir / "dorismae" / "DORIS-MAE_dataset_v1.json")
+    written = write_dorismae(ctx.store, DorisReader(path).records(), batch_size=2_000)
+    ctx.console.print(f"  loaded {path} ({written.records} records); shared papers: {shared}")
+    _family_runs(ctx, "dorismae", ("bm25", "aspect-bm25"), {"task": "full"})
+    _done(ctx.console, t)
+
+
+def _citerec(ctx: DemoContext) -> None:
+    from scholarkg.commands.load import Step, run_steps
+    from scholarkg.commands.load_citerec import corpus_lookup
+    from scholarkg.loaders import citerec_s2 as s2
+    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.synthetic.citerec_corpus import generate, write_world
+
+    t = _step(ctx.console, "10. citation recommendation: synthetic S2 world, BM25 vs ours")
+    shared = shared_arxiv_ids(ctx)
+    files = write_world(generate(ctx.n_citerec, seed=13, arxiv_ids=shared), ctx.out_dir / "s2")
+    report, lookup = SkipReport(), corpus_lookup(ctx.store)
+    readers = {
+        "papers": lambda p: s2.read_papers(p, report),
+        "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
+        "citations": lambda p: s2.read_citations(p, report, lookup),
+        "s2orc": lambda p: s2.read_s2orc(p, report, lookup),
+    }
+    steps = [
+        Step(f"s2 {kind}", files[kind], f"s2-{kind}", lambda f=files[kind], r=read: r(f))
+        for kind, read in readers.items()
+    ]
+    run_steps(ctx.store, steps, batch_size=2_000)
+    ctx.console.print(f"  loaded {ctx.out_dir / 's2'} ({ctx.n_citerec} papers, S2 layout)")
+    opts = {"projection_cache": str(ctx.out_dir / "s2" / "projection")}
+    _family_runs(ctx, "citerec", ("bm25", "hybrid-learned"), opts)
+    _done(ctx.console, t)
+
+
+CROSS_VIEW = "cross_benchmark_papers"
+
+
+def cross_benchmark_rows(store: GraphStore, min_families: int = 2) -> list[dict[str, Any]]:
+    """The saved explorer query ``queries/browser/cross_benchmark_papers.cypher``: papers
+    that several families reach, one node each."""
+    from scholarkg.explorer.saved import saved_queries
+
+    query = next(q for q in saved_queries() if q.name == CROSS_VIEW)
+    return store.run(query.text, {"minFamilies": min_families})
+
+
+def _aaar(ctx: DemoContext) -> None:
+    from scholarkg.benchmark.task import AnswerSource
+    from scholarkg.commands.load import Step, run_steps
+    from scholarkg.loaders.aaar import aaar_groups, reviewcritique_groups, task_sources
+    from scholarkg.synthetic.aaar import write_synthetic
+
+    t = _step(ctx.console, "11. AAAR-1.0 + ReviewCritique: ExpDesign, copy-input vs the model")
+    shared = shared_arxiv_ids(ctx)[:2]
+    data = write_synthetic(ctx.out_dir / "aaar", n_expdesign=3, expdesign_ids=shared)
+    steps = [
+        Step(f"aaar {task}", path, f"aaar-{task}", lambda t=task, p=path: aaar_groups(t, p))
+        for task, path in task_sources(data.root)
+    ]
+    rc = data.reviewcritique
+    steps.append(Step("reviewcritique", rc, "reviewcritique", lambda: reviewcritique_groups(rc)))
+    run_steps(ctx.store, steps, batch_size=200)
+    ctx.console.print(f"  loaded {data.root} (EqInfer, ExpDesign, Weakness, ReviewCritique)")
+    if not ctx.with_llm:
+        _family_runs(ctx, "aaar-expdesign", ("copy-input",), {})
+        ctx.console.print("  (--no-llm: the model run is skipped; only the baseline ran)")
+        _done(ctx.console, t)
+        return
+    from scholarkg.services.llm import LLMClient
+    from scholarkg.services.llm_server import start_local_server
+
+    opts = {"context_words": 300, "max_tokens": 96}
+    with (
+        start_local_server(cache_dir=ctx.settings.cache_dir) as server,
+        LLMClient(server.base_url, None, timeout=600.0) as client,
+    ):
+        sources = ("copy-input", AnswerSource.model(client))
+        _family_runs(ctx, "aaar-expdesign", sources, opts, limit=2)
+    ctx.console.print(
+        "  (2 papers, 300 words of context, 96 tokens per answer: SmolLM2-135M on CPU; "
+        "EqInfer, Weakness and ReviewCritique are loaded but not run here, to keep the "
+        "demo short: scholarkg bench run aaar-weakness ...)"
+    )
+    _done(ctx.console, t)
+
+
+def _scireplicate(ctx: DemoContext) -> None:
+    import json
+
+    from scholarkg.benchmark.task import AnswerSource
+    from scholarkg.commands.load import Step, run_steps
+    from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
+    from scholarkg.synthetic.scireplicate import generate, write_benchmark
+
+    t = _step(ctx.console, "12. SciReplicate-Bench: imported code, a wrong-answer floor vs oracle")
+    shared = shared_arxiv_ids(ctx)[2:3]
+    root = ctx.out_dir / "scireplicate"
+    data = write_benchmark(root, generate(2, 4, seed=7, arxiv_ids=shared), seed=7)
+    report = ScireplicateReport()
+    papers, repos = root / "papers", root / "repos"
+    step = Step(
+        "scireplicate", data, "scireplicate-demo",
+        lambda: read_scireplicate(
+            data, papers_dir=papers if papers.is_dir() else None,
+            repos_dir=repos if repos.is_dir() else None, report=report,
+        ),
+    )  # fmt: skip
+    run_steps(ctx.store, [step], batch_size=8)
+    released = json.loads(data.read_text())
+    tasks = [(p["paper_id"], task) for p in released for task in p["task_details"]]
+    files = {}
+    for name, shift in (("other-task-code", 1), ("reference-code", 0)):
+        path = root / f"{name}.jsonl"
+        with path.open("w") as fh:
+            for i, (paper, task) in enumerate(tasks):
+                code = tasks[(i + shift) % len(tasks)][1]["ReferenceCode_With_Comments"]
+                row = {"paper_id": paper, "task_id": task["task_id"], "code": code}
+                fh.write(json.dumps(row) + "\n")
+        files[name] = path
+    ctx.console.print(f"  loaded {data}; predictions: {', '.join(map(str, files.values()))}")
+    sources = tuple(AnswerSource.predictions(p) for p in files.values())
+    _family_runs(ctx, "scireplicate", sources, {"judge": "embedding"})
+    ctx.console.print(
+        "  (imported answers: another task's reference code as a floor, the reference code as "
+        "the ceiling; the ReAct agent on the 135M model is skipped, it needs several calls "
+        "per task: scholarkg bench run scireplicate --model ...)"
+    )
+    _done(ctx.console, t)
+
+
+def _cross_view(ctx: DemoContext) -> None:
+    from scholarkg.commands.common import print_rows
+
+    t = _step(ctx.console, "13. one graph: papers shared by the benchmark families")
+    rows = cross_benchmark_rows(ctx.store)
+    shown = ("paper", "families", "leaderboards", "doris_queries", "citation_contexts",
+             "aaar_experiments", "scirep_tasks")  # fmt: skip
+    print_rows(
+        [{k: r[k] for k in shown} for r in rows],
+        "table",
+        title=f"saved query queries/browser/{CROSS_VIEW}.cypher",
+    )
+    ctx.console.print(
+        f"  the same in the explorer: scholarkg --graph {DEMO_GRAPH} explore, saved query "
+        f"{CROSS_VIEW!r}",
+        highlight=False,
+    )
+    ctx.summary["shared"] = rows
+    _done(ctx.console, t)
+
+
 def _report(ctx: DemoContext) -> None:
     from scholarkg.benchmark.report import write_report
     from scholarkg.benchmark.runs import RunRegistry
@@ -268,7 +487,7 @@ def _report(ctx: DemoContext) -> None:
     run_ids = ctx.summary.get("runs") or []
     if not run_ids:
         return
-    t = _step(ctx.console, "9. report (Markdown, JSON, self-contained HTML with plots)")
+    t = _step(ctx.console, "14. report (Markdown, JSON, self-contained HTML with plots)")
     registry = RunRegistry(ctx.settings.runs_dir)
     runs = [registry.load(run_id) for run_id in run_ids]
     paths = write_report(runs, ctx.out_dir / "report", n_resamples=2_000)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,12 @@ def write_synthetic(
     n_reviewcritique: int = 3,
     paper_words: int = 400,
     seed: int = 7,
+    expdesign_ids: Sequence[str] = (),
 ) -> SyntheticAaar:
-    """Write every layout under ``root`` (created); deterministic for a seed."""
+    """Write every layout under ``root`` (created); deterministic for a seed.
+
+    ``expdesign_ids``: arXiv ids for the first ExpDesign papers (in order; the rest keep
+    ``2401.1xxxx``), so another corpus's papers meet these under the id rules (the demo)."""
     rng = random.Random(seed)
     root = Path(root)
     eq_dir = root / "Equation_Inference"
@@ -104,7 +109,7 @@ def write_synthetic(
     out = SyntheticAaar(root, eq_file, root / "Experiment_Design", root / "Paper_Weakness",
                         root / "ReviewCritique.jsonl")  # fmt: skip
     for k in range(n_expdesign):
-        pid = f"2401.{10000 + k:05d}"
+        pid = expdesign_ids[k] if k < len(expdesign_ids) else f"2401.{10000 + k:05d}"
         folder = out.expdesign / pid
         (folder / "images").mkdir(parents=True, exist_ok=True)
         (folder / "images" / f"{pid}-Figure1.png").write_bytes(PNG)

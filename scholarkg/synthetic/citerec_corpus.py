@@ -25,7 +25,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +110,8 @@ class SynthPaper:
     cluster: int
     references: list[int] = field(default_factory=list)
     full_text: bool = False
+    #: an arXiv id (``externalids.ArXiv``): only the papers given ``generate(arxiv_ids=...)``
+    arxiv: str | None = None
 
 
 @dataclass
@@ -150,8 +152,13 @@ def generate(
     refs_per_paper: tuple[int, int] = (6, 12),
     full_text_share: float = 0.5,
     seed: int = 13,
+    arxiv_ids: Sequence[str] = (),
 ) -> CiterecWorld:
-    """The world (see the module doc); papers are in time order, corpus ids 1000, 1001, …"""
+    """The world (see the module doc); papers are in time order, corpus ids 1000, 1001, …
+
+    ``arxiv_ids`` go, in order, to the most-cited papers (ties: the older first), so that
+    another corpus's papers meet this world's cited papers under the id rules (the demo's
+    shared papers); the rest of the world does not change."""
     rng = random.Random(seed)
     if topics_per_field is None:  # ~100 papers per topic at scale, >= 2 topics per field
         topics_per_field = max(2, n_papers // 1800)
@@ -206,6 +213,11 @@ def generate(
             indegree[r] = indegree.get(r, 0) + 1
         p.references = refs
         p.full_text = len(refs) >= 4 and rng.random() < full_text_share
+    if len(arxiv_ids) > len(papers):
+        raise ValueError(f"{len(arxiv_ids)} shared arXiv ids for {len(papers)} papers")
+    most_cited = sorted(papers, key=lambda p: (-indegree.get(p.corpus_id, 0), p.corpus_id))
+    for paper, arxiv in zip(most_cited, arxiv_ids, strict=False):
+        paper.arxiv = arxiv
     vocab = {t: topic_nouns[t] + topic_adjs[t] for t in range(n_topics)}
     return CiterecWorld(papers=papers, seed=seed, topic_vocab=vocab)
 
@@ -311,7 +323,7 @@ def _s2orc_record(
     record = {
         "corpusid": paper.corpus_id,
         "externalids": {
-            "arxiv": None,
+            "arxiv": paper.arxiv,
             "mag": None,
             "acl": None,
             "pubmed": None,
@@ -337,7 +349,7 @@ def _paper_line(p: SynthPaper, citation_count: int, reference_count: int) -> dic
         "externalids": {
             "ACL": None,
             "DBLP": None,
-            "ArXiv": None,
+            "ArXiv": p.arxiv,
             "MAG": None,
             "CorpusId": str(p.corpus_id),
             "PubMed": None,

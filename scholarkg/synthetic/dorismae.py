@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -149,7 +149,11 @@ class SyntheticDoris:
         abstract_words: int = 60,
         response_words: int = 20,
         version: Version = "v1",
+        arxiv_ids: Sequence[str] = (),
     ) -> None:
+        """``arxiv_ids``: give the first abstracts with an arXiv URL these ids (in order), so
+        another corpus's papers meet this one's under the id rules (the demo's shared papers);
+        empty (the default) keeps the generated URLs."""
         if pool_size < 12:
             raise ValueError("pool_size must be >= 12 (NDCG_10% needs 10+ ranked abstracts)")
         self.rng = random.Random(seed)
@@ -171,6 +175,10 @@ class SyntheticDoris:
             self._docs[self._new_abstract()] = (None, "background")
         self.n_corpus = self._next_abstract
         self._citations = self._make_citations()
+        with_url = [a for a in range(self.n_corpus) if a % 7 != 6]
+        if len(arxiv_ids) > len(with_url):
+            raise ValueError(f"{len(arxiv_ids)} shared arXiv ids for {len(with_url)} abstracts")
+        self.shared_arxiv: dict[int, str] = dict(zip(with_url, arxiv_ids, strict=False))
 
     # ----------------------------------------------------------------- construction
     def _unit(self, n_words: int) -> Concept:
@@ -303,6 +311,8 @@ class SyntheticDoris:
                     f"https://arxiv.org/abs/21{aid // 10000 % 100:02d}.{aid % 10000:05d}",
                     (f"{rng.getrandbits(160):040x}"),
                 )
+                if aid in self.shared_arxiv:
+                    url = f"https://arxiv.org/abs/{self.shared_arxiv[aid]}"
             rec = {
                 "original_abstract": text,
                 "masked_abstract": text.replace("the", "[MASK]"),

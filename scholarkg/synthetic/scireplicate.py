@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,9 +126,17 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def generate(
-    n_papers: int = 4, n_tasks: int = 10, *, seed: int = 7, steps: tuple[int, int] = (2, 8)
+    n_papers: int = 4,
+    n_tasks: int = 10,
+    *,
+    seed: int = 7,
+    steps: tuple[int, int] = (2, 8),
+    arxiv_ids: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """``n_tasks`` tasks over ``n_papers`` papers (first ones get one more when uneven)."""
+    """``n_tasks`` tasks over ``n_papers`` papers (first ones get one more when uneven).
+
+    ``arxiv_ids``: arXiv ids for the first papers' URLs (in order; the rest keep
+    ``0001.<n>``), so another corpus's papers meet these under the id rules (the demo)."""
     if n_papers < 1 or n_tasks < n_papers:
         raise ValueError("need at least one paper and one task per paper")
     rng = random.Random(seed)
@@ -192,7 +201,8 @@ def generate(
                 "paper_id": p,
                 "paper_details": {
                     "title": f"Synthetic paper {p}: {_words(rng, 4)}",
-                    "url": f"https://arxiv.org/abs/0001.{p:05d}",
+                    "url": "https://arxiv.org/abs/"
+                    + (arxiv_ids[p] if p < len(arxiv_ids) else f"0001.{p:05d}"),
                 },
                 "repo_original_url": f"https://example.org/synthetic/repo{p}",
                 "project_path": f"Benchmark/{p}-synthetic/repo{p}-main",
