@@ -118,6 +118,7 @@ class RetrievalTask(BenchmarkTask):
     )
     rankers = ("bm25", "dense", "hybrid")
     baseline = "bm25"
+    ours = ("hybrid",)
     layout = ReportLayout(
         title="Retrieval (BEIR protocol)",
         columns=METRICS,

@@ -175,6 +175,7 @@ class DorisMaeTask(BenchmarkTask):
     answer_kinds = frozenset({"ranker"})
     rankers = BASELINES + OURS
     baseline = "bm25"
+    ours = OURS
     layout = ReportLayout(
         title="DORIS-MAE (columns of Tables 11-15, ×100)",
         columns=tuple(METRIC_NAMES),
