@@ -50,7 +50,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, ServerError, StoreError
-from scholarkg.textio import atomic_write_text, read_json_object
+from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
     import falkordb
@@ -1198,17 +1198,15 @@ def _scholarkg_version() -> str:
 def read_backup_manifest(directory: Path) -> dict[str, Any]:
     """``backup.json`` of a ``db backup`` directory, checked against its RDB file."""
     directory = Path(directory).expanduser().absolute()
+    from scholarkg.store.transfer import read_format_json
+
     path = directory / BACKUP_MANIFEST
-    data = read_json_object(path, missing="missing; is this a 'scholarkg db backup' directory?")
-    if data.get("format") != BACKUP_FORMAT:
-        raise InputError(f"expected {BACKUP_FORMAT!r}", path=path, field="format")
-    version = data.get("format_version")
-    if not isinstance(version, int) or version > BACKUP_VERSION:
-        raise InputError(
-            f"unsupported version {version!r} (this scholarkg reads <= {BACKUP_VERSION})",
-            path=path,
-            field="format_version",
-        )
+    data = read_format_json(
+        path,
+        BACKUP_FORMAT,
+        BACKUP_VERSION,
+        missing="missing; is this a 'scholarkg db backup' directory?",
+    )
     graphs = data.get("graphs")
     if not isinstance(graphs, dict) or not all(
         isinstance(c, dict) and set(c) == {"nodes", "relationships"} for c in graphs.values()

@@ -64,6 +64,24 @@ RELATIONSHIPS = "relationships.jsonl"
 TransferProgress = Callable[[int], None]
 
 
+def read_format_json(path: Path, fmt: str, max_version: int, *, missing: str) -> dict[str, Any]:
+    """A JSON manifest whose ``format`` is ``fmt`` and ``format_version`` at most ``max_version``.
+
+    Shared by ``export`` manifests and ``db backup`` manifests; InputError names the field.
+    """
+    data = read_json_object(path, missing=missing)
+    if data.get("format") != fmt:
+        raise InputError(f"expected {fmt!r}", path=path, field="format")
+    version = data.get("format_version")
+    if not isinstance(version, int) or version > max_version:
+        raise InputError(
+            f"unsupported version {version!r} (this scholarkg reads <= {max_version})",
+            path=path,
+            field="format_version",
+        )
+    return data
+
+
 @dataclass(frozen=True)
 class Manifest:
     """What an export holds; ``import_graph`` checks the files against it."""
@@ -97,16 +115,9 @@ class Manifest:
     def read(cls, directory: Path) -> Manifest:
         """Load and validate ``manifest.json`` (InputError names the file and field)."""
         path = directory / MANIFEST
-        data = read_json_object(path, missing="missing; is this a 'scholarkg export' directory?")
-        if data.get("format") != FORMAT:
-            raise InputError(f"expected {FORMAT!r}", path=path, field="format")
-        version = data.get("format_version")
-        if not isinstance(version, int) or version > FORMAT_VERSION:
-            raise InputError(
-                f"unsupported version {version!r} (this scholarkg reads <= {FORMAT_VERSION})",
-                path=path,
-                field="format_version",
-            )
+        data = read_format_json(
+            path, FORMAT, FORMAT_VERSION, missing="missing; is this a 'scholarkg export' directory?"
+        )
         for key, check in (("nodes", check_label), ("relationships", check_rel_type)):
             counts = data.get(key)
             if not isinstance(counts, dict) or not all(
