@@ -291,6 +291,16 @@ def persistence_info(client: redis.Redis) -> dict[str, Any]:
     return dict(client.info("persistence"))
 
 
+def _aof_logged_bytes(info: Mapping[str, Any]) -> int:
+    """Bytes of queries logged since the last AOF rewrite (replayed on the next start)."""
+    return int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+
+
+def _aof_rewrite_idle(info: Mapping[str, Any]) -> bool:
+    """No AOF rewrite running or scheduled."""
+    return not int(info["aof_rewrite_in_progress"]) and not int(info["aof_rewrite_scheduled"])
+
+
 def _wait_persistence(
     client: redis.Redis, done: Callable[[dict[str, Any]], bool], timeout: float, what: str
 ) -> dict[str, Any]:
@@ -336,17 +346,10 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
         if info.get("rdb_last_bgsave_status") != "ok":
             raise ServerError("the RDB snapshot failed (disk full?); see falkordb.log")
         return True
-    logged = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
-    busy = int(info["aof_rewrite_in_progress"]) or int(info["aof_rewrite_scheduled"])
-    if not force and logged <= 0 and not busy:
+    if not force and _aof_logged_bytes(info) <= 0 and _aof_rewrite_idle(info):
         return False
     # a rewrite that is already running snapshots an older state: let it finish first
-    info = _wait_persistence(
-        client,
-        lambda i: not int(i["aof_rewrite_in_progress"]) and not int(i["aof_rewrite_scheduled"]),
-        timeout,
-        "AOF rewrite",
-    )
+    info = _wait_persistence(client, _aof_rewrite_idle, timeout, "AOF rewrite")
     before = int(info.get("aof_rewrites", 0))
     t0 = time.monotonic()
     try:
@@ -356,11 +359,7 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
             raise ServerError(f"BGREWRITEAOF failed: {err}") from err
     info = _wait_persistence(
         client,
-        lambda i: (
-            not int(i["aof_rewrite_in_progress"])
-            and not int(i["aof_rewrite_scheduled"])
-            and int(i.get("aof_rewrites", 0)) > before
-        ),
+        lambda i: _aof_rewrite_idle(i) and int(i.get("aof_rewrites", 0)) > before,
         timeout,
         "AOF rewrite",
     )
@@ -394,12 +393,7 @@ def automatic_rewrites_paused(client: redis.Redis) -> Iterator[None]:
     )
     client.config_set("auto-aof-rewrite-percentage", 0)
     try:
-        _wait_persistence(
-            client,
-            lambda i: not int(i["aof_rewrite_in_progress"]) and not int(i["aof_rewrite_scheduled"]),
-            3600.0,
-            "AOF rewrite",
-        )
+        _wait_persistence(client, _aof_rewrite_idle, 3600.0, "AOF rewrite")
         yield
     finally:
         with contextlib.suppress(Exception):  # a lost server restarts with the default
@@ -628,7 +622,7 @@ class EmbeddedServer:
             return ServerStatus(state="stale", pid=pid, **base)
         logged = None
         if int(pers.get("aof_enabled", 0)):
-            logged = int(pers.get("aof_current_size", 0)) - int(pers.get("aof_base_size", 0))
+            logged = _aof_logged_bytes(pers)
         return ServerStatus(
             state="running",
             pid=pid,
@@ -1034,11 +1028,7 @@ class EmbeddedServer:
         client.config_set("appendonly", "yes")
         info = _wait_persistence(
             client,
-            lambda i: (
-                int(i.get("aof_enabled", 0))
-                and not int(i["aof_rewrite_in_progress"])
-                and not int(i["aof_rewrite_scheduled"])
-            ),
+            lambda i: int(i.get("aof_enabled", 0)) and _aof_rewrite_idle(i),
             3600.0,
             "creating the AOF from dump.rdb",
         )
@@ -1059,7 +1049,7 @@ class EmbeddedServer:
         if self.persistence not in _AOF_MODES:
             return
         info = persistence_info(client)
-        logged = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+        logged = _aof_logged_bytes(info)
         if logged > REWRITE_AFTER_START_BYTES and not int(info["aof_rewrite_in_progress"]):
             log.info("rewriting %d bytes of replayed log in the background", logged)
             with contextlib.suppress(Exception):  # an automatic rewrite may have started
