@@ -22,9 +22,15 @@ import pytest
 from _cli import cli_ok, runner
 
 from scholarkg.cli import app
-from scholarkg.errors import StoreError
+from scholarkg.errors import InputError, StoreError
 from scholarkg.store import bulk
-from scholarkg.store.embedded import EmbeddedServer, WaitProgress
+from scholarkg.store.embedded import (
+    BACKUP_FORMAT,
+    BACKUP_VERSION,
+    EmbeddedServer,
+    WaitProgress,
+    read_backup_manifest,
+)
 from scholarkg.store.falkordb_store import FalkorDBStore
 
 GRAPH = "scholarkg"
@@ -383,3 +389,20 @@ def test_20k_papers_restart_and_kill9_resume(tmp_path: Path) -> None:
     finally:
         clean_srv.stop(timeout=10, compact=False)
         crash_srv.stop(timeout=10, compact=False)
+
+
+@pytest.mark.parametrize(
+    ("header", "field"),
+    [
+        ({"format": "scholarkg-graph", "format_version": 1}, "format"),
+        ({"format": BACKUP_FORMAT, "format_version": BACKUP_VERSION + 1}, "format_version"),
+        ({"format": BACKUP_FORMAT, "format_version": "1"}, "format_version"),
+    ],
+)
+def test_backup_manifest_of_another_format_or_a_newer_version_is_refused(
+    tmp_path: Path, header: dict[str, Any], field: str
+) -> None:
+    (tmp_path / "backup.json").write_text(json.dumps({**header, "graphs": {}}))
+    with pytest.raises(InputError) as err:
+        read_backup_manifest(tmp_path)
+    assert err.value.field == field
