@@ -608,10 +608,10 @@ class FalkorDBStore(BatchWriteStore):
         reads and MERGEs that change nothing leave it as it is; a restart or a save changes
         it, after which callers re-validate with a content checksum. Cheap (one INFO call).
         """
-        info = self.db.connection.info("persistence")
-        run_id = self.db.connection.info("server").get("run_id", "")
+        info = self.db.connection.info("persistence", "server")
         return (
-            f"{run_id}:{info.get('rdb_last_save_time')}:{info.get('rdb_changes_since_last_save')}"
+            f"{info.get('run_id', '')}:{info.get('rdb_last_save_time')}:"
+            f"{info.get('rdb_changes_since_last_save')}"
         )
 
 
