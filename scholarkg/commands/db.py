@@ -201,8 +201,8 @@ def _forget_checkpoints(backend: str, graph: str | None) -> int:
     """
     import json
 
-    directory = settings().home / "checkpoints"
     cfg = settings()
+    directory = cfg.home / "checkpoints"
     prefix = checkpoint_scope_prefix(cfg.with_overrides(backend=backend), graph)
     removed = 0
     for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
