@@ -24,6 +24,7 @@ binary qrels gives the same means as ``metrics.json``.
 from __future__ import annotations
 
 import logging
+import zlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import product
@@ -559,7 +560,9 @@ class _FusionPlaceholder(Ranker):
 def _fold(inst: Instance) -> str:
     """Two folds by parent query id parity: a query and its sub-queries share a fold."""
     parent = str(inst.data.get("parent", inst.id))
-    return "a" if (int(parent) if parent.isdigit() else hash(parent)) % 2 == 0 else "b"
+    # crc32, not hash(): str hashes change per process (PYTHONHASHSEED), folds must not
+    key = int(parent) if parent.isdigit() else zlib.crc32(parent.encode())
+    return "a" if key % 2 == 0 else "b"
 
 
 def comb_weighted(rankings: Sequence[Ranking], weights: Sequence[float]) -> Ranking:
