@@ -284,7 +284,7 @@ class DorisMaeTask(BenchmarkTask):
         return Answers(
             {q: r.ids for q, r in rankings.items()},
             source,
-            params={"ranker": name, **built.describe(ranker)},
+            params={"ranker": name, **ranker.params},
             models=built.models(),
             extra=built.extra,
         )
@@ -503,9 +503,6 @@ class RankerKit:
             parts = [str(x) for x in p.get("inputs", FUSED)]
             return _FusionPlaceholder(name, [self.ranker(x) for x in parts])
         raise InputError(f"unknown DORIS-MAE ranker {name!r}", field="ranker")
-
-    def describe(self, ranker: Ranker) -> dict[str, Any]:
-        return dict(ranker.params)
 
     def models(self) -> dict[str, str]:
         return {"encoder": self._vectors.embedder.name} if self._vectors is not None else {}
