@@ -258,11 +258,10 @@ class DorisMaeTask(BenchmarkTask):
         progress: StageProgress | None = None,
     ) -> Answers:
         name = source.name
-        params = {k: v for k, v in source.params.items() if k != "embedder"}
         if options["pool"] == "corpus":
             return self._answer_corpus(store, instances, source, options, progress)
         if name == "random":
-            trials = int(params.get("trials", options["trials"]))
+            trials = int(source.params.get("trials", options["trials"]))
             if trials < 1:
                 raise InputError("trials must be >= 1", field="trials")
             ranker = R.UpstreamRandomRanker(seed=0)
