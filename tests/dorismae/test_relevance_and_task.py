@@ -216,7 +216,9 @@ def test_corpus_pool_uses_the_vector_index(doris_graph: GraphStore) -> None:
     assert run.answers.extra["embedded"] > 0
     for inst in run.instances:
         assert len(run.answers.by_instance[inst.id]) == len(inst.data["pool"])
+        assert len(set(run.answers.by_instance[inst.id])) == len(inst.data["pool"])
     assert run.result.aggregate["NDCG10%"] is not None
+    assert 0.0 <= run.result.aggregate["NDCG10%"] <= 100.0
 
 
 @pytest.mark.model
