@@ -85,8 +85,6 @@ def read_json(path: Path) -> Any:
         raise InputError(
             f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
         ) from err
-    except FileNotFoundError as err:
-        raise InputError("file not found", path=path) from err
 
 
 def _text(value: Any, *, path: Path, line: int | None, field: str, allow_none: bool = False):  # type: ignore[no-untyped-def]

@@ -185,3 +185,8 @@ def test_load_one_task_folder_with_explicit_task(graph_env: str, store: GraphSto
     assert isinstance(res.exception, InputError) and "unknown AAAR task 'nope'" in str(
         res.exception
     )
+
+
+def test_read_json_missing_file_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="file not found"):
+        loader.read_json(tmp_path / "absent.json")

@@ -216,7 +216,9 @@ def test_corpus_pool_uses_the_vector_index(doris_graph: GraphStore) -> None:
     assert run.answers.extra["embedded"] > 0
     for inst in run.instances:
         assert len(run.answers.by_instance[inst.id]) == len(inst.data["pool"])
+        assert len(set(run.answers.by_instance[inst.id])) == len(inst.data["pool"])
     assert run.result.aggregate["NDCG10%"] is not None
+    assert 0.0 <= run.result.aggregate["NDCG10%"] <= 100.0
 
 
 @pytest.mark.model
@@ -247,3 +249,25 @@ def test_layout_labels_published_rows_and_query_sets(doris_graph: GraphStore) ->
         i.id for i in task.build_instances(doris_graph, task.resolve_options({"queries": "test"}))
     }
     assert test_ids == {"1", "8"}  # of the 10 synthetic queries, the split's ids below 10
+
+
+def test_fusion_folds_do_not_depend_on_the_process_hash_seed() -> None:
+    """Non-numeric parent ids get a fold from a stable checksum, not ``hash()``."""
+    import subprocess
+    import sys
+
+    code = (
+        "from scholarkg.benchmark.task import Instance\n"
+        "from scholarkg.benchmark.tasks.dorismae.task import _fold\n"
+        "print(''.join(_fold(Instance(f'q{i}', {'parent': f'p{i}'})) for i in range(40)))\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }  # fmt: skip
+    assert len(outs) == 1
+    assert set(outs.pop().strip()) == {"a", "b"}

@@ -112,20 +112,11 @@ def read_eqinfer_predictions(path: Path) -> EqInferPredictions:
                 raise InputError(f"duplicate id {pid!r}", path=path, line=line, field="id")
             out.by_id[pid] = reply
         return out
-    files = find_result_files(path)
-    if len(files) != 1:
-        raise InputError(
-            f"{len(files)} {RESULT_FILE} files under the folder; give the one of the run "
-            "(one model and context length)",
-            path=path,
-        )
-    data = read_json(files[0])
-    if not isinstance(data, list):
-        raise InputError("expected the released list of {pred, answer, ...}", path=files[0])
+    file, data = _released_list(path, "one model and context length", "{pred, answer, ...}")
     rows: list[tuple[str | None, str | None]] = []
     for i, row in enumerate(data):
         if not isinstance(row, dict) or "pred" not in row:
-            raise InputError("missing field", path=files[0], line=i + 1, field=f"[{i}].pred")
+            raise InputError("missing field", path=file, line=i + 1, field=f"[{i}].pred")
         pred = row["pred"]
         rows.append((None if pred is None else str(pred), row.get("answer")))
     out.by_position = rows
@@ -189,23 +180,28 @@ def read_weakness_predictions(path: Path) -> dict[str, list[str]]:
                 raise InputError(f"duplicate id {pid!r}", path=path, line=line, field="id")
             out[pid] = _str_items(value, path, line, "weaknesses")
         return out
+    file, data = _released_list(path, "one model and window size", "{id, predicton, output}")
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise InputError("expected an object", path=file, line=i + 1, field=f"[{i}]")
+        pid = _id(row, file, i + 1)
+        out[pid] = _str_items(_pred_value(row, file, i + 1), file, i + 1,
+                              f"[{i}].predicton")  # fmt: skip
+    return out
+
+
+def _released_list(path: Path, run: str, rows: str) -> tuple[Path, list[Any]]:
+    """The one ``eval_results.json`` of a run (``run`` says what fixes it) and its list."""
     files = find_result_files(path)
     if len(files) != 1:
         raise InputError(
-            f"{len(files)} {RESULT_FILE} files under the folder; give the one of the run "
-            "(one model and window size)",
+            f"{len(files)} {RESULT_FILE} files under the folder; give the one of the run ({run})",
             path=path,
         )
     data = read_json(files[0])
     if not isinstance(data, list):
-        raise InputError("expected the released list of {id, predicton, output}", path=files[0])
-    for i, row in enumerate(data):
-        if not isinstance(row, dict):
-            raise InputError("expected an object", path=files[0], line=i + 1, field=f"[{i}]")
-        pid = _id(row, files[0], i + 1)
-        out[pid] = _str_items(_pred_value(row, files[0], i + 1), files[0], i + 1,
-                              f"[{i}].predicton")  # fmt: skip
-    return out
+        raise InputError(f"expected the released list of {rows}", path=files[0])
+    return files[0], data
 
 
 # --------------------------------------------------------------------------- ReviewCritique

@@ -24,6 +24,7 @@ binary qrels gives the same means as ``metrics.json``.
 from __future__ import annotations
 
 import logging
+import zlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import product
@@ -257,11 +258,10 @@ class DorisMaeTask(BenchmarkTask):
         progress: StageProgress | None = None,
     ) -> Answers:
         name = source.name
-        params = {k: v for k, v in source.params.items() if k != "embedder"}
         if options["pool"] == "corpus":
             return self._answer_corpus(store, instances, source, options, progress)
         if name == "random":
-            trials = int(params.get("trials", options["trials"]))
+            trials = int(source.params.get("trials", options["trials"]))
             if trials < 1:
                 raise InputError("trials must be >= 1", field="trials")
             ranker = R.UpstreamRandomRanker(seed=0)
@@ -283,7 +283,7 @@ class DorisMaeTask(BenchmarkTask):
         return Answers(
             {q: r.ids for q, r in rankings.items()},
             source,
-            params={"ranker": name, **built.describe(ranker)},
+            params={"ranker": name, **ranker.params},
             models=built.models(),
             extra=built.extra,
         )
@@ -503,9 +503,6 @@ class RankerKit:
             return _FusionPlaceholder(name, [self.ranker(x) for x in parts])
         raise InputError(f"unknown DORIS-MAE ranker {name!r}", field="ranker")
 
-    def describe(self, ranker: Ranker) -> dict[str, Any]:
-        return dict(ranker.params)
-
     def models(self) -> dict[str, str]:
         return {"encoder": self._vectors.embedder.name} if self._vectors is not None else {}
 
@@ -559,7 +556,9 @@ class _FusionPlaceholder(Ranker):
 def _fold(inst: Instance) -> str:
     """Two folds by parent query id parity: a query and its sub-queries share a fold."""
     parent = str(inst.data.get("parent", inst.id))
-    return "a" if (int(parent) if parent.isdigit() else hash(parent)) % 2 == 0 else "b"
+    # crc32, not hash(): str hashes change per process (PYTHONHASHSEED), folds must not
+    key = int(parent) if parent.isdigit() else zlib.crc32(parent.encode())
+    return "a" if key % 2 == 0 else "b"
 
 
 def comb_weighted(rankings: Sequence[Ranking], weights: Sequence[float]) -> Ranking:
