@@ -8,9 +8,13 @@ every test folder because pytest (default ``prepend`` import mode) puts ``tests/
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
+import threading
 from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import numpy as np
 
@@ -92,3 +96,70 @@ class HashEmbedder(FakeEmbedder):
             for tok in re.findall(r"\w+", text.lower()):
                 out[row, int(hashlib.md5(tok.encode()).hexdigest(), 16) % self.dim] += 1.0
         return out
+
+
+#: the model name the canned server reports
+CANNED_MODEL = "canned-model"
+
+
+class CannedServer:
+    """OpenAI-style ``/v1/models``, ``/v1/completions``, ``/v1/chat/completions`` on loopback.
+
+    ``answer(prompt) -> text`` makes every reply; ``requests`` keeps ``(path, body)`` of each
+    POST (``bodies`` just the bodies), so tests check what a task really sent.
+    """
+
+    def __init__(self, answer: Callable[[str], str]) -> None:
+        self.answer = answer
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send({"object": "list", "data": [{"id": CANNED_MODEL, "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.requests.append((self.path, body))
+                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                if self.path == "/v1/completions":
+                    text = owner.answer(body["prompt"])
+                    choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": "stop"}
+                else:
+                    text = owner.answer(body["messages"][-1]["content"])
+                    choice = {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                self._send({"id": "x", "model": CANNED_MODEL, "choices": [choice], "usage": usage})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [body for _, body in self.requests]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> CannedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

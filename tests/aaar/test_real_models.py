@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FIX
 
 from scholarkg.benchmark.task import AnswerSource, run_task
 from scholarkg.benchmark.tasks.aaar.eqinfer import EqInferTask
@@ -71,3 +70,8 @@ def test_all_four_tasks_through_the_local_model_server(
     assert weak.answers.extra["calls"] >= 2 and weak.result.aggregate["ITF-IDF"] is not None
     assert rc.answers.extra["usage"]["reviewcritique_label_all"]["requests"] == 3
     assert 0 <= rc.result.aggregate["F1"] <= 100
+
+
+# not imported from conftest: a module named 'conftest' is ambiguous when several test
+# folders run together
+FIX = Path(__file__).parent.parent / "fixtures" / "aaar"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIX, CannedServer
+from _fakes import CannedServer
 from test_score_files import KeywordEncoder
 
 from scholarkg.benchmark.runs import RunRegistry
@@ -25,6 +25,10 @@ from scholarkg.benchmark.tasks.aaar.weakness import WeaknessTask, combine_lists
 from scholarkg.schema.records import Citation, Paper
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.base import GraphStore
+
+# not imported from conftest: a module named 'conftest' is ambiguous when several test
+# folders run together
+FIX = Path(__file__).parent.parent / "fixtures" / "aaar"
 
 ITEMS = json.loads((FIX / "Equation_Inference" / "equation.json").read_text())
 
@@ -44,7 +48,7 @@ def test_eqinfer_model_sweep_is_a_curve(aaar_store: GraphStore, tmp_path: Path) 
         run = run_task(EqInferTask(), aaar_store, AnswerSource.model(client),
                        {"context_words": "3,1000"}, runs_dir=tmp_path / "runs",
                        out_dir=tmp_path / "out")  # fmt: skip
-    assert len(srv.requests) == 8 and {r["max_tokens"] for r in srv.requests} == {16}
+    assert len(srv.bodies) == 8 and {r["max_tokens"] for r in srv.bodies} == {16}
     # 3 words per side: the first words of the context are cut, the model says "A":
     # right only for item 0 (gold A); 1000 words: right for A, B, C (D is unparseable)
     assert run.result.classes == {"context_words:3": {"accuracy": 25.0},
@@ -56,7 +60,7 @@ def test_eqinfer_model_sweep_is_a_curve(aaar_store: GraphStore, tmp_path: Path) 
     saved = RunRegistry(tmp_path / "runs").load(run.record.id)
     assert saved.config["configuration"] == {"context_words": "3,1000"}
     assert saved.models == {"llm": "canned-model"} and "eqinfer" in saved.prompt_hashes
-    budget3 = srv.requests[0]["messages"][0]["content"]
+    budget3 = srv.bodies[0]["messages"][0]["content"]
     before = budget3.split("Context before the equation:\n")[1].split("\n")[0]
     assert len(before.split()) <= 3
 
@@ -89,11 +93,11 @@ def test_expdesign_model_whole_list_and_one_by_one(aaar_store: GraphStore) -> No
     # explanations: paper 1 [gamma, beta] vs [gamma, delta] = 0.5, paper 2 [alpha] vs [alpha]
     assert agg["S-Match"] == pytest.approx(75.0)
     # requests run concurrently, so find paper 1's experiment prompt rather than the first one
-    prompts = [r["messages"][0]["content"] for r in srv.requests]
+    prompts = [r["messages"][0]["content"] for r in srv.bodies]
     first = next(p for p in prompts if "\\section{Intro}" in p)
     assert "\\section{Intro} Zorb nets learn glims" in first and "flum" not in first
     # one-by-one: 2 experiment calls + 3 explanation calls; paper 1's first explanation only
-    assert len(srv.requests) == 4 + 5
+    assert len(srv.bodies) == 4 + 5
     p1 = one.answers.by_instance["arxiv:2402.00001"]
     assert p1.explanations == ["1. because gamma", "2. no idea"]
     assert one.result.aggregate["S-Match"] == pytest.approx(100 * (0.5 + 0) / 2)
@@ -120,11 +124,11 @@ def test_weakness_split_combine_and_no_split(aaar_store: GraphStore) -> None:
 
     with CannedServer(answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
         split = run_task(task, aaar_store, AnswerSource.model(client), {"window_words": 6})
-        n_split = len(srv.requests)
+        n_split = len(srv.bodies)
         whole = run_task(task, aaar_store, AnswerSource.model(client), {"split": False})
     # WkA1's text: abstract 4 + title 5 + sections 5 + 3 ("None Plix helps.": a missing
     # heading reads "None", as released) = 17 words -> 17 // 6 + 1 = 3 windows; WkB2: 10 -> 2
-    assert n_split == 5 and len(srv.requests) == 5 + 2
+    assert n_split == 5 and len(srv.bodies) == 5 + 2
     wka1 = next(i for i in split.instances if "Zorb" in i.data["text"])
     items = split.answers.by_instance[wka1.id]
     assert [x.split(".")[0] for x in items] == [str(k) for k in range(1, len(items) + 1)]
@@ -155,9 +159,9 @@ def test_reviewcritique_two_prompts_and_ensembles(aaar_store: GraphStore) -> Non
     task = ReviewCritiqueTask()
     with CannedServer(_rc_answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
         run = run_task(task, aaar_store, AnswerSource.model(client))
-        assert len(srv.requests) == 6  # 3 reviews x 2 prompts
+        assert len(srv.bodies) == 6  # 3 reviews x 2 prompts
         label = run_task(task, aaar_store, AnswerSource.model(client), {"ensemble": "label-all"})
-        assert len(srv.requests) == 6 + 3
+        assert len(srv.bodies) == 6 + 3
     # the same flags as the JSONL of test_score_files: P 5/9, R 2/3, F1 0.6
     agg = run.result.aggregate
     assert agg["P"] == pytest.approx(100 * 5 / 9) and agg["F1"] == pytest.approx(60.0)

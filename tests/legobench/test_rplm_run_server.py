@@ -9,13 +9,12 @@ generation settings on the wire, answers back, scores, run records and ``ANSWERE
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import CANNED_MODEL, CannedServer
 
 from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.tasks.legobench.lgplm import (
@@ -29,62 +28,7 @@ from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances, run_r
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb_store import FalkorDBStore
 
-MODEL = "canned-model"
-
-
-class CannedServer:
-    """OpenAI-style ``/v1/models``, ``/v1/completions``, ``/v1/chat/completions`` on loopback."""
-
-    def __init__(self, answer: Callable[[str], str]) -> None:
-        self.answer = answer
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                pass
-
-            def _send(self, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._send({"object": "list", "data": [{"id": MODEL, "object": "model"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                owner.requests.append((self.path, body))
-                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-                if self.path == "/v1/completions":
-                    text = owner.answer(body["prompt"])
-                    choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": "stop"}
-                else:
-                    text = owner.answer(body["messages"][-1]["content"])
-                    choice = {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                self._send({"id": "x", "model": MODEL, "choices": [choice], "usage": usage})
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> CannedServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+MODEL = CANNED_MODEL
 
 
 def _by_query(answers: dict[str, str]) -> Callable[[str], str]:
