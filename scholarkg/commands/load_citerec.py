@@ -162,7 +162,7 @@ def load_s2(
     if bulk:
         _load_s2_bulk(given, report)
         return None
-    with store_session() as store:
+    with store_session(write=True) as store:
         store.apply_schema()
         lookup = corpus_lookup(store)
         readers = {
@@ -192,7 +192,7 @@ def _load_s2_bulk(files: dict[str, Path | None], report: object) -> None:
     from scholarkg.errors import NotSupported
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
 
-    with store_session() as store:
+    with store_session(write=True) as store:
         if store.backend != "embedded":
             raise NotSupported("--bulk uses FalkorDB's GRAPH.BULK; on Neo4j load without --bulk")
         res = bulk_load_s2(store, files, report)  # type: ignore[arg-type]

@@ -316,6 +316,7 @@ class ProjectionCatalog:
             source = "disk"
         if cached is not None:
             if cached.fingerprint == fingerprint:
+                self._memory[key] = cached
                 self.last_source = source
                 return cached
             checksum = _checksum(store, key)

@@ -183,6 +183,20 @@ def _guard(report: SkipReport, path: Path, line: int, fn: Callable[[], Any]) -> 
     return None
 
 
+def _guarded_lines(
+    path: Path, report: SkipReport, fn: Callable[[dict[str, Any], int], Any]
+) -> Iterator[tuple[int, dict[str, Any], Any]]:
+    """``(line, obj, fn(obj, line))`` for each JSONL line whose ``fn`` passes :func:`_guard`."""
+    for line, obj in iter_jsonl_tolerant(path, report):
+        value = _guard(report, path, line, lambda obj=obj, line=line: fn(obj, line))
+        if value is not None:
+            yield line, obj, value
+
+
+def _corpus_id(key: str, path: Path) -> Callable[[dict[str, Any], int], int]:
+    return lambda obj, line: _require_corpus_id(obj, key, path, line)
+
+
 # --------------------------------------------------------------------------- papers etc.
 
 
@@ -233,12 +247,10 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
 
 def read_papers(path: Path, report: SkipReport) -> Iterator[Group]:
     """One group per paper: Paper, its Venue + IN_VENUE, its Authors + AUTHORED_BY."""
-    for line, obj in iter_jsonl_tolerant(path, report):
-        records = _guard(
-            report, path, line, lambda obj=obj, line=line: _paper_records(obj, path, line)
-        )
-        if records is not None:
-            yield line, records
+    for line, _obj, records in _guarded_lines(
+        path, report, lambda obj, line: _paper_records(obj, path, line)
+    ):
+        yield line, records
 
 
 def read_authors(path: Path, report: SkipReport) -> Iterator[Group]:
@@ -268,10 +280,8 @@ def read_authors(path: Path, report: SkipReport) -> Iterator[Group]:
             )
         ]
 
-    for line, obj in iter_jsonl_tolerant(path, report):
-        records = _guard(report, path, line, lambda obj=obj, line=line: build(obj, line))
-        if records is not None:
-            yield line, records
+    for line, _obj, records in _guarded_lines(path, report, build):
+        yield line, records
 
 
 def read_venues(path: Path, report: SkipReport) -> Iterator[Group]:
@@ -292,25 +302,15 @@ def read_venues(path: Path, report: SkipReport) -> Iterator[Group]:
             )
         ]
 
-    for line, obj in iter_jsonl_tolerant(path, report):
-        records = _guard(report, path, line, lambda obj=obj, line=line: build(obj, line))
-        if records is not None:
-            yield line, records
+    for line, _obj, records in _guarded_lines(path, report, build):
+        yield line, records
 
 
 def read_abstracts(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iterator[Group]:
     """Set ``abstract`` on the paper with that corpus id (loaded, else by the id rules)."""
 
     def parse() -> Iterator[_Pending]:
-        for line, obj in iter_jsonl_tolerant(path, report):
-            cid = _guard(
-                report,
-                path,
-                line,
-                lambda obj=obj, line=line: _require_corpus_id(obj, "corpusid", path, line),
-            )
-            if cid is None:
-                continue
+        for line, obj, cid in _guarded_lines(path, report, _corpus_id("corpusid", path)):
             info = obj.get("openaccessinfo")
             ext = info.get("externalids") if isinstance(info, dict) else None
             abstract = optional_str(obj, "abstract")
@@ -336,16 +336,8 @@ def read_tldrs(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iterator
     """Set ``tldr`` on loaded papers (a TLDR of a paper not in the graph is counted)."""
 
     def parse() -> Iterator[_Pending]:
-        for line, obj in iter_jsonl_tolerant(path, report):
-            cid = _guard(
-                report,
-                path,
-                line,
-                lambda obj=obj, line=line: _require_corpus_id(obj, "corpusid", path, line),
-            )
+        for line, obj, cid in _guarded_lines(path, report, _corpus_id("corpusid", path)):
             text = optional_str(obj, "text")
-            if cid is None:
-                continue
 
             def build(
                 found: Mapping[int, str], cid: int = cid, text: str | None = text
@@ -384,15 +376,7 @@ def read_citations(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iter
     """One group per citation line: a CITES edge between two papers already in the graph."""
 
     def parse() -> Iterator[_Pending]:
-        for line, obj in iter_jsonl_tolerant(path, report):
-            citing = _guard(
-                report,
-                path,
-                line,
-                lambda obj=obj, line=line: _require_corpus_id(obj, "citingcorpusid", path, line),
-            )
-            if citing is None:
-                continue
+        for line, obj, citing in _guarded_lines(path, report, _corpus_id("citingcorpusid", path)):
             cited = optional_int(obj.get("citedcorpusid"))
             contexts = _str_list(obj.get("contexts"))
             intents, per_context = normalise_intents(obj.get("intents"), len(contexts or []))
@@ -516,15 +500,9 @@ def read_s2orc(
     """One group per full-text paper: the citing Paper, its contexts and CITES edges."""
 
     def parse() -> Iterator[_Pending]:
-        for line, obj in iter_jsonl_tolerant(path, report):
-            doc = _guard(
-                report,
-                path,
-                line,
-                lambda obj=obj, line=line: parse_s2orc_record(obj, path, line, splitter),
-            )
-            if doc is None:
-                continue
+        for line, _obj, doc in _guarded_lines(
+            path, report, lambda obj, line: parse_s2orc_record(obj, path, line, splitter)
+        ):
             wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))
             yield _Pending(line, wanted, lambda found, doc=doc: _s2orc_records(doc, found, report))
 

@@ -254,12 +254,9 @@ class _PaperBuilder:
     # -- repository side ---------------------------------------------------------------
     def _repository(self) -> None:
         p = self.paper
-        if p.repo_url:
-            repo = Repository(id=self.repo_id, url=p.repo_url)
-            self.records += [repo, HasCode(start=self.paper_id, end=repo.id)]
-        else:  # the graph still needs an anchor for the files
-            repo = Repository(id=self.repo_id, url=f"scireplicate/{p.index}")
-            self.records += [repo, HasCode(start=self.paper_id, end=repo.id)]
+        # without a repository URL the graph still needs an anchor for the files
+        repo = Repository(id=self.repo_id, url=p.repo_url or f"scireplicate/{p.index}")
+        self.records += [repo, HasCode(start=self.paper_id, end=repo.id)]
         target_files = {t.file_path: t.ori_python_file for t in p.tasks}
         root = _first_dir(self.repos_dir, p.project_path, p.index)
         if self.repos_dir is not None and root is None:

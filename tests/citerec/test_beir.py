@@ -8,7 +8,6 @@ qrels row with two columns, one with a non-numeric score, one naming an unknown 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +20,6 @@ from scholarkg.errors import InputError
 from scholarkg.store.falkordb_store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
-
-
-@pytest.fixture
-def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
-    st = FalkorDBStore(embedded_server.connect(), graph_env)
-    yield st
-    st.close()
 
 
 def _counts(store: FalkorDBStore) -> tuple[dict[str, int], dict[str, int]]:

@@ -78,6 +78,7 @@ def test_catalog_memory_disk_and_invalidation(
     again = fresh.get(store)
     assert fresh.last_source == "disk" and again.ids == proj.ids
     assert np.array_equal(again.src, proj.src) and np.array_equal(again.dst, proj.dst)
+    assert fresh.get(store) is again and fresh.last_source == "memory"  # read once, then kept
 
     # a write elsewhere on the server moves the fingerprint; the checksum says: unchanged
     other = FalkorDBStore(embedded_server.connect(), store.graph + "_other")

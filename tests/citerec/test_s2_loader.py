@@ -11,10 +11,8 @@ a citation of a paper that is not loaded; an S2ORC line with a broken annotation
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from _cli import cli_ok
 
 from scholarkg.loaders.citerec_contexts import Marker, extract_contexts, split_sentences
@@ -40,13 +38,6 @@ ARGS = [
     "--tldrs",
     str(FIX / "tldrs.jsonl"),
 ]
-
-
-@pytest.fixture
-def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
-    st = FalkorDBStore(embedded_server.connect(), graph_env)
-    yield st
-    st.close()
 
 
 def test_s2_load_graph_counts_ids_and_skips(graph: FalkorDBStore) -> None:

@@ -92,25 +92,17 @@ COLUMNS = ("exec_acc", "codebleu", "rg_acc", "recall_intra", "recall_cross", "re
 
 
 def _published() -> tuple[PublishedRow, ...]:
-    rows = []
-    for model, agent, none in _TABLE3:
-        rows.append(
-            PublishedRow(
-                f"{model} (Sci-Reproducer)",
-                dict(zip(COLUMNS, agent, strict=True)),
-                _SOURCE,
-                {"agent": "sci-reproducer"},
-            )
+    variants = (
+        ("Sci-Reproducer", _SOURCE, "sci-reproducer"),
+        ("No Agent", _NO_AGENT, "none"),
+    )
+    return tuple(
+        PublishedRow(
+            f"{model} ({label})", dict(zip(COLUMNS, values, strict=True)), source, {"agent": agent}
         )
-        rows.append(
-            PublishedRow(
-                f"{model} (No Agent)",
-                dict(zip(COLUMNS, none, strict=True)),
-                _NO_AGENT,
-                {"agent": "none"},
-            )
-        )
-    return tuple(rows)
+        for model, *per_variant in _TABLE3
+        for values, (label, source, agent) in zip(per_variant, variants, strict=True)
+    )
 
 
 def spec_from_graph(task: Mapping[str, Any], file_text: str | None) -> TaskSpec:
