@@ -36,7 +36,8 @@ def build_citerec_diagnostics(
     from scholarkg.commands.common import check_choice
 
     check_choice("--tagger", tagger, ("auto", "rules", "nltk"))
-    with store_session() as store:
+    # it writes the diagnostic examples: compact the log afterwards like every bulk write
+    with store_session(write=True) as store:
         report = build_diagnostics(
             store, build=name, seed=seed, per_class=per_class, tagger=load_tagger(tagger)
         )
