@@ -618,7 +618,7 @@ def run_task(
             "params": answers.params or dict(source.params),
             "baseline": source.name == task.baseline,
         },
-        "units": {m.name: m.unit for m in task.metrics if m.name in result.aggregate},
+        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
         "graph": getattr(store, "graph", None),
         "n_instances": len(instances),
     }
