@@ -344,21 +344,7 @@ class BenchmarkTask(ABC):
         ``given`` may use Python names (``context_words``) or flags (``--context-words``);
         ``None`` values mean "not given" so a CLI can pass every declared flag through.
         """
-        declared = {o.name: o for o in self.options}
-        out = {o.name: o.default for o in self.options}
-        for raw_key, value in (given or {}).items():
-            key = raw_key.lstrip("-").replace("-", "_")
-            option = declared.get(key)
-            if option is None:
-                takes = ", ".join(o.flag for o in self.options) or "no task options"
-                raise InputError(
-                    f"task {self.name!r} does not take --{key.replace('_', '-')}; "
-                    f"it takes: {takes}",
-                    field=key,
-                )
-            if value is not None:
-                out[key] = option.convert(value, task=self.name)
-        return out
+        return _resolve(self.name, self.options, given, f"task {self.name!r}", "no task options")
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """What identifies this run's configuration in reports (default: all options).
@@ -433,20 +419,9 @@ class BenchmarkTask(ABC):
 
     def resolve_fit_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """:meth:`resolve_options` for :attr:`fit_options`."""
-        declared = {o.name: o for o in self.fit_options}
-        out = {o.name: o.default for o in self.fit_options}
-        for raw_key, value in (given or {}).items():
-            key = raw_key.lstrip("-").replace("-", "_")
-            if key not in declared:
-                takes = ", ".join(o.flag for o in self.fit_options) or "no options"
-                raise InputError(
-                    f"'bench fit {self.name}' does not take --{key.replace('_', '-')}; "
-                    f"it takes: {takes}",
-                    field=key,
-                )
-            if value is not None:
-                out[key] = declared[key].convert(value, task=self.name)
-        return out
+        return _resolve(
+            self.name, self.fit_options, given, f"'bench fit {self.name}'", "no options"
+        )
 
     # -- outputs -----------------------------------------------------------------------
     def write_outputs(
@@ -468,6 +443,30 @@ class BenchmarkTask(ABC):
         path = out_dir / "metrics.json"
         atomic_write_text(path, json.dumps(payload, indent=2, allow_nan=False) + "\n")
         return [path]
+
+
+def _resolve(
+    task: str,
+    options: Sequence[TaskOption],
+    given: Mapping[str, Any] | None,
+    who: str,
+    none: str,
+) -> dict[str, Any]:
+    """``options``' defaults with ``given`` converted over them (run and fit options alike);
+    a key no option declares is an error naming ``who`` and listing what it takes."""
+    declared = {o.name: o for o in options}
+    out = {o.name: o.default for o in options}
+    for raw_key, value in (given or {}).items():
+        key = raw_key.lstrip("-").replace("-", "_")
+        option = declared.get(key)
+        if option is None:
+            takes = ", ".join(o.flag for o in options) or none
+            raise InputError(
+                f"{who} does not take --{key.replace('_', '-')}; it takes: {takes}", field=key
+            )
+        if value is not None:
+            out[key] = option.convert(value, task=task)
+    return out
 
 
 def metrics_payload(task: BenchmarkTask, result: TaskResult) -> dict[str, Any]:
@@ -511,15 +510,19 @@ def check_result(task: BenchmarkTask, result: TaskResult) -> None:
 # ----------------------------------------------------------------------------- the CLI side
 
 
-def parse_task_args(task: BenchmarkTask, args: Sequence[str]) -> dict[str, Any]:
+def parse_task_args(
+    task: BenchmarkTask, args: Sequence[str], *, fit: bool = False
+) -> dict[str, Any]:
     """Task options from leftover command-line words (``--pool corpus --no-split``).
 
     ``bench run NAME`` declares only the options every task shares; the rest of the command
     line is parsed here against the task's own :class:`TaskOption` list, so a new task needs
     no CLI code and an option it does not take is a clear error. Bool options take
-    ``--flag`` / ``--no-flag``; others ``--flag VALUE`` or ``--flag=VALUE``.
+    ``--flag`` / ``--no-flag``; others ``--flag VALUE`` or ``--flag=VALUE``. With ``fit``
+    the words are ``bench fit``'s, parsed against :attr:`BenchmarkTask.fit_options`.
     """
-    declared = {o.flag: o for o in task.options}
+    resolve = task.resolve_fit_options if fit else task.resolve_options
+    declared = {o.flag: o for o in (task.fit_options if fit else task.options)}
     given: dict[str, Any] = {}
     words = list(args)
     i = 0
@@ -537,7 +540,7 @@ def parse_task_args(task: BenchmarkTask, args: Sequence[str]) -> dict[str, Any]:
                 continue
         if option is None:
             # resolve_options words the error (it lists what the task takes)
-            task.resolve_options({flag: None})
+            resolve({flag: None})
             raise AssertionError("unreachable")  # pragma: no cover
         if option.kind is bool and not has_value:
             given[option.name] = True
@@ -618,7 +621,7 @@ def run_task(
             "params": answers.params or dict(source.params),
             "baseline": source.name == task.baseline,
         },
-        "units": {m.name: m.unit for m in task.metrics if m.name in result.aggregate},
+        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
         "graph": getattr(store, "graph", None),
         "n_instances": len(instances),
     }

@@ -421,14 +421,7 @@ def _fit_args(bench: BenchmarkTask, words: list[str]) -> dict[str, Any]:
     """``--name value`` words against the task's ``fit_options`` (same rules as run)."""
     from scholarkg.benchmark.task import parse_task_args
 
-    class _FitView:
-        name = bench.name
-        options = bench.fit_options
-
-        def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
-            return bench.resolve_fit_options(given)
-
-    return parse_task_args(_FitView(), words)  # type: ignore[arg-type]
+    return parse_task_args(bench, words, fit=True)
 
 
 # dataset builders of the families ('bench build citerec-diagnostics')

@@ -184,6 +184,10 @@ def test_parse_task_args_flags_values_and_negation():
         parse_task_args(task, ["--words"])
     with pytest.raises(InputError, match="unexpected argument 'stray'"):
         parse_task_args(task, ["stray"])
+    # 'bench fit' words are parsed against the fit options (this task declares none)
+    assert parse_task_args(task, [], fit=True) == {}
+    with pytest.raises(InputError, match="'bench fit toy-title-lookup' does not take --words"):
+        parse_task_args(task, ["--words", "3"], fit=True)
 
 
 def test_list_options_take_comma_separated_values():

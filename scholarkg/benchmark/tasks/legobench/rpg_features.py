@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from scholarkg.benchmark.tasks.legobench.rpg import LeaderboardQuery, RPGConfig, leaderboard_key
-from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year, paper_years
+from scholarkg.benchmark.tasks.legobench.rpg_dates import filled_years, fractional_year
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.store.base import EdgeSnapshot, GraphStore
@@ -49,11 +49,7 @@ def features(
 ) -> Features:
     """Dates and edges among the candidates; with ``query``, also leaderboard context."""
     snap = store.edge_snapshot("Paper", config.rel_type, node_ids=list(candidates))
-    years_by_id = paper_years(store, snap.ids)
-    years = np.asarray([years_by_id.get(i, math.nan) for i in snap.ids], dtype=np.float64)
-    if len(years) and np.isnan(years).any():
-        fill = np.nanmedian(years) if (~np.isnan(years)).any() else 0.0
-        years = np.where(np.isnan(years), fill, years)
+    years = filled_years(store, snap.ids)
     ctx = context_matrix(store, query, snap.ids) if query is not None else None
     return Features(
         list(snap.ids), years, snap.src.astype(np.int64), snap.dst.astype(np.int64), ctx

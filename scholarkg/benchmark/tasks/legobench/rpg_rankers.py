@@ -70,7 +70,6 @@ from scholarkg.benchmark.tasks.legobench.rpg_model import (
     aggregate_order,
     stored_params,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_paging import build_paper_bm25
 from scholarkg.errors import InputError
 from scholarkg.services.embeddings import Embedder
 from scholarkg.store.base import GraphStore
@@ -134,7 +133,11 @@ class RPGRanker(StoreRanker):
     def prepare(self, progress: Callable[[int, int], None] | None = None) -> None:
         """One-time work per run: the BM25 index over every paper's title + abstract."""
         if self.retrieval == "hybrid" and self._bm25 is None:
-            self._bm25 = build_paper_bm25(self.store, progress=progress)
+            from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+
+            self._bm25 = BM25Ranker.from_store(
+                self.store, "Paper", ("title", "abstract"), progress=progress
+            )
         super().prepare(progress)
         self.params = self.describe()
 
