@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from scholarkg.config import Settings, load_settings
+from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
 
@@ -79,3 +80,28 @@ def graph_env(
     monkeypatch.setenv("SCHOLARKG_GRAPH", graph_name)
     yield graph_name
     runner.invoke(app, ["db", "reset", "--yes"])
+
+
+#: the ``GraphStore`` contract runs on every backend available: "embedded" always, "neo4j"
+#: when ``NEO4J_URI`` is set (``docker compose up``); see tests/store/test_contract.py
+CONTRACT_BACKENDS = ["embedded", "neo4j"]
+
+
+@pytest.fixture(params=CONTRACT_BACKENDS)
+def any_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
+    """The embedded test store, or a cleared Neo4j database (skipped without NEO4J_URI)."""
+    if request.param == "embedded":
+        yield request.getfixturevalue("store")
+        return
+    if not os.environ.get("NEO4J_URI"):
+        pytest.skip("neo4j contract run skipped: NEO4J_URI is not set")
+    from scholarkg.config import load_settings
+    from scholarkg.store.neo4j_store import Neo4jStore
+
+    st = Neo4jStore.from_settings(load_settings().neo4j)
+    st.clear()
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()

@@ -13,6 +13,12 @@ one folder holds it, so callers written before the folders keep working; new cod
 family. ``browser/`` holds saved exploration queries for Neo4j Browser; they are not named
 queries.
 
+**Dialect-only queries.** A query that only one backend can or needs to run exists only as
+``<name>.<dialect>.cypher`` (e.g. ``graphalgo/projection_edge_checksum.falkordb.cypher``
+sums FalkorDB's internal ids, which Neo4j has no use for). :func:`has_query` tells callers
+whether their store's dialect has it; :func:`query_names` and :func:`all_queries` take a
+dialect and list only what runs on it, so the Neo4j lint never sees FalkorDB-only text.
+
 **Identifiers.** Values are always parameters. Where a label, relationship type or property
 name varies (a vector property per encoder, CITES vs COMPARES_WITH), the file writes
 ``{{name}}`` and a header line gives example values, e.g.
@@ -84,12 +90,25 @@ def load_query(name: str, dialect: str) -> str:
             return load_query(owners[0], dialect)
         if owners:
             raise InputError(f"named query {name!r} is ambiguous; use one of {owners}")
+    others = [d for d in DIALECTS if f"{name}.{d}.cypher" in files]
+    if others:
+        raise InputError(f"named query {name!r} exists only for {', '.join(others)}, not {dialect}")
     raise InputError(f"no named query {name!r}; known: {', '.join(query_names())}")
 
 
-def query_names() -> list[str]:
-    """All query names (dialect variants folded together), e.g. ``legobench/rplm_instances``."""
-    return sorted({_name_of(f) for f in _files()})
+def has_query(name: str, dialect: str) -> bool:
+    """Whether ``name`` (full ``family/query`` form) can run on ``dialect``."""
+    files = _files()
+    return f"{name}.{dialect}.cypher" in files or f"{name}.cypher" in files
+
+
+def query_names(dialect: str | None = None) -> list[str]:
+    """Query names (dialect variants folded together), e.g. ``legobench/rplm_instances``;
+    with ``dialect``, only those that run on it (see "Dialect-only queries")."""
+    names = sorted({_name_of(f) for f in _files()})
+    if dialect is None:
+        return names
+    return [n for n in names if has_query(n, dialect)]
 
 
 def placeholders(text: str) -> list[str]:
@@ -172,7 +191,7 @@ def all_queries(dialect: str) -> dict[str, str]:
     """Every named query as it would run on ``dialect`` (used by the conformance lint);
     templated ones are rendered with their header's example identifiers."""
     out: dict[str, str] = {}
-    for name in query_names():
+    for name in query_names(dialect):
         text = load_query(name, dialect)
         out[name] = (
             render_query(name, dialect, example_identifiers(text)) if placeholders(text) else text

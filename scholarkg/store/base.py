@@ -215,6 +215,15 @@ class GraphStore(Protocol):
 
     def close(self) -> None: ...
 
+    def write_fingerprint(self) -> str:
+        """A token that moves whenever a write may have changed the data (cheap to ask).
+
+        Resident projections (``graphalgo/projection.py``) compare it to decide whether their
+        cached copy of the graph is still current. The embedded store's also moves on saves
+        and restarts (callers then re-check content); Neo4j's moves on committed writes only.
+        """
+        ...
+
     def explore(
         self,
         query: str,

@@ -259,22 +259,29 @@ def existing_ids_query(label: str) -> str:
 # -- PageRank through GDS ----------------------------------------------------------------
 
 
-def pagerank_projection_query(label: str, rel_type: str, weight_property: str | None) -> str:
+def pagerank_projection_query(
+    label: str, rel_type: str | Sequence[str], weight_property: str | None
+) -> str:
     """Cypher-aggregation projection (GDS >= 2.4) that keeps isolated nodes.
 
     ``OPTIONAL MATCH`` yields ``t = null`` for a node without (kept) out-edges, and
     ``gds.graph.project`` then adds the source alone, so it still gets its ``1 - d``.
-    With ``$ids`` the projection is the subgraph induced by those ids.
+    With ``$ids`` the projection is the subgraph induced by those ids (``null``: all).
+    Several relationship types project as one (``CITES|COMPARES_WITH``), as the embedded
+    store's projections concatenate them.
     """
     check_label(label)
-    check_rel_type(rel_type)
+    types = [rel_type] if isinstance(rel_type, str) else list(rel_type)
+    if not types:
+        raise InputError("a projection needs at least one relationship type", field="rel_types")
+    pattern = "|".join(check_rel_type(t) for t in types)
     rel_config = ""
     if weight_property:
         prop = check_property(weight_property)
         rel_config = f", {{relationshipProperties: {{weight: coalesce(r.{prop}, 1.0)}}}}"
     return (
         f"MATCH (s:{label}) WHERE $ids IS NULL OR s.id IN $ids "
-        f"OPTIONAL MATCH (s)-[r:{rel_type}]->(t:{label}) WHERE $ids IS NULL OR t.id IN $ids "
+        f"OPTIONAL MATCH (s)-[r:{pattern}]->(t:{label}) WHERE $ids IS NULL OR t.id IN $ids "
         f"WITH gds.graph.project($graph, s, t{rel_config}) AS g "
         "RETURN g.graphName AS graph, g.nodeCount AS nodeCount, "
         "g.relationshipCount AS relationshipCount"
@@ -289,14 +296,17 @@ def pagerank_mutate_query(
     ``mutate`` (not ``stream``) because only it and ``stats`` report ``ranIterations`` and
     ``didConverge``; reading the scores back costs one cheap ``nodeProperty.stream``.
     Personalized PageRank takes ``$sources`` = ``[{id, bias}]``: a plain node list when every
-    bias is 1 (the form every GDS 2.x accepts), ``[[node, bias], ...]`` otherwise.
+    bias is 1 (the form every GDS 2.x accepts), ``[[node, bias], ...]`` otherwise. The
+    property is ``$property``: a throw-away projection uses :data:`PAGERANK_PROPERTY`, a
+    resident one a fresh name per run (dropped after reading), since GDS refuses to mutate
+    a property that already exists.
     """
     check_label(label)
     config = [
         "dampingFactor: $damping_factor",
         "maxIterations: $max_iterations",
         "tolerance: $tolerance",
-        f"mutateProperty: '{PAGERANK_PROPERTY}'",
+        "mutateProperty: $property",
     ]
     if weighted:
         config.append("relationshipWeightProperty: 'weight'")
@@ -316,11 +326,33 @@ def pagerank_mutate_query(
 
 
 PAGERANK_SCORES = (
-    f"CALL gds.graph.nodeProperty.stream($graph, '{PAGERANK_PROPERTY}') "
+    "CALL gds.graph.nodeProperty.stream($graph, $property) "
     "YIELD nodeId, propertyValue "
     "RETURN gds.util.asNode(nodeId).id AS id, propertyValue AS score"
 )
+DROP_NODE_PROPERTY = (
+    "CALL gds.graph.nodeProperties.drop($graph, [$property]) "
+    "YIELD propertiesRemoved RETURN propertiesRemoved"
+)
 DROP_PROJECTION = "CALL gds.graph.drop($graph, false) YIELD graphName RETURN graphName"
+#: resident projections by name prefix (``graphalgo.projection`` keeps one per key)
+LIST_PROJECTIONS = (
+    "CALL gds.graph.list() YIELD graphName "
+    "WITH graphName WHERE graphName STARTS WITH $prefix RETURN graphName ORDER BY graphName"
+)
+
+# -- change detection (resident projections) ----------------------------------------------
+
+#: The state that moves on every committed write: Neo4j transaction ids only grow, and the
+#: start time and creation time tell a restarted or re-created database apart. Run against
+#: the ``system`` database (an administration command); ``$name`` = the database.
+DATABASE_WRITE_STATE = (
+    "SHOW DATABASES YIELD name, lastCommittedTxn, lastStartTime, creationTime "
+    "WHERE name = $name "
+    "RETURN lastCommittedTxn, toString(lastStartTime) AS started, "
+    "toString(creationTime) AS created"
+)
+DEFAULT_DATABASE = "SHOW DEFAULT DATABASE YIELD name RETURN name"
 
 # -- the full list, for the conformance lint ---------------------------------------------
 
@@ -338,6 +370,7 @@ _ROWS: list[dict[str, Any]] = [{"id": "p1", "props": {"title": "t"}}]
 _REL_ROWS: list[dict[str, Any]] = [{"start": "p1", "end": "p2", "props": {}}]
 _PR_PARAMS: dict[str, Any] = {
     "graph": "scholarkg_pr",
+    "property": PAGERANK_PROPERTY,
     "damping_factor": 0.85,
     "max_iterations": 20,
     "tolerance": 1e-7,
@@ -366,8 +399,12 @@ def all_statements(
         Statement("db_rel_types", DB_REL_TYPES),
         Statement("fulltext_search", FULLTEXT_SEARCH, {"index": "paper_text", "q": '"x"', "k": 5}),
         Statement("vector_search", VECTOR_SEARCH, {"index": "paper_vec", "k": 5, "v": [0.1]}),
-        Statement("pagerank_scores", PAGERANK_SCORES, {"graph": "scholarkg_pr"}),
+        Statement("pagerank_scores", PAGERANK_SCORES, {"graph": "g", "property": "pr"}),
+        Statement("drop_node_property", DROP_NODE_PROPERTY, {"graph": "g", "property": "pr"}),
         Statement("drop_projection", DROP_PROJECTION, {"graph": "scholarkg_pr"}),
+        Statement("list_projections", LIST_PROJECTIONS, {"prefix": "scholarkg_"}),
+        Statement("database_write_state", DATABASE_WRITE_STATE, {"name": "neo4j"}),
+        Statement("default_database", DEFAULT_DATABASE),
     ]
     out += [Statement(f"count_nodes[{lb}]", count_nodes_query(lb)) for lb in ("Paper", "Author")]
     out.append(Statement("count_rels[CITES]", count_relationships_query("CITES")))
@@ -413,6 +450,13 @@ def all_statements(
                 ids | {"graph": "scholarkg_pr"},
             )
         )
+    out.append(
+        Statement(
+            "pagerank_projection[CITES|COMPARES_WITH]",
+            pagerank_projection_query("Paper", ("CITES", "COMPARES_WITH"), None),
+            {"ids": None, "graph": "scholarkg_pr"},
+        )
+    )
     for weighted in (False, True):
         for personalized, biased in ((False, False), (True, False), (True, True)):
             params = dict(_PR_PARAMS)

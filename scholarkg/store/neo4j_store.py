@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scholarkg.errors import ConfigError, CypherError, InputError, ServerError, StoreError
+from scholarkg.errors import (
+    ConfigError,
+    CypherError,
+    InputError,
+    NotSupported,
+    ServerError,
+    StoreError,
+)
 from scholarkg.schema.ddl import (
     DEFAULT_SCHEMA,
     NODE_LABELS,
@@ -398,7 +405,11 @@ class Neo4jStore(BatchWriteStore):
         weight_property: str | None = None,
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
-        """GDS PageRank on a throw-away Cypher projection (scipy fallback without GDS)."""
+        """GDS PageRank on a throw-away Cypher projection (scipy fallback without GDS).
+
+        For repeated runs over the same graph, ``graphalgo.projection.ProjectionCatalog``
+        keeps the GDS projection resident instead (``project_graph`` / ``pagerank_projected``).
+        """
         from scholarkg.graphalgo.pagerank import check_pagerank_config
 
         cfg = config or PageRankConfig()
@@ -406,46 +417,141 @@ class Neo4jStore(BatchWriteStore):
         if "gds" not in self.capabilities:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
-        sources = self._check_sources(node_label, cfg, node_ids)
-
         graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
-        ids = None if node_ids is None else list(dict.fromkeys(str(x) for x in node_ids))
-        params: dict[str, Any] = {
-            "graph": graph,
-            "damping_factor": float(cfg.damping_factor),
-            "max_iterations": int(cfg.max_iterations),
-            "tolerance": float(cfg.tolerance),
-        }
-        biased = sources is not None and any(s["bias"] != 1.0 for s in sources)
         try:
-            self._execute(
-                dialect.pagerank_projection_query(node_label, rel_type, weight_property),
-                {"ids": ids, "graph": graph},
+            self.project_graph(
+                graph, node_label, (rel_type,), node_ids=node_ids, weight_property=weight_property
             )
-            stats = self._execute(
-                dialect.pagerank_mutate_query(
-                    node_label,
-                    weighted=weight_property is not None,
-                    personalized=sources is not None,
-                    biased=biased,
-                ),
-                params | ({"sources": sources} if sources is not None else {}),
-            ).records[0]
-            scores = {
-                str(r["id"]): float(r["score"])
-                for r in self._execute(dialect.PAGERANK_SCORES, {"graph": graph}).records
-            }
+            return self.pagerank_projected(
+                graph,
+                node_label,
+                cfg,
+                weighted=weight_property is not None,
+                node_ids=node_ids,
+                property_name=dialect.PAGERANK_PROPERTY,
+            )
         finally:
             try:
-                self._execute(dialect.DROP_PROJECTION, {"graph": graph})
+                self.drop_projected(graph)
             except StoreError as err:  # never mask the real error; the projection is on heap
                 log.warning("could not drop GDS projection %s: %s", graph, err)
+
+    # -- GDS projections (also kept resident by graphalgo.projection) -------------------
+    def _require_gds(self) -> None:
+        if "gds" not in self.capabilities:
+            raise NotSupported(
+                "GDS projections need the Graph Data Science plugin on the Neo4j server "
+                "(docker compose up starts one with it)"
+            )
+
+    def project_graph(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> dict[str, int]:
+        """Project ``(node_label, rel_types)`` into GDS's catalogue as ``name``; isolated
+        nodes are kept (they score ``1 - d``). Returns node and relationship counts."""
+        self._require_gds()
+        ids = None if node_ids is None else list(dict.fromkeys(str(x) for x in node_ids))
+        row = self._execute(
+            dialect.pagerank_projection_query(node_label, rel_types, weight_property),
+            {"ids": ids, "graph": name},
+        ).records[0]
+        return {"nodes": int(row["nodeCount"]), "relationships": int(row["relationshipCount"])}
+
+    def pagerank_projected(
+        self,
+        name: str,
+        node_label: str,
+        config: PageRankConfig,
+        *,
+        weighted: bool = False,
+        node_ids: Sequence[str] | None = None,
+        property_name: str | None = None,
+    ) -> PageRankResult:
+        """PageRank (global or personalized) on the projected graph ``name``.
+
+        ``mutate`` then read back then drop the property, so a resident projection can be
+        ranked any number of times (GDS refuses to overwrite a mutated property).
+        """
+        self._require_gds()
+        sources = self._check_sources(node_label, config, node_ids)
+        prop = property_name or f"pr_{uuid.uuid4().hex[:12]}"
+        params: dict[str, Any] = {
+            "graph": name,
+            "property": prop,
+            "damping_factor": float(config.damping_factor),
+            "max_iterations": int(config.max_iterations),
+            "tolerance": float(config.tolerance),
+        }
+        if sources is not None:
+            params["sources"] = sources
+        biased = sources is not None and any(s["bias"] != 1.0 for s in sources)
+        stats = self._execute(
+            dialect.pagerank_mutate_query(
+                node_label, weighted=weighted, personalized=sources is not None, biased=biased
+            ),
+            params,
+        ).records[0]
+        try:
+            scores = {
+                str(r["id"]): float(r["score"])
+                for r in self._execute(
+                    dialect.PAGERANK_SCORES, {"graph": name, "property": prop}
+                ).records
+            }
+        finally:
+            if property_name is None:
+                self._execute(dialect.DROP_NODE_PROPERTY, {"graph": name, "property": prop})
         return PageRankResult(
             scores=scores,
             ran_iterations=int(stats["ranIterations"]),
             did_converge=bool(stats["didConverge"]),
             compute_millis=float(stats["computeMillis"]),
         )
+
+    def projected_graphs(self, prefix: str) -> list[str]:
+        """Names of the GDS projections whose name starts with ``prefix``."""
+        self._require_gds()
+        return [str(r["graphName"]) for r in self.run(dialect.LIST_PROJECTIONS, {"prefix": prefix})]
+
+    def drop_projected(self, name: str) -> None:
+        """Drop a GDS projection (no error when it is already gone)."""
+        self._execute(dialect.DROP_PROJECTION, {"graph": name})
+
+    def write_fingerprint(self) -> str:
+        """A token that changes with every committed write to this database.
+
+        Neo4j's last committed transaction id (ids only grow), with the database's start and
+        creation times so a restart or a re-created database never matches an old token.
+        Resident projections are rebuilt when it moves (graphalgo/projection.py).
+        """
+        name = self._database
+        if name is None:
+            name = str(self._system(dialect.DEFAULT_DATABASE)[0]["name"])
+        rows = self._system(dialect.DATABASE_WRITE_STATE, {"name": name})
+        if not rows or rows[0]["lastCommittedTxn"] is None:
+            raise NotSupported(
+                f"Neo4j reports no last committed transaction for database {name!r}; "
+                "resident projections cannot tell when it changes"
+            )
+        r = rows[0]
+        return f"{name}:{r['created']}:{r['started']}:{r['lastCommittedTxn']}"
+
+    def _system(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """An administration command (``SHOW DATABASES``) on the ``system`` database."""
+        try:
+            return list(
+                self._driver.execute_query(
+                    query, dict(params or {}), database_="system", routing_="r"
+                ).records
+            )
+        except Exception as err:
+            raise cypher_error(err, query) from err
 
     def _pagerank_scipy(
         self,

@@ -18,10 +18,21 @@ def test_family_names_load_and_render_on_both_dialects() -> None:
     names = queries.query_names()
     assert "legobench/rpg_leaderboards" in names and "legobench/rplm_instances" in names
     assert not any(n.startswith("browser/") for n in names)
+    # the only dialect-only queries: the projection checksums (FalkorDB internal ids)
+    falkordb_only = {
+        "graphalgo/projection_node_checksum",
+        "graphalgo/projection_edge_checksum",
+    }
+    assert set(queries.query_names("falkordb")) == set(names)
+    assert set(names) - set(queries.query_names("neo4j")) == falkordb_only
     for dialect in queries.DIALECTS:
         rendered = queries.all_queries(dialect)
-        assert set(rendered) == set(names)
+        assert set(rendered) == set(queries.query_names(dialect))
         assert not any("{{" in text for text in rendered.values())
+    with pytest.raises(InputError, match="exists only for falkordb, not neo4j"):
+        queries.load_query("graphalgo/projection_edge_checksum", "neo4j")
+    assert queries.has_query("graphalgo/projection_edge_checksum", "falkordb")
+    assert not queries.has_query("graphalgo/projection_edge_checksum", "neo4j")
 
 
 def test_templated_queries_declare_examples_and_check_identifiers() -> None:

@@ -9,35 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from collections.abc import Iterator
 
 import pytest
 
 from scholarkg.errors import CypherError, InputError
 from scholarkg.schema.ddl import VectorIndex
 from scholarkg.store.base import GraphStore, PageRankConfig
-
-BACKENDS = ["embedded", "neo4j"]
-
-
-@pytest.fixture(params=BACKENDS)
-def any_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
-    if request.param == "embedded":
-        yield request.getfixturevalue("store")
-        return
-    if not os.environ.get("NEO4J_URI"):
-        pytest.skip("neo4j contract run skipped: NEO4J_URI is not set")
-    from scholarkg.config import load_settings
-    from scholarkg.store.neo4j_store import Neo4jStore
-
-    st = Neo4jStore.from_settings(load_settings().neo4j)
-    st.clear()
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
 
 
 def _papers(st: GraphStore, ids: list[str]) -> None:
