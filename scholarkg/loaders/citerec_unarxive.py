@@ -18,12 +18,17 @@ still count in ``n_refs``. In the stored sentence the *other* citation markers b
 ``[CIT]`` and formula/figure/table markers ``[FORMULA]``/``[FIGURE]``/``[TABLE]``, so
 lexical rankers do not index marker hashes; ``char_start``/``char_end`` are offsets of the
 masked marker in the paragraph's released text.
+
+Of citeBench's clean-up steps only the footnote rule applies
+(``citerec_contexts.starts_with_footnote``; drops are counted in the summary): each
+``{{cite:<key>}}`` is one citation by construction, so there is no merged span to validate.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +94,14 @@ def _clean(sentence: str) -> str:
 
 
 def paper_records(
-    obj: dict[str, Any], path: Path, line: int, splitter: SentenceSplitter = default_splitter
+    obj: dict[str, Any],
+    path: Path,
+    line: int,
+    splitter: SentenceSplitter = default_splitter,
+    on_drop: Callable[[str], None] | None = None,
 ) -> list[AnyRecord]:
-    """All records of one unarXive line (the citing paper first)."""
+    """All records of one unarXive line (the citing paper first); contexts removed by the
+    footnote rule are passed to ``on_drop`` (see ``extract_contexts``)."""
     arxiv = ids.normalize_arxiv_id(str(obj.get("paper_id") or ""))
     if arxiv is None:
         raise InputError("missing or invalid arXiv id", path=path, line=line, field="paper_id")
@@ -144,7 +154,7 @@ def paper_records(
             return splitter(t, s, e, protected)
 
         section = optional_str(para, "section")
-        for ctx in extract_contexts(text, [(0, len(text))], cites, splitter=split):
+        for ctx in extract_contexts(text, [(0, len(text))], cites, splitter=split, on_drop=on_drop):
             node = CitationContext(
                 citing=paper.id,
                 cited=ctx.target,
@@ -170,14 +180,26 @@ def paper_records(
 def read_unarxive(
     path: Path, report: SkipReport, *, splitter: SentenceSplitter = default_splitter
 ) -> Iterator[Group]:
-    """One group per paper line; a malformed line is reported, counted and skipped."""
+    """One group per paper line; a malformed line is reported, counted and skipped.
+
+    Contexts dropped by the footnote rule are counted per reason (only for lines that load:
+    a skipped line's drops would double-count with its skip)."""
     for line, obj in iter_jsonl_tolerant(path, report):
+        dropped: Counter[str] = Counter()
         try:
-            records = paper_records(obj, path, line, splitter)
+            records = paper_records(
+                obj,
+                path,
+                line,
+                splitter,
+                on_drop=lambda reason, tally=dropped: tally.update((reason,)),
+            )
         except InputError as err:
             report.skip_error(err, path=path, line=line)
             continue
         except ValueError as err:  # pydantic validation of a field
             report.skip(path, line, str(err).splitlines()[0])
             continue
+        for reason, n in sorted(dropped.items()):
+            report.drop(f"unarxive {reason}", n)
         yield line, records
