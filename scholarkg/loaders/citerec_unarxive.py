@@ -6,7 +6,10 @@ One paper per line: ``paper_id`` (arXiv id), ``metadata`` (the arXiv metadata re
 ``body_text`` [{``section``, ``sec_number``, ``sec_type``, ``content_type``, ``text``,
 ``cite_spans``, ``ref_spans``}], ``bib_entries`` {ref id: {``bib_entry_raw``,
 ``contained_arXiv_ids`` [{id, …}], ``contained_links``, ``discipline``, ``ids``
-{``open_alex_id``, ``sem_open_alex_id``, ``pubmed_id``, ``pmc_id``, ``doi``}}}.
+{``open_alex_id``, ``sem_open_alex_id``, ``pubmed_id``, ``pmc_id``, ``doi``,
+``arxiv_id``}}}. ``ids.arxiv_id`` is missing from ``data_format.md`` but present in the
+released sample (``doc/unarXive_data_sample.tar.gz``), where most arXiv-matched entries
+carry it with an empty ``contained_arXiv_ids``; empty identifiers are ``""``, not null.
 
 Citations are inline markers ``{{cite:<ref id>}}`` in paragraph text. Each marker whose bib
 entry names the cited paper (an arXiv id > a DOI > an OpenAlex id, the shared id rules)
@@ -31,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
@@ -46,23 +50,50 @@ _PLACEHOLDER = {"cite": "[CIT]", "formula": "[FORMULA]", "figure": "[FIGURE]", "
 
 
 def cited_paper_id(entry: Any) -> tuple[str | None, dict[str, str]]:
-    """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper."""
+    """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper.
+
+    The arXiv id comes from ``contained_arXiv_ids`` (an id written in the reference) or,
+    failing that, from the matched ``ids.arxiv_id``; the DOI from ``ids.doi`` or, failing
+    that, from a ``doi.org`` link in ``contained_links`` when the entry has exactly one
+    (in the released sample ~40 % of the entries without matched ids carry such a link,
+    always the cited work's DOI)."""
     if not isinstance(entry, dict):
         return None, {}
-    arxiv = None
-    for item in entry.get("contained_arXiv_ids") or []:
-        if isinstance(item, dict) and item.get("id"):
-            arxiv = ids.normalize_arxiv_id(str(item["id"]))
-            if arxiv:
-                break
     found = entry.get("ids") if isinstance(entry.get("ids"), dict) else {}
+    arxiv = None
+    candidates = [
+        item["id"]
+        for item in entry.get("contained_arXiv_ids") or []
+        if isinstance(item, dict) and item.get("id")
+    ]
+    if found.get("arxiv_id"):
+        candidates.append(found["arxiv_id"])
+    for candidate in candidates:
+        arxiv = ids.normalize_arxiv_id(str(candidate))
+        if arxiv:
+            break
     doi = ids.normalize_doi(str(found.get("doi") or "")) if found.get("doi") else None
+    if doi is None:
+        doi = _linked_doi(entry.get("contained_links"))
     openalex = optional_str(found, "open_alex_id")
     if not (arxiv or doi or openalex):
         return None, {}
     pid = ids.paper_id(arxiv_id=arxiv, doi=doi, openalex_id=openalex)
     props = {k: v for k, v in (("arxiv_id", arxiv), ("doi", doi)) if v}
     return pid, props
+
+
+def _linked_doi(links: Any) -> str | None:
+    """The DOI of the only distinct ``doi.org`` link among a bib entry's links, else None."""
+    if not isinstance(links, list):
+        return None
+    found = set()
+    for link in links:
+        if isinstance(link, dict) and isinstance(link.get("url"), str):
+            doi = ids.normalize_doi(unquote(link["url"]))
+            if doi:
+                found.add(doi)
+    return found.pop() if len(found) == 1 else None
 
 
 def _abstract(obj: dict[str, Any]) -> str | None:
@@ -120,7 +151,8 @@ def paper_records(
     records: list[AnyRecord] = [paper]
     authors = optional_str(meta, "authors")
     if authors:
-        names = [a.strip() for a in re.split(r",\s*|\s+and\s+", authors) if a.strip()]
+        # arXiv wraps long author lists ("Ann\n  Zorb"): collapse the whitespace
+        names = [" ".join(a.split()) for a in re.split(r",\s*|\s+and\s+", authors) if a.strip()]
         for pos, name in enumerate(names, start=1):
             author = Author(name=name)
             records += [author, Authorship(start=paper.id, end=author.id, position=pos)]

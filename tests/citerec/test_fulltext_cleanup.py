@@ -1,5 +1,5 @@
-"""citeBench's clean-up of citing sentences (footnote starts, one-citation markers), on
-synthetic records we write here.
+"""citeBench's clean-up of citing sentences (footnote starts, one-citation markers) and the
+unarXive id/author shapes seen in the released sample, on synthetic records we write here.
 
 The S2ORC records are built by :func:`s2orc_record` in the real layout (``content.text``
 plus annotations as JSON-encoded span lists), from paragraphs whose markers are written
@@ -25,6 +25,7 @@ from scholarkg.loaders.citerec_contexts import (
     starts_with_footnote,
 )
 from scholarkg.loaders.citerec_s2 import parse_s2orc_record
+from scholarkg.loaders.citerec_unarxive import cited_paper_id
 from scholarkg.store.falkordb_store import FalkorDBStore
 
 _INLINE = re.compile(r"<<([^|>]+)\|([^>]+)>>")
@@ -255,3 +256,101 @@ def test_load_s2orc_counts_drops_and_keeps_them_out_of_the_graph(
     # CITES comes only from kept contexts: 202-205 are each cited by a kept sentence
     cited = graph.run("MATCH (:Paper {corpus_id: 201})-[:CITES]->(p) RETURN p.corpus_id AS c", {})
     assert sorted(r["c"] for r in cited) == [202, 203, 204, 205]
+
+
+UNARXIVE_LINE = {
+    "paper_id": "2107.00003",
+    "metadata": {
+        "id": "2107.00003",
+        "authors": "Ann Zorb, Bo\n  Glorp and Cy\n  Quux",
+        "title": "Zorbic\n  waves",
+        "categories": "gr-qc",
+        "doi": None,
+    },
+    "discipline": "Physics",
+    "abstract": {"section": "Abstract", "text": "Zorbs.", "cite_spans": [], "ref_spans": []},
+    "body_text": [
+        {
+            "section": "Introduction",
+            "sec_number": "1",
+            "sec_type": "section",
+            "content_type": "paragraph",
+            "text": "Zorbic waves fold {{cite:k1}}. 3 The memory grows {{cite:k2}}. "
+            "Glorps merge {{cite:k3}} and {{cite:k4}}.",
+            "cite_spans": [],
+            "ref_spans": [],
+        }
+    ],
+    "bib_entries": {
+        # matched arXiv id only in ids (contained_arXiv_ids empty), empty ids are ""
+        "k1": {
+            "bib_entry_raw": "A. Zorb, Zorbic lattices, 2021.",
+            "contained_arXiv_ids": [],
+            "contained_links": [],
+            "discipline": "Physics",
+            "ids": {
+                "open_alex_id": "https://openalex.org/W1",
+                "sem_open_alex_id": "https://semopenalex.org/work/W1",
+                "pubmed_id": "",
+                "pmc_id": "",
+                "doi": "",
+                "arxiv_id": "2101.00001",
+            },
+        },
+        "k2": {
+            "bib_entry_raw": "B. Glorp, Memory, 2020.",
+            "contained_arXiv_ids": [],
+            "contained_links": [],
+            "discipline": "Physics",
+            "ids": {"open_alex_id": "https://openalex.org/W2", "doi": "10.5555/zorb.2"},
+        },
+        # no matched ids, but a (URL-encoded) doi.org link in the reference
+        "k3": {
+            "bib_entry_raw": "C. Quux, Glorps, 2019, doi: 10.5555/zorb.3",
+            "contained_arXiv_ids": [],
+            "contained_links": [
+                {"url": "http://dx.doi.org/10.5555%2FZORB.3", "text": "doi", "start": 0, "end": 3}
+            ],
+        },
+        # two different DOI links: ambiguous, no id
+        "k4": {
+            "bib_entry_raw": "Two works.",
+            "contained_arXiv_ids": [],
+            "contained_links": [
+                {"url": "https://doi.org/10.5555/zorb.4", "text": "a", "start": 0, "end": 1},
+                {"url": "https://doi.org/10.5555/zorb.5", "text": "b", "start": 2, "end": 3},
+            ],
+        },
+    },
+    "ref_entries": {},
+}
+
+
+def test_unarxive_ids_and_links() -> None:
+    entries = UNARXIVE_LINE["bib_entries"]
+    assert cited_paper_id(entries["k1"]) == ("arxiv:2101.00001", {"arxiv_id": "2101.00001"})
+    assert cited_paper_id(entries["k3"]) == ("doi:10.5555/zorb.3", {"doi": "10.5555/zorb.3"})
+    assert cited_paper_id(entries["k4"]) == (None, {})
+
+
+def test_load_unarxive_footnote_drop_ids_and_authors(graph: FalkorDBStore, tmp_path: Path) -> None:
+    path = tmp_path / "unarxive.jsonl"
+    path.write_text(json.dumps(UNARXIVE_LINE) + "\n")
+    out = " ".join(cli_ok(["load", "unarxive", str(path)]).split())
+    assert f"1 unarxive {DROP_FOOTNOTE}" in out
+    assert DROP_STYLE not in out  # {{cite:…}} markers are not style-checked
+    rows = graph.run(
+        "MATCH (c:CitationContext)-[:GOLD]->(g:Paper) "
+        "RETURN c.text AS text, g.id AS gold, c.n_refs AS n ORDER BY text",
+        {},
+    )
+    assert rows == [
+        {"text": "Glorps merge <REF> and [CIT].", "gold": "doi:10.5555/zorb.3", "n": 2},
+        {"text": "Zorbic waves fold <REF>.", "gold": "arxiv:2101.00001", "n": 1},
+    ]
+    names = graph.run(
+        "MATCH (:Paper {id: 'arxiv:2107.00003'})-[r:AUTHORED_BY]->(a:Author) "
+        "RETURN a.name AS name ORDER BY r.position",
+        {},
+    )
+    assert [r["name"] for r in names] == ["Ann Zorb", "Bo Glorp", "Cy Quux"]
