@@ -18,6 +18,18 @@ opening bracket, except
 
 Why not scispaCy (the citeBench authors' splitter): it needs a downloaded model; the
 splitter is pluggable through :data:`SentenceSplitter` and this is the tested fallback.
+
+Two clean-up steps of citeBench's extraction (citerec.md, "Sentence extraction") run here,
+so both full-text loaders share them; each context they remove is reported through the
+``on_drop`` callback (the loaders count them in their ``SkipReport``):
+
+* a sentence that starts with a footnote marker is dropped (:func:`starts_with_footnote`),
+  for every source;
+* with ``check_style=True`` (S2ORC only) a context whose marker text is not *one* citation
+  in a recognised style is dropped (:func:`citation_style`): S2ORC's PDF parser sometimes
+  puts two citations in one ``bibref`` span that points to one bib entry. unarXive markers
+  are ``{{cite:<key>}}`` written by its LaTeX converter, one key each, so there is nothing
+  to validate and the check is off there.
 """
 
 from __future__ import annotations
@@ -119,6 +131,144 @@ def split_sentences(text: str, start: int, end: int, protected: Sequence[Span] =
     return out
 
 
+# --------------------------------------------------------------------------- clean-up rules
+
+#: ``on_drop`` reasons (the loaders prefix the source, e.g. ``s2orc``)
+DROP_FOOTNOTE = "citing sentence(s) dropped: the sentence starts with a footnote marker"
+DROP_STYLE = (
+    "citing sentence(s) dropped: the marker is not one citation in a recognised style "
+    "(merged or unparsable span)"
+)
+
+_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+_FOOTNOTE_SYMBOLS = "*\u2020\u2021\u00a7\u00b6\u2016"  # * † ‡ § ¶ ‖
+# a capitalised word that follows a number at a sentence start without being footnote text
+_NOT_FOOTNOTE_WORDS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+    "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+    "|Mbps|Gbps|Kbps|Tbps|Gyr|Myr|Kyr|Tesla"
+)
+# the word a footnote marker is glued or spaced to: a capitalised word of 3+ letters (not a
+# month or unit) or a two-letter sentence opener; a URL (footnote text such as "1 https://…")
+_FOOTNOTE_TAIL = (
+    rf"\s*(?:https?://|www\.|(?!(?:{_NOT_FOOTNOTE_WORDS})\b)[A-Z][a-z]{{2,}}"
+    r"|(?:By|We|It|To|On|At|An|If|Of|So|Or)\b)"
+)
+_FOOTNOTE = re.compile(
+    rf"^(?:[{_SUPERSCRIPT_DIGITS}]+{_FOOTNOTE_TAIL}"
+    rf"|[1-9]\d?{_FOOTNOTE_TAIL}"
+    rf"|[{_FOOTNOTE_SYMBOLS}]\s*(?:https?://|www\.|[A-Za-z][a-z]))"
+)
+
+
+def starts_with_footnote(sentence: str) -> bool:
+    """Whether a sentence begins with a footnote marker (citeBench drops such sentences).
+
+    S2ORC has no footnote annotation: the PDF parser flattens a superscript footnote mark
+    into plain text, so a mark placed after a full stop ("… arguments.² The Netherlands …")
+    opens the next sentence as ``2 The Netherlands …``, and footnote bodies merged into a
+    paragraph read ``1 https://github.com/…``, ``²This work was …`` or ``*Corresponding
+    author``. The rule is therefore textual, and deliberately narrow:
+
+    * Unicode superscript digits (``¹²³…``) or a bare number of one or two digits (1–99,
+      footnotes are numbered from 1), spaced or glued, followed by a URL, by a capitalised
+      word of three or more letters, or by a two-letter sentence opener (``By``, ``We``,
+      ``It`` …);
+    * a footnote symbol (``*``, ``†``, ``‡``, ``§``, ``¶``, ``‖``) followed by a URL or a
+      word (a letter then a lower-case letter).
+
+    Kept on purpose: years and larger numbers ("2019 saw …", "48,505 SNPs …"), decimals
+    and list labels ("1.7 …", "2) …", "3: …"), numbers before lower-case words ("10
+    participants …", "7 in [3] …"), dimensions and isotopes ("3D models", "¹H NMR",
+    "4He", "2Fe-2S"), dates and units ("15 March …", "10 Mbps …") and section signs
+    before a number or roman numeral ("§3", "§IV"). The price is that a sentence really
+    opening with a digit before a capitalised word ("3 Participants were …") is dropped;
+    style guides spell such numbers out, so this is rare in published prose.
+    """
+    return _FOOTNOTE.match(sentence.lstrip()) is not None
+
+
+_YEAR = r"(?:1[6-9]\d\d|20\d\d)[a-z]?"
+_DIGIT_RUN = re.compile(r"\d+")
+_NO_YEAR = r"(?:n\.\s?d\.?|in press|forthcoming|submitted|unpublished(?: data| work| results)?)"
+# optional page locator after the year: ", 296", ": 12-14", ", p. 3", ", pp. 28–29"
+_LOCATOR = r"(?:\s*[,:]\s*(?:pp?\.\s*)?\d+(?:\s*[-\u2013]\s*\d+)?)?"
+# authors: start with a letter, hold no digit, ';' or square bracket, end with a letter,
+# '.', ')' or an apostrophe (never '-': "-1988a" is the tail of a year range)
+# (checked apart from the year: one regex with a lazy author part backtracks, ~10x slower)
+_AUTHORS = re.compile(r"[^\W\d_][^\d;\[\]]*")
+_AUTHORS_END = re.compile(r"[^\W\d_]|[.)'\u2019]")
+_YEAR_AND_LOCATOR = re.compile(rf"{_YEAR}{_LOCATOR}")
+_NO_YEAR_TAIL = re.compile(rf"{_NO_YEAR}$", re.IGNORECASE)
+_NUMERIC = re.compile(r"^\d{1,4}$")
+_YEAR_ONLY = re.compile(rf"^{_YEAR}$")
+_ALPHA_LABEL = re.compile(r"^[A-Z][A-Za-z+]{0,7}\d{2}[a-z]?$")
+
+
+def citation_style(marker: str) -> str | None:
+    """The style of a citation marker holding exactly ONE citation, else ``None``.
+
+    S2ORC's ``bibref`` span covers one citation's marker, possibly with a bracket or
+    separator of the group it sits in (``[8,``, ``43]``, ``(Bryman 2001;``): those are
+    stripped first (leading ``(``/``[``, trailing ``)``/``]``/``;``/``,``/``.``). The rest
+    must then be, as a whole, one of
+
+    * ``numeric``: one reference number, ``[12]``, ``(12)``, ``12]``, or bare (a flattened
+      superscript, ``12``); ``[3,4]``, ``[3-5]`` hold several;
+    * ``alpha-label``: one bracketed alphanumeric key, ``[HZRS16]``, ``[Knu84a]``;
+    * ``year``: a year alone, ``(2019)``, ``2019a`` (a narrative citation whose author the
+      parser left outside the span);
+    * ``author-year``: ``(Smith et al., 2019)``, ``(Smith and Lee 2019a, 296)``,
+      ``(Smith, n.d.)``, ``(e.g. Smith 2019)``;
+    * ``narrative``: ``Smith et al. (2019)``, ``Smith and Lee (2019a)``.
+
+    Rejected, because they hold several citations or none recognisable: anything with
+    ``;`` inside (``(Smith, 2019; Lee, 2020)``, ``Smith (2019); Lee (2020)``), two years
+    (``Smith 2019, 2020``, ``(Smith 2019 and Lee 2020)``), a year with extra suffixes
+    (``2010a,b``), a range fragment (``-1990a``), and text that is no citation at all
+    (``(41 SNPs)``, ``Fig. 1)``, ``Smith et al.`` without a year).
+    """
+    text = " ".join(marker.split())
+    core = text.lstrip("([").rstrip(")];,.").strip()
+    if not core:
+        return None
+    if _NUMERIC.match(core):
+        if _YEAR_ONLY.match(core) and not text.startswith("["):
+            return "year"
+        return "numeric"
+    if "[" in text and _ALPHA_LABEL.match(core):
+        return "alpha-label"
+    if ";" in core:
+        return None
+    years = [
+        m.start()
+        for m in _DIGIT_RUN.finditer(core)
+        if len(m.group()) == 4 and 1600 <= int(m.group()) <= 2099
+    ]
+    if len(years) > 1:
+        return None
+    if years:
+        if not _YEAR_AND_LOCATOR.fullmatch(core, years[0]):
+            return None
+        start = years[0]
+    else:
+        undated = _NO_YEAR_TAIL.search(core)
+        if undated is None:
+            return None
+        start = undated.start()
+    head = core[:start].rstrip()
+    paren = head.endswith("(")
+    authors = (head[:-1] if paren else head).rstrip(" ,")
+    if not authors:
+        return "year" if not paren and _YEAR_ONLY.fullmatch(core) else None
+    if not (_AUTHORS.fullmatch(authors) and _AUTHORS_END.fullmatch(authors[-1])):
+        return None
+    return "narrative" if paren else "author-year"
+
+
+# --------------------------------------------------------------------------- contexts
+
+
 @dataclass(frozen=True)
 class Marker:
     """A citation marker: its span in the source text and what it points to (``None``:
@@ -157,8 +307,15 @@ def extract_contexts(
     headers: Sequence[tuple[int, str]] = (),
     *,
     splitter: SentenceSplitter = split_sentences,
+    check_style: bool = False,
+    on_drop: Callable[[str], None] | None = None,
 ) -> Iterator[ExtractedContext]:
-    """One context per (sentence, resolvable marker), in text order (see the module doc)."""
+    """One context per (sentence, resolvable marker), in text order (see the module doc).
+
+    A context removed by a clean-up rule calls ``on_drop`` with :data:`DROP_FOOTNOTE` or
+    :data:`DROP_STYLE` (once per resolvable marker, i.e. per context not yielded); the
+    dropped marker still counts in the ``n_refs`` of its sentence's other contexts.
+    """
     ordered = sorted(markers, key=lambda m: (m.start, m.end))
     for p_start, p_end in sorted(set(paragraphs)):
         inside = [m for m in ordered if p_start <= m.start and m.end <= p_end]
@@ -167,8 +324,20 @@ def extract_contexts(
         protected = [(m.start, m.end) for m in inside]
         for s_start, s_end in splitter(text, p_start, p_end, protected):
             in_sentence = [m for m in inside if s_start <= m.start and m.end <= s_end]
+            footnote = bool(in_sentence) and starts_with_footnote(text[s_start:s_end])
             for m in in_sentence:
                 if m.target is None:
+                    continue
+                reason = (
+                    DROP_FOOTNOTE
+                    if footnote
+                    else DROP_STYLE
+                    if check_style and citation_style(text[m.start : m.end]) is None
+                    else None
+                )
+                if reason is not None:
+                    if on_drop is not None:
+                        on_drop(reason)
                     continue
                 masked = text[s_start : m.start] + REF + text[m.end : s_end]
                 yield ExtractedContext(

@@ -40,14 +40,19 @@ S2ORC citing sentences: paragraphs are split into sentences (``citerec_contexts`
 CitationContext (marker → ``<REF>``, section from the last ``sectionheader`` before the
 paragraph, marker offsets, ``n_refs`` = markers in the sentence) with ``IN_PAPER`` →
 citing, ``GOLD`` → cited, and a ``CITES`` edge. Bibrefs without ``ref_id`` or without a
-matched entry still count as markers of their sentence.
+matched entry still count as markers of their sentence. citeBench's two clean-up steps
+drop a context, counted in the summary per reason: its sentence starts with a footnote
+marker (footnote text or a flattened superscript), or its marker is not one citation in a
+recognised style (S2ORC merges adjacent citations into one span); the rules are
+``citerec_contexts.starts_with_footnote`` and ``citerec_contexts.citation_style``.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -448,6 +453,8 @@ class FullTextPaper:
     corpus_id: int
     externalids: Any
     contexts: list[Any]  # ExtractedContext, target = cited corpus id as str
+    #: contexts removed by the clean-up rules, by ``citerec_contexts.DROP_*`` reason
+    dropped: dict[str, int] = field(default_factory=dict)
 
 
 def parse_s2orc_record(
@@ -484,10 +491,19 @@ def parse_s2orc_record(
             for s in _spans(annotations, "sectionheader", path, line)
         }
     )
+    dropped: Counter[str] = Counter()
     contexts = list(
-        extract_contexts(text, paragraphs, list(markers.values()), headers, splitter=splitter)
+        extract_contexts(
+            text,
+            paragraphs,
+            list(markers.values()),
+            headers,
+            splitter=splitter,
+            check_style=True,
+            on_drop=lambda reason: dropped.update((reason,)),
+        )
     )
-    return FullTextPaper(cid, obj.get("externalids"), contexts)
+    return FullTextPaper(cid, obj.get("externalids"), contexts, dict(dropped))
 
 
 def read_s2orc(
@@ -503,6 +519,8 @@ def read_s2orc(
         for line, _obj, doc in _guarded_lines(
             path, report, lambda obj, line: parse_s2orc_record(obj, path, line, splitter)
         ):
+            for reason, n in sorted(doc.dropped.items()):
+                report.drop(f"s2orc {reason}", n)
             wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))
             yield _Pending(line, wanted, lambda found, doc=doc: _s2orc_records(doc, found, report))
 

@@ -6,7 +6,10 @@ One paper per line: ``paper_id`` (arXiv id), ``metadata`` (the arXiv metadata re
 ``body_text`` [{``section``, ``sec_number``, ``sec_type``, ``content_type``, ``text``,
 ``cite_spans``, ``ref_spans``}], ``bib_entries`` {ref id: {``bib_entry_raw``,
 ``contained_arXiv_ids`` [{id, …}], ``contained_links``, ``discipline``, ``ids``
-{``open_alex_id``, ``sem_open_alex_id``, ``pubmed_id``, ``pmc_id``, ``doi``}}}.
+{``open_alex_id``, ``sem_open_alex_id``, ``pubmed_id``, ``pmc_id``, ``doi``,
+``arxiv_id``}}}. ``ids.arxiv_id`` is missing from ``data_format.md`` but present in the
+released sample (``doc/unarXive_data_sample.tar.gz``), where most arXiv-matched entries
+carry it with an empty ``contained_arXiv_ids``; empty identifiers are ``""``, not null.
 
 Citations are inline markers ``{{cite:<ref id>}}`` in paragraph text. Each marker whose bib
 entry names the cited paper (an arXiv id > a DOI > an OpenAlex id, the shared id rules)
@@ -18,14 +21,20 @@ still count in ``n_refs``. In the stored sentence the *other* citation markers b
 ``[CIT]`` and formula/figure/table markers ``[FORMULA]``/``[FIGURE]``/``[TABLE]``, so
 lexical rankers do not index marker hashes; ``char_start``/``char_end`` are offsets of the
 masked marker in the paragraph's released text.
+
+Of citeBench's clean-up steps only the footnote rule applies
+(``citerec_contexts.starts_with_footnote``; drops are counted in the summary): each
+``{{cite:<key>}}`` is one citation by construction, so there is no merged span to validate.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
@@ -41,23 +50,50 @@ _PLACEHOLDER = {"cite": "[CIT]", "formula": "[FORMULA]", "figure": "[FIGURE]", "
 
 
 def cited_paper_id(entry: Any) -> tuple[str | None, dict[str, str]]:
-    """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper."""
+    """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper.
+
+    The arXiv id comes from ``contained_arXiv_ids`` (an id written in the reference) or,
+    failing that, from the matched ``ids.arxiv_id``; the DOI from ``ids.doi`` or, failing
+    that, from a ``doi.org`` link in ``contained_links`` when the entry has exactly one
+    (in the released sample ~40 % of the entries without matched ids carry such a link,
+    always the cited work's DOI)."""
     if not isinstance(entry, dict):
         return None, {}
-    arxiv = None
-    for item in entry.get("contained_arXiv_ids") or []:
-        if isinstance(item, dict) and item.get("id"):
-            arxiv = ids.normalize_arxiv_id(str(item["id"]))
-            if arxiv:
-                break
     found = entry.get("ids") if isinstance(entry.get("ids"), dict) else {}
+    arxiv = None
+    candidates = [
+        item["id"]
+        for item in entry.get("contained_arXiv_ids") or []
+        if isinstance(item, dict) and item.get("id")
+    ]
+    if found.get("arxiv_id"):
+        candidates.append(found["arxiv_id"])
+    for candidate in candidates:
+        arxiv = ids.normalize_arxiv_id(str(candidate))
+        if arxiv:
+            break
     doi = ids.normalize_doi(str(found.get("doi") or "")) if found.get("doi") else None
+    if doi is None:
+        doi = _linked_doi(entry.get("contained_links"))
     openalex = optional_str(found, "open_alex_id")
     if not (arxiv or doi or openalex):
         return None, {}
     pid = ids.paper_id(arxiv_id=arxiv, doi=doi, openalex_id=openalex)
     props = {k: v for k, v in (("arxiv_id", arxiv), ("doi", doi)) if v}
     return pid, props
+
+
+def _linked_doi(links: Any) -> str | None:
+    """The DOI of the only distinct ``doi.org`` link among a bib entry's links, else None."""
+    if not isinstance(links, list):
+        return None
+    found = set()
+    for link in links:
+        if isinstance(link, dict) and isinstance(link.get("url"), str):
+            doi = ids.normalize_doi(unquote(link["url"]))
+            if doi:
+                found.add(doi)
+    return found.pop() if len(found) == 1 else None
 
 
 def _abstract(obj: dict[str, Any]) -> str | None:
@@ -89,9 +125,14 @@ def _clean(sentence: str) -> str:
 
 
 def paper_records(
-    obj: dict[str, Any], path: Path, line: int, splitter: SentenceSplitter = default_splitter
+    obj: dict[str, Any],
+    path: Path,
+    line: int,
+    splitter: SentenceSplitter = default_splitter,
+    on_drop: Callable[[str], None] | None = None,
 ) -> list[AnyRecord]:
-    """All records of one unarXive line (the citing paper first)."""
+    """All records of one unarXive line (the citing paper first); contexts removed by the
+    footnote rule are passed to ``on_drop`` (see ``extract_contexts``)."""
     arxiv = ids.normalize_arxiv_id(str(obj.get("paper_id") or ""))
     if arxiv is None:
         raise InputError("missing or invalid arXiv id", path=path, line=line, field="paper_id")
@@ -110,7 +151,8 @@ def paper_records(
     records: list[AnyRecord] = [paper]
     authors = optional_str(meta, "authors")
     if authors:
-        names = [a.strip() for a in re.split(r",\s*|\s+and\s+", authors) if a.strip()]
+        # arXiv wraps long author lists ("Ann\n  Zorb"): collapse the whitespace
+        names = [" ".join(a.split()) for a in re.split(r",\s*|\s+and\s+", authors) if a.strip()]
         for pos, name in enumerate(names, start=1):
             author = Author(name=name)
             records += [author, Authorship(start=paper.id, end=author.id, position=pos)]
@@ -144,7 +186,7 @@ def paper_records(
             return splitter(t, s, e, protected)
 
         section = optional_str(para, "section")
-        for ctx in extract_contexts(text, [(0, len(text))], cites, splitter=split):
+        for ctx in extract_contexts(text, [(0, len(text))], cites, splitter=split, on_drop=on_drop):
             node = CitationContext(
                 citing=paper.id,
                 cited=ctx.target,
@@ -170,14 +212,26 @@ def paper_records(
 def read_unarxive(
     path: Path, report: SkipReport, *, splitter: SentenceSplitter = default_splitter
 ) -> Iterator[Group]:
-    """One group per paper line; a malformed line is reported, counted and skipped."""
+    """One group per paper line; a malformed line is reported, counted and skipped.
+
+    Contexts dropped by the footnote rule are counted per reason (only for lines that load:
+    a skipped line's drops would double-count with its skip)."""
     for line, obj in iter_jsonl_tolerant(path, report):
+        dropped: Counter[str] = Counter()
         try:
-            records = paper_records(obj, path, line, splitter)
+            records = paper_records(
+                obj,
+                path,
+                line,
+                splitter,
+                on_drop=lambda reason, tally=dropped: tally.update((reason,)),
+            )
         except InputError as err:
             report.skip_error(err, path=path, line=line)
             continue
         except ValueError as err:  # pydantic validation of a field
             report.skip(path, line, str(err).splitlines()[0])
             continue
+        for reason, n in sorted(dropped.items()):
+            report.drop(f"unarxive {reason}", n)
         yield line, records
