@@ -14,7 +14,7 @@ from scholarkg.benchmark.metrics.stats import paired_test
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.task import Answers, AnswerSource, Instance, run_task
 from scholarkg.benchmark.tasks.citerec.build import build_recommender
-from scholarkg.benchmark.tasks.citerec.citerec import class_table, split_of
+from scholarkg.benchmark.tasks.citerec.citerec import class_table, context_queries, split_of
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb_store import FalkorDBStore
@@ -218,3 +218,34 @@ def test_projection_graph_features_equal_the_named_queries(
             rows = synthetic.run_named(query, {"seeds": seeds, "citing": citing, "limit": 10**6})
             want = {r["id"]: float(r["score"]) for r in rows}
             assert projection_graph_scores(proj, kind, seeds, citing) == want, (kind, inst.id)
+
+
+def test_hybrid_dense_is_the_rrf_of_its_four_inputs(
+    synthetic: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``hybrid-dense`` = RRF (k = 60) over bm25, dense, ppr and co-citation, each truncated
+    at ``depth``; recomputed here by hand from the components' own rankings."""
+    from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
+
+    task = load_task("citerec")
+    opts = {"projection_cache": tmp_path / "proj", "depth": 30}
+    params = {"embedder": HashingEmbedder(128)}
+    extra: dict = {}
+    fused = build_recommender("hybrid-dense", synthetic, params, opts, extra)
+    assert fused.name == "hybrid-dense" and extra["encoder"] == "hashing-128"
+    assert fused.params["inputs"] == ["bm25", "dense", "ppr", "cocitation"]
+    parts = {
+        name: build_recommender(name, synthetic, params, opts)
+        for name in ("bm25", "dense", "ppr", "cocitation")
+    }
+    insts = task.build_instances(synthetic, task.resolve_options({"split": "all"}))[:25]
+    assert insts
+    for q in context_queries(insts):
+        expected: dict[str, float] = {}
+        for ranker in parts.values():
+            for rank, doc in enumerate(ranker.rank_context(q, 30).ids, start=1):
+                expected[doc] = expected.get(doc, 0.0) + 1.0 / (60 + rank)
+        got = fused.rank_context(q, 10)
+        assert q.citing not in got.ids
+        assert got.scores == pytest.approx(sorted(expected.values(), reverse=True)[:10])
+        assert all(got.scores[i] == pytest.approx(expected[d]) for i, d in enumerate(got.ids))

@@ -94,7 +94,7 @@ class CiteRecTask(BenchmarkTask):
     rankers = RANKERS
     baseline = "bm25"
     #: the graph + text recommenders this project adds (bm25 is the published baseline)
-    ours = ("ppr", "hybrid", "hybrid-learned")
+    ours = ("ppr", "hybrid", "hybrid-dense", "hybrid-learned")
     layout = ReportLayout(
         title="Local citation recommendation (citeBench layout: Recall@10 / MRR@10 per class)",
         columns=METRICS,
