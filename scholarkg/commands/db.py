@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import (
-    checkpoint_scope_prefix,
     console,
     print_rows,
     server_wait_line,
@@ -200,6 +199,8 @@ def _forget_checkpoints(backend: str, graph: str | None) -> int:
     there. Forgetting costs at most a re-run of idempotent MERGE batches.
     """
     import json
+
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
 
     cfg = settings()
     directory = cfg.home / "checkpoints"

@@ -113,14 +113,14 @@ class Explorer:
 
     # -- leaderboards --------------------------------------------------------------------
     def leaderboards(self) -> list[dict[str, Any]]:
-        from scholarkg.commands.leaderboard import list_leaderboards
+        from scholarkg.leaderboards import list_leaderboards
 
         with self._lock:
             return list_leaderboards(self.store, limit=10_000)
 
     def leaderboard(self, leaderboard_id: str) -> dict[str, Any]:
         """One leaderboard ranked in its metric's direction (ground truth when no results)."""
-        from scholarkg.commands.leaderboard import gold_entries, ranked_results
+        from scholarkg.leaderboards import gold_entries, ranked_results
 
         with self._lock:
             # an index seek on the id (the list query counts every board's entries)
