@@ -203,7 +203,7 @@ def _forget_checkpoints(backend: str, graph: str | None) -> int:
     from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
 
     cfg = settings()
-    directory = cfg.home / "checkpoints"
+    directory = cfg.checkpoints_dir
     prefix = checkpoint_scope_prefix(cfg.with_overrides(backend=backend), graph)
     removed = 0
     for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:

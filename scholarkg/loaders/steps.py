@@ -80,7 +80,7 @@ def run_steps(
     that file is stored, so the caller can say how to resume.
     """
     summary = summary if summary is not None else LoadSummary()
-    directory = settings.home / "checkpoints"
+    directory = settings.checkpoints_dir
     for step in steps:
         stage = f"{step.label} ({step.source.name})"
         if progress is not None:
