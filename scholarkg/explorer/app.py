@@ -139,15 +139,18 @@ class Explorer:
         return RunRegistry(self.runs_dir)
 
     def runs(self) -> list[dict[str, Any]]:
-        """Recorded runs, newest first (the list a user scans for the latest result)."""
-        runs = self._registry().list()
+        """Recorded runs, newest first (the list a user scans for the latest result).
+
+        From the runs' summary files: a listing needs no per-instance scores.
+        """
+        runs = self._registry().summaries()
         return [
             {
                 "id": r.id,
                 "task": r.task,
                 "created": r.created,
                 "models": r.models,
-                "instances": len(r.per_instance),
+                "instances": r.instances,
                 "metrics": r.metrics,
             }
             for r in reversed(runs)
