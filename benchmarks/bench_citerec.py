@@ -89,9 +89,9 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
         "bulk_contexts_per_s": round(contexts / load_s),
     }
     # the alternative: the incremental MERGE loader (idempotent, resumable) on a smaller world
-    from scholarkg.commands.load_citerec import corpus_lookup
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.checkpoint import run_resumable
+    from scholarkg.loaders.corpus_lookup import corpus_lookup
 
     small = write_world(
         generate(args.merge_papers, seed=11, full_text_share=1.0, refs_per_paper=(8, 12)),

@@ -80,6 +80,12 @@ class Settings:
     def cache_dir(self) -> Path:
         return self.home / "cache"
 
+    @property
+    def checkpoints_dir(self) -> Path:
+        """Load checkpoints (``<home>/checkpoints``): written by every load, forgotten by
+        ``db reset``/``db restore``; one definition so the two can never disagree."""
+        return self.home / "checkpoints"
+
     def with_overrides(self, **kwargs: Any) -> Settings:
         clean = {k: v for k, v in kwargs.items() if v is not None}
         if "backend" in clean and clean["backend"] not in BACKENDS:

@@ -139,6 +139,18 @@ def shared_arxiv_ids(ctx: DemoContext) -> list[str]:
     return ids[:N_SHARED]
 
 
+def _run_steps(ctx: DemoContext, steps: list[Any], *, batch_size: int) -> Any:
+    """Load ``steps`` into the demo graph with a counter per file (checkpoints under the
+    demo's settings)."""
+    from scholarkg.console import stage_counter
+    from scholarkg.loaders.steps import run_steps
+
+    with stage_counter() as progress:
+        return run_steps(
+            ctx.store, steps, settings=ctx.settings, batch_size=batch_size, progress=progress
+        )
+
+
 def _load_corpus(ctx: DemoContext) -> None:
     from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
@@ -152,32 +164,32 @@ def _load_corpus(ctx: DemoContext) -> None:
     _done(ctx.console, t)
 
     t = _step(ctx.console, "3. load: Papers with Code dumps, paper collection, ground truth")
-    from scholarkg.commands.load import print_summary, run_steps, synthetic_steps
+    from scholarkg.console import print_summary
     from scholarkg.loaders.pwc import PwcReport
+    from scholarkg.loaders.steps import synthetic_steps
 
-    steps = synthetic_steps(files, PwcReport())
-    load_summary = run_steps(ctx.store, steps, batch_size=2_000)
-    print_summary(load_summary, title="loaded into graph 'demo'")
+    load_summary = _run_steps(ctx, synthetic_steps(files, PwcReport()), batch_size=2_000)
+    print_summary(load_summary, title="loaded into graph 'demo'", out=ctx.console)
     _done(ctx.console, t)
 
 
 def _explore(ctx: DemoContext) -> None:
-    from scholarkg.commands.common import print_rows
+    from scholarkg.console import print_rows
 
     t = _step(ctx.console, "4. Cypher: counts and the most-cited papers")
     counts = ctx.store.counts()
     rows = [{"label": k, "nodes": v} for k, v in sorted(counts.nodes.items())]
     rows += [{"label": f"[:{k}]", "nodes": v} for k, v in sorted(counts.relationships.items())]
-    print_rows(rows, "table", title="graph counts")
+    print_rows(rows, "table", title="graph counts", out=ctx.console)
     ctx.summary["counts"] = {"nodes": counts.nodes, "relationships": counts.relationships}
     top = ctx.store.run_named("demo/most_cited", {"k": 5})
-    print_rows(top, "table", title="most cited")
+    print_rows(top, "table", title="most cited", out=ctx.console)
     _done(ctx.console, t)
 
 
 def _leaderboard(ctx: DemoContext) -> None:
-    from scholarkg.commands.common import print_rows
-    from scholarkg.commands.leaderboard import list_leaderboards, ranked_results
+    from scholarkg.console import print_rows
+    from scholarkg.leaderboards import list_leaderboards, ranked_results
 
     t = _step(ctx.console, "5. a leaderboard, as a graph query (task x dataset x metric)")
     boards = [b for b in list_leaderboards(ctx.store, limit=100) if (b.get("results") or 0) >= 4]
@@ -187,6 +199,7 @@ def _leaderboard(ctx: DemoContext) -> None:
         [{k: r[k] for k in ("rank", "method", "score", "date", "arxiv_id")} for r in rows],
         "table",
         title=f"{board['task']} / {board['dataset']} / {board['metric']} ({direction} is better)",
+        out=ctx.console,
     )
     ctx.console.print(
         f'  CLI: scholarkg --graph {DEMO_GRAPH} leaderboard show --task "{board["task"]}" '
@@ -200,7 +213,7 @@ def _leaderboard(ctx: DemoContext) -> None:
 def _embed(ctx: DemoContext) -> None:
     from rich.progress import Progress
 
-    from scholarkg.commands.common import print_rows
+    from scholarkg.console import print_rows
     from scholarkg.services.embeddings import embed_nodes, load_embedder, search_nodes
 
     t = _step(ctx.console, "6. embeddings (bundled all-MiniLM-L6-v2, offline), stored on the nodes")
@@ -223,6 +236,7 @@ def _embed(ctx: DemoContext) -> None:
         [{"score": round(h.score, 3), "title": h.properties.get("title")} for h in hits],
         "table",
         title="vector search: 'graph link prediction embeddings'",
+        out=ctx.console,
     )
     ctx.summary["embedded"] = report.n_embedded
     _done(ctx.console, t)
@@ -232,7 +246,7 @@ def _rpg(ctx: DemoContext) -> None:
     from scholarkg.benchmark.registry import load_task
     from scholarkg.benchmark.runs import RunRegistry, compare_runs
     from scholarkg.benchmark.task import AnswerSource, run_task
-    from scholarkg.commands.common import print_rows
+    from scholarkg.console import print_rows
 
     t = _step(ctx.console, "7. LEGOBench RPG: the paper's PageRank baseline vs our ranker")
     task = load_task("legobench-rpg")
@@ -250,7 +264,9 @@ def _rpg(ctx: DemoContext) -> None:
                  "CP %": round(m["CP"], 1), "candidates": round(m["mean_candidates"], 1)}
             )  # fmt: skip
             run_ids.append(run.id)
-    print_rows(rows, "table", title=f"RPG on {ctx.n_leaderboards} synthetic leaderboards")
+    print_rows(
+        rows, "table", title=f"RPG on {ctx.n_leaderboards} synthetic leaderboards", out=ctx.console
+    )
     registry = RunRegistry(ctx.settings.runs_dir)
     deltas = compare_runs(registry.load(run_ids[2]), registry.load(run_ids[3]), n_resamples=2_000)
     for d in deltas:
@@ -336,10 +352,10 @@ def _dorismae(ctx: DemoContext) -> None:
 
 
 def _citerec(ctx: DemoContext) -> None:
-    from scholarkg.commands.load import Step, run_steps
-    from scholarkg.commands.load_citerec import corpus_lookup
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.corpus_lookup import corpus_lookup
+    from scholarkg.loaders.steps import Step
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     t = _step(ctx.console, "10. citation recommendation: synthetic S2 world, BM25 vs ours")
@@ -356,7 +372,7 @@ def _citerec(ctx: DemoContext) -> None:
         Step(f"s2 {kind}", files[kind], f"s2-{kind}", lambda f=files[kind], r=read: r(f))
         for kind, read in readers.items()
     ]
-    run_steps(ctx.store, steps, batch_size=2_000)
+    _run_steps(ctx, steps, batch_size=2_000)
     ctx.console.print(f"  loaded {ctx.out_dir / 's2'} ({ctx.n_citerec} papers, S2 layout)")
     opts = {"projection_cache": str(ctx.out_dir / "s2" / "projection")}
     _family_runs(ctx, "citerec", ("bm25", "hybrid-learned"), opts)
@@ -377,8 +393,8 @@ def cross_benchmark_rows(store: GraphStore, min_families: int = 2) -> list[dict[
 
 def _aaar(ctx: DemoContext) -> None:
     from scholarkg.benchmark.task import AnswerSource
-    from scholarkg.commands.load import Step, run_steps
     from scholarkg.loaders.aaar import aaar_groups, reviewcritique_groups, task_sources
+    from scholarkg.loaders.steps import Step
     from scholarkg.synthetic.aaar import write_synthetic
 
     t = _step(ctx.console, "11. AAAR-1.0 + ReviewCritique: ExpDesign, copy-input vs the model")
@@ -390,7 +406,7 @@ def _aaar(ctx: DemoContext) -> None:
     ]
     rc = data.reviewcritique
     steps.append(Step("reviewcritique", rc, "reviewcritique", lambda: reviewcritique_groups(rc)))
-    run_steps(ctx.store, steps, batch_size=200)
+    _run_steps(ctx, steps, batch_size=200)
     ctx.console.print(f"  loaded {data.root} (EqInfer, ExpDesign, Weakness, ReviewCritique)")
     if not ctx.with_llm:
         _family_runs(ctx, "aaar-expdesign", ("copy-input",), {})
@@ -419,8 +435,8 @@ def _scireplicate(ctx: DemoContext) -> None:
     import json
 
     from scholarkg.benchmark.task import AnswerSource
-    from scholarkg.commands.load import Step, run_steps
     from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
+    from scholarkg.loaders.steps import Step
     from scholarkg.synthetic.scireplicate import generate, write_benchmark
 
     t = _step(ctx.console, "12. SciReplicate-Bench: imported code, a wrong-answer floor vs oracle")
@@ -436,7 +452,7 @@ def _scireplicate(ctx: DemoContext) -> None:
             repos_dir=repos if repos.is_dir() else None, report=report,
         ),
     )  # fmt: skip
-    run_steps(ctx.store, [step], batch_size=8)
+    _run_steps(ctx, [step], batch_size=8)
     released = json.loads(data.read_text())
     tasks = [(p["paper_id"], task) for p in released for task in p["task_details"]]
     files = {}
@@ -460,7 +476,7 @@ def _scireplicate(ctx: DemoContext) -> None:
 
 
 def _cross_view(ctx: DemoContext) -> None:
-    from scholarkg.commands.common import print_rows
+    from scholarkg.console import print_rows
 
     t = _step(ctx.console, "13. one graph: papers shared by the benchmark families")
     rows = cross_benchmark_rows(ctx.store)
@@ -470,6 +486,7 @@ def _cross_view(ctx: DemoContext) -> None:
         [{k: r[k] for k in shown} for r in rows],
         "table",
         title=f"saved query queries/browser/{CROSS_VIEW}.cypher",
+        out=ctx.console,
     )
     ctx.console.print(
         f"  the same in the explorer: scholarkg --graph {DEMO_GRAPH} explore, saved query "

@@ -15,6 +15,7 @@ had their own JSONL loop and their own temp-file-and-rename writer.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -138,6 +139,19 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = True) -> 
 def atomic_write_text(path: str | Path, text: str, *, fsync: bool = True) -> Path:
     """:func:`atomic_write_bytes` of ``text`` encoded as UTF-8 (no newline translation)."""
     return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def sha256_file(path: str | Path, *, chunk_size: int = 1 << 20) -> str:
+    """The hex SHA-256 of a file's bytes, read in ``chunk_size`` pieces.
+
+    One helper for every file checksum (backups, fetched datasets, the vendored explorer
+    library, converted model files): they can be gigabytes, so never the whole file in memory.
+    """
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        while chunk := fh.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def json_safe(value: Any) -> Any:

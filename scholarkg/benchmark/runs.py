@@ -6,8 +6,10 @@ and git commit, timings, aggregate metrics and *per-instance* scores. The per-in
 are what make paired significance tests (``compare_runs``) and bootstrap intervals possible.
 
 Files: ``<runs_dir>/<id>.json`` (``Settings.runs_dir`` = ``$SCHOLARKG_HOME/runs``), written
-atomically. Ids are ``YYYYMMDD-HHMMSS-<task slug>-<hash6>`` so a plain sort is chronological
-and a short prefix (``20261122-0412``) is usually enough to name a run on the command line.
+atomically, and beside it ``<id>.summary.json`` (:class:`RunSummary`: what a listing shows), so
+listing runs does not parse every run's per-instance scores. Ids are
+``YYYYMMDD-HHMMSS-<task slug>-<hash6>`` so a plain sort is chronological and a short prefix
+(``20261122-0412``) is usually enough to name a run on the command line.
 
 Graph: ``(:Run {id, task, created, version, ...})-[:SCORED]->(:MetricResult {id, name, value,
 n})``, one ``MetricResult`` per aggregate metric and per (class, metric). Maps are stored as
@@ -45,6 +47,7 @@ __all__ = [
     "MetricDelta",
     "RunRecord",
     "RunRegistry",
+    "RunSummary",
     "compare_runs",
     "git_commit",
     "instance_values",
@@ -94,6 +97,47 @@ class RunRecord(BaseModel):
                 if name not in names:
                     names.append(name)
         return names
+
+
+class RunSummary(BaseModel):
+    """What a listing of runs shows, kept beside the run file (``<id>.summary.json``).
+
+    A run file holds every per-instance score (tens of thousands for a large test
+    collection), and listing runs (``scholarkg runs list``, the explorer's runs tab) needs
+    none of them. One small file per run rather than one shared index: runs recorded by
+    concurrent processes each write their own file atomically, nothing to lock or merge.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    task: str
+    created: str
+    models: dict[str, str] = Field(default_factory=dict)
+    metrics: dict[str, Score] = Field(default_factory=dict)
+    #: number of per-instance score rows
+    instances: int = 0
+    #: ``config["family"]``, for listing one family's runs
+    family: str | None = None
+
+    @classmethod
+    def of(cls, run: RunRecord) -> RunSummary:
+        family = run.config.get("family")
+        return cls(
+            id=run.id, task=run.task, created=run.created, models=run.models,
+            metrics=run.metrics, instances=len(run.per_instance),
+            family=family if isinstance(family, str) else None,
+        )  # fmt: skip
+
+
+def _task_matches(task: str | None, run_task: str, family: Any) -> bool:
+    """``task`` selects runs of that task, of its sub-tasks (``task/...``) or of that family."""
+    return (
+        task is None
+        or run_task == task
+        or run_task.startswith(task.rstrip("/") + "/")
+        or family == task
+    )
 
 
 def _slug(task: str) -> str:
@@ -201,11 +245,17 @@ class RunRegistry:
             raise InputError(f"malformed run id {run_id!r}", field="id")
         return self.runs_dir / f"{run_id}.json"
 
+    def summary_path(self, run_id: str) -> Path:
+        return self.runs_dir / f"{run_id}.summary.json"
+
     def save(self, run: RunRecord) -> Path:
-        """Write ``<runs_dir>/<id>.json`` via a temp file + ``os.replace`` (never half-written)."""
+        """Write ``<runs_dir>/<id>.json`` via a temp file + ``os.replace`` (never half-written),
+        then its summary (after it, so a summary is never newer than a run it does not match)."""
         target = self.path_for(run.id)
         self.runs_dir.mkdir(parents=True, exist_ok=True)
-        return atomic_write_text(target, run.model_dump_json(indent=2) + "\n")
+        atomic_write_text(target, run.model_dump_json(indent=2) + "\n")
+        atomic_write_text(self.summary_path(run.id), RunSummary.of(run).model_dump_json() + "\n")
+        return target
 
     def ids(self) -> list[str]:
         if not self.runs_dir.is_dir():
@@ -248,14 +298,39 @@ class RunRegistry:
             except InputError as err:
                 log.warning("skipping unreadable run file: %s", err)
                 continue
-            if (
-                task is None
-                or run.task == task
-                or run.task.startswith(task.rstrip("/") + "/")
-                or (run.config.get("family") == task)
-            ):
+            if _task_matches(task, run.task, run.config.get("family")):
                 out.append(run)
         return out
+
+    def summaries(self, task: str | None = None) -> list[RunSummary]:
+        """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files.
+
+        A run without a summary, or whose run file is newer than it (copied in, or edited
+        by hand), is read in full instead; an unreadable one is skipped with a warning.
+        """
+        out: list[RunSummary] = []
+        for run_id in self.ids():
+            summary = self._read_summary(run_id)
+            if summary is None:
+                try:
+                    summary = RunSummary.of(load_run_file(self.runs_dir / f"{run_id}.json"))
+                except InputError as err:
+                    log.warning("skipping unreadable run file: %s", err)
+                    continue
+            if _task_matches(task, summary.task, summary.family):
+                out.append(summary)
+        return out
+
+    def _read_summary(self, run_id: str) -> RunSummary | None:
+        """The summary file of ``run_id`` if it is current and valid, else ``None``."""
+        path = self.summary_path(run_id)
+        try:
+            if path.stat().st_mtime_ns < (self.runs_dir / f"{run_id}.json").stat().st_mtime_ns:
+                return None
+            summary = RunSummary.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # missing, unreadable, or not a summary
+            return None
+        return summary if summary.id == run_id else None
 
 
 def instance_values(run: RunRecord, metric: str) -> dict[str, float]:

@@ -1,35 +1,30 @@
 """What every CLI command shares: resolved settings, the store, and output formatting.
 
 The CLI is a thin face: commands parse options, call library functions, print results.
+The consoles and row printing come from :mod:`scholarkg.console` (the demo prints the same
+tables), re-exported here so commands import their helpers from one place.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from scholarkg.config import Settings, load_settings
+from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
+from scholarkg.console import console as console
+from scholarkg.console import err_console
+from scholarkg.console import print_rows as print_rows
+from scholarkg.console import to_json as to_json
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
-from scholarkg.textio import json_safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-console = Console()
-err_console = Console(stderr=True)
-
 _state: dict[str, Any] = {"overrides": {}, "settings": None}
-
-OUTPUT_FORMATS = ("table", "json", "csv")
 
 
 def set_global_options(**overrides: Any) -> None:
@@ -104,62 +99,6 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
                 store.compact()
     finally:
         store.close()
-
-
-def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
-    """The start of every load-checkpoint scope for ``graph`` (all graphs: ``None``).
-
-    A checkpoint says how much of a file one graph *in one store* holds, so the scope names
-    the store's location too (the embedded data directory, or the Neo4j URI): two data
-    directories under one ``SCHOLARKG_HOME`` must not share progress, or ``--resume`` in
-    the second would skip records it never received.
-    """
-    location = str(cfg.data_dir) if cfg.backend == "embedded" else (cfg.neo4j.uri or "")
-    head = f"{cfg.backend}@{location}:"
-    return head if graph is None else f"{head}{graph}:"
-
-
-def to_json(data: Any) -> str:
-    return json.dumps(json_safe(data), ensure_ascii=False)
-
-
-def print_rows(
-    rows: Sequence[dict[str, Any]], fmt: str = "table", *, title: str | None = None
-) -> None:
-    """Print query rows as a rich table, a JSON list, or CSV."""
-    if fmt == "json":
-        print(to_json(list(rows)))
-        return
-    columns: list[str] = []
-    for row in rows:
-        for key in row:
-            if key not in columns:
-                columns.append(key)
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(row.get(k)) for k in columns})
-        print(buf.getvalue(), end="")
-        return
-    table = Table(title=title, show_lines=False)
-    for col in columns:
-        table.add_column(col, overflow="fold")
-    for row in rows:
-        table.add_row(*(_cell(row.get(c)) for c in columns))
-    console.print(table)
-    console.print(f"[dim]{len(rows)} row(s)[/dim]")
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict | list):
-        return to_json(value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def fmt_number(value: float | None, digits: int = 4) -> str:

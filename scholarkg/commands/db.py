@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import (
-    checkpoint_scope_prefix,
     console,
     print_rows,
     server_wait_line,
@@ -201,8 +200,10 @@ def _forget_checkpoints(backend: str, graph: str | None) -> int:
     """
     import json
 
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
+
     cfg = settings()
-    directory = cfg.home / "checkpoints"
+    directory = cfg.checkpoints_dir
     prefix = checkpoint_scope_prefix(cfg.with_overrides(backend=backend), graph)
     removed = 0
     for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:

@@ -1,34 +1,27 @@
 """``scholarkg load``: files in their real formats → the graph.
 
 Every subcommand applies the schema first, streams the loader's records through
-``checkpoint.run_resumable`` (idempotent MERGE batches, a checkpoint after every flush, a rich
-progress bar) and ends with a summary table. ``--resume`` skips what an earlier, interrupted
-run of the same file into the same graph durably wrote.
+``loaders.steps.run_steps`` (idempotent MERGE batches, a checkpoint after every flush), draws a
+rich progress bar and ends with a summary table (``console.print_summary``). ``--resume``
+skips what an earlier, interrupted run of the same file into the same graph durably wrote.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from scholarkg.commands.common import (
-    checkpoint_scope_prefix,
-    console,
-    err_console,
-    settings,
-    store_session,
-)
+from scholarkg.commands.common import console, err_console, settings, store_session
+from scholarkg.console import counter_bar, print_summary, stage_counter
 from scholarkg.errors import InputError, NotSupported
-from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
-from scholarkg.loaders.metric_direction import UNKNOWN_HINT, DirectionResolver
-from scholarkg.store.base import GraphCounts, GraphStore
+from scholarkg.loaders import steps as steps_lib
+from scholarkg.loaders.metric_direction import DirectionResolver
+from scholarkg.loaders.steps import LoadSummary, Step, apc_steps, pwc_steps, synthetic_steps
+from scholarkg.store.base import GraphStore
 
 app = typer.Typer(
     help="Load files into the graph (idempotent: MERGE on stable ids).", no_args_is_help=True
@@ -49,50 +42,6 @@ DirectionsOpt = Annotated[
 ]
 
 
-@dataclass
-class Step:
-    """One file to load: a label for the bar, the file, the loader kind and its groups."""
-
-    label: str
-    source: Path
-    kind: str
-    groups: Callable[[], Iterable[Group]]
-
-
-@dataclass
-class LoadSummary:
-    """Everything a load command prints at the end (and tests inspect)."""
-
-    stats: list[LoadStats] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    unknown_directions: set[str] = field(default_factory=set)
-    #: the graph's node/relationship totals after the load
-    graph: GraphCounts | None = None
-
-    def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
-        nodes: Counter[str] = Counter()
-        rels: Counter[str] = Counter()
-        skipped: Counter[str] = Counter()
-        for st in self.stats:
-            nodes.update(st.write.nodes)
-            rels.update(st.write.relationships)
-            skipped.update(st.write.skipped_relationships)
-        return nodes, rels, skipped
-
-
-def _counter_bar(count_column: str) -> Progress:
-    """Spinner, description, a running count, elapsed time: totals are unknown while
-    streaming, so a count rather than a bar (kept on screen after the load)."""
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn(count_column),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    )
-
-
 def run_steps(
     store: GraphStore,
     steps: Sequence[Step],
@@ -101,99 +50,25 @@ def run_steps(
     batch_size: int = 5_000,
     summary: LoadSummary | None = None,
 ) -> LoadSummary:
-    """Run ``steps`` in order with a progress bar; checkpoints live under ``<home>/checkpoints``."""
+    """:func:`scholarkg.loaders.steps.run_steps` with the CLI's settings and a counter bar.
+
+    On bad input, says below the bar how much of the file is stored and how to go on.
+    """
     summary = summary if summary is not None else LoadSummary()
-    cfg = settings()
-    directory = cfg.home / "checkpoints"
-    with _counter_bar("{task.completed:,} records") as bar:
-        for step in steps:
-            task_id = bar.add_task(f"{step.label} ({step.source.name})", total=None)
-            checkpoint = Checkpoint.open(
-                step.source,
-                directory=directory,
-                scope=checkpoint_scope_prefix(cfg, store.graph) + step.kind,
+    try:
+        with stage_counter() as progress:
+            return steps_lib.run_steps(
+                store, steps, settings=settings(), resume=resume, batch_size=batch_size,
+                summary=summary, progress=progress,
+            )  # fmt: skip
+    except InputError:
+        if summary.stopped is not None:
+            source, done = summary.stopped
+            err_console.print(
+                f"[yellow]{source}: {done} record(s) before the error are stored; fix "
+                "the file and rerun with --resume to continue.[/yellow]"
             )
-
-            def progress(n: int, task_id: Any = task_id) -> None:
-                bar.update(task_id, completed=n)
-
-            try:
-                stats = run_resumable(
-                    store,
-                    step.groups(),
-                    source=step.source,
-                    checkpoint=checkpoint,
-                    resume=resume,
-                    batch_size=batch_size,
-                    progress=progress,
-                )
-            except InputError:
-                bar.stop()
-                done = checkpoint.done
-                err_console.print(
-                    f"[yellow]{step.source}: {done} record(s) before the error are stored; fix "
-                    "the file and rerun with --resume to continue.[/yellow]"
-                )
-                raise
-            bar.update(task_id, completed=stats.records, total=stats.records)
-            summary.stats.append(stats)
-            if stats.skipped_on_resume:
-                summary.notes.append(
-                    f"{step.source.name}: resumed, skipped {stats.skipped_on_resume} record(s) "
-                    "already stored"
-                )
-            if stats.prefix_changed:
-                summary.notes.append(
-                    f"{step.source.name}: file changed since the checkpoint; rewrote from the "
-                    "last verified point"
-                )
-    summary.graph = store.counts()
-    return summary
-
-
-def print_summary(summary: LoadSummary, *, title: str) -> None:
-    """Nodes/relationships written, skipped edges, notes, and unknown metric directions."""
-    nodes, rels, skipped = summary.totals()
-    table = Table(title=title)
-    table.add_column("kind")
-    table.add_column("name")
-    table.add_column("merged", justify="right")
-    table.add_column("skipped", justify="right")
-    graph = summary.graph
-    if graph is not None:
-        table.add_column("in graph", justify="right")
-
-    def in_graph(counts: dict[str, int] | None, name: str) -> list[str]:
-        return [] if counts is None else [f"{counts.get(name, 0):,}"]
-
-    for name, count in sorted(nodes.items()):
-        table.add_row("node", name, f"{count:,}", "", *in_graph(graph and graph.nodes, name))
-    for name in sorted(set(rels) | set(skipped)):
-        table.add_row(
-            "relationship", name, f"{rels[name]:,}", f"{skipped[name]:,}",
-            *in_graph(graph and graph.relationships, name),
-        )  # fmt: skip
-    console.print(table)
-    console.print(
-        "[dim]merged = rows sent (MERGE; several files may merge the same node); in graph = "
-        "totals after the load[/dim]"
-    )
-    records = sum(st.records for st in summary.stats)
-    console.print(f"[dim]{records:,} source record(s) from {len(summary.stats)} file(s)[/dim]")
-    if sum(skipped.values()):
-        console.print(
-            f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "
-            "the graph (load the papers first)[/yellow]"
-        )
-    for note in summary.notes:
-        console.print(note)
-    if summary.unknown_directions:
-        names = ", ".join(sorted(summary.unknown_directions))
-        err_console.print(
-            f"[yellow]warning: {len(summary.unknown_directions)} metric(s) with unknown "
-            f"direction: {names}[/yellow]\n[yellow]hint: {UNKNOWN_HINT}[/yellow]",
-            soft_wrap=True,
-        )
+        raise
 
 
 def load_and_report(
@@ -219,90 +94,6 @@ def load_and_report(
 
 
 # --------------------------------------------------------------------------- step builders
-
-
-def apc_steps(
-    papers: Path, citations: Path | None, comparisons: Path | None, *, chunks: bool
-) -> list[Step]:
-    from scholarkg.loaders import apc
-    from scholarkg.loaders.checkpoint import group_by_start, single_groups
-    from scholarkg.schema.records import Paper
-
-    steps = [
-        Step(
-            "papers",
-            papers,
-            "apc-papers",
-            lambda: group_by_start(
-                apc.read_papers(papers, chunks=chunks), lambda r: isinstance(r, Paper)
-            ),
-        )
-    ]
-    if citations:
-        steps.append(
-            Step(
-                "citations",
-                citations,
-                "apc-citations",
-                lambda: single_groups(apc.read_citations(citations)),
-            )
-        )
-    if comparisons:
-        steps.append(
-            Step(
-                "comparisons",
-                comparisons,
-                "apc-comparisons",
-                lambda: single_groups(apc.read_comparisons(comparisons)),
-            )
-        )
-    return steps
-
-
-def pwc_steps(
-    evaluation_tables: Path | None,
-    papers: Path | None,
-    links: Path | None,
-    report: Any,
-) -> list[Step]:
-    from scholarkg.loaders import pwc
-
-    steps = []
-    # papers first: their full records (abstracts, authors) before rows add minimal ones
-    if papers:
-        steps.append(
-            Step("pwc papers", papers, "pwc-papers", lambda: pwc.read_papers_with_abstracts(papers))
-        )
-    if evaluation_tables:
-        steps.append(
-            Step(
-                "pwc evaluation tables",
-                evaluation_tables,
-                "pwc-evaluation-tables",
-                lambda: pwc.read_evaluation_tables(evaluation_tables, report=report),
-            )
-        )
-    if links:
-        steps.append(Step("pwc code links", links, "pwc-links", lambda: pwc.read_links(links)))
-    return steps
-
-
-def synthetic_steps(files: dict[str, Path], report: Any) -> list[Step]:
-    """The steps loading a written synthetic LEGOBench corpus (``write_corpus`` file map).
-
-    Order: PwC, then APC (its richer paper records win on shared papers), then the ground
-    truth last (its explicit metric directions win over the pattern table).
-    """
-    from scholarkg.loaders.legobench_graph import read_ground_truth
-
-    gt = files["leaderboards"]
-    return [
-        *pwc_steps(
-            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
-        ),
-        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
-        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
-    ]
 
 
 def _pwc_notes(summary: LoadSummary, report: Any) -> None:
@@ -438,7 +229,7 @@ def load_bulk(
                 "bulk loading uses FalkorDB's GRAPH.BULK; on Neo4j use 'neo4j-admin import' or "
                 "the incremental 'scholarkg load apc'"
             )
-        with _counter_bar("{task.completed:,}") as bar:
+        with counter_bar("{task.completed:,}") as bar:
             stages: dict[str, Any] = {}
 
             def progress(stage: str, done: int) -> None:
@@ -501,7 +292,7 @@ def load_synthetic_legobench(
 
 # --------------------------------------------------------------------------- family loaders
 # Each benchmark family's loader command lives in its own module (commands/load_<family>.py)
-# and may use this module's helpers (steps, checkpoints, summaries), so the families are
+# and may use this module's helpers (options, run_steps, load_and_report), so the families are
 # registered here, at the end, once everything they import is defined.
 from scholarkg.commands import load_aaar, load_citerec  # noqa: E402
 from scholarkg.commands.load_dorismae import load_dorismae  # noqa: E402

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.load import BatchOpt, ResumeOpt, Step, load_and_report
+from scholarkg.commands.load import BatchOpt, ResumeOpt, load_and_report
+from scholarkg.loaders.steps import Step
 
 TaskOpt = Annotated[
     str | None,

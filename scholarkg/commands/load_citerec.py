@@ -1,6 +1,6 @@
 """``scholarkg load beir|s2|unarxive``: the citation-recommendation family's loaders.
 
-Each command builds :class:`~scholarkg.commands.load.Step`s over the family's streaming
+Each command builds :class:`~scholarkg.loaders.steps.Step`s over the family's streaming
 readers and runs them through the shared resumable path (``load_and_report``). Malformed
 lines are skipped and counted (``SkipReport``); the summary prints the counts per file and
 the first examples with file and line number.
@@ -15,10 +15,12 @@ import typer
 
 from scholarkg.commands.common import store_session
 from scholarkg.errors import InputError
+from scholarkg.loaders.corpus_lookup import corpus_lookup
+from scholarkg.loaders.steps import Step
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
-    from scholarkg.commands.load import LoadSummary, Step
+    from scholarkg.loaders.steps import LoadSummary
 
 # the shared load options, restated here (not imported) so this module never imports
 # ``commands/load.py`` at import time: load.py registers these verbs, importing this module
@@ -30,7 +32,6 @@ BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source recor
 
 def beir_steps(directory: Path, name: str, report: object) -> list[Step]:
     """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
-    from scholarkg.commands.load import Step
     from scholarkg.loaders import citerec_beir as beir
 
     corpus = beir.find_file(directory, "corpus.jsonl")
@@ -97,16 +98,6 @@ def load_beir(
     )
 
 
-def corpus_lookup(store: GraphStore) -> object:
-    """``lookup(corpus ids) -> {corpus id: Paper id}`` over the papers in the graph."""
-
-    def lookup(corpus_ids: object) -> dict[int, str]:
-        rows = store.run_named("citerec/papers_by_corpus_id", {"corpus_ids": list(corpus_ids)})  # type: ignore[call-overload]
-        return {int(r["corpus_id"]): str(r["id"]) for r in rows}
-
-    return lookup
-
-
 def load_s2(
     papers: Annotated[
         Path | None, typer.Option(help="papers JSONL(.gz)", exists=True, dir_okay=False)
@@ -140,7 +131,8 @@ def load_s2(
     Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
     """
-    from scholarkg.commands.load import Step, print_summary, run_steps
+    from scholarkg.commands.load import run_steps
+    from scholarkg.console import print_summary
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
 
@@ -221,7 +213,7 @@ def load_unarxive(
     batch_size: BatchOpt = 500,
 ) -> Any:
     """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
-    from scholarkg.commands.load import Step, load_and_report
+    from scholarkg.commands.load import load_and_report
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.citerec_unarxive import read_unarxive
 

@@ -36,10 +36,11 @@ def load_dorismae(
     """DORIS-MAE: queries, aspects, sentences, abstracts as Papers, citations, pools, judgements."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from scholarkg.commands.load import LoadSummary, print_summary
+    from scholarkg.console import print_summary
     from scholarkg.loaders.checkpoint import LoadStats
     from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
     from scholarkg.loaders.dorismae_writer import write_dorismae
+    from scholarkg.loaders.steps import LoadSummary
 
     report = DorisLoadReport()
     bar = Progress(

@@ -45,7 +45,7 @@ def list_runs(
 ) -> None:
     """Recorded runs, oldest first. JSON: a list of {id, task, created, metrics}."""
     _check_format(fmt)
-    runs = _registry().list(task)
+    runs = _registry().summaries(task)
     if fmt == "json":
         rows = [
             {"id": r.id, "task": r.task, "created": r.created, "metrics": r.metrics} for r in runs
@@ -58,7 +58,7 @@ def list_runs(
             "task": r.task,
             "created": r.created,
             "models": ", ".join(r.models.values()),
-            "n": len(r.per_instance),
+            "n": r.instances,
             "metrics": ", ".join(
                 f"{k}={v:.4g}" if v is not None else f"{k}=–" for k, v in r.metrics.items()
             ),

@@ -113,14 +113,14 @@ class Explorer:
 
     # -- leaderboards --------------------------------------------------------------------
     def leaderboards(self) -> list[dict[str, Any]]:
-        from scholarkg.commands.leaderboard import list_leaderboards
+        from scholarkg.leaderboards import list_leaderboards
 
         with self._lock:
             return list_leaderboards(self.store, limit=10_000)
 
     def leaderboard(self, leaderboard_id: str) -> dict[str, Any]:
         """One leaderboard ranked in its metric's direction (ground truth when no results)."""
-        from scholarkg.commands.leaderboard import gold_entries, ranked_results
+        from scholarkg.leaderboards import gold_entries, ranked_results
 
         with self._lock:
             # an index seek on the id (the list query counts every board's entries)
@@ -139,15 +139,18 @@ class Explorer:
         return RunRegistry(self.runs_dir)
 
     def runs(self) -> list[dict[str, Any]]:
-        """Recorded runs, newest first (the list a user scans for the latest result)."""
-        runs = self._registry().list()
+        """Recorded runs, newest first (the list a user scans for the latest result).
+
+        From the runs' summary files: a listing needs no per-instance scores.
+        """
+        runs = self._registry().summaries()
         return [
             {
                 "id": r.id,
                 "task": r.task,
                 "created": r.created,
                 "models": r.models,
-                "instances": len(r.per_instance),
+                "instances": r.instances,
                 "metrics": r.metrics,
             }
             for r in reversed(runs)

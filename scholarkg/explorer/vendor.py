@@ -11,7 +11,6 @@ upgrade is a reviewed edit of ``CYTOSCAPE_VERSION`` and ``CYTOSCAPE_SHA256``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import subprocess
 import tarfile
@@ -19,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from scholarkg.errors import ConfigError, InputError
+from scholarkg.textio import sha256_file
 
 #: Cytoscape.js (MIT, The Cytoscape Consortium): https://js.cytoscape.org
 CYTOSCAPE_VERSION = "3.34.4"
@@ -31,10 +31,6 @@ FILES = {
     "package/dist/cytoscape.min.js": "cytoscape.min.js",
     "package/LICENSE": "cytoscape.LICENSE",
 }
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def vendor(version: str = CYTOSCAPE_VERSION, dest: Path = VENDOR_DIR) -> str:
@@ -59,7 +55,7 @@ def vendor(version: str = CYTOSCAPE_VERSION, dest: Path = VENDOR_DIR) -> str:
         with tarfile.open(tarball) as tar:
             for member in FILES:
                 tar.extract(member, work, filter="data")
-        digest = sha256(work / "package/dist/cytoscape.min.js")
+        digest = sha256_file(work / "package/dist/cytoscape.min.js")
         if version == CYTOSCAPE_VERSION and digest != CYTOSCAPE_SHA256:
             raise InputError(
                 f"cytoscape {version}: build hash {digest} differs from the pinned "

@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.writer import RecordWriter, WriteReport
@@ -36,7 +36,24 @@ from scholarkg.schema.records import EdgeRecord, NodeRecord
 from scholarkg.store.base import GraphStore
 from scholarkg.textio import atomic_write_text
 
+if TYPE_CHECKING:
+    from scholarkg.config import Settings
+
 log = logging.getLogger(__name__)
+
+
+def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
+    """The start of every load-checkpoint scope for ``graph`` (all graphs: ``None``).
+
+    A checkpoint says how much of a file one graph *in one store* holds, so the scope names
+    the store's location too (the embedded data directory, or the Neo4j URI): two data
+    directories under one ``SCHOLARKG_HOME`` must not share progress, or ``--resume`` in
+    the second would skip records it never received.
+    """
+    location = str(cfg.data_dir) if cfg.backend == "embedded" else (cfg.neo4j.uri or "")
+    head = f"{cfg.backend}@{location}:"
+    return head if graph is None else f"{head}{graph}:"
+
 
 AnyRecord = NodeRecord | EdgeRecord
 #: one source record (a JSONL line, a JSON array item, a spreadsheet row) and its records

@@ -261,11 +261,15 @@ class _PaperBuilder:
         root = _first_dir(self.repos_dir, p.project_path, p.index)
         if self.repos_dir is not None and root is None:
             self.report.missing_sources.append(f"paper {p.index}: no repository folder")
-        files: dict[str, str] = {}
+        # a target file's content is the task's ori_python_file (the positions refer to it),
+        # so its copy in the repository is never read
+        files: dict[str, str] = dict(target_files)
         if root is not None:
             for rel in python_files(root):
-                files[rel.as_posix()] = (root / rel).read_text(encoding="utf-8", errors="replace")
-        files.update(target_files)  # the positions refer to ori_python_file
+                if rel.as_posix() not in files:
+                    files[rel.as_posix()] = (root / rel).read_text(
+                        encoding="utf-8", errors="replace"
+                    )
         for path in sorted(files):
             self._file(path, files[path])
 

@@ -24,7 +24,6 @@ dependency.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -45,7 +44,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from scholarkg.errors import FetchError, InputError
-from scholarkg.textio import atomic_write_text, read_json_object
+from scholarkg.textio import atomic_write_text, read_json_object, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -240,14 +239,6 @@ def get_dataset(name: str, registry: dict[str, DatasetSpec] | None = None) -> Da
 
 
 # --------------------------------------------------------------------------- sums
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 class _Sums:

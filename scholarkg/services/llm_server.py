@@ -35,7 +35,6 @@ Design choices:
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import ipaddress
 import json
@@ -54,6 +53,7 @@ from typing import Any
 
 from scholarkg.errors import ConfigError, InputError, LLMError
 from scholarkg.services.llm import GenerationParams
+from scholarkg.textio import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -116,14 +116,6 @@ def check_host(host: str, allow_remote: bool = False) -> None:
             f"refusing to listen on {host!r}: the local LLM server has no authentication; "
             "use 127.0.0.1 or pass --allow-remote"
         )
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -291,7 +283,7 @@ def _load_gguf(path: Path, cache_dir: Path | None, say: StageFn) -> tuple[Any, A
     target: Path | None = None
     if cache_dir is not None:
         say(f"hashing {path.name}")
-        target = cache_dir / "llm-models" / f"{path.stem.lower()}-{_sha256_file(path)[:16]}"
+        target = cache_dir / "llm-models" / f"{path.stem.lower()}-{sha256_file(path)[:16]}"
         if (target / "config.json").is_file() and (target / "model.safetensors").is_file():
             say(f"loading converted copy {target}")
             return _load_hf_dir(target, lambda _m: None)

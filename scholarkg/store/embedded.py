@@ -50,7 +50,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, ServerError, StoreError
-from scholarkg.textio import atomic_write_text
+from scholarkg.textio import atomic_write_text, sha256_file
 
 if TYPE_CHECKING:
     import falkordb
@@ -276,14 +276,6 @@ def _cpu_ticks(pid: int) -> int | None:
 
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def persistence_info(client: redis.Redis) -> dict[str, Any]:
@@ -692,7 +684,7 @@ class EmbeddedServer:
             "versions": {**st.versions, "scholarkg": _scholarkg_version()},
             "graphs": after,
             "incomplete": incomplete,
-            "files": {RDB_FILE: {"bytes": target.stat().st_size, "sha256": _sha256(target)}},
+            "files": {RDB_FILE: {"bytes": target.stat().st_size, "sha256": sha256_file(target)}},
         }
         atomic_write_text(out / BACKUP_MANIFEST, json.dumps(manifest, indent=2) + "\n")
         return manifest
@@ -1206,7 +1198,7 @@ def read_backup_manifest(directory: Path) -> dict[str, Any]:
     rdb = directory / RDB_FILE
     if not isinstance(entry, dict) or not rdb.is_file():
         raise InputError(f"{RDB_FILE} missing from the backup", path=rdb)
-    if rdb.stat().st_size != entry.get("bytes") or _sha256(rdb) != entry.get("sha256"):
+    if rdb.stat().st_size != entry.get("bytes") or sha256_file(rdb) != entry.get("sha256"):
         raise InputError(
             "size or SHA-256 differs from backup.json: the copy is damaged or incomplete",
             path=rdb,

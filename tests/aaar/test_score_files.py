@@ -96,6 +96,32 @@ def test_expdesign_jsonl_and_copy_input_baseline(tmp_path: Path) -> None:
     assert res.aggregate == pytest.approx({"S-P": 50.0, "S-R": 50.0, "S-F1": 50.0})
 
 
+def test_expdesign_duplicate_ids_are_errors(tmp_path: Path) -> None:
+    """A second answer for the same paper is an error naming the file, the line and the
+    field (as the EqInfer and Weakness readers), never a silent overwrite of the first."""
+    task = ExpDesignTask(encoder=KeywordEncoder())
+    preds = tmp_path / "p.jsonl"
+    rows = [
+        {"id": "2402.00001", "experiments": ["1. alpha run"]},
+        {"id": "2402.00002", "experiments": ["1. gamma run"]},
+        {"id": "2402.00001", "experiments": ["1. beta run"]},
+    ]
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match=r"duplicate id '2402\.00001'") as info:
+        task.score_files(FIX / "Experiment_Design", preds, {})
+    assert (info.value.path, info.value.line, info.value.field) == (str(preds), 3, "id")
+    # released layout: two result files naming the same paper
+    folder = tmp_path / "results"
+    for name in ("a", "b"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "eval_results.json").write_text(
+            (RES / "expdesign" / "2402.00001" / "eval_results.json").read_text()
+        )
+    with pytest.raises(InputError, match="duplicate id") as info:
+        task.score_files(FIX / "Experiment_Design", folder, {})
+    assert info.value.path == str(folder / "b" / "eval_results.json") and info.value.field == "id"
+
+
 def test_weakness_released_file_by_hand() -> None:
     enc = KeywordEncoder()
     task = WeaknessTask(encoder=enc)

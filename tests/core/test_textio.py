@@ -7,6 +7,7 @@ here: default loader wording, and the TREC readers' variants selected by paramet
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from scholarkg.textio import (
     iter_lines,
     open_text,
     read_json_object,
+    sha256_file,
 )
 
 
@@ -121,3 +123,19 @@ def test_json_safe_makes_strict_json() -> None:
     value = {1: float("nan"), "b": (1.5, float("inf"), None), "c": PurePosixPath("/x")}
     assert json_safe(value) == {"1": None, "b": [1.5, None, None], "c": "/x"}
     json.dumps(json_safe(value), allow_nan=False)  # raises if anything non-strict is left
+
+
+def test_sha256_file_known_digests_and_chunking(tmp_path: Path) -> None:
+    """FIPS 180-2 test vectors ("abc", the empty message), and a file read in many chunks
+    (including a short last one) hashes the same as its bytes in one piece."""
+    abc = tmp_path / "abc.bin"
+    abc.write_bytes(b"abc")
+    assert sha256_file(abc) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    assert sha256_file(empty) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    data = bytes(range(256)) * 41 + b"tail"  # 10 500 bytes: 10 full 1000-byte chunks + 500
+    big = tmp_path / "big.bin"
+    big.write_bytes(data)
+    expected = hashlib.sha256(data).hexdigest()
+    assert sha256_file(big, chunk_size=1000) == expected == sha256_file(str(big))

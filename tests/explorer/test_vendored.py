@@ -8,12 +8,13 @@ from importlib import resources
 
 from scholarkg.explorer import vendor
 from scholarkg.explorer.server import STATIC
+from scholarkg.textio import sha256_file
 
 STATIC_DIR = resources.files("scholarkg.explorer") / "static"
 
 
 def test_vendored_cytoscape_matches_the_pinned_hash() -> None:
-    assert vendor.sha256(vendor.VENDOR_DIR / "cytoscape.min.js") == vendor.CYTOSCAPE_SHA256
+    assert sha256_file(vendor.VENDOR_DIR / "cytoscape.min.js") == vendor.CYTOSCAPE_SHA256
     licence = (vendor.VENDOR_DIR / "cytoscape.LICENSE").read_text(encoding="utf-8")
     assert "The Cytoscape Consortium" in licence
     assert "Permission is hereby granted, free of charge" in licence  # MIT

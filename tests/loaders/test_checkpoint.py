@@ -131,8 +131,8 @@ def test_checkpoint_scopes_name_the_store_location(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two data directories under one home never share load progress."""
-    from scholarkg.commands.common import checkpoint_scope_prefix
     from scholarkg.config import load_settings
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
 
     cfg = load_settings(home=tmp_path)
     monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "a"))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.commands.leaderboard import (
+from scholarkg.errors import InputError
+from scholarkg.leaderboards import (
     list_leaderboards,
     ranked_results,
     resolve_leaderboard,
 )
-from scholarkg.errors import InputError
 from scholarkg.loaders import pwc
 from scholarkg.loaders.checkpoint import run_resumable
 from scholarkg.schema import ids

@@ -107,6 +107,56 @@ def test_bad_run_file_names_file_and_field(tmp_path: Path, caplog) -> None:
     assert "skipping unreadable run file" in caplog.text
 
 
+def test_listing_reads_summaries_not_the_run_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``summaries`` (``runs list``, the explorer's runs tab) gives what ``list`` gives
+    without opening a run file, so per-instance scores are never parsed for a listing; a
+    run without a current summary (copied in, or edited after it) is read in full."""
+    import os
+
+    from scholarkg.benchmark import runs as runs_mod
+    from scholarkg.explorer.app import Explorer
+
+    reg = RunRegistry(tmp_path)
+    r1 = _run("citerec/field", {"q0": 1.0, "q1": 0.5}, datetime(2026, 1, 1, tzinfo=UTC))
+    r2 = _run("citerec/years", {"q0": 0.0, "q1": 1.0, "q2": None},
+              datetime(2026, 1, 2, tzinfo=UTC), models={"llm": "toy"})  # fmt: skip
+    r3 = _run("aspect-bm25", {"q0": 0.2}, datetime(2026, 1, 3, tzinfo=UTC),
+              config={"family": "dorismae"})  # fmt: skip
+    for r in (r1, r2, r3):
+        reg.save(r)
+    expected = [(r.id, r.task, r.created, r.models, r.metrics, len(r.per_instance))
+                for r in (r1, r2, r3)]  # fmt: skip
+
+    def rows(summaries: list[runs_mod.RunSummary]) -> list[tuple[object, ...]]:
+        return [(s.id, s.task, s.created, s.models, s.metrics, s.instances) for s in summaries]
+
+    def no_run_file(path: Path) -> RunRecord:
+        raise AssertionError(f"a listing read the run file {path}")
+
+    monkeypatch.setattr(runs_mod, "load_run_file", no_run_file)
+    assert rows(reg.summaries()) == expected
+    assert [s.id for s in reg.summaries("citerec")] == [r1.id, r2.id]
+    assert [s.id for s in reg.summaries("dorismae")] == [r3.id]  # by config family
+    listed = Explorer(None, tmp_path).runs()  # type: ignore[arg-type]  # no store needed
+    assert [(r["id"], r["instances"], r["metrics"]) for r in listed] == [
+        (r3.id, 1, r3.metrics), (r2.id, 3, r2.metrics), (r1.id, 2, r1.metrics)
+    ]  # fmt: skip
+    monkeypatch.undo()
+    # no summary (a run file copied in): read in full
+    reg.summary_path(r3.id).unlink()
+    assert rows(reg.summaries()) == expected
+    # run file edited after its summary: the summary is stale, the file wins
+    path = reg.path_for(r1.id)
+    data = json.loads(path.read_text())
+    data["metrics"] = {"MRR@10": 0.25}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    summary_ns = reg.summary_path(r1.id).stat().st_mtime_ns
+    os.utime(path, ns=(summary_ns + 1_000_000, summary_ns + 1_000_000))
+    assert reg.summaries()[0].metrics == {"MRR@10": 0.25}
+
+
 def test_compare_runs_paired_over_shared_instances() -> None:
     when = datetime(2026, 1, 1, tzinfo=UTC)
     a = _run("citerec/field", {"s1": 0.0, "s2": 0.5, "s3": 1.0, "s4": None}, when)

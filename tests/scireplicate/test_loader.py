@@ -228,3 +228,38 @@ def test_released_file_counts() -> None:
     assert dict(report.dependencies) == {"intra-file": 85, "cross-file": 33, "external API": 235}
     assert any("paper 33" in n for n in report.notes)
     assert report.unresolved_targets == 0  # two misspelt namespaces resolved by def line
+
+
+def test_target_files_are_not_read_from_the_repository(
+    synthetic_bench: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task's file is stored as its ``ori_python_file`` (the positions refer to it), so
+    the repository's copy is not read at all; every other ``.py`` file is read once."""
+    from scholarkg.loaders.scireplicate import _first_dir
+    from scholarkg.loaders.scireplicate_sources import python_files
+    from scholarkg.schema.scireplicate import CodeFile
+
+    repos = synthetic_bench.parent / "repos"
+    reads: list[Path] = []
+    real_read_text = Path.read_text
+
+    def read_text(self: Path, *args: object, **kwargs: object) -> str:
+        if self.is_relative_to(repos):
+            reads.append(self)
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    groups = list(read_scireplicate(synthetic_bench, repos_dir=repos))
+    monkeypatch.undo()
+    targets: set[Path] = set()
+    others: set[Path] = set()
+    for (_, records), paper in zip(groups, read_benchmark(synthetic_bench), strict=True):
+        stored = {f.path: f.content for f in records if isinstance(f, CodeFile)}
+        root = _first_dir(repos, paper.project_path, paper.index)
+        assert root is not None
+        for task in paper.tasks:
+            targets.add(root / task.file_path)
+            assert stored[task.file_path] == task.ori_python_file
+        others |= {root / rel for rel in python_files(root)} - targets
+    assert targets and others and all(t.is_file() for t in targets)
+    assert sorted(reads) == sorted(others)  # each other file once, no target file at all

@@ -138,6 +138,8 @@ def read_expdesign_predictions(path: Path) -> dict[str, ExpDesignPrediction]:
     if _is_jsonl(path):
         for line, obj in iter_jsonl(path):
             pid = _id(obj, path, line)
+            if pid in out:  # as the EqInfer and Weakness readers: never a silent overwrite
+                raise InputError(f"duplicate id {pid!r}", path=path, line=line, field="id")
             if any(k in obj for k in PRED_KEYS):
                 obj = {**obj, **_released_expdesign(_pred_value(obj, path, line), path, line)}
             exps = _str_items(obj.get("experiments"), path, line, "experiments")
@@ -151,6 +153,9 @@ def read_expdesign_predictions(path: Path) -> dict[str, ExpDesignPrediction]:
         if not isinstance(data, dict):
             raise InputError("expected the released {id, predicton, ...} object", path=file)
         pid = _id(data, file, None) if "id" in data else file.parent.name
+        if pid in out:
+            raise InputError(f"duplicate id {pid!r} (another result file has it)", path=file,
+                             field="id")  # fmt: skip
         fields = _released_expdesign(_pred_value(data, file, None), file, None)
         out[pid] = ExpDesignPrediction(
             _str_items(fields["experiments"], file, None, f"predicton[{EXP_KEY!r}]"),

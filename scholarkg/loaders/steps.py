@@ -1,0 +1,214 @@
+"""Loading a sequence of files into the graph: the steps, their resumable run, the summary.
+
+Every ``scholarkg load`` verb and the demo do the same thing: for each file, open its
+checkpoint (scoped to the store and graph), stream the loader's groups through
+``checkpoint.run_resumable`` and collect the counts. That is library work, so it lives here;
+the CLI (``commands/load.py``) adds the progress bar and the printed summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.checkpoint import (
+    Checkpoint,
+    Group,
+    LoadStats,
+    checkpoint_scope_prefix,
+    run_resumable,
+)
+from scholarkg.store.base import GraphCounts, GraphStore
+
+if TYPE_CHECKING:
+    from scholarkg.config import Settings
+
+#: ``progress(stage, records done, total or None while streaming)``
+StepProgress = Callable[[str, int, "int | None"], None]
+
+
+@dataclass
+class Step:
+    """One file to load: a label for the bar, the file, the loader kind and its groups."""
+
+    label: str
+    source: Path
+    kind: str
+    groups: Callable[[], Iterable[Group]]
+
+
+@dataclass
+class LoadSummary:
+    """Everything a load command prints at the end (and tests inspect)."""
+
+    stats: list[LoadStats] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unknown_directions: set[str] = field(default_factory=set)
+    #: the graph's node/relationship totals after the load
+    graph: GraphCounts | None = None
+    #: set when a step stopped on bad input: (its file, source records stored before the error)
+    stopped: tuple[Path, int] | None = None
+
+    def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
+        nodes: Counter[str] = Counter()
+        rels: Counter[str] = Counter()
+        skipped: Counter[str] = Counter()
+        for st in self.stats:
+            nodes.update(st.write.nodes)
+            rels.update(st.write.relationships)
+            skipped.update(st.write.skipped_relationships)
+        return nodes, rels, skipped
+
+
+def run_steps(
+    store: GraphStore,
+    steps: Sequence[Step],
+    *,
+    settings: Settings,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    summary: LoadSummary | None = None,
+    progress: StepProgress | None = None,
+) -> LoadSummary:
+    """Run ``steps`` in order; checkpoints live under ``<home>/checkpoints`` of ``settings``.
+
+    On bad input the ``InputError`` propagates after ``summary.stopped`` records how much of
+    that file is stored, so the caller can say how to resume.
+    """
+    summary = summary if summary is not None else LoadSummary()
+    directory = settings.checkpoints_dir
+    for step in steps:
+        stage = f"{step.label} ({step.source.name})"
+        if progress is not None:
+            progress(stage, 0, None)
+        checkpoint = Checkpoint.open(
+            step.source,
+            directory=directory,
+            scope=checkpoint_scope_prefix(settings, store.graph) + step.kind,
+        )
+
+        def count(n: int, stage: str = stage) -> None:
+            if progress is not None:
+                progress(stage, n, None)
+
+        try:
+            stats = run_resumable(
+                store,
+                step.groups(),
+                source=step.source,
+                checkpoint=checkpoint,
+                resume=resume,
+                batch_size=batch_size,
+                progress=count,
+            )
+        except InputError:
+            summary.stopped = (step.source, checkpoint.done)
+            raise
+        if progress is not None:
+            progress(stage, stats.records, stats.records)
+        summary.stats.append(stats)
+        if stats.skipped_on_resume:
+            summary.notes.append(
+                f"{step.source.name}: resumed, skipped {stats.skipped_on_resume} record(s) "
+                "already stored"
+            )
+        if stats.prefix_changed:
+            summary.notes.append(
+                f"{step.source.name}: file changed since the checkpoint; rewrote from the "
+                "last verified point"
+            )
+    summary.graph = store.counts()
+    return summary
+
+
+# --------------------------------------------------------------------------- step builders
+
+
+def apc_steps(
+    papers: Path, citations: Path | None, comparisons: Path | None, *, chunks: bool
+) -> list[Step]:
+    """An APC collection: papers (with chunks) first, then the citation and comparison edges."""
+    from scholarkg.loaders import apc
+    from scholarkg.loaders.checkpoint import group_by_start, single_groups
+    from scholarkg.schema.records import Paper
+
+    steps = [
+        Step(
+            "papers",
+            papers,
+            "apc-papers",
+            lambda: group_by_start(
+                apc.read_papers(papers, chunks=chunks), lambda r: isinstance(r, Paper)
+            ),
+        )
+    ]
+    if citations:
+        steps.append(
+            Step(
+                "citations",
+                citations,
+                "apc-citations",
+                lambda: single_groups(apc.read_citations(citations)),
+            )
+        )
+    if comparisons:
+        steps.append(
+            Step(
+                "comparisons",
+                comparisons,
+                "apc-comparisons",
+                lambda: single_groups(apc.read_comparisons(comparisons)),
+            )
+        )
+    return steps
+
+
+def pwc_steps(
+    evaluation_tables: Path | None,
+    papers: Path | None,
+    links: Path | None,
+    report: Any,
+) -> list[Step]:
+    """Papers with Code dumps; ``report`` (a ``PwcReport``) collects what the tables lacked."""
+    from scholarkg.loaders import pwc
+
+    steps = []
+    # papers first: their full records (abstracts, authors) before rows add minimal ones
+    if papers:
+        steps.append(
+            Step("pwc papers", papers, "pwc-papers", lambda: pwc.read_papers_with_abstracts(papers))
+        )
+    if evaluation_tables:
+        steps.append(
+            Step(
+                "pwc evaluation tables",
+                evaluation_tables,
+                "pwc-evaluation-tables",
+                lambda: pwc.read_evaluation_tables(evaluation_tables, report=report),
+            )
+        )
+    if links:
+        steps.append(Step("pwc code links", links, "pwc-links", lambda: pwc.read_links(links)))
+    return steps
+
+
+def synthetic_steps(files: dict[str, Path], report: Any) -> list[Step]:
+    """The steps loading a written synthetic LEGOBench corpus (``write_corpus`` file map).
+
+    Order: PwC, then APC (its richer paper records win on shared papers), then the ground
+    truth last (its explicit metric directions win over the pattern table).
+    """
+    from scholarkg.loaders.legobench_graph import read_ground_truth
+
+    gt = files["leaderboards"]
+    return [
+        *pwc_steps(
+            files["evaluation_tables"], files["papers_with_abstracts"], files["links"], report
+        ),
+        *apc_steps(files["papers"], files["citations"], files["comparisons"], chunks=True),
+        Step("ground truth", gt, "ground-truth", lambda: read_ground_truth(gt)),
+    ]
