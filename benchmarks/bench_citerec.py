@@ -323,8 +323,6 @@ def part_quality(server: EmbeddedServer, work: Path, args: argparse.Namespace) -
     options = {"projection_cache": str(work / "quality_proj")}
     runs, seconds = {}, {}
     for name in task.rankers:
-        if name in ("cocitation", "coupling", "popularity"):
-            continue  # single graph features; their fused forms are measured
         t0 = time.perf_counter()
         runs[name] = run_task(
             task,
