@@ -87,15 +87,11 @@ def graph_env(
 CONTRACT_BACKENDS = ["embedded", "neo4j"]
 
 
-@pytest.fixture(params=CONTRACT_BACKENDS)
-def any_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
-    """The embedded test store, or a cleared Neo4j database (skipped without NEO4J_URI)."""
-    if request.param == "embedded":
-        yield request.getfixturevalue("store")
-        return
+@pytest.fixture
+def neo4j_store() -> Iterator[GraphStore]:
+    """A cleared Neo4j database at ``NEO4J_URI`` (skipped without it), cleared again after."""
     if not os.environ.get("NEO4J_URI"):
         pytest.skip("neo4j contract run skipped: NEO4J_URI is not set")
-    from scholarkg.config import load_settings
     from scholarkg.store.neo4j_store import Neo4jStore
 
     st = Neo4jStore.from_settings(load_settings().neo4j)
@@ -105,3 +101,10 @@ def any_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
     finally:
         st.clear()
         st.close()
+
+
+@pytest.fixture(params=CONTRACT_BACKENDS)
+def any_store(request: pytest.FixtureRequest) -> GraphStore:
+    """The embedded test store, or a cleared Neo4j database (skipped without NEO4J_URI)."""
+    name = "store" if request.param == "embedded" else "neo4j_store"
+    return request.getfixturevalue(name)

@@ -570,7 +570,11 @@ class Neo4jStore(BatchWriteStore):
 
     # -- lifecycle ---------------------------------------------------------------------
     def clear(self) -> None:
-        """Delete every node and relationship (in batches), then constraints and indexes."""
+        """Delete every node and relationship (in batches), then constraints and indexes,
+        and scholarkg's GDS projections (copies of the deleted graph, held on the heap)."""
+        if "gds" in self.capabilities:
+            for name in self.projected_graphs("scholarkg_"):
+                self.drop_projected(name)
         self._autocommit(dialect.DELETE_ALL)
         for row in self.run(dialect.SHOW_CONSTRAINTS):
             self._execute(dialect.DROP_CONSTRAINT, {"name": row["name"]})

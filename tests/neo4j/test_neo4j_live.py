@@ -10,7 +10,6 @@ They clear the target database (use a throw-away one). The cross-backend contrac
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -29,19 +28,6 @@ pytestmark = [
         reason="needs a Neo4j server: set NEO4J_URI (and NEO4J_PASSWORD); see docker-compose.yml",
     ),
 ]
-
-
-@pytest.fixture
-def neo4j_store() -> Iterator:  # type: ignore[type-arg]
-    from scholarkg.store.neo4j_store import Neo4jStore
-
-    st = Neo4jStore.from_settings(load_settings().neo4j)
-    st.clear()
-    try:
-        yield st
-    finally:
-        st.clear()
-        st.close()
 
 
 def _load_doc_graph(st) -> None:  # type: ignore[no-untyped-def]
