@@ -24,13 +24,8 @@ from _cli import cli_ok, runner
 from scholarkg.cli import app
 from scholarkg.errors import InputError, StoreError
 from scholarkg.store import bulk
-from scholarkg.store.embedded import (
-    BACKUP_FORMAT,
-    BACKUP_VERSION,
-    EmbeddedServer,
-    WaitProgress,
-    read_backup_manifest,
-)
+from scholarkg.store.backup import BACKUP_FORMAT, BACKUP_VERSION, read_backup_manifest
+from scholarkg.store.embedded import EmbeddedServer, WaitProgress
 from scholarkg.store.falkordb_store import FalkorDBStore
 
 GRAPH = "scholarkg"
