@@ -165,7 +165,10 @@ def read_backup_manifest(directory: Path) -> dict[str, Any]:
         isinstance(c, dict) and set(c) == {"nodes", "relationships"} for c in graphs.values()
     ):
         raise InputError("expected {graph: {nodes, relationships}}", path=path, field="graphs")
-    entry = (data.get("files") or {}).get(RDB_FILE)
+    files = data.get("files") or {}
+    if not isinstance(files, dict):
+        raise InputError("expected {file name: {bytes, sha256}}", path=path, field="files")
+    entry = files.get(RDB_FILE)
     rdb = directory / RDB_FILE
     if not isinstance(entry, dict) or not rdb.is_file():
         raise InputError(f"{RDB_FILE} missing from the backup", path=rdb)
