@@ -4,7 +4,7 @@ Prints figures (this is not a test). Two scenarios, each on a fresh data dir:
 
 1. **per-row path** (``scholarkg load apc``, UNWIND/MERGE batches): the synthetic LEGOBench
    corpus (default 20k papers / ~150k citations), once per persistence mode
-   (``--modes``, default all four on-disk modes; see ``embedded.PERSISTENCE_MODES``):
+   (``--modes``, default all four on-disk modes; see ``persistence.PERSISTENCE_MODES``):
    load time, files on disk, restart after a clean ``db stop``, then a second load that
    is cut by ``kill -9`` of the server half-way, the restart after that kill, and a
    ``load apc --resume``, whose final counts and property checksum must equal the clean

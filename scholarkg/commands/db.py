@@ -21,6 +21,7 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import ConfigError
+from scholarkg.store.backup import backup_store, restore_store
 from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer, ServerStatus
 
@@ -147,7 +148,7 @@ def backup(
     with server_wait_line() as show:
         server.progress = show
         with console.status("saving a snapshot"):
-            manifest = server.backup(directory)
+            manifest = backup_store(server, directory)
     graphs = manifest["graphs"]
     console.print(
         f"backed up {len(graphs)} graph(s) to {directory}: "
@@ -175,7 +176,7 @@ def restore(
     with server_wait_line() as show:
         server.progress = show
         with console.status("restoring"):
-            manifest = server.restore(directory, force=force)
+            manifest = restore_store(server, directory, force=force)
     forgotten = _forget_checkpoints("embedded", None)
     console.print(
         f"restored {len(manifest['graphs'])} graph(s) from {directory} "

@@ -43,7 +43,7 @@ import numpy as np
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
 from scholarkg.store.cypher_common import storable_value
-from scholarkg.store.embedded import automatic_rewrites_paused, compact_aof
+from scholarkg.store.persistence import automatic_rewrites_paused, compact_aof
 from scholarkg.textio import iter_jsonl, open_text
 
 if TYPE_CHECKING:

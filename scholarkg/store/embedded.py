@@ -25,6 +25,11 @@ So (graph-backends.md §5):
   queries is slow (FalkorDB re-runs each MERGE, and without the index when the index was
   created in the log: 134 s instead of 1.1 s for a 2 MB log, measured) and logged
   ``GRAPH.CONSTRAINT CREATE`` commands (FalkorDB writes each twice) fail on replay.
+
+This module is the process lifecycle only (spawn, readiness, stop, stale recovery, the
+lock, ``db status``). The persistence modes and the AOF rewrite / RDB save waits it relies
+on live in ``persistence.py`` (shared with the bulk loader and ``GraphStore.compact()``);
+``db backup`` and ``db restore`` live in ``backup.py``, which drives this server.
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -49,8 +53,26 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from scholarkg.errors import InputError, ServerError, StoreError
-from scholarkg.textio import atomic_write_text, sha256_file
+from scholarkg.errors import InputError, ServerError
+from scholarkg.store.persistence import (
+    AOF_DIR,
+    AOF_MANIFEST,
+    AOF_MODES,
+    AUTO_AOF_REWRITE_MIN_SIZE,
+    AUTO_AOF_REWRITE_PERCENTAGE,
+    DEFAULT_SAVE_POINTS,
+    PERSISTENCE_MODES,
+    RDB_FILE,
+    REWRITE_AFTER_START_BYTES,
+    PersistenceFile,
+    aof_logged_bytes,
+    aof_rewrite_idle,
+    compact_aof,
+    disk_usage,
+    persistence_info,
+    wait_persistence,
+)
+from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
     import falkordb
@@ -66,46 +88,10 @@ LOCK_FILE = "server.lock"
 INFO_FILE = "server.json"
 LOG_FILE = "falkordb.log"
 SOCKET_NAME = "redis.sock"
-AOF_DIR = "appendonlydir"
-AOF_MANIFEST = "appendonly.aof.manifest"
-RDB_FILE = "dump.rdb"
-#: where ``restore`` parks the files it replaces until the restored store checks out
-PRE_RESTORE_DIR = "pre-restore"
 
-#: Persistence modes (compared by ``benchmarks/bench_restart.py``; the CLI always uses "aof"):
-#:
-#: * ``aof``: append-only file with an RDB preamble base, fsync before every reply
-#:   (``appendfsync always``), no RDB save points. Neither kill -9 nor a power cut loses
-#:   an acknowledged write. The default: our writes are batches of thousands of rows, so
-#:   one fsync per batch did not slow the 20k-paper load measurably (README).
-#: * ``aof-everysec``: the same with one fsync per second; kill -9 of the server loses
-#:   nothing acknowledged (the write reaches the OS before the reply), a power cut up to
-#:   ~1 s, which a load checkpoint may already have recorded as done.
-#: * ``aof+rdb``: ``aof`` plus Redis' default RDB save points. The extra ``dump.rdb`` is
-#:   never read while the AOF exists, so its forks only cost time and disk.
-#: * ``rdb``: RDB save points only; a kill -9 loses everything since the last save.
-#: * ``none``: nothing on disk (tests, demos).
-PERSISTENCE_MODES = ("aof", "aof-everysec", "aof+rdb", "rdb", "none")
-_AOF_MODES = ("aof", "aof-everysec", "aof+rdb")
-#: Redis' default save points (``save 3600 1 300 100 60 10000``)
-DEFAULT_SAVE_POINTS = "3600 1 300 100 60 10000"
-#: Automatic AOF rewrite once the incremental log exceeds half the base and 16 MB. Replaying
-#: logged queries runs at ~16 MB/s against an indexed base (measured, 20k-paper load), so
-#: the log a crash leaves behind replays in about a second; a rewrite of the 20k-paper
-#: store takes ~0.2 s, so rewriting this often costs little.
-AUTO_AOF_REWRITE_PERCENTAGE = 50
-AUTO_AOF_REWRITE_MIN_SIZE = "16mb"
-#: After a start, a log bigger than this (a crash left queries to replay) is rewritten in
-#: the background so the *next* start is fast again. Zero: any log, because even a tiny
-#: one may hold index DDL that would make later logged writes replay without the index.
-REWRITE_AFTER_START_BYTES = 0
 #: A loading server is waited for as long as it makes progress; this long without any is
 #: an error (never a kill: we only stop servers that do not answer *and* do not run).
 DEFAULT_STALL_TIMEOUT = 300.0
-
-BACKUP_FORMAT = "scholarkg-store-backup"
-BACKUP_VERSION = 1
-BACKUP_MANIFEST = "backup.json"
 
 #: Popen objects of servers this process started, so they are reaped (no zombies) and
 #: never garbage-collected while running.
@@ -157,15 +143,6 @@ def set_wait_callback(callback: WaitCallback | None) -> WaitCallback | None:
     previous = _default_wait_callback
     _default_wait_callback = callback
     return previous
-
-
-@dataclass(frozen=True)
-class PersistenceFile:
-    """One file of the store on disk (``db status``)."""
-
-    name: str
-    bytes: int
-    modified: str
 
 
 @dataclass(frozen=True)
@@ -272,124 +249,6 @@ def _cpu_ticks(pid: int) -> int | None:
         return int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return None
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-
-def persistence_info(client: redis.Redis) -> dict[str, Any]:
-    """``INFO persistence`` (answered even while the server is loading)."""
-    return dict(client.info("persistence"))
-
-
-def _aof_logged_bytes(info: Mapping[str, Any]) -> int:
-    """Bytes of queries logged since the last AOF rewrite (replayed on the next start)."""
-    return int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
-
-
-def _aof_rewrite_idle(info: Mapping[str, Any]) -> bool:
-    """No AOF rewrite running or scheduled."""
-    return not int(info["aof_rewrite_in_progress"]) and not int(info["aof_rewrite_scheduled"])
-
-
-def _wait_persistence(
-    client: redis.Redis, done: Callable[[dict[str, Any]], bool], timeout: float, what: str
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        info = persistence_info(client)
-        if done(info):
-            return info
-        if time.monotonic() > deadline:
-            raise ServerError(
-                f"{what} still running after {timeout:.0f} s; the data on disk are intact "
-                "(the previous snapshot and log); see 'scholarkg db status' and falkordb.log"
-            )
-        time.sleep(0.05)
-
-
-def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 3600.0) -> bool:
-    """Rewrite the AOF into one RDB-preamble snapshot and wait for it; True if it ran.
-
-    ``BGREWRITEAOF`` forks and writes the current dataset as the new AOF base; queries
-    logged meanwhile go to a new incremental file. We wait until no rewrite is running or
-    scheduled and the rewrite counter moved, then require
-    ``aof_last_bgrewrite_status:ok``. Without ``force`` nothing happens when no write was
-    logged since the last rewrite. On an RDB-only server this is a ``BGSAVE``; on a server
-    with no persistence, nothing.
-    """
-    import redis
-
-    info = persistence_info(client)
-    if not int(info.get("aof_enabled", 0)):
-        config = client.config_get("save").get("save", "")
-        if not config or (int(info.get("rdb_changes_since_last_save", 0)) == 0 and not force):
-            return False
-        before = int(info.get("rdb_saves", 0))
-        with contextlib.suppress(redis.exceptions.ResponseError):  # one already running
-            client.bgsave()
-        info = _wait_persistence(
-            client,
-            lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
-            timeout,
-            "RDB save",
-        )
-        if info.get("rdb_last_bgsave_status") != "ok":
-            raise ServerError("the RDB snapshot failed (disk full?); see falkordb.log")
-        return True
-    if not force and _aof_logged_bytes(info) <= 0 and _aof_rewrite_idle(info):
-        return False
-    # a rewrite that is already running snapshots an older state: let it finish first
-    info = _wait_persistence(client, _aof_rewrite_idle, timeout, "AOF rewrite")
-    before = int(info.get("aof_rewrites", 0))
-    t0 = time.monotonic()
-    try:
-        client.execute_command("BGREWRITEAOF")
-    except redis.exceptions.ResponseError as err:  # lost a race with an automatic rewrite
-        if "already in progress" not in str(err):
-            raise ServerError(f"BGREWRITEAOF failed: {err}") from err
-    info = _wait_persistence(
-        client,
-        lambda i: _aof_rewrite_idle(i) and int(i.get("aof_rewrites", 0)) > before,
-        timeout,
-        "AOF rewrite",
-    )
-    if info.get("aof_last_bgrewrite_status") != "ok":
-        raise ServerError(
-            "rewriting the append-only file failed (disk full?); the previous files are kept "
-            "and still load; see falkordb.log in the data dir"
-        )
-    log.info("AOF rewritten in %.1f s: %d bytes", time.monotonic() - t0, int(info["aof_base_size"]))
-    return True
-
-
-@contextlib.contextmanager
-def automatic_rewrites_paused(client: redis.Redis) -> Iterator[None]:
-    """No automatic AOF rewrite while the block runs (and none running when it starts).
-
-    ``GRAPH.BULK`` must not overlap a rewrite's fork: on FalkorDB 4.16.3 an automatic
-    rewrite that forked between two bulk commands of a 1M-node load left the server
-    answering nothing (main thread idle, every client waiting; seen once in two runs).
-    The bulk loader therefore pauses them and rewrites once itself, between commands.
-    Only the running server's config changes (``CONFIG SET``): a restart restores it.
-    """
-    info = persistence_info(client)
-    if not int(info.get("aof_enabled", 0)):
-        yield
-        return
-    previous = str(
-        client.config_get("auto-aof-rewrite-percentage").get(
-            "auto-aof-rewrite-percentage", AUTO_AOF_REWRITE_PERCENTAGE
-        )
-    )
-    client.config_set("auto-aof-rewrite-percentage", 0)
-    try:
-        _wait_persistence(client, _aof_rewrite_idle, 3600.0, "AOF rewrite")
-        yield
-    finally:
-        with contextlib.suppress(Exception):  # a lost server restarts with the default
-            client.config_set("auto-aof-rewrite-percentage", previous)
 
 
 def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
@@ -577,7 +436,7 @@ class EmbeddedServer:
         info = self._read_info()
         sock = self.socket_path
         pid = self._read_pid()
-        files, disk, last_rewrite = self._disk_usage()
+        files, disk, last_rewrite = disk_usage(self.data_dir)
         base: dict[str, Any] = {
             "data_dir": str(self.data_dir),
             "socket": str(sock),
@@ -614,7 +473,7 @@ class EmbeddedServer:
             return ServerStatus(state="stale", pid=pid, **base)
         logged = None
         if int(pers.get("aof_enabled", 0)):
-            logged = _aof_logged_bytes(pers)
+            logged = aof_logged_bytes(pers)
         return ServerStatus(
             state="running",
             pid=pid,
@@ -639,116 +498,11 @@ class EmbeddedServer:
             )
         return FalkorDB(unix_socket_path=str(sock), socket_timeout=socket_timeout)
 
-    # -- backup / restore -------------------------------------------------------------
-    def backup(self, dest: Path | str) -> dict[str, Any]:
-        """A consistent snapshot of the running store in ``dest`` (an empty or new dir).
-
-        ``BGSAVE`` forks and writes one point-in-time RDB file, which is copied to
-        ``dest/dump.rdb`` with ``dest/backup.json`` (versions, graphs with their node and
-        relationship counts, file size and SHA-256). Counts are read before and after the
-        save; if a writer changed them meanwhile, the save is repeated, so the manifest
-        describes the snapshot.
-        """
-        out = Path(dest).expanduser().absolute()
-        if out.exists() and any(out.iterdir()):
-            raise InputError("backup directory is not empty; choose a new one", path=out)
-        if out == self.data_dir or self.data_dir in out.parents:
-            raise InputError("the backup must not be inside the data directory", path=out)
-        st = self.ensure_running()
-        dump = self.data_dir / RDB_FILE
-        with self._raw_client(self.socket_path, timeout=60.0) as client:
-            for _attempt in range(3):
-                before = self._all_counts(client)
-                self._bgsave(client)
-                after = self._all_counts(client)
-                if before == after:
-                    break
-            else:
-                raise StoreError(
-                    "the graphs kept changing during the backup; stop the running load and "
-                    "run 'scholarkg db backup' again"
-                )
-            incomplete = incomplete_graphs(client)
-        out.mkdir(parents=True, exist_ok=True)
-        target = out / RDB_FILE
-        tmp = out / (RDB_FILE + ".part")
-        shutil.copyfile(dump, tmp)
-        tmp.replace(target)
-        if self.persistence not in ("rdb", "aof+rdb"):
-            dump.unlink(missing_ok=True)  # never read while the AOF exists: do not keep it
-        manifest: dict[str, Any] = {
-            "format": BACKUP_FORMAT,
-            "format_version": BACKUP_VERSION,
-            "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "source_data_dir": str(self.data_dir),
-            "versions": {**st.versions, "scholarkg": _scholarkg_version()},
-            "graphs": after,
-            "incomplete": incomplete,
-            "files": {RDB_FILE: {"bytes": target.stat().st_size, "sha256": sha256_file(target)}},
-        }
-        atomic_write_text(out / BACKUP_MANIFEST, json.dumps(manifest, indent=2) + "\n")
-        return manifest
-
-    def restore(self, src: Path | str, *, force: bool = False) -> dict[str, Any]:
-        """Replace this store with a backup made by :meth:`backup`; returns its manifest.
-
-        The backup is checked (manifest, size, SHA-256) before anything is touched. A store
-        holding any graph is only replaced with ``force``. The server is stopped, the old
-        files are parked in ``<data>/pre-restore/``, the RDB is put in place and the server
-        started from it (see :meth:`_spawn`: with appendonly on, Redis would ignore a lone
-        RDB and start empty), then the counts are compared with the manifest. On any
-        failure the parked files are put back.
-        """
-        manifest = read_backup_manifest(Path(src))
-        source = Path(src).expanduser().absolute() / RDB_FILE
-        if not self.persistent:
-            raise InputError("restore needs a persistent store", field="persistence")
-        existing = self._existing_graphs()
-        if existing and not force:
-            listed = ", ".join(
-                f"{g} ({c['nodes']} nodes, {c['relationships']} relationships)"
-                for g, c in existing.items()
-            )
-            raise StoreError(
-                f"the store in {self.data_dir} is not empty ({listed}); restoring would "
-                "replace it: back it up first ('scholarkg db backup DIR') and rerun with --force"
-            )
-        self.stop(compact=False)
-        parked = self.data_dir / PRE_RESTORE_DIR
-        shutil.rmtree(parked, ignore_errors=True)
-        parked.mkdir(parents=True)
-        moved = []
-        for name in (AOF_DIR, RDB_FILE):
-            if (self.data_dir / name).exists():
-                (self.data_dir / name).replace(parked / name)
-                moved.append(name)
-        try:
-            tmp = self.data_dir / (RDB_FILE + ".part")
-            shutil.copyfile(source, tmp)
-            tmp.replace(self.data_dir / RDB_FILE)
-            self.start()
-            with self._raw_client(self.socket_path, timeout=60.0) as client:
-                got = self._all_counts(client)
-            if got != manifest["graphs"]:
-                raise StoreError(
-                    f"restored store does not match {BACKUP_MANIFEST}: expected "
-                    f"{manifest['graphs']}, got {got}"
-                )
-        except BaseException:
-            with contextlib.suppress(Exception):
-                self.stop(compact=False)
-            for name in (AOF_DIR, RDB_FILE):
-                target = self.data_dir / name
-                if target.is_dir():
-                    shutil.rmtree(target)
-                else:
-                    target.unlink(missing_ok=True)
-            for name in moved:
-                (parked / name).replace(self.data_dir / name)
-            shutil.rmtree(parked, ignore_errors=True)
-            raise
-        shutil.rmtree(parked, ignore_errors=True)
-        return manifest
+    def admin_client(self, *, timeout: float = 60.0) -> redis.Redis:
+        """A short-lived plain Redis client on the server's socket (``INFO``, ``BGSAVE``,
+        ``GRAPH.LIST``), for modules that administer a running server (``backup.py``);
+        use it in a ``with`` block so its socket is closed."""
+        return self._raw_client(self.socket_path, timeout=timeout)
 
     def __enter__(self) -> EmbeddedServer:
         self.start()
@@ -842,68 +596,6 @@ class EmbeddedServer:
                 out["falkordb"] = f"{ver // 10000}.{ver // 100 % 100}.{ver % 100}"
         return out
 
-    @staticmethod
-    def _all_counts(client: redis.Redis) -> dict[str, dict[str, int]]:
-        graphs = sorted(str(g) for g in client.execute_command("GRAPH.LIST"))
-        return {g: graph_totals(client, g) for g in graphs}
-
-    def _existing_graphs(self) -> dict[str, dict[str, int]]:
-        """Graphs of this data dir (starting the server if there are files to look at)."""
-        has_files = (self.data_dir / AOF_DIR).exists() or (self.data_dir / RDB_FILE).exists()
-        if not has_files and self.status().state != "running":
-            return {}
-        self.ensure_running()
-        with self._raw_client(self.socket_path, timeout=60.0) as client:
-            return self._all_counts(client)
-
-    def _bgsave(self, client: redis.Redis) -> dict[str, Any]:
-        """``BGSAVE`` and wait for it (an automatic one in progress is waited out first)."""
-        import redis
-
-        info = _wait_persistence(
-            client, lambda i: not int(i["rdb_bgsave_in_progress"]), 3600.0, "RDB save"
-        )
-        before = int(info.get("rdb_saves", 0))
-        while True:
-            try:
-                client.bgsave()
-                break
-            except redis.exceptions.ResponseError as err:  # an AOF rewrite is forking
-                if "in progress" not in str(err) and "rewriting" not in str(err).lower():
-                    raise ServerError(f"BGSAVE failed: {err}") from err
-                time.sleep(0.1)
-        info = _wait_persistence(
-            client,
-            lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
-            3600.0,
-            "RDB save",
-        )
-        if info.get("rdb_last_bgsave_status") != "ok":
-            raise ServerError("BGSAVE failed (disk full?); see falkordb.log in the data dir")
-        return info
-
-    def _disk_usage(self) -> tuple[list[PersistenceFile], int, str | None]:
-        """Persistence files, total bytes under the data dir, time of the last AOF rewrite."""
-        files: list[PersistenceFile] = []
-        total = 0
-        last_rewrite = None
-        if not self.data_dir.is_dir():
-            return files, 0, None
-        for path in sorted(self.data_dir.rglob("*")):
-            try:
-                st = path.lstat()
-            except OSError:
-                continue
-            if not path.is_file() or path.is_symlink():
-                continue
-            total += st.st_size
-            rel = path.relative_to(self.data_dir)
-            if rel.parts[0] == AOF_DIR or rel.name == RDB_FILE:
-                files.append(PersistenceFile(str(rel), st.st_size, _iso(st.st_mtime)))
-                if rel.name.endswith(".base.rdb") or rel.name.endswith(".base.aof"):
-                    last_rewrite = _iso(st.st_mtime)
-        return files, total, last_rewrite
-
     def _clean_leftovers(self) -> None:
         """Remove pid file and socket(s) of a server that is gone."""
         for path in {self.pid_file, self.socket_path, socket_path_for(self.data_dir)}:
@@ -917,7 +609,7 @@ class EmbeddedServer:
         EMPTY (checked on 8.2.3), then writes an empty AOF base that hides the RDB for good.
         """
         return (
-            self.persistence in _AOF_MODES
+            self.persistence in AOF_MODES
             and (self.data_dir / RDB_FILE).is_file()
             and not (self.data_dir / AOF_DIR / AOF_MANIFEST).is_file()
         )
@@ -937,7 +629,7 @@ class EmbeddedServer:
             "--protected-mode", "no",
         ]  # fmt: skip
         save = DEFAULT_SAVE_POINTS if self.persistence in ("rdb", "aof+rdb") else ""
-        if self.persistence in _AOF_MODES:
+        if self.persistence in AOF_MODES:
             fsync = "everysec" if self.persistence == "aof-everysec" else "always"
             cmd += [
                 "--appendonly", "no" if bootstrap else "yes",
@@ -1018,9 +710,9 @@ class EmbeddedServer:
         """
         log.info("creating the append-only files from %s", self.data_dir / RDB_FILE)
         client.config_set("appendonly", "yes")
-        info = _wait_persistence(
+        info = wait_persistence(
             client,
-            lambda i: int(i.get("aof_enabled", 0)) and _aof_rewrite_idle(i),
+            lambda i: int(i.get("aof_enabled", 0)) and aof_rewrite_idle(i),
             3600.0,
             "creating the AOF from dump.rdb",
         )
@@ -1038,10 +730,10 @@ class EmbeddedServer:
     def _rewrite_replayed_log(self, client: redis.Redis) -> None:
         """After a crash the log may hold many queries: rewrite it in the background now,
         so only this start pays for the replay."""
-        if self.persistence not in _AOF_MODES:
+        if self.persistence not in AOF_MODES:
             return
         info = persistence_info(client)
-        logged = _aof_logged_bytes(info)
+        logged = aof_logged_bytes(info)
         if logged > REWRITE_AFTER_START_BYTES and not int(info["aof_rewrite_in_progress"]):
             log.info("rewriting %d bytes of replayed log in the background", logged)
             with contextlib.suppress(Exception):  # an automatic rewrite may have started
@@ -1169,38 +861,3 @@ class EmbeddedServer:
             if self._wait_exit(pid, wait):
                 return
         raise ServerError(f"embedded server pid {pid} survived SIGKILL")
-
-
-def _scholarkg_version() -> str:
-    from scholarkg import __version__
-
-    return __version__
-
-
-def read_backup_manifest(directory: Path) -> dict[str, Any]:
-    """``backup.json`` of a ``db backup`` directory, checked against its RDB file."""
-    directory = Path(directory).expanduser().absolute()
-    from scholarkg.store.transfer import read_format_json
-
-    path = directory / BACKUP_MANIFEST
-    data = read_format_json(
-        path,
-        BACKUP_FORMAT,
-        BACKUP_VERSION,
-        missing="missing; is this a 'scholarkg db backup' directory?",
-    )
-    graphs = data.get("graphs")
-    if not isinstance(graphs, dict) or not all(
-        isinstance(c, dict) and set(c) == {"nodes", "relationships"} for c in graphs.values()
-    ):
-        raise InputError("expected {graph: {nodes, relationships}}", path=path, field="graphs")
-    entry = (data.get("files") or {}).get(RDB_FILE)
-    rdb = directory / RDB_FILE
-    if not isinstance(entry, dict) or not rdb.is_file():
-        raise InputError(f"{RDB_FILE} missing from the backup", path=rdb)
-    if rdb.stat().st_size != entry.get("bytes") or sha256_file(rdb) != entry.get("sha256"):
-        raise InputError(
-            "size or SHA-256 differs from backup.json: the copy is damaged or incomplete",
-            path=rdb,
-        )
-    return data

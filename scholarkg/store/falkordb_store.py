@@ -205,7 +205,7 @@ class FalkorDBStore(BatchWriteStore):
         """
         import redis
 
-        from scholarkg.store.embedded import compact_aof
+        from scholarkg.store.persistence import compact_aof
 
         try:
             compact_aof(self.db.connection)

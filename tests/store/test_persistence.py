@@ -24,13 +24,8 @@ from _cli import cli_ok, runner
 from scholarkg.cli import app
 from scholarkg.errors import InputError, StoreError
 from scholarkg.store import bulk
-from scholarkg.store.embedded import (
-    BACKUP_FORMAT,
-    BACKUP_VERSION,
-    EmbeddedServer,
-    WaitProgress,
-    read_backup_manifest,
-)
+from scholarkg.store.backup import BACKUP_FORMAT, BACKUP_VERSION, read_backup_manifest
+from scholarkg.store.embedded import EmbeddedServer, WaitProgress
 from scholarkg.store.falkordb_store import FalkorDBStore
 
 GRAPH = "scholarkg"
@@ -406,3 +401,17 @@ def test_backup_manifest_of_another_format_or_a_newer_version_is_refused(
     with pytest.raises(InputError) as err:
         read_backup_manifest(tmp_path)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize("files", [["dump.rdb"], "dump.rdb", 3])
+def test_backup_manifest_whose_files_is_not_a_mapping_names_the_field(
+    tmp_path: Path, files: Any
+) -> None:
+    """A hand-edited or truncated ``files`` entry is bad input, not an AttributeError."""
+    (tmp_path / "dump.rdb").write_bytes(b"x")
+    header = {"format": BACKUP_FORMAT, "format_version": BACKUP_VERSION}
+    (tmp_path / "backup.json").write_text(json.dumps({**header, "graphs": {}, "files": files}))
+    with pytest.raises(InputError) as err:
+        read_backup_manifest(tmp_path)
+    assert err.value.field == "files"
+    assert err.value.path == str(tmp_path / "backup.json")
