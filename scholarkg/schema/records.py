@@ -480,6 +480,11 @@ class Judgement(EdgeRecord):
         return data
 
 
+#: relationship types whose edges are keyed graph-wide (``EdgeRecord.MERGE_KEY`` of the record
+#: that writes them), for code that moves edges without their records (``store/transfer.py``)
+KEYED_RELATIONSHIPS: dict[str, tuple[str, ...]] = {Judgement.TYPE: Judgement.MERGE_KEY}
+
+
 # --------------------------------------------------------------------------- peer review
 
 
