@@ -140,7 +140,7 @@ def cmd_rank(args: argparse.Namespace) -> None:
     from scholarkg.benchmark.tasks.dorismae import rankers as R
     from scholarkg.benchmark.tasks.dorismae.task import DorisMaeTask, RankerKit
     from scholarkg.loaders.dorismae import DorisReader
-    from scholarkg.loaders.dorismae_writer import write_dorismae
+    from scholarkg.loaders.writer import write_records
     from scholarkg.services.embeddings import load_embedder
     from scholarkg.store.embedded import EmbeddedServer
     from scholarkg.store.falkordb_store import FalkorDBStore
@@ -153,7 +153,7 @@ def cmd_rank(args: argparse.Namespace) -> None:
         store = FalkorDBStore(server.connect(), "bench")
         store.apply_schema()
         t0 = time.perf_counter()
-        write_dorismae(store, DorisReader(path).records())
+        write_records(store, DorisReader(path).records())
         print(f"loaded {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s")
         task = DorisMaeTask()
         options = task.resolve_options({"backend": args.backend})

@@ -337,7 +337,7 @@ def _family_runs(
 
 def _dorismae(ctx: DemoContext) -> None:
     from scholarkg.loaders.dorismae import DorisReader
-    from scholarkg.loaders.dorismae_writer import write_dorismae
+    from scholarkg.loaders.writer import write_records
     from scholarkg.synthetic.dorismae import SyntheticDoris, write_json
 
     t = _step(ctx.console, "9. DORIS-MAE: synthetic queries and abstracts, BM25 vs ours")
@@ -345,7 +345,7 @@ def _dorismae(ctx: DemoContext) -> None:
     world = SyntheticDoris(n_queries=6, pool_size=16, n_background=20, arxiv_ids=shared)
     (ctx.out_dir / "dorismae").mkdir(parents=True, exist_ok=True)
     path = write_json(world, ctx.out_dir / "dorismae" / "DORIS-MAE_dataset_v1.json")
-    written = write_dorismae(ctx.store, DorisReader(path).records(), batch_size=2_000)
+    written = write_records(ctx.store, DorisReader(path).records(), batch_size=2_000)
     ctx.console.print(f"  loaded {path} ({written.records} records); shared papers: {shared}")
     _family_runs(ctx, "dorismae", ("bm25", "aspect-bm25"), {"task": "full"})
     _done(ctx.console, t)

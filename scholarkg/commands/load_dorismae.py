@@ -39,8 +39,8 @@ def load_dorismae(
     from scholarkg.console import print_summary
     from scholarkg.loaders.checkpoint import LoadStats
     from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
-    from scholarkg.loaders.dorismae_writer import write_dorismae
     from scholarkg.loaders.steps import LoadSummary
+    from scholarkg.loaders.writer import write_records
 
     report = DorisLoadReport()
     bar = Progress(
@@ -61,7 +61,7 @@ def load_dorismae(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
         try:
-            written = write_dorismae(store, reader.records(), batch_size=batch_size)
+            written = write_records(store, reader.records(), batch_size=batch_size)
         except InputError:
             bar.stop()
             err_console.print(

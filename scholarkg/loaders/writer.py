@@ -7,7 +7,9 @@ never waits on a node that was already read. Loaders therefore yield a source's 
 the edges that need them; an edge whose endpoint never arrives is skipped and counted (it
 cannot be stored without inventing a node).
 
-Re-running a load is safe: everything is MERGE on stable ids.
+Re-running a load is safe: everything is MERGE on stable ids. A relationship type whose
+record declares ``MERGE_KEY`` (e.g. ``Judgement``: several judgements of one pair) is MERGEd
+on its endpoints *and* those key properties, so it keeps one relationship per key.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from scholarkg.errors import InputError
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord
 from scholarkg.store.base import GraphStore
 
@@ -40,6 +43,15 @@ class WriteReport:
         }
 
 
+class _EdgeKind(NamedTuple):
+    """One relationship batch: type, endpoint labels and the merge key property names."""
+
+    rel_type: str
+    start_label: str
+    end_label: str
+    merge_key: tuple[str, ...] = ()
+
+
 class RecordWriter:
     """Buffering writer; use as a context manager or call ``flush()`` at the end."""
 
@@ -55,11 +67,11 @@ class RecordWriter:
         self.progress = progress
         self.report = WriteReport()
         self._nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        # keyed by (start, end): MERGE makes one relationship per pair, so a pair seen twice
-        # in a batch is one write (later properties win), and the skipped count stays exact
-        self._edges: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = (
-            defaultdict(dict)
-        )
+        # per (type, start label, end label, merge key names), rows keyed by (start, end,
+        # key values): MERGE makes one relationship per pair (per pair and key values for a
+        # keyed type), so one seen twice in a batch is one write (later properties win), and
+        # the skipped count stays exact
+        self._edges: dict[_EdgeKind, dict[tuple[Any, ...], dict[str, Any]]] = defaultdict(dict)
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -83,14 +95,20 @@ class RecordWriter:
                 record = record.model_copy(update={"sentence": None, "section": None})
             self._add_edge(
                 record.TYPE, record.START, record.END, record.start, record.end,
-                record.properties(),
+                record.properties(), record.merge_key(),
             )  # fmt: skip
         if self.progress and self.report.records % 1000 == 0:
             self.progress(self.report.records)
 
     def add_all(self, records: Iterable[NodeRecord | EdgeRecord]) -> WriteReport:
-        for record in records:
-            self.add(record)
+        """Write every record; on a bad record (``InputError`` from the reader) everything
+        read before it is written first, so nothing already validated is lost."""
+        try:
+            for record in records:
+                self.add(record)
+        except InputError:
+            self.flush()
+            raise
         self.flush()
         return self.report
 
@@ -102,16 +120,21 @@ class RecordWriter:
         start: str,
         end: str,
         props: dict[str, Any] | None = None,
+        merge_key: dict[str, Any] | None = None,
     ) -> None:
-        key = (rel_type, start_label, end_label)
-        buf = self._edges[key]
-        if (start, end) in buf:
-            buf[(start, end)]["props"].update(props or {})
+        merge_key = merge_key or {}
+        kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
+        buf = self._edges[kind]
+        ident = (start, end, *merge_key.values())
+        if ident in buf:
+            buf[ident]["props"].update(props or {})
         else:
-            buf[(start, end)] = {"start": start, "end": end, "props": dict(props or {})}
+            buf[ident] = {"start": start, "end": end, "props": dict(props or {})}
+            if merge_key:
+                buf[ident]["key"] = dict(merge_key)
         if len(buf) >= self.batch_size:
             self._flush_nodes()
-            self._flush_edges(key)
+            self._flush_edges(kind)
 
     def _flush_label(self, label: str) -> None:
         rows = self._nodes.pop(label, [])
@@ -123,17 +146,22 @@ class RecordWriter:
         for label in list(self._nodes):
             self._flush_label(label)
 
-    def _flush_edges(self, key: tuple[str, str, str]) -> None:
-        rows = list(self._edges.pop(key, {}).values())
+    def _flush_edges(self, kind: _EdgeKind) -> None:
+        rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
-        written = self.store.merge_relationships(*key, rows, batch_size=self.batch_size)
-        self.report.relationships[key[0]] += written
+        # ``key=`` only for keyed types: a store without keyed MERGE still takes plain edges
+        keyed = {"key": kind.merge_key} if kind.merge_key else {}
+        written = self.store.merge_relationships(
+            kind.rel_type, kind.start_label, kind.end_label, rows,
+            batch_size=self.batch_size, **keyed,
+        )  # fmt: skip
+        self.report.relationships[kind.rel_type] += written
         if written < len(rows):
-            self.report.skipped_relationships[key[0]] += len(rows) - written
+            self.report.skipped_relationships[kind.rel_type] += len(rows) - written
             log.warning(
                 "%d %s relationship(s) skipped: endpoint not in the graph", len(rows) - written,
-                key[0],
+                kind.rel_type,
             )  # fmt: skip
 
     def flush(self) -> WriteReport:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from scholarkg.errors import InputError
 from scholarkg.schema import ids
 
 Direction = Literal["higher", "lower", "unknown"]
@@ -77,12 +78,30 @@ class EdgeRecord(Record):
     TYPE: ClassVar[str]
     START: ClassVar[str]
     END: ClassVar[str]
+    #: properties that, with the two endpoints, identify one relationship. Empty (the
+    #: default): one relationship per (start, end) pair, later properties win. Non-empty:
+    #: one per (start, end, key values), e.g. several judgements of one pair
+    #: (``MERGE (a)-[r:TYPE {k: row.key.k}]->(b)``, ``store.cypher_common``).
+    MERGE_KEY: ClassVar[tuple[str, ...]] = ()
 
     start: str
     end: str
 
     def properties(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True, exclude={"start", "end"})
+
+    def merge_key(self) -> dict[str, Any]:
+        """``{name: value}`` of the ``MERGE_KEY`` properties; a missing value is an error."""
+        if not self.MERGE_KEY:
+            return {}
+        props = self.properties()
+        missing = [k for k in self.MERGE_KEY if props.get(k) is None]
+        if missing:
+            raise InputError(
+                f"{self.TYPE} {self.start!r} -> {self.end!r} has no merge key value",
+                field=missing[0],
+            )
+        return {k: props[k] for k in self.MERGE_KEY}
 
     def row(self) -> dict[str, Any]:
         return {"start": self.start, "end": self.end, "props": self.properties()}
@@ -439,17 +458,31 @@ class Judgement(EdgeRecord):
     ``key`` identifies the judgement itself (e.g. ``gpt:<annotation index>``), so several
     judgements of one (aspect, paper) pair stay several relationships: DORIS-MAE *sums*
     duplicate annotations and keeps three human grades per pair. Writers MERGE on ``key``
-    (``queries/dorismae/merge_judged.cypher``), not on the pair.
+    (``MERGE_KEY``), not on the pair; without one it is ``<source>:<start>:<end>``.
     """
 
     TYPE: ClassVar[str] = "JUDGED"
     START: ClassVar[str] = "Aspect"
     END: ClassVar[str] = "Paper"
+    MERGE_KEY: ClassVar[tuple[str, ...]] = ("key",)
     score: float
     judge: str | None = Field(default=None, description="'gpt', 'human' or an annotator id")
     source: str | None = Field(default=None, description="'gpt' or 'human'")
     annotator: str | None = None
     key: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_key(cls, data: Any) -> Any:
+        """One judgement per (source, pair) when the source gives no key of its own."""
+        if isinstance(data, dict) and not data.get("key"):
+            return {**data, "key": f"{data.get('source')}:{data.get('start')}:{data.get('end')}"}
+        return data
+
+
+#: relationship types whose edges are keyed graph-wide (``EdgeRecord.MERGE_KEY`` of the record
+#: that writes them), for code that moves edges without their records (``store/transfer.py``)
+KEYED_RELATIONSHIPS: dict[str, tuple[str, ...]] = {Judgement.TYPE: Judgement.MERGE_KEY}
 
 
 # --------------------------------------------------------------------------- peer review

@@ -135,10 +135,14 @@ class GraphStore(Protocol):
         *,
         batch_size: int = 10_000,
         progress: ProgressFn | None = None,
+        key: Sequence[str] = (),
     ) -> int:
         """MERGE ``(start {id: row.start})-[:TYPE]->(end {id: row.end})``; ``row.props`` set.
 
-        Rows whose endpoints do not exist are skipped (counted out of the return value).
+        ``key``: property names that, with the endpoints, identify a relationship (one per
+        (start, end, key values) instead of one per pair; values from ``row.key`` or the
+        row's properties). Rows whose endpoints do not exist are skipped (counted out of the
+        return value).
         """
         ...
 

@@ -104,10 +104,11 @@ class BatchWriteStore:
         *,
         batch_size: int = 10_000,
         progress: ProgressFn | None = None,
+        key: Sequence[str] = (),
     ) -> int:
-        query = merge_relationships_query(rel_type, start_label, end_label)
+        query = merge_relationships_query(rel_type, start_label, end_label, key)
         self._prepare_labels(start_label, end_label)
-        return self._write_counted(query, rel_rows(rows), batch_size, progress)
+        return self._write_counted(query, rel_rows(rows, key), batch_size, progress)
 
     def set_vectors(
         self,

@@ -71,19 +71,28 @@ def merge_nodes_query(label: str) -> str:
     return f"UNWIND $rows AS row MERGE (n:{label} {{id: row.id}}) SET n += row.props"
 
 
-def merge_relationships_query(rel_type: str, start_label: str, end_label: str) -> str:
+def merge_relationships_query(
+    rel_type: str, start_label: str, end_label: str, key: Sequence[str] = ()
+) -> str:
     """MERGE one relationship per row between existing nodes; missing endpoints skip the row.
 
+    Without ``key`` there is one relationship per (start, end) pair. With ``key`` (property
+    names, whitelisted like labels) there is one per (start, end, key values): the MERGE
+    pattern carries ``{name: row.key.name}``, so two rows of one pair with different key
+    values make two relationships, and rerunning either makes none.
     Returns the number of rows that found both endpoints as ``written``.
     """
     check_rel_type(rel_type)
     check_label(start_label)
     check_label(end_label)
+    if len(set(key)) != len(key):
+        raise InputError(f"repeated merge key property in {list(key)}", field="key")
+    pattern = ", ".join(f"{check_property(k)}: row.key.{k}" for k in key)
     return (
         "UNWIND $rows AS row "
         f"MATCH (a:{start_label} {{id: row.start}}) "
         f"MATCH (b:{end_label} {{id: row.end}}) "
-        f"MERGE (a)-[r:{rel_type}]->(b) SET r += row.props "
+        f"MERGE (a)-[r:{rel_type}{f' {{{pattern}}}' if key else ''}]->(b) SET r += row.props "
         "RETURN count(r) AS written"
     )
 
@@ -118,11 +127,16 @@ def node_rows(rows: Iterable[Mapping[str, Any]], label: str = "node") -> Iterato
         yield {"id": str(row["id"]), "props": props}
 
 
-def rel_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+def rel_rows(
+    rows: Iterable[Mapping[str, Any]], key: Sequence[str] = ()
+) -> Iterator[dict[str, Any]]:
     """Normalise ``{start, end, **props}`` or ``{start, end, props}`` dicts.
 
     A missing or blank endpoint raises ``InputError`` naming the record (1-based) and the
     field; ``str(None)`` would otherwise silently match a node whose id is ``"None"``.
+    With merge ``key`` properties, each row gets ``key: {name: value}`` (from the row's
+    ``key`` map, else from its properties); a missing value is an ``InputError`` too,
+    since a MERGE on ``null`` fails on Neo4j and would match nothing on FalkorDB.
     """
     for i, row in enumerate(rows, 1):
         for end in ("start", "end"):
@@ -131,8 +145,18 @@ def rel_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
         if "props" in row:
             props = clean_props(row["props"] or {})
         else:
-            props = clean_props({k: v for k, v in row.items() if k not in ("start", "end")})
-        yield {"start": str(row["start"]), "end": str(row["end"]), "props": props}
+            skip = {"start", "end"} | ({"key"} if isinstance(row.get("key"), Mapping) else set())
+            props = clean_props({k: v for k, v in row.items() if k not in skip})
+        out = {"start": str(row["start"]), "end": str(row["end"]), "props": props}
+        if key:
+            given = row.get("key")
+            source = given if isinstance(given, Mapping) else props
+            values = {k: storable_value(source.get(k)) for k in key}
+            for k, v in values.items():
+                if _blank(v):
+                    raise InputError("relationship record without its merge key", line=i, field=k)
+            out["key"] = values
+        yield out
 
 
 def vector_rows(

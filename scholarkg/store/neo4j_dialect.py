@@ -418,6 +418,13 @@ def all_statements(
     )
     out.append(
         Statement(
+            "merge_relationships_keyed",
+            cypher_common.merge_relationships_query("JUDGED", "Aspect", "Paper", ("key",)),
+            {"rows": [{"start": "a1", "end": "p1", "key": {"key": "gpt:0"}, "props": {}}]},
+        )
+    )
+    out.append(
+        Statement(
             "set_vectors",
             set_vectors_query("Paper", "embedding"),
             {"rows": [{"id": "p1", "v": [0.1, 0.2], "extra": {}}]},

@@ -18,7 +18,9 @@ page's outgoing relationships right after it, so memory stays at one page.
 
 Limits: nodes without an ``id`` cannot be addressed by MERGE and are skipped (counted in
 the manifest); parallel relationships of one type between the same two nodes collapse
-into one on import, because writes MERGE.
+into one on import, because writes MERGE, except for keyed types
+(``schema.records.KEYED_RELATIONSHIPS``, e.g. DORIS-MAE's ``JUDGED``), which are MERGEd on
+their key properties too and so keep one relationship per key.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from scholarkg.schema.ddl import (
     check_property,
     check_rel_type,
 )
+from scholarkg.schema.records import KEYED_RELATIONSHIPS
 from scholarkg.store.base import GraphStore
 from scholarkg.store.cypher_common import (
     VECTOR_PREFIX,
@@ -361,6 +364,12 @@ def _rel_record(obj: dict[str, Any], path: Path, line: int) -> tuple[tuple[str, 
         if not isinstance(obj.get(key), str) or not obj[key]:
             raise InputError("expected a non-empty string", path=path, line=line, field=key)
     props = _props(obj, "properties", path, line)
+    for name in KEYED_RELATIONSHIPS.get(rtype, ()):
+        if props.get(name) is None or props.get(name) == "":
+            raise InputError(
+                f"{rtype} relationship without its merge key", path=path, line=line,
+                field=f"properties.{name}",
+            )  # fmt: skip
     return (rtype, start_label, end_label), {
         "start": obj["start"],
         "end": obj["end"],
@@ -460,7 +469,11 @@ def import_graph(
         nonlocal written
         rows = rel_buffers.pop(key, [])
         if rows:
-            written += store.merge_relationships(*key, rows, batch_size=batch_size)
+            # keyed types MERGE on their key too (values from the properties); ``key=`` only
+            # then, as the writer does
+            merge_key = KEYED_RELATIONSHIPS.get(key[0])
+            keyed = {"key": merge_key} if merge_key else {}
+            written += store.merge_relationships(*key, rows, batch_size=batch_size, **keyed)
             tick(len(rows))
 
     for line, obj in iter_jsonl(rels_path):

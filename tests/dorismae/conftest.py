@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
-from scholarkg.loaders.dorismae_writer import write_dorismae
+from scholarkg.loaders.writer import write_records
 from scholarkg.store.base import GraphStore
 from scholarkg.synthetic.dorismae import SyntheticDoris, write_json, write_subqueries
 
@@ -37,7 +37,7 @@ def doris_subquery_file(doris_world: SyntheticDoris, doris_file: Path) -> Path:
 def load(store: GraphStore, path: Path, **kw: Any) -> DorisLoadReport:
     report = DorisLoadReport()
     store.apply_schema()
-    write_dorismae(store, DorisReader(path, report=report, **kw).records(), batch_size=500)
+    write_records(store, DorisReader(path, report=report, **kw).records(), batch_size=500)
     return report
 
 

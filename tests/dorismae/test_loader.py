@@ -197,3 +197,54 @@ def test_two_abstracts_of_one_paper_stay_two_nodes(
         "arxiv:" + doris_json["Corpus"][0]["url"][-10:],
         "paper:dorismae:1",
     ]
+
+
+def test_judged_edges_are_the_file_s_judgements_one_edge_each(
+    store: GraphStore, doris_json: dict[str, Any], doris_file: Path
+) -> None:
+    """Every annotation and every human grade is its own JUDGED edge, keyed and graded as in
+    the file (recomputed here from the JSON), through the shared writer's keyed MERGE."""
+    from scholarkg.benchmark.metrics.dorismae import grade_from_response
+    from scholarkg.schema.dorismae import aspect_node_id
+
+    def grade(value: Any) -> float:
+        if isinstance(value, int | float):
+            return float(value)
+        value = str(value)
+        return (
+            float(int(value)) if value.lstrip("-").isdigit() else float(grade_from_response(value))
+        )
+
+    expected = {
+        (aspect_node_id(a["aspect_id"]), int(a["abstract_id"]), f"gpt:{i}"): (
+            grade(a["score"]),
+            "gpt",
+            None,
+        )
+        for i, a in enumerate(doris_json["Annotation"])
+    }
+    for i, h in enumerate(doris_json["Test_set"]):
+        for who, value in h["human_annotation"].items():
+            key = (aspect_node_id(h["aspect_id"]), int(h["abstract_id"]), f"human:{i}:{who}")
+            expected[key] = (grade(value), "human", who)
+    pairs = {(a, p) for a, p, _ in expected}
+    assert len(pairs) < len(expected)  # the file judges some pairs more than once
+
+    def stored() -> dict[tuple[str, int, str], tuple[float, str, str | None]]:
+        rows = store.run(
+            "MATCH (a:Aspect)-[r:JUDGED]->(p:Paper) "
+            "RETURN a.id AS a, p.doris_abstract_id AS p, properties(r) AS props"
+        )
+        out = {}
+        for r in rows:
+            props = dict(r["props"])
+            key = (r["a"], int(r["p"]), props.pop("key"))
+            assert key not in out
+            out[key] = (props.pop("score"), props.pop("source"), props.pop("annotator", None))
+            assert props == {}  # nothing else is stored on a judgement
+        return out
+
+    load(store, doris_file)
+    assert stored() == expected
+    load(store, doris_file)  # idempotent: MERGE on the key
+    assert stored() == expected

@@ -72,7 +72,7 @@ def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None: 
 
     from scholarkg.benchmark.tasks.dorismae.annotate import annotate_pairs
     from scholarkg.benchmark.tasks.dorismae.task import DorisMaeTask
-    from scholarkg.loaders.dorismae_writer import write_dorismae
+    from scholarkg.loaders.writer import write_records
 
     @dataclass
     class Done:
@@ -97,7 +97,7 @@ def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None: 
     abstracts = {a: (inst.data["papers"][a], inst.data["texts"][a]) for a in inst.data["pool"]}
     records = annotate_pairs(Client(), units, abstracts)
     assert {r.score for r in records} == {0.0, 2.0} and all(r.source == "llm" for r in records)
-    write_dorismae(doris_graph, records)
+    write_records(doris_graph, records)
     llm = {
         i.id: i
         for i in task.build_instances(doris_graph, task.resolve_options({"judgements": "llm"}))

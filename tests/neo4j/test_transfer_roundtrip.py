@@ -15,6 +15,7 @@ import pytest
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import VectorIndex
+from scholarkg.schema.records import Paper
 from scholarkg.store import transfer
 from scholarkg.store.falkordb_store import FalkorDBStore
 
@@ -112,6 +113,46 @@ def test_round_trip_keeps_counts_properties_and_vectors(
     transfer.import_graph(target, tmp_path / "dump")
     assert target.counts() == store.counts()
     assert snapshot(target) == snapshot(store)
+
+
+def test_keyed_relationships_survive_the_round_trip(
+    store: FalkorDBStore, target: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Three judgements of one (aspect, paper) pair are three JUDGED edges after import too."""
+    from scholarkg.loaders.writer import write_records
+    from scholarkg.schema.records import Aspect, Judgement
+
+    aspect = Aspect(id="asp", aspect_id="1", source="dorismae")
+    write_records(
+        store,
+        [
+            aspect,
+            Aspect(id="asp2", aspect_id="2", source="dorismae"),
+            *build_papers(),
+            Judgement(start="asp", end="p1", score=2.0, source="gpt", key="gpt:0"),
+            Judgement(start="asp", end="p1", score=2.0, source="gpt", key="gpt:1"),
+            Judgement(start="asp", end="p1", score=1.0, source="human", annotator="h1",
+                      key="human:0:h1"),
+            Judgement(start="asp2", end="p1", score=0.0, source="gpt", key="gpt:2"),
+        ],
+    )  # fmt: skip
+    assert store.counts().relationships == {"JUDGED": 4}
+    transfer.export_graph(store, tmp_path / "dump", page_size=1)
+    for _ in range(2):  # and again: idempotent
+        report = transfer.import_graph(target, tmp_path / "dump", batch_size=2)
+        assert report.relationships == 4
+        assert snapshot(target) == snapshot(store)
+    rels = tmp_path / "dump" / transfer.RELATIONSHIPS
+    first = json.loads(rels.read_text(encoding="utf-8").splitlines()[0])
+    del first["properties"]["key"]
+    _rewrite_line(rels, 0, json.dumps(first))
+    with pytest.raises(InputError, match="merge key") as info:
+        transfer.import_graph(target, tmp_path / "dump")
+    assert (info.value.line, info.value.field) == (1, "properties.key")
+
+
+def build_papers() -> list[Paper]:
+    return [Paper(id="p1", title="One"), Paper(id="p2", title="Two")]
 
 
 def test_multi_label_node_is_exported_once(

@@ -13,11 +13,12 @@ from ranx.fusion import comb_sum as ranx_comb_sum
 from ranx.fusion import rrf as ranx_rrf
 from ranx.normalization import min_max_norm
 
-from scholarkg.benchmark.rankers import Ranking
+from scholarkg.benchmark.rankers import Ranker, Ranking, RunQuery
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
 from scholarkg.benchmark.rankers.dense import DenseRanker
 from scholarkg.benchmark.rankers.fusion import (
     FusionRanker,
+    RunFusion,
     comb_mnz,
     comb_sum,
     fuse,
@@ -135,3 +136,68 @@ def test_fusion_ranker_passes_candidates() -> None:
     assert set(fused.ids) <= set(ids[5:10])
     assert fused.ids == bm25.rank(texts[0], 5, candidates=ids[5:10]).ids
     assert np.all(np.diff(fused.scores) <= 0)
+
+
+def test_weighted_comb_sum_by_hand() -> None:
+    # min-max: A -> a 1, b .5, c 0; B -> c 1, a .5, d 0; weights 2, 0.5
+    s = comb_sum([A, B], weights=[2.0, 0.5])
+    assert s.ids == ["a", "b", "c", "d"]
+    assert s.scores == pytest.approx([2.25, 1.0, 0.5, 0.0])
+    assert s.params["weights"] == [2.0, 0.5]
+    assert comb_sum([A, B], weights=[1.0, 1.0]).scores == comb_sum([A, B]).scores
+    with pytest.raises(InputError, match="1 weight"):
+        comb_sum([A, B], weights=[1.0])
+
+
+class _Fixed(Ranker):
+    """Scores by hand per query text; records which queries it was asked."""
+
+    name = "fixed"
+
+    def __init__(self, scores: dict[str, dict[str, float]]) -> None:
+        self.scores = scores
+        self.asked: list[str] = []
+        super().__init__({"table": "by hand"})
+
+    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+        self.asked.append(query)
+        table = self.scores[query]
+        ids = sorted(candidates or table, key=lambda d: -table[d])[:k]
+        return ids, [table[d] for d in ids]
+
+
+class _TopOnly(RunFusion):
+    """A run-level fusion: keeps, per query, the input that scores best on the whole run."""
+
+    def _fuse(self, queries, parts):  # type: ignore[no-untyped-def]
+        best = max(range(len(parts)), key=lambda n: sum(p.scores[0] for p in parts[n].values()))
+        return {q.id: parts[best][q.id] for q in queries}
+
+
+def test_rankers_rank_whole_runs_one_query_at_a_time() -> None:
+    r = _Fixed({"x": {"a": 1.0, "b": 2.0, "c": 0.0}, "y": {"a": 3.0, "b": 1.0, "c": 2.0}})
+    queries = [RunQuery("q1", "x", 2), RunQuery("q2", "y", 3, candidates=["b", "c"])]
+    seen: list[tuple[int, int]] = []
+    run = r.rank_all(queries, progress=lambda n, t: seen.append((n, t)))
+    assert {q: x.ids for q, x in run.items()} == {"q1": ["b", "a"], "q2": ["c", "b"]}
+    assert run["q2"].query_id == "q2" and run["q2"].params == {"table": "by hand"}
+    assert seen == [(1, 2), (2, 2)] and r.asked == ["x", "y"]
+
+
+def test_run_fusion_fuses_whole_runs_and_nests() -> None:
+    one = _Fixed({"x": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    two = _Fixed({"x": {"c": 0.9, "a": 0.5, "d": 0.1}})
+    queries = [RunQuery("q1", "x", 3)]
+    fused = RunFusion([one, two], method="rrf").rank_all(queries)["q1"]
+    # a: 1/61 + 1/62, c: 1/63 + 1/61, b: 1/62, d: 1/63; depth = the query's k = 3
+    assert fused.ids == ["a", "c", "b"]
+    assert fused.scores == pytest.approx([1 / 61 + 1 / 62, 1 / 63 + 1 / 61, 1 / 62])
+    fusion = RunFusion([one, two], method="combsum", name="mine", params={"how": "by hand"})
+    assert (fusion.name, fusion.params) == ("mine", {"how": "by hand"})
+    # a run-level fusion is an input like any other
+    nested = _TopOnly([RunFusion([one, two]), two], name="top")
+    assert nested.rank_all(queries)["q1"].ids == two.rank_all(queries)["q1"].ids
+    with pytest.raises(InputError, match="at least one ranker"):
+        RunFusion([])
+    with pytest.raises(InputError, match="unknown fusion method"):
+        RunFusion([one], method="borda")

@@ -154,6 +154,31 @@ def test_merge_relationships_rejects_a_missing_endpoint(any_store: GraphStore) -
     ) == [{"n": 0}]
 
 
+def test_keyed_relationships_are_one_per_key(any_store: GraphStore) -> None:
+    """``key=``: one relationship per (start, end, key values), MERGEd, so reruns add none."""
+    _papers(any_store, ["a", "b"])
+    rels = [
+        {"start": "a", "end": "b", "key": {"source": "gpt"}, "props": {"score": 2.0}},
+        {"start": "a", "end": "b", "source": "human", "score": 1.0},  # key from the props
+    ]
+    for _ in range(2):
+        assert any_store.merge_relationships("JUDGED", "Paper", "Paper", rels, key=("source",)) == 2
+        assert any_store.counts().relationships == {"JUDGED": 2}
+    rows = any_store.run(
+        "MATCH (:Paper {id: 'a'})-[r:JUDGED]->(:Paper {id: 'b'}) "
+        "RETURN r.source AS source, r.score AS score ORDER BY source"
+    )
+    assert rows == [{"source": "gpt", "score": 2.0}, {"source": "human", "score": 1.0}]
+    with pytest.raises(InputError) as info:
+        any_store.merge_relationships(
+            "JUDGED", "Paper", "Paper", [{"start": "a", "end": "b"}], key=("source",)
+        )
+    assert (info.value.line, info.value.field) == (1, "source")
+    with pytest.raises(InputError, match="invalid property name"):
+        any_store.merge_relationships("JUDGED", "Paper", "Paper", rels, key=("x}]->() DELETE (a",))
+    assert any_store.counts().relationships == {"JUDGED": 2}
+
+
 def test_counts_ignore_labels_outside_the_whitelist(any_store: GraphStore) -> None:
     """Both backends count only scholarkg's labels/types: only those are pasted into Cypher."""
     _papers(any_store, ["a"])

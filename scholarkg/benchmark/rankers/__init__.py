@@ -1,5 +1,9 @@
 """Rankers: one ``Ranker.rank(query, k, *, candidates) -> Ranking`` interface (``base.py``).
 
+A task that answers a whole run holds a ``RunRanker`` (``rank_all(queries) -> rankings``): every
+``Ranker`` is one, one query at a time, and run-level fusions (``fusion.RunFusion``, e.g. weights
+fitted on the other queries) are ones that cannot rank a query alone.
+
 Text rankers (``rankers.bm25``, ``rankers.dense``, ``rankers.fusion``) and rankers that read the
 graph (``StoreRanker``: ``rankers.pagerank`` for (personalized) PageRank, LEGOBench RPG's in
 ``tasks/legobench/rpg_rankers.py``) share it, so every ranking records the ranker's name,
@@ -11,9 +15,19 @@ not pay for.
 from scholarkg.benchmark.rankers.base import (
     Ranker,
     Ranking,
+    RunQuery,
+    RunRanker,
     StoreRanker,
     rankings_to_run,
     top_k,
 )
 
-__all__ = ["Ranker", "Ranking", "StoreRanker", "rankings_to_run", "top_k"]
+__all__ = [
+    "Ranker",
+    "Ranking",
+    "RunQuery",
+    "RunRanker",
+    "StoreRanker",
+    "rankings_to_run",
+    "top_k",
+]

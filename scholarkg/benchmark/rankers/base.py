@@ -112,6 +112,38 @@ def rank_pool(
     return [pool[i] for i in idx], vals.tolist()
 
 
+#: ``progress(n_done, n_total)`` while a run is ranked
+RunProgress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """One query of a run: its id, its text, how many ids to return, and its candidate pool."""
+
+    id: str
+    text: str
+    k: int
+    candidates: Sequence[str] | None = None
+
+
+class RunRanker(Protocol):
+    """Anything that ranks a whole run: ``rank_all(queries) -> {query id: Ranking}``.
+
+    Why a run-level interface: some rankers cannot answer one query alone. A fusion whose
+    weights are fitted on the *other* queries' judgements (cross-fitting) needs every
+    input's whole run first. Every :class:`Ranker` is a ``RunRanker`` through
+    :meth:`Ranker.rank_all` (one query at a time); :class:`~.fusion.RunFusion` is one that
+    is not a per-query ranker. ``name`` and ``params`` say what produced the run.
+    """
+
+    name: str
+    params: dict[str, Any]
+
+    def rank_all(
+        self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None
+    ) -> dict[str, Ranking]: ...
+
+
 class Ranker(ABC):
     """Base class: subclasses set ``name`` and ``params`` and implement :meth:`_score`."""
 
@@ -163,6 +195,21 @@ class Ranker(ABC):
         for qid, text in queries.items():
             pool = None if candidates is None else candidates.get(qid)
             out[qid] = self.rank(text, k, candidates=pool, query_id=qid)
+        return out
+
+    def rank_all(
+        self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None
+    ) -> dict[str, Ranking]:
+        """:class:`RunRanker` adapter: rank each query on its own, in order.
+
+        A per-query ranker answers a whole run by answering its queries one by one, so a task
+        holds every ranker as a :class:`RunRanker` and never asks which kind it has.
+        """
+        out: dict[str, Ranking] = {}
+        for n, q in enumerate(queries, 1):
+            out[q.id] = self.rank(q.text, q.k, candidates=q.candidates, query_id=q.id)
+            if progress:
+                progress(n, len(queries))
         return out
 
     @abstractmethod

@@ -1,5 +1,9 @@
 """Rank fusion: Reciprocal Rank Fusion, CombSUM and CombMNZ over :class:`Ranking` lists.
 
+Two rankers use them: :class:`FusionRanker` fuses per query (a plain :class:`Ranker`), and
+:class:`RunFusion` fuses whole runs (a :class:`~.base.RunRanker`), for fusions fitted on
+the run itself.
+
 Why fuse: lexical (BM25) and dense rankers fail on different queries, and full-text scores of
 the two graph backends are not comparable (graph-backends.md §2) — rank-based fusion needs no
 score calibration at all, score-based fusion needs a per-ranking normalisation.
@@ -28,7 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import Ranker, Ranking, top_k
+from scholarkg.benchmark.rankers.base import (
+    Ranker,
+    Ranking,
+    RunProgress,
+    RunQuery,
+    RunRanker,
+    top_k,
+)
 from scholarkg.errors import InputError
 
 RRF_K = 60
@@ -86,23 +97,40 @@ def min_max(scores: Sequence[float]) -> list[float]:
     return ((arr - lo) / denom).tolist()
 
 
-def _comb(rankings: Sequence[Ranking], depth: int | None, mnz: bool) -> Ranking:
+def _comb(
+    rankings: Sequence[Ranking],
+    depth: int | None,
+    mnz: bool,
+    weights: Sequence[float] | None = None,
+) -> Ranking:
     _check(rankings)
+    if weights is not None and len(weights) != len(rankings):
+        raise InputError(
+            f"{len(weights)} weight(s) for {len(rankings)} ranking(s)", field="weights"
+        )
     fused: dict[str, float] = {}
     hits: dict[str, int] = {}
-    for ranking in rankings:
+    for n, ranking in enumerate(rankings):
         for doc_id, s in zip(ranking.ids, min_max(ranking.scores), strict=True):
-            fused[doc_id] = fused.get(doc_id, 0.0) + s
+            fused[doc_id] = fused.get(doc_id, 0.0) + (s if weights is None else weights[n] * s)
             hits[doc_id] = hits.get(doc_id, 0) + 1
     if mnz:
         fused = {d: s * hits[d] for d, s in fused.items()}
     method = "combmnz" if mnz else "combsum"
-    return _finish(fused, depth, method, rankings, {"norm": "min-max"})
+    params: dict[str, Any] = {"norm": "min-max"}
+    if weights is not None:
+        params["weights"] = [float(w) for w in weights]
+    return _finish(fused, depth, method, rankings, params)
 
 
-def comb_sum(rankings: Sequence[Ranking], *, depth: int | None = None) -> Ranking:
-    """CombSUM of min-max normalised scores."""
-    return _comb(rankings, depth, mnz=False)
+def comb_sum(
+    rankings: Sequence[Ranking],
+    *,
+    depth: int | None = None,
+    weights: Sequence[float] | None = None,
+) -> Ranking:
+    """CombSUM of min-max normalised scores; ``weights``: Σ_r w_r · norm_r(d) instead."""
+    return _comb(rankings, depth, mnz=False, weights=weights)
 
 
 def comb_mnz(rankings: Sequence[Ranking], *, depth: int | None = None) -> Ranking:
@@ -163,6 +191,58 @@ class FusionRanker(Ranker):
         parts = [r.rank(query, depth, candidates=candidates) for r in self.rankers]
         fused = fuse(parts, self.method, depth=k, k=self.k)
         return fused.ids, fused.scores
+
+
+class RunFusion:
+    """A :class:`~.base.RunRanker` that fuses the whole runs of several run rankers.
+
+    :class:`FusionRanker` fuses per query; this fuses after every input has ranked every
+    query, which is what a fusion fitted on the run itself needs (subclasses override
+    :meth:`_fuse`, e.g. cross-fitted weights). The default fuses each query with ``method``
+    (depth = the query's ``k``). Inputs may themselves be run-level fusions.
+    """
+
+    def __init__(
+        self,
+        rankers: Sequence[RunRanker],
+        *,
+        method: str = "rrf",
+        k: int = RRF_K,
+        name: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not rankers:
+            raise InputError("RunFusion needs at least one ranker", field="rankers")
+        if method not in FUSION_METHODS:
+            raise InputError(
+                f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method"
+            )
+        self.rankers = list(rankers)
+        self.method = method
+        self.k = k
+        self.name = name or method
+        if params is None:
+            params = {"method": method, "inputs": [r.name for r in self.rankers]}
+            if method == "rrf":
+                params["k"] = k
+        self.params: dict[str, Any] = dict(params)
+
+    def rank_all(
+        self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None
+    ) -> dict[str, Ranking]:
+        parts = [r.rank_all(queries) for r in self.rankers]
+        out = self._fuse(queries, parts)
+        if progress:
+            progress(len(queries), len(queries))
+        return out
+
+    def _fuse(
+        self, queries: Sequence[RunQuery], parts: Sequence[Mapping[str, Ranking]]
+    ) -> dict[str, Ranking]:
+        """``{query id: fused ranking}`` from each input's run (``parts``, in input order)."""
+        return {
+            q.id: fuse([p[q.id] for p in parts], self.method, depth=q.k, k=self.k) for q in queries
+        }
 
 
 #: name -> fusion function, for code that picks a method from configuration

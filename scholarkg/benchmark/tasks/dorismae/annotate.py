@@ -5,7 +5,7 @@ verdicts; the grade mapping is the dataset's (``metrics.dorismae.grade_from_resp
 CONCUR 2, AGREE or DISPUTE 1, DISAGREE 0, anything else -1 (unparseable, kept and summed
 as upstream does). This module sends the same question through the project's LLM client
 (any OpenAI-compatible server, e.g. ``scholarkg llm serve``) and returns ``Judgement``
-records with ``source="llm"`` that ``loaders.dorismae_writer.write_dorismae`` stores beside
+records with ``source="llm"`` that ``loaders.writer.write_records`` stores beside
 the GPT ones; the relevance query reads one source at a time, so they never mix.
 
 The prompt is ours, not the authors' (their prompt is longer and asks for reasoning first);

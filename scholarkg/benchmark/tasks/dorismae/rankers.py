@@ -26,7 +26,8 @@ Ours:
 * :class:`GraphRerankRanker` — personalized PageRank (``graphalgo.pagerank``, GDS
   semantics) over the citation graph of the pool, seeded by the base ranker's top hits
   weighted by their scores, added to the base score.
-* hybrid RRF and a learned CombSUM fusion live in ``task.py`` (they fuse rankings).
+* hybrid RRF (the shared ``rankers.fusion.RunFusion``) and the cross-fitted CombSUM
+  (``task.CrossFittedFusion``) rank whole runs; ``task.RankerKit`` builds them.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ from scholarkg.benchmark.metrics.dorismae import (
     evaluate_dorismae,
 )
 from scholarkg.benchmark.metrics.stats import bootstrap_ci
-from scholarkg.benchmark.rankers.base import Ranker, Ranking
-from scholarkg.benchmark.rankers.fusion import min_max, rrf
+from scholarkg.benchmark.rankers.base import Ranker, Ranking, RunQuery, RunRanker
+from scholarkg.benchmark.rankers.fusion import RRF_K, RunFusion, comb_sum
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
@@ -476,7 +476,8 @@ class RankerKit:
             self._citations = dict(out)
         return self._citations
 
-    def ranker(self, name: str) -> Ranker:
+    def ranker(self, name: str) -> RunRanker:
+        """The ranker called ``name``: a per-query :class:`Ranker` or a run-level fusion."""
         p = self.source.params
         if name == "bm25":
             return R.PoolBM25Ranker(self.texts)
@@ -491,66 +492,87 @@ class RankerKit:
             vec = self.vectors() if mode in ("dense", "both") else None
             return R.AspectRanker(self.units, mode=mode, texts=self.texts, vectors=vec)
         if name == "graph-ppr":
-            base = self.ranker(str(p.get("base", "aspect-bm25")))
+            base_name = str(p.get("base", "aspect-bm25"))
+            base = self.ranker(base_name)
+            if not isinstance(base, Ranker):
+                raise NotSupported(
+                    f"graph-ppr re-ranks one query at a time; {base_name!r} ranks whole runs"
+                )
             return R.GraphRerankRanker(
                 base,
                 self.citations(),
                 seeds=int(p.get("seeds", 10)),
                 weight=float(p.get("weight", 0.5)),
             )
-        if name in ("hybrid-rrf", "fusion-learned"):
-            parts = [str(x) for x in p.get("inputs", FUSED)]
-            return _FusionPlaceholder(name, [self.ranker(x) for x in parts])
+        if name == "hybrid-rrf":
+            parts = [self.ranker(str(x)) for x in p.get("inputs", FUSED)]
+            return RunFusion(
+                parts,
+                method="rrf",
+                name=name,
+                params={"inputs": [r.name for r in parts], "method": f"rrf k={RRF_K}"},
+            )
+        if name == "fusion-learned":
+            parts = [self.ranker(str(x)) for x in p.get("inputs", FUSED)]
+            return CrossFittedFusion(parts, self.instances, report=self.extra)
         raise InputError(f"unknown DORIS-MAE ranker {name!r}", field="ranker")
 
     def models(self) -> dict[str, str]:
         return {"encoder": self._vectors.embedder.name} if self._vectors is not None else {}
 
-    def rank_all(self, ranker: Ranker, progress: StageProgress | None = None) -> dict[str, Ranking]:
-        if isinstance(ranker, _FusionPlaceholder):
-            return self._fuse(ranker, progress)
-        out: dict[str, Ranking] = {}
-        for n, inst in enumerate(self.instances, 1):
-            pool = inst.data["pool"]
-            out[inst.id] = ranker.rank(
-                inst.data["text"], len(pool), candidates=pool, query_id=inst.id
-            )
+    def queries(self) -> list[RunQuery]:
+        """Every instance as a run query: rank its whole pool."""
+        return [
+            RunQuery(i.id, i.data["text"], len(i.data["pool"]), i.data["pool"])
+            for i in self.instances
+        ]
+
+    def rank_all(
+        self, ranker: RunRanker, progress: StageProgress | None = None
+    ) -> dict[str, Ranking]:
+        def step(n: int, total: int) -> None:
             if progress:
-                progress("answer", n, len(self.instances))
-        return out
+                progress("answer", n, total)
+
+        return ranker.rank_all(self.queries(), progress=step)
+
+
+class CrossFittedFusion(RunFusion):
+    """``fusion-learned``: weighted CombSUM, each query's weights fitted on the other fold.
+
+    A run-level ranker (it needs every input's whole run and the judgements of the other
+    fold before it can rank one query). The learned weights per fold land in ``report``
+    (the run's ``extra``) as ``fusion_weights``.
+    """
+
+    def __init__(
+        self,
+        rankers: Sequence[RunRanker],
+        instances: Sequence[Instance],
+        *,
+        report: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            rankers,
+            method="combsum",
+            name="fusion-learned",
+            params={
+                "inputs": [r.name for r in rankers],
+                "method": "CombSUM, weights learned on the other fold",
+            },
+        )
+        self.instances = list(instances)
+        self.report = report if report is not None else {}
 
     def _fuse(
-        self, fusion: _FusionPlaceholder, progress: StageProgress | None
+        self, queries: Sequence[RunQuery], parts: Sequence[Mapping[str, Ranking]]
     ) -> dict[str, Ranking]:
-        parts = [self.rank_all(r) for r in fusion.parts]
-        if fusion.name == "hybrid-rrf":
-            return {q: rrf([p[q] for p in parts], depth=len(parts[0][q])) for q in parts[0]}
         weights = learned_fusion_weights(self.instances, parts)
-        self.extra["fusion_weights"] = {f: w for f, w in weights.items()}
-        out = {}
-        for inst in self.instances:
-            w = weights[_fold(inst)]
-            out[inst.id] = comb_weighted([p[inst.id] for p in parts], w)
-        return out
-
-
-class _FusionPlaceholder(Ranker):
-    """A fusion of other rankers' whole-run answers (fusion needs all queries at once)."""
-
-    def __init__(self, name: str, parts: list[Ranker]) -> None:
-        self.name = name
-        self.parts = parts
-        super().__init__(
-            {
-                "inputs": [r.name for r in parts],
-                "method": "rrf k=60"
-                if name == "hybrid-rrf"
-                else "CombSUM, weights learned on the other fold",
-            }
-        )
-
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
-        raise NotSupported("fusion rankers rank whole runs (RankerKit.rank_all)")
+        self.report["fusion_weights"] = dict(weights)
+        fold = {i.id: _fold(i) for i in self.instances}
+        return {
+            q.id: comb_sum([p[q.id] for p in parts], weights=weights[fold[q.id]]) for q in queries
+        }
 
 
 def _fold(inst: Instance) -> str:
@@ -559,24 +581,6 @@ def _fold(inst: Instance) -> str:
     # crc32, not hash(): str hashes change per process (PYTHONHASHSEED), folds must not
     key = int(parent) if parent.isdigit() else zlib.crc32(parent.encode())
     return "a" if key % 2 == 0 else "b"
-
-
-def comb_weighted(rankings: Sequence[Ranking], weights: Sequence[float]) -> Ranking:
-    """Σ_r w_r · minmax_r(score); ties by first appearance (deterministic)."""
-    fused: dict[str, float] = {}
-    for ranking, w in zip(rankings, weights, strict=True):
-        for d, s in zip(ranking.ids, min_max(ranking.scores), strict=True):
-            fused[d] = fused.get(d, 0.0) + w * s
-    ids = list(fused)
-    scores = np.array([fused[d] for d in ids])
-    order = np.lexsort((np.arange(len(ids)), -scores))
-    return Ranking(
-        [ids[i] for i in order],
-        [float(scores[i]) for i in order],
-        "fusion-learned",
-        {"weights": list(weights)},
-        query_id=rankings[0].query_id,
-    )
 
 
 #: weight grid of the learned fusion (per input ranker)
@@ -606,7 +610,7 @@ def learned_fusion_weights(
         qids = [i.id for i in dev]
         scored = []
         for w in grid:
-            run = {q: comb_weighted([p[q] for p in parts], w).ids for q in qids}
+            run = {q: comb_sum([p[q] for p in parts], weights=w).ids for q in qids}
             res = evaluate_dorismae(relevance, run, [metric], queries=qids)
             scored.append((res.aggregate[metric], tuple(-x for x in w), w))
         best[target] = max(scored)[2]
