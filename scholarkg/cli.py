@@ -34,6 +34,7 @@ app = typer.Typer(
 #: (command name, module with a ``typer.Typer`` called ``app``); registered explicitly.
 SUBAPPS: tuple[tuple[str, str], ...] = (
     ("db", "scholarkg.commands.db"),
+    ("graph", "scholarkg.commands.graph"),
     ("schema", "scholarkg.commands.schema"),
     ("load", "scholarkg.commands.load"),
     ("score", "scholarkg.commands.score"),

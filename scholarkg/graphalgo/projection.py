@@ -509,3 +509,59 @@ class ProjectionCatalog:
             checksum=meta["checksum"],
             loaded_from=str(paths[0]),
         )
+
+
+# ----------------------------------------------------------------------------- process-wide use
+
+_CATALOGS: dict[str, ProjectionCatalog] = {}
+
+
+def default_cache_dir() -> Path:
+    """``<data dir>/projections``: next to the store whose graph they copy."""
+    from scholarkg.config import load_settings
+
+    return load_settings().data_dir / "projections"
+
+
+def default_catalog(cache_dir: str | Path | None = None) -> ProjectionCatalog:
+    """One catalogue per cache dir for the whole process, so every task, ranker and command
+    of a run reuses the projections already in memory."""
+    path = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    key = str(path)
+    if key not in _CATALOGS:
+        _CATALOGS[key] = ProjectionCatalog(path)
+    return _CATALOGS[key]
+
+
+def cached_projections(cache_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """The projections cached on disk: key, size, and the store state they were built at.
+
+    Read from the JSON manifests only (no arrays loaded); unreadable or foreign files are
+    skipped, as :meth:`ProjectionCatalog.get` would skip them.
+    """
+    path = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    out: list[dict[str, Any]] = []
+    if not path.is_dir():
+        return out
+    for manifest in sorted(path.glob("*.json")):
+        try:
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if meta.get("format") != FORMAT or not isinstance(meta.get("key"), dict):
+            continue
+        arrays = manifest.with_suffix(".npz")
+        key = meta["key"]
+        out.append(
+            {
+                "backend": key.get("backend"),
+                "graph": key.get("graph"),
+                "label": key.get("label"),
+                "rel_types": ",".join(key.get("rel_types") or ()),
+                "nodes": meta.get("n_nodes"),
+                "edges": meta.get("n_edges"),
+                "bytes": arrays.stat().st_size if arrays.is_file() else None,
+                "file": str(arrays),
+            }
+        )
+    return out

@@ -24,22 +24,13 @@ from scholarkg.benchmark.tasks.citerec.recommenders import (
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 
-_CATALOGS: dict[str, Any] = {}
-
 
 def projection_for(store: GraphStore, cache_dir: Path | None = None) -> Any:
-    """The resident ``(Paper, CITES)`` projection of ``store`` (one catalogue per cache dir,
-    kept for the process so repeated runs reuse it)."""
-    from scholarkg.graphalgo.projection import ProjectionCatalog
+    """The resident ``(Paper, CITES)`` projection of ``store`` (the process-wide catalogue of
+    ``cache_dir``, default next to the store, so repeated runs reuse it)."""
+    from scholarkg.graphalgo.projection import default_catalog
 
-    if cache_dir is None:
-        from scholarkg.config import load_settings
-
-        cache_dir = load_settings().data_dir / "projections"
-    key = str(cache_dir)
-    if key not in _CATALOGS:
-        _CATALOGS[key] = ProjectionCatalog(cache_dir)
-    return _CATALOGS[key].get(store, "Paper", ("CITES",))
+    return default_catalog(cache_dir).get(store, "Paper", ("CITES",))
 
 
 def build_recommender(

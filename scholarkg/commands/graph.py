@@ -1,0 +1,151 @@
+"""``scholarkg graph``: whole-graph algorithms on the loaded graph, and their projections.
+
+PageRank here is the project's one definition (GDS's, graph-backends.md §4) on a resident
+projection (``graphalgo/projection.py``): the first run on a graph state builds it (pulling
+the edges once), later runs and other commands reuse it from memory or the disk cache until
+the graph changes. On Neo4j the computation runs in GDS on a projection kept on the server.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from scholarkg.commands.common import console, err_console, print_rows, store_session, to_json
+from scholarkg.errors import InputError
+from scholarkg.graphalgo.projection import (
+    ProjectionKey,
+    cached_projections,
+    default_catalog,
+)
+from scholarkg.queries import query_text, run_query
+from scholarkg.schema.ddl import check_property
+from scholarkg.store.base import PageRankConfig
+
+app = typer.Typer(help="Graph algorithms (PageRank, personalized PageRank) and projections.")
+
+LabelOpt = Annotated[str, typer.Option("--label", help="Node label to project.")]
+RelOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rel-type", "-r", help="Relationship type(s) to project (default CITES)."),
+]
+
+
+def _rel_types(rel_type: list[str] | None) -> tuple[str, ...]:
+    return tuple(rel_type or ("CITES",))
+
+
+@app.command()
+def pagerank(
+    label: LabelOpt = "Paper",
+    rel_type: RelOpt = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", "-s", help="Personalized PageRank from these node ids."),
+    ] = None,
+    damping_factor: Annotated[float, typer.Option(help="GDS dampingFactor.")] = 0.85,
+    max_iterations: Annotated[int, typer.Option(help="GDS maxIterations.")] = 20,
+    tolerance: Annotated[float, typer.Option(help="GDS tolerance.")] = 1e-7,
+    top: Annotated[int, typer.Option("--top", "-k", help="Rows to print.")] = 20,
+    write: Annotated[
+        str | None,
+        typer.Option("--write", help="Also store every score on its node in this property."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+) -> None:
+    """PageRank (GDS semantics) over LABEL nodes and REL-TYPE edges; the top nodes by score.
+
+    Examples: ``scholarkg graph pagerank``, ``scholarkg graph pagerank --source s2:123
+    --top 10``, ``scholarkg graph pagerank --write pagerank`` (then sort by ``p.pagerank``
+    in Cypher).
+    """
+    if top < 1:
+        raise InputError("--top must be >= 1", field="top")
+    prop = check_property(write) if write else None
+    config = PageRankConfig(
+        damping_factor=damping_factor,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        source_nodes={s: 1.0 for s in source} if source else None,
+    )
+    catalog = default_catalog()
+    with store_session(write=prop is not None) as store:
+        t0 = time.perf_counter()
+        with err_console.status("projecting the graph (once per graph state)"):
+            proj = catalog.get(store, label, _rel_types(rel_type))
+        projected = time.perf_counter() - t0
+        if source:
+            missing = [s for s in source if s not in proj.index]
+            if missing:
+                raise InputError(
+                    f"--source id(s) not among the {proj.n_nodes} {label} nodes: {missing[:5]}",
+                    field="source",
+                )
+        t1 = time.perf_counter()
+        result = proj.pagerank(config)
+        ranked = time.perf_counter() - t1
+        best = sorted(result.scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        titles = {
+            r["id"]: r["title"]
+            for r in run_query(
+                store, "graphalgo/node_titles", {"ids": [i for i, _ in best]}, label=label
+            )
+        }
+        written = 0
+        if prop is not None:
+            rows = ({"id": i, "score": v} for i, v in result.scores.items())
+            query = query_text(store, "graphalgo/set_node_scores", label=label, prop=prop)
+            written = store.write_batches(query, rows)
+    rows_out: list[dict[str, Any]] = [
+        {"rank": n, "id": i, "score": round(v, 6), "title": titles.get(i)}
+        for n, (i, v) in enumerate(best, start=1)
+    ]
+    summary = {
+        "nodes": proj.n_nodes,
+        "edges": proj.n_edges,
+        "projection": catalog.last_source,
+        "projection_seconds": round(projected, 3),
+        "pagerank_seconds": round(ranked, 3),
+        "ran_iterations": result.ran_iterations,
+        "did_converge": result.did_converge,
+        "engine": "gds" if proj.resident is not None else "scipy",
+        "written": written if prop else None,
+    }
+    if fmt == "json":
+        print(to_json({"summary": summary, "top": rows_out}))
+        return
+    what = "personalized PageRank" if source else "PageRank"
+    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)} of {proj.n_nodes} {label}")
+    if fmt == "table":
+        console.print(
+            f"{proj.n_nodes} nodes, {proj.n_edges} edges; projection {catalog.last_source} "
+            f"({projected:.2f} s), {summary['engine']} PageRank {ranked:.2f} s, "
+            f"{result.ran_iterations} iterations"
+            + (f"; wrote {written} scores to {label}.{prop}" if prop else ""),
+            highlight=False,
+        )
+
+
+@app.command()
+def projections(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+) -> None:
+    """The projections cached next to the store (one per graph, label and relationship types)."""
+    rows = cached_projections()
+    if not rows and fmt == "table":
+        console.print("no cached projections (they are built by the first graph algorithm run)")
+        return
+    print_rows(rows, fmt, title="cached projections")
+
+
+@app.command("drop-projection")
+def drop_projection(label: LabelOpt = "Paper", rel_type: RelOpt = None) -> None:
+    """Forget the projection of LABEL / REL-TYPE in the current graph (disk cache, and on
+    Neo4j its GDS graphs). It is rebuilt by the next algorithm run."""
+    catalog = default_catalog()
+    with store_session() as store:
+        key = ProjectionKey.of(store, label, _rel_types(rel_type))
+        catalog.drop(store, label, key.rel_types)
+    console.print(f"dropped the projection of ({label}, {', '.join(key.rel_types)})")
