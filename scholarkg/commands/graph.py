@@ -8,12 +8,22 @@ the graph changes. On Neo4j the computation runs in GDS on a projection kept on 
 
 from __future__ import annotations
 
+import heapq
 import time
 from typing import Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import console, err_console, print_rows, store_session, to_json
+from scholarkg.commands.common import (
+    OUTPUT_FORMATS,
+    check_choice,
+    console,
+    err_console,
+    print_rows,
+    settings,
+    store_session,
+    to_json,
+)
 from scholarkg.errors import InputError
 from scholarkg.graphalgo.projection import (
     ProjectionKey,
@@ -21,7 +31,7 @@ from scholarkg.graphalgo.projection import (
     default_catalog,
 )
 from scholarkg.queries import query_text, run_query
-from scholarkg.schema.ddl import check_property
+from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import PageRankConfig
 
 app = typer.Typer(help="Graph algorithms (PageRank, personalized PageRank) and projections.")
@@ -63,7 +73,16 @@ def pagerank(
     """
     if top < 1:
         raise InputError("--top must be >= 1", field="top")
+    check_choice("--format", fmt, OUTPUT_FORMATS)
     prop = check_property(write) if write else None
+    if prop is not None and (
+        prop in declared_properties(check_label(label)) or prop.startswith("emb_")
+    ):
+        raise InputError(
+            f"--write {prop!r} would overwrite loaded {label} data (or embeddings, emb_*); "
+            "choose a new property name (e.g. pagerank)",
+            field="write",
+        )
     config = PageRankConfig(
         damping_factor=damping_factor,
         max_iterations=max_iterations,
@@ -86,7 +105,7 @@ def pagerank(
         t1 = time.perf_counter()
         result = proj.pagerank(config)
         ranked = time.perf_counter() - t1
-        best = sorted(result.scores.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        best = heapq.nsmallest(top, result.scores.items(), key=lambda kv: (-kv[1], kv[0]))
         titles = {
             r["id"]: r["title"]
             for r in run_query(
@@ -132,8 +151,15 @@ def pagerank(
 def projections(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
 ) -> None:
-    """The projections cached next to the store (one per graph, label and relationship types)."""
+    """The projections cached next to the store (one per graph, label and relationship
+    types) and, on Neo4j with GDS, the resident GDS graphs holding server heap."""
+    check_choice("--format", fmt, OUTPUT_FORMATS)
     rows = cached_projections()
+    if settings().backend == "neo4j":
+        with store_session() as store:
+            if "gds" in store.capabilities:
+                for row in store.run_named("graphalgo/gds_resident_graphs", {}):
+                    rows.append({"backend": "neo4j (GDS heap)", **row})
     if not rows and fmt == "table":
         console.print("no cached projections (they are built by the first graph algorithm run)")
         return
@@ -147,5 +173,10 @@ def drop_projection(label: LabelOpt = "Paper", rel_type: RelOpt = None) -> None:
     catalog = default_catalog()
     with store_session() as store:
         key = ProjectionKey.of(store, label, _rel_types(rel_type))
+        before = {(r["graph"], r["label"], r["rel_types"]) for r in cached_projections()}
         catalog.drop(store, label, key.rel_types)
-    console.print(f"dropped the projection of ({label}, {', '.join(key.rel_types)})")
+    what = f"({label}, {', '.join(key.rel_types)}) of graph {key.graph!r}"
+    if (key.graph, key.label, ",".join(key.rel_types)) in before:
+        console.print(f"dropped the projection of {what}")
+    else:
+        console.print(f"no cached projection of {what} on disk (memory and GDS copies dropped)")

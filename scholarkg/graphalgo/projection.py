@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from scholarkg.errors import InputError, NotSupported
+from scholarkg.errors import InputError, NotSupported, StoreError
 from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank
 from scholarkg.queries import dialect_of, has_query, run_query
 from scholarkg.schema.ddl import check_label, check_rel_type
@@ -65,7 +65,7 @@ from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageR
 log = logging.getLogger(__name__)
 
 FORMAT = "scholarkg-projection"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: stronger checksums (older caches are rebuilt)
 ORIENTATIONS = ("natural", "reverse", "undirected")
 
 
@@ -91,7 +91,8 @@ class ProjectionKey:
             store.backend,
             store.graph,
             check_label(label),
-            tuple(check_rel_type(r) for r in rel_types),
+            # one projection per *set* of types: order and repeats change nothing
+            tuple(sorted({check_rel_type(r) for r in rel_types})),
         )
 
 
@@ -100,14 +101,20 @@ class ResidentGdsGraph:
 
     Named ``scholarkg_proj_<key slug>_<state>`` where ``<state>`` hashes the database's write
     fingerprint, so a projection of an older state is never used: :meth:`ensure` projects
-    the current one on first use and drops the key's older ones.
+    the current one on first use (checking it holds what the client arrays hold) and then
+    drops the key's older ones. Concurrent processes are tolerated: a projection another
+    process has just created under the same name is used as is.
     """
 
     PREFIX = "scholarkg_proj_"
 
-    def __init__(self, store: Any, key: ProjectionKey, fingerprint: str) -> None:
+    def __init__(
+        self, store: Any, key: ProjectionKey, fingerprint: str, n_nodes: int, n_edges: int
+    ) -> None:
         self.store = store
         self.key = key
+        self.fingerprint = fingerprint
+        self.expected = (n_nodes, n_edges)
         state = hashlib.sha256(fingerprint.encode()).hexdigest()[:12]
         self.prefix = f"{self.PREFIX}{key.slug()}_"
         self.name = f"{self.prefix}{state}"
@@ -115,13 +122,29 @@ class ResidentGdsGraph:
 
     def ensure(self) -> str:
         existing = self.store.projected_graphs(self.prefix)
-        for old in existing:
-            if old != self.name:
-                self.store.drop_projected(old)
         if self.name not in existing:
             t0 = time.perf_counter()
-            self.store.project_graph(self.name, self.key.label, self.key.rel_types)
+            try:
+                got = self.store.project_graph(self.name, self.key.label, self.key.rel_types)
+            except StoreError as err:
+                if "already exists" not in str(err).lower():
+                    raise
+            else:  # a write between the state check and the projection: never mislabel it
+                counts = (got["nodes"], got["relationships"])
+                if counts != self.expected or self.store.write_fingerprint() != self.fingerprint:
+                    self.store.drop_projected(self.name)
+                    raise StoreError(
+                        f"the graph changed while it was being projected (projected "
+                        f"{counts[0]} nodes / {counts[1]} relationships, expected "
+                        f"{self.expected[0]} / {self.expected[1]}): run the command again"
+                    )
             self.projected_seconds = time.perf_counter() - t0
+        for old in existing:  # older states, only once the current one exists
+            if old != self.name:
+                try:
+                    self.store.drop_projected(old)
+                except StoreError as err:  # another process may be dropping it too
+                    log.info("could not drop old GDS projection %s: %s", old, err)
         return self.name
 
     def pagerank(self, config: PageRankConfig) -> PageRankResult:
@@ -224,7 +247,13 @@ class Projection:
             raise InputError("pagerank_array is global PageRank; use personalized()")
         if self.resident is not None:
             scores = self.resident.pagerank(cfg).scores
-            return np.array([scores.get(node_id, 0.0) for node_id in self.ids], np.float64)
+            missing = [i for i in self.ids if i not in scores]
+            if missing or len(scores) != self.n_nodes:
+                raise StoreError(
+                    f"GDS PageRank scored {len(scores)} nodes, the projection holds "
+                    f"{self.n_nodes} (e.g. missing {missing[:3]}): the graph changed; rerun"
+                )
+            return np.array([scores[node_id] for node_id in self.ids], np.float64)
         scores, _, _ = pagerank(
             self.n_nodes,
             self.src,
@@ -333,7 +362,7 @@ def _checksum(store: GraphStore, key: ProjectionKey) -> str:
     if not has_query("graphalgo/projection_node_checksum", dialect):
         return ""
     row = run_query(store, "graphalgo/projection_node_checksum", {}, label=key.label)[0]
-    parts = [f"{row['n']}:{row['s']}"]
+    parts = [f"{row['n']}:{row['s']}:{row['len']}:{row['mix']}"]
     for rel in key.rel_types:
         r = run_query(
             store, "graphalgo/projection_edge_checksum", {}, label=key.label, rel_type=rel
@@ -349,10 +378,16 @@ def _fingerprint(store: GraphStore) -> str:
     return str(fn())
 
 
-def _resident(store: GraphStore, key: ProjectionKey, fingerprint: str) -> ResidentGdsGraph | None:
+def _has_gds(store: GraphStore) -> bool:
+    return "gds" in getattr(store, "capabilities", frozenset()) and hasattr(store, "project_graph")
+
+
+def _resident(
+    store: GraphStore, key: ProjectionKey, fingerprint: str, proj: Projection
+) -> ResidentGdsGraph | None:
     """The GDS projection to run whole-graph algorithms on, where the store has GDS."""
-    if "gds" in getattr(store, "capabilities", frozenset()) and hasattr(store, "project_graph"):
-        return ResidentGdsGraph(store, key, fingerprint)
+    if _has_gds(store):
+        return ResidentGdsGraph(store, key, fingerprint, proj.n_nodes, proj.n_edges)
     return None
 
 
@@ -371,9 +406,15 @@ class ProjectionCatalog:
     ) -> Projection:
         """The current projection of ``(label, rel_types)`` in ``store``'s graph."""
         key = ProjectionKey.of(store, label, rel_types)
-        fingerprint = _fingerprint(store)
+        try:
+            fingerprint = _fingerprint(store)
+        except (NotSupported, StoreError) as err:
+            # e.g. a Neo4j role without SHOW DATABASES: correct but uncached, scipy on the arrays
+            log.warning("projection not cached (cannot tell when the graph changes): %s", err)
+            self.last_source = "built-uncached"
+            return self._build(store, key, "")
         proj = self._current(store, key, fingerprint)
-        proj.resident = _resident(store, key, fingerprint)  # bound to this store session
+        proj.resident = _resident(store, key, fingerprint, proj)  # bound to this store session
         return proj
 
     def _current(self, store: GraphStore, key: ProjectionKey, fingerprint: str) -> Projection:
@@ -410,9 +451,8 @@ class ProjectionCatalog:
         if self.cache_dir is not None:
             for suffix in (".npz", ".json"):
                 (self.cache_dir / f"{key.slug()}{suffix}").unlink(missing_ok=True)
-        resident = _resident(store, key, "")
-        if resident is not None:
-            resident.drop()
+        if _has_gds(store):
+            ResidentGdsGraph(store, key, "", 0, 0).drop()
 
     # -- internals -------------------------------------------------------------------------
 

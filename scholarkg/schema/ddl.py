@@ -157,3 +157,29 @@ DEFAULT_SCHEMA = SchemaSpec(
         FulltextIndex("paper_sections", "Section", ("title", "text")),  # SciReplicate, AAAR
     ),
 )
+
+
+def declared_properties(label: str, schema: SchemaSpec = DEFAULT_SCHEMA) -> frozenset[str]:
+    """Properties of ``label`` that loaders own: the record fields of every node record with
+    that label, and every key, lookup, full-text and vector property of the schema.
+
+    Why: commands that *write* computed values onto nodes (``graph pagerank --write``) must
+    never overwrite data (``SET n.id = score`` would destroy the merge keys).
+    """
+    import importlib
+
+    from scholarkg.schema.records import NodeRecord
+
+    for module in ("aaar", "citerec", "dorismae", "scireplicate"):  # register their records
+        importlib.import_module(f"scholarkg.schema.{module}")
+    out: set[str] = {k.property for k in schema.keys if k.label == label}
+    out |= {x.property for x in schema.lookups if x.label == label}
+    out |= {p for f in schema.fulltext if f.label == label for p in f.properties}
+    out |= {v.property for v in schema.vector if v.label == label}
+    pending = list(NodeRecord.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if getattr(cls, "LABEL", None) == label:
+            out |= set(cls.model_fields)
+    return frozenset(out)

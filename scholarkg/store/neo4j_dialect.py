@@ -345,14 +345,19 @@ LIST_PROJECTIONS = (
 
 #: The state that moves on every committed write: Neo4j transaction ids only grow, and the
 #: start time and creation time tell a restarted or re-created database apart. Run against
-#: the ``system`` database (an administration command); ``$name`` = the database.
+#: the ``system`` database (an administration command); ``$name`` = the database. In a
+#: cluster every server hosting the database answers with its own row: only the writer's
+#: counts (a lagging secondary would report an older transaction as current).
 DATABASE_WRITE_STATE = (
-    "SHOW DATABASES YIELD name, lastCommittedTxn, lastStartTime, creationTime "
-    "WHERE name = $name "
+    "SHOW DATABASES YIELD name, writer, currentStatus, lastCommittedTxn, lastStartTime, "
+    "creationTime "
+    "WHERE name = $name AND writer AND currentStatus = 'online' "
     "RETURN lastCommittedTxn, toString(lastStartTime) AS started, "
     "toString(creationTime) AS created"
 )
-DEFAULT_DATABASE = "SHOW DEFAULT DATABASE YIELD name RETURN name"
+#: The database a session without ``database_`` uses: the user's *home* database (which
+#: may differ from the server's default one).
+HOME_DATABASE = "SHOW HOME DATABASE YIELD name RETURN name"
 
 # -- the full list, for the conformance lint ---------------------------------------------
 
@@ -404,7 +409,7 @@ def all_statements(
         Statement("drop_projection", DROP_PROJECTION, {"graph": "scholarkg_pr"}),
         Statement("list_projections", LIST_PROJECTIONS, {"prefix": "scholarkg_"}),
         Statement("database_write_state", DATABASE_WRITE_STATE, {"name": "neo4j"}),
-        Statement("default_database", DEFAULT_DATABASE),
+        Statement("home_database", HOME_DATABASE),
     ]
     out += [Statement(f"count_nodes[{lb}]", count_nodes_query(lb)) for lb in ("Paper", "Author")]
     out.append(Statement("count_rels[CITES]", count_relationships_query("CITES")))

@@ -506,7 +506,10 @@ class Neo4jStore(BatchWriteStore):
             }
         finally:
             if property_name is None:
-                self._execute(dialect.DROP_NODE_PROPERTY, {"graph": name, "property": prop})
+                try:
+                    self._execute(dialect.DROP_NODE_PROPERTY, {"graph": name, "property": prop})
+                except StoreError as err:  # never mask the real error
+                    log.warning("could not drop property %s of GDS graph %s: %s", prop, name, err)
         return PageRankResult(
             scores=scores,
             ran_iterations=int(stats["ranIterations"]),
@@ -531,13 +534,14 @@ class Neo4jStore(BatchWriteStore):
         Resident projections are rebuilt when it moves (graphalgo/projection.py).
         """
         name = self._database
-        if name is None:
-            name = str(self._system(dialect.DEFAULT_DATABASE)[0]["name"])
+        if name is None:  # what this store's sessions use: the user's home database
+            name = str(self._system(dialect.HOME_DATABASE)[0]["name"])
         rows = self._system(dialect.DATABASE_WRITE_STATE, {"name": name})
-        if not rows or rows[0]["lastCommittedTxn"] is None:
+        if len(rows) != 1 or rows[0]["lastCommittedTxn"] is None:
             raise NotSupported(
-                f"Neo4j reports no last committed transaction for database {name!r}; "
-                "resident projections cannot tell when it changes"
+                f"Neo4j reports no single online writer with a last committed transaction "
+                f"for database {name!r} ({len(rows)} rows); resident projections cannot tell "
+                "when it changes"
             )
         r = rows[0]
         return f"{name}:{r['created']}:{r['started']}:{r['lastCommittedTxn']}"

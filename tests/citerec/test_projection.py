@@ -93,3 +93,27 @@ def test_catalog_memory_disk_and_invalidation(
     changed = catalog.get(store)
     assert catalog.last_source == "built" and changed.n_edges == 5
     assert ProjectionCatalog(tmp_path).get(store).n_edges == 5  # the disk copy was replaced
+
+
+def test_checksum_sees_swapped_edges_and_a_reused_internal_id(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Changes that keep every count and id sum equal are still changes."""
+    from scholarkg.graphalgo.projection import ProjectionKey, _checksum
+
+    _graph(store, [("a", "b"), ("c", "d")])
+    key = ProjectionKey.of(store, "Paper", ("CITES",))
+    before = _checksum(store, key)
+    store.run("MATCH (:Paper {id: 'a'})-[r:CITES]->(:Paper {id: 'b'}) DELETE r")
+    store.run("MATCH (:Paper {id: 'c'})-[r:CITES]->(:Paper {id: 'd'}) DELETE r")
+    store.merge_relationships(
+        "CITES", "Paper", "Paper", [{"start": "a", "end": "d"}, {"start": "c", "end": "b"}]
+    )
+    swapped = _checksum(store, key)
+    assert (
+        swapped != before
+        and swapped.split("|")[1].split(":")[1:4] == before.split("|")[1].split(":")[1:4]
+    )  # same count and endpoint sums: only the mix tells
+    store.run("MATCH (n:Paper {id: 'iso'}) DELETE n")
+    store.merge_nodes("Paper", [{"id": "isolated"}])  # FalkorDB reuses the internal id
+    assert _checksum(store, key) != swapped

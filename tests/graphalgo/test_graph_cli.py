@@ -69,6 +69,7 @@ def test_projections_are_listed_and_dropped(doc_graph: str) -> None:
     assert len(mine) == 1 and mine[0]["nodes"] == len(PAGES) and mine[0]["edges"] == len(LINKS)
     assert mine[0]["rel_types"] == "CITES" and mine[0]["bytes"] > 0
     assert "dropped the projection of (Paper, CITES)" in cli_ok(["graph", "drop-projection"])
+    assert "no cached projection of (Paper, CITES)" in cli_ok(["graph", "drop-projection"])
     listed = json.loads(cli_ok(["graph", "projections", "-f", "json"]))
     assert not [r for r in listed if r["graph"] == doc_graph]
     out = json.loads(cli_ok(["graph", "pagerank", "-f", "json"]))
@@ -83,6 +84,10 @@ def test_projections_are_listed_and_dropped(doc_graph: str) -> None:
         (["--rel-type", "CITES]->(x"], "relationship type"),
         (["--damping-factor", "1.5"], "damping_factor"),
         (["--top", "0"], "--top must be >= 1"),
+        (["--write", "id"], "--write 'id' would overwrite loaded Paper data"),
+        (["--write", "title"], "--write 'title' would overwrite loaded Paper data"),
+        (["--write", "emb_minilm_l6"], "would overwrite loaded Paper data (or embeddings"),
+        (["--format", "xml"], "--format 'xml': choose one of table, json, csv"),
     ],
 )
 def test_bad_options_are_clear_errors(doc_graph: str, args: list[str], message: str) -> None:

@@ -18,13 +18,15 @@ def test_family_names_load_and_render_on_both_dialects() -> None:
     names = queries.query_names()
     assert "legobench/rpg_leaderboards" in names and "legobench/rplm_instances" in names
     assert not any(n.startswith("browser/") for n in names)
-    # the only dialect-only queries: the projection checksums (FalkorDB internal ids)
+    # the only dialect-only queries: the projection checksums (FalkorDB internal ids) and the
+    # listing of resident GDS graphs (Neo4j + GDS)
     falkordb_only = {
         "graphalgo/projection_node_checksum",
         "graphalgo/projection_edge_checksum",
     }
-    assert set(queries.query_names("falkordb")) == set(names)
+    neo4j_only = {"graphalgo/gds_resident_graphs"}
     assert set(names) - set(queries.query_names("neo4j")) == falkordb_only
+    assert set(names) - set(queries.query_names("falkordb")) == neo4j_only
     for dialect in queries.DIALECTS:
         rendered = queries.all_queries(dialect)
         assert set(rendered) == set(queries.query_names(dialect))
@@ -36,7 +38,12 @@ def test_family_names_load_and_render_on_both_dialects() -> None:
 
 
 def test_templated_queries_declare_examples_and_check_identifiers() -> None:
-    for name in queries.query_names():
+    for dialect in queries.DIALECTS:
+        for name in queries.query_names(dialect):
+            text = queries.load_query(name, dialect)
+            wanted = queries.placeholders(text)
+            assert set(queries.example_identifiers(text)) == set(wanted), name
+    for name in queries.query_names("falkordb"):
         text = queries.load_query(name, "falkordb")
         wanted = queries.placeholders(text)
         assert set(queries.example_identifiers(text)) == set(wanted), name

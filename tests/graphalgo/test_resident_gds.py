@@ -1,0 +1,137 @@
+"""The resident-GDS-projection bookkeeping, without a Neo4j server.
+
+What GDS computes is checked by the Neo4j contract suite (``test_projection_contract.py``, when
+``NEO4J_URI`` is set). What can be checked here is the catalogue logic around it, which no
+server run would exercise on its own: one projection per database state, reuse across
+processes, older states dropped only after the current one exists, a projection raced by a
+concurrent process or by a write, and which ``SHOW DATABASES`` row the fingerprint uses. The
+store below records the calls it receives; it stands in only for those four GDS methods.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scholarkg.errors import NotSupported, StoreError
+from scholarkg.graphalgo.projection import ProjectionKey, ResidentGdsGraph
+from scholarkg.store import neo4j_dialect
+from scholarkg.store.neo4j_store import Neo4jStore
+
+KEY = ProjectionKey("neo4j", "neo4j", "Paper", ("CITES",))
+
+
+class RecordingGds:
+    """The GDS catalogue calls of ``Neo4jStore``, over an in-memory set of graph names."""
+
+    def __init__(self, counts: tuple[int, int] = (5, 4), fingerprint: str = "F1") -> None:
+        self.graphs: set[str] = set()
+        self.calls: list[tuple[str, str]] = []
+        self.counts = counts
+        self.fingerprint = fingerprint
+        self.fail_project: Exception | None = None
+
+    def projected_graphs(self, prefix: str) -> list[str]:
+        return sorted(g for g in self.graphs if g.startswith(prefix))
+
+    def project_graph(self, name: str, label: str, rel_types: Any) -> dict[str, int]:
+        self.calls.append(("project", name))
+        if self.fail_project is not None:
+            raise self.fail_project
+        self.graphs.add(name)
+        return {"nodes": self.counts[0], "relationships": self.counts[1]}
+
+    def drop_projected(self, name: str) -> None:
+        self.calls.append(("drop", name))
+        self.graphs.discard(name)
+
+    def write_fingerprint(self) -> str:
+        return self.fingerprint
+
+
+def test_one_projection_per_state_reused_then_replaced() -> None:
+    gds = RecordingGds()
+    first = ResidentGdsGraph(gds, KEY, "F1", 5, 4)
+    assert first.ensure() == first.name and first.ensure() == first.name
+    assert gds.calls == [("project", first.name)]  # reused, not projected again
+    other_process = ResidentGdsGraph(gds, KEY, "F1", 5, 4)
+    assert other_process.name == first.name and other_process.ensure() == first.name
+    assert len(gds.calls) == 1
+
+    gds.fingerprint = "F2"
+    newer = ResidentGdsGraph(gds, KEY, "F2", 6, 4)
+    gds.counts = (6, 4)
+    assert newer.ensure() == newer.name != first.name
+    # the new state is projected before the old one is dropped
+    assert gds.calls[1:] == [("project", newer.name), ("drop", first.name)]
+    assert gds.projected_graphs(newer.prefix) == [newer.name]
+
+
+def test_a_projection_created_concurrently_is_used() -> None:
+    gds = RecordingGds()
+    resident = ResidentGdsGraph(gds, KEY, "F1", 5, 4)
+    gds.fail_project = StoreError("A graph with name 'x' already exists.")
+    assert resident.ensure() == resident.name
+    gds.fail_project = StoreError("Procedure failed: out of memory")
+    with pytest.raises(StoreError, match="out of memory"):
+        ResidentGdsGraph(gds, KEY, "F9", 5, 4).ensure()
+
+
+@pytest.mark.parametrize(("counts", "moved"), [((6, 4), False), ((5, 5), False), ((5, 4), True)])
+def test_a_write_during_projection_is_never_mislabelled(
+    counts: tuple[int, int], moved: bool
+) -> None:
+    gds = RecordingGds(counts=counts)
+    if moved:
+        gds.fingerprint = "F2"  # same counts, but the database moved on meanwhile
+    resident = ResidentGdsGraph(gds, KEY, "F1", 5, 4)
+    with pytest.raises(StoreError, match="changed while it was being projected"):
+        resident.ensure()
+    assert gds.graphs == set()  # the mislabelled projection was dropped
+
+
+def test_drop_removes_every_state_of_the_key_only() -> None:
+    gds = RecordingGds()
+    a = ResidentGdsGraph(gds, KEY, "F1", 5, 4)
+    a.ensure()
+    gds.graphs.add(a.prefix + "older")
+    other_key = ResidentGdsGraph(gds, ProjectionKey("neo4j", "neo4j", "Paper", ("X",)), "F1", 5, 4)
+    other_key.ensure()
+    a.drop()
+    assert gds.graphs == {other_key.name}
+
+
+def _store_with_rows(monkeypatch: pytest.MonkeyPatch, database: str | None, rows: list[dict]):  # type: ignore[no-untyped-def]
+    from neo4j import GraphDatabase
+
+    store = Neo4jStore(GraphDatabase.driver("bolt://localhost:1"), database)
+    sent: list[tuple[str, dict]] = []
+
+    def system(query: str, params: dict | None = None) -> list[dict]:
+        sent.append((query, dict(params or {})))
+        if query == neo4j_dialect.HOME_DATABASE:
+            return [{"name": "home-db"}]
+        return rows
+
+    monkeypatch.setattr(store, "_system", system)
+    return store, sent
+
+
+def test_fingerprint_reads_the_home_database_writer_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    row = {"lastCommittedTxn": 42, "started": "t1", "created": "t0"}
+    store, sent = _store_with_rows(monkeypatch, None, [row])
+    try:
+        assert store.write_fingerprint() == "home-db:t0:t1:42"
+        assert sent[0][0] == neo4j_dialect.HOME_DATABASE
+        assert sent[1] == (neo4j_dialect.DATABASE_WRITE_STATE, {"name": "home-db"})
+        assert "writer" in neo4j_dialect.DATABASE_WRITE_STATE
+    finally:
+        store.close()
+    for rows in ([], [row, row], [{**row, "lastCommittedTxn": None}]):
+        store, _ = _store_with_rows(monkeypatch, "papers", rows)
+        try:
+            with pytest.raises(NotSupported, match="'papers'"):
+                store.write_fingerprint()
+        finally:
+            store.close()
