@@ -201,3 +201,15 @@ def test_run_fusion_fuses_whole_runs_and_nests() -> None:
         RunFusion([])
     with pytest.raises(InputError, match="unknown fusion method"):
         RunFusion([one], method="borda")
+
+
+def test_run_fusion_reports_progress_over_its_inputs_and_refuses_duplicate_ids() -> None:
+    one = _Fixed({"x": {"a": 1.0}, "y": {"a": 2.0}})
+    two = _Fixed({"x": {"b": 1.0}, "y": {"b": 2.0}})
+    queries = [RunQuery("q1", "x", 2), RunQuery("q2", "y", 2)]
+    seen: list[tuple[int, int]] = []
+    RunFusion([one, two]).rank_all(queries, progress=lambda n, t: seen.append((n, t)))
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]  # both inputs' queries, in order
+    with pytest.raises(InputError, match="'q1' appears twice"):
+        RunFusion([one, two]).rank_all([queries[0], queries[0]])
+    assert one.rank_many({"q1": "x", "q2": "y"}, 1)["q2"].ids == ["a"]

@@ -191,11 +191,12 @@ class Ranker(ABC):
         candidates: Mapping[str, Sequence[str]] | None = None,
     ) -> dict[str, Ranking]:
         """Rank every ``{query_id: text}``; ``candidates`` maps query ids to their pools."""
-        out: dict[str, Ranking] = {}
-        for qid, text in queries.items():
-            pool = None if candidates is None else candidates.get(qid)
-            out[qid] = self.rank(text, k, candidates=pool, query_id=qid)
-        return out
+        return self.rank_all(
+            [
+                RunQuery(qid, text, k, None if candidates is None else candidates.get(qid))
+                for qid, text in queries.items()
+            ]
+        )
 
     def rank_all(
         self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None

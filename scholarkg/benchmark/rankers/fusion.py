@@ -230,11 +230,20 @@ class RunFusion:
     def rank_all(
         self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None
     ) -> dict[str, Ranking]:
-        parts = [r.rank_all(queries) for r in self.rankers]
-        out = self._fuse(queries, parts)
-        if progress:
-            progress(len(queries), len(queries))
-        return out
+        ids = [q.id for q in queries]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise InputError(f"query id {dup!r} appears twice in one run", field="queries")
+        total = len(queries) * len(self.rankers)
+        parts = []
+        for n, ranker in enumerate(self.rankers):
+
+            def step(done: int, _: int, offset: int = n * len(queries)) -> None:
+                if progress:
+                    progress(offset + done, total)
+
+            parts.append(ranker.rank_all(queries, progress=step))
+        return self._fuse(queries, parts)
 
     def _fuse(
         self, queries: Sequence[RunQuery], parts: Sequence[Mapping[str, Ranking]]
