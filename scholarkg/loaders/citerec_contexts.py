@@ -8,13 +8,22 @@ replaced by ``<REF>``, the marker text, character offsets into the source text, 
 and how many markers the sentence holds.
 
 Sentence splitting is deterministic and offline (rule-based, no model): a boundary is
-``.``, ``?`` or ``!`` followed by whitespace and an upper-case letter, digit, quote or
-opening bracket, except
+``.``, ``?`` or ``!`` followed by whitespace and an upper-case letter, digit (also a
+superscript one), quote or opening bracket, except
 
 * inside a citation marker (S2ORC markers such as ``(Smith et al., 2019)`` contain periods);
 * after a known abbreviation (``et al.``, ``Fig.``, ``Eq.``, ``e.g.``, ``i.e.``, ``cf.``,
   ``vs.``, ``Sec.``, ``Tab.``, ``Ref.``, ``No.``, ``Dr.`` …) or a single-letter initial
   (``J. Smith``).
+
+Citation markers written as bare numbers (a flattened superscript, Nature and biomedical
+styles: "… previously.¹² These …" reaches S2ORC as ``previously. 12 These``) that directly
+follow a boundary belong to the sentence before it, so the cut moves past them (and past
+any further such markers separated only by spaces, ``,``, ``;`` or a dash). Without this
+the next sentence would open with the marker, which reads like a footnote mark, and a
+marker at the end of a paragraph would become a sentence of its own. A bracketed or
+author marker opening a sentence (``[3] proposed …``, ``Smith et al. (2019) showed …``)
+is its subject and stays where it is.
 
 Why not scispaCy (the citeBench authors' splitter): it needs a downloaded model; the
 splitter is pluggable through :data:`SentenceSplitter` and this is the tested fallback.
@@ -93,23 +102,49 @@ ABBREVIATIONS = frozenset(
         "alg",
     }
 )
-_BOUNDARY = re.compile(r"[.?!]+[\"')\]]*(?=\s+[\"'(\[A-Z0-9<])")
+_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+_BOUNDARY = re.compile(rf"[.?!]+[\"')\]]*(?=\s+[\"'(\[A-Z0-9<{_SUPERSCRIPT_DIGITS}])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
+# what may separate two superscript markers that follow a full stop: "12 13", "12,13", "12-14"
+_BETWEEN_MARKERS = re.compile(r"[\s,;\-\u2013]*")
+_SPACES = re.compile(r"\s*")
 
 
 def _inside(pos: int, spans: Sequence[Span]) -> bool:
     return any(s <= pos < e for s, e in spans)
 
 
+def _past_trailing_markers(text: str, cut: int, end: int, bare: dict[int, int]) -> int:
+    """Where a sentence cut at ``cut`` really ends: after the bare-number markers
+    (``bare``: start -> end) that directly follow it, with only whitespace before the first
+    and :data:`_BETWEEN_MARKERS` between the next ones."""
+    pos = cut
+    gap = _SPACES
+    while True:
+        nxt = gap.match(text, pos, end).end()
+        stop = bare.get(nxt)
+        if stop is None or stop > end:
+            return pos
+        pos = stop
+        gap = _BETWEEN_MARKERS
+
+
 def split_sentences(text: str, start: int, end: int, protected: Sequence[Span] = ()) -> list[Span]:
-    """Sentence spans (trimmed of surrounding whitespace) of ``text[start:end]``."""
+    """Sentence spans (trimmed of surrounding whitespace) of ``text[start:end]``; the
+    ``protected`` spans are the citation markers (see the module doc)."""
     spans: list[Span] = []
     cursor = start
     chunk = text[start:end]
+    # markers that are a bare number (a flattened superscript): start -> end
+    bare = {
+        s: e
+        for s, e in protected
+        if text[s : s + 1].isdigit() or text[s : s + 1] in _SUPERSCRIPT_DIGITS
+    }
     for m in _BOUNDARY.finditer(chunk):
         cut = start + m.end()
         dot = start + m.start()
-        if _inside(dot, protected):
+        if dot < cursor or _inside(dot, protected):
             continue
         head = text[cursor : dot + 1]
         word = _WORD_BEFORE.search(head)
@@ -117,6 +152,8 @@ def split_sentences(text: str, start: int, end: int, protected: Sequence[Span] =
             token = word.group(1).lower()
             if token in ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper()):
                 continue
+        if bare:
+            cut = _past_trailing_markers(text, cut, end, bare)
         spans.append((cursor, cut))
         cursor = cut
     spans.append((cursor, end))
@@ -140,7 +177,6 @@ DROP_STYLE = (
     "(merged or unparsable span)"
 )
 
-_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 _FOOTNOTE_SYMBOLS = "*\u2020\u2021\u00a7\u00b6\u2016"  # * † ‡ § ¶ ‖
 # a capitalised word that follows a number at a sentence start without being footnote text
 _NOT_FOOTNOTE_WORDS = (
@@ -312,6 +348,8 @@ def extract_contexts(
 ) -> Iterator[ExtractedContext]:
     """One context per (sentence, resolvable marker), in text order (see the module doc).
 
+    The footnote rule is not applied to a sentence that opens inside a citation marker:
+    the number there is a citation (a superscript marker), not a footnote mark.
     A context removed by a clean-up rule calls ``on_drop`` with :data:`DROP_FOOTNOTE` or
     :data:`DROP_STYLE` (once per resolvable marker, i.e. per context not yielded); the
     dropped marker still counts in the ``n_refs`` of its sentence's other contexts.
@@ -324,7 +362,13 @@ def extract_contexts(
         protected = [(m.start, m.end) for m in inside]
         for s_start, s_end in splitter(text, p_start, p_end, protected):
             in_sentence = [m for m in inside if s_start <= m.start and m.end <= s_end]
-            footnote = bool(in_sentence) and starts_with_footnote(text[s_start:s_end])
+            # a sentence opening inside a marker opens with a citation, not a footnote mark
+            # (a superscript marker a custom splitter left after the boundary)
+            footnote = (
+                bool(in_sentence)
+                and not _inside(s_start, protected)
+                and starts_with_footnote(text[s_start:s_end])
+            )
             for m in in_sentence:
                 if m.target is None:
                     continue
