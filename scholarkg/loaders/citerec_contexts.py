@@ -236,7 +236,7 @@ _AUTHORS = re.compile(r"[^\W\d_][^\d;\[\]]*")
 _AUTHORS_END = re.compile(r"[^\W\d_]|[.)'\u2019]")
 _YEAR_AND_LOCATOR = re.compile(rf"{_YEAR}{_LOCATOR}")
 _NO_YEAR_TAIL = re.compile(rf"{_NO_YEAR}$", re.IGNORECASE)
-_NUMERIC = re.compile(r"^\d{1,4}$")
+_NUMERIC = re.compile(r"^\d{1,4}[a-z]?$")
 _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 _ALPHA_LABEL = re.compile(r"^[A-Z][A-Za-z+]{0,7}\d{2}[a-z]?$")
 
@@ -250,7 +250,8 @@ def citation_style(marker: str) -> str | None:
     must then be, as a whole, one of
 
     * ``numeric``: one reference number, ``[12]``, ``(12)``, ``12]``, or bare (a flattened
-      superscript, ``12``); ``[3,4]``, ``[3-5]`` hold several;
+      superscript, ``12``), possibly sub-numbered (``[12a]``); ``[3,4]``, ``[3-5]`` hold
+      several;
     * ``alpha-label``: one bracketed alphanumeric key, ``[HZRS16]``, ``[Knu84a]``;
     * ``year``: a year alone, ``(2019)``, ``2019a`` (a narrative citation whose author the
       parser left outside the span);

@@ -128,6 +128,8 @@ KEPT = {
         ("Smith et al. (2019)", "narrative"),
         ("Smith and Lee (2019a)", "narrative"),
         ("Folch-Lyon et al. (1981)", "narrative"),
+        ("[12a]", "numeric"),  # sub-numbered reference
+        ("12b]", "numeric"),
     ],
 )
 def test_citation_style_names_one_citation(marker: str, style: str) -> None:
@@ -154,6 +156,7 @@ def test_citation_style_names_one_citation(marker: str, style: str) -> None:
         "Fig. 1)",
         "[tw]",
         "()",
+        "[12ab]",
     ],
 )
 def test_citation_style_rejects_merged_or_unparsable(marker: str) -> None:
