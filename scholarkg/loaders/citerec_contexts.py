@@ -227,13 +227,20 @@ def starts_with_footnote(sentence: str) -> bool:
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)[a-z]?"
 _DIGIT_RUN = re.compile(r"\d+")
 _NO_YEAR = r"(?:n\.\s?d\.?|in press|forthcoming|submitted|unpublished(?: data| work| results)?)"
-# optional page locator after the year: ", 296", ": 12-14", ", p. 3", ", pp. 28–29"
-_LOCATOR = r"(?:\s*[,:]\s*(?:pp?\.\s*)?\d+(?:\s*[-\u2013]\s*\d+)?)?"
-# authors: start with a letter, hold no digit, ';' or square bracket, end with a letter,
-# '.', ')' or an apostrophe (never '-': "-1988a" is the tail of a year range)
-# (checked apart from the year: one regex with a lazy author part backtracks, ~10x slower)
-_AUTHORS = re.compile(r"[^\W\d_][^\d;\[\]]*")
-_AUTHORS_END = re.compile(r"[^\W\d_]|[.)'\u2019]")
+# optional locator after the year: ", 296", ": 12-14", ", p. 3", ", pp. 28–29", ", chap. 3",
+# ", Table 2", ", Fig. 1", ", § 4"; "sep" and "label" tell a labelled or ':' locator (whose
+# number may look like a year: "pp. 1998-2005") from a bare ", 2020" (a second year)
+_LOCATOR_LABEL = (
+    r"(?i:pp?|chaps?|ch|secs?|sect|paras?|figs?|figures?|tables?|tab|eqs?|vol)\.?|\u00a7"
+)
+_LOCATOR = rf"(?:\s*(?P<sep>[,:])\s*(?P<label>(?:{_LOCATOR_LABEL})\s*)?\d+(?:\s*[-\u2013]\s*\d+)?)?"
+# authors: start with a letter, hold no digit, ';' or square bracket except around an
+# abbreviation ("World Health Organization [WHO]", APA group authors), end with a letter,
+# '.', ')', ']' or an apostrophe (never '-': "-1988a" is the tail of a year range)
+# (checked apart from the year: one regex with a lazy author part backtracks, ~10x slower;
+# the two alternatives start with different characters, so a failing match stays linear)
+_AUTHORS = re.compile(r"[^\W\d_](?:[^\d;\[\]]|\[[A-Z][A-Za-z&.\-]*\])*")
+_AUTHORS_END = re.compile(r"[^\W\d_]|[.)\]'\u2019]")
 _YEAR_AND_LOCATOR = re.compile(rf"{_YEAR}{_LOCATOR}")
 _NO_YEAR_TAIL = re.compile(rf"{_NO_YEAR}$", re.IGNORECASE)
 _NUMERIC = re.compile(r"^\d{1,4}[a-z]?$")
@@ -256,12 +263,19 @@ def citation_style(marker: str) -> str | None:
     * ``year``: a year alone, ``(2019)``, ``2019a`` (a narrative citation whose author the
       parser left outside the span);
     * ``author-year``: ``(Smith et al., 2019)``, ``(Smith and Lee 2019a, 296)``,
-      ``(Smith, n.d.)``, ``(e.g. Smith 2019)``;
+      ``(Smith, n.d.)``, ``(e.g. Smith 2019)``, ``(World Health Organization [WHO], 2019)``;
     * ``narrative``: ``Smith et al. (2019)``, ``Smith and Lee (2019a)``.
+
+    After the year one locator may follow: a page number or range after ``,`` or ``:``,
+    with or without ``p.``/``pp.``, or a labelled part (``chap. 3``, ``ch. 3``, ``sec. 2``,
+    ``§ 4``, ``para. 2``, ``Table 2``, ``Fig. 1``, ``Eq. 5``, ``vol. 2``). A labelled or
+    ``:`` locator may hold year-like numbers (``(Smith 2019, pp. 1998-2005)``); a bare
+    ``, 2020`` is a second year.
 
     Rejected, because they hold several citations or none recognisable: anything with
     ``;`` inside (``(Smith, 2019; Lee, 2020)``, ``Smith (2019); Lee (2020)``), two years
-    (``Smith 2019, 2020``, ``(Smith 2019 and Lee 2020)``), a year with extra suffixes
+    (``Smith 2019, 2020``, ``(Smith 2019, 1998-2005)``, ``(Smith 2019 and Lee 2020)``),
+    a year with extra suffixes
     (``2010a,b``), a range fragment (``-1990a``), and text that is no citation at all
     (``(41 SNPs)``, ``Fig. 1)``, ``Smith et al.`` without a year).
     """
@@ -282,10 +296,13 @@ def citation_style(marker: str) -> str | None:
         for m in _DIGIT_RUN.finditer(core)
         if len(m.group()) == 4 and 1600 <= int(m.group()) <= 2099
     ]
-    if len(years) > 1:
-        return None
     if years:
-        if not _YEAR_AND_LOCATOR.fullmatch(core, years[0]):
+        year = _YEAR_AND_LOCATOR.fullmatch(core, years[0])
+        if year is None:
+            return None
+        # further year-like numbers can only sit in the locator: pages after "pp." or ":"
+        # ("pp. 1998-2005"), a second year after a bare comma ("2019, 2020")
+        if len(years) > 1 and year["sep"] == "," and year["label"] is None:
             return None
         start = years[0]
     else:

@@ -130,6 +130,20 @@ KEPT = {
         ("Folch-Lyon et al. (1981)", "narrative"),
         ("[12a]", "numeric"),  # sub-numbered reference
         ("12b]", "numeric"),
+        # page numbers in 1600-2099 after an explicit locator are no second year
+        ("(Smith 2019, pp. 1998-2005)", "author-year"),
+        ("(Smith 2019, p. 1776)", "author-year"),
+        ("(Smith 2019: 1998)", "author-year"),
+        # locators other than pages
+        ("(Smith, 2019, chap. 3)", "author-year"),
+        ("(Smith, 2019, ch. 3)", "author-year"),
+        ("(Smith 2019, sec. 2)", "author-year"),
+        ("(Smith et al., 2019, Table 2)", "author-year"),
+        ("(Smith et al., 2019, Fig. 1)", "author-year"),
+        ("Smith (2019, p. 3)", "narrative"),
+        # a bracketed abbreviation in a group author (APA)
+        ("(World Health Organization [WHO], 2019)", "author-year"),
+        ("World Health Organization [WHO] (2019)", "narrative"),
     ],
 )
 def test_citation_style_names_one_citation(marker: str, style: str) -> None:
@@ -157,6 +171,12 @@ def test_citation_style_names_one_citation(marker: str, style: str) -> None:
         "[tw]",
         "()",
         "[12ab]",
+        "(Smith 2019, 2020)",  # a bare number after the comma in year range: a second year
+        "(Smith 2019, 1998-2005)",
+        "(Smith 2019, chap. 3, 2020)",
+        "(Smith, 2019, Table)",
+        "(Smith [x], 2019)",
+        "(World Health Organization [WHO], 2019; Lee, 2020)",
     ],
 )
 def test_citation_style_rejects_merged_or_unparsable(marker: str) -> None:
