@@ -183,12 +183,24 @@ _NOT_FOOTNOTE_WORDS = (
     "January|February|March|April|May|June|July|August|September|October|November|December"
     "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
     "|Mbps|Gbps|Kbps|Tbps|Gyr|Myr|Kyr|Tesla"
+    "|Hundred|Thousand|Million|Billion|Trillion|Percent"
+    "|Seconds|Minutes|Hours|Days|Weeks|Months|Years|Times"
+)
+# section-heading words: "3 Results We found …" is a numbered heading merged into the
+# paragraph when the word is followed by another capitalised word
+_HEADING_WORDS = (
+    "Abstract|Introduction|Background|Preliminaries|Overview|Related|Methods|Methodology"
+    "|Materials|Approach|Implementation|Experiments|Experimental|Evaluation|Results|Analysis"
+    "|Discussion|Limitations|Conclusion|Conclusions|Summary|Acknowledgements|Acknowledgments"
+    "|Appendix"
 )
 # the word a footnote marker is glued or spaced to: a capitalised word of 3+ letters (not a
-# month or unit) or a two-letter sentence opener; a URL (footnote text such as "1 https://…")
+# month, unit, quantity word or heading), a two-letter sentence opener ("As" only spaced:
+# "75As" is arsenic-75); a URL (footnote text such as "1 https://…")
 _FOOTNOTE_TAIL = (
-    rf"\s*(?:https?://|www\.|(?!(?:{_NOT_FOOTNOTE_WORDS})\b)[A-Z][a-z]{{2,}}"
-    r"|(?:By|We|It|To|On|At|An|If|Of|So|Or)\b)"
+    rf"(?:\s*(?:https?://|www\.|(?!(?:{_NOT_FOOTNOTE_WORDS})\b)"
+    rf"(?!(?:{_HEADING_WORDS})\s+[A-Z])[A-Z][a-z]{{2,}}"
+    r"|(?:By|We|It|To|On|At|An|If|Of|So|Or|In|No)\b)|\s+As\b)"
 )
 _FOOTNOTE = re.compile(
     rf"^(?:[{_SUPERSCRIPT_DIGITS}]+{_FOOTNOTE_TAIL}"
@@ -208,18 +220,25 @@ def starts_with_footnote(sentence: str) -> bool:
 
     * Unicode superscript digits (``¹²³…``) or a bare number of one or two digits (1–99,
       footnotes are numbered from 1), spaced or glued, followed by a URL, by a capitalised
-      word of three or more letters, or by a two-letter sentence opener (``By``, ``We``,
-      ``It`` …);
+      word of three or more letters, or by a two-letter sentence opener (``In``, ``As``,
+      ``By``, ``We``, ``It``, ``Of``, ``No`` …). ``As`` counts only after a space, since
+      ``75As`` is arsenic-75; ``In`` and ``No`` (indium, nobelium) may be glued, their
+      isotopes have three-digit mass numbers (``115In``), which this rule never reads as
+      a mark;
     * a footnote symbol (``*``, ``†``, ``‡``, ``§``, ``¶``, ``‖``) followed by a URL or a
       word (a letter then a lower-case letter).
 
     Kept on purpose: years and larger numbers ("2019 saw …", "48,505 SNPs …"), decimals
     and list labels ("1.7 …", "2) …", "3: …"), numbers before lower-case words ("10
     participants …", "7 in [3] …"), dimensions and isotopes ("3D models", "¹H NMR",
-    "4He", "2Fe-2S"), dates and units ("15 March …", "10 Mbps …") and section signs
-    before a number or roman numeral ("§3", "§IV"). The price is that a sentence really
-    opening with a digit before a capitalised word ("3 Participants were …") is dropped;
-    style guides spell such numbers out, so this is rare in published prose.
+    "4He", "2Fe-2S", "75As NMR"), dates and units ("15 March …", "10 Mbps …"), quantity
+    words ("5 Million people", "24 Hours later", "10 Percent", "Years", "Times" …), a
+    numbered heading merged into the paragraph, i.e. a heading word followed by a
+    capitalised word ("3 Results We found …", "2 Related Work Glorps …"; "3 Results are
+    averaged …" is footnote text and dropped) and section signs before a number or roman
+    numeral ("§3", "§IV"). The price is that a sentence really opening with a digit before
+    another capitalised word ("3 Participants were …") is dropped; style guides spell
+    such numbers out, so this is rare in published prose.
     """
     return _FOOTNOTE.match(sentence.lstrip()) is not None
 

@@ -197,6 +197,12 @@ def test_citation_style_rejects_merged_or_unparsable(marker: str) -> None:
         "*Corresponding author: zorb@example.org.",
         "† Equal contribution [1].",
         "‡ https://zorb.example.org.",
+        "2 In this section we follow [3].",
+        "2In this section we follow [3].",
+        "4 As shown in [2], zorbs fold.",
+        "3 No code was released [1].",
+        "7 Of these, two fold [2].",
+        "3 Results are averaged over five runs [4].",  # footnote text, not a heading
     ],
 )
 def test_footnote_starts_are_recognised(sentence: str) -> None:
@@ -225,6 +231,12 @@ def test_footnote_starts_are_recognised(sentence: str) -> None:
         "§IV describes the method of [2].",
         "* p < 0.05.",
         "The zorb fold [1].",
+        "75As NMR spectra were recorded as in [2].",  # arsenic-75, not "As"
+        "24 Hours later the zorbs folded [2].",
+        "5 Million people were sampled [3].",
+        "10 Percent of glorps fold [2].",
+        "3 Results We found that zorbs fold [4].",  # a numbered heading merged into the text
+        "3 Related Work Glorps were studied in [2].",
     ],
 )
 def test_prose_starting_with_a_number_is_kept(sentence: str) -> None:
