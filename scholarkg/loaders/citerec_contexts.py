@@ -257,8 +257,9 @@ _LOCATOR = rf"(?:\s*(?P<sep>[,:])\s*(?P<label>(?:{_LOCATOR_LABEL})\s*)?\d+(?:\s*
 # abbreviation ("World Health Organization [WHO]", APA group authors), end with a letter,
 # '.', ')', ']' or an apostrophe (never '-': "-1988a" is the tail of a year range)
 # (checked apart from the year: one regex with a lazy author part backtracks, ~10x slower;
-# the two alternatives start with different characters, so a failing match stays linear)
-_AUTHORS = re.compile(r"[^\W\d_](?:[^\d;\[\]]|\[[A-Z][A-Za-z&.\-]*\])*")
+# each bracket group must start with '[', which the runs around it exclude, so a failing
+# match stays linear)
+_AUTHORS = re.compile(r"[^\W\d_][^\d;\[\]]*(?:\[[A-Z][A-Za-z&.\-]*\][^\d;\[\]]*)*")
 _AUTHORS_END = re.compile(r"[^\W\d_]|[.)\]'\u2019]")
 _YEAR_AND_LOCATOR = re.compile(rf"{_YEAR}{_LOCATOR}")
 _NO_YEAR_TAIL = re.compile(rf"{_NO_YEAR}$", re.IGNORECASE)
