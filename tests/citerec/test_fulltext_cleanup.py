@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,11 @@ from _cli import cli_ok
 from scholarkg.loaders.citerec_contexts import (
     DROP_FOOTNOTE,
     DROP_STYLE,
+    REF,
     Marker,
     citation_style,
     extract_contexts,
+    split_sentences,
     starts_with_footnote,
 )
 from scholarkg.loaders.citerec_s2 import parse_s2orc_record
@@ -125,6 +128,22 @@ KEPT = {
         ("Smith et al. (2019)", "narrative"),
         ("Smith and Lee (2019a)", "narrative"),
         ("Folch-Lyon et al. (1981)", "narrative"),
+        ("[12a]", "numeric"),  # sub-numbered reference
+        ("12b]", "numeric"),
+        # page numbers in 1600-2099 after an explicit locator are no second year
+        ("(Smith 2019, pp. 1998-2005)", "author-year"),
+        ("(Smith 2019, p. 1776)", "author-year"),
+        ("(Smith 2019: 1998)", "author-year"),
+        # locators other than pages
+        ("(Smith, 2019, chap. 3)", "author-year"),
+        ("(Smith, 2019, ch. 3)", "author-year"),
+        ("(Smith 2019, sec. 2)", "author-year"),
+        ("(Smith et al., 2019, Table 2)", "author-year"),
+        ("(Smith et al., 2019, Fig. 1)", "author-year"),
+        ("Smith (2019, p. 3)", "narrative"),
+        # a bracketed abbreviation in a group author (APA)
+        ("(World Health Organization [WHO], 2019)", "author-year"),
+        ("World Health Organization [WHO] (2019)", "narrative"),
     ],
 )
 def test_citation_style_names_one_citation(marker: str, style: str) -> None:
@@ -151,6 +170,13 @@ def test_citation_style_names_one_citation(marker: str, style: str) -> None:
         "Fig. 1)",
         "[tw]",
         "()",
+        "[12ab]",
+        "(Smith 2019, 2020)",  # a bare number after the comma in year range: a second year
+        "(Smith 2019, 1998-2005)",
+        "(Smith 2019, chap. 3, 2020)",
+        "(Smith, 2019, Table)",
+        "(Smith [x], 2019)",
+        "(World Health Organization [WHO], 2019; Lee, 2020)",
     ],
 )
 def test_citation_style_rejects_merged_or_unparsable(marker: str) -> None:
@@ -171,6 +197,12 @@ def test_citation_style_rejects_merged_or_unparsable(marker: str) -> None:
         "*Corresponding author: zorb@example.org.",
         "† Equal contribution [1].",
         "‡ https://zorb.example.org.",
+        "2 In this section we follow [3].",
+        "2In this section we follow [3].",
+        "4 As shown in [2], zorbs fold.",
+        "3 No code was released [1].",
+        "7 Of these, two fold [2].",
+        "3 Results are averaged over five runs [4].",  # footnote text, not a heading
     ],
 )
 def test_footnote_starts_are_recognised(sentence: str) -> None:
@@ -199,6 +231,12 @@ def test_footnote_starts_are_recognised(sentence: str) -> None:
         "§IV describes the method of [2].",
         "* p < 0.05.",
         "The zorb fold [1].",
+        "75As NMR spectra were recorded as in [2].",  # arsenic-75, not "As"
+        "24 Hours later the zorbs folded [2].",
+        "5 Million people were sampled [3].",
+        "10 Percent of glorps fold [2].",
+        "3 Results We found that zorbs fold [4].",  # a numbered heading merged into the text
+        "3 Related Work Glorps were studied in [2].",
     ],
 )
 def test_prose_starting_with_a_number_is_kept(sentence: str) -> None:
@@ -354,3 +392,65 @@ def test_load_unarxive_footnote_drop_ids_and_authors(graph: FalkorDBStore, tmp_p
         {},
     )
     assert [r["name"] for r in names] == ["Ann Zorb", "Bo Glorp", "Cy Quux"]
+
+
+# Nature / biomedical superscript style: the PDF parser flattens "previously.¹²" into
+# "previously. 12" and S2ORC's bibref span covers the "12"
+SUPERSCRIPT_PARAGRAPHS = [
+    "Zorb folding was shown previously. <<b0|12>> These effects were measured again <<b1|13>>. "
+    "Glorps tesselate as well. <<b2|14>> <<b3|15>> Blips do not <<b1|13>>.",
+    "Quux lattices were mapped twice. <<b2|14>>,<<b3|15>>",
+]
+SUPERSCRIPT_KEPT = {
+    ("Zorb folding was shown previously. <REF>", "12", 202, 1),
+    ("These effects were measured again <REF>.", "13", 203, 1),
+    ("Glorps tesselate as well. <REF> 15", "14", 204, 2),
+    ("Glorps tesselate as well. 14 <REF>", "15", 205, 2),
+    ("Blips do not <REF>.", "13", 203, 1),
+    ("Quux lattices were mapped twice. <REF>,15", "14", 204, 2),
+    ("Quux lattices were mapped twice. 14,<REF>", "15", 205, 2),
+}
+
+
+def test_superscript_markers_after_a_full_stop_stay_with_their_sentence() -> None:
+    doc = parse_s2orc_record(
+        s2orc_record(201, [("Results", SUPERSCRIPT_PARAGRAPHS)], ENTRIES), Path("s2orc.jsonl"), 1
+    )
+    got = {(c.text, c.citation_text, int(c.target), c.n_refs) for c in doc.contexts}
+    assert got == SUPERSCRIPT_KEPT
+    assert not any(c.text.replace(REF, "").strip(" ,.0123456789") == "" for c in doc.contexts)
+    assert doc.dropped == {}
+
+
+def test_splitter_moves_only_bare_number_markers_back() -> None:
+    # "[3] proposed …": a numeric marker in brackets is a narrative subject, not a superscript;
+    # "4" and "²" are no markers here (footnote marks), so they open their sentences
+    text = "Zorbs fold. [3] proposed glorps. 4 The blips differ. ¹² Quux. ²This work. ³⁴"
+    markers = [(text.index("[3]"), text.index("[3]") + 3)]
+    markers += [(text.index("¹²"), text.index("¹²") + 2), (text.index("³⁴"), len(text))]
+    spans = split_sentences(text, 0, len(text), markers)
+    assert [text[s:e] for s, e in spans] == [
+        "Zorbs fold.",
+        "[3] proposed glorps.",
+        "4 The blips differ. ¹²",
+        "Quux.",
+        "²This work. ³⁴",
+    ]
+
+
+def test_footnote_rule_never_fires_on_a_marker_even_with_another_splitter() -> None:
+    text = "Zorbs fold. 12 These glorps differ [3]."
+    markers = [Marker(12, 14, "x"), Marker(text.index("[3]"), text.index("[3]") + 3, "y")]
+
+    def naive(t: str, start: int, end: int, protected: Sequence[tuple[int, int]]) -> list:
+        return [(start, 11), (12, end)]  # cuts before the superscript marker
+
+    drops: list[str] = []
+    got = list(
+        extract_contexts(text, [(0, len(text))], markers, splitter=naive, on_drop=drops.append)
+    )
+    assert [c.text for c in got] == [
+        "<REF> These glorps differ [3].",
+        "12 These glorps differ <REF>.",
+    ]
+    assert drops == []
