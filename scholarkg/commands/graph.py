@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -163,6 +164,15 @@ def projections(
     if not rows and fmt == "table":
         console.print("no cached projections (they are built by the first graph algorithm run)")
         return
+    if fmt == "table":  # the screen gets a size and the file name; json/csv keep everything
+        rows = [
+            {
+                **{k: v for k, v in r.items() if k not in ("bytes", "file")},
+                "size": f"{r['bytes'] / 2**20:.1f} MB" if r.get("bytes") else "",
+                **({"file": Path(r["file"]).name} if r.get("file") else {}),
+            }
+            for r in rows
+        ]
     print_rows(rows, fmt, title="cached projections")
 
 
