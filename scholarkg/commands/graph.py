@@ -183,10 +183,9 @@ def drop_projection(label: LabelOpt = "Paper", rel_type: RelOpt = None) -> None:
     catalog = default_catalog()
     with store_session() as store:
         key = ProjectionKey.of(store, label, _rel_types(rel_type))
-        before = {(r["graph"], r["label"], r["rel_types"]) for r in cached_projections()}
-        catalog.drop(store, label, key.rel_types)
+        was_cached = catalog.drop(store, label, key.rel_types)
     what = f"({label}, {', '.join(key.rel_types)}) of graph {key.graph!r}"
-    if (key.graph, key.label, ",".join(key.rel_types)) in before:
+    if was_cached:
         console.print(f"dropped the projection of {what}")
     else:
         console.print(f"no cached projection of {what} on disk (memory and GDS copies dropped)")

@@ -119,8 +119,12 @@ class ResidentGdsGraph:
         self.prefix = f"{self.PREFIX}{key.slug()}_"
         self.name = f"{self.prefix}{state}"
         self.projected_seconds = 0.0
+        self._ensured = False
 
     def ensure(self) -> str:
+        """The GDS graph's name, projecting it on the first call (later calls: no query)."""
+        if self._ensured:
+            return self.name
         existing = self.store.projected_graphs(self.prefix)
         if self.name not in existing:
             t0 = time.perf_counter()
@@ -145,6 +149,7 @@ class ResidentGdsGraph:
                     self.store.drop_projected(old)
                 except StoreError as err:  # another process may be dropping it too
                     log.info("could not drop old GDS projection %s: %s", old, err)
+        self._ensured = True
         return self.name
 
     def pagerank(self, config: PageRankConfig) -> PageRankResult:
@@ -352,6 +357,19 @@ def sparse_ppr(
 # ----------------------------------------------------------------------------- the catalogue
 
 
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    """A cache manifest of this format version, or None (absent, unreadable, foreign, old)."""
+    if not path.is_file():
+        return None
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        return None
+    return meta if isinstance(meta.get("key"), dict) else None
+
+
 def _checksum(store: GraphStore, key: ProjectionKey) -> str:
     """Counts and id sums of the projected nodes and edges, computed inside the server.
 
@@ -444,15 +462,21 @@ class ProjectionCatalog:
 
     def drop(
         self, store: GraphStore, label: str = "Paper", rel_types: Sequence[str] = ("CITES",)
-    ) -> None:
-        """Forget the projection: memory, disk cache and (Neo4j) its GDS projections."""
+    ) -> bool:
+        """Forget the projection: memory, disk cache and (Neo4j) its GDS projections.
+
+        Returns whether a copy was cached on disk.
+        """
         key = ProjectionKey.of(store, label, rel_types)
         self._memory.pop(key, None)
-        if self.cache_dir is not None:
-            for suffix in (".npz", ".json"):
-                (self.cache_dir / f"{key.slug()}{suffix}").unlink(missing_ok=True)
+        on_disk = False
+        paths = self._paths(key)
+        for path in paths or ():
+            on_disk |= path.is_file()
+            path.unlink(missing_ok=True)
         if _has_gds(store):
             ResidentGdsGraph(store, key, "", 0, 0).drop()
+        return on_disk
 
     # -- internals -------------------------------------------------------------------------
 
@@ -515,15 +539,7 @@ class ProjectionCatalog:
 
     def _manifest(self, key: ProjectionKey) -> dict[str, Any] | None:
         paths = self._paths(key)
-        if paths is None or not paths[1].is_file():
-            return None
-        try:
-            meta = json.loads(paths[1].read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
-            return None
-        return meta
+        return None if paths is None else _read_manifest(paths[1])
 
     def _load(self, key: ProjectionKey) -> Projection | None:
         meta = self._manifest(key)
@@ -574,21 +590,16 @@ def default_catalog(cache_dir: str | Path | None = None) -> ProjectionCatalog:
 
 
 def cached_projections(cache_dir: str | Path | None = None) -> list[dict[str, Any]]:
-    """The projections cached on disk: key, size, and the store state they were built at.
+    """The projections cached on disk: key, counts and size of the arrays.
 
-    Read from the JSON manifests only (no arrays loaded); unreadable or foreign files are
-    skipped, as :meth:`ProjectionCatalog.get` would skip them.
+    Read from the JSON manifests only (no arrays loaded), with the catalogue's own reader, so
+    what is listed is exactly what :meth:`ProjectionCatalog.get` would use.
     """
     path = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     out: list[dict[str, Any]] = []
-    if not path.is_dir():
-        return out
-    for manifest in sorted(path.glob("*.json")):
-        try:
-            meta = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if meta.get("format") != FORMAT or not isinstance(meta.get("key"), dict):
+    for manifest in sorted(path.glob("*.json")) if path.is_dir() else ():
+        meta = _read_manifest(manifest)
+        if meta is None:
             continue
         arrays = manifest.with_suffix(".npz")
         key = meta["key"]
