@@ -410,13 +410,12 @@ def extract_contexts(
             for m in in_sentence:
                 if m.target is None:
                     continue
-                reason = (
-                    DROP_FOOTNOTE
-                    if footnote
-                    else DROP_STYLE
-                    if check_style and citation_style(text[m.start : m.end]) is None
-                    else None
-                )
+                if footnote:
+                    reason = DROP_FOOTNOTE
+                elif check_style and citation_style(text[m.start : m.end]) is None:
+                    reason = DROP_STYLE
+                else:
+                    reason = None
                 if reason is not None:
                     if on_drop is not None:
                         on_drop(reason)

@@ -97,6 +97,16 @@ PARAGRAPHS = [
     "An unlinked pair was merged too <<-|(Ann 2001; Bo 2002)>>.",
 ]
 ENTRIES = {"b0": 202, "b1": 203, "b2": 204, "b3": 205}
+
+
+def parse_paper_201(header: str, paragraphs: list[str]) -> tuple[set[tuple], dict[str, int]]:
+    """Paper 201 (one section, :data:`ENTRIES`) through ``parse_s2orc_record``: its contexts
+    as ``(text, marker, cited corpus id, n_refs)`` and its drop counts."""
+    record = s2orc_record(201, [(header, paragraphs)], ENTRIES)
+    doc = parse_s2orc_record(record, Path("s2orc.jsonl"), 1)
+    return {(c.text, c.citation_text, int(c.target), c.n_refs) for c in doc.contexts}, doc.dropped
+
+
 KEPT = {
     ("Zorbic lattices fold under pressure <REF>.", "[1]", 202, 1),
     ("Later work extended them <REF>.", "(Blip et al., 2018)", 205, 1),
@@ -244,13 +254,10 @@ def test_prose_starting_with_a_number_is_kept(sentence: str) -> None:
 
 
 def test_parse_s2orc_record_drops_and_counts() -> None:
-    doc = parse_s2orc_record(
-        s2orc_record(201, [("Introduction", PARAGRAPHS)], ENTRIES), Path("s2orc.jsonl"), 1
-    )
-    got = {(c.text, c.citation_text, int(c.target), c.n_refs) for c in doc.contexts}
+    got, dropped = parse_paper_201("Introduction", PARAGRAPHS)
     assert got == KEPT
     # the unlinked merged span yields no context, so nothing is counted for it
-    assert doc.dropped == {DROP_FOOTNOTE: 2, DROP_STYLE: 3}
+    assert dropped == {DROP_FOOTNOTE: 2, DROP_STYLE: 3}
 
 
 def test_style_check_is_opt_in_and_footnotes_always_apply() -> None:
@@ -413,13 +420,10 @@ SUPERSCRIPT_KEPT = {
 
 
 def test_superscript_markers_after_a_full_stop_stay_with_their_sentence() -> None:
-    doc = parse_s2orc_record(
-        s2orc_record(201, [("Results", SUPERSCRIPT_PARAGRAPHS)], ENTRIES), Path("s2orc.jsonl"), 1
-    )
-    got = {(c.text, c.citation_text, int(c.target), c.n_refs) for c in doc.contexts}
+    got, dropped = parse_paper_201("Results", SUPERSCRIPT_PARAGRAPHS)
     assert got == SUPERSCRIPT_KEPT
-    assert not any(c.text.replace(REF, "").strip(" ,.0123456789") == "" for c in doc.contexts)
-    assert doc.dropped == {}
+    assert not any(text.replace(REF, "").strip(" ,.0123456789") == "" for text, *_ in got)
+    assert dropped == {}
 
 
 def test_splitter_moves_only_bare_number_markers_back() -> None:

@@ -194,6 +194,13 @@ def test_run_fusion_fuses_whole_runs_and_nests() -> None:
     assert fused.scores == pytest.approx([1 / 61 + 1 / 62, 1 / 63 + 1 / 61, 1 / 62])
     fusion = RunFusion([one, two], method="combsum", name="mine", params={"how": "by hand"})
     assert (fusion.name, fusion.params) == ("mine", {"how": "by hand"})
+    # default name and params are derived from the method and the inputs
+    default = RunFusion([one, two])
+    assert (default.name, default.params) == (
+        "rrf",
+        {"method": "rrf", "inputs": ["fixed"] * 2, "k": 60},
+    )
+    assert RunFusion([one], method="combmnz").params == {"method": "combmnz", "inputs": ["fixed"]}
     # a run-level fusion is an input like any other
     nested = _TopOnly([RunFusion([one, two]), two], name="top")
     assert nested.rank_all(queries)["q1"].ids == two.rank_all(queries)["q1"].ids
@@ -201,6 +208,11 @@ def test_run_fusion_fuses_whole_runs_and_nests() -> None:
         RunFusion([])
     with pytest.raises(InputError, match="unknown fusion method"):
         RunFusion([one], method="borda")
+    # the per-query FusionRanker refuses the same set-ups, naming itself
+    with pytest.raises(InputError, match="FusionRanker needs at least one ranker"):
+        FusionRanker([])
+    with pytest.raises(InputError, match="unknown fusion method 'borda'"):
+        FusionRanker([one], method="borda")
 
 
 def test_run_fusion_reports_progress_over_its_inputs_and_refuses_duplicate_ids() -> None:

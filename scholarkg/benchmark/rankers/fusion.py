@@ -148,7 +148,20 @@ def fuse(
         return comb_sum(rankings, depth=depth)
     if method == "combmnz":
         return comb_mnz(rankings, depth=depth)
-    raise InputError(f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method")
+    raise _unknown_method(method)
+
+
+def _unknown_method(method: str) -> InputError:
+    return InputError(f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method")
+
+
+def _check_setup(owner: str, rankers: Sequence[Any], method: str) -> None:
+    """The checks :class:`FusionRanker` and :class:`RunFusion` share: at their construction,
+    not at the first query, so a bad config fails before any ranker has run."""
+    if not rankers:
+        raise InputError(f"{owner} needs at least one ranker", field="rankers")
+    if method not in FUSION_METHODS:
+        raise _unknown_method(method)
 
 
 class FusionRanker(Ranker):
@@ -162,12 +175,7 @@ class FusionRanker(Ranker):
         depth: int = 100,
         k: int = RRF_K,
     ) -> None:
-        if not rankers:
-            raise InputError("FusionRanker needs at least one ranker", field="rankers")
-        if method not in FUSION_METHODS:
-            raise InputError(
-                f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method"
-            )
+        _check_setup("FusionRanker", rankers, method)
         if depth < 1:
             raise InputError(f"depth must be >= 1, got {depth}", field="depth")
         self.rankers = list(rankers)
@@ -211,12 +219,7 @@ class RunFusion:
         name: str | None = None,
         params: Mapping[str, Any] | None = None,
     ) -> None:
-        if not rankers:
-            raise InputError("RunFusion needs at least one ranker", field="rankers")
-        if method not in FUSION_METHODS:
-            raise InputError(
-                f"unknown fusion method {method!r}; known: {FUSION_METHODS}", field="method"
-            )
+        _check_setup("RunFusion", rankers, method)
         self.rankers = list(rankers)
         self.method = method
         self.k = k

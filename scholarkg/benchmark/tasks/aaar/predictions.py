@@ -154,8 +154,9 @@ def read_expdesign_predictions(path: Path) -> dict[str, ExpDesignPrediction]:
             raise InputError("expected the released {id, predicton, ...} object", path=file)
         pid = _id(data, file, None) if "id" in data else file.parent.name
         if pid in out:
-            raise InputError(f"duplicate id {pid!r} (another result file has it)", path=file,
-                             field="id")  # fmt: skip
+            raise InputError(
+                f"duplicate id {pid!r} (another result file has it)", path=file, field="id"
+            )
         fields = _released_expdesign(_pred_value(data, file, None), file, None)
         out[pid] = ExpDesignPrediction(
             _str_items(fields["experiments"], file, None, f"predicton[{EXP_KEY!r}]"),
