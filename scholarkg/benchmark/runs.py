@@ -62,26 +62,32 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9._-]+-[0-9a-f]{6}$")
 
 
-class RunRecord(BaseModel):
-    """Everything needed to reproduce, audit and compare one benchmark run."""
-
-    model_config = ConfigDict(extra="forbid")
+class _RunHead(BaseModel):
+    """The fields a run and its listing row (:class:`RunSummary`) share, declared once so
+    the summary cannot drift from the run it summarises."""
 
     id: str
     task: str
     #: ISO 8601 UTC timestamp, e.g. ``2026-11-22T04:12:00+00:00``
     created: str
-    config: dict[str, Any] = Field(default_factory=dict)
     #: role -> model name, e.g. ``{"encoder": "all-MiniLM-L6-v2", "llm": "smollm2-135m"}``
     models: dict[str, str] = Field(default_factory=dict)
+    #: aggregate metrics as the benchmark defines them (not necessarily per-instance means)
+    metrics: dict[str, Score] = Field(default_factory=dict)
+
+
+class RunRecord(_RunHead):
+    """Everything needed to reproduce, audit and compare one benchmark run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: dict[str, Any] = Field(default_factory=dict)
     #: prompt-template name -> sha256 prefix of its text (``prompt_hash``)
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     version: str = __version__
     git_commit: str | None = None
     #: phase -> seconds, e.g. ``{"rank": 12.5, "score": 0.3, "total": 13.1}``
     timings: dict[str, float] = Field(default_factory=dict)
-    #: aggregate metrics as the benchmark defines them (not necessarily per-instance means)
-    metrics: dict[str, Score] = Field(default_factory=dict)
     #: instance id -> {metric: score}
     per_instance: dict[str, dict[str, Score]] = Field(default_factory=dict)
     #: optional per-class aggregates, class label -> {metric: value}; labels may carry a
@@ -99,7 +105,7 @@ class RunRecord(BaseModel):
         return names
 
 
-class RunSummary(BaseModel):
+class RunSummary(_RunHead):
     """What a listing of runs shows, kept beside the run file (``<id>.summary.json``).
 
     A run file holds every per-instance score (tens of thousands for a large test
@@ -110,11 +116,6 @@ class RunSummary(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str
-    task: str
-    created: str
-    models: dict[str, str] = Field(default_factory=dict)
-    metrics: dict[str, Score] = Field(default_factory=dict)
     #: number of per-instance score rows
     instances: int = 0
     #: ``config["family"]``, for listing one family's runs
@@ -124,10 +125,10 @@ class RunSummary(BaseModel):
     def of(cls, run: RunRecord) -> RunSummary:
         family = run.config.get("family")
         return cls(
-            id=run.id, task=run.task, created=run.created, models=run.models,
-            metrics=run.metrics, instances=len(run.per_instance),
+            **{name: getattr(run, name) for name in _RunHead.model_fields},
+            instances=len(run.per_instance),
             family=family if isinstance(family, str) else None,
-        )  # fmt: skip
+        )
 
 
 def _task_matches(task: str | None, run_task: str, family: Any) -> bool:
