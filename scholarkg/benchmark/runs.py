@@ -18,6 +18,7 @@ JSON strings because neither backend stores map properties.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -294,33 +295,43 @@ class RunRegistry:
         """
         out: list[RunRecord] = []
         for run_id in self.ids():
-            try:
-                run = load_run_file(self.runs_dir / f"{run_id}.json")
-            except InputError as err:
-                log.warning("skipping unreadable run file: %s", err)
-                continue
-            if _task_matches(task, run.task, run.config.get("family")):
+            run = self._load_listed(run_id)
+            if run is not None and _task_matches(task, run.task, run.config.get("family")):
                 out.append(run)
         return out
 
     def summaries(self, task: str | None = None) -> list[RunSummary]:
         """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files.
 
-        A run without a summary, or whose run file is newer than it (copied in, or edited
-        by hand), is read in full instead; an unreadable one is skipped with a warning.
+        A run without a summary, or whose run file is newer than it (recorded before
+        summaries existed, copied in, or edited by hand), is read in full once and its
+        summary written, so the next listing does not parse it again; an unreadable one is
+        skipped with a warning.
         """
         out: list[RunSummary] = []
         for run_id in self.ids():
             summary = self._read_summary(run_id)
             if summary is None:
-                try:
-                    summary = RunSummary.of(load_run_file(self.runs_dir / f"{run_id}.json"))
-                except InputError as err:
-                    log.warning("skipping unreadable run file: %s", err)
+                run = self._load_listed(run_id)
+                if run is None:
                     continue
+                summary = RunSummary.of(run)
+                with contextlib.suppress(OSError):  # a read-only runs dir still lists
+                    atomic_write_text(
+                        self.summary_path(run_id), summary.model_dump_json() + "\n", fsync=False
+                    )
             if _task_matches(task, summary.task, summary.family):
                 out.append(summary)
         return out
+
+    def _load_listed(self, run_id: str) -> RunRecord | None:
+        """The run, or ``None`` with a warning: one bad file must not hide the rest of a
+        listing (``load`` on it raises the precise error)."""
+        try:
+            return load_run_file(self.runs_dir / f"{run_id}.json")
+        except InputError as err:
+            log.warning("skipping unreadable run file: %s", err)
+            return None
 
     def _read_summary(self, run_id: str) -> RunSummary | None:
         """The summary file of ``run_id`` if it is current and valid, else ``None``."""
