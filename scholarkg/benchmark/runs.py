@@ -18,6 +18,7 @@ JSON strings because neither backend stores map properties.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -62,26 +63,32 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 _ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9._-]+-[0-9a-f]{6}$")
 
 
-class RunRecord(BaseModel):
-    """Everything needed to reproduce, audit and compare one benchmark run."""
-
-    model_config = ConfigDict(extra="forbid")
+class _RunHead(BaseModel):
+    """The fields a run and its listing row (:class:`RunSummary`) share, declared once so
+    the summary cannot drift from the run it summarises."""
 
     id: str
     task: str
     #: ISO 8601 UTC timestamp, e.g. ``2026-11-22T04:12:00+00:00``
     created: str
-    config: dict[str, Any] = Field(default_factory=dict)
     #: role -> model name, e.g. ``{"encoder": "all-MiniLM-L6-v2", "llm": "smollm2-135m"}``
     models: dict[str, str] = Field(default_factory=dict)
+    #: aggregate metrics as the benchmark defines them (not necessarily per-instance means)
+    metrics: dict[str, Score] = Field(default_factory=dict)
+
+
+class RunRecord(_RunHead):
+    """Everything needed to reproduce, audit and compare one benchmark run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: dict[str, Any] = Field(default_factory=dict)
     #: prompt-template name -> sha256 prefix of its text (``prompt_hash``)
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     version: str = __version__
     git_commit: str | None = None
     #: phase -> seconds, e.g. ``{"rank": 12.5, "score": 0.3, "total": 13.1}``
     timings: dict[str, float] = Field(default_factory=dict)
-    #: aggregate metrics as the benchmark defines them (not necessarily per-instance means)
-    metrics: dict[str, Score] = Field(default_factory=dict)
     #: instance id -> {metric: score}
     per_instance: dict[str, dict[str, Score]] = Field(default_factory=dict)
     #: optional per-class aggregates, class label -> {metric: value}; labels may carry a
@@ -99,7 +106,7 @@ class RunRecord(BaseModel):
         return names
 
 
-class RunSummary(BaseModel):
+class RunSummary(_RunHead):
     """What a listing of runs shows, kept beside the run file (``<id>.summary.json``).
 
     A run file holds every per-instance score (tens of thousands for a large test
@@ -110,11 +117,6 @@ class RunSummary(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str
-    task: str
-    created: str
-    models: dict[str, str] = Field(default_factory=dict)
-    metrics: dict[str, Score] = Field(default_factory=dict)
     #: number of per-instance score rows
     instances: int = 0
     #: ``config["family"]``, for listing one family's runs
@@ -124,10 +126,10 @@ class RunSummary(BaseModel):
     def of(cls, run: RunRecord) -> RunSummary:
         family = run.config.get("family")
         return cls(
-            id=run.id, task=run.task, created=run.created, models=run.models,
-            metrics=run.metrics, instances=len(run.per_instance),
+            **{name: getattr(run, name) for name in _RunHead.model_fields},
+            instances=len(run.per_instance),
             family=family if isinstance(family, str) else None,
-        )  # fmt: skip
+        )
 
 
 def _task_matches(task: str | None, run_task: str, family: Any) -> bool:
@@ -293,33 +295,43 @@ class RunRegistry:
         """
         out: list[RunRecord] = []
         for run_id in self.ids():
-            try:
-                run = load_run_file(self.runs_dir / f"{run_id}.json")
-            except InputError as err:
-                log.warning("skipping unreadable run file: %s", err)
-                continue
-            if _task_matches(task, run.task, run.config.get("family")):
+            run = self._load_listed(run_id)
+            if run is not None and _task_matches(task, run.task, run.config.get("family")):
                 out.append(run)
         return out
 
     def summaries(self, task: str | None = None) -> list[RunSummary]:
         """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files.
 
-        A run without a summary, or whose run file is newer than it (copied in, or edited
-        by hand), is read in full instead; an unreadable one is skipped with a warning.
+        A run without a summary, or whose run file is newer than it (recorded before
+        summaries existed, copied in, or edited by hand), is read in full once and its
+        summary written, so the next listing does not parse it again; an unreadable one is
+        skipped with a warning.
         """
         out: list[RunSummary] = []
         for run_id in self.ids():
             summary = self._read_summary(run_id)
             if summary is None:
-                try:
-                    summary = RunSummary.of(load_run_file(self.runs_dir / f"{run_id}.json"))
-                except InputError as err:
-                    log.warning("skipping unreadable run file: %s", err)
+                run = self._load_listed(run_id)
+                if run is None:
                     continue
+                summary = RunSummary.of(run)
+                with contextlib.suppress(OSError):  # a read-only runs dir still lists
+                    atomic_write_text(
+                        self.summary_path(run_id), summary.model_dump_json() + "\n", fsync=False
+                    )
             if _task_matches(task, summary.task, summary.family):
                 out.append(summary)
         return out
+
+    def _load_listed(self, run_id: str) -> RunRecord | None:
+        """The run, or ``None`` with a warning: one bad file must not hide the rest of a
+        listing (``load`` on it raises the precise error)."""
+        try:
+            return load_run_file(self.runs_dir / f"{run_id}.json")
+        except InputError as err:
+            log.warning("skipping unreadable run file: %s", err)
+            return None
 
     def _read_summary(self, run_id: str) -> RunSummary | None:
         """The summary file of ``run_id`` if it is current and valid, else ``None``."""

@@ -150,11 +150,9 @@ class RecordWriter:
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
-        # ``key=`` only for keyed types: a store without keyed MERGE still takes plain edges
-        keyed = {"key": kind.merge_key} if kind.merge_key else {}
         written = self.store.merge_relationships(
             kind.rel_type, kind.start_label, kind.end_label, rows,
-            batch_size=self.batch_size, **keyed,
+            batch_size=self.batch_size, key=kind.merge_key,
         )  # fmt: skip
         self.report.relationships[kind.rel_type] += written
         if written < len(rows):

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg import __version__
 from scholarkg.errors import InputError, StoreError
 from scholarkg.store.embedded import graph_totals, incomplete_graphs
 from scholarkg.store.persistence import AOF_DIR, RDB_FILE, bgsave_and_wait
@@ -75,7 +76,7 @@ def backup_store(server: EmbeddedServer, dest: Path | str) -> dict[str, Any]:
         "format_version": BACKUP_VERSION,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "source_data_dir": str(server.data_dir),
-        "versions": {**st.versions, "scholarkg": _scholarkg_version()},
+        "versions": {**st.versions, "scholarkg": __version__},
         "graphs": after,
         "incomplete": incomplete,
         "files": {RDB_FILE: {"bytes": target.stat().st_size, "sha256": sha256_file(target)}},
@@ -194,9 +195,3 @@ def _existing_graphs(server: EmbeddedServer) -> dict[str, dict[str, int]]:
     server.ensure_running()
     with server.admin_client(timeout=60.0) as client:
         return _all_counts(client)
-
-
-def _scholarkg_version() -> str:
-    from scholarkg import __version__
-
-    return __version__

@@ -129,17 +129,7 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
         config = client.config_get("save").get("save", "")
         if not config or (int(info.get("rdb_changes_since_last_save", 0)) == 0 and not force):
             return False
-        before = int(info.get("rdb_saves", 0))
-        with contextlib.suppress(redis.exceptions.ResponseError):  # one already running
-            client.bgsave()
-        info = wait_persistence(
-            client,
-            lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
-            timeout,
-            "RDB save",
-        )
-        if info.get("rdb_last_bgsave_status") != "ok":
-            raise ServerError("the RDB snapshot failed (disk full?); see falkordb.log")
+        bgsave_and_wait(client, timeout=timeout)
         return True
     if not force and aof_logged_bytes(info) <= 0 and aof_rewrite_idle(info):
         return False
@@ -195,12 +185,13 @@ def automatic_rewrites_paused(client: redis.Redis) -> Iterator[None]:
             client.config_set("auto-aof-rewrite-percentage", previous)
 
 
-def bgsave_and_wait(client: redis.Redis) -> dict[str, Any]:
-    """``BGSAVE`` and wait for it (an automatic one in progress is waited out first)."""
+def bgsave_and_wait(client: redis.Redis, *, timeout: float = 3600.0) -> dict[str, Any]:
+    """``BGSAVE`` and wait for it (an automatic one in progress is waited out first, since
+    it snapshots an older state than the caller wants on disk)."""
     import redis
 
     info = wait_persistence(
-        client, lambda i: not int(i["rdb_bgsave_in_progress"]), 3600.0, "RDB save"
+        client, lambda i: not int(i["rdb_bgsave_in_progress"]), timeout, "RDB save"
     )
     before = int(info.get("rdb_saves", 0))
     while True:
@@ -214,7 +205,7 @@ def bgsave_and_wait(client: redis.Redis) -> dict[str, Any]:
     info = wait_persistence(
         client,
         lambda i: not int(i["rdb_bgsave_in_progress"]) and int(i.get("rdb_saves", 0)) > before,
-        3600.0,
+        timeout,
         "RDB save",
     )
     if info.get("rdb_last_bgsave_status") != "ok":

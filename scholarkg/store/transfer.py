@@ -469,11 +469,9 @@ def import_graph(
         nonlocal written
         rows = rel_buffers.pop(key, [])
         if rows:
-            # keyed types MERGE on their key too (values from the properties); ``key=`` only
-            # then, as the writer does
-            merge_key = KEYED_RELATIONSHIPS.get(key[0])
-            keyed = {"key": merge_key} if merge_key else {}
-            written += store.merge_relationships(*key, rows, batch_size=batch_size, **keyed)
+            # keyed types MERGE on their key too (values from the properties)
+            merge_key = KEYED_RELATIONSHIPS.get(key[0], ())
+            written += store.merge_relationships(*key, rows, batch_size=batch_size, key=merge_key)
             tick(len(rows))
 
     for line, obj in iter_jsonl(rels_path):

@@ -147,6 +147,11 @@ def test_listing_reads_summaries_not_the_run_files(
     # no summary (a run file copied in): read in full
     reg.summary_path(r3.id).unlink()
     assert rows(reg.summaries()) == expected
+    # ... and its summary written, so the next listing does not read it again
+    assert reg.summary_path(r3.id).is_file()
+    monkeypatch.setattr(runs_mod, "load_run_file", no_run_file)
+    assert rows(reg.summaries()) == expected
+    monkeypatch.undo()
     # run file edited after its summary: the summary is stale, the file wins
     path = reg.path_for(r1.id)
     data = json.loads(path.read_text())

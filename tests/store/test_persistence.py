@@ -415,3 +415,26 @@ def test_backup_manifest_whose_files_is_not_a_mapping_names_the_field(
         read_backup_manifest(tmp_path)
     assert err.value.field == "files"
     assert err.value.path == str(tmp_path / "backup.json")
+
+
+def test_compact_on_an_rdb_only_store_saves_a_snapshot_of_every_write(own_store: Path) -> None:
+    """On ``rdb`` persistence ``compact`` is one waited-for ``BGSAVE``: after it, ``dump.rdb``
+    holds the writes made before the call, and with nothing new to save it does nothing."""
+    server = EmbeddedServer(own_store, persistence="rdb")
+    server.start()
+    try:
+        db = server.connect()
+        db.select_graph(GRAPH).query("UNWIND range(1, 20) AS i CREATE (:Paper {id: toString(i)})")
+        db.connection.close()
+        assert server.compact() is True
+        with server.admin_client() as client:
+            info = client.info("persistence")
+        assert int(info["rdb_changes_since_last_save"]) == 0
+        assert info["rdb_last_bgsave_status"] == "ok"
+        assert (own_store / "dump.rdb").is_file()
+        assert server.compact() is False  # nothing written since the snapshot
+        server.stop(compact=False)
+        server.start()
+        assert graph_state(server)["nodes"] == {"Paper": 20}
+    finally:
+        server.stop(timeout=10, compact=False)
