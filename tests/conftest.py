@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.config import Settings, load_settings
+from scholarkg.config import Neo4jSettings, Settings, load_settings
 from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
@@ -83,18 +83,52 @@ def graph_env(
 
 
 #: the ``GraphStore`` contract runs on every backend available: "embedded" always, "neo4j"
-#: when ``NEO4J_URI`` is set (``docker compose up``); see tests/store/test_contract.py
+#: on the managed Neo4j (Java present) or the server at ``NEO4J_URI``; see neo4j_env
 CONTRACT_BACKENDS = ["embedded", "neo4j"]
 
 
-@pytest.fixture
-def neo4j_store() -> Iterator[GraphStore]:
-    """A cleared Neo4j database at ``NEO4J_URI`` (skipped without it), cleared again after."""
+@pytest.fixture(scope="session")
+def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSettings]:
+    """A live Neo4j + GDS for the session, exported as ``NEO4J_URI``/``NEO4J_PASSWORD``.
+
+    ``NEO4J_URI`` set: that server (docker compose, Aura). Otherwise the project's managed
+    server: the one running under ``$SCHOLARKG_TEST_NEO4J_HOME`` is reused (and left running),
+    else one is started in a temp dir for this session and stopped at its end. Without Java
+    the Neo4j tests skip, saying why.
+    """
+    from scholarkg.store.neo4j_server import ManagedNeo4j, java_available
+
+    mp = pytest.MonkeyPatch()
+    server: ManagedNeo4j | None = None
     if not os.environ.get("NEO4J_URI"):
-        pytest.skip("neo4j contract run skipped: NEO4J_URI is not set")
+        reason = java_available()
+        if reason:
+            pytest.skip(f"neo4j tests skipped: NEO4J_URI is not set and {reason}")
+        reuse = os.environ.get("SCHOLARKG_TEST_NEO4J_HOME")
+        home = Path(reuse) if reuse else tmp_path_factory.mktemp("neo4j")
+        server = ManagedNeo4j(home)
+        keep_running = bool(reuse) and server.status(details=False).state == "running"
+        server.ensure_running()
+        mp.setenv("NEO4J_URI", server.uri() or "")
+        mp.setenv("NEO4J_USER", "neo4j")
+        mp.setenv("NEO4J_PASSWORD", server.password())
+        mp.delenv("NEO4J_DATABASE", raising=False)
+        if keep_running:
+            server = None
+    try:
+        yield load_settings().neo4j
+    finally:
+        mp.undo()
+        if server is not None:
+            server.stop()
+
+
+@pytest.fixture
+def neo4j_store(neo4j_env: Neo4jSettings) -> Iterator[GraphStore]:
+    """A cleared Neo4j database (see ``neo4j_env``), cleared again after."""
     from scholarkg.store.neo4j_store import Neo4jStore
 
-    st = Neo4jStore.from_settings(load_settings().neo4j)
+    st = Neo4jStore.from_settings(neo4j_env)
     st.clear()
     try:
         yield st
@@ -105,6 +139,6 @@ def neo4j_store() -> Iterator[GraphStore]:
 
 @pytest.fixture(params=CONTRACT_BACKENDS)
 def any_store(request: pytest.FixtureRequest) -> GraphStore:
-    """The embedded test store, or a cleared Neo4j database (skipped without NEO4J_URI)."""
+    """The embedded test store, or a cleared Neo4j database (skipped without Neo4j)."""
     name = "store" if request.param == "embedded" else "neo4j_store"
     return request.getfixturevalue(name)

@@ -1,8 +1,9 @@
-"""``scholarkg db``: start, stop, inspect, back up and restore the embedded FalkorDB server.
+"""``scholarkg db``: start, stop, inspect, back up and restore the graph server.
 
-The server outlives these commands (persistent mode), so ``db start`` once and every
-later command reuses it; ``db stop`` compacts the append-only file into a snapshot and
-shuts the server down cleanly, so the next start loads the snapshot in seconds.
+The embedded FalkorDB server (default) and, with ``--backend neo4j`` and no ``NEO4J_URI``,
+the managed Neo4j server outlive these commands, so ``db start`` once and every later command
+reuses it; ``db stop`` shuts the server down cleanly (FalkorDB compacts its append-only file
+into a snapshot first, Neo4j checkpoints its store), so the next start is quick.
 """
 
 from __future__ import annotations
@@ -24,8 +25,46 @@ from scholarkg.errors import ConfigError
 from scholarkg.store.backup import backup_store, restore_store
 from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer, ServerStatus
+from scholarkg.store.neo4j_server import ManagedNeo4j, Neo4jStatus, managed_server
+from scholarkg.store.neo4j_store import redact_uri
 
-app = typer.Typer(help="Manage the embedded FalkorDB server and the current graph.")
+app = typer.Typer(
+    help="Manage the graph server (embedded FalkorDB, or the managed Neo4j with "
+    "--backend neo4j) and the current graph."
+)
+
+
+def _managed_neo4j() -> ManagedNeo4j | None:
+    """The managed Neo4j when the backend is neo4j (None for the embedded backend); an
+    external server (``NEO4J_URI``) is not ours to start or stop."""
+    cfg = settings()
+    if cfg.backend != "neo4j":
+        return None
+    if cfg.neo4j.uri:
+        raise ConfigError(
+            f"NEO4J_URI points at an external server ({redact_uri(cfg.neo4j.uri)}); "
+            "'scholarkg db start|stop|status' manage the project's own Neo4j: unset NEO4J_URI "
+            "to use it"
+        )
+    return managed_server(cfg)
+
+
+def _neo4j_status_rows(st: Neo4jStatus) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = [
+        {"field": "state", "value": st.state},
+        {"field": "pid", "value": st.pid},
+        {"field": "home", "value": f"{st.home} ({_size(st.disk_bytes)} on disk)"},
+        {"field": "bolt", "value": st.uri or ""},
+    ]
+    if st.state == "running":
+        versions = ", ".join(f"{k} {v}" for k, v in st.versions.items())
+        rows += [
+            {"field": "versions", "value": versions},
+            {"field": "heap", "value": st.heap},
+            {"field": "started", "value": st.started},
+        ]
+    rows.append({"field": "log", "value": st.log})
+    return rows
 
 
 def _server(thread_count: int | None = None) -> EmbeddedServer:
@@ -98,10 +137,24 @@ def start(
         int | None, typer.Option(help="FalkorDB THREAD_COUNT (default: one per core).")
     ] = None,
 ) -> None:
-    """Start the embedded server (or reuse the running one) and print where it listens.
+    """Start the server (or reuse the running one) and print where it listens.
 
-    A large store takes a while to load: a progress line shows how far it got.
+    A large store takes a while to load: a progress line shows how far it got. With
+    ``--backend neo4j`` the first start builds the launcher (Maven downloads Neo4j, GDS and
+    APOC once) and generates the password (``<home>/neo4j/password``, mode 600).
     """
+    neo = _managed_neo4j()
+    if neo is not None:
+        with server_wait_line() as show:
+            neo.progress = show
+            nst = neo.start()
+        console.print(
+            f"managed Neo4j running: pid {nst.pid}, {nst.uri} (127.0.0.1 only), "
+            f"home {nst.home}; user neo4j, password in {neo.password_file}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
     server = _server(thread_count)
     with server_wait_line() as show:
         server.progress = show
@@ -115,7 +168,14 @@ def start(
 
 @app.command()
 def stop() -> None:
-    """Stop the embedded server (its files are compacted into a snapshot first)."""
+    """Stop the server (embedded: its files are compacted into a snapshot first)."""
+    neo = _managed_neo4j()
+    if neo is not None:
+        with console.status("stopping Neo4j (it checkpoints its store first)"):
+            stopped = neo.stop()
+        what = "stopped the managed Neo4j" if stopped else "no managed Neo4j was running"
+        console.print(f"{what} of {neo.home}", highlight=False)
+        return
     server = _server()
     with console.status("compacting the store's files and stopping the server"):
         stopped = server.stop()
@@ -130,6 +190,14 @@ def status(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
 ) -> None:
     """State, files on disk, last rewrite, versions, memory and graphs with their counts."""
+    neo = _managed_neo4j()
+    if neo is not None:
+        nst = neo.status()
+        if fmt == "json":
+            print(to_json(nst.as_dict()))
+        else:
+            print_rows(_neo4j_status_rows(nst), fmt, title="managed Neo4j")
+        return
     st = _server().status()
     if fmt == "json":
         print(to_json(st.as_dict()))

@@ -64,6 +64,11 @@ from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageR
 
 log = logging.getLogger(__name__)
 
+
+class StaleProjection(StoreError):
+    """The graph changed since the projection's state: GDS cannot project that state."""
+
+
 FORMAT = "scholarkg-projection"
 FORMAT_VERSION = 2  # 2: stronger checksums (older caches are rebuilt)
 ORIENTATIONS = ("natural", "reverse", "undirected")
@@ -137,7 +142,7 @@ class ResidentGdsGraph:
                 counts = (got["nodes"], got["relationships"])
                 if counts != self.expected or self.store.write_fingerprint() != self.fingerprint:
                     self.store.drop_projected(self.name)
-                    raise StoreError(
+                    raise StaleProjection(
                         f"the graph changed while it was being projected (projected "
                         f"{counts[0]} nodes / {counts[1]} relationships, expected "
                         f"{self.expected[0]} / {self.expected[1]}): run the command again"
@@ -241,7 +246,14 @@ class Projection:
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
         if self.resident is not None:
-            return self.resident.pagerank(cfg)
+            try:
+                return self.resident.pagerank(cfg)
+            except NotSupported:  # biased sources on a GDS without them: same semantics here
+                log.info("personalized PageRank with biased sources runs on the client arrays")
+            except StaleProjection:
+                # this projection is a snapshot of an older state, which GDS can no longer
+                # project; its own arrays still hold that state, and the result is the same
+                log.info("the graph changed since this projection: PageRank on its arrays")
         return pagerank_on_snapshot(self.snapshot(), cfg, weighted=False, label=self.key.label)
 
     def pagerank_array(self, config: PageRankConfig | None = None) -> np.ndarray:

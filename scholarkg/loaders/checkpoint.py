@@ -50,7 +50,11 @@ def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
     directories under one ``SCHOLARKG_HOME`` must not share progress, or ``--resume`` in
     the second would skip records it never received.
     """
-    location = str(cfg.data_dir) if cfg.backend == "embedded" else (cfg.neo4j.uri or "")
+    location = (
+        str(cfg.data_dir)
+        if cfg.backend == "embedded"
+        else (cfg.neo4j.uri or str(cfg.home / "neo4j"))  # no URI: the managed server
+    )
     head = f"{cfg.backend}@{location}:"
     return head if graph is None else f"{head}{graph}:"
 

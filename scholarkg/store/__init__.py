@@ -14,13 +14,16 @@ __all__ = ["GraphStore", "Hit", "PageRankConfig", "PageRankResult", "open_store"
 
 
 def open_store(settings: Settings, *, graph: str | None = None) -> GraphStore:
-    """Open the configured backend; the embedded server is started on demand."""
+    """Open the configured backend; the embedded server (or, for ``neo4j`` without
+    ``NEO4J_URI``, the managed Neo4j) is started on demand."""
     if settings.backend == "embedded":
         from scholarkg.store.falkordb_store import FalkorDBStore
 
         return FalkorDBStore.from_settings(settings, graph=graph)
     if settings.backend == "neo4j":
+        from scholarkg.store.neo4j_server import resolve_neo4j_settings
         from scholarkg.store.neo4j_store import Neo4jStore
 
-        return Neo4jStore.from_settings(settings.neo4j)
+        # no NEO4J_URI: the project's managed server (built and started on demand)
+        return Neo4jStore.from_settings(resolve_neo4j_settings(settings))
     raise ConfigError(f"unknown backend {settings.backend!r}")

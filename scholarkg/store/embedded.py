@@ -36,12 +36,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -72,6 +70,11 @@ from scholarkg.store.persistence import (
     persistence_info,
     wait_persistence,
 )
+from scholarkg.store.process import CHILDREN as _CHILDREN
+from scholarkg.store.process import cpu_ticks as _cpu_ticks
+from scholarkg.store.process import exclusive_lock, wait_exit
+from scholarkg.store.process import pid_alive as _pid_alive
+from scholarkg.store.process import terminate as _terminate_pid
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -92,10 +95,6 @@ SOCKET_NAME = "redis.sock"
 #: A loading server is waited for as long as it makes progress; this long without any is
 #: an error (never a kill: we only stop servers that do not answer *and* do not run).
 DEFAULT_STALL_TIMEOUT = 300.0
-
-#: Popen objects of servers this process started, so they are reaped (no zombies) and
-#: never garbage-collected while running.
-_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 @dataclass(frozen=True)
@@ -135,6 +134,11 @@ WaitCallback = Callable[[WaitProgress], None]
 #: command that starts the server shows the loading line without threading a callback
 #: through ``open_store``)
 _default_wait_callback: WaitCallback | None = None
+
+
+def wait_callback() -> WaitCallback | None:
+    """The process-wide wait callback (also shown by the managed Neo4j while it starts)."""
+    return _default_wait_callback
 
 
 def set_wait_callback(callback: WaitCallback | None) -> WaitCallback | None:
@@ -196,32 +200,6 @@ def socket_path_for(data_dir: Path) -> Path:
     return candidate
 
 
-def _pid_alive(pid: int) -> bool:
-    """True if ``pid`` is a live (non-zombie) process; reaps it first if it is our child."""
-    child = _CHILDREN.get(pid)
-    if child is not None:
-        if child.poll() is not None:
-            _CHILDREN.pop(pid, None)
-            return False
-    else:
-        with contextlib.suppress(ChildProcessError, OSError):
-            done, _ = os.waitpid(pid, os.WNOHANG)
-            if done == pid:
-                return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists():
-        with contextlib.suppress(OSError):
-            state = stat.read_text().rsplit(")", 1)[1].split()[0]
-            return state != "Z"
-    return True
-
-
 def _is_redis_server(pid: int) -> bool:
     """Whether ``pid`` runs redis-server (guards against a recycled pid in a stale pid file)."""
     proc = Path(f"/proc/{pid}")
@@ -239,16 +217,6 @@ def _is_redis_server(pid: int) -> bool:
     except OSError:
         return False
     return "redis-server" in out
-
-
-def _cpu_ticks(pid: int) -> int | None:
-    """User + system CPU ticks of ``pid`` (None where /proc is missing): a busy server's
-    clock moves even when it is too busy to answer, a stopped or hung one's does not."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
@@ -524,28 +492,13 @@ class EmbeddedServer:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """Exclusive flock on ``server.lock``; waits for another starter/stopper to finish."""
-        timeout = self.lock_timeout
         self._prepare_dir()
-        fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError as err:
-                    if time.monotonic() > deadline:
-                        raise ServerError(
-                            f"{self.lock_file}: another scholarkg process holds the server "
-                            f"lock for more than {timeout:.0f} s (a server loading a large "
-                            "store? 'scholarkg db status' shows its progress)"
-                        ) from err
-                    time.sleep(0.05)
+        with exclusive_lock(
+            self.lock_file,
+            self.lock_timeout,
+            f"the embedded server of {self.data_dir} (loading a large store?)",
+        ):
             yield
-        finally:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     def _read_pid(self) -> int | None:
         try:
@@ -839,25 +792,8 @@ class EmbeddedServer:
         )
 
     def _wait_exit(self, pid: int, timeout: float) -> bool:
-        child = _CHILDREN.get(pid)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if child is not None:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    child.wait(timeout=0.05)
-            if not _pid_alive(pid):
-                _CHILDREN.pop(pid, None)
-                return True
-            time.sleep(0.05)
-        return False
+        return wait_exit(pid, timeout)
 
     def _terminate(self, pid: int) -> None:
         """SIGTERM (redis treats it as a graceful shutdown), then SIGKILL."""
-        for sig, wait in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 10.0)):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-                if sig == signal.SIGTERM:  # a stopped (SIGSTOP) server handles it only now
-                    os.kill(pid, signal.SIGCONT)
-            if self._wait_exit(pid, wait):
-                return
-        raise ServerError(f"embedded server pid {pid} survived SIGKILL")
+        _terminate_pid(pid, what="embedded server")

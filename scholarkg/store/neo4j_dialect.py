@@ -101,7 +101,7 @@ def vector_index_ddl(index: VectorIndex) -> str:
         f"CREATE VECTOR INDEX {_index_name(index.name)} IF NOT EXISTS "
         f"FOR (n:{index.label}) ON (n.{index.property}) "
         f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dims}, "
-        "`vector.similarity_function`: 'cosine'}}"
+        "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}"
     )
 
 
@@ -211,11 +211,16 @@ def set_vectors_query(label: str, prop: str) -> str:
     return cypher_common.set_vectors_query(label, prop, vector_value)
 
 
-#: kNN by index name; ``score`` is already the similarity (1 + cos) / 2, best first.
-VECTOR_SEARCH = (
-    "CALL db.index.vector.queryNodes($index, $k, $v) YIELD node, score "
-    "RETURN node, score ORDER BY score DESC"
-)
+def vector_search_query(prop: str) -> str:
+    """kNN by index name, scored exactly: ``vector.similarity.cosine`` is (1 + cos) / 2 on
+    the stored floats. The index's own score is approximate (measured on the live server:
+    0.89993 for an exact 0.9), and scores must equal the embedded store's."""
+    check_property(prop)
+    return (
+        "CALL db.index.vector.queryNodes($index, $k, $v) YIELD node "
+        f"RETURN node, vector.similarity.cosine(node.{prop}, $v) AS score ORDER BY score DESC"
+    )
+
 
 # -- snapshots and paging ----------------------------------------------------------------
 
@@ -358,6 +363,12 @@ DATABASE_WRITE_STATE = (
 #: The database a session without ``database_`` uses: the user's *home* database (which
 #: may differ from the server's default one).
 HOME_DATABASE = "SHOW HOME DATABASE YIELD name RETURN name"
+#: Community leaves ``lastCommittedTxn`` empty; the managed server's launcher adds this
+#: procedure (neo4j-launcher/.../procedures/TransactionState.java) reading the same counter.
+LAST_COMMITTED_TX = "CALL scholarkg.lastCommittedTxId() YIELD txId RETURN txId"
+SHOW_SCHOLARKG_PROCEDURES = (
+    "SHOW PROCEDURES YIELD name WHERE name = 'scholarkg.lastCommittedTxId' RETURN name"
+)
 
 # -- the full list, for the conformance lint ---------------------------------------------
 
@@ -403,13 +414,18 @@ def all_statements(
         Statement("db_labels", DB_LABELS),
         Statement("db_rel_types", DB_REL_TYPES),
         Statement("fulltext_search", FULLTEXT_SEARCH, {"index": "paper_text", "q": '"x"', "k": 5}),
-        Statement("vector_search", VECTOR_SEARCH, {"index": "paper_vec", "k": 5, "v": [0.1]}),
+        Statement(
+            "vector_search",
+            vector_search_query("embedding"),
+            {"index": "paper_vec", "k": 5, "v": [0.1]},
+        ),
         Statement("pagerank_scores", PAGERANK_SCORES, {"graph": "g", "property": "pr"}),
         Statement("drop_node_property", DROP_NODE_PROPERTY, {"graph": "g", "property": "pr"}),
         Statement("drop_projection", DROP_PROJECTION, {"graph": "scholarkg_pr"}),
         Statement("list_projections", LIST_PROJECTIONS, {"prefix": "scholarkg_"}),
         Statement("database_write_state", DATABASE_WRITE_STATE, {"name": "neo4j"}),
         Statement("home_database", HOME_DATABASE),
+        Statement("show_scholarkg_procedures", SHOW_SCHOLARKG_PROCEDURES),
     ]
     out += [Statement(f"count_nodes[{lb}]", count_nodes_query(lb)) for lb in ("Paper", "Author")]
     out.append(Statement("count_rels[CITES]", count_relationships_query("CITES")))

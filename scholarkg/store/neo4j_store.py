@@ -76,6 +76,18 @@ _USERINFO = re.compile(r"//[^/@]*@")
 _IN_TRANSACTIONS = re.compile(r"\bIN\s+(?:\d+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.I)
 
 
+_NO_SOURCE_BIAS = (
+    "this GDS version takes personalized PageRank source nodes without biases only (all biases 1)"
+)
+
+
+def has_source_bias(config: PageRankConfig) -> bool:
+    """Whether personalized PageRank weights its source nodes (any bias other than 1)."""
+    return bool(config.source_nodes) and any(
+        float(v) != 1.0 for v in (config.source_nodes or {}).values()
+    )
+
+
 def redact_uri(uri: str) -> str:
     """``bolt://user:secret@host`` → ``bolt://***@host``: URIs may carry credentials."""
     return _USERINFO.sub("//***@", uri)
@@ -146,6 +158,14 @@ def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset
         caps |= {"gds", "fastrp", "knn"}
     if "apoc.version" in names:
         caps.add("apoc")
+    try:
+        procs = driver.execute_query(
+            dialect.SHOW_SCHOLARKG_PROCEDURES, database_=database, routing_="r"
+        ).records
+    except Exception as err:
+        raise cypher_error(err, dialect.SHOW_SCHOLARKG_PROCEDURES) from err
+    if procs:  # the managed server's launcher (Community's SHOW DATABASES lacks the txn id)
+        caps.add("tx_id")
     return frozenset(caps)
 
 
@@ -173,6 +193,8 @@ class Neo4jStore(BatchWriteStore):
         self._user = user
         self._schema: SchemaSpec = DEFAULT_SCHEMA
         self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
+        #: whether GDS takes [node, bias] source pairs (None: not tried yet)
+        self._gds_source_bias: bool | None = None
 
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
@@ -294,7 +316,7 @@ class Neo4jStore(BatchWriteStore):
         check_label(index.label)
         check_property(index.property)
         records = self._execute(
-            dialect.VECTOR_SEARCH,
+            dialect.vector_search_query(index.property),
             {"index": index.name, "k": int(k), "v": [float(x) for x in vector]},
             read=True,
         ).records
@@ -417,6 +439,8 @@ class Neo4jStore(BatchWriteStore):
         if "gds" not in self.capabilities:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
+        if has_source_bias(cfg) and self._gds_source_bias is False:
+            return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
         try:
             self.project_graph(
@@ -430,6 +454,8 @@ class Neo4jStore(BatchWriteStore):
                 node_ids=node_ids,
                 property_name=dialect.PAGERANK_PROPERTY,
             )
+        except NotSupported:  # this GDS cannot weight source nodes: same semantics in scipy
+            return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         finally:
             try:
                 self.drop_projected(graph)
@@ -490,13 +516,25 @@ class Neo4jStore(BatchWriteStore):
         }
         if sources is not None:
             params["sources"] = sources
-        biased = sources is not None and any(s["bias"] != 1.0 for s in sources)
-        stats = self._execute(
-            dialect.pagerank_mutate_query(
-                node_label, weighted=weighted, personalized=sources is not None, biased=biased
-            ),
-            params,
-        ).records[0]
+        biased = has_source_bias(config)
+        if biased and self._gds_source_bias is False:
+            raise NotSupported(_NO_SOURCE_BIAS)
+        try:
+            stats = self._execute(
+                dialect.pagerank_mutate_query(
+                    node_label, weighted=weighted, personalized=sources is not None, biased=biased
+                ),
+                params,
+            ).records[0]
+        except CypherError as err:
+            # GDS 2.13 (the line built for Neo4j 5.26) takes node lists only; [node, bias]
+            # pairs came later. Callers run the same semantics on the client arrays instead.
+            if biased and "sourceNodes" in str(err):
+                self._gds_source_bias = False
+                raise NotSupported(_NO_SOURCE_BIAS) from None
+            raise
+        if biased:
+            self._gds_source_bias = True
         try:
             scores = {
                 str(r["id"]): float(r["score"])
@@ -531,12 +569,18 @@ class Neo4jStore(BatchWriteStore):
 
         Neo4j's last committed transaction id (ids only grow), with the database's start and
         creation times so a restart or a re-created database never matches an old token.
+        Enterprise reports the id in ``SHOW DATABASES``; Community leaves it empty, and the
+        managed server's ``scholarkg.lastCommittedTxId()`` procedure reads it instead.
         Resident projections are rebuilt when it moves (graphalgo/projection.py).
         """
         name = self._database
         if name is None:  # what this store's sessions use: the user's home database
             name = str(self._system(dialect.HOME_DATABASE)[0]["name"])
         rows = self._system(dialect.DATABASE_WRITE_STATE, {"name": name})
+        if len(rows) == 1 and rows[0]["lastCommittedTxn"] is None and "tx_id" in self.capabilities:
+            tx = self._execute(dialect.LAST_COMMITTED_TX, read=True).records[0]["txId"]
+            r = rows[0]
+            return f"{name}:{r['created']}:{r['started']}:{tx}"
         if len(rows) != 1 or rows[0]["lastCommittedTxn"] is None:
             raise NotSupported(
                 f"Neo4j reports no single online writer with a last committed transaction "

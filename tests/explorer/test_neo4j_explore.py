@@ -4,7 +4,6 @@ store method against a live server (only when ``NEO4J_URI`` is set, like tests/n
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,11 +131,10 @@ def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> Non
 
 
 @pytest.fixture
-def neo4j_store() -> Iterator[Any]:
-    from scholarkg.config import load_settings
+def neo4j_store(neo4j_env: Any) -> Iterator[Any]:
     from scholarkg.store.neo4j_store import Neo4jStore
 
-    st = Neo4jStore.from_settings(load_settings().neo4j)
+    st = Neo4jStore.from_settings(neo4j_env)
     st.clear()
     st.merge_nodes("Paper", [{"id": f"p{i}", "title": f"Paper {i}"} for i in (1, 2, 3)])
     st.merge_relationships(
@@ -150,10 +148,6 @@ def neo4j_store() -> Iterator[Any]:
 
 
 @pytest.mark.neo4j
-@pytest.mark.skipif(
-    not os.environ.get("NEO4J_URI"),
-    reason="needs a Neo4j server: set NEO4J_URI (and NEO4J_PASSWORD); see docker-compose.yml",
-)
 def test_neo4j_explore_payload_read_only_and_limits(neo4j_store: Any) -> None:
     res = neo4j_store.explore(
         "MATCH p = (a:Paper {id: 'p1'})-[c:CITES]->(b:Paper) RETURN a, c, b, p"

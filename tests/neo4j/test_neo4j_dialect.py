@@ -35,7 +35,8 @@ def test_schema_ddl_is_idempotent_text_and_skips_keyed_lookups() -> None:
         "CREATE FULLTEXT INDEX paper_text IF NOT EXISTS "
         "FOR (n:Paper) ON EACH [n.title, n.abstract]",
         "CREATE VECTOR INDEX paper_vec IF NOT EXISTS FOR (n:Paper) ON (n.embedding) "
-        "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}",
+        "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: "
+        "'cosine', `vector.quantization.enabled`: false}}",
     ]
     assert all("IF NOT EXISTS" in s for s in d.schema_ddl(spec))
 
@@ -148,9 +149,10 @@ def test_plain_turns_nodes_relationships_and_paths_into_dicts() -> None:
 
 
 def test_open_store_without_uri_names_the_variable(tmp_path: Path) -> None:
-    """``open_store`` hands the neo4j backend to ``from_settings``, which checks the URI."""
+    """``from_settings`` needs a URI; ``open_store`` without one uses the managed server
+    (tests/store/test_managed_neo4j.py), and an unknown backend is refused."""
     settings = Settings(home=tmp_path, backend="neo4j", neo4j=Neo4jSettings(uri=None))
     with pytest.raises(ConfigError, match="NEO4J_URI"):
-        open_store(settings)
+        Neo4jStore.from_settings(settings.neo4j)
     with pytest.raises(ConfigError, match="unknown backend"):
         open_store(dataclasses.replace(settings, backend="nope"))

@@ -1,7 +1,5 @@
-"""Tests against a real Neo4j 5.26 + GDS server; they run only when ``NEO4J_URI`` is set.
-
-    docker compose up -d
-    NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=scholarkg-dev pytest -m neo4j tests/neo4j
+"""Tests against a real Neo4j 5.26 + GDS server: the managed one the test session starts
+(``neo4j_env`` in conftest.py), or the server at ``NEO4J_URI`` (e.g. ``docker compose up``).
 
 They clear the target database (use a throw-away one). The cross-backend contract suite
 (``tests/store/test_contract.py``) runs against Neo4j under the same condition.
@@ -9,7 +7,6 @@ They clear the target database (use a throw-away one). The cross-backend contrac
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +18,7 @@ from scholarkg.graphalgo import pagerank
 from scholarkg.store import transfer
 from scholarkg.store.base import PageRankConfig
 
-pytestmark = [
-    pytest.mark.neo4j,
-    pytest.mark.skipif(
-        not os.environ.get("NEO4J_URI"),
-        reason="needs a Neo4j server: set NEO4J_URI (and NEO4J_PASSWORD); see docker-compose.yml",
-    ),
-]
+pytestmark = [pytest.mark.neo4j, pytest.mark.usefixtures("neo4j_env")]
 
 
 def _load_doc_graph(st) -> None:  # type: ignore[no-untyped-def]
@@ -106,7 +97,7 @@ def test_gds_python_client_reaches_the_same_server() -> None:
 
     gds = gds_client(load_settings().neo4j)
     try:
-        assert gds.version()  # GDS answers through its own Python client
+        assert gds.server_version()  # GDS answers through its own Python client
         frame = gds.run_cypher("RETURN 1 AS x")
         assert frame["x"].tolist() == [1]
     finally:

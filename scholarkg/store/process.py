@@ -1,0 +1,119 @@
+"""Server processes scholarkg owns: liveness, an exclusive lock file, graceful stop.
+
+Shared by the embedded FalkorDB server (``embedded.py``) and the managed Neo4j server
+(``neo4j_server.py``): both are child processes that outlive the CLI command that started
+them, are found again through a pid file, and must never be started twice on one data dir.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from scholarkg.errors import ServerError
+
+#: Popen objects of servers this process started, so they are reaped (no zombies) and
+#: never garbage-collected while running.
+CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def pid_alive(pid: int) -> bool:
+    """True if ``pid`` is a live (non-zombie) process; reaps it first if it is our child."""
+    child = CHILDREN.get(pid)
+    if child is not None:
+        if child.poll() is not None:
+            CHILDREN.pop(pid, None)
+            return False
+    else:
+        with contextlib.suppress(ChildProcessError, OSError):
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done == pid:
+                return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists():
+        with contextlib.suppress(OSError):
+            state = stat.read_text().rsplit(")", 1)[1].split()[0]
+            return state != "Z"
+    return True
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """User + system CPU ticks of ``pid`` (None where /proc is missing): a busy server's
+    clock moves even when it is too busy to answer, a stopped or hung one's does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path, timeout: float, what: str) -> Iterator[None]:
+    """Exclusive ``flock`` on ``lock_file``; waits up to ``timeout`` s for another holder.
+
+    ``what`` names the server in the error ("the server lock" of which data dir)."""
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as err:
+                if time.monotonic() > deadline:
+                    raise ServerError(
+                        f"{lock_file}: another scholarkg process holds the lock of {what} for "
+                        f"more than {timeout:.0f} s ('scholarkg db status' shows its state)"
+                    ) from err
+                time.sleep(0.05)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def wait_exit(pid: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` s for ``pid`` to exit (reaping it if it is our child)."""
+    child = CHILDREN.get(pid)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if child is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=0.05)
+        if not pid_alive(pid):
+            CHILDREN.pop(pid, None)
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def terminate(pid: int, *, grace: float = 30.0, what: str = "server") -> None:
+    """SIGTERM (both servers shut down cleanly on it), then SIGKILL after ``grace`` s."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+            if sig == signal.SIGTERM:  # a stopped (SIGSTOP) server handles it only now
+                os.kill(pid, signal.SIGCONT)
+        if wait_exit(pid, wait):
+            return
+    raise ServerError(f"{what} pid {pid} survived SIGKILL")
