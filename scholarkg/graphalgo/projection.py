@@ -18,10 +18,10 @@ algorithm on that. This module does the same beside FalkorDB:
   refreshed); different → rebuilt. So the cache is never stale and rarely rebuilt needlessly.
 
 Algorithms on a projection keep GDS's semantics (graph-backends.md §4): :meth:`Projection.
-pagerank` is ``graphalgo.pagerank`` on the cached arrays; :meth:`Projection.personalized`
+pagerank` is ``store.pagerank`` on the cached arrays; :meth:`Projection.personalized`
 is the same delta-form iteration run *sparsely* (only nodes whose delta exceeds the
 tolerance send), which is what GDS's ``tolerance`` means, so with the same parameters it
-returns the same numbers as :func:`scholarkg.graphalgo.pagerank.pagerank` (tested), but in
+returns the same numbers as :func:`scholarkg.store.pagerank.pagerank` (tested), but in
 time proportional to the touched neighbourhood. It adds one option GDS lacks, ``exclude``:
 nodes that neither receive nor send (the citing paper of a held-out citation, so no score
 flows through the very edge being predicted).
@@ -57,10 +57,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from scholarkg.errors import InputError, NotSupported, StoreError
-from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank
 from scholarkg.queries import dialect_of, has_query, run_query
 from scholarkg.schema.ddl import check_label, check_rel_type
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
+from scholarkg.store.pagerank import check_pagerank_config, pagerank
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ class Projection:
     def pagerank(self, config: PageRankConfig | None = None) -> PageRankResult:
         """Global or personalized PageRank with GDS semantics (natural orientation):
         GDS on the resident projection on Neo4j, scipy on these arrays otherwise."""
-        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
+        from scholarkg.store.pagerank import pagerank_on_snapshot
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
@@ -307,7 +307,7 @@ def sparse_ppr(
     ``matrix`` row ``u``: ``u``'s out-neighbours with share ``w / out(u)``. Superstep 0
     holds ``(1 - d) * bias`` on the sources; each later superstep forwards ``d * share *
     delta`` from the active nodes, adds it to the scores and keeps as active the receivers
-    whose delta exceeds ``tolerance`` — exactly ``graphalgo.pagerank.pagerank`` restricted to
+    whose delta exceeds ``tolerance`` — exactly ``store.pagerank.pagerank`` restricted to
     the non-zero entries, hence equal to it (tested).
     """
     n = matrix.shape[0]

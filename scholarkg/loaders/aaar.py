@@ -557,10 +557,25 @@ def parse_reviewcritique(path: Path) -> list[RCPaper]:
     return papers
 
 
+def parse_reliability(value: object, *, record: str | None = None) -> bool:
+    """``True`` (deficient) for ``"No"``, ``False`` for ``"Yes"``; anything else is bad input.
+
+    Case and surrounding spaces are ignored because the released labels are hand-typed.
+    """
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v == "no":
+            return True
+        if v == "yes":
+            return False
+    where = f"segment {record}: " if record else ""
+    raise InputError(
+        f"{where}reliability must be 'Yes' or 'No', got {value!r}", field="reliability"
+    )
+
+
 def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
     """The papers of a ReviewCritique file one by one (a bad line stops after the good ones)."""
-    from scholarkg.benchmark.metrics.classification import parse_reliability
-
     try:
         fh_cm = open_text(path)
     except FileNotFoundError as err:

@@ -37,7 +37,6 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from scholarkg.benchmark.metrics.dorismae import TEST_SPLIT_QIDS, grade_from_response
 from scholarkg.errors import InputError
 from scholarkg.schema import ids
 from scholarkg.schema.dorismae import (
@@ -66,6 +65,31 @@ ByteProgress = Callable[[int, int], None]
 SECTIONS = ("Query", "Corpus", "Annotation", "aspect2aspect_id", "aspect_id2aspect", "Test_set")
 _LIST_SECTIONS = frozenset({"Query", "Corpus", "Annotation", "Test_set"})
 _SUBQUERY_RULE = re.compile(r"^={70,}\s*$")
+
+
+#: The 60-query "test" split (query ids = list indices of the v1 ``Query`` list).
+TEST_SPLIT_QIDS: tuple[str, ...] = tuple(
+    str(q) for q in (1, 8, 10, 16, 23, 28, 33, 37, 44, 46, *range(50, 100))
+)
+
+# The annotation verdicts (the dataset's grading rule, applied to stored GPT responses).
+_VERDICTS = {"CONCUR": 2, "AGREE": 1, "DISPUTE": 1, "DISAGREE": 0}
+_VERDICT_RE = re.compile(r"\b(CONCUR|AGREE|DISPUTE|DISAGREE)\b")
+
+
+def grade_from_response(text: str | None) -> int:
+    """Grade of an annotator's verdict: CONCUR 2, AGREE/DISPUTE 1, DISAGREE 0, else -1.
+
+    The verdict is the upper-case keyword the response ends on; a response naming no
+    keyword, or several *different* ones, is unparseable (-1), as in the dataset's scores.
+    Word boundaries matter: ``DISAGREE`` must not also count as ``AGREE``.
+    """
+    if not text:
+        return -1
+    found = set(_VERDICT_RE.findall(text))
+    if len(found) != 1:
+        return -1
+    return _VERDICTS[found.pop()]
 
 
 @dataclass

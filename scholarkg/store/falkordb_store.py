@@ -483,7 +483,7 @@ class FalkorDBStore(BatchWriteStore):
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS-semantics PageRank computed in scipy on an edge snapshot (§4)."""
-        from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank_on_snapshot
+        from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)  # before the snapshot, which can take seconds

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
-from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.graphalgo.projection import ProjectionCatalog, sparse_ppr
 from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.pagerank import pagerank
 
 
 def _matrix(n: int, src: np.ndarray, dst: np.ndarray):

@@ -23,7 +23,7 @@ Ours:
 * :class:`AspectRanker` — one score per unit (aspect and sub-aspect), each normalised to
   [0, 1] over the pool, **summed over the units**: the shape of S(p|Q), a sum of per-unit
   grades. Lexical (per-unit BM25) or dense (per-unit max over abstract sentences).
-* :class:`GraphRerankRanker` — personalized PageRank (``graphalgo.pagerank``, GDS
+* :class:`GraphRerankRanker` — personalized PageRank (``store.pagerank``, GDS
   semantics) over the citation graph of the pool, seeded by the base ranker's top hits
   weighted by their scores, added to the base score.
 * hybrid RRF (the shared ``rankers.fusion.RunFusion``) and the cross-fitted CombSUM
@@ -352,7 +352,7 @@ class GraphRerankRanker(Ranker):
         )
 
     def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
-        from scholarkg.graphalgo.pagerank import pagerank
+        from scholarkg.store.pagerank import pagerank
 
         cands = list(_need_candidates(candidates, self.name))
         base = self.base.rank(query, len(cands), candidates=cands)

@@ -35,7 +35,6 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.dorismae import (
     PUBLISHED_METRICS,
-    TEST_SPLIT_QIDS,
     DorisRelevance,
     evaluate_dorismae,
 )
@@ -56,6 +55,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.dorismae import rankers as R
 from scholarkg.errors import InputError, NotSupported
+from scholarkg.loaders.dorismae import TEST_SPLIT_QIDS
 from scholarkg.schema.dorismae import SOURCE
 from scholarkg.store.base import GraphStore
 

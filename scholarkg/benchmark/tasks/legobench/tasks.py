@@ -37,6 +37,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.predictions import PredictionFormat
 from scholarkg.errors import InputError
+from scholarkg.loaders.legobench_rplm import parse_query
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord
@@ -442,6 +443,7 @@ class RPLMTask(LLMLeaderboardTask):
         answer_field="response",
         description="Leaderboard id -> raw completion listing the paper titles, best first.",
         workbook_suffix="_gen_rank",
+        parse_prompt=parse_query,
     )
 
     def generation_defaults(self) -> Any:
@@ -568,6 +570,7 @@ class LGPLMTask(LLMLeaderboardTask):
         answer_field="answer",
         description="Leaderboard id -> raw output holding a markdown (method, score) table.",
         workbook_suffix="_ldb",
+        parse_prompt=parse_query,
     )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:

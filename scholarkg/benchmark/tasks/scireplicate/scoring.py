@@ -30,7 +30,6 @@ import numpy as np
 from scholarkg.benchmark.metrics.code import (
     CODEBLEU_FIELDS,
     DependencyTask,
-    assemble_reference_code,
     codebleu_pair,
     dependency_recall,
     embedding_matches,
@@ -48,7 +47,7 @@ from scholarkg.benchmark.metrics.code_graph import (
 )
 from scholarkg.benchmark.metrics.similarity import EmbeddingTable, Encoder
 from scholarkg.errors import InputError
-from scholarkg.loaders.scireplicate_data import TaskSpec
+from scholarkg.loaders.scireplicate_data import TaskSpec, assemble_reference_code
 from scholarkg.textio import iter_jsonl
 
 log = logging.getLogger(__name__)
