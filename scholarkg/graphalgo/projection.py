@@ -153,7 +153,10 @@ class ResidentGdsGraph:
         return self.name
 
     def pagerank(self, config: PageRankConfig) -> PageRankResult:
-        return self.store.pagerank_projected(self.ensure(), self.key.label, config)
+        result: PageRankResult = self.store.pagerank_projected(
+            self.ensure(), self.key.label, config
+        )
+        return result
 
     def drop(self) -> None:
         for name in self.store.projected_graphs(self.prefix):
@@ -229,7 +232,8 @@ class Projection:
 
     def neighbours(self, node: int, orientation: str = "natural") -> np.ndarray:
         m = self.transition(orientation)
-        return m.indices[m.indptr[node] : m.indptr[node + 1]]
+        neighbours: np.ndarray = m.indices[m.indptr[node] : m.indptr[node + 1]]
+        return neighbours
 
     # -- algorithms ------------------------------------------------------------------------
 
@@ -251,14 +255,14 @@ class Projection:
         if cfg.source_nodes is not None:
             raise InputError("pagerank_array is global PageRank; use personalized()")
         if self.resident is not None:
-            scores = self.resident.pagerank(cfg).scores
-            missing = [i for i in self.ids if i not in scores]
-            if missing or len(scores) != self.n_nodes:
+            by_id = self.resident.pagerank(cfg).scores
+            missing = [i for i in self.ids if i not in by_id]
+            if missing or len(by_id) != self.n_nodes:
                 raise StoreError(
-                    f"GDS PageRank scored {len(scores)} nodes, the projection holds "
+                    f"GDS PageRank scored {len(by_id)} nodes, the projection holds "
                     f"{self.n_nodes} (e.g. missing {missing[:3]}): the graph changed; rerun"
                 )
-            return np.array([scores[node_id] for node_id in self.ids], np.float64)
+            return np.array([by_id[node_id] for node_id in self.ids], np.float64)
         scores, _, _ = pagerank(
             self.n_nodes,
             self.src,
@@ -312,8 +316,10 @@ def sparse_ppr(
     """
     n = matrix.shape[0]
     alpha = 1.0 - damping_factor
-    idx = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
-    val = alpha * np.fromiter((float(v) for v in sources.values()), np.float64, len(sources))
+    idx: np.ndarray = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
+    val: np.ndarray = alpha * np.fromiter(
+        (float(v) for v in sources.values()), np.float64, len(sources)
+    )
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise InputError(f"source node outside [0, {n})", field="sources")
     excluded = np.zeros(n, dtype=bool)
@@ -322,8 +328,8 @@ def sparse_ppr(
         val = np.where(excluded[idx], 0.0, val)
     order = np.argsort(idx, kind="stable")
     idx, val = idx[order], val[order]
-    acc_idx = [idx]
-    acc_val = [val]
+    acc_idx: list[np.ndarray] = [idx]
+    acc_val: list[np.ndarray] = [val]
     indptr, indices, data = matrix.indptr, matrix.indices, matrix.data
     for _ in range(1, max_iterations):
         starts, ends = indptr[idx], indptr[idx + 1]

@@ -360,7 +360,9 @@ def pick_reviewer_list(
     if how == "longest":
         if not reviewer_lists:
             raise InputError("no reviewer lists", field="references")
-        return list(max(reviewer_lists, key=len))
+        # the first of the longest, as ``max(..., key=len)``
+        best = max(range(len(reviewer_lists)), key=lambda i: len(reviewer_lists[i]))
+        return list(reviewer_lists[best])
     if how == "all":
         return [t for lst in reviewer_lists for t in lst]
     raise InputError(f"unknown reviewer selection {how!r}; use random, longest or all", field="how")

@@ -294,7 +294,7 @@ class StoreRanker(Ranker):
         out = self._score_query(query, k, candidates)
         elapsed = time.perf_counter() - start
         ids, scores = out[0], out[1]
-        info = dict(out[2]) if len(out) > 2 else {}  # type: ignore[misc]
+        info = dict(out[2]) if len(out) > 2 else {}
         if k is not None:
             ids, scores = list(ids)[:k], list(scores)[:k]
         return Ranking(

@@ -94,7 +94,8 @@ def min_max(scores: Sequence[float]) -> list[float]:
     arr = np.asarray(scores, dtype=np.float64)
     lo, hi = float(arr.min()), float(arr.max())
     denom = max(hi - lo, 1e-9)
-    return ((arr - lo) / denom).tolist()
+    scaled: list[float] = ((arr - lo) / denom).tolist()
+    return scaled
 
 
 def _comb(
