@@ -17,7 +17,7 @@ algorithm on that. This module does the same beside FalkorDB:
   in the server without transferring edges) decides: equal → still valid (fingerprint
   refreshed); different → rebuilt. So the cache is never stale and rarely rebuilt needlessly.
 
-Algorithms on a projection keep GDS's semantics (graph-backends.md §4): :meth:`Projection.
+Algorithms on a projection keep GDS's semantics (the Neo4j GDS manual, PageRank): :meth:`Projection.
 pagerank` is ``store.pagerank`` on the cached arrays; :meth:`Projection.personalized`
 is the same delta-form iteration run *sparsely* (only nodes whose delta exceeds the
 tolerance send), which is what GDS's ``tolerance`` means, so with the same parameters it

@@ -3,7 +3,7 @@
 Two layers, so that scoring never needs a graph: ``parse_*`` functions read the released
 layouts into small dataclasses (what ``bench score`` uses), and ``*_groups`` functions turn
 those into graph records grouped per source record (what ``scholarkg load`` writes through
-the resumable writer). Layouts (``/work/shared/reference/aaar.md`` §4):
+the resumable writer). Layouts (the released ``RenzeLou/AAAR-1.0`` data layouts):
 
 * EqInfer ``Equation_Inference/equation.1049.json``: a JSON array of ``{context_before,
   context_after, options, answer[, options_list]}``. Without ``options_list`` the four

@@ -1,6 +1,7 @@
 """Stream the released DORIS-MAE JSON (v1; v0's string ids too) into graph records.
 
-The v1 file is one JSON object of several hundred MB (dorismae.md §4)::
+The v1 file is one JSON object of several hundred MB (the released
+``Real-Doris-Mae/Doris-Mae-Dataset`` files)::
 
     {"Query": [...], "Corpus": [...], "Annotation": [...], "aspect2aspect_id": {...},
      "aspect_id2aspect": {...}, "Test_set": [...]}
@@ -491,7 +492,8 @@ class DorisReader:
         yield from self._subqueries(_QueryParts(qid, aspects, aspect_sents, sent_aspects))
 
     def _subqueries(self, q: _QueryParts) -> Iterator[AnyRecord]:
-        """Two-aspect sub-queries by the sheet's rule (dorismae.md §2.3)."""
+        """Two-aspect sub-queries by the sheet's rule
+        (``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/dataset_util.py``)."""
         for a, b in combinations(q.aspects, 2):
             sents = list(dict.fromkeys([*q.aspect_sents.get(a, []), *q.aspect_sents.get(b, [])]))
             touched = {str(x) for s in sents for x in q.sent_aspects.get(s, [])}

@@ -1,6 +1,6 @@
 """Readers for LEGOBench RPLM workbooks: ``rplm.xlsx`` and the per-model answer workbooks.
 
-Formats (reference ``legobench.md`` §4):
+Formats (the released files of ``lingo-iitgn/LEGOBench``):
 
 * ``rplm.xlsx``, sheet ``Sheet1``: a blank-headed index column (pandas shows it as
   ``Unnamed: 0``), ``instruction``, ``model_options``, ``GT``. The instruction ends with a

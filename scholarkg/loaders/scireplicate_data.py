@@ -2,7 +2,7 @@
 
 One reader for the loader (which writes the graph) and for ``bench score`` (which scores
 predictions straight from the file, without a store), so both see the same tasks and the
-same errors. The format is ``/work/shared/reference/scireplicate.md`` section 4: a JSON list
+same errors. The format is the released ``xyzCS/SciReplicate-Bench:Data.json``: a JSON list
 of paper objects (index = ``paper_id``), each with ``task_details``. Quirks kept as released:
 the misspelt ``enviorment_name``, the two return-list spellings (``Return_list`` /
 ``return_list``, or neither), an ``Arguments_list`` entry without ``dependency``.

@@ -5,7 +5,7 @@ The writes both backends share live in ``batch_writes.py`` (row checks and MERGE
 statements and turns replies into plain dicts. Numeric
 contracts (PageRank) are computed beside the database with the GDS-identical scipy
 implementation, because FalkorDB's ``algo.pageRank`` has different semantics
-(graph-backends.md §4).
+(the Neo4j GDS manual, PageRank).
 """
 
 from __future__ import annotations

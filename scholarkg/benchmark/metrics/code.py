@@ -1,7 +1,7 @@
 """SciReplicate-Bench code metrics: CodeBLEU, execution accuracy, dependency recall, RG accuracy.
 
 Follows the released ``xyzCS/SciReplicate-Bench`` ``Evaluation.py`` (the published Table 3),
-see ``/work/shared/reference/scireplicate.md`` section 2:
+``xyzCS/SciReplicate-Bench:Evaluation.py``:
 
 * **CodeBLEU**: ``codebleu`` 0.7.0 ``calc_codebleu([ref], [hyp], lang="python",
   weights=(0.25,)*4)``, one call per task, each of the five fields macro-averaged over tasks,

@@ -2,7 +2,8 @@
 
 Why one interface: benchmark tasks wire "candidates from Cypher -> a ranker -> a run -> metrics"
 and must not care which ranker they hold. Following neo4j-graphrag's retriever design
-(style.md §3), the public :meth:`Ranker.rank` is fixed here; subclasses implement only
+(the template-method pattern), the public :meth:`Ranker.rank` is fixed here; subclasses implement
+only
 :meth:`Ranker._score`. The base records the ranker's name, its parameters and the wall time
 on every :class:`Ranking`, so a run file always says what produced it.
 

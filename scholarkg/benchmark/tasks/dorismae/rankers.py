@@ -3,7 +3,8 @@
 Every ranker re-ranks a candidate pool (``candidates`` = abstract ids) for a query text and
 returns the *whole* pool (NDCG_10%'s cut-off is a share of the submitted length).
 
-Reproduction baselines, configured as dorismae.md §2.4 describes:
+Reproduction baselines, configured as the DORIS-MAE paper (Wang et al., arXiv 2310.04678),
+baselines; ``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/`` describes:
 
 * :class:`UpstreamRandomRanker` — ``random.seed(t)`` then one shuffle per query in order,
   over the pool minus the excluded abstracts (trial ``t``; the task averages 100 trials);
@@ -103,7 +104,8 @@ class UpstreamRandomRanker(Ranker):
 
 
 class PoolBM25Ranker(Ranker):
-    """BM25Okapi built per pool (dorismae.md §2.4); ``texts`` maps abstract id -> text.
+    """BM25Okapi built per pool (the DORIS-MAE paper (Wang et al., arXiv 2310.04678), baselines;
+    ``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/``); ``texts`` maps abstract id -> text.
 
     Scoring is ``rank_bm25.BM25Okapi`` itself (k1 1.5, b 0.75, epsilon 0.25): the upstream
     implementation, including its idf floor for terms in more than half the pool, which

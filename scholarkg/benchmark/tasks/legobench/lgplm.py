@@ -1,6 +1,7 @@
 """LEGOBench LGPLM as a runnable task: retrieve passages, generate a leaderboard table, score it.
 
-LGPLM (reference ``legobench.md`` §1, §2.4) asks a model to write the leaderboard for a query
+LGPLM (the LEGOBench paper (Singh et al., arXiv 2401.06233), task definitions) asks a model to
+write the leaderboard for a query
 ⟨task, dataset, metric⟩ as a markdown table of (method, score), given the top-10 BM25
 passages of the leaderboard papers' full text. The pieces:
 

@@ -1,6 +1,7 @@
 """LEGOBench RPLM as a runnable task: prompts from the graph, a model (or imported answers), scores.
 
-RPLM (reference ``legobench.md`` §1) gives a model a leaderboard query and the leaderboard's
+RPLM (the LEGOBench paper (Singh et al., arXiv 2401.06233), task definitions) gives a model a
+leaderboard query and the leaderboard's
 paper titles in random order and asks for the titles best first. The pieces:
 
 * **Instances** come from the graph (named query ``rplm_instances``): each ``Leaderboard`` with
