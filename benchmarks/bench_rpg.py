@@ -224,7 +224,7 @@ def signals(args: argparse.Namespace) -> None:
         PairwiseModel,
         aggregate_order,
     )
-    from scholarkg.graphalgo.pagerank import pagerank
+    from scholarkg.store.pagerank import pagerank
 
     corpus = generate(
         n_papers=args.papers, n_leaderboards=args.leaderboards, seed=args.seed, full_text=False

@@ -282,7 +282,7 @@ def _rpg(ctx: DemoContext) -> None:
 
 def _llm_tasks(ctx: DemoContext) -> None:
     from scholarkg.benchmark.runs import RunRegistry
-    from scholarkg.benchmark.tasks.legobench.lgplm import demo_llm_tasks
+    from scholarkg.benchmark.tasks.legobench.run import demo_llm_tasks
     from scholarkg.services.llm_server import start_local_server
 
     t = _step(ctx.console, "8. LLM tasks (RPLM, LGPLM) on a real local model: SmolLM2-135M")

@@ -308,7 +308,7 @@ class BenchmarkTask(ABC):
     name: ClassVar[str]
     family: ClassVar[str]
     description: ClassVar[str]
-    #: where the definitions come from, e.g. ``"dorismae.md §3; DORIS-MAE Table 3"``
+    #: where the definitions come from, e.g. ``"Wang et al., arXiv 2310.04678, Tables 11, 14, 15"``
     reference: ClassVar[str] = ""
     metrics: ClassVar[tuple[TaskMetric, ...]]
     options: ClassVar[tuple[TaskOption, ...]] = ()

@@ -41,7 +41,7 @@ BackendOpt = Annotated[
     str,
     typer.Option(
         "--backend",
-        help="torch (reference; GPU when present) or torch-int8 (CPU only, ~2x faster, "
+        help="torch (reference; GPU when present) or torch-int8 (CPU only, ~2.5x faster, "
         "cosine 0.98 to torch).",
     ),
 ]

@@ -1,6 +1,6 @@
 """``scholarkg graph``: whole-graph algorithms on the loaded graph, and their projections.
 
-PageRank here is the project's one definition (GDS's, graph-backends.md §4) on a resident
+PageRank here is the project's one definition (GDS's, the Neo4j GDS manual, PageRank) on a resident
 projection (``graphalgo/projection.py``): the first run on a graph state builds it (pulling
 the edges once), later runs and other commands reuse it from memory or the disk cache until
 the graph changes. On Neo4j the computation runs in GDS on a projection kept on the server.

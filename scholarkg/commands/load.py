@@ -8,17 +8,24 @@ skips what an earlier, interrupted run of the same file into the same graph dura
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from scholarkg.commands.common import console, err_console, settings, store_session
-from scholarkg.console import counter_bar, print_summary, stage_counter
+from scholarkg.commands import load_aaar, load_citerec
+from scholarkg.commands.common import console, store_session
+from scholarkg.commands.load_common import (
+    BatchOpt,
+    DirectionsOpt,
+    ResumeOpt,
+    load_and_report,
+)
+from scholarkg.commands.load_dorismae import load_dorismae
+from scholarkg.commands.load_scireplicate import load_scireplicate
+from scholarkg.console import counter_bar
 from scholarkg.errors import InputError, NotSupported
-from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.metric_direction import DirectionResolver
 from scholarkg.loaders.steps import LoadSummary, Step, apc_steps, pwc_steps, synthetic_steps
 from scholarkg.store.base import GraphStore
@@ -26,72 +33,6 @@ from scholarkg.store.base import GraphStore
 app = typer.Typer(
     help="Load files into the graph (idempotent: MERGE on stable ids).", no_args_is_help=True
 )
-
-ResumeOpt = Annotated[
-    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
-]
-BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
-DirectionsOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--directions",
-        exists=True,
-        dir_okay=False,
-        help='Metric direction overrides: JSON/TOML {"metric": "higher"|"lower"}.',
-    ),
-]
-
-
-def run_steps(
-    store: GraphStore,
-    steps: Sequence[Step],
-    *,
-    resume: bool = False,
-    batch_size: int = 5_000,
-    summary: LoadSummary | None = None,
-) -> LoadSummary:
-    """:func:`scholarkg.loaders.steps.run_steps` with the CLI's settings and a counter bar.
-
-    On bad input, says below the bar how much of the file is stored and how to go on.
-    """
-    summary = summary if summary is not None else LoadSummary()
-    try:
-        with stage_counter() as progress:
-            return steps_lib.run_steps(
-                store, steps, settings=settings(), resume=resume, batch_size=batch_size,
-                summary=summary, progress=progress,
-            )  # fmt: skip
-    except InputError:
-        if summary.stopped is not None:
-            source, done = summary.stopped
-            err_console.print(
-                f"[yellow]{source}: {done} record(s) before the error are stored; fix "
-                "the file and rerun with --resume to continue.[/yellow]"
-            )
-        raise
-
-
-def load_and_report(
-    steps: Sequence[Step],
-    *,
-    title: str,
-    resume: bool = False,
-    batch_size: int = 5_000,
-    after: Callable[[GraphStore, LoadSummary], None] | None = None,
-) -> LoadSummary:
-    """What every ``load`` verb does: schema, the steps, ``after`` (same session), summary.
-
-    ``after(store, summary)`` adds the command's own notes or post-load work (e.g. linking
-    title lines) before the summary table is printed.
-    """
-    with store_session(write=True) as store:
-        store.apply_schema()
-        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
-        if after is not None:
-            after(store, summary)
-    print_summary(summary, title=title)
-    return summary
-
 
 # --------------------------------------------------------------------------- step builders
 
@@ -291,13 +232,8 @@ def load_synthetic_legobench(
 
 
 # --------------------------------------------------------------------------- family loaders
-# Each benchmark family's loader command lives in its own module (commands/load_<family>.py)
-# and may use this module's helpers (options, run_steps, load_and_report), so the families are
-# registered here, at the end, once everything they import is defined.
-from scholarkg.commands import load_aaar, load_citerec  # noqa: E402
-from scholarkg.commands.load_dorismae import load_dorismae  # noqa: E402
-from scholarkg.commands.load_scireplicate import load_scireplicate  # noqa: E402
-
+# Each benchmark family's loader command lives in its own module (commands/load_<family>.py),
+# sharing the options and helpers of commands/load_common.py; registered here.
 app.command("dorismae")(load_dorismae)
 load_aaar.register(app)
 load_citerec.register(app)  # beir, s2, unarxive

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.load import BatchOpt, ResumeOpt, load_and_report
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt, load_and_report
 from scholarkg.loaders.steps import Step
 
 TaskOpt = Annotated[

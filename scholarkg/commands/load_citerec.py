@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scholarkg.commands.common import store_session
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt, load_and_report, run_steps
 from scholarkg.errors import InputError
 from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.steps import Step
@@ -21,13 +22,6 @@ from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
     from scholarkg.loaders.steps import LoadSummary
-
-# the shared load options, restated here (not imported) so this module never imports
-# ``commands/load.py`` at import time: load.py registers these verbs, importing this module
-ResumeOpt = Annotated[
-    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
-]
-BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
 
 
 def beir_steps(directory: Path, name: str, report: object) -> list[Step]:
@@ -78,7 +72,6 @@ def load_beir(
     batch_size: BatchOpt = 5_000,
 ) -> Any:
     """A BEIR-layout test collection: documents as Papers, queries, qrels per split."""
-    from scholarkg.commands.load import load_and_report
     from scholarkg.loaders.citerec_common import SkipReport
 
     if not directory.is_dir():
@@ -131,7 +124,6 @@ def load_s2(
     Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
     """
-    from scholarkg.commands.load import run_steps
     from scholarkg.console import print_summary
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
@@ -213,7 +205,6 @@ def load_unarxive(
     batch_size: BatchOpt = 500,
 ) -> Any:
     """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
-    from scholarkg.commands.load import load_and_report
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.citerec_unarxive import read_unarxive
 

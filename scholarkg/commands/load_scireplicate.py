@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from scholarkg.commands.common import console
-from scholarkg.commands.load import BatchOpt, ResumeOpt, load_and_report
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt, load_and_report
 from scholarkg.loaders.steps import LoadSummary, Step
 
 

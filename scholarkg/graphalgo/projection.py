@@ -17,11 +17,11 @@ algorithm on that. This module does the same beside FalkorDB:
   in the server without transferring edges) decides: equal → still valid (fingerprint
   refreshed); different → rebuilt. So the cache is never stale and rarely rebuilt needlessly.
 
-Algorithms on a projection keep GDS's semantics (graph-backends.md §4): :meth:`Projection.
-pagerank` is ``graphalgo.pagerank`` on the cached arrays; :meth:`Projection.personalized`
+Algorithms on a projection keep GDS's semantics (the Neo4j GDS manual, PageRank): :meth:`Projection.
+pagerank` is ``store.pagerank`` on the cached arrays; :meth:`Projection.personalized`
 is the same delta-form iteration run *sparsely* (only nodes whose delta exceeds the
 tolerance send), which is what GDS's ``tolerance`` means, so with the same parameters it
-returns the same numbers as :func:`scholarkg.graphalgo.pagerank.pagerank` (tested), but in
+returns the same numbers as :func:`scholarkg.store.pagerank.pagerank` (tested), but in
 time proportional to the touched neighbourhood. It adds one option GDS lacks, ``exclude``:
 nodes that neither receive nor send (the citing paper of a held-out citation, so no score
 flows through the very edge being predicted).
@@ -57,10 +57,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from scholarkg.errors import InputError, NotSupported, StoreError
-from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank
 from scholarkg.queries import dialect_of, has_query, run_query
 from scholarkg.schema.ddl import check_label, check_rel_type
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
+from scholarkg.store.pagerank import check_pagerank_config, pagerank
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,10 @@ class ResidentGdsGraph:
         return self.name
 
     def pagerank(self, config: PageRankConfig) -> PageRankResult:
-        return self.store.pagerank_projected(self.ensure(), self.key.label, config)
+        result: PageRankResult = self.store.pagerank_projected(
+            self.ensure(), self.key.label, config
+        )
+        return result
 
     def drop(self) -> None:
         for name in self.store.projected_graphs(self.prefix):
@@ -234,14 +237,15 @@ class Projection:
 
     def neighbours(self, node: int, orientation: str = "natural") -> np.ndarray:
         m = self.transition(orientation)
-        return m.indices[m.indptr[node] : m.indptr[node + 1]]
+        neighbours: np.ndarray = m.indices[m.indptr[node] : m.indptr[node + 1]]
+        return neighbours
 
     # -- algorithms ------------------------------------------------------------------------
 
     def pagerank(self, config: PageRankConfig | None = None) -> PageRankResult:
         """Global or personalized PageRank with GDS semantics (natural orientation):
         GDS on the resident projection on Neo4j, scipy on these arrays otherwise."""
-        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
+        from scholarkg.store.pagerank import pagerank_on_snapshot
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
@@ -263,14 +267,14 @@ class Projection:
         if cfg.source_nodes is not None:
             raise InputError("pagerank_array is global PageRank; use personalized()")
         if self.resident is not None:
-            scores = self.resident.pagerank(cfg).scores
-            missing = [i for i in self.ids if i not in scores]
-            if missing or len(scores) != self.n_nodes:
+            by_id = self.resident.pagerank(cfg).scores
+            missing = [i for i in self.ids if i not in by_id]
+            if missing or len(by_id) != self.n_nodes:
                 raise StoreError(
-                    f"GDS PageRank scored {len(scores)} nodes, the projection holds "
+                    f"GDS PageRank scored {len(by_id)} nodes, the projection holds "
                     f"{self.n_nodes} (e.g. missing {missing[:3]}): the graph changed; rerun"
                 )
-            return np.array([scores[node_id] for node_id in self.ids], np.float64)
+            return np.array([by_id[node_id] for node_id in self.ids], np.float64)
         scores, _, _ = pagerank(
             self.n_nodes,
             self.src,
@@ -319,13 +323,15 @@ def sparse_ppr(
     ``matrix`` row ``u``: ``u``'s out-neighbours with share ``w / out(u)``. Superstep 0
     holds ``(1 - d) * bias`` on the sources; each later superstep forwards ``d * share *
     delta`` from the active nodes, adds it to the scores and keeps as active the receivers
-    whose delta exceeds ``tolerance`` — exactly ``graphalgo.pagerank.pagerank`` restricted to
+    whose delta exceeds ``tolerance`` — exactly ``store.pagerank.pagerank`` restricted to
     the non-zero entries, hence equal to it (tested).
     """
     n = matrix.shape[0]
     alpha = 1.0 - damping_factor
-    idx = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
-    val = alpha * np.fromiter((float(v) for v in sources.values()), np.float64, len(sources))
+    idx: np.ndarray = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
+    val: np.ndarray = alpha * np.fromiter(
+        (float(v) for v in sources.values()), np.float64, len(sources)
+    )
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise InputError(f"source node outside [0, {n})", field="sources")
     excluded = np.zeros(n, dtype=bool)
@@ -334,8 +340,8 @@ def sparse_ppr(
         val = np.where(excluded[idx], 0.0, val)
     order = np.argsort(idx, kind="stable")
     idx, val = idx[order], val[order]
-    acc_idx = [idx]
-    acc_val = [val]
+    acc_idx: list[np.ndarray] = [idx]
+    acc_val: list[np.ndarray] = [val]
     indptr, indices, data = matrix.indptr, matrix.indices, matrix.data
     for _ in range(1, max_iterations):
         starts, ends = indptr[idx], indptr[idx + 1]

@@ -3,7 +3,7 @@
 Two layers, so that scoring never needs a graph: ``parse_*`` functions read the released
 layouts into small dataclasses (what ``bench score`` uses), and ``*_groups`` functions turn
 those into graph records grouped per source record (what ``scholarkg load`` writes through
-the resumable writer). Layouts (``/work/shared/reference/aaar.md`` §4):
+the resumable writer). Layouts (the released ``RenzeLou/AAAR-1.0`` data layouts):
 
 * EqInfer ``Equation_Inference/equation.1049.json``: a JSON array of ``{context_before,
   context_after, options, answer[, options_list]}``. Without ``options_list`` the four
@@ -557,10 +557,25 @@ def parse_reviewcritique(path: Path) -> list[RCPaper]:
     return papers
 
 
+def parse_reliability(value: object, *, record: str | None = None) -> bool:
+    """``True`` (deficient) for ``"No"``, ``False`` for ``"Yes"``; anything else is bad input.
+
+    Case and surrounding spaces are ignored because the released labels are hand-typed.
+    """
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v == "no":
+            return True
+        if v == "yes":
+            return False
+    where = f"segment {record}: " if record else ""
+    raise InputError(
+        f"{where}reliability must be 'Yes' or 'No', got {value!r}", field="reliability"
+    )
+
+
 def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
     """The papers of a ReviewCritique file one by one (a bad line stops after the good ones)."""
-    from scholarkg.benchmark.metrics.classification import parse_reliability
-
     try:
         fh_cm = open_text(path)
     except FileNotFoundError as err:

@@ -28,7 +28,8 @@ is its subject and stays where it is.
 Why not scispaCy (the citeBench authors' splitter): it needs a downloaded model; the
 splitter is pluggable through :data:`SentenceSplitter` and this is the tested fallback.
 
-Two clean-up steps of citeBench's extraction (citerec.md, "Sentence extraction") run here,
+Two clean-up steps of citeBench's extraction (the citeBench paper (Maharjan, arXiv 2412.07713),
+"Sentence extraction") run here,
 so both full-text loaders share them; each context they remove is reported through the
 ``on_drop`` callback (the loaders count them in their ``SkipReport``):
 

@@ -1,7 +1,8 @@
 """Semantic Scholar datasets (S2AG bulk JSONL, gzipped or not) → papers, authors, venues,
 citations with contexts and intents, and ``<REF>``-masked citing sentences from S2ORC.
 
-Formats (citerec.md §4; field names checked against the official sample files):
+Formats (the citeBench paper (Maharjan, arXiv 2412.07713); Semantic Scholar Datasets API
+documentation; field names checked against the official sample files):
 
 * ``papers``: ``corpusid``, ``externalids`` {ArXiv, DOI, MAG, PubMed, PubMedCentral, DBLP,
   ACL, CorpusId}, ``title``, ``authors`` [{authorId, name}], ``venue``,

@@ -1,6 +1,7 @@
 """Stream the released DORIS-MAE JSON (v1; v0's string ids too) into graph records.
 
-The v1 file is one JSON object of several hundred MB (dorismae.md §4)::
+The v1 file is one JSON object of several hundred MB (the released
+``Real-Doris-Mae/Doris-Mae-Dataset`` files)::
 
     {"Query": [...], "Corpus": [...], "Annotation": [...], "aspect2aspect_id": {...},
      "aspect_id2aspect": {...}, "Test_set": [...]}
@@ -37,7 +38,6 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from scholarkg.benchmark.metrics.dorismae import TEST_SPLIT_QIDS, grade_from_response
 from scholarkg.errors import InputError
 from scholarkg.schema import ids
 from scholarkg.schema.dorismae import (
@@ -66,6 +66,31 @@ ByteProgress = Callable[[int, int], None]
 SECTIONS = ("Query", "Corpus", "Annotation", "aspect2aspect_id", "aspect_id2aspect", "Test_set")
 _LIST_SECTIONS = frozenset({"Query", "Corpus", "Annotation", "Test_set"})
 _SUBQUERY_RULE = re.compile(r"^={70,}\s*$")
+
+
+#: The 60-query "test" split (query ids = list indices of the v1 ``Query`` list).
+TEST_SPLIT_QIDS: tuple[str, ...] = tuple(
+    str(q) for q in (1, 8, 10, 16, 23, 28, 33, 37, 44, 46, *range(50, 100))
+)
+
+# The annotation verdicts (the dataset's grading rule, applied to stored GPT responses).
+_VERDICTS = {"CONCUR": 2, "AGREE": 1, "DISPUTE": 1, "DISAGREE": 0}
+_VERDICT_RE = re.compile(r"\b(CONCUR|AGREE|DISPUTE|DISAGREE)\b")
+
+
+def grade_from_response(text: str | None) -> int:
+    """Grade of an annotator's verdict: CONCUR 2, AGREE/DISPUTE 1, DISAGREE 0, else -1.
+
+    The verdict is the upper-case keyword the response ends on; a response naming no
+    keyword, or several *different* ones, is unparseable (-1), as in the dataset's scores.
+    Word boundaries matter: ``DISAGREE`` must not also count as ``AGREE``.
+    """
+    if not text:
+        return -1
+    found = set(_VERDICT_RE.findall(text))
+    if len(found) != 1:
+        return -1
+    return _VERDICTS[found.pop()]
 
 
 @dataclass
@@ -467,7 +492,8 @@ class DorisReader:
         yield from self._subqueries(_QueryParts(qid, aspects, aspect_sents, sent_aspects))
 
     def _subqueries(self, q: _QueryParts) -> Iterator[AnyRecord]:
-        """Two-aspect sub-queries by the sheet's rule (dorismae.md §2.3)."""
+        """Two-aspect sub-queries by the sheet's rule
+        (``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/dataset_util.py``)."""
         for a, b in combinations(q.aspects, 2):
             sents = list(dict.fromkeys([*q.aspect_sents.get(a, []), *q.aspect_sents.get(b, [])]))
             touched = {str(x) for s in sents for x in q.sent_aspects.get(s, [])}

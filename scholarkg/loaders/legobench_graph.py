@@ -1,6 +1,7 @@
 """LEGOBench leaderboards into the graph: the released ``rplm.xlsx`` and ground-truth JSONL.
 
-``rplm.xlsx`` (read by ``legobench_rplm.read_rplm_gold``) becomes, per row (legobench.md §5)::
+``rplm.xlsx`` (read by ``legobench_rplm.read_rplm_gold``) becomes, per row (the LEGOBench graph
+model in docs/families/legobench.md)::
 
     (:Leaderboard {id: "lego:rplm:<row>", task, dataset, metric, source: "legobench-rplm", row})
       -[:HAS_ENTRY {gt_rank, option_index}]->(:TitleLine {text, text_norm, gt_rank})

@@ -1,6 +1,6 @@
 """Readers for LEGOBench RPLM workbooks: ``rplm.xlsx`` and the per-model answer workbooks.
 
-Formats (reference ``legobench.md`` §4):
+Formats (the released files of ``lingo-iitgn/LEGOBench``):
 
 * ``rplm.xlsx``, sheet ``Sheet1``: a blank-headed index column (pandas shows it as
   ``Unnamed: 0``), ``instruction``, ``model_options``, ``GT``. The instruction ends with a
@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
+from scholarkg.loaders import workbook
+from scholarkg.loaders.workbook import read_sheet_rows
 
 log = logging.getLogger(__name__)
 
@@ -85,42 +87,6 @@ def _is_index_header(value: Any) -> bool:
     return value is None or (
         isinstance(value, str) and (not value.strip() or bool(_INDEX_HEADER.match(value.strip())))
     )
-
-
-def read_sheet_rows(
-    path: Path, sheet: str | None = None
-) -> tuple[list[Any], list[tuple[Any, ...]]]:
-    """Header and data rows of ``sheet`` (default: the first); trailing all-empty rows dropped
-    (Excel leaves them). Errors name the file; shared by every LEGOBench workbook reader."""
-    import zipfile
-
-    from openpyxl import load_workbook
-
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        wb = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as err:
-        raise InputError(f"not a readable .xlsx workbook ({err})", path=path) from err
-    try:
-        if sheet is not None and sheet in wb.sheetnames:
-            ws = wb[sheet]
-        elif sheet is not None and len(wb.sheetnames) != 1:
-            raise InputError(
-                f"no sheet {sheet!r}; sheets: {', '.join(wb.sheetnames)}", path=path, field=sheet
-            )
-        else:
-            ws = wb[wb.sheetnames[0]]
-        rows = list(ws.iter_rows(values_only=True))
-    finally:
-        wb.close()
-    if not rows:
-        raise InputError("empty sheet (no header row)", path=path, line=1)
-    header = list(rows[0])
-    data = rows[1:]
-    while data and all(c is None for c in data[-1]):
-        data.pop()
-    return header, data
 
 
 def _column(header: list[Any], name: str, path: Path) -> int:
@@ -217,22 +183,9 @@ def answer_column(
     """Index and model stem of the single ``<stem><suffix>`` column (stem not empty).
 
     ``suffix`` defaults to RPLM's ``_gen_rank``; other LEGOBench answer workbooks use the
-    same layout with their own suffix, so they can share this check.
+    same layout with their own suffix (:func:`scholarkg.loaders.workbook.answer_column`).
     """
-    found = [
-        (i, h.strip()[: -len(suffix)])
-        for i, h in enumerate(header)
-        if isinstance(h, str) and h.strip().endswith(suffix) and len(h.strip()) > len(suffix)
-    ]
-    if len(found) != 1:
-        raise InputError(
-            f"expected exactly one answer column ending in {suffix!r}, found {len(found)}; "
-            f"header is {header}",
-            path=path,
-            line=1,
-            field=suffix,
-        )
-    return found[0]
+    return workbook.answer_column(header, path, suffix)
 
 
 def read_rplm_responses(path: str | Path) -> tuple[str, list[RPLMResponse]]:

@@ -1,6 +1,7 @@
 """Which way is better for a metric: ``higher``, ``lower`` or ``unknown``.
 
-Papers with Code never says (graph-backends.md §8), yet ranking a leaderboard needs it. We
+Papers with Code never says (``paperswithcode/paperswithcode-data`` README), yet ranking a
+leaderboard needs it. We
 treat direction as *data*: a documented table of name patterns (below) gives the common
 cases, a user file overrides or extends it, and anything else stays ``"unknown"`` and is
 reported, never guessed. A wrong guess would silently invert a leaderboard.

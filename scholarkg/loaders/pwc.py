@@ -1,6 +1,7 @@
 """Papers with Code dumps → leaderboard graph records (ORKG-style results).
 
-Formats (graph-backends.md §8; ``paperswithcode/sota-extractor`` ``taskdb/v01/schemas.py``):
+Formats (``paperswithcode/paperswithcode-data`` README; ``paperswithcode/sota-extractor``
+``taskdb/v01/schemas.py``):
 
 ``evaluation-tables.json``: a JSON array of recursive Task objects
 ``{task, description, categories[], datasets[], subtasks[Task], synonyms[], source_link}``;

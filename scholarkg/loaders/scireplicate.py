@@ -4,7 +4,7 @@ One group of records per paper (the checkpoint unit): the Paper, its sections an
 papers (with ``papers_dir``), the Repository with its files and definitions (the task's target
 file always comes from ``ori_python_file``, the others from ``repos_dir``), the CodeTasks with
 TARGETS / DEPENDS_ON / CALLS_API edges, and each task's reference Implementation with its
-ReasoningStep nodes and DATA_FLOW edges (``metrics/code_graph.py``, the released rules).
+ReasoningStep nodes and DATA_FLOW edges (``scholarkg/codegraph.py``, the released rules).
 
 Paper ids follow ``schema/ids.py`` (arXiv id from the paper URL, else title), so a paper
 loaded from another corpus is the same node. The release has one known clash (paper 33's URL
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scholarkg.benchmark.metrics.code_graph import END_RE, ReasoningGraph, build_reasoning_graph
+from scholarkg.codegraph import END_RE, ReasoningGraph, build_reasoning_graph
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import Group
 from scholarkg.loaders.scireplicate_data import PaperSpec, TaskSpec, module_name, read_benchmark

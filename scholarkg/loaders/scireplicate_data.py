@@ -2,7 +2,7 @@
 
 One reader for the loader (which writes the graph) and for ``bench score`` (which scores
 predictions straight from the file, without a store), so both see the same tasks and the
-same errors. The format is ``/work/shared/reference/scireplicate.md`` section 4: a JSON list
+same errors. The format is the released ``xyzCS/SciReplicate-Bench:Data.json``: a JSON list
 of paper objects (index = ``paper_id``), each with ``task_details``. Quirks kept as released:
 the misspelt ``enviorment_name``, the two return-list spellings (``Return_list`` /
 ``return_list``, or neither), an ``Arguments_list`` entry without ``dependency``.
@@ -14,14 +14,28 @@ the record (``$[3].task_details[1]``) and the field.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from scholarkg.benchmark.metrics.code import assemble_reference_code
 from scholarkg.errors import InputError
+
+
+def assemble_reference_code(signature: str, body_with_comments: str, indent: int) -> str:
+    """Reference function = signature lines + annotated body indented by ``indent`` x 4 spaces.
+
+    ``signature`` is ``ori_python_file`` lines ``signature_position`` (1-based, inclusive);
+    ``indent`` is 1 for functions, 2 for methods. The released code also inserts the docstring,
+    which :func:`strip_comments` removes before scoring, so it is left out here.
+    """
+    if indent < 0:
+        raise InputError(f"indent must be >= 0, got {indent}", field="indent")
+    sig = signature if signature.endswith("\n") else signature + "\n"
+    return sig + textwrap.indent(body_with_comments, "    " * indent)
+
 
 TASK_TYPES = ("function", "method")
 

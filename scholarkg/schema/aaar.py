@@ -1,6 +1,6 @@
 """Records of AAAR-1.0 (EqInfer, ExpDesign, Weakness) and ReviewCritique beyond ``records.py``.
 
-Graph model (``/work/shared/reference/aaar.md`` §5, parents as edges, never as properties)::
+Graph model (the AAAR graph model in docs/families/aaar.md, parents as edges, never as properties)::
 
     (:Paper)-[:HAS_SECTION {ordinal}]->(:Section {title, text, kind})
     (:Paper)-[:HAS_FIGURE]->(:Figure {name, kind: figure|table})

@@ -1,6 +1,7 @@
 """DORIS-MAE records beyond the shared ``Query`` / ``Aspect`` / ``Judgement`` (schema/records.py).
 
-Graph model (dorismae.md §5, with abstracts as ``Paper`` nodes so that a paper loaded from
+Graph model (the DORIS-MAE graph model in docs/families/dorismae.md, with abstracts as ``Paper``
+nodes so that a paper loaded from
 another corpus is the same node)::
 
     (:Query {qid, text, type, split})-[:HAS_ASPECT]->(:Aspect {aspect_id, text})
@@ -51,7 +52,8 @@ class Sentence(NodeRecord):
 
 
 class SubQuery(NodeRecord):
-    """A two-aspect sub-query built from a parent query (dorismae.md §2.3 construction rule).
+    """A two-aspect sub-query built from a parent query
+    (``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/dataset_util.py`` construction rule).
 
     ``qid`` is ``<parent qid>:<aspect a>+<aspect b>`` (stable; the released
     ``subquery-2.txt`` numbering is shuffled and carries no parent, so it is kept as

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -37,9 +37,18 @@ class NodeRecord(Record):
     #: fields kept on the record for loaders but never stored as node properties
     NOT_STORED: ClassVar[frozenset[str]] = frozenset()
     #: the id from the (normalized) input fields; ``None``: the source must give ``id``
-    ID_RULE: ClassVar[Callable[[dict[str, Any]], str] | None] = None
+    if TYPE_CHECKING:  # subclasses assign ``staticmethod(...)`` (not subscriptable at run time)
+        ID_RULE: ClassVar[staticmethod[[dict[str, Any]], str] | None] = None
+    else:
+        ID_RULE: ClassVar[Callable[[dict[str, Any]], str] | None] = None
 
-    id: str
+    if TYPE_CHECKING:
+        # Required at run time, but usually derived by ``_fill_id`` from the other fields
+        # (``ID_RULE``), so a constructor call need not pass it: the type checker sees a
+        # default, pydantic (which reads only the ``else`` branch) still requires a value.
+        id: str = ""
+    else:
+        id: str
 
     @classmethod
     def _normalize(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -216,7 +225,7 @@ class Citation(EdgeRecord):
             cited=self.end,
             text=self.sentence,
             section=self.section,
-            intent=(self.intents or [None])[0],
+            intent=self.intents[0] if self.intents else None,
         )
 
 

@@ -1,6 +1,6 @@
 """SciReplicate-Bench records: paper sections, repository code, implementations, their edges.
 
-The graph (``/work/shared/reference/scireplicate.md`` section 5)::
+The graph (the SciReplicate graph model in docs/families/scireplicate.md)::
 
     (:Paper)-[:HAS_SECTION]->(:Section)            LaTeX sections (with --papers-dir)
     (:Paper)-[:CITES {bib_key}]->(:Paper)          the paper's bibliography (with --papers-dir)

@@ -1,7 +1,7 @@
 """Sentence embeddings for graph nodes: encoders, a content-hash cache on the nodes, vector indexes.
 
 Why a cache on the nodes: on the 2-core build machine all-MiniLM-L6-v2 embeds ~10 abstracts/s
-with plain PyTorch (graph-backends.md §6), i.e. hours per 100k papers. So every vector is
+with plain PyTorch (docs/performance.md), i.e. hours per 100k papers. So every vector is
 stored with the sha256 of the exact text it embeds (``<prop>_hash``) and the encoder that made
 it (``<prop>_model``); re-running ``embed_nodes`` skips nodes whose text and encoder are
 unchanged, and re-embeds the rest.

@@ -68,7 +68,8 @@ class EdgeSnapshot:
 
 @dataclass(frozen=True)
 class PageRankConfig:
-    """GDS PageRank parameters (graph-backends.md §3-4); the embedded store obeys them too."""
+    """GDS PageRank parameters (the Neo4j GDS manual, PageRank); the embedded store obeys them
+    too."""
 
     damping_factor: float = 0.85
     max_iterations: int = 20

@@ -1,6 +1,6 @@
 """Build a *new* FalkorDB graph from large node/edge files with ``GRAPH.BULK``.
 
-``UNWIND … MERGE`` runs at ~8k relationships/s on FalkorDB (graph-backends.md §6): two
+``UNWIND … MERGE`` runs at ~8k relationships/s on FalkorDB (docs/performance.md): two
 hours for a 50M-citation corpus. ``GRAPH.BULK`` takes pre-encoded binary node and edge
 blocks and writes them straight into the graph matrices, which is what
 ``falkordb-bulk-loader`` drives.

@@ -3,7 +3,7 @@
 Why we manage the process ourselves instead of ``FalkorDB(embedded=True)``: the CLI, the
 Python API and the tests must share *one* server per data directory, survive the CLI
 process exiting (persistent mode), and never let two servers write the same AOF files.
-So (graph-backends.md §5):
+So (docs/backends.md, embedded FalkorDB):
 
 * the server listens on a unix socket only (``--port 0``: no TCP listener at all), with
   permissions 0700 on the socket and the data dir;

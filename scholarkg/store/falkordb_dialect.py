@@ -1,4 +1,5 @@
-"""Every FalkorDB-specific piece of Cypher and DDL, in one place (graph-backends.md §2).
+"""Every FalkorDB-specific piece of Cypher and DDL, in one place (the Neo4j Cypher manual and
+FalkorDB's Cypher documentation).
 
 The shared openCypher (MERGE, UNWIND, map projection) lives in ``cypher_common.py``; what
 FalkorDB spells differently from Neo4j is here, so ``falkordb_store.py`` reads like the

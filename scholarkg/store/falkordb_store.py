@@ -5,7 +5,7 @@ The writes both backends share live in ``batch_writes.py`` (row checks and MERGE
 statements and turns replies into plain dicts. Numeric
 contracts (PageRank) are computed beside the database with the GDS-identical scipy
 implementation, because FalkorDB's ``algo.pageRank`` has different semantics
-(graph-backends.md §4).
+(the Neo4j GDS manual, PageRank).
 """
 
 from __future__ import annotations
@@ -483,7 +483,7 @@ class FalkorDBStore(BatchWriteStore):
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS-semantics PageRank computed in scipy on an edge snapshot (§4)."""
-        from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank_on_snapshot
+        from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)  # before the snapshot, which can take seconds

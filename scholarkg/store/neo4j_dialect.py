@@ -1,4 +1,5 @@
-"""Every Neo4j-specific piece of Cypher and DDL, in one place (graph-backends.md §2-3).
+"""Every Neo4j-specific piece of Cypher and DDL, in one place (the Neo4j Cypher manual and
+FalkorDB's Cypher documentation).
 
 The shared openCypher (MERGE, UNWIND) lives in ``cypher_common.py``; what Neo4j 5.26 spells
 differently from FalkorDB is here, mirroring ``falkordb_dialect.py`` so the two can be

@@ -432,7 +432,7 @@ class Neo4jStore(BatchWriteStore):
         For repeated runs over the same graph, ``graphalgo.projection.ProjectionCatalog``
         keeps the GDS projection resident instead (``project_graph`` / ``pagerank_projected``).
         """
-        from scholarkg.graphalgo.pagerank import check_pagerank_config
+        from scholarkg.store.pagerank import check_pagerank_config
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
@@ -609,7 +609,7 @@ class Neo4jStore(BatchWriteStore):
         weight_property: str | None,
         cfg: PageRankConfig,
     ) -> PageRankResult:
-        from scholarkg.graphalgo.pagerank import pagerank_on_snapshot
+        from scholarkg.store.pagerank import pagerank_on_snapshot
 
         snap = self.edge_snapshot(
             label, rel_type, node_ids=node_ids, weight_property=weight_property

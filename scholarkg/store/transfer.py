@@ -1,4 +1,4 @@
-"""Move a graph between backends as JSON Lines (graph-backends.md §1.10).
+"""Move a graph between backends as JSON Lines (docs/backends.md).
 
 The embedded store is where corpora are built; Neo4j is where they are explored and
 scaled. ``export_graph`` writes any ``GraphStore`` to a directory, ``import_graph`` reads it

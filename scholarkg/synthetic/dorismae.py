@@ -1,6 +1,7 @@
 """A synthetic DORIS-MAE dataset in the released JSON schema (v1, or v0's id spellings).
 
-Why synthetic: the real file is CC BY-NC 4.0 (dorismae.md §4), so the repository ships no
+Why synthetic: the real file is CC BY-NC 4.0 (the released ``Real-Doris-Mae/Doris-Mae-Dataset``
+files), so the repository ships no
 derived content; tests and benchmarks use this generator, and the real file is loaded from
 a user-supplied path.
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
-from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.graphalgo.projection import ProjectionCatalog, sparse_ppr
 from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.pagerank import pagerank
 
 
 def _matrix(n: int, src: np.ndarray, dst: np.ndarray):
@@ -28,7 +28,7 @@ def test_sparse_ppr_reproduces_the_gds_manual_example() -> None:
     dst = np.array([pos[b] for _, b, _ in LINKS])
     nodes, scores = sparse_ppr(_matrix(len(PAGES), src, dst), {pos["Site A"]: 1.0})
     got = dict(zip((PAGES[i] for i in nodes), scores, strict=True))
-    # graph-backends.md §4: GDS PPR from Site A
+    # the Neo4j GDS manual, PageRank: GDS PPR from Site A
     assert got["Home"] == pytest.approx(0.39902290442518784, abs=1e-12)
     assert got["Site A"] == pytest.approx(0.16890325301726694, abs=1e-12)
     assert got["Site B"] == pytest.approx(0.01890325301726691, abs=1e-12)

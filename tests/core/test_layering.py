@@ -4,12 +4,28 @@
 (library, demo, explorer, benchmarks' tasks) must work without them, so no module outside
 those imports from ``scholarkg.commands`` or ``scholarkg.cli`` (CONTRIBUTING: "Nothing imports
 cli.py"). An AST walk, so imports inside functions count too.
+
+The other layers, lowest first:
+
+* ``benchmark/metrics`` are pure functions: they import only each other and the base modules
+  (``errors``, ``textio``, ``codegraph``), never the store, loaders, services or tasks, so a
+  metric can be checked by hand on plain data;
+* ``loaders`` read files into records: nothing from ``benchmark/`` (metrics included: a loader
+  that needed a metric's parsing means the parsing belongs in the loader) or the CLI;
+* ``store`` knows the databases: it imports only ``schema``, ``queries`` and the base modules,
+  nothing above it (``graphalgo`` builds on the store, so PageRank, which the stores run,
+  lives in ``store/pagerank.py``);
+* no import cycle between any two modules. Imports under ``if TYPE_CHECKING:`` never run, so
+  the cycle check leaves them out; the layer rules count them (a type is a dependency too).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 import scholarkg
 
@@ -88,3 +104,229 @@ def test_the_walk_finds_such_imports(tmp_path: Path) -> None:
         "scholarkg/explorer/app.py:3 imports scholarkg.commands",
         "scholarkg/explorer/app.py:4 imports scholarkg.cli",
     ]
+
+
+# --------------------------------------------------------------------------- the module graph
+
+#: modules every layer may use (no scholarkg imports of their own beyond each other)
+BASE = ("scholarkg.errors", "scholarkg.textio", "scholarkg.config")
+#: layer -> the only scholarkg modules it may import (besides itself)
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "scholarkg.benchmark.metrics": ("scholarkg.errors", "scholarkg.textio", "scholarkg.codegraph"),
+    "scholarkg.store": (*BASE, "scholarkg.schema", "scholarkg.queries"),
+}
+#: layer -> scholarkg modules it must not import
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "scholarkg.loaders": (
+        "scholarkg.benchmark", "scholarkg.commands", "scholarkg.cli", "scholarkg.demo",
+        "scholarkg.explorer",
+    ),
+}  # fmt: skip
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """ids of import nodes inside ``if TYPE_CHECKING:`` (they never run)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (
+            (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+            or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+        ):
+            for stmt in node.body:
+                skipped.update(id(n) for n in ast.walk(stmt))
+    return skipped
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> Iterator[str]:
+    """Absolute names an import statement reaches: ``from pkg import sub`` is ``pkg.sub``."""
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+        return
+    base = node.module or ""
+    if node.level:
+        package = module if is_package else module.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{base}" if base else package
+    for alias in node.names:
+        yield f"{base}.{alias.name}"
+
+
+def import_graph(package: Path) -> dict[str, dict[str, tuple[int, bool]]]:
+    """``{module: {imported module: (line, under TYPE_CHECKING)}}`` for every module of the
+    package, imports inside functions included; names resolve to the longest existing module
+    (``from scholarkg.store.base import GraphStore`` is ``scholarkg.store.base``)."""
+    files = {_module_name(p, package): p for p in sorted(package.rglob("*.py"))}
+    graph: dict[str, dict[str, tuple[int, bool]]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        typing_only = _type_checking_blocks(tree)
+        edges: dict[str, tuple[int, bool]] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            for name in _targets(node, module, path.name == "__init__.py"):
+                while name and name not in files:
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    runs = id(node) not in typing_only
+                    old = edges.get(name)
+                    if old is None or (runs and old[1]):  # keep the first line that runs
+                        edges[name] = (node.lineno, not runs)
+        graph[module] = edges
+    return graph
+
+
+def layer_violations(package: Path) -> list[str]:
+    """``module:line imports other`` for each import a layer rule above forbids."""
+    out = []
+    for module, edges in import_graph(package).items():
+        for target, (line, _typing) in edges.items():
+            if not _under(target, "scholarkg"):
+                continue
+            for layer, allowed in ALLOWED.items():
+                # the package root (``__version__``) is below everything
+                ok = target == "scholarkg" or any(_under(target, a) for a in (layer, *allowed))
+                if _under(module, layer) and not ok:
+                    out.append(f"{module}:{line} imports {target} (layer {layer})")
+            for layer, forbidden in FORBIDDEN.items():
+                if _under(module, layer) and any(_under(target, f) for f in forbidden):
+                    out.append(f"{module}:{line} imports {target} (layer {layer})")
+    return sorted(out)
+
+
+def import_cycles(package: Path) -> list[list[str]]:
+    """Every strongly connected set of modules (Tarjan), each as one cycle through it, so the
+    failure message shows a path to cut: ``a -> b -> c -> a``."""
+    graph = {
+        m: sorted(t for t, (_line, typing) in edges.items() if not typing)
+        for m, edges in import_graph(package).items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def strongconnect(v: str) -> None:  # recursion depth = longest import chain (small)
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                components.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strongconnect(v)
+    return [_cycle_through(graph, comp) for comp in sorted(components)]
+
+
+def _cycle_through(graph: dict[str, list[str]], component: list[str]) -> list[str]:
+    """A shortest cycle from the component's first module back to itself (BFS inside it)."""
+    start, members = component[0], set(component)
+    parent: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in graph[v]:
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(parent[path[-1]])
+                    return [*reversed(path), start]
+                if w in members and w not in parent:
+                    parent[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    raise AssertionError(f"no cycle in component {component}")  # Tarjan guarantees one
+
+
+def test_layers_hold() -> None:
+    assert layer_violations(PACKAGE) == []
+
+
+def assert_no_cycles(package: Path) -> None:
+    cycles = import_cycles(package)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_import_cycle() -> None:
+    assert_no_cycles(PACKAGE)
+
+
+def _write_package(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "scholarkg"
+
+
+def test_the_layer_rules_catch_offenders(tmp_path: Path) -> None:
+    """Each rule fires on the forms an offender takes: a function-level import, a relative
+    one, ``from pkg import submodule``, and a type-only import."""
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/errors.py": "",
+            "scholarkg/benchmark/__init__.py": "",
+            "scholarkg/benchmark/metrics/__init__.py": "",
+            "scholarkg/benchmark/metrics/ir.py": "from scholarkg.errors import InputError\n",
+            "scholarkg/benchmark/metrics/bad.py": (
+                "from scholarkg.benchmark.metrics import ir\n"
+                "def f():\n    from scholarkg.store import base\n"
+            ),
+            "scholarkg/store/__init__.py": "",
+            "scholarkg/store/base.py": "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from scholarkg.graphalgo import projection\n",
+            "scholarkg/graphalgo/__init__.py": "",
+            "scholarkg/graphalgo/projection.py": "",
+            "scholarkg/loaders/__init__.py": "",
+            "scholarkg/loaders/x.py": "from ..benchmark.metrics import ir\n",
+        },
+    )
+    assert layer_violations(pkg) == [
+        "scholarkg.benchmark.metrics.bad:3 imports scholarkg.store.base "
+        "(layer scholarkg.benchmark.metrics)",
+        "scholarkg.loaders.x:1 imports scholarkg.benchmark.metrics.ir (layer scholarkg.loaders)",
+        "scholarkg.store.base:3 imports scholarkg.graphalgo.projection (layer scholarkg.store)",
+    ]
+
+
+def test_the_cycle_check_prints_the_cycle(tmp_path: Path) -> None:
+    """A cycle closed by a function-level import is found and printed as a path; a cycle that
+    exists only under ``TYPE_CHECKING`` is not one."""
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/a.py": "from scholarkg import b\n",
+            "scholarkg/b.py": "def f():\n    from scholarkg.c import x\n",
+            "scholarkg/c.py": "import scholarkg.a\nx = 1\n",
+            "scholarkg/d.py": "from typing import TYPE_CHECKING\nimport scholarkg.e\n",
+            "scholarkg/e.py": "import typing\nif typing.TYPE_CHECKING:\n    import scholarkg.d\n",
+        },
+    )
+    assert import_cycles(pkg) == [["scholarkg.a", "scholarkg.b", "scholarkg.c", "scholarkg.a"]]
+    with pytest.raises(AssertionError, match=r"scholarkg\.a -> scholarkg\.b -> scholarkg\.c"):
+        assert_no_cycles(pkg)

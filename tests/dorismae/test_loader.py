@@ -204,7 +204,7 @@ def test_judged_edges_are_the_file_s_judgements_one_edge_each(
 ) -> None:
     """Every annotation and every human grade is its own JUDGED edge, keyed and graded as in
     the file (recomputed here from the JSON), through the shared writer's keyed MERGE."""
-    from scholarkg.benchmark.metrics.dorismae import grade_from_response
+    from scholarkg.loaders.dorismae import grade_from_response
     from scholarkg.schema.dorismae import aspect_node_id
 
     def grade(value: Any) -> float:

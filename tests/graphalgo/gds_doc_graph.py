@@ -1,4 +1,4 @@
-"""The GDS manual's PageRank example graph (graph-backends.md §4), shared by the offline
+"""The GDS manual's PageRank example graph (the Neo4j GDS manual, PageRank), shared by the offline
 GDS-fixture tests (``tests/graphalgo``) and the live Neo4j tests (``tests/neo4j``), so both
 check the same edges against the same published scores.
 

@@ -1,4 +1,4 @@
-"""``graphalgo.pagerank`` must reproduce Neo4j GDS PageRank to the last digit.
+"""``store.pagerank`` must reproduce Neo4j GDS PageRank to the last digit.
 
 Expected values are the published results of the GDS manual's PageRank examples
 (``neo4j/graph-data-science:doc/modules/ROOT/pages/algorithms/page-rank.adoc``), which
@@ -15,7 +15,7 @@ import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.errors import InputError
-from scholarkg.graphalgo import pagerank
+from scholarkg.store.pagerank import pagerank
 
 TOL = 1e-12
 

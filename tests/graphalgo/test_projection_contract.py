@@ -1,7 +1,8 @@
 """Resident projections behave the same on every backend (``any_store``: the embedded store
 always, Neo4j + GDS when ``NEO4J_URI`` is set).
 
-Expected numbers are the GDS manual's PageRank example (graph-backends.md §4), the same ones
+Expected numbers are the GDS manual's PageRank example (the Neo4j GDS manual, PageRank), the same
+ones
 the scipy implementation is pinned to, so a backend that drifts from GDS semantics fails here.
 On Neo4j this is also where GDS's own personalized PageRank is compared with the sparse
 client-side iteration the citation recommenders use.
@@ -19,7 +20,8 @@ from scholarkg.errors import InputError
 from scholarkg.graphalgo.projection import ProjectionCatalog, ResidentGdsGraph
 from scholarkg.store.base import GraphStore, PageRankConfig
 
-#: GDS manual, unweighted stream example and personalized from "Site A" (graph-backends.md §4)
+#: GDS manual, unweighted stream example and personalized from "Site A" (the Neo4j GDS manual,
+#: PageRank)
 GLOBAL = {"Home": 3.215681999884452, "About": 1.0542700552146722, "Site A": 0.3278578964488539}
 FROM_SITE_A = {
     "Home": 0.39902290442518784,

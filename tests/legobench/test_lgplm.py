@@ -24,8 +24,8 @@ from scholarkg.benchmark.tasks.legobench.lgplm import (
     crop_to_tokens,
     lgplm_template,
     read_gold_file,
-    run_lgplm,
 )
+from scholarkg.benchmark.tasks.legobench.run import run_lgplm
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.store.falkordb_store import FalkorDBStore

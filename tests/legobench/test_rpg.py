@@ -37,11 +37,11 @@ from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
 from scholarkg.benchmark.tasks.legobench.rpg_rankers import PairwiseRanker, make_ranker
 from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
 from scholarkg.errors import InputError, TaskNotFound
-from scholarkg.graphalgo.pagerank import pagerank
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
 from scholarkg.loaders.writer import write_records
 from scholarkg.schema import ids
 from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.pagerank import pagerank
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
 SEED = 13

@@ -2,7 +2,8 @@
 
 The LEGOBench files are not redistributable, so this runs only against a user's own copy of
 ``lingo-iitgn/LEGOBench``: set ``LEGOBENCH_DIR`` to the repository root (the directory holding
-``evaluation/RPLM/data/rplm.xlsx``). Expected numbers are typed from reference legobench.md §3
+``evaluation/RPLM/data/rplm.xlsx``). Expected numbers are typed from the LEGOBench paper (Singh et
+al., arXiv 2401.06233), results tables
 (paper columns from the paper's Table 4; ``clean`` columns measured on the released files).
 """
 

@@ -21,8 +21,8 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
     RUN_TASK,
     build_rplm_instances,
     rplm_template,
-    run_rplm,
 )
+from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb_store import FalkorDBStore
 

@@ -17,8 +17,8 @@ from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.tasks.legobench.rplm import (
     RPLMSettings,
     build_rplm_instances,
-    run_rplm,
 )
+from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb_store import FalkorDBStore
 

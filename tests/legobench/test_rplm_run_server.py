@@ -21,10 +21,9 @@ from scholarkg.benchmark.tasks.legobench.lgplm import (
     RELEASE_STOP,
     LGPLMSettings,
     build_lgplm_instances,
-    demo_llm_tasks,
-    run_lgplm,
 )
-from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances, run_rplm
+from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances
+from scholarkg.benchmark.tasks.legobench.run import demo_llm_tasks, run_lgplm, run_rplm
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb_store import FalkorDBStore
 

@@ -18,9 +18,9 @@ from scholarkg.benchmark.metrics.classification import (
     harmonic,
     normalize_answer,
     parse_binary_label,
-    parse_reliability,
 )
 from scholarkg.errors import InputError
+from scholarkg.loaders.aaar import parse_reliability
 
 T, F = True, False
 

@@ -7,7 +7,6 @@ import pytest
 
 from scholarkg.benchmark.metrics.code import (
     DependencyTask,
-    assemble_reference_code,
     codebleu_pair,
     codebleu_scores,
     dependency_recall,
@@ -26,6 +25,7 @@ from scholarkg.benchmark.metrics.code import (
 )
 from scholarkg.benchmark.metrics.similarity import l2_normalise
 from scholarkg.errors import InputError
+from scholarkg.loaders.scireplicate_data import assemble_reference_code
 
 
 class Bow:

@@ -10,15 +10,14 @@ import pytest
 from scholarkg.benchmark.metrics.dorismae import (
     EXCLUDED_ABSTRACTS,
     PUBLISHED_METRICS,
-    TEST_SPLIT_QIDS,
     build_relevance,
     evaluate_dorismae,
-    grade_from_response,
     parse_dorismae_metric,
     query_units,
     random_expected_recall,
 )
 from scholarkg.errors import InputError
+from scholarkg.loaders.dorismae import TEST_SPLIT_QIDS, grade_from_response
 
 FILLER = list(range(100, 116))  # 16 zero-score abstracts -> pools of 20
 

@@ -14,9 +14,9 @@ import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.config import load_settings
-from scholarkg.graphalgo import pagerank
 from scholarkg.store import transfer
 from scholarkg.store.base import PageRankConfig
+from scholarkg.store.pagerank import pagerank
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.usefixtures("neo4j_env")]
 

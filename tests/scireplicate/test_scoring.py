@@ -259,7 +259,8 @@ def test_released_reference_oracle(tmp_path: Path) -> None:
     """The released file's reference code as predictions (issue 14's 'done when' figures).
 
     RG accuracy is 0.995, not 1.0: task 5/1 closes Snippet 2 with a second Begin marker, and
-    the released index mix-up scores it 0.5 against itself (scireplicate.md 2.5, 4).
+    the released index mix-up scores it 0.5 against itself
+    (``xyzCS/SciReplicate-Bench:utils/Reason_Process_ACC.py``).
     """
     data = Path(os.environ["SCIREPLICATE_DATA"])
     pred = _reference_predictions(data, tmp_path / "p.jsonl")

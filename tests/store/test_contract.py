@@ -354,7 +354,7 @@ def test_edge_snapshot_whole_and_subgraph(any_store: GraphStore) -> None:
 
 
 def test_pagerank_matches_gds_semantics_by_hand(any_store: GraphStore) -> None:
-    """Hand-run of GDS's delta iteration (graph-backends.md §4), d = 0.85, r0 = 0.15.
+    """Hand-run of GDS's delta iteration (the Neo4j GDS manual, PageRank), d = 0.85, r0 = 0.15.
 
     Unweighted: step 1 sends 0.85*0.15/2 = 0.06375 from a to b and c, 0.1275 from b to c;
     step 2 sends 0.85*0.06375 = 0.0541875 from b to c; step 3 has nothing to send

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.pagerank import check_pagerank_config, pagerank_on_snapshot
 from scholarkg.schema.ddl import DEFAULT_SCHEMA, SchemaSpec
 from scholarkg.store import bulk
 from scholarkg.store.base import EdgeSnapshot, PageRankConfig
@@ -27,6 +26,7 @@ from scholarkg.store.cypher_common import (
     storable_value,
     vector_rows,
 )
+from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
 
 def test_storable_value_and_clean_props() -> None:

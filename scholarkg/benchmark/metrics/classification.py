@@ -121,23 +121,6 @@ def grouped_prf(
 # --- ReviewCritique -------------------------------------------------------------------------
 
 
-def parse_reliability(value: object, *, record: str | None = None) -> bool:
-    """``True`` (deficient) for ``"No"``, ``False`` for ``"Yes"``; anything else is bad input.
-
-    Case and surrounding spaces are ignored because the released labels are hand-typed.
-    """
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if v == "no":
-            return True
-        if v == "yes":
-            return False
-    where = f"segment {record}: " if record else ""
-    raise InputError(
-        f"{where}reliability must be 'Yes' or 'No', got {value!r}", field="reliability"
-    )
-
-
 def _flag_pairs(
     label_all: Sequence[bool], select_deficient: Sequence[bool]
 ) -> zip[tuple[bool, bool]]:

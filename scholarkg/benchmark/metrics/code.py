@@ -1,7 +1,7 @@
 """SciReplicate-Bench code metrics: CodeBLEU, execution accuracy, dependency recall, RG accuracy.
 
 Follows the released ``xyzCS/SciReplicate-Bench`` ``Evaluation.py`` (the published Table 3),
-see ``/work/shared/reference/scireplicate.md`` section 2:
+``xyzCS/SciReplicate-Bench:Evaluation.py``:
 
 * **CodeBLEU**: ``codebleu`` 0.7.0 ``calc_codebleu([ref], [hyp], lang="python",
   weights=(0.25,)*4)``, one call per task, each of the five fields macro-averaged over tasks,
@@ -59,19 +59,6 @@ def strip_comments(code: str) -> str:
     code = _LINE_COMMENT_RE.sub("", code)
     code = _TRIPLE_QUOTED_RE.sub("", code)
     return "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
-
-
-def assemble_reference_code(signature: str, body_with_comments: str, indent: int) -> str:
-    """Reference function = signature lines + annotated body indented by ``indent`` x 4 spaces.
-
-    ``signature`` is ``ori_python_file`` lines ``signature_position`` (1-based, inclusive);
-    ``indent`` is 1 for functions, 2 for methods. The released code also inserts the docstring,
-    which :func:`strip_comments` removes before scoring, so it is left out here.
-    """
-    if indent < 0:
-        raise InputError(f"indent must be >= 0, got {indent}", field="indent")
-    sig = signature if signature.endswith("\n") else signature + "\n"
-    return sig + textwrap.indent(body_with_comments, "    " * indent)
 
 
 # --- CodeBLEU ------------------------------------------------------------------------------

@@ -41,7 +41,6 @@ Ids: abstract ids are compared as strings (the v1 JSON has ints; TREC files have
 from __future__ import annotations
 
 import logging
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -62,10 +61,6 @@ log = logging.getLogger(__name__)
 
 #: Abstracts upstream never counts as relevant (they stay in the pool, so in NDCG's ideal).
 EXCLUDED_ABSTRACTS: frozenset[str] = frozenset({"205580", "346695", "346826", "346836", "28674"})
-#: The 60-query "test" split (query ids = list indices of the v1 ``Query`` list).
-TEST_SPLIT_QIDS: tuple[str, ...] = tuple(
-    str(q) for q in (1, 8, 10, 16, 23, 28, 33, 37, 44, 46, *range(50, 100))
-)
 #: The metrics of the paper's tables, in table order.
 PUBLISHED_METRICS: tuple[str, ...] = (
     "R@5",
@@ -96,24 +91,6 @@ DORIS_METRICS: dict[str, str] = {
 _DORIS_TABLE: dict[str, MetricFamily] = {
     label: replace(IR_METRICS[fam], template=label) for label, fam in DORIS_METRICS.items()
 }
-
-_VERDICTS = {"CONCUR": 2, "AGREE": 1, "DISPUTE": 1, "DISAGREE": 0}
-_VERDICT_RE = re.compile(r"\b(CONCUR|AGREE|DISPUTE|DISAGREE)\b")
-
-
-def grade_from_response(text: str | None) -> int:
-    """Grade of an annotator's verdict: CONCUR 2, AGREE/DISPUTE 1, DISAGREE 0, else -1.
-
-    The verdict is the upper-case keyword the response ends on; a response naming no
-    keyword, or several *different* ones, is unparseable (-1), as in the dataset's scores.
-    Word boundaries matter: ``DISAGREE`` must not also count as ``AGREE``.
-    """
-    if not text:
-        return -1
-    found = set(_VERDICT_RE.findall(text))
-    if len(found) != 1:
-        return -1
-    return _VERDICTS[found.pop()]
 
 
 def query_units(aspects: Mapping[Any, Sequence[Any]]) -> frozenset[str]:
@@ -237,8 +214,9 @@ def evaluate_dorismae(
 
     ``run``: ``{qid: [abstract_id, ...]}`` best first (or ``{qid: {abstract_id: score}}``);
     every abstract must belong to the query's pool. ``queries`` restricts the query set (e.g.
-    :data:`TEST_SPLIT_QIDS`); by default all queries of ``relevance``. Missing rankings
-    score 0 and count. ``n_queries`` in the result tells how many queries each mean is over.
+    the dataset's 60-query test split, ``loaders.dorismae.TEST_SPLIT_QIDS``); by default all
+    queries of ``relevance``. Missing rankings score 0 and count. ``n_queries`` in the result
+    tells how many queries each mean is over.
     """
     if protocol not in PROTOCOLS:
         raise InputError(f"unknown DORIS-MAE protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")

@@ -1,6 +1,7 @@
 """LGPLM leaderboard extraction: parse the model's markdown table, then MR, MP and SP.
 
-LEGOBench defines the metrics in prose only (reference ``legobench.md`` §2.4) and publishes no
+LEGOBench defines the metrics in prose only (the LEGOBench paper (Singh et al., arXiv 2401.06233),
+metric definitions) and publishes no
 scoring code, so everything here that the paper leaves open is an explicit, named option:
 
 * **table parsing** is lenient because model output is messy: tables inside prose, several

@@ -232,7 +232,8 @@ def _r_precision(b: _Batch, s: MetricSpec) -> np.ndarray:
 
 def _gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
     pos = np.maximum(grades, 0.0)
-    return pos if gain == "linear" else np.exp2(pos) - 1.0
+    gains: np.ndarray = pos if gain == "linear" else np.exp2(pos) - 1.0
+    return gains
 
 
 def _ndcg_with(b: _Batch, s: MetricSpec, gain: Gain) -> np.ndarray:

@@ -6,7 +6,8 @@ embedding similarity, following the released scripts (``RenzeLou/AAAR-1.0``,
 produced the published v1 numbers. Where the paper's prose differs, the code wins; the
 differences are noted per function. All values are on a 0-1 scale (the paper prints x100).
 
-Rules kept from the released code (see ``/work/shared/reference/aaar.md`` section 2):
+Rules kept from the released code (``RenzeLou/AAAR-1.0:scripts/subtask2_metric.py``,
+``subtask3_metric.py``):
 
 * cosine similarity, **unclipped** (negative cosines pass through);
 * F1 is computed **per paper** as ``2PR/(P+R+1e-10)`` and then averaged over papers, so the
@@ -360,7 +361,9 @@ def pick_reviewer_list(
     if how == "longest":
         if not reviewer_lists:
             raise InputError("no reviewer lists", field="references")
-        return list(max(reviewer_lists, key=len))
+        # the first of the longest, as ``max(..., key=len)``
+        best = max(range(len(reviewer_lists)), key=lambda i: len(reviewer_lists[i]))
+        return list(reviewer_lists[best])
     if how == "all":
         return [t for lst in reviewer_lists for t in lst]
     raise InputError(f"unknown reviewer selection {how!r}; use random, longest or all", field="how")

@@ -1,8 +1,9 @@
 """Ranked-list metrics for leaderboard generation: LEGOBench RPLM (CIS, BEM, KTau, CP) and RPG.
 
-LEGOBench ships no scoring code; the rules here are the ones written down in
-``reference/legobench.md`` §2.1 (protocol ``clean``, the platform default) and §2.2 (protocol
-``legobench-paper``, which reproduces the published Table 4 from the released answer files).
+LEGOBench ships no scoring code; the rules here are the metric definitions of the LEGOBench
+paper (Singh et al., arXiv 2401.06233) (protocol ``clean``, the platform default) and those
+reconstructed from the released answers (protocol ``legobench-paper``, which reproduces the
+published Table 4 from the released answer files).
 
 Why the odd-looking choices:
 

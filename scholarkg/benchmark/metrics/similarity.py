@@ -60,7 +60,8 @@ def l2_normalise(matrix: np.ndarray) -> np.ndarray:
     if matrix.ndim != 2:
         raise InputError(f"expected a 2-d embedding matrix, got shape {matrix.shape}")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
 
 
 def bundled_minilm_path() -> Path:
@@ -197,7 +198,8 @@ class EmbeddingTable:
 
     def cosine(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """``len(left) x len(right)`` cosines, unclipped (negatives pass through, as released)."""
-        return self.vectors(left) @ self.vectors(right).T
+        cosines: np.ndarray = self.vectors(left) @ self.vectors(right).T
+        return cosines
 
 
 def cosine_matrix(

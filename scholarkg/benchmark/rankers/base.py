@@ -2,7 +2,8 @@
 
 Why one interface: benchmark tasks wire "candidates from Cypher -> a ranker -> a run -> metrics"
 and must not care which ranker they hold. Following neo4j-graphrag's retriever design
-(style.md §3), the public :meth:`Ranker.rank` is fixed here; subclasses implement only
+(the template-method pattern), the public :meth:`Ranker.rank` is fixed here; subclasses implement
+only
 :meth:`Ranker._score`. The base records the ranker's name, its parameters and the wall time
 on every :class:`Ranking`, so a run file always says what produced it.
 
@@ -294,7 +295,7 @@ class StoreRanker(Ranker):
         out = self._score_query(query, k, candidates)
         elapsed = time.perf_counter() - start
         ids, scores = out[0], out[1]
-        info = dict(out[2]) if len(out) > 2 else {}  # type: ignore[misc]
+        info = dict(out[2]) if len(out) > 2 else {}
         if k is not None:
             ids, scores = list(ids)[:k], list(scores)[:k]
         return Ranking(

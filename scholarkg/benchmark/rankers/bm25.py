@@ -1,11 +1,12 @@
 """BM25 over an in-memory corpus of ``(id, text)`` with bm25s, savable with a manifest.
 
 Why bm25s (not rank-bm25, not the graph's full-text index): bm25s precomputes the sparse
-score matrix and answers queries 20-500x faster than rank-bm25 (graph-backends.md §7), and
+score matrix and answers queries 20-500x faster than rank-bm25 (``benchmarks/bench_bm25.py``), and
 its scores are a documented BM25 variant, whereas RediSearch/Lucene full-text scores differ
 per backend and cannot be compared across stores.
 
-Tokenization is an explicit, saved step (style.md §6): :class:`TokenizerConfig` (lower-case,
+Tokenization is an explicit, saved step (so a run can be re-scored with the same tokens):
+:class:`TokenizerConfig` (lower-case,
 split regex, stopword list, no stemmer) is applied to the corpus and to every query, and it is
 written into the index manifest and into every :class:`Ranking`'s ``params``. No stemmer by
 default because PyStemmer is not a dependency; the stopword list is stored verbatim so a

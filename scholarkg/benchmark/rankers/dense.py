@@ -30,7 +30,8 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     """Unit-length rows (zero rows stay zero), so a dot product is the cosine."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    unit: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
+    return unit
 
 
 class DenseRanker(Ranker):

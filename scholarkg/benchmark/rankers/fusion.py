@@ -5,7 +5,8 @@ Two rankers use them: :class:`FusionRanker` fuses per query (a plain :class:`Ran
 the run itself.
 
 Why fuse: lexical (BM25) and dense rankers fail on different queries, and full-text scores of
-the two graph backends are not comparable (graph-backends.md §2) — rank-based fusion needs no
+the two graph backends are not comparable (Lucene BM25 on Neo4j, RediSearch TF-IDF on FalkorDB) —
+rank-based fusion needs no
 score calibration at all, score-based fusion needs a per-ranking normalisation.
 
 Definitions (each ranking is one ranker's answer to the same query):
@@ -21,7 +22,7 @@ Ties in the fused score are broken by first appearance across the input rankings
 order), so fusion is deterministic.
 
 We deliberately do not call ``ranx.fuse`` at run time: ranx is a dev/eval dependency, JIT-compiles
-with numba on first use (seconds) and sets numba's global thread count on import (style.md §3).
+with numba on first use (seconds) and sets numba's global thread count on import.
 The tests pin these functions to ranx's ``rrf``/``comb_sum``/``comb_mnz`` on toy cases.
 """
 
@@ -94,7 +95,8 @@ def min_max(scores: Sequence[float]) -> list[float]:
     arr = np.asarray(scores, dtype=np.float64)
     lo, hi = float(arr.min()), float(arr.max())
     denom = max(hi - lo, 1e-9)
-    return ((arr - lo) / denom).tolist()
+    scaled: list[float] = ((arr - lo) / denom).tolist()
+    return scaled
 
 
 def _comb(

@@ -24,7 +24,10 @@ from scholarkg.benchmark.tasks.predictions import (
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
+    from scholarkg.benchmark.runs import RunRecord, RunRegistry
+    from scholarkg.benchmark.task import StageProgress
     from scholarkg.services.llm import LLMClient
+    from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +177,31 @@ __all__ = [
     "generate_answers",
     "match_predictions",
 ]
+
+
+def run_llm_task(
+    task: Any,
+    store: GraphStore,
+    client: LLMClient | None,
+    predictions_path: str | Path | None,
+    options: dict[str, Any],
+    *,
+    limit: int | None,
+    registry: RunRegistry | None,
+    record_in_graph: bool,
+    progress: StageProgress | None,
+) -> RunRecord:
+    """Run an LLM ``task`` through :func:`~scholarkg.benchmark.task.run_task` (the one run
+    path) with answers from ``client`` or imported from ``predictions_path`` (exactly one);
+    what the tasks' ``run_<task>`` conveniences share."""
+    from scholarkg.benchmark.task import AnswerSource, run_task
+
+    check_answer_source(client, predictions_path)
+    source = (
+        AnswerSource.model(client) if client is not None
+        else AnswerSource.predictions(predictions_path)  # type: ignore[arg-type]
+    )  # fmt: skip
+    return run_task(
+        task, store, source, options, runs_dir=registry.runs_dir if registry else None,
+        record_in_graph=record_in_graph, limit=limit, progress=progress,
+    ).record  # fmt: skip

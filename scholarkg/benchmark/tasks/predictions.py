@@ -32,7 +32,8 @@ by the first rule that applies:
 1. an ``id`` / ``doc_key`` / ``leaderboard_id`` column;
 2. ``task``, ``dataset`` and ``metric`` columns, matched to the instances' query triples;
 3. a ``GT`` column equal to exactly one instance's gold text (RPLM: GT lines ``\\n``-joined);
-4. a ``prompt`` or ``instruction`` column holding an RPLM ``Query - Rank ...`` line;
+4. a ``prompt`` or ``instruction`` column holding a query line the task's
+   ``PredictionFormat.parse_prompt`` reads (LEGOBench: ``Query - Rank ...``);
 5. position, when the workbook has exactly as many rows as there are instances.
 
 Adding a task (AAAR, SciReplicate, ...): declare its :class:`PredictionFormat` as the task
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ class PredictionFormat:
     answer_field: str
     description: str
     workbook_suffix: str | None = None
+    #: ``(task, dataset, metric)`` from a workbook's ``prompt``/``instruction`` cell (rule 4
+    #: below), or ``None``; the family supplies it, so this shared module knows no family.
+    parse_prompt: Callable[[str], tuple[str, str, str] | None] | None = None
 
 
 def prediction_format(task: str | PredictionFormat) -> PredictionFormat:
@@ -215,8 +219,7 @@ def _query_key(task: str, dataset: str, metric: str) -> tuple[str, str, str]:
 def _read_workbook(
     fmt: PredictionFormat, path: Path, align: Sequence[AlignmentKey] | None
 ) -> PredictionSet:
-    # the workbook layout is LEGOBench's: reuse the loader's sheet reader and column check
-    from scholarkg.loaders.legobench_rplm import answer_column, parse_query, read_sheet_rows
+    from scholarkg.loaders.workbook import answer_column, read_sheet_rows
 
     header, data = read_sheet_rows(path)
     names = [h.strip() if isinstance(h, str) else "" for h in header]
@@ -258,8 +261,13 @@ def _read_workbook(
                 )
         if pid is None and gt_col is not None and (gt := cell(gt_col)) is not None:
             pid = _unique(by_gt.get(gt, []), path, line, "GT")
-        if pid is None and p_col is not None and (prompt := cell(p_col)) is not None:
-            parsed = parse_query(prompt)
+        if (
+            pid is None
+            and p_col is not None
+            and fmt.parse_prompt is not None
+            and (prompt := cell(p_col)) is not None
+        ):
+            parsed = fmt.parse_prompt(prompt)
             if parsed is not None:
                 pid = _unique(by_query.get(_query_key(*parsed), []), path, line, names[p_col])
         if pid is None and positional:

@@ -1,4 +1,4 @@
-// DORIS-MAE query-level relevance in one aggregation (dorismae.md §2.1):
+// DORIS-MAE query-level relevance in one aggregation (``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/dataset_util.py``):
 // units = the DISTINCT aspects and sub-aspects of a query (identical strings share a node),
 // raw S(p|Q) = the sum of every judgement of (unit, p) from $judge (missing pair = 0,
 // duplicates summed, -1 summed as -1). Relevant iff raw / n_units >= 1 (done in Python).

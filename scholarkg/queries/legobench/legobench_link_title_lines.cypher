@@ -1,4 +1,4 @@
-// Resolve LEGOBench RPLM title lines to papers by normalised title (legobench.md §5).
+// Resolve LEGOBench RPLM title lines to papers by normalised title (the LEGOBench graph model in docs/families/legobench.md).
 // Why: answers are scored on raw lines, but graph signals (citations, comparisons) live on
 // Paper nodes. Only a line whose text_norm equals exactly one Paper's title_norm is linked;
 // split fragments match no paper and ambiguous titles are left alone. Idempotent (MERGE).

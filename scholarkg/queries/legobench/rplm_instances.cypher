@@ -1,7 +1,7 @@
 // LEGOBench RPLM: every leaderboard with its entries and their gold rank (best first).
 // Why: an RPLM prompt lists exactly these entries (shuffled) and the gold answer is their
 // gt_rank order. Entries are raw TitleLine nodes when the leaderboard came from rplm.xlsx
-// (split and quoted lines are not papers, reference legobench.md §5) or Paper nodes when
+// (split and quoted lines are not papers, the LEGOBench graph model in docs/families/legobench.md) or Paper nodes when
 // it came from a leaderboard file; the task uses TitleLine entries when a leaderboard has
 // both. `row` is the rplm.xlsx row index when the loader kept it (instance order for the
 // legobench-paper protocol, which scores the first 101 rows). $ids = null selects all.

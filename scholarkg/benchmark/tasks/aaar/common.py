@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 PACKAGE = "scholarkg.benchmark.tasks.aaar"
 FAMILY = "aaar"
-REFERENCE = "aaar.md; Lou et al. arXiv 2410.22394 v1; Du et al. EMNLP 2024"
+REFERENCE = "Lou et al. arXiv 2410.22394 v1; Du et al. EMNLP 2024"
 
 SIMILARITY_OPTION = TaskOption(
     "similarity_model", Path, None,

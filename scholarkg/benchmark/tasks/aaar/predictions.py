@@ -1,7 +1,8 @@
 """Predictions made elsewhere for the AAAR-1.0 and ReviewCritique tasks: released result
 folders as the authors' scripts write them, or JSONL with the task's fields.
 
-Released layouts (``aaar.md`` §4; the key ``predicton`` is misspelt in every released file and
+Released layouts (the released ``RenzeLou/AAAR-1.0`` data layouts; the key ``predicton`` is
+misspelt in every released file and
 is read as is; ``prediction`` is accepted too):
 
 * EqInfer ``<save>/<file>/<model>/<context>/eval_results.json``: a list of ``{context_before,

@@ -99,7 +99,7 @@ def parse_select(reply: str, n: int) -> tuple[list[bool], list[str | None]]:
 class ReviewCritiqueTask(AaarTaskBase):
     name = "reviewcritique"
     description = "ReviewCritique: find the deficient segments of a review (P/R/F1, ROUGE)"
-    reference = "aaar.md §1-3; Du et al. EMNLP 2024 (arXiv 2406.16253)"
+    reference = "Lou et al., arXiv 2410.22394 v1; Du et al. EMNLP 2024 (arXiv 2406.16253)"
     metrics = (
         TaskMetric("P", "percent", description="precision of the deficient class"),
         TaskMetric("R", "percent"),

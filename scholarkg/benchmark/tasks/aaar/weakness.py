@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 
 COLUMNS = ("SN-F1", "SN-P", "SN-R", "ITF-IDF")
 _SRC = "AAAR-1.0 Table (Weakness, v1), real data, W = 993"
-#: the human-review ITF-IDF of the paper (reviewer selection unstated; aaar.md §2)
+#: the human-review ITF-IDF of the paper (reviewer selection unstated;
+#: ``RenzeLou/AAAR-1.0:scripts/subtask2_metric.py``, ``subtask3_metric.py``)
 HUMAN_ITF_IDF = 7.69
 PUBLISHED = (
     PublishedRow("Human review", {"ITF-IDF": HUMAN_ITF_IDF}, _SRC),

@@ -1,8 +1,10 @@
-"""``citerec``: local citation recommendation on ``<REF>`` contexts (citeBench, citerec.md).
+"""``citerec``: local citation recommendation on ``<REF>`` contexts (citeBench: Maharjan, arXiv
+2412.07713).
 
 One instance = one citing sentence holding exactly one citation (``n_refs = 1``), the marker
 replaced by ``<REF>``; gold = the cited paper; answer = a ranked list of papers. Metrics
-(citerec.md §2, K = 10): Recall@10 = share of contexts whose gold is in the top 10 (one
+(the citeBench paper (Maharjan, arXiv 2412.07713), K = 10): Recall@10 = share of contexts whose
+gold is in the top 10 (one
 gold, so the hit rate) and MRR@10, both as fractions, overall and per class
 (``TaskResult.classes``, labels ``"<diagnostic dataset>:<class>"``, e.g. ``"intent:method"``;
 contexts outside a diagnostic dataset are grouped by ``"section:<name>"``). Platform rules
@@ -76,7 +78,7 @@ class CiteRecTask(BenchmarkTask):
     name = "citerec"
     family = "citerec"
     description = "rank the cited paper for a <REF> citing sentence (citeBench diagnostics)"
-    reference = "citerec.md §1-2; Maharjan, arXiv 2412.07713 (Table 1 layout)"
+    reference = "Maharjan, arXiv 2412.07713 (Table 1 layout)"
     metrics = (
         TaskMetric("Recall@10", "fraction", decimals=3, description="gold in the top 10"),
         TaskMetric("MRR@10", "fraction", decimals=3, description="1/rank of the gold if <= 10"),

@@ -1,4 +1,5 @@
-"""Build citeBench's eight diagnostic datasets from the loaded contexts (citerec.md §1-2, §4).
+"""Build citeBench's eight diagnostic datasets from the loaded contexts (the citeBench paper
+(Maharjan, arXiv 2412.07713)).
 
 Population: every loaded sentence with exactly one citation (``n_refs = 1``) that ends in
 ``.``, ``?`` or ``!``, whose cited paper is in the graph. Class rules, as the sheet states
@@ -135,7 +136,8 @@ def _words(text: str) -> set[str]:
 def context_intent(text: str, row: Mapping[str, Any]) -> list[str]:
     """The citeBench intent(s) of one sentence (``methodology`` → ``method``).
 
-    Per-context intents win (citerec.md §6): when the citing pair carries S2's per-context
+    Per-context intents win (the citeBench paper (Maharjan, arXiv 2412.07713), data pitfalls): when
+    the citing pair carries S2's per-context
     lists, the S2 context sharing the most words with the sentence (Jaccard >= 0.5) gives
     the intents. Otherwise the pair's intents apply; the caller keeps only single-intent
     results, so pairs with several intents are skipped.

@@ -23,7 +23,8 @@ do not need — the citing paper, its *other* references and its year — throug
   1/rank, log PPR, co-citation, coupling, popularity, age gap) on the union of the rankers'
   candidates, trained on a dev split of contexts (:class:`LearnedFusion`).
 
-Every ranker removes the citing paper from its answers (citerec.md §2) and applies no
+Every ranker removes the citing paper from its answers (the citeBench paper (Maharjan, arXiv
+2412.07713)) and applies no
 publication-date filter unless ``before_citing_year`` is set.
 """
 

@@ -1,6 +1,7 @@
 """Features of a ``<REF>`` sentence for the diagnostic classes: tokens, length, location, POS.
 
-Pitfalls handled (citerec.md §6): ``<REF>`` is swapped for one placeholder token before
+Pitfalls handled (the citeBench paper (Maharjan, arXiv 2412.07713), data pitfalls): ``<REF>`` is
+swapped for one placeholder token before
 tokenising (tokenisers split it into ``<``, ``REF``, ``>``) and skipped when taking the words
 before/after it; residual markers (``[3]``, ``(Smith et al., 2019)``, ``[CIT]``) are removed
 first so the "word before" is never a bracket or a year.
@@ -23,7 +24,8 @@ PLACEHOLDER = "REFTOKEN"
 _RESIDUAL = re.compile(r"\[CIT\]|\[[\d,\s–-]+\]|\([A-Z][^()]{0,60}?\d{4}[a-z]?\)|\[FORMULA\]")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|" + PLACEHOLDER)
 
-#: the published merge table (citerec.md §2); any other tag -> "others"
+#: the published merge table (the citeBench paper (Maharjan, arXiv 2412.07713)); any other tag ->
+#: "others"
 POS_CLASSES: dict[str, tuple[str, ...]] = {
     "verb": ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ"),
     "noun": ("NN", "NNS", "NNP", "NNPS"),
@@ -425,7 +427,8 @@ def sentence_features(text: str, tagger: Tagger) -> SentenceFeatures:
 
 
 def location_class(ratio: float) -> str:
-    """Thirds (the cut points are unpublished; citerec.md §2): first < 1/3 <= middle <= 2/3 <
+    """Thirds (the cut points are unpublished; the citeBench paper (Maharjan, arXiv 2412.07713)):
+    first < 1/3 <= middle <= 2/3 <
     last."""
     if ratio < 1 / 3:
         return "first"

@@ -1,7 +1,7 @@
 """Optional: grade (unit, abstract) pairs with an LLM, to build DORIS-MAE relevance for new queries.
 
 DORIS-MAE's judgements come from gpt-3.5 asked, per aspect and abstract, for one of four
-verdicts; the grade mapping is the dataset's (``metrics.dorismae.grade_from_response``):
+verdicts; the grade mapping is the dataset's (``loaders.dorismae.grade_from_response``):
 CONCUR 2, AGREE or DISPUTE 1, DISAGREE 0, anything else -1 (unparseable, kept and summed
 as upstream does). This module sends the same question through the project's LLM client
 (any OpenAI-compatible server, e.g. ``scholarkg llm serve``) and returns ``Judgement``
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from scholarkg.benchmark.metrics.dorismae import grade_from_response
+from scholarkg.loaders.dorismae import grade_from_response
 from scholarkg.schema.dorismae import aspect_node_id
 from scholarkg.schema.records import Judgement
 

@@ -3,7 +3,8 @@
 Every ranker re-ranks a candidate pool (``candidates`` = abstract ids) for a query text and
 returns the *whole* pool (NDCG_10%'s cut-off is a share of the submitted length).
 
-Reproduction baselines, configured as dorismae.md §2.4 describes:
+Reproduction baselines, configured as the DORIS-MAE paper (Wang et al., arXiv 2310.04678),
+baselines; ``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/`` describes:
 
 * :class:`UpstreamRandomRanker` — ``random.seed(t)`` then one shuffle per query in order,
   over the pool minus the excluded abstracts (trial ``t``; the task averages 100 trials);
@@ -23,7 +24,7 @@ Ours:
 * :class:`AspectRanker` — one score per unit (aspect and sub-aspect), each normalised to
   [0, 1] over the pool, **summed over the units**: the shape of S(p|Q), a sum of per-unit
   grades. Lexical (per-unit BM25) or dense (per-unit max over abstract sentences).
-* :class:`GraphRerankRanker` — personalized PageRank (``graphalgo.pagerank``, GDS
+* :class:`GraphRerankRanker` — personalized PageRank (``store.pagerank``, GDS
   semantics) over the citation graph of the pool, seeded by the base ranker's top hits
   weighted by their scores, added to the base score.
 * hybrid RRF (the shared ``rankers.fusion.RunFusion``) and the cross-fitted CombSUM
@@ -103,7 +104,8 @@ class UpstreamRandomRanker(Ranker):
 
 
 class PoolBM25Ranker(Ranker):
-    """BM25Okapi built per pool (dorismae.md §2.4); ``texts`` maps abstract id -> text.
+    """BM25Okapi built per pool (the DORIS-MAE paper (Wang et al., arXiv 2310.04678), baselines;
+    ``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/``); ``texts`` maps abstract id -> text.
 
     Scoring is ``rank_bm25.BM25Okapi`` itself (k1 1.5, b 0.75, epsilon 0.25): the upstream
     implementation, including its idf floor for terms in more than half the pool, which
@@ -352,7 +354,7 @@ class GraphRerankRanker(Ranker):
         )
 
     def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
-        from scholarkg.graphalgo.pagerank import pagerank
+        from scholarkg.store.pagerank import pagerank
 
         cands = list(_need_candidates(candidates, self.name))
         base = self.base.rank(query, len(cands), candidates=cands)

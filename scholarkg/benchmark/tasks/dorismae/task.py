@@ -35,7 +35,6 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.dorismae import (
     PUBLISHED_METRICS,
-    TEST_SPLIT_QIDS,
     DorisRelevance,
     evaluate_dorismae,
 )
@@ -56,6 +55,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.dorismae import rankers as R
 from scholarkg.errors import InputError, NotSupported
+from scholarkg.loaders.dorismae import TEST_SPLIT_QIDS
 from scholarkg.schema.dorismae import SOURCE
 from scholarkg.store.base import GraphStore
 
@@ -130,7 +130,8 @@ PUBLISHED: tuple[PublishedRow, ...] = (
 
 
 class DorisMaeTask(BenchmarkTask):
-    """DORIS-MAE: re-rank each complex query's candidate pool (dorismae.md §1-3)."""
+    """DORIS-MAE: re-rank each complex query's candidate pool (the DORIS-MAE paper (Wang et al.,
+    arXiv 2310.04678))."""
 
     name = "dorismae"
     family = "dorismae"
@@ -138,7 +139,10 @@ class DorisMaeTask(BenchmarkTask):
         "Re-rank the candidate pool of each complex multi-aspect query (or two-aspect "
         "sub-query); relevance is the sum of per-aspect GPT grades, metrics as upstream."
     )
-    reference = "dorismae.md §2-3; DORIS-MAE Tables 11, 14, 15"
+    reference = (
+        "Wang et al., arXiv 2310.04678, Tables 11, 14, 15; "
+        "Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/rank_performance_util.py"
+    )
     metrics = tuple(TaskMetric(n, "percent") for n in METRIC_NAMES)
     options = (
         TaskOption(

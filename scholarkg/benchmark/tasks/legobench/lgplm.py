@@ -1,6 +1,7 @@
 """LEGOBench LGPLM as a runnable task: retrieve passages, generate a leaderboard table, score it.
 
-LGPLM (reference ``legobench.md`` §1, §2.4) asks a model to write the leaderboard for a query
+LGPLM (the LEGOBench paper (Singh et al., arXiv 2401.06233), task definitions) asks a model to
+write the leaderboard for a query
 ⟨task, dataset, metric⟩ as a markdown table of (method, score), given the top-10 BM25
 passages of the leaderboard papers' full text. The pieces:
 
@@ -41,15 +42,13 @@ from scholarkg.benchmark.metrics.extraction import (
     ScoreTolerance,
     evaluate_leaderboard_tables,
 )
-from scholarkg.benchmark.runs import RunRecord, RunRegistry
 from scholarkg.benchmark.task import StageProgress
-from scholarkg.benchmark.tasks.legobench.rplm import PROMPT_PACKAGE, RPLMSettings, run_rplm
+from scholarkg.benchmark.tasks.legobench.rplm import PROMPT_PACKAGE, RPLMSettings
 from scholarkg.errors import InputError
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.rankers.bm25 import BM25Params
-    from scholarkg.services.llm import LLMClient
     from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -271,83 +270,11 @@ def score_lgplm(
     )
 
 
-def run_lgplm(
-    store: GraphStore,
-    client: LLMClient | None = None,
-    *,
-    predictions_path: str | Path | None = None,
-    k: int = 10,
-    limit: int | None = None,
-    ids: Sequence[str] | None = None,
-    gold_path: str | Path | None = None,
-    max_context_tokens: int | None = None,
-    settings: LGPLMSettings | None = None,
-    average: str = "micro",
-    registry: RunRegistry | None = None,
-    record_in_graph: bool = True,
-    progress: StageProgress | None = None,
-) -> RunRecord:
-    """LGPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
-    instances, answer with ``client`` or import ``predictions_path`` (JSONL ``{"id",
-    "answer"}`` or a released ``*_ldb`` workbook), score, record. Metrics are percentages:
-    ``MR``, ``MP``, ``SP_generated`` (correct scores / generated methods, paper §3.4) and
-    ``SP_correct`` (correct scores / correct methods, paper §4.3)."""
-    from scholarkg.benchmark.tasks.legobench.rplm import _run
-    from scholarkg.benchmark.tasks.legobench.tasks import LGPLMTask
-
-    options: dict[str, Any] = {
-        "k": k, "gold": gold_path, "average": average, "max_context_tokens": max_context_tokens,
-        "ids": list(ids) if ids is not None else None,
-    }  # fmt: skip
-    if settings is not None:
-        options.update(max_tokens=settings.max_tokens, mode=settings.mode,
-                       concurrency=settings.concurrency)  # fmt: skip
-    return _run(LGPLMTask(), store, client, predictions_path, options, limit=limit,
-                registry=registry, record_in_graph=record_in_graph, progress=progress)  # fmt: skip
-
-
-def demo_llm_tasks(
-    store: GraphStore,
-    *,
-    base_url: str,
-    n_instances: int = 3,
-    model: str | None = None,
-    max_tokens: int = 64,
-    registry: RunRegistry | None = None,
-    progress: StageProgress | None = None,
-) -> list[RunRecord]:
-    """A quick end-to-end showing for ``make demo``: RPLM on a few leaderboards, LGPLM on one.
-
-    Small ``max_tokens`` and a short LGPLM context (3 passages, ~600 tokens) keep it to tens
-    of seconds on the local SmolLM2 server; the scores of a 135M model are not the point.
-    No response cache: a demo should show the model working, not a cache hit.
-    """
-    from scholarkg.services.llm import LLMClient
-
-    runs: list[RunRecord] = []
-    with LLMClient(base_url, model, timeout=600.0) as client:
-        runs.append(
-            run_rplm(
-                store, client, limit=n_instances, registry=registry, progress=progress,
-                settings=RPLMSettings(max_tokens=max_tokens, concurrency=1),
-            )
-        )  # fmt: skip
-        runs.append(
-            run_lgplm(
-                store, client, limit=1, k=3, max_context_tokens=600, registry=registry,
-                settings=LGPLMSettings(max_tokens=max_tokens, concurrency=1), progress=progress,
-            )
-        )  # fmt: skip
-    return runs
-
-
 __all__ = [
     "LGPLMPrompt",
     "LGPLMSettings",
     "RetrievedChunk",
     "build_lgplm_instances",
-    "demo_llm_tasks",
     "read_gold_file",
-    "run_lgplm",
     "score_lgplm",
 ]

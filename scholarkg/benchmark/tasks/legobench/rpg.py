@@ -1,7 +1,8 @@
 """LEGOBench RPG (ranked paper generation) on the graph: queries, candidates, weights, scores.
 
 A query is a leaderboard key q = ⟨task, dataset, metric⟩; the answer is a ranking of papers,
-best first, compared with the leaderboard's own order (reference ``legobench.md`` §1, §2.3).
+best first, compared with the leaderboard's own order (the LEGOBench paper (Singh et al., arXiv
+2401.06233), task definitions).
 The four configurations pair a graph with a text source:
 
 * ``cn-tabs`` / ``pcn-tabs``: citations (``CITES``) or performance comparisons

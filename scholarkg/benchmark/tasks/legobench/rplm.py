@@ -1,6 +1,7 @@
 """LEGOBench RPLM as a runnable task: prompts from the graph, a model (or imported answers), scores.
 
-RPLM (reference ``legobench.md`` §1) gives a model a leaderboard query and the leaderboard's
+RPLM (the LEGOBench paper (Singh et al., arXiv 2401.06233), task definitions) gives a model a
+leaderboard query and the leaderboard's
 paper titles in random order and asks for the titles best first. The pieces:
 
 * **Instances** come from the graph (named query ``rplm_instances``): each ``Leaderboard`` with
@@ -23,7 +24,7 @@ paper titles in random order and asks for the titles best first. The pieces:
 * **Run**: :class:`~.tasks.RPLMTask` declares the task (metrics, units, options) and
   :func:`~scholarkg.benchmark.task.run_task` records it like every task: the run file, the
   ``:Run`` node and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
-  :func:`run_rplm` is that call for Python users.
+  :func:`scholarkg.benchmark.tasks.legobench.run.run_rplm` is that call for Python users.
 """
 
 from __future__ import annotations
@@ -32,22 +33,18 @@ import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from scholarkg.benchmark.metrics.ranking import (
     RankedListScores,
     evaluate_ranked_lists,
 )
-from scholarkg.benchmark.runs import RunRecord, RunRegistry
-from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.predictions import AlignmentKey
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import content_hash
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
-    from scholarkg.services.llm import LLMClient
     from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -249,70 +246,9 @@ def score_rplm(
     )  # fmt: skip
 
 
-def run_rplm(
-    store: GraphStore,
-    client: LLMClient | None = None,
-    *,
-    predictions_path: str | Path | None = None,
-    protocol: str = "clean",
-    matcher: str = "substring",
-    seed: int = 0,
-    limit: int | None = None,
-    ids: Sequence[str] | None = None,
-    shuffle: str = "seeded",
-    entries: str = "auto",
-    settings: RPLMSettings | None = None,
-    registry: RunRegistry | None = None,
-    record_in_graph: bool = True,
-    progress: StageProgress | None = None,
-) -> RunRecord:
-    """RPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
-    instances from the graph, answer with ``client`` or import ``predictions_path``, score,
-    record. A convenience for Python callers; ``scholarkg bench run legobench-rplm`` is the
-    same call."""
-    from scholarkg.benchmark.tasks.legobench.tasks import RPLMTask
-
-    options: dict[str, Any] = {
-        "protocol": protocol, "matcher": matcher, "seed": seed, "shuffle": shuffle,
-        "entries": entries, "ids": list(ids) if ids is not None else None,
-    }  # fmt: skip
-    if settings is not None:
-        options.update(max_tokens=settings.max_tokens, mode=settings.mode,
-                       concurrency=settings.concurrency)  # fmt: skip
-    return _run(RPLMTask(), store, client, predictions_path, options, limit=limit,
-                registry=registry, record_in_graph=record_in_graph, progress=progress)  # fmt: skip
-
-
-def _run(
-    task: Any,
-    store: GraphStore,
-    client: LLMClient | None,
-    predictions_path: str | Path | None,
-    options: dict[str, Any],
-    *,
-    limit: int | None,
-    registry: RunRegistry | None,
-    record_in_graph: bool,
-    progress: StageProgress | None,
-) -> RunRecord:
-    from scholarkg.benchmark.task import AnswerSource, run_task
-    from scholarkg.benchmark.tasks.llm_run import check_answer_source
-
-    check_answer_source(client, predictions_path)
-    source = (
-        AnswerSource.model(client) if client is not None
-        else AnswerSource.predictions(predictions_path)  # type: ignore[arg-type]
-    )  # fmt: skip
-    return run_task(
-        task, store, source, options, runs_dir=registry.runs_dir if registry else None,
-        record_in_graph=record_in_graph, limit=limit, progress=progress,
-    ).record  # fmt: skip
-
-
 __all__ = [
     "RPLMPrompt",
     "RPLMSettings",
     "build_rplm_instances",
-    "run_rplm",
     "score_rplm",
 ]

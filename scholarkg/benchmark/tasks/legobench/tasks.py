@@ -37,6 +37,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.predictions import PredictionFormat
 from scholarkg.errors import InputError
+from scholarkg.loaders.legobench_rplm import parse_query
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord
@@ -57,7 +58,8 @@ _RPG_CONFIGS = ("cn-tabs", "pcn-tabs", "cn-ft", "pcn-ft")
 _RPG_RANKERS = ("pagerank", "ours", "ours-strict", "date", "indegree", "pagerank-hybrid")
 
 
-#: the paper's Table 3 (legobench.md §3), PageRank baseline per encoder: BEM %, KTau
+#: Table 3 of the LEGOBench paper (Singh et al., arXiv 2401.06233), PageRank baseline per encoder:
+#: BEM %, KTau
 _RPG_TABLE3: dict[str, tuple[tuple[str, float, float], ...]] = {
     "cn-tabs": (("SciBERT", 2.66, -0.010), ("SPECTER", 2.60, -0.009), ("SciNCL", 2.25, -0.015),
                 ("OAG-BERT", 2.62, -0.009)),
@@ -84,7 +86,7 @@ class RPGTask(BenchmarkTask):
         "Ranked paper generation: rank the papers of a leaderboard ⟨task, dataset, metric⟩ "
         "from the graph and text (the paper's PageRank baseline + ours)."
     )
-    reference = "legobench.md §1, §2.3, Table 3"
+    reference = "Singh et al., arXiv 2401.06233, task definitions, Table 3"
     metrics = (
         TaskMetric("BEM", "percent", decimals=2, description="% of leaderboards exactly right"),
         TaskMetric("KTau", "score", decimals=3, description="Kendall τ-b, missing at bottom"),
@@ -369,7 +371,8 @@ class LLMLeaderboardTask(BenchmarkTask):
 # --------------------------------------------------------------------------- RPLM
 
 
-#: the paper's Table 4 (legobench.md §3): model, CIS, BEM, KTau, CP; None where it prints "-"
+#: Table 4 of the LEGOBench paper (Singh et al., arXiv 2401.06233): model, CIS, BEM, KTau, CP; None
+#: where it prints "-"
 _RPLM_TABLE4: tuple[tuple[str, float, float | None, float | None, float], ...] = (
     ("GPT-4", 21.89, 0.08, 0.10, 51.93),
     ("Gemini Pro", 18.91, 0.09, 0.06, 46.06),
@@ -397,7 +400,7 @@ class RPLMTask(LLMLeaderboardTask):
         "Ranked paper list modelling: an LLM orders a shuffled list of a leaderboard's paper "
         "titles (run with a model, import answers, or score the released workbooks)."
     )
-    reference = "legobench.md §2.1-2.2, Table 4"
+    reference = "Singh et al., arXiv 2401.06233, metric definitions, Table 4"
     metrics = (
         TaskMetric("CIS", "percent", decimals=2, description="% complete answers"),
         TaskMetric("BEM", "fraction", decimals=3, description="exact among complete"),
@@ -442,6 +445,7 @@ class RPLMTask(LLMLeaderboardTask):
         answer_field="response",
         description="Leaderboard id -> raw completion listing the paper titles, best first.",
         workbook_suffix="_gen_rank",
+        parse_prompt=parse_query,
     )
 
     def generation_defaults(self) -> Any:
@@ -538,7 +542,8 @@ class LGPLMTask(LLMLeaderboardTask):
         "passages of the leaderboard papers' full text."
     )
     reference = (
-        "legobench.md §1, §2.4 (name matching and tolerance are ours: not comparable to Table 5)"
+        "Singh et al., arXiv 2401.06233, task definitions (name matching and tolerance are "
+        "ours: not comparable to Table 5)"
     )
     metrics = (
         TaskMetric("MR", "percent", decimals=3, description="% of gold methods generated"),
@@ -568,6 +573,7 @@ class LGPLMTask(LLMLeaderboardTask):
         answer_field="answer",
         description="Leaderboard id -> raw output holding a markdown (method, score) table.",
         workbook_suffix="_ldb",
+        parse_prompt=parse_query,
     )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:

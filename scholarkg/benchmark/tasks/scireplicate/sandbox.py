@@ -22,7 +22,8 @@ If network isolation cannot be set up, :class:`~scholarkg.errors.NotSupported` i
 before any generated code runs: there is no fallback to running with network access.
 
 The released evaluation compares pickled return values with the authors' ``compare.py`` from
-an archive that is not public (``scireplicate.md`` 2.1); comparing the script's stdout is our
+an archive that is not public (``xyzCS/SciReplicate-Bench:Evaluation.py``); comparing the script's
+stdout is our
 rule, stated as such. Without repositories or a script a task is *unavailable* (``None``) and
 ``exec_acc`` is null, never 0.
 """

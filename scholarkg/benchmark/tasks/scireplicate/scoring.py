@@ -7,7 +7,8 @@ judgements, or the identity self-test judge), and the set of dependencies the co
 the pooled intra-file / cross-file / API recall. Everything here calls the metrics library
 (``metrics/code.py``, ``metrics/code_graph.py``); this module only decides what text goes in.
 
-How an answer becomes the function that is scored (``/work/shared/reference/scireplicate.md``
+How an answer becomes the function that is scored (the SciReplicate-Bench paper (Xiang et al.,
+arXiv 2504.00255); ``xyzCS/SciReplicate-Bench``
 section 2): a body is indented ``indent`` levels under the task's own signature lines, exactly
 as the reference is assembled, so the reference body as an answer is the reference function
 (CodeBLEU 1.0); a whole ``def`` is re-indented to the signature's column. A ``python`` code
@@ -30,7 +31,6 @@ import numpy as np
 from scholarkg.benchmark.metrics.code import (
     CODEBLEU_FIELDS,
     DependencyTask,
-    assemble_reference_code,
     codebleu_pair,
     dependency_recall,
     embedding_matches,
@@ -48,7 +48,7 @@ from scholarkg.benchmark.metrics.code_graph import (
 )
 from scholarkg.benchmark.metrics.similarity import EmbeddingTable, Encoder
 from scholarkg.errors import InputError
-from scholarkg.loaders.scireplicate_data import TaskSpec
+from scholarkg.loaders.scireplicate_data import TaskSpec, assemble_reference_code
 from scholarkg.textio import iter_jsonl
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,8 @@ graph (``bench run``) or straight from ``Data.json`` (``bench score``, no store)
 from a predictions file (``{"paper_id", "task_id", "code"}`` JSONL) or from a model through the
 ReAct agent (:mod:`.agent`, look-ups in :mod:`.lookups`). Scores: :mod:`.scoring` (CodeBLEU,
 reasoning-graph accuracy, dependency/API recall) and, with ``--execute``, the sandbox in
-:mod:`.sandbox` (execution accuracy). See ``/work/shared/reference/scireplicate.md``.
+:mod:`.sandbox` (execution accuracy). See the SciReplicate-Bench paper (Xiang et al., arXiv
+2504.00255); ``xyzCS/SciReplicate-Bench``.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ class ScireplicateTask(BenchmarkTask):
         "Reproduce a paper's algorithm as a repository function body; CodeBLEU, reasoning-graph "
         "accuracy, dependency/API recall and sandboxed execution accuracy."
     )
-    reference = "scireplicate.md §2; SciReplicate-Bench Table 3"
+    reference = "Xiang et al., arXiv 2504.00255, Table 3; xyzCS/SciReplicate-Bench:Evaluation.py"
     metrics = (
         TaskMetric(
             "exec_acc",

@@ -1,4 +1,5 @@
-"""PageRank with exactly the semantics of Neo4j GDS ``gds.pageRank`` (graph-backends.md §4).
+"""PageRank with exactly the semantics of Neo4j GDS ``gds.pageRank`` (the Neo4j GDS manual,
+PageRank).
 
 Why not ``networkx.pagerank`` or FalkorDB's ``algo.pageRank``: both normalise scores to sum 1,
 redistribute the mass of dangling nodes and stop on a global L1/L2 rule, so their numbers

@@ -1,0 +1,86 @@
+"""What every ``scholarkg load`` verb shares: its options, ``run_steps`` with a progress bar,
+and ``load_and_report`` (schema, steps, summary table).
+
+Its own module so that ``commands/load.py`` (which registers the verbs) and each family's
+``commands/load_<family>.py`` import it, and not each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scholarkg.commands.common import err_console, settings, store_session
+from scholarkg.console import print_summary, stage_counter
+from scholarkg.errors import InputError
+from scholarkg.loaders import steps as steps_lib
+from scholarkg.loaders.steps import LoadSummary, Step
+from scholarkg.store.base import GraphStore
+
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
+]
+BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Source records per flush.")]
+DirectionsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--directions",
+        exists=True,
+        dir_okay=False,
+        help='Metric direction overrides: JSON/TOML {"metric": "higher"|"lower"}.',
+    ),
+]
+
+
+def run_steps(
+    store: GraphStore,
+    steps: Sequence[Step],
+    *,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    summary: LoadSummary | None = None,
+) -> LoadSummary:
+    """:func:`scholarkg.loaders.steps.run_steps` with the CLI's settings and a counter bar.
+
+    On bad input, says below the bar how much of the file is stored and how to go on.
+    """
+    summary = summary if summary is not None else LoadSummary()
+    try:
+        with stage_counter() as progress:
+            return steps_lib.run_steps(
+                store, steps, settings=settings(), resume=resume, batch_size=batch_size,
+                summary=summary, progress=progress,
+            )  # fmt: skip
+    except InputError:
+        if summary.stopped is not None:
+            source, done = summary.stopped
+            err_console.print(
+                f"[yellow]{source}: {done} record(s) before the error are stored; fix "
+                "the file and rerun with --resume to continue.[/yellow]"
+            )
+        raise
+
+
+def load_and_report(
+    steps: Sequence[Step],
+    *,
+    title: str,
+    resume: bool = False,
+    batch_size: int = 5_000,
+    after: Callable[[GraphStore, LoadSummary], None] | None = None,
+) -> LoadSummary:
+    """What every ``load`` verb does: schema, the steps, ``after`` (same session), summary.
+
+    ``after(store, summary)`` adds the command's own notes or post-load work (e.g. linking
+    title lines) before the summary table is printed.
+    """
+    with store_session(write=True) as store:
+        store.apply_schema()
+        summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
+        if after is not None:
+            after(store, summary)
+    print_summary(summary, title=title)
+    return summary

@@ -1,0 +1,99 @@
+"""The documentation's promises that can be checked without building it.
+
+* every figure on the performance page names the script that prints it (CONTRIBUTING:
+  performance figures come from ``benchmarks/`` scripts, not from memory);
+* the README stays a front door (at most 250 lines; the rest lives in ``docs/``);
+* nothing points at reference sheets outside the repository: a reader cannot open them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import scholarkg
+
+ROOT = Path(scholarkg.__file__).resolve().parent.parent
+SCRIPT = re.compile(r"bench_[a-z0-9_]+\.py")
+#: a measured figure: a number with a unit of time, size, rate or ratio
+FIGURE = re.compile(r"\d[\d,.]*\s*(?:s|ms|µs|MB|GB|×|x|%|/s|texts/s|queries/s|contexts/s)\b")
+
+
+def _blocks(markdown: str) -> list[str]:
+    """Table rows one by one, other text paragraph by paragraph (code fences skipped)."""
+    blocks: list[str] = []
+    para: list[str] = []
+    fence = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if line.startswith("|"):
+            blocks.append(line)
+        elif line.strip():
+            para.append(line)
+            continue
+        if para:
+            blocks.append(" ".join(para))
+            para = []
+    if para:
+        blocks.append(" ".join(para))
+    return blocks
+
+
+def figures_without_script(markdown: str) -> list[str]:
+    """Blocks that state a figure but name no ``bench_*.py`` script (table header rows and
+    separator rows state none)."""
+    return [
+        b[:120]
+        for b in _blocks(markdown)
+        if FIGURE.search(b) and not SCRIPT.search(b) and not b.startswith("# ")
+    ]
+
+
+def test_every_performance_figure_names_its_script() -> None:
+    assert figures_without_script((ROOT / "docs" / "performance.md").read_text()) == []
+
+
+def test_the_check_finds_an_unattributed_figure() -> None:
+    page = (
+        "| op | ours | theirs |\n|---|---|---|\n"
+        "| PageRank (`bench_pagerank.py`) | 0.98 s | 43.8 s |\n"
+        "| load | 59.4 s | 223 s |\n\n"
+        "Notes: it takes 8.15 s end to end.\n\n"
+        "Printed by `benchmarks/bench_citerec.py`: 0.35 s warm.\n"
+    )
+    assert figures_without_script(page) == [
+        "| load | 59.4 s | 223 s |",
+        "Notes: it takes 8.15 s end to end.",
+    ]
+
+
+def test_readme_is_a_front_door() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+def test_no_pointer_to_reference_sheets_outside_the_repository() -> None:
+    sheet = re.compile(
+        r"/work/shared|reference sheet|\b(?:legobench|dorismae|citerec|aaar|scireplicate|"
+        r"graph-backends|style|architecture)\.md\b"
+    )
+    own_page = re.compile(r"(?:docs/)?families/\w+\.md|\(\w+\.md\)")  # this site's pages
+    paths = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    for folder in ("scholarkg", "docs", "benchmarks", "tests"):
+        paths += [
+            p
+            for p in sorted((ROOT / folder).rglob("*"))
+            if p.suffix in {".py", ".md", ".cypher", ".toml", ".txt"}
+            and "node_modules" not in p.parts
+            and p != Path(__file__).resolve()
+        ]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}"
+        for path in paths
+        for n, line in enumerate(own_page.sub("", path.read_text(errors="replace")).splitlines(), 1)
+        if sheet.search(line)
+    ]
+    assert offenders == []
