@@ -205,7 +205,8 @@ class ManagedNeo4j:
     def _say(self, message: str) -> None:
         from scholarkg.store import embedded
 
-        callback = self.progress or embedded.wait_callback()
+        # the CLI's wait line takes anything with describe(): WaitProgress or StartProgress
+        callback: Callable[[Any], None] | None = self.progress or embedded.wait_callback()
         if callback is not None:
             callback(StartProgress(message))
         else:
