@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import validating
 from scholarkg.schema import aaar as ar
 from scholarkg.schema import ids
 from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Review, ReviewSegment, Weakness
 from scholarkg.schema.records import Experiment as ExperimentRecord
-from scholarkg.textio import open_text
+from scholarkg.textio import iter_lines, load_json
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +79,7 @@ def denan(value: Any) -> Any:
 
 def read_json(path: Path) -> Any:
     """A whole JSON document, bare ``NaN`` accepted and mapped to ``None``."""
-    try:
-        with open_text(path) as fh:
-            return denan(json.load(fh))
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
-        ) from err
+    return denan(load_json(path))
 
 
 def _text(value: Any, *, path: Path, line: int | None, field: str, allow_none: bool = False):  # type: ignore[no-untyped-def]
@@ -561,64 +556,60 @@ def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
     """The papers of a ReviewCritique file one by one (a bad line stops after the good ones)."""
     from scholarkg.benchmark.metrics.classification import parse_reliability
 
-    try:
-        fh_cm = open_text(path)
-    except FileNotFoundError as err:
-        raise InputError("file not found", path=path) from err
-    with fh_cm as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
+    # one line at a time: a bad byte or line is reported with its line number
+    for lineno, raw in iter_lines(path):
+        try:
+            obj = denan(json.loads(raw))
+        except json.JSONDecodeError as err:
+            raise InputError(
+                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=lineno
+            ) from err
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", path=path, line=lineno)
+        title = _text(obj.get("title"), path=path, line=lineno, field="title")
+        if not title.strip():
+            raise InputError("empty title", path=path, line=lineno, field="title")
+        body = obj.get("body_text") or ""
+        reviews = []
+        for key, value in obj.items():
+            if not (isinstance(value, dict) and "review" in value):
                 continue
-            try:
-                obj = denan(json.loads(raw))
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            title = _text(obj.get("title"), path=path, line=lineno, field="title")
-            if not title.strip():
-                raise InputError("empty title", path=path, line=lineno, field="title")
-            body = obj.get("body_text") or ""
-            reviews = []
-            for key, value in obj.items():
-                if not (isinstance(value, dict) and "review" in value):
-                    continue
-                segs_raw = value["review"]
-                if not isinstance(segs_raw, list):
-                    raise InputError("expected a list of segments", path=path, line=lineno,
-                                     field=f"{key}.review")  # fmt: skip
-                segs = []
-                for k, seg in enumerate(segs_raw):
-                    where = f"{key}.review[{k}]"
-                    if not isinstance(seg, dict):
-                        raise InputError("expected a segment object", path=path, line=lineno,
-                                         field=where)  # fmt: skip
-                    text = _text(seg.get("segment_text"), path=path, line=lineno,
-                                 field=f"{where}.segment_text")  # fmt: skip
-                    try:
-                        deficient = parse_reliability(seg.get("reliability"))
-                    except InputError as err:
-                        raise InputError(str(err.args[0]) if err.args else "bad reliability",
-                                         path=path, line=lineno,
-                                         field=f"{where}.reliability") from err  # fmt: skip
-                    expl = seg.get("explanation")
-                    etype = seg.get("error_type")
-                    topics = tuple(str(seg[t]) for t in ("topic_class_1", "topic_class_2")
-                                   if seg.get(t) is not None)  # fmt: skip
-                    segs.append(RCSegment(
-                        text, deficient,
-                        None if expl is None else str(expl),
-                        None if etype is None else str(etype).strip(),
-                        topics,
-                    ))  # fmt: skip
-                score = value.get("score") if isinstance(value.get("score"), dict) else {}
-                reviews.append(RCReview(key, segs, {k: str(v) for k, v in score.items()}))
-            if not reviews:
-                raise InputError("no review (an object with a 'review' segment list)",
-                                 path=path, line=lineno, field="review#1")  # fmt: skip
-            decision = obj.get("decision")
-            yield RCPaper(lineno, title, None if decision is None else str(decision), str(body),
-                          reviews)  # fmt: skip
+            segs_raw = value["review"]
+            if not isinstance(segs_raw, list):
+                raise InputError("expected a list of segments", path=path, line=lineno,
+                                 field=f"{key}.review")  # fmt: skip
+            segs = []
+            for k, seg in enumerate(segs_raw):
+                where = f"{key}.review[{k}]"
+                if not isinstance(seg, dict):
+                    raise InputError("expected a segment object", path=path, line=lineno,
+                                     field=where)  # fmt: skip
+                text = _text(seg.get("segment_text"), path=path, line=lineno,
+                             field=f"{where}.segment_text")  # fmt: skip
+                try:
+                    deficient = parse_reliability(seg.get("reliability"))
+                except InputError as err:
+                    raise InputError(str(err.args[0]) if err.args else "bad reliability",
+                                     path=path, line=lineno,
+                                     field=f"{where}.reliability") from err  # fmt: skip
+                expl = seg.get("explanation")
+                etype = seg.get("error_type")
+                topics = tuple(str(seg[t]) for t in ("topic_class_1", "topic_class_2")
+                               if seg.get(t) is not None)  # fmt: skip
+                segs.append(RCSegment(
+                    text, deficient,
+                    None if expl is None else str(expl),
+                    None if etype is None else str(etype).strip(),
+                    topics,
+                ))  # fmt: skip
+            score = value.get("score") if isinstance(value.get("score"), dict) else {}
+            reviews.append(RCReview(key, segs, {k: str(v) for k, v in score.items()}))
+        if not reviews:
+            raise InputError("no review (an object with a 'review' segment list)",
+                             path=path, line=lineno, field="review#1")  # fmt: skip
+        decision = obj.get("decision")
+        yield RCPaper(lineno, title, None if decision is None else str(decision), str(body),
+                      reviews)  # fmt: skip
 
 
 def reviewcritique_records(paper: RCPaper) -> list[AnyRecord]:
@@ -645,4 +636,6 @@ def reviewcritique_records(paper: RCPaper) -> list[AnyRecord]:
 
 def reviewcritique_groups(path: Path) -> Iterator[Group]:
     for paper in iter_reviewcritique(path):
-        yield paper.line, reviewcritique_records(paper)
+        with validating(path, paper.line):
+            records = reviewcritique_records(paper)
+        yield paper.line, records

@@ -7,9 +7,9 @@ name where the bad record came from. Gzip is detected by suffix (see ``scholarkg
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from scholarkg.errors import InputError
 
 # the readers live in the neutral ``scholarkg.textio``; re-exported here for existing callers
-from scholarkg.textio import iter_jsonl, open_text
+from scholarkg.textio import iter_jsonl, load_json, open_text
 
 __all__ = [
     "build",
@@ -29,6 +29,7 @@ __all__ = [
     "open_text",
     "parse_number",
     "sniff_delimiter",
+    "validating",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -36,13 +37,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, item)`` of a top-level JSON array (record numbers are 1-based)."""
-    with open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as err:
-            raise InputError(
-                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
-            ) from err
+    data = load_json(path)
     if not isinstance(data, list):
         raise InputError("expected a top-level JSON array", path=path)
     yield from enumerate(data, start=1)
@@ -67,7 +62,21 @@ def iter_delimited(
                 path=path,
                 line=1,
             )
-        for row in reader:
+        rows = iter(reader)
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as err:
+                # the text layer decodes ahead in blocks: the line is the one after the last
+                # row read, the column is not known here
+                raise InputError(
+                    f"not UTF-8 text (byte 0x{err.object[err.start : err.start + 1].hex()}); "
+                    "convert the file to UTF-8, e.g. 'iconv -f WINDOWS-1252 -t UTF-8'",
+                    path=path,
+                    line=reader.line_num + 1,
+                ) from None
             if None in row:  # more cells than header columns
                 raise InputError(
                     f"{len(header) + len(row[None])} cells but {len(header)} columns",
@@ -94,14 +103,47 @@ def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield lineno, {k: v for k, v in row.items() if v not in (None, "")}
 
 
+@contextmanager
+def validating(path: str | Path, line: int | None) -> Iterator[None]:
+    """Turn a record's ``ValidationError`` (and id-rule ``KeyError``/``ValueError``) raised in
+    the block into an ``InputError`` naming ``path``, ``line`` and the field.
+
+    Loaders that build records directly (not through :func:`build`) wrap that code in this,
+    so a field the shared sanitiser refuses (``schema/text.py``) reads ``file:line: field:
+    what`` like every other bad input.
+    """
+    try:
+        yield
+    except ValidationError as err:
+        raise validation_input_error(err, path=path, line=line) from err
+    except (KeyError, ValueError) as err:
+        raise InputError(str(err), path=path, line=line) from err
+
+
+def validation_input_error(
+    err: ValidationError,
+    *,
+    path: str | Path | None,
+    line: int | None,
+    record: int | None = None,
+) -> InputError:
+    """The ``InputError`` for the first problem of a pydantic ``ValidationError``.
+
+    ``record``: the 1-based source record number, when the line is not known.
+    """
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first.get("loc", ())) or None
+    msg = str(first.get("msg", str(err))).removeprefix("Value error, ")
+    where = f"{err.title} record" + (f" of source record {record}" if record else "")
+    return InputError(f"{msg} (in a {where})", path=path, line=line, field=field)
+
+
 def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) -> M:
     """Validate ``data`` into ``model``; the first error names file, line and field."""
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise InputError(first.get("msg", str(err)), path=path, line=line, field=field) from err
+        raise validation_input_error(err, path=path, line=line) from err
     except (KeyError, ValueError) as err:
         raise InputError(str(err), path=path, line=line) from err
 
