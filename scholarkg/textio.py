@@ -86,7 +86,7 @@ def not_utf8(err: UnicodeDecodeError, data: bytes, *, path: str | Path, line: in
         column = start + 1
     bad = data[start : start + 1].hex().upper()
     return InputError(
-        f"not UTF-8 text: byte 0x{bad} at column {column} (byte offset of the line); "
+        f"not UTF-8 text: byte 0x{bad} at column {column} (counted in bytes); "
         "convert the file to UTF-8, e.g. 'iconv -f WINDOWS-1252 -t UTF-8'",
         path=path,
         line=line,
