@@ -30,6 +30,7 @@ from scholarkg.errors import InputError
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "decoded_lines",
     "iter_jsonl",
     "iter_lines",
     "load_json",
@@ -111,6 +112,22 @@ def read_text(path: str | Path, *, missing: str | None = "file not found") -> st
         raise not_utf8(err, data, path=path) from None
 
 
+def decoded_lines(handle: IO[bytes], *, path: str | Path) -> Iterator[str]:
+    """Every line of a binary handle decoded as UTF-8 (newline kept, leading BOM dropped);
+    a bad byte is an :class:`InputError` at its line and column (:func:`not_utf8`)."""
+    try:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise not_utf8(err, raw, path=path, line=number) from None
+            yield line.removeprefix("\ufeff") if number == 1 else line
+    except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+        raise InputError(
+            f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+        ) from err
+
+
 def iter_lines(
     path: str | Path, *, missing: str | None = "file not found"
 ) -> Iterator[tuple[int, str]]:
@@ -122,20 +139,9 @@ def iter_lines(
     (``cannot read file``) rather than a bare ``OSError`` from deep inside a loader.
     """
     with open_binary(path, missing=missing) as handle:
-        try:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    raise not_utf8(err, raw, path=path, line=number) from None
-                if number == 1:
-                    line = line.removeprefix("\ufeff")
-                if line.strip():
-                    yield number, line
-        except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-            raise InputError(
-                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
-            ) from err
+        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
+            if line.strip():
+                yield number, line
 
 
 def iter_jsonl(

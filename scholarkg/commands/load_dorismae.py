@@ -121,7 +121,7 @@ def _published_runs(paths: list[Path], runs_out: Path | None) -> None:
         )
     if query_level:
         console.print(
-            "[dim]score one with 'scholarkg score ir RUN --qrels qrels.graded.trec' (qrels "
+            "[dim]score one with 'scholarkg score ir --qrels qrels.graded.trec --run RUN' (qrels "
             "from 'scholarkg bench run dorismae --out DIR' on the loaded dataset)[/dim]"
         )
 

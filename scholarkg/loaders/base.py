@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from scholarkg.errors import InputError
 
 # the readers live in the neutral ``scholarkg.textio``; re-exported here for existing callers
-from scholarkg.textio import iter_jsonl, load_json, open_text
+from scholarkg.textio import decoded_lines, iter_jsonl, load_json, open_binary, open_text
 
 __all__ = [
     "build",
@@ -51,39 +51,35 @@ def sniff_delimiter(path: str | Path) -> str:
 def iter_delimited(
     path: str | Path, *, required: tuple[str, ...] = ()
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield ``(line_number, row)`` of a CSV/TSV file with a header line."""
-    with open_text(path) as fh:
-        reader = csv.DictReader(fh, delimiter=sniff_delimiter(path))
-        header = reader.fieldnames or []
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(
-                f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
-                path=path,
-                line=1,
-            )
-        rows = iter(reader)
-        while True:
-            try:
-                row = next(rows)
-            except StopIteration:
-                return
-            except UnicodeDecodeError as err:
-                # the text layer decodes ahead in blocks: the line is the one after the last
-                # row read, the column is not known here
+    """Yield ``(line_number, row)`` of a CSV/TSV file with a header line.
+
+    The csv module reads lines decoded one by one (``textio.decoded_lines``), so a byte that
+    is not UTF-8 is reported at its line and column, and a NUL (which the csv module refuses
+    with a bare ``_csv.Error``) is an ``InputError`` at its line too.
+    """
+    with open_binary(path) as fh:
+        reader = csv.DictReader(decoded_lines(fh, path=path), delimiter=sniff_delimiter(path))
+        try:
+            header = reader.fieldnames or []
+            missing = [c for c in required if c not in header]
+            if missing:
                 raise InputError(
-                    f"not UTF-8 text (byte 0x{err.object[err.start : err.start + 1].hex()}); "
-                    "convert the file to UTF-8, e.g. 'iconv -f WINDOWS-1252 -t UTF-8'",
+                    f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
                     path=path,
-                    line=reader.line_num + 1,
-                ) from None
-            if None in row:  # more cells than header columns
-                raise InputError(
-                    f"{len(header) + len(row[None])} cells but {len(header)} columns",
-                    path=path,
-                    line=reader.line_num,
+                    line=1,
                 )
-            yield reader.line_num, row
+            for row in reader:
+                if None in row:  # more cells than header columns
+                    raise InputError(
+                        f"{len(header) + len(row[None])} cells but {len(header)} columns",
+                        path=path,
+                        line=reader.line_num,
+                    )
+                yield reader.line_num, row
+        except csv.Error as err:
+            raise InputError(
+                f"not a readable CSV/TSV line ({err})", path=path, line=reader.line_num
+            ) from None
 
 
 def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:

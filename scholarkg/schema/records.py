@@ -86,10 +86,17 @@ class NodeRecord(Record):
         if not isinstance(data, dict):
             return data
         # ids come from cleaned text: a stray NUL must not change a record's identity
-        data = cls._normalize(clean_mapping(data, label=cls.LABEL))
-        if data.get("id"):
-            return data
-        made = cls.make_id(data)
+        try:
+            data = cls._normalize(clean_mapping(data, label=cls.LABEL))
+            if data.get("id"):
+                return data
+            made = cls.make_id(data)
+        except (TypeError, AttributeError) as err:
+            # a field of the wrong type reached an id rule (a number where a title was
+            # expected): pydantic reports ValueError as a validation error, not TypeError
+            raise ValueError(
+                f"a field has the wrong type for the {cls.LABEL} id rule ({err})"
+            ) from err
         # no rule: leave ``id`` missing so pydantic reports the field
         return data if made is None else {**data, "id": made}
 
