@@ -181,6 +181,8 @@ def read_json_object(path: str | Path, *, missing: str | None = "file not found"
 def load_json(path: str | Path, *, missing: str | None = "file not found") -> Any:
     """A whole-file JSON document; syntax and encoding errors name line and column."""
     text = read_text(path, missing=missing)
+    if not text.strip():
+        raise InputError("empty file (expected a JSON document)", path=path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:

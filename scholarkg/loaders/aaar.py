@@ -271,6 +271,8 @@ class ExpDesignPaper:
     explanations: list[str]
     images: list[str] = field(default_factory=list)
     path: str = ""
+    #: image name -> (caption, page) from the pdffigures2 ``images/*_data_*.json``
+    captions: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     @property
     def graph_id(self) -> str:
@@ -306,7 +308,7 @@ def parse_expdesign(path: Path) -> ExpDesignPaper:
     if not exps:
         raise InputError("empty experiment list", path=path, field=f"output[{EXP_KEY!r}]")
     return ExpDesignPaper(str(pid), "".join(lines), exps, whys, image_names(path.parent),
-                          str(path))  # fmt: skip
+                          str(path), figure_captions(path.parent))  # fmt: skip
 
 
 def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
@@ -314,7 +316,7 @@ def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
     out: list[AnyRecord] = [node]
     section = ar.Section(paper=node.id, ordinal=0, text=paper.input_text, kind="pre-experiment")
     out += [section, ar.HasSection(start=node.id, end=section.id, ordinal=0)]
-    out += _figure_records(node.id, paper.images)
+    out += _figure_records(node.id, paper.images, paper.captions)
     for k, text in enumerate(paper.experiments, start=1):
         exp = ExperimentRecord(paper=node.id, ordinal=k, text=text)
         out += [exp, ar.HasExperiment(start=node.id, end=exp.id, ordinal=k)]
@@ -324,10 +326,43 @@ def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
     return out
 
 
-def _figure_records(paper_id: str, names: Sequence[str]) -> list[AnyRecord]:
+def figure_captions(paper_dir: Path) -> dict[str, tuple[str, int | None]]:
+    """``{image name: (caption, page)}`` from the pdffigures2 files the release ships.
+
+    The Weakness/ExpDesign per-paper folders carry ``images/<venue>_data_<id>.json``: a list
+    of ``{"caption", "figType", "name", "page", "renderURL", ...}`` (``renderURL`` is the PNG
+    name). A file that is not such a list is skipped: captions are a convenience, and the
+    PNGs load without them.
+    """
+    out: dict[str, tuple[str, int | None]] = {}
+    for meta in sorted(paper_dir.glob("images/*_data_*.json")):
+        try:
+            items = read_json(meta)
+        except InputError as err:
+            log.warning("figure captions not read: %s", err)
+            continue
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("renderURL"), str):
+                continue
+            caption = item.get("caption")
+            page = str(item.get("page", "")).strip()
+            if isinstance(caption, str) and caption.strip():
+                name = Path(item["renderURL"]).name
+                out[name] = (caption.strip(), int(page) if page.isdigit() else None)
+    return out
+
+
+def _figure_records(
+    paper_id: str, names: Sequence[str], captions: dict[str, tuple[str, int | None]]
+) -> list[AnyRecord]:
     out: list[AnyRecord] = []
     for name in names:
-        fig = ar.Figure(paper=paper_id, name=name, kind=_figure_kind(name))
+        caption, page = captions.get(name, (None, None))
+        fig = ar.Figure(
+            paper=paper_id, name=name, kind=_figure_kind(name), caption=caption, page=page
+        )
         out += [fig, ar.HasFigure(start=paper_id, end=fig.id)]
     return out
 
@@ -344,6 +379,8 @@ class WeaknessPaper:
     reviewers: list[list[str]]
     images: list[str] = field(default_factory=list)
     path: str = ""
+    #: image name -> (caption, page) from the pdffigures2 ``images/*_data_*.json``
+    captions: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     @property
     def graph_id(self) -> str:
@@ -394,7 +431,7 @@ def parse_weakness(path: Path) -> WeaknessPaper:
                     len(reviewers))  # fmt: skip
     return WeaknessPaper(str(pid), None if track is None else str(track), title or "",
                          abstract or "", sections, reviewers, image_names(path.parent),
-                         str(path))  # fmt: skip
+                         str(path), figure_captions(path.parent))  # fmt: skip
 
 
 def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
@@ -411,7 +448,7 @@ def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
     for k, (heading, text) in enumerate(paper.sections):
         sec = ar.Section(paper=node.id, ordinal=k, title=heading, text=text)
         out += [sec, ar.HasSection(start=node.id, end=sec.id, ordinal=k)]
-    out += _figure_records(node.id, paper.images)
+    out += _figure_records(node.id, paper.images, paper.captions)
     for r, items in enumerate(paper.reviewers, start=1):
         review = Review(paper=node.id, reviewer=str(r), source=ar.AAAR_SOURCE, writer="human")
         out += [review, ar.Reviews(start=review.id, end=node.id)]
