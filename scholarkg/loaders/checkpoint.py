@@ -168,6 +168,7 @@ def run_resumable(
     max_records: int = 50_000,
     progress: Callable[[int], None] | None = None,
     stats: LoadStats | None = None,
+    undo: bool = True,
 ) -> LoadStats:
     """Write ``groups`` through a ``RecordWriter``, flushing every ``batch_size`` groups.
 
@@ -175,12 +176,15 @@ def run_resumable(
     can be huge (a PwC top-level task holds thousands of results), and the checkpoint should
     advance at a steady pace whatever the grouping.
 
+    ``undo=False`` skips the undo list (one id lookup per node batch): for throwaway graphs
+    and for ``benchmarks/bench_load_guard.py``, which measures what it costs.
+
     After each flush the checkpoint (if any) is saved. On a bad record (``InputError`` from
     the loader) every complete group read before it is flushed and checkpointed, then the
     error propagates, so a rerun with ``resume=True`` continues where this one stopped.
     """
     stats = stats if stats is not None else LoadStats(source=str(source))
-    writer = RecordWriter(store, batch_size=batch_size)
+    writer = RecordWriter(store, batch_size=batch_size, undo=undo)
     stats.write = writer.report
     saved = list(checkpoint.points) if (checkpoint and resume) else []
     trusted = bool(saved) and checkpoint is not None and checkpoint.file_unchanged()
