@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -87,6 +88,7 @@ def _records(raw: list[dict], *, construct: bool) -> list[tuple[int, list]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--papers", type=int, default=400)
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     rng = random.Random(7)
     raw = _raw(rng, args.papers)
@@ -109,16 +111,20 @@ def main() -> None:
           f"(no validation) {timings[True]:.2f} s")  # fmt: skip
 
     with tempfile.TemporaryDirectory() as tmp, EmbeddedServer(Path(tmp), persistent=False) as srv:
-        for undo in (False, True, False, True):
+        times: dict[bool, list[float]] = {False: [], True: []}
+        for undo in (False, True) * args.repeats:  # alternated: the machine's load drifts
             store = FalkorDBStore(srv.connect(), f"guard_{undo}")
             store.clear()
             t = time.perf_counter()
             run_resumable(store, iter(groups), source="bench", batch_size=50, undo=undo)
-            dt = time.perf_counter() - t
-            print(f"run_resumable, undo list {'on ' if undo else 'off'}: {dt:.2f} s "
-                  f"({n / dt:,.0f} records/s)")  # fmt: skip
+            times[undo].append(time.perf_counter() - t)
             store.clear()
             store.close()
+        for undo in (False, True):
+            med = statistics.median(times[undo])
+            runs = ", ".join(f"{x:.2f}" for x in times[undo])
+            print(f"run_resumable, undo list {'on ' if undo else 'off'}: median {med:.2f} s "
+                  f"({n / med:,.0f} records/s; runs {runs})")  # fmt: skip
 
 
 if __name__ == "__main__":
