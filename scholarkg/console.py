@@ -12,6 +12,7 @@ import io
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -145,7 +146,14 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         "totals after the load[/dim]"
     )
     records = sum(st.records for st in summary.stats)
-    out.print(f"[dim]{records:,} source record(s) from {len(summary.stats)} file(s)[/dim]")
+    folders = sum(1 for st in summary.stats if Path(st.source).is_dir())
+    files = len(summary.stats) - folders
+    where = " and ".join(
+        part
+        for part in (f"{files} file(s)" if files else "", f"{folders} folder(s)" if folders else "")
+        if part
+    )
+    out.print(f"[dim]{records:,} source record(s) from {where or '0 file(s)'}[/dim]")
     if sum(skipped.values()):
         out.print(
             f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "

@@ -38,16 +38,12 @@ class InputError(ScholarKGError):
         self.line = line
         self.field = field
         self.message = message
-        where = []
-        if self.path:
-            where.append(self.path)
+        # "path:line 7 (field 'x')", or as much of it as is known
+        prefix = self.path or ""
         if line is not None:
-            where.append(f"line {line}")
+            prefix = f"{prefix}:line {line}" if prefix else f"line {line}"
         if field:
-            where.append(f"field '{field}'")
-        prefix = ":".join(where[:2]) if where else ""
-        if field and where:
-            prefix = f"{prefix} ({where[-1]})" if len(where) > 1 else where[-1]
+            prefix = f"{prefix} (field '{field}')" if prefix else f"field '{field}'"
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 

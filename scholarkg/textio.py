@@ -23,25 +23,31 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from scholarkg.errors import InputError
 
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "decoded_lines",
     "iter_jsonl",
     "iter_lines",
+    "load_json",
+    "open_binary",
     "open_text",
     "read_json_object",
+    "read_text",
 ]
 
 
 def open_text(path: str | Path, *, missing: str | None = "file not found") -> IO[str]:
     """Open a UTF-8 text file, transparently decompressing ``.gz``.
 
-    ``missing`` is the message for a file that does not exist; ``None`` lets the open fail and
-    report ``cannot read file: <reason>`` (the TREC readers' wording).
+    ``utf-8-sig``: a byte-order mark at the start of the file (Excel's and Notepad's UTF-8) is
+    dropped, not read as part of the first header cell or JSON key. ``missing`` is the message
+    for a file that does not exist; ``None`` lets the open fail and report ``cannot read
+    file: <reason>`` (the TREC readers' wording).
     """
     path = Path(path)
     if missing is not None and not path.is_file():
@@ -49,10 +55,79 @@ def open_text(path: str | Path, *, missing: str | None = "file not found") -> IO
     try:
         if path.suffix == ".gz":
             # newline="" as for plain files: the csv module needs to see quoted newlines raw
-            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-        return path.open("r", encoding="utf-8", newline="")
+            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", newline="")
+        return path.open("r", encoding="utf-8-sig", newline="")
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror or err}", path=path) from err
+
+
+def open_binary(path: str | Path, *, missing: str | None = "file not found") -> IO[bytes]:
+    """The raw bytes of a file (gunzipped for ``.gz``), for readers that decode per line."""
+    path = Path(path)
+    if missing is not None and not path.is_file():
+        raise InputError(missing, path=path)
+    try:
+        if path.suffix == ".gz":
+            return cast(IO[bytes], gzip.open(path, "rb"))
+        return path.open("rb")
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror or err}", path=path) from err
+
+
+def not_utf8(err: UnicodeDecodeError, data: bytes, *, path: str | Path, line: int | None = None):  # type: ignore[no-untyped-def]
+    """The ``InputError`` for undecodable bytes: line, column and the offending byte.
+
+    The policy is to refuse, not to guess: replacing bytes would store a mangled text as if it
+    were the source's, and the usual cause (a Latin-1 or Windows-1252 file) is fixed once by
+    converting the file. ``data`` is the line (``line`` given) or the whole file.
+    """
+    start = err.start
+    if line is None:
+        line = data.count(b"\n", 0, start) + 1
+        column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+    else:
+        column = start + 1
+    bad = data[start : start + 1].hex().upper()
+    return InputError(
+        f"not UTF-8 text: byte 0x{bad} at column {column} (counted in bytes); "
+        "convert the file to UTF-8, e.g. 'iconv -f WINDOWS-1252 -t UTF-8'",
+        path=path,
+        line=line,
+    )
+
+
+def read_text(path: str | Path, *, missing: str | None = "file not found") -> str:
+    """A whole (optionally gzipped) UTF-8 file as text; a leading BOM dropped.
+
+    Undecodable bytes are an :class:`InputError` naming line and column (:func:`not_utf8`).
+    """
+    with open_binary(path, missing=missing) as fh:
+        try:
+            data = fh.read()
+        except (OSError, EOFError) as err:
+            raise InputError(
+                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+            ) from err
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise not_utf8(err, data, path=path) from None
+
+
+def decoded_lines(handle: IO[bytes], *, path: str | Path) -> Iterator[str]:
+    """Every line of a binary handle decoded as UTF-8 (newline kept, leading BOM dropped);
+    a bad byte is an :class:`InputError` at its line and column (:func:`not_utf8`)."""
+    try:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise not_utf8(err, raw, path=path, line=number) from None
+            yield line.removeprefix("\ufeff") if number == 1 else line
+    except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+        raise InputError(
+            f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+        ) from err
 
 
 def iter_lines(
@@ -60,20 +135,15 @@ def iter_lines(
 ) -> Iterator[tuple[int, str]]:
     """``(1-based line number, line)`` of each non-blank line, newline included.
 
-    Read and decoding errors surface as :class:`InputError` (``cannot read file`` / ``not UTF-8
-    text``) rather than a bare ``OSError``/``UnicodeDecodeError`` from deep inside a loader.
+    Lines are split on ``\\n`` and decoded one at a time, so a bad byte is reported with its
+    line and column (``not UTF-8 text``) rather than the position of a read buffer; a BOM
+    at the start of the file is dropped. Read errors surface as :class:`InputError`
+    (``cannot read file``) rather than a bare ``OSError`` from deep inside a loader.
     """
-    with open_text(path, missing=missing) as handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, line
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 text ({err.reason})", path=path) from err
-        except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-            raise InputError(
-                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
-            ) from err
+    with open_binary(path, missing=missing) as handle:
+        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
+            if line.strip():
+                yield number, line
 
 
 def iter_jsonl(
@@ -92,7 +162,8 @@ def iter_jsonl(
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as err:
-            raise InputError(invalid_json.format(msg=err.msg), path=path, line=lineno) from None
+            msg = f"{invalid_json.format(msg=err.msg)} at column {err.colno}"
+            raise InputError(msg, path=path, line=lineno) from None
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=path, line=lineno)
         yield lineno, obj
@@ -103,16 +174,23 @@ def read_json_object(path: str | Path, *, missing: str | None = "file not found"
 
     Errors name the file and, for a syntax error, the line (``invalid JSON: <msg>``).
     """
-    with open_text(path, missing=missing) as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as err:
-            raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno) from err
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 text ({err.reason})", path=path) from err
+    data = load_json(path, missing=missing)
     if not isinstance(data, dict):
         raise InputError("expected a JSON object", path=path)
     return data
+
+
+def load_json(path: str | Path, *, missing: str | None = "file not found") -> Any:
+    """A whole-file JSON document; syntax and encoding errors name line and column."""
+    text = read_text(path, missing=missing)
+    if not text.strip():
+        raise InputError("empty file (expected a JSON document)", path=path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
+        ) from None
 
 
 def atomic_write_bytes(path: str | Path, data: bytes, *, fsync: bool = True) -> Path:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import store_session
+from scholarkg.commands.common import console, store_session
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt, load_and_report, run_steps
 from scholarkg.errors import InputError
 from scholarkg.loaders.corpus_lookup import corpus_lookup
@@ -24,13 +24,17 @@ if TYPE_CHECKING:
     from scholarkg.loaders.steps import LoadSummary
 
 
-def beir_steps(directory: Path, name: str, report: object) -> list[Step]:
+def beir_steps(
+    directory: Path, name: str, report: object, *, qrels_split: str = "test"
+) -> list[Step]:
     """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
     from scholarkg.loaders import citerec_beir as beir
 
     corpus = beir.find_file(directory, "corpus.jsonl")
     queries = beir.find_file(directory, "queries.jsonl")
-    splits = beir.qrels_files(directory)
+    splits = beir.qrels_files(directory, top_level_split=qrels_split)
+    found = ", ".join(f"{s} ({p.relative_to(directory)})" for s, p in splits.items())
+    console.print(f"qrels split(s) found: {found}")
     steps = [
         Step(
             "corpus", corpus, f"beir-corpus:{name}", lambda: beir.read_corpus(corpus, name, report)
@@ -68,6 +72,13 @@ def load_beir(
     name: Annotated[
         str | None, typer.Option("--name", help="Collection name (default: the directory name).")
     ] = None,
+    qrels_split: Annotated[
+        str,
+        typer.Option(
+            "--qrels-split",
+            help="Split name of a top-level qrels.tsv (qrels/<split>.tsv: the file name).",
+        ),
+    ] = "test",
     resume: ResumeOpt = False,
     batch_size: BatchOpt = 5_000,
 ) -> Any:
@@ -83,7 +94,7 @@ def load_beir(
         )
     report = SkipReport()
     return load_and_report(
-        beir_steps(directory, name, report),
+        beir_steps(directory, name, report, qrels_split=qrels_split),
         title=f"load beir {name}",
         resume=resume,
         batch_size=batch_size,
@@ -172,7 +183,6 @@ def load_s2(
 def _load_s2_bulk(files: dict[str, Path | None], report: object) -> None:
     from rich.table import Table
 
-    from scholarkg.commands.common import console
     from scholarkg.errors import NotSupported
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
 

@@ -15,7 +15,7 @@ import typer
 
 from scholarkg.commands.common import err_console, settings, store_session
 from scholarkg.console import print_summary, stage_counter
-from scholarkg.errors import InputError
+from scholarkg.errors import ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.steps import LoadSummary, Step
 from scholarkg.store.base import GraphStore
@@ -54,14 +54,30 @@ def run_steps(
                 store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                 summary=summary, progress=progress,
             )  # fmt: skip
-    except InputError:
+    except ScholarKGError:
         if summary.stopped is not None:
-            source, done = summary.stopped
-            err_console.print(
-                f"[yellow]{source}: {done} record(s) before the error are stored; fix "
-                "the file and rerun with --resume to continue.[/yellow]"
-            )
+            err_console.print(f"[yellow]{stop_hint(summary)}[/yellow]")
         raise
+
+
+def stop_hint(summary: LoadSummary) -> str:
+    """What a stopped load left in the graph and how to go on (printed under the error)."""
+    assert summary.stopped is not None
+    source, done = summary.stopped
+    if summary.stopped_by_store:
+        kept = (
+            f"the graph is as its checkpoint left it: {done:,} source record(s) of {source} "
+            "stored whole, with their relationships"
+            if done
+            else f"nothing of {source} is stored (the partial batch was undone)"
+        )
+        return f"{kept}; fix the cause above and rerun with --resume to continue."
+    if not done:
+        return f"{source}: nothing of this file is stored; fix it and run the load again."
+    return (
+        f"{source}: the {done:,} source record(s) before the error are stored whole; fix the "
+        "file and rerun with --resume to continue after them."
+    )
 
 
 def load_and_report(

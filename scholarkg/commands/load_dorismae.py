@@ -15,12 +15,17 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import console, err_console, store_session
-from scholarkg.errors import InputError
+from scholarkg.errors import InputError, ScholarKGError
 
 
 def load_dorismae(
     file: Annotated[
-        Path, typer.Argument(help="DORIS-MAE_dataset_v1.json (or v0)", exists=True, dir_okay=False)
+        Path,
+        typer.Argument(
+            help="DORIS-MAE_dataset_v1.json (or v0), or a file/checkout of the authors' "
+            "repository (queries.txt, ranking pickles, ...)",
+            exists=True,
+        ),
     ],
     subqueries: Annotated[
         Path | None,
@@ -31,16 +36,104 @@ def load_dorismae(
             help="subquery-2.txt: record its numbering on the sub-queries built by the rule.",
         ),
     ] = None,
+    runs_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs-out",
+            file_okay=False,
+            help="Write the published query-level ranking pickles found as TREC runs here.",
+        ),
+    ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Rows per write.")] = 5_000,
 ) -> None:
     """DORIS-MAE: queries, aspects, sentences, abstracts as Papers, citations, pools, judgements."""
+    from scholarkg.loaders import dorismae_release as rel
+
+    found = rel.release_files(file) if file.is_dir() else [(rel.classify(file), file)]
+    datasets = [p for k, p in found if k == "dataset"]
+    queries = [p for k, p in found if k == "queries"]
+    rankings = [p for k, p in found if k == "ranking"]
+    if subqueries is None and datasets:
+        subqueries = next((p for k, p in found if k == "subqueries"), None)
+    notes: list[str] = []
+    for kind, path in found:
+        if kind in ("subqueries", "best_candidates", "lfs_pointer", "unknown"):
+            if kind == "subqueries" and datasets:
+                continue  # used as --subqueries
+            if not file.is_dir():
+                raise InputError(rel.refusal(kind, path), path=path)
+            notes.append(f"skipped {path.relative_to(file)}: {rel.refusal(kind, path)}")
+    if not datasets and not queries and not rankings:
+        raise InputError(
+            f"no DORIS-MAE file scholarkg can load here ({len(found)} recognised, all "
+            f"skipped above); {rel.NEEDS}",
+            path=file,
+        )
+    for note in notes:
+        err_console.print(f"[yellow]{note}[/yellow]")
+    for path in datasets:
+        _load_dataset(path, subqueries, batch_size)
+    if queries and datasets:
+        console.print(
+            f"[dim]skipped {', '.join(p.name for p in queries)}: the dataset holds the same "
+            "queries with its own aspect ids[/dim]"
+        )
+    elif queries:
+        _load_queries_txt(queries, batch_size)
+    if rankings:
+        _published_runs(rankings, runs_out)
+
+
+def _load_queries_txt(paths: list[Path], batch_size: int) -> None:
+    from scholarkg.commands.load import load_and_report
+    from scholarkg.loaders.dorismae_release import NEEDS, queries_txt_groups
+    from scholarkg.loaders.steps import Step
+
+    steps = [
+        Step("dorismae queries", p, "dorismae-queries", lambda p=p: queries_txt_groups(p))
+        for p in paths
+    ]
+    load_and_report(steps, title="load dorismae (queries.txt)", batch_size=batch_size)
+    console.print(
+        "[dim]queries.txt gives queries, aspects and sub-aspects only: to rank and score, "
+        f"{NEEDS}[/dim]"
+    )
+
+
+def _published_runs(paths: list[Path], runs_out: Path | None) -> None:
+    from scholarkg.loaders.dorismae_release import ranking_level, ranking_to_trec
+
+    query_level = [p for p in paths if ranking_level(p) == "query"]
+    other = len(paths) - len(query_level)
+    if runs_out is None:
+        console.print(
+            f"found {len(paths)} published ranking file(s) ({len(query_level)} query-level): "
+            "pass --runs-out DIR to write the query-level ones as TREC runs"
+        )
+        return
+    for path in query_level:
+        target, n = ranking_to_trec(path, runs_out)
+        console.print(f"wrote {target} ({n} queries)")
+    if other:
+        console.print(
+            f"[yellow]{other} sub-query/aspect-level ranking file(s) not converted: their "
+            "order is the dataset's own sub-query list[/yellow]"
+        )
+    if query_level:
+        console.print(
+            "[dim]score one with 'scholarkg score ir --qrels qrels.graded.trec --run RUN' (qrels "
+            "from 'scholarkg bench run dorismae --out DIR' on the loaded dataset)[/dim]"
+        )
+
+
+def _load_dataset(file: Path, subqueries: Path | None, batch_size: int) -> None:
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
     from scholarkg.console import print_summary
     from scholarkg.loaders.checkpoint import LoadStats
     from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
     from scholarkg.loaders.steps import LoadSummary
-    from scholarkg.loaders.writer import write_records
+    from scholarkg.loaders.writer import RecordWriter
 
     report = DorisLoadReport()
     bar = Progress(
@@ -60,14 +153,22 @@ def load_dorismae(
             subqueries=subqueries,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
+        writer = RecordWriter(store, batch_size=batch_size)
         try:
-            written = write_records(store, reader.records(), batch_size=batch_size)
-        except InputError:
+            written = writer.add_all(reader.records())
+        except ScholarKGError:
             bar.stop()
-            err_console.print(
-                f"[yellow]{file}: everything read before the error is stored; fix the file "
-                "and rerun (the load is idempotent).[/yellow]"
-            )
+            stored = sum(writer.report.nodes.values())
+            if writer.failed or not stored:
+                err_console.print(
+                    f"[yellow]{file}: nothing of this file was stored"
+                    f"{' (the failed batch was undone)' if writer.failed else ''}.[/yellow]"
+                )
+            else:
+                err_console.print(
+                    f"[yellow]{file}: the {stored:,} node(s) read before the error are stored; "
+                    "fix the file and rerun (the load is idempotent).[/yellow]"
+                )
             raise
         summary = LoadSummary(stats=[LoadStats(source=str(file), write=written)])
         summary.stats[0].records = written.records

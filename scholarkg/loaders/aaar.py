@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import validating
 from scholarkg.schema import aaar as ar
 from scholarkg.schema import ids
 from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Review, ReviewSegment, Weakness
 from scholarkg.schema.records import Experiment as ExperimentRecord
-from scholarkg.textio import open_text
+from scholarkg.textio import iter_lines, load_json
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +79,7 @@ def denan(value: Any) -> Any:
 
 def read_json(path: Path) -> Any:
     """A whole JSON document, bare ``NaN`` accepted and mapped to ``None``."""
-    try:
-        with open_text(path) as fh:
-            return denan(json.load(fh))
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
-        ) from err
+    return denan(load_json(path))
 
 
 def _text(value: Any, *, path: Path, line: int | None, field: str, allow_none: bool = False):  # type: ignore[no-untyped-def]
@@ -276,6 +271,8 @@ class ExpDesignPaper:
     explanations: list[str]
     images: list[str] = field(default_factory=list)
     path: str = ""
+    #: image name -> (caption, page) from the pdffigures2 ``images/*_data_*.json``
+    captions: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     @property
     def graph_id(self) -> str:
@@ -311,7 +308,7 @@ def parse_expdesign(path: Path) -> ExpDesignPaper:
     if not exps:
         raise InputError("empty experiment list", path=path, field=f"output[{EXP_KEY!r}]")
     return ExpDesignPaper(str(pid), "".join(lines), exps, whys, image_names(path.parent),
-                          str(path))  # fmt: skip
+                          str(path), figure_captions(path.parent))  # fmt: skip
 
 
 def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
@@ -319,7 +316,7 @@ def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
     out: list[AnyRecord] = [node]
     section = ar.Section(paper=node.id, ordinal=0, text=paper.input_text, kind="pre-experiment")
     out += [section, ar.HasSection(start=node.id, end=section.id, ordinal=0)]
-    out += _figure_records(node.id, paper.images)
+    out += _figure_records(node.id, paper.images, paper.captions)
     for k, text in enumerate(paper.experiments, start=1):
         exp = ExperimentRecord(paper=node.id, ordinal=k, text=text)
         out += [exp, ar.HasExperiment(start=node.id, end=exp.id, ordinal=k)]
@@ -329,10 +326,43 @@ def expdesign_records(paper: ExpDesignPaper) -> list[AnyRecord]:
     return out
 
 
-def _figure_records(paper_id: str, names: Sequence[str]) -> list[AnyRecord]:
+def figure_captions(paper_dir: Path) -> dict[str, tuple[str, int | None]]:
+    """``{image name: (caption, page)}`` from the pdffigures2 files the release ships.
+
+    The Weakness/ExpDesign per-paper folders carry ``images/<venue>_data_<id>.json``: a list
+    of ``{"caption", "figType", "name", "page", "renderURL", ...}`` (``renderURL`` is the PNG
+    name). A file that is not such a list is skipped: captions are a convenience, and the
+    PNGs load without them.
+    """
+    out: dict[str, tuple[str, int | None]] = {}
+    for meta in sorted(paper_dir.glob("images/*_data_*.json")):
+        try:
+            items = read_json(meta)
+        except InputError as err:
+            log.warning("figure captions not read: %s", err)
+            continue
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("renderURL"), str):
+                continue
+            caption = item.get("caption")
+            page = str(item.get("page", "")).strip()
+            if isinstance(caption, str) and caption.strip():
+                name = Path(item["renderURL"]).name
+                out[name] = (caption.strip(), int(page) if page.isdigit() else None)
+    return out
+
+
+def _figure_records(
+    paper_id: str, names: Sequence[str], captions: dict[str, tuple[str, int | None]]
+) -> list[AnyRecord]:
     out: list[AnyRecord] = []
     for name in names:
-        fig = ar.Figure(paper=paper_id, name=name, kind=_figure_kind(name))
+        caption, page = captions.get(name, (None, None))
+        fig = ar.Figure(
+            paper=paper_id, name=name, kind=_figure_kind(name), caption=caption, page=page
+        )
         out += [fig, ar.HasFigure(start=paper_id, end=fig.id)]
     return out
 
@@ -349,6 +379,8 @@ class WeaknessPaper:
     reviewers: list[list[str]]
     images: list[str] = field(default_factory=list)
     path: str = ""
+    #: image name -> (caption, page) from the pdffigures2 ``images/*_data_*.json``
+    captions: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     @property
     def graph_id(self) -> str:
@@ -399,7 +431,7 @@ def parse_weakness(path: Path) -> WeaknessPaper:
                     len(reviewers))  # fmt: skip
     return WeaknessPaper(str(pid), None if track is None else str(track), title or "",
                          abstract or "", sections, reviewers, image_names(path.parent),
-                         str(path))  # fmt: skip
+                         str(path), figure_captions(path.parent))  # fmt: skip
 
 
 def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
@@ -416,7 +448,7 @@ def weakness_records(paper: WeaknessPaper) -> list[AnyRecord]:
     for k, (heading, text) in enumerate(paper.sections):
         sec = ar.Section(paper=node.id, ordinal=k, title=heading, text=text)
         out += [sec, ar.HasSection(start=node.id, end=sec.id, ordinal=k)]
-    out += _figure_records(node.id, paper.images)
+    out += _figure_records(node.id, paper.images, paper.captions)
     for r, items in enumerate(paper.reviewers, start=1):
         review = Review(paper=node.id, reviewer=str(r), source=ar.AAAR_SOURCE, writer="human")
         out += [review, ar.Reviews(start=review.id, end=node.id)]
@@ -576,64 +608,60 @@ def parse_reliability(value: object, *, record: str | None = None) -> bool:
 
 def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
     """The papers of a ReviewCritique file one by one (a bad line stops after the good ones)."""
-    try:
-        fh_cm = open_text(path)
-    except FileNotFoundError as err:
-        raise InputError("file not found", path=path) from err
-    with fh_cm as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
+    # one line at a time: a bad byte or line is reported with its line number
+    for lineno, raw in iter_lines(path):
+        try:
+            obj = denan(json.loads(raw))
+        except json.JSONDecodeError as err:
+            raise InputError(
+                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=lineno
+            ) from err
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", path=path, line=lineno)
+        title = _text(obj.get("title"), path=path, line=lineno, field="title")
+        if not title.strip():
+            raise InputError("empty title", path=path, line=lineno, field="title")
+        body = obj.get("body_text") or ""
+        reviews = []
+        for key, value in obj.items():
+            if not (isinstance(value, dict) and "review" in value):
                 continue
-            try:
-                obj = denan(json.loads(raw))
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=lineno) from err
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=lineno)
-            title = _text(obj.get("title"), path=path, line=lineno, field="title")
-            if not title.strip():
-                raise InputError("empty title", path=path, line=lineno, field="title")
-            body = obj.get("body_text") or ""
-            reviews = []
-            for key, value in obj.items():
-                if not (isinstance(value, dict) and "review" in value):
-                    continue
-                segs_raw = value["review"]
-                if not isinstance(segs_raw, list):
-                    raise InputError("expected a list of segments", path=path, line=lineno,
-                                     field=f"{key}.review")  # fmt: skip
-                segs = []
-                for k, seg in enumerate(segs_raw):
-                    where = f"{key}.review[{k}]"
-                    if not isinstance(seg, dict):
-                        raise InputError("expected a segment object", path=path, line=lineno,
-                                         field=where)  # fmt: skip
-                    text = _text(seg.get("segment_text"), path=path, line=lineno,
-                                 field=f"{where}.segment_text")  # fmt: skip
-                    try:
-                        deficient = parse_reliability(seg.get("reliability"))
-                    except InputError as err:
-                        raise InputError(str(err.args[0]) if err.args else "bad reliability",
-                                         path=path, line=lineno,
-                                         field=f"{where}.reliability") from err  # fmt: skip
-                    expl = seg.get("explanation")
-                    etype = seg.get("error_type")
-                    topics = tuple(str(seg[t]) for t in ("topic_class_1", "topic_class_2")
-                                   if seg.get(t) is not None)  # fmt: skip
-                    segs.append(RCSegment(
-                        text, deficient,
-                        None if expl is None else str(expl),
-                        None if etype is None else str(etype).strip(),
-                        topics,
-                    ))  # fmt: skip
-                score = value.get("score") if isinstance(value.get("score"), dict) else {}
-                reviews.append(RCReview(key, segs, {k: str(v) for k, v in score.items()}))
-            if not reviews:
-                raise InputError("no review (an object with a 'review' segment list)",
-                                 path=path, line=lineno, field="review#1")  # fmt: skip
-            decision = obj.get("decision")
-            yield RCPaper(lineno, title, None if decision is None else str(decision), str(body),
-                          reviews)  # fmt: skip
+            segs_raw = value["review"]
+            if not isinstance(segs_raw, list):
+                raise InputError("expected a list of segments", path=path, line=lineno,
+                                 field=f"{key}.review")  # fmt: skip
+            segs = []
+            for k, seg in enumerate(segs_raw):
+                where = f"{key}.review[{k}]"
+                if not isinstance(seg, dict):
+                    raise InputError("expected a segment object", path=path, line=lineno,
+                                     field=where)  # fmt: skip
+                text = _text(seg.get("segment_text"), path=path, line=lineno,
+                             field=f"{where}.segment_text")  # fmt: skip
+                try:
+                    deficient = parse_reliability(seg.get("reliability"))
+                except InputError as err:
+                    raise InputError(str(err.args[0]) if err.args else "bad reliability",
+                                     path=path, line=lineno,
+                                     field=f"{where}.reliability") from err  # fmt: skip
+                expl = seg.get("explanation")
+                etype = seg.get("error_type")
+                topics = tuple(str(seg[t]) for t in ("topic_class_1", "topic_class_2")
+                               if seg.get(t) is not None)  # fmt: skip
+                segs.append(RCSegment(
+                    text, deficient,
+                    None if expl is None else str(expl),
+                    None if etype is None else str(etype).strip(),
+                    topics,
+                ))  # fmt: skip
+            score = value.get("score") if isinstance(value.get("score"), dict) else {}
+            reviews.append(RCReview(key, segs, {k: str(v) for k, v in score.items()}))
+        if not reviews:
+            raise InputError("no review (an object with a 'review' segment list)",
+                             path=path, line=lineno, field="review#1")  # fmt: skip
+        decision = obj.get("decision")
+        yield RCPaper(lineno, title, None if decision is None else str(decision), str(body),
+                      reviews)  # fmt: skip
 
 
 def reviewcritique_records(paper: RCPaper) -> list[AnyRecord]:
@@ -660,4 +688,6 @@ def reviewcritique_records(paper: RCPaper) -> list[AnyRecord]:
 
 def reviewcritique_groups(path: Path) -> Iterator[Group]:
     for paper in iter_reviewcritique(path):
-        yield paper.line, reviewcritique_records(paper)
+        with validating(path, paper.line):
+            records = reviewcritique_records(paper)
+        yield paper.line, records

@@ -7,9 +7,9 @@ name where the bad record came from. Gzip is detected by suffix (see ``scholarkg
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from scholarkg.errors import InputError
 
 # the readers live in the neutral ``scholarkg.textio``; re-exported here for existing callers
-from scholarkg.textio import iter_jsonl, open_text
+from scholarkg.textio import decoded_lines, iter_jsonl, load_json, open_binary, open_text
 
 __all__ = [
     "build",
@@ -29,6 +29,7 @@ __all__ = [
     "open_text",
     "parse_number",
     "sniff_delimiter",
+    "validating",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -36,13 +37,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, item)`` of a top-level JSON array (record numbers are 1-based)."""
-    with open_text(path) as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as err:
-            raise InputError(
-                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
-            ) from err
+    data = load_json(path)
     if not isinstance(data, list):
         raise InputError("expected a top-level JSON array", path=path)
     yield from enumerate(data, start=1)
@@ -56,25 +51,35 @@ def sniff_delimiter(path: str | Path) -> str:
 def iter_delimited(
     path: str | Path, *, required: tuple[str, ...] = ()
 ) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield ``(line_number, row)`` of a CSV/TSV file with a header line."""
-    with open_text(path) as fh:
-        reader = csv.DictReader(fh, delimiter=sniff_delimiter(path))
-        header = reader.fieldnames or []
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(
-                f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
-                path=path,
-                line=1,
-            )
-        for row in reader:
-            if None in row:  # more cells than header columns
+    """Yield ``(line_number, row)`` of a CSV/TSV file with a header line.
+
+    The csv module reads lines decoded one by one (``textio.decoded_lines``), so a byte that
+    is not UTF-8 is reported at its line and column, and a NUL (which the csv module refuses
+    with a bare ``_csv.Error``) is an ``InputError`` at its line too.
+    """
+    with open_binary(path) as fh:
+        reader = csv.DictReader(decoded_lines(fh, path=path), delimiter=sniff_delimiter(path))
+        try:
+            header = reader.fieldnames or []
+            missing = [c for c in required if c not in header]
+            if missing:
                 raise InputError(
-                    f"{len(header) + len(row[None])} cells but {len(header)} columns",
+                    f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
                     path=path,
-                    line=reader.line_num,
+                    line=1,
                 )
-            yield reader.line_num, row
+            for row in reader:
+                if None in row:  # more cells than header columns
+                    raise InputError(
+                        f"{len(header) + len(row[None])} cells but {len(header)} columns",
+                        path=path,
+                        line=reader.line_num,
+                    )
+                yield reader.line_num, row
+        except csv.Error as err:
+            raise InputError(
+                f"not a readable CSV/TSV line ({err})", path=path, line=reader.line_num
+            ) from None
 
 
 def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -94,14 +99,47 @@ def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield lineno, {k: v for k, v in row.items() if v not in (None, "")}
 
 
+@contextmanager
+def validating(path: str | Path, line: int | None) -> Iterator[None]:
+    """Turn a record's ``ValidationError`` (and id-rule ``KeyError``/``ValueError``) raised in
+    the block into an ``InputError`` naming ``path``, ``line`` and the field.
+
+    Loaders that build records directly (not through :func:`build`) wrap that code in this,
+    so a field the shared sanitiser refuses (``schema/text.py``) reads ``file:line: field:
+    what`` like every other bad input.
+    """
+    try:
+        yield
+    except ValidationError as err:
+        raise validation_input_error(err, path=path, line=line) from err
+    except (KeyError, ValueError) as err:
+        raise InputError(str(err), path=path, line=line) from err
+
+
+def validation_input_error(
+    err: ValidationError,
+    *,
+    path: str | Path | None,
+    line: int | None,
+    record: int | None = None,
+) -> InputError:
+    """The ``InputError`` for the first problem of a pydantic ``ValidationError``.
+
+    ``record``: the 1-based source record number, when the line is not known.
+    """
+    first = err.errors()[0]
+    field = ".".join(str(p) for p in first.get("loc", ())) or None
+    msg = str(first.get("msg", str(err))).removeprefix("Value error, ")
+    where = f"{err.title} record" + (f" of source record {record}" if record else "")
+    return InputError(f"{msg} (in a {where})", path=path, line=line, field=field)
+
+
 def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) -> M:
     """Validate ``data`` into ``model``; the first error names file, line and field."""
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise InputError(first.get("msg", str(err)), path=path, line=line, field=field) from err
+        raise validation_input_error(err, path=path, line=line) from err
     except (KeyError, ValueError) as err:
         raise InputError(str(err), path=path, line=line) from err
 

@@ -25,14 +25,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scholarkg.errors import InputError
+from pydantic import ValidationError
+
+from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.loaders.base import validation_input_error
 from scholarkg.loaders.writer import RecordWriter, WriteReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord
+from scholarkg.schema.text import collect_cleaning
 from scholarkg.store.base import GraphStore
 from scholarkg.textio import atomic_write_text
 
@@ -141,6 +146,12 @@ class LoadStats:
     written_records: int = 0
     write: WriteReport = field(default_factory=WriteReport)
     prefix_changed: bool = False
+    #: fields the record sanitiser cleaned: ``{(label, field, what): n}`` (``schema/text.py``)
+    cleaned: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    #: a write failed (the store refused or the server went away), as opposed to bad input
+    write_failed: bool = False
+    #: nodes deleted to undo a failed write (the graph is back at the last checkpoint)
+    rolled_back: int = 0
 
 
 def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
@@ -160,6 +171,8 @@ def run_resumable(
     batch_size: int = 5_000,
     max_records: int = 50_000,
     progress: Callable[[int], None] | None = None,
+    stats: LoadStats | None = None,
+    undo: bool = True,
 ) -> LoadStats:
     """Write ``groups`` through a ``RecordWriter``, flushing every ``batch_size`` groups.
 
@@ -167,12 +180,15 @@ def run_resumable(
     can be huge (a PwC top-level task holds thousands of results), and the checkpoint should
     advance at a steady pace whatever the grouping.
 
+    ``undo=False`` skips the undo list (one id lookup per node batch): for throwaway graphs
+    and for ``benchmarks/bench_load_guard.py``, which measures what it costs.
+
     After each flush the checkpoint (if any) is saved. On a bad record (``InputError`` from
     the loader) every complete group read before it is flushed and checkpointed, then the
     error propagates, so a rerun with ``resume=True`` continues where this one stopped.
     """
-    stats = LoadStats(source=str(source))
-    writer = RecordWriter(store, batch_size=batch_size)
+    stats = stats if stats is not None else LoadStats(source=str(source))
+    writer = RecordWriter(store, batch_size=batch_size, undo=undo)
     stats.write = writer.report
     saved = list(checkpoint.points) if (checkpoint and resume) else []
     trusted = bool(saved) and checkpoint is not None and checkpoint.file_unchanged()
@@ -199,56 +215,87 @@ def run_resumable(
             points.append((n, h.hexdigest()))
         if checkpoint is not None:
             checkpoint.save(points, complete=complete)
+        writer.mark()  # durable and claimed by the checkpoint: no longer to undo
         if progress:
             progress(n)
 
     try:
-        for _, records in groups:
-            n += 1
-            _digest_update(h, records)
-            if skipping:
-                if not trusted:
-                    held.append(records)
-                want_n, want_digest = saved[point_idx]
-                if n == want_n:
-                    if trusted or want_digest == h.hexdigest():
-                        points.append((n, want_digest))
-                        stats.skipped_on_resume = n
-                        held.clear()
-                        point_idx += 1
-                        skipping = point_idx < len(saved)
-                    else:
-                        log.warning(
-                            "%s changed after record %d: writing from there instead of skipping",
-                            source, stats.skipped_on_resume,
-                        )  # fmt: skip
-                        stats.prefix_changed = True
-                        skipping = False
-                        for rec_group in held:
-                            add(rec_group)
-                        held.clear()
-                if progress and n % 1000 == 0:
+        with collect_cleaning() as stats.cleaned:
+            for _, records in groups:
+                n += 1
+                _digest_update(h, records)
+                if skipping:
+                    if not trusted:
+                        held.append(records)
+                    want_n, want_digest = saved[point_idx]
+                    if n == want_n:
+                        if trusted or want_digest == h.hexdigest():
+                            points.append((n, want_digest))
+                            stats.skipped_on_resume = n
+                            held.clear()
+                            point_idx += 1
+                            skipping = point_idx < len(saved)
+                        else:
+                            log.warning(
+                                "%s changed after record %d: writing from there instead of "
+                                "skipping", source, stats.skipped_on_resume,
+                            )  # fmt: skip
+                            stats.prefix_changed = True
+                            skipping = False
+                            for rec_group in held:
+                                add(rec_group)
+                            held.clear()
+                    if progress and n % 1000 == 0:
+                        progress(n)
+                    continue
+                add(records)
+                if pending >= batch_size or buffered >= max_records:
+                    flush()
+                elif progress and n % 1000 == 0:
                     progress(n)
-                continue
-            add(records)
-            if pending >= batch_size or buffered >= max_records:
-                flush()
-            elif progress and n % 1000 == 0:
-                progress(n)
-        if held:  # the file got shorter than the checkpoint: write what we held back
-            stats.prefix_changed = True
-            for rec_group in held:
-                add(rec_group)
+            if held:  # the file got shorter than the checkpoint: write what we held back
+                stats.prefix_changed = True
+                for rec_group in held:
+                    add(rec_group)
+            flush(complete=True)
+    except ValidationError as err:
+        # a loader built a record without naming its line (``loaders.base.validating`` does):
+        # still a clear InputError, located by the source record count
+        _stop_on_bad_input(writer, flush, skipping)
+        stats.records = n
+        raise validation_input_error(err, path=source, line=None, record=n + 1) from err
     except InputError:
+        if writer.failed:
+            _undo(writer, stats, n)
+            raise
         # the loader raised before yielding the bad group, so ``n`` groups are complete:
         # keep them and say so in the checkpoint
-        if not skipping:
-            flush()
+        _stop_on_bad_input(writer, flush, skipping)
         stats.records = n
         raise
-    flush(complete=True)
+    except ScholarKGError:
+        _undo(writer, stats, n)
+        raise
     stats.records = n
     return stats
+
+
+def _stop_on_bad_input(writer: RecordWriter, flush: Callable[[], None], skipping: bool) -> None:
+    """Store the complete groups read before a bad one; a write failing meanwhile undoes."""
+    if skipping:
+        return
+    try:
+        flush()
+    except ScholarKGError:
+        writer.rollback()
+        raise
+
+
+def _undo(writer: RecordWriter, stats: LoadStats, n: int) -> None:
+    """After a failed write: back to the last checkpoint (see ``writer.RecordWriter``)."""
+    stats.write_failed = True
+    stats.rolled_back = writer.rollback()
+    stats.records = n
 
 
 def single_groups(records: Iterable[AnyRecord]) -> Iterator[Group]:

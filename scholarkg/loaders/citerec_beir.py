@@ -6,7 +6,12 @@ A collection is a directory (``beir-cellar/beir`` ``GenericDataLoader``)::
     queries.jsonl       {"_id": "q1", "text": "...", "metadata": {...}}
     qrels/<split>.tsv   query-id<TAB>corpus-id<TAB>score   (header line, then one judgement a line)
 
-(``.gz`` versions of each file are read too.) The graph shape is documented in
+(``.gz`` versions of each file are read too.) Collections re-released by other benchmarks vary
+the qrels, and all these are read: ``qrels/<split>.tsv`` (one split per file), a single
+``qrels.tsv`` at the top level (one split, named ``test`` unless ``--qrels-split`` says
+otherwise), graded scores (any number, ``2``, ``0.5``), with or without the header line, and
+TREC's four columns ``qid 0 docid grade`` (tab- or space-separated) in either place. The load
+says which split(s) it found and from which file. The graph shape is documented in
 ``schema/citerec.py``. Rules:
 
 * document ids that are DOIs or arXiv ids join papers loaded from any other source
@@ -25,6 +30,7 @@ Loading twice changes nothing: every node and edge is MERGEd on stable ids.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,17 +67,37 @@ def find_file(directory: Path, name: str) -> Path:
     raise InputError(f"no {name} (or {name}.gz) in the collection directory", path=directory)
 
 
-def qrels_files(directory: Path) -> dict[str, Path]:
-    """``{split: path}`` of ``qrels/<split>.tsv(.gz)``; at least one is required."""
+def qrels_files(directory: Path, *, top_level_split: str = "test") -> dict[str, Path]:
+    """``{split: path}`` of ``qrels/<split>.tsv(.gz)`` and a top-level ``qrels.tsv(.gz)``.
+
+    The top-level file is one split, ``top_level_split``; when ``qrels/`` holds that split
+    too, the two are the same judgements in two places and the refusal says so. At least one
+    file is required.
+    """
     folder = directory / "qrels"
-    found = {}
+    found: dict[str, Path] = {}
     if folder.is_dir():
         for p in sorted(folder.iterdir()):
             name = p.name.removesuffix(".gz")
-            if name.endswith(".tsv"):
-                found[name.removesuffix(".tsv")] = p
+            if name.endswith((".tsv", ".txt", ".trec")) and p.is_file():
+                found[name.rsplit(".", 1)[0]] = p
+    for name in ("qrels.tsv", "qrels.tsv.gz", "qrels.txt", "qrels.txt.gz"):
+        top = directory / name
+        if top.is_file():
+            if top_level_split in found:
+                raise InputError(
+                    f"both {top.name} and {found[top_level_split].relative_to(directory)} give "
+                    f"split {top_level_split!r}; keep one, or name the top-level one with "
+                    "--qrels-split",
+                    path=directory,
+                )
+            found[top_level_split] = top
+            break
     if not found:
-        raise InputError("no qrels/<split>.tsv files", path=folder)
+        raise InputError(
+            "no qrels: expected qrels/<split>.tsv files or a qrels.tsv at the top level",
+            path=directory,
+        )
     return found
 
 
@@ -100,8 +126,8 @@ def read_corpus(path: Path, collection: str, report: SkipReport) -> Iterator[Gro
         except InputError as err:
             report.skip_error(err, path=path, line=lineno)
             continue
-        except ValueError as err:  # pydantic: a field of the wrong type
-            report.skip(path, lineno, str(err).splitlines()[0])
+        except ValueError as err:  # pydantic: a field of the wrong type, or refused text
+            report.skip(path, lineno, _first_problem(err))
             continue
         records = [paper, PaperInCollection(start=paper.id, end=coll.id, doc_id=doc_id)]
         if first:
@@ -119,21 +145,40 @@ def read_queries(path: Path, collection: str, report: SkipReport) -> Iterator[Gr
             text = optional_str(obj, "text")
             if text is None:
                 raise InputError("missing value", path=path, line=lineno, field="text")
+            query = Query(qid=qid, text=text, source=beir_source(collection))
         except InputError as err:
             report.skip_error(err, path=path, line=lineno)
             continue
-        query = Query(qid=qid, text=text, source=beir_source(collection))
+        except ValueError as err:  # pydantic: refused text (schema/text.py)
+            report.skip(path, lineno, _first_problem(err))
+            continue
         yield lineno, [query, QueryInCollection(start=query.id, end=coll_id)]
 
 
+def _first_problem(err: ValueError) -> str:
+    text = str(err).splitlines()
+    return " ".join(text[1:3]).strip() if len(text) > 2 else text[0]
+
+
+def split_qrels_line(line: str) -> list[str]:
+    """The cells of a qrels line: tab-separated, else whitespace-separated (TREC files)."""
+    stripped = line.rstrip("\r\n")
+    cells = stripped.split("\t")
+    return cells if len(cells) > 1 else stripped.split()
+
+
 def read_qrels(path: Path, collection: str, split: str, report: SkipReport) -> Iterator[Group]:
-    """One group per judgement line (see the module doc for the header rule)."""
+    """One group per judgement line (see the module doc for the header and column rules)."""
     for lineno, line in iter_lines(path):
-        cells = line.rstrip("\r\n").split("\t")
+        cells = split_qrels_line(line)
         if lineno == 1 and tuple(c.strip().lower() for c in cells) == QRELS_HEADER:
             continue
+        if len(cells) == 4:  # TREC: qid iter docid grade
+            cells = [cells[0], cells[2], cells[3]]
         if len(cells) != 3:
-            report.skip(path, lineno, f"expected 3 tab-separated columns, got {len(cells)}")
+            report.skip(
+                path, lineno, f"expected 3 tab-separated columns (or TREC's 4), got {len(cells)}"
+            )
             continue
         qid, doc_id, raw_score = (c.strip() for c in cells)
         if not qid or not doc_id:
@@ -151,6 +196,9 @@ def read_qrels(path: Path, collection: str, split: str, report: SkipReport) -> I
                 )
             else:
                 report.skip(path, lineno, f"score {raw_score!r} is not a number", "score")
+            continue
+        if not math.isfinite(score):
+            report.skip(path, lineno, f"score {raw_score!r} is not a finite number", "score")
             continue
         yield (
             lineno,

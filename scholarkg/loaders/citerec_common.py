@@ -115,10 +115,12 @@ def optional_str(obj: dict[str, Any], key: str) -> str | None:
 
 
 def optional_int(value: Any) -> int | None:
-    """``12``, ``"12"`` → 12; anything else (``None``, ``""``, ``"n/a"``) → ``None``."""
+    """``12``, ``"12"`` → 12; anything else (``None``, ``""``, ``"n/a"``, a number beyond 64
+    bits, which no store holds and no id or count can be) → ``None``."""
     if value is None or isinstance(value, bool):
         return None
     try:
-        return int(str(value).strip())
+        number = int(str(value).strip())
     except ValueError:
         return None
+    return number if -(2**63) <= number < 2**63 else None

@@ -142,7 +142,9 @@ def _bool(value: Any) -> bool | None:
 def _require_corpus_id(obj: dict[str, Any], key: str, path: Path, line: int) -> int:
     cid = optional_int(obj.get(key))
     if cid is None:
-        raise InputError("missing or non-integer corpus id", path=path, line=line, field=key)
+        raise InputError(
+            "missing, non-integer or out-of-range corpus id", path=path, line=line, field=key
+        )
     return cid
 
 

@@ -110,17 +110,69 @@ class DorisLoadReport:
 
 
 class _CountingReader:
-    """A binary file wrapper that reports bytes read (the progress bar's position)."""
+    """A binary file wrapper that reports bytes read (the progress bar's position) and keeps
+    the last two buffers, so a parse error can be placed at its line and column instead of
+    "near byte 65,536" (the end of ijson's read buffer)."""
 
     def __init__(self, fh: BinaryIO, total: int, progress: ByteProgress | None) -> None:
         self.fh, self.total, self.progress, self.done = fh, total, progress, 0
+        self.window = b""
+        self.window_start = 0
 
     def read(self, n: int = -1) -> bytes:
         data = self.fh.read(n)
+        keep = self.window[-len(data) :] if data and len(self.window) > len(data) else self.window
+        self.window_start = self.done - len(keep)
+        self.window = keep + data
         self.done += len(data)
         if self.progress is not None:
             self.progress(self.done, self.total)
         return data
+
+
+_BLANKS = bytes.maketrans(b"\n\r\t", b"   ")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _line_col(path: Path, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of byte ``offset``: one streaming newline count."""
+    line, last_nl, pos = 1, -1, 0
+    with path.open("rb") as fh:
+        while pos < offset:
+            chunk = fh.read(min(1 << 20, offset - pos))
+            if not chunk:
+                break
+            count = chunk.count(b"\n")
+            if count:
+                line += count
+                last_nl = pos + chunk.rfind(b"\n")
+            pos += len(chunk)
+    return line, offset - last_nl
+
+
+def _error_offset(err: Exception, fh: _CountingReader) -> int | None:
+    """Where in the file the parser stopped, from the context yajl quotes in its message
+    (the line after the message, and ``(right here) ------^`` under the offending byte)."""
+    if isinstance(err, UnicodeDecodeError):  # a lone surrogate escape yajl could not decode
+        hit = _SURROGATE_ESCAPE.search(fh.window)
+        return fh.window_start + hit.start() if hit else None
+    text = str(err)
+    if text.startswith(("b'", 'b"')):  # lexical errors arrive as a bytes repr
+        text = text[2:-1].encode("latin-1", "replace").decode("unicode_escape", "replace")
+    lines = text.split("\n")
+    mark = next((i for i, ln in enumerate(lines) if "(right here)" in ln and "^" in ln), None)
+    if not mark:
+        return None
+    ctx_line = lines[mark - 1]
+    ctx = ctx_line.lstrip()
+    within = lines[mark].index("^") - (len(ctx_line) - len(ctx))
+    # yajl prints line breaks and tabs of the context as spaces
+    flat = fh.window.translate(_BLANKS)
+    found = flat.find(ctx.encode("latin-1", "replace"))
+    if found < 0 or not ctx:
+        return None
+    # yajl's caret sits just past the byte it could not take
+    return fh.window_start + found + max(0, min(within - 1, len(ctx)))
 
 
 def iter_sections(fh: Any) -> Iterator[tuple[str, int | None, Any]]:
@@ -316,6 +368,8 @@ class DorisReader:
         self._seen_pairs: set[tuple[str, int]] = set()
         self._cite_src = array("l")
         self._cite_dst = array("l")
+        #: the JSON path of the last item read (error messages say what came before)
+        self._last = ""
 
     # ------------------------------------------------------------------ public
     def records(self) -> Iterator[AnyRecord]:
@@ -330,10 +384,10 @@ class DorisReader:
                     raise InputError(err.message, path=self.path, field=err.field) from err
                 raise
             except Exception as err:  # ijson's own parse errors carry no path
-                if type(err).__name__ in ("IncompleteJSONError", "JSONError"):
-                    raise InputError(
-                        f"invalid JSON near byte {fh.done:,}: {err}", path=self.path
-                    ) from err
+                if type(err).__name__ in ("IncompleteJSONError", "JSONError") or isinstance(
+                    err, UnicodeDecodeError
+                ):
+                    raise self._parse_error(err, fh) from err
                 raise
         if not self.corpus_done:
             raise InputError("no 'Corpus' list in the file", path=self.path, field="$.Corpus")
@@ -345,9 +399,30 @@ class DorisReader:
                     unmatched
                 )
 
+    def _parse_error(self, err: Exception, fh: _CountingReader) -> InputError:
+        """The ``InputError`` for a parse error: its line and column, and the last item read."""
+        if isinstance(err, UnicodeDecodeError):
+            what = (
+                "a string with a lone UTF-16 surrogate escape (\\ud800-\\udfff) or bytes that "
+                "are not UTF-8"
+            )
+        else:
+            first = str(err).removeprefix("b'").removeprefix('b"')
+            first = " ".join(first.split("\\n")[0].split("\n")[0].split())
+            what = f"invalid JSON ({first})"
+        offset = _error_offset(err, fh)
+        after = f" (after {self._last})" if self._last else ""
+        if offset is None:
+            return InputError(
+                f"{what} in the bytes {fh.window_start:,}-{fh.done:,}{after}", path=self.path
+            )
+        line, col = _line_col(self.path, offset)
+        return InputError(f"{what} at column {col:,}{after}", path=self.path, line=line)
+
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, sections: Iterator[tuple[str, int | None, Any]]) -> Iterator[AnyRecord]:
         for section, index, value in sections:
+            self._last = f"$.{section}" + (f"[{index}]" if index is not None and index >= 0 else "")
             if section == "Query":
                 if index == -1:
                     continue

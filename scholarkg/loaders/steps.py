@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scholarkg.errors import InputError
+from scholarkg.errors import ScholarKGError
 from scholarkg.loaders.checkpoint import (
     Checkpoint,
     Group,
@@ -22,6 +22,7 @@ from scholarkg.loaders.checkpoint import (
     checkpoint_scope_prefix,
     run_resumable,
 )
+from scholarkg.schema.text import describe_cleaning
 from scholarkg.store.base import GraphCounts, GraphStore
 
 if TYPE_CHECKING:
@@ -50,8 +51,11 @@ class LoadSummary:
     unknown_directions: set[str] = field(default_factory=set)
     #: the graph's node/relationship totals after the load
     graph: GraphCounts | None = None
-    #: set when a step stopped on bad input: (its file, source records stored before the error)
+    #: set when a step stopped on bad input or a failed write: (its file, source records
+    #: stored before the error, i.e. what its checkpoint claims)
     stopped: tuple[Path, int] | None = None
+    #: the stop was a failed write, undone back to the checkpoint (not a bad source record)
+    stopped_by_store: bool = False
 
     def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
         nodes: Counter[str] = Counter()
@@ -95,8 +99,9 @@ def run_steps(
             if progress is not None:
                 progress(stage, n, None)
 
+        stats = LoadStats(source=str(step.source))
         try:
-            stats = run_resumable(
+            run_resumable(
                 store,
                 step.groups(),
                 source=step.source,
@@ -104,13 +109,22 @@ def run_steps(
                 resume=resume,
                 batch_size=batch_size,
                 progress=count,
+                stats=stats,
             )
-        except InputError:
+        except ScholarKGError:
             summary.stopped = (step.source, checkpoint.done)
+            summary.stopped_by_store = stats.write_failed
             raise
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)
+        if stats.cleaned:
+            total = sum(stats.cleaned.values())
+            summary.notes.append(
+                f"{step.source.name}: cleaned {total:,} field value(s) "
+                "(control characters, BOMs, CR line ends, lone surrogates, NaN → missing):"
+            )
+            summary.notes += [f"  {line}" for line in describe_cleaning(stats.cleaned)]
         if stats.skipped_on_resume:
             summary.notes.append(
                 f"{step.source.name}: resumed, skipped {stats.skipped_on_resume} record(s) "

@@ -7,6 +7,15 @@ never waits on a node that was already read. Loaders therefore yield a source's 
 the edges that need them; an edge whose endpoint never arrives is skipped and counted (it
 cannot be stored without inventing a node).
 
+A failed write never leaves a half-written graph: before each node batch is sent the writer
+asks the store which of its ids exist already, and keeps the new ones on an *undo list*
+until :meth:`RecordWriter.mark` (called when the load's checkpoint is saved). When any write
+fails (the server rejects a statement, the connection drops, the store refuses a value),
+:meth:`RecordWriter.rollback` deletes the nodes created since the mark with their
+relationships, so the graph is again what the last checkpoint describes, and ``--resume``
+continues from there. Relationships between nodes that existed before the mark are whole
+records of their own (MERGE on both endpoints) and are left as written.
+
 Re-running a load is safe: everything is MERGE on stable ids. A relationship type whose
 record declares ``MERGE_KEY`` (e.g. ``Judgement``: several judgements of one pair) is MERGEd
 on its endpoints *and* those key properties, so it keeps one relationship per key.
@@ -20,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from scholarkg.errors import InputError
+from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord
 from scholarkg.store.base import GraphStore
 
@@ -61,11 +70,18 @@ class RecordWriter:
         *,
         batch_size: int = 5_000,
         progress: Callable[[int], None] | None = None,
+        undo: bool = True,
     ) -> None:
         self.store = store
         self.batch_size = batch_size
         self.progress = progress
         self.report = WriteReport()
+        #: keep an undo list (one id lookup per node batch); off for throwaway graphs
+        self.undo = undo
+        #: label -> ids of the nodes this writer created since the last ``mark()``
+        self._created: dict[str, set[str]] = defaultdict(set)
+        #: a write failed: the buffers are no longer what the graph lacks
+        self._failed = False
         self._nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         # per (type, start label, end label, merge key names), rows keyed by (start, end,
         # key values): MERGE makes one relationship per pair (per pair and key values for a
@@ -102,15 +118,53 @@ class RecordWriter:
 
     def add_all(self, records: Iterable[NodeRecord | EdgeRecord]) -> WriteReport:
         """Write every record; on a bad record (``InputError`` from the reader) everything
-        read before it is written first, so nothing already validated is lost."""
+        read before it is written first, so nothing already validated is lost. A failed
+        write rolls back what this call created (:meth:`rollback`) and re-raises."""
         try:
             for record in records:
                 self.add(record)
         except InputError:
-            self.flush()
+            if self._failed:  # the store refused a value: not a bad line to stop after
+                self.rollback()
+                raise
+            self._flush_or_undo()
             raise
-        self.flush()
+        except ScholarKGError:
+            self.rollback()
+            raise
+        self._flush_or_undo()
         return self.report
+
+    def _flush_or_undo(self) -> None:
+        try:
+            self.flush()
+        except ScholarKGError:
+            self.rollback()
+            raise
+
+    # -- undo ----------------------------------------------------------------------------
+    def mark(self) -> None:
+        """Everything written so far is durable (its checkpoint is saved): forget the undo list."""
+        self._created.clear()
+
+    def rollback(self) -> int:
+        """Drop unsent buffers and delete the nodes created since :meth:`mark`.
+
+        Returns how many nodes were deleted. A failure here (the server is gone) is logged,
+        not raised: the caller is already reporting the original error, and ``--resume``
+        re-MERGEs whatever is left, so the graph ends up whole either way.
+        """
+        self._nodes.clear()
+        self._edges.clear()
+        deleted = 0
+        try:
+            for label, ids in self._created.items():
+                if ids:
+                    deleted += self.store.delete_nodes(label, sorted(ids))
+        except ScholarKGError as err:
+            log.warning("could not undo the failed batch (%s); --resume will complete it", err)
+        self._created.clear()
+        return deleted
 
     def _add_edge(
         self,
@@ -139,8 +193,29 @@ class RecordWriter:
     def _flush_label(self, label: str) -> None:
         rows = self._nodes.pop(label, [])
         if rows:
-            self.store.merge_nodes(label, rows, batch_size=self.batch_size)
+            if self.undo:
+                ids = {str(r["id"]) for r in rows}
+                have = self._store_call(
+                    self.store.existing_ids, label, ids, batch_size=self.batch_size
+                )
+                new = ids - have
+                self._created[label] |= new
+            self._store_call(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
             self.report.nodes[label] += len(rows)
+
+    @property
+    def failed(self) -> bool:
+        """A store write failed since this writer was made (see :meth:`rollback`)."""
+        return self._failed
+
+    def _store_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """One write; a failure marks the writer failed, so ``add_all`` does not mistake a
+        store refusal (an ``InputError`` naming a parameter) for a bad source record."""
+        try:
+            return fn(*args, **kwargs)
+        except ScholarKGError:
+            self._failed = True
+            raise
 
     def _flush_nodes(self) -> None:
         for label in list(self._nodes):
@@ -150,7 +225,8 @@ class RecordWriter:
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
-        written = self.store.merge_relationships(
+        written = self._store_call(
+            self.store.merge_relationships,
             kind.rel_type, kind.start_label, kind.end_label, rows,
             batch_size=self.batch_size, key=kind.merge_key,
         )  # fmt: skip

@@ -36,6 +36,9 @@ class Figure(NodeRecord):
     paper: str
     name: str
     kind: Literal["figure", "table", "image"] = "image"
+    #: the caption pdffigures2 extracted (``images/*_data_*.json``), and its page
+    caption: str | None = None
+    page: int | None = None
 
     ID_RULE = staticmethod(lambda d: f"{d['paper']}/figure/{d['name']}")
 

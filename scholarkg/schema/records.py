@@ -13,16 +13,45 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from scholarkg.errors import InputError
 from scholarkg.schema import ids
+from scholarkg.schema.text import clean_mapping, sanitise_value
 
 Direction = Literal["higher", "lower", "unknown"]
 
 
 class Record(BaseModel):
+    """Base of every record; its one validator is the shared text sanitiser.
+
+    Every field of every record passes ``schema.text.sanitise_value`` before pydantic's own
+    validation: NUL and other control characters, BOMs, CR line ends and lone surrogates are
+    cleaned, non-finite numbers become missing (optional field) or are refused (required),
+    over-long strings are refused. Here rather than in each loader, so a new loader cannot
+    forget it and a NUL can never reach the graph store (it cut FalkorDB's query text short).
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    #: optional number fields where NaN/±inf is an error rather than "missing" (a leaderboard
+    #: score that is NaN is a broken row, not an unknown one)
+    REFUSE_NONFINITE: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _sanitise(cls, value: Any, info: ValidationInfo) -> Any:
+        name = info.field_name or "?"
+        spec = cls.model_fields.get(name)
+        label = getattr(cls, "LABEL", None) or getattr(cls, "TYPE", None) or cls.__name__
+        required = bool(spec and spec.is_required()) or name in cls.REFUSE_NONFINITE
+        return sanitise_value(value, label=label, field=name, required=required)
 
 
 class NodeRecord(Record):
@@ -65,10 +94,18 @@ class NodeRecord(Record):
     def _fill_id(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        data = cls._normalize(data)
-        if data.get("id"):
-            return data
-        made = cls.make_id(data)
+        # ids come from cleaned text: a stray NUL must not change a record's identity
+        try:
+            data = cls._normalize(clean_mapping(data, label=cls.LABEL))
+            if data.get("id"):
+                return data
+            made = cls.make_id(data)
+        except (TypeError, AttributeError) as err:
+            # a field of the wrong type reached an id rule (a number where a title was
+            # expected): pydantic reports ValueError as a validation error, not TypeError
+            raise ValueError(
+                f"a field has the wrong type for the {cls.LABEL} id rule ({err})"
+            ) from err
         # no rule: leave ``id`` missing so pydantic reports the field
         return data if made is None else {**data, "id": made}
 
@@ -407,6 +444,7 @@ class Result(NodeRecord):
     """A leaderboard entry: ``method`` of ``paper`` scored ``score`` on ⟨task, dataset, metric⟩."""
 
     LABEL: ClassVar[str] = "Result"
+    REFUSE_NONFINITE: ClassVar[frozenset[str]] = frozenset({"score"})
     method: str
     paper: str | None = Field(default=None, description="Paper id, when the entry has a paper")
     task: str

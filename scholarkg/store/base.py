@@ -147,6 +147,14 @@ class GraphStore(Protocol):
         """
         ...
 
+    def existing_ids(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> set[str]:
+        """The subset of ``ids`` that exist as ``label`` nodes (the loader's undo list)."""
+        ...
+
+    def delete_nodes(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> int:
+        """Delete ``label`` nodes by id with their relationships; returns how many."""
+        ...
+
     def apply_schema(self, schema: SchemaSpec | None = None) -> list[str] | None:
         """Create constraints and indexes idempotently; waits until they are online.
 

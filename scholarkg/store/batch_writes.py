@@ -17,6 +17,9 @@ from typing import Any
 from scholarkg.queries import load_query
 from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
+    chunked,
+    delete_nodes_query,
+    existing_ids_query,
     merge_nodes_query,
     merge_relationships_query,
     node_rows,
@@ -109,6 +112,24 @@ class BatchWriteStore:
         query = merge_relationships_query(rel_type, start_label, end_label, key)
         self._prepare_labels(start_label, end_label)
         return self._write_counted(query, rel_rows(rows, key), batch_size, progress)
+
+    def existing_ids(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> set[str]:
+        """The subset of ``ids`` that exist as ``label`` nodes."""
+        query = existing_ids_query(label)
+        self._prepare_labels(label)
+        found: set[str] = set()
+        for batch in chunked(ids, batch_size):
+            found.update(str(r["id"]) for r in self.run(query, {"ids": batch}))
+        return found
+
+    def delete_nodes(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> int:
+        """Delete ``label`` nodes by id with their relationships; returns how many."""
+        query = delete_nodes_query(label)
+        deleted = 0
+        for batch in chunked(ids, batch_size):
+            rows = self.run(query, {"ids": batch})
+            deleted += int(rows[0]["deleted"]) if rows else 0
+        return deleted
 
     def set_vectors(
         self,

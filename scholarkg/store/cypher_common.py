@@ -10,6 +10,7 @@ lives here once, so the two stores differ only in how they send a statement.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import Any, TypeVar
@@ -63,6 +64,76 @@ def storable_value(value: Any) -> Any:
 def clean_props(props: Mapping[str, Any]) -> dict[str, Any]:
     """A property map storable on both backends: ``None`` dropped, see :func:`storable_value`."""
     return {key: storable_value(value) for key, value in props.items() if value is not None}
+
+
+#: what no backend can take in a query parameter: NUL (FalkorDB's parser stops at it, so the
+#: query text is cut and the server answers with a syntax error) and UTF-16 surrogates
+#: (not encodable as UTF-8, the client raises ``UnicodeEncodeError``)
+_UNSENDABLE = re.compile("[\x00\ud800-\udfff]")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def unstorable(value: Any, path: str = "$") -> tuple[str, str] | None:
+    """The first parameter value no backend stores faithfully, as ``(path, what)``; else None.
+
+    Defence in depth behind the record sanitiser (``schema/text.py``): loaders never send
+    such values, but a query built elsewhere (a search string, a hand-written row) must get
+    a clear refusal naming the value, not a server-side syntax error about a cut query, a
+    traceback from the client's encoder, or an integer silently clamped to 2^63 - 1
+    (FalkorDB does that).
+    """
+    if isinstance(value, str):
+        m = _UNSENDABLE.search(value)
+        if m is None:
+            return None
+        what = "a NUL character (U+0000)" if m.group() == "\x00" else "a lone surrogate"
+        return path, f"holds {what} at position {m.start()}"
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return None
+    if isinstance(value, int):
+        if not _INT64[0] <= value <= _INT64[1]:
+            return path, f"is an integer outside the 64-bit range ({value})"
+        return None
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            found = unstorable(v, f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            found = unstorable(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def check_params(params: Mapping[str, Any] | None) -> None:
+    """Raise ``InputError`` naming the parameter (``$rows[3].props.title``) :func:`unstorable`
+    finds, before the statement is sent."""
+    if not params:
+        return
+    found = unstorable(params, "")
+    if found:
+        where, what = found
+        raise InputError(
+            f"the value {what}; the graph store cannot take it, so the query was not sent "
+            "(loaders clean every record field; this is a value from elsewhere)",
+            field=where.lstrip("."),
+        )
+
+
+def existing_ids_query(label: str) -> str:
+    """Which of ``$ids`` exist as ``label`` nodes (the writer's undo list before a flush)."""
+    return f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) RETURN n.id AS id"
+
+
+def delete_nodes_query(label: str) -> str:
+    """Delete the ``label`` nodes in ``$ids`` with their relationships (a failed flush's undo)."""
+    return (
+        f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) DETACH DELETE n "
+        "RETURN count(*) AS deleted"
+    )
 
 
 def merge_nodes_query(label: str) -> str:

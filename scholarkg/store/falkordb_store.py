@@ -40,6 +40,7 @@ from scholarkg.store.base import (
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
+    check_params,
     chunked,
     find_fulltext_index,
     without_vectors,
@@ -137,6 +138,7 @@ class FalkorDBStore(BatchWriteStore):
     def _query(self, query: str, params: Mapping[str, Any] | None = None) -> Any:
         import redis
 
+        check_params(params)
         try:
             return self._g.query(query, dict(params) if params else None)
         except redis.exceptions.ResponseError as err:

@@ -57,6 +57,7 @@ from scholarkg.store.base import (
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
+    check_params,
     find_fulltext_index,
     without_vectors,
 )
@@ -237,6 +238,7 @@ class Neo4jStore(BatchWriteStore):
         transform: Callable[[Any], Any] | None = None,
     ) -> Any:
         """``execute_query`` (managed transaction, retried on transient errors)."""
+        check_params(params)
         kwargs: dict[str, Any] = {"database_": self._database, "routing_": "r" if read else "w"}
         if transform is not None:
             kwargs["result_transformer_"] = transform
@@ -247,6 +249,7 @@ class Neo4jStore(BatchWriteStore):
 
     def _autocommit(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """Implicit transaction: required by ``CALL … IN TRANSACTIONS`` (no driver retry)."""
+        check_params(params)
         try:
             with self._driver.session(database=self._database) as session:
                 return list(session.run(query, dict(params or {})))

@@ -34,7 +34,7 @@ def test_load_reports_bad_lines_and_is_idempotent(graph: FalkorDBStore) -> None:
     assert "test.tsv: 2 malformed line(s) skipped" in out
     assert "corpus.jsonl:5: invalid JSON" in out
     assert "corpus.jsonl:8 (_id): missing value" in out
-    assert "test.tsv:9: expected 3 tab-separated columns, got 2" in out
+    assert "test.tsv:9: expected 3 tab-separated columns (or TREC's 4), got 2" in out
     assert "test.tsv:11 (score): score 'maybe' is not a number" in out
     nodes, rels = _counts(graph)
     assert nodes["Paper"] == 8 and nodes["Query"] == 4 and nodes["Collection"] == 1

@@ -44,7 +44,7 @@ def test_s2_load_graph_counts_ids_and_skips(graph: FalkorDBStore) -> None:
     out = " ".join(cli_ok(ARGS).split())
     assert "papers.jsonl: 3 malformed line(s) skipped" in out
     assert "papers.jsonl:5: invalid JSON" in out
-    assert "papers.jsonl:6 (corpusid): missing or non-integer corpus id" in out
+    assert "papers.jsonl:6 (corpusid): missing, non-integer or out-of-range corpus id" in out
     assert "papers.jsonl:7 (date)" in out
     assert "authors.jsonl:2 (name): missing value" in out
     assert "citations.jsonl:6 (citingcorpusid)" in out

@@ -110,7 +110,9 @@ def test_apc_bad_line_then_resume(graph_env: str, tmp_path: Path) -> None:
     assert result.exception.line == 50 and result.exception.field == "date"
     assert _stats("node")["Paper"] == 48
     # the stored count comes from the library's summary; the CLI says how to go on
-    assert "48 record(s) before the error are stored" in " ".join(result.output.split())
+    assert "the 48 source record(s) before the error are stored whole" in " ".join(
+        result.output.split()
+    )
     write(bad=False)
     out = cli_ok(["load", "apc", "--papers", str(src), "--batch-size", "10", "--resume"])
     assert "skipped 48 record(s)" in out

@@ -3,7 +3,9 @@
 Formats (whitespace-separated columns, blank lines ignored):
 
 - **qrels**: ``qid iter docid grade`` (4 columns; ``iter`` is ignored, usually ``0``; grade a
-  number). A repeated ``(qid, docid)`` is an error.
+  number), or BEIR's ``query-id corpus-id score`` (3 columns, tab-separated, with or without
+  that header line: what ``scholarkg load beir`` reads). The first judgement line decides
+  the layout; a file mixing the two is an error. A repeated ``(qid, docid)`` is an error.
 - **run**: ``qid Q0 docid rank score tag`` (6 columns; ``rank`` an integer, ``score`` a finite
   number). Like trec_eval we rank by score (desc, ties by docid desc) and ignore the rank
   column once it is validated. A docid repeated within one query is an error.
@@ -66,10 +68,40 @@ def _rows(path: str | Path, columns: tuple[str, ...]) -> Iterator[tuple[Any, ...
         yield (line, *cols)
 
 
+#: the header line of a BEIR qrels file
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+
+def _qrels_rows(path: str | Path) -> Iterator[tuple[int, str, str, str]]:
+    """``(line, qid, docid, grade)`` from TREC (4 columns) or BEIR (3 columns) qrels."""
+    layout: int | None = None
+    for line, text in _lines(path):
+        cols = text.split()
+        if layout is None and tuple(c.lower() for c in cols) == BEIR_QRELS_HEADER:
+            layout = 3
+            continue
+        if layout is None and len(cols) in (3, 4):
+            layout = len(cols)
+        if len(cols) != layout:
+            want = (
+                "4 columns 'qid iter docid grade' (TREC)"
+                if layout == 4
+                else "3 columns 'query-id corpus-id score' (BEIR)"
+                if layout == 3
+                else "4 columns 'qid iter docid grade' (TREC) or 3 'query-id corpus-id score' "
+                "(BEIR)"
+            )
+            raise InputError(f"expected {want}, found {len(cols)}", path=path, line=line)
+        if layout == 4:
+            yield line, cols[0], cols[2], cols[3]
+        else:
+            yield line, cols[0], cols[1], cols[2]
+
+
 def read_qrels(path: str | Path) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: grade}}`` from a TREC qrels file (``qid iter docid grade``)."""
+    """``{qid: {docid: grade}}`` from TREC (``qid iter docid grade``) or BEIR qrels."""
     qrels: dict[str, dict[str, float]] = {}
-    for line, qid, _, doc, grade in _rows(path, ("qid", "iter", "docid", "grade")):
+    for line, qid, doc, grade in _qrels_rows(path):
         docs = qrels.setdefault(qid, {})
         if doc in docs:
             raise InputError(

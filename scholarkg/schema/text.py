@@ -1,0 +1,199 @@
+"""The one text sanitiser every record passes through (``records.Record`` applies it).
+
+Real released files carry what PDF extraction, spreadsheets and Windows editors leave
+behind: NUL bytes (``\\u0000`` in ReviewCritique's ``body_text``), other C0 control
+characters, byte-order marks, CRLF line ends, lone UTF-16 surrogates from ``\\ud83d``-style
+JSON escapes, bare ``NaN``/``Infinity`` numbers and, now and then, a field of several
+megabytes. Before this module each loader met them on its own, or not at all: a NUL reached
+FalkorDB, cut the query text short and left a half-written graph behind.
+
+The policy, one rule per defect, applied field by field at the record layer (so no loader
+can forget it):
+
+======================  ==========================================================
+defect                  what happens
+======================  ==========================================================
+NUL, other C0 controls  removed (``\\t`` and ``\\n`` are kept); counted
+CRLF / lone CR          become ``\\n``; counted
+BOM (U+FEFF)            removed wherever it occurs in a field; counted
+lone surrogate          replaced by U+FFFD; counted
+NaN / ±Infinity         optional field: stored as missing (null); counted.
+                        required field: refused (``not a finite number``)
+over ``MAX_FIELD_CHARS`` refused (never truncated: a cut text would be stored as if whole)
+======================  ==========================================================
+
+Cleaned values are counted per ``(record label, field, what)`` in the active
+:func:`collect_cleaning` collector, so a load's summary says what it changed; refusals are
+``ValueError``s that pydantic reports with the field, which the loaders turn into
+``InputError(path=, line=, field=)``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = [
+    "MAX_FIELD_CHARS",
+    "clean_mapping",
+    "clean_text",
+    "collect_cleaning",
+    "describe_cleaning",
+    "max_field_chars",
+    "sanitise_value",
+]
+
+#: the longest string a record field may hold, in characters. 2,000,000 is ~15x the longest
+#: whole-paper text in the benchmark releases (ReviewCritique ``body_text`` and AAAR-1.0
+#: paper bodies are 30k-130k characters) and far below what either backend can take in one
+#: query; a longer field is a concatenation bug or a binary blob, not text. Override with
+#: the ``SCHOLARKG_MAX_FIELD_CHARS`` environment variable.
+MAX_FIELD_CHARS = 2_000_000
+
+#: everything the cleaner may change: C0 controls but TAB and LF (CR included, for CRLF),
+#: the BOM, and UTF-16 surrogate code points (only lone ones reach a Python ``str``)
+_SUSPECT = re.compile("[\x00-\x08\x0b-\x1f\ufeff\ud800-\udfff]")
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+#: both backends store 64-bit integers; FalkorDB silently clamps a larger one to 2^63 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+_collector: ContextVar[Counter[tuple[str, str, str]] | None] = ContextVar(
+    "scholarkg_text_cleaning", default=None
+)
+
+
+def max_field_chars() -> int:
+    """The field cap in force (``SCHOLARKG_MAX_FIELD_CHARS`` or :data:`MAX_FIELD_CHARS`)."""
+    raw = os.environ.get("SCHOLARKG_MAX_FIELD_CHARS", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return MAX_FIELD_CHARS
+
+
+@contextmanager
+def collect_cleaning() -> Iterator[Counter[tuple[str, str, str]]]:
+    """Count the fields cleaned while the block runs: ``{(label, field, what): n}``."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    token = _collector.set(counts)
+    try:
+        yield counts
+    finally:
+        _collector.reset(token)
+
+
+def _note(label: str, field: str, what: str) -> None:
+    counts = _collector.get()
+    if counts is not None:
+        counts[(label, field, what)] += 1
+
+
+def clean_text(text: str) -> tuple[str, list[str]]:
+    """``text`` with the defects above cleaned, and what was done (empty: unchanged).
+
+    The fast path is one regex search, so clean text (nearly all of it) costs one C scan.
+    """
+    if _SUSPECT.search(text) is None:
+        return text, []
+    done: list[str] = []
+    if "\x00" in text:
+        done.append("NUL character(s) removed")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        done.append("CR/CRLF line ends made LF")
+    if "\ufeff" in text:
+        text = text.replace("\ufeff", "")
+        done.append("byte-order mark(s) removed")
+    if _SURROGATES.search(text):
+        text = _SURROGATES.sub("\ufffd", text)
+        done.append("lone surrogate(s) replaced by U+FFFD")
+    if _CONTROLS.search(text.replace("\x00", "")):
+        done.append("control character(s) removed")
+    text = _CONTROLS.sub("", text)
+    return text, done
+
+
+def sanitise_value(value: Any, *, label: str, field: str, required: bool) -> Any:
+    """One raw field value as a record receives it, cleaned or refused (``ValueError``).
+
+    Strings (also inside lists) are cleaned and length-checked; non-finite floats become
+    ``None`` for an optional field and are refused for a required one. Anything else passes
+    unchanged to pydantic's own validation.
+    """
+    if isinstance(value, str):
+        return _sanitise_str(value, label=label, field=field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError(f"integer {value} is outside the 64-bit range the graph stores")
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        if required:
+            raise ValueError(f"not a finite number ({value}); the field needs one")
+        _note(label, field, f"{value} stored as missing")
+        return None
+    if isinstance(value, list) and any(isinstance(v, str | float) for v in value):
+        out = []
+        for v in value:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"list holds a non-finite number ({v})")
+            out.append(_sanitise_str(v, label=label, field=field) if isinstance(v, str) else v)
+        return out
+    return value
+
+
+def clean_mapping(data: dict[str, Any], *, label: str) -> dict[str, Any]:
+    """``data`` with its string values (and strings in list values) cleaned, counted once.
+
+    For id rules: a node's id is computed from its raw input before field validation, and it
+    must come from the cleaned text, or the same record with and without a stray NUL would
+    get two ids. Refusals (length, non-finite numbers) stay with the field validator, which
+    names the field; values cleaned here are clean there, so nothing is counted twice.
+    """
+    out: dict[str, Any] | None = None
+    for key, value in data.items():
+        cleaned: str | list[Any]
+        if isinstance(value, str):
+            cleaned, done = clean_text(value)
+        elif isinstance(value, list) and any(isinstance(v, str) for v in value):
+            pairs = [clean_text(v) if isinstance(v, str) else (v, []) for v in value]
+            cleaned = [v for v, _ in pairs]
+            done = list(dict.fromkeys(w for _, ws in pairs for w in ws))
+        else:
+            continue
+        if done:
+            for what in done:
+                _note(label, key, what)
+            out = dict(data) if out is None else out
+            out[key] = cleaned
+    return data if out is None else out
+
+
+def _sanitise_str(value: str, *, label: str, field: str) -> str:
+    cap = max_field_chars()
+    if len(value) > cap:
+        raise ValueError(
+            f"{len(value):,} characters, over the {cap:,}-character field limit "
+            "(SCHOLARKG_MAX_FIELD_CHARS); refused rather than truncated"
+        )
+    cleaned, done = clean_text(value)
+    for what in done:
+        _note(label, field, what)
+    return cleaned
+
+
+def describe_cleaning(counts: Counter[tuple[str, str, str]], *, limit: int = 6) -> list[str]:
+    """Summary lines ``Label.field: what ×n`` (most frequent first, at most ``limit``)."""
+    lines = [
+        f"{label}.{field}: {what} in {n:,} value(s)"
+        for (label, field, what), n in counts.most_common(limit)
+    ]
+    if len(counts) > limit:
+        lines.append(f"... and {len(counts) - limit} more kind(s) of cleaning")
+    return lines

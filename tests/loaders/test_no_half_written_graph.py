@@ -1,0 +1,143 @@
+"""A load stores whole records with their edges, or stops where its checkpoint says.
+
+The layout is ReviewCritique's released JSONL (one paper per line: ``body_text``, one
+object per reviewer holding a ``review`` segment list and a ``score`` map, bare ``NaN``
+fields), content synthetic. Before: a NUL in ``body_text`` made FalkorDB reject a Section
+batch after the Paper/Review/ReviewSegment batches had gone in, leaving nodes without their
+REVIEWS / HAS_SECTION edges.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _cli import cli_ok, runner
+
+from scholarkg.cli import app
+from scholarkg.errors import InputError
+from scholarkg.loaders.aaar import reviewcritique_groups
+from scholarkg.loaders.checkpoint import Checkpoint, LoadStats, run_resumable
+from scholarkg.schema.records import ReviewSegment
+from scholarkg.store.base import GraphStore
+
+
+def _paper(i: int, *, body: str | None = None, reliability: object = "Yes") -> str:
+    nan = float("nan")
+    seg = {"segment_text": f"Point {i}.", "topic_class_1": nan, "topic_class_2": "M",
+           "reliability": reliability, "explanation": nan, "error_type": nan}  # fmt: skip
+    obj = {
+        "decision": "Reject",
+        "title": f"Synthetic paper number {i}",
+        "body_text": body if body is not None else f"Body of paper {i}.",
+        "gpt4": {"review": [seg, {**seg, "segment_text": "Weak."}], "score": {"Overall": "3"}},
+        "claude_opus": {"review": [seg], "score": {"Overall": "4"}},
+    }
+    return json.dumps(obj) + "\n"  # NaN written bare, as in the release
+
+
+def _write(path: Path, *, bad_line: int | None = None) -> Path:
+    lines = []
+    for i in range(1, 7):
+        if i == bad_line:
+            lines.append(_paper(i, reliability="Perhaps"))
+        elif i in (2, 5):  # PDF extraction debris, as in the released lines 7 and 12
+            lines.append(_paper(i, body=f"Body\u0000 of\x0c paper {i}.\r\n"))
+        else:
+            lines.append(_paper(i))
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def _shape(store: GraphStore) -> dict[str, object]:
+    """Counts plus every edge as (type, start id, end id): equal shapes are equal graphs."""
+    counts = store.counts()
+    edges = store.run("MATCH (a)-[r]->(b) RETURN type(r) AS t, a.id AS s, b.id AS e")
+    return {
+        "nodes": counts.nodes,
+        "rels": counts.relationships,
+        "edges": sorted((r["t"], r["s"], r["e"]) for r in edges),
+    }
+
+
+def _orphans(store: GraphStore) -> int:
+    """Nodes that a whole record never leaves without their edge."""
+    rows = store.run(
+        "MATCH (n) WHERE (n:Review AND NOT (n)-[:REVIEWS]->()) "
+        "OR (n:ReviewSegment AND NOT ()-[:HAS_SEGMENT]->(n)) "
+        "OR (n:Section AND NOT ()-[:HAS_SECTION]->(n)) RETURN count(n) AS n"
+    )
+    return int(rows[0]["n"])
+
+
+def test_nul_debris_loads_clean_and_says_what_was_cleaned(
+    graph_env: str, store: GraphStore, tmp_path: Path
+) -> None:
+    path = _write(tmp_path / "ReviewCritique_LLM.jsonl")
+    out = " ".join(cli_ok(["load", "reviewcritique", str(path)]).split())
+    assert "Section.text: NUL character(s) removed in 2 value(s)" in out
+    g = type(store)(store.db, graph_env)  # the CLI's graph
+    assert g.counts().nodes == {"Paper": 6, "Review": 12, "ReviewSegment": 18, "Section": 6}
+    assert _orphans(g) == 0
+    texts = {r["t"] for r in g.run("MATCH (s:Section) RETURN s.text AS t")}
+    assert "Body of paper 2.\n" in texts  # NUL and form feed gone, CRLF made LF
+
+
+def test_bad_line_stops_with_whole_records_and_resume_equals_a_clean_load(
+    graph_env: str, store: GraphStore, tmp_path: Path
+) -> None:
+    path = _write(tmp_path / "rc.jsonl", bad_line=4)
+    result = runner.invoke(app, ["load", "reviewcritique", str(path), "--batch-size", "2"])
+    assert isinstance(result.exception, InputError)
+    err = result.exception
+    assert (err.path, err.line, err.field) == (str(path), 4, "gpt4.review[0].reliability")
+    assert "the 3 source record(s) before the error are stored whole" in " ".join(
+        result.output.split()
+    )
+    g = type(store)(store.db, graph_env)
+    assert g.counts().nodes["Paper"] == 3 and _orphans(g) == 0
+
+    _write(path)  # the user fixes line 4
+    cli_ok(["load", "reviewcritique", str(path), "--batch-size", "2", "--resume"])
+    resumed = _shape(g)
+
+    cli_ok(["--graph", f"{graph_env}_clean", "load", "reviewcritique", str(path)])
+    clean = type(store)(store.db, f"{graph_env}_clean")
+    try:
+        assert resumed == _shape(clean)
+    finally:
+        clean.clear()
+
+
+def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_path: Path) -> None:
+    """A store refusal in the middle of a batch: the batch's nodes are deleted again, the
+    graph is what the checkpoint claims, and resuming completes it like a clean load."""
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    # a value that escaped validation (``model_construct`` skips it): the store must refuse
+    # it, and by then this batch's Paper/Section/Review nodes have been sent
+    line, records = groups[3]
+    poisoned = [
+        ReviewSegment.model_construct(**{**r.__dict__, "text": "bad\x00text"})
+        if isinstance(r, ReviewSegment)
+        else r
+        for r in records
+    ]
+    broken = [*groups[:3], (line, poisoned), *groups[4:]]
+    checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
+    stats = LoadStats(source=str(path))
+    with pytest.raises(InputError, match="NUL character"):
+        run_resumable(store, iter(broken), source=path, checkpoint=checkpoint, batch_size=2,
+                      stats=stats)  # fmt: skip
+    assert stats.write_failed and stats.rolled_back > 0
+    assert checkpoint.done == 2
+    assert store.counts().nodes["Paper"] == 2 and _orphans(store) == 0
+    assert store.counts().nodes["ReviewSegment"] == 6  # papers 1-2 only, whole
+
+    run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, resume=True,
+                  batch_size=2)  # fmt: skip
+    resumed = _shape(store)
+    store.clear()
+    run_resumable(store, iter(groups), source=path, batch_size=50)
+    assert resumed == _shape(store)
