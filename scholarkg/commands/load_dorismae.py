@@ -85,7 +85,7 @@ def load_dorismae(
 
 
 def _load_queries_txt(paths: list[Path], batch_size: int) -> None:
-    from scholarkg.commands.load import load_and_report
+    from scholarkg.commands.load_common import load_and_report
     from scholarkg.loaders.dorismae_release import NEEDS, queries_txt_groups
     from scholarkg.loaders.steps import Step
 

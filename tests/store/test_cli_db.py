@@ -91,9 +91,13 @@ def test_cypher_error_is_one_line_and_nonzero(
     assert "\n" not in err and "Traceback" not in err
 
 
-def test_db_commands_refuse_neo4j_backend(
+def test_db_commands_refuse_an_external_neo4j(
     monkeypatch: pytest.MonkeyPatch, settings: object
 ) -> None:
+    """``db start|stop|status`` manage the project's own Neo4j, never a server at NEO4J_URI
+    (whose credentials must not be echoed)."""
+    monkeypatch.setenv("NEO4J_URI", "bolt://user:secret@db.example:7687")
     result = runner.invoke(app, ["--backend", "neo4j", "db", "status"])
     assert result.exit_code != 0
-    assert "embedded" in str(result.exception)
+    message = str(result.exception)
+    assert "external server" in message and "secret" not in message
