@@ -186,3 +186,36 @@ def test_dense_and_hybrid_rankers_and_splits(graph: FalkorDBStore, tmp_path: Pat
         run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "nope"})
     with pytest.raises(InputError, match="needs --dataset"):
         run_task(task, graph, AnswerSource.ranker("bm25"))
+
+
+def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path) -> None:
+    """The corpus (and the queries) are encoded by the first run only: a second run, in a new
+    encoder instance as a new process would have, reads every vector from the file cache."""
+    from _fakes import HashEmbedder
+
+    from scholarkg.services.embeddings import CachingEmbedder
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    first = CachingEmbedder(HashEmbedder(), tmp_path / "cache")
+    seen: list[tuple[str, int, int]] = []
+    dense = run_task(
+        task,
+        graph,
+        AnswerSource.ranker("dense", embedder=first),
+        {"dataset": "mini"},
+        progress=lambda stage, done, total: seen.append((stage, done, total)),
+    )
+    n_docs = dense.answers.extra["n_docs"]
+    assert len(first.inner.encoded) == n_docs + len(dense.instances)
+    assert dense.answers.extra["vectors"] == {"cached": 0, "encoded": n_docs + 3}
+    assert ("encode", n_docs, n_docs) in seen  # the corpus encoding reports its progress
+    assert dense.answers.params["encoder"] == {"model": "hash-embedder", "dim": 32}
+
+    second = CachingEmbedder(HashEmbedder(), tmp_path / "cache")
+    hybrid = run_task(
+        task, graph, AnswerSource.ranker("hybrid", embedder=second), {"dataset": "mini"}
+    )
+    assert second.inner.encoded == []  # encoder calls on the second run: none
+    assert hybrid.answers.extra["vectors"] == {"cached": n_docs + 3, "encoded": 0}
+    assert hybrid.result.aggregate["nDCG@10"] > 0

@@ -192,6 +192,12 @@ class FusionRanker(Ranker):
             params["k"] = k
         super().__init__(params)
 
+    def prepare_queries(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> None:
+        for ranker in self.rankers:
+            ranker.prepare_queries(texts, progress)
+
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:

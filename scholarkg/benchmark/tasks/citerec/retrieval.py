@@ -72,13 +72,19 @@ def collection_documents(store: GraphStore, collection: str) -> tuple[list[str],
 
 
 def build_text_ranker(
-    name: str, doc_ids: Sequence[str], texts: Sequence[str], params: Mapping[str, Any]
+    name: str,
+    doc_ids: Sequence[str],
+    texts: Sequence[str],
+    params: Mapping[str, Any],
+    progress: StageProgress | None = None,
 ) -> Ranker:
     """``bm25``, ``dense`` or ``hybrid`` over the documents.
 
     ``params["embedder"]`` may hold an :class:`~scholarkg.services.embeddings.Embedder`
     (tests pass a small deterministic one); otherwise ``params["model"]`` (default the
-    bundled MiniLM) is loaded.
+    bundled MiniLM) is loaded, behind the file cache of corpus vectors, so a collection is
+    encoded once for every later run. ``progress("encode", done, total)`` follows the
+    corpus encoding.
     """
     from scholarkg.benchmark.rankers.bm25 import BM25Ranker
     from scholarkg.benchmark.rankers.fusion import FusionRanker
@@ -93,12 +99,29 @@ def build_text_ranker(
             from scholarkg.services.embeddings import load_embedder
 
             embedder = load_embedder(str(params.get("model", "minilm")))
-        dense = DenseRanker.from_texts(embedder, doc_ids, texts, strict_candidates=False)
+
+        def step(done: int) -> None:
+            if progress is not None:
+                progress("encode", done, len(texts))
+
+        dense = DenseRanker.from_texts(
+            embedder, doc_ids, texts, strict_candidates=False, progress=step
+        )
         if name == "dense":
             return dense
         bm25 = BM25Ranker(doc_ids, texts, strict_candidates=False)
         return FusionRanker([bm25, dense], method="rrf", depth=int(params.get("fusion_depth", 100)))
     raise InputError(f"unknown ranker {name!r}", field="ranker")
+
+
+def _encoding_extra(ranker: Ranker) -> dict[str, Any]:
+    """How the corpus vectors of this run were obtained: texts read from the vector cache
+    vs encoded (``{}`` for rankers without an encoder)."""
+    for part in [ranker, *getattr(ranker, "rankers", ())]:
+        stats = getattr(getattr(part, "embedder", None), "stats", None)
+        if stats is not None:
+            return {"vectors": {"cached": stats.n_cached, "encoded": stats.n_encoded}}
+    return {}
 
 
 class RetrievalTask(BenchmarkTask):
@@ -173,8 +196,15 @@ class RetrievalTask(BenchmarkTask):
             raise InputError("retrieval is answered by a ranker", field="ranker")
         doc_ids, texts = collection_documents(store, collection_id("beir", options["dataset"]))
         params = {**source.params, "fusion_depth": options["fusion_depth"]}
-        ranker = build_text_ranker(source.name, doc_ids, texts, params)
+        ranker = build_text_ranker(source.name, doc_ids, texts, params, progress)
         depth = int(options["depth"])
+
+        def qstep(done: int) -> None:
+            if progress is not None:
+                progress("encode queries", done, len(instances))
+
+        # dense rankers encode all queries in one batched (cached) call instead of one each
+        ranker.prepare_queries([inst.data["text"] for inst in instances], qstep)
         out: dict[str, dict[str, float]] = {}
         for n, inst in enumerate(instances, start=1):
             qid = inst.data["qid"]
@@ -192,7 +222,7 @@ class RetrievalTask(BenchmarkTask):
             by_instance=out,
             source=source,
             params={"ranker": ranker.name, **ranker.params, "depth": depth},
-            extra={"n_docs": len(doc_ids)},
+            extra={"n_docs": len(doc_ids), **_encoding_extra(ranker)},
         )
 
     def score(
