@@ -219,3 +219,39 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
     assert second.inner.encoded == []  # encoder calls on the second run: none
     assert hybrid.answers.extra["vectors"] == {"cached": n_docs + 3, "encoded": 0}
     assert hybrid.result.aggregate["nDCG@10"] > 0
+
+
+def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
+    from _fakes import HashEmbedder
+
+    from scholarkg.benchmark.rankers.fusion import WEIGHT_GRID
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    emb = HashEmbedder()
+    test = run_task(
+        task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb), {"dataset": "mini"}
+    )
+    fit = test.answers.extra["fit"]
+    assert (fit["split"], fit["n_queries"], fit["in_sample"]) == ("dev", 1, False)
+    assert fit["weight"] in WEIGHT_GRID and fit["metric"] == "nDCG@10"
+    w = fit["weight"]
+    assert test.answers.params["weights"] == [pytest.approx(1 - w), w]
+    assert test.answers.params["method"] == "combsum"
+    assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
+    # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
+    dev = run_task(
+        task,
+        graph,
+        AnswerSource.ranker("hybrid-learned", embedder=emb),
+        {"dataset": "mini", "split": "dev"},
+    )
+    assert dev.answers.extra["fit"]["in_sample"] is True
+    assert dev.result.aggregate["nDCG@10"] == pytest.approx(dev.answers.extra["fit"]["score"])
+    with pytest.raises(InputError, match=r"qrels/train\.tsv or pick another split"):
+        run_task(
+            task,
+            graph,
+            AnswerSource.ranker("hybrid-learned", embedder=emb),
+            {"dataset": "mini", "fit_split": "train"},
+        )
