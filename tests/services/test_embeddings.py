@@ -84,7 +84,8 @@ def test_unknown_backend_and_int8_on_gpu() -> None:
 
 @pytest.fixture(scope="module")
 def minilm() -> Embedder:
-    return load_embedder("minilm", device="cpu")
+    # the bare model: these tests are about the encoder itself, not the vector cache
+    return load_embedder("minilm", device="cpu", cache=False)
 
 
 @pytest.mark.model
@@ -139,3 +140,20 @@ def test_local_directory_model(tmp_path, minilm) -> None:
     local = load_embedder(str(tmp_path / "My-Copy"), device="cpu")
     assert (local.name, local.slug, local.dim) == ("My-Copy", "my_copy", 384)
     np.testing.assert_allclose(local.encode(TEXTS[:2]), minilm.encode(TEXTS[:2]), atol=1e-5)
+
+
+@pytest.mark.model
+def test_load_embedder_caches_corpus_vectors_under_settings_home(tmp_path, monkeypatch) -> None:
+    from scholarkg.services.embeddings import CachingEmbedder
+
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    emb = load_embedder("minilm", device="cpu", max_seq_length=128)
+    assert isinstance(emb, CachingEmbedder)
+    assert emb.cache.directory.parent == tmp_path / "cache" / "embeddings"
+    assert emb.settings["precision"] == "fp32" and emb.settings["max_seq_length"] == 128
+    first = emb.encode(TEXTS)
+    again = load_embedder("minilm", device="cpu", max_seq_length=128)
+    np.testing.assert_array_equal(again.encode(TEXTS), first)
+    assert (again.stats.n_cached, again.stats.n_encoded) == (len(TEXTS), 0)
+    monkeypatch.setenv("SCHOLARKG_EMBED_CACHE", "0")
+    assert not isinstance(load_embedder("minilm", device="cpu"), CachingEmbedder)
