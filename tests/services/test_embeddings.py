@@ -85,7 +85,7 @@ def test_unknown_backend_and_int8_on_gpu() -> None:
 @pytest.fixture(scope="module")
 def minilm() -> Embedder:
     # the bare model: these tests are about the encoder itself, not the vector cache
-    return load_embedder("minilm", device="cpu", cache=False)
+    return load_embedder("minilm", device="cpu", cache=False, max_seq_length=256)
 
 
 @pytest.mark.model
@@ -112,7 +112,7 @@ def test_bundled_minilm_encodes_unit_float32(minilm) -> None:
 
 @pytest.mark.model
 def test_int8_backend_stays_close_to_torch(minilm) -> None:
-    int8 = load_embedder("minilm", backend="torch-int8")
+    int8 = load_embedder("minilm", backend="torch-int8", max_seq_length=256)
     assert int8.name == "all-MiniLM-L6-v2+int8"
     assert int8.slug == minilm.slug  # same vector space -> same property
     a, b = minilm.encode(TEXTS), int8.encode(TEXTS)
@@ -127,6 +127,10 @@ def test_truncation_is_part_of_the_model_name() -> None:
     short = load_embedder("minilm", device="cpu", max_seq_length=16)
     assert short.name == "all-MiniLM-L6-v2+len16"
     assert short.slug == "minilm_l6"
+    # the bundled model's default: 128 tokens (measured trade-off, MINILM_MAX_SEQ_LENGTH)
+    default = load_embedder("minilm", device="cpu", cache=False)
+    assert default.name == "all-MiniLM-L6-v2+len128"
+    assert default.settings["max_seq_length"] == 128 and default.settings["precision"] == "fp32"
 
 
 def test_missing_local_model_is_config_error() -> None:
