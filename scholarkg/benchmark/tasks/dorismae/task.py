@@ -425,7 +425,9 @@ def _embedder(source: AnswerSource, options: Mapping[str, Any]) -> Any:
         return given
     from scholarkg.services.embeddings import load_embedder
 
-    return load_embedder(options["encoder"], backend=options["backend"])
+    # the model's own token limit: DORIS-MAE abstracts are long and the task's figures are
+    # compared with the paper's encoders at full length
+    return load_embedder(options["encoder"], backend=options["backend"], native_length=True)
 
 
 def _paper_to_abstract(store: GraphStore) -> dict[str, str]:
