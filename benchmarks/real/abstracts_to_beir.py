@@ -15,8 +15,9 @@ Queries (``--queries``): ``titles`` (each unarXive title; easy, every configurat
 almost all) or ``body`` (default: ``--per-paper`` sentences of 12+ words taken at even
 intervals from each paper's body text, citation/formula markers removed; harder, since a
 sentence covers a part of the paper that the abstract may only mention past its first
-128 tokens). The relevant document is the paper's own abstract; all qrels go to ``test``
-(nothing is tuned on this set).
+128 tokens). The relevant document is the paper's own abstract. Qrels go to ``test``, or
+with ``--dev-share F`` to ``dev``/``test`` by a hash of the paper (``citerec.split_of``),
+so a ranker fitted on dev never sees a test paper's sentences.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def main() -> None:
     ap.add_argument("--distractors", type=Path, help="S2 abstracts-sample.jsonl(.gz)")
     ap.add_argument("--queries", choices=("titles", "body"), default="body")
     ap.add_argument("--per-paper", type=int, default=4)
+    ap.add_argument("--dev-share", type=float, default=0.0)
     args = ap.parse_args()
 
     docs: list[dict[str, str]] = []
@@ -90,10 +92,15 @@ def main() -> None:
         for q in queries:
             fh.write(json.dumps({"_id": q["_id"], "text": q["text"]}) + "\n")
     (args.out / "qrels").mkdir(exist_ok=True)
-    with (args.out / "qrels" / "test.tsv").open("w", encoding="utf-8") as fh:
-        fh.write("query-id\tcorpus-id\tscore\n")
-        for q in queries:
-            fh.write(f"{q['_id']}\t{q['doc']}\t1\n")
+    from scholarkg.benchmark.tasks.citerec.citerec import split_of
+
+    splits = {q["_id"]: split_of(q["doc"], args.dev_share) for q in queries}
+    for split in sorted(set(splits.values())):
+        with (args.out / "qrels" / f"{split}.tsv").open("w", encoding="utf-8") as fh:
+            fh.write("query-id\tcorpus-id\tscore\n")
+            for q in queries:
+                if splits[q["_id"]] == split:
+                    fh.write(f"{q['_id']}\t{q['doc']}\t1\n")
     words = sorted(len(d["text"].split()) for d in docs)
     print(
         json.dumps(
