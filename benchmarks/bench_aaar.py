@@ -128,7 +128,8 @@ def main() -> None:
         data, preds, distinct = write_papers(Path(tmp), args.papers, args.seed)
         t_write = time.perf_counter() - t0
         t0 = time.perf_counter()
-        embedder = load_embedder(backend=args.backend)
+        # timed: no vector cache, the model's own token limit (as before the 128 default)
+        embedder = load_embedder(backend=args.backend, native_length=True, cache=False)
         t_load = time.perf_counter() - t0
         enc = CountingEncoder(embedder, embedder.name)
         task = WeaknessTask(encoder=enc)

@@ -164,7 +164,8 @@ def cmd_rank(args: argparse.Namespace) -> None:
             f"mean pool {np.mean([len(i.data['pool']) for i in instances]):.0f}"
         )
 
-        model = load_embedder("minilm", backend=args.backend)
+        # timed: no vector cache; the task's own (native) token limit
+        model = load_embedder("minilm", backend=args.backend, native_length=True, cache=False)
         embedder = HashEmbedder() if args.encoder == "hash" else model
         texts = {a: t for i in instances for a, t in i.data["texts"].items()}
         sample = dict(list(texts.items())[: args.embed_docs])

@@ -1,11 +1,24 @@
-"""Speed and quality of the embedding backends: ``torch`` (reference) vs ``torch-int8``.
+"""Speed and quality of the encoder settings: precision (fp32 ``torch`` vs ``torch-int8``)
+and sequence-length truncation (``--max-seq-lengths 256,128``), on the same texts.
 
-Why: embedding is the slowest step of loading a corpus on a CPU (~10 abstracts/s with
-plain PyTorch on the 2-core build machine), so a faster CPU path is worth having only if
-it keeps retrieval quality. This script measures both on the same synthetic texts.
+Why: embedding is the slowest step of ranking a corpus on a CPU (~10 abstracts/s with
+plain PyTorch on the 2-core build machine), so a faster setting is worth having only if it
+keeps retrieval quality. Every configuration is a (backend, max_seq_length) pair; the first
+is the reference the others' fidelity is measured against.
 
     .venv/bin/python benchmarks/bench_embeddings.py                 # 200 docs of ~180 words
     .venv/bin/python benchmarks/bench_embeddings.py --docs 60 --backends torch-int8
+    # real abstracts (speed measured on them) + a real retrieval set:
+    .venv/bin/python benchmarks/bench_embeddings.py --beir /tmp/abs-beir \
+        --backends torch,torch-int8 --max-seq-lengths 256,128
+
+``--beir DIR`` is any BEIR-layout collection (``corpus.jsonl``, ``queries.jsonl``,
+``qrels/<split>.tsv``; ``benchmarks/real/abstracts_to_beir.py`` builds one from the
+unarXive and Semantic Scholar samples): speed is then measured on its document texts, and
+``beir_ndcg_at_10`` / ``beir_mrr_at_10`` (dense retrieval over the whole collection) are
+printed per configuration, with ``beir_share_truncated`` = documents longer than the
+configuration's token limit. The encoders are loaded with ``cache=False``: the file cache
+of corpus vectors would otherwise turn the speed rounds into look-ups.
 
 Corpus (synthetic, written here; no third-party text): 20 research topics, each a list of
 topic words we made up from common English science vocabulary; a document is ~180 words
@@ -20,8 +33,9 @@ threads) is printed as well, since contention inflates wall time but hardly CPU 
 
 Quality figures:
 
-* ``cos_to_torch``: mean / min cosine between a text's int8 and torch vectors;
-* ``knn10_overlap``: mean |top-10 neighbours (int8) ∩ top-10 neighbours (torch)| / 10,
+* ``cos_to_ref``: mean / min cosine between a text's vectors in a configuration and in the
+  reference (the first configuration, normally ``torch/len256``);
+* ``knn10_overlap``: mean |top-10 neighbours (config) ∩ top-10 neighbours (ref)| / 10,
   document-to-document — how much a kNN graph or dense ranking would change;
 * ``spearman_pairwise``: Spearman correlation of all document-pair similarities;
 * ``p_at_10`` / ``ndcg_at_10``: retrieval quality on the synthetic queries for each backend
@@ -35,6 +49,7 @@ import json
 import os
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,6 +134,49 @@ def knn(vecs: np.ndarray, k: int = 10) -> np.ndarray:
     return np.argsort(-sims, axis=1, kind="stable")[:, :k]
 
 
+def load_beir(directory: Path, split: str) -> tuple[list[str], list[str], dict, dict]:
+    """``(doc ids, doc texts, {qid: text}, {qid: {doc: grade}})`` of a BEIR directory."""
+    docs = [json.loads(line) for line in (directory / "corpus.jsonl").open(encoding="utf-8")]
+    ids = [str(d["_id"]) for d in docs]
+    texts = [" ".join(t for t in (d.get("title"), d.get("text")) if t) for d in docs]
+    queries = {
+        str(q["_id"]): q["text"]
+        for q in map(json.loads, (directory / "queries.jsonl").open(encoding="utf-8"))
+    }
+    qrels: dict[str, dict[str, float]] = {}
+    for line in (directory / "qrels" / f"{split}.tsv").open(encoding="utf-8"):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) < 3 or parts[0] == "query-id":
+            continue
+        qrels.setdefault(parts[0], {})[parts[1]] = float(parts[2])
+    return ids, texts, {q: queries[q] for q in qrels}, qrels
+
+
+def beir_quality(emb: Any, beir: tuple, batch_size: int) -> dict[str, float]:
+    from scholarkg.benchmark.metrics.ir import evaluate
+
+    ids, texts, queries, qrels = beir
+    doc_vecs = emb.encode(texts, batch_size=batch_size)
+    qids = list(queries)
+    q_vecs = emb.encode([queries[q] for q in qids], batch_size=batch_size)
+    sims = q_vecs @ doc_vecs.T
+    run = {}
+    for i, q in enumerate(qids):
+        top = np.argsort(-sims[i], kind="stable")[:100]
+        run[q] = {ids[j]: float(sims[i, j]) for j in top}
+    res = evaluate(qrels, run, ["nDCG@10", "MRR@10"], on_unknown="ignore")
+    per_query = {q: v["nDCG@10"] for q, v in res.per_query.items()}
+    limit = int(emb.model.max_seq_length)
+    n_tok = [len(t) for t in emb.model.tokenizer(texts, add_special_tokens=True)["input_ids"]]
+    return {
+        "beir_ndcg_at_10": round(res.aggregate["nDCG@10"], 4),
+        "beir_mrr_at_10": round(res.aggregate["MRR@10"], 4),
+        "beir_share_truncated": round(float(np.mean([n > limit for n in n_tok])), 3),
+        "beir_median_tokens": int(np.median(n_tok)),
+        "_per_query": per_query,
+    }
+
+
 def main() -> None:
     from scipy.stats import spearmanr
 
@@ -130,6 +188,13 @@ def main() -> None:
     ap.add_argument("--queries-per-topic", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--backends", default="torch,torch-int8")
+    ap.add_argument(
+        "--max-seq-lengths",
+        default="256",
+        help="token limits to compare (256 = the model's own; texts beyond are truncated)",
+    )
+    ap.add_argument("--beir", type=Path, help="a BEIR-layout collection: real texts + qrels")
+    ap.add_argument("--split", default="test", help="--beir qrels split")
     ap.add_argument("--speed-docs", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
@@ -150,22 +215,36 @@ def main() -> None:
         "repeats": args.repeats,
         "backends": {},
     }
+    beir = load_beir(args.beir, args.split) if args.beir else None
+    if beir is not None:
+        out["beir"] = {"dir": str(args.beir), "docs": len(beir[0]), "queries": len(beir[2])}
+    configs = [
+        (b, int(n)) for b in args.backends.split(",") for n in args.max_seq_lengths.split(",")
+    ]
     vectors: dict[str, np.ndarray] = {}
     embedders: dict[str, Any] = {}
-    for backend in args.backends.split(","):
+    for backend, max_len in configs:
+        key = f"{backend}/len{max_len}"
         t = time.perf_counter()
-        emb = load_embedder("minilm", backend=backend, device="cpu")
+        emb = load_embedder(
+            "minilm", backend=backend, device="cpu", max_seq_length=max_len, cache=False
+        )
         load_s = time.perf_counter() - t
-        embedders[backend] = emb
+        embedders[key] = emb
         doc_vecs = emb.encode(texts, batch_size=args.batch_size)
         q_vecs = emb.encode(queries, batch_size=args.batch_size)
-        vectors[backend] = doc_vecs
-        out["backends"][backend] = {  # type: ignore[index]
+        vectors[key] = doc_vecs
+        out["backends"][key] = {  # type: ignore[index]
             "model": emb.name,
+            "settings": emb.settings,
             "load_s": round(load_s, 2),
             **retrieval(doc_vecs, q_vecs, labels, qlabels),
+            **(beir_quality(emb, beir, args.batch_size) if beir is not None else {}),
         }
-    speed_texts = texts[: args.speed_docs]
+    # real documents when given: their length distribution is what a user encodes
+    speed_texts = (beir[1] if beir is not None else texts)[: args.speed_docs]
+    out["speed_docs"] = len(speed_texts)
+    out["speed_words_median"] = int(np.median([len(t.split()) for t in speed_texts]))
     rounds: dict[str, list[float]] = {b: [] for b in embedders}
     cpu_rounds: dict[str, list[float]] = {b: [] for b in embedders}
     for _ in range(args.repeats):
@@ -180,12 +259,13 @@ def main() -> None:
         row["texts_per_s_median"] = round(float(np.median(rates)), 2)
         # CPU time (all threads) is what other processes on a shared machine disturb least
         row["texts_per_cpu_s_best"] = round(max(cpu_rounds[backend]), 2)
-    if "torch" in vectors:
-        ref = vectors["torch"]
+    ref_key = next(iter(vectors))
+    if len(vectors) > 1:
+        ref = vectors[ref_key]
         iu = np.triu_indices(len(texts), 1)
         ref_knn = knn(ref)
         for backend, vecs in vectors.items():
-            if backend == "torch":
+            if backend == ref_key:
                 continue
             cos = (ref * vecs).sum(axis=1)
             overlap = np.mean(
@@ -194,19 +274,31 @@ def main() -> None:
             rho = spearmanr((ref @ ref.T)[iu], (vecs @ vecs.T)[iu]).statistic
             out["backends"][backend].update(  # type: ignore[index]
                 {
-                    "cos_to_torch_mean": round(float(cos.mean()), 4),
-                    "cos_to_torch_min": round(float(cos.min()), 4),
+                    "cos_to_ref_mean": round(float(cos.mean()), 4),
+                    "cos_to_ref_min": round(float(cos.min()), 4),
                     "knn10_overlap": round(float(overlap), 4),
                     "spearman_pairwise": round(float(rho), 4),
-                    "speedup_wall_best": round(max(rounds[backend]) / max(rounds["torch"]), 2),
+                    "speedup_wall_best": round(max(rounds[backend]) / max(rounds[ref_key]), 2),
                     "speedup_wall_median": round(
-                        float(np.median(rounds[backend]) / np.median(rounds["torch"])), 2
+                        float(np.median(rounds[backend]) / np.median(rounds[ref_key])), 2
                     ),
                     "speedup_cpu_time": round(
-                        max(cpu_rounds[backend]) / max(cpu_rounds["torch"]), 2
+                        max(cpu_rounds[backend]) / max(cpu_rounds[ref_key]), 2
                     ),
                 }
             )
+    out["reference"] = ref_key
+    if beir is not None:
+        from scholarkg.benchmark.metrics.stats import paired_test
+
+        rows = out["backends"]  # type: ignore[assignment]
+        ref_pq = rows[ref_key].pop("_per_query")  # type: ignore[index]
+        for key in list(rows)[1:]:  # type: ignore[arg-type]
+            pq = rows[key].pop("_per_query")  # type: ignore[index]
+            qs = sorted(ref_pq)
+            t = paired_test([ref_pq[q] for q in qs], [pq[q] for q in qs])
+            rows[key]["beir_ndcg_delta"] = round(t.delta, 4)  # type: ignore[index]
+            rows[key]["beir_ndcg_p_value"] = round(t.p_value, 4)  # type: ignore[index]
     print(json.dumps(out, indent=2))
 
 

@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from rich.progress import ProgressColumn, Task
+from rich.text import Text
+
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
 from scholarkg.console import console as console
@@ -112,18 +115,41 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
         raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
 
 
-def count_bar(*, quiet: bool = False) -> Progress:
-    """A transient ``description bar n/total`` progress bar on stderr.
+class RateColumn(ProgressColumn):
+    """Items per second of a task (``12.3/s``), blank until rich has measured a speed."""
 
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if speed is None:
+            return Text("", style="progress.data.speed")
+        return Text(f"{speed:,.1f}/s", style="progress.data.speed")
+
+
+def count_bar(*, quiet: bool = False) -> Progress:
+    """A transient ``description bar n/total rate/s ETA`` progress bar on stderr.
+
+    Rate and time remaining matter most for the long stages (encoding a corpus: minutes on
+    two cores), where a bare count cannot tell a user whether to wait or to come back later.
     ``quiet``: hidden when stderr is not a terminal, so JSON on stdout is not interleaved
     with bar redraws in logs (``--format json``, or commands whose output is always data).
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
         console=err_console,
         transient=True,
         disable=quiet and not err_console.is_terminal,

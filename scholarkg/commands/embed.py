@@ -22,11 +22,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from scholarkg.commands.common import console, print_rows, store_session
+from scholarkg.commands.common import RateColumn, console, print_rows, store_session
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
-    from scholarkg.services.embeddings import SentenceTransformerEmbedder
+    from scholarkg.services.embeddings import Embedder
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
 
@@ -48,7 +48,7 @@ BackendOpt = Annotated[
 DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu, cuda, mps.")]
 
 
-def _load(model: str, backend: str, device: str) -> SentenceTransformerEmbedder:
+def _load(model: str, backend: str, device: str) -> Embedder:
     """Load the encoder quietly: transformers' own loading bar would fight rich's bar."""
     from transformers.utils import logging as hf_logging
 
@@ -89,6 +89,7 @@ def nodes(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            RateColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,

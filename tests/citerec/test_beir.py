@@ -186,3 +186,72 @@ def test_dense_and_hybrid_rankers_and_splits(graph: FalkorDBStore, tmp_path: Pat
         run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "nope"})
     with pytest.raises(InputError, match="needs --dataset"):
         run_task(task, graph, AnswerSource.ranker("bm25"))
+
+
+def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path) -> None:
+    """The corpus (and the queries) are encoded by the first run only: a second run, in a new
+    encoder instance as a new process would have, reads every vector from the file cache."""
+    from _fakes import HashEmbedder
+
+    from scholarkg.services.embeddings import CachingEmbedder
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    first = CachingEmbedder(HashEmbedder(), tmp_path / "cache")
+    seen: list[tuple[str, int, int]] = []
+    dense = run_task(
+        task,
+        graph,
+        AnswerSource.ranker("dense", embedder=first),
+        {"dataset": "mini"},
+        progress=lambda stage, done, total: seen.append((stage, done, total)),
+    )
+    n_docs = dense.answers.extra["n_docs"]
+    assert len(first.inner.encoded) == n_docs + len(dense.instances)
+    assert dense.answers.extra["vectors"] == {"cached": 0, "encoded": n_docs + 3}
+    assert ("encode", n_docs, n_docs) in seen  # the corpus encoding reports its progress
+    assert dense.answers.params["encoder"] == {"model": "hash-embedder", "dim": 32}
+
+    second = CachingEmbedder(HashEmbedder(), tmp_path / "cache")
+    hybrid = run_task(
+        task, graph, AnswerSource.ranker("hybrid", embedder=second), {"dataset": "mini"}
+    )
+    assert second.inner.encoded == []  # encoder calls on the second run: none
+    assert hybrid.answers.extra["vectors"] == {"cached": n_docs + 3, "encoded": 0}
+    assert hybrid.result.aggregate["nDCG@10"] > 0
+
+
+def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
+    from _fakes import HashEmbedder
+
+    from scholarkg.benchmark.rankers.fusion import WEIGHT_GRID
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    emb = HashEmbedder()
+    test = run_task(
+        task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb), {"dataset": "mini"}
+    )
+    fit = test.answers.extra["fit"]
+    assert (fit["split"], fit["n_queries"], fit["in_sample"]) == ("dev", 1, False)
+    assert fit["weight"] in WEIGHT_GRID and fit["metric"] == "nDCG@10"
+    w = fit["weight"]
+    assert test.answers.params["weights"] == [pytest.approx(1 - w), w]
+    assert test.answers.params["method"] == "combsum"
+    assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
+    # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
+    dev = run_task(
+        task,
+        graph,
+        AnswerSource.ranker("hybrid-learned", embedder=emb),
+        {"dataset": "mini", "split": "dev"},
+    )
+    assert dev.answers.extra["fit"]["in_sample"] is True
+    assert dev.result.aggregate["nDCG@10"] == pytest.approx(dev.answers.extra["fit"]["score"])
+    with pytest.raises(InputError, match=r"qrels/train\.tsv or pick another split"):
+        run_task(
+            task,
+            graph,
+            AnswerSource.ranker("hybrid-learned", embedder=emb),
+            {"dataset": "mini", "fit_split": "train"},
+        )

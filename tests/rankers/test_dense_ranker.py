@@ -31,7 +31,13 @@ def test_cosine_scores_by_hand() -> None:
     assert ranking.ids == ["a", "c", "b"]  # a and c tie: corpus order
     assert ranking.scores == pytest.approx([1 / math.sqrt(2), 1 / math.sqrt(2), 0.5], abs=1e-6)
     assert ranking.ranker == "dense"
-    assert ranking.params == {"model": "table-embedder", "dim": 3, "n_docs": 3}
+    assert ranking.params == {
+        "model": "table-embedder",
+        "dim": 3,
+        "n_docs": 3,
+        # the encoder settings the run record shows (a test double: its name and dimension)
+        "encoder": {"model": "table-embedder", "dim": 3},
+    }
 
 
 def test_candidates_and_unknown_ids() -> None:

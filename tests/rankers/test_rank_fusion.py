@@ -225,3 +225,48 @@ def test_run_fusion_reports_progress_over_its_inputs_and_refuses_duplicate_ids()
     with pytest.raises(InputError, match="'q1' appears twice"):
         RunFusion([one, two]).rank_all([queries[0], queries[0]])
     assert one.rank_many({"q1": "x", "q2": "y"}, 1)["q2"].ids == ["a"]
+
+
+def _pair(qid: str, a: dict[str, float], b: dict[str, float]) -> tuple[Ranking, Ranking]:
+    def r(name: str, d: dict[str, float]) -> Ranking:
+        return Ranking(ids=list(d), scores=list(d.values()), ranker=name, query_id=qid)
+
+    return r("bm25", a), r("dense", b)
+
+
+def test_fit_combsum_weight_by_hand() -> None:
+    from scholarkg.benchmark.rankers.fusion import WEIGHT_GRID, fit_combsum_weight
+
+    # q1: fused g1 = 1 - w, x = 0.9 + 0.1 w -> g1 first only for w < 1/11, i.e. w = 0
+    q1 = _pair("q1", {"g1": 1.0, "x": 0.9, "y": 0.0}, {"x": 1.0, "y": 0.5, "g1": 0.0})
+    # q2: g2 = w, x = 1 - w -> g2 first for w > 0.5 (at 0.5 the tie goes to x, seen first)
+    q2 = _pair("q2", {"x": 1.0, "g2": 0.0}, {"g2": 1.0, "x": 0.0})
+    qrels = {"q1": {"g1": 1.0}, "q2": {"g2": 1.0}}
+    only_q1 = fit_combsum_weight({"q1": q1}, qrels)
+    assert (only_q1.weight, only_q1.score, only_q1.n_queries) == (0.0, 1.0, 1)
+    only_q2 = fit_combsum_weight({"q2": q2}, qrels)
+    # 0.6 .. 1.0 all put g2 first: the tie goes to the weight nearest 0.5
+    assert only_q2.weight == 0.6 and only_q2.score == 1.0
+    assert only_q2.grid[0.5] == pytest.approx(1 / np.log2(3))  # g2 second
+    assert set(only_q2.grid) == set(WEIGHT_GRID)
+    # dropping a document (BEIR's ignore_identical_ids) lifts the gold to rank 1
+    dropped = fit_combsum_weight({"q2": q2}, qrels, grid=[0.5], drop={"q2": "x"})
+    assert dropped.score == 1.0
+    assert fit_combsum_weight({"q2": q2}, qrels).as_dict()["grid"]["0.6"] == 1.0
+    with pytest.raises(InputError, match="no judged queries"):
+        fit_combsum_weight({"q3": q2}, qrels)
+    with pytest.raises(InputError, match=r"weights must lie in \[0, 1\]"):
+        fit_combsum_weight({"q2": q2}, qrels, grid=[1.5])
+
+
+def test_fusion_ranker_weights_need_combsum() -> None:
+    ids, texts = ["d1", "d2"], ["graph neural networks", "speech audio"]
+    bm25 = BM25Ranker(ids, texts)
+    with pytest.raises(InputError, match="apply to combsum"):
+        FusionRanker([bm25, bm25], method="rrf", weights=[0.5, 0.5])
+    with pytest.raises(InputError, match="1 weight"):
+        FusionRanker([bm25, bm25], method="combsum", weights=[1.0])
+    fused = FusionRanker([bm25, bm25], method="combsum", weights=[0.3, 0.7], name="w")
+    r = fused.rank("graph networks", 2)
+    assert r.ranker == "w" and r.params["weights"] == [0.3, 0.7]
+    assert r.ids[0] == "d1" and r.scores[0] == pytest.approx(1.0)

@@ -84,7 +84,8 @@ def test_unknown_backend_and_int8_on_gpu() -> None:
 
 @pytest.fixture(scope="module")
 def minilm() -> Embedder:
-    return load_embedder("minilm", device="cpu")
+    # the bare model: these tests are about the encoder itself, not the vector cache
+    return load_embedder("minilm", device="cpu", cache=False, max_seq_length=256)
 
 
 @pytest.mark.model
@@ -111,7 +112,7 @@ def test_bundled_minilm_encodes_unit_float32(minilm) -> None:
 
 @pytest.mark.model
 def test_int8_backend_stays_close_to_torch(minilm) -> None:
-    int8 = load_embedder("minilm", backend="torch-int8")
+    int8 = load_embedder("minilm", backend="torch-int8", max_seq_length=256)
     assert int8.name == "all-MiniLM-L6-v2+int8"
     assert int8.slug == minilm.slug  # same vector space -> same property
     a, b = minilm.encode(TEXTS), int8.encode(TEXTS)
@@ -126,6 +127,10 @@ def test_truncation_is_part_of_the_model_name() -> None:
     short = load_embedder("minilm", device="cpu", max_seq_length=16)
     assert short.name == "all-MiniLM-L6-v2+len16"
     assert short.slug == "minilm_l6"
+    # the bundled model's default: 128 tokens (measured trade-off, MINILM_MAX_SEQ_LENGTH)
+    default = load_embedder("minilm", device="cpu", cache=False)
+    assert default.name == "all-MiniLM-L6-v2+len128"
+    assert default.settings["max_seq_length"] == 128 and default.settings["precision"] == "fp32"
 
 
 def test_missing_local_model_is_config_error() -> None:
@@ -139,3 +144,20 @@ def test_local_directory_model(tmp_path, minilm) -> None:
     local = load_embedder(str(tmp_path / "My-Copy"), device="cpu")
     assert (local.name, local.slug, local.dim) == ("My-Copy", "my_copy", 384)
     np.testing.assert_allclose(local.encode(TEXTS[:2]), minilm.encode(TEXTS[:2]), atol=1e-5)
+
+
+@pytest.mark.model
+def test_load_embedder_caches_corpus_vectors_under_settings_home(tmp_path, monkeypatch) -> None:
+    from scholarkg.services.embeddings import CachingEmbedder
+
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    emb = load_embedder("minilm", device="cpu", max_seq_length=128)
+    assert isinstance(emb, CachingEmbedder)
+    assert emb.cache.directory.parent == tmp_path / "cache" / "embeddings"
+    assert emb.settings["precision"] == "fp32" and emb.settings["max_seq_length"] == 128
+    first = emb.encode(TEXTS)
+    again = load_embedder("minilm", device="cpu", max_seq_length=128)
+    np.testing.assert_array_equal(again.encode(TEXTS), first)
+    assert (again.stats.n_cached, again.stats.n_encoded) == (len(TEXTS), 0)
+    monkeypatch.setenv("SCHOLARKG_EMBED_CACHE", "0")
+    assert not isinstance(load_embedder("minilm", device="cpu"), CachingEmbedder)

@@ -184,6 +184,16 @@ class Ranker(ABC):
             query_id=query_id,
         )
 
+    def prepare_queries(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> None:
+        """Optional batch work for the query texts of a run before they are ranked one by one.
+
+        Default: nothing. A dense ranker encodes all query texts in one batched call here
+        (length-sorted batches, through the vector cache) instead of one call per query.
+        """
+        return None
+
     def rank_many(
         self,
         queries: Mapping[str, str],

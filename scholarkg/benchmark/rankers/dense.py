@@ -22,8 +22,18 @@ import numpy as np
 from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
 from scholarkg.queries import run_query
-from scholarkg.services.embeddings import Embedder, property_name, vector_index_for
+from scholarkg.services.embeddings import (
+    Embedder,
+    embedder_settings,
+    property_name,
+    vector_index_for,
+)
 from scholarkg.store.base import GraphStore
+
+
+def _record_settings(embedder: Embedder) -> dict[str, Any]:
+    """Encoder settings for the run record, without the local cache path (not a setting)."""
+    return {k: v for k, v in embedder_settings(embedder).items() if k != "cache"}
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
@@ -70,7 +80,9 @@ class DenseRanker(Ranker):
         self._pos = pos
         self.matrix = _normalise(vectors)
         self.strict_candidates = strict_candidates
-        super().__init__({"model": embedder.name, "dim": embedder.dim, "n_docs": len(ids)})
+        self._queries: dict[str, np.ndarray] = {}
+        params = {"model": embedder.name, "dim": embedder.dim, "n_docs": len(ids)}
+        super().__init__({**params, "encoder": _record_settings(embedder)})
 
     @classmethod
     def from_texts(
@@ -95,7 +107,19 @@ class DenseRanker(Ranker):
     ) -> DenseRanker:
         return cls(embedder, ids, vectors)
 
+    def prepare_queries(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> None:
+        """Encode every query text of a run in one batched call; kept for :meth:`rank`."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._queries))
+        if todo:
+            vecs = self.embedder.encode(todo, progress=progress)
+            self._queries.update(zip(todo, np.asarray(vecs, dtype=np.float32), strict=True))
+
     def query_vector(self, query: str) -> np.ndarray:
+        vec = self._queries.get(query)
+        if vec is not None:
+            return vec
         return np.asarray(self.embedder.encode([query])[0], dtype=np.float32)
 
     def _score(

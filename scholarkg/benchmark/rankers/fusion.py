@@ -29,6 +29,7 @@ The tests pin these functions to ranx's ``rrf``/``comb_sum``/``comb_mnz`` on toy
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -141,13 +142,23 @@ def comb_mnz(rankings: Sequence[Ranking], *, depth: int | None = None) -> Rankin
 
 
 def fuse(
-    rankings: Sequence[Ranking], method: str = "rrf", *, depth: int | None = None, k: int = RRF_K
+    rankings: Sequence[Ranking],
+    method: str = "rrf",
+    *,
+    depth: int | None = None,
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
 ) -> Ranking:
-    """Dispatch by name (``rrf``, ``combsum``, ``combmnz``) for configs and the CLI."""
+    """Dispatch by name (``rrf``, ``combsum``, ``combmnz``) for configs and the CLI.
+
+    ``weights`` (one per ranking) applies to ``combsum`` only.
+    """
+    if weights is not None and method != "combsum":
+        raise InputError(f"fusion weights apply to combsum, not {method!r}", field="weights")
     if method == "rrf":
         return rrf(rankings, k=k, depth=depth)
     if method == "combsum":
-        return comb_sum(rankings, depth=depth)
+        return comb_sum(rankings, depth=depth, weights=weights)
     if method == "combmnz":
         return comb_mnz(rankings, depth=depth)
     raise _unknown_method(method)
@@ -176,15 +187,25 @@ class FusionRanker(Ranker):
         method: str = "rrf",
         depth: int = 100,
         k: int = RRF_K,
+        weights: Sequence[float] | None = None,
+        name: str | None = None,
     ) -> None:
         _check_setup("FusionRanker", rankers, method)
         if depth < 1:
             raise InputError(f"depth must be >= 1, got {depth}", field="depth")
+        if weights is not None:
+            if method != "combsum":
+                raise InputError(f"fusion weights apply to combsum, not {method!r}")
+            if len(weights) != len(rankers):
+                raise InputError(
+                    f"{len(weights)} weight(s) for {len(rankers)} ranker(s)", field="weights"
+                )
         self.rankers = list(rankers)
         self.method = method
         self.depth = depth
         self.k = k
-        self.name = method
+        self.weights = None if weights is None else [float(w) for w in weights]
+        self.name = name or method
         params: dict[str, Any] = {
             "method": method,
             "depth": depth,
@@ -192,14 +213,28 @@ class FusionRanker(Ranker):
         }
         if method == "rrf":
             params["k"] = k
+        if self.weights is not None:
+            params["weights"] = self.weights
         super().__init__(params)
+
+    def prepare_queries(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> None:
+        for ranker in self.rankers:
+            ranker.prepare_queries(texts, progress)
+
+    def input_depth(self, k: int) -> int:
+        """How many documents each input ranker returns when ``k`` fused ones are asked for
+        (the one place that decides it, so a weight fitted on the inputs' rankings
+        (:func:`fit_combsum_weight`) sees exactly what :meth:`rank` fuses)."""
+        return max(self.depth, k)
 
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        depth = max(self.depth, k)
+        depth = self.input_depth(k)
         parts = [r.rank(query, depth, candidates=candidates) for r in self.rankers]
-        fused = fuse(parts, self.method, depth=k, k=self.k)
+        fused = fuse(parts, self.method, depth=k, k=self.k, weights=self.weights)
         return fused.ids, fused.scores
 
 
@@ -257,6 +292,71 @@ class RunFusion:
         return {
             q.id: fuse([p[q.id] for p in parts], self.method, depth=q.k, k=self.k) for q in queries
         }
+
+
+#: weights of the second input tried by :func:`fit_combsum_weight`: 0, 0.1, ..., 1
+WEIGHT_GRID = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+@dataclass(frozen=True)
+class WeightFit:
+    """The CombSUM weight chosen on judged queries, with the score of every weight tried."""
+
+    weight: float
+    metric: str
+    score: float
+    n_queries: int
+    grid: dict[float, float]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "weight": self.weight,
+            "metric": self.metric,
+            "score": round(self.score, 6),
+            "n_queries": self.n_queries,
+            "grid": {str(w): round(v, 6) for w, v in self.grid.items()},
+        }
+
+
+def fit_combsum_weight(
+    parts: Mapping[str, tuple[Ranking, Ranking]],
+    qrels: Mapping[str, Mapping[str, float]],
+    *,
+    metric: str = "nDCG@10",
+    grid: Sequence[float] = WEIGHT_GRID,
+    depth: int = 100,
+    drop: Mapping[str, str] | None = None,
+) -> WeightFit:
+    """The weight ``w`` of the second ranking in ``(1 - w)·a + w·b`` (CombSUM of min-max
+    normalised scores) that maximises the mean ``metric`` over the judged queries.
+
+    ``parts[qid]`` holds the two input rankings of query ``qid`` (each input's top ``depth``,
+    computed once); ``qrels[qid]`` its judgements; ``drop[qid]`` a document removed from the
+    fused ranking before scoring (BEIR's ``ignore_identical_ids``). Why a grid, not a solver:
+    one weight, a step-wise metric (nDCG is flat between rank swaps) and a few hundred dev
+    queries; eleven evaluations are exact, cheap and reproducible. Ties go to the weight
+    nearest 0.5, so a flat dev set yields the unweighted CombSUM rather than one ranker alone.
+    """
+    from scholarkg.benchmark.metrics.ir import evaluate
+
+    judged = [q for q in parts if q in qrels]
+    if not judged:
+        raise InputError("no judged queries to fit the fusion weight on", field="qrels")
+    if not grid or any(not 0.0 <= w <= 1.0 for w in grid):
+        raise InputError(f"weights must lie in [0, 1], got {list(grid)}", field="grid")
+    scores: dict[float, float] = {}
+    for w in grid:
+        run = {}
+        for q in judged:
+            fused = comb_sum(list(parts[q]), depth=depth, weights=(1.0 - w, w)).as_dict()
+            if drop and q in drop:
+                fused.pop(drop[q], None)
+            run[q] = fused
+        res = evaluate({q: dict(qrels[q]) for q in judged}, run, [metric], on_unknown="ignore")
+        scores[float(w)] = float(res.aggregate[metric])
+    best = max(scores.values())
+    weight = min((w for w, v in scores.items() if v >= best - 1e-12), key=lambda w: abs(w - 0.5))
+    return WeightFit(weight, metric, scores[weight], len(judged), scores)
 
 
 #: name -> fusion function, for code that picks a method from configuration

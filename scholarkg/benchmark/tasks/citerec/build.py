@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.citerec.recommenders import (
     RANKERS,
     ContextRanker,
@@ -39,10 +40,13 @@ def build_recommender(
     params: Mapping[str, Any],
     options: Mapping[str, Any],
     extra: dict[str, Any] | None = None,
+    progress: StageProgress | None = None,
 ) -> ContextRanker:
     """``name`` (one of :data:`RANKERS`) over the graph; ``extra`` receives provenance.
 
-    ``params["embedder"]`` supplies an encoder for ``dense`` (else the bundled MiniLM).
+    ``params["embedder"]`` supplies an encoder for ``dense`` (else the bundled MiniLM, behind
+    the file cache of corpus vectors); ``progress("encode", done, total)`` follows the corpus
+    encoding.
     """
     from scholarkg.benchmark.rankers.bm25 import BM25Ranker
 
@@ -67,8 +71,20 @@ def build_recommender(
 
             embedder = load_embedder(str(params.get("model", "minilm")))
         extra["encoder"] = str(getattr(embedder, "name", type(embedder).__name__))
+        from scholarkg.services.embeddings import embedder_settings
+
+        settings = embedder_settings(embedder)
+        extra["encoder_settings"] = {k: v for k, v in settings.items() if k != "cache"}
+        n = len(papers.texts)
+
+        def step(done: int) -> None:
+            if progress is not None:
+                progress("encode", done, n)
+
         return TextContextRanker(
-            DenseRanker.from_texts(embedder, papers.ids, papers.texts, strict_candidates=False)
+            DenseRanker.from_texts(
+                embedder, papers.ids, papers.texts, strict_candidates=False, progress=step
+            )
         )
 
     if name == "bm25":

@@ -173,7 +173,7 @@ class CiteRecTask(BenchmarkTask):
         from scholarkg.benchmark.tasks.citerec.build import build_recommender
 
         extra: dict[str, Any] = {}
-        ranker = build_recommender(source.name, store, source.params, options, extra)
+        ranker = build_recommender(source.name, store, source.params, options, extra, progress)
         if source.name == "hybrid-learned":
             dev = self._instances(store, options, "dev")
             extra["fit"] = ranker.fit(context_queries(dev), {i.id: i.data["gold"] for i in dev})  # type: ignore[attr-defined]

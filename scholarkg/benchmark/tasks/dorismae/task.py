@@ -281,7 +281,7 @@ class DorisMaeTask(BenchmarkTask):
                 params={**ranker.params, "trials": trials},
                 extra={"run.trec": "trial 0 (seed 0)"},
             )
-        built = RankerKit(store, instances, source, options)
+        built = RankerKit(store, instances, source, options, progress)
         ranker = built.ranker(name)
         rankings = built.rank_all(ranker, progress)
         return Answers(
@@ -299,7 +299,12 @@ class DorisMaeTask(BenchmarkTask):
         if source.name != "dense":
             raise NotSupported("--pool corpus searches the vector index: use --ranker dense")
         embedder = _embedder(source, options)
-        report = embed_nodes(store, "Paper", ("abstract",), embedder=embedder)
+
+        def step(done: int, total: int) -> None:
+            if progress:
+                progress("encode", done, total)
+
+        report = embed_nodes(store, "Paper", ("abstract",), embedder=embedder, progress=step)
         ranker = StoreDenseRanker(store, "Paper", embedder)
         by_paper = _paper_to_abstract(store)
         out: dict[str, list[str]] = {}
@@ -424,7 +429,9 @@ def _embedder(source: AnswerSource, options: Mapping[str, Any]) -> Any:
         return given
     from scholarkg.services.embeddings import load_embedder
 
-    return load_embedder(options["encoder"], backend=options["backend"])
+    # the model's own token limit: DORIS-MAE abstracts are long and the task's figures are
+    # compared with the paper's encoders at full length
+    return load_embedder(options["encoder"], backend=options["backend"], native_length=True)
 
 
 def _paper_to_abstract(store: GraphStore) -> dict[str, str]:
@@ -448,8 +455,10 @@ class RankerKit:
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
+        progress: StageProgress | None = None,
     ) -> None:
         self.store = store
+        self.progress = progress
         self.instances = list(instances)
         self.source = source
         self.options = options
@@ -464,7 +473,13 @@ class RankerKit:
     def vectors(self) -> R.VectorStore:
         if self._vectors is None:
             embedder = _embedder(self.source, self.options)
-            self._vectors = R.VectorStore(embedder, self.texts)
+            n = len(self.texts)
+
+            def step(done: int) -> None:
+                if self.progress is not None:
+                    self.progress("encode", done, n)
+
+            self._vectors = R.VectorStore(embedder, self.texts, progress=step)
         return self._vectors
 
     def citations(self) -> dict[str, list[str]]:

@@ -288,7 +288,8 @@ def load_rpg_embedder(name: str) -> Embedder:
         return HashingEmbedder()
     from scholarkg.services.embeddings import load_embedder
 
-    return load_embedder(name)
+    # the model's own token limit: RPG's documented baseline encoder, not our speed default
+    return load_embedder(name, native_length=True)
 
 
 def weight_property(embedder: Embedder) -> str:

@@ -118,7 +118,8 @@ def step_encoder(backend: str = "torch", *, cache_dir: Path | None = None, threa
     elif backend == "torch-int8":
         from scholarkg.services.embeddings import load_embedder
 
-        base = load_embedder(backend="torch-int8", device="cpu")
+        # the judge's own sqlite cache below; the model's own length, as the torch path has
+        base = load_embedder(backend="torch-int8", device="cpu", native_length=True, cache=False)
         name = base.name
     else:
         raise ValueError(f"unknown embedding backend {backend!r}")
