@@ -22,6 +22,7 @@ from scholarkg.config import Neo4jSettings, Settings, load_settings
 from scholarkg.store.base import GraphStore
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.neo4j_server import ManagedNeo4j
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +97,7 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
     else one is started in a temp dir for this session and stopped at its end. Without Java
     the Neo4j tests skip, saying why.
     """
-    from scholarkg.store.neo4j_server import ManagedNeo4j, java_available
+    from scholarkg.store.neo4j_server import java_available
 
     mp = pytest.MonkeyPatch()
     server: ManagedNeo4j | None = None
@@ -109,6 +110,7 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
         server = ManagedNeo4j(home)
         keep_running = bool(reuse) and server.status(details=False).state == "running"
         server.ensure_running()
+        _MANAGED_NEO4J["server"] = server
         mp.setenv("NEO4J_URI", server.uri() or "")
         mp.setenv("NEO4J_USER", "neo4j")
         mp.setenv("NEO4J_PASSWORD", server.password())
@@ -121,6 +123,18 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
         mp.undo()
         if server is not None:
             server.stop()
+
+
+#: the session's managed server (absent when NEO4J_URI names an external one)
+_MANAGED_NEO4J: dict[str, ManagedNeo4j] = {}
+
+
+@pytest.fixture
+def managed_neo4j(neo4j_env: Neo4jSettings) -> ManagedNeo4j:
+    """The session's managed Neo4j (skipped when the session uses an external server)."""
+    if "server" not in _MANAGED_NEO4J:
+        pytest.skip("the session's Neo4j is an external server (NEO4J_URI)")
+    return _MANAGED_NEO4J["server"]
 
 
 @pytest.fixture

@@ -321,12 +321,20 @@ class ManagedNeo4j:
         return data if isinstance(data, dict) else {}
 
     def _answers(self) -> bool:
+        """Whether Bolt completes its handshake (a dying JVM may still accept a connect)."""
         port = self._read_info().get("port")
         if not port:
             return False
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 2):
-            return True
-        return False
+        # Bolt magic, then four version proposals (5.0-5.4 as a range, 4.4); the server
+        # answers with the 4 bytes of the version it picked
+        hello = bytes.fromhex("6060b017") + bytes.fromhex("00040405" + "00000404" + "0" * 16)
+        try:
+            with socket.create_connection(("127.0.0.1", port), 5) as conn:
+                conn.settimeout(5)
+                conn.sendall(hello)
+                return len(conn.recv(4)) == 4
+        except OSError:
+            return False
 
     def _clean_stale(self, pid: int) -> None:
         """A pid file of a dead server (or a live JVM that does not answer: stop it)."""
@@ -485,7 +493,10 @@ def resolve_neo4j_settings(settings: Settings) -> Neo4jSettings:
 
 
 def _port_free(port: int) -> bool:
+    """Whether Bolt can bind ``port``; SO_REUSEADDR as the server's own socket, so the port of
+    a server stopped a moment ago (TIME_WAIT) is kept and the URI stays the same."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

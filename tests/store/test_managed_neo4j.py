@@ -1,0 +1,131 @@
+"""The managed Neo4j server (``store/neo4j_server.py``) as a user meets it: loopback only,
+auth on with a generated password that never leaks, allow-listed procedures, clear errors.
+
+The session's server (``managed_neo4j``) is checked where it is the managed one; the lifecycle
+test (start, reuse, stop, restart with the data kept, a crash) starts its own and is slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+from pathlib import Path
+
+import psutil
+import pytest
+from _cli import runner
+
+from scholarkg.cli import app
+from scholarkg.config import Neo4jSettings
+from scholarkg.errors import ConfigError, StoreError
+from scholarkg.store.neo4j_server import ManagedNeo4j, _java_major, java_available
+from scholarkg.store.neo4j_store import Neo4jStore
+
+pytestmark = pytest.mark.neo4j
+
+
+def _listening(pid: int) -> list[tuple[str, int]]:
+    proc = psutil.Process(pid)
+    return [
+        (c.laddr.ip, c.laddr.port)
+        for c in proc.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    ]
+
+
+def test_bolt_listens_on_loopback_only(managed_neo4j: ManagedNeo4j) -> None:
+    server = managed_neo4j
+    st = server.status(details=False)
+    assert st.pid is not None
+    sockets = _listening(st.pid)
+    assert sockets, "the managed Neo4j listens on nothing"
+    for ip, _port in sockets:
+        assert ip in ("127.0.0.1", "::ffff:127.0.0.1"), f"listening on {ip}"
+    # Bolt only: no HTTP connector unless asked for
+    assert {port for _, port in sockets} == {int(str(st.uri).rsplit(":", 1)[1])}
+
+
+def test_password_is_private_and_never_printed(managed_neo4j: ManagedNeo4j) -> None:
+    server = managed_neo4j
+    mode = stat.S_IMODE(server.password_file.stat().st_mode)
+    assert mode == 0o600
+    password = server.password()
+    assert len(password) >= 24 and password != "neo4j"
+    st = server.status(details=False)
+    assert st.pid is not None
+    assert password not in " ".join(psutil.Process(st.pid).cmdline())
+    assert password not in server.log_file.read_text(errors="replace")
+    assert password not in json.dumps(st.as_dict())
+
+
+def test_only_the_procedures_scholarkg_uses_are_allowed(neo4j_store: Neo4jStore) -> None:
+    names = [r["name"] for r in neo4j_store.run("SHOW PROCEDURES YIELD name RETURN name")]
+    prefixes = ("gds.", "apoc.", "scholarkg.", "db.", "dbms.", "tx.")
+    assert [n for n in names if not n.startswith(prefixes)] == []
+    assert {"gds.pageRank.mutate", "scholarkg.lastCommittedTxId"} <= set(names)
+    assert {"gds", "apoc", "tx_id"} <= neo4j_store.capabilities
+
+
+def test_wrong_password_is_one_clear_line(neo4j_env: Neo4jSettings) -> None:
+    bad = Neo4jSettings(uri=neo4j_env.uri, user="neo4j", password="not-the-password")
+    with pytest.raises(StoreError) as info:
+        Neo4jStore.from_settings(bad)
+    message = str(info.value)
+    assert "\n" not in message and "not-the-password" not in message
+    assert "refused the credentials" in message and "NEO4J_PASSWORD" in message
+
+
+def test_unreachable_uri_from_the_cli_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "whatever-secret")
+    result = runner.invoke(app, ["--backend", "neo4j", "stats"])
+    assert result.exit_code != 0
+    assert "whatever-secret" not in str(result.exception) + result.output
+
+
+def test_java_version_parsing() -> None:
+    assert _java_major('openjdk version "17.0.15" 2025-04-15') == 17
+    assert _java_major('java version "1.8.0_392"') == 8
+    assert _java_major('openjdk version "25" 2025-09-16') == 25
+    assert _java_major("no version here") is None
+
+
+def test_missing_java_is_a_config_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java, no mvn
+    assert java_available() is not None
+    with pytest.raises(ConfigError, match="java"):
+        ManagedNeo4j(tmp_path / "neo4j").start()
+
+
+@pytest.mark.slow
+def test_start_reuse_stop_restart_and_crash(tmp_path: Path) -> None:
+    if java_available():
+        pytest.skip(f"no managed Neo4j here: {java_available()}")
+    server = ManagedNeo4j(tmp_path / "neo4j")
+    first = server.start()
+    assert first.state == "running" and first.versions["gds"].startswith("2.")
+    assert server.start().pid == first.pid  # a live server is reused
+    settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+    st = Neo4jStore.from_settings(settings)
+    st.merge_nodes("Paper", [{"id": f"p{i}", "title": f"T{i}"} for i in range(50)])
+    st.close()
+    assert server.stop() and server.status().state == "stopped"
+    assert not server.stop()  # nothing to stop
+    second = server.start()  # the data and the password survive a restart
+    assert second.pid != first.pid
+    st = Neo4jStore.from_settings(settings)
+    assert st.counts().nodes.get("Paper") == 50
+    st.close()
+    assert second.pid is not None
+    os.kill(second.pid, signal.SIGKILL)  # a crash: the pid file is stale, the next start recovers
+    assert server.status(details=False).state in ("running", "stale")
+    third = server.start()
+    st = Neo4jStore.from_settings(settings)
+    try:
+        assert st.counts().nodes.get("Paper") == 50
+    finally:
+        st.close()
+        server.stop()
+    assert third.state == "running"
