@@ -126,8 +126,10 @@ def bulk_load_s2(
     *,
     workdir: Path | None = None,
     progress: Callable[[str, int], None] | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
-    """Read every given S2 file and build ``store.graph`` with one GRAPH.BULK pass."""
+    """Read every given S2 file and build ``store.graph`` with one GRAPH.BULK pass
+    (S2ORC parsed by ``workers`` processes when > 1: same records, see ``read_s2orc``)."""
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.schema.citerec import S2Paper
     from scholarkg.store.bulk import bulk_load
@@ -149,7 +151,7 @@ def bulk_load_s2(
             ("abstracts", lambda p: s2.read_abstracts(p, report, lookup)),
             ("tldrs", lambda p: s2.read_tldrs(p, report, lookup)),
             ("citations", lambda p: s2.read_citations(p, report, lookup)),
-            ("s2orc", lambda p: s2.read_s2orc(p, report, lookup)),
+            ("s2orc", lambda p: s2.read_s2orc(p, report, lookup, workers=workers)),
         ]
         for kind, read in order:
             path = files.get(kind)
