@@ -230,6 +230,8 @@ def bulk_figures(res: BulkResult, wall: float, nodes: int, edges: int) -> dict[s
         "parse_s": round(res.parse_seconds, 2),
         "send_s": round(res.send_seconds, 2),
         "schema_s": round(res.schema_seconds, 2),
+        "of_which_indexes_s": round(getattr(res, "index_seconds", 0.0), 2),
+        "of_which_aof_rewrite_s": round(getattr(res, "compact_seconds", 0.0), 2),
         "total_s": round(wall, 2),
         "nodes_per_s": round(nodes / wall),
         "rels_per_s": round(edges / wall),

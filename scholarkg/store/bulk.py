@@ -115,8 +115,10 @@ class BulkResult:
     parse_seconds: float = 0.0
     #: time spent in GRAPH.BULK commands (and the AOF rewrite when there is no schema step)
     send_seconds: float = 0.0
-    #: index/constraint creation and the one AOF rewrite after it
+    #: index/constraint creation and the one AOF rewrite after it (the two parts below)
     schema_seconds: float = 0.0
+    index_seconds: float = 0.0
+    compact_seconds: float = 0.0
     schema_created: list[str] = field(default_factory=list)
     #: files read by the columnar reader / line by line (by path)
     fast_files: list[str] = field(default_factory=list)
@@ -319,8 +321,9 @@ class _Parser:
         entry.as_dict()
         yield from self._nodes_by_line(src, entry)
 
-    def _nodes_columnar(self, src: NodeSource, entry: _LabelNodes) -> list[tuple[int, bytes]]:
-        """All tokens of a node file, or ``Unsupported`` before any id is assigned."""
+    def _nodes_columnar(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
+        """Reads and checks the whole file first (``Unsupported`` before any id is
+        assigned), then returns the generator that encodes it token by token."""
         import pyarrow.compute as pc
 
         table, ids = bulk_arrow.read_node_table(src.path)
@@ -328,15 +331,18 @@ class _Parser:
             known, _ = entry.as_arrays()
             if pc.any(pc.is_in(ids, value_set=known)).as_py():
                 raise bulk_arrow.Unsupported("an id already loaded from another file")
-        out = []
-        for part in bulk_arrow.slices(table, NODES_PER_TOKEN):
-            out.append((part.num_rows, bulk_arrow.node_token(part, entry.label)))
         entry.add_chunk(ids, np.arange(self.next_id, self.next_id + len(ids), dtype=np.int64))
         self.next_id += len(ids)
-        self.result.nodes += len(ids)
-        if self.progress:
-            self.progress("parse nodes", self.result.nodes)
-        return out
+
+        def encode() -> Iterator[tuple[int, bytes]]:
+            for part in bulk_arrow.slices(table, NODES_PER_TOKEN):
+                token = bulk_arrow.node_token(part, entry.label)
+                self.result.nodes += part.num_rows
+                if self.progress:
+                    self.progress("parse nodes", self.result.nodes)
+                yield part.num_rows, token
+
+        return encode()
 
     def _nodes_by_line(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
         label = entry.label
@@ -413,16 +419,25 @@ class _Parser:
     ) -> Iterator[tuple[int, bytes]]:
         """Endpoints looked up as Arrow arrays (eagerly: ``Unsupported`` comes before any
         token or count); returns the token iterator."""
+        import pyarrow as pa
         import pyarrow.compute as pc
 
         starts, ends, first_line = bulk_arrow.read_edge_endpoints(src.path, fmt)
+        if src.start_label == src.end_label:  # one hash table of the ids, one probe pass
+            columns = [(pa.concat_arrays([starts, ends]), src.start_label)]
+        else:
+            columns = [(starts, src.start_label), (ends, src.end_label)]
         found = []
-        for col, label in ((starts, src.start_label), (ends, src.end_label)):
+        for col, label in columns:
             ids, internal = self._entry(label).as_arrays()
             pos = pc.index_in(col, value_set=ids)
             valid = pos.is_valid().to_numpy(zero_copy_only=False)
             where = pos.fill_null(0).to_numpy(zero_copy_only=False)
             found.append((valid, internal[where] if internal.size else where))
+        if len(found) == 1:
+            n = len(starts)
+            valid, internal_ids = found[0]
+            found = [(valid[:n], internal_ids[:n]), (valid[n:], internal_ids[n:])]
         (a_ok, a), (b_ok, b) = found
         ok = a_ok & b_ok
         missing = np.flatnonzero(~ok)
@@ -758,11 +773,13 @@ def bulk_load(
             # and indexes instead of one of the data and another of data and indexes.
             t2 = time.perf_counter()
             if apply_schema:
-                result.schema_created = store.apply_schema(schema)  # compacts when it created
+                result.schema_created = store.apply_schema(schema, compact=False)
                 if progress:
                     progress("schema", len(result.schema_created))
-            if not result.schema_created:
-                compact_aof(conn)
+            t3 = time.perf_counter()
+            result.index_seconds = t3 - t2
+            compact_aof(conn)
+            result.compact_seconds = time.perf_counter() - t3
             result.schema_seconds = time.perf_counter() - t2
     except InputError:
         producer.stop.set()

@@ -60,7 +60,6 @@ def _read_json(path: Path) -> pa.Table:
 def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     """Ids as strings as ``str(value)`` gives them: string or integer columns only."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -68,9 +67,16 @@ def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
         col = col.cast(pa.string())
     elif not pa.types.is_string(col.type):
         raise Unsupported(f"ids of type {col.type}")
-    if col.null_count or pc.any(pc.equal(col, "")).as_py():
+    if col.null_count or _has_empty(col):
         raise Unsupported("a missing or empty id")
     return col
+
+
+def _has_empty(col: pa.Array) -> bool:
+    """Any ``""`` in a string array without nulls: two equal consecutive offsets."""
+    offsets = np.frombuffer(col.buffers()[1], dtype=np.int32, count=len(col) + 1,
+                            offset=col.offset * 4)  # fmt: skip
+    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 _SIMPLE_LIST_ITEMS = ("string", "large_string", "int64", "bool", "null")
@@ -223,7 +229,7 @@ def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int]:
             col = col.cast(pa.string())
         elif not pa.types.is_string(col.type):
             raise Unsupported(f"endpoints of type {col.type}")
-        if col.null_count or pc.any(pc.equal(col, "")).as_py():
+        if col.null_count or _has_empty(col):
             raise Unsupported("an empty endpoint")
         out.append(col)
     return out[0], out[1], first_line
