@@ -422,7 +422,7 @@ class _Parser:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        starts, ends, first_line = bulk_arrow.read_edge_endpoints(src.path, fmt)
+        starts, ends, first_line, props = bulk_arrow.read_edge_endpoints(src.path, fmt)
         if src.start_label == src.end_label:  # one hash table of the ids, one probe pass
             columns = [(pa.concat_arrays([starts, ends]), src.start_label)]
         else:
@@ -447,18 +447,34 @@ class _Parser:
             self._skipped_examples(src, fmt, starts, ends, a_ok, missing, first_line)
             self.result.skipped_relationships += int(missing.size)
             a, b = a[ok], b[ok]
-        return self._edge_tokens(rel, a, b)
+            if props is not None:
+                props = props.filter(ok)
+        if props is not None and props.num_rows:
+            # the line reader takes the first stored edge's keys as the file's properties
+            # (a key first seen later is an error there); Arrow cannot tell a missing key
+            # from a null, so a null on that edge leaves the file to the line reader
+            unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
+            if unset:
+                raise bulk_arrow.Unsupported(f"edge property {unset[0]!r} not on the first edge")
+        return self._edge_tokens(rel, a, b, props)
 
-    def _edge_tokens(self, rel: str, a: np.ndarray, b: np.ndarray) -> Iterator[tuple[int, bytes]]:
-        header = _header(rel, [])
+    def _edge_tokens(
+        self, rel: str, a: np.ndarray, b: np.ndarray, props: Any
+    ) -> Iterator[tuple[int, bytes]]:
+        header = _header(rel, props.column_names if props is not None else [])
         for lo in range(0, a.shape[0], EDGES_PER_TOKEN):
-            arr = np.empty(min(EDGES_PER_TOKEN, a.shape[0] - lo), dtype=_EDGE_DTYPE)
-            arr["s"] = a[lo : lo + arr.shape[0]]
-            arr["d"] = b[lo : lo + arr.shape[0]]
-            self.result.relationships += arr.shape[0]
+            n = min(EDGES_PER_TOKEN, a.shape[0] - lo)
+            if props is not None:
+                body = bulk_arrow.edge_rows(a[lo : lo + n], b[lo : lo + n], props.slice(lo, n))
+            else:
+                arr = np.empty(n, dtype=_EDGE_DTYPE)
+                arr["s"] = a[lo : lo + n]
+                arr["d"] = b[lo : lo + n]
+                body = arr.tobytes()
+            self.result.relationships += n
             if self.progress:
                 self.progress("parse edges", self.result.relationships)
-            yield arr.shape[0], header + arr.tobytes()
+            yield n, header + body
 
     def _skipped_examples(
         self,
@@ -516,11 +532,12 @@ class _Parser:
                 if len(self.result.skipped_examples) < 5:
                     self.result.skipped_examples.append(f"{src.path}:{lineno} ({missing})")
                 continue
-            if props is not None:
-                if prop_names is None:
-                    prop_names = list(props)
-                    for p in prop_names:
-                        _check_property_at(p, src.path, lineno)
+            if prop_names is None:  # the first stored edge's keys are the file's properties
+                prop_names = list(props or {})
+                for p in prop_names:
+                    _check_property_at(p, src.path, lineno)
+            if props is not None or prop_names:
+                props = props or {}
                 try:
                     enc = b"".join(encode_value(props.get(p)) for p in prop_names)
                 except _BadValue as err:

@@ -17,7 +17,7 @@ before, which also finds the bad line for the ``file:line`` error. Not taken (by
   with nulls), mixed types in a column, strings with NUL, integers beyond 64 bits;
 * a missing/empty/duplicate id, an invalid property name, an empty endpoint, a row with the
   wrong number of columns, CSV edge files with property columns (their per-cell type
-  inference is the line reader's), JSONL edges with properties;
+  inference is the line reader's), JSONL edge properties missing on the first edge;
 * anything Arrow itself rejects (BOM, quoted newlines, ...).
 """
 
@@ -47,14 +47,29 @@ def _stream(path: Path) -> Any:
 
 
 def _read_json(path: Path) -> pa.Table:
+    """The JSONL file as a table. Arrow turns date-like strings (S2's ``publicationdate``)
+    into timestamps; such columns are read again as the strings they are."""
     import pyarrow as pa
     import pyarrow.json as pajson
 
     try:
         with _stream(path) as fh:
-            return pajson.read_json(fh)
+            table = pajson.read_json(fh)
+        dated = [
+            f.name
+            for f in table.schema
+            if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)
+        ]
+        if dated:
+            strings = pa.schema([(name, pa.string()) for name in dated])
+            options = pajson.ParseOptions(
+                explicit_schema=strings, unexpected_field_behavior="infer"
+            )
+            with _stream(path) as fh:
+                table = pajson.read_json(fh, parse_options=options)
     except (pa.ArrowException, OSError, ValueError) as err:
         raise Unsupported(str(err)) from None
+    return table
 
 
 def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -183,18 +198,27 @@ def node_token(table: pa.Table, label: str) -> bytes:
     return b"".join([_header(label, props), body])
 
 
-def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int]:
-    """``(start ids, end ids, first data line)`` of an edge file without properties."""
+def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, pa.Table | None]:
+    """``(start ids, end ids, first data line, properties or None)`` of an edge file.
+
+    Properties only from JSONL (the caller checks that the first stored edge has them all).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
+    props: pa.Table | None = None
     if fmt == "jsonl":
         table = _read_json(path)
-        if sorted(table.column_names) != ["end", "start"]:
-            raise Unsupported("edge properties or missing endpoints")
+        if "start" not in table.column_names or "end" not in table.column_names:
+            raise Unsupported("missing endpoints")
         starts, ends = table.column("start"), table.column("end")
         first_line = 1
+        names = [c for c in table.column_names if c not in ("start", "end")]
+        if names:
+            props = table.select(names)
+            for name in names:
+                _check_column(name, props.column(name))
     else:
         from scholarkg.textio import open_text
 
@@ -232,7 +256,24 @@ def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int]:
         if col.null_count or _has_empty(col):
             raise Unsupported("an empty endpoint")
         out.append(col)
-    return out[0], out[1], first_line
+    return out[0], out[1], first_line, props
+
+
+def edge_rows(a: np.ndarray, b: np.ndarray, props: pa.Table) -> bytes:
+    """Edges with properties: ``uint64 src, uint64 dst`` + each property's encoding."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pair = np.empty(a.shape[0], dtype=np.dtype([("s", "=u8"), ("d", "=u8")]))
+    pair["s"], pair["d"] = a, b
+    ends = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(16), a.shape[0], [None, pa.py_buffer(pair.tobytes())]
+    ).cast(pa.binary())
+    parts = [_encoded_column(props.column(n).combine_chunks()) for n in props.column_names]
+    rows = pc.binary_join_element_wise(ends, *parts, pa.scalar(b""))
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
+                            offset=rows.offset * 4)  # fmt: skip
+    return bytes(memoryview(rows.buffers()[2])[int(offsets[0]) : int(offsets[-1])])
 
 
 def line_numbers(path: Path, first_line: int, n_rows: int) -> np.ndarray | None:

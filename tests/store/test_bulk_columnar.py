@@ -89,6 +89,47 @@ def test_gzip_tsv_jsonl_edges_and_two_labels(store: FalkorDBStore, tmp_path: Pat
     assert fast.skipped_examples == [f"{tsv}:4 (nope)"]
 
 
+def test_dates_stay_strings_and_jsonl_edge_properties(store: FalkorDBStore, tmp_path: Path) -> None:
+    """S2's layout: ``publicationdate`` strings (Arrow would make them timestamps) and
+    AUTHORED_BY edges with a ``position`` property, as ``load s2 --bulk`` writes them."""
+    papers = _jsonl(
+        tmp_path / "papers.jsonl",
+        [
+            {"id": "s2:1", "date": "2019-05-01", "year": 2019},
+            {"id": "s2:2", "date": "2020-11-30T08:00:00", "year": 2020},
+            {"id": "s2:3", "year": 2021},
+        ],
+    )
+    authors = _jsonl(tmp_path / "authors.jsonl", [{"id": "a1", "name": "Ann"}, {"id": "a2"}])
+    wrote = _jsonl(
+        tmp_path / "wrote.jsonl",
+        [
+            {"start": "s2:1", "end": "a1", "position": 0, "note": "x"},
+            {"start": "s2:1", "end": "a2", "position": 1, "note": None},
+            {"start": "s2:9", "end": "a2", "position": 2, "note": "gone"},
+            {"start": "s2:3", "end": "a1", "position": 0, "note": "y"},
+        ],
+    )
+    edges = [EdgeSource(wrote, rel_type="AUTHORED_BY", start_label="Paper", end_label="Author")]
+    fast, _ = _both(store, [NodeSource(papers), NodeSource(authors, label="Author")], edges)
+    assert len(fast.fast_files) == 3 and fast.skipped_examples == [f"{wrote}:3 (s2:9)"]
+
+
+def test_edge_property_missing_on_the_first_edge_goes_line_by_line(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    papers = _jsonl(tmp_path / "papers.jsonl", [{"id": "a"}, {"id": "b"}])
+    cites = _jsonl(
+        tmp_path / "cites.jsonl", [{"start": "a", "end": "b"}, {"start": "b", "end": "a", "w": 2}]
+    )
+    errors = []
+    for columnar in (True, False):
+        with pytest.raises(InputError) as err:
+            bulk_load(store, [NodeSource(papers)], [EdgeSource(cites)], columnar=columnar)
+        errors.append((err.value.path, err.value.line, err.value.message))
+    assert errors[0] == errors[1] and errors[0][1] == 2
+
+
 @pytest.mark.parametrize(
     ("rows", "why"),
     [
