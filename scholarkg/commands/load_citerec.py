@@ -204,8 +204,9 @@ def _load_s2_bulk(files: dict[str, Path | None], report: object, workers: int) -
     table.add_row("nodes written", f"{res['nodes']:,}")
     table.add_row("relationships written", f"{res['relationships']:,}")
     table.add_row("relationships skipped", f"{res['skipped_relationships']:,}")
+    table.add_row("seconds reading the S2 files", f"{res['read_seconds']:.1f}")
     table.add_row(
-        "seconds (parse / send / schema)",
+        "seconds (bulk parse / send / schema)",
         f"{res['parse_seconds']:.1f} / {res['send_seconds']:.1f} / {res['schema_seconds']:.1f}",
     )
     console.print(table)
