@@ -75,6 +75,9 @@ MAX_COMMAND_BYTES = 64_000_000
 NODES_PER_TOKEN = 50_000
 #: edges per reltype token
 EDGES_PER_TOKEN = 500_000
+#: edges whose endpoints the columnar path looks up at once (one hash table of the ids
+#: per chunk; smaller chunks start sending sooner)
+LOOKUP_CHUNK = 1_000_000
 _PACK_Q = struct.Struct("=Bq").pack
 _PACK_D = struct.Struct("=Bd").pack
 _NULL = bytes([T_NULL])
@@ -417,13 +420,42 @@ class _Parser:
     def _edges_columnar(
         self, src: EdgeSource, rel: str, fmt: str, *, strict: bool
     ) -> Iterator[tuple[int, bytes]]:
-        """Endpoints looked up as Arrow arrays (eagerly: ``Unsupported`` comes before any
-        token or count); returns the token iterator."""
+        """Reads and checks the whole file eagerly (``Unsupported`` comes before any token or
+        count); returns the token iterator. Without properties the endpoints are looked up
+        chunk by chunk inside that iterator, so the first edges are sent while later ones
+        are still being looked up."""
+        starts, ends, first_line, props = bulk_arrow.read_edge_endpoints(src.path, fmt)
+        if props is None:
+            return self._edge_chunks(src, rel, fmt, starts, ends, first_line, strict=strict)
+        (a_ok, a), (b_ok, b) = self._lookup(src, starts, ends)
+        ok = a_ok & b_ok
+        missing = np.flatnonzero(~ok)
+        if missing.size:
+            if strict:
+                raise bulk_arrow.Unsupported("an unknown endpoint (the line reader names it)")
+            rows = [(i, not a_ok[i]) for i in missing[:5].tolist()]
+            self._skipped_examples(src, fmt, starts, ends, rows, first_line)
+            self.result.skipped_relationships += int(missing.size)
+            a, b = a[ok], b[ok]
+            props = props.filter(ok)
+        if props.num_rows:
+            # the line reader takes the first stored edge's keys as the file's properties
+            # (a key first seen later is an error there); Arrow cannot tell a missing key
+            # from a null, so a null on that edge leaves the file to the line reader
+            unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
+            if unset:
+                raise bulk_arrow.Unsupported(f"edge property {unset[0]!r} not on the first edge")
+        return self._edge_tokens(rel, a, b, props)
+
+    def _lookup(
+        self, src: EdgeSource, starts: Any, ends: Any
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``[(found?, internal id)]`` for the start and the end column (Arrow hash lookup;
+        one table and one probe pass when both ends have the same label)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        starts, ends, first_line, props = bulk_arrow.read_edge_endpoints(src.path, fmt)
-        if src.start_label == src.end_label:  # one hash table of the ids, one probe pass
+        if src.start_label == src.end_label:
             columns = [(pa.concat_arrays([starts, ends]), src.start_label)]
         else:
             columns = [(starts, src.start_label), (ends, src.end_label)]
@@ -438,25 +470,37 @@ class _Parser:
             n = len(starts)
             valid, internal_ids = found[0]
             found = [(valid[:n], internal_ids[:n]), (valid[n:], internal_ids[n:])]
-        (a_ok, a), (b_ok, b) = found
-        ok = a_ok & b_ok
-        missing = np.flatnonzero(~ok)
-        if missing.size:
-            if strict:
-                raise bulk_arrow.Unsupported("an unknown endpoint (the line reader names it)")
-            self._skipped_examples(src, fmt, starts, ends, a_ok, missing, first_line)
-            self.result.skipped_relationships += int(missing.size)
-            a, b = a[ok], b[ok]
-            if props is not None:
-                props = props.filter(ok)
-        if props is not None and props.num_rows:
-            # the line reader takes the first stored edge's keys as the file's properties
-            # (a key first seen later is an error there); Arrow cannot tell a missing key
-            # from a null, so a null on that edge leaves the file to the line reader
-            unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
-            if unset:
-                raise bulk_arrow.Unsupported(f"edge property {unset[0]!r} not on the first edge")
-        return self._edge_tokens(rel, a, b, props)
+        return found
+
+    def _edge_chunks(
+        self,
+        src: EdgeSource,
+        rel: str,
+        fmt: str,
+        starts: Any,
+        ends: Any,
+        first_line: int,
+        *,
+        strict: bool,
+    ) -> Iterator[tuple[int, bytes]]:
+        examples: list[tuple[int, bool]] = []
+        for lo in range(0, len(starts), LOOKUP_CHUNK):
+            s_part, e_part = starts.slice(lo, LOOKUP_CHUNK), ends.slice(lo, LOOKUP_CHUNK)
+            (a_ok, a), (b_ok, b) = self._lookup(src, s_part, e_part)
+            ok = a_ok & b_ok
+            missing = np.flatnonzero(~ok)
+            if missing.size:
+                if strict:  # the line reader names the line; it raises before we go on
+                    for _ in self._edges_by_line(src, rel, fmt, strict=True):
+                        pass
+                    raise InputError("unknown edge endpoint", path=src.path)  # pragma: no cover
+                self.result.skipped_relationships += int(missing.size)
+                room = 5 - len(examples)
+                examples += [(lo + i, not a_ok[i]) for i in missing[:room].tolist()]
+                a, b = a[ok], b[ok]
+            yield from self._edge_tokens(rel, a, b, None)
+        if examples:
+            self._skipped_examples(src, fmt, starts, ends, examples, first_line)
 
     def _edge_tokens(
         self, rel: str, a: np.ndarray, b: np.ndarray, props: Any
@@ -482,8 +526,7 @@ class _Parser:
         fmt: str,
         starts: Any,
         ends: Any,
-        a_ok: np.ndarray,
-        missing: np.ndarray,
+        rows: list[tuple[int, bool]],
         first_line: int,
     ) -> None:
         """The first skipped edges as ``file:line (id)``, as the line reader reports them."""
@@ -502,8 +545,8 @@ class _Parser:
                     if room == 0:
                         return
             return
-        for i in missing[:room].tolist():
-            bad = starts[i].as_py() if not a_ok[i] else ends[i].as_py()
+        for i, start_missing in rows[:room]:
+            bad = starts[i].as_py() if start_missing else ends[i].as_py()
             self.result.skipped_examples.append(f"{src.path}:{int(lines[i])} ({bad})")
 
     def _edges_by_line(

@@ -215,11 +215,21 @@ def test_pipelined_load_of_many_commands(
     monkeypatch.setattr(bulk, "STREAM_COMMAND_BYTES", 200)
     monkeypatch.setattr(bulk, "NODES_PER_TOKEN", 7)
     monkeypatch.setattr(bulk, "EDGES_PER_TOKEN", 5)
+    monkeypatch.setattr(bulk, "LOOKUP_CHUNK", 4)  # endpoints looked up 4 edges at a time
     papers = _jsonl(tmp_path / "papers.jsonl", [{"id": f"p{i}", "i": i} for i in range(60)])
     cites = tmp_path / "cites.csv"
-    cites.write_text(
-        "start,end\n" + "".join(f"p{i},p{(i * 7) % 60}\n" for i in range(60)), encoding="utf-8"
-    )
-    _both(store, [NodeSource(papers)], [EdgeSource(cites)])
+    lines = [f"p{i},p{(i * 7) % 60}\n" for i in range(60)]
+    for k, row in enumerate(["x1,p1\n", "p2,x2\n", "x3,x4\n", "p5,x5\n", "x6,p6\n", "x7,p7\n"]):
+        lines.insert(3 + 9 * k, row)  # unknown endpoints spread over several chunks
+    cites.write_text("start,end\n" + "".join(lines), encoding="utf-8")
+    fast, _ = _both(store, [NodeSource(papers)], [EdgeSource(cites)])
+    assert fast.skipped_relationships == 6
+    assert [e.rsplit(" ", 1)[1] for e in fast.skipped_examples] == [
+        "(x1)",
+        "(x2)",
+        "(x3)",
+        "(x5)",
+        "(x6)",
+    ]
     rows = store.run("MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.i AS a, b.i AS b")
     assert sorted((r["a"], r["b"]) for r in rows) == sorted((i, (i * 7) % 60) for i in range(60))
