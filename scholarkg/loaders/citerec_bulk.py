@@ -156,8 +156,7 @@ def bulk_load_s2(
             ("abstracts", lambda p: s2.read_abstracts(p, report, lookup)),
             ("tldrs", lambda p: s2.read_tldrs(p, report, lookup)),
             ("citations", lambda p: s2.read_citations(p, report, lookup)),
-            # the corpus map is complete by now (papers come first): workers resolve too
-            ("s2orc", lambda p: s2.read_s2orc(p, report, lookup, workers=workers, corpus=corpus)),
+            ("s2orc", lambda p: s2.read_s2orc(p, report, lookup, workers=workers)),
         ]
         for kind, read in order:
             path = files.get(kind)

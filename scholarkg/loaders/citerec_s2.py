@@ -542,51 +542,28 @@ def _parse_s2orc_line(
     return _guard(report, path, line, lambda: parse_s2orc_record(obj, path, line, splitter))
 
 
-#: the corpus map of a worker process (set once per worker by ``_init_worker``)
-_WORKER_CORPUS: Mapping[int, str] | None = None
-
-
-def _init_worker(corpus: Mapping[int, str] | None) -> None:
-    global _WORKER_CORPUS
-    _WORKER_CORPUS = corpus
-
-
 def _parse_s2orc_chunk(
     path: Path, lines: list[tuple[int, str]], splitter: SentenceSplitter
-) -> list[tuple[int, Any, list[Any]]]:
-    """Worker: ``(line, result, report calls)`` per line, in order. The result is the
-    parsed paper, or, when the worker holds the corpus map, the line's records already
-    built; ``None`` for a skipped line."""
+) -> list[tuple[int, FullTextPaper | None, list[Any]]]:
+    """Worker: ``(line, parsed paper or None, report calls)`` per line, in order."""
     out = []
     for line, text in lines:
         report = _RecordedReport()
         doc = _parse_s2orc_line(path, line, text, report, splitter)
-        result: Any = doc
-        if doc is not None and _WORKER_CORPUS is not None:
-            for reason, n in sorted(doc.dropped.items()):
-                report.drop(f"s2orc {reason}", n)
-            wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))
-            found = {c: _WORKER_CORPUS[c] for c in wanted if c in _WORKER_CORPUS}
-            result = _s2orc_records(doc, found, report)  # type: ignore[arg-type]
-        out.append((line, result, report.calls))
+        out.append((line, doc, report.calls))
     return out
 
 
-def _pooled_s2orc(
-    path: Path,
-    report: SkipReport,
-    splitter: SentenceSplitter,
-    workers: int,
-    corpus: Mapping[int, str] | None,
-) -> Iterator[tuple[int, Any]]:
-    """``(line, paper or records)`` in file order, parsed by ``workers`` processes.
+def _parsed_s2orc_pool(
+    path: Path, report: SkipReport, splitter: SentenceSplitter, workers: int
+) -> Iterator[tuple[int, FullTextPaper]]:
+    """``(line, paper)`` in file order, parsed by ``workers`` processes.
 
     Reading, JSON decoding, masking and sentence splitting are most of ``load s2 --bulk``
     and independent per line, so chunks of lines go to a process pool (the GIL rules out
     threads); results are taken in submission order with a bounded number in flight, and
-    each line's report calls are replayed into ``report`` in that order: same records, same
-    report as the serial reader (tests/citerec/test_s2_pool.py). With ``corpus`` (the
-    bulk loader's in-memory id map) the workers also build the records.
+    each line's skips are replayed into ``report`` in that order: same records, same report
+    as the serial reader (tests/citerec/test_s2_pool.py).
     """
     from collections import deque
     from concurrent.futures import ProcessPoolExecutor
@@ -603,10 +580,7 @@ def _pooled_s2orc(
         if chunk:
             yield chunk
 
-    corpus_arg = dict(corpus) if corpus is not None else None
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_worker, initargs=(corpus_arg,)
-    ) as pool:
+    with ProcessPoolExecutor(max_workers=workers) as pool:
         inflight: deque[Any] = deque()
         for chunk in chunks():
             inflight.append(pool.submit(_parse_s2orc_chunk, path, chunk, splitter))
@@ -617,13 +591,13 @@ def _pooled_s2orc(
 
 
 def _replayed(
-    results: list[tuple[int, Any, list[Any]]], report: SkipReport
-) -> Iterator[tuple[int, Any]]:
-    for line, result, calls in results:
+    results: list[tuple[int, FullTextPaper | None, list[Any]]], report: SkipReport
+) -> Iterator[tuple[int, FullTextPaper]]:
+    for line, doc, calls in results:
         for method, args, kwargs in calls:
             getattr(report, method)(*args, **kwargs)
-        if result is not None:
-            yield line, result
+        if doc is not None:
+            yield line, doc
 
 
 def read_s2orc(
@@ -633,23 +607,16 @@ def read_s2orc(
     *,
     splitter: SentenceSplitter = split_sentences,
     workers: int = 1,
-    corpus: Mapping[int, str] | None = None,
 ) -> Iterator[Group]:
     """One group per full-text paper: the citing Paper, its contexts and CITES edges.
 
     ``workers > 1`` parses the lines in that many processes (``splitter`` must then be
-    picklable: a module-level function); the groups and the report are the same. ``corpus``
-    — the complete ``{corpus id: Paper id}`` map, when the caller has one in memory (the
-    bulk loader) — lets the workers resolve ids and build the records too (``lookup`` is
-    then not called).
+    picklable: a module-level function); the groups and the report are the same.
     """
-    if workers > 1 and corpus is not None:
-        yield from _pooled_s2orc(path, report, splitter, workers, corpus)
-        return
 
     def parsed() -> Iterator[tuple[int, FullTextPaper]]:
         if workers > 1:
-            yield from _pooled_s2orc(path, report, splitter, workers, None)
+            yield from _parsed_s2orc_pool(path, report, splitter, workers)
             return
         for line, _obj, doc in _guarded_lines(
             path, report, lambda obj, line: parse_s2orc_record(obj, path, line, splitter)

@@ -45,9 +45,7 @@ def _s2orc_with_defects(tmp_path: Path) -> tuple[Path, dict[int, str]]:
     return path, known
 
 
-def _read(
-    path: Path, known: dict[int, str], workers: int, corpus: dict[int, str] | None = None
-) -> tuple[list, SkipReport]:
+def _read(path: Path, known: dict[int, str], workers: int) -> tuple[list, SkipReport]:
     report = SkipReport()
 
     def lookup(ids: list[int]) -> dict[int, str]:
@@ -55,22 +53,17 @@ def _read(
 
     groups = [
         (line, [(type(r).__name__, r.model_dump()) for r in records])
-        for line, records in s2.read_s2orc(path, report, lookup, workers=workers, corpus=corpus)
+        for line, records in s2.read_s2orc(path, report, lookup, workers=workers)
     ]
     return groups, report
 
 
-@pytest.mark.parametrize(("workers", "records_in_workers"), [(2, False), (3, False), (2, True)])
-def test_pool_equals_serial(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, records_in_workers: bool
-) -> None:
-    """``records_in_workers``: the bulk loader's mode, where the workers hold the corpus map
-    and build the records too."""
+@pytest.mark.parametrize("workers", [2, 3])
+def test_pool_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
     monkeypatch.setattr(s2, "POOL_CHUNK_LINES", 4)  # many chunks, several in flight
     path, known = _s2orc_with_defects(tmp_path)
     serial, serial_report = _read(path, known, workers=1)
-    corpus = known if records_in_workers else None
-    pooled, pooled_report = _read(path, known, workers=workers, corpus=corpus)
+    pooled, pooled_report = _read(path, known, workers=workers)
     assert pooled == serial
     assert pooled_report == serial_report
     n_contexts = sum(name == "CitationContext" for _, recs in serial for name, _ in recs)
