@@ -136,7 +136,7 @@ def test_projection_builds_its_operator_once_and_keeps_gds_numbers(
     again = catalog.get(store)  # warm: the same projection, so the same operator
     assert again is proj and again.operator() is op
     assert np.array_equal(again.pagerank_array(), first)
-    # GDS manual, unweighted stream example: Home 3.215681999884452 (graph-backends.md §4)
+    # GDS manual (page-rank.adoc), unweighted stream example: Home 3.215681999884452
     assert first[proj.index["Home"]] == pytest.approx(3.215681999884452, abs=1e-12)
     ppr = again.pagerank(PageRankConfig(source_nodes={"Site A": 1.0})).scores
     assert ppr["Home"] == pytest.approx(0.39902290442518784, abs=1e-12)
