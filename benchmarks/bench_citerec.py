@@ -71,7 +71,7 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
     # reader; then today's: a process pool and the columnar reader (same graph, checked)
     before = FalkorDBStore(server.connect(), "citerec_bench_serial")
     t0 = time.perf_counter()
-    serial = bulk_load_s2(before, wanted, SkipReport(), workdir=work, workers=1, columnar=False)
+    serial = bulk_load_s2(before, wanted, SkipReport(), workdir=work, workers=0, columnar=False)
     serial_s = time.perf_counter() - t0
     serial_counts = before.counts()
     before.clear()
@@ -394,7 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--papers", type=int, default=100_000)
     ap.add_argument("--merge-papers", type=int, default=5_000)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="S2ORC processes")
+    ap.add_argument(
+        "--workers", type=int, default=max((os.cpu_count() or 1) - 1, 1), help="S2ORC processes"
+    )
     ap.add_argument("--skip-merge", action="store_true", help="skip the MERGE-path comparison")
     ap.add_argument("--contexts", type=int, default=10_000)
     ap.add_argument("--rank-bm25-queries", type=int, default=50)

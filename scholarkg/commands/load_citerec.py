@@ -127,16 +127,19 @@ def load_s2(
     batch_size: BatchOpt = 5_000,
     workers: Annotated[
         int,
-        typer.Option(min=0, help="Processes parsing S2ORC (0: one per CPU; 1: in this process)."),
+        typer.Option(
+            min=0,
+            help="Processes parsing S2ORC besides the loader (0: parse in the loader). "
+            "Same output for any N; pays off only with cores to spare (docs/performance).",
+        ),
     ] = 0,
 ) -> Any:
     """Semantic Scholar datasets: papers, authors, venues, abstracts, TLDRs, citations, S2ORC.
 
     Files load in dependency order (venues, authors, papers, abstracts, tldrs, citations,
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
-    S2ORC lines (JSON, masking, sentence splitting) are parsed by a process pool.
+    ``--workers N`` parses S2ORC lines (JSON, masking, sentence splitting) in N processes.
     """
-    import os
 
     from scholarkg.commands.load import run_steps
     from scholarkg.console import print_summary
@@ -158,7 +161,7 @@ def load_s2(
             "--authors, --venues, --tldrs"
         )
     report = SkipReport()
-    n_workers = workers or (os.cpu_count() or 1)
+    n_workers = workers
     if bulk:
         _load_s2_bulk(given, report, n_workers)
         return None

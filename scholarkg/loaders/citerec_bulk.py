@@ -126,11 +126,11 @@ def bulk_load_s2(
     *,
     workdir: Path | None = None,
     progress: Callable[[str, int], None] | None = None,
-    workers: int = 1,
+    workers: int = 0,
     columnar: bool = True,
 ) -> dict[str, Any]:
     """Read every given S2 file and build ``store.graph`` with one GRAPH.BULK pass
-    (S2ORC parsed by ``workers`` processes when > 1: same records, see ``read_s2orc``;
+    (S2ORC parsed by ``workers`` extra processes, 0 = here: same records, see ``read_s2orc``;
     ``columnar`` is ``bulk_load``'s reader choice, for the benchmark's comparison)."""
     import time
 

@@ -557,7 +557,8 @@ def _parse_s2orc_chunk(
 def _parsed_s2orc_pool(
     path: Path, report: SkipReport, splitter: SentenceSplitter, workers: int
 ) -> Iterator[tuple[int, FullTextPaper]]:
-    """``(line, paper)`` in file order, parsed by ``workers`` processes.
+    """``(line, paper)`` in file order, parsed by ``workers`` processes besides this one
+    (which reads the lines, resolves ids and builds the records meanwhile).
 
     Reading, JSON decoding, masking and sentence splitting are most of ``load s2 --bulk``
     and independent per line, so chunks of lines go to a process pool (the GIL rules out
@@ -584,7 +585,7 @@ def _parsed_s2orc_pool(
         inflight: deque[Any] = deque()
         for chunk in chunks():
             inflight.append(pool.submit(_parse_s2orc_chunk, path, chunk, splitter))
-            while len(inflight) > 4 * workers:
+            while len(inflight) > 4 * workers + 2:
                 yield from _replayed(inflight.popleft().result(), report)
         while inflight:
             yield from _replayed(inflight.popleft().result(), report)
@@ -606,16 +607,16 @@ def read_s2orc(
     lookup: CorpusLookup,
     *,
     splitter: SentenceSplitter = split_sentences,
-    workers: int = 1,
+    workers: int = 0,
 ) -> Iterator[Group]:
     """One group per full-text paper: the citing Paper, its contexts and CITES edges.
 
-    ``workers > 1`` parses the lines in that many processes (``splitter`` must then be
+    ``workers >= 1`` parses the lines in that many processes (``splitter`` must then be
     picklable: a module-level function); the groups and the report are the same.
     """
 
     def parsed() -> Iterator[tuple[int, FullTextPaper]]:
-        if workers > 1:
+        if workers >= 1:
             yield from _parsed_s2orc_pool(path, report, splitter, workers)
             return
         for line, _obj, doc in _guarded_lines(
