@@ -8,15 +8,19 @@ Parts (each prints a JSON object; the last line is everything):
 
 1. **load**: a synthetic S2 world (``synthetic/citerec_corpus.py``) of ``--papers`` papers
    whose full texts hold ~10 citing sentences each, loaded with ``scholarkg load s2 --bulk``'s
-   function into a new graph; beside it the incremental MERGE path on a ``--merge-papers``
-   world, as contexts/s.
+   function into a new graph, first as before issue 22 (S2ORC parsed in this process, the
+   line-by-line bulk reader), then with ``--workers`` processes and the columnar reader
+   (same graph, checked), with the ratio; beside them the incremental MERGE path on a
+   ``--merge-papers`` world, as contexts/s (``--skip-merge`` leaves it out).
 2. **rankers**: contexts/s for ``--contexts`` sampled single-citation contexts of that graph:
    BM25 (bm25s, ours), hybrid (RRF of BM25, PPR, co-citation), hybrid-learned and PPR alone;
    beside them rank-bm25 (``BM25Okapi``) on the same corpus for ``--rank-bm25-queries``
    queries. Quality (Recall@10 / MRR@10 with a paired test against BM25) on the same sample.
 3. **projection**: a random ``--graph-nodes``/``--graph-edges`` Paper/CITES graph (seeded,
    bulk-loaded): PageRank end to end today (edge pull + scipy), with a cold projection
-   (build), warm in memory, and from the disk cache in a new catalogue; PPR per context
+   (build), warm in memory (min of ``--repeat`` runs, beside the previous warm code that
+   rebuilt the matrix per call and a plain loop of 20 scipy CSR products, with the ratio),
+   and from the disk cache in a new catalogue; PPR per context
    (sparse, tolerance 1e-4 as the recommender uses it, and GDS's default 1e-7) against the
    dense scipy PPR; networkx PageRank and personalized PageRank on a ``--nx-nodes`` graph.
 4. **quality** (not in the default parts): every ranker through the ``citerec`` task on the
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import tempfile
 import time
@@ -61,61 +66,75 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
     )
     files = write_world(world, work / "world")
     gen_s = time.perf_counter() - t0
+    wanted = {k: files[k] for k in ("papers", "abstracts", "citations", "s2orc")}
+    # the previous path in the same run: S2ORC parsed in this process, line-by-line bulk
+    # reader; then today's: a process pool and the columnar reader (same graph, checked)
+    before = FalkorDBStore(server.connect(), "citerec_bench_serial")
+    t0 = time.perf_counter()
+    serial = bulk_load_s2(before, wanted, SkipReport(), workdir=work, workers=0, columnar=False)
+    serial_s = time.perf_counter() - t0
+    serial_counts = before.counts()
+    before.clear()
     store = FalkorDBStore(server.connect(), "citerec_bench")
     t0 = time.perf_counter()
-    res = bulk_load_s2(
-        store,
-        {
-            "papers": files["papers"],
-            "abstracts": files["abstracts"],
-            "citations": files["citations"],
-            "s2orc": files["s2orc"],
-        },
-        SkipReport(),
-        workdir=work,
-    )
+    res = bulk_load_s2(store, wanted, SkipReport(), workdir=work, workers=args.workers)
     load_s = time.perf_counter() - t0
     counts = store.counts()
+    assert (counts.nodes, counts.relationships) == (
+        serial_counts.nodes,
+        serial_counts.relationships,
+    )
     contexts = counts.nodes.get("CitationContext", 0)
     out: dict[str, Any] = {
         "papers": counts.nodes.get("Paper", 0),
         "contexts": contexts,
         "relationships": counts.total_relationships,
         "generate_write_s": round(gen_s, 1),
+        "previous_serial_line_reader": {
+            "total_s": round(serial_s, 1),
+            "read_s2_files_s": round(serial["read_seconds"], 1),
+            "bulk_parse_s": round(serial["parse_seconds"], 1),
+            "bulk_send_s": round(serial["send_seconds"], 1),
+            "bulk_schema_s": round(serial["schema_seconds"], 1),
+        },
+        "workers": args.workers,
         "bulk_load_s": round(load_s, 1),
+        "speedup_vs_previous": round(serial_s / load_s, 2),
+        "read_s2_files_s": round(res["read_seconds"], 1),
         "bulk_parse_s": round(res["parse_seconds"], 1),
         "bulk_send_s": round(res["send_seconds"], 1),
         "bulk_schema_s": round(res["schema_seconds"], 1),
         "bulk_contexts_per_s": round(contexts / load_s),
     }
-    # the alternative: the incremental MERGE loader (idempotent, resumable) on a smaller world
-    from scholarkg.loaders import citerec_s2 as s2
-    from scholarkg.loaders.checkpoint import run_resumable
-    from scholarkg.loaders.corpus_lookup import corpus_lookup
+    if not args.skip_merge:
+        # the alternative: the incremental MERGE loader (idempotent, resumable) on a smaller world
+        from scholarkg.loaders import citerec_s2 as s2
+        from scholarkg.loaders.checkpoint import run_resumable
+        from scholarkg.loaders.corpus_lookup import corpus_lookup
 
-    small = write_world(
-        generate(args.merge_papers, seed=11, full_text_share=1.0, refs_per_paper=(8, 12)),
-        work / "small",
-    )
-    merge = FalkorDBStore(server.connect(), "citerec_bench_merge")
-    merge.apply_schema()
-    lookup = corpus_lookup(merge)
-    rep = SkipReport()
-    t0 = time.perf_counter()
-    run_resumable(merge, s2.read_papers(small["papers"], rep), source=small["papers"])
-    run_resumable(
-        merge,
-        s2.read_citations(small["citations"], rep, lookup),  # type: ignore[arg-type]
-        source=small["citations"],
-    )
-    run_resumable(merge, s2.read_s2orc(small["s2orc"], rep, lookup), source=small["s2orc"])  # type: ignore[arg-type]
-    merge_s = time.perf_counter() - t0
-    mc = merge.counts().nodes.get("CitationContext", 0)
-    out["merge_papers"] = args.merge_papers
-    out["merge_contexts"] = mc
-    out["merge_load_s"] = round(merge_s, 1)
-    out["merge_contexts_per_s"] = round(mc / merge_s)
-    merge.clear()
+        small = write_world(
+            generate(args.merge_papers, seed=11, full_text_share=1.0, refs_per_paper=(8, 12)),
+            work / "small",
+        )
+        merge = FalkorDBStore(server.connect(), "citerec_bench_merge")
+        merge.apply_schema()
+        lookup = corpus_lookup(merge)
+        rep = SkipReport()
+        t0 = time.perf_counter()
+        run_resumable(merge, s2.read_papers(small["papers"], rep), source=small["papers"])
+        run_resumable(
+            merge,
+            s2.read_citations(small["citations"], rep, lookup),  # type: ignore[arg-type]
+            source=small["citations"],
+        )
+        run_resumable(merge, s2.read_s2orc(small["s2orc"], rep, lookup), source=small["s2orc"])  # type: ignore[arg-type]
+        merge_s = time.perf_counter() - t0
+        mc = merge.counts().nodes.get("CitationContext", 0)
+        out["merge_papers"] = args.merge_papers
+        out["merge_contexts"] = mc
+        out["merge_load_s"] = round(merge_s, 1)
+        out["merge_contexts_per_s"] = round(mc / merge_s)
+        merge.clear()
     emit("load", out)
     return store
 
@@ -247,10 +266,28 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
     t0 = time.perf_counter()
     proj = catalog.get(store)
     out["projection_build_s"] = round(time.perf_counter() - t0, 2)
-    t0 = time.perf_counter()
-    proj = catalog.get(store)
-    scores = proj.pagerank_array()
-    out["pagerank_warm_array_s"] = round(time.perf_counter() - t0, 2)
+    # warm, beside it in the same rounds (interleaved, so a busy spell on the shared machine
+    # hits all three alike; min of --repeat kept): the previous warm path (transition matrix
+    # rebuilt on every call) and the yardstick of issue 22, 20 plain scipy CSR products
+    warm, previous, plain = [], [], []
+    x = np.full(n, 0.15)
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        proj = catalog.get(store)
+        scores = proj.pagerank_array()
+        warm.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        before, _, _ = pagerank(n, proj.src, proj.dst)
+        previous.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for _ in range(20):
+            proj.operator().matrix @ x
+        plain.append(time.perf_counter() - t0)
+    out["pagerank_warm_array_s"] = round(min(warm), 3)
+    assert np.abs(before - scores).max() < 1e-12
+    out["pagerank_warm_previous_code_s"] = round(min(previous), 3)
+    out["plain_loop_20_csr_products_s"] = round(min(plain), 3)
+    out["ratio_warm_to_plain_loop"] = round(min(warm) / min(plain), 2)
     t0 = time.perf_counter()
     proj = catalog.get(store)
     result = proj.pagerank()
@@ -356,11 +393,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--papers", type=int, default=100_000)
     ap.add_argument("--merge-papers", type=int, default=5_000)
+    ap.add_argument(
+        "--workers", type=int, default=max((os.cpu_count() or 1) - 1, 1), help="S2ORC processes"
+    )
+    ap.add_argument("--skip-merge", action="store_true", help="skip the MERGE-path comparison")
     ap.add_argument("--contexts", type=int, default=10_000)
     ap.add_argument("--rank-bm25-queries", type=int, default=50)
     ap.add_argument("--graph-nodes", type=int, default=1_000_000)
     ap.add_argument("--graph-edges", type=int, default=5_000_000)
     ap.add_argument("--ppr-queries", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=5, help="warm PageRank runs (min is kept)")
     ap.add_argument("--nx-nodes", type=int, default=200_000)
     ap.add_argument("--nx-edges", type=int, default=1_000_000)
     ap.add_argument("--quality-papers", type=int, default=400)

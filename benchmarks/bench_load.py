@@ -11,31 +11,45 @@ edges with a fixed seed), then in the same run:
    full size would take many minutes; the full-size time is extrapolated linearly from
    the measured rates and printed as such.
 
+3. ``--readers``: the parse candidates for the bulk path on the same two files, each
+   to columns (no encoding): the stdlib line reader (``json.loads`` / ``csv``), orjson
+   line by line, pyarrow's JSON and CSV readers, polars' ``read_ndjson`` / ``read_csv``
+   (where installed) — the figures behind the choice of pyarrow in ``store/bulk_arrow.py``;
+4. ``--previous REF``: the same bulk load with ``store/bulk.py`` as it is at git ``REF``
+   (e.g. ``main``, the pre-issue-22 path), loaded from git into this process, so both are
+   measured in the same run on the same server; the ratio is printed.
+
 Peak RSS of the server and of this client process are sampled every 50 ms per phase.
 
     .venv/bin/python benchmarks/bench_load.py            # 1M papers / 5M citations
     .venv/bin/python benchmarks/bench_load.py --small    # 100k / 500k
+    .venv/bin/python benchmarks/bench_load.py --persistent --readers --previous main \
+        --skip-merge                                     # issue 22's figures
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.util
 import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psutil
 
-from scholarkg.store.bulk import bulk_load_papers
+from scholarkg.store.bulk import BulkResult, bulk_load_papers
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
 
@@ -120,6 +134,110 @@ class PeakRSS:
         self._thread.join()
 
 
+def _timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def bench_readers(papers: Path, cites: Path, repeat: int) -> dict[str, dict[str, float]]:
+    """Seconds to read the node JSONL and the edge CSV into columns, per candidate (min of
+    ``repeat``); each candidate's row counts are checked against the stdlib reader's."""
+
+    def stdlib_nodes() -> int:
+        with papers.open(encoding="utf-8") as fh:
+            return len([json.loads(line) for line in fh if line.strip()])
+
+    def stdlib_edges() -> int:
+        with cites.open(encoding="utf-8", newline="") as fh:
+            rows = csv.reader(fh)
+            next(rows)
+            return len([(r[0], r[1]) for r in rows if r])
+
+    out: dict[str, dict[str, float]] = {}
+    candidates: dict[str, tuple[Callable[[], int], Callable[[], int]]] = {
+        "stdlib (json/csv, line by line)": (stdlib_nodes, stdlib_edges)
+    }
+    try:
+        import orjson
+
+        def orjson_nodes() -> int:
+            with papers.open("rb") as fh:
+                return len([orjson.loads(line) for line in fh if line.strip()])
+
+        def orjson_edges() -> int:  # no CSV in orjson: bytes split, as a best case
+            with cites.open("rb") as fh:
+                next(fh)
+                return len([line.rstrip(b"\n").split(b",") for line in fh if line.strip()])
+
+        candidates["orjson (line by line)"] = (orjson_nodes, orjson_edges)
+    except ImportError:
+        pass
+    import pyarrow.csv as pacsv
+    import pyarrow.json as pajson
+
+    candidates["pyarrow (json/csv readers)"] = (
+        lambda: pajson.read_json(papers).num_rows,
+        lambda: pacsv.read_csv(cites).num_rows,
+    )
+    try:
+        import polars as pl
+
+        candidates["polars (read_ndjson/read_csv)"] = (
+            lambda: pl.read_ndjson(papers).height,
+            lambda: pl.read_csv(cites, schema={"start": pl.String, "end": pl.String}).height,
+        )
+    except ImportError:
+        pass
+    expected: tuple[int, int] | None = None
+    for name, (nodes_fn, edges_fn) in candidates.items():
+        n_s, n = _timed(nodes_fn, repeat)
+        e_s, e = _timed(edges_fn, repeat)
+        if expected is None:
+            expected = (int(n), int(e))  # type: ignore[arg-type]
+        assert (n, e) == expected, (name, n, e, expected)
+        out[name] = {
+            "nodes_s": round(n_s, 2),
+            "edges_s": round(e_s, 2),
+            "total_s": round(n_s + e_s, 2),
+        }
+        print(json.dumps({"reader": name} | out[name]), flush=True)
+    return out
+
+
+def previous_bulk_module(ref: str) -> Any:
+    """``scholarkg/store/bulk.py`` as it is at git ``ref``, imported under another name."""
+    root = Path(__file__).resolve().parent.parent
+    source = subprocess.run(
+        ["git", "-C", str(root), "show", f"{ref}:scholarkg/store/bulk.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader("scholarkg_bulk_previous", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    exec(compile(source, f"{ref}:scholarkg/store/bulk.py", "exec"), module.__dict__)
+    return module
+
+
+def bulk_figures(res: BulkResult, wall: float, nodes: int, edges: int) -> dict[str, float]:
+    return {
+        "parse_s": round(res.parse_seconds, 2),
+        "send_s": round(res.send_seconds, 2),
+        "schema_s": round(res.schema_seconds, 2),
+        "of_which_indexes_s": round(getattr(res, "index_seconds", 0.0), 2),
+        "of_which_aof_rewrite_s": round(getattr(res, "compact_seconds", 0.0), 2),
+        "total_s": round(wall, 2),
+        "nodes_per_s": round(nodes / wall),
+        "rels_per_s": round(edges / wall),
+    }
+
+
 def mb(n: int) -> str:
     return f"{n / 2**20:,.0f} MB"
 
@@ -135,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--persistent", action="store_true", help="AOF on (default: ephemeral)")
     ap.add_argument("--no-schema", action="store_true", help="skip apply_schema after bulk")
     ap.add_argument("--json", type=Path, default=None, help="also write figures as JSON")
+    ap.add_argument("--readers", action="store_true", help="time the parse candidates too")
+    ap.add_argument("--repeat", type=int, default=2, help="runs per reader figure (min kept)")
+    ap.add_argument("--previous", metavar="REF", default=None, help="also load with bulk.py@REF")
+    ap.add_argument("--skip-merge", action="store_true", help="skip the UNWIND/MERGE slice")
     args = ap.parse_args(argv)
     if args.small:
         args.nodes, args.edges = 100_000, 500_000
@@ -149,16 +271,46 @@ def main(argv: list[str] | None = None) -> int:
         f"generated {args.nodes:,} papers / {args.edges:,} citations "
         f"in {time.perf_counter() - t:.1f} s ({workdir})"
     )
-    m_papers, m_cites = generate(workdir, args.merge_nodes, args.merge_edges, seed=11)
+    if not args.skip_merge:
+        m_papers, m_cites = generate(workdir, args.merge_nodes, args.merge_edges, seed=11)
+    if args.readers:
+        figures["readers"] = bench_readers(papers, cites, args.repeat)
 
     server = EmbeddedServer(data_dir, persistent=args.persistent)
     server.start()
     rss = PeakRSS(server.status().pid or 0)
     try:
         # -- bulk path -----------------------------------------------------------------
+        if args.previous:
+            previous = previous_bulk_module(args.previous)
+            store = FalkorDBStore(server.connect(), "bench_bulk_previous")
+            t = time.perf_counter()
+            res = previous.bulk_load_papers(store, papers, cites, apply_schema=not args.no_schema)
+            store.compact()  # what the CLI's session does at the end (a no-op when clean)
+            wall = time.perf_counter() - t
+            counts = store.counts()
+            assert counts.relationships.get("CITES") == args.edges, counts
+            figures["bulk_previous"] = {"ref": args.previous} | bulk_figures(
+                res, wall, args.nodes, args.edges
+            )
+            print(json.dumps({"bulk_previous": figures["bulk_previous"]}), flush=True)
+            store.clear()
+            store.compact()
+            store.close()
         store = FalkorDBStore(server.connect(), "bench_bulk")
         with rss.phase() as mem:
+            t = time.perf_counter()
             res = bulk_load_papers(store, papers, cites, apply_schema=not args.no_schema)
+            store.compact()
+            wall = time.perf_counter() - t
+        figures["bulk_now"] = bulk_figures(res, wall, args.nodes, args.edges) | {
+            "fast_files": len(res.fast_files),
+            "line_files": len(res.line_files),
+        }
+        if args.previous:
+            ratio = figures["bulk_previous"]["total_s"] / figures["bulk_now"]["total_s"]
+            figures["bulk_now"]["speedup_vs_previous"] = round(ratio, 2)
+        print(json.dumps({"bulk_now": figures["bulk_now"]}), flush=True)
         counts = store.counts()
         assert counts.nodes.get("Paper") == args.nodes, counts
         assert counts.relationships.get("CITES") == args.edges, counts
@@ -191,33 +343,34 @@ def main(argv: list[str] | None = None) -> int:
         store.clear()
         store.close()
 
-        # -- plain UNWIND/MERGE path on a slice -----------------------------------------
-        store = FalkorDBStore(server.connect(), "bench_merge")
-        store.apply_schema()
-        with rss.phase() as mem:
-            t = time.perf_counter()
-            with papers_rows(m_papers) as rows:
-                store.merge_nodes("Paper", rows)
-            nodes_s = time.perf_counter() - t
-            t = time.perf_counter()
-            with edge_rows(m_cites) as rows:
-                written = store.merge_relationships("CITES", "Paper", "Paper", rows)
-            rels_s = time.perf_counter() - t
-        n_rate, r_rate = args.merge_nodes / nodes_s, args.merge_edges / rels_s
-        figures["merge"] = {
-            "slice_nodes": args.merge_nodes,
-            "slice_edges": args.merge_edges,
-            "written_edges": written,
-            "nodes_s": nodes_s,
-            "rels_s": rels_s,
-            "nodes_per_s": n_rate,
-            "rels_per_s": r_rate,
-            "extrapolated_full_s": args.nodes / n_rate + args.edges / r_rate,
-            "server_peak_rss": mem["server"],
-            "client_peak_rss": mem["client"],
-        }
-        store.clear()
-        store.close()
+        if not args.skip_merge:
+            # -- plain UNWIND/MERGE path on a slice -----------------------------------------
+            store = FalkorDBStore(server.connect(), "bench_merge")
+            store.apply_schema()
+            with rss.phase() as mem:
+                t = time.perf_counter()
+                with papers_rows(m_papers) as rows:
+                    store.merge_nodes("Paper", rows)
+                nodes_s = time.perf_counter() - t
+                t = time.perf_counter()
+                with edge_rows(m_cites) as rows:
+                    written = store.merge_relationships("CITES", "Paper", "Paper", rows)
+                rels_s = time.perf_counter() - t
+            n_rate, r_rate = args.merge_nodes / nodes_s, args.merge_edges / rels_s
+            figures["merge"] = {
+                "slice_nodes": args.merge_nodes,
+                "slice_edges": args.merge_edges,
+                "written_edges": written,
+                "nodes_s": nodes_s,
+                "rels_s": rels_s,
+                "nodes_per_s": n_rate,
+                "rels_per_s": r_rate,
+                "extrapolated_full_s": args.nodes / n_rate + args.edges / r_rate,
+                "server_peak_rss": mem["server"],
+                "client_peak_rss": mem["client"],
+            }
+            store.clear()
+            store.close()
     finally:
         rss.close()
         server.stop()
@@ -225,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    b, s, m = figures["bulk"], figures["snapshot"], figures["merge"]
+    b, s = figures["bulk"], figures["snapshot"]
     print(f"\nGRAPH.BULK, {args.nodes:,} nodes + {args.edges:,} CITES ({os.cpu_count()} CPUs)")
     print(
         f"  parse+encode {b['parse_s']:.1f} s, send {b['send_s']:.1f} s, "
@@ -238,12 +391,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(compute {s['pagerank_compute_ms']:.0f} ms); peak RSS server "
         f"{mb(s['server_peak_rss'])}, client {mb(s['client_peak_rss'])}"
     )
-    print(
-        f"UNWIND/MERGE slice {m['slice_nodes']:,} nodes + {m['slice_edges']:,} edges: "
-        f"{m['nodes_per_s']:,.0f} nodes/s, {m['rels_per_s']:,.0f} rels/s; "
-        f"peak RSS server {mb(m['server_peak_rss'])}, client {mb(m['client_peak_rss'])}"
-    )
-    print(f"  extrapolated (linear) to the full size: {m['extrapolated_full_s']:,.0f} s")
+    if "merge" in figures:
+        m = figures["merge"]
+        print(
+            f"UNWIND/MERGE slice {m['slice_nodes']:,} nodes + {m['slice_edges']:,} edges: "
+            f"{m['nodes_per_s']:,.0f} nodes/s, {m['rels_per_s']:,.0f} rels/s; "
+            f"peak RSS server {mb(m['server_peak_rss'])}, client {mb(m['client_peak_rss'])}"
+        )
+        print(f"  extrapolated (linear) to the full size: {m['extrapolated_full_s']:,.0f} s")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0

@@ -509,19 +509,126 @@ def parse_s2orc_record(
     return FullTextPaper(cid, obj.get("externalids"), contexts, dict(dropped))
 
 
+#: S2ORC lines per task sent to a worker process (big enough to amortise pickling)
+POOL_CHUNK_LINES = 64
+
+
+class _RecordedReport:
+    """A ``SkipReport`` stand-in for worker processes: records the calls, in order, for
+    the parent to replay into the real report (so the summary is the serial one)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def skip(self, *args: Any, **kwargs: Any) -> None:
+        self.calls.append(("skip", args, kwargs))
+
+    def skip_error(self, *args: Any, **kwargs: Any) -> None:
+        self.calls.append(("skip_error", args, kwargs))
+
+    def drop(self, *args: Any, **kwargs: Any) -> None:
+        self.calls.append(("drop", args, kwargs))
+
+
+def _parse_s2orc_line(
+    path: Path, line: int, text: str, report: Any, splitter: SentenceSplitter
+) -> FullTextPaper | None:
+    """One S2ORC line as the serial reader treats it (``iter_jsonl_tolerant`` + ``_guard``)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        report.skip(path, line, f"invalid JSON: {err.msg}")
+        return None
+    if not isinstance(obj, dict):
+        report.skip(path, line, "expected a JSON object")
+        return None
+    return _guard(report, path, line, lambda: parse_s2orc_record(obj, path, line, splitter))
+
+
+def _parse_s2orc_chunk(
+    path: Path, lines: list[tuple[int, str]], splitter: SentenceSplitter
+) -> list[tuple[int, FullTextPaper | None, list[Any]]]:
+    """Worker: ``(line, parsed paper or None, report calls)`` per line, in order."""
+    out = []
+    for line, text in lines:
+        report = _RecordedReport()
+        doc = _parse_s2orc_line(path, line, text, report, splitter)
+        out.append((line, doc, report.calls))
+    return out
+
+
+def _parsed_s2orc_pool(
+    path: Path, report: SkipReport, splitter: SentenceSplitter, workers: int
+) -> Iterator[tuple[int, FullTextPaper]]:
+    """``(line, paper)`` in file order, parsed by ``workers`` processes besides this one
+    (which reads the lines, resolves ids and builds the records meanwhile).
+
+    Reading, JSON decoding, masking and sentence splitting are most of ``load s2 --bulk``
+    and independent per line, so chunks of lines go to a process pool (the GIL rules out
+    threads); results are taken in submission order with a bounded number in flight, and
+    each line's skips are replayed into ``report`` in that order: same records, same report
+    as the serial reader (tests/citerec/test_s2_pool.py).
+    """
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    from scholarkg.textio import iter_lines
+
+    def chunks() -> Iterator[list[tuple[int, str]]]:
+        chunk: list[tuple[int, str]] = []
+        for item in iter_lines(path):
+            chunk.append(item)
+            if len(chunk) >= POOL_CHUNK_LINES:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        inflight: deque[Any] = deque()
+        for chunk in chunks():
+            inflight.append(pool.submit(_parse_s2orc_chunk, path, chunk, splitter))
+            while len(inflight) > 4 * workers + 2:
+                yield from _replayed(inflight.popleft().result(), report)
+        while inflight:
+            yield from _replayed(inflight.popleft().result(), report)
+
+
+def _replayed(
+    results: list[tuple[int, FullTextPaper | None, list[Any]]], report: SkipReport
+) -> Iterator[tuple[int, FullTextPaper]]:
+    for line, doc, calls in results:
+        for method, args, kwargs in calls:
+            getattr(report, method)(*args, **kwargs)
+        if doc is not None:
+            yield line, doc
+
+
 def read_s2orc(
     path: Path,
     report: SkipReport,
     lookup: CorpusLookup,
     *,
     splitter: SentenceSplitter = split_sentences,
+    workers: int = 0,
 ) -> Iterator[Group]:
-    """One group per full-text paper: the citing Paper, its contexts and CITES edges."""
+    """One group per full-text paper: the citing Paper, its contexts and CITES edges.
 
-    def parse() -> Iterator[_Pending]:
+    ``workers >= 1`` parses the lines in that many processes (``splitter`` must then be
+    picklable: a module-level function); the groups and the report are the same.
+    """
+
+    def parsed() -> Iterator[tuple[int, FullTextPaper]]:
+        if workers >= 1:
+            yield from _parsed_s2orc_pool(path, report, splitter, workers)
+            return
         for line, _obj, doc in _guarded_lines(
             path, report, lambda obj, line: parse_s2orc_record(obj, path, line, splitter)
         ):
+            yield line, doc
+
+    def parse() -> Iterator[_Pending]:
+        for line, doc in parsed():
             for reason, n in sorted(doc.dropped.items()):
                 report.drop(f"s2orc {reason}", n)
             wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))

@@ -22,8 +22,16 @@ it pulls in ``pathos``. The format is small and stable (``bulk_insert.c`` in Fal
 Nodes get internal ids 0, 1, 2… in the order they are sent to a new graph, so edges can
 reference them without a lookup on the server. All native byte order ("=").
 
-Everything is parsed and validated before the first byte is sent: a bad line raises
-``InputError`` with file, line and field, and the graph is not created.
+Speed (issue 22): files are parsed and encoded by pyarrow in native code where that gives
+exactly the line reader's result (``store/bulk_arrow.py``), else line by line as before;
+a parser thread hands finished tokens to the sender, so parsing overlaps the server's work;
+and the AOF is rewritten once, after the indexes are built, instead of once after the data
+and again after the indexes.
+
+A bad line raises ``InputError`` with file, line and field (found by the line reader when
+the fast reader refuses a file). Since sending starts before the last file is parsed, a bad
+line found after the first command deletes the partial graph before raising: either way the
+graph is not created, and an existing graph is never touched (bulk loading refuses them).
 """
 
 from __future__ import annotations
@@ -31,7 +39,9 @@ from __future__ import annotations
 import csv
 import logging
 import math
+import queue
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +52,7 @@ import numpy as np
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
+from scholarkg.store import bulk_arrow
 from scholarkg.store.cypher_common import storable_value
 from scholarkg.store.persistence import automatic_rewrites_paused, compact_aof
 from scholarkg.textio import iter_jsonl, open_text
@@ -64,12 +75,18 @@ MAX_COMMAND_BYTES = 64_000_000
 NODES_PER_TOKEN = 50_000
 #: edges per reltype token
 EDGES_PER_TOKEN = 500_000
+#: edges whose endpoints the columnar path looks up at once (one hash table of the ids
+#: per chunk; smaller chunks start sending sooner)
+LOOKUP_CHUNK = 1_000_000
 _PACK_Q = struct.Struct("=Bq").pack
 _PACK_D = struct.Struct("=Bd").pack
 _NULL = bytes([T_NULL])
 _TRUE = bytes([T_BOOL, 1])
 _FALSE = bytes([T_BOOL, 0])
 _EDGE_DTYPE = np.dtype([("s", "=u8"), ("d", "=u8")])
+#: a command is sent once this many bytes of tokens are parsed (smaller than the cap, so
+#: the server starts while the parser is still reading)
+STREAM_COMMAND_BYTES = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -97,13 +114,25 @@ class BulkResult:
     #: edges whose endpoint is not among the loaded nodes (skipped unless strict)
     skipped_relationships: int = 0
     skipped_examples: list[str] = field(default_factory=list)
+    #: wall time of the parser thread (overlaps ``send_seconds``)
     parse_seconds: float = 0.0
+    #: time spent in GRAPH.BULK commands (and the AOF rewrite when there is no schema step)
     send_seconds: float = 0.0
+    #: index/constraint creation and the one AOF rewrite after it (the two parts below)
     schema_seconds: float = 0.0
+    index_seconds: float = 0.0
+    compact_seconds: float = 0.0
     schema_created: list[str] = field(default_factory=list)
+    #: files read by the columnar reader / line by line (by path)
+    fast_files: list[str] = field(default_factory=list)
+    line_files: list[str] = field(default_factory=list)
+    #: wall time of the whole load (parse and send overlap, so not their sum)
+    total_seconds: float = 0.0
 
     @property
     def seconds(self) -> float:
+        if self.total_seconds:
+            return self.total_seconds
         return self.parse_seconds + self.send_seconds + self.schema_seconds
 
 
@@ -202,35 +231,124 @@ def _edge_format(path: Path) -> str:
 
 @dataclass
 class _LabelNodes:
-    """The id → internal id map of one label's nodes."""
+    """The id → internal id map of one label's nodes.
+
+    Kept as Arrow arrays for the columnar path (a hash lookup of 5M endpoints in native
+    code) and as a dict for the line reader; each view is completed from the other when
+    first needed after the other grew.
+    """
 
     label: str
     ids: dict[str, int] = field(default_factory=dict)
+    #: (ids, internal ids) chunks added by the columnar path
+    chunks: list[tuple[Any, np.ndarray]] = field(default_factory=list)
+    _in_dict: int = 0  # chunks already copied into ``ids``
+    _from_dict: list[tuple[str, int]] = field(default_factory=list)  # line-reader ids
+    _arrays: tuple[Any, np.ndarray] | None = None
+
+    def add_chunk(self, ids: Any, internal: np.ndarray) -> None:
+        self.chunks.append((ids, internal))
+        self._arrays = None
+
+    def add_line_ids(self, pairs: list[tuple[str, int]]) -> None:
+        self._from_dict.extend(pairs)
+        self._arrays = None
+
+    def as_dict(self) -> dict[str, int]:
+        for ids, internal in self.chunks[self._in_dict :]:
+            self.ids.update(zip(ids.to_pylist(), internal.tolist(), strict=True))
+        self._in_dict = len(self.chunks)
+        return self.ids
+
+    def as_arrays(self) -> tuple[Any, np.ndarray]:
+        """``(ids, internal ids)`` of every node of the label."""
+        import pyarrow as pa
+
+        if self._arrays is None:
+            ids = [c[0] for c in self.chunks]
+            internal = [c[1] for c in self.chunks]
+            if self._from_dict:
+                ids.append(pa.array([k for k, _ in self._from_dict], pa.string()))
+                internal.append(np.array([v for _, v in self._from_dict], np.int64))
+            if not ids:
+                ids, internal = [pa.array([], pa.string())], [np.zeros(0, np.int64)]
+            self._arrays = (pa.concat_arrays(ids), np.concatenate(internal))
+        return self._arrays
 
 
-@dataclass
-class _RelEdges:
-    rel_type: str
-    tokens: list[tuple[int, bytes]] = field(default_factory=list)  # (n_edges, token)
+Token = tuple[str, int, bytes]  # ("n" | "e", count, token)
 
 
 class _Parser:
-    """Parses and encodes every input before anything is sent (all-or-nothing)."""
+    """Parses and encodes the inputs into GRAPH.BULK tokens, in the order they must be sent
+    (internal node ids are assigned in creation order; nodes before edges)."""
 
-    def __init__(self, progress: BulkProgress | None) -> None:
+    def __init__(self, progress: BulkProgress | None, *, columnar: bool = True) -> None:
         self.progress = progress
+        self.columnar = columnar
         self.next_id = 0
         self.labels: dict[str, _LabelNodes] = {}
-        #: (n_nodes, token) in creation order: internal ids are assigned in this order, so
-        #: the tokens must be sent in exactly this order
-        self.node_tokens: list[tuple[int, bytes]] = []
         self.result = BulkResult()
 
-    def nodes(self, src: NodeSource) -> None:
-        label = check_label(src.label)
+    def tokens(
+        self, nodes: Sequence[NodeSource], edges: Sequence[EdgeSource], *, strict: bool
+    ) -> Iterator[Token]:
+        for src in nodes:
+            for count, token in self.nodes(src):
+                yield "n", count, token
+        for esrc in edges:
+            for count, token in self.edges(esrc, strict=strict):
+                yield "e", count, token
+
+    def _entry(self, label: str) -> _LabelNodes:
         entry = self.labels.get(label)
         if entry is None:
             entry = self.labels[label] = _LabelNodes(label)
+        return entry
+
+    def nodes(self, src: NodeSource) -> Iterator[tuple[int, bytes]]:
+        label = check_label(src.label)
+        entry = self._entry(label)
+        if self.columnar:
+            try:
+                tokens = self._nodes_columnar(src, entry)
+            except ImportError:  # pragma: no cover - pyarrow is a dependency
+                self.columnar = False
+            except bulk_arrow.Unsupported as why:
+                log.info("%s: read line by line (%s)", src.path, why)
+            else:
+                self.result.fast_files.append(str(src.path))
+                yield from tokens
+                return
+        self.result.line_files.append(str(src.path))
+        entry.as_dict()
+        yield from self._nodes_by_line(src, entry)
+
+    def _nodes_columnar(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
+        """Reads and checks the whole file first (``Unsupported`` before any id is
+        assigned), then returns the generator that encodes it token by token."""
+        import pyarrow.compute as pc
+
+        table, ids = bulk_arrow.read_node_table(src.path)
+        if entry.chunks or entry.ids:
+            known, _ = entry.as_arrays()
+            if pc.any(pc.is_in(ids, value_set=known)).as_py():
+                raise bulk_arrow.Unsupported("an id already loaded from another file")
+        entry.add_chunk(ids, np.arange(self.next_id, self.next_id + len(ids), dtype=np.int64))
+        self.next_id += len(ids)
+
+        def encode() -> Iterator[tuple[int, bytes]]:
+            for part in bulk_arrow.slices(table, NODES_PER_TOKEN):
+                token = bulk_arrow.node_token(part, entry.label)
+                self.result.nodes += part.num_rows
+                if self.progress:
+                    self.progress("parse nodes", self.result.nodes)
+                yield part.num_rows, token
+
+        return encode()
+
+    def _nodes_by_line(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
+        label = entry.label
         pending: list[tuple[int, dict[str, Any]]] = []
         checked_keys = {"id"}  # property names already validated
         for lineno, obj in iter_jsonl(src.path):
@@ -250,14 +368,14 @@ class _Parser:
             pending.append((lineno, obj))
             entry.ids[node_id] = -1  # reserved; real internal id set when the token closes
             if len(pending) >= NODES_PER_TOKEN:
-                self._close_token(entry, pending, src.path)
+                yield self._close_token(entry, pending, src.path)
                 pending = []
         if pending:
-            self._close_token(entry, pending, src.path)
+            yield self._close_token(entry, pending, src.path)
 
     def _close_token(
         self, entry: _LabelNodes, rows: list[tuple[int, dict[str, Any]]], path: Path
-    ) -> None:
+    ) -> tuple[int, bytes]:
         """Encode a block of nodes under one header: the union of their keys (null = unset)."""
         keys: dict[str, None] = {"id": None}
         for _, row in rows:
@@ -271,21 +389,171 @@ class _Parser:
                     parts.append(encode_value(row.get(key)))
                 except _BadValue as err:
                     raise InputError(str(err), path=path, line=lineno, field=key) from None
+        pairs = []
+        for _, row in rows:
             entry.ids[row["id"]] = self.next_id
+            pairs.append((row["id"], self.next_id))
             self.next_id += 1
-        self.node_tokens.append((len(rows), b"".join(parts)))
+        entry.add_line_ids(pairs)
         self.result.nodes += len(rows)
         if self.progress:
             self.progress("parse nodes", self.result.nodes)
+        return len(rows), b"".join(parts)
 
-    def edges(self, src: EdgeSource, *, strict: bool) -> _RelEdges:
+    def edges(self, src: EdgeSource, *, strict: bool) -> Iterator[tuple[int, bytes]]:
         rel = check_rel_type(src.rel_type)
         for lab in (src.start_label, src.end_label):
             check_label(lab)
-        starts = self.labels.get(src.start_label, _LabelNodes(src.start_label)).ids
-        ends = self.labels.get(src.end_label, _LabelNodes(src.end_label)).ids
         fmt = _edge_format(src.path)
-        out = _RelEdges(rel)
+        if self.columnar:
+            try:
+                tokens = self._edges_columnar(src, rel, fmt, strict=strict)
+            except bulk_arrow.Unsupported as why:
+                log.info("%s: read line by line (%s)", src.path, why)
+            else:
+                self.result.fast_files.append(str(src.path))
+                yield from tokens
+                return
+        self.result.line_files.append(str(src.path))
+        yield from self._edges_by_line(src, rel, fmt, strict=strict)
+
+    def _edges_columnar(
+        self, src: EdgeSource, rel: str, fmt: str, *, strict: bool
+    ) -> Iterator[tuple[int, bytes]]:
+        """Reads and checks the whole file eagerly (``Unsupported`` comes before any token or
+        count); returns the token iterator. Without properties the endpoints are looked up
+        chunk by chunk inside that iterator, so the first edges are sent while later ones
+        are still being looked up."""
+        starts, ends, first_line, props = bulk_arrow.read_edge_endpoints(src.path, fmt)
+        if props is None:
+            return self._edge_chunks(src, rel, fmt, starts, ends, first_line, strict=strict)
+        (a_ok, a), (b_ok, b) = self._lookup(src, starts, ends)
+        ok = a_ok & b_ok
+        missing = np.flatnonzero(~ok)
+        if missing.size:
+            if strict:
+                raise bulk_arrow.Unsupported("an unknown endpoint (the line reader names it)")
+            rows = [(i, not a_ok[i]) for i in missing[:5].tolist()]
+            self._skipped_examples(src, fmt, starts, ends, rows, first_line)
+            self.result.skipped_relationships += int(missing.size)
+            a, b = a[ok], b[ok]
+            props = props.filter(ok)
+        if props.num_rows:
+            # the line reader takes the first stored edge's keys as the file's properties
+            # (a key first seen later is an error there); Arrow cannot tell a missing key
+            # from a null, so a null on that edge leaves the file to the line reader
+            unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
+            if unset:
+                raise bulk_arrow.Unsupported(f"edge property {unset[0]!r} not on the first edge")
+        return self._edge_tokens(rel, a, b, props)
+
+    def _lookup(
+        self, src: EdgeSource, starts: Any, ends: Any
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``[(found?, internal id)]`` for the start and the end column (Arrow hash lookup;
+        one table and one probe pass when both ends have the same label)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if src.start_label == src.end_label:
+            columns = [(pa.concat_arrays([starts, ends]), src.start_label)]
+        else:
+            columns = [(starts, src.start_label), (ends, src.end_label)]
+        found = []
+        for col, label in columns:
+            ids, internal = self._entry(label).as_arrays()
+            pos = pc.index_in(col, value_set=ids)
+            valid = pos.is_valid().to_numpy(zero_copy_only=False)
+            where = pos.fill_null(0).to_numpy(zero_copy_only=False)
+            found.append((valid, internal[where] if internal.size else where))
+        if len(found) == 1:
+            n = len(starts)
+            valid, internal_ids = found[0]
+            found = [(valid[:n], internal_ids[:n]), (valid[n:], internal_ids[n:])]
+        return found
+
+    def _edge_chunks(
+        self,
+        src: EdgeSource,
+        rel: str,
+        fmt: str,
+        starts: Any,
+        ends: Any,
+        first_line: int,
+        *,
+        strict: bool,
+    ) -> Iterator[tuple[int, bytes]]:
+        examples: list[tuple[int, bool]] = []
+        for lo in range(0, len(starts), LOOKUP_CHUNK):
+            s_part, e_part = starts.slice(lo, LOOKUP_CHUNK), ends.slice(lo, LOOKUP_CHUNK)
+            (a_ok, a), (b_ok, b) = self._lookup(src, s_part, e_part)
+            ok = a_ok & b_ok
+            missing = np.flatnonzero(~ok)
+            if missing.size:
+                if strict:  # the line reader names the line; it raises before we go on
+                    for _ in self._edges_by_line(src, rel, fmt, strict=True):
+                        pass
+                    raise InputError("unknown edge endpoint", path=src.path)  # pragma: no cover
+                self.result.skipped_relationships += int(missing.size)
+                room = 5 - len(examples)
+                examples += [(lo + i, not a_ok[i]) for i in missing[:room].tolist()]
+                a, b = a[ok], b[ok]
+            yield from self._edge_tokens(rel, a, b, None)
+        if examples:
+            self._skipped_examples(src, fmt, starts, ends, examples, first_line)
+
+    def _edge_tokens(
+        self, rel: str, a: np.ndarray, b: np.ndarray, props: Any
+    ) -> Iterator[tuple[int, bytes]]:
+        header = _header(rel, props.column_names if props is not None else [])
+        for lo in range(0, a.shape[0], EDGES_PER_TOKEN):
+            n = min(EDGES_PER_TOKEN, a.shape[0] - lo)
+            if props is not None:
+                body = bulk_arrow.edge_rows(a[lo : lo + n], b[lo : lo + n], props.slice(lo, n))
+            else:
+                arr = np.empty(n, dtype=_EDGE_DTYPE)
+                arr["s"] = a[lo : lo + n]
+                arr["d"] = b[lo : lo + n]
+                body = arr.tobytes()
+            self.result.relationships += n
+            if self.progress:
+                self.progress("parse edges", self.result.relationships)
+            yield n, header + body
+
+    def _skipped_examples(
+        self,
+        src: EdgeSource,
+        fmt: str,
+        starts: Any,
+        ends: Any,
+        rows: list[tuple[int, bool]],
+        first_line: int,
+    ) -> None:
+        """The first skipped edges as ``file:line (id)``, as the line reader reports them."""
+        room = 5 - len(self.result.skipped_examples)
+        if room <= 0:
+            return
+        lines = bulk_arrow.line_numbers(src.path, first_line, len(starts))
+        if lines is None:  # blank lines or a compressed file: find them line by line
+            known_s = self._entry(src.start_label).as_dict()
+            known_e = self._entry(src.end_label).as_dict()
+            for lineno, start, end, _ in self._edge_rows(src.path, fmt):
+                if start not in known_s or end not in known_e:
+                    bad = start if start not in known_s else end
+                    self.result.skipped_examples.append(f"{src.path}:{lineno} ({bad})")
+                    room -= 1
+                    if room == 0:
+                        return
+            return
+        for i, start_missing in rows[:room]:
+            bad = starts[i].as_py() if start_missing else ends[i].as_py()
+            self.result.skipped_examples.append(f"{src.path}:{int(lines[i])} ({bad})")
+
+    def _edges_by_line(
+        self, src: EdgeSource, rel: str, fmt: str, *, strict: bool
+    ) -> Iterator[tuple[int, bytes]]:
+        starts = self._entry(src.start_label).as_dict()
+        ends = self._entry(src.end_label).as_dict()
         rows = self._edge_rows(src.path, fmt)
         s_buf: list[int] = []
         d_buf: list[int] = []
@@ -307,11 +575,12 @@ class _Parser:
                 if len(self.result.skipped_examples) < 5:
                     self.result.skipped_examples.append(f"{src.path}:{lineno} ({missing})")
                 continue
-            if props is not None:
-                if prop_names is None:
-                    prop_names = list(props)
-                    for p in prop_names:
-                        _check_property_at(p, src.path, lineno)
+            if prop_names is None:  # the first stored edge's keys are the file's properties
+                prop_names = list(props or {})
+                for p in prop_names:
+                    _check_property_at(p, src.path, lineno)
+            if props is not None or prop_names:
+                props = props or {}
                 try:
                     enc = b"".join(encode_value(props.get(p)) for p in prop_names)
                 except _BadValue as err:
@@ -328,25 +597,24 @@ class _Parser:
             s_buf.append(a)
             d_buf.append(b)
             if len(s_buf) >= EDGES_PER_TOKEN:
-                self._close_edges(out, s_buf, d_buf, props_buf, prop_names or [])
+                yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [])
                 s_buf, d_buf, props_buf = [], [], []
                 if self.progress:
                     self.progress("parse edges", self.result.relationships)
         if s_buf:
-            self._close_edges(out, s_buf, d_buf, props_buf, prop_names or [])
+            yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [])
             if self.progress:
                 self.progress("parse edges", self.result.relationships)
-        return out
 
     def _close_edges(
         self,
-        out: _RelEdges,
+        rel_type: str,
         s: list[int],
         d: list[int],
         props: list[bytes],
         prop_names: list[str],
-    ) -> None:
-        header = _header(out.rel_type, prop_names)
+    ) -> tuple[int, bytes]:
+        header = _header(rel_type, prop_names)
         if not prop_names:
             arr = np.empty(len(s), dtype=_EDGE_DTYPE)
             arr["s"] = s
@@ -355,8 +623,8 @@ class _Parser:
         else:
             pack = struct.Struct("=QQ").pack
             body = b"".join(pack(a, b) + p for a, b, p in zip(s, d, props, strict=True))
-        out.tokens.append((len(s), header + body))
         self.result.relationships += len(s)
+        return len(s), header + body
 
     @staticmethod
     def _edge_rows(path: Path, fmt: str) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
@@ -407,28 +675,75 @@ class _Parser:
 # -- sending -----------------------------------------------------------------------------
 
 
-def _commands(
-    label_tokens: list[tuple[int, bytes]], rel_tokens: list[tuple[int, bytes]]
-) -> Iterator[tuple[int, int, list[bytes], list[bytes]]]:
-    """Group tokens into GRAPH.BULK commands of at most ``MAX_COMMAND_BYTES`` each.
+class _Producer(threading.Thread):
+    """Runs the parser in a thread and hands its tokens over a bounded queue.
 
-    All node tokens go before any edge token, so every edge's endpoints already exist.
+    pyarrow's readers, numpy and the server (a separate process) release the GIL, so the
+    parse of the next file overlaps the server's work on the previous commands. An error in
+    the parser is passed on to the consumer, which raises it.
     """
+
+    _DONE = object()
+
+    def __init__(self, tokens: Iterator[Token]) -> None:
+        super().__init__(name="bulk-parser", daemon=True)
+        self.tokens = tokens
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
+        self.stop = threading.Event()
+        self.seconds = 0.0
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            for item in self.tokens:
+                if not self._put(item):
+                    return
+            self.seconds = time.perf_counter() - t0
+            self._put(self._DONE)
+        except BaseException as err:
+            self.seconds = time.perf_counter() - t0
+            self._put(err)
+
+    def _put(self, item: Any) -> bool:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self) -> Iterator[Token]:
+        while True:
+            item = self.queue.get()
+            if item is self._DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+
+def _commands(tokens: Iterator[Token]) -> Iterator[tuple[int, int, list[bytes], list[bytes]]]:
+    """Group tokens, in order, into GRAPH.BULK commands: one is ready once it holds
+    ``STREAM_COMMAND_BYTES`` (never more than ``MAX_COMMAND_BYTES``). Node tokens all come
+    before edge tokens, so every edge's endpoints exist when it is sent."""
     batch_n: list[bytes] = []
     batch_e: list[bytes] = []
     n_nodes = n_edges = size = 0
-    for kind, tokens in (("n", label_tokens), ("e", rel_tokens)):
-        for count, token in tokens:
-            if size and size + len(token) > MAX_COMMAND_BYTES:
-                yield n_nodes, n_edges, batch_n, batch_e
-                batch_n, batch_e, n_nodes, n_edges, size = [], [], 0, 0, 0
-            if kind == "n":
-                batch_n.append(token)
-                n_nodes += count
-            else:
-                batch_e.append(token)
-                n_edges += count
-            size += len(token)
+    for kind, count, token in tokens:
+        if size and size + len(token) > MAX_COMMAND_BYTES:
+            yield n_nodes, n_edges, batch_n, batch_e
+            batch_n, batch_e, n_nodes, n_edges, size = [], [], 0, 0, 0
+        if kind == "n":
+            batch_n.append(token)
+            n_nodes += count
+        else:
+            batch_e.append(token)
+            n_edges += count
+        size += len(token)
+        if size >= STREAM_COMMAND_BYTES:
+            yield n_nodes, n_edges, batch_n, batch_e
+            batch_n, batch_e, n_nodes, n_edges, size = [], [], 0, 0, 0
     if batch_n or batch_e:
         yield n_nodes, n_edges, batch_n, batch_e
 
@@ -442,8 +757,12 @@ def bulk_load(
     apply_schema: bool = True,
     strict_edges: bool = False,
     progress: BulkProgress | None = None,
+    columnar: bool = True,
 ) -> BulkResult:
     """Create ``store.graph`` from node and edge files in one pass of GRAPH.BULK commands.
+
+    ``columnar=False`` reads every file line by line (the pre-issue-22 reader; the
+    benchmark compares the two).
 
     Refuses a graph that already has nodes (bulk loading only builds new graphs; use
     ``store.merge_nodes`` / ``merge_relationships`` to add to one). An existing *empty*
@@ -467,55 +786,72 @@ def bulk_load(
             "or use the incremental MERGE loaders"
         )
     t0 = time.perf_counter()
-    parser = _Parser(progress)
-    for src in nodes:
-        parser.nodes(src)
-    rels = [parser.edges(src, strict=strict_edges) for src in edges]
+    parser = _Parser(progress, columnar=columnar)
+    producer = _Producer(parser.tokens(nodes, edges, strict=strict_edges))
+    producer.start()
     result = parser.result
-    result.parse_seconds = time.perf_counter() - t0
-
-    t1 = time.perf_counter()
-    store.clear()  # an empty key with only indexes would make BEGIN fail
-    # from here until the schema is applied the graph is partial: say so in the store
-    files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
-    store.mark_incomplete(f"the bulk load of {', '.join(files)}")
     conn = store.db.connection
-    with automatic_rewrites_paused(conn):
-        label_tokens = parser.node_tokens
-        rel_tokens = [tok for r in rels for tok in r.tokens]
-        sent_nodes = sent_edges = 0
-        first = True
-        for n_nodes, n_edges, ntoks, etoks in _commands(label_tokens, rel_tokens):
-            args: list[Any] = ["GRAPH.BULK", store.graph]
-            if first:
-                args.append("BEGIN")
-            args += [n_nodes, n_edges, len(ntoks), len(etoks), *ntoks, *etoks]
-            try:
-                conn.execute_command(*args)
-            except redis.exceptions.ResponseError as err:
-                raise StoreError(
-                    f"GRAPH.BULK into {store.graph!r} failed after {sent_nodes} nodes and "
-                    f"{sent_edges} edges: {err} (the partial graph is left, marked incomplete; "
-                    f"delete it with 'scholarkg --graph {store.graph} db reset --yes')"
-                ) from err
-            first = False
-            sent_nodes += n_nodes
-            sent_edges += n_edges
-            if progress:
-                if n_nodes:
-                    progress("send nodes", sent_nodes)
-                if n_edges:
-                    progress("send edges", sent_edges)
-        # the data into the snapshot now, before the indexes build (no fork meanwhile)
-        compact_aof(conn)
-    result.send_seconds = time.perf_counter() - t1
-
-    if apply_schema:
-        t2 = time.perf_counter()
-        result.schema_created = store.apply_schema(schema)
-        result.schema_seconds = time.perf_counter() - t2
-        if progress:
-            progress("schema", len(result.schema_created))
+    files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
+    sent_nodes = sent_edges = 0
+    started = False
+    try:
+        with automatic_rewrites_paused(conn):
+            for n_nodes, n_edges, ntoks, etoks in _commands(iter(producer)):
+                t1 = time.perf_counter()
+                args: list[Any] = ["GRAPH.BULK", store.graph]
+                if not started:
+                    store.clear()  # an empty key with only indexes would make BEGIN fail
+                    # from here until the schema is applied the graph is partial: say so
+                    store.mark_incomplete(f"the bulk load of {', '.join(files)}")
+                    started = True
+                    args.append("BEGIN")
+                args += [n_nodes, n_edges, len(ntoks), len(etoks), *ntoks, *etoks]
+                try:
+                    conn.execute_command(*args)
+                except redis.exceptions.ResponseError as err:
+                    raise StoreError(
+                        f"GRAPH.BULK into {store.graph!r} failed after {sent_nodes} nodes and "
+                        f"{sent_edges} edges: {err} (the partial graph is left, marked "
+                        f"incomplete; delete it with 'scholarkg --graph {store.graph} db reset "
+                        "--yes')"
+                    ) from err
+                sent_nodes += n_nodes
+                sent_edges += n_edges
+                result.send_seconds += time.perf_counter() - t1
+                if progress:
+                    if n_nodes:
+                        progress("send nodes", sent_nodes)
+                    if n_edges:
+                        progress("send edges", sent_edges)
+            result.parse_seconds = producer.seconds
+            if not started:  # no node at all (empty files): an empty graph, as before
+                store.clear()
+                store.mark_incomplete(f"the bulk load of {', '.join(files)}")
+                started = True
+            # Indexes are built now, with automatic rewrites still paused (no fork while
+            # they build), and the AOF is rewritten once, after them: one snapshot of data
+            # and indexes instead of one of the data and another of data and indexes.
+            t2 = time.perf_counter()
+            if apply_schema:
+                result.schema_created = store.apply_schema(schema, compact=False)
+                if progress:
+                    progress("schema", len(result.schema_created))
+            t3 = time.perf_counter()
+            result.index_seconds = t3 - t2
+            compact_aof(conn)
+            result.compact_seconds = time.perf_counter() - t3
+            result.schema_seconds = time.perf_counter() - t2
+    except InputError:
+        producer.stop.set()
+        if started:  # a bad line after the first command: remove the partial graph
+            store.clear()
+        raise
+    except BaseException:
+        producer.stop.set()
+        raise
+    finally:
+        producer.join(timeout=5)
+    result.total_seconds = time.perf_counter() - t0
     store.mark_complete()
     log.info(
         "bulk-loaded %d nodes and %d relationships into %r in %.1f s (%d edges skipped)",

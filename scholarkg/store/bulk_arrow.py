@@ -1,0 +1,297 @@
+"""The columnar fast path of ``store/bulk.py``: node and edge files parsed and encoded by
+pyarrow, in native code.
+
+Why pyarrow: ``benchmarks/bench_load.py --readers`` measures the candidates on the same
+files (pyarrow's JSON and CSV readers, polars, orjson line by line, the stdlib line reader);
+pyarrow's readers are the fastest that keep our semantics exactly (see docs/performance),
+and the GRAPH.BULK encoding itself is done with Arrow compute kernels
+(``binary_join_element_wise`` concatenates the encoded values of a row), so no Python code
+runs per node or per edge.
+
+The fast path takes a file only when it can reproduce the line reader's result exactly;
+otherwise it raises :class:`Unsupported` and ``bulk.py`` reads that file line by line as
+before, which also finds the bad line for the ``file:line`` error. Not taken (by design):
+
+* a JSON number column with a fraction anywhere (Arrow widens the whole column to double,
+  the line reader keeps ``3`` an integer), nested objects (Arrow fills missing struct keys
+  with nulls), mixed types in a column, strings with NUL, integers beyond 64 bits;
+* a missing/empty/duplicate id, an invalid property name, an empty endpoint, a row with the
+  wrong number of columns, CSV edge files with property columns (their per-cell type
+  inference is the line reader's), JSONL edge properties missing on the first edge;
+* anything Arrow itself rejects (BOM, quoted newlines, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from scholarkg.errors import InputError
+from scholarkg.schema.ddl import check_property
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+class Unsupported(Exception):
+    """This file needs the line reader (which reproduces every case and names bad lines)."""
+
+
+def _stream(path: Path) -> Any:
+    import pyarrow as pa
+
+    return pa.input_stream(str(path), compression="detect")
+
+
+def _read_json(path: Path) -> pa.Table:
+    """The JSONL file as a table. Arrow turns date-like strings (S2's ``publicationdate``)
+    into timestamps; such columns are read again as the strings they are."""
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    try:
+        with _stream(path) as fh:
+            table = pajson.read_json(fh)
+        dated = [
+            f.name
+            for f in table.schema
+            if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)
+        ]
+        if dated:
+            strings = pa.schema([(name, pa.string()) for name in dated])
+            options = pajson.ParseOptions(
+                explicit_schema=strings, unexpected_field_behavior="infer"
+            )
+            with _stream(path) as fh:
+                table = pajson.read_json(fh, parse_options=options)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        raise Unsupported(str(err)) from None
+    return table
+
+
+def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Ids as strings as ``str(value)`` gives them: string or integer columns only."""
+    import pyarrow as pa
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if pa.types.is_integer(col.type) or pa.types.is_large_string(col.type):
+        col = col.cast(pa.string())
+    elif not pa.types.is_string(col.type):
+        raise Unsupported(f"ids of type {col.type}")
+    if col.null_count or _has_empty(col):
+        raise Unsupported("a missing or empty id")
+    return col
+
+
+def _has_empty(col: pa.Array) -> bool:
+    """Any ``""`` in a string array without nulls: two equal consecutive offsets."""
+    offsets = np.frombuffer(col.buffers()[1], dtype=np.int32, count=len(col) + 1,
+                            offset=col.offset * 4)  # fmt: skip
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
+_SIMPLE_LIST_ITEMS = ("string", "large_string", "int64", "bool", "null")
+
+
+def _check_column(name: str, col: pa.ChunkedArray) -> None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        check_property(name)
+    except InputError:
+        raise Unsupported(f"property name {name!r}") from None
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        if pc.any(pc.match_substring(col, "\x00")).as_py():
+            raise Unsupported("a string with NUL")
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        if str(t.value_type) not in _SIMPLE_LIST_ITEMS:
+            raise Unsupported(f"a list of {t.value_type}")
+    elif not (pa.types.is_int64(t) or pa.types.is_boolean(t) or pa.types.is_null(t)):
+        raise Unsupported(f"column {name!r} of type {t}")  # double, struct, ...
+
+
+def read_node_table(path: Path) -> tuple[pa.Table, pa.Array]:
+    """``(table, ids as strings)`` of a JSONL node file, or :class:`Unsupported`."""
+    table = _read_json(path)
+    if "id" not in table.column_names:
+        raise Unsupported("no id column")
+    for name in table.column_names:
+        _check_column(name, table.column(name))
+    ids = _string_ids(table.column("id"))
+    import pyarrow.compute as pc
+
+    if pc.count_distinct(ids).as_py() != len(ids):
+        raise Unsupported("duplicate ids")
+    return table, ids
+
+
+def _fixed(code: int, values: np.ndarray, fmt: str) -> pa.Array:
+    """``[code byte][8-byte value]`` per row as a binary array."""
+    import pyarrow as pa
+
+    rec = np.empty(values.shape[0], dtype=np.dtype([("t", "u1"), ("v", fmt)]))
+    rec["t"] = code
+    rec["v"] = values
+    fixed = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(9), values.shape[0], [None, pa.py_buffer(rec.tobytes())]
+    )
+    return fixed.cast(pa.binary())
+
+
+def _encoded_column(col: pa.Array) -> pa.Array | pa.Scalar:
+    """Each value's GRAPH.BULK encoding (``bulk.encode_value``) as a binary array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from scholarkg.store.bulk import T_LONG, _BadValue, encode_value
+
+    null = pa.scalar(b"\x00", pa.binary())
+    t = col.type
+    if pa.types.is_null(t):
+        return null
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        enc = pc.binary_join_element_wise(
+            pa.scalar(b"\x03"), col.cast(pa.binary()), pa.scalar(b"\x00"), pa.scalar(b"")
+        )
+    elif pa.types.is_int64(t):
+        values = col.fill_null(0).to_numpy(zero_copy_only=False)
+        enc = _fixed(T_LONG, values, "=i8")
+        if col.null_count:
+            enc = pc.if_else(col.is_valid(), enc, null)
+        return enc
+    elif pa.types.is_boolean(t):
+        enc = pc.if_else(col, pa.scalar(b"\x01\x01"), pa.scalar(b"\x01\x00"))
+    else:  # simple lists: few and short; encode_value gives them the MERGE path's form
+        try:
+            enc = pa.array([encode_value(v) for v in col.to_pylist()], pa.binary())
+        except _BadValue as err:
+            raise Unsupported(str(err)) from None
+    return pc.fill_null(enc, null) if enc.null_count else enc
+
+
+def node_token(table: pa.Table, label: str) -> bytes:
+    """One GRAPH.BULK label token: header (``id`` first) + every row's encoded values."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from scholarkg.store.bulk import _header
+
+    props = ["id", *(c for c in table.column_names if c != "id")]
+    parts = []
+    for name in props:
+        col = table.column(name).combine_chunks()
+        if name == "id":
+            col = _string_ids(col)
+        parts.append(_encoded_column(col))
+    rows = pc.binary_join_element_wise(*parts, pa.scalar(b""))
+    if isinstance(rows, pa.ChunkedArray):
+        rows = rows.combine_chunks()
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
+                            offset=rows.offset * 4)  # fmt: skip
+    body = memoryview(rows.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
+    return b"".join([_header(label, props), body])
+
+
+def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, pa.Table | None]:
+    """``(start ids, end ids, first data line, properties or None)`` of an edge file.
+
+    Properties only from JSONL (the caller checks that the first stored edge has them all).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    props: pa.Table | None = None
+    if fmt == "jsonl":
+        table = _read_json(path)
+        if "start" not in table.column_names or "end" not in table.column_names:
+            raise Unsupported("missing endpoints")
+        starts, ends = table.column("start"), table.column("end")
+        first_line = 1
+        names = [c for c in table.column_names if c not in ("start", "end")]
+        if names:
+            props = table.select(names)
+            for name in names:
+                _check_column(name, props.column(name))
+    else:
+        from scholarkg.textio import open_text
+
+        with open_text(path) as fh:
+            header_line = fh.readline()
+        delimiter = "\t" if fmt == "tsv" else ","
+        header = [h.strip().lower() for h in header_line.rstrip("\r\n").split(delimiter)]
+        if len(header) != 2 or sorted(header) != ["end", "start"] or '"' in header_line:
+            raise Unsupported("edge properties, quoting or an unusual header")
+        try:
+            with _stream(path) as fh:
+                table = pacsv.read_csv(
+                    fh,
+                    read_options=pacsv.ReadOptions(skip_rows=1, column_names=["a", "b"]),
+                    parse_options=pacsv.ParseOptions(delimiter=delimiter),
+                    convert_options=pacsv.ConvertOptions(
+                        column_types={"a": pa.string(), "b": pa.string()},
+                        strings_can_be_null=False,
+                        quoted_strings_can_be_null=False,
+                    ),
+                )
+        except (pa.ArrowException, OSError, ValueError) as err:
+            raise Unsupported(str(err)) from None
+        pair = (table.column("a"), table.column("b"))
+        starts, ends = pair if header[0] == "start" else pair[::-1]
+        starts, ends = pc.utf8_trim_whitespace(starts), pc.utf8_trim_whitespace(ends)
+        first_line = 2
+    out = []
+    for col in (starts, ends):
+        col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        if pa.types.is_integer(col.type) or pa.types.is_large_string(col.type):
+            col = col.cast(pa.string())
+        elif not pa.types.is_string(col.type):
+            raise Unsupported(f"endpoints of type {col.type}")
+        if col.null_count or _has_empty(col):
+            raise Unsupported("an empty endpoint")
+        out.append(col)
+    return out[0], out[1], first_line, props
+
+
+def edge_rows(a: np.ndarray, b: np.ndarray, props: pa.Table) -> bytes:
+    """Edges with properties: ``uint64 src, uint64 dst`` + each property's encoding."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pair = np.empty(a.shape[0], dtype=np.dtype([("s", "=u8"), ("d", "=u8")]))
+    pair["s"], pair["d"] = a, b
+    ends = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(16), a.shape[0], [None, pa.py_buffer(pair.tobytes())]
+    ).cast(pa.binary())
+    parts = [_encoded_column(props.column(n).combine_chunks()) for n in props.column_names]
+    rows = pc.binary_join_element_wise(ends, *parts, pa.scalar(b""))
+    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
+                            offset=rows.offset * 4)  # fmt: skip
+    return bytes(memoryview(rows.buffers()[2])[int(offsets[0]) : int(offsets[-1])])
+
+
+def line_numbers(path: Path, first_line: int, n_rows: int) -> np.ndarray | None:
+    """Row ``i`` is on line ``first_line + i`` when the file has no blank lines: checked by
+    counting newlines (plain files only); ``None`` when that cannot be told cheaply."""
+    if path.name.lower().endswith(".gz"):
+        return None
+    newlines, last = 0, b"\n"
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 24):
+            newlines += chunk.count(b"\n")
+            last = chunk[-1:]
+    lines = newlines + (0 if last == b"\n" else 1)
+    if lines != first_line - 1 + n_rows:
+        return None
+    return np.arange(first_line, first_line + n_rows)
+
+
+def slices(table: pa.Table, size: int) -> Iterator[pa.Table]:
+    for lo in range(0, table.num_rows, size):
+        yield table.slice(lo, size)

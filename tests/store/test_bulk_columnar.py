@@ -1,0 +1,235 @@
+"""The columnar (pyarrow) bulk reader builds exactly the graph the line reader builds, takes
+the files it can, hands the others to the line reader, and keeps ``file:line`` errors.
+
+Every test loads the same files twice into the session's real server — ``columnar=True``
+and ``columnar=False`` (the line reader, the pre-issue-22 path) — and compares the graphs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from scholarkg.errors import InputError
+from scholarkg.store import bulk
+from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
+from scholarkg.store.falkordb_store import FalkorDBStore
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _state(store: FalkorDBStore) -> tuple[list, list]:
+    nodes = store.run("MATCH (n) RETURN labels(n)[0] AS l, properties(n) AS p ORDER BY n.id")
+    edges = store.run(
+        "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p "
+        "ORDER BY a, t, b"
+    )
+    return [(r["l"], r["p"]) for r in nodes], [(r["a"], r["t"], r["b"], r["p"]) for r in edges]
+
+
+def _both(
+    store: FalkorDBStore, nodes: list[NodeSource], edges: list[EdgeSource], **kw: object
+) -> tuple[bulk.BulkResult, bulk.BulkResult]:
+    fast = bulk_load(store, nodes, edges, apply_schema=False, **kw)
+    fast_state = _state(store)
+    store.clear()
+    slow = bulk_load(store, nodes, edges, apply_schema=False, columnar=False, **kw)
+    assert _state(store) == fast_state
+    assert not slow.fast_files
+    for field in ("nodes", "relationships", "skipped_relationships", "skipped_examples"):
+        assert getattr(fast, field) == getattr(slow, field), field
+    return fast, slow
+
+
+# strings (unicode, quotes), integers incl. negative and 2**62, booleans, lists, explicit
+# nulls, keys missing on some lines
+PAPERS = [
+    {"id": "p1", "title": 'Alpha "β" ünï', "year": 2001, "open": True, "tags": ["x", "y"]},
+    {"id": "p2", "year": -5, "open": False, "skip": None},
+    {"id": "3", "title": "", "year": 2**62, "tags": []},
+    {"id": "p4", "n": 0},
+]
+
+
+def test_same_graph_as_the_line_reader(store: FalkorDBStore, tmp_path: Path) -> None:
+    papers = _jsonl(tmp_path / "papers.jsonl", PAPERS)
+    cites = tmp_path / "cites.csv"
+    cites.write_text("start,end\np1,p2\np2,3\n 3 ,p1\np1,zz\nyy,p4\np1,p2\n", encoding="utf-8")
+    fast, _ = _both(store, [NodeSource(papers)], [EdgeSource(cites)])
+    assert fast.fast_files == [str(papers), str(cites)]
+    assert (fast.nodes, fast.relationships, fast.skipped_relationships) == (4, 4, 2)
+    assert fast.skipped_examples == [f"{cites}:5 (zz)", f"{cites}:6 (yy)"]
+
+
+def test_gzip_tsv_jsonl_edges_and_two_labels(store: FalkorDBStore, tmp_path: Path) -> None:
+    papers = tmp_path / "papers.jsonl.gz"
+    with gzip.open(papers, "wt", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in PAPERS))
+    # integer ids (stored as strings, as the line reader stores them)
+    authors = _jsonl(tmp_path / "authors.jsonl", [{"id": 10, "name": "Ann"}, {"id": 11}])
+    tsv = tmp_path / "wrote.tsv"
+    tsv.write_text("END\tStart\np1\t10\n3\t11\nnope\t10\n\np2\t10\n", encoding="utf-8")
+    cites = _jsonl(tmp_path / "c.jsonl", [{"start": "p1", "end": "3"}, {"start": "3", "end": "p2"}])
+    fast, _ = _both(
+        store,
+        [NodeSource(papers), NodeSource(authors, label="Author")],
+        [
+            EdgeSource(tsv, rel_type="AUTHORED_BY", start_label="Author", end_label="Paper"),
+            EdgeSource(cites),
+        ],
+    )
+    assert len(fast.fast_files) == 4
+    # the blank line shifts line numbers: found line by line, as the line reader says
+    assert fast.skipped_examples == [f"{tsv}:4 (nope)"]
+
+
+def test_dates_stay_strings_and_jsonl_edge_properties(store: FalkorDBStore, tmp_path: Path) -> None:
+    """S2's layout: ``publicationdate`` strings (Arrow would make them timestamps) and
+    AUTHORED_BY edges with a ``position`` property, as ``load s2 --bulk`` writes them."""
+    papers = _jsonl(
+        tmp_path / "papers.jsonl",
+        [
+            {"id": "s2:1", "date": "2019-05-01", "year": 2019},
+            {"id": "s2:2", "date": "2020-11-30T08:00:00", "year": 2020},
+            {"id": "s2:3", "year": 2021},
+        ],
+    )
+    authors = _jsonl(tmp_path / "authors.jsonl", [{"id": "a1", "name": "Ann"}, {"id": "a2"}])
+    wrote = _jsonl(
+        tmp_path / "wrote.jsonl",
+        [
+            {"start": "s2:1", "end": "a1", "position": 0, "note": "x"},
+            {"start": "s2:1", "end": "a2", "position": 1, "note": None},
+            {"start": "s2:9", "end": "a2", "position": 2, "note": "gone"},
+            {"start": "s2:3", "end": "a1", "position": 0, "note": "y"},
+        ],
+    )
+    edges = [EdgeSource(wrote, rel_type="AUTHORED_BY", start_label="Paper", end_label="Author")]
+    fast, _ = _both(store, [NodeSource(papers), NodeSource(authors, label="Author")], edges)
+    assert len(fast.fast_files) == 3 and fast.skipped_examples == [f"{wrote}:3 (s2:9)"]
+
+
+def test_edge_property_missing_on_the_first_edge_goes_line_by_line(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    papers = _jsonl(tmp_path / "papers.jsonl", [{"id": "a"}, {"id": "b"}])
+    cites = _jsonl(
+        tmp_path / "cites.jsonl", [{"start": "a", "end": "b"}, {"start": "b", "end": "a", "w": 2}]
+    )
+    errors = []
+    for columnar in (True, False):
+        with pytest.raises(InputError) as err:
+            bulk_load(store, [NodeSource(papers)], [EdgeSource(cites)], columnar=columnar)
+        errors.append((err.value.path, err.value.line, err.value.message))
+    assert errors[0] == errors[1] and errors[0][1] == 2
+
+
+@pytest.mark.parametrize(
+    ("rows", "why"),
+    [
+        ([{"id": "a", "x": 1}, {"id": "b", "x": 2.5}], "a fraction widens the column"),
+        ([{"id": "a", "m": {"k": 1}}, {"id": "b", "m": {"j": 2}}], "nested objects"),
+        ([{"id": "a", "x": 1}, {"id": "b", "x": "one"}], "mixed types"),
+        ([{"id": "a", "x": "nul\u0000"}], "NUL in a string"),
+    ],
+)
+def test_files_the_fast_reader_cannot_reproduce_go_line_by_line(
+    store: FalkorDBStore, tmp_path: Path, rows: list[dict], why: str
+) -> None:
+    papers = _jsonl(tmp_path / "papers.jsonl", rows)
+    cites = tmp_path / "cites.csv"
+    cites.write_text("start,end\na,a\n", encoding="utf-8")
+    if why == "NUL in a string":
+        with pytest.raises(InputError) as err:
+            bulk_load(store, [NodeSource(papers)], [EdgeSource(cites)])
+        assert (err.value.path, err.value.line, err.value.field) == (str(papers), 1, "x")
+        return
+    fast, _ = _both(store, [NodeSource(papers)], [EdgeSource(cites)])
+    assert fast.line_files == [str(papers)], why
+    assert fast.fast_files == [str(cites)]
+
+
+@pytest.mark.parametrize(
+    ("node_lines", "edge_text", "where"),
+    [
+        (['{"id": "a"}', '{"id": "b"}', '{"id": "a"}'], "start,end\n", ("nodes", 3, "id")),
+        (['{"id": "a"}', "{not json", '{"id": "c"}'], "start,end\n", ("nodes", 2, None)),
+        (['{"id": "a"}', '{"title": "no id"}'], "start,end\n", ("nodes", 2, "id")),
+        (['{"id": "a"}', '{"id": "b"}'], "start,end\na,b\nb,a,extra\n", ("edges", 3, None)),
+        (['{"id": "a"}', '{"id": "b"}'], "start,end\na,b\n,b\n", ("edges", 3, "start")),
+    ],
+)
+def test_bad_lines_keep_file_and_line(
+    store: FalkorDBStore, tmp_path: Path, node_lines: list[str], edge_text: str, where: tuple
+) -> None:
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("\n".join(node_lines) + "\n", encoding="utf-8")
+    cites = tmp_path / "cites.csv"
+    cites.write_text(edge_text, encoding="utf-8")
+    errors = []
+    for columnar in (True, False):
+        with pytest.raises(InputError) as err:
+            bulk_load(store, [NodeSource(papers)], [EdgeSource(cites)], columnar=columnar)
+        errors.append((err.value.path, err.value.line, err.value.field, err.value.message))
+        assert store.counts().total_nodes == 0
+    assert errors[0] == errors[1]
+    path = papers if where[0] == "nodes" else cites
+    assert errors[0][:3] == (str(path), where[1], where[2])
+
+
+def test_a_bad_line_after_sending_began_removes_the_partial_graph(
+    store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsing overlaps sending: with tiny commands the nodes are on the server before the
+    bad edge line is read. The load must leave no graph (and no incomplete marker)."""
+    monkeypatch.setattr(bulk, "STREAM_COMMAND_BYTES", 1)
+    monkeypatch.setattr(bulk, "NODES_PER_TOKEN", 10)
+    papers = _jsonl(tmp_path / "papers.jsonl", [{"id": f"p{i}"} for i in range(100)])
+    cites = tmp_path / "cites.csv"
+    cites.write_text("start,end\np1,p2\np3,unknown\n", encoding="utf-8")
+    sent: list[str] = []
+    with pytest.raises(InputError) as err:
+        bulk_load(
+            store,
+            [NodeSource(papers)],
+            [EdgeSource(cites)],
+            strict_edges=True,
+            progress=lambda stage, n: sent.append(stage),
+        )
+    assert (err.value.path, err.value.line, err.value.field) == (str(cites), 3, "end")
+    assert "send nodes" in sent  # the bad line really came after the first command
+    assert store.counts().total_nodes == 0
+    store.check_complete()  # no "incomplete" marker left behind
+
+
+def test_pipelined_load_of_many_commands(
+    store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small commands through the parser thread: ids stay aligned across commands."""
+    monkeypatch.setattr(bulk, "STREAM_COMMAND_BYTES", 200)
+    monkeypatch.setattr(bulk, "NODES_PER_TOKEN", 7)
+    monkeypatch.setattr(bulk, "EDGES_PER_TOKEN", 5)
+    monkeypatch.setattr(bulk, "LOOKUP_CHUNK", 4)  # endpoints looked up 4 edges at a time
+    papers = _jsonl(tmp_path / "papers.jsonl", [{"id": f"p{i}", "i": i} for i in range(60)])
+    cites = tmp_path / "cites.csv"
+    lines = [f"p{i},p{(i * 7) % 60}\n" for i in range(60)]
+    for k, row in enumerate(["x1,p1\n", "p2,x2\n", "x3,x4\n", "p5,x5\n", "x6,p6\n", "x7,p7\n"]):
+        lines.insert(3 + 9 * k, row)  # unknown endpoints spread over several chunks
+    cites.write_text("start,end\n" + "".join(lines), encoding="utf-8")
+    fast, _ = _both(store, [NodeSource(papers)], [EdgeSource(cites)])
+    assert fast.skipped_relationships == 6
+    assert [e.rsplit(" ", 1)[1] for e in fast.skipped_examples] == [
+        "(x1)",
+        "(x2)",
+        "(x3)",
+        "(x5)",
+        "(x6)",
+    ]
+    rows = store.run("MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.i AS a, b.i AS b")
+    assert sorted((r["a"], r["b"]) for r in rows) == sorted((i, (i * 7) % 60) for i in range(60))
