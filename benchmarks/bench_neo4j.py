@@ -1,0 +1,144 @@
+"""Embedded FalkorDB vs the managed Neo4j (+ GDS) on the same graph, in one run.
+
+Prints: server start time (first start, which creates the store, and a restart) and RSS;
+loading N papers / M citations through the shared ``UNWIND … MERGE`` writer on each backend;
+whole-graph PageRank on the resident projection (cold: build it; warm: reuse it; the embedded
+store's scipy operator vs GDS's ``pageRank.mutate``), the largest score difference between the
+two; personalized PageRank per query (mean over ``--queries`` single-source queries).
+
+    .venv/bin/python benchmarks/bench_neo4j.py                      # 20k papers / 150k cites
+    .venv/bin/python benchmarks/bench_neo4j.py --papers 2000 --citations 15000   # quick
+
+Needs Java 17+ and Maven (the managed Neo4j); the graph is random (uniform citing paper,
+cited paper skewed towards low ids, as citations are), seeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from scholarkg.config import Neo4jSettings
+from scholarkg.graphalgo.projection import ProjectionCatalog
+from scholarkg.store.base import GraphStore, PageRankConfig
+from scholarkg.store.embedded import EmbeddedServer
+from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.neo4j_server import ManagedNeo4j, java_available
+from scholarkg.store.neo4j_store import Neo4jStore
+
+
+def corpus(n_papers: int, n_cites: int, seed: int) -> tuple[list[dict], list[dict]]:
+    rng = np.random.default_rng(seed)
+    papers = [{"id": f"p{i}", "title": f"Synthetic paper {i}", "year": 1990 + i % 30}
+              for i in range(n_papers)]  # fmt: skip
+    src = rng.integers(0, n_papers, n_cites)
+    dst = (rng.pareto(1.2, n_cites) * n_papers / 50).astype(np.int64) % n_papers
+    pairs = {(int(a), int(b)) for a, b in zip(src, dst, strict=True) if a != b}
+    edges = [{"start": f"p{a}", "end": f"p{b}"} for a, b in sorted(pairs)]
+    return papers, edges
+
+
+def load(store: GraphStore, papers: list[dict], edges: list[dict]) -> float:
+    t0 = time.perf_counter()
+    store.apply_schema()
+    for i in range(0, len(papers), 5_000):
+        store.merge_nodes("Paper", papers[i : i + 5_000])
+    for i in range(0, len(edges), 10_000):
+        store.merge_relationships("CITES", "Paper", "Paper", edges[i : i + 10_000])
+    return time.perf_counter() - t0
+
+
+def pagerank_figures(store: GraphStore, cache: Path, queries: list[str]) -> dict[str, object]:
+    catalog = ProjectionCatalog(cache)
+    t0 = time.perf_counter()
+    proj = catalog.get(store)
+    first = proj.pagerank()
+    cold = time.perf_counter() - t0
+    warm = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        proj.pagerank()
+        warm.append(time.perf_counter() - t0)
+    ppr = []
+    for q in queries:
+        t0 = time.perf_counter()
+        proj.pagerank(PageRankConfig(source_nodes={q: 1.0}))
+        ppr.append(time.perf_counter() - t0)
+    return {"cold": cold, "warm": min(warm), "ppr": statistics.mean(ppr), "scores": first.scores}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--papers", type=int, default=20_000)
+    ap.add_argument("--citations", type=int, default=150_000)
+    ap.add_argument("--queries", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    reason = java_available()
+    if reason:
+        print(f"cannot run the managed Neo4j here: {reason}")
+        return 1
+    papers, edges = corpus(args.papers, args.citations, args.seed)
+    rng = np.random.default_rng(args.seed + 1)
+    queries = [f"p{int(i)}" for i in rng.integers(0, args.papers, args.queries)]
+    print(f"graph: {len(papers):,} papers, {len(edges):,} citations (seed {args.seed})")
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-neo4j-") as tmp:
+        root = Path(tmp)
+        server = ManagedNeo4j(root / "neo4j")
+        t0 = time.perf_counter()
+        st = server.start()
+        first_start = time.perf_counter() - t0
+        server.stop()
+        t0 = time.perf_counter()
+        st = server.start()
+        restart = time.perf_counter() - t0
+        assert st.pid is not None
+        settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        neo = Neo4jStore.from_settings(settings)
+        embedded = EmbeddedServer(root / "falkordb", persistent=False)
+        embedded.start()
+        emb = FalkorDBStore(embedded.connect(), "bench")
+        try:
+            t_emb = load(emb, papers, edges)
+            t_neo = load(neo, papers, edges)
+            rss_neo = psutil.Process(st.pid).memory_info().rss
+            rss_emb = psutil.Process(embedded.status().pid or 0).memory_info().rss
+            pr_emb = pagerank_figures(emb, root / "cache-emb", queries)
+            pr_neo = pagerank_figures(neo, root / "cache-neo", queries)
+            a, b = pr_emb["scores"], pr_neo["scores"]
+            assert isinstance(a, dict) and isinstance(b, dict)
+            diff = max(abs(a[k] - b[k]) for k in a)
+        finally:
+            neo.clear()
+            neo.close()
+            emb.clear()
+            embedded.stop()
+            server.stop()
+    rows += [
+        ("server start (first: creates the store)", "-", f"{first_start:.1f} s"),
+        ("server restart", "-", f"{restart:.1f} s"),
+        ("server RSS after the load", f"{rss_emb / 2**20:.0f} MB", f"{rss_neo / 2**20:.0f} MB"),
+        ("load (UNWIND … MERGE batches)", f"{t_emb:.1f} s", f"{t_neo:.1f} s"),
+        ("PageRank, cold (projection built)", f"{pr_emb['cold']:.2f} s", f"{pr_neo['cold']:.2f} s"),
+        ("PageRank, warm (resident projection)", f"{pr_emb['warm']:.3f} s",
+         f"{pr_neo['warm']:.3f} s"),
+        ("personalized PageRank per query", f"{pr_emb['ppr'] * 1000:.0f} ms",
+         f"{pr_neo['ppr'] * 1000:.0f} ms"),
+        ("max |score difference| (whole graph)", f"{diff:.1e}", ""),
+    ]  # fmt: skip
+    width = max(len(r[0]) for r in rows)
+    print(f"{'':{width}}  {'embedded':>12}  {'neo4j+gds':>12}")
+    for name, e, n in rows:
+        print(f"{name:{width}}  {e:>12}  {n:>12}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
