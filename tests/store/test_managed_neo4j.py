@@ -129,3 +129,74 @@ def test_start_reuse_stop_restart_and_crash(tmp_path: Path) -> None:
         st.close()
         server.stop()
     assert third.state == "running"
+
+
+def test_bulk_import_refuses_a_database_with_nodes(tmp_path: Path) -> None:
+    from scholarkg.errors import NotSupported
+    from scholarkg.store.neo4j_import import import_into_managed
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text('{"id": "p1"}\n')
+    with pytest.raises(NotSupported, match="holds 3 nodes"):
+        import_into_managed(ManagedNeo4j(tmp_path / "neo4j"), papers, None, node_count=3)
+
+
+def test_import_csvs_are_typed_and_keep_every_row(tmp_path: Path) -> None:
+    from scholarkg.store.neo4j_import import write_import_csvs
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(
+        '{"id": "p1", "title": "A, with a comma", "year": 2020, "open": true}\n'
+        '{"id": "p2", "title": "B \\"quoted\\"", "year": 2021, "open": false}\n'
+    )
+    edges = tmp_path / "cites.csv"
+    edges.write_text("start,end\np1,p2\np2,p9\n")
+    nodes_csv, rels_csv, left_out = write_import_csvs(
+        papers, edges, tmp_path, label="Paper", rel_type="CITES"
+    )
+    lines = nodes_csv.read_text().splitlines()
+    assert lines[0] == '"id:ID(Paper)","title:string","year:long","open:boolean"'
+    assert len(lines) == 3 and left_out == []
+    assert rels_csv is not None
+    assert rels_csv.read_text().splitlines() == [
+        '":START_ID(Paper)",":END_ID(Paper)"',
+        '"p1","p2"',
+        '"p2","p9"',
+    ]
+
+
+@pytest.mark.slow
+def test_load_bulk_on_the_managed_neo4j(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neo4j's offline importer into a new database: counts, skipped edges, the schema."""
+    if java_available():
+        pytest.skip(f"no managed Neo4j here: {java_available()}")
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(f'{{"id": "p{i}", "title": "T{i}"}}\n' for i in range(30)))
+    edges = tmp_path / "cites.csv"
+    edges.write_text("start,end\n" + "".join(f"p{i},p{(i * 7) % 31}\n" for i in range(30)))
+    server = ManagedNeo4j(tmp_path / "home" / "neo4j")
+    try:
+        result = runner.invoke(
+            app,
+            ["--backend", "neo4j", "load", "bulk", "--papers", str(papers), "--edges", str(edges)],
+        )
+        assert result.exit_code == 0, result.output
+        assert "relationships skipped" in result.output
+        st = Neo4jStore.from_settings(
+            Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        )
+        try:
+            counts = st.counts()
+            skipped = sum(1 for i in range(30) if (i * 7) % 31 == 30)
+            assert counts.nodes == {"Paper": 30}
+            assert counts.relationships == {"CITES": 30 - skipped}
+            names = {r["name"] for r in st.run("SHOW CONSTRAINTS YIELD name RETURN name")}
+            assert "key_Paper_id" in names
+        finally:
+            st.close()
+        again = runner.invoke(app, ["--backend", "neo4j", "load", "bulk", "--papers", str(papers)])
+        assert again.exit_code != 0 and "holds 30 nodes" in str(again.exception)
+    finally:
+        server.stop()
