@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from graphalgo.gds_doc_graph import LINKS, PAGES
-from scholarkg.store.pagerank import pagerank, transition_operator
 
 from scholarkg.errors import InputError
 from scholarkg.graphalgo.projection import ProjectionCatalog
 from scholarkg.store.base import GraphStore, PageRankConfig
+from scholarkg.store.pagerank import pagerank, transition_operator
 
 
 def allocating_loop(
