@@ -43,7 +43,7 @@ import queue
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +53,11 @@ import numpy as np
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
 from scholarkg.store import bulk_arrow
-from scholarkg.store.cypher_common import storable_value
+from scholarkg.store.bulk_values import (
+    _BadValue,
+    _header,
+    encode_value,
+)
 from scholarkg.store.persistence import automatic_rewrites_paused, compact_aof
 from scholarkg.textio import iter_jsonl, open_text
 
@@ -66,8 +70,6 @@ log = logging.getLogger(__name__)
 #: "send edges" or "schema"; ``done`` counts items of that stage so far.
 BulkProgress = Callable[[str, int], None]
 
-T_NULL, T_BOOL, T_DOUBLE, T_STRING, T_LONG, T_ARRAY = 0, 1, 2, 3, 4, 5
-_INT64 = (-(2**63), 2**63 - 1)
 #: bytes per GRAPH.BULK command (falkordb-bulk-loader's default; Redis caps a bulk
 #: string at 512 MB and a query buffer at 1 GB)
 MAX_COMMAND_BYTES = 64_000_000
@@ -78,11 +80,6 @@ EDGES_PER_TOKEN = 500_000
 #: edges whose endpoints the columnar path looks up at once (one hash table of the ids
 #: per chunk; smaller chunks start sending sooner)
 LOOKUP_CHUNK = 1_000_000
-_PACK_Q = struct.Struct("=Bq").pack
-_PACK_D = struct.Struct("=Bd").pack
-_NULL = bytes([T_NULL])
-_TRUE = bytes([T_BOOL, 1])
-_FALSE = bytes([T_BOOL, 0])
 _EDGE_DTYPE = np.dtype([("s", "=u8"), ("d", "=u8")])
 #: a command is sent once this many bytes of tokens are parsed (smaller than the cap, so
 #: the server starts while the parser is still reading)
@@ -136,44 +133,7 @@ class BulkResult:
         return self.parse_seconds + self.send_seconds + self.schema_seconds
 
 
-class _BadValue(Exception):
-    """Internal: a value that cannot be stored; turned into InputError with line/field."""
-
-
 # -- value encoding ----------------------------------------------------------------------
-
-
-def _enc_str(value: str) -> bytes:
-    if "\x00" in value:
-        raise _BadValue("strings may not contain NUL characters")
-    return b"\x03" + value.encode("utf-8") + b"\x00"
-
-
-def encode_value(value: Any) -> bytes:
-    """One property value in GRAPH.BULK encoding (dicts/nested lists as JSON strings)."""
-    if value is None:
-        return _NULL
-    if value is True:
-        return _TRUE
-    if value is False:
-        return _FALSE
-    if isinstance(value, str):
-        return _enc_str(value)
-    if isinstance(value, int):
-        if not _INT64[0] <= value <= _INT64[1]:
-            raise _BadValue(f"integer {value} does not fit in 64 bits")
-        return _PACK_Q(T_LONG, value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _BadValue(f"non-finite number {value}")
-        return _PACK_D(T_DOUBLE, value)
-    if isinstance(value, Mapping | list | tuple):
-        # the same storable form the MERGE path writes (cypher_common.storable_value)
-        stored = storable_value(value)
-        if isinstance(stored, str):
-            return _enc_str(stored)
-        return _PACK_Q(T_ARRAY, len(stored)) + b"".join(encode_value(v) for v in stored)
-    raise _BadValue(f"unsupported value type {type(value).__name__}")
 
 
 def _check_property_at(name: str, path: Path, line: int) -> None:
@@ -182,12 +142,6 @@ def _check_property_at(name: str, path: Path, line: int) -> None:
         check_property(name)
     except InputError as err:
         raise InputError(err.message, path=path, line=line, field=name) from None
-
-
-def _header(name: str, props: Sequence[str]) -> bytes:
-    parts = [name.encode() + b"\x00", struct.pack("=I", len(props))]
-    parts += [p.encode() + b"\x00" for p in props]
-    return b"".join(parts)
 
 
 def _infer_cell(text: str) -> Any:

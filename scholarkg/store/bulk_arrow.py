@@ -149,7 +149,7 @@ def _encoded_column(col: pa.Array) -> pa.Array | pa.Scalar:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from scholarkg.store.bulk import T_LONG, _BadValue, encode_value
+    from scholarkg.store.bulk_values import T_LONG, _BadValue, encode_value
 
     null = pa.scalar(b"\x00", pa.binary())
     t = col.type
@@ -180,7 +180,7 @@ def node_token(table: pa.Table, label: str) -> bytes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from scholarkg.store.bulk import _header
+    from scholarkg.store.bulk_values import _header
 
     props = ["id", *(c for c in table.column_names if c != "id")]
     parts = []
