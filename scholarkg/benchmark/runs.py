@@ -95,6 +95,9 @@ class RunRecord(_RunHead):
     #: group prefix ``"<group>:<class>"`` (e.g. ``"years:2001-2005"``) for per-group charts
     classes: dict[str, dict[str, Score]] = Field(default_factory=dict)
     notes: str | None = None
+    #: the run's answers as rows of the task's prediction file (raw and parsed), so the run
+    #: can be scored again without the model (``scholarkg runs predictions RUN``)
+    predictions: list[dict[str, Any]] = Field(default_factory=list)
 
     def metric_names(self) -> list[str]:
         """Aggregate metric names, then any metric that only appears per instance."""
@@ -189,6 +192,7 @@ def new_run(
     classes: Mapping[str, Mapping[str, float | None]] | None = None,
     notes: str | None = None,
     created: datetime | None = None,
+    predictions: Sequence[Mapping[str, Any]] | None = None,
 ) -> RunRecord:
     """Build a record with id, timestamp, version and git commit filled in.
 
@@ -209,6 +213,7 @@ def new_run(
         per_instance={str(k): _clean_scores(v) for k, v in (per_instance or {}).items()},
         classes={str(k): _clean_scores(v) for k, v in (classes or {}).items()},
         notes=notes,
+        predictions=[dict(r) for r in predictions or ()],
     )
 
 

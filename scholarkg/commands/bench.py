@@ -315,12 +315,17 @@ def score(
         bool,
         typer.Option(help="JSON output: per-instance scores (per_paper, per_task ...) too."),
     ] = True,
+    record: Annotated[
+        bool, typer.Option(help="Save each scoring as a run (JSON file, like 'bench run').")
+    ] = True,
 ) -> None:
     """Score released or JSONL answer files against the benchmark's files (no graph needed).
 
     legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
+    A 'bench run --out DIR' wrote DIR/predictions.jsonl: scoring it gives the run's metrics.
     """
-    from scholarkg.benchmark.task import metrics_payload, parse_task_args
+    from scholarkg.benchmark.task import metrics_payload, parse_task_args, score_task_files
+    from scholarkg.commands.common import settings
 
     check_choice("--format", fmt, FORMATS)
     bench = _task(task)
@@ -330,27 +335,38 @@ def score(
 
         raise NotSupported(f"task {bench.name!r} does not score files; use 'bench run'")
     files = _prediction_files(predictions, bench)
-    results: list[tuple[Path, TaskResult]] = []
+    results: list[tuple[Path, TaskResult, Any]] = []
+    runs_dir = settings().runs_dir if record else None
     with stage_progress(quiet=fmt == "json") as progress:
         for n, path in enumerate(files, 1):
-            results.append((path, bench.score_files(data, path, options)))
+            result, run = score_task_files(bench, data, path, options, runs_dir=runs_dir)
+            results.append((path, result, run))
             progress("score", n, len(files))
     if fmt == "json":
         rows = []
-        for path, result in results:
+        for path, result, run in results:
             payload = metrics_payload(bench, result)
             if not per_instance:
                 payload = {k: v for k, v in payload.items() if not k.startswith("per_")}
-            rows.append({"predictions": str(path), "model": path.stem, **payload,
+            rows.append({"predictions": str(path), "model": run.config["answer"]["name"],
+                         "run_id": run.id if record else None, **payload,
                          "notes": result.notes})  # fmt: skip
         print(to_json(rows[0] if len(rows) == 1 else rows))
         return
-    table = [{"model": path.stem, **_metric_cells(bench, r.aggregate)} for path, r in results]
+    # the model a file names (files 'bench run' writes do), else the file's stem
+    table = [
+        {"model": run.config["answer"]["name"], **_metric_cells(bench, r.aggregate)}
+        for _, r, run in results
+    ]
     where = _config_text(bench.configuration(options), bench.layout.config_keys)
     print_rows(table, "table", title=bench.layout.title + (f" — {where}" if where else ""))
-    for path, result in results:
+    for path, result, run in results:
+        name = run.config["answer"]["name"]
+        console.print(f"[dim]{name}: predictions {path}[/dim]", highlight=False)
         for note in result.notes:
-            console.print(f"[dim]{path.stem}: {note}[/dim]")
+            console.print(f"[dim]{name}: {note}[/dim]")
+        if record:
+            console.print(f"[dim]{name}: run recorded: {run.id}[/dim]", highlight=False)
 
 
 # --------------------------------------------------------------------------- fit

@@ -20,7 +20,7 @@ from scholarkg.benchmark.metrics.similarity import (
     SentenceTransformerEncoder,
     default_encoder,
 )
-from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption
+from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption, predictions_model
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
@@ -163,6 +163,13 @@ class AaarTaskBase(BenchmarkTask):
                 abstract = head_words(r.get("abstract") or "", words)
                 blocks[r["paper"]].append(f"- ({label}) {r['title']}: {abstract}".rstrip(": "))
         return {p: "Related work:\n" + "\n".join(b) for p, b in blocks.items() if b}
+
+
+def file_models(path: Path | None) -> dict[str, str]:
+    """``{"llm": model}`` when a JSONL predictions file names its model (files written by
+    ``bench run`` do), so records and score headers say what produced the answers."""
+    model = predictions_model(path)
+    return {"llm": model} if model else {}
 
 
 def match_ids(

@@ -28,6 +28,7 @@ from scholarkg.benchmark.task import (
     AnswerSource,
     BenchmarkTask,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -35,7 +36,6 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.predictions import PredictionFormat
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from scholarkg.benchmark.task import (
     AnswerSource,
     BenchmarkTask,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -243,6 +244,12 @@ class ScireplicateTask(BenchmarkTask):
         ),
     )
     answer_kinds = frozenset({"predictions", "model"})
+    prediction_format = PredictionFormat(
+        task="scireplicate",
+        answer_field="code",
+        description="(paper_id, task_id) -> the function body; 'raw' holds the model's final reply",
+        id_fields=("paper_id", "task_id"),
+    )
     layout = ReportLayout(
         title="SciReplicate-Bench (layout of Table 3)",
         columns=COLUMNS,
@@ -298,10 +305,33 @@ class ScireplicateTask(BenchmarkTask):
         if source.kind == "predictions":
             assert source.path is not None
             codes = read_predictions(source.path, {s.key: s for s in specs})
-            return Answers(by_instance=codes, source=source)
+            from scholarkg.benchmark.task import predictions_model
+
+            model = predictions_model(source.path)
+            return Answers(by_instance=codes, source=source,
+                           models={"llm": model} if model else {})  # fmt: skip
         from scholarkg.benchmark.tasks.scireplicate.agent import generate_answers
 
         return generate_answers(store, specs, source, options, progress=progress)
+
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """``{"paper_id", "task_id", "code"}`` per answered task (``read_predictions``'s layout)."""
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            if inst.id not in answers.by_instance:
+                continue
+            spec: TaskSpec = inst.data["spec"]
+            row: dict[str, Any] = {"paper_id": spec.paper_index, "task_id": spec.task_index,
+                                   "code": answers.by_instance[inst.id]}  # fmt: skip
+            if inst.id in answers.raw:
+                row["raw"] = answers.raw[inst.id]
+            if model:
+                row["model"] = model
+            rows.append(row)
+        return rows
 
     # -- scores ------------------------------------------------------------------------
     def score(
