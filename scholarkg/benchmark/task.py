@@ -711,6 +711,9 @@ def run_task(
     }
     if source.path is not None:
         config["answer"]["path"] = str(source.path)
+    client_record = getattr(source.client, "settings_record", None)
+    if callable(client_record):  # timeout, concurrency, token cap the model was asked with
+        config["answer"]["client"] = client_record()
     if answers.models.get("llm"):
         # what produced the answers (the model a predictions file names, or the client's)
         config["answer"]["model"] = answers.models["llm"]

@@ -120,6 +120,7 @@ def _source(
     base_url: str | None,
     predictions: Path | None,
     cache: bool = True,
+    timeout: float | None = None,
 ) -> tuple[AnswerSource, Any]:
     """The answer source the flags ask for (and an LLM client to close, if one was opened).
 
@@ -145,7 +146,9 @@ def _source(
     from scholarkg.commands.common import settings
     from scholarkg.services.llm import LLMClient
 
-    client = LLMClient.from_settings(settings(), base_url=base_url, model=model, use_cache=cache)
+    client = LLMClient.from_settings(
+        settings(), base_url=base_url, model=model, use_cache=cache, timeout=timeout
+    )
     return AnswerSource.model(client), client
 
 
@@ -204,6 +207,7 @@ def _run(
     record: bool = True,
     fmt: str = "table",
     cache: bool = True,
+    timeout: float | None = None,
 ) -> None:
     from scholarkg.benchmark.task import parse_task_args, run_task
     from scholarkg.commands.common import settings, store_session
@@ -212,8 +216,9 @@ def _run(
     task = _task(name)
     options = task.resolve_options(parse_task_args(task, extra))  # errors before any work
     source, client = _source(
-        task, ranker=ranker, model=model, base_url=base_url, predictions=predictions, cache=cache
-    )
+        task, ranker=ranker, model=model, base_url=base_url, predictions=predictions, cache=cache,
+        timeout=timeout,
+    )  # fmt: skip
     task.check_source(source)
     try:
         with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
@@ -248,15 +253,26 @@ def run(
     cache: Annotated[
         bool, typer.Option(help="LLM tasks: use the response cache (repeatable runs).")
     ] = True,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            help="LLM tasks: seconds per request (default: SCHOLARKG_LLM_TIMEOUT, [llm] "
+            "timeout, else 600).",
+        ),
+    ] = None,
 ) -> None:
     """Run a benchmark task on the current graph (--graph) and record the run.
 
     Task options follow the shared ones (e.g. legobench-rpg --config pcn-tabs --encoder
-    hashing; legobench-rplm --protocol legobench-paper); 'bench list' names the tasks.
+    hashing; legobench-rplm --protocol legobench-paper); 'bench show TASK' lists a task's
+    options with their defaults. LLM tasks also take --concurrency and --max-tokens (task
+    options; defaults SCHOLARKG_LLM_CONCURRENCY / SCHOLARKG_LLM_MAX_TOKENS).
     """
     _run(
         task, list(ctx.args), ranker=ranker, model=model, base_url=base_url,
         predictions=predictions, out=out, limit=limit, record=record, fmt=fmt, cache=cache,
+        timeout=timeout,
     )  # fmt: skip
 
 

@@ -40,7 +40,12 @@ SIMILARITY_OPTION = TaskOption(
 )  # fmt: skip
 MODEL_OPTIONS = (
     TaskOption("max_tokens", int, 512, "generation limit per call"),
-    TaskOption("concurrency", int, 2, "model requests in flight"),
+    TaskOption(
+        "concurrency",
+        int,
+        None,
+        "model requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)",
+    ),
 )
 RELATED_OPTIONS = (
     TaskOption("related_work", bool, False,
@@ -130,7 +135,7 @@ class AaarTaskBase(BenchmarkTask):
                 progress(stage, done, len(prompts))
 
         done = client.complete_many(
-            list(prompts), mode="chat", concurrency=int(options.get("concurrency", 2)),
+            list(prompts), mode="chat", concurrency=options.get("concurrency"),
             progress=tick, temperature=0.0, max_tokens=int(options.get("max_tokens", 512)),
         )  # fmt: skip
         after = client.usage.as_dict()

@@ -63,7 +63,8 @@ class EqInferTask(AaarTaskBase):
         TaskOption("context_words", list, ["1000"],
                    "words per side of the equation; several values run a sweep (a curve)"),
         TaskOption("max_tokens", int, 16, "generation limit per call (the answer is a letter)"),
-        TaskOption("concurrency", int, 2, "model requests in flight"),
+        TaskOption("concurrency", int, None,
+                   "model requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)"),
     )  # fmt: skip
     prediction_format = PredictionFormat(
         task="aaar-eqinfer",

@@ -281,7 +281,12 @@ class LLMLeaderboardTask(BenchmarkTask):
         TaskOption("ids", list, None, "only these instance (Leaderboard) ids"),
         TaskOption("max_tokens", int, None, "override the paper's token limit"),
         TaskOption("mode", str, "completion", "completion (paper) or chat", ("completion", "chat")),
-        TaskOption("concurrency", int, 4, "requests in flight"),
+        TaskOption(
+            "concurrency",
+            int,
+            None,
+            "requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)",
+        ),
     )
     _generation_names: ClassVar[frozenset[str]] = frozenset({"max_tokens", "mode", "concurrency"})
 

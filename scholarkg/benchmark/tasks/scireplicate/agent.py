@@ -254,7 +254,7 @@ def generate_answers(
                 spec,
                 lookups,
                 max_turns=int(options["max_turns"]),
-                max_tokens=source.params.get("max_tokens"),
+                max_tokens=options.get("max_tokens") or source.params.get("max_tokens"),
             )
             codes[spec.uid] = result.code
             replies = [m["content"] for m in result.transcript if m.get("role") == "assistant"]
@@ -270,7 +270,11 @@ def generate_answers(
     return Answers(
         by_instance=codes,
         source=source,
-        params={"agent": options["agent"], "max_turns": int(options["max_turns"])},
+        params={
+            "agent": options["agent"],
+            "max_turns": int(options["max_turns"]),
+            "max_tokens": options.get("max_tokens"),
+        },
         models={"llm": model},
         extra={
             "generation_id": generation_id,

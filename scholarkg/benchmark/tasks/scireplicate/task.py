@@ -236,6 +236,12 @@ class ScireplicateTask(BenchmarkTask):
         ),
         TaskOption("max_turns", int, 8, "ReAct agent: tool calls before it must answer"),
         TaskOption(
+            "max_tokens",
+            int,
+            None,
+            "model answers: tokens per model call (default: SCHOLARKG_LLM_MAX_TOKENS, else 512)",
+        ),
+        TaskOption(
             "agent",
             str,
             "sci-reproducer",
