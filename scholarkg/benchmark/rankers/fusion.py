@@ -165,18 +165,23 @@ def _check_setup(owner: str, rankers: Sequence[Any], method: str) -> None:
 
 
 class FusionRanker(Ranker):
-    """A ranker that asks several rankers for their top ``depth`` and fuses the answers."""
+    """A ranker that asks several rankers for their top ``depth`` and fuses the answers.
+
+    ``depth`` is exactly what each input contributes (so ``depth=5`` fuses two top-5 lists,
+    whatever the ``k`` asked of the fusion); ``None`` means "as deep as the fused list", i.e.
+    each input ranks ``k`` documents.
+    """
 
     def __init__(
         self,
         rankers: Sequence[Ranker],
         *,
         method: str = "rrf",
-        depth: int = 100,
+        depth: int | None = None,
         k: int = RRF_K,
     ) -> None:
         _check_setup("FusionRanker", rankers, method)
-        if depth < 1:
+        if depth is not None and depth < 1:
             raise InputError(f"depth must be >= 1, got {depth}", field="depth")
         self.rankers = list(rankers)
         self.method = method
@@ -195,7 +200,9 @@ class FusionRanker(Ranker):
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        depth = max(self.depth, k)
+        # The inputs' depth as configured: taking max(depth, k) here made the setting a no-op
+        # whenever k was larger (every 'bench run retrieval' at --depth 1000).
+        depth = k if self.depth is None else self.depth
         parts = [r.rank(query, depth, candidates=candidates) for r in self.rankers]
         fused = fuse(parts, self.method, depth=k, k=self.k)
         return fused.ids, fused.scores
