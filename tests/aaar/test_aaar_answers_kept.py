@@ -120,10 +120,14 @@ def test_bench_score_names_the_model_and_records_a_run(
 ) -> None:
     """``bench score`` on a run's file: the header names the model that produced it (not the
     file's stem), and the scoring is recorded as a run like ``bench run``'s."""
-    _round_trip(ReviewCritiqueTask(), aaar_store, _rc_answer, FIX / "ReviewCritique.jsonl", {},
-                tmp_path)  # fmt: skip
+    run, rows = _round_trip(ReviewCritiqueTask(), aaar_store, _rc_answer,
+                            FIX / "ReviewCritique.jsonl", {}, tmp_path)  # fmt: skip
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
-    preds = tmp_path / "out" / "predictions.jsonl"
+    # the run record alone gives the file back ('runs predictions RUN')
+    preds = tmp_path / "from-record.jsonl"
+    cli_ok(["runs", "predictions", str(tmp_path / "runs" / f"{run.record.id}.json"),
+            "-o", str(preds)])  # fmt: skip
+    assert [json.loads(line) for line in preds.read_text().splitlines()] == rows
     out = cli_ok(["bench", "score", "reviewcritique", "--data", str(FIX / "ReviewCritique.jsonl"),
                   "--predictions", str(preds), "--format", "json"])  # fmt: skip
     payload = json.loads(out)
@@ -135,7 +139,7 @@ def test_bench_score_names_the_model_and_records_a_run(
     assert rec.task == "reviewcritique" and rec.metrics["F1"] == pytest.approx(60.0)
     assert rec.config["answer"] == {
         "kind": "predictions", "name": CANNED_MODEL, "model": CANNED_MODEL, "path": str(preds),
-        "params": {}, "baseline": False,
+        "params": {}, "baseline": False, "ours": False,
     }  # fmt: skip
     assert rec.config["data"] == str(FIX / "ReviewCritique.jsonl")
     assert rec.models == {"llm": CANNED_MODEL} and rec.per_instance
