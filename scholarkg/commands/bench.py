@@ -3,7 +3,7 @@
 Every verb takes a task NAME, looks it up in ``scholarkg.benchmark.registry`` and lets the
 task's own declarations drive the rest; nothing here knows a task:
 
-* ``bench list`` — the registry;
+* ``bench list`` — the registry; ``bench show NAME`` — one task's answers, metrics, options;
 * ``bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
   [--out DIR] [--limit N] [--no-record] [--format table|json] [task options]`` — one run
   through :func:`~scholarkg.benchmark.task.run_task`;
@@ -91,22 +91,105 @@ def _config_text(configuration: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 @app.command("list")
 def list_tasks(fmt: FormatOpt = "table") -> None:
-    """The benchmark tasks: modes (run/score), configurations, rankers, metrics."""
+    """The benchmark tasks: name, family, modes (run/score) and what each does.
+
+    'bench show TASK' gives one task's rankers, metrics and options with their defaults;
+    JSON lists everything (configs, rankers, metrics) for every task.
+    """
+    from rich.table import Table
+
     from scholarkg.benchmark.registry import list_tasks as tasks
 
     check_choice("--format", fmt, FORMATS)
-    rows = [
-        {
-            "task": t.name,
-            "modes": ", ".join(t.modes),
-            "configs": ", ".join(t.configs),
-            "rankers": ", ".join(t.rankers),
-            "metrics": ", ".join(t.metrics),
-            "description": t.description,
-        }
-        for t in tasks()
-    ]
-    print_rows(rows, fmt, title="benchmark tasks")
+    infos = tasks()
+    if fmt == "json":
+        print(to_json([
+            {"task": t.name, "family": t.family, "modes": list(t.modes),
+             "configs": list(t.configs), "rankers": list(t.rankers),
+             "metrics": list(t.metrics), "description": t.description}
+            for t in infos
+        ]))  # fmt: skip
+        return
+    # Three short columns that never wrap and the description in the rest: six columns in
+    # 80 characters wrapped every cell one letter per line.
+    table = Table(title="benchmark tasks", title_justify="left")
+    table.add_column("task", no_wrap=True)
+    table.add_column("family", no_wrap=True)
+    table.add_column("modes", no_wrap=True)
+    table.add_column("description", overflow="fold", ratio=1)
+    for t in infos:
+        table.add_row(t.name, t.family, "+".join(t.modes), t.description)
+    console.print(table)
+    console.print("[dim]'scholarkg bench show TASK': its rankers, metrics and options[/dim]")
+
+
+@app.command("show")
+def show_task(task: TaskArg, fmt: FormatOpt = "table") -> None:
+    """One task: what answers it (rankers, baseline/ours, model, predictions), its metrics
+    with units, its own options with defaults (the words 'bench run TASK' takes after the
+    shared flags), and the format of its prediction files."""
+    from scholarkg.benchmark.registry import task_info
+
+    check_choice("--format", fmt, FORMATS)
+    bench = _task(task)
+    info = task_info(bench)
+    options = [
+        {"option": o.flag, "type": o.kind.__name__, "default": _default_text(o.default),
+         "choices": ", ".join(o.choices), "help": o.help}
+        for o in bench.options
+    ]  # fmt: skip
+    metrics = [
+        {"metric": m.name, "unit": m.unit, "higher is better": m.higher_is_better,
+         "description": m.description}
+        for m in bench.metrics
+    ]  # fmt: skip
+    pf = bench.prediction_format
+    if fmt == "json":
+        print(to_json({
+            "task": bench.name, "family": bench.family, "description": bench.description,
+            "reference": bench.reference, "modes": list(info.modes),
+            "answer_kinds": sorted(bench.answer_kinds), "rankers": list(bench.rankers),
+            "baseline": bench.baseline, "ours": list(bench.ours), "metrics": metrics,
+            "options": [{**o, "default": d.default} for o, d in zip(options, bench.options,
+                                                                      strict=True)],
+            "prediction_format": None if pf is None else {
+                "file": pf.file_name, "id_fields": list(pf.id_fields),
+                "answer_field": pf.answer_field, "description": pf.description},
+        }))  # fmt: skip
+        return
+    console.print(f"[bold]{bench.name}[/bold] ({bench.family}): {bench.description}")
+    if bench.reference:
+        console.print(f"[dim]reference: {bench.reference}[/dim]", highlight=False)
+    answers = []
+    if "ranker" in bench.answer_kinds and bench.rankers:
+        marks = {bench.baseline: " (baseline)", **{r: " (ours)" for r in bench.ours}}
+        answers.append("--ranker " + ", ".join(r + marks.get(r, "") for r in bench.rankers))
+    if "model" in bench.answer_kinds:
+        answers.append("--model/--base-url (an OpenAI-compatible endpoint)")
+    if "predictions" in bench.answer_kinds:
+        answers.append("--predictions FILE")
+    console.print("answered by: " + "; ".join(answers), highlight=False)
+    console.print("modes: " + " + ".join(info.modes), highlight=False)
+    print_rows(metrics, "table", title="metrics")
+    if options:
+        print_rows(options, "table", title=f"options of 'bench run {bench.name}'")
+    else:
+        console.print("no task options")
+    if pf is not None:
+        ids = ", ".join(f'"{f}"' for f in pf.id_fields)
+        console.print(
+            f"predictions (JSONL, one object per line; 'bench run --out DIR' writes "
+            f'DIR/{pf.file_name}): {{{ids}, "{pf.answer_field}": ...}} - {pf.description}',
+            highlight=False,
+        )
+
+
+def _default_text(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 # --------------------------------------------------------------------------- run
