@@ -421,8 +421,18 @@ class BenchmarkTask(ABC):
     ) -> TaskResult:
         """Aggregate and per-instance scores; pure: no store, no model."""
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
-        """Score answers in released/JSONL files against released data, without a store."""
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
+        """Score answers in released/JSONL files against released data, without a store.
+
+        ``only_answered`` scores just the instances the file answers (a ``--limit`` run's
+        file); otherwise an instance without an answer is scored as an empty answer."""
         raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
 
     # -- answers as a file ------------------------------------------------------------------
@@ -777,6 +787,7 @@ def score_task_files(
     *,
     runs_dir: Path | None = None,
     notes: str | None = None,
+    only_answered: bool = False,
 ) -> tuple[TaskResult, RunRecord]:
     """``bench score``: score a predictions file against released data (no store) and record
     it as a run the way :func:`run_task` records one (same config keys; ``data`` says what
@@ -788,7 +799,7 @@ def score_task_files(
 
     resolved = task.resolve_options(options)
     start = time.perf_counter()
-    result = task.score_files(Path(data), Path(predictions), resolved)
+    result = task.score_files(Path(data), Path(predictions), resolved, only_answered=only_answered)
     check_result(task, result)
     model = predictions_model(predictions)
     name = model or Path(predictions).stem
@@ -806,6 +817,7 @@ def score_task_files(
         "units": {k: u for k, u in task.units().items() if k in result.aggregate},
         "graph": None,
         "data": str(data),
+        "only_answered": only_answered,
         "n_instances": len(result.per_instance),
     }
     if model:

@@ -417,6 +417,13 @@ def score(
     record: Annotated[
         bool, typer.Option(help="Save each scoring as a run (JSON file, like 'bench run').")
     ] = True,
+    only_answered: Annotated[
+        bool,
+        typer.Option(
+            help="Score only the instances the file answers (the file of a 'bench run "
+            "--limit N' run); default: unanswered instances score as empty answers."
+        ),
+    ] = False,
 ) -> None:
     """Score released or JSONL answer files against the benchmark's files (no graph needed).
 
@@ -438,7 +445,9 @@ def score(
     runs_dir = settings().runs_dir if record else None
     with stage_progress(quiet=fmt == "json") as progress:
         for n, path in enumerate(files, 1):
-            result, run = score_task_files(bench, data, path, options, runs_dir=runs_dir)
+            result, run = score_task_files(
+                bench, data, path, options, runs_dir=runs_dir, only_answered=only_answered
+            )
             results.append((path, result, run))
             progress("score", n, len(files))
     if fmt == "json":

@@ -209,12 +209,21 @@ class EqInferTask(AaarTaskBase):
             files.append(plot_curve(curve, Path(out_dir) / "context_curve.png"))
         return files
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import eqinfer_file, parse_eqinfer
 
         items = parse_eqinfer(eqinfer_file(Path(data)))
         instances = [Instance(it.uid, {"idx": it.index, "answer": it.answer}) for it in items]
         replies = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            instances = [i for i in instances if i.id in replies]
         return score_eqinfer({i.id: i.data["answer"] for i in instances}, replies)
 
 

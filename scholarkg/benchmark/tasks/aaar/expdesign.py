@@ -243,7 +243,14 @@ class ExpDesignTask(AaarTaskBase):
             encoder=encoder,
         )
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_folder
 
         resolved = self.resolve_options(options)
@@ -258,5 +265,7 @@ class ExpDesignTask(AaarTaskBase):
         preds = match_ids(read_expdesign_predictions(Path(predictions)),
                           {i.id: [i.data["arxiv_id"]] for i in instances},
                           what="ExpDesign paper")  # fmt: skip
+        if only_answered:
+            instances = [i for i in instances if i.id in preds]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip

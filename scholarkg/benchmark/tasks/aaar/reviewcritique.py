@@ -273,7 +273,14 @@ class ReviewCritiqueTask(AaarTaskBase):
             bertscore_layers=int(options["bertscore_layers"]),
         )  # fmt: skip
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_reviewcritique
 
         resolved = self.resolve_options(options)
@@ -286,6 +293,9 @@ class ReviewCritiqueTask(AaarTaskBase):
             instances.append(Instance(p.id, {"title": p.title, "line": p.line,
                                              "reviews": reviews}))  # fmt: skip
         preds = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            papers = {paper for paper, _ in preds}
+            instances = [i for i in instances if i.id in papers]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip
 

@@ -199,7 +199,14 @@ class WeaknessTask(AaarTaskBase):
             itf_encoder=itf,
         )
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_folder
 
         resolved = self.resolve_options(options)
@@ -209,6 +216,8 @@ class WeaknessTask(AaarTaskBase):
         preds = match_ids(read_weakness_predictions(Path(predictions)),
                           {i.id: [i.data["release_id"]] for i in instances},
                           what="Weakness paper")  # fmt: skip
+        if only_answered:
+            instances = [i for i in instances if i.id in preds]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip
 

@@ -492,8 +492,16 @@ class RPLMTask(LLMLeaderboardTask):
         per = {prompts[rec["index"]].id: _rplm_instance(rec) for rec in scores.per_instance}
         return _rplm_result(scores, per)
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
-        """``--data rplm.xlsx --predictions <stem>.xlsx``: the released layout (§4)."""
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
+        """``--data rplm.xlsx --predictions <stem>.xlsx``: the released layout (§4); the
+        workbooks answer every row, so ``only_answered`` changes nothing."""
         from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_files
 
         opts = self.resolve_options(options)

@@ -381,10 +381,19 @@ class ScireplicateTask(BenchmarkTask):
         )
         return TaskResult(aggregate=aggregate, per_instance=per_task, n=n)
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         """``bench score scireplicate --data Data.json --predictions PRED.jsonl``: no store."""
         resolved = self.resolve_options(options)
         instances = self.instances_from_file(Path(data))
         source = AnswerSource.predictions(predictions)
         answers = self.answer(None, instances, source, resolved)  # type: ignore[arg-type]
+        if only_answered:
+            instances = [i for i in instances if i.id in answers.by_instance]
         return self.score(instances, answers, resolved)
