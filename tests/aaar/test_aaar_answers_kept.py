@@ -143,3 +143,20 @@ def test_bench_score_names_the_model_and_records_a_run(
     }  # fmt: skip
     assert rec.config["data"] == str(FIX / "ReviewCritique.jsonl")
     assert rec.models == {"llm": CANNED_MODEL} and rec.per_instance
+
+
+def test_a_limited_run_rescores_exactly_with_only_answered(
+    aaar_store: GraphStore, tmp_path: Path
+) -> None:
+    """``bench run --limit N`` answers N papers; scoring its file against the whole released
+    data counts the others as empty answers, ``--only-answered`` scores just the N."""
+    task = WeaknessTask(encoder=KeywordEncoder(), itf_encoder=KeywordEncoder())
+    with CannedServer(_weakness_answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
+        run = run_task(task, aaar_store, AnswerSource.model(client), {}, limit=1,
+                       out_dir=tmp_path / "out")  # fmt: skip
+    path = tmp_path / "out" / "predictions.jsonl"
+    assert len(path.read_text().splitlines()) == 1
+    only = task.score_files(FIX / "Paper_Weakness", path, {}, only_answered=True)
+    assert only.aggregate == run.result.aggregate and only.per_instance == run.result.per_instance
+    whole = task.score_files(FIX / "Paper_Weakness", path, {})
+    assert len(whole.per_instance) == 2 and whole.aggregate != run.result.aggregate
