@@ -258,6 +258,9 @@ def _show_run(task: BenchmarkTask, tr: Any, fmt: str, recorded: bool) -> None:
         )
         return
     label = answer.get("name", "?") + (" (paper's baseline)" if answer.get("baseline") else "")
+    if answer.get("kind") == "predictions" and answer.get("model"):
+        # what produced the answers, then where they were read from
+        label = f"{answer['model']} (predictions {answer.get('path', answer.get('name'))})"
     rows = [
         {"metric": m.name, "value": fmt_number(record.metrics.get(m.name), m.decimals),
          "unit": m.unit}
