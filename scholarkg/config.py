@@ -50,9 +50,37 @@ class Neo4jSettings:
 
 @dataclass(frozen=True)
 class LLMSettings:
+    """The LLM endpoint and how patiently to talk to it.
+
+    ``timeout`` (seconds per request), ``concurrency`` (requests in flight) and ``max_tokens``
+    (a cap on the tokens any request asks for) are ``None`` when not configured; the client
+    then uses defaults that let the bundled local model finish on two cores
+    (:data:`scholarkg.services.llm.DEFAULT_TIMEOUT` ...).
+    """
+
     base_url: str | None = None
     model: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    timeout: float | None = None
+    concurrency: int | None = None
+    max_tokens: int | None = None
+
+
+def _number(kind: type, name: str, *values: Any) -> Any:
+    """The first given of ``values`` (env first, then config) as ``kind`` > 0, or ``None``;
+    a bad value is a ConfigError naming where it came from."""
+    for where, value in zip((f"${name}", f"[llm] {name.split('_LLM_')[-1].lower()}"), values,
+                            strict=False):  # fmt: skip
+        if value is None or value == "":
+            continue
+        try:
+            out = kind(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: expected a positive number, got {value!r}") from None
+        if out <= 0:
+            raise ConfigError(f"{where}: must be > 0, got {value!r}")
+        return out
+    return None
 
 
 @dataclass(frozen=True)
@@ -124,6 +152,21 @@ def load_settings(**overrides: Any) -> Settings:
             base_url=env.get("SCHOLARKG_LLM_BASE_URL") or llm.get("base_url"),
             model=env.get("SCHOLARKG_LLM_MODEL") or llm.get("model"),
             api_key=env.get("SCHOLARKG_LLM_API_KEY") or llm.get("api_key"),
+            timeout=_number(
+                float, "SCHOLARKG_LLM_TIMEOUT", env.get("SCHOLARKG_LLM_TIMEOUT"), llm.get("timeout")
+            ),
+            concurrency=_number(
+                int,
+                "SCHOLARKG_LLM_CONCURRENCY",
+                env.get("SCHOLARKG_LLM_CONCURRENCY"),
+                llm.get("concurrency"),
+            ),
+            max_tokens=_number(
+                int,
+                "SCHOLARKG_LLM_MAX_TOKENS",
+                env.get("SCHOLARKG_LLM_MAX_TOKENS"),
+                llm.get("max_tokens"),
+            ),
         ),
     )
     if settings.backend not in BACKENDS:

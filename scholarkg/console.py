@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +27,24 @@ if TYPE_CHECKING:
 
     from scholarkg.loaders.steps import LoadSummary
 
-console = Console()
-err_console = Console(stderr=True)
+#: Width of output that is not a terminal (a pipe, a file). Rich's default there is 80
+#: columns, which folds wide tables and splits numbers across lines; a reader of piped output
+#: (grep, a file, a CI log) wants one row per line. ``COLUMNS`` still wins when set.
+PIPE_WIDTH = 4096
+
+
+def _console(*, stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    width = None if tty or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(stderr=stderr, width=width)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 OUTPUT_FORMATS = ("table", "json", "csv")
 

@@ -60,6 +60,8 @@ __all__ = [
 
 Score = float | None  # None = undefined for this instance (NaN is written as null in JSON)
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+#: :class:`RunSummary` layout; older summary files are rebuilt on the next listing
+SUMMARY_VERSION = 2
 _ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9._-]+-[0-9a-f]{6}$")
 
 
@@ -95,6 +97,9 @@ class RunRecord(_RunHead):
     #: group prefix ``"<group>:<class>"`` (e.g. ``"years:2001-2005"``) for per-group charts
     classes: dict[str, dict[str, Score]] = Field(default_factory=dict)
     notes: str | None = None
+    #: the run's answers as rows of the task's prediction file (raw and parsed), so the run
+    #: can be scored again without the model (``scholarkg runs predictions RUN``)
+    predictions: list[dict[str, Any]] = Field(default_factory=list)
 
     def metric_names(self) -> list[str]:
         """Aggregate metric names, then any metric that only appears per instance."""
@@ -117,18 +122,46 @@ class RunSummary(_RunHead):
 
     model_config = ConfigDict(extra="ignore")
 
+    #: layout version: a summary written by an older version is rebuilt from its run file
+    summary_version: int = 0
     #: number of per-instance score rows
     instances: int = 0
     #: ``config["family"]``, for listing one family's runs
     family: str | None = None
+    #: what answered: the ranker, the model, or the predictions' model/file
+    answered_by: str | None = None
+    #: ``ranker``, ``model`` or ``predictions``
+    answer_kind: str | None = None
+    #: ``baseline`` (reproduces the paper's baseline), ``ours`` (scholarkg's contribution)
+    #: or ``None``
+    role: str | None = None
+    #: the collection/data the run was on (``--dataset``, or the scored data file)
+    dataset: str | None = None
+    #: the graph the run read (``None`` for ``bench score``, which reads files)
+    graph: str | None = None
 
     @classmethod
     def of(cls, run: RunRecord) -> RunSummary:
-        family = run.config.get("family")
+        config = run.config
+        family = config.get("family")
+        answer = config.get("answer") if isinstance(config.get("answer"), dict) else {}
+        role = "baseline" if answer.get("baseline") else "ours" if answer.get("ours") else None
+        name = answer.get("model") or answer.get("name")
+        configuration = config.get("configuration")
+        dataset = configuration.get("dataset") if isinstance(configuration, dict) else None
+        if not dataset and isinstance(config.get("data"), str):
+            dataset = Path(config["data"]).name
+        graph = config.get("graph")
         return cls(
             **{name: getattr(run, name) for name in _RunHead.model_fields},
+            summary_version=SUMMARY_VERSION,
             instances=len(run.per_instance),
             family=family if isinstance(family, str) else None,
+            answered_by=str(name) if name else None,
+            answer_kind=answer.get("kind"),
+            role=role,
+            dataset=str(dataset) if dataset else None,
+            graph=graph if isinstance(graph, str) else None,
         )
 
 
@@ -189,6 +222,7 @@ def new_run(
     classes: Mapping[str, Mapping[str, float | None]] | None = None,
     notes: str | None = None,
     created: datetime | None = None,
+    predictions: Sequence[Mapping[str, Any]] | None = None,
 ) -> RunRecord:
     """Build a record with id, timestamp, version and git commit filled in.
 
@@ -209,6 +243,7 @@ def new_run(
         per_instance={str(k): _clean_scores(v) for k, v in (per_instance or {}).items()},
         classes={str(k): _clean_scores(v) for k, v in (classes or {}).items()},
         notes=notes,
+        predictions=[dict(r) for r in predictions or ()],
     )
 
 
@@ -300,8 +335,9 @@ class RunRegistry:
                 out.append(run)
         return out
 
-    def summaries(self, task: str | None = None) -> list[RunSummary]:
-        """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files.
+    def summaries(self, task: str | None = None, *, graph: str | None = None) -> list[RunSummary]:
+        """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files
+        (``graph``: only runs on that graph).
 
         A run without a summary, or whose run file is newer than it (recorded before
         summaries existed, copied in, or edited by hand), is read in full once and its
@@ -320,7 +356,9 @@ class RunRegistry:
                     atomic_write_text(
                         self.summary_path(run_id), summary.model_dump_json() + "\n", fsync=False
                     )
-            if _task_matches(task, summary.task, summary.family):
+            if _task_matches(task, summary.task, summary.family) and (
+                graph is None or summary.graph == graph
+            ):
                 out.append(summary)
         return out
 
@@ -340,6 +378,8 @@ class RunRegistry:
             if path.stat().st_mtime_ns < (self.runs_dir / f"{run_id}.json").stat().st_mtime_ns:
                 return None
             summary = RunSummary.model_validate_json(path.read_text(encoding="utf-8"))
+            if summary.summary_version < SUMMARY_VERSION:
+                return None
         except (OSError, ValueError):  # missing, unreadable, or not a summary
             return None
         return summary if summary.id == run_id else None

@@ -64,6 +64,7 @@ __all__ = [
     "Answers",
     "BenchmarkTask",
     "Instance",
+    "PredictionFormat",
     "PublishedRow",
     "ReportLayout",
     "TaskMetric",
@@ -71,7 +72,9 @@ __all__ = [
     "TaskResult",
     "TaskRun",
     "parse_task_args",
+    "predictions_model",
     "run_task",
+    "score_task_files",
 ]
 
 #: How a metric value is recorded. ``percent`` = 0-100 as the paper prints it; ``fraction`` =
@@ -196,6 +199,30 @@ class ReportLayout:
 
 
 @dataclass(frozen=True)
+class PredictionFormat:
+    """How a task's answers are written as a file: what ``bench run --predictions``,
+    ``bench import-predictions`` and ``bench score --predictions`` read, and what
+    :func:`run_task` writes for every run (``predictions.jsonl``), so a run's answers can be
+    scored again without the model.
+
+    ``answer_field`` is the JSONL field holding the answer; ``id_fields`` the fields naming the
+    instance (``id`` for most tasks); ``workbook_suffix`` the answer column of released
+    ``.xlsx`` workbooks (LEGOBench), if the task has that layout.
+    """
+
+    task: str
+    answer_field: str
+    description: str
+    workbook_suffix: str | None = None
+    id_fields: tuple[str, ...] = ("id",)
+    #: the file :func:`run_task` writes under ``--out``
+    file_name: str = "predictions.jsonl"
+    #: ``(task, dataset, metric)`` from a workbook's ``prompt``/``instruction`` cell, or
+    #: ``None``; the family supplies it, so the shared prediction reader knows no family
+    parse_prompt: Callable[[str], tuple[str, str, str] | None] | None = None
+
+
+@dataclass(frozen=True)
 class Instance:
     """One unit the task is scored on: a stable id and whatever the task needs to answer it."""
 
@@ -258,6 +285,9 @@ class Answers:
     extra: dict[str, Any] = field(default_factory=dict)
     #: prompt-template name -> template text (only hashes are recorded)
     prompts: dict[str, str] = field(default_factory=dict)
+    #: the model's raw replies behind each parsed answer (same keys as ``by_instance``), kept
+    #: in the predictions file beside the parsed answer for audit; never read by scoring
+    raw: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -327,6 +357,9 @@ class BenchmarkTask(ABC):
     predictions_folder_is_one_run: ClassVar[bool] = False
     #: options of :meth:`fit` (``scholarkg bench fit NAME``), for tasks with stored models
     fit_options: ClassVar[tuple[TaskOption, ...]] = ()
+    #: the file format of this task's answers (every task that takes ``predictions`` or a
+    #: ``model`` declares one); :func:`run_task` writes each run's answers in it
+    prediction_format: ClassVar[PredictionFormat | None] = None
 
     # -- declared things, derived ------------------------------------------------------
     def metric(self, name: str) -> TaskMetric:
@@ -391,9 +424,44 @@ class BenchmarkTask(ABC):
     ) -> TaskResult:
         """Aggregate and per-instance scores; pure: no store, no model."""
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
-        """Score answers in released/JSONL files against released data, without a store."""
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
+        """Score answers in released/JSONL files against released data, without a store.
+
+        ``only_answered`` scores just the instances the file answers (a ``--limit`` run's
+        file); otherwise an instance without an answer is scored as an empty answer."""
         raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+
+    # -- answers as a file ------------------------------------------------------------------
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """The run's answers as rows of :attr:`prediction_format`: what the task's predictions
+        reader takes back, so ``bench score``/``--predictions`` on them gives the run's
+        metrics again. Default: ``{"id", <answer_field>: answer, "raw"?, "model"?}`` per
+        answered instance; tasks whose answers are not one JSON value per instance override.
+        """
+        fmt = self.prediction_format
+        if fmt is None:
+            return []
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            if inst.id not in answers.by_instance:
+                continue
+            row: dict[str, Any] = {"id": inst.id, fmt.answer_field: answers.by_instance[inst.id]}
+            if inst.id in answers.raw:
+                row["raw"] = answers.raw[inst.id]
+            if model:
+                row["model"] = model
+            rows.append(row)
+        return rows
 
     # -- optional hooks (defaults do nothing) -------------------------------------------
     def record_answers(
@@ -487,6 +555,35 @@ def metrics_payload(task: BenchmarkTask, result: TaskResult) -> dict[str, Any]:
             c: {k: _finite(v) for k, v in s.items()} for c, s in result.classes.items()
         }
     return payload
+
+
+def predictions_model(path: str | Path | None) -> str | None:
+    """The ``model`` a JSONL predictions file names on its first line (``None``: none, or
+    not JSONL). Files :func:`run_task` writes carry it, so what scores them (records,
+    ``bench score`` headers) can say which model produced the answers, not just the file."""
+    if path is None:
+        return None
+    path = Path(path)
+    if not path.is_file() or not path.name.endswith((".jsonl", ".ndjson")):
+        return None
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    model = obj.get("model") if isinstance(obj, dict) else None
+                    return model if isinstance(model, str) and model else None
+    except (OSError, ValueError):
+        return None  # the task's reader reports the problem with its position
+    return None
+
+
+def write_prediction_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """``rows`` as JSONL (one object per line, UTF-8, written atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows)
+    atomic_write_text(path, text)
+    return path
 
 
 def _finite(value: Score) -> Score:
@@ -620,6 +717,7 @@ def run_task(
             "name": source.name,
             "params": answers.params or dict(source.params),
             "baseline": source.name == task.baseline,
+            "ours": source.name in task.ours,
         },
         "units": {k: u for k, u in task.units().items() if k in result.aggregate},
         "graph": getattr(store, "graph", None),
@@ -627,6 +725,22 @@ def run_task(
     }
     if source.path is not None:
         config["answer"]["path"] = str(source.path)
+    client_record = getattr(source.client, "settings_record", None)
+    if callable(client_record):  # timeout, concurrency, token cap the model was asked with
+        config["answer"]["client"] = client_record()
+    if answers.models.get("llm"):
+        # what produced the answers (the model a predictions file names, or the client's)
+        config["answer"]["model"] = answers.models["llm"]
+    rows = task.prediction_rows(instances, answers)
+    fmt = task.prediction_format
+    if rows and fmt is not None:
+        config["answer"]["predictions_format"] = {
+            "file": fmt.file_name,
+            "answer_field": fmt.answer_field,
+            "id_fields": list(fmt.id_fields),
+        }
+        if out_dir is not None:
+            config["answer"]["predictions_file"] = str(Path(out_dir) / fmt.file_name)
     if limit is not None:
         config["limit"] = limit
     if answers.extra:
@@ -644,10 +758,13 @@ def run_task(
         timings=timings,
         classes=result.classes,
         notes="; ".join(all_notes) if all_notes else None,
+        predictions=rows,
     )
     files: list[Path] = []
     if out_dir is not None:
         files = task.write_outputs(Path(out_dir), instances, answers, result, resolved)
+        if rows and fmt is not None:
+            files.append(write_prediction_rows(Path(out_dir) / fmt.file_name, rows))
     if runs_dir is not None:
         RunRegistry(runs_dir).save(record)
         if record_in_graph:
@@ -663,3 +780,64 @@ def run_task(
         record=record,
         files=files,
     )
+
+
+def score_task_files(
+    task: BenchmarkTask,
+    data: Path,
+    predictions: Path,
+    options: Mapping[str, Any] | None = None,
+    *,
+    runs_dir: Path | None = None,
+    notes: str | None = None,
+    only_answered: bool = False,
+) -> tuple[TaskResult, RunRecord]:
+    """``bench score``: score a predictions file against released data (no store) and record
+    it as a run the way :func:`run_task` records one (same config keys; ``data`` says what
+    gold it was scored against, ``answer.model`` what produced the answers).
+
+    With ``runs_dir`` the run is saved as JSON (there is no graph to record it in).
+    """
+    from scholarkg.benchmark.runs import RunRegistry, new_run
+
+    resolved = task.resolve_options(options)
+    start = time.perf_counter()
+    result = task.score_files(Path(data), Path(predictions), resolved, only_answered=only_answered)
+    check_result(task, result)
+    model = predictions_model(predictions)
+    name = model or Path(predictions).stem
+    config: dict[str, Any] = {
+        "family": task.family,
+        "configuration": task.configuration(resolved),
+        "answer": {
+            "kind": "predictions",
+            "name": name,
+            "params": {},
+            "baseline": name == task.baseline,
+            "ours": name in task.ours,
+            "path": str(predictions),
+        },
+        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
+        "graph": None,
+        "data": str(data),
+        "only_answered": only_answered,
+        "n_instances": len(result.per_instance),
+    }
+    if model:
+        config["answer"]["model"] = model
+    if result.intervals:
+        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
+    all_notes = [n for n in (notes, *result.notes) if n]
+    record = new_run(
+        task.name,
+        metrics=result.aggregate,
+        per_instance=result.per_instance,
+        config=config,
+        models={"llm": model} if model else {},
+        timings={"score": time.perf_counter() - start, "total": time.perf_counter() - start},
+        classes=result.classes,
+        notes="; ".join(all_notes) if all_notes else None,
+    )
+    if runs_dir is not None:
+        RunRegistry(runs_dir).save(record)
+    return result, record

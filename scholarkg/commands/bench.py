@@ -3,7 +3,7 @@
 Every verb takes a task NAME, looks it up in ``scholarkg.benchmark.registry`` and lets the
 task's own declarations drive the rest; nothing here knows a task:
 
-* ``bench list`` — the registry;
+* ``bench list`` — the registry; ``bench show NAME`` — one task's answers, metrics, options;
 * ``bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
   [--out DIR] [--limit N] [--no-record] [--format table|json] [task options]`` — one run
   through :func:`~scholarkg.benchmark.task.run_task`;
@@ -91,22 +91,108 @@ def _config_text(configuration: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 @app.command("list")
 def list_tasks(fmt: FormatOpt = "table") -> None:
-    """The benchmark tasks: modes (run/score), configurations, rankers, metrics."""
+    """The benchmark tasks: name, family, modes (run/score) and what each does.
+
+    'bench show TASK' gives one task's rankers, metrics and options with their defaults;
+    JSON lists everything (configs, rankers, metrics) for every task.
+    """
+    from rich.table import Table
+
     from scholarkg.benchmark.registry import list_tasks as tasks
 
     check_choice("--format", fmt, FORMATS)
-    rows = [
-        {
-            "task": t.name,
-            "modes": ", ".join(t.modes),
-            "configs": ", ".join(t.configs),
-            "rankers": ", ".join(t.rankers),
-            "metrics": ", ".join(t.metrics),
-            "description": t.description,
+    infos = tasks()
+    if fmt == "json":
+        print(to_json([
+            {"task": t.name, "family": t.family, "modes": list(t.modes),
+             "configs": list(t.configs), "rankers": list(t.rankers),
+             "metrics": list(t.metrics), "description": t.description}
+            for t in infos
+        ]))  # fmt: skip
+        return
+    # Three short columns that never wrap and the description in the rest: six columns in
+    # 80 characters wrapped every cell one letter per line.
+    table = Table(title="benchmark tasks", title_justify="left")
+    table.add_column("task", no_wrap=True)
+    table.add_column("family", no_wrap=True)
+    table.add_column("modes", no_wrap=True)
+    table.add_column("description", overflow="fold", ratio=1)
+    for t in infos:
+        table.add_row(t.name, t.family, "+".join(t.modes), t.description)
+    console.print(table)
+    console.print("[dim]'scholarkg bench show TASK': its rankers, metrics and options[/dim]")
+
+
+@app.command("show")
+def show_task(task: TaskArg, fmt: FormatOpt = "table") -> None:
+    """One task: what answers it (rankers, baseline/ours, model, predictions), its metrics
+    with units, its own options with defaults (the words 'bench run TASK' takes after the
+    shared flags), and the format of its prediction files."""
+    from scholarkg.benchmark.registry import task_info
+
+    check_choice("--format", fmt, FORMATS)
+    bench = _task(task)
+    info = task_info(bench)
+    options = [
+        {"option": o.flag, "type": o.kind.__name__, "default": _default_text(o.default),
+         "choices": ", ".join(o.choices), "help": o.help}
+        for o in bench.options
+    ]  # fmt: skip
+    metrics = [
+        {"metric": m.name, "unit": m.unit, "higher is better": m.higher_is_better,
+         "description": m.description}
+        for m in bench.metrics
+    ]  # fmt: skip
+    pf = bench.prediction_format
+    if fmt == "json":
+        print(to_json({
+            "task": bench.name, "family": bench.family, "description": bench.description,
+            "reference": bench.reference, "modes": list(info.modes),
+            "answer_kinds": sorted(bench.answer_kinds), "rankers": list(bench.rankers),
+            "baseline": bench.baseline, "ours": list(bench.ours), "metrics": metrics,
+            "options": [{**o, "default": d.default} for o, d in zip(options, bench.options,
+                                                                      strict=True)],
+            "prediction_format": None if pf is None else {
+                "file": pf.file_name, "id_fields": list(pf.id_fields),
+                "answer_field": pf.answer_field, "description": pf.description},
+        }))  # fmt: skip
+        return
+    console.print(f"[bold]{bench.name}[/bold] ({bench.family}): {bench.description}")
+    if bench.reference:
+        console.print(f"[dim]reference: {bench.reference}[/dim]", highlight=False)
+    answers = []
+    if "ranker" in bench.answer_kinds and bench.rankers:
+        marks: dict[str | None, str] = {
+            bench.baseline: " (baseline)",
+            **{r: " (ours)" for r in bench.ours},
         }
-        for t in tasks()
-    ]
-    print_rows(rows, fmt, title="benchmark tasks")
+        answers.append("--ranker " + ", ".join(r + marks.get(r, "") for r in bench.rankers))
+    if "model" in bench.answer_kinds:
+        answers.append("--model/--base-url (an OpenAI-compatible endpoint)")
+    if "predictions" in bench.answer_kinds:
+        answers.append("--predictions FILE")
+    console.print("answered by: " + "; ".join(answers), highlight=False)
+    console.print("modes: " + " + ".join(info.modes), highlight=False)
+    print_rows(metrics, "table", title="metrics")
+    if options:
+        print_rows(options, "table", title=f"options of 'bench run {bench.name}'")
+    else:
+        console.print("no task options")
+    if pf is not None:
+        ids = ", ".join(f'"{f}"' for f in pf.id_fields)
+        console.print(
+            f"predictions (JSONL, one object per line; 'bench run --out DIR' writes "
+            f'DIR/{pf.file_name}): {{{ids}, "{pf.answer_field}": ...}} - {pf.description}',
+            highlight=False,
+        )
+
+
+def _default_text(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 # --------------------------------------------------------------------------- run
@@ -120,6 +206,7 @@ def _source(
     base_url: str | None,
     predictions: Path | None,
     cache: bool = True,
+    timeout: float | None = None,
 ) -> tuple[AnswerSource, Any]:
     """The answer source the flags ask for (and an LLM client to close, if one was opened).
 
@@ -145,7 +232,9 @@ def _source(
     from scholarkg.commands.common import settings
     from scholarkg.services.llm import LLMClient
 
-    client = LLMClient.from_settings(settings(), base_url=base_url, model=model, use_cache=cache)
+    client = LLMClient.from_settings(
+        settings(), base_url=base_url, model=model, use_cache=cache, timeout=timeout
+    )
     return AnswerSource.model(client), client
 
 
@@ -172,6 +261,9 @@ def _show_run(task: BenchmarkTask, tr: Any, fmt: str, recorded: bool) -> None:
         )
         return
     label = answer.get("name", "?") + (" (paper's baseline)" if answer.get("baseline") else "")
+    if answer.get("kind") == "predictions" and answer.get("model"):
+        # what produced the answers, then where they were read from
+        label = f"{answer['model']} (predictions {answer.get('path', answer.get('name'))})"
     rows = [
         {"metric": m.name, "value": fmt_number(record.metrics.get(m.name), m.decimals),
          "unit": m.unit}
@@ -204,6 +296,7 @@ def _run(
     record: bool = True,
     fmt: str = "table",
     cache: bool = True,
+    timeout: float | None = None,
 ) -> None:
     from scholarkg.benchmark.task import parse_task_args, run_task
     from scholarkg.commands.common import settings, store_session
@@ -212,8 +305,9 @@ def _run(
     task = _task(name)
     options = task.resolve_options(parse_task_args(task, extra))  # errors before any work
     source, client = _source(
-        task, ranker=ranker, model=model, base_url=base_url, predictions=predictions, cache=cache
-    )
+        task, ranker=ranker, model=model, base_url=base_url, predictions=predictions, cache=cache,
+        timeout=timeout,
+    )  # fmt: skip
     task.check_source(source)
     try:
         with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
@@ -248,15 +342,26 @@ def run(
     cache: Annotated[
         bool, typer.Option(help="LLM tasks: use the response cache (repeatable runs).")
     ] = True,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            help="LLM tasks: seconds per request (default: SCHOLARKG_LLM_TIMEOUT, [llm] "
+            "timeout, else 600).",
+        ),
+    ] = None,
 ) -> None:
     """Run a benchmark task on the current graph (--graph) and record the run.
 
     Task options follow the shared ones (e.g. legobench-rpg --config pcn-tabs --encoder
-    hashing; legobench-rplm --protocol legobench-paper); 'bench list' names the tasks.
+    hashing; legobench-rplm --protocol legobench-paper); 'bench show TASK' lists a task's
+    options with their defaults. LLM tasks also take --concurrency and --max-tokens (task
+    options; defaults SCHOLARKG_LLM_CONCURRENCY / SCHOLARKG_LLM_MAX_TOKENS).
     """
     _run(
         task, list(ctx.args), ranker=ranker, model=model, base_url=base_url,
         predictions=predictions, out=out, limit=limit, record=record, fmt=fmt, cache=cache,
+        timeout=timeout,
     )  # fmt: skip
 
 
@@ -315,12 +420,24 @@ def score(
         bool,
         typer.Option(help="JSON output: per-instance scores (per_paper, per_task ...) too."),
     ] = True,
+    record: Annotated[
+        bool, typer.Option(help="Save each scoring as a run (JSON file, like 'bench run').")
+    ] = True,
+    only_answered: Annotated[
+        bool,
+        typer.Option(
+            help="Score only the instances the file answers (the file of a 'bench run "
+            "--limit N' run); default: unanswered instances score as empty answers."
+        ),
+    ] = False,
 ) -> None:
     """Score released or JSONL answer files against the benchmark's files (no graph needed).
 
     legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
+    A 'bench run --out DIR' wrote DIR/predictions.jsonl: scoring it gives the run's metrics.
     """
-    from scholarkg.benchmark.task import metrics_payload, parse_task_args
+    from scholarkg.benchmark.task import metrics_payload, parse_task_args, score_task_files
+    from scholarkg.commands.common import settings
 
     check_choice("--format", fmt, FORMATS)
     bench = _task(task)
@@ -330,27 +447,40 @@ def score(
 
         raise NotSupported(f"task {bench.name!r} does not score files; use 'bench run'")
     files = _prediction_files(predictions, bench)
-    results: list[tuple[Path, TaskResult]] = []
+    results: list[tuple[Path, TaskResult, Any]] = []
+    runs_dir = settings().runs_dir if record else None
     with stage_progress(quiet=fmt == "json") as progress:
         for n, path in enumerate(files, 1):
-            results.append((path, bench.score_files(data, path, options)))
+            result, run = score_task_files(
+                bench, data, path, options, runs_dir=runs_dir, only_answered=only_answered
+            )
+            results.append((path, result, run))
             progress("score", n, len(files))
     if fmt == "json":
         rows = []
-        for path, result in results:
+        for path, result, run in results:
             payload = metrics_payload(bench, result)
             if not per_instance:
                 payload = {k: v for k, v in payload.items() if not k.startswith("per_")}
-            rows.append({"predictions": str(path), "model": path.stem, **payload,
+            rows.append({"predictions": str(path), "model": run.config["answer"]["name"],
+                         "run_id": run.id if record else None, **payload,
                          "notes": result.notes})  # fmt: skip
         print(to_json(rows[0] if len(rows) == 1 else rows))
         return
-    table = [{"model": path.stem, **_metric_cells(bench, r.aggregate)} for path, r in results]
+    # the model a file names (files 'bench run' writes do), else the file's stem
+    table = [
+        {"model": run.config["answer"]["name"], **_metric_cells(bench, r.aggregate)}
+        for _, r, run in results
+    ]
     where = _config_text(bench.configuration(options), bench.layout.config_keys)
     print_rows(table, "table", title=bench.layout.title + (f" — {where}" if where else ""))
-    for path, result in results:
+    for path, result, run in results:
+        name = run.config["answer"]["name"]
+        console.print(f"[dim]{name}: predictions {path}[/dim]", highlight=False)
         for note in result.notes:
-            console.print(f"[dim]{path.stem}: {note}[/dim]")
+            console.print(f"[dim]{name}: {note}[/dim]")
+        if record:
+            console.print(f"[dim]{name}: run recorded: {run.id}[/dim]", highlight=False)
 
 
 # --------------------------------------------------------------------------- fit

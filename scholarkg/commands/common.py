@@ -36,6 +36,14 @@ def set_global_options(**overrides: Any) -> None:
     _state["settings"] = None
 
 
+def explicit_graph() -> str | None:
+    """The graph the user named (``--graph`` or ``SCHOLARKG_GRAPH``), ``None`` when the
+    default applies: listings filter by graph only when one was asked for."""
+    import os
+
+    return _state["overrides"].get("graph") or os.environ.get("SCHOLARKG_GRAPH") or None
+
+
 def settings() -> Settings:
     if _state["settings"] is None:
         _state["settings"] = load_settings(**_state["overrides"])

@@ -45,7 +45,14 @@ ApiKeyOpt = Annotated[
         show_default=False,
     ),
 ]
-TimeoutOpt = Annotated[float, typer.Option("--timeout", min=0.1, help="Per-request seconds.")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        help="Per-request seconds (default: SCHOLARKG_LLM_TIMEOUT, [llm] timeout, else 600).",
+    ),
+]
 
 
 def _client(
@@ -142,7 +149,7 @@ def chat(
     ] = None,
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
-    timeout: TimeoutOpt = 120.0,
+    timeout: TimeoutOpt = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Skip the response cache.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the completion as JSON.")] = False,
 ) -> None:

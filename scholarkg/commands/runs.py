@@ -6,6 +6,7 @@ these commands only read them, so they work without a graph server.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,6 +16,7 @@ from scholarkg.commands.common import (
     OUTPUT_FORMATS,
     console,
     err_console,
+    explicit_graph,
     print_rows,
     settings,
     to_json,
@@ -43,29 +45,62 @@ def list_runs(
     ] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Recorded runs, oldest first. JSON: a list of {id, task, created, metrics}."""
+    """Recorded runs, oldest first: what answered (ranker or model; baseline/ours), on which
+    dataset and graph. The global --graph (or SCHOLARKG_GRAPH) lists only that graph's runs.
+
+    JSON: a list of {id, task, created, answered_by, answer_kind, role, dataset, graph,
+    models, instances, metrics}.
+    """
     _check_format(fmt)
-    runs = _registry().summaries(task)
+    graph = explicit_graph()
+    runs = _registry().summaries(task, graph=graph)
     if fmt == "json":
-        rows = [
-            {"id": r.id, "task": r.task, "created": r.created, "metrics": r.metrics} for r in runs
-        ]
-        print(to_json(rows))
+        keys = ("id", "task", "created", "answered_by", "answer_kind", "role", "dataset",
+                "graph", "models", "instances", "metrics")  # fmt: skip
+        print(to_json([{k: getattr(r, k) for k in keys} for r in runs]))
         return
     rows = [
         {
             "id": r.id,
             "task": r.task,
-            "created": r.created,
-            "models": ", ".join(r.models.values()),
+            "answered by": (r.answered_by or "–") + (f" ({r.role})" if r.role else ""),
+            "dataset": r.dataset or "–",
+            "graph": r.graph or "–",
             "n": r.instances,
             "metrics": ", ".join(
-                f"{k}={v:.4g}" if v is not None else f"{k}=–" for k, v in r.metrics.items()
+                f"{k}={v:.4g}" if v is not None else f"{k}=–"
+                for k, v in list(r.metrics.items())[:4]
             ),
         }
         for r in runs
     ]
-    print_rows(rows, fmt, title=f"runs in {settings().runs_dir}")
+    where = f" (graph {graph!r})" if graph else ""
+    print_rows(rows, fmt, title=f"runs in {settings().runs_dir}{where}")
+
+
+@app.command("predictions")
+def predictions(
+    run: Annotated[str, typer.Argument(help="Run id, unique id prefix, or path to a run file.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write here (default: stdout).")
+    ] = None,
+) -> None:
+    """A run's answers as its task's prediction file (JSONL): what 'bench score --predictions'
+    and 'bench run --predictions' read, so the run can be scored again without the model."""
+    from scholarkg.benchmark.task import write_prediction_rows
+
+    record = _registry().load(run)
+    if not record.predictions:
+        raise InputError(
+            f"run {record.id} kept no answers (a ranker run, or recorded before answers were kept)",
+            field="run",
+        )
+    if out is None:
+        for row in record.predictions:
+            print(to_json(row))
+        return
+    write_prediction_rows(out, record.predictions)
+    err_console.print(f"wrote {len(record.predictions)} answer(s) to {out}", highlight=False)
 
 
 @app.command("show")

@@ -150,6 +150,11 @@ class Explorer:
                 "task": r.task,
                 "created": r.created,
                 "models": r.models,
+                "answered_by": r.answered_by,
+                "answer_kind": r.answer_kind,
+                "role": r.role,
+                "dataset": r.dataset,
+                "graph": r.graph,
                 "instances": r.instances,
                 "metrics": r.metrics,
             }

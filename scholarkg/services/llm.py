@@ -62,6 +62,20 @@ Mode = Literal["chat", "completion"]
 ProgressFn = Callable[[int], None]
 
 CACHE_FILENAME = "llm_responses.sqlite"
+#: Seconds per request. The bundled SmolLM2-135M on two shared cores writes ~3 tokens/s and
+#: reads a 3,000-word prompt in tens of seconds, so a 512-token answer can take ~4 minutes;
+#: ten leave room for that (override: ``--timeout``, ``SCHOLARKG_LLM_TIMEOUT``, ``[llm] timeout``).
+DEFAULT_TIMEOUT = 600.0
+#: Requests in flight. The local server generates one request at a time, and a queued request's
+#: wait counts against its timeout, so one; raise it for API endpoints
+#: (``--concurrency``, ``SCHOLARKG_LLM_CONCURRENCY``, ``[llm] concurrency``).
+DEFAULT_CONCURRENCY = 1
+#: What to change when a request times out (the error says it)
+TIMEOUT_HINT = (
+    "a slow (e.g. local CPU) model needs a longer --timeout (SCHOLARKG_LLM_TIMEOUT, [llm] "
+    "timeout), fewer requests in flight (--concurrency 1, SCHOLARKG_LLM_CONCURRENCY) or fewer "
+    "tokens per answer (--max-tokens, SCHOLARKG_LLM_MAX_TOKENS; 'llm serve --max-new-tokens')"
+)
 _CACHE_KEY_VERSION = 1
 _NOT_RETRIED_5XX = frozenset({501, 505})
 
@@ -296,7 +310,9 @@ class LLMClient:
         api_key: str | None = None,
         *,
         params: GenerationParams | None = None,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        max_tokens_cap: int | None = None,
         max_retries: int = 4,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
@@ -317,6 +333,12 @@ class LLMClient:
         self._model = model
         self.params = params or GenerationParams()
         self.timeout = float(timeout)
+        if int(concurrency) < 1:
+            raise InputError(f"must be >= 1, got {concurrency}", field="concurrency")
+        #: requests in flight when a caller does not say (``complete_many``)
+        self.concurrency = int(concurrency)
+        #: no request asks for more tokens than this (``None``: as asked)
+        self.max_tokens_cap = max_tokens_cap
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
@@ -357,13 +379,29 @@ class LLMClient:
                 " `scholarkg llm serve` starts a local one and prints its URL"
             )
         cache = settings.cache_dir / CACHE_FILENAME if use_cache else None
+        # explicit (CLI) values win over settings; None means "not given"
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        llm = settings.llm
+        for key, value in (("timeout", llm.timeout), ("concurrency", llm.concurrency),
+                           ("max_tokens_cap", llm.max_tokens)):  # fmt: skip
+            if key not in given and value is not None:
+                given[key] = value
         return cls(
             url,
             model or settings.llm.model,
             api_key or settings.llm.api_key,
             cache=cache,
-            **kwargs,
+            **given,
         )
+
+    def settings_record(self) -> dict[str, Any]:
+        """What a run record keeps about how the client talked to the server."""
+        return {
+            "timeout": self.timeout,
+            "concurrency": self.concurrency,
+            "max_tokens_cap": self.max_tokens_cap,
+            "max_retries": self.max_retries,
+        }
 
     def __repr__(self) -> str:  # no API key, ever
         return f"LLMClient(base_url={self.base_url!r}, model={self._model!r})"
@@ -428,13 +466,16 @@ class LLMClient:
         self,
         prompts: Sequence[PromptInput],
         *,
-        concurrency: int = 4,
+        concurrency: int | None = None,
         mode: Mode = "chat",
         system: str | None = None,
         progress: ProgressFn | None = None,
         **params: Any,
     ) -> list[Completion]:
-        """Many requests, at most ``concurrency`` in flight; results keep the input order."""
+        """Many requests, at most ``concurrency`` in flight (``None``: the client's
+        :attr:`concurrency`); results keep the input order."""
+        if concurrency is None:
+            concurrency = self.concurrency
         if concurrency < 1:
             raise InputError(f"must be >= 1, got {concurrency}", field="concurrency")
         gen = self._params(params)
@@ -477,7 +518,11 @@ class LLMClient:
     # --- internals ---------------------------------------------------------------------------
 
     def _params(self, overrides: Mapping[str, Any]) -> GenerationParams:
-        return self.params.with_overrides(**overrides)
+        params = self.params.with_overrides(**overrides)
+        cap = self.max_tokens_cap
+        if cap is not None and (params.max_tokens is None or params.max_tokens > cap):
+            params = replace(params, max_tokens=cap)
+        return params
 
     @staticmethod
     def _messages(prompt: PromptInput, system: str | None) -> list[dict[str, str]]:
@@ -611,7 +656,8 @@ class LLMClient:
             log.warning("%s; retry %d/%d in %.2f s", last, attempt + 1, self.max_retries, delay)
             time.sleep(delay)
         assert last is not None
-        raise type(last)(f"{last} (gave up after {attempts} attempts)", **_extra(last))
+        hint = f"; {TIMEOUT_HINT}" if isinstance(last, LLMTimeoutError) else ""
+        raise type(last)(f"{last} (gave up after {attempts} attempts){hint}", **_extra(last))
 
 
 def _extra(err: LLMError) -> dict[str, Any]:

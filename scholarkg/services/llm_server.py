@@ -31,6 +31,10 @@ Design choices:
   gave 3.2 (the other core was busy).
 * Only loopback addresses are allowed unless ``allow_remote`` is set: the server has no
   authentication.
+* A request whose client went away (it timed out, or was stopped) is cancelled: it leaves the
+  queue without generating, or stops generating within a fraction of a second. Otherwise a
+  client's retries queue behind the abandoned requests they replace, and on a slow machine
+  nothing ever finishes.
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ import ipaddress
 import json
 import logging
 import os
+import select
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -68,6 +74,14 @@ StageFn = Callable[[str], None]
 
 class ModelLoadError(LLMError):
     """The local model could not be found or loaded; the message says how to fix it."""
+
+
+class Cancelled(Exception):
+    """The client closed the connection before its answer was ready: stop working on it."""
+
+
+#: seconds between checks whether the client of a running request is still there
+CANCEL_CHECK_SECONDS = 0.25
 
 
 class RequestError(Exception):
@@ -186,7 +200,11 @@ class LocalModel:
     # --- generation ----------------------------------------------------------------------
 
     def chat(
-        self, messages: Sequence[dict[str, str]], params: GenerationParams, max_cap: int
+        self,
+        messages: Sequence[dict[str, str]],
+        params: GenerationParams,
+        max_cap: int,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Generation:
         """Apply the model's chat template, then generate."""
         if not getattr(self.tokenizer, "chat_template", None):
@@ -196,17 +214,39 @@ class LocalModel:
         enc = self.tokenizer.apply_chat_template(
             list(messages), add_generation_prompt=True, return_dict=True, return_tensors="pt"
         )
-        return self._generate(enc["input_ids"], enc.get("attention_mask"), params, max_cap)
+        return self._generate(
+            enc["input_ids"], enc.get("attention_mask"), params, max_cap, cancelled
+        )
 
-    def complete(self, prompt: str, params: GenerationParams, max_cap: int) -> Generation:
+    def complete(
+        self,
+        prompt: str,
+        params: GenerationParams,
+        max_cap: int,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Generation:
         """Raw text in, no chat template (completion mode)."""
         enc = self.tokenizer(prompt, return_tensors="pt")
-        return self._generate(enc["input_ids"], enc.get("attention_mask"), params, max_cap)
+        return self._generate(
+            enc["input_ids"], enc.get("attention_mask"), params, max_cap, cancelled
+        )
+
+    def _acquire(self, cancelled: Callable[[], bool] | None) -> None:
+        """Wait for the model; a request whose client leaves while queued never runs."""
+        while not self._lock.acquire(timeout=CANCEL_CHECK_SECONDS):
+            if cancelled is not None and cancelled():
+                raise Cancelled
 
     def _generate(
-        self, input_ids: Any, attention_mask: Any, params: GenerationParams, max_cap: int
+        self,
+        input_ids: Any,
+        attention_mask: Any,
+        params: GenerationParams,
+        max_cap: int,
+        cancelled: Callable[[], bool] | None = None,
     ) -> Generation:
         import torch
+        from transformers import StoppingCriteria, StoppingCriteriaList
 
         n_prompt = int(input_ids.shape[1])
         if n_prompt == 0:
@@ -236,7 +276,30 @@ class LocalModel:
             kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
         if attention_mask is None:
             attention_mask = torch.ones_like(input_ids)
-        with self._lock, torch.inference_mode():
+        gone = threading.Event()
+        if cancelled is not None:
+
+            client_gone = cancelled  # a local the nested class sees as not None
+
+            class _ClientGone(StoppingCriteria):
+                """Stop generating once the client has closed its connection (checked every
+                CANCEL_CHECK_SECONDS, not per token: the check is a system call)."""
+
+                next_check = time.monotonic() + CANCEL_CHECK_SECONDS
+
+                def __call__(self, ids: Any, scores: Any, **kwargs: Any) -> Any:
+                    now = time.monotonic()
+                    if now >= self.next_check:
+                        self.next_check = now + CANCEL_CHECK_SECONDS
+                        if client_gone():
+                            gone.set()
+                    return torch.full(
+                        (ids.shape[0],), gone.is_set(), dtype=torch.bool, device=ids.device
+                    )
+
+            kwargs["stopping_criteria"] = StoppingCriteriaList([_ClientGone()])
+        self._acquire(cancelled)
+        with torch.inference_mode():
             # Set per request: each HTTP request runs in a fresh thread, and the setting is
             # restored so the rest of the process (e.g. an embedding encoder) is unaffected.
             prev_threads = torch.get_num_threads()
@@ -250,6 +313,9 @@ class LocalModel:
                 )
             finally:
                 torch.set_num_threads(prev_threads)
+                self._lock.release()
+        if gone.is_set():
+            raise Cancelled
         new = out[0, n_prompt:].tolist()
         hit_eos = bool(new) and new[-1] in self.eos_ids
         if hit_eos:
@@ -421,6 +487,13 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 raise RequestError("request body must be a JSON object")
             answer = self._chat(body) if path.endswith("chat/completions") else self._text(body)
+        except Cancelled:
+            # nobody to answer: drop the connection, count it, keep serving
+            log.info("%s: client went away; request cancelled", self.address_string())
+            with self.server.stats_lock:
+                self.server.cancelled += 1
+            self.close_connection = True
+            return
         except RequestError as err:
             self._error(err.status, str(err), err.param)
             return
@@ -429,6 +502,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(500, f"generation failed: {type(err).__name__}: {err}")
             return
         self._send(200, answer)
+
+    def _client_gone(self) -> bool:
+        """True once the client has closed the connection: the socket reads as ready and a
+        peek returns no bytes (a keep-alive client's next request would return bytes)."""
+        sock = self.connection
+        try:
+            ready, _, _ = select.select([sock], [], [], 0)
+            if not ready:
+                return False
+            return bool(sock.recv(1, socket.MSG_PEEK) == b"")
+        except (OSError, ValueError):
+            return True
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body.get("messages")
@@ -442,7 +527,8 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             clean.append({"role": m["role"], "content": _message_text(m.get("content"), i)})
         srv = self.server
-        gen = srv.model.chat(clean, _params_from(body, srv.max_new_tokens), srv.max_new_tokens)
+        gen = srv.model.chat(clean, _params_from(body, srv.max_new_tokens), srv.max_new_tokens,
+                             self._client_gone)  # fmt: skip
         choice = {
             "index": 0,
             "message": {"role": "assistant", "content": gen.text},
@@ -457,7 +543,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(prompt, str):
             raise RequestError("prompt must be a string", param="prompt")
         srv = self.server
-        gen = srv.model.complete(prompt, _params_from(body, srv.max_new_tokens), srv.max_new_tokens)
+        gen = srv.model.complete(prompt, _params_from(body, srv.max_new_tokens),
+                                 srv.max_new_tokens, self._client_gone)  # fmt: skip
         choice = {
             "index": 0,
             "text": gen.text,
@@ -500,6 +587,8 @@ class _Server(ThreadingHTTPServer):
         self.stats_lock = threading.Lock()
         self.served = 0
         self.generated_tokens = 0
+        #: requests dropped because their client went away (queued or generating)
+        self.cancelled = 0
 
 
 class LocalServer:
@@ -545,7 +634,11 @@ class LocalServer:
     def stats(self) -> dict[str, int]:
         """Requests answered and tokens generated since start (for the bench script)."""
         with self._httpd.stats_lock:
-            return {"served": self._httpd.served, "generated_tokens": self._httpd.generated_tokens}
+            return {
+                "served": self._httpd.served,
+                "generated_tokens": self._httpd.generated_tokens,
+                "cancelled": self._httpd.cancelled,
+            }
 
     def start(self) -> LocalServer:
         if self._thread is None:

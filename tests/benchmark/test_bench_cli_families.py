@@ -134,3 +134,37 @@ def test_scireplicate_score_reference_code(tmp_path: Path) -> None:
     agg = out["aggregate"]
     assert agg["codebleu"] == pytest.approx(1.0) and agg["exec_acc"] is None
     assert len(out["per_task"]) == sum(len(p["task_details"]) for p in released)
+
+
+def test_bench_list_fits_an_80_column_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Task names whole on one line, no line wider than the terminal (six columns used to
+    wrap one letter per line)."""
+    import io
+
+    from rich.console import Console
+
+    from scholarkg.benchmark.registry import task_names
+    from scholarkg.commands import bench
+
+    buf = io.StringIO()
+    monkeypatch.setattr(bench, "console", Console(file=buf, width=80, force_terminal=False))
+    bench.list_tasks("table")
+    lines = buf.getvalue().splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    for name in task_names():
+        assert any(f"│ {name} " in ln for ln in lines), name
+
+
+def test_bench_show_lists_the_tasks_own_options_with_defaults() -> None:
+    shown = json.loads(cli_ok(["bench", "show", "retrieval", "-f", "json"]))
+    options = {o["option"]: o for o in shown["options"]}
+    assert options["--depth"]["default"] == 1000 and options["--split"]["default"] == "test"
+    assert options["--relevance-threshold"]["type"] == "float"
+    assert shown["rankers"] == ["bm25", "dense", "hybrid"] and shown["baseline"] == "bm25"
+    assert shown["ours"] == ["hybrid"] and shown["prediction_format"] is None
+    weak = json.loads(cli_ok(["bench", "show", "aaar-weakness", "-f", "json"]))
+    assert weak["prediction_format"]["answer_field"] == "weaknesses"
+    assert {o["option"] for o in weak["options"]} >= {"--window-words", "--max-tokens"}
+    table = cli_ok(["bench", "show", "legobench-rplm"])
+    assert "--protocol" in table and "clean" in table and "legobench-paper" in table
+    assert '"response"' in table

@@ -255,3 +255,63 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
             AnswerSource.ranker("hybrid-learned", embedder=emb),
             {"dataset": "mini", "fit_split": "train"},
         )
+
+
+def test_fusion_depth_is_what_each_ranker_contributes(graph: FalkorDBStore) -> None:
+    """``--fusion-depth N`` changes the hybrid run at the default ``--depth 1000`` (it was a
+    no-op: the fusion took max(N, depth + 1)), and the record shows the fusion depth."""
+    from _fakes import HashEmbedder
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    emb = HashEmbedder()
+    default = run_task(task, graph, AnswerSource.ranker("hybrid", embedder=emb),
+                       {"dataset": "mini"})  # fmt: skip
+    shallow = run_task(task, graph, AnswerSource.ranker("hybrid", embedder=emb),
+                       {"dataset": "mini", "fusion_depth": 1})  # fmt: skip
+    assert default.answers.params["fusion_depth"] == 1001  # the whole ranking, as before
+    assert shallow.answers.params["fusion_depth"] == 1
+    assert shallow.record.config["answer"]["params"]["depth"] == 1000
+    assert shallow.record.config["answer"]["params"]["fusion_depth"] == 1
+    # two inputs, their top 1 each: at most 2 documents per query (the query's own id dropped)
+    assert all(len(r) <= 2 for r in shallow.answers.by_instance.values())
+    assert any(len(r) > 2 for r in default.answers.by_instance.values())
+    assert shallow.answers.by_instance != default.answers.by_instance
+    with pytest.raises(InputError, match="--fusion-depth must be >= 1"):
+        run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini", "fusion_depth": 0})
+
+
+def test_a_split_that_was_not_loaded_names_the_loaded_ones(graph: FalkorDBStore) -> None:
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    with pytest.raises(InputError) as err:
+        run_task(load_task("retrieval"), graph, AnswerSource.ranker("bm25"),
+                 {"dataset": "mini", "split": "train"})  # fmt: skip
+    text = str(err.value)
+    assert "no queries judged in split 'train'" in text
+    assert "dev (1 queries)" in text and "test (3 queries)" in text and "--split" in text
+
+
+def test_relevance_threshold_and_the_warning_for_queries_without_relevant_documents(
+    graph: FalkorDBStore,
+) -> None:
+    """At threshold 2 only q1's d1 (grade 2) is relevant: q2 and q3 have none, the run says
+    so, and the binary metrics count d1 alone (nDCG uses the grades either way)."""
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    one = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"})
+    two = run_task(task, graph, AnswerSource.ranker("bm25"),
+                   {"dataset": "mini", "relevance_threshold": 2})  # fmt: skip
+    assert one.result.notes == []
+    assert len(two.result.notes) == 1
+    note = two.result.notes[0]
+    assert note.startswith("2 of 3 queries have no document with grade >= 2 (q2, q3)")
+    assert "2 of 3 queries" in (two.record.notes or "")
+    assert two.record.config["configuration"]["relevance_threshold"] == 2.0
+    by_qid = {i.id: i.data["qid"] for i in two.instances}
+    per = {by_qid[k]: v for k, v in two.result.per_instance.items()}
+    assert per["q2"]["MAP"] == 0.0 and per["q3"]["R@100"] == 0.0
+    ranking = list(two.answers.by_instance[next(k for k, q in by_qid.items() if q == "q1")])
+    assert per["q1"]["MRR@10"] == pytest.approx(1 / (ranking.index("d1") + 1))
+    assert per["q1"]["nDCG@10"] == pytest.approx(
+        {by_qid[k]: v for k, v in one.result.per_instance.items()}["q1"]["nDCG@10"]
+    )

@@ -68,7 +68,11 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One recorded run (20 instances) in its own runs directory."""
     path = tmp_path_factory.mktemp("explore-runs")
     per = {f"q{i}": {"ndcg@10": (i % 7) / 7} for i in range(20)}
-    run = new_run("toy/explore", metrics={"ndcg@10": 0.4286}, per_instance=per)
+    run = new_run(
+        "toy/explore", metrics={"ndcg@10": 0.4286}, per_instance=per,
+        config={"graph": "toy", "configuration": {"dataset": "toy-set"},
+                "answer": {"kind": "ranker", "name": "hybrid", "baseline": False, "ours": True}},
+    )  # fmt: skip
     RunRegistry(path).save(run)
     return path
 

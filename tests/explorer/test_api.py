@@ -235,6 +235,9 @@ def test_runs_and_their_report(client: Client) -> None:
     assert status == 200 and len(runs) == 1
     run = runs[0]
     assert run["task"] == "toy/explore" and run["instances"] == 20
+    # the Runs tab names what ran, not only the task and the time
+    assert (run["answered_by"], run["answer_kind"], run["role"]) == ("hybrid", "ranker", "ours")
+    assert (run["dataset"], run["graph"]) == ("toy-set", "toy")
     status, record = client.json(f"/api/run?id={run['id']}")
     assert status == 200 and record["metrics"] == {"ndcg@10": 0.4286}
     assert "per_instance" not in record

@@ -182,6 +182,8 @@ def test_query_expand_and_saved_queries_in_chromium(
     driver.find_element(By.CSS_SELECTOR, '[data-panel="schema"]').click()
     assert ":Paper" in driver.find_element(By.ID, "panel-schema").text
     driver.find_element(By.CSS_SELECTOR, '[data-panel="runs"]').click()
+    # the Runs tab names what ran (the ranker, and that it is ours), not only the task
+    assert "toy/explore · hybrid (ours)" in driver.find_element(By.ID, "panel-runs").text
     driver.find_element(By.CSS_SELECTOR, "[data-run]").click()
     frame = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#details iframe"), "report")
     driver.switch_to.frame(frame[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scholarkg.benchmark.runs import RunRegistry, new_run
+from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run
 from scholarkg.cli import app
 from scholarkg.errors import InputError
 
@@ -50,7 +50,8 @@ def test_runs_list_json(home: Path) -> None:
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)
     assert [r["task"] for r in rows] == ["old-task", "old-task", "legobench/rplm/clean"]
-    assert set(rows[0]) == {"id", "task", "created", "metrics"}
+    assert set(rows[0]) == {"id", "task", "created", "answered_by", "answer_kind", "role",
+                            "dataset", "graph", "models", "instances", "metrics"}  # fmt: skip
     assert rows[0]["metrics"] == {"R@5": 0.25, "MRR@10": 0.5}
     res = runner.invoke(app, ["runs", "list", "--task", "legobench", "-f", "json"])
     assert [r["task"] for r in json.loads(res.stdout)] == ["legobench/rplm/clean"]
@@ -86,3 +87,67 @@ def test_report_command(home: Path, tmp_path: Path) -> None:
     assert "| what ran | run | n | R@5 (unit not recorded) | MRR@10 (unit not recorded) |" in md
     assert "| what ran | run | n | CIS (unit not recorded) |" in md
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def _task_run(task: str, graph: str | None, answer: dict[str, object], day: int) -> RunRecord:
+    """A record with the config ``run_task`` / ``bench score`` write."""
+    return new_run(
+        task,
+        metrics={"nDCG@10": 0.123456789, "R@100": 0.987654321, "MRR@10": 0.5, "MAP": 0.25},
+        per_instance={"q1": {"nDCG@10": 0.1}},
+        config={"family": "citerec", "graph": graph, "answer": answer,
+                "configuration": {"dataset": "scifact-like", "split": "test"}},
+        created=datetime(2026, 11, day, 10, 0, 0, tzinfo=UTC),
+    )  # fmt: skip
+
+
+def test_runs_list_names_what_ran_and_filters_by_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranker or model, baseline/ours, dataset and graph in the table and the JSON; the
+    global --graph lists only that graph's runs; piped, every row stays on one line."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
+    monkeypatch.delenv("SCHOLARKG_GRAPH", raising=False)
+    reg = RunRegistry(tmp_path / "runs")
+    runs = [
+        _task_run("retrieval", "g_one", {"kind": "ranker", "name": "bm25", "baseline": True,
+                                          "ours": False}, 1),
+        _task_run("retrieval", "g_one", {"kind": "ranker", "name": "hybrid", "baseline": False,
+                                          "ours": True}, 2),
+        _task_run("retrieval", "g_two", {"kind": "model", "name": "smollm2", "model": "smollm2",
+                                          "baseline": False, "ours": False}, 3),
+    ]  # fmt: skip
+    for r in runs:
+        reg.save(r)
+    res = runner.invoke(app, ["runs", "list", "-f", "json"])
+    rows = json.loads(res.stdout)
+    assert [(r["answered_by"], r["role"], r["answer_kind"], r["graph"]) for r in rows] == [
+        ("bm25", "baseline", "ranker", "g_one"),
+        ("hybrid", "ours", "ranker", "g_one"),
+        ("smollm2", None, "model", "g_two"),
+    ]
+    assert {r["dataset"] for r in rows} == {"scifact-like"}
+    res = runner.invoke(app, ["--graph", "g_one", "runs", "list", "-f", "json"])
+    assert [r["answered_by"] for r in json.loads(res.stdout)] == ["bm25", "hybrid"]
+    table = runner.invoke(app, ["runs", "list"]).stdout
+    for r in runs:
+        line = next(ln for ln in table.splitlines() if r.id in ln)
+        assert "scifact-like" in line and "nDCG@10=0.1235" in line and "MAP=0.25" in line
+    assert "bm25 (baseline)" in table and "hybrid (ours)" in table
+    # runs compare, piped: one line per metric, numbers whole
+    out = runner.invoke(app, ["runs", "compare", runs[0].id, runs[1].id]).stdout
+    assert max(len(ln) for ln in out.splitlines()) > 80  # wider than a terminal, not folded
+    assert sum("nDCG@10" in ln for ln in out.splitlines()) == 1
+
+
+def test_old_summaries_are_rebuilt_with_what_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    reg = RunRegistry(tmp_path / "runs")
+    run = _task_run("retrieval", "g_one", {"kind": "ranker", "name": "bm25"}, 1)
+    reg.save(run)
+    old = {"id": run.id, "task": "retrieval", "created": run.created, "instances": 1}
+    reg.summary_path(run.id).write_text(json.dumps(old))
+    assert reg.summaries()[0].answered_by == "bm25"

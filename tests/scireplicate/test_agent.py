@@ -174,3 +174,37 @@ def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path, req
     assert len(rows) == 1 and isinstance(rows[0]["code"], str)
     assert run.result.aggregate["codebleu"] is not None
     assert run.answers.extra["usage"]["requests"] >= 2
+
+
+def test_model_answers_are_kept_and_rescore_exactly(
+    graph_env, synthetic_bench, scripted_server, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """A model run writes ``predictions.jsonl`` (the ``{"paper_id", "task_id", "code"}`` layout
+    ``bench score`` reads, with the final reply as ``raw``) and keeps it in the run record;
+    ``bench score --data Data.json`` on it gives the run's metrics exactly."""
+    root = synthetic_bench.parent
+    cli_ok(["load", "scireplicate", str(synthetic_bench), "--papers-dir", str(root / "papers"),
+            "--repos-dir", str(root / "repos")])  # fmt: skip
+    url, handler = scripted_server
+    specs = [t for p in read_benchmark(synthetic_bench) for t in p.tasks]
+    handler.answers[specs[0].namespace] = "    return None\n"  # one wrong answer
+    task = ScireplicateTask()
+    with LLMClient(url, None, max_retries=0) as client, store_session() as store:
+        run = run_task(task, store, AnswerSource.model(client), {"judge": "identity"},
+                       runs_dir=tmp_path / "runs", out_dir=tmp_path / "out")  # fmt: skip
+    path = tmp_path / "out" / "predictions.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(rows) == len(specs) and {(r["paper_id"], r["task_id"]) for r in rows} == {
+        s.key for s in specs
+    }
+    first = next(r for r in rows if (r["paper_id"], r["task_id"]) == specs[0].key)
+    assert first["code"] == "    return None\n" and "Final Answer" in first["raw"]
+    assert all(r["model"] == "scripted" for r in rows)
+    assert run.record.predictions == rows
+    assert run.result.aggregate["codebleu"] < 1.0
+    out = cli_ok(["bench", "score", "scireplicate", "--data", str(synthetic_bench),
+                  "--predictions", str(path), "--judge", "identity", "--no-record",
+                  "-f", "json"])  # fmt: skip
+    payload = json.loads(out)
+    assert payload["model"] == "scripted"
+    assert payload["aggregate"] == run.result.aggregate

@@ -527,3 +527,64 @@ def test_cli_models_and_errors(fake, tmp_path: Path) -> None:
     res = run_cli(["llm", "chat", "hi"], tmp_path)
     assert isinstance(res.exception, ConfigError) and res.exception.exit_code == 2
     assert "SCHOLARKG_LLM_BASE_URL" in str(res.exception)
+
+
+# --- timeout, concurrency and token cap as settings -------------------------------------------
+
+
+def test_timeout_concurrency_and_token_cap_from_env_config_and_cli(
+    fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defaults that let a slow local model finish (600 s, one request in flight, no cap);
+    ``[llm]`` in the config file overrides them, the environment overrides the file, and an
+    explicit (CLI) value overrides both; the cap limits what any request asks for."""
+    from scholarkg.services.llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
+
+    url, state = fake
+    for var in ("SCHOLARKG_LLM_TIMEOUT", "SCHOLARKG_LLM_CONCURRENCY", "SCHOLARKG_LLM_MAX_TOKENS"):
+        monkeypatch.delenv(var, raising=False)
+    home = tmp_path / "home"
+    with LLMClient.from_settings(load_settings(home=home), base_url=url, use_cache=False) as c:
+        assert (c.timeout, c.concurrency, c.max_tokens_cap) == (
+            DEFAULT_TIMEOUT, DEFAULT_CONCURRENCY, None,
+        )  # fmt: skip
+        assert (DEFAULT_TIMEOUT, DEFAULT_CONCURRENCY) == (600.0, 1)
+    home.mkdir()
+    (home / "config.toml").write_text("[llm]\ntimeout = 900\nconcurrency = 3\nmax_tokens = 7\n")
+    settings = load_settings(home=home)
+    assert (settings.llm.timeout, settings.llm.concurrency, settings.llm.max_tokens) == (900, 3, 7)
+    monkeypatch.setenv("SCHOLARKG_LLM_TIMEOUT", "1200")
+    monkeypatch.setenv("SCHOLARKG_LLM_CONCURRENCY", "2")
+    settings = load_settings(home=home)
+    with LLMClient.from_settings(settings, base_url=url, model="fake-model", use_cache=False,
+                                 timeout=30.0) as client:  # fmt: skip
+        assert (client.timeout, client.concurrency, client.max_tokens_cap) == (30.0, 2, 7)
+        client.complete_many(["echo:a", "echo:b"], max_tokens=64)
+        client.chat("echo:c", max_tokens=3)
+    assert [r["body"]["max_tokens"] for r in state.requests if "body" in r] == [7, 7, 3]
+    monkeypatch.setenv("SCHOLARKG_LLM_CONCURRENCY", "two")
+    with pytest.raises(ConfigError, match=r"\$SCHOLARKG_LLM_CONCURRENCY: expected"):
+        load_settings(home=home)
+
+
+def test_complete_many_defaults_to_the_clients_concurrency(fake) -> None:
+    url, state = fake
+    with make_client(url, concurrency=1) as client:
+        client.complete_many([f"delay:0.1:{i}" for i in range(4)])
+    assert state.max_inflight == 1
+    with make_client(url, concurrency=3) as client:
+        client.complete_many([f"delay:0.2:{i}" for i in range(6)])
+    assert state.max_inflight == 3
+
+
+def test_a_timeout_says_which_option_to_change(fake) -> None:
+    url, _ = fake
+    with (
+        make_client(url, timeout=0.2, max_retries=0) as client,
+        pytest.raises(LLMTimeoutError) as err,
+    ):
+        client.chat("slowalways:x")
+    text = str(err.value)
+    assert "no response within 0.2 s" in text
+    for option in ("--timeout", "SCHOLARKG_LLM_TIMEOUT", "--concurrency 1", "--max-tokens"):
+        assert option in text

@@ -271,3 +271,28 @@ def test_cli_serve_prints_its_url_and_answers(
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, proc.stderr.read()[-2000:]
+
+
+@pytest.mark.model
+def test_a_request_whose_client_left_is_cancelled(server: LocalServer) -> None:
+    """A client that times out closes its connection; the server stops generating for it
+    (and drops its queued retry-less twin), so the next request is answered at once rather
+    than after the abandoned ones, and the timeout error says which option to change."""
+    import time
+
+    from scholarkg.services.llm import LLMTimeoutError
+
+    before = server.stats["cancelled"]
+    prompt = "Write a very long story about a lighthouse keeper, chapter by chapter."
+    impatient = LLMClient(server.base_url, None, timeout=0.5, max_retries=0)
+    with impatient, pytest.raises(LLMTimeoutError) as err:
+        impatient.complete_many([prompt, prompt], concurrency=2, max_tokens=MAX_NEW)
+    assert "--timeout" in str(err.value) and "--concurrency 1" in str(err.value)
+    deadline = time.monotonic() + 10
+    while server.stats["cancelled"] < before + 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert server.stats["cancelled"] == before + 2  # the running one and the queued one
+    with LLMClient(server.base_url, None, timeout=60, max_retries=0) as patient:
+        start = time.monotonic()
+        patient.chat(QUESTION, max_tokens=4)
+        assert time.monotonic() - start < 15

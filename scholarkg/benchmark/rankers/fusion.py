@@ -178,20 +178,25 @@ def _check_setup(owner: str, rankers: Sequence[Any], method: str) -> None:
 
 
 class FusionRanker(Ranker):
-    """A ranker that asks several rankers for their top ``depth`` and fuses the answers."""
+    """A ranker that asks several rankers for their top ``depth`` and fuses the answers.
+
+    ``depth`` is exactly what each input contributes (so ``depth=5`` fuses two top-5 lists,
+    whatever the ``k`` asked of the fusion); ``None`` means "as deep as the fused list", i.e.
+    each input ranks ``k`` documents.
+    """
 
     def __init__(
         self,
         rankers: Sequence[Ranker],
         *,
         method: str = "rrf",
-        depth: int = 100,
+        depth: int | None = None,
         k: int = RRF_K,
         weights: Sequence[float] | None = None,
         name: str | None = None,
     ) -> None:
         _check_setup("FusionRanker", rankers, method)
-        if depth < 1:
+        if depth is not None and depth < 1:
             raise InputError(f"depth must be >= 1, got {depth}", field="depth")
         if weights is not None:
             if method != "combsum":
@@ -226,8 +231,10 @@ class FusionRanker(Ranker):
     def input_depth(self, k: int) -> int:
         """How many documents each input ranker returns when ``k`` fused ones are asked for
         (the one place that decides it, so a weight fitted on the inputs' rankings
-        (:func:`fit_combsum_weight`) sees exactly what :meth:`rank` fuses)."""
-        return max(self.depth, k)
+        (:func:`fit_combsum_weight`) sees exactly what :meth:`rank` fuses). The depth as
+        configured: taking max(depth, k) made the setting a no-op whenever k was larger
+        (every 'bench run retrieval' at --depth 1000); unset, the inputs give k each."""
+        return k if self.depth is None else self.depth
 
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None

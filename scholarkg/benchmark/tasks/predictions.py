@@ -36,20 +36,22 @@ by the first rule that applies:
    ``PredictionFormat.parse_prompt`` reads (LEGOBench: ``Query - Rank ...``);
 5. position, when the workbook has exactly as many rows as there are instances.
 
-Adding a task (AAAR, SciReplicate, ...): declare its :class:`PredictionFormat` as the task
-class's ``prediction_format`` (``tasks/legobench/tasks.py`` shows how); the reader, validation
-and ``bench import-predictions NAME`` then work unchanged.
+Every task that takes predictions declares its :class:`~scholarkg.benchmark.task.PredictionFormat`
+as the task class's ``prediction_format`` (the interface attribute); the LEGOBench tasks read
+theirs with this module, the AAAR-1.0/ReviewCritique and SciReplicate tasks with their own
+readers. ``run_task`` writes every run's answers in that format (``predictions.jsonl``).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scholarkg.benchmark.task import PredictionFormat
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
 from scholarkg.textio import iter_jsonl
@@ -59,19 +61,6 @@ log = logging.getLogger(__name__)
 ID_COLUMNS = ("id", "doc_key", "leaderboard_id")
 QUERY_COLUMNS = ("task", "dataset", "metric")
 PROMPT_COLUMNS = ("prompt", "instruction")
-
-
-@dataclass(frozen=True)
-class PredictionFormat:
-    """How one task's predictions are written: JSONL answer field, workbook answer suffix."""
-
-    task: str
-    answer_field: str
-    description: str
-    workbook_suffix: str | None = None
-    #: ``(task, dataset, metric)`` from a workbook's ``prompt``/``instruction`` cell (rule 4
-    #: below), or ``None``; the family supplies it, so this shared module knows no family.
-    parse_prompt: Callable[[str], tuple[str, str, str] | None] | None = None
 
 
 def prediction_format(task: str | PredictionFormat) -> PredictionFormat:

@@ -325,7 +325,11 @@
     const runs = await api("/api/runs");
     $("panel-runs").replaceChildren(
       runs.length ? "" : el("p", { class: "muted" }, "No recorded runs yet (scholarkg bench …)."),
-      ...runs.map((r) => item(r.task, `${r.created} · ` +
+      ...runs.map((r) => item(
+        // what ran, not only the task: the ranker or model, and whether it is the paper's
+        // baseline or ours
+        r.task + (r.answered_by ? ` · ${r.answered_by}` : "") + (r.role ? ` (${r.role})` : ""),
+        `${r.created}` + (r.dataset ? ` · ${r.dataset}` : "") + " · " +
         Object.entries(r.metrics).slice(0, 3).map(([k, v]) => `${k}=${fmt(v)}`).join(", "),
         () => openRun(r.id), { "data-run": r.id })));
   }

@@ -20,7 +20,7 @@ from scholarkg.benchmark.metrics.similarity import (
     SentenceTransformerEncoder,
     default_encoder,
 )
-from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption
+from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption, predictions_model
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
@@ -40,7 +40,12 @@ SIMILARITY_OPTION = TaskOption(
 )  # fmt: skip
 MODEL_OPTIONS = (
     TaskOption("max_tokens", int, 512, "generation limit per call"),
-    TaskOption("concurrency", int, 2, "model requests in flight"),
+    TaskOption(
+        "concurrency",
+        int,
+        None,
+        "model requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)",
+    ),
 )
 RELATED_OPTIONS = (
     TaskOption("related_work", bool, False,
@@ -130,7 +135,7 @@ class AaarTaskBase(BenchmarkTask):
                 progress(stage, done, len(prompts))
 
         done = client.complete_many(
-            list(prompts), mode="chat", concurrency=int(options.get("concurrency", 2)),
+            list(prompts), mode="chat", concurrency=options.get("concurrency"),
             progress=tick, temperature=0.0, max_tokens=int(options.get("max_tokens", 512)),
         )  # fmt: skip
         after = client.usage.as_dict()
@@ -163,6 +168,13 @@ class AaarTaskBase(BenchmarkTask):
                 abstract = head_words(r.get("abstract") or "", words)
                 blocks[r["paper"]].append(f"- ({label}) {r['title']}: {abstract}".rstrip(": "))
         return {p: "Related work:\n" + "\n".join(b) for p, b in blocks.items() if b}
+
+
+def file_models(path: Path | None) -> dict[str, str]:
+    """``{"llm": model}`` when a JSONL predictions file names its model (files written by
+    ``bench run`` do), so records and score headers say what produced the answers."""
+    model = predictions_model(path)
+    return {"llm": model} if model else {}
 
 
 def match_ids(

@@ -19,6 +19,7 @@ from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -26,7 +27,13 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.aaar.common import AaarTaskBase, head_words, match_ids, tail_words
+from scholarkg.benchmark.tasks.aaar.common import (
+    AaarTaskBase,
+    file_models,
+    head_words,
+    match_ids,
+    tail_words,
+)
 from scholarkg.benchmark.tasks.aaar.predictions import read_eqinfer_predictions
 from scholarkg.benchmark.tasks.aaar.scoring import score_eqinfer
 from scholarkg.errors import InputError
@@ -56,8 +63,15 @@ class EqInferTask(AaarTaskBase):
         TaskOption("context_words", list, ["1000"],
                    "words per side of the equation; several values run a sweep (a curve)"),
         TaskOption("max_tokens", int, 16, "generation limit per call (the answer is a letter)"),
-        TaskOption("concurrency", int, 2, "model requests in flight"),
+        TaskOption("concurrency", int, None,
+                   "model requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)"),
     )  # fmt: skip
+    prediction_format = PredictionFormat(
+        task="aaar-eqinfer",
+        answer_field="pred",
+        description="EqInfer item id -> the raw reply (a letter A-D); 'raw' holds the reply "
+        "at every --context-words budget of the run",
+    )
     layout = ReportLayout(
         title="AAAR-1.0 EqInfer (accuracy %, random 25 %)",
         columns=("accuracy",),
@@ -109,7 +123,8 @@ class EqInferTask(AaarTaskBase):
             assert source.path is not None
             replies = self.read_predictions(source.path, instances)
             return Answers({i: {IMPORTED: r} for i, r in replies.items()}, source,
-                           params={"path": str(source.path)})  # fmt: skip
+                           params={"path": str(source.path)},
+                           models=file_models(source.path))  # fmt: skip
         by: dict[str, dict[str, str]] = {i.id: {} for i in instances}
         usage: dict[str, Any] = {}
         for words in self.budgets(options):
@@ -146,6 +161,26 @@ class EqInferTask(AaarTaskBase):
         aliases = {i.id: [str(i.data["idx"])] for i in instances}
         return match_ids(preds.by_id, aliases, what="EqInfer item")
 
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """``{"id", "pred"}`` with the reply at the headline budget (the first one listed, the
+        one :meth:`score` reports), every budget's reply in ``raw``."""
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            by_budget = answers.by_instance.get(inst.id)
+            if not by_budget:
+                continue
+            head = next(iter(by_budget))
+            row: dict[str, Any] = {"id": inst.id, "pred": by_budget[head]}
+            if len(by_budget) > 1 or head != IMPORTED:
+                row["raw"] = {"context_words": dict(by_budget)}
+            if model:
+                row["model"] = model
+            rows.append(row)
+        return rows
+
     def score(
         self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
     ) -> TaskResult:
@@ -174,12 +209,21 @@ class EqInferTask(AaarTaskBase):
             files.append(plot_curve(curve, Path(out_dir) / "context_curve.png"))
         return files
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import eqinfer_file, parse_eqinfer
 
         items = parse_eqinfer(eqinfer_file(Path(data)))
         instances = [Instance(it.uid, {"idx": it.index, "answer": it.answer}) for it in items]
         replies = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            instances = [i for i in instances if i.id in replies]
         return score_eqinfer({i.id: i.data["answer"] for i in instances}, replies)
 
 

@@ -23,6 +23,7 @@ from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -35,6 +36,7 @@ from scholarkg.benchmark.tasks.aaar.common import (
     RELATED_OPTIONS,
     SIMILARITY_OPTION,
     AaarTaskBase,
+    file_models,
     head_words,
     match_ids,
 )
@@ -99,6 +101,12 @@ class ExpDesignTask(AaarTaskBase):
     answer_kinds = frozenset({"model", "predictions", "ranker"})
     rankers = (COPY_INPUT,)
     baseline = COPY_INPUT
+    prediction_format = PredictionFormat(
+        task="aaar-expdesign",
+        answer_field="experiments",
+        description="paper id (graph or arXiv id) -> experiments and explanations lists; "
+        "'raw' holds the model's replies",
+    )
     layout = ReportLayout(
         title="AAAR-1.0 ExpDesign (%, v1 protocol)",
         columns=COLUMNS,
@@ -151,7 +159,7 @@ class ExpDesignTask(AaarTaskBase):
             aliases = {i.id: [i.data.get("arxiv_id") or i.id] for i in instances}
             return Answers(match_ids(preds, aliases, what="ExpDesign paper"), source,
                            params={"path": str(source.path)},
-                           models={"encoder": enc_name})  # fmt: skip
+                           models={**file_models(source.path), "encoder": enc_name})  # fmt: skip
         open_model = bool(options["open_model"])
         contexts = [self.context(i, options) for i in instances]
         exp_t = self.prompt("expdesign_experiments")
@@ -160,6 +168,9 @@ class ExpDesignTask(AaarTaskBase):
             stage="experiments", progress=progress,
         )  # fmt: skip
         experiments = [parse_numbered_list(t, open_model=open_model) for t in texts]
+        raw: dict[str, dict[str, Any]] = {
+            i.id: {"experiments": t} for i, t in zip(instances, texts, strict=True)
+        }
         prompts = {"expdesign_experiments": exp_t.text}
         if options["explain_mode"] == "whole-list":
             why_t = self.prompt("expdesign_explain_list")
@@ -170,6 +181,8 @@ class ExpDesignTask(AaarTaskBase):
                 options, stage="explanations", progress=progress,
             )  # fmt: skip
             whys = [parse_numbered_list(t, open_model=open_model) for t in whys_raw]
+            for i, t in zip(instances, whys_raw, strict=True):
+                raw[i.id]["explanations"] = t
         else:
             why_t = self.prompt("expdesign_explain_one")
             flat = [(k, why_t.render(context=c, experiment=e))
@@ -180,13 +193,34 @@ class ExpDesignTask(AaarTaskBase):
             whys = [[] for _ in instances]
             for (k, _), reply in zip(flat, replies, strict=True):
                 whys[k].append(f"{len(whys[k]) + 1}. {' '.join(reply.split())}")
+                raw[instances[k].id].setdefault("explanations", []).append(reply)
         prompts[why_t.name] = why_t.text
         by = {i.id: ExpDesignPrediction(e, w)
               for i, e, w in zip(instances, experiments, whys, strict=True)}  # fmt: skip
         return Answers(by, source, params=dict(options),
                        models={"llm": source.client.model, "encoder": enc_name},
                        extra={"usage": {"experiments": usage_e, "explanations": usage_w}},
-                       prompts=prompts)  # fmt: skip
+                       prompts=prompts, raw=raw)  # fmt: skip
+
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """``{"id", "experiments", "explanations"}`` (the JSONL layout the reader takes)."""
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            pred = answers.by_instance.get(inst.id)
+            if pred is None:
+                continue
+            row: dict[str, Any] = {"id": inst.id, "experiments": list(pred.experiments)}
+            if pred.explanations is not None:
+                row["explanations"] = list(pred.explanations)
+            if inst.id in answers.raw:
+                row["raw"] = answers.raw[inst.id]
+            if model:
+                row["model"] = model
+            rows.append(row)
+        return rows
 
     def encoder_name(self, options: Mapping[str, Any]) -> str:
         if self._encoder is not None or options.get("similarity_model"):
@@ -209,7 +243,14 @@ class ExpDesignTask(AaarTaskBase):
             encoder=encoder,
         )
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_folder
 
         resolved = self.resolve_options(options)
@@ -224,5 +265,7 @@ class ExpDesignTask(AaarTaskBase):
         preds = match_ids(read_expdesign_predictions(Path(predictions)),
                           {i.id: [i.data["arxiv_id"]] for i in instances},
                           what="ExpDesign paper")  # fmt: skip
+        if only_answered:
+            instances = [i for i in instances if i.id in preds]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip

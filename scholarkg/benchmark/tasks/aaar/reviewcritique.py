@@ -21,6 +21,7 @@ from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -32,6 +33,7 @@ from scholarkg.benchmark.tasks.aaar.common import (
     MODEL_OPTIONS,
     RELATED_OPTIONS,
     AaarTaskBase,
+    file_models,
     head_words,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import (
@@ -120,6 +122,13 @@ class ReviewCritiqueTask(AaarTaskBase):
         *MODEL_OPTIONS,
         *RELATED_OPTIONS,
     )  # fmt: skip
+    prediction_format = PredictionFormat(
+        task="reviewcritique",
+        answer_field="deficient",
+        description="(paper, review) -> one flag per segment: 'deficient', or 'label_all' and "
+        "'select_deficient' combined by --ensemble; 'explanations'; 'raw' holds the replies",
+        id_fields=("paper", "review"),
+    )
     layout = ReportLayout(
         title="ReviewCritique (deficient segments, %)",
         columns=("P", "R", "F1", "ROUGE-1", "ROUGE-2", "ROUGE-L", "BERTScore"),
@@ -163,7 +172,8 @@ class ReviewCritiqueTask(AaarTaskBase):
         if source.kind == "predictions":
             assert source.path is not None
             return Answers(self.read_predictions(source.path, instances), source,
-                           params={"path": str(source.path)})  # fmt: skip
+                           params={"path": str(source.path)},
+                           models=file_models(source.path))  # fmt: skip
         ensemble = options["ensemble"]
         run_label = ensemble != "select-deficient"
         run_select = ensemble != "label-all"
@@ -182,7 +192,9 @@ class ReviewCritiqueTask(AaarTaskBase):
                      for i, _, r in units]  # fmt: skip
             replies[name], usage[name] = self.generate(source.client, texts, options,
                                                        stage=name, progress=progress)  # fmt: skip
+        raw: dict[tuple[str, str], dict[str, str]] = {}
         for k, (inst, key, r) in enumerate(units):
+            raw[(inst.id, key)] = {name: texts[k] for name, texts in replies.items()}
             n = len(r["segments"])
             la = parse_label_all(replies["reviewcritique_label_all"][k], n) if run_label else None
             sd = (parse_select(replies["reviewcritique_select_deficient"][k], n)
@@ -191,7 +203,31 @@ class ReviewCritiqueTask(AaarTaskBase):
             labels[(inst.id, key)] = ReviewPrediction(None, la[0] if la else None,
                                                       sd[0] if sd else None, expl)  # fmt: skip
         return Answers(labels, source, params=dict(options), models={"llm": source.client.model},
-                       extra={"usage": usage}, prompts=prompts_used)  # fmt: skip
+                       extra={"usage": usage}, prompts=prompts_used, raw=raw)  # fmt: skip
+
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """One row per (paper, review) with the flags of each prompt that ran (so a rescore
+        may choose another ``--ensemble``), the explanations and the raw replies."""
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            for key in inst.data["reviews"]:
+                pred = answers.by_instance.get((inst.id, key))
+                if pred is None:
+                    continue
+                row: dict[str, Any] = {"paper": inst.id, "review": key}
+                for name in ("deficient", "label_all", "select_deficient", "explanations"):
+                    value = getattr(pred, name)
+                    if value is not None:
+                        row[name] = list(value)
+                if (inst.id, key) in answers.raw:
+                    row["raw"] = answers.raw[(inst.id, key)]
+                if model:
+                    row["model"] = model
+                rows.append(row)
+        return rows
 
     def _paper(self, inst: Instance, options: Mapping[str, Any]) -> str:
         text = (
@@ -237,7 +273,14 @@ class ReviewCritiqueTask(AaarTaskBase):
             bertscore_layers=int(options["bertscore_layers"]),
         )  # fmt: skip
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_reviewcritique
 
         resolved = self.resolve_options(options)
@@ -250,6 +293,9 @@ class ReviewCritiqueTask(AaarTaskBase):
             instances.append(Instance(p.id, {"title": p.title, "line": p.line,
                                              "reviews": reviews}))  # fmt: skip
         preds = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            papers = {paper for paper, _ in preds}
+            instances = [i for i in instances if i.id in papers]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip
 

@@ -50,8 +50,12 @@ class CachedEncoder:
 
     def prefetch(self, texts: Sequence[str], batch_size: int = 128) -> None:
         """Embed every new text up front, shortest first, in batches of similar length: less
-        padding than the metrics' insertion-order batches (same vectors up to ~1e-7)."""
-        todo = sorted((t for t in dict.fromkeys(texts) if t not in self._cache), key=len)
+        padding than the metrics' insertion-order batches (same vectors up to ~1e-7). Ties
+        are broken by the text, so the batches do not depend on the order of the papers: a
+        run and a rescore of its predictions file give bit-identical scores."""
+        todo = sorted(
+            (t for t in dict.fromkeys(texts) if t not in self._cache), key=lambda t: (len(t), t)
+        )
         for start in range(0, len(todo), batch_size):
             self.encode(todo[start : start + batch_size])
 

@@ -20,6 +20,7 @@ from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -32,6 +33,7 @@ from scholarkg.benchmark.tasks.aaar.common import (
     RELATED_OPTIONS,
     SIMILARITY_OPTION,
     AaarTaskBase,
+    file_models,
     head_words,
     match_ids,
     split_words,
@@ -91,6 +93,12 @@ class WeaknessTask(AaarTaskBase):
         *MODEL_OPTIONS,
         *RELATED_OPTIONS,
     )  # fmt: skip
+    prediction_format = PredictionFormat(
+        task="aaar-weakness",
+        answer_field="weaknesses",
+        description="paper id (graph or OpenReview id) -> the combined weakness list; 'raw' "
+        "holds the model's reply per window",
+    )
     layout = ReportLayout(
         title="AAAR-1.0 Weakness (SN in %, ITF-IDF score)",
         columns=COLUMNS,
@@ -148,7 +156,8 @@ class WeaknessTask(AaarTaskBase):
             preds = read_weakness_predictions(source.path)
             aliases = {i.id: [i.data["release_id"]] for i in instances}
             return Answers(match_ids(preds, aliases, what="Weakness paper"), source,
-                           params={"path": str(source.path)}, models=enc)  # fmt: skip
+                           params={"path": str(source.path)},
+                           models={**file_models(source.path), **enc})  # fmt: skip
         template = self.prompt("weakness")
         flat = [
             (k, template.render(context=w))
@@ -158,13 +167,16 @@ class WeaknessTask(AaarTaskBase):
         replies, usage = self.generate(source.client, [p for _, p in flat], options,
                                        stage="windows", progress=progress)  # fmt: skip
         per: list[list[list[str]]] = [[] for _ in instances]
+        raw: list[list[str]] = [[] for _ in instances]
         for (k, _), reply in zip(flat, replies, strict=True):
             per[k].append(parse_numbered_list(reply, open_model=bool(options["open_model"])))
+            raw[k].append(reply)
         by = {i.id: combine_lists(lists) for i, lists in zip(instances, per, strict=True)}
         return Answers(by, source, params=dict(options),
                        models={"llm": source.client.model, **enc},
                        extra={"usage": usage, "calls": len(flat)},
-                       prompts={"weakness": template.text})  # fmt: skip
+                       prompts={"weakness": template.text},
+                       raw={i.id: r for i, r in zip(instances, raw, strict=True)})  # fmt: skip
 
     def _name(self, options: Mapping[str, Any], *, itf: bool) -> str:
         from scholarkg.benchmark.metrics.similarity import AAAR_ITF_IDF_MODEL
@@ -188,7 +200,14 @@ class WeaknessTask(AaarTaskBase):
             itf_encoder=itf,
         )
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         from scholarkg.loaders.aaar import parse_folder
 
         resolved = self.resolve_options(options)
@@ -198,6 +217,8 @@ class WeaknessTask(AaarTaskBase):
         preds = match_ids(read_weakness_predictions(Path(predictions)),
                           {i.id: [i.data["release_id"]] for i in instances},
                           what="Weakness paper")  # fmt: skip
+        if only_answered:
+            instances = [i for i in instances if i.id in preds]
         return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
                           resolved)  # fmt: skip
 

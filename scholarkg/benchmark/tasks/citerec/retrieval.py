@@ -17,16 +17,22 @@ leaderboard because the protocol is BEIR's:
 Rankers: ``bm25`` (bm25s, ``rankers/bm25.py`` defaults: Lucene variant, k1 1.5, b 0.75,
 lower-case, token pattern ``(?u)\\b\\w\\w+\\b``, bm25s' English stop-words, no stemmer —
 exactly ``bm25s.tokenize(texts, stopwords="en")``), ``dense`` (the bundled all-MiniLM-L6-v2;
-exact cosine), ``hybrid`` (RRF, k = 60, over the two rankers' top ``--fusion-depth``),
-``hybrid-learned`` (CombSUM of the two rankers' min-max normalised top ``--fusion-depth``
-scores, ``(1 - w)·bm25 + w·dense``, with ``w`` from the grid 0, 0.1, ..., 1 that maximises
-nDCG@10 on the collection's ``--fit-split`` qrels, default ``dev``; scoring on the split it
-was fitted on is allowed and marked ``in_sample`` in the run record). On real citing
-sentences (the unarXive sample, ``docs/results-real.md``) the learned CombSUM beat BM25 by
-more than RRF did, with the weight chosen on dev queries only.
+exact cosine), ``hybrid`` (RRF, k = 60, over the two rankers' top ``--fusion-depth``;
+default: each ranker's whole ranking, ``--depth`` + 1), ``hybrid-learned`` (CombSUM of the
+two rankers' min-max normalised top ``--fusion-depth`` scores, ``(1 - w)·bm25 + w·dense``, with
+``w`` from the grid 0, 0.1, ..., 1 that maximises nDCG@10 on the collection's ``--fit-split``
+qrels, default ``dev``; scoring on the split it was fitted on is allowed and marked
+``in_sample`` in the run record). On real citing sentences (the unarXive sample,
+``docs/results-real.md``) the learned CombSUM beat BM25 by more than RRF did, with the weight
+chosen on dev queries only.
 
 Dense rankers read their corpus vectors through the file cache of ``services/embeddings``:
 a collection is encoded once, and every later ``dense``/``hybrid*`` run reads it back.
+
+Binary metrics (R@k, MRR, MAP) count a document as relevant when its grade is at least
+``--relevance-threshold`` (default 1, trec_eval's); with fractional grades (DORIS-MAE's
+normalised relevance) queries may have no relevant document at that threshold, and the run
+says how many (they score 0 on those metrics).
 
 Outputs (``--out DIR``): ``run.trec`` and ``metrics.json`` keyed by the collection's own
 query and document ids, ``{"aggregate": {...}, "per_query": {...}, "units": ...}``.
@@ -35,6 +41,7 @@ query and document ids, ``{"aggregate": {...}, "per_query": {...}, "units": ...}
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,6 +68,9 @@ from scholarkg.textio import atomic_write_text
 
 METRICS = ("nDCG@10", "R@10", "R@100", "MRR@10", "MAP")
 PAGE = 20_000
+
+
+log = logging.getLogger(__name__)
 
 
 def collection_documents(store: GraphStore, collection: str) -> tuple[list[str], list[str]]:
@@ -119,16 +129,18 @@ def build_text_ranker(
         if name == "dense":
             return dense
         bm25 = BM25Ranker(doc_ids, texts, strict_candidates=False)
+        fusion_depth = params.get("fusion_depth")
+        in_depth = int(fusion_depth) if fusion_depth else None
         if name == "hybrid-learned":
             # the weight is fitted by the task (it needs judged queries); equal until then
             return FusionRanker(
                 [bm25, dense],
                 method="combsum",
                 weights=[0.5, 0.5],
-                depth=int(params.get("fusion_depth", 100)),
+                depth=in_depth,
                 name="hybrid-learned",
             )
-        return FusionRanker([bm25, dense], method="rrf", depth=int(params.get("fusion_depth", 100)))
+        return FusionRanker([bm25, dense], method="rrf", depth=in_depth)
     raise InputError(f"unknown ranker {name!r}", field="ranker")
 
 
@@ -155,8 +167,19 @@ class RetrievalTask(BenchmarkTask):
         TaskOption("split", str, "test", "qrels split (qrels/<split>.tsv)"),
         TaskOption("depth", int, 1000, "documents ranked per query"),
         TaskOption("ignore_identical_ids", bool, True, "drop a document whose id is the query id"),
-        TaskOption("fusion_depth", int, 100, "hybrid: depth each ranker contributes to RRF"),
+        TaskOption(
+            "fusion_depth",
+            int,
+            None,
+            "hybrid*: documents each ranker contributes to the fusion (default: --depth + 1)",
+        ),
         TaskOption("fit_split", str, "dev", "hybrid-learned: qrels split its weight is fit on"),
+        TaskOption(
+            "relevance_threshold",
+            float,
+            1.0,
+            "minimum qrels grade counted as relevant by R@k, MRR and MAP",
+        ),
     )
     rankers = ("bm25", "dense", "hybrid", "hybrid-learned")
     baseline = "bm25"
@@ -169,7 +192,8 @@ class RetrievalTask(BenchmarkTask):
     )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: options[k] for k in ("dataset", "split", "depth", "ignore_identical_ids")}
+        keys = ("dataset", "split", "depth", "ignore_identical_ids", "relevance_threshold")
+        return {k: options[k] for k in keys}
 
     def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
         name = options.get("dataset")
@@ -187,10 +211,27 @@ class RetrievalTask(BenchmarkTask):
                 "with 'scholarkg load beir DIR --name NAME'",
                 field="dataset",
             )
-        rows = store.run_named(
-            "citerec/beir_queries",
-            {"source": beir_source(name), "collection": coll, "split": options["split"]},
-        )
+        if options.get("fusion_depth") is not None and options["fusion_depth"] < 1:
+            raise InputError(
+                f"--fusion-depth must be >= 1, got {options['fusion_depth']}", field="fusion_depth"
+            )
+        if not options["relevance_threshold"] > 0:
+            raise InputError(
+                f"--relevance-threshold must be > 0, got {options['relevance_threshold']} "
+                "(unjudged documents have grade 0)",
+                field="relevance_threshold",
+            )
+        params = {"source": beir_source(name), "collection": coll}
+        rows = store.run_named("citerec/beir_queries", {**params, "split": options["split"]})
+        if not rows:
+            splits = store.run_named("citerec/beir_splits", params)
+            found = ", ".join(f"{s['split']} ({s['n_queries']:,} queries)" for s in splits)
+            raise InputError(
+                f"collection {name!r} has no queries judged in split {options['split']!r}; "
+                + (f"it was loaded with: {found} (choose one with --split)" if found
+                   else "it was loaded without qrels"),
+                field="split",
+            )  # fmt: skip
         return [
             Instance(
                 id=r["id"],
@@ -214,9 +255,12 @@ class RetrievalTask(BenchmarkTask):
         if source.kind != "ranker":  # pragma: no cover - answer_kinds is ranker only
             raise InputError("retrieval is answered by a ranker", field="ranker")
         doc_ids, texts = collection_documents(store, collection_id("beir", options["dataset"]))
-        params = {**source.params, "fusion_depth": options["fusion_depth"]}
-        ranker = build_text_ranker(source.name, doc_ids, texts, params, progress)
         depth = int(options["depth"])
+        # hybrid: each input's depth; by default the whole ranking the task keeps (+1 for the
+        # query's own id), as deep as the fused list
+        fusion_depth = options["fusion_depth"] or depth + 1
+        params = {**source.params, "fusion_depth": fusion_depth}
+        ranker = build_text_ranker(source.name, doc_ids, texts, params, progress)
         fit: dict[str, Any] = {}
         if source.name == "hybrid-learned":
             ranker, fit = self._fit_weight(store, ranker, options, progress)
@@ -243,7 +287,11 @@ class RetrievalTask(BenchmarkTask):
         return Answers(
             by_instance=out,
             source=source,
-            params={"ranker": ranker.name, **ranker.params, "depth": depth},
+            params={
+                "ranker": ranker.name,
+                **{("fusion_depth" if k == "depth" else k): v for k, v in ranker.params.items()},
+                "depth": depth,
+            },
             extra={"n_docs": len(doc_ids), **_encoding_extra(ranker), **fit},
         )
 
@@ -298,10 +346,26 @@ class RetrievalTask(BenchmarkTask):
         qrels = {i.id: i.data["qrels"] for i in instances}
         # scored dicts: trec_eval order (score desc, docid desc on ties), as run.trec holds
         run = {i.id: answers.by_instance.get(i.id, {}) for i in instances}
-        res = evaluate(qrels, run, list(METRICS), on_unknown="ignore")
-        return TaskResult(
-            aggregate=res.aggregate, per_instance=res.per_query, n=dict(res.n_queries)
+        threshold = float(options["relevance_threshold"])
+        res = evaluate(
+            qrels, run, list(METRICS), relevance_threshold=threshold, on_unknown="ignore"
         )
+        notes = []
+        none = [i.data["qid"] for i in instances if not any(
+            g >= threshold for g in i.data["qrels"].values())]  # fmt: skip
+        if none:
+            shown = ", ".join(none[:5]) + (" …" if len(none) > 5 else "")
+            note = (
+                f"{len(none)} of {len(instances)} queries have no document with grade >= "
+                f"{threshold:g} ({shown}): they score 0 on R@k, MRR and MAP; "
+                "lower --relevance-threshold for fractional grades"
+            )
+            log.warning(note)
+            notes.append(note)
+        return TaskResult(
+            aggregate=res.aggregate, per_instance=res.per_query, n=dict(res.n_queries),
+            notes=notes,
+        )  # fmt: skip
 
     def write_outputs(
         self,

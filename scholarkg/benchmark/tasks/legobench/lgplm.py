@@ -71,7 +71,8 @@ class LGPLMSettings:
     max_tokens: int | None = 1600
     stop: tuple[str, ...] = RELEASE_STOP
     seed: int | None = None
-    concurrency: int = 4
+    #: requests in flight; ``None``: the client's (``--concurrency``, SCHOLARKG_LLM_CONCURRENCY)
+    concurrency: int | None = None
 
     def as_rplm(self) -> RPLMSettings:
         """The same settings in the shape :func:`generate_answers` takes."""

@@ -74,7 +74,8 @@ class RPLMSettings:
     max_tokens: int | None = 4096
     stop: tuple[str, ...] = ("Question:", "\n\n\n\n")
     seed: int | None = None
-    concurrency: int = 4
+    #: requests in flight; ``None``: the client's (``--concurrency``, SCHOLARKG_LLM_CONCURRENCY)
+    concurrency: int | None = None
 
     def generation(self) -> dict[str, Any]:
         """Keyword arguments for ``LLMClient.complete_many``."""

@@ -28,6 +28,7 @@ from scholarkg.benchmark.task import (
     AnswerSource,
     BenchmarkTask,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -35,7 +36,6 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.predictions import PredictionFormat
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import parse_query
 
@@ -283,7 +283,12 @@ class LLMLeaderboardTask(BenchmarkTask):
         TaskOption("ids", list, None, "only these instance (Leaderboard) ids"),
         TaskOption("max_tokens", int, None, "override the paper's token limit"),
         TaskOption("mode", str, "completion", "completion (paper) or chat", ("completion", "chat")),
-        TaskOption("concurrency", int, 4, "requests in flight"),
+        TaskOption(
+            "concurrency",
+            int,
+            None,
+            "requests in flight (default: SCHOLARKG_LLM_CONCURRENCY, else 1)",
+        ),
     )
     _generation_names: ClassVar[frozenset[str]] = frozenset({"max_tokens", "mode", "concurrency"})
 
@@ -491,8 +496,16 @@ class RPLMTask(LLMLeaderboardTask):
         per = {prompts[rec["index"]].id: _rplm_instance(rec) for rec in scores.per_instance}
         return _rplm_result(scores, per)
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
-        """``--data rplm.xlsx --predictions <stem>.xlsx``: the released layout (§4)."""
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
+        """``--data rplm.xlsx --predictions <stem>.xlsx``: the released layout (§4); the
+        workbooks answer every row, so ``only_answered`` changes nothing."""
         from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_files
 
         opts = self.resolve_options(options)

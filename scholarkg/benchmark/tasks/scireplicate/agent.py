@@ -243,6 +243,7 @@ def generate_answers(
     generation_id = f"gen-{uuid.uuid4().hex[:12]}"
     with_tools = options["agent"] != "none"
     codes: dict[str, str] = {}
+    raw: dict[str, str] = {}
     actions: dict[str, list[str]] = {}
     with RecordWriter(store, batch_size=500) as writer:
         for k, spec in enumerate(specs):
@@ -253,9 +254,11 @@ def generate_answers(
                 spec,
                 lookups,
                 max_turns=int(options["max_turns"]),
-                max_tokens=source.params.get("max_tokens"),
+                max_tokens=options.get("max_tokens") or source.params.get("max_tokens"),
             )
             codes[spec.uid] = result.code
+            replies = [m["content"] for m in result.transcript if m.get("role") == "assistant"]
+            raw[spec.uid] = replies[-1] if replies else ""
             actions[spec.uid] = result.actions
             for record in implementation_records(
                 spec, result.code, generation_id, result.transcript
@@ -267,7 +270,11 @@ def generate_answers(
     return Answers(
         by_instance=codes,
         source=source,
-        params={"agent": options["agent"], "max_turns": int(options["max_turns"])},
+        params={
+            "agent": options["agent"],
+            "max_turns": int(options["max_turns"]),
+            "max_tokens": options.get("max_tokens"),
+        },
         models={"llm": model},
         extra={
             "generation_id": generation_id,
@@ -279,4 +286,5 @@ def generate_answers(
             "scireplicate-task": TASK_PROMPT,
             "scireplicate-tools": TOOLS,
         },
+        raw=raw,
     )

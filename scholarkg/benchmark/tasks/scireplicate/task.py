@@ -21,6 +21,7 @@ from scholarkg.benchmark.task import (
     AnswerSource,
     BenchmarkTask,
     Instance,
+    PredictionFormat,
     PublishedRow,
     ReportLayout,
     StageProgress,
@@ -236,6 +237,12 @@ class ScireplicateTask(BenchmarkTask):
         ),
         TaskOption("max_turns", int, 8, "ReAct agent: tool calls before it must answer"),
         TaskOption(
+            "max_tokens",
+            int,
+            None,
+            "model answers: tokens per model call (default: SCHOLARKG_LLM_MAX_TOKENS, else 512)",
+        ),
+        TaskOption(
             "agent",
             str,
             "sci-reproducer",
@@ -244,6 +251,12 @@ class ScireplicateTask(BenchmarkTask):
         ),
     )
     answer_kinds = frozenset({"predictions", "model"})
+    prediction_format = PredictionFormat(
+        task="scireplicate",
+        answer_field="code",
+        description="(paper_id, task_id) -> the function body; 'raw' holds the model's final reply",
+        id_fields=("paper_id", "task_id"),
+    )
     layout = ReportLayout(
         title="SciReplicate-Bench (layout of Table 3)",
         columns=COLUMNS,
@@ -299,10 +312,33 @@ class ScireplicateTask(BenchmarkTask):
         if source.kind == "predictions":
             assert source.path is not None
             codes = read_predictions(source.path, {s.key: s for s in specs})
-            return Answers(by_instance=codes, source=source)
+            from scholarkg.benchmark.task import predictions_model
+
+            model = predictions_model(source.path)
+            return Answers(by_instance=codes, source=source,
+                           models={"llm": model} if model else {})  # fmt: skip
         from scholarkg.benchmark.tasks.scireplicate.agent import generate_answers
 
         return generate_answers(store, specs, source, options, progress=progress)
+
+    def prediction_rows(
+        self, instances: Sequence[Instance], answers: Answers
+    ) -> list[dict[str, Any]]:
+        """``{"paper_id", "task_id", "code"}`` per answered task (``read_predictions``'s layout)."""
+        model = answers.models.get("llm")
+        rows = []
+        for inst in instances:
+            if inst.id not in answers.by_instance:
+                continue
+            spec: TaskSpec = inst.data["spec"]
+            row: dict[str, Any] = {"paper_id": spec.paper_index, "task_id": spec.task_index,
+                                   "code": answers.by_instance[inst.id]}  # fmt: skip
+            if inst.id in answers.raw:
+                row["raw"] = answers.raw[inst.id]
+            if model:
+                row["model"] = model
+            rows.append(row)
+        return rows
 
     # -- scores ------------------------------------------------------------------------
     def score(
@@ -346,10 +382,19 @@ class ScireplicateTask(BenchmarkTask):
         )
         return TaskResult(aggregate=aggregate, per_instance=per_task, n=n)
 
-    def score_files(self, data: Path, predictions: Path, options: Mapping[str, Any]) -> TaskResult:
+    def score_files(
+        self,
+        data: Path,
+        predictions: Path,
+        options: Mapping[str, Any],
+        *,
+        only_answered: bool = False,
+    ) -> TaskResult:
         """``bench score scireplicate --data Data.json --predictions PRED.jsonl``: no store."""
         resolved = self.resolve_options(options)
         instances = self.instances_from_file(Path(data))
         source = AnswerSource.predictions(predictions)
         answers = self.answer(None, instances, source, resolved)  # type: ignore[arg-type]
+        if only_answered:
+            instances = [i for i in instances if i.id in answers.by_instance]
         return self.score(instances, answers, resolved)
