@@ -278,7 +278,6 @@ class LocalModel:
             attention_mask = torch.ones_like(input_ids)
         gone = threading.Event()
         if cancelled is not None:
-
             client_gone = cancelled  # a local the nested class sees as not None
 
             class _ClientGone(StoppingCriteria):
