@@ -160,7 +160,8 @@ def test_bench_show_lists_the_tasks_own_options_with_defaults() -> None:
     options = {o["option"]: o for o in shown["options"]}
     assert options["--depth"]["default"] == 1000 and options["--split"]["default"] == "test"
     assert options["--relevance-threshold"]["type"] == "float"
-    assert shown["rankers"] == ["bm25", "dense", "hybrid"] and shown["baseline"] == "bm25"
+    assert shown["rankers"] == ["bm25", "dense", "hybrid", "hybrid-learned"]
+    assert shown["baseline"] == "bm25"
     assert shown["ours"] == ["hybrid"] and shown["prediction_format"] is None
     weak = json.loads(cli_ok(["bench", "show", "aaar-weakness", "-f", "json"]))
     assert weak["prediction_format"]["answer_field"] == "weaknesses"

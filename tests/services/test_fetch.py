@@ -315,14 +315,15 @@ def test_bad_registry_names_file_and_field(tmp_path: Path) -> None:
 
 
 def test_legobench_alias_and_one_licence() -> None:
-    """``scholarkg fetch legobench`` (README) resolves; the licence is the repository's."""
+    """``scholarkg fetch legobench`` resolves; the licence is the repository's, and the docs'
+    licence section (linked from the README) says so."""
     reg = load_registry()
     spec = get_dataset("legobench", reg)
     assert spec.name == "legobench-repo"
     assert spec.licence.startswith("CC BY-SA 4.0")
     assert "7e0733a" in spec.files[0].url  # pinned to the commit that added LICENSE.txt
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert "LEGOBench (CC BY-SA 4.0" in readme
+    docs = Path(__file__).resolve().parents[2] / "docs" / "contributing.md"
+    assert "LEGOBench (CC BY-SA 4.0" in docs.read_text(encoding="utf-8")
 
 
 def test_alias_may_not_shadow_a_name(tmp_path: Path) -> None:
