@@ -162,7 +162,7 @@ def test_bench_show_lists_the_tasks_own_options_with_defaults() -> None:
     assert options["--relevance-threshold"]["type"] == "float"
     assert shown["rankers"] == ["bm25", "dense", "hybrid", "hybrid-learned"]
     assert shown["baseline"] == "bm25"
-    assert shown["ours"] == ["hybrid"] and shown["prediction_format"] is None
+    assert shown["ours"] == ["hybrid", "hybrid-learned"] and shown["prediction_format"] is None
     weak = json.loads(cli_ok(["bench", "show", "aaar-weakness", "-f", "json"]))
     assert weak["prediction_format"]["answer_field"] == "weaknesses"
     assert {o["option"] for o in weak["options"]} >= {"--window-words", "--max-tokens"}

@@ -308,7 +308,10 @@ class RetrievalTask(BenchmarkTask):
 
         assert isinstance(ranker, FusionRanker)
         fit_split = str(options["fit_split"])
-        dev = self.build_instances(store, {**options, "split": fit_split})
+        try:
+            dev = self.build_instances(store, {**options, "split": fit_split})
+        except InputError:  # a split the collection was not loaded with
+            dev = []
         if not dev:
             raise InputError(
                 f"hybrid-learned fits its fusion weight on the {fit_split!r} qrels of "
