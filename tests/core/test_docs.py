@@ -20,10 +20,26 @@ FIGURE = re.compile(r"\d[\d,.]*\s*(?:s|ms|µs|MB|GB|×|x|%|/s|texts/s|queries/s|
 
 
 def _blocks(markdown: str) -> list[str]:
-    """Table rows one by one, other text paragraph by paragraph (code fences skipped)."""
+    """Paragraph by paragraph and table rows one by one (code fences skipped); a paragraph just
+    before a table is its caption, and a caption that names a script attributes every row."""
     blocks: list[str] = []
     para: list[str] = []
+    table: list[str] = []
     fence = False
+    caption = ""
+
+    def flush() -> None:
+        nonlocal caption
+        if para:
+            blocks.append(" ".join(para))
+            caption = blocks[-1]
+            para.clear()
+        if table:  # rows one by one, each attributed by a caption that names a script
+            prefix = caption + " " if SCRIPT.search(caption) else ""
+            blocks.extend(prefix + row if prefix else row for row in table)
+            caption = ""
+            table.clear()
+
     for line in markdown.splitlines():
         if line.startswith("```"):
             fence = not fence
@@ -31,15 +47,16 @@ def _blocks(markdown: str) -> list[str]:
         if fence:
             continue
         if line.startswith("|"):
-            blocks.append(line)
+            if para:
+                flush()
+            table.append(line)
         elif line.strip():
+            if table:
+                flush()
             para.append(line)
-            continue
-        if para:
-            blocks.append(" ".join(para))
-            para = []
-    if para:
-        blocks.append(" ".join(para))
+        else:
+            flush()
+    flush()
     return blocks
 
 
