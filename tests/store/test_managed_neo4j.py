@@ -104,31 +104,34 @@ def test_start_reuse_stop_restart_and_crash(tmp_path: Path) -> None:
     if java_available():
         pytest.skip(f"no managed Neo4j here: {java_available()}")
     server = ManagedNeo4j(tmp_path / "neo4j")
-    first = server.start()
-    assert first.state == "running" and first.versions["gds"].startswith("2.")
-    assert server.start().pid == first.pid  # a live server is reused
-    settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
-    st = Neo4jStore.from_settings(settings)
-    st.merge_nodes("Paper", [{"id": f"p{i}", "title": f"T{i}"} for i in range(50)])
-    st.close()
-    assert server.stop() and server.status().state == "stopped"
-    assert not server.stop()  # nothing to stop
-    second = server.start()  # the data and the password survive a restart
-    assert second.pid != first.pid
-    st = Neo4jStore.from_settings(settings)
-    assert st.counts().nodes.get("Paper") == 50
-    st.close()
-    assert second.pid is not None
-    os.kill(second.pid, signal.SIGKILL)  # a crash: the pid file is stale, the next start recovers
-    assert server.status(details=False).state in ("running", "stale")
-    third = server.start()
-    st = Neo4jStore.from_settings(settings)
     try:
-        assert st.counts().nodes.get("Paper") == 50
-    finally:
+        first = server.start()
+        assert first.state == "running" and first.versions["gds"].startswith("2.")
+        assert server.start().pid == first.pid  # a live server is reused
+        settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        st = Neo4jStore.from_settings(settings)
+        st.merge_nodes("Paper", [{"id": f"p{i}", "title": f"T{i}"} for i in range(50)])
         st.close()
-        server.stop()
-    assert third.state == "running"
+        assert server.stop() and server.status().state == "stopped"
+        assert not server.stop()  # nothing to stop
+        second = server.start()  # the data and the password survive a restart
+        assert second.pid != first.pid
+        st = Neo4jStore.from_settings(settings)
+        assert st.counts().nodes.get("Paper") == 50
+        st.close()
+        assert second.pid is not None
+        # a crash: the pid file is stale, the next start recovers
+        os.kill(second.pid, signal.SIGKILL)
+        assert server.status(details=False).state in ("running", "stale")
+        third = server.start()
+        st = Neo4jStore.from_settings(settings)
+        try:
+            assert st.counts().nodes.get("Paper") == 50
+        finally:
+            st.close()
+        assert third.state == "running"
+    finally:
+        server.stop()  # never leave a JVM behind, whatever failed
 
 
 def test_bulk_import_refuses_a_database_with_nodes(tmp_path: Path) -> None:
