@@ -347,8 +347,15 @@ class ManagedNeo4j:
         if self.port:
             return self.port
         kept = self._read_info().get("port")
-        if isinstance(kept, int) and _port_free(kept):
-            return kept
+        if isinstance(kept, int):
+            # the port of the last run, so the URI stays the same; a JVM killed a moment ago
+            # may hold it for a few more seconds
+            deadline = time.monotonic() + 15.0
+            while time.monotonic() < deadline:
+                if _port_free(kept):
+                    return kept
+                time.sleep(0.25)
+            log.warning("port %s of the last run is taken: choosing another", kept)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             s.bind(("127.0.0.1", 0))
             return int(s.getsockname()[1])
