@@ -48,12 +48,9 @@ def both(store: GraphStore, neo4j_store: GraphStore) -> dict[str, GraphStore]:
 
 
 @pytest.fixture
-def load_settings_tmp(
-    scholarkg_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Settings:
+def load_settings_tmp(scholarkg_home: Path, tmp_path: Path) -> Settings:
     """Settings whose checkpoints live in this test's temp dir (each backend loads afresh)."""
-    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
-    return load_settings()
+    return load_settings().with_overrides(home=tmp_path / "home")
 
 
 def _load_both(both: Mapping[str, GraphStore], load: Callable[[GraphStore], None]) -> None:
