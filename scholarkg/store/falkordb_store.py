@@ -32,11 +32,13 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store import falkordb_dialect as dialect
 from scholarkg.store.base import (
+    VECTOR_MIN_FETCH,
     EdgeSnapshot,
     GraphCounts,
     Hit,
     PageRankConfig,
     PageRankResult,
+    best_hits,
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
@@ -323,7 +325,10 @@ class FalkorDBStore(BatchWriteStore):
         if want < 1:
             raise InputError(f"k must be >= 1, got {k}", field="k")
         query = dialect.vector_search_query(index.label, index.property)
-        params: dict[str, Any] = {"k": want, "v": [float(x) for x in vector]}
+        params: dict[str, Any] = {
+            "k": max(want, VECTOR_MIN_FETCH),
+            "v": [float(x) for x in vector],
+        }
         self._vector_props.add(index.property)
         available: int | None = None
         while True:
@@ -338,8 +343,7 @@ class FalkorDBStore(BatchWriteStore):
             if len(hits) >= available or params["k"] >= MAX_VECTOR_FETCH:
                 break
             params["k"] = min(params["k"] * 2, MAX_VECTOR_FETCH)
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return hits[:want]
+        return best_hits(hits, want)
 
     def _count_with(self, label: str, prop: str) -> int:
         """How many ``label`` nodes hold ``prop`` (a label scan: only on a short kNN answer)."""

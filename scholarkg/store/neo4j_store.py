@@ -49,11 +49,13 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store import neo4j_dialect as dialect
 from scholarkg.store.base import (
+    VECTOR_MIN_FETCH,
     EdgeSnapshot,
     GraphCounts,
     Hit,
     PageRankConfig,
     PageRankResult,
+    best_hits,
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
@@ -203,14 +205,25 @@ class Neo4jStore(BatchWriteStore):
         if not s.uri:
             raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
         try:
-            from neo4j import GraphDatabase
+            from neo4j import GraphDatabase, NotificationDisabledClassification
         except ImportError as err:  # pragma: no cover - depends on the installed extras
             raise ConfigError(
                 "the neo4j backend needs the driver: pip install 'scholarkg[neo4j]'"
             ) from err
         auth = (s.user, s.password) if s.password is not None else None
         try:
-            driver = GraphDatabase.driver(s.uri, auth=auth)
+            # One graph holds several families, so a query often names a label, type or
+            # property another family owns and this graph lacks (RPG asks for HAS_RESULT on
+            # a graph with no Papers with Code results): the server's "does not exist"
+            # notifications are expected here, and the driver logged each as a WARNING on
+            # every run. Deprecation/performance notifications stay on.
+            driver = GraphDatabase.driver(
+                s.uri,
+                auth=auth,
+                notifications_disabled_classifications=[
+                    NotificationDisabledClassification.UNRECOGNIZED
+                ],
+            )
         except Exception as err:  # invalid URI scheme and the like: never echo credentials
             raise ConfigError(f"cannot use NEO4J_URI {redact_uri(s.uri)!r}: {err}") from None
         try:
@@ -320,12 +333,15 @@ class Neo4jStore(BatchWriteStore):
         check_property(index.property)
         records = self._execute(
             dialect.vector_search_query(index.property),
-            {"index": index.name, "k": int(k), "v": [float(x) for x in vector]},
+            {
+                "index": index.name,
+                "k": max(int(k), VECTOR_MIN_FETCH),
+                "v": [float(x) for x in vector],
+            },
             read=True,
         ).records
         hits = [self._hit(r["node"], r["score"], drop=(index.property,)) for r in records]
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return hits
+        return best_hits(hits, k)
 
     # -- inspection --------------------------------------------------------------------
     def counts(self) -> GraphCounts:

@@ -169,11 +169,13 @@ class StoreDenseRanker(Ranker):
         if candidates is None:
             if k == 0:
                 return [], []
+            # The index finds the hits; their scores come from the stored vectors, as for
+            # candidates below. Each server computes its cosine in float32 its own way (two
+            # hits measured: FalkorDB 0.86640850 and 0.86640847, Neo4j 0.86640847 for both),
+            # and tied hits come back in each one's own order: re-scored here and taken in
+            # id order, the ranking is the same on every backend (ties by id).
             hits = self.store.vector(self.index, q.tolist(), k=k)
-            # store score (1 + cos) / 2 -> cos; re-sort so ties follow the ordering rule
-            scores = np.array([2.0 * h.score - 1.0 for h in hits], dtype=np.float64)
-            idx, vals = top_k(scores, k)
-            return [hits[i].id for i in idx], vals.tolist()
+            candidates = sorted(h.id for h in hits)
         rows = run_query(
             self.store, "rankers/dense_candidate_vectors", {"ids": list(candidates)},
             label=self.index.label, prop=self.property,
