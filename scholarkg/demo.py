@@ -62,8 +62,8 @@ def run_demo(
     summary: dict[str, Any] = {}
     settings = settings.with_overrides(graph=DEMO_GRAPH)
 
-    t = _step(console, "1. embedded graph store")
     if settings.backend == "embedded":
+        t = _step(console, "1. embedded graph store")
         server = EmbeddedServer(settings.data_dir)
         status = server.ensure_running()
         console.print(f"FalkorDB pid {status.pid}, socket {status.socket}, data {status.data_dir}")
@@ -71,10 +71,17 @@ def run_demo(
     else:
         from scholarkg.store import open_store
 
+        t = _step(console, f"1. graph store: {settings.backend}")
         store = open_store(settings)
+        _check_neo4j_is_the_demos(store, settings)
+        console.print(f"{store!r} (the demo fills the whole database)")
     store.clear()
     created = store.apply_schema()
-    console.print(f"schema applied on graph {DEMO_GRAPH!r} ({len(created or [])} statements)")
+    console.print(f"schema applied on graph {store.graph!r} ({len(created or [])} statements)")
+    if settings.backend != "embedded":
+        marker = _demo_marker(settings)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(_demo_marker_text(store) + "\n", encoding="utf-8")
     _done(console, t)
 
     try:
@@ -87,13 +94,48 @@ def run_demo(
     finally:
         store.close()
     console.print(Rule("[bold green]demo finished"))
+    where = f"--graph {DEMO_GRAPH}" if settings.backend == "embedded" else "--backend neo4j"
     console.print(
-        f"Explore: [bold]scholarkg --graph {DEMO_GRAPH} cypher "
+        f"Explore: [bold]scholarkg {where} cypher "
         '"MATCH (p:Paper)-[:CITES]->(q:Paper) RETURN q.title, count(p) AS cites '
         'ORDER BY cites DESC LIMIT 5"[/bold]\n'
-        "Stop the server: [bold]scholarkg db stop[/bold]"
+        f"Stop the server: [bold]scholarkg {'' if settings.backend == 'embedded' else where + ' '}"
+        "db stop[/bold]"
     )
     return summary
+
+
+def _demo_marker(settings: Settings) -> Path:
+    """``<home>/demo-neo4j.txt``: which Neo4j database the demo last filled."""
+    return settings.home / "demo-neo4j.txt"
+
+
+def _demo_marker_text(store: GraphStore) -> str:
+    return repr(store)  # URI without credentials, user, database
+
+
+def _check_neo4j_is_the_demos(store: GraphStore, settings: Settings) -> None:
+    """Refuse to wipe a Neo4j database that holds someone's data.
+
+    On the embedded store the demo has a graph of its own (``demo``); Neo4j Community has one
+    user database, so the demo clears and fills *that*. It does so only when the database is
+    empty or is the one the demo filled last time (the marker file names it).
+    """
+    from scholarkg.errors import ConfigError
+
+    counts = store.counts()
+    n = sum(counts.nodes.values())
+    if n == 0:
+        return
+    marker = _demo_marker(settings)
+    if marker.is_file() and marker.read_text(encoding="utf-8").strip() == _demo_marker_text(store):
+        return
+    store.close()
+    raise ConfigError(
+        f"the demo clears the whole Neo4j database, and {store!r} holds {n} scholarkg nodes "
+        "that an earlier demo did not write; point NEO4J_URI / NEO4J_DATABASE at an empty "
+        "database, or empty this one first (scholarkg --backend neo4j db reset)"
+    )
 
 
 @dataclass

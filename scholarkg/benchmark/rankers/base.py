@@ -57,6 +57,18 @@ class Ranking:
         return dict(zip(self.ids, self.scores, strict=True))
 
 
+#: Graph scores equal to this many decimals are ties. GDS and scipy (or one projection whose
+#: nodes are numbered in another order) sum in another order, so tied nodes come back a last
+#: bit apart (0.2775 vs 0.2775000000000001); rounded far below any solver tolerance (GDS:
+#: 1e-7) they tie again, and the tie-break, not the backend, decides their order.
+TIE_DECIMALS = 12
+
+
+def tie_key(scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``scores`` rounded to :data:`TIE_DECIMALS`: rank by this, report the scores."""
+    return np.round(np.asarray(scores, dtype=np.float64), TIE_DECIMALS)
+
+
 def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices and scores of the ``k`` best entries (score desc, then position asc).
 

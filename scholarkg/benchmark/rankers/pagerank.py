@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import HasText, StoreRanker, top_k
+from scholarkg.benchmark.rankers.base import HasText, StoreRanker, tie_key, top_k
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
 from scholarkg.store.base import PageRankConfig
@@ -94,7 +94,9 @@ class GraphPageRank(StoreRanker):
             config=config,
         )  # fmt: skip
         scores = np.asarray([res.scores.get(c, 0.0) for c in pool], dtype=np.float64)
-        idx, vals = top_k(scores, len(pool) if k is None else k)
+        # GDS and scipy differ in the last bits: rank by the rounded scores (ties by position)
+        idx, _ = top_k(tie_key(scores), len(pool) if k is None else k)
+        vals = scores[idx]
         info = {"ran_iterations": res.ran_iterations, "did_converge": res.did_converge}
         return [pool[i] for i in idx], vals.tolist(), info
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import Ranker, Ranking, top_k
+from scholarkg.benchmark.rankers.base import Ranker, Ranking, tie_key, top_k
 from scholarkg.benchmark.rankers.fusion import rrf
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
@@ -184,9 +184,14 @@ class PPRRanker(ContextRanker):
         nodes, scores = self.projection.personalized(seeds, exclude=exclude, **self.kw)
         keep = ~np.isin(nodes, np.fromiter(seeds, np.int64, len(seeds)))
         nodes, scores = nodes[keep], scores[keep]
-        idx, vals = top_k(scores, k)
         ids = self.projection.ids
-        return [ids[nodes[i]] for i in idx], vals.tolist()
+        # ties by paper id, not by projection position: each backend numbers the projection's
+        # nodes in its own order (and sums in it, hence tie_key)
+        names = np.asarray([ids[n] for n in nodes], dtype=object)
+        by_id = np.argsort(names, kind="stable")
+        nodes, scores, names = nodes[by_id], scores[by_id], names[by_id]
+        idx, _ = top_k(tie_key(scores), k)
+        return [str(names[i]) for i in idx], scores[idx].tolist()
 
 
 class CypherGraphRanker(ContextRanker):

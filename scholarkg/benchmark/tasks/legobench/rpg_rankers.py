@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import HasText, StoreRanker
+from scholarkg.benchmark.rankers.base import HasText, StoreRanker, tie_key
 from scholarkg.benchmark.tasks.legobench.rpg import (
     LeaderboardQuery,
     PaperVectors,
@@ -167,11 +167,6 @@ def _positional(ids: list[str]) -> tuple[list[str], list[float]]:
     return ids, [float(len(ids) - i) for i in range(len(ids))]
 
 
-#: PageRank scores equal to this many decimals are ties (GDS's tolerance is 1e-7; float
-#: summation noise is ~1e-16)
-TIE_DECIMALS = 12
-
-
 class PageRankRanker(RPGRanker):
     """The paper's baseline: weighted PageRank on the candidate subgraph (GDS semantics).
 
@@ -210,10 +205,8 @@ class PageRankRanker(RPGRanker):
         res = store.pagerank("Paper", self.config.rel_type, node_ids=cands, weight_property=wp)
         ids = list(res.scores)
         # GDS sums in another order than scipy: tied candidates (isolated ones, all at
-        # 1 - d) come back a last bit apart (0.2775 vs 0.2775000000000001). Rounded far
-        # below the solver's tolerance they tie again, so ties break by id on every backend.
-        key = np.round(np.asarray([res.scores[i] for i in ids], dtype=np.float64), TIE_DECIMALS)
-        ranked = sorted_by(ids, key)
+        # 1 - d) come back a last bit apart; rounded (tie_key) they break by id on every backend
+        ranked = sorted_by(ids, tie_key([res.scores[i] for i in ids]))
         return ranked, [float(res.scores[i]) for i in ranked]
 
 
