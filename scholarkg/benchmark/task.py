@@ -657,6 +657,42 @@ def parse_task_args(
 # ----------------------------------------------------------------------------- running
 
 
+def _run_config(
+    task: BenchmarkTask,
+    resolved: Mapping[str, Any],
+    result: TaskResult,
+    *,
+    kind: str,
+    name: str,
+    params: Mapping[str, Any],
+    graph: str | None,
+    n_instances: int,
+) -> dict[str, Any]:
+    """The config keys every recorded run has, whether ``bench run`` or ``bench score``
+    made it, so run listings and comparisons read both the same way."""
+    config: dict[str, Any] = {
+        "family": task.family,
+        "configuration": task.configuration(resolved),
+        "answer": {
+            "kind": kind,
+            "name": name,
+            "params": dict(params),
+            "baseline": name == task.baseline,
+            "ours": name in task.ours,
+        },
+        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
+        "graph": graph,
+        "n_instances": n_instances,
+    }
+    if result.intervals:
+        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
+    return config
+
+
+def _joined_notes(notes: str | None, result: TaskResult) -> str | None:
+    return "; ".join(n for n in (notes, *result.notes) if n) or None
+
+
 def run_task(
     task: BenchmarkTask,
     store: GraphStore,
@@ -709,20 +745,16 @@ def run_task(
     timings["score"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - start
 
-    config: dict[str, Any] = {
-        "family": task.family,
-        "configuration": task.configuration(resolved),
-        "answer": {
-            "kind": source.kind,
-            "name": source.name,
-            "params": answers.params or dict(source.params),
-            "baseline": source.name == task.baseline,
-            "ours": source.name in task.ours,
-        },
-        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
-        "graph": getattr(store, "graph", None),
-        "n_instances": len(instances),
-    }
+    config = _run_config(
+        task,
+        resolved,
+        result,
+        kind=source.kind,
+        name=source.name,
+        params=answers.params or dict(source.params),
+        graph=getattr(store, "graph", None),
+        n_instances=len(instances),
+    )
     if source.path is not None:
         config["answer"]["path"] = str(source.path)
     client_record = getattr(source.client, "settings_record", None)
@@ -745,9 +777,6 @@ def run_task(
         config["limit"] = limit
     if answers.extra:
         config["answer"]["extra"] = answers.extra
-    if result.intervals:
-        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
-    all_notes = [n for n in (notes, *result.notes) if n]
     record = new_run(
         task.name,
         metrics=result.aggregate,
@@ -757,7 +786,7 @@ def run_task(
         prompts=answers.prompts,
         timings=timings,
         classes=result.classes,
-        notes="; ".join(all_notes) if all_notes else None,
+        notes=_joined_notes(notes, result),
         predictions=rows,
     )
     files: list[Path] = []
@@ -806,28 +835,21 @@ def score_task_files(
     check_result(task, result)
     model = predictions_model(predictions)
     name = model or Path(predictions).stem
-    config: dict[str, Any] = {
-        "family": task.family,
-        "configuration": task.configuration(resolved),
-        "answer": {
-            "kind": "predictions",
-            "name": name,
-            "params": {},
-            "baseline": name == task.baseline,
-            "ours": name in task.ours,
-            "path": str(predictions),
-        },
-        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
-        "graph": None,
-        "data": str(data),
-        "only_answered": only_answered,
-        "n_instances": len(result.per_instance),
-    }
+    config = _run_config(
+        task,
+        resolved,
+        result,
+        kind="predictions",
+        name=name,
+        params={},
+        graph=None,
+        n_instances=len(result.per_instance),
+    )
+    config["answer"]["path"] = str(predictions)
+    config["data"] = str(data)
+    config["only_answered"] = only_answered
     if model:
         config["answer"]["model"] = model
-    if result.intervals:
-        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
-    all_notes = [n for n in (notes, *result.notes) if n]
     record = new_run(
         task.name,
         metrics=result.aggregate,
@@ -836,7 +858,7 @@ def score_task_files(
         models={"llm": model} if model else {},
         timings={"score": time.perf_counter() - start, "total": time.perf_counter() - start},
         classes=result.classes,
-        notes="; ".join(all_notes) if all_notes else None,
+        notes=_joined_notes(notes, result),
     )
     if runs_dir is not None:
         RunRegistry(runs_dir).save(record)
