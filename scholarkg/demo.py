@@ -394,26 +394,16 @@ def _dorismae(ctx: DemoContext) -> None:
 
 
 def _citerec(ctx: DemoContext) -> None:
-    from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.corpus_lookup import corpus_lookup
-    from scholarkg.loaders.steps import Step
+    from scholarkg.loaders.steps import s2_steps
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     t = _step(ctx.console, "10. citation recommendation: synthetic S2 world, BM25 vs ours")
     shared = shared_arxiv_ids(ctx)
     files = write_world(generate(ctx.n_citerec, seed=13, arxiv_ids=shared), ctx.out_dir / "s2")
     report, lookup = SkipReport(), corpus_lookup(ctx.store)
-    readers = {
-        "papers": lambda p: s2.read_papers(p, report),
-        "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
-        "citations": lambda p: s2.read_citations(p, report, lookup),
-        "s2orc": lambda p: s2.read_s2orc(p, report, lookup),
-    }
-    steps = [
-        Step(f"s2 {kind}", files[kind], f"s2-{kind}", lambda f=files[kind], r=read: r(f))
-        for kind, read in readers.items()
-    ]
+    steps = s2_steps(files, report, lookup)
     _run_steps(ctx, steps, batch_size=2_000)
     ctx.console.print(f"  loaded {ctx.out_dir / 's2'} ({ctx.n_citerec} papers, S2 layout)")
     opts = {"projection_cache": str(ctx.out_dir / "s2" / "projection")}

@@ -145,8 +145,8 @@ def load_s2(
     ``--workers N`` parses S2ORC lines (JSON, masking, sentence splitting) in N processes.
     """
     from scholarkg.console import print_summary
-    from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.steps import s2_steps
 
     given = {
         "venues": venues,
@@ -170,20 +170,7 @@ def load_s2(
     with store_session(write=True) as store:
         store.apply_schema()
         lookup = corpus_lookup(store)
-        readers = {
-            "venues": lambda p: s2.read_venues(p, report),
-            "authors": lambda p: s2.read_authors(p, report),
-            "papers": lambda p: s2.read_papers(p, report),
-            "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
-            "tldrs": lambda p: s2.read_tldrs(p, report, lookup),
-            "citations": lambda p: s2.read_citations(p, report, lookup),
-            "s2orc": lambda p: s2.read_s2orc(p, report, lookup, workers=n_workers),
-        }
-        steps = [
-            Step(f"s2 {kind}", path, f"s2-{kind}", lambda kind=kind, path=path: readers[kind](path))
-            for kind, path in given.items()
-            if path is not None
-        ]
+        steps = s2_steps(given, report, lookup, workers=n_workers)
         summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
         summary.notes.extend(report.notes())
     print_summary(summary, title="load s2")

@@ -149,15 +149,7 @@ def bulk_load_s2(
 
         counts: dict[str, int] = {}
         t0 = time.perf_counter()
-        order: list[tuple[str, Callable[[Path], Iterable[Group]]]] = [
-            ("venues", lambda p: s2.read_venues(p, report)),
-            ("authors", lambda p: s2.read_authors(p, report)),
-            ("papers", lambda p: s2.read_papers(p, report)),
-            ("abstracts", lambda p: s2.read_abstracts(p, report, lookup)),
-            ("tldrs", lambda p: s2.read_tldrs(p, report, lookup)),
-            ("citations", lambda p: s2.read_citations(p, report, lookup)),
-            ("s2orc", lambda p: s2.read_s2orc(p, report, lookup, workers=workers)),
-        ]
+        order = s2.dataset_readers(report, lookup, workers=workers)
         for kind, read in order:
             path = files.get(kind)
             if path is None:

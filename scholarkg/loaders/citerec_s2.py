@@ -669,3 +669,20 @@ def _s2orc_records(
     if missing:
         report.drop("s2orc citing sentence(s) whose cited paper is not in the graph", missing)
     return records
+
+
+def dataset_readers(
+    report: SkipReport, lookup: Any, *, workers: int = 0
+) -> list[tuple[str, Callable[[Path], Iterator[Group]]]]:
+    """``(dataset, reader)`` for every S2 dataset, in the order they must load: later ones
+    find their papers by corpus id (``lookup``) among those loaded before. One list for the
+    incremental steps (``loaders.steps.s2_steps``) and the bulk loader."""
+    return [
+        ("venues", lambda p: read_venues(p, report)),
+        ("authors", lambda p: read_authors(p, report)),
+        ("papers", lambda p: read_papers(p, report)),
+        ("abstracts", lambda p: read_abstracts(p, report, lookup)),
+        ("tldrs", lambda p: read_tldrs(p, report, lookup)),
+        ("citations", lambda p: read_citations(p, report, lookup)),
+        ("s2orc", lambda p: read_s2orc(p, report, lookup, workers=workers)),
+    ]

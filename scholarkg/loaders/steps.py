@@ -9,8 +9,9 @@ the CLI (``commands/load.py``) adds the progress bar and the printed summary.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +208,33 @@ def pwc_steps(
         )
     if links:
         steps.append(Step("pwc code links", links, "pwc-links", lambda: pwc.read_links(links)))
+    return steps
+
+
+def s2_steps(
+    files: Mapping[str, Path | None],
+    report: Any,
+    lookup: Any,
+    *,
+    workers: int = 0,
+) -> list[Step]:
+    """The steps loading Semantic Scholar dataset files (any subset), in dependency order.
+
+    ``lookup`` is the store's corpus-id lookup (``loaders.corpus_lookup``); ``report`` the
+    ``SkipReport`` collecting skipped lines; ``workers`` S2ORC parsing processes. One
+    definition for ``load s2``, the demo and the tests.
+    """
+    from scholarkg.loaders.citerec_s2 import dataset_readers
+
+    readers = dataset_readers(report, lookup, workers=workers)
+    unknown = set(files) - {kind for kind, _ in readers}
+    if unknown:
+        raise ValueError(f"unknown S2 dataset(s): {sorted(unknown)}")
+    steps = []
+    for kind, read in readers:
+        path = files.get(kind)
+        if path is not None:
+            steps.append(Step(f"s2 {kind}", path, f"s2-{kind}", partial(read, path)))
     return steps
 
 

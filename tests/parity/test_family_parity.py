@@ -26,7 +26,7 @@ from _fakes import HashEmbedder
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, TaskRun, run_task
 from scholarkg.config import Settings, load_settings
-from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.loaders.steps import Step, run_steps, s2_steps
 from scholarkg.loaders.writer import write_records
 from scholarkg.store.base import GraphStore
 
@@ -177,7 +177,6 @@ def test_citerec_parity(
     """Synthetic S2 world in a graph another family's papers are already in (as in the demo:
     the projection then numbers its nodes in each backend's own order): BM25 baseline, the
     graph rankers, the RRF hybrid and the learned fusion."""
-    from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.corpus_lookup import corpus_lookup
     from scholarkg.loaders.dorismae import DorisReader
@@ -193,17 +192,7 @@ def test_citerec_parity(
 
     def load(st: GraphStore) -> None:
         write_records(st, DorisReader(doris).records())
-        report, lookup = SkipReport(), corpus_lookup(st)
-        readers = {
-            "papers": lambda p: s2.read_papers(p, report),
-            "abstracts": lambda p: s2.read_abstracts(p, report, lookup),
-            "citations": lambda p: s2.read_citations(p, report, lookup),
-            "s2orc": lambda p: s2.read_s2orc(p, report, lookup),
-        }
-        steps = [
-            Step(f"s2 {kind}", files[kind], f"s2-{kind}", lambda f=files[kind], r=read: r(f))
-            for kind, read in readers.items()
-        ]
+        steps = s2_steps(files, SkipReport(), corpus_lookup(st))
         run_steps(st, steps, settings=load_settings_tmp, batch_size=500)
 
     _load_both(both, load)
