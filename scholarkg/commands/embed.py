@@ -13,16 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from scholarkg.commands.common import RateColumn, console, print_rows, store_session
+from scholarkg.commands.common import console, count_bar, print_rows, store_session
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -85,15 +77,7 @@ def nodes(
         embedder = _load(model, backend, device)
     with (
         store_session(write=True) as store,
-        Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            RateColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        ) as bar,
+        count_bar() as bar,
     ):
         task = bar.add_task(f"embedding {label}", total=None)
 
