@@ -263,15 +263,9 @@ class Projection:
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
-        if self.resident is not None:
-            try:
-                return self.resident.pagerank(cfg)
-            except NotSupported:  # biased sources on a GDS without them: same semantics here
-                log.info("personalized PageRank with biased sources runs on the client arrays")
-            except StaleProjection:
-                # this projection is a snapshot of an older state, which GDS can no longer
-                # project; its own arrays still hold that state, and the result is the same
-                log.info("the graph changed since this projection: PageRank on its arrays")
+        resident = self._resident_pagerank(cfg)
+        if resident is not None:
+            return resident
         return pagerank_on_snapshot(
             self.snapshot(),
             cfg,
@@ -281,14 +275,29 @@ class Projection:
             position=self.index if cfg.source_nodes is not None else None,
         )
 
+    def _resident_pagerank(self, cfg: PageRankConfig) -> PageRankResult | None:
+        """PageRank in GDS on the resident projection, or None where the client arrays must
+        serve instead (same semantics, same numbers): no resident projection, a GDS that
+        cannot weight source nodes, or a projection of a state the graph has since left."""
+        if self.resident is None:
+            return None
+        try:
+            return self.resident.pagerank(cfg)
+        except NotSupported:
+            log.info("personalized PageRank with biased sources runs on the client arrays")
+        except StaleProjection:
+            log.info("the graph changed since this projection: PageRank on its arrays")
+        return None
+
     def pagerank_array(self, config: PageRankConfig | None = None) -> np.ndarray:
         """Global PageRank scores as an array in ``ids`` order (no 1M-entry dict)."""
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
         if cfg.source_nodes is not None:
             raise InputError("pagerank_array is global PageRank; use personalized()")
-        if self.resident is not None:
-            by_id = self.resident.pagerank(cfg).scores
+        resident = self._resident_pagerank(cfg)
+        if resident is not None:
+            by_id = resident.scores
             missing = [i for i in self.ids if i not in by_id]
             if missing or len(by_id) != self.n_nodes:
                 raise StoreError(
