@@ -299,15 +299,18 @@ def reset(
         with server_wait_line():
             store = FalkorDBStore.from_settings(cfg, allow_incomplete=True)
         try:
-            _reset(store, cfg.graph, cfg.backend, yes)
+            _reset(store, cfg.backend, yes)
         finally:
             store.close()
         return
     with store_session() as store:
-        _reset(store, cfg.graph, cfg.backend, yes)
+        _reset(store, cfg.backend, yes)
 
 
-def _reset(store: GraphStore, graph: str, backend: str, yes: bool) -> None:
+def _reset(store: GraphStore, backend: str, yes: bool) -> None:
+    # the store's own graph name: what loads scope their checkpoints by (on Neo4j the
+    # database, whatever --graph says), so exactly those are forgotten
+    graph = store.graph
     counts = store.counts()
     if not yes:
         typer.confirm(

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import stat
+import time
 from pathlib import Path
 
 import psutil
@@ -201,5 +202,62 @@ def test_load_bulk_on_the_managed_neo4j(tmp_path: Path, monkeypatch: pytest.Monk
             st.close()
         again = runner.invoke(app, ["--backend", "neo4j", "load", "bulk", "--papers", str(papers)])
         assert again.exit_code != 0 and "holds 30 nodes" in str(again.exception)
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_20k_papers_kill9_mid_load_then_resume_equals_a_clean_load(tmp_path: Path) -> None:
+    """The embedded store's crash test, on the managed Neo4j: 20k papers / ~150k citations
+    loaded cleanly; the database reset; the same load with the JVM killed (SIGKILL) half-way
+    through the citations; ``db start`` (Neo4j recovers its store); ``--resume``: the graph
+    equals the clean load's, property for property."""
+    from store.test_persistence import _apc_args, _cli_proc, _run, store_state
+
+    if java_available():
+        pytest.skip(f"no managed Neo4j here: {java_available()}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLARKG_", "NEO4J_"))}
+    env["SCHOLARKG_HOME"] = str(tmp_path / "home")
+    env["SCHOLARKG_BACKEND"] = "neo4j"
+    corpus = tmp_path / "c"
+    _run({**env, "SCHOLARKG_BACKEND": "embedded", "SCHOLARKG_DATA_DIR": str(tmp_path / "unused")},
+         "load", "synthetic-legobench", "--out", str(corpus), "--papers", "20000",
+         "--leaderboards", "100", "--no-load")  # fmt: skip
+    server = ManagedNeo4j(tmp_path / "home" / "neo4j")
+
+    def state() -> dict[str, object]:
+        st = Neo4jStore.from_settings(
+            Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        )
+        try:
+            return store_state(st)
+        finally:
+            st.close()
+
+    try:
+        _run(env, *_apc_args(corpus))
+        clean = state()
+        assert clean["nodes"]["Paper"] == 20000 and clean["rels"]["CITES"] > 140_000  # type: ignore[index]
+        _run(env, "db", "reset", "--yes")  # also forgets the load checkpoints
+        assert state()["nodes"] == {}
+        load = _cli_proc(env, *_apc_args(corpus))
+        half = clean["rels"]["CITES"] // 2  # type: ignore[index]
+        probe = Neo4jStore.from_settings(
+            Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        )
+        try:
+            while probe.counts().relationships.get("CITES", 0) < half:
+                assert load.poll() is None, "load finished before the kill point"
+                time.sleep(0.2)
+        finally:
+            probe.close()
+        pid = server.status(details=False).pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        load.communicate(timeout=300)
+        assert load.returncode != 0
+        _run(env, "db", "start")
+        _run(env, *_apc_args(corpus), "--resume")
+        assert state() == clean
     finally:
         server.stop()
