@@ -63,23 +63,40 @@ def _neo4j_type(arrow_type: object) -> str | None:
 
 
 def write_import_csvs(
-    papers: Path, edges: Path | None, out: Path, *, label: str, rel_type: str
+    papers: Path, edges: Path | None, out: Path, *, label: str
 ) -> tuple[Path, Path | None, list[str]]:
-    """The importer's node and relationship CSVs; returns them and the columns left out."""
+    """The importer's node and relationship CSVs; returns them and the columns left out
+    (nested objects and lists: the importer's CSV has no place for them).
+
+    The nodes are read with Arrow's JSON reader directly, not the embedded bulk loader's
+    stricter columnar reader: that one hands floats and nested values to its line reader to
+    match it byte for byte, while here a float column is simply a ``double`` column.
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     from scholarkg.store.bulk import _edge_format
-    from scholarkg.store.bulk_arrow import Unsupported, read_edge_endpoints, read_node_table
+    from scholarkg.store.bulk_arrow import (
+        Unsupported,
+        _read_json,
+        _string_ids,
+        read_edge_endpoints,
+    )
 
     try:
-        table, ids = read_node_table(papers)
+        table = _read_json(papers)
+        if "id" not in table.column_names:
+            raise Unsupported("no id column")
+        ids = _string_ids(table.column("id"))
     except Unsupported as err:
         raise InputError(
-            f"the importer path takes plain JSONL columns only ({err}); 'scholarkg load bulk' "
-            "on the embedded store names the offending line",
+            f"cannot read the papers for Neo4j's importer ({err}); 'scholarkg load bulk' on "
+            "the embedded store names the offending line",
             path=papers,
         ) from None
+    if pc.count_distinct(ids).as_py() != len(ids):
+        raise InputError("duplicate ids", path=papers, field="id")
     columns, names, left_out = [ids], [f"id:ID({label})"], []
     for name in table.column_names:
         if name == "id":
@@ -89,7 +106,10 @@ def write_import_csvs(
             left_out.append(name)
             continue
         check_property(name)
-        columns.append(table.column(name))
+        col = table.column(name)
+        if kind == "string" and pc.any(pc.match_substring(col, "\x00")).as_py():
+            raise InputError("a string with a NUL character", path=papers, field=name)
+        columns.append(col)
         names.append(f"{name}:{kind}")
     nodes_csv = out / "nodes.csv"
     pacsv.write_csv(pa.table(columns, names=names), str(nodes_csv))
@@ -136,9 +156,7 @@ def import_into_managed(
     with tempfile.TemporaryDirectory(prefix="scholarkg-import-") as tmp:
         work = Path(tmp)
         say("writing the importer's CSV files")
-        nodes_csv, rels_csv, left_out = write_import_csvs(
-            papers, edges, work, label=label, rel_type=rel_type
-        )
+        nodes_csv, rels_csv, left_out = write_import_csvs(papers, edges, work, label=label)
         if left_out:
             log.warning("columns the importer cannot type were left out: %s", left_out)
         t1 = time.perf_counter()

@@ -155,12 +155,21 @@ def test_import_csvs_are_typed_and_keep_every_row(tmp_path: Path) -> None:
     )
     edges = tmp_path / "cites.csv"
     edges.write_text("start,end\np1,p2\np2,p9\n")
-    nodes_csv, rels_csv, left_out = write_import_csvs(
-        papers, edges, tmp_path, label="Paper", rel_type="CITES"
-    )
+    nodes_csv, rels_csv, left_out = write_import_csvs(papers, edges, tmp_path, label="Paper")
     lines = nodes_csv.read_text().splitlines()
     assert lines[0] == '"id:ID(Paper)","title:string","year:long","open:boolean"'
     assert len(lines) == 3 and left_out == []
+    scored = tmp_path / "scored.jsonl"
+    scored.write_text(
+        '{"id": "p1", "score": 0.5, "venue": {"name": "X"}}\n{"id": "p2", "score": 2}\n'
+    )
+    nodes_csv, _, left_out = write_import_csvs(scored, None, tmp_path, label="Paper")
+    assert nodes_csv.read_text().splitlines() == [
+        '"id:ID(Paper)","score:double"',
+        '"p1",0.5',
+        '"p2",2',
+    ]
+    assert left_out == ["venue"]
     assert rels_csv is not None
     assert rels_csv.read_text().splitlines() == [
         '":START_ID(Paper)",":END_ID(Paper)"',
