@@ -8,6 +8,12 @@ two; personalized PageRank per query (mean over ``--queries`` single-source quer
 
     .venv/bin/python benchmarks/bench_neo4j.py                      # 20k papers / 150k cites
     .venv/bin/python benchmarks/bench_neo4j.py --papers 2000 --citations 15000   # quick
+    .venv/bin/python benchmarks/bench_neo4j.py --parts bulk     # 1M papers / 5M citations
+
+``--parts bulk`` builds a NEW graph of ``--bulk-papers`` / ``--bulk-citations`` three ways
+in one run: the embedded store's GRAPH.BULK loader, Neo4j's offline importer
+(``load bulk --backend neo4j``) and, on a ``--merge-slice`` of it, the batched
+``UNWIND … MERGE`` writer on Neo4j, extrapolated linearly to the full size.
 
 Needs Java 17+ and Maven (the managed Neo4j); the graph is random (uniform citing paper,
 cited paper skewed towards low ids, as citations are), seeded.
@@ -17,12 +23,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_load's generator
 
 from scholarkg.config import Neo4jSettings
 from scholarkg.graphalgo.projection import ProjectionCatalog
@@ -73,17 +82,94 @@ def pagerank_figures(store: GraphStore, cache: Path, queries: list[str]) -> dict
     return {"cold": cold, "warm": min(warm), "ppr": statistics.mean(ppr), "scores": first.scores}
 
 
+def bulk_part(args: argparse.Namespace, root: Path) -> None:
+    """Embedded GRAPH.BULK vs Neo4j's importer vs Neo4j UNWIND … MERGE (slice, extrapolated)."""
+    import itertools
+    import json
+
+    from bench_load import generate
+
+    from scholarkg.store.bulk import bulk_load_papers
+    from scholarkg.store.neo4j_import import import_into_managed
+
+    papers, cites = generate(root, args.bulk_papers, args.bulk_citations)
+    print(f"bulk: {args.bulk_papers:,} papers, {args.bulk_citations:,} citations")
+    embedded = EmbeddedServer(root / "falkordb-bulk", persistent=False)
+    embedded.start()
+    try:
+        emb = FalkorDBStore(embedded.connect(), "bulk")
+        t0 = time.perf_counter()
+        res = bulk_load_papers(emb, papers, cites)
+        t_emb = time.perf_counter() - t0
+        emb.clear()
+    finally:
+        embedded.stop()
+    server = ManagedNeo4j(root / "neo4j-bulk")
+    server.start()
+    try:
+        t0 = time.perf_counter()
+        imp = import_into_managed(server, papers, cites, node_count=0)
+        settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+        neo = Neo4jStore.from_settings(settings)
+        t1 = time.perf_counter()
+        neo.apply_schema()
+        t_schema = time.perf_counter() - t1
+        t_imp = time.perf_counter() - t0
+        neo.clear()
+        # the incremental writer on a slice: the first N papers and the citations among them
+        n = args.merge_slice
+        with papers.open(encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in itertools.islice(fh, n)]
+        keep = {r["id"] for r in rows}
+        with cites.open(encoding="utf-8") as fh:
+            next(fh)
+            pairs = (ln.rstrip("\n").split(",") for ln in fh)
+            edges = [{"start": a, "end": b} for a, b in pairs if a in keep and b in keep]
+        t_merge = load(neo, rows, edges)
+        neo.clear()
+        neo.close()
+    finally:
+        server.stop()
+    scale_n, scale_e = (
+        args.bulk_papers / max(len(rows), 1),
+        args.bulk_citations / max(len(edges), 1),
+    )
+    print(
+        f"  embedded GRAPH.BULK (load bulk): {t_emb:.1f} s "
+        f"({res.nodes:,} nodes, {res.relationships:,} relationships)"
+    )
+    print(
+        f"  Neo4j offline importer (load bulk --backend neo4j): {t_imp:.1f} s "
+        f"(CSV files {imp.convert_seconds:.1f} s, stop + import + start "
+        f"{imp.import_seconds:.1f} s, schema {t_schema:.1f} s; {imp.nodes:,} nodes, "
+        f"{imp.relationships:,} relationships)"
+    )
+    print(f"  Neo4j UNWIND … MERGE on {len(rows):,} papers / {len(edges):,} citations: "
+          f"{t_merge:.1f} s, extrapolated to the full size ≈ "
+          f"{t_merge * max(scale_n, scale_e):,.0f} s (linear in the larger ratio)")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--papers", type=int, default=20_000)
     ap.add_argument("--citations", type=int, default=150_000)
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--parts", default="rows", help="rows, bulk or rows,bulk")
+    ap.add_argument("--bulk-papers", type=int, default=1_000_000)
+    ap.add_argument("--bulk-citations", type=int, default=5_000_000)
+    ap.add_argument("--merge-slice", type=int, default=50_000)
     args = ap.parse_args(argv)
     reason = java_available()
     if reason:
         print(f"cannot run the managed Neo4j here: {reason}")
         return 1
+    parts = set(args.parts.split(","))
+    if "bulk" in parts:
+        with tempfile.TemporaryDirectory(prefix="bench-neo4j-bulk-") as tmp:
+            bulk_part(args, Path(tmp))
+    if "rows" not in parts:
+        return 0
     papers, edges = corpus(args.papers, args.citations, args.seed)
     rng = np.random.default_rng(args.seed + 1)
     queries = [f"p{int(i)}" for i in rng.integers(0, args.papers, args.queries)]
