@@ -44,7 +44,9 @@ import logging
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -90,6 +92,29 @@ ANSWER_KINDS: tuple[str, ...] = ("ranker", "model", "predictions")
 
 #: ``progress(stage, n_done, n_total)``; stages are "build", "answer", "score" or a task's own.
 StageProgress = Callable[[str, int, int], None]
+
+#: the progress callback of the run being scored: ``score`` keeps its pure signature, and the
+#: few scorers that encode text (AAAR's similarity metrics, SciReplicate's judge) report
+#: through :func:`scoring_progress` (minutes of encoding on two cores must show a bar)
+_SCORING_PROGRESS: ContextVar[StageProgress | None] = ContextVar(
+    "scholarkg_scoring_progress", default=None
+)
+
+
+def scoring_progress() -> StageProgress | None:
+    """The progress callback of the run whose answers are being scored (None: nobody draws)."""
+    return _SCORING_PROGRESS.get()
+
+
+@contextmanager
+def report_scoring_to(progress: StageProgress | None) -> Iterator[None]:
+    """Within the block, :func:`scoring_progress` is ``progress`` (run_task, bench score)."""
+    token = _SCORING_PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _SCORING_PROGRESS.reset(token)
+
 
 Score = float | None
 
@@ -740,7 +765,8 @@ def run_task(
     timings["answer"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    result = task.score(instances, answers, resolved)
+    with report_scoring_to(progress):
+        result = task.score(instances, answers, resolved)
     check_result(task, result)
     timings["score"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - start
@@ -820,6 +846,7 @@ def score_task_files(
     runs_dir: Path | None = None,
     notes: str | None = None,
     only_answered: bool = False,
+    progress: StageProgress | None = None,
 ) -> tuple[TaskResult, RunRecord]:
     """``bench score``: score a predictions file against released data (no store) and record
     it as a run the way :func:`run_task` records one (same config keys; ``data`` says what
@@ -831,7 +858,10 @@ def score_task_files(
 
     resolved = task.resolve_options(options)
     start = time.perf_counter()
-    result = task.score_files(Path(data), Path(predictions), resolved, only_answered=only_answered)
+    with report_scoring_to(progress):
+        result = task.score_files(
+            Path(data), Path(predictions), resolved, only_answered=only_answered
+        )
     check_result(task, result)
     model = predictions_model(predictions)
     name = model or Path(predictions).stem

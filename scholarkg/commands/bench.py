@@ -452,8 +452,9 @@ def score(
     with stage_progress(quiet=fmt == "json") as progress:
         for n, path in enumerate(files, 1):
             result, run = score_task_files(
-                bench, data, path, options, runs_dir=runs_dir, only_answered=only_answered
-            )
+                bench, data, path, options, runs_dir=runs_dir, only_answered=only_answered,
+                progress=progress,
+            )  # fmt: skip
             results.append((path, result, run))
             progress("score", n, len(files))
     if fmt == "json":

@@ -146,6 +146,19 @@ def test_weakness_imported_released_results(aaar_store: GraphStore) -> None:
     assert run.result.aggregate["SN-R"] == pytest.approx(87.5)
 
 
+def test_weakness_scoring_reports_its_encoding(aaar_store: GraphStore) -> None:
+    """Scoring encodes every distinct weakness text once (minutes for a thousand papers on
+    two cores), and says so to the run's progress; outside a run nothing is reported."""
+    seen: list[tuple[str, int, int]] = []
+    task = WeaknessTask(encoder=KeywordEncoder())
+    path = FIX / "results" / "weakness"
+    run_task(task, aaar_store, AnswerSource.predictions(path),
+             progress=lambda stage, done, total: seen.append((stage, done, total)))  # fmt: skip
+    encoding = [s for s in seen if s[0] == "score: encode"]
+    assert encoding and encoding[-1][1] == encoding[-1][2] > 0
+    assert [d for _, d, _ in encoding] == sorted(d for _, d, _ in encoding)
+
+
 def _rc_answer(prompt: str) -> str:
     label = "every segment answer" in prompt
     if "The paper ignores table two." in prompt:

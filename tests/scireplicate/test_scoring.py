@@ -299,6 +299,20 @@ def test_cached_encoder_reuses_vectors(tmp_path: Path) -> None:
     second.close()
 
 
+def test_cached_encoder_reports_new_texts_to_the_scored_run(tmp_path: Path) -> None:
+    from scholarkg.benchmark.task import report_scoring_to
+    from scholarkg.benchmark.tasks.scireplicate.step_vectors import CachedEncoder
+
+    seen: list[tuple[str, int, int]] = []
+    enc = CachedEncoder(WordHashEncoder(), tmp_path / "v.sqlite", "hash")
+    with report_scoring_to(lambda stage, done, total: seen.append((stage, done, total))):
+        enc.encode(["alpha", "beta", "alpha"])
+        enc.encode(["alpha"])  # all cached: nothing to report
+    enc.encode(["gamma"])  # outside a scored run: nobody listens
+    enc.close()
+    assert seen == [("score: encode steps", 0, 2), ("score: encode steps", 2, 2)]
+
+
 def test_thread_limited_encoder_restores_torch_threads() -> None:
     torch = pytest.importorskip("torch")
     from scholarkg.benchmark.tasks.scireplicate.step_vectors import ThreadLimitedEncoder

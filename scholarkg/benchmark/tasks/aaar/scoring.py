@@ -27,7 +27,7 @@ from scholarkg.benchmark.metrics.classification import (
 from scholarkg.benchmark.metrics.generation import aligned_list_rouge, bertscore, rouge
 from scholarkg.benchmark.metrics.lists import itf_idf, s_match, s_scores, sn_scores
 from scholarkg.benchmark.metrics.similarity import Encoder
-from scholarkg.benchmark.task import TaskResult
+from scholarkg.benchmark.task import TaskResult, scoring_progress
 from scholarkg.errors import InputError
 
 PCT = 100.0
@@ -56,8 +56,11 @@ class CachedEncoder:
         todo = sorted(
             (t for t in dict.fromkeys(texts) if t not in self._cache), key=lambda t: (len(t), t)
         )
+        progress = scoring_progress()  # the scored run's bar: minutes on two cores
         for start in range(0, len(todo), batch_size):
             self.encode(todo[start : start + batch_size])
+            if progress is not None:
+                progress("score: encode", min(start + batch_size, len(todo)), len(todo))
 
     def encode(self, texts: list[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from scholarkg.benchmark.task import scoring_progress
+
 EMBEDDING_BACKENDS = ("torch", "torch-int8")
 
 
@@ -63,7 +65,14 @@ class CachedEncoder:
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if missing:
+            # one call, as before (the judge's batches decide the vectors' last bits); the
+            # scored run's bar shows the count and the time it takes
+            progress = scoring_progress()
+            if progress is not None:
+                progress("score: encode steps", 0, len(missing))
             fresh = np.asarray(self.encoder.encode(missing), dtype=np.float32)
+            if progress is not None:
+                progress("score: encode steps", len(missing), len(missing))
             new = {self._key(t): fresh[i] for i, t in enumerate(missing)}
             with self._lock:
                 self._conn.executemany(
