@@ -221,3 +221,29 @@ def test_related_work_context_from_the_graph_and_its_effect(aaar_store: GraphSto
     # paper 1: S-F1 0.667 (P 1, R .5) without; 1.0 with; paper 2 unchanged (1.0)
     assert effect.test.delta == pytest.approx(100 * (1 - 2 / 3) / 2, abs=1e-6)
     assert effect.test.n == 2 and 0 < effect.test.p_value <= 1
+
+
+def test_bundled_metric_encoder_is_paid_once_across_runs(tmp_path: Path) -> None:
+    """Behind the vector file cache the metric encoder's own vectors come back bit for bit,
+    and a second process (a new cache object) encodes nothing it has seen."""
+    import numpy as np
+
+    from scholarkg.benchmark.tasks.aaar.common import MetricEncoderEmbedder
+    from scholarkg.services.embeddings import CachingEmbedder
+
+    calls: list[list[str]] = []
+
+    class Counting(KeywordEncoder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            calls.append(list(texts))
+            return np.asarray(super().encode(texts), dtype=np.float32)
+
+    texts = ["alpha delta", "gamma", "alpha delta", "Zorb helps"]
+    first = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    a = first.encode(texts)
+    direct = np.asarray(Counting().encode(texts), dtype=np.float32)
+    assert np.array_equal(a, direct)
+    calls.clear()
+    second = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    assert np.array_equal(second.encode(texts), a)
+    assert [c for c in calls if c != ["dimension probe"]] == []
