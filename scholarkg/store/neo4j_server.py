@@ -138,7 +138,8 @@ def build_launcher(progress: Callable[[str], None] | None = None, *, force: bool
             + (" (first build: downloading Neo4j, GDS and APOC, ~140 MB)" if first else "")
         )
     build_log = target.parent / "build.log"
-    cmd = [mvn, "-B", "-ntp" if not first else "-B", "-f", str(project / "pom.xml"), "package"]
+    # batch mode; the transfer log only on the first build, whose downloads the bar counts
+    cmd = [mvn, "-B", *([] if first else ["-ntp"]), "-f", str(project / "pom.xml"), "package"]
     # a clean plugin dir: jars of an older pinned version must not be loaded beside the new
     shutil.rmtree(target / "plugins", ignore_errors=True)
     shutil.rmtree(target / "lib", ignore_errors=True)
