@@ -102,3 +102,25 @@ def test_gds_python_client_reaches_the_same_server() -> None:
         assert frame["x"].tolist() == [1]
     finally:
         gds.close()
+
+
+def test_a_routing_uri_reaches_the_single_server(neo4j_store, neo4j_env) -> None:  # type: ignore[no-untyped-def]
+    """Aura and clusters are reached through routing URIs (``neo4j://``, ``neo4j+s://``): the
+    driver asks the server for its routing table, then sends writes to the leader and reads to
+    any member. A single server answers with itself, so the same store code runs unchanged."""
+    import dataclasses
+
+    from scholarkg.store.neo4j_store import Neo4jStore
+
+    if not neo4j_env.uri.startswith("bolt://"):
+        pytest.skip("the session's server is already reached through a routing URI")
+    routed = dataclasses.replace(neo4j_env, uri="neo4j://" + neo4j_env.uri[len("bolt://") :])
+    st = Neo4jStore.from_settings(routed)
+    try:
+        assert "gds" in st.capabilities
+        st.merge_nodes("Paper", [{"id": "r1", "title": "routed"}])  # a write: the leader
+        rows = st.run("MATCH (p:Paper {id: $id}) RETURN p.title AS t", {"id": "r1"})
+        assert rows == [{"t": "routed"}]
+        assert neo4j_store.counts().nodes == {"Paper": 1}  # the same database as bolt://
+    finally:
+        st.close()
