@@ -1,21 +1,28 @@
 """``scholarkg load dorismae FILE.json [--subqueries subquery-2.txt]``.
 
-Streams the released DORIS-MAE JSON (``loaders/dorismae.py``) into the graph with a progress
-bar over the file's bytes, then prints what was merged, what the sheet's tolerated oddities
+Streams the released DORIS-MAE JSON (``loaders/dorismae.py``) into the graph with a record
+counter, then prints what was merged, what the sheet's tolerated oddities
 counted, and the graph totals. Idempotent: every node and edge is MERGEd on a stable id
-(JUDGED on its own key), so a second load of the same file changes nothing. No checkpoint:
-a rerun re-sends the file (a few minutes for the v1 file) and merges onto what is stored.
+(JUDGED on its own key), so a second load of the same file changes nothing. It runs through the
+shared load steps like every ``load`` verb: a checkpoint after every flush, and ``--resume``
+continues after a stop (the file is re-read to rebuild the reader's state; what the checkpoint
+claims is not written again).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import console, err_console, store_session
-from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.commands.common import console, err_console
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt
+from scholarkg.errors import InputError
+
+if TYPE_CHECKING:
+    from scholarkg.loaders.checkpoint import Group
 
 
 def load_dorismae(
@@ -44,7 +51,8 @@ def load_dorismae(
             help="Write the published query-level ranking pickles found as TREC runs here.",
         ),
     ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Rows per write.")] = 5_000,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 5_000,
 ) -> None:
     """DORIS-MAE: queries, aspects, sentences, abstracts as Papers, citations, pools, judgements."""
     from scholarkg.loaders import dorismae_release as rel
@@ -72,19 +80,19 @@ def load_dorismae(
     for note in notes:
         err_console.print(f"[yellow]{note}[/yellow]")
     for path in datasets:
-        _load_dataset(path, subqueries, batch_size)
+        _load_dataset(path, subqueries, batch_size, resume)
     if queries and datasets:
         console.print(
             f"[dim]skipped {', '.join(p.name for p in queries)}: the dataset holds the same "
             "queries with its own aspect ids[/dim]"
         )
     elif queries:
-        _load_queries_txt(queries, batch_size)
+        _load_queries_txt(queries, batch_size, resume)
     if rankings:
         _published_runs(rankings, runs_out)
 
 
-def _load_queries_txt(paths: list[Path], batch_size: int) -> None:
+def _load_queries_txt(paths: list[Path], batch_size: int, resume: bool) -> None:
     from scholarkg.commands.load_common import load_and_report
     from scholarkg.loaders.dorismae_release import NEEDS, queries_txt_groups
     from scholarkg.loaders.steps import Step
@@ -93,7 +101,9 @@ def _load_queries_txt(paths: list[Path], batch_size: int) -> None:
         Step("dorismae queries", p, "dorismae-queries", lambda p=p: queries_txt_groups(p))
         for p in paths
     ]
-    load_and_report(steps, title="load dorismae (queries.txt)", batch_size=batch_size)
+    load_and_report(
+        steps, title="load dorismae (queries.txt)", resume=resume, batch_size=batch_size
+    )
     console.print(
         "[dim]queries.txt gives queries, aspects and sub-aspects only: to rank and score, "
         f"{NEEDS}[/dim]"
@@ -126,53 +136,28 @@ def _published_runs(paths: list[Path], runs_out: Path | None) -> None:
         )
 
 
-def _load_dataset(file: Path, subqueries: Path | None, batch_size: int) -> None:
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from scholarkg.console import print_summary
-    from scholarkg.loaders.checkpoint import LoadStats
+def _load_dataset(file: Path, subqueries: Path | None, batch_size: int, resume: bool) -> None:
+    """The dataset JSON through the shared load steps: checkpoints after every flush, so
+    ``--resume`` continues after a stop; the reader's own counts join the summary."""
+    from scholarkg.commands.load_common import load_and_report
+    from scholarkg.loaders.checkpoint import single_groups
     from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
-    from scholarkg.loaders.steps import LoadSummary
-    from scholarkg.loaders.writer import RecordWriter
+    from scholarkg.loaders.steps import LoadSummary, Step
+    from scholarkg.store.base import GraphStore
 
     report = DorisLoadReport()
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    )
-    with store_session() as store, bar:
-        store.apply_schema()
-        task = bar.add_task(f"dorismae ({file.name})", total=file.stat().st_size)
-        reader = DorisReader(
-            file,
-            report=report,
-            subqueries=subqueries,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
-        writer = RecordWriter(store, batch_size=batch_size)
-        try:
-            written = writer.add_all(reader.records())
-        except ScholarKGError:
-            bar.stop()
-            stored = sum(writer.report.nodes.values())
-            if writer.failed or not stored:
-                err_console.print(
-                    f"[yellow]{file}: nothing of this file was stored"
-                    f"{' (the failed batch was undone)' if writer.failed else ''}.[/yellow]"
-                )
-            else:
-                err_console.print(
-                    f"[yellow]{file}: the {stored:,} node(s) read before the error are stored; "
-                    "fix the file and rerun (the load is idempotent).[/yellow]"
-                )
-            raise
-        summary = LoadSummary(stats=[LoadStats(source=str(file), write=written)])
-        summary.stats[0].records = written.records
+
+    def groups() -> Iterator[Group]:
+        # one group per record: the stream is flat (a paper, its citations come at the end),
+        # and a resumed read re-parses the file to rebuild the reader's state, writing nothing
+        # the checkpoint already claims
+        return single_groups(DorisReader(file, report=report, subqueries=subqueries).records())
+
+    def notes(_store: GraphStore, summary: LoadSummary) -> None:
         summary.notes.extend(report.summary_lines())
-        summary.graph = store.counts()
-    print_summary(summary, title="load dorismae")
-    console.print("[dim]JUDGED edges are merged on their own key (gpt:<i>, human:<i>:<who>)[/dim]")
+        summary.notes.append("JUDGED edges are merged on their own key (gpt:<i>, human:<i>:<who>)")
+
+    step = Step(f"dorismae ({file.name})", file, "dorismae", groups)
+    load_and_report(
+        [step], title="load dorismae", resume=resume, batch_size=batch_size, after=notes
+    )

@@ -248,3 +248,30 @@ def test_judged_edges_are_the_file_s_judgements_one_edge_each(
     assert stored() == expected
     load(store, doris_file)  # idempotent: MERGE on the key
     assert stored() == expected
+
+
+def test_cli_load_stops_on_bad_record_and_resumes_after_the_fix(
+    graph_env: str, store: GraphStore, doris_json: dict[str, Any], tmp_path: Path
+) -> None:
+    """The dataset goes through the shared load steps: a bad annotation stops the load with
+    what came before it stored and checkpointed; after the fix ``--resume`` skips that part
+    and ends with the graph a clean load gives."""
+
+    def edit(d: dict[str, Any]) -> None:
+        d["Annotation"][5]["abstract_id"] = "not-an-id"
+
+    path = _broken(doris_json, tmp_path, edit)
+    bad = runner.invoke(app, ["load", "dorismae", str(path), "--batch-size", "7"])
+    assert isinstance(bad.exception, InputError)
+    said = " ".join(bad.output.split())
+    assert "before the error are stored whole" in said and "--resume" in said
+    stopped_at = store.counts().relationships.get("JUDGED", 0)
+    assert 0 < stopped_at <= 5
+
+    path.write_text(json.dumps(doris_json), encoding="utf-8")
+    out = " ".join(cli_ok(["load", "dorismae", str(path), "--resume"]).split())
+    assert "skipped" in out or "resumed" in out, out
+    resumed = _counts(store)
+    cli_ok(["load", "dorismae", str(path)])
+    assert _counts(store) == resumed
+    assert resumed[1]["JUDGED"] > stopped_at

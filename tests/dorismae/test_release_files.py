@@ -206,4 +206,4 @@ def test_json_errors_name_line_and_column_not_the_read_buffer(
     assert isinstance(result.exception, InputError) and result.exception.line == 1
     assert "lone UTF-16 surrogate" in str(result.exception)
     said = " ".join(result.output.split())
-    assert "nothing of this file was stored" in said and "everything read" not in said
+    assert "nothing of this file is stored" in said and "everything read" not in said
