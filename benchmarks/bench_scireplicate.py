@@ -41,7 +41,7 @@ from typing import Any
 from scholarkg.loaders.checkpoint import run_resumable
 from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
 from scholarkg.loaders.scireplicate_data import read_benchmark
-from scholarkg.schema.ddl import DEFAULT_SCHEMA
+from scholarkg.schema.ddl import default_schema
 from scholarkg.store.embedded import EmbeddedServer
 from scholarkg.store.falkordb_store import FalkorDBStore
 from scholarkg.synthetic.scireplicate import generate, write_benchmark
@@ -53,7 +53,7 @@ def load_batched(
     store: FalkorDBStore, data: Path, papers: Path | None, repos: Path | None
 ) -> dict[str, Any]:
     store.clear()
-    store.apply_schema(DEFAULT_SCHEMA)
+    store.apply_schema(default_schema())
     report = ScireplicateReport()
     t, c = time.perf_counter(), cpu_seconds()
     groups = read_scireplicate(data, papers_dir=papers, repos_dir=repos, report=report)
@@ -77,7 +77,7 @@ def load_per_record(
     from scholarkg.schema.records import NodeRecord
 
     store.clear()
-    store.apply_schema(DEFAULT_SCHEMA)
+    store.apply_schema(default_schema())
     t = time.perf_counter()
     n = 0
     groups = list(read_scireplicate(data, papers_dir=papers, repos_dir=repos))

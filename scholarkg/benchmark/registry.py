@@ -59,7 +59,7 @@ def task_info(task: BenchmarkTask) -> TaskInfo:
 
 def get_task(name: str, *, mode: str | None = None) -> TaskInfo:
     """The task called ``name`` (optionally one that supports ``mode``), else ``TaskNotFound``."""
-    info = task_info(load_task(name)) if name in TASK_CLASSES else None
+    info = task_info(load_task(name)) if name in task_classes() else None
     if info is None or (mode is not None and mode not in info.modes):
         valid = [t.name for t in list_tasks() if mode is None or mode in t.modes]
         what = f"{mode}-able task" if mode else "task"
@@ -74,31 +74,26 @@ def list_tasks() -> list[TaskInfo]:
 # ----------------------------------------------------------------------------- task classes
 #
 # Tasks built on :class:`scholarkg.benchmark.task.BenchmarkTask`, by name, as
-# ``"module:Class"`` strings: nothing is imported until a task is asked for, so listing stays
-# instant and a family's heavy dependencies load only when it runs. A new family adds one
-# line here (CONTRIBUTING.md, "Adding a benchmark family").
-TASK_CLASSES: dict[str, str] = {
-    "legobench-rpg": "scholarkg.benchmark.tasks.legobench.tasks:RPGTask",
-    "legobench-rplm": "scholarkg.benchmark.tasks.legobench.tasks:RPLMTask",
-    "legobench-lgplm": "scholarkg.benchmark.tasks.legobench.tasks:LGPLMTask",
-    "dorismae": "scholarkg.benchmark.tasks.dorismae.task:DorisMaeTask",
-    "aaar-eqinfer": "scholarkg.benchmark.tasks.aaar.eqinfer:EqInferTask",
-    "aaar-expdesign": "scholarkg.benchmark.tasks.aaar.expdesign:ExpDesignTask",
-    "aaar-weakness": "scholarkg.benchmark.tasks.aaar.weakness:WeaknessTask",
-    "reviewcritique": "scholarkg.benchmark.tasks.aaar.reviewcritique:ReviewCritiqueTask",
-    "scireplicate": "scholarkg.benchmark.tasks.scireplicate.task:ScireplicateTask",
-    "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
-    "citerec": "scholarkg.benchmark.tasks.citerec.citerec:CiteRecTask",
-}
+# ``"module:Class"`` strings declared by each family (``Family.tasks``, read through the
+# catalog ``scholarkg.families``): nothing is imported until a task is asked for, so listing
+# stays instant and a family's heavy dependencies load only when it runs.
+
+
+def task_classes() -> dict[str, str]:
+    """Task name -> ``"module:Class"`` across every family in the catalog."""
+    from scholarkg.families import task_classes as declared
+
+    return declared()
 
 
 def load_task(name: str) -> BenchmarkTask:
     """An instance of the task called ``name``; ``TaskNotFound`` lists the known ones."""
     import importlib
 
-    target = TASK_CLASSES.get(name)
+    classes = task_classes()
+    target = classes.get(name)
     if target is None:
-        known = ", ".join(sorted(TASK_CLASSES)) or "(none)"
+        known = ", ".join(sorted(classes)) or "(none)"
         raise TaskNotFound(f"unknown task {name!r}; known: {known}")
     module_name, _, class_name = target.partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
@@ -109,4 +104,4 @@ def load_task(name: str) -> BenchmarkTask:
 
 
 def task_names() -> list[str]:
-    return sorted(TASK_CLASSES)
+    return sorted(task_classes())

@@ -83,9 +83,9 @@ class TableLayout:
 
 def layout_for(task: str) -> TableLayout:
     """The layout ``task`` declares (its registry entry), else a generic one."""
-    from scholarkg.benchmark.registry import TASK_CLASSES, load_task
+    from scholarkg.benchmark.registry import load_task, task_classes
 
-    if task not in TASK_CLASSES:
+    if task not in task_classes():
         return TableLayout(task, ())
     bench = load_task(task)
     decimals = {m.name: m.decimals for m in bench.metrics}

@@ -62,9 +62,3 @@ def load_reviewcritique(
 
     steps = [Step("reviewcritique", file, "reviewcritique", lambda: reviewcritique_groups(file))]
     load_and_report(steps, title="load reviewcritique", resume=resume, batch_size=batch_size)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the two verbs to ``scholarkg load``."""
-    app.command("aaar")(load_aaar)
-    app.command("reviewcritique")(load_reviewcritique)

@@ -225,10 +225,3 @@ def load_unarxive(
         batch_size=batch_size,
         after=_skip_notes(report),  # type: ignore[arg-type]
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add this family's ``load`` verbs to ``scholarkg load`` (called once from load.py)."""
-    app.command("beir")(load_beir)
-    app.command("s2")(load_s2)
-    app.command("unarxive")(load_unarxive)

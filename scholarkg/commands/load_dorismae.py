@@ -12,13 +12,15 @@ claims is not written again).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import console, err_console
+from scholarkg.commands.common import console
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt
+from scholarkg.console import err_console
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -98,7 +100,7 @@ def _load_queries_txt(paths: list[Path], batch_size: int, resume: bool) -> None:
     from scholarkg.loaders.steps import Step
 
     steps = [
-        Step("dorismae queries", p, "dorismae-queries", lambda p=p: queries_txt_groups(p))
+        Step("dorismae queries", p, "dorismae-queries", partial(queries_txt_groups, p))
         for p in paths
     ]
     load_and_report(

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import console, print_rows, settings, store_session
-from scholarkg.schema.ddl import DEFAULT_SCHEMA
+from scholarkg.schema.ddl import default_schema
 
 app = typer.Typer(help="Graph schema: unique keys, lookup, full-text and vector indexes.")
 
@@ -24,7 +24,7 @@ def apply(
     """Apply the default schema to the current graph and print what was created."""
     cfg = settings()
     with store_session(write=True) as store:
-        created = store.apply_schema(DEFAULT_SCHEMA)
+        created = store.apply_schema(default_schema())
     if created is None:  # a backend that does not report what it created
         console.print(f"schema applied to {cfg.graph!r} ({cfg.backend})", highlight=False)
         return

@@ -4,8 +4,8 @@ Benchmark data is large (DORIS-MAE is several hundred MB), hosted on flaky acade
 and mostly under licences that forbid vendoring, so users download it themselves and
 scholarkg makes that one command that is safe to repeat:
 
-* the registry (``registry.toml`` beside this module, or ``$SCHOLARKG_FETCH_REGISTRY``) lists
-  URLs, sizes, licences and sha256 sums; licences are shown before anything is downloaded;
+* the registry (each benchmark family's ``datasets.toml``, or ``$SCHOLARKG_FETCH_REGISTRY``)
+  lists URLs, sizes, licences and sha256 sums; licences are shown before anything is downloaded;
 * downloads go to ``<name>.part`` and resume with an HTTP ``Range`` request; a server that
   ignores ``Range`` (answers 200) makes us restart from byte 0;
 * a finished download is verified against its sha256, then atomically renamed into place;
@@ -185,19 +185,49 @@ def _registry_path() -> Path | None:
 
 
 def load_registry(path: str | Path | None = None) -> dict[str, DatasetSpec]:
-    """Datasets by name from ``path``, ``$SCHOLARKG_FETCH_REGISTRY`` or the bundled TOML."""
+    """Datasets by name from ``path``, ``$SCHOLARKG_FETCH_REGISTRY`` or, by default, every
+    benchmark family's own ``datasets`` file (``Family.datasets``, in its package).
+
+    One table per dataset under ``[datasets.<name>]``. Keys: ``title``, ``benchmark``,
+    ``licence`` (shown before any download), ``licence_url``, ``homepage``, ``notes``;
+    ``aliases`` (other names ``fetch`` accepts); ``kind`` = ``"download"`` (the files below are
+    fetched) or ``"manual"`` (``instructions`` say how to get them);
+    ``[[datasets.<name>.files]]`` with ``url``, ``filename``, ``size`` (advisory), ``sha256``
+    (hex; ``""`` = recorded on first download, verified from then on) and ``extract``.
+    """
     src = Path(path) if path is not None else _registry_path()
-    try:
-        if src is None:
-            text = (
-                resources.files("scholarkg.services").joinpath("registry.toml").read_text("utf-8")
-            )
-            where = "scholarkg/services/registry.toml"
-        else:
+    if src is not None:
+        try:
             text = src.read_text(encoding="utf-8")
-            where = str(src)
-    except OSError as err:
-        raise InputError(f"cannot read dataset registry: {err}", path=src) from err
+        except OSError as err:
+            raise InputError(f"cannot read dataset registry: {err}", path=src) from err
+        return _check_aliases(_parse_registry(text, str(src)), str(src))
+    from scholarkg.families import families
+
+    out: dict[str, DatasetSpec] = {}
+    for fam in families():
+        if fam.datasets is None:
+            continue
+        where = f"{fam.package.replace('.', '/')}/{fam.datasets}"
+        try:
+            text = resources.files(fam.package).joinpath(fam.datasets).read_text("utf-8")
+        except OSError as err:
+            raise InputError(f"cannot read dataset registry: {err}", path=where) from err
+        for name, spec in _parse_registry(text, where, benchmark=fam.name).items():
+            if name in out:
+                raise InputError(
+                    f"dataset {name!r} is declared by two families", path=where,
+                    field=f"datasets.{name}",
+                )  # fmt: skip
+            out[name] = spec
+    return _check_aliases(out, "the families' dataset files")
+
+
+def _parse_registry(
+    text: str, where: str, *, benchmark: str | None = None
+) -> dict[str, DatasetSpec]:
+    """The ``[datasets.*]`` tables of one TOML text; ``benchmark`` fills (and must match) each
+    entry's ``benchmark`` key when the file belongs to a family."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -206,6 +236,11 @@ def load_registry(path: str | Path | None = None) -> dict[str, DatasetSpec]:
     for name, entry in (data.get("datasets") or {}).items():
         if not isinstance(entry, dict):
             raise InputError("expected a table", path=where, field=f"datasets.{name}")
+        if benchmark is not None and entry.setdefault("benchmark", benchmark) != benchmark:
+            raise InputError(
+                f"the {benchmark!r} family's file declares a dataset of "
+                f"{entry['benchmark']!r}", path=where, field=f"datasets.{name}.benchmark",
+            )  # fmt: skip
         try:
             out[name] = DatasetSpec.model_validate({"name": name, **entry})
         except ValidationError as err:
@@ -213,6 +248,10 @@ def load_registry(path: str | Path | None = None) -> dict[str, DatasetSpec]:
             loc = ".".join(str(p) for p in first["loc"])
             fld = f"datasets.{name}" + (f".{loc}" if loc else "")
             raise InputError(first["msg"], path=where, field=fld) from err
+    return out
+
+
+def _check_aliases(out: dict[str, DatasetSpec], where: str) -> dict[str, DatasetSpec]:
     taken: dict[str, str] = {}
     for spec in out.values():
         for alias in spec.aliases:

@@ -722,7 +722,7 @@ def bulk_load(
     ``store.merge_nodes`` / ``merge_relationships`` to add to one). An existing *empty*
     graph key (e.g. only indexes) is replaced. Edges whose endpoints are not in the node
     files are skipped and counted, or raise with ``strict_edges``. Afterwards the schema
-    (default: ``DEFAULT_SCHEMA``) is applied, unless ``apply_schema=False``.
+    (default: ``ddl.default_schema()``) is applied, unless ``apply_schema=False``.
 
     Crash safety: a marker key is set before the first ``GRAPH.BULK`` and deleted after the
     last step; opening a graph that still carries it raises "this graph is incomplete",

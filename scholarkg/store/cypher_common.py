@@ -17,12 +17,12 @@ from typing import Any, TypeVar
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import (
-    DEFAULT_SCHEMA,
     FulltextIndex,
     SchemaSpec,
     check_label,
     check_property,
     check_rel_type,
+    default_schema,
 )
 
 T = TypeVar("T")
@@ -274,7 +274,7 @@ def find_fulltext_index(name: str, schema: SchemaSpec) -> FulltextIndex:
     A store that never ran ``apply_schema`` still finds the default indexes; an unknown name
     raises ``InputError`` listing the known ones.
     """
-    for spec in (schema, DEFAULT_SCHEMA):
+    for spec in (schema, default_schema()):
         for ft in spec.fulltext:
             if ft.name == name:
                 return ft

@@ -21,14 +21,14 @@ import numpy as np
 
 from scholarkg.errors import InputError, ServerError, StoreError
 from scholarkg.schema.ddl import (
-    DEFAULT_SCHEMA,
-    NODE_LABELS,
-    REL_TYPES,
     SchemaSpec,
     VectorIndex,
     check_label,
     check_property,
     check_rel_type,
+    default_schema,
+    node_labels,
+    rel_types,
 )
 from scholarkg.store import falkordb_dialect as dialect
 from scholarkg.store.base import (
@@ -109,10 +109,10 @@ class FalkorDBStore(BatchWriteStore):
         self.db = db
         self.graph = graph
         self._g = db.select_graph(graph)
-        self._schema: SchemaSpec = DEFAULT_SCHEMA
+        self._schema: SchemaSpec = default_schema()
         self._key_indexed: set[str] = set()
         #: vector properties this store knows of; left out of search hits
-        self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
+        self._vector_props: set[str] = {v.property for v in default_schema().vector}
 
     @classmethod
     def from_settings(
@@ -255,7 +255,7 @@ class FalkorDBStore(BatchWriteStore):
         ``scholarkg schema apply`` prints. ``compact=False`` leaves the AOF rewrite to the
         caller (the bulk loader rewrites once, and times it on its own).
         """
-        spec = schema or DEFAULT_SCHEMA
+        spec = schema or default_schema()
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
         steps = dialect.plan_schema(
@@ -364,7 +364,7 @@ class FalkorDBStore(BatchWriteStore):
             return GraphCounts(nodes={}, relationships={})
         nodes: dict[str, int] = {}
         for (label,) in self._query(dialect.LABELS_QUERY).result_set:
-            if str(label) not in NODE_LABELS:  # pasted into Cypher: whitelisted names only
+            if str(label) not in node_labels():  # pasted into Cypher: whitelisted names only
                 log.debug("ignoring label %r: not a scholarkg label", label)
                 continue
             n = self._query(dialect.label_count_query(str(label))).result_set[0][0]
@@ -372,7 +372,7 @@ class FalkorDBStore(BatchWriteStore):
                 nodes[str(label)] = int(n)
         rels: dict[str, int] = {}
         for (rtype,) in self._query(dialect.REL_TYPES_QUERY).result_set:
-            if str(rtype) not in REL_TYPES:
+            if str(rtype) not in rel_types():
                 log.debug("ignoring relationship type %r: not a scholarkg type", rtype)
                 continue
             n = self._query(dialect.rel_count_query(str(rtype))).result_set[0][0]

@@ -26,13 +26,13 @@ from typing import Any
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import (
-    DEFAULT_SCHEMA,
     FulltextIndex,
     SchemaSpec,
     VectorIndex,
     check_label,
     check_property,
     check_rel_type,
+    default_schema,
 )
 from scholarkg.store import cypher_common
 
@@ -395,13 +395,16 @@ _PR_PARAMS: dict[str, Any] = {
 
 
 def all_statements(
-    schema: SchemaSpec = DEFAULT_SCHEMA,
+    schema: SchemaSpec | None = None,
     *,
     vector_indexes: Iterable[VectorIndex] = (VectorIndex("paper_vec", "Paper", "embedding", 384),),
 ) -> list[Statement]:
     """Every statement text this module renders, with parameters (for the Neo4j lint)."""
     out: list[Statement] = []
-    out += [Statement(f"ddl[{i}]", text) for i, text in enumerate(schema_ddl(schema))]
+    out += [
+        Statement(f"ddl[{i}]", text)
+        for i, text in enumerate(schema_ddl(schema or default_schema()))
+    ]
     out += [Statement(f"vector_ddl[{v.name}]", vector_index_ddl(v)) for v in vector_indexes]
     out += [
         Statement("await_indexes", AWAIT_INDEXES, {"timeout": 300}),

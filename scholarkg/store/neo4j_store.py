@@ -38,14 +38,14 @@ from scholarkg.errors import (
     StoreError,
 )
 from scholarkg.schema.ddl import (
-    DEFAULT_SCHEMA,
-    NODE_LABELS,
-    REL_TYPES,
     SchemaSpec,
     VectorIndex,
     check_label,
     check_property,
     check_rel_type,
+    default_schema,
+    node_labels,
+    rel_types,
 )
 from scholarkg.store import neo4j_dialect as dialect
 from scholarkg.store.base import (
@@ -194,8 +194,8 @@ class Neo4jStore(BatchWriteStore):
         self.capabilities = frozenset(capabilities)
         self._uri = redact_uri(uri)
         self._user = user
-        self._schema: SchemaSpec = DEFAULT_SCHEMA
-        self._vector_props: set[str] = {v.property for v in DEFAULT_SCHEMA.vector}
+        self._schema: SchemaSpec = default_schema()
+        self._vector_props: set[str] = {v.property for v in default_schema().vector}
         #: whether GDS takes [node, bias] source pairs (None: not tried yet)
         self._gds_source_bias: bool | None = None
 
@@ -297,7 +297,7 @@ class Neo4jStore(BatchWriteStore):
 
     def apply_schema(self, schema: SchemaSpec | None = None) -> list[str]:
         """Run the idempotent DDL and wait for ONLINE; returns the names it created."""
-        spec = schema or DEFAULT_SCHEMA
+        spec = schema or default_schema()
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
         before = self._index_names()
@@ -349,7 +349,7 @@ class Neo4jStore(BatchWriteStore):
         nodes: dict[str, int] = {}
         for row in self.run(dialect.DB_LABELS):
             label = str(row["label"])
-            if label not in NODE_LABELS:
+            if label not in node_labels():
                 log.debug("ignoring label %r: not a scholarkg label", label)
                 continue
             n = self.run(dialect.count_nodes_query(label))[0]["n"]
@@ -358,7 +358,7 @@ class Neo4jStore(BatchWriteStore):
         rels: dict[str, int] = {}
         for row in self.run(dialect.DB_REL_TYPES):
             rtype = str(row["relationshipType"])
-            if rtype not in REL_TYPES:
+            if rtype not in rel_types():
                 log.debug("ignoring relationship type %r: not a scholarkg type", rtype)
                 continue
             n = self.run(dialect.count_relationships_query(rtype))[0]["n"]
@@ -648,7 +648,7 @@ class Neo4jStore(BatchWriteStore):
         for row in self.run(dialect.SHOW_INDEXES):
             if row.get("owningConstraint") is None:
                 self._execute(dialect.DROP_INDEX, {"name": row["name"]})
-        self._schema = DEFAULT_SCHEMA
+        self._schema = default_schema()
 
     def compact(self) -> None:
         """No-op: Neo4j checkpoints its transaction log itself."""

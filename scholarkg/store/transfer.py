@@ -37,12 +37,12 @@ from typing import Any
 from scholarkg import __version__
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import (
-    NODE_LABELS,
-    REL_TYPES,
     VectorIndex,
     check_label,
     check_property,
     check_rel_type,
+    node_labels,
+    rel_types,
 )
 from scholarkg.schema.records import KEYED_RELATIONSHIPS
 from scholarkg.store.base import GraphStore
@@ -178,7 +178,7 @@ def primary_label(labels: Sequence[str]) -> str | None:
     A node with several labels is met once per label while paging; only its primary
     label's pass writes it, so it appears once in ``nodes.jsonl``.
     """
-    known = sorted(lb for lb in labels if lb in NODE_LABELS)
+    known = sorted(lb for lb in labels if lb in node_labels())
     return known[0] if known else None
 
 
@@ -224,7 +224,7 @@ def export_graph(
         rels_tmp.open("w", encoding="utf-8") as rels_f,
     ):
         for label in sorted(counts.nodes):
-            if label not in NODE_LABELS:
+            if label not in node_labels():
                 log.warning("not exporting nodes with unknown label %r", label)
                 continue
             missing = store.run(missing_id_count_query(label))[0]["n"]
@@ -253,7 +253,7 @@ def export_graph(
                         del props[k]
                         vectors.setdefault(label, {})[k] = len(v)
                     record: dict[str, Any] = {
-                        "labels": sorted(lb for lb in labels if lb in NODE_LABELS),
+                        "labels": sorted(lb for lb in labels if lb in node_labels()),
                         "id": str(row["id"]),
                         "properties": props,
                     }
@@ -267,7 +267,7 @@ def export_graph(
                     rels = store.run(outgoing_relationships_query(label), {"ids": mine})
                     for rel in rels:
                         rtype, end_label = str(rel["type"]), primary_label(rel["end_labels"])
-                        if rtype not in REL_TYPES or end_label is None or rel["end"] is None:
+                        if rtype not in rel_types() or end_label is None or rel["end"] is None:
                             log.warning("not exporting a %s relationship from %s", rtype, label)
                             continue
                         rel_record = {

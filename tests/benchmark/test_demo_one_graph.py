@@ -54,7 +54,7 @@ def test_demo_shared_papers_are_single_nodes_reached_by_every_family(
         for heading in ("## LEGOBench RPG", "## DORIS-MAE", "## Local citation recommendation",
                         "## AAAR-1.0 ExpDesign", "## SciReplicate-Bench"):  # fmt: skip
             assert heading in report, heading
-        assert "13. one graph" in out.getvalue()
+        assert ". one graph: papers shared by the benchmark families" in out.getvalue()
     finally:
         store.clear()
         store.close()

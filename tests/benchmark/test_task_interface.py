@@ -213,11 +213,13 @@ def test_score_files_is_optional():
 
 
 def test_registry_loads_lazily_and_names_known_tasks(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setitem(registry.TASK_CLASSES, "toy-title-lookup", f"{__name__}:TitleLookupTask")
+    declared = registry.task_classes()
+    extra = {"toy-title-lookup": f"{__name__}:TitleLookupTask"}
+    monkeypatch.setattr(registry, "task_classes", lambda: {**declared, **extra})
     task = registry.load_task("toy-title-lookup")
     assert isinstance(task, TitleLookupTask)
     with pytest.raises(TaskNotFound, match=r"unknown task 'nope'; known: .*toy-title-lookup"):
         registry.load_task("nope")
-    monkeypatch.setitem(registry.TASK_CLASSES, "other-name", f"{__name__}:TitleLookupTask")
+    extra["other-name"] = f"{__name__}:TitleLookupTask"
     with pytest.raises(TaskNotFound, match="points at task 'toy-title-lookup'"):
         registry.load_task("other-name")

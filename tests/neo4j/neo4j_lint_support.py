@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from scholarkg.schema.ddl import NODE_LABELS, REL_TYPES
+from scholarkg.schema.ddl import node_labels, rel_types
 
 LINT_DIR = Path(__file__).resolve().parents[1] / "neo4j_lint"
 PACKAGE_DIR = LINT_DIR / "node_modules" / "@neo4j-cypher" / "language-support"
@@ -164,8 +164,8 @@ def build_db_schema() -> dict[str, Any]:
             "option": {"deprecated": False},
         }
     return {
-        "labels": sorted(NODE_LABELS),
-        "relationshipTypes": sorted(REL_TYPES),
+        "labels": sorted(node_labels()),
+        "relationshipTypes": sorted(rel_types()),
         "functions": {version: functions},
         "procedures": {version: procedures},
         "defaultLanguage": version,

@@ -11,8 +11,6 @@ Everything is linted in one Node process (module fixture): the analyser takes se
 
 from __future__ import annotations
 
-from importlib import resources
-
 import pytest
 from neo4j_lint_support import (
     LintOutput,
@@ -25,7 +23,7 @@ from neo4j_lint_support import (
 )
 
 from scholarkg.queries import all_queries
-from scholarkg.schema.ddl import DEFAULT_SCHEMA
+from scholarkg.schema.ddl import default_schema
 from scholarkg.store import neo4j_dialect, transfer
 
 #: (query, parameters, expected message fragment): each must be rejected.
@@ -83,20 +81,17 @@ POSITIVE_CONTROLS: dict[str, tuple[str, dict]] = {
 
 
 def browser_queries() -> list[Query]:
-    root = resources.files("scholarkg.queries") / "browser"
-    out = []
-    for path in sorted(root.iterdir(), key=lambda p: p.name):
-        if path.name.endswith(".cypher"):
-            text = path.read_text(encoding="utf-8")
-            out.append(Query(f"browser/{path.name}", text, browser_parameters(text)))
-    return out
+    """The saved queries: the files, and the cross-benchmark view built from the families."""
+    from scholarkg.explorer.saved import saved_queries
+
+    return [Query(f"browser/{q.name}", q.text, browser_parameters(q.text)) for q in saved_queries()]
 
 
 def adapter_queries() -> list[Query]:
     """Everything the Neo4j adapter renders: DDL, procedures, per-task named queries, transfer."""
     queries = [
         Query(f"dialect/{s.name}", s.text, s.parameters)
-        for s in neo4j_dialect.all_statements(DEFAULT_SCHEMA)
+        for s in neo4j_dialect.all_statements(default_schema())
     ]
     queries += [
         Query(f"transfer/{s.name}", s.text, s.parameters) for s in transfer.transfer_statements()
@@ -148,12 +143,12 @@ def test_every_neo4j_statement_passes_neo4j_lint(linted: LintOutput) -> None:
 def test_collection_covers_the_adapter() -> None:
     names = [q.name for q in adapter_queries()]
     n_ddl = sum(n.startswith("dialect/ddl[") for n in names)
-    assert n_ddl >= len(DEFAULT_SCHEMA.keys) + len(DEFAULT_SCHEMA.fulltext)
+    assert n_ddl >= len(default_schema().keys) + len(default_schema().fulltext)
     for needed in ("fulltext_search", "vector_search", "await_indexes", "delete_all"):
         assert f"dialect/{needed}" in names
     assert sum(n.startswith("dialect/pagerank_mutate") for n in names) == 6
     assert sum(n.startswith("transfer/") for n in names) == len(transfer.transfer_statements())
-    assert 6 <= len(browser_queries()) <= 10
+    assert 6 <= len(browser_queries()) <= 11
     assert all(browser_parameters(q.text) for q in browser_queries()), "each documents :param"
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from scholarkg.errors import InputError
-from scholarkg.schema.ddl import DEFAULT_SCHEMA, SchemaSpec
+from scholarkg.schema.ddl import SchemaSpec, default_schema
 from scholarkg.store import bulk
 from scholarkg.store.base import EdgeSnapshot, PageRankConfig
 from scholarkg.store.cypher_common import (
@@ -102,7 +102,7 @@ def test_set_vectors_query_pastes_only_whitelisted_names() -> None:
 
 def test_find_fulltext_index_falls_back_to_defaults() -> None:
     custom = SchemaSpec(keys=(), fulltext=())
-    assert find_fulltext_index("paper_text", custom) == DEFAULT_SCHEMA.fulltext[0]
+    assert find_fulltext_index("paper_text", custom) == default_schema().fulltext[0]
     with pytest.raises(InputError, match="unknown full-text index"):
         find_fulltext_index("nope", custom)
 

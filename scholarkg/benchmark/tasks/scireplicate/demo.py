@@ -1,0 +1,49 @@
+"""SciReplicate-Bench in ``scholarkg demo``: imported code, a wrong-answer floor vs the oracle."""
+
+from __future__ import annotations
+
+from scholarkg.demo import DemoContext, family_runs, run_steps_into, shared_arxiv_ids
+
+
+def load_and_score(ctx: DemoContext) -> None:
+    import json
+
+    from scholarkg.benchmark.task import AnswerSource
+    from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
+    from scholarkg.loaders.steps import Step
+    from scholarkg.synthetic.scireplicate import generate, write_benchmark
+
+    t = ctx.step("SciReplicate-Bench: imported code, a wrong-answer floor vs oracle")
+    shared = shared_arxiv_ids(ctx)[2:3]
+    root = ctx.out_dir / "scireplicate"
+    data = write_benchmark(root, generate(2, 4, seed=7, arxiv_ids=shared), seed=7)
+    report = ScireplicateReport()
+    papers, repos = root / "papers", root / "repos"
+    step = Step(
+        "scireplicate", data, "scireplicate-demo",
+        lambda: read_scireplicate(
+            data, papers_dir=papers if papers.is_dir() else None,
+            repos_dir=repos if repos.is_dir() else None, report=report,
+        ),
+    )  # fmt: skip
+    run_steps_into(ctx, [step], batch_size=8)
+    released = json.loads(data.read_text())
+    tasks = [(p["paper_id"], task) for p in released for task in p["task_details"]]
+    files = {}
+    for name, shift in (("other-task-code", 1), ("reference-code", 0)):
+        path = root / f"{name}.jsonl"
+        with path.open("w") as fh:
+            for i, (paper, task) in enumerate(tasks):
+                code = tasks[(i + shift) % len(tasks)][1]["ReferenceCode_With_Comments"]
+                row = {"paper_id": paper, "task_id": task["task_id"], "code": code}
+                fh.write(json.dumps(row) + "\n")
+        files[name] = path
+    ctx.console.print(f"  loaded {data}; predictions: {', '.join(map(str, files.values()))}")
+    sources = tuple(AnswerSource.predictions(p) for p in files.values())
+    family_runs(ctx, "scireplicate", sources, {"judge": "embedding"})
+    ctx.console.print(
+        "  (imported answers: another task's reference code as a floor, the reference code as "
+        "the ceiling; the ReAct agent on the 135M model is skipped, it needs several calls "
+        "per task: scholarkg bench run scireplicate --model ...)"
+    )
+    ctx.done(t)
