@@ -535,7 +535,66 @@ class BenchmarkTask(ABC):
         payload = metrics_payload(self, result)
         path = out_dir / "metrics.json"
         atomic_write_text(path, json.dumps(payload, indent=2, allow_nan=False) + "\n")
-        return [path]
+        table = out_dir / "table.md"
+        atomic_write_text(table, self.results_table(result, answers.source.name, options))
+        return [path, table]
+
+    def results_table(self, result: TaskResult, source: str, options: Mapping[str, Any]) -> str:
+        """``table.md``: this run in the paper's column order beside the published rows of
+        the same configuration (:func:`layout_table`). A task whose paper prints another
+        shape (citeBench: one row per diagnostic class) overrides it."""
+        return layout_table(self.layout, [(source, result)], self.configuration(options))
+
+
+def published_rows(layout: ReportLayout, configuration: Mapping[str, Any]) -> list[PublishedRow]:
+    """The published rows of the table ``configuration`` selects (a key the row does not name
+    matches anything; a configuration value the run does not set counts as ``"all"``)."""
+    return [
+        row
+        for row in layout.published
+        if all(str(configuration.get(k, "all")) == v for k, v in row.configuration.items())
+    ]
+
+
+def layout_table(
+    layout: ReportLayout,
+    runs: Sequence[tuple[str, TaskResult]],
+    configuration: Mapping[str, Any],
+    *,
+    published: Sequence[PublishedRow] | None = None,
+) -> str:
+    """``| system | <columns> |`` in Markdown: each run's means (with the 95 % interval when
+    the run has one), then the published rows, always labelled as numbers on the real data
+    so a synthetic run is never read as a reproduction."""
+    cols = layout.columns
+    lines = [f"### {layout.title}", ""]
+    if layout.config_keys:
+        shown = ", ".join(f"{k}={configuration.get(k)}" for k in layout.config_keys)
+        lines += [f"configuration: {shown}", ""]
+    lines += ["| system | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    any_interval = False
+    for label, result in runs:
+        cells = []
+        for c in cols:
+            v = result.aggregate.get(c)
+            if v is None:
+                cells.append("–")
+            elif c in result.intervals:
+                low, high = result.intervals[c]
+                cells.append(f"{v:.2f} [{low:.2f}, {high:.2f}]")
+                any_interval = True
+            else:
+                cells.append(f"{v:.2f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    rows = published_rows(layout, configuration) if published is None else list(published)
+    for row in rows:
+        cells = [f"{row.values[c]:.2f}" if c in row.values else "–" for c in cols]
+        lines.append(f"| {row.label} (published, real data) | " + " | ".join(cells) + " |")
+    if rows:
+        lines += ["", "Published rows: " + "; ".join(sorted({r.source for r in rows})) + "."]
+    if any_interval:
+        lines += ["", f"Ours: mean over {layout.instance_label}s, 95 % interval in brackets."]
+    return "\n".join(lines) + "\n"
 
 
 def _resolve(

@@ -114,6 +114,10 @@ def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, 
     assert saved.config["configuration"]["words"] == 3
     assert set(saved.per_instance) == {p for p, _ in PAPERS}
     assert set(saved.timings) == {"build", "answer", "score", "total"}
+    # table.md comes from the interface: the layout's title and columns, this run's row
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert table.startswith("### Toy\n") and "| system | MRR@10 | R@1 |" in table
+    assert "| bm25 | 100.00 | 100.00 |" in table and "published" not in table
     metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
     assert metrics["aggregate"] == {"MRR@10": 100.0, "R@1": 100.0}
     assert set(metrics["per_query"]) == {p for p, _ in PAPERS}

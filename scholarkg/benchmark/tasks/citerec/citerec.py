@@ -214,7 +214,7 @@ class CiteRecTask(BenchmarkTask):
         result: TaskResult,
         options: Mapping[str, Any],
     ) -> list[Path]:
-        """``metrics.json``, ``run.jsonl`` (top 10 per context) and ``table.md``."""
+        """``metrics.json``, ``table.md`` and ``run.jsonl`` (top 10 per context)."""
         files = super().write_outputs(out_dir, instances, answers, result, options)
         run_path = out_dir / "run.jsonl"
         lines = [
@@ -224,9 +224,11 @@ class CiteRecTask(BenchmarkTask):
             for i in instances
         ]
         atomic_write_text(run_path, "\n".join(lines) + "\n")
-        table = out_dir / "table.md"
-        atomic_write_text(table, class_table(result, answers.source.name))
-        return [*files, run_path, table]
+        return [*files, run_path]
+
+    def results_table(self, result: TaskResult, source: str, options: Mapping[str, Any]) -> str:
+        """citeBench's own shape: one row per diagnostic class (:func:`class_table`)."""
+        return class_table(result, source)
 
 
 def class_table(result: TaskResult, model: str) -> str:

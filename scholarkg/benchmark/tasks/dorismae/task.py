@@ -363,6 +363,16 @@ class DorisMaeTask(BenchmarkTask):
                 intervals[ours] = bootstrap_ci(col, seed=self.bootstrap_seed)
         return TaskResult(aggregate, per_instance, intervals=intervals, n=n)
 
+    def results_table(self, result: TaskResult, source: str, options: Mapping[str, Any]) -> str:
+        """The shared layout table, with DORIS-MAE's rule for published rows: a row that names
+        no query set is the paper's full-set number, shown only for a run on every query."""
+        from scholarkg.benchmark.task import layout_table
+        from scholarkg.benchmark.tasks.dorismae.table import published_for
+
+        configuration = self.configuration(options)
+        published = published_for(self.layout, configuration)
+        return layout_table(self.layout, [(source, result)], configuration, published=published)
+
     def write_outputs(self, out_dir, instances, answers, result, options) -> list[Path]:  # type: ignore[no-untyped-def]
         from scholarkg.benchmark.metrics.trec import write_qrels, write_run
 
@@ -381,17 +391,7 @@ class DorisMaeTask(BenchmarkTask):
             if relevance.relevant(q)
         }
         write_qrels(out_dir / "qrels.binary.trec", binary)
-        from scholarkg.benchmark.tasks.dorismae.table import markdown_table
-        from scholarkg.textio import atomic_write_text
-
-        atomic_write_text(
-            out_dir / "table.md",
-            markdown_table(
-                self.layout, [(answers.source.name, result)], self.configuration(options)
-            ),
-        )
         return [
-            out_dir / "table.md",
             *files,
             out_dir / "run.trec",
             out_dir / "qrels.graded.trec",
