@@ -66,6 +66,7 @@ from scholarkg.store.pagerank import (
     TransitionOperator,
     check_pagerank_config,
     pagerank,
+    personalized_pagerank,
     transition_operator,
 )
 
@@ -330,7 +331,7 @@ class Projection:
         """Sparse GDS-semantics personalized PageRank: ``(node indexes, scores)`` of every
         node that received mass (see the module doc; ``exclude`` nodes get nothing)."""
         matrix = self.transition(orientation)
-        return sparse_ppr(
+        return personalized_pagerank(
             matrix,
             sources,
             damping_factor=damping_factor,
@@ -338,69 +339,6 @@ class Projection:
             tolerance=tolerance,
             exclude=exclude,
         )
-
-
-def sparse_ppr(
-    matrix: sp.csr_matrix,
-    sources: Mapping[int, float],
-    *,
-    damping_factor: float = 0.85,
-    max_iterations: int = 20,
-    tolerance: float = 1e-7,
-    exclude: Sequence[int] = (),
-) -> tuple[np.ndarray, np.ndarray]:
-    """GDS's delta-form PPR where only nodes with ``delta > tolerance`` send.
-
-    ``matrix`` row ``u``: ``u``'s out-neighbours with share ``w / out(u)``. Superstep 0
-    holds ``(1 - d) * bias`` on the sources; each later superstep forwards ``d * share *
-    delta`` from the active nodes, adds it to the scores and keeps as active the receivers
-    whose delta exceeds ``tolerance`` — exactly ``store.pagerank.pagerank`` restricted to
-    the non-zero entries, hence equal to it (tested).
-    """
-    n = matrix.shape[0]
-    alpha = 1.0 - damping_factor
-    idx: np.ndarray = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
-    val: np.ndarray = alpha * np.fromiter(
-        (float(v) for v in sources.values()), np.float64, len(sources)
-    )
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise InputError(f"source node outside [0, {n})", field="sources")
-    excluded = np.zeros(n, dtype=bool)
-    if len(exclude):
-        excluded[np.asarray(exclude, dtype=np.int64)] = True
-        val = np.where(excluded[idx], 0.0, val)
-    order = np.argsort(idx, kind="stable")
-    idx, val = idx[order], val[order]
-    acc_idx: list[np.ndarray] = [idx]
-    acc_val: list[np.ndarray] = [val]
-    indptr, indices, data = matrix.indptr, matrix.indices, matrix.data
-    for _ in range(1, max_iterations):
-        starts, ends = indptr[idx], indptr[idx + 1]
-        counts = ends - starts
-        total = int(counts.sum())
-        if total == 0:
-            break
-        rows = np.repeat(np.arange(idx.size), counts)
-        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        pos = np.repeat(starts, counts) + offsets
-        nbr = indices[pos]
-        share = damping_factor * data[pos] * val[rows]
-        keep = ~excluded[nbr]
-        nbr, share = nbr[keep], share[keep]
-        if nbr.size == 0:
-            break
-        uniq, inv = np.unique(nbr, return_inverse=True)
-        delta = np.bincount(inv, weights=share)
-        acc_idx.append(uniq)
-        acc_val.append(delta)
-        active = delta > tolerance
-        idx, val = uniq[active], delta[active]
-        if idx.size == 0:
-            break
-    all_idx = np.concatenate(acc_idx)
-    all_val = np.concatenate(acc_val)
-    nodes, inv = np.unique(all_idx, return_inverse=True)
-    return nodes, np.bincount(inv, weights=all_val)
 
 
 # ----------------------------------------------------------------------------- the catalogue

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,6 +151,14 @@ class TransitionOperator:
     n_nodes: int
     matrix: sp.csr_matrix
     _damped: dict[float, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _extra: dict[str, sp.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
+
+    def senders(self) -> sp.csr_matrix:
+        """The same matrix sender-major (row ``u``: what ``u`` sends to each out-neighbour), as
+        :func:`personalized_pagerank` walks it; built on first use."""
+        if "senders" not in self._extra:
+            self._extra["senders"] = sp.csr_matrix(self.matrix.T)
+        return self._extra["senders"]
 
     def damped(self, damping_factor: float) -> np.ndarray:
         """``d * matrix.data``, computed once per ``d``."""
@@ -329,3 +337,75 @@ def pagerank_on_snapshot(
         did_converge=bool(converged),
         compute_millis=(time.perf_counter() - t0) * 1000.0,
     )
+
+
+def personalized_pagerank(
+    matrix: sp.csr_matrix,
+    sources: Mapping[int, float],
+    *,
+    damping_factor: float = 0.85,
+    max_iterations: int = 20,
+    tolerance: float = 1e-7,
+    exclude: Sequence[int] = (),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Personalized PageRank, GDS semantics, on the sparse frontier: ``(node indexes, scores)``
+    of every node that received mass. The one personalized-PageRank implementation rankers use
+    (citation recommendation's ``ppr``, DORIS-MAE's ``graph-ppr``, ``Projection.personalized``).
+
+    Why not :func:`pagerank` with ``source_bias``: the same supersteps, but that one sweeps all
+    ``n`` nodes per superstep, while a personalized walk with a loose tolerance touches a few
+    hundred; here only nodes with ``delta > tolerance`` send (GDS's halting rule), so a call
+    costs the edges it reaches, not the graph.
+
+
+    ``matrix`` row ``u`` (sender-major; :meth:`TransitionOperator.senders` for a natural
+    projection): ``u``'s out-neighbours with share ``w / out(u)``. Superstep 0
+    holds ``(1 - d) * bias`` on the sources; each later superstep forwards ``d * share *
+    delta`` from the active nodes, adds it to the scores and keeps as active the receivers
+    whose delta exceeds ``tolerance`` — exactly ``store.pagerank.pagerank`` restricted to
+    the non-zero entries, hence equal to it (tested).
+    """
+    n = matrix.shape[0]
+    alpha = 1.0 - damping_factor
+    idx: np.ndarray = np.fromiter((int(k) for k in sources), dtype=np.int64, count=len(sources))
+    val: np.ndarray = alpha * np.fromiter(
+        (float(v) for v in sources.values()), np.float64, len(sources)
+    )
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise InputError(f"source node outside [0, {n})", field="sources")
+    excluded = np.zeros(n, dtype=bool)
+    if len(exclude):
+        excluded[np.asarray(exclude, dtype=np.int64)] = True
+        val = np.where(excluded[idx], 0.0, val)
+    order = np.argsort(idx, kind="stable")
+    idx, val = idx[order], val[order]
+    acc_idx: list[np.ndarray] = [idx]
+    acc_val: list[np.ndarray] = [val]
+    indptr, indices, data = matrix.indptr, matrix.indices, matrix.data
+    for _ in range(1, max_iterations):
+        starts, ends = indptr[idx], indptr[idx + 1]
+        counts = ends - starts
+        total = int(counts.sum())
+        if total == 0:
+            break
+        rows = np.repeat(np.arange(idx.size), counts)
+        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        pos = np.repeat(starts, counts) + offsets
+        nbr = indices[pos]
+        share = damping_factor * data[pos] * val[rows]
+        keep = ~excluded[nbr]
+        nbr, share = nbr[keep], share[keep]
+        if nbr.size == 0:
+            break
+        uniq, inv = np.unique(nbr, return_inverse=True)
+        delta = np.bincount(inv, weights=share)
+        acc_idx.append(uniq)
+        acc_val.append(delta)
+        active = delta > tolerance
+        idx, val = uniq[active], delta[active]
+        if idx.size == 0:
+            break
+    all_idx = np.concatenate(acc_idx)
+    all_val = np.concatenate(acc_val)
+    nodes, inv = np.unique(all_idx, return_inverse=True)
+    return nodes, np.bincount(inv, weights=all_val)

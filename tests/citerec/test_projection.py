@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
-from scholarkg.graphalgo.projection import ProjectionCatalog, sparse_ppr
+from scholarkg.graphalgo.projection import ProjectionCatalog
 from scholarkg.store.falkordb_store import FalkorDBStore
-from scholarkg.store.pagerank import pagerank
+from scholarkg.store.pagerank import pagerank, personalized_pagerank
 
 
 def _matrix(n: int, src: np.ndarray, dst: np.ndarray):
@@ -22,11 +22,11 @@ def _matrix(n: int, src: np.ndarray, dst: np.ndarray):
     return sp.csr_matrix(sp.diags(inv) @ adj)
 
 
-def test_sparse_ppr_reproduces_the_gds_manual_example() -> None:
+def test_personalized_pagerank_reproduces_the_gds_manual_example() -> None:
     pos = {p: i for i, p in enumerate(PAGES)}
     src = np.array([pos[a] for a, _, _ in LINKS])
     dst = np.array([pos[b] for _, b, _ in LINKS])
-    nodes, scores = sparse_ppr(_matrix(len(PAGES), src, dst), {pos["Site A"]: 1.0})
+    nodes, scores = personalized_pagerank(_matrix(len(PAGES), src, dst), {pos["Site A"]: 1.0})
     got = dict(zip((PAGES[i] for i in nodes), scores, strict=True))
     # the Neo4j GDS manual, PageRank: GDS PPR from Site A
     assert got["Home"] == pytest.approx(0.39902290442518784, abs=1e-12)
@@ -35,13 +35,13 @@ def test_sparse_ppr_reproduces_the_gds_manual_example() -> None:
 
 
 @pytest.mark.parametrize("tolerance", [1e-7, 1e-4, 0.0])
-def test_sparse_ppr_equals_dense_pagerank(tolerance: float) -> None:
+def test_personalized_pagerank_equals_dense_pagerank(tolerance: float) -> None:
     rng = np.random.default_rng(7)
     n, m = 300, 1500
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
     bias = {3: 1.0, 17: 0.5, 200: 2.0}
     dense, _, _ = pagerank(n, src, dst, source_bias=bias, tolerance=tolerance)
-    nodes, scores = sparse_ppr(_matrix(n, src, dst), bias, tolerance=tolerance)
+    nodes, scores = personalized_pagerank(_matrix(n, src, dst), bias, tolerance=tolerance)
     full = np.zeros(n)
     full[nodes] = scores
     assert np.allclose(full, dense, rtol=0, atol=1e-12)
@@ -50,7 +50,7 @@ def test_sparse_ppr_equals_dense_pagerank(tolerance: float) -> None:
 def test_exclude_blocks_every_path_through_a_node() -> None:
     # a -> p -> g and a -> x: excluding p, g gets nothing from a
     src, dst = np.array([0, 1, 0]), np.array([1, 2, 3])
-    nodes, scores = sparse_ppr(_matrix(4, src, dst), {0: 1.0}, exclude=[1])
+    nodes, scores = personalized_pagerank(_matrix(4, src, dst), {0: 1.0}, exclude=[1])
     got = dict(zip(nodes.tolist(), scores.tolist(), strict=True))
     assert 2 not in got and 1 not in got and got[3] > 0
 

@@ -24,7 +24,7 @@ Ours:
 * :class:`AspectRanker` — one score per unit (aspect and sub-aspect), each normalised to
   [0, 1] over the pool, **summed over the units**: the shape of S(p|Q), a sum of per-unit
   grades. Lexical (per-unit BM25) or dense (per-unit max over abstract sentences).
-* :class:`GraphRerankRanker` — personalized PageRank (``store.pagerank``, GDS
+* :class:`GraphRerankRanker` — personalized PageRank (``store.pagerank.personalized_pagerank``, GDS
   semantics) over the citation graph of the pool, seeded by the base ranker's top hits
   weighted by their scores, added to the base score.
 * hybrid RRF (the shared ``rankers.fusion.RunFusion``) and the cross-fitted CombSUM
@@ -354,7 +354,7 @@ class GraphRerankRanker(Ranker):
         )
 
     def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
-        from scholarkg.store.pagerank import pagerank
+        from scholarkg.store.pagerank import personalized_pagerank, transition_operator
 
         cands = list(_need_candidates(candidates, self.name))
         base = self.base.rank(query, len(cands), candidates=cands)
@@ -370,12 +370,11 @@ class GraphRerankRanker(Ranker):
                     src += [pos[c], pos[t]]
                     dst += [pos[t], pos[c]]
         seeds = {pos[d]: max(float(b[pos[d]]), 1e-6) for d in base.ids[: self.seeds]}
-        ppr, _, _ = pagerank(
-            len(cands),
-            np.array(src, dtype=np.int64),
-            np.array(dst, dtype=np.int64),
-            damping_factor=self.damping,
-            source_bias=seeds,
+        graph = transition_operator(
+            len(cands), np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
         )
+        reached, mass = personalized_pagerank(graph.senders(), seeds, damping_factor=self.damping)
+        ppr = np.zeros(len(cands))
+        ppr[reached] = mass
         p = _minmax_rows(ppr[None, :])[0]
         return _whole_pool(cands, b + self.weight * p, k)

@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.rankers.base import HasText, StoreRanker, tie_key
+from scholarkg.benchmark.rankers.base import HasText, StoreRanker, TextQuery
+from scholarkg.benchmark.rankers.pagerank import GraphPageRank
 from scholarkg.benchmark.tasks.legobench.rpg import (
     LeaderboardQuery,
     PaperVectors,
@@ -84,7 +85,7 @@ RANKER_NAMES: tuple[str, ...] = (
 )
 RETRIEVALS = ("strict", "hybrid")
 DEFAULT_HYBRID_K = 100
-PAGERANK_PARAMS = {"damping_factor": 0.85, "max_iterations": 20, "tolerance": 1e-7}
+PAGERANK_PARAMS: dict[str, Any] = {"damping_factor": 0.85, "max_iterations": 20, "tolerance": 1e-7}
 
 
 def _as_leaderboard_query(query: HasText) -> LeaderboardQuery:
@@ -202,12 +203,16 @@ class PageRankRanker(RPGRanker):
                 self._vectors = PaperVectors(store, self.embedder)
             ensure_edge_weights(store, self.config.rel_type, cands, self._vectors)
             wp = weight_property(self.embedder)
-        res = store.pagerank("Paper", self.config.rel_type, node_ids=cands, weight_property=wp)
-        ids = list(res.scores)
-        # GDS sums in another order than scipy: tied candidates (isolated ones, all at
-        # 1 - d) come back a last bit apart; rounded (tie_key) they break by id on every backend
-        ranked = sorted_by(ids, tie_key([res.scores[i] for i in ids]))
-        return ranked, [float(res.scores[i]) for i in ranked]
+        # the shared (personalized) PageRank ranker, unpersonalized, on the candidate subgraph;
+        # candidates in id order, so ties (isolated candidates, all at 1 - d; GDS and scipy
+        # a last bit apart, hence its rounded tie key) break by paper id on every backend
+        pagerank = GraphPageRank(
+            "Paper", self.config.rel_type, weight_property=wp, **PAGERANK_PARAMS
+        )
+        ranking = pagerank.bind(store).rank_query(
+            TextQuery(query.text), None, candidates=sorted(cands)
+        )
+        return ranking.ids, ranking.scores
 
 
 class DateRanker(RPGRanker):
