@@ -1,4 +1,6 @@
-"""Rankers: one ``Ranker.rank(query, k, *, candidates) -> Ranking`` interface (``base.py``).
+"""Rankers: one ``Ranker[QueryT].rank(query, k, *, candidates) -> Ranking`` interface
+(``base.py``), generic over what a ranker answers (a text, a leaderboard key, a citation
+context).
 
 A task that answers a whole run holds a ``RunRanker`` (``rank_all(queries) -> rankings``): every
 ``Ranker`` is one, one query at a time, and run-level fusions (``fusion.RunFusion``, e.g. weights

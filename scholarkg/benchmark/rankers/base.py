@@ -18,7 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -157,8 +157,21 @@ class RunRanker(Protocol):
     ) -> dict[str, Ranking]: ...
 
 
-class Ranker(ABC):
-    """Base class: subclasses set ``name`` and ``params`` and implement :meth:`_score`."""
+#: what a ranker answers: a text (``str``), a leaderboard key (:class:`HasText`), a citation
+#: context (citation recommendation's ``ContextQuery``), ...
+QueryT = TypeVar("QueryT")
+
+
+class Ranker(ABC, Generic[QueryT]):
+    """The one ranker base, generic over its query type: subclasses set ``name`` and
+    ``params`` and implement :meth:`_score` for their ``QueryT``.
+
+    Text rankers are ``Ranker[str]`` (BM25, dense, fusion); rankers that read the graph are
+    ``Ranker[HasText]`` (:class:`StoreRanker`); citation recommendation's are
+    ``Ranker[ContextQuery]``. Whatever the query, :meth:`rank` times the call and returns a
+    :class:`Ranking` carrying the ranker's name and parameters, and the query is an argument,
+    never state kept on the ranker between calls.
+    """
 
     #: short identifier written into runs, e.g. ``"bm25"``, ``"dense"``, ``"rrf"``
     name: str = "ranker"
@@ -168,7 +181,7 @@ class Ranker(ABC):
 
     def rank(
         self,
-        query: str,
+        query: QueryT,
         k: int,
         *,
         candidates: Sequence[str] | None = None,
@@ -207,7 +220,7 @@ class Ranker(ABC):
         return None
 
     def rank_many(
-        self,
+        self: Ranker[str],
         queries: Mapping[str, str],
         k: int,
         *,
@@ -222,9 +235,9 @@ class Ranker(ABC):
         )
 
     def rank_all(
-        self, queries: Sequence[RunQuery], *, progress: RunProgress | None = None
+        self: Ranker[str], queries: Sequence[RunQuery], *, progress: RunProgress | None = None
     ) -> dict[str, Ranking]:
-        """:class:`RunRanker` adapter: rank each query on its own, in order.
+        """:class:`RunRanker` adapter: rank each query on its own, in order (text rankers).
 
         A per-query ranker answers a whole run by answering its queries one by one, so a task
         holds every ranker as a :class:`RunRanker` and never asks which kind it has.
@@ -238,7 +251,7 @@ class Ranker(ABC):
 
     @abstractmethod
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: QueryT, k: int, candidates: Sequence[str] | None
     ) -> tuple[Sequence[str], Sequence[float]]:
         """Return at most ``k`` ``(ids, scores)``, best first, following the ordering rule."""
 
@@ -258,7 +271,7 @@ class TextQuery:
     text: str
 
 
-class StoreRanker(Ranker):
+class StoreRanker(Ranker[HasText]):
     """Base of rankers that read the graph: RPG's, PageRank / personalized PageRank.
 
     Same contract as :class:`Ranker` — ``name`` and ``params`` on every :class:`Ranking`, with
@@ -330,12 +343,24 @@ class StoreRanker(Ranker):
             info=info,
         )
 
+    def rank(  # also takes a plain string, ranked as a TextQuery
+        self,
+        query: HasText | str,
+        k: int,
+        *,
+        candidates: Sequence[str] | None = None,
+        query_id: str | None = None,
+    ) -> Ranking:
+        """:meth:`Ranker.rank`; a string is ranked as ``TextQuery(query)``."""
+        text_query = TextQuery(query) if isinstance(query, str) else query
+        return super().rank(text_query, k, candidates=candidates, query_id=query_id)
+
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: HasText, k: int, candidates: Sequence[str] | None
     ) -> tuple[Sequence[str], Sequence[float]]:
         if not self._prepared:
             self.prepare()
-        ids, scores = self._score_query(TextQuery(query), k, candidates)[:2]
+        ids, scores = self._score_query(query, k, candidates)[:2]
         return list(ids)[:k], list(scores)[:k]
 
     @abstractmethod

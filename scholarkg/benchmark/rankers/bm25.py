@@ -164,7 +164,7 @@ def corpus_hash(ids: Sequence[str], texts: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-class BM25Ranker(Ranker):
+class BM25Ranker(Ranker[str]):
     """BM25 with bm25s over ``ids``/``texts``; rank the whole corpus or a candidate subset."""
 
     name = "bm25"

@@ -44,7 +44,7 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     return unit
 
 
-class DenseRanker(Ranker):
+class DenseRanker(Ranker[str]):
     """Exact cosine ranking over an in-memory matrix of document vectors."""
 
     name = "dense"
@@ -137,7 +137,7 @@ class DenseRanker(Ranker):
         return rank_pool(known, sub, missing, -1.0, k)
 
 
-class StoreDenseRanker(Ranker):
+class StoreDenseRanker(Ranker[str]):
     """Cosine ranking through the graph store's vector index on ``label``.
 
     Needs the vectors written by ``services.embeddings.embed_nodes`` with the same embedder.

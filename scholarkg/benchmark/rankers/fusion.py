@@ -177,7 +177,7 @@ def _check_setup(owner: str, rankers: Sequence[Any], method: str) -> None:
         raise _unknown_method(method)
 
 
-class FusionRanker(Ranker):
+class FusionRanker(Ranker[str]):
     """A ranker that asks several rankers for their top ``depth`` and fuses the answers.
 
     ``depth`` is exactly what each input contributes (so ``depth=5`` fuses two top-5 lists,
@@ -187,7 +187,7 @@ class FusionRanker(Ranker):
 
     def __init__(
         self,
-        rankers: Sequence[Ranker],
+        rankers: Sequence[Ranker[str]],
         *,
         method: str = "rrf",
         depth: int | None = None,

@@ -12,6 +12,7 @@ from typing import Any
 from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.citerec.recommenders import (
     RANKERS,
+    ContextQuery,
     ContextRanker,
     CypherGraphRanker,
     HybridRanker,
@@ -128,11 +129,7 @@ class _PopularityOverBM25(ContextRanker):
         self.pop, self.bm25, self.depth = pop, bm25, depth
         super().__init__({"pool": "bm25", "depth": depth})
 
-    def _score(self, query: str, k: int, candidates: Any) -> tuple[list[str], list[float]]:
-        pool = self.bm25.rank_context(self.ctx, self.depth).ids
-        self.pop._ctx = self.ctx
-        try:
-            r = self.pop.rank(query, k, candidates=pool)
-        finally:
-            self.pop._ctx = None
+    def _score(self, query: ContextQuery, k: int, candidates: Any) -> tuple[list[str], list[float]]:
+        pool = self.bm25.rank_context(query, self.depth).ids
+        r = self.pop.rank(query, k, candidates=pool)
         return r.ids, r.scores

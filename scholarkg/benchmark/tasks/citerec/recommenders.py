@@ -104,30 +104,22 @@ class PaperIndex:
         return idx
 
 
-class ContextRanker(Ranker):
-    """A ranker that answers :class:`ContextQuery` objects (the context set per call)."""
+class ContextRanker(Ranker[ContextQuery]):
+    """A ranker whose query is a :class:`ContextQuery`: the shared base, typed by its query.
 
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        super().__init__(params)
-        self._ctx: ContextQuery | None = None
+    The context (masked sentence, citing paper, its other references, year) is the argument
+    of every call, so a ranker holds no per-query state and one instance may serve several
+    callers (a hybrid and its components) without handing a context around.
+    """
 
     def rank_context(self, query: ContextQuery, k: int) -> Ranking:
-        self._ctx = query
-        try:
-            return self.rank(query.text, k, query_id=query.id)
-        finally:
-            self._ctx = None
+        return self.rank(query, k, query_id=query.id)
 
-    @property
-    def ctx(self) -> ContextQuery:
-        if self._ctx is None:
-            raise InputError(f"ranker {self.name!r} needs a context: call rank_context()")
-        return self._ctx
-
+    @staticmethod
     def _drop_citing(
-        self, ids: Sequence[str], scores: Sequence[float], k: int
+        query: ContextQuery, ids: Sequence[str], scores: Sequence[float], k: int
     ) -> tuple[list[str], list[float]]:
-        pairs = [(i, s) for i, s in zip(ids, scores, strict=True) if i != self.ctx.citing]
+        pairs = [(i, s) for i, s in zip(ids, scores, strict=True) if i != query.citing]
         return [i for i, _ in pairs[:k]], [s for _, s in pairs[:k]]
 
 
@@ -140,10 +132,10 @@ class TextContextRanker(ContextRanker):
         super().__init__(inner.params)
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        r = self.inner.rank(query_text(query), k + 1, candidates=candidates)
-        return self._drop_citing(r.ids, r.scores, k)
+        r = self.inner.rank(query_text(query.text), k + 1, candidates=candidates)
+        return self._drop_citing(query, r.ids, r.scores, k)
 
 
 class PPRRanker(ContextRanker):
@@ -174,13 +166,13 @@ class PPRRanker(ContextRanker):
         super().__init__({**self.kw, "graph": projection.key.graph})
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
         pos = self.projection.index
-        seeds = {pos[r]: 1.0 for r in self.ctx.known_refs if r in pos}
+        seeds = {pos[r]: 1.0 for r in query.known_refs if r in pos}
         if not seeds:
             return [], []
-        exclude = [pos[self.ctx.citing]] if self.ctx.citing in pos else []
+        exclude = [pos[query.citing]] if query.citing in pos else []
         nodes, scores = self.projection.personalized(seeds, exclude=exclude, **self.kw)
         keep = ~np.isin(nodes, np.fromiter(seeds, np.int64, len(seeds)))
         nodes, scores = nodes[keep], scores[keep]
@@ -207,15 +199,15 @@ class CypherGraphRanker(ContextRanker):
         super().__init__({"query": self.query, "limit": limit})
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        if not self.ctx.known_refs:
+        if not query.known_refs:
             return [], []
         rows = self.store.run_named(
             self.query,
             {
-                "seeds": list(self.ctx.known_refs),
-                "citing": self.ctx.citing,
+                "seeds": list(query.known_refs),
+                "citing": query.citing,
                 "limit": max(k, self.limit),
             },
         )
@@ -279,11 +271,9 @@ class ProjectionGraphRanker(ContextRanker):
         super().__init__({"source": "projection", "graph": projection.key.graph})
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        scores = projection_graph_scores(
-            self.projection, self.name, self.ctx.known_refs, self.ctx.citing
-        )
+        scores = projection_graph_scores(self.projection, self.name, query.known_refs, query.citing)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
         return [c for c, _ in ranked], [v for _, v in ranked]
 
@@ -298,26 +288,26 @@ class PopularityRanker(ContextRanker):
         self.indegree = projection.degrees("reverse").astype(np.float64)
         super().__init__({"graph": projection.key.graph})
 
-    def in_degree(self, ids: Sequence[str]) -> np.ndarray:
+    def in_degree(self, ids: Sequence[str], citing: str) -> np.ndarray:
         """In-degree of ``ids``, minus one for every paper the citing paper cites: that edge
         includes the answer, and subtracting it from all of the citing paper's references
         alike needs no knowledge of which one is the gold."""
         pos = self.projection.index
         cited: set[str] = set()
-        if self.ctx.citing in pos:
-            out = self.projection.neighbours(pos[self.ctx.citing], "natural")
+        if citing in pos:
+            out = self.projection.neighbours(pos[citing], "natural")
             cited = {self.projection.ids[j] for j in out}
         deg = np.array([self.indegree[pos[i]] if i in pos else 0.0 for i in ids])
         deg -= np.array([1.0 if i in cited else 0.0 for i in ids])
         return np.maximum(deg, 0.0)
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
         if candidates is None:
             raise InputError("popularity ranks a candidate pool; give candidates")
-        pool = [c for c in candidates if c != self.ctx.citing]
-        idx, vals = top_k(self.in_degree(pool), k)
+        pool = [c for c in candidates if c != query.citing]
+        idx, vals = top_k(self.in_degree(pool, query.citing), k)
         return [pool[i] for i in idx], vals.tolist()
 
 
@@ -343,9 +333,9 @@ class HybridRanker(ContextRanker):
         )
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        rankings = [p.rank_context(self.ctx, self.depth) for p in self.parts]
+        rankings = [p.rank_context(query, self.depth) for p in self.parts]
         rankings = [r for r in rankings if r.ids]
         if not rankings:
             return [], []
@@ -410,9 +400,7 @@ class LearnedFusion(ContextRanker):
         for col, name in ((3, "cocitation"), (4, "coupling")):
             for c, s in zip(parts[name].ids, parts[name].scores, strict=True):
                 x[where[c], col] = math.log1p(s)
-        self.popularity._ctx = q
-        x[:, 5] = np.log1p(self.popularity.in_degree(pool))
-        self.popularity._ctx = None
+        x[:, 5] = np.log1p(self.popularity.in_degree(pool, q.citing))
         if q.year is not None:
             pos = self.papers.position
             years = np.array([self.papers.years[pos[c]] if c in pos else -1 for c in pool])
@@ -462,11 +450,11 @@ class LearnedFusion(ContextRanker):
         return {"n_queries": len(rows), "n_rows": len(Y), "converged": bool(res.success)}
 
     def _score(
-        self, query: str, k: int, candidates: Sequence[str] | None
+        self, query: ContextQuery, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
         if self.weights is None:
             raise InputError("hybrid-learned is not fitted: no dev contexts were available")
-        pool, x = self.features(self.ctx)
+        pool, x = self.features(query)
         if not pool:
             return [], []
         scores = np.hstack([x, np.ones((len(pool), 1))]) @ self.weights

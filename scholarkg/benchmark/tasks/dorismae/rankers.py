@@ -85,7 +85,7 @@ def _minmax_rows(m: np.ndarray) -> np.ndarray:
     return (m - lo) / span
 
 
-class UpstreamRandomRanker(Ranker):
+class UpstreamRandomRanker(Ranker[str]):
     """Trial ``seed`` of upstream's random baseline; call it for the queries *in order*."""
 
     name = "random"
@@ -103,7 +103,7 @@ class UpstreamRandomRanker(Ranker):
         return template[:k], [float(n - i) for i in range(min(k, n))]
 
 
-class PoolBM25Ranker(Ranker):
+class PoolBM25Ranker(Ranker[str]):
     """BM25Okapi built per pool (the DORIS-MAE paper (Wang et al., arXiv 2310.04678), baselines;
     ``Real-Doris-Mae/Doris-Mae-Dataset:benchmarking/``); ``texts`` maps abstract id -> text.
 
@@ -151,7 +151,7 @@ class PoolBM25Ranker(Ranker):
         return _whole_pool(cands, self.pool_scores(query, cands), k)
 
 
-class PoolTfidfRanker(Ranker):
+class PoolTfidfRanker(Ranker[str]):
     """scikit-learn ``TfidfVectorizer()`` (defaults) fitted on each pool; cosine."""
 
     name = "tfidf"
@@ -230,7 +230,7 @@ class VectorStore:
             raise InputError(f"abstract {err.args[0]!r} has no vector") from err
 
 
-class VectorRanker(Ranker):
+class VectorRanker(Ranker[str]):
     """Dense whole-query cosine against stored abstract vectors."""
 
     name = "dense"
@@ -245,7 +245,7 @@ class VectorRanker(Ranker):
         return _whole_pool(cands, self.vectors.doc_matrix(cands) @ q, k)
 
 
-class SentenceMaxSimRanker(Ranker):
+class SentenceMaxSimRanker(Ranker[str]):
     """Eq. 4: mean over query sentences of the max cosine over the abstract's sentences."""
 
     name = "sentence-maxsim"
@@ -261,7 +261,7 @@ class SentenceMaxSimRanker(Ranker):
         return _whole_pool(cands, scores, k)
 
 
-class AspectRanker(Ranker):
+class AspectRanker(Ranker[str]):
     """Ours: sum over the query's units of a per-unit score normalised over the pool.
 
     ``units`` maps a query text to its unit texts (aspects and sub-aspects, distinct), as
@@ -319,7 +319,7 @@ class AspectRanker(Ranker):
         return _whole_pool(cands, self.unit_scores(query, cands).sum(axis=0), k)
 
 
-class GraphRerankRanker(Ranker):
+class GraphRerankRanker(Ranker[str]):
     """Ours: base score + ``weight`` x personalized PageRank seeded by the base's top hits.
 
     ``citations`` maps an abstract id to the abstract ids it cites (within the loaded
