@@ -56,6 +56,8 @@ def _neo4j_status_rows(st: Neo4jStatus) -> list[dict[str, object]]:
         {"field": "home", "value": f"{st.home} ({_size(st.disk_bytes)} on disk)"},
         {"field": "bolt", "value": st.uri or ""},
     ]
+    if st.browser:
+        rows.append({"field": "browser", "value": st.browser})
     if st.state == "running":
         versions = ", ".join(f"{k} {v}" for k, v in st.versions.items())
         rows += [
@@ -136,6 +138,14 @@ def start(
     thread_count: Annotated[
         int | None, typer.Option(help="FalkorDB THREAD_COUNT (default: one per core).")
     ] = None,
+    browser: Annotated[
+        bool,
+        typer.Option(
+            "--browser",
+            help="--backend neo4j: also serve Neo4j Browser on 127.0.0.1 (it logs in over "
+            "Bolt with the same user and password).",
+        ),
+    ] = False,
 ) -> None:
     """Start the server (or reuse the running one) and print where it listens.
 
@@ -145,6 +155,7 @@ def start(
     """
     neo = _managed_neo4j()
     if neo is not None:
+        neo.browser = neo.browser or browser
         with server_wait_line() as show:
             neo.progress = show
             nst = neo.start()
@@ -154,7 +165,13 @@ def start(
             highlight=False,
             soft_wrap=True,
         )
+        if nst.browser:
+            console.print(f"Neo4j Browser: {nst.browser}", highlight=False, soft_wrap=True)
         return
+    if browser:
+        raise ConfigError(
+            "--browser serves Neo4j Browser for the managed Neo4j: add --backend neo4j"
+        )
     server = _server(thread_count)
     with server_wait_line() as show:
         server.progress = show

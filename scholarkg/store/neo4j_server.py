@@ -175,6 +175,8 @@ class Neo4jStatus:
     disk_bytes: int | None = None
     heap: str | None = None
     log: str | None = None
+    #: Neo4j Browser's address when the server serves it (``db start --browser``)
+    browser: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -192,8 +194,15 @@ class ManagedNeo4j:
         pagecache: str | None = None,
         start_timeout: float = DEFAULT_START_TIMEOUT,
         progress: ProgressCallback | None = None,
+        browser: bool | None = None,
     ) -> None:
         self.home = Path(home)
+        #: serve Neo4j Browser on 127.0.0.1 as well (off unless asked: one more listener)
+        self.browser = (
+            browser
+            if browser is not None
+            else os.environ.get("SCHOLARKG_NEO4J_BROWSER", "").lower() in ("1", "true", "yes")
+        )
         env_port = os.environ.get("SCHOLARKG_NEO4J_PORT")
         self.port = port if port is not None else (int(env_port) if env_port else None)
         self.heap = heap or os.environ.get("SCHOLARKG_NEO4J_HEAP") or DEFAULT_HEAP
@@ -252,12 +261,25 @@ class ManagedNeo4j:
         port = self._read_info().get("port")
         return f"bolt://127.0.0.1:{port}" if port else None
 
+    def browser_url(self) -> str | None:
+        """Neo4j Browser's address (the Bolt address pre-filled), if this run serves it."""
+        info = self._read_info()
+        port, bolt = info.get("browser_port"), info.get("port")
+        if not port:
+            return None
+        return f"http://127.0.0.1:{port}/browser/?dbms=bolt://neo4j@127.0.0.1:{bolt}"
+
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> Neo4jStatus:
         """Start the server, or reuse the running one; returns its status."""
         with self._locked():
             pid = read_pid(self.pid_file)
             if pid is not None and pid_alive(pid) and self._answers():
+                if self.browser and not self._read_info().get("browser_port"):
+                    raise ConfigError(
+                        "the managed Neo4j is running without Neo4j Browser; stop it "
+                        "('scholarkg --backend neo4j db stop') and start it with --browser"
+                    )
                 return self.status()
             if pid is not None:
                 self._clean_stale(pid)
@@ -292,6 +314,7 @@ class ManagedNeo4j:
             st.started = info.get("started")
             st.versions = dict(info.get("versions") or {})
             st.heap = info.get("heap")
+            st.browser = self.browser_url()
         if details and self.dbms_dir.exists():
             st.disk_bytes = sum(f.stat().st_size for f in self.dbms_dir.rglob("*") if f.is_file())
         return st
@@ -361,6 +384,15 @@ class ManagedNeo4j:
             s.bind(("127.0.0.1", 0))
             return int(s.getsockname()[1])
 
+    def _choose_browser_port(self, bolt_port: int) -> int:
+        """The Browser's port of the last run if free (bookmarks keep working), else any."""
+        kept = self._read_info().get("browser_port")
+        if isinstance(kept, int) and kept != bolt_port and _port_free(kept):
+            return kept
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+
     def _log_tail(self, lines: int = 20) -> str:
         try:
             text = self.log_file.read_text(encoding="utf-8", errors="replace")
@@ -380,6 +412,7 @@ class ManagedNeo4j:
             raise ServerError(
                 f"port {port} on 127.0.0.1 is taken; set SCHOLARKG_NEO4J_PORT to a free one"
             )
+        browser_port = self._choose_browser_port(port) if self.browser else None
         sep = os.pathsep
         classpath = sep.join(
             [str(target / LAUNCHER_JAR), str(target / "lib" / "*"), str(target / "plugins" / "*")]
@@ -404,6 +437,7 @@ class ManagedNeo4j:
             str(target / "plugins"),
             "--pagecache",
             self.pagecache,
+            *(["--browser-port", str(browser_port)] if browser_port else []),
         ]
         log.info("starting the managed Neo4j on 127.0.0.1:%s (home %s)", port, self.home)
         self._say(f"starting Neo4j on 127.0.0.1:{port}")
@@ -436,6 +470,7 @@ class ManagedNeo4j:
         info = {
             "pid": proc.pid,
             "port": port,
+            "browser_port": browser_port,
             "home": str(self.home),
             "heap": self.heap,
             "pagecache": self.pagecache,

@@ -270,3 +270,84 @@ def test_20k_papers_kill9_mid_load_then_resume_equals_a_clean_load(tmp_path: Pat
         assert state() == clean
     finally:
         server.stop()
+
+
+def _http(port: int, path: str, accept: str = "*/*") -> tuple[int, dict[str, str], bytes]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Accept": accept})
+        res = conn.getresponse()
+        return res.status, {k.lower(): v for k, v in res.getheaders()}, res.read()
+    finally:
+        conn.close()
+
+
+def _bolt_over_websocket(port: int) -> tuple[bytes, bytes]:
+    """What the Browser page does to reach Bolt: a WebSocket handshake on the Bolt port, then
+    Bolt's version negotiation in one binary frame. Returns the handshake's status line and
+    the agreed Bolt version (4 bytes: 0, 0, minor, major)."""
+    import base64
+    import socket
+
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request.encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += s.recv(1024)
+        status = head.split(b"\r\n", 1)[0]
+        # Bolt preamble + "5.0 to 5.4", then three empty proposals; a client frame is masked
+        payload = bytes.fromhex("6060b01700040405000000000000000000000000")
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        s.sendall(bytes([0x82, 0x80 | len(payload)]) + mask + masked)
+        frame = s.recv(16)
+    assert frame[0] == 0x82 and frame[1] == 4, frame  # one unmasked binary frame, 4 bytes
+    return status, frame[2:6]
+
+
+@pytest.mark.slow
+def test_neo4j_browser_on_loopback_reaching_bolt(tmp_path: Path) -> None:
+    """``db start --backend neo4j --browser``: Neo4j Browser's static app and its discovery
+    document on 127.0.0.1, nothing outside ``browser/`` served, and the Bolt port answering
+    the WebSocket handshake the Browser opens (its login then goes over Bolt with the same
+    user and password)."""
+    if java_available():
+        pytest.skip(f"no managed Neo4j here: {java_available()}")
+    server = ManagedNeo4j(tmp_path / "neo4j", browser=True)
+    try:
+        st = server.start()
+        assert st.pid is not None and st.browser is not None
+        bolt = int(str(st.uri).rsplit(":", 1)[1])
+        port = int(st.browser.split("://127.0.0.1:", 1)[1].split("/", 1)[0])
+        assert st.browser.endswith(f"?dbms=bolt://neo4j@127.0.0.1:{bolt}")
+        for ip, _port in _listening(st.pid):
+            assert ip in ("127.0.0.1", "::ffff:127.0.0.1"), f"listening on {ip}"
+        assert {p for _, p in _listening(st.pid)} == {bolt, port}
+        status, headers, body = _http(port, "/", accept="application/json")
+        assert status == 200 and json.loads(body)["bolt_direct"] == st.uri
+        status, headers, _ = _http(port, "/")
+        assert status == 303 and headers["location"] == "/browser/"
+        status, headers, body = _http(port, "/browser/")
+        assert status == 200 and headers["content-type"].startswith("text/html")
+        assert b"<title>Neo4j Browser</title>" in body
+        for bad in ("/browser/../Launcher.class", "/org/scholarkg/neo4j/Launcher.class",
+                    "/browser/nope.js"):  # fmt: skip
+            assert _http(port, bad)[0] == 404, bad
+        status_line, version = _bolt_over_websocket(bolt)
+        assert b" 101 " in status_line and version[3] == 5, (status_line, version)
+        # asked for the Browser while a server without it runs: a clear error
+        server.stop()
+        plain = ManagedNeo4j(tmp_path / "neo4j", browser=False)
+        plain.start()
+        with pytest.raises(ConfigError, match="without Neo4j Browser"):
+            ManagedNeo4j(tmp_path / "neo4j", browser=True).start()
+        plain.stop()
+    finally:
+        server.stop()

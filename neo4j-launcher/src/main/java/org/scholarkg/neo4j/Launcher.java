@@ -30,7 +30,8 @@ import org.neo4j.graphdb.GraphDatabaseService;
  * the readiness line and stops it with SIGTERM.
  *
  * <p>Arguments: {@code --home DIR --port N --password-file FILE --plugins DIR}
- * [{@code --pagecache SIZE}] [{@code --http-port N}]. The password is read from a file (mode
+ * [{@code --pagecache SIZE}] [{@code --http-port N}] [{@code --browser-port N}] (Neo4j Browser on
+ * 127.0.0.1, {@link BrowserServer}). The password is read from a file (mode
  * 600) so that it never appears in a process list; on every start the {@code neo4j} user's
  * password is set to it in the system database, before the launcher reports ready.
  */
@@ -79,6 +80,15 @@ public final class Launcher {
             // the DBMS's own threads would keep the JVM alive: exit, so the caller sees it
             e.printStackTrace();
             System.exit(1);
+        }
+        String browserPort = args.get("--browser-port");
+        if (browserPort != null) {
+            try {
+                BrowserServer.start(Integer.parseInt(browserPort), port);
+            } catch (IOException | RuntimeException e) {
+                e.printStackTrace();  // e.g. the port is taken: exit, as above
+                System.exit(1);
+            }
         }
         // one line the Python side waits for; never the password
         System.out.println("SCHOLARKG-NEO4J-READY bolt://127.0.0.1:" + port);
