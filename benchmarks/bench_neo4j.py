@@ -13,7 +13,9 @@ two; personalized PageRank per query (mean over ``--queries`` single-source quer
 ``--parts bulk`` builds a NEW graph of ``--bulk-papers`` / ``--bulk-citations`` three ways
 in one run: the embedded store's GRAPH.BULK loader, Neo4j's offline importer
 (``load bulk --backend neo4j``) and, on a ``--merge-slice`` of it, the batched
-``UNWIND … MERGE`` writer on Neo4j, extrapolated linearly to the full size.
+``UNWIND … MERGE`` writer on Neo4j, extrapolated linearly to the full size; and whole-graph
+PageRank (cold, warm) plus single-source personalized PageRank on each built graph, with the
+largest score difference between the two.
 
 Needs Java 17+ and Maven (the managed Neo4j); the graph is random (uniform citing paper,
 cited paper skewed towards low ids, as citations are), seeded.
@@ -101,6 +103,11 @@ def bulk_part(args: argparse.Namespace, root: Path) -> None:
         t0 = time.perf_counter()
         res = bulk_load_papers(emb, papers, cites)
         t_emb = time.perf_counter() - t0
+        # whole-graph PageRank on what was just built (the scipy operator on the resident
+        # projection), then a few single-source personalized runs
+        gen = np.random.default_rng(args.seed + 1)
+        queries = [f"p{int(i)}" for i in gen.integers(0, args.bulk_papers, 3)]
+        pr_emb = pagerank_figures(emb, root / "cache-emb-bulk", queries)
         emb.clear()
     finally:
         embedded.stop()
@@ -115,6 +122,10 @@ def bulk_part(args: argparse.Namespace, root: Path) -> None:
         neo.apply_schema()
         t_schema = time.perf_counter() - t1
         t_imp = time.perf_counter() - t0
+        pr_neo = pagerank_figures(neo, root / "cache-neo-bulk", queries)
+        a, b = pr_emb["scores"], pr_neo["scores"]
+        assert isinstance(a, dict) and isinstance(b, dict)
+        diff = max(abs(a[k] - b[k]) for k in a)
         neo.clear()
         # the incremental writer on a slice: the first N papers, then 5 N citations among
         # them drawn like the full file's (uniform); nodes and edges timed apart and each
@@ -152,6 +163,10 @@ def bulk_part(args: argparse.Namespace, root: Path) -> None:
         f"restart {restart:.1f} s, schema {t_schema:.1f} s; {imp.nodes:,} nodes, "
         f"{imp.relationships:,} relationships)"
     )
+    for name, pr in (("embedded (scipy operator)", pr_emb), ("Neo4j GDS pageRank", pr_neo)):
+        print(f"  whole-graph PageRank, {name}: cold {pr['cold']:.1f} s (projection built), "
+              f"warm {pr['warm']:.2f} s; personalized {pr['ppr']:.2f} s per query")  # fmt: skip
+    print(f"  max |score difference| embedded vs GDS, whole graph: {diff:.1e}")
     print(f"  Neo4j UNWIND … MERGE on a slice: {len(rows):,} papers in {t_nodes:.1f} s "
           f"({node_rate:,.0f}/s), {len(edges):,} citations in {t_edges:.1f} s "
           f"({edge_rate:,.0f}/s) => about {merge_full:,.0f} s for the full size")  # fmt: skip
