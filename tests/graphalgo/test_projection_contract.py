@@ -119,12 +119,12 @@ def test_bad_names_are_refused_before_any_query(any_store: GraphStore, tmp_path:
 
 
 def test_gds_projection_stays_resident_until_the_graph_changes(
-    any_store: GraphStore, tmp_path: Path
+    neo4j_store: GraphStore, tmp_path: Path
 ) -> None:
-    """Neo4j + GDS only: one GDS graph per database state, reused across runs and catalogues,
-    replaced (old one dropped) after a write."""
-    if not _uses_gds(any_store):
-        pytest.skip("resident GDS projections need Neo4j with the GDS plugin")
+    """Neo4j + GDS only (the embedded store has no resident server-side projection): one GDS
+    graph per database state, reused across runs and catalogues, replaced (old one dropped)
+    after a write."""
+    any_store = neo4j_store
     _doc_graph(any_store)
     proj = ProjectionCatalog(tmp_path).get(any_store)
     resident = proj.resident
