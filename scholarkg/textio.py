@@ -74,7 +74,9 @@ def open_binary(path: str | Path, *, missing: str | None = "file not found") -> 
         raise InputError(f"cannot read file: {err.strerror or err}", path=path) from err
 
 
-def not_utf8(err: UnicodeDecodeError, data: bytes, *, path: str | Path, line: int | None = None):  # type: ignore[no-untyped-def]
+def not_utf8(
+    err: UnicodeDecodeError, data: bytes, *, path: str | Path, line: int | None = None
+) -> InputError:
     """The ``InputError`` for undecodable bytes: line, column and the offending byte.
 
     The policy is to refuse, not to guess: replacing bytes would store a mangled text as if it

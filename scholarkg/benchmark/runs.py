@@ -388,7 +388,7 @@ class RunRegistry:
 def instance_values(run: RunRecord, metric: str) -> dict[str, float]:
     """``{instance: value}`` for one metric; undefined (None) scores become NaN."""
     return {
-        iid: (math.nan if scores[metric] is None else float(scores[metric]))  # type: ignore[arg-type]
+        iid: (math.nan if (value := scores[metric]) is None else float(value))
         for iid, scores in run.per_instance.items()
         if metric in scores
     }

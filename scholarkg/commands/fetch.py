@@ -26,13 +26,13 @@ if TYPE_CHECKING:
     from scholarkg.services.fetch import DatasetSpec
 
 
-def _size(n: int | None) -> str:
+def _size(n: float | None) -> str:
     if not n:
         return "?"
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return "?"
 
 

@@ -9,7 +9,7 @@ skips what an earlier, interrupted run of the same file into the same graph dura
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.table import Table
@@ -17,6 +17,9 @@ from rich.table import Table
 from scholarkg.commands.common import console, settings, store_session
 from scholarkg.console import counter_bar
 from scholarkg.errors import NotSupported
+
+if TYPE_CHECKING:
+    from scholarkg.store.falkordb_store import FalkorDBStore
 
 app = typer.Typer(
     help="Load files into the graph (idempotent: MERGE on stable ids).", no_args_is_help=True
@@ -49,7 +52,7 @@ def load_bulk(
             bar.update(stages[stage], completed=done)
 
         result = bulk_load(
-            store,  # type: ignore[arg-type]
+            cast("FalkorDBStore", store),  # not neo4j: the embedded FalkorDB (open_store)
             [NodeSource(papers)],
             [EdgeSource(edges, rel_type=rel)] if edges else [],
             progress=progress,

@@ -40,7 +40,7 @@ def load_aaar(
     """AAAR-1.0: EqInfer items, ExpDesign papers + experiments, Weakness papers + reviewers."""
     from scholarkg.loaders.aaar import aaar_groups, task_sources
 
-    sources = task_sources(path, task)  # type: ignore[arg-type]
+    sources = task_sources(path, task)
     steps = [
         Step(f"aaar {t}", p, f"aaar-{t}", lambda t=t, p=p: aaar_groups(t, p)) for t, p in sources
     ]

@@ -8,6 +8,7 @@ the first examples with file and line number.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,11 +22,14 @@ from scholarkg.loaders.steps import Step
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.steps import LoadSummary
 
 
 def beir_steps(
-    directory: Path, name: str, report: object, *, qrels_split: str = "test"
+    directory: Path, name: str, report: SkipReport, *, qrels_split: str = "test"
 ) -> list[Step]:
     """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
     from scholarkg.loaders import citerec_beir as beir
@@ -38,13 +42,13 @@ def beir_steps(
     steps = [
         Step(
             "corpus", corpus, f"beir-corpus:{name}", lambda: beir.read_corpus(corpus, name, report)
-        ),  # type: ignore[arg-type]
+        ),
         Step(
             "queries",
             queries,
             f"beir-queries:{name}",
             lambda: beir.read_queries(queries, name, report),
-        ),  # type: ignore[arg-type]
+        ),
     ]
     for split, path in splits.items():
         steps.append(
@@ -52,15 +56,15 @@ def beir_steps(
                 f"qrels {split}",
                 path,
                 f"beir-qrels:{name}:{split}",
-                lambda path=path, split=split: beir.read_qrels(path, name, split, report),  # type: ignore[misc]
+                partial(beir.read_qrels, path, name, split, report),
             )
         )
     return steps
 
 
-def _skip_notes(report: object) -> object:
+def _skip_notes(report: SkipReport) -> Callable[[GraphStore, LoadSummary], None]:
     def after(_store: GraphStore, summary: LoadSummary) -> None:
-        summary.notes.extend(report.notes())  # type: ignore[attr-defined]
+        summary.notes.extend(report.notes())
 
     return after
 
@@ -98,7 +102,7 @@ def load_beir(
         title=f"load beir {name}",
         resume=resume,
         batch_size=batch_size,
-        after=_skip_notes(report),  # type: ignore[arg-type]
+        after=_skip_notes(report),
     )
 
 
@@ -177,7 +181,7 @@ def load_s2(
     return summary
 
 
-def _load_s2_bulk(files: dict[str, Path | None], report: object, workers: int) -> None:
+def _load_s2_bulk(files: dict[str, Path | None], report: SkipReport, workers: int) -> None:
     from rich.table import Table
 
     from scholarkg.errors import NotSupported
@@ -186,7 +190,7 @@ def _load_s2_bulk(files: dict[str, Path | None], report: object, workers: int) -
     with store_session(write=True) as store:
         if store.backend != "embedded":
             raise NotSupported("--bulk uses FalkorDB's GRAPH.BULK; on Neo4j load without --bulk")
-        res = bulk_load_s2(store, files, report, workers=workers)  # type: ignore[arg-type]
+        res = bulk_load_s2(store, files, report, workers=workers)
     table = Table(title=f"load s2 --bulk into {store.graph!r}")
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -201,7 +205,7 @@ def _load_s2_bulk(files: dict[str, Path | None], report: object, workers: int) -
         f"{res['parse_seconds']:.1f} / {res['send_seconds']:.1f} / {res['schema_seconds']:.1f}",
     )
     console.print(table)
-    for note in report.notes():  # type: ignore[attr-defined]
+    for note in report.notes():
         console.print(note)
 
 
@@ -223,5 +227,5 @@ def load_unarxive(
         title="load unarxive",
         resume=resume,
         batch_size=batch_size,
-        after=_skip_notes(report),  # type: ignore[arg-type]
+        after=_skip_notes(report),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.progress import Progress
@@ -12,6 +12,9 @@ from scholarkg.benchmark.report import write_report
 from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.commands.common import console, settings
 from scholarkg.errors import InputError
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.metrics.stats import Method
 
 
 def report(
@@ -36,7 +39,7 @@ def report(
         paths = write_report(
             runs,
             out,
-            method=method,  # type: ignore[arg-type]
+            method=cast("Method", method),  # checked above
             n_resamples=resamples,
             seed=seed,
             progress=lambda done, total: bar.update(task, completed=done, total=total),

@@ -7,7 +7,7 @@ these commands only read them, so they work without a graph server.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -22,6 +22,9 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.metrics.stats import Method
 
 app = typer.Typer(help="List, show and compare recorded benchmark runs.", no_args_is_help=True)
 
@@ -161,6 +164,7 @@ def compare(
             f"[yellow]warning:[/yellow] different tasks ({a.task} vs {b.task}); "
             "only instances with the same id are paired"
         )
-    deltas = compare_runs(a, b, method=method, n_resamples=resamples, seed=seed)  # type: ignore[arg-type]
+    checked = cast("Method", method)  # one of the two, checked above
+    deltas = compare_runs(a, b, method=checked, n_resamples=resamples, seed=seed)
     rows = [d.as_dict() for d in deltas]
     print_rows(rows, fmt, title=f"{b.id} vs {a.id} ({method})")

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, overload
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 AaarTask = Literal["eqinfer", "expdesign", "weakness"]
 AAAR_TASKS: tuple[str, ...] = ("eqinfer", "expdesign", "weakness")
 #: the released folder name of each task (a root folder holding them loads all three)
-TASK_FOLDERS: dict[str, str] = {
+TASK_FOLDERS: dict[AaarTask, str] = {
     "eqinfer": "Equation_Inference",
     "expdesign": "Experiment_Design",
     "weakness": "Paper_Weakness",
@@ -82,7 +82,17 @@ def read_json(path: Path) -> Any:
     return denan(load_json(path))
 
 
-def _text(value: Any, *, path: Path, line: int | None, field: str, allow_none: bool = False):  # type: ignore[no-untyped-def]
+@overload
+def _text(
+    value: Any, *, path: Path, line: int | None, field: str, allow_none: Literal[False] = False
+) -> str: ...
+@overload
+def _text(
+    value: Any, *, path: Path, line: int | None, field: str, allow_none: bool
+) -> str | None: ...
+def _text(
+    value: Any, *, path: Path, line: int | None, field: str, allow_none: bool = False
+) -> str | None:
     if value is None and allow_none:
         return None
     if not isinstance(value, str):
@@ -120,10 +130,12 @@ class EqInferRecord:
 
     @property
     def uid(self) -> str:
-        return ar.EqItem.make_id(  # type: ignore[return-value]
+        uid = ar.EqItem.make_id(
             {"context_before": self.context_before, "context_after": self.context_after,
              "options": self.options}
         )  # fmt: skip
+        assert uid is not None  # EqItem has an id rule
+        return uid
 
 
 _OPTION_SPLIT = re.compile(r"(?:^|\n)\s*\(([A-D])\)\.\s*")
@@ -465,10 +477,11 @@ def parse_folder(folder: Path, task: Literal["expdesign", "weakness"]) -> list[A
 
 def folder_groups(folder: Path, task: Literal["expdesign", "weakness"]) -> Iterator[Group]:
     """One group per paper file, in path order (a bad file stops the load at that paper)."""
-    build = expdesign_records if task == "expdesign" else weakness_records
-    parse = parse_expdesign if task == "expdesign" else parse_weakness
     for n, path in enumerate(data_files(folder), start=1):
-        yield n, build(parse(path))  # type: ignore[arg-type]
+        if task == "expdesign":
+            yield n, expdesign_records(parse_expdesign(path))
+        else:
+            yield n, weakness_records(parse_weakness(path))
 
 
 # --------------------------------------------------------------------------- detection
@@ -515,17 +528,21 @@ def eqinfer_file(path: Path) -> Path:
     return candidates[0]
 
 
-def task_sources(path: Path, task: AaarTask | None = None) -> list[tuple[AaarTask, Path]]:
-    """``(task, path)`` pairs to load: one task folder/file, or the three under a root folder."""
+def task_sources(path: Path, task: str | None = None) -> list[tuple[AaarTask, Path]]:
+    """``(task, path)`` pairs to load: one task folder/file, or the three under a root folder.
+
+    ``task`` may be unchecked input (``--task``): a name not in :data:`AAAR_TASKS` is an error.
+    """
     if task is None and path.is_dir():
         subs = [(t, path / name) for t, name in TASK_FOLDERS.items() if (path / name).is_dir()]
         if subs:
-            return [(t, eqinfer_file(p) if t == "eqinfer" else p) for t, p in subs]  # type: ignore[misc]
+            return [(t, eqinfer_file(p) if t == "eqinfer" else p) for t, p in subs]
     if task is None:
         task = detect_task(path)
     if task not in AAAR_TASKS:
         raise InputError(f"unknown AAAR task {task!r}; use {', '.join(AAAR_TASKS)}", field="task")
-    return [(task, eqinfer_file(path) if task == "eqinfer" else path)]
+    checked = cast(AaarTask, task)  # one of AAAR_TASKS, checked above
+    return [(checked, eqinfer_file(path) if task == "eqinfer" else path)]
 
 
 def aaar_groups(task: AaarTask, path: Path) -> Iterator[Group]:

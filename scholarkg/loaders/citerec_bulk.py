@@ -25,7 +25,7 @@ from typing import IO, Any
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_common import SkipReport
-from scholarkg.schema.records import EdgeRecord, NodeRecord
+from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper
 
 #: node labels streamed to disk instead of merged in memory (one row per id)
 STREAMED_LABELS = frozenset({"CitationContext"})
@@ -176,10 +176,12 @@ def bulk_load_s2(
     }
 
 
-def _recording(groups: Iterable[Group], corpus: dict[int, str], paper_cls: type) -> Iterable[Group]:
+def _recording(
+    groups: Iterable[Group], corpus: dict[int, str], paper_cls: type[Paper]
+) -> Iterable[Group]:
     """Pass groups through, remembering each S2 paper's corpus id → Paper id."""
     for number, records in groups:
         for rec in records:
-            if isinstance(rec, paper_cls) and rec.corpus_id is not None:  # type: ignore[attr-defined]
-                corpus[int(rec.corpus_id)] = rec.id  # type: ignore[attr-defined]
+            if isinstance(rec, paper_cls) and rec.corpus_id is not None:
+                corpus[int(rec.corpus_id)] = rec.id
         yield number, records

@@ -31,7 +31,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
@@ -129,7 +129,7 @@ def load_overrides(path: str | Path) -> dict[str, Direction]:
         norm = normalize_text(str(name))
         if not norm:
             raise InputError("empty metric name", path=path, field=str(name))
-        out[norm] = value.strip().lower()  # type: ignore[assignment]
+        out[norm] = cast(Direction, value.strip().lower())  # "higher" or "lower", checked above
     return out
 
 

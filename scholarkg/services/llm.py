@@ -511,8 +511,10 @@ class LLMClient:
             for f in pending:
                 f.cancel()
             for f in futures:  # first failure in input order
-                if f.done() and not f.cancelled() and f.exception() is not None:
-                    raise f.exception()  # type: ignore[misc]
+                if f.done() and not f.cancelled():
+                    exc = f.exception()
+                    if exc is not None:
+                        raise exc
         return [r for r in results if r is not None]
 
     # --- internals ---------------------------------------------------------------------------

@@ -139,7 +139,7 @@ class Manifest:
             _checked(check_label, label, path, None, "vectors")
             for prop in props:
                 _checked(check_property, prop, path, None, "vectors")
-        known = {f.name for f in cls.__dataclass_fields__.values()}  # type: ignore[attr-defined]
+        known = {f.name for f in cls.__dataclass_fields__.values()}
         return cls(**{k: v for k, v in data.items() if k in known})
 
 

@@ -23,11 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scholarkg.benchmark.metrics._common import check_paired_lists
 from scholarkg.errors import InputError, NotSupported
+
+if TYPE_CHECKING:
+    from rouge_score.rouge_scorer import RougeScorer
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +47,7 @@ class RougeScores:
 
 
 @lru_cache(maxsize=8)
-def _scorer(types: tuple[str, ...], use_stemmer: bool):  # type: ignore[no-untyped-def]
+def _scorer(types: tuple[str, ...], use_stemmer: bool) -> RougeScorer:
     try:
         from rouge_score import rouge_scorer
     except ImportError as exc:  # pragma: no cover - depends on the installed extras

@@ -28,11 +28,14 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from scholarkg.errors import InputError, NotSupported
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +101,14 @@ class SentenceTransformerEncoder:
         self.model = str(model) if model is not None else None
         self.batch_size = batch_size
         self.device = device
-        self._model: object | None = None
+        self._model: SentenceTransformer | None = None
 
     @property
     def name(self) -> str:
         """Model identifier written into run metadata."""
         return self.model or AAAR_ITF_IDF_MODEL
 
-    def _load(self) -> object:
+    def _load(self) -> SentenceTransformer:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
@@ -130,7 +133,7 @@ class SentenceTransformerEncoder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         model = self._load()
-        vectors = model.encode(  # type: ignore[attr-defined]
+        vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,

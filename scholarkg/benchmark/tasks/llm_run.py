@@ -197,10 +197,11 @@ def run_llm_task(
     from scholarkg.benchmark.task import AnswerSource, run_task
 
     check_answer_source(client, predictions_path)
-    source = (
-        AnswerSource.model(client) if client is not None
-        else AnswerSource.predictions(predictions_path)  # type: ignore[arg-type]
-    )  # fmt: skip
+    if client is not None:
+        source = AnswerSource.model(client)
+    else:
+        assert predictions_path is not None  # check_answer_source: exactly one of the two
+        source = AnswerSource.predictions(predictions_path)
     return run_task(
         task, store, source, options, runs_dir=registry.runs_dir if registry else None,
         record_in_graph=record_in_graph, limit=limit, progress=progress,

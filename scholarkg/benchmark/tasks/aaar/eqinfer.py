@@ -199,7 +199,14 @@ class EqInferTask(AaarTaskBase):
             head.classes = {f"context_words:{k}": r.aggregate for k, r in results.items()}
         return head
 
-    def write_outputs(self, out_dir, instances, answers, result, options):  # type: ignore[no-untyped-def]
+    def write_outputs(
+        self,
+        out_dir: Path,
+        instances: Sequence[Instance],
+        answers: Answers,
+        result: TaskResult,
+        options: Mapping[str, Any],
+    ) -> list[Path]:
         files = super().write_outputs(out_dir, instances, answers, result, options)
         if result.classes:
             curve = {k.split(":", 1)[1]: v["accuracy"] for k, v in result.classes.items()}

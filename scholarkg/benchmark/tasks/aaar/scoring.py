@@ -267,9 +267,13 @@ def score_reviewcritique(
         per_paper_units.setdefault(g.paper, []).append((g.deficient, flags))
         expl = pred.explanations if pred is not None else None
         for k, (gd, pd) in enumerate(zip(g.deficient, flags, strict=True)):
-            if gd and pd and g.explanations[k] and expl is not None and k < len(expl) and expl[k]:
-                pred_texts.append(expl[k])  # type: ignore[arg-type]
-                ref_texts.append(g.explanations[k])  # type: ignore[arg-type]
+            if not (gd and pd):
+                continue
+            ref = g.explanations[k]
+            hyp = expl[k] if expl is not None and k < len(expl) else None
+            if ref and hyp:
+                pred_texts.append(hyp)
+                ref_texts.append(ref)
     if average == "micro":
         agg = grouped_prf([u for us in units.values() for u in us], "micro")
     elif average == "review":

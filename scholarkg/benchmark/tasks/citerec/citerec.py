@@ -44,7 +44,7 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.citerec.recommenders import RANKERS, ContextQuery
+from scholarkg.benchmark.tasks.citerec.recommenders import RANKERS, ContextQuery, LearnedFusion
 from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 from scholarkg.textio import atomic_write_text
@@ -176,7 +176,8 @@ class CiteRecTask(BenchmarkTask):
         ranker = build_recommender(source.name, store, source.params, options, extra, progress)
         if source.name == "hybrid-learned":
             dev = self._instances(store, options, "dev")
-            extra["fit"] = ranker.fit(context_queries(dev), {i.id: i.data["gold"] for i in dev})  # type: ignore[attr-defined]
+            assert isinstance(ranker, LearnedFusion)  # what build_recommender builds for it
+            extra["fit"] = ranker.fit(context_queries(dev), {i.id: i.data["gold"] for i in dev})
         out: dict[str, list[str]] = {}
         queries = context_queries(instances)
         for n, q in enumerate(queries, start=1):

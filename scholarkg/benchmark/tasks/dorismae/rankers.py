@@ -36,7 +36,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,9 @@ class UpstreamRandomRanker(Ranker[str]):
         self._rng = random.Random(seed)
         super().__init__({"seed": seed, "protocol": "upstream: seed(t), shuffle per query"})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         template = [
             c for c in _need_candidates(candidates, self.name) if c not in EXCLUDED_ABSTRACTS
         ]
@@ -146,7 +148,9 @@ class PoolBM25Ranker(Ranker[str]):
     def pool_scores(self, query: str, cands: Sequence[str]) -> np.ndarray:
         return np.asarray(self._index(cands).get_scores(self._tokenize(query)), dtype=np.float64)
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         cands = list(_need_candidates(candidates, self.name))
         return _whole_pool(cands, self.pool_scores(query, cands), k)
 
@@ -160,7 +164,9 @@ class PoolTfidfRanker(Ranker[str]):
         self.texts = texts
         super().__init__({"vectorizer": "sklearn TfidfVectorizer() per pool", "cleaned": True})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         try:
             from sklearn.feature_extraction.text import TfidfVectorizer
         except ImportError as err:  # pragma: no cover - part of the embed extra
@@ -239,7 +245,9 @@ class VectorRanker(Ranker[str]):
         self.vectors = vectors
         super().__init__({"model": vectors.embedder.name, "similarity": "cosine"})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         cands = list(_need_candidates(candidates, self.name))
         q = self.vectors.encode_queries([query])[0]
         return _whole_pool(cands, self.vectors.doc_matrix(cands) @ q, k)
@@ -254,7 +262,9 @@ class SentenceMaxSimRanker(Ranker[str]):
         self.vectors = vectors
         super().__init__({"model": vectors.embedder.name, "aggregate": "mean_q max_a cos"})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         cands = list(_need_candidates(candidates, self.name))
         qs = self.vectors.encode_queries(split_sentences(query))
         scores = np.array([float((self.vectors.sent[c] @ qs.T).max(axis=0).mean()) for c in cands])
@@ -312,9 +322,12 @@ class AspectRanker(Ranker[str]):
             assert self.vectors is not None
             uv = self.vectors.encode_queries(units)
             parts.append(np.stack([(self.vectors.sent[c] @ uv.T).max(axis=0) for c in cands]).T)
-        return sum(_minmax_rows(p) for p in parts)  # type: ignore[return-value]
+        # __init__ checked the mode, so parts holds one or two matrices and the sum is an array
+        return cast(np.ndarray, sum(_minmax_rows(p) for p in parts))
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         cands = list(_need_candidates(candidates, self.name))
         return _whole_pool(cands, self.unit_scores(query, cands).sum(axis=0), k)
 
@@ -353,7 +366,9 @@ class GraphRerankRanker(Ranker[str]):
             }
         )
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[list[str], list[float]]:
         from scholarkg.store.pagerank import personalized_pagerank, transition_operator
 
         cands = list(_need_candidates(candidates, self.name))

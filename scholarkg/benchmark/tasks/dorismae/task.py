@@ -292,7 +292,14 @@ class DorisMaeTask(BenchmarkTask):
             extra=built.extra,
         )
 
-    def _answer_corpus(self, store, instances, source, options, progress) -> Answers:  # type: ignore[no-untyped-def]
+    def _answer_corpus(
+        self,
+        store: GraphStore,
+        instances: Sequence[Instance],
+        source: AnswerSource,
+        options: Mapping[str, Any],
+        progress: StageProgress | None,
+    ) -> Answers:
         from scholarkg.benchmark.rankers.dense import StoreDenseRanker
         from scholarkg.services.embeddings import embed_nodes
 
@@ -373,7 +380,14 @@ class DorisMaeTask(BenchmarkTask):
         published = published_for(self.layout, configuration)
         return layout_table(self.layout, [(source, result)], configuration, published=published)
 
-    def write_outputs(self, out_dir, instances, answers, result, options) -> list[Path]:  # type: ignore[no-untyped-def]
+    def write_outputs(
+        self,
+        out_dir: Path,
+        instances: Sequence[Instance],
+        answers: Answers,
+        result: TaskResult,
+        options: Mapping[str, Any],
+    ) -> list[Path]:
         from scholarkg.benchmark.metrics.trec import write_qrels, write_run
 
         files = super().write_outputs(out_dir, instances, answers, result, options)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -132,6 +132,12 @@ PAIR_FEATURES: tuple[str, ...] = (
 CONTEXT_FEATURES = frozenset({"ctx_net", "ctx_quality"})
 
 
+class EdgeSnapshotSource(Protocol):
+    """What :class:`GraphIndex` reads: one edge snapshot (a :class:`GraphStore`, or given edges)."""
+
+    def edge_snapshot(self, node_label: str, rel_type: str) -> EdgeSnapshot: ...
+
+
 class GraphIndex:
     """The configuration's whole graph as a sparse matrix (built once per run, beside the DB).
 
@@ -139,7 +145,7 @@ class GraphIndex:
     (scipy CSR) answers every query, instead of a Cypher round trip per query.
     """
 
-    def __init__(self, store: GraphStore, rel_type: str) -> None:
+    def __init__(self, store: EdgeSnapshotSource, rel_type: str) -> None:
         from scipy import sparse
 
         snap = store.edge_snapshot("Paper", rel_type)
@@ -165,7 +171,7 @@ class GraphIndex:
             def edge_snapshot(self, *_: Any, **__: Any) -> EdgeSnapshot:
                 return snap
 
-        return cls(_Snap(), rel_type)  # type: ignore[arg-type]
+        return cls(_Snap(), rel_type)
 
 
 def context_quality(

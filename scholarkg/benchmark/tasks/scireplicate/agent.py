@@ -180,7 +180,8 @@ def solve(
             continue
         name, argument = actions[0]
         result.actions.append(f"{name}[{argument}]")
-        observation = run_action(lookups, name, argument)  # type: ignore[arg-type]
+        assert lookups is not None  # without lookups, turns is 0 and this loop never runs
+        observation = run_action(lookups, name, argument)
         messages.append({"role": "user", "content": f"Observation: {observation}"})
     if not result.finished:
         messages.append({"role": "user", "content": "Write the Final Answer now."})

@@ -143,8 +143,11 @@ def read_judgements(path: str | Path, known: Mapping[tuple[int, int], TaskSpec])
     path = Path(path)
     out: dict[str, str] = {}
     for line_no, obj in iter_jsonl(path):
-        key = (obj.get("paper_id"), obj.get("task_id")) if isinstance(obj, dict) else None
-        spec = known.get(key) if key else None  # type: ignore[arg-type]
+        # unchecked JSON values: a key that is not a known (int, int) pair finds no task
+        key: tuple[Any, Any] | None = (
+            (obj.get("paper_id"), obj.get("task_id")) if isinstance(obj, dict) else None
+        )
+        spec = known.get(key) if key else None
         if spec is None:
             raise InputError(
                 "unknown or missing paper_id/task_id", path=path, line=line_no, field="task_id"

@@ -308,18 +308,23 @@ class ScireplicateTask(BenchmarkTask):
         options: Mapping[str, Any],
         progress: StageProgress | None = None,
     ) -> Answers:
-        specs = [i.data["spec"] for i in instances]
         if source.kind == "predictions":
-            assert source.path is not None
-            codes = read_predictions(source.path, {s.key: s for s in specs})
-            from scholarkg.benchmark.task import predictions_model
-
-            model = predictions_model(source.path)
-            return Answers(by_instance=codes, source=source,
-                           models={"llm": model} if model else {})  # fmt: skip
+            return self._predicted_answers(instances, source)
+        specs = [i.data["spec"] for i in instances]
         from scholarkg.benchmark.tasks.scireplicate.agent import generate_answers
 
         return generate_answers(store, specs, source, options, progress=progress)
+
+    def _predicted_answers(self, instances: Sequence[Instance], source: AnswerSource) -> Answers:
+        """The answers of a predictions ``source``: read from its file, no store needed."""
+        specs = [i.data["spec"] for i in instances]
+        assert source.path is not None
+        codes = read_predictions(source.path, {s.key: s for s in specs})
+        from scholarkg.benchmark.task import predictions_model
+
+        model = predictions_model(source.path)
+        return Answers(by_instance=codes, source=source,
+                       models={"llm": model} if model else {})  # fmt: skip
 
     def prediction_rows(
         self, instances: Sequence[Instance], answers: Answers
@@ -394,7 +399,7 @@ class ScireplicateTask(BenchmarkTask):
         resolved = self.resolve_options(options)
         instances = self.instances_from_file(Path(data))
         source = AnswerSource.predictions(predictions)
-        answers = self.answer(None, instances, source, resolved)  # type: ignore[arg-type]
+        answers = self._predicted_answers(instances, source)
         if only_answered:
             instances = [i for i in instances if i.id in answers.by_instance]
         return self.score(instances, answers, resolved)
