@@ -350,7 +350,8 @@ def pagerank_mutate_query(
 
 
 #: the scores as two columns in one record: a million records cost the Python driver ~28 s
-#: to decode, the same values as two lists 4 s (1M-node graph, bench_neo4j.py --parts bulk)
+#: to decode, the same values as two lists 4 s (timed once by hand on the 1M-node graph of
+#: bench_neo4j.py --parts bulk, whose warm GDS PageRank fell from 37.6 s to 14.3 s)
 PAGERANK_SCORES = (
     "CALL gds.graph.nodeProperty.stream($graph, $property) "
     "YIELD nodeId, propertyValue "
