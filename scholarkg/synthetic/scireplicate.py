@@ -300,3 +300,22 @@ def write_benchmark(out_dir: str | Path, data: list[dict[str, Any]], *, seed: in
     path = out / "Data.json"
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return path
+
+
+def write_reference_predictions(data: str | Path, out_dir: str | Path) -> dict[str, Path]:
+    """Two answer files in the predictions format (``paper_id``, ``task_id``, ``code`` per
+    line) for a released-format ``Data.json``: ``other-task-code`` answers each task with the
+    next task's reference code (a wrong-answer floor), ``reference-code`` with its own (the
+    ceiling). Imported answers to score without running the agent (the demo, parity tests)."""
+    released = json.loads(Path(data).read_text(encoding="utf-8"))
+    tasks = [(p["paper_id"], task) for p in released for task in p["task_details"]]
+    files: dict[str, Path] = {}
+    for name, shift in (("other-task-code", 1), ("reference-code", 0)):
+        path = Path(out_dir) / f"{name}.jsonl"
+        with path.open("w", encoding="utf-8") as fh:
+            for i, (paper, task) in enumerate(tasks):
+                code = tasks[(i + shift) % len(tasks)][1]["ReferenceCode_With_Comments"]
+                row = {"paper_id": paper, "task_id": task["task_id"], "code": code}
+                fh.write(json.dumps(row) + "\n")
+        files[name] = path
+    return files

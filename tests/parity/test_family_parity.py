@@ -329,7 +329,11 @@ def test_scireplicate_parity(
     judged by the identity matcher and a hashing step encoder (no model)."""
     from scholarkg.benchmark.tasks.scireplicate.task import ScireplicateTask
     from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
-    from scholarkg.synthetic.scireplicate import generate, write_benchmark
+    from scholarkg.synthetic.scireplicate import (
+        generate,
+        write_benchmark,
+        write_reference_predictions,
+    )
 
     root = tmp_path / "scirep"
     data = write_benchmark(root, generate(2, 4, seed=7), seed=7)
@@ -345,17 +349,7 @@ def test_scireplicate_parity(
         run_steps(st, [step], settings=load_settings_tmp, batch_size=8)
 
     _load_both(both, load)
-    released = json.loads(data.read_text())
-    tasks = [(p["paper_id"], t) for p in released for t in p["task_details"]]
-    preds = {}
-    for name, shift in (("other-task-code", 1), ("reference-code", 0)):
-        path = tmp_path / f"{name}.jsonl"
-        with path.open("w") as fh:
-            for i, (paper, t) in enumerate(tasks):
-                code = tasks[(i + shift) % len(tasks)][1]["ReferenceCode_With_Comments"]
-                fh.write(json.dumps({"paper_id": paper, "task_id": t["task_id"], "code": code}))
-                fh.write("\n")
-        preds[name] = path
+    preds = write_reference_predictions(data, tmp_path)
     for path in preds.values():
         for judge in ("identity", "embedding"):
             runs = _run_both(

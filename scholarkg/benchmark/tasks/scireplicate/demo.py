@@ -6,12 +6,15 @@ from scholarkg.demo import DemoContext, family_runs, run_steps_into, shared_arxi
 
 
 def load_and_score(ctx: DemoContext) -> None:
-    import json
 
     from scholarkg.benchmark.task import AnswerSource
     from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
     from scholarkg.loaders.steps import Step
-    from scholarkg.synthetic.scireplicate import generate, write_benchmark
+    from scholarkg.synthetic.scireplicate import (
+        generate,
+        write_benchmark,
+        write_reference_predictions,
+    )
 
     t = ctx.step("SciReplicate-Bench: imported code, a wrong-answer floor vs oracle")
     shared = shared_arxiv_ids(ctx)[2:3]
@@ -27,17 +30,7 @@ def load_and_score(ctx: DemoContext) -> None:
         ),
     )  # fmt: skip
     run_steps_into(ctx, [step], batch_size=8)
-    released = json.loads(data.read_text())
-    tasks = [(p["paper_id"], task) for p in released for task in p["task_details"]]
-    files = {}
-    for name, shift in (("other-task-code", 1), ("reference-code", 0)):
-        path = root / f"{name}.jsonl"
-        with path.open("w") as fh:
-            for i, (paper, task) in enumerate(tasks):
-                code = tasks[(i + shift) % len(tasks)][1]["ReferenceCode_With_Comments"]
-                row = {"paper_id": paper, "task_id": task["task_id"], "code": code}
-                fh.write(json.dumps(row) + "\n")
-        files[name] = path
+    files = write_reference_predictions(data, root)
     ctx.console.print(f"  loaded {data}; predictions: {', '.join(map(str, files.values()))}")
     sources = tuple(AnswerSource.predictions(p) for p in files.values())
     family_runs(ctx, "scireplicate", sources, {"judge": "embedding"})
