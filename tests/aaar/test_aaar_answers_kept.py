@@ -160,3 +160,33 @@ def test_a_limited_run_rescores_exactly_with_only_answered(
     assert only.aggregate == run.result.aggregate and only.per_instance == run.result.per_instance
     whole = task.score_files(FIX / "Paper_Weakness", path, {})
     assert len(whole.per_instance) == 2 and whole.aggregate != run.result.aggregate
+
+
+def test_weakness_gold_from_the_files_is_the_graphs(store: GraphStore, tmp_path: Path) -> None:
+    """``bench score aaar-weakness`` reads the gold from the released folder; it must see each
+    weakness as the graph stores it (trailing spaces stripped, CR line ends and control
+    characters cleaned), or a run rescored from its file drifts from the run (a real run did,
+    by 2e-9 relative, over one trailing space)."""
+    import shutil
+
+    from scholarkg.loaders.aaar import aaar_groups
+    from scholarkg.loaders.writer import write_records
+
+    folder = tmp_path / "Paper_Weakness"
+    shutil.copytree(FIX / "Paper_Weakness", folder)
+    data_file = folder / "WkA1" / "data_text.json"
+    data = json.loads(data_file.read_text())
+    data["output"][0][0] += "  "
+    data["output"][0][1] = "2. beta\r\nweak\x07 "
+    data_file.write_text(json.dumps(data))
+    store.apply_schema()
+    write_records(store, [r for _, g in aaar_groups("weakness", folder) for r in g])
+    task = WeaknessTask(encoder=KeywordEncoder(), itf_encoder=KeywordEncoder())
+    from_graph = {i.id: i.data["reviewers"] for i in task.build_instances(store, {})}
+    from_files = {i.id: i.data["reviewers"] for i in task.instances_from_folder(folder)}
+    assert set(from_graph) == set(from_files)
+    for pid, reviewers in from_files.items():
+        assert [r for r in reviewers if r] == [r for r in from_graph[pid] if r], pid
+    assert from_files[next(iter(from_files))] != [] and any(
+        "2. beta\nweak" in w for r in from_files.values() for lst in r for w in lst
+    )

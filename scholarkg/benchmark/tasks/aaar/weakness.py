@@ -200,6 +200,22 @@ class WeaknessTask(AaarTaskBase):
             itf_encoder=itf,
         )
 
+    def instances_from_folder(self, data: Path) -> list[Instance]:
+        """The instances of a released Weakness folder, each reviewer's weaknesses as the graph
+        stores them (the record layer's cleaning, whitespace stripped), so a run's answers
+        rescore from the released files to exactly the run's numbers."""
+        from scholarkg.loaders.aaar import parse_folder
+        from scholarkg.schema.records import Weakness
+
+        def as_stored(text: str) -> str:
+            return Weakness(review="file", ordinal=0, text=text).text
+
+        return [
+            Instance(p.graph_id, {"release_id": p.id,
+                                  "reviewers": [[as_stored(w) for w in r] for r in p.reviewers]})
+            for p in parse_folder(data, "weakness")
+        ]  # fmt: skip
+
     def score_files(
         self,
         data: Path,
@@ -208,12 +224,8 @@ class WeaknessTask(AaarTaskBase):
         *,
         only_answered: bool = False,
     ) -> TaskResult:
-        from scholarkg.loaders.aaar import parse_folder
-
         resolved = self.resolve_options(options)
-        papers = parse_folder(Path(data), "weakness")
-        instances = [Instance(p.graph_id, {"release_id": p.id, "reviewers": p.reviewers})
-                     for p in papers]  # fmt: skip
+        instances = self.instances_from_folder(Path(data))
         preds = match_ids(read_weakness_predictions(Path(predictions)),
                           {i.id: [i.data["release_id"]] for i in instances},
                           what="Weakness paper")  # fmt: skip
