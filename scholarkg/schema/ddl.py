@@ -87,21 +87,31 @@ def _parts() -> tuple[SchemaPart, ...]:
 
 def node_labels() -> frozenset[str]:
     """Every node label scholarkg writes. Each node carries a unique, stable ``id``."""
-    return _assembled(_parts())[0]
+    return _model()[0]
 
 
 def rel_types() -> frozenset[str]:
     """Every relationship type scholarkg writes."""
-    return _assembled(_parts())[1]
+    return _model()[1]
 
 
 def default_schema() -> SchemaSpec:
     """Keys on every label, and every part's lookup and full-text indexes."""
-    return _assembled(_parts())[2]
+    return _model()[2]
+
+
+def _model() -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
+    from scholarkg.families import family_modules
+
+    # keyed by the catalog's module names (a few short strings): the whitelists are read per
+    # node by some callers, so a lookup must not rehash every family's schema part
+    return _assembled(family_modules())
 
 
 @lru_cache(maxsize=8)
-def _assembled(parts: tuple[SchemaPart, ...]) -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
+def _assembled(modules: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
+    """The model of the families ``modules`` names (the catalog's list when it was asked)."""
+    parts = _parts()
     labels = frozenset().union(*(p.labels for p in parts))
     rels = frozenset().union(*(p.rel_types for p in parts))
     lookups = tuple(dict.fromkeys(x for p in parts for x in p.lookups))

@@ -172,14 +172,15 @@ def transfer_statements() -> list[Any]:
 # -- export ------------------------------------------------------------------------------
 
 
-def primary_label(labels: Sequence[str]) -> str | None:
+def primary_label(labels: Sequence[str], known: frozenset[str] | None = None) -> str | None:
     """The label a node is exported and merged under: the first known one, alphabetically.
 
     A node with several labels is met once per label while paging; only its primary
     label's pass writes it, so it appears once in ``nodes.jsonl``.
     """
-    known = sorted(lb for lb in labels if lb in node_labels())
-    return known[0] if known else None
+    whitelist = node_labels() if known is None else known
+    mine = sorted(lb for lb in labels if lb in whitelist)
+    return mine[0] if mine else None
 
 
 def _is_vector(name: str, value: Any, declared: set[str]) -> bool:
@@ -218,13 +219,14 @@ def export_graph(
     skipped: dict[str, int] = {}
     done = 0
     declared = {lb: set(props) for lb, props in (vector_properties or {}).items()}
+    known_labels, known_rels = node_labels(), rel_types()  # read once, not per node
     nodes_tmp, rels_tmp = out / (NODES + ".part"), out / (RELATIONSHIPS + ".part")
     with (
         nodes_tmp.open("w", encoding="utf-8") as nodes_f,
         rels_tmp.open("w", encoding="utf-8") as rels_f,
     ):
         for label in sorted(counts.nodes):
-            if label not in node_labels():
+            if label not in known_labels:
                 log.warning("not exporting nodes with unknown label %r", label)
                 continue
             missing = store.run(missing_id_count_query(label))[0]["n"]
@@ -240,7 +242,7 @@ def export_graph(
                 mine: list[str] = []
                 for row in page:
                     labels = [str(x) for x in row["labels"]]
-                    if primary_label(labels) != label:
+                    if primary_label(labels, known_labels) != label:
                         continue
                     props = dict(row["props"] or {})
                     props.pop("id", None)
@@ -253,7 +255,7 @@ def export_graph(
                         del props[k]
                         vectors.setdefault(label, {})[k] = len(v)
                     record: dict[str, Any] = {
-                        "labels": sorted(lb for lb in labels if lb in node_labels()),
+                        "labels": sorted(lb for lb in labels if lb in known_labels),
                         "id": str(row["id"]),
                         "properties": props,
                     }
@@ -266,8 +268,9 @@ def export_graph(
                 if mine:
                     rels = store.run(outgoing_relationships_query(label), {"ids": mine})
                     for rel in rels:
-                        rtype, end_label = str(rel["type"]), primary_label(rel["end_labels"])
-                        if rtype not in rel_types() or end_label is None or rel["end"] is None:
+                        rtype = str(rel["type"])
+                        end_label = primary_label(rel["end_labels"], known_labels)
+                        if rtype not in known_rels or end_label is None or rel["end"] is None:
                             log.warning("not exporting a %s relationship from %s", rtype, label)
                             continue
                         rel_record = {
