@@ -187,6 +187,11 @@ class PageRankRanker(RPGRanker):
     ) -> None:
         self.embedder = embedder
         self._vectors: PaperVectors | None = None
+        # the shared (personalized) PageRank ranker, unpersonalized, on the candidate subgraph
+        self._pagerank = GraphPageRank(
+            "Paper", config.rel_type,
+            weight_property=weight_property(embedder) if embedder else None, **PAGERANK_PARAMS,
+        )  # fmt: skip
         super().__init__(config, retrieval=retrieval, hybrid_k=hybrid_k)
 
     def describe(self) -> dict[str, Any]:
@@ -197,19 +202,13 @@ class PageRankRanker(RPGRanker):
 
     def order(self, query: LeaderboardQuery, cands: list[str]) -> tuple[list[str], list[float]]:
         store = self.store
-        wp = None
         if self.embedder is not None:
             if self._vectors is None or self._vectors.store is not store:
                 self._vectors = PaperVectors(store, self.embedder)
             ensure_edge_weights(store, self.config.rel_type, cands, self._vectors)
-            wp = weight_property(self.embedder)
-        # the shared (personalized) PageRank ranker, unpersonalized, on the candidate subgraph;
-        # candidates in id order, so ties (isolated candidates, all at 1 - d; GDS and scipy
-        # a last bit apart, hence its rounded tie key) break by paper id on every backend
-        pagerank = GraphPageRank(
-            "Paper", self.config.rel_type, weight_property=wp, **PAGERANK_PARAMS
-        )
-        ranking = pagerank.bind(store).rank_query(
+        # candidates in id order, so ties (isolated candidates, all at 1 - d; GDS and scipy a
+        # last bit apart, hence the ranker's rounded tie key) break by paper id on every backend
+        ranking = self._pagerank.bind(store).rank_query(
             TextQuery(query.text), None, candidates=sorted(cands)
         )
         return ranking.ids, ranking.scores
