@@ -75,6 +75,15 @@ def load_bulk(
     console.print(table)
     if result.skipped_examples:
         console.print(f"[yellow]skipped e.g.: {', '.join(result.skipped_examples[:5])}[/yellow]")
+    _print_cleaned(result.cleaned)
+
+
+def _print_cleaned(lines: list[str]) -> None:
+    """What the text sanitiser changed, in the words the MERGE loaders' summaries use."""
+    if lines:
+        console.print("text cleaned (NUL/control characters, line ends, BOMs):")
+        for line in lines:
+            console.print(f"  {line}", highlight=False)
 
 
 def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
@@ -118,6 +127,7 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
     table.add_row("seconds (schema)", f"{result.schema_seconds:.1f}")
     table.add_row("seconds in all", f"{result.seconds + result.schema_seconds:.1f}")
     console.print(table)
+    _print_cleaned(result.cleaned)
 
 
 # --------------------------------------------------------------------------- family loaders

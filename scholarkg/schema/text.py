@@ -40,12 +40,19 @@ from contextvars import ContextVar
 from typing import Any
 
 __all__ = [
+    "BOM_REMOVED",
+    "CONTROLS_REMOVED",
+    "CR_MADE_LF",
+    "KEY_STRIPPED",
     "MAX_FIELD_CHARS",
+    "NUL_REMOVED",
+    "SURROGATES_REPLACED",
     "clean_mapping",
     "clean_text",
     "collect_cleaning",
     "describe_cleaning",
     "max_field_chars",
+    "note_cleaning",
     "sanitise_value",
 ]
 
@@ -61,6 +68,18 @@ MAX_FIELD_CHARS = 2_000_000
 _SUSPECT = re.compile("[\x00-\x08\x0b-\x1f\ufeff\ud800-\udfff]")
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+#: what the cleaner says it did, one phrase per defect (the bulk loaders' columnar cleaner,
+#: which works on whole Arrow columns, reports with the same phrases)
+NUL_REMOVED = "NUL character(s) removed"
+CR_MADE_LF = "CR/CRLF line ends made LF"
+BOM_REMOVED = "byte-order mark(s) removed"
+SURROGATES_REPLACED = "lone surrogate(s) replaced by U+FFFD"
+CONTROLS_REMOVED = "control character(s) removed"
+#: ids (unique keys) lose surrounding whitespace: FalkorDB 4.x's unique-constraint check
+#: crashes the server on a key with leading/trailing whitespace (or an empty one), and the
+#: append-only file then replays the crash at every start
+KEY_STRIPPED = "surrounding whitespace stripped from the key"
 
 #: both backends store 64-bit integers; FalkorDB silently clamps a larger one to 2^63 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -89,10 +108,11 @@ def collect_cleaning() -> Iterator[Counter[tuple[str, str, str]]]:
         _collector.reset(token)
 
 
-def _note(label: str, field: str, what: str) -> None:
+def note_cleaning(label: str, field: str, what: str, n: int = 1) -> None:
+    """Count ``n`` values of ``label.field`` cleaned as ``what`` in the active collector."""
     counts = _collector.get()
-    if counts is not None:
-        counts[(label, field, what)] += 1
+    if counts is not None and n:
+        counts[(label, field, what)] += n
 
 
 def clean_text(text: str) -> tuple[str, list[str]]:
@@ -104,18 +124,18 @@ def clean_text(text: str) -> tuple[str, list[str]]:
         return text, []
     done: list[str] = []
     if "\x00" in text:
-        done.append("NUL character(s) removed")
+        done.append(NUL_REMOVED)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        done.append("CR/CRLF line ends made LF")
+        done.append(CR_MADE_LF)
     if "\ufeff" in text:
         text = text.replace("\ufeff", "")
-        done.append("byte-order mark(s) removed")
+        done.append(BOM_REMOVED)
     if _SURROGATES.search(text):
         text = _SURROGATES.sub("\ufffd", text)
-        done.append("lone surrogate(s) replaced by U+FFFD")
+        done.append(SURROGATES_REPLACED)
     if _CONTROLS.search(text.replace("\x00", "")):
-        done.append("control character(s) removed")
+        done.append(CONTROLS_REMOVED)
     text = _CONTROLS.sub("", text)
     return text, done
 
@@ -136,7 +156,7 @@ def sanitise_value(value: Any, *, label: str, field: str, required: bool) -> Any
     if isinstance(value, float) and not math.isfinite(value):
         if required:
             raise ValueError(f"not a finite number ({value}); the field needs one")
-        _note(label, field, f"{value} stored as missing")
+        note_cleaning(label, field, f"{value} stored as missing")
         return None
     if isinstance(value, list) and any(isinstance(v, str | float) for v in value):
         out = []
@@ -169,7 +189,7 @@ def clean_mapping(data: dict[str, Any], *, label: str) -> dict[str, Any]:
             continue
         if done:
             for what in done:
-                _note(label, key, what)
+                note_cleaning(label, key, what)
             out = dict(data) if out is None else out
             out[key] = cleaned
     return data if out is None else out
@@ -184,16 +204,16 @@ def _sanitise_str(value: str, *, label: str, field: str) -> str:
         )
     cleaned, done = clean_text(value)
     for what in done:
-        _note(label, field, what)
+        note_cleaning(label, field, what)
     return cleaned
 
 
 def describe_cleaning(counts: Counter[tuple[str, str, str]], *, limit: int = 6) -> list[str]:
     """Summary lines ``Label.field: what ×n`` (most frequent first, at most ``limit``)."""
-    lines = [
-        f"{label}.{field}: {what} in {n:,} value(s)"
-        for (label, field, what), n in counts.most_common(limit)
-    ]
+    # most frequent first, ties by name: the same counts read the same whatever the order
+    # the values were met in (the bulk loader's two readers meet them in different orders)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    lines = [f"{label}.{field}: {what} in {n:,} value(s)" for (label, field, what), n in ranked]
     if len(counts) > limit:
         lines.append(f"... and {len(counts) - limit} more kind(s) of cleaning")
     return lines

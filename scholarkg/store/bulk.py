@@ -36,6 +36,7 @@ graph is not created, and an existing graph is never touched (bulk loading refus
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import logging
 import math
@@ -52,6 +53,13 @@ import numpy as np
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
+from scholarkg.schema.text import (
+    KEY_STRIPPED,
+    collect_cleaning,
+    describe_cleaning,
+    note_cleaning,
+    sanitise_value,
+)
 from scholarkg.store import bulk_arrow
 from scholarkg.store.bulk_values import (
     _BadValue,
@@ -59,7 +67,7 @@ from scholarkg.store.bulk_values import (
     encode_value,
 )
 from scholarkg.store.persistence import automatic_rewrites_paused, compact_aof
-from scholarkg.textio import iter_jsonl, open_text
+from scholarkg.textio import decoded_lines, iter_jsonl, open_binary, open_text
 
 if TYPE_CHECKING:
     from scholarkg.store.falkordb_store import FalkorDBStore
@@ -125,6 +133,8 @@ class BulkResult:
     line_files: list[str] = field(default_factory=list)
     #: wall time of the whole load (parse and send overlap, so not their sum)
     total_seconds: float = 0.0
+    #: what the text sanitiser changed, as ``Label.field: what in n value(s)`` lines
+    cleaned: list[str] = field(default_factory=list)
 
     @property
     def seconds(self) -> float:
@@ -134,6 +144,26 @@ class BulkResult:
 
 
 # -- value encoding ----------------------------------------------------------------------
+
+
+def _sanitised(
+    obj: dict[str, Any], label: str, path: Path, line: int, *, required: Sequence[str]
+) -> dict[str, Any]:
+    """``obj``'s values through the record layer's sanitiser (``schema.text``): NUL and
+    control characters removed, CR/CRLF made LF, BOMs removed, lone surrogates replaced,
+    non-finite numbers stored as missing (refused for ``required`` keys), over-long strings
+    refused with ``file:line: field``. So the bulk path stores what the MERGE loaders store."""
+    out = obj
+    for key, value in obj.items():
+        if isinstance(value, str | float | list):  # ints: encode_value checks the range
+            try:
+                new = sanitise_value(value, label=label, field=key, required=key in required)
+            except ValueError as err:
+                raise InputError(str(err), path=path, line=line, field=key) from None
+            if new is not value:
+                out = dict(obj) if out is obj else out
+                out[key] = new
+    return out
 
 
 def _check_property_at(name: str, path: Path, line: int) -> None:
@@ -283,11 +313,13 @@ class _Parser:
         assigned), then returns the generator that encodes it token by token."""
         import pyarrow.compute as pc
 
-        table, ids = bulk_arrow.read_node_table(src.path)
+        table, ids, cleaned = bulk_arrow.read_node_table(src.path)
         if entry.chunks or entry.ids:
             known, _ = entry.as_arrays()
             if pc.any(pc.is_in(ids, value_set=known)).as_py():
                 raise bulk_arrow.Unsupported("an id already loaded from another file")
+        for name, what, n in cleaned:  # counted once the file is taken (no double count)
+            note_cleaning(entry.label, name, what, n)
         entry.add_chunk(ids, np.arange(self.next_id, self.next_id + len(ids), dtype=np.int64))
         self.next_id += len(ids)
 
@@ -305,8 +337,12 @@ class _Parser:
         label = entry.label
         pending: list[tuple[int, dict[str, Any]]] = []
         checked_keys = {"id"}  # property names already validated
-        for lineno, obj in iter_jsonl(src.path):
+        for lineno, raw in iter_jsonl(src.path):
+            obj = _sanitised(raw, label, src.path, lineno, required=("id",))
             node_id = obj.get("id")
+            if isinstance(node_id, str) and node_id != node_id.strip():
+                node_id = node_id.strip()  # keys: see schema.text.KEY_STRIPPED
+                note_cleaning(label, "id", KEY_STRIPPED)
             if node_id is None or node_id == "" or isinstance(node_id, dict | list | bool):
                 raise InputError("missing or non-scalar id", path=src.path, line=lineno, field="id")
             node_id = str(node_id)
@@ -491,7 +527,8 @@ class _Parser:
         if lines is None:  # blank lines or a compressed file: find them line by line
             known_s = self._entry(src.start_label).as_dict()
             known_e = self._entry(src.end_label).as_dict()
-            for lineno, start, end, _ in self._edge_rows(src.path, fmt):
+            # only files without text to clean get here (columnar path): raw rows
+            for lineno, start, end, _ in self._raw_edge_rows(src.path, fmt):
                 if start not in known_s or end not in known_e:
                     bad = start if start not in known_s else end
                     self.result.skipped_examples.append(f"{src.path}:{lineno} ({bad})")
@@ -508,7 +545,7 @@ class _Parser:
     ) -> Iterator[tuple[int, bytes]]:
         starts = self._entry(src.start_label).as_dict()
         ends = self._entry(src.end_label).as_dict()
-        rows = self._edge_rows(src.path, fmt)
+        rows = self._edge_rows(src.path, fmt, rel)
         s_buf: list[int] = []
         d_buf: list[int] = []
         props_buf: list[bytes] = []
@@ -581,18 +618,39 @@ class _Parser:
         return len(s), header + body
 
     @staticmethod
-    def _edge_rows(path: Path, fmt: str) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
-        """``(line, start, end, props or None)`` for every data line of an edge file."""
+    def _edge_rows(
+        path: Path, fmt: str, rel: str = "edge"
+    ) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
+        """``(line, start, end, props or None)`` for every data line of an edge file, its
+        text cleaned as the record layer cleans it (``rel`` names the counts)."""
+        for lineno, start, end, props in _Parser._raw_edge_rows(path, fmt):
+            pair = {"start": start, "end": end}
+            ends = _sanitised(pair, rel, path, lineno, required=("start", "end"))
+            if props is not None:
+                props = _sanitised(props, rel, path, lineno, required=())
+            yield lineno, ends["start"], ends["end"], props
+
+    @staticmethod
+    def _raw_edge_rows(
+        path: Path, fmt: str
+    ) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
         if fmt == "jsonl":
             for lineno, obj in iter_jsonl(path):
                 for key in ("start", "end"):
                     if obj.get(key) in (None, "") or isinstance(obj.get(key), dict | list):
                         raise InputError(f"missing {key}", path=path, line=lineno, field=key)
                 props = {k: v for k, v in obj.items() if k not in ("start", "end")}
-                yield lineno, str(obj["start"]), str(obj["end"]), props or None
+                start, end = str(obj["start"]).strip(), str(obj["end"]).strip()
+                if not start or not end:
+                    raise InputError(
+                        "empty endpoint", path=path, line=lineno, field="end" if start else "start"
+                    )
+                yield lineno, start, end, props or None
             return
-        with open_text(path) as fh:
-            reader = csv.reader(fh, delimiter="\t" if fmt == "tsv" else ",")
+        with open_binary(path) as fh:
+            # decoded line by line: a byte that is not UTF-8 is an InputError at its line
+            lines = decoded_lines(fh, path=path)
+            reader = csv.reader(lines, delimiter="\t" if fmt == "tsv" else ",")
             try:
                 header = [h.strip() for h in next(reader)]
             except StopIteration:
@@ -641,12 +699,18 @@ class _Producer(threading.Thread):
 
     def __init__(self, tokens: Iterator[Token]) -> None:
         super().__init__(name="bulk-parser", daemon=True)
+        # the parser runs in this thread: it must see the caller's context variables (the
+        # cleaning collector of schema.text), which a new thread would not inherit
+        self.context = contextvars.copy_context()
         self.tokens = tokens
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
         self.stop = threading.Event()
         self.seconds = 0.0
 
     def run(self) -> None:
+        self.context.run(self._run)
+
+    def _run(self) -> None:
         t0 = time.perf_counter()
         try:
             for item in self.tokens:
@@ -741,7 +805,8 @@ def bulk_load(
         )
     t0 = time.perf_counter()
     parser = _Parser(progress, columnar=columnar)
-    producer = _Producer(parser.tokens(nodes, edges, strict=strict_edges))
+    with collect_cleaning() as cleaning:
+        producer = _Producer(parser.tokens(nodes, edges, strict=strict_edges))
     producer.start()
     result = parser.result
     conn = store.db.connection
@@ -806,6 +871,7 @@ def bulk_load(
     finally:
         producer.join(timeout=5)
     result.total_seconds = time.perf_counter() - t0
+    result.cleaned = describe_cleaning(cleaning)
     store.mark_complete()
     log.info(
         "bulk-loaded %d nodes and %d relationships into %r in %.1f s (%d edges skipped)",

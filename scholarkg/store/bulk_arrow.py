@@ -14,11 +14,19 @@ before, which also finds the bad line for the ``file:line`` error. Not taken (by
 
 * a JSON number column with a fraction anywhere (Arrow widens the whole column to double,
   the line reader keeps ``3`` an integer), nested objects (Arrow fills missing struct keys
-  with nulls), mixed types in a column, strings with NUL, integers beyond 64 bits;
+  with nulls), mixed types in a column, integers beyond 64 bits, lists of strings or
+  edge files whose strings need cleaning (below);
 * a missing/empty/duplicate id, an invalid property name, an empty endpoint, a row with the
   wrong number of columns, CSV edge files with property columns (their per-cell type
   inference is the line reader's), JSONL edge properties missing on the first edge;
 * anything Arrow itself rejects (BOM, quoted newlines, ...).
+
+Text defects in node string columns (NUL, other control characters, CR/CRLF, BOMs) are
+cleaned here with Arrow kernels by exactly the rules of ``schema.text.clean_text`` (the
+record layer's sanitiser) and counted with its phrases, so a bulk load stores what the MERGE
+loaders store and a file with one NUL in a million abstracts stays on the fast path. Lone
+surrogates cannot occur: Arrow holds valid UTF-8 only (its JSON reader refuses them, and the
+line reader cleans them).
 """
 
 from __future__ import annotations
@@ -72,9 +80,84 @@ def _read_json(path: Path) -> pa.Table:
     return table
 
 
-def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Ids as strings as ``str(value)`` gives them: string or integer columns only."""
+#: RE2 (Arrow's regex engine) forms of ``schema.text``'s character classes; a test checks
+#: they match the same characters as the Python patterns there
+_ARROW_SUSPECT = r"[\x00-\x08\x0b-\x1f\x{FEFF}]"
+_ARROW_CONTROLS = r"[\x00-\x08\x0b\x0c\x0e-\x1f]"
+_ARROW_CONTROLS_BUT_NUL = r"[\x01-\x08\x0b\x0c\x0e-\x1f]"
+
+#: ``(column, what, values changed)`` for the cleaning summary
+Cleaned = list[tuple[str, str, int]]
+
+
+def _count(mask: pa.ChunkedArray | pa.Array) -> int:
+    import pyarrow.compute as pc
+
+    return int(pc.sum(mask).as_py() or 0)
+
+
+def clean_string_columns(table: pa.Table) -> tuple[pa.Table, Cleaned]:
+    """``table`` with every string column cleaned as ``schema.text.clean_text`` cleans a
+    field, and what was changed. One regex scan per column when nothing needs cleaning.
+
+    A list-of-strings column that needs cleaning raises :class:`Unsupported` (the line
+    reader cleans it value by value); so does the same in edge files (rare; not worth the
+    kernels).
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from scholarkg.schema.text import BOM_REMOVED, CONTROLS_REMOVED, CR_MADE_LF, NUL_REMOVED
+
+    cleaned: Cleaned = []
+    for i, name in enumerate(table.column_names):
+        col = table.column(i)
+        t = col.type
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            flat = pc.list_flatten(col)
+            if (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)) and _count(
+                pc.match_substring_regex(flat, _ARROW_SUSPECT)
+            ):
+                raise Unsupported(f"list column {name!r} needs text cleaning")
+            continue
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+            continue
+        if not _count(pc.match_substring_regex(col, _ARROW_SUSPECT)):
+            continue
+        # the order of clean_text: NUL noted, CR/CRLF -> LF, BOM removed, other controls
+        # noted (after the CR step), then every control removed
+        found = [(NUL_REMOVED, _count(pc.match_substring(col, "\x00")))]
+        if n_cr := _count(pc.match_substring(col, "\r")):
+            col = pc.replace_substring(pc.replace_substring(col, "\r\n", "\n"), "\r", "\n")
+        found.append((CR_MADE_LF, n_cr))
+        if n_bom := _count(pc.match_substring(col, "\ufeff")):
+            col = pc.replace_substring(col, "\ufeff", "")
+        found.append((BOM_REMOVED, n_bom))
+        n_controls = _count(pc.match_substring_regex(col, _ARROW_CONTROLS_BUT_NUL))
+        found.append((CONTROLS_REMOVED, n_controls))
+        col = pc.replace_substring_regex(col, _ARROW_CONTROLS, "")
+        table = table.set_column(i, name, col)
+        cleaned += [(name, what, n) for what, n in found if n]
+    return table, cleaned
+
+
+def stripped_keys(col: pa.ChunkedArray) -> Cleaned:
+    """How many string ids ``_string_ids`` strips (counted as the line reader counts them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from scholarkg.schema.text import KEY_STRIPPED
+
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return []
+    n = _count(pc.not_equal(pc.utf8_trim_whitespace(col), col))
+    return [("id", KEY_STRIPPED, n)] if n else []
+
+
+def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Ids as strings as ``str(value).strip()`` gives them: string or integer columns only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -82,6 +165,7 @@ def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
         col = col.cast(pa.string())
     elif not pa.types.is_string(col.type):
         raise Unsupported(f"ids of type {col.type}")
+    col = pc.utf8_trim_whitespace(col)  # keys: see schema.text.KEY_STRIPPED
     if col.null_count or _has_empty(col):
         raise Unsupported("a missing or empty id")
     return col
@@ -107,7 +191,7 @@ def _check_column(name: str, col: pa.ChunkedArray) -> None:
         raise Unsupported(f"property name {name!r}") from None
     t = col.type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        if pc.any(pc.match_substring(col, "\x00")).as_py():
+        if pc.any(pc.match_substring(col, "\x00")).as_py():  # GRAPH.BULK ends strings at NUL
             raise Unsupported("a string with NUL")
     elif pa.types.is_list(t) or pa.types.is_large_list(t):
         if str(t.value_type) not in _SIMPLE_LIST_ITEMS:
@@ -116,11 +200,14 @@ def _check_column(name: str, col: pa.ChunkedArray) -> None:
         raise Unsupported(f"column {name!r} of type {t}")  # double, struct, ...
 
 
-def read_node_table(path: Path) -> tuple[pa.Table, pa.Array]:
-    """``(table, ids as strings)`` of a JSONL node file, or :class:`Unsupported`."""
-    table = _read_json(path)
+def read_node_table(path: Path) -> tuple[pa.Table, pa.Array, Cleaned]:
+    """``(table, ids as strings, what was cleaned)`` of a JSONL node file, or
+    :class:`Unsupported`. Text is cleaned first, so ids come from cleaned text as in the
+    record layer."""
+    table, cleaned = clean_string_columns(_read_json(path))
     if "id" not in table.column_names:
         raise Unsupported("no id column")
+    cleaned += stripped_keys(table.column("id"))
     for name in table.column_names:
         _check_column(name, table.column(name))
     ids = _string_ids(table.column("id"))
@@ -128,7 +215,7 @@ def read_node_table(path: Path) -> tuple[pa.Table, pa.Array]:
 
     if pc.count_distinct(ids).as_py() != len(ids):
         raise Unsupported("duplicate ids")
-    return table, ids
+    return table, ids, cleaned
 
 
 def _fixed(code: int, values: np.ndarray, fmt: str) -> pa.Array:
@@ -217,13 +304,18 @@ def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, 
         names = [c for c in table.column_names if c not in ("start", "end")]
         if names:
             props = table.select(names)
+            if clean_string_columns(props)[1]:
+                raise Unsupported("edge properties that need text cleaning")
             for name in names:
                 _check_column(name, props.column(name))
     else:
         from scholarkg.textio import open_text
 
-        with open_text(path) as fh:
-            header_line = fh.readline()
+        try:
+            with open_text(path) as fh:
+                header_line = fh.readline()
+        except UnicodeDecodeError as err:  # the line reader names line and column
+            raise Unsupported(str(err)) from None
         delimiter = "\t" if fmt == "tsv" else ","
         header = [h.strip().lower() for h in header_line.rstrip("\r\n").split(delimiter)]
         if len(header) != 2 or sorted(header) != ["end", "start"] or '"' in header_line:
@@ -253,8 +345,11 @@ def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, 
             col = col.cast(pa.string())
         elif not pa.types.is_string(col.type):
             raise Unsupported(f"endpoints of type {col.type}")
+        col = pc.utf8_trim_whitespace(col)  # as the node ids (CSV cells: trimmed already)
         if col.null_count or _has_empty(col):
             raise Unsupported("an empty endpoint")
+        if _count(pc.match_substring_regex(col, _ARROW_SUSPECT)):
+            raise Unsupported("an endpoint that needs text cleaning")
         out.append(col)
     return out[0], out[1], first_line, props
 

@@ -195,7 +195,9 @@ def node_rows(rows: Iterable[Mapping[str, Any]], label: str = "node") -> Iterato
         if _blank(row.get("id")):
             raise InputError(f"{label} node without an id", line=i, field="id")
         props = clean_props({k: v for k, v in row.items() if k != "id"})
-        yield {"id": str(row["id"]), "props": props}
+        # keys are stripped on both backends (records already are): FalkorDB's unique
+        # constraint crashes the server on a key with surrounding whitespace
+        yield {"id": str(row["id"]).strip(), "props": props}
 
 
 def rel_rows(
@@ -218,7 +220,7 @@ def rel_rows(
         else:
             skip = {"start", "end"} | ({"key"} if isinstance(row.get("key"), Mapping) else set())
             props = clean_props({k: v for k, v in row.items() if k not in skip})
-        out = {"start": str(row["start"]), "end": str(row["end"]), "props": props}
+        out = {"start": str(row["start"]).strip(), "end": str(row["end"]).strip(), "props": props}
         if key:
             given = row.get("key")
             source = given if isinstance(given, Mapping) else props

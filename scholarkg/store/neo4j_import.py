@@ -25,11 +25,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scholarkg.errors import InputError, NotSupported, ServerError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
+from scholarkg.schema.text import collect_cleaning, describe_cleaning, note_cleaning
 from scholarkg.store.neo4j_server import LAUNCHER_JAR, ManagedNeo4j, build_launcher
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,8 @@ class Neo4jImportResult:
     import_seconds: float
     schema_seconds: float
     seconds: float
+    #: what the text sanitiser changed (``Label.field: what in n value(s)``)
+    cleaned: list[str] = field(default_factory=list)
 
 
 def _neo4j_type(arrow_type: object) -> str | None:
@@ -64,9 +67,15 @@ def _neo4j_type(arrow_type: object) -> str | None:
 
 def write_import_csvs(
     papers: Path, edges: Path | None, out: Path, *, label: str
-) -> tuple[Path, Path | None, list[str]]:
-    """The importer's node and relationship CSVs; returns them and the columns left out
-    (nested objects and lists: the importer's CSV has no place for them).
+) -> tuple[Path, Path | None, list[str], bool]:
+    """The importer's node and relationship CSVs; returns them, the columns left out
+    (nested objects and lists: the importer's CSV has no place for them) and whether a value
+    spans lines (the importer then needs ``--multiline-fields``, which it says slows it, so
+    it is asked for only then).
+
+    Text is cleaned as the record layer cleans it (``bulk_arrow.clean_string_columns``: NUL
+    and control characters removed, CR/CRLF made LF, BOMs removed), counted in the active
+    ``schema.text`` collector.
 
     The nodes are read with Arrow's JSON reader directly, not the embedded bulk loader's
     stricter columnar reader: that one hands floats and nested values to its line reader to
@@ -81,13 +90,16 @@ def write_import_csvs(
         Unsupported,
         _read_json,
         _string_ids,
+        clean_string_columns,
         read_edge_endpoints,
+        stripped_keys,
     )
 
     try:
-        table = _read_json(papers)
+        table, cleaned = clean_string_columns(_read_json(papers))
         if "id" not in table.column_names:
             raise Unsupported("no id column")
+        cleaned += stripped_keys(table.column("id"))
         ids = _string_ids(table.column("id"))
     except Unsupported as err:
         raise InputError(
@@ -98,6 +110,7 @@ def write_import_csvs(
     if pc.count_distinct(ids).as_py() != len(ids):
         raise InputError("duplicate ids", path=papers, field="id")
     columns, names, left_out = [ids], [f"id:ID({label})"], []
+    multiline = False
     for name in table.column_names:
         if name == "id":
             continue
@@ -107,10 +120,12 @@ def write_import_csvs(
             continue
         check_property(name)
         col = table.column(name)
-        if kind == "string" and pc.any(pc.match_substring(col, "\x00")).as_py():
-            raise InputError("a string with a NUL character", path=papers, field=name)
+        if kind == "string" and not multiline:
+            multiline = bool(pc.any(pc.match_substring(col, "\n")).as_py())
         columns.append(col)
         names.append(f"{name}:{kind}")
+    for name, what, n in cleaned:  # the record layer's phrases and counts
+        note_cleaning(label, name, what, n)
     nodes_csv = out / "nodes.csv"
     pacsv.write_csv(pa.table(columns, names=names), str(nodes_csv))
     rels_csv = None
@@ -125,7 +140,7 @@ def write_import_csvs(
         pacsv.write_csv(
             pa.table([a, b], names=[f":START_ID({label})", f":END_ID({label})"]), str(rels_csv)
         )
-    return nodes_csv, rels_csv, left_out
+    return nodes_csv, rels_csv, left_out, multiline
 
 
 def import_into_managed(
@@ -156,7 +171,10 @@ def import_into_managed(
     with tempfile.TemporaryDirectory(prefix="scholarkg-import-") as tmp:
         work = Path(tmp)
         say("writing the importer's CSV files")
-        nodes_csv, rels_csv, left_out = write_import_csvs(papers, edges, work, label=label)
+        with collect_cleaning() as cleaning:
+            nodes_csv, rels_csv, left_out, multiline = write_import_csvs(
+                papers, edges, work, label=label
+            )
         if left_out:
             log.warning("columns the importer cannot type were left out: %s", left_out)
         t1 = time.perf_counter()
@@ -179,6 +197,8 @@ def import_into_managed(
             f"--report-file={report}",
             "neo4j",
         ]
+        if multiline:
+            cmd.insert(-1, "--multiline-fields=true")
         if rels_csv is not None:  # right after --nodes: these options take several files
             cmd.insert(cmd.index(f"--nodes={label}={nodes_csv}") + 1,
                        f"--relationships={rel_type}={rels_csv}")  # fmt: skip
@@ -211,6 +231,7 @@ def import_into_managed(
         import_seconds=t2 - t1,
         schema_seconds=0.0,
         seconds=time.perf_counter() - t0,
+        cleaned=describe_cleaning(cleaning),
     )
 
 

@@ -253,7 +253,28 @@ def _case_scireplicate(tmp: Path) -> tuple[list[str], list[Path]]:
     return ["load", "scireplicate", str(path)], [path]
 
 
+def _case_bulk(tmp: Path) -> tuple[list[str], list[Path]]:
+    """``load bulk`` (GRAPH.BULK) into a graph of its own: it only builds new graphs."""
+    papers, cites = tmp / "papers.jsonl", tmp / "cites.csv"
+    rows = [
+        {
+            "id": f"p{i}",
+            "title": f"Paper {i} on graphs",
+            "year": 2000 + i,
+            "abstract": f"We study problem {i}.",
+            "tags": ["ir", f"t{i}"],
+        }
+        for i in range(8)
+    ]
+    papers.write_text("".join(_dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cites.write_text("start,end\n" + "".join(f"p{i},p{(i + 3) % 8}\n" for i in range(8)))
+    graph = f"fuzz-bulk-{tmp.parent.name[-12:]}-{tmp.name}".replace("_", "-")
+    args = ["--graph", graph, "load", "bulk", "--papers", str(papers), "--edges", str(cites)]
+    return args, [papers, cites]
+
+
 CASES: dict[str, Callable[[Path], tuple[list[str], list[Path]]]] = {
+    "bulk": _case_bulk,
     "apc": _case_apc,
     "pwc": _case_pwc,
     "rplm": _case_rplm,

@@ -96,6 +96,25 @@ def test_merge_nodes_rejects_missing_id(any_store: GraphStore) -> None:
     assert info.value.line == 2 and info.value.field == "id"
 
 
+def test_keys_with_surrounding_whitespace_are_stripped_under_the_unique_key(
+    any_store: GraphStore,
+) -> None:
+    """FalkorDB 4.x's unique-constraint check crashed the server on a key like ``" p1"`` or
+    ``"p1\\n"`` (and the append-only file replayed the crash at every start): keys are
+    stripped on both backends, nodes and relationship endpoints alike."""
+    any_store.apply_schema()
+    any_store.merge_nodes("Paper", [{"id": " p1"}, {"id": "p2\n"}, {"id": "\tp3 "}])
+    assert any_store.merge_relationships(
+        "CITES", "Paper", "Paper", [{"start": "p1 ", "end": " p2"}]
+    )
+    ids = sorted(r["id"] for r in any_store.run("MATCH (p:Paper) RETURN p.id AS id"))
+    assert ids == ["p1", "p2", "p3"]
+    assert any_store.run("MATCH (:Paper {id: 'p1'})-[:CITES]->(b) RETURN b.id AS b") == [
+        {"b": "p2"}
+    ]
+    assert any_store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
+
+
 def test_unknown_label_never_reaches_cypher(any_store: GraphStore) -> None:
     with pytest.raises(InputError):
         any_store.merge_nodes("Paper) DETACH DELETE (x", [{"id": "a"}])

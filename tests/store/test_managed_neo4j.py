@@ -155,15 +155,17 @@ def test_import_csvs_are_typed_and_keep_every_row(tmp_path: Path) -> None:
     )
     edges = tmp_path / "cites.csv"
     edges.write_text("start,end\np1,p2\np2,p9\n")
-    nodes_csv, rels_csv, left_out = write_import_csvs(papers, edges, tmp_path, label="Paper")
+    nodes_csv, rels_csv, left_out, multiline = write_import_csvs(
+        papers, edges, tmp_path, label="Paper"
+    )
     lines = nodes_csv.read_text().splitlines()
     assert lines[0] == '"id:ID(Paper)","title:string","year:long","open:boolean"'
-    assert len(lines) == 3 and left_out == []
+    assert len(lines) == 3 and left_out == [] and not multiline
     scored = tmp_path / "scored.jsonl"
     scored.write_text(
         '{"id": "p1", "score": 0.5, "venue": {"name": "X"}}\n{"id": "p2", "score": 2}\n'
     )
-    nodes_csv, _, left_out = write_import_csvs(scored, None, tmp_path, label="Paper")
+    nodes_csv, _, left_out, _ = write_import_csvs(scored, None, tmp_path, label="Paper")
     assert nodes_csv.read_text().splitlines() == [
         '"id:ID(Paper)","score:double"',
         '"p1",0.5',
@@ -178,6 +180,31 @@ def test_import_csvs_are_typed_and_keep_every_row(tmp_path: Path) -> None:
     ]
 
 
+def test_import_csvs_clean_text_as_the_record_layer_does(tmp_path: Path) -> None:
+    """A NUL from PDF extraction, CRLF, a BOM: cleaned (not refused), counted in the record
+    layer's words; a value with a line break asks for the importer's multiline mode."""
+    import csv
+
+    from scholarkg.schema.text import collect_cleaning, describe_cleaning
+    from scholarkg.store.neo4j_import import write_import_csvs
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(
+        '{"id": "p1", "body": "nul\\u0000 here\\r\\nnext"}\n{"id": "p2", "body": "\\ufeffok"}\n'
+    )
+    with collect_cleaning() as counts:
+        nodes_csv, _, _, multiline = write_import_csvs(papers, None, tmp_path, label="Paper")
+    with open(nodes_csv, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[1:] == [["p1", "nul here\nnext"], ["p2", "ok"]]
+    assert multiline
+    assert describe_cleaning(counts) == [
+        "Paper.body: CR/CRLF line ends made LF in 1 value(s)",
+        "Paper.body: NUL character(s) removed in 1 value(s)",
+        "Paper.body: byte-order mark(s) removed in 1 value(s)",
+    ]
+
+
 @pytest.mark.slow
 def test_load_bulk_on_the_managed_neo4j(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Neo4j's offline importer into a new database: counts, skipped edges, the schema."""
@@ -186,7 +213,10 @@ def test_load_bulk_on_the_managed_neo4j(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("NEO4J_URI", raising=False)
     papers = tmp_path / "papers.jsonl"
-    papers.write_text("".join(f'{{"id": "p{i}", "title": "T{i}"}}\n' for i in range(30)))
+    papers.write_text(
+        "".join(f'{{"id": "p{i}", "title": "T{i}"}}\n' for i in range(29))
+        + '{"id": "p29", "title": "PDF\\u0000 text\\r\\nover two lines"}\n'
+    )
     edges = tmp_path / "cites.csv"
     edges.write_text("start,end\n" + "".join(f"p{i},p{(i * 7) % 31}\n" for i in range(30)))
     server = ManagedNeo4j(tmp_path / "home" / "neo4j")
@@ -207,6 +237,9 @@ def test_load_bulk_on_the_managed_neo4j(tmp_path: Path, monkeypatch: pytest.Monk
             assert counts.relationships == {"CITES": 30 - skipped}
             names = {r["name"] for r in st.run("SHOW CONSTRAINTS YIELD name RETURN name")}
             assert "key_Paper_id" in names
+            title = st.run("MATCH (p:Paper {id: 'p29'}) RETURN p.title AS t")[0]["t"]
+            assert title == "PDF text\nover two lines"  # cleaned; multiline mode kept it whole
+            assert "NUL character(s) removed in 1 value(s)" in result.output
         finally:
             st.close()
         again = runner.invoke(app, ["--backend", "neo4j", "load", "bulk", "--papers", str(papers)])
