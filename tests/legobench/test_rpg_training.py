@@ -54,13 +54,19 @@ def test_stored_file_states_its_provenance() -> None:
         stored_params("cn-nothing", context=False)
 
 
-def test_refit_one_configuration_gives_the_stored_coefficients(embedded_server) -> None:
+def test_refit_one_configuration_gives_the_stored_coefficients(
+    embedded_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the world's files go
     store = _fresh(embedded_server)
     try:
         doc = fit_synthetic(store, configs=["cn-tabs"], model_sets=["graph_only"])
     finally:
         store.clear()
         store.close()
+    assert list(tmp_path.iterdir()) == []  # no temporary folder left behind
     assert doc["graph_only"]["cn-tabs"] == stored_models()["graph_only"]["cn-tabs"]
     assert doc["provenance"]["split"] == stored_models()["provenance"]["split"]
 

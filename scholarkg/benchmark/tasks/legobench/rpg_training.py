@@ -197,9 +197,6 @@ def fit_synthetic(
     same arguments give the same coefficients (``tests/legobench/test_rpg_training.py``).
     """
     from scholarkg.errors import InputError
-    from scholarkg.loaders import pwc
-    from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
-    from scholarkg.loaders.writer import write_records
     from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 
     say = log or (lambda _msg: None)
@@ -214,9 +211,36 @@ def fit_synthetic(
             f"graph {store.graph!r} is not empty; fitting loads the synthetic world into it",
             field="graph",
         )
-    work = Path(workdir or tempfile.mkdtemp(prefix="scholarkg_rpg_fit_"))
     corpus = generate(n_papers=n_papers, n_leaderboards=n_leaderboards, seed=seed)
-    files = write_corpus(corpus, work / "corpus")
+    # the world's files are only read here: without a workdir they go to a temporary folder
+    # that is removed afterwards (every fit used to leave one behind in /tmp)
+    with tempfile.TemporaryDirectory(prefix="scholarkg_rpg_fit_") as tmp:
+        files = write_corpus(corpus, Path(workdir or tmp) / "corpus")
+        return _fit_world(
+            store, files, names, model_sets, n_papers=n_papers, n_leaderboards=n_leaderboards,
+            seed=seed, dev_fraction=dev_fraction, hybrid_k=hybrid_k, l2_grid=l2_grid, say=say,
+        )  # fmt: skip
+
+
+def _fit_world(
+    store: GraphStore,
+    files: dict[str, Path],
+    names: list[str],
+    model_sets: Sequence[str],
+    *,
+    n_papers: int,
+    n_leaderboards: int,
+    seed: int,
+    dev_fraction: float,
+    hybrid_k: int,
+    l2_grid: Sequence[float],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """``fit_synthetic`` once the world's files are written: load them, fit, the document."""
+    from scholarkg.loaders import pwc
+    from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
+    from scholarkg.loaders.writer import write_records
+
     store.apply_schema()
     write_records(store, read_papers(files["papers"]))
     write_records(store, read_citations(files["citations"]))
