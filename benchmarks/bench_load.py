@@ -15,7 +15,11 @@ edges with a fixed seed), then in the same run:
    to columns (no encoding): the stdlib line reader (``json.loads`` / ``csv``), orjson
    line by line, pyarrow's JSON and CSV readers, polars' ``read_ndjson`` / ``read_csv``
    (where installed) — the figures behind the choice of pyarrow in ``store/bulk_arrow.py``;
-4. ``--previous REF``: the same bulk load with ``store/bulk.py`` as it is at git ``REF``
+4. ``--dirty N``: a copy of the papers file with a NUL and a CRLF planted in every Nth title
+   (what PDF-extracted releases carry), bulk-loaded twice on the same server: the columnar
+   reader, which cleans such text with Arrow kernels, and the line reader (the record
+   sanitiser per value), which is where such a file used to go (before that, it was refused);
+5. ``--previous REF``: the same bulk load with ``store/bulk.py`` as it is at git ``REF``
    (e.g. ``main``, the pre-issue-22 path), loaded from git into this process, so both are
    measured in the same run on the same server; the ratio is printed.
 
@@ -99,6 +103,38 @@ def generate(workdir: Path, n_nodes: int, n_edges: int, seed: int = 7) -> tuple[
                 dst = gen.integers(0, n_nodes, k)
                 fh.write("".join(f"p{a},p{b}\n" for a, b in zip(src, dst, strict=True)))
     return papers, edges
+
+
+def dirty_copy(papers: Path, every: int) -> Path:
+    """``papers`` with ``"\\u0000"`` and ``"\\r\\n"`` in every ``every``-th title."""
+    out = papers.with_name(f"{papers.stem}_dirty{every}.jsonl")
+    with papers.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
+        for i, line in enumerate(src):
+            if i % every == 0:
+                row = json.loads(line)
+                row["title"] = row["title"].replace(" ", "\u0000 ", 1) + "\r\nsecond line"
+                line = json.dumps(row) + "\n"
+            dst.write(line)
+    return out
+
+
+def bench_dirty(server: EmbeddedServer, papers: Path, cites: Path, every: int) -> dict[str, Any]:
+    """The dirty copy bulk-loaded by the columnar reader (cleaning in Arrow) and by the line
+    reader, on the same server; both must store the same cleaned graph size."""
+    dirty = dirty_copy(papers, every)
+    out: dict[str, Any] = {"every": every}
+    for name, columnar in (("columnar_clean_s", True), ("line_reader_s", False)):
+        store = FalkorDBStore(server.connect(), f"bench_dirty_{name}")
+        t = time.perf_counter()
+        res = bulk_load_papers(store, dirty, cites, columnar=columnar)
+        out[name] = time.perf_counter() - t
+        out[f"{name[:-2]}_cleaned"] = res.cleaned
+        assert (len(res.fast_files) == 2) == columnar, res
+        store.clear()
+        store.close()
+    out["speedup"] = out["line_reader_s"] / out["columnar_clean_s"]
+    dirty.unlink()
+    return out
 
 
 class PeakRSS:
@@ -257,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2, help="runs per reader figure (min kept)")
     ap.add_argument("--previous", metavar="REF", default=None, help="also load with bulk.py@REF")
     ap.add_argument("--skip-merge", action="store_true", help="skip the UNWIND/MERGE slice")
+    ap.add_argument(
+        "--dirty", type=int, default=0, metavar="N", help="NUL + CRLF in every Nth title"
+    )
     args = ap.parse_args(argv)
     if args.small:
         args.nodes, args.edges = 100_000, 500_000
@@ -342,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
         }
         store.clear()
         store.close()
+
+        if args.dirty:
+            figures["dirty"] = bench_dirty(server, papers, cites, args.dirty)
+            print(json.dumps({"dirty": figures["dirty"]}), flush=True)
 
         if not args.skip_merge:
             # -- plain UNWIND/MERGE path on a slice -----------------------------------------
