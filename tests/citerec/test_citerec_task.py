@@ -219,24 +219,26 @@ def test_projection_graph_features_equal_the_named_queries(
             assert projection_graph_scores(proj, kind, seeds, citing) == want, (kind, inst.id)
 
 
-def test_hybrid_dense_is_the_rrf_of_its_four_inputs(
-    synthetic: FalkorDBStore, tmp_path: Path
+@pytest.mark.parametrize(
+    ("hybrid", "inputs"),
+    [("hybrid-dense", ["bm25", "dense", "ppr", "cocitation"]), ("hybrid-text", ["bm25", "dense"])],
+)
+def test_rrf_hybrids_are_the_rrf_of_their_inputs(
+    synthetic: FalkorDBStore, tmp_path: Path, hybrid: str, inputs: list[str]
 ) -> None:
-    """``hybrid-dense`` = RRF (k = 60) over bm25, dense, ppr and co-citation, each truncated
-    at ``depth``; recomputed here by hand from the components' own rankings."""
+    """``hybrid-dense`` = RRF (k = 60) over bm25, dense, ppr and co-citation, ``hybrid-text``
+    over bm25 and dense only (no graph), each input truncated at ``depth``; recomputed here
+    by hand from the components' own rankings."""
     from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
 
     task = load_task("citerec")
     opts = {"projection_cache": tmp_path / "proj", "depth": 30}
     params = {"embedder": HashingEmbedder(128)}
     extra: dict = {}
-    fused = build_recommender("hybrid-dense", synthetic, params, opts, extra)
-    assert fused.name == "hybrid-dense" and extra["encoder"] == "hashing-128"
-    assert fused.params["inputs"] == ["bm25", "dense", "ppr", "cocitation"]
-    parts = {
-        name: build_recommender(name, synthetic, params, opts)
-        for name in ("bm25", "dense", "ppr", "cocitation")
-    }
+    fused = build_recommender(hybrid, synthetic, params, opts, extra)
+    assert fused.name == hybrid and extra["encoder"] == "hashing-128"
+    assert fused.params["inputs"] == inputs
+    parts = {name: build_recommender(name, synthetic, params, opts) for name in inputs}
     insts = task.build_instances(synthetic, task.resolve_options({"split": "all"}))[:25]
     assert insts
     for q in context_queries(insts):

@@ -92,6 +92,8 @@ def build_recommender(
         return bm25()
     if name == "dense":
         return dense()
+    if name == "hybrid-text":  # no graph: the baseline for the graph-aware hybrids
+        return HybridRanker([bm25(), dense()], depth=depth, name=name)
     if name in ("cocitation", "coupling"):
         return CypherGraphRanker(store, name)
     proj = projection_for(store, options.get("projection_cache"))

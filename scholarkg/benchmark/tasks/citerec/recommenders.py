@@ -19,6 +19,9 @@ do not need — the citing paper, its *other* references and its year — throug
 * ``hybrid`` — Reciprocal Rank Fusion (k = 60) of bm25, ppr and cocitation (coupling is left
   out: at equal weight it pulled the fused MRR below BM25's, measured).
 * ``hybrid-dense`` — the same RRF with the ``dense`` ranking as a fourth input.
+* ``hybrid-text`` — RRF (k = 60) of bm25 and dense only: the text-only hybrid, the
+  baseline the graph-aware hybrids must beat (the same fusion as ``bench run retrieval
+  --ranker hybrid``).
 * ``hybrid-learned`` — a logistic model over per-candidate features (normalised bm25 and
   1/rank, log PPR, co-citation, coupling, popularity, age gap) on the union of the rankers'
   candidates, trained on a dev split of contexts (:class:`LearnedFusion`).
@@ -52,6 +55,7 @@ RANKERS = (
     "popularity",
     "hybrid",
     "hybrid-dense",
+    "hybrid-text",
     "hybrid-learned",
 )
 #: leftover markers in a masked sentence: [CIT], [12], [3, 4], (Smith et al., 2019)
