@@ -250,3 +250,30 @@ def test_rrf_hybrids_are_the_rrf_of_their_inputs(
         assert q.citing not in got.ids
         assert got.scores == pytest.approx(sorted(expected.values(), reverse=True)[:10])
         assert all(got.scores[i] == pytest.approx(expected[d]) for i, d in enumerate(got.ids))
+
+
+def test_dense_inputs_encode_a_runs_contexts_in_one_batched_call(
+    synthetic: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``answer`` hands every context to the rankers first (``prepare_contexts``): a dense
+    input encodes the run's query texts in one call, not one call per context (on 10,713
+    real contexts the per-context calls took minutes), and ranks exactly as before."""
+    from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
+
+    class Counting(HashingEmbedder):
+        calls = 0
+
+        def encode(self, texts, **kw):  # type: ignore[no-untyped-def]  # test double
+            Counting.calls += 1
+            return super().encode(texts, **kw)
+
+    task = load_task("citerec")
+    options = task.resolve_options({"split": "all", "projection_cache": tmp_path / "proj"})
+    insts = task.build_instances(synthetic, options)[:40]
+    unprepared = build_recommender("hybrid-text", synthetic, {"embedder": HashingEmbedder(64)},
+                                   options)  # fmt: skip
+    expected = {q.id: unprepared.rank_context(q, 10).ids for q in context_queries(insts)}
+    source = AnswerSource(kind="ranker", name="hybrid-text", params={"embedder": Counting(64)})
+    answers = task.answer(synthetic, insts, source, options)
+    assert Counting.calls == 2  # the corpus, then every context at once
+    assert answers.by_instance == expected

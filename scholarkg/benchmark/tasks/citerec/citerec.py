@@ -180,6 +180,12 @@ class CiteRecTask(BenchmarkTask):
             extra["fit"] = ranker.fit(context_queries(dev), {i.id: i.data["gold"] for i in dev})
         out: dict[str, list[str]] = {}
         queries = context_queries(instances)
+
+        def encoded(done: int) -> None:
+            if progress is not None:
+                progress("encode queries", done, len(queries))
+
+        ranker.prepare_contexts(queries, encoded)  # dense inputs: one batched encoding
         for n, q in enumerate(queries, start=1):
             out[q.id] = ranker.rank_context(q, 10).ids
             if progress is not None and (n % 200 == 0 or n == len(queries)):
