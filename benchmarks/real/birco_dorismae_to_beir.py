@@ -10,8 +10,9 @@ types and numpy arrays only).
 
 Written (``OUT``): ``corpus.jsonl`` (``_id``, ``text``), ``queries.jsonl`` (``_id``,
 ``text``) and ``qrels/<split>.tsv`` (``query-id corpus-id score``, the fractional grades
-kept). ``--dev-share`` puts that share of the queries (by sorted id, every k-th) into a
-``dev`` split for the rankers that tune (``hybrid-learned``); the rest is ``test``.
+kept). Every ``round(1 / --dev-share)``-th query by sorted id goes to a ``dev`` split for
+the rankers that tune (``hybrid-learned``; the default 0.5: every second query), the rest to
+``test``.
 
     python benchmarks/real/birco_dorismae_to_beir.py dev_set.pickle OUT --dev-share 0.5
     scholarkg --graph doris load beir OUT --name doris-birco
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pickle", type=Path, help="BIRCO datasets/doris-mae/dev_set.pickle")
     ap.add_argument("out", type=Path)
-    ap.add_argument("--dev-share", type=float, default=0.4)
+    ap.add_argument("--dev-share", type=float, default=0.5)
     args = ap.parse_args(argv)
     for what, n in convert(args.pickle, args.out, args.dev_share).items():
         print(f"{what}: {n:,}")
