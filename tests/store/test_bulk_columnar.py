@@ -332,3 +332,20 @@ def test_ids_with_surrounding_whitespace_are_stripped_before_the_unique_key(
     ]
     assert store.run("MATCH (:Paper {id: 'p1'})-[:CITES]->(b) RETURN b.id AS b") == [{"b": "p2"}]
     assert store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
+
+
+def test_the_byte_precheck_never_misses_what_the_cleaner_would_change() -> None:
+    """``_may_need_cleaning`` (numpy over the data buffers) must say "maybe" for every value
+    ``clean_text`` changes — each C0 control, DEL, a BOM anywhere, CRLF — column by column."""
+    import pyarrow as pa
+
+    from scholarkg.schema.text import clean_text
+    from scholarkg.store.bulk_arrow import _may_need_cleaning
+
+    specials = [chr(c) for c in range(0x20)] + ["\x7f", "\ufeff", "\r\n", "é", "\u2028"]
+    for ch in specials:
+        for value in (ch, f"a{ch}", f"{ch}b", f"long text {ch} here"):
+            col = pa.chunked_array([pa.array(["clean"]), pa.array([value])])
+            if clean_text(value)[0] != value:
+                assert _may_need_cleaning(col), repr(value)
+    assert not _may_need_cleaning(pa.chunked_array([pa.array(["tab\tand\nnewline", "é"])]))
