@@ -37,7 +37,7 @@ demo: install
 # the first build downloads Neo4j 5.26, GDS and APOC (~140 MB). Without Java 17+ and Maven it
 # says so, and the Neo4j tests skip with that reason.
 neo4j-launcher: install
-	@$(BIN)/python -c "from scholarkg.store.neo4j_server import build_launcher, java_available as j; \
+	@$(BIN)/python -c "from scholarkg.store.neo4j.server import build_launcher, java_available as j; \
 	r = j(); print('managed Neo4j unavailable:', r) if r else print('neo4j launcher:', build_launcher(print))"
 
 test: install neo4j-lint-deps neo4j-launcher

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def emit(name: str, data: dict[str, Any]) -> None:
@@ -235,7 +235,7 @@ def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> 
 
 def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> None:
     from scholarkg.graphalgo.projection import ProjectionCatalog
-    from scholarkg.store.bulk import bulk_load_papers
+    from scholarkg.store.falkordb.bulk import bulk_load_papers
     from scholarkg.store.pagerank import pagerank
 
     n, m = args.graph_nodes, args.graph_edges

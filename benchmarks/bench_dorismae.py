@@ -142,8 +142,8 @@ def cmd_rank(args: argparse.Namespace) -> None:
     from scholarkg.loaders.dorismae import DorisReader
     from scholarkg.loaders.writer import write_records
     from scholarkg.services.embeddings import load_embedder
-    from scholarkg.store.embedded import EmbeddedServer
-    from scholarkg.store.falkordb_store import FalkorDBStore
+    from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.falkordb.store import FalkorDBStore
     from scholarkg.synthetic.dorismae import write_json
 
     tmp = Path(tempfile.mkdtemp(prefix="doris-rank-"))

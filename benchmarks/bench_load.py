@@ -3,7 +3,7 @@
 Generates a synthetic corpus (papers JSONL + ``start,end`` CSV citation list, random
 edges with a fixed seed), then in the same run:
 
-1. bulk path: ``scholarkg.store.bulk.bulk_load_papers`` into a new graph (parse, send
+1. bulk path: ``scholarkg.store.falkordb.bulk.bulk_load_papers`` into a new graph (parse, send
    and schema phases timed separately), then a whole-graph ``edge_snapshot`` and
    PageRank on it;
 2. plain path: ``merge_nodes`` + ``merge_relationships`` (10k-row UNWIND batches, MERGE
@@ -14,12 +14,12 @@ edges with a fixed seed), then in the same run:
 3. ``--readers``: the parse candidates for the bulk path on the same two files, each
    to columns (no encoding): the stdlib line reader (``json.loads`` / ``csv``), orjson
    line by line, pyarrow's JSON and CSV readers, polars' ``read_ndjson`` / ``read_csv``
-   (where installed) — the figures behind the choice of pyarrow in ``store/bulk_arrow.py``;
+   (where installed) — the figures behind the choice of pyarrow in ``store/falkordb/bulk_arrow.py``;
 4. ``--dirty N``: a copy of the papers file with a NUL and a CRLF planted in every Nth title
    (what PDF-extracted releases carry), bulk-loaded twice on the same server: the columnar
    reader, which cleans such text with Arrow kernels, and the line reader (the record
    sanitiser per value), which is where such a file used to go (before that, it was refused);
-5. ``--previous REF``: the same bulk load with ``store/bulk.py`` as it is at git ``REF``
+5. ``--previous REF``: the same bulk load with ``store/falkordb/bulk.py`` as it is at git ``REF``
    (e.g. ``main``, the pre-issue-22 path), loaded from git into this process, so both are
    measured in the same run on the same server; the ratio is printed.
 
@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 import psutil
 
-from scholarkg.store.bulk import BulkResult, bulk_load_papers
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.bulk import BulkResult, bulk_load_papers
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 WORDS = [
     "graph",
@@ -245,10 +245,10 @@ def bench_readers(papers: Path, cites: Path, repeat: int) -> dict[str, dict[str,
 
 
 def previous_bulk_module(ref: str) -> Any:
-    """``scholarkg/store/bulk.py`` as it is at git ``ref``, imported under another name."""
+    """``scholarkg/store/falkordb/bulk.py`` as it is at git ``ref``, imported under another name."""
     root = Path(__file__).resolve().parent.parent
     source = subprocess.run(
-        ["git", "-C", str(root), "show", f"{ref}:scholarkg/store/bulk.py"],
+        ["git", "-C", str(root), "show", f"{ref}:scholarkg/store/falkordb/bulk.py"],
         check=True,
         capture_output=True,
         text=True,
@@ -257,7 +257,7 @@ def previous_bulk_module(ref: str) -> Any:
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
-    exec(compile(source, f"{ref}:scholarkg/store/bulk.py", "exec"), module.__dict__)
+    exec(compile(source, f"{ref}:scholarkg/store/falkordb/bulk.py", "exec"), module.__dict__)
     return module
 
 

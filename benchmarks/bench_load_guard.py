@@ -26,8 +26,8 @@ from scholarkg.loaders.checkpoint import run_resumable
 from scholarkg.schema import aaar as ar
 from scholarkg.schema.records import Paper, Review, ReviewSegment
 from scholarkg.schema.text import clean_text
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 WORDS = [
     "zorb",

@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_load's generat
 from scholarkg.config import Neo4jSettings
 from scholarkg.graphalgo.projection import ProjectionCatalog
 from scholarkg.store.base import GraphStore, PageRankConfig
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
-from scholarkg.store.neo4j_server import ManagedNeo4j, java_available
-from scholarkg.store.neo4j_store import Neo4jStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
+from scholarkg.store.neo4j.server import ManagedNeo4j, java_available
+from scholarkg.store.neo4j.store import Neo4jStore
 
 
 def corpus(n_papers: int, n_cites: int, seed: int) -> tuple[list[dict], list[dict]]:
@@ -91,8 +91,8 @@ def bulk_part(args: argparse.Namespace, root: Path) -> None:
 
     from bench_load import generate
 
-    from scholarkg.store.bulk import bulk_load_papers
-    from scholarkg.store.neo4j_import import import_into_managed
+    from scholarkg.store.falkordb.bulk import bulk_load_papers
+    from scholarkg.store.neo4j.importer import import_into_managed
 
     papers, cites = generate(root, args.bulk_papers, args.bulk_citations)
     print(f"bulk: {args.bulk_papers:,} papers, {args.bulk_citations:,} citations")

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scholarkg.store.embedded import EmbeddedServer
+from scholarkg.store.falkordb.server import EmbeddedServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import generate  # a sibling script, not a package

@@ -15,9 +15,9 @@ leakage guard must then keep each target's own Results out.
 ``--signals``: oracle candidates (a test leaderboard's own papers), single signals vs ours.
 
 ``--latency`` (default 100,000 papers, TABS only, ``full_text=False``): bulk-load
-(``store/bulk.py``) and time end-to-end RPG per leaderboard query (candidates + order) for the
-baseline and our ranker: mean / p50 / p95. Edge weights use the cheap hashing embedder
-(``rpg.HashingEmbedder``): MiniLM on 100k abstracts takes hours on 2 cores. Weights are
+(``store/falkordb/bulk.py``) and time end-to-end RPG per leaderboard query (candidates +
+order) for the baseline and our ranker: mean / p50 / p95. Edge weights use the cheap hashing
+embedder (``rpg.HashingEmbedder``): MiniLM on 100k abstracts takes hours on 2 cores. Weights are
 computed lazily for the candidates' edges only and stored, so the first ("cold") pass pays for
 them and a second ("warm") pass does not; both are printed. Our ranker's one-time BM25 index
 build is reported separately.
@@ -49,8 +49,8 @@ from scholarkg.loaders.apc import (
     resolve_paper_ref,
 )
 from scholarkg.loaders.writer import write_records
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 from scholarkg.textio import iter_jsonl
 
@@ -169,7 +169,7 @@ def _lat(xs: list[float]) -> str:
 
 
 def latency(args: argparse.Namespace) -> None:
-    from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
+    from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_rpg_lat_"))
     t0 = time.perf_counter()

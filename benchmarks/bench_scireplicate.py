@@ -42,8 +42,8 @@ from scholarkg.loaders.checkpoint import run_resumable
 from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate
 from scholarkg.loaders.scireplicate_data import read_benchmark
 from scholarkg.schema.ddl import default_schema
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.scireplicate import generate, write_benchmark
 
 _SNIPPET = re.compile(r"^(\s*#\s*Snippet\s+\d+\s*:)(.*)$", re.MULTILINE)

@@ -44,8 +44,8 @@ def run_demo(
 ) -> dict[str, object]:
     """Run every demo step (``only``: just these families' steps); returns a summary (counts,
     run ids, report paths)."""
-    from scholarkg.store.embedded import EmbeddedServer
-    from scholarkg.store.falkordb_store import FalkorDBStore
+    from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
     console = console or Console()
     # the demo draws its own progress; silence the libraries' per-tensor bars

@@ -20,9 +20,9 @@ import pytest
 
 from scholarkg.config import Neo4jSettings, Settings, load_settings
 from scholarkg.store.base import GraphStore
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
-from scholarkg.store.neo4j_server import ManagedNeo4j
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
+from scholarkg.store.neo4j.server import ManagedNeo4j
 
 
 @pytest.fixture(scope="session")
@@ -97,7 +97,7 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
     else one is started in a temp dir for this session and stopped at its end. Without Java
     the Neo4j tests skip, saying why.
     """
-    from scholarkg.store.neo4j_server import java_available
+    from scholarkg.store.neo4j.server import java_available
 
     mp = pytest.MonkeyPatch()
     server: ManagedNeo4j | None = None
@@ -140,7 +140,7 @@ def managed_neo4j(neo4j_env: Neo4jSettings) -> ManagedNeo4j:
 @pytest.fixture
 def neo4j_store(neo4j_env: Neo4jSettings) -> Iterator[GraphStore]:
     """A cleared Neo4j database (see ``neo4j_env``), cleared again after."""
-    from scholarkg.store.neo4j_store import Neo4jStore
+    from scholarkg.store.neo4j.store import Neo4jStore
 
     st = Neo4jStore.from_settings(neo4j_env)
     st.clear()

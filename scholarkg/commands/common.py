@@ -60,7 +60,7 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
     """
     import time
 
-    from scholarkg.store import embedded
+    from scholarkg.store.falkordb import server as embedded
 
     state: dict[str, Any] = {"status": None, "printed": 0.0}
 

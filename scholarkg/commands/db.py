@@ -22,11 +22,11 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import ConfigError
-from scholarkg.store.backup import backup_store, restore_store
 from scholarkg.store.base import GraphStore
-from scholarkg.store.embedded import EmbeddedServer, ServerStatus
-from scholarkg.store.neo4j_server import ManagedNeo4j, Neo4jStatus, managed_server
-from scholarkg.store.neo4j_store import redact_uri
+from scholarkg.store.falkordb.backup import backup_store, restore_store
+from scholarkg.store.falkordb.server import EmbeddedServer, ServerStatus
+from scholarkg.store.neo4j.server import ManagedNeo4j, Neo4jStatus, managed_server
+from scholarkg.store.neo4j.store import redact_uri
 
 app = typer.Typer(
     help="Manage the graph server (embedded FalkorDB, or the managed Neo4j with "
@@ -310,7 +310,7 @@ def reset(
     """Delete the current graph: every node, relationship, index and constraint."""
     cfg = settings()
     if cfg.backend == "embedded":
-        from scholarkg.store.falkordb_store import FalkorDBStore
+        from scholarkg.store.falkordb.store import FalkorDBStore
 
         # an incomplete (interrupted bulk) graph must stay reachable for exactly this
         with server_wait_line():

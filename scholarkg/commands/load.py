@@ -19,7 +19,7 @@ from scholarkg.console import counter_bar
 from scholarkg.errors import NotSupported
 
 if TYPE_CHECKING:
-    from scholarkg.store.falkordb_store import FalkorDBStore
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
 app = typer.Typer(
     help="Load files into the graph (idempotent: MERGE on stable ids).", no_args_is_help=True
@@ -37,7 +37,7 @@ def load_bulk(
     """Build a NEW graph fast: FalkorDB's GRAPH.BULK on the embedded store, Neo4j's offline
     importer on the managed Neo4j (both refuse a graph that has nodes)."""
     from scholarkg.schema.ddl import check_rel_type
-    from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load
+    from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
 
     check_rel_type(rel)
     if settings().backend == "neo4j":
@@ -90,8 +90,8 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
     """The managed Neo4j: Neo4j's offline importer into a new database, then the schema."""
     import time
 
-    from scholarkg.store.neo4j_import import import_into_managed
-    from scholarkg.store.neo4j_server import managed_server
+    from scholarkg.store.neo4j.importer import import_into_managed
+    from scholarkg.store.neo4j.server import managed_server
 
     cfg = settings()
     if cfg.neo4j.uri:

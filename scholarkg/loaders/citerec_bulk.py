@@ -3,7 +3,7 @@
 Why: the incremental path MERGEs every node and relationship (idempotent, resumable) at a
 few thousand relationships per second; 1M citing sentences bring 3M+ relationships
 (IN_PAPER, GOLD, CITES), i.e. tens of minutes. A new graph can be built in one pass of
-``GRAPH.BULK`` (``store/bulk.py``) at several hundred thousand rows per second.
+``GRAPH.BULK`` (``store/falkordb/bulk.py``) at several hundred thousand rows per second.
 
 The same readers produce the same records as the MERGE path; this module only changes where
 they go: node records are merged per id in memory (papers, authors, venues: later
@@ -100,7 +100,7 @@ class BulkSink:
 
     def sources(self) -> tuple[list[Any], list[Any]]:
         """Node and edge sources for ``bulk_load`` (files closed and written)."""
-        from scholarkg.store.bulk import EdgeSource, NodeSource
+        from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource
 
         for label, rows in self.nodes.items():
             path = self.workdir / f"nodes-{label}.jsonl"
@@ -136,7 +136,7 @@ def bulk_load_s2(
 
     from scholarkg.loaders import citerec_s2 as s2
     from scholarkg.schema.citerec import S2Paper
-    from scholarkg.store.bulk import bulk_load
+    from scholarkg.store.falkordb.bulk import bulk_load
 
     if not files.get("papers"):
         raise InputError("--bulk needs --papers: corpus ids resolve against the papers read")

@@ -17,12 +17,12 @@ def open_store(settings: Settings, *, graph: str | None = None) -> GraphStore:
     """Open the configured backend; the embedded server (or, for ``neo4j`` without
     ``NEO4J_URI``, the managed Neo4j) is started on demand."""
     if settings.backend == "embedded":
-        from scholarkg.store.falkordb_store import FalkorDBStore
+        from scholarkg.store.falkordb.store import FalkorDBStore
 
         return FalkorDBStore.from_settings(settings, graph=graph)
     if settings.backend == "neo4j":
-        from scholarkg.store.neo4j_server import resolve_neo4j_settings
-        from scholarkg.store.neo4j_store import Neo4jStore
+        from scholarkg.store.neo4j.server import resolve_neo4j_settings
+        from scholarkg.store.neo4j.store import Neo4jStore
 
         # no NEO4J_URI: the project's managed server (built and started on demand)
         return Neo4jStore.from_settings(resolve_neo4j_settings(settings))

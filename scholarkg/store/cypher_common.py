@@ -2,7 +2,7 @@
 
 Only whitelisted labels / relationship types / property names are pasted in (see
 ``schema/ddl.py``); every value travels in ``$rows``. Dialect-specific text lives in
-``falkordb_dialect.py`` and ``neo4j_dialect.py``. Everything that is the same on both
+``falkordb/dialect.py`` and ``neo4j/dialect.py``. Everything that is the same on both
 backends (row validation, property cleaning, the batch loop, the full-text index lookup)
 lives here once, so the two stores differ only in how they send a statement.
 """

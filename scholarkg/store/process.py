@@ -1,7 +1,7 @@
 """Server processes scholarkg owns: liveness, an exclusive lock file, graceful stop.
 
-Shared by the embedded FalkorDB server (``embedded.py``) and the managed Neo4j server
-(``neo4j_server.py``): both are child processes that outlive the CLI command that started
+Shared by the embedded FalkorDB server (``falkordb/server.py``) and the managed Neo4j server
+(``neo4j/server.py``): both are child processes that outlive the CLI command that started
 them, are found again through a pid file, and must never be started twice on one data dir.
 """
 

@@ -15,8 +15,8 @@ from rich.console import Console
 
 from scholarkg.config import Settings
 from scholarkg.demo import DEMO_GRAPH, N_SHARED, cross_benchmark_rows, run_demo
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def test_demo_shared_papers_are_single_nodes_reached_by_every_family(

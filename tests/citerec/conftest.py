@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from _cli import cli_ok
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.task import AnswerSource, run_task
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
 

@@ -18,7 +18,7 @@ from _cli import cli_ok, runner
 from scholarkg.benchmark.metrics.trec import read_qrels
 from scholarkg.cli import app
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
 GRADED = "q1\td1\t2\nq1\td7\t0.5\nq3\td2\t1.64\n"

@@ -17,7 +17,7 @@ from scholarkg.benchmark.tasks.citerec.build import build_recommender
 from scholarkg.benchmark.tasks.citerec.citerec import class_table, context_queries, split_of
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
 from scholarkg.store.base import GraphStore
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citerec_corpus import generate, write_world
 
 

@@ -21,7 +21,7 @@ from scholarkg.benchmark.tasks.citerec.textfeatures import (
     sentence_features,
     tokens_of,
 )
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citerec_corpus import generate, write_world
 
 TAGGED = [  # (sentence, expected tags) written for the fallback tagger

@@ -29,7 +29,7 @@ from scholarkg.loaders.citerec_contexts import (
 )
 from scholarkg.loaders.citerec_s2 import parse_s2orc_record
 from scholarkg.loaders.citerec_unarxive import cited_paper_id
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 _INLINE = re.compile(r"<<([^|>]+)\|([^>]+)>>")
 

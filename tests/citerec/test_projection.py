@@ -9,7 +9,7 @@ import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.graphalgo.projection import ProjectionCatalog
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.pagerank import pagerank, personalized_pagerank
 
 

@@ -17,7 +17,7 @@ from _cli import cli_ok
 
 from scholarkg.loaders.citerec_contexts import Marker, extract_contexts, split_sentences
 from scholarkg.loaders.citerec_s2 import normalise_intents
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "s2"
 ARGS = [

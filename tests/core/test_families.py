@@ -30,7 +30,7 @@ from scholarkg import families as catalog
 from scholarkg.benchmark.registry import load_task, task_names
 from scholarkg.config import Settings
 from scholarkg.schema import ddl
-from scholarkg.store.embedded import EmbeddedServer
+from scholarkg.store.falkordb.server import EmbeddedServer
 
 SHIPPED = ("legobench", "dorismae", "citerec", "aaar", "scireplicate")
 
@@ -318,7 +318,7 @@ def test_toy_family_runs_in_the_demo(
     from rich.console import Console
 
     from scholarkg.demo import DEMO_GRAPH, demo_steps, run_demo
-    from scholarkg.store.falkordb_store import FalkorDBStore
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
     steps = [f"{s.__module__}:{s.__name__}" for s in demo_steps()]
     assert "toy_family.demo:load_and_rank" in steps  # after the shipped families' steps

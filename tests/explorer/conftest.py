@@ -18,8 +18,8 @@ from _explorer import LEADERBOARDS, PAPERS, Client
 from scholarkg.benchmark.runs import RunRegistry, new_run
 from scholarkg.explorer.app import Explorer, ExplorerConfig
 from scholarkg.explorer.server import ExplorerServer
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from scholarkg.errors import CypherError
-from scholarkg.store import neo4j_dialect
+from scholarkg.store.neo4j import dialect as neo4j_dialect
 
 _SUPPORT = Path(__file__).parents[1] / "neo4j" / "neo4j_lint_support.py"
 
@@ -97,7 +97,7 @@ class _FakeDriver:
 def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> None:
     from neo4j import READ_ACCESS, WRITE_ACCESS
 
-    from scholarkg.store.neo4j_store import Neo4jStore
+    from scholarkg.store.neo4j.store import Neo4jStore
 
     a, b, rel, path = _graph()
     rows = [[a, rel, b, path, [a, 3]]] + [[a, rel, b, path, None]] * 4
@@ -132,7 +132,7 @@ def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> Non
 
 @pytest.fixture
 def neo4j_store(neo4j_env: Any) -> Iterator[Any]:
-    from scholarkg.store.neo4j_store import Neo4jStore
+    from scholarkg.store.neo4j.store import Neo4jStore
 
     st = Neo4jStore.from_settings(neo4j_env)
     st.clear()

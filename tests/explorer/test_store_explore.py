@@ -11,7 +11,7 @@ import time
 import pytest
 
 from scholarkg.errors import CypherError, InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from _cli import cli_ok, runner
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.cli import app
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture

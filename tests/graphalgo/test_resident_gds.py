@@ -16,8 +16,8 @@ import pytest
 
 from scholarkg.errors import NotSupported, StoreError
 from scholarkg.graphalgo.projection import ProjectionKey, ResidentGdsGraph
-from scholarkg.store import neo4j_dialect
-from scholarkg.store.neo4j_store import Neo4jStore
+from scholarkg.store.neo4j import dialect as neo4j_dialect
+from scholarkg.store.neo4j.store import Neo4jStore
 
 KEY = ProjectionKey("neo4j", "neo4j", "Paper", ("CITES",))
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 _WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
 

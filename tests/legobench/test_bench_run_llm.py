@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances
 from scholarkg.cli import app
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture

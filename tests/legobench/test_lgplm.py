@@ -28,7 +28,7 @@ from scholarkg.benchmark.tasks.legobench.lgplm import (
 from scholarkg.benchmark.tasks.legobench.run import run_lgplm
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def table(rows: list[tuple[str, float]], metric: str = "score") -> str:

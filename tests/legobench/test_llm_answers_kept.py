@@ -20,7 +20,7 @@ from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, run_task
 from scholarkg.benchmark.tasks.legobench.tasks import LGPLMTask, RPLMTask
 from scholarkg.services.llm import LLMClient
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _round_trip(

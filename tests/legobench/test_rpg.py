@@ -40,7 +40,7 @@ from scholarkg.errors import InputError, TaskNotFound
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
 from scholarkg.loaders.writer import write_records
 from scholarkg.schema import ids
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.pagerank import pagerank
 from scholarkg.synthetic.legobench_corpus import generate, write_corpus
 

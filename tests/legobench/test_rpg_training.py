@@ -26,7 +26,7 @@ from scholarkg.benchmark.tasks.legobench.rpg_training import (
     write_models,
 )
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _fresh(embedded_server) -> FalkorDBStore:

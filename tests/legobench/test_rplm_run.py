@@ -24,7 +24,7 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 )
 from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 WORLD_WITH_RPLM = True  # wstore (conftest) also loads the rplm.xlsx leaderboards
 

@@ -20,7 +20,7 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 )
 from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.services.llm import LLMClient
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.mark.model

@@ -25,7 +25,7 @@ from scholarkg.benchmark.tasks.legobench.lgplm import (
 from scholarkg.benchmark.tasks.legobench.rplm import build_rplm_instances
 from scholarkg.benchmark.tasks.legobench.run import demo_llm_tasks, run_lgplm, run_rplm
 from scholarkg.services.llm import LLMClient
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 MODEL = CANNED_MODEL
 

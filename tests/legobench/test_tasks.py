@@ -14,7 +14,7 @@ from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
 from scholarkg.benchmark.registry import load_task, task_names
 from scholarkg.benchmark.tasks.legobench import tasks
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def test_declarations_match_the_code_they_stand_for() -> None:

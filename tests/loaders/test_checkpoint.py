@@ -18,7 +18,7 @@ from scholarkg.loaders.checkpoint import (
     single_groups,
 )
 from scholarkg.schema.records import Paper
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _paper(i: int, *, date: str = "2021-01-04") -> str:

@@ -19,7 +19,7 @@ from scholarkg.loaders.legobench_graph import (
 from scholarkg.loaders.pwc import records
 from scholarkg.schema import ids
 from scholarkg.schema.records import HasEntry, Metric, Paper, RPLMLeaderboard, TitleLine
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 Q = "Query - Rank the performance of the following papers on the {t} task on dataset {d} using metric {m}:"  # noqa: E501
 

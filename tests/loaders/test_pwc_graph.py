@@ -18,7 +18,7 @@ from scholarkg.leaderboards import (
 from scholarkg.loaders import pwc
 from scholarkg.loaders.checkpoint import run_resumable
 from scholarkg.schema import ids
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "pwc"
 

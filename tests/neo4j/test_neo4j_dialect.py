@@ -12,10 +12,10 @@ import pytest
 from scholarkg.config import Neo4jSettings, Settings
 from scholarkg.errors import ConfigError, InputError, ServerError, StoreError
 from scholarkg.schema.ddl import FulltextIndex, LookupIndex, NodeKey, SchemaSpec, VectorIndex
-from scholarkg.store import neo4j_dialect as d
 from scholarkg.store import open_store
 from scholarkg.store.base import GraphStore
-from scholarkg.store.neo4j_store import Neo4jStore, plain, redact_uri
+from scholarkg.store.neo4j import dialect as d
+from scholarkg.store.neo4j.store import Neo4jStore, plain, redact_uri
 
 
 def test_schema_ddl_is_idempotent_text_and_skips_keyed_lookups() -> None:
@@ -126,7 +126,7 @@ def test_credentials_never_appear(caplog: pytest.LogCaptureFixture) -> None:
 
 def test_batched_deletes_are_sent_outside_managed_transactions() -> None:
     """``CALL … IN TRANSACTIONS`` fails inside ``execute_query``; ``run`` must detect it."""
-    from scholarkg.store.neo4j_store import _IN_TRANSACTIONS
+    from scholarkg.store.neo4j.store import _IN_TRANSACTIONS
 
     assert _IN_TRANSACTIONS.search(d.DELETE_ALL)
     assert _IN_TRANSACTIONS.search("CALL { CREATE (:Paper) } IN 4 CONCURRENT TRANSACTIONS")

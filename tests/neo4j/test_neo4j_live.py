@@ -93,7 +93,7 @@ def test_embedded_to_neo4j_round_trip(store, neo4j_store, tmp_path: Path) -> Non
 
 
 def test_gds_python_client_reaches_the_same_server() -> None:
-    from scholarkg.store.neo4j_store import gds_client
+    from scholarkg.store.neo4j.store import gds_client
 
     gds = gds_client(load_settings().neo4j)
     try:
@@ -110,7 +110,7 @@ def test_a_routing_uri_reaches_the_single_server(neo4j_store, neo4j_env) -> None
     any member. A single server answers with itself, so the same store code runs unchanged."""
     import dataclasses
 
-    from scholarkg.store.neo4j_store import Neo4jStore
+    from scholarkg.store.neo4j.store import Neo4jStore
 
     if not neo4j_env.uri.startswith("bolt://"):
         pytest.skip("the session's server is already reached through a routing URI")

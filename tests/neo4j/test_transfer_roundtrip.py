@@ -17,7 +17,7 @@ from scholarkg.errors import InputError
 from scholarkg.schema.ddl import VectorIndex
 from scholarkg.schema.records import Paper
 from scholarkg.store import transfer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 VEC = VectorIndex("paper_emb_test", "Paper", "emb_test", 3)
 

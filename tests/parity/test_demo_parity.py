@@ -23,8 +23,8 @@ from scholarkg.config import Neo4jSettings, Settings
 from scholarkg.demo import DEMO_GRAPH, run_demo
 from scholarkg.errors import ConfigError
 from scholarkg.store.base import GraphStore
-from scholarkg.store.embedded import EmbeddedServer
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 pytestmark = pytest.mark.neo4j
 

@@ -10,7 +10,7 @@ import pytest
 from scholarkg.benchmark.rankers.base import Ranker, StoreRanker
 from scholarkg.benchmark.rankers.pagerank import GraphPageRank
 from scholarkg.errors import InputError
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.pagerank import pagerank
 
 EDGES = [("a", "b"), ("b", "c"), ("c", "a"), ("d", "c"), ("e", "d")]

@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from scholarkg.errors import InputError, StoreError
-from scholarkg.store import bulk
-from scholarkg.store.bulk import EdgeSource, NodeSource, bulk_load, bulk_load_papers, encode_value
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb import bulk
+from scholarkg.store.falkordb.bulk import (
+    EdgeSource,
+    NodeSource,
+    bulk_load,
+    bulk_load_papers,
+    encode_value,
+)
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _write_jsonl(path: Path, rows: list[object]) -> Path:

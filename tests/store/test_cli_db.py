@@ -16,7 +16,7 @@ import pytest
 from _cli import cli_ok, runner
 
 from scholarkg.cli import app, main
-from scholarkg.store.embedded import EmbeddedServer
+from scholarkg.store.falkordb.server import EmbeddedServer
 
 
 @pytest.fixture

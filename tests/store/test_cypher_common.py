@@ -14,7 +14,6 @@ import pytest
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import SchemaSpec, default_schema
-from scholarkg.store import bulk
 from scholarkg.store.base import EdgeSnapshot, PageRankConfig
 from scholarkg.store.cypher_common import (
     clean_props,
@@ -26,6 +25,7 @@ from scholarkg.store.cypher_common import (
     storable_value,
     vector_rows,
 )
+from scholarkg.store.falkordb import bulk
 from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
 

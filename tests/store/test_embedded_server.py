@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from scholarkg.errors import ServerError
-from scholarkg.store.embedded import MAX_SOCKET_PATH, EmbeddedServer, socket_path_for
+from scholarkg.store.falkordb.server import MAX_SOCKET_PATH, EmbeddedServer, socket_path_for
 
 
 @pytest.fixture
@@ -213,7 +213,7 @@ def test_server_without_progress_is_not_left_running(
     """Regression: a spawned server that never became ready kept running, holding the data
     dir's AOF and socket (and, when persistent, outliving the process). Here the server
     never answers and its CPU clock stands still (both probes pinned), i.e. no progress."""
-    from scholarkg.store import embedded
+    from scholarkg.store.falkordb import server as embedded
 
     monkeypatch.setattr(EmbeddedServer, "_probe", lambda self, pid, sock, elapsed: ("busy", None))
     monkeypatch.setattr(embedded, "_cpu_ticks", lambda pid: 0)

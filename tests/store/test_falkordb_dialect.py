@@ -8,8 +8,8 @@ import pytest
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import FulltextIndex, LookupIndex, NodeKey, SchemaSpec, VectorIndex
-from scholarkg.store import falkordb_dialect as d
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb import dialect as d
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def test_fulltext_query_text() -> None:

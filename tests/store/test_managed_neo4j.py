@@ -1,4 +1,4 @@
-"""The managed Neo4j server (``store/neo4j_server.py``) as a user meets it: loopback only,
+"""The managed Neo4j server (``store/neo4j/server.py``) as a user meets it: loopback only,
 auth on with a generated password that never leaks, allow-listed procedures, clear errors.
 
 The session's server (``managed_neo4j``) is checked where it is the managed one; the lifecycle
@@ -21,8 +21,8 @@ from _cli import runner
 from scholarkg.cli import app
 from scholarkg.config import Neo4jSettings
 from scholarkg.errors import ConfigError, StoreError
-from scholarkg.store.neo4j_server import ManagedNeo4j, _java_major, java_available
-from scholarkg.store.neo4j_store import Neo4jStore
+from scholarkg.store.neo4j.server import ManagedNeo4j, _java_major, java_available
+from scholarkg.store.neo4j.store import Neo4jStore
 
 pytestmark = pytest.mark.neo4j
 
@@ -137,7 +137,7 @@ def test_start_reuse_stop_restart_and_crash(tmp_path: Path) -> None:
 
 def test_bulk_import_refuses_a_database_with_nodes(tmp_path: Path) -> None:
     from scholarkg.errors import NotSupported
-    from scholarkg.store.neo4j_import import import_into_managed
+    from scholarkg.store.neo4j.importer import import_into_managed
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text('{"id": "p1"}\n')
@@ -146,7 +146,7 @@ def test_bulk_import_refuses_a_database_with_nodes(tmp_path: Path) -> None:
 
 
 def test_import_csvs_are_typed_and_keep_every_row(tmp_path: Path) -> None:
-    from scholarkg.store.neo4j_import import write_import_csvs
+    from scholarkg.store.neo4j.importer import write_import_csvs
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text(
@@ -186,7 +186,7 @@ def test_import_csvs_clean_text_as_the_record_layer_does(tmp_path: Path) -> None
     import csv
 
     from scholarkg.schema.text import collect_cleaning, describe_cleaning
-    from scholarkg.store.neo4j_import import write_import_csvs
+    from scholarkg.store.neo4j.importer import write_import_csvs
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text(

@@ -23,11 +23,11 @@ from _cli import cli_ok, runner
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError, StoreError
-from scholarkg.store import bulk
-from scholarkg.store.backup import BACKUP_FORMAT, BACKUP_VERSION, read_backup_manifest
 from scholarkg.store.base import GraphStore
-from scholarkg.store.embedded import EmbeddedServer, WaitProgress
-from scholarkg.store.falkordb_store import FalkorDBStore
+from scholarkg.store.falkordb import bulk
+from scholarkg.store.falkordb.backup import BACKUP_FORMAT, BACKUP_VERSION, read_backup_manifest
+from scholarkg.store.falkordb.server import EmbeddedServer, WaitProgress
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 GRAPH = "scholarkg"
 

@@ -26,7 +26,7 @@ import org.neo4j.graphdb.GraphDatabaseService;
  * Neo4j's download site, which the machines this project targets cannot reach; the same
  * kernel, Bolt server and procedure loader are published on Maven Central, and this class is
  * all that is needed to run them as a server. The Python side
- * ({@code scholarkg/store/neo4j_server.py}) builds this project, starts this class, waits for
+ * ({@code scholarkg/store/neo4j/server.py}) builds this project, starts this class, waits for
  * the readiness line and stops it with SIGTERM.
  *
  * <p>Arguments: {@code --home DIR --port N --password-file FILE --plugins DIR}

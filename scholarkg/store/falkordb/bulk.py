@@ -23,7 +23,7 @@ Nodes get internal ids 0, 1, 2… in the order they are sent to a new graph, so 
 reference them without a lookup on the server. All native byte order ("=").
 
 Speed (issue 22): files are parsed and encoded by pyarrow in native code where that gives
-exactly the line reader's result (``store/bulk_arrow.py``), else line by line as before;
+exactly the line reader's result (``store/falkordb/bulk_arrow.py``), else line by line as before;
 a parser thread hands finished tokens to the sender, so parsing overlaps the server's work;
 and the AOF is rewritten once, after the indexes are built, instead of once after the data
 and again after the indexes.
@@ -60,17 +60,17 @@ from scholarkg.schema.text import (
     note_cleaning,
     sanitise_value,
 )
-from scholarkg.store import bulk_arrow
-from scholarkg.store.bulk_values import (
+from scholarkg.store.falkordb import bulk_arrow
+from scholarkg.store.falkordb.bulk_values import (
     _BadValue,
     _header,
     encode_value,
 )
-from scholarkg.store.persistence import automatic_rewrites_paused, compact_aof
+from scholarkg.store.falkordb.persistence import automatic_rewrites_paused, compact_aof
 from scholarkg.textio import decoded_lines, iter_jsonl, open_binary, open_text
 
 if TYPE_CHECKING:
-    from scholarkg.store.falkordb_store import FalkorDBStore
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
 log = logging.getLogger(__name__)
 

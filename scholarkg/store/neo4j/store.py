@@ -1,9 +1,9 @@
 """``GraphStore`` on Neo4j 5.26+ (optionally with GDS and APOC), over the official driver.
 
 The writes both backends share live in ``batch_writes.py`` (row checks and MERGE text in
-``cypher_common.py``), Neo4j spellings in ``neo4j_dialect.py`` (every string there is linted
+``cypher_common.py``), Neo4j spellings in ``neo4j/dialect.py`` (every string there is linted
 offline by Neo4j's own parser); this module sends statements and returns plain dicts, like
-``falkordb_store.py``.
+``falkordb/store.py``.
 
 * Queries run in managed transactions (``driver.execute_query``), which the driver retries
   on transient errors; writes are idempotent ``UNWIND … MERGE`` batches, so retries are safe.
@@ -47,7 +47,6 @@ from scholarkg.schema.ddl import (
     node_labels,
     rel_types,
 )
-from scholarkg.store import neo4j_dialect as dialect
 from scholarkg.store.base import (
     VECTOR_MIN_FETCH,
     EdgeSnapshot,
@@ -63,6 +62,7 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
+from scholarkg.store.neo4j import dialect
 
 if TYPE_CHECKING:
     import neo4j

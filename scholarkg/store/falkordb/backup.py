@@ -2,7 +2,7 @@
 
 Why a module of its own: a backup is not part of running the server. It drives a running
 ``EmbeddedServer`` through its public lifecycle (``ensure_running``, ``stop``, ``start``,
-``admin_client``), asks ``persistence.py`` for one RDB snapshot (``BGSAVE``, waited for and
+``admin_client``), asks ``falkordb/persistence.py`` for one RDB snapshot (``BGSAVE``, waited for and
 checked), and owns what makes a copy trustworthy: the ``backup.json`` manifest (versions,
 graphs with their counts, size and SHA-256 of ``dump.rdb``), the checks made before a
 restore touches anything, and putting the old files back when a restore fails.
@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from scholarkg import __version__
 from scholarkg.errors import InputError, StoreError
-from scholarkg.store.embedded import graph_totals, incomplete_graphs
-from scholarkg.store.persistence import AOF_DIR, RDB_FILE, bgsave_and_wait
+from scholarkg.store.falkordb.persistence import AOF_DIR, RDB_FILE, bgsave_and_wait
+from scholarkg.store.falkordb.server import graph_totals, incomplete_graphs
 from scholarkg.textio import atomic_write_text, sha256_file
 
 if TYPE_CHECKING:
     import redis
 
-    from scholarkg.store.embedded import EmbeddedServer
+    from scholarkg.store.falkordb.server import EmbeddedServer
 
 BACKUP_FORMAT = "scholarkg-store-backup"
 BACKUP_VERSION = 1

@@ -2,16 +2,16 @@
 
 Why a module of its own: the persistence rules (which modes exist, when the append-only
 file is rewritten, how a rewrite or an RDB save is started and *waited for and checked*)
-are used by the server lifecycle (``embedded.py``: ``stop()`` compacts, a start rewrites a
-replayed log), by every bulk-writing command (``falkordb_store.compact()``, ``bulk.py``
-pausing automatic rewrites around ``GRAPH.BULK``) and by ``db backup`` (``backup.py``). None
-of them spawns or stops a process here: these functions take a connected client (or the
-data dir, for what is on disk) and only talk ``INFO persistence`` / ``BGREWRITEAOF`` /
-``BGSAVE`` / ``CONFIG SET``.
+are used by the server lifecycle (``falkordb/server.py``: ``stop()`` compacts, a start
+rewrites a replayed log), by every bulk-writing command (``FalkorDBStore.compact()``,
+``falkordb/bulk.py`` pausing automatic rewrites around ``GRAPH.BULK``) and by ``db backup``
+(``falkordb/backup.py``). None of them spawns or stops a process here: these functions take a
+connected client (or the data dir, for what is on disk) and only talk ``INFO persistence``,
+``BGREWRITEAOF``, ``BGSAVE`` and ``CONFIG SET``.
 
 The data live in FalkorDB's own snapshot: an AOF whose base is an RDB preamble, rewritten
 (``compact_aof``) after every bulk-writing command and on ``stop()``, so a restart loads a
-snapshot instead of replaying every query ever run (see ``embedded.py`` for why replaying is
+snapshot instead of replaying every query ever run (see ``falkordb/server.py`` for why replaying is
 slow and fragile).
 """
 

@@ -2,7 +2,7 @@
 FalkorDB's Cypher documentation).
 
 The shared openCypher (MERGE, UNWIND, map projection) lives in ``cypher_common.py``; what
-FalkorDB spells differently from Neo4j is here, so ``falkordb_store.py`` reads like the
+FalkorDB spells differently from Neo4j is here, so ``falkordb/store.py`` reads like the
 Neo4j store and a reviewer can compare the two dialects side by side:
 
 * no ``IF NOT EXISTS`` and no index names: indexes are created after listing

@@ -31,7 +31,7 @@ from pathlib import Path
 from scholarkg.errors import InputError, NotSupported, ServerError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
 from scholarkg.schema.text import collect_cleaning, describe_cleaning, note_cleaning
-from scholarkg.store.neo4j_server import LAUNCHER_JAR, ManagedNeo4j, build_launcher
+from scholarkg.store.neo4j.server import LAUNCHER_JAR, ManagedNeo4j, build_launcher
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +85,8 @@ def write_import_csvs(
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
-    from scholarkg.store.bulk import _edge_format
-    from scholarkg.store.bulk_arrow import (
+    from scholarkg.store.falkordb.bulk import _edge_format
+    from scholarkg.store.falkordb.bulk_arrow import (
         Unsupported,
         _read_json,
         _string_ids,

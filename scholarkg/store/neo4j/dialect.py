@@ -2,7 +2,7 @@
 FalkorDB's Cypher documentation).
 
 The shared openCypher (MERGE, UNWIND) lives in ``cypher_common.py``; what Neo4j 5.26 spells
-differently from FalkorDB is here, mirroring ``falkordb_dialect.py`` so the two can be
+differently from FalkorDB is here, mirroring ``falkordb/dialect.py`` so the two can be
 compared side by side:
 
 * DDL has names and ``IF NOT EXISTS``, so it is idempotent as text (no catalogue listing);

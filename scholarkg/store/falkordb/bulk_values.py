@@ -1,7 +1,7 @@
 """GRAPH.BULK value encoding: the bytes FalkorDB's bulk-insert command takes for a property.
 
-Its own module because both readers of ``bulk.py`` (the line reader there and the columnar
-reader in ``bulk_arrow.py``) encode values and headers the same way, and neither may import
+Its own module because both readers of ``falkordb/bulk.py`` (the line reader there and the columnar
+reader in ``falkordb/bulk_arrow.py``) encode values and headers the same way, and neither may import
 the other.
 """
 

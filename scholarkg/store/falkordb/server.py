@@ -28,8 +28,8 @@ So (docs/backends.md, embedded FalkorDB):
 
 This module is the process lifecycle only (spawn, readiness, stop, stale recovery, the
 lock, ``db status``). The persistence modes and the AOF rewrite / RDB save waits it relies
-on live in ``persistence.py`` (shared with the bulk loader and ``GraphStore.compact()``);
-``db backup`` and ``db restore`` live in ``backup.py``, which drives this server.
+on live in ``falkordb/persistence.py`` (shared with the bulk loader and ``GraphStore.compact()``);
+``db backup`` and ``db restore`` live in ``falkordb/backup.py``, which drives this server.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, ServerError
-from scholarkg.store.persistence import (
+from scholarkg.store.falkordb.persistence import (
     AOF_DIR,
     AOF_MANIFEST,
     AOF_MODES,
@@ -221,7 +221,7 @@ def _is_redis_server(pid: int) -> bool:
 
 def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
     """``{"nodes": n, "relationships": m}`` of one graph (read-only queries)."""
-    from scholarkg.store import falkordb_dialect as dialect
+    from scholarkg.store.falkordb import dialect
 
     out: dict[str, int] = {}
     for key, query in dialect.graph_total_queries().items():
@@ -232,7 +232,7 @@ def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
 
 def incomplete_graphs(client: redis.Redis) -> list[str]:
     """Graphs whose bulk load never finished (they still carry the marker key)."""
-    from scholarkg.store.falkordb_dialect import INCOMPLETE_PREFIX
+    from scholarkg.store.falkordb.dialect import INCOMPLETE_PREFIX
 
     keys = client.keys(INCOMPLETE_PREFIX + "*")
     return sorted(str(k)[len(INCOMPLETE_PREFIX) :] for k in keys)
@@ -468,7 +468,7 @@ class EmbeddedServer:
 
     def admin_client(self, *, timeout: float = 60.0) -> redis.Redis:
         """A short-lived plain Redis client on the server's socket (``INFO``, ``BGSAVE``,
-        ``GRAPH.LIST``), for modules that administer a running server (``backup.py``);
+        ``GRAPH.LIST``), for modules that administer a running server (``falkordb/backup.py``);
         use it in a ``with`` block so its socket is closed."""
         return self._raw_client(self.socket_path, timeout=timeout)
 

@@ -1,7 +1,7 @@
 """``GraphStore`` on FalkorDB (the embedded default), over the native RESP client.
 
 The writes both backends share live in ``batch_writes.py`` (row checks and MERGE text in
-``cypher_common.py``), FalkorDB spellings in ``falkordb_dialect.py``; this module only sends
+``cypher_common.py``), FalkorDB spellings in ``falkordb/dialect.py``; this module only sends
 statements and turns replies into plain dicts. Numeric
 contracts (PageRank) are computed beside the database with the GDS-identical scipy
 implementation, because FalkorDB's ``algo.pageRank`` has different semantics
@@ -30,7 +30,6 @@ from scholarkg.schema.ddl import (
     node_labels,
     rel_types,
 )
-from scholarkg.store import falkordb_dialect as dialect
 from scholarkg.store.base import (
     VECTOR_MIN_FETCH,
     EdgeSnapshot,
@@ -47,6 +46,7 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
+from scholarkg.store.falkordb import dialect
 
 if TYPE_CHECKING:
     import falkordb
@@ -123,7 +123,7 @@ class FalkorDBStore(BatchWriteStore):
         A graph whose bulk load never finished is refused (``check_complete``) unless
         ``allow_incomplete`` (``db reset`` and ``db status`` must still reach it).
         """
-        from scholarkg.store.embedded import EmbeddedServer
+        from scholarkg.store.falkordb.server import EmbeddedServer
 
         server = EmbeddedServer(settings.data_dir)
         server.ensure_running()
@@ -209,7 +209,7 @@ class FalkorDBStore(BatchWriteStore):
         """
         import redis
 
-        from scholarkg.store.persistence import compact_aof
+        from scholarkg.store.falkordb.persistence import compact_aof
 
         try:
             compact_aof(self.db.connection)

@@ -1,4 +1,4 @@
-"""The columnar fast path of ``store/bulk.py``: node and edge files parsed and encoded by
+"""The columnar fast path of ``store/falkordb/bulk.py``: node and edge files parsed and encoded by
 pyarrow, in native code.
 
 Why pyarrow: ``benchmarks/bench_load.py --readers`` measures the candidates on the same
@@ -9,7 +9,7 @@ and the GRAPH.BULK encoding itself is done with Arrow compute kernels
 runs per node or per edge.
 
 The fast path takes a file only when it can reproduce the line reader's result exactly;
-otherwise it raises :class:`Unsupported` and ``bulk.py`` reads that file line by line as
+otherwise it raises :class:`Unsupported` and ``falkordb/bulk.py`` reads that file line by line as
 before, which also finds the bad line for the ``file:line`` error. Not taken (by design):
 
 * a JSON number column with a fraction anywhere (Arrow widens the whole column to double,
@@ -255,7 +255,7 @@ def _encoded_column(col: pa.Array) -> pa.Array | pa.Scalar:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from scholarkg.store.bulk_values import T_LONG, _BadValue, encode_value
+    from scholarkg.store.falkordb.bulk_values import T_LONG, _BadValue, encode_value
 
     null = pa.scalar(b"\x00", pa.binary())
     t = col.type
@@ -286,7 +286,7 @@ def node_token(table: pa.Table, label: str) -> bytes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from scholarkg.store.bulk_values import _header
+    from scholarkg.store.falkordb.bulk_values import _header
 
     props = ["id", *(c for c in table.column_names if c != "id")]
     parts = []
