@@ -21,6 +21,7 @@ from scholarkg.commands.common import (
     settings,
     store_session,
 )
+from scholarkg.commands.help_text import plain_help
 from scholarkg.errors import InputError, ScholarKGError
 
 app = typer.Typer(
@@ -131,6 +132,7 @@ def _register() -> None:
         app.add_typer(importlib.import_module(module_name).app, name=name)
     for name, module_name, func in COMMANDS:
         app.command(name=name)(getattr(importlib.import_module(module_name), func))
+    plain_help(app)  # docstrings' ``code`` markup as plain quotes in --help
 
 
 _register()

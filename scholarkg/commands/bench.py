@@ -6,14 +6,14 @@ task's own declarations drive the rest; nothing here knows a task:
 * ``bench list`` — the registry; ``bench show NAME`` — one task's answers, metrics, options;
 * ``bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
   [--out DIR] [--limit N] [--no-record] [--format table|json] [task options]`` — one run
-  through :func:`~scholarkg.benchmark.task.run_task`;
+  through :func:`~scholarkg.benchmark.runner.run_task`;
 * ``bench import-predictions NAME FILE [task options]`` — ``bench run NAME --predictions FILE``;
 * ``bench score NAME --data PATH --predictions PATH... [task options]`` — released/JSONL
   files scored without a store (tasks with ``scores_files``);
 * ``bench fit NAME [--out FILE] [--check] [fit options]`` — re-fit a task's stored models.
 
 Task options (``--config``, ``--protocol``, ...) are the words the shared flags leave over,
-parsed by :func:`~scholarkg.benchmark.task.parse_task_args` against the task's declared
+parsed by :func:`~scholarkg.commands.task_args.parse_task_args` against the task's declared
 options: an option the task does not take is an error naming the ones it does take.
 """
 
@@ -298,8 +298,9 @@ def _run(
     cache: bool = True,
     timeout: float | None = None,
 ) -> None:
-    from scholarkg.benchmark.task import parse_task_args, run_task
+    from scholarkg.benchmark.runner import run_task
     from scholarkg.commands.common import settings, store_session
+    from scholarkg.commands.task_args import parse_task_args
 
     check_choice("--format", fmt, FORMATS)
     task = _task(name)
@@ -436,8 +437,10 @@ def score(
     legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
     A 'bench run --out DIR' wrote DIR/predictions.jsonl: scoring it gives the run's metrics.
     """
-    from scholarkg.benchmark.task import metrics_payload, parse_task_args, score_task_files
+    from scholarkg.benchmark.outputs import metrics_payload
+    from scholarkg.benchmark.runner import score_task_files
     from scholarkg.commands.common import settings
+    from scholarkg.commands.task_args import parse_task_args
 
     check_choice("--format", fmt, FORMATS)
     bench = _task(task)
@@ -550,7 +553,7 @@ def _differences(fitted: Any, shipped: Any, where: str = "") -> list[str]:
 
 def _fit_args(bench: BenchmarkTask, words: list[str]) -> dict[str, Any]:
     """``--name value`` words against the task's ``fit_options`` (same rules as run)."""
-    from scholarkg.benchmark.task import parse_task_args
+    from scholarkg.commands.task_args import parse_task_args
 
     return parse_task_args(bench, words, fit=True)
 

@@ -1,7 +1,7 @@
 """``scholarkg bench build citerec-diagnostics``: build citeBench's diagnostic datasets.
 
-Registered under ``bench build`` (one line in ``commands/bench.py``); the family's task runs
-through the generic ``bench run citerec`` once the registry dispatch lands.
+Registered under ``bench build`` (one line in ``commands/bench.py``); the family's tasks run
+through the generic ``bench run citerec`` like every other task.
 """
 
 from __future__ import annotations

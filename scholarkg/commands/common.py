@@ -18,7 +18,7 @@ from rich.text import Text
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
 from scholarkg.console import console as console
-from scholarkg.console import err_console
+from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
 from scholarkg.console import to_json as to_json
 from scholarkg.errors import InputError
@@ -26,6 +26,7 @@ from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+    from rich.status import Status
 
 _state: dict[str, Any] = {"overrides": {}, "settings": None}
 
@@ -45,9 +46,11 @@ def explicit_graph() -> str | None:
 
 
 def settings() -> Settings:
-    if _state["settings"] is None:
-        _state["settings"] = load_settings(**_state["overrides"])
-    return _state["settings"]
+    cached: Settings | None = _state["settings"]
+    if cached is None:
+        cached = load_settings(**_state["overrides"])
+        _state["settings"] = cached
+    return cached
 
 
 @contextmanager
@@ -62,27 +65,29 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
 
     from scholarkg.store.falkordb import server as embedded
 
-    state: dict[str, Any] = {"status": None, "printed": 0.0}
+    status: Status | None = None
+    printed = 0.0
 
     def show(progress: Any) -> None:
+        nonlocal status, printed
         text = progress.describe()
         if err_console.is_terminal:
-            if state["status"] is None:
-                state["status"] = err_console.status(text)
-                state["status"].start()
+            if status is None:
+                status = err_console.status(text)
+                status.start()
             else:
-                state["status"].update(text)
-        elif time.monotonic() - state["printed"] >= 10.0:  # logs: a line every 10 s
+                status.update(text)
+        elif time.monotonic() - printed >= 10.0:  # logs: a line every 10 s
             err_console.print(text, highlight=False)
-            state["printed"] = time.monotonic()
+            printed = time.monotonic()
 
     previous = embedded.set_wait_callback(show)
     try:
         yield show
     finally:
         embedded.set_wait_callback(previous)
-        if state["status"] is not None:
-            state["status"].stop()
+        if status is not None:
+            status.stop()
 
 
 @contextmanager

@@ -18,6 +18,8 @@ from scholarkg.commands.common import console, count_bar, print_rows, store_sess
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scholarkg.services.embeddings import Embedder
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
@@ -46,7 +48,8 @@ def _load(model: str, backend: str, device: str) -> Embedder:
 
     from scholarkg.services.embeddings import load_embedder
 
-    hf_logging.disable_progress_bar()
+    disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+    disable()
     return load_embedder(model, backend=backend, device=device)
 
 

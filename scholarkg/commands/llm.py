@@ -56,12 +56,22 @@ TimeoutOpt = Annotated[
 
 
 def _client(
-    base_url: str | None, model: str | None, api_key: str | None, **kwargs: object
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    *,
+    timeout: float | None,
+    use_cache: bool,
 ) -> LLMClient:
     from scholarkg.services.llm import LLMClient
 
     return LLMClient.from_settings(
-        settings(), base_url=base_url, model=model, api_key=api_key, **kwargs
+        settings(),
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        use_cache=use_cache,
+        timeout=timeout,
     )
 
 

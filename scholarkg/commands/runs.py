@@ -90,7 +90,7 @@ def predictions(
 ) -> None:
     """A run's answers as its task's prediction file (JSONL): what 'bench score --predictions'
     and 'bench run --predictions' read, so the run can be scored again without the model."""
-    from scholarkg.benchmark.task import write_prediction_rows
+    from scholarkg.benchmark.outputs import write_prediction_rows
 
     record = _registry().load(run)
     if not record.predictions:

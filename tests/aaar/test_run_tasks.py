@@ -11,8 +11,9 @@ import pytest
 from _fakes import CannedServer
 from test_score_files import KeywordEncoder
 
+from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.aaar.effects import related_work_effect
 from scholarkg.benchmark.tasks.aaar.eqinfer import EqInferTask
 from scholarkg.benchmark.tasks.aaar.expdesign import ExpDesignTask
@@ -228,7 +229,7 @@ def test_bundled_metric_encoder_is_paid_once_across_runs(tmp_path: Path) -> None
     and a second process (a new cache object) encodes nothing it has seen."""
     import numpy as np
 
-    from scholarkg.benchmark.tasks.aaar.common import MetricEncoderEmbedder
+    from scholarkg.benchmark.tasks.aaar.task import MetricEncoderEmbedder
     from scholarkg.services.embeddings import CachingEmbedder
 
     calls: list[list[str]] = []
