@@ -15,6 +15,8 @@ import typer
 
 from scholarkg import __version__
 from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
     err_console,
     print_rows,
     set_global_options,
@@ -102,7 +104,7 @@ def cypher(
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Run a Cypher query against the graph and print the rows."""
     params = dict(_parse_param(p) for p in (param or []))
@@ -113,7 +115,7 @@ def cypher(
 
 @app.command()
 def stats(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Counts per node label and relationship type."""
     with store_session() as store:

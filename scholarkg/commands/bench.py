@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
-    check_choice,
+    FormatOpt,
+    OutputFormat,
     console,
     fmt_number,
+    no_csv,
     print_rows,
     stage_progress,
     to_json,
@@ -40,12 +42,10 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
 
-FORMATS = ("table", "json")
 #: typer settings of the verbs that pass task options through
 TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 TaskArg = Annotated[str, typer.Argument(help="Task name (see 'bench list').")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table or json.")]
 LimitOpt = Annotated[int | None, typer.Option(help="Only the first N instances (a smoke run).")]
 RecordOpt = Annotated[
     bool, typer.Option(help="Save the run (JSON file + :Run node and answers in the graph).")
@@ -90,7 +90,7 @@ def _config_text(configuration: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 
 @app.command("list")
-def list_tasks(fmt: FormatOpt = "table") -> None:
+def list_tasks(fmt: FormatOpt = OutputFormat.table) -> None:
     """The benchmark tasks: name, family, modes (run/score) and what each does.
 
     'bench show TASK' gives one task's rankers, metrics and options with their defaults;
@@ -100,7 +100,7 @@ def list_tasks(fmt: FormatOpt = "table") -> None:
 
     from scholarkg.benchmark.registry import list_tasks as tasks
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "the task list")
     infos = tasks()
     if fmt == "json":
         print(to_json([
@@ -124,13 +124,13 @@ def list_tasks(fmt: FormatOpt = "table") -> None:
 
 
 @app.command("show")
-def show_task(task: TaskArg, fmt: FormatOpt = "table") -> None:
+def show_task(task: TaskArg, fmt: FormatOpt = OutputFormat.table) -> None:
     """One task: what answers it (rankers, baseline/ours, model, predictions), its metrics
     with units, its own options with defaults (the words 'bench run TASK' takes after the
     shared flags), and the format of its prediction files."""
     from scholarkg.benchmark.registry import task_info
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a task's description")
     bench = _task(task)
     info = task_info(bench)
     options = [
@@ -302,7 +302,7 @@ def _run(
     from scholarkg.commands.common import settings, store_session
     from scholarkg.commands.task_args import parse_task_args
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a run's result")
     task = _task(name)
     options = task.resolve_options(parse_task_args(task, extra))  # errors before any work
     source, client = _source(
@@ -339,7 +339,7 @@ def run(
     out: OutOpt = None,
     limit: LimitOpt = None,
     record: RecordOpt = True,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
     cache: Annotated[
         bool, typer.Option(help="LLM tasks: use the response cache (repeatable runs).")
     ] = True,
@@ -374,7 +374,7 @@ def import_predictions(
     out: OutOpt = None,
     limit: LimitOpt = None,
     record: RecordOpt = True,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Score answers produced elsewhere against instances built from the graph, and record.
 
@@ -416,7 +416,7 @@ def score(
         list[Path],
         typer.Option(help="Answer file(s) or a folder of them; repeat for several models."),
     ],
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
     per_instance: Annotated[
         bool,
         typer.Option(help="JSON output: per-instance scores (per_paper, per_task ...) too."),
@@ -442,7 +442,7 @@ def score(
     from scholarkg.commands.common import settings
     from scholarkg.commands.task_args import parse_task_args
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a score's result")
     bench = _task(task)
     options = bench.resolve_options(parse_task_args(bench, list(ctx.args)))
     if not bench.scores_files:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
+import typer
 from rich.progress import ProgressColumn, Task
 from rich.text import Text
 
@@ -120,6 +122,30 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
 def fmt_number(value: float | None, digits: int = 4) -> str:
     """A table cell for a score: ``-`` for undefined (None or NaN), else fixed ``digits``."""
     return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+class OutputFormat(StrEnum):
+    """What ``--format`` takes, on every command: a table to read, or JSON / CSV for programs."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+#: the one ``--format`` option; a command whose output is not one list of rows (a text, a
+#: document) takes it too and refuses csv with :func:`no_csv`
+FormatOpt = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--format", "-f", case_sensitive=False, help="table (to read), json or csv (for programs)."
+    ),
+]
+
+
+def no_csv(fmt: str, what: str) -> None:
+    """``--format csv`` where the output is not one list of rows: say so, suggest json."""
+    if fmt == OutputFormat.csv:
+        raise InputError(f"--format csv: {what} is not one table of rows; use --format json")
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:

@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
     console,
     print_rows,
     server_wait_line,
@@ -205,7 +207,7 @@ def stop() -> None:
 
 @app.command()
 def status(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """State, files on disk, last rewrite, versions, memory and graphs with their counts."""
     neo = _managed_neo4j()

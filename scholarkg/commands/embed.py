@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import console, count_bar, print_rows, store_session
+from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
+    console,
+    count_bar,
+    print_rows,
+    store_session,
+)
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -115,7 +122,7 @@ def search(
     show: Annotated[
         str, typer.Option("--show", help="Node property to print beside the id.")
     ] = "title",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2)."""
     from scholarkg.services.embeddings import search_nodes
