@@ -54,6 +54,9 @@ def test_stored_file_states_its_provenance() -> None:
         stored_params("cn-nothing", context=False)
 
 
+# slow: generates and loads the 4,000-paper synthetic world and fits one configuration
+# (40 s here); ``bench fit --check`` (tests/legobench/test_tasks.py) is the same computation
+@pytest.mark.slow
 def test_refit_one_configuration_gives_the_stored_coefficients(
     embedded_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

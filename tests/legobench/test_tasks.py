@@ -75,6 +75,8 @@ def test_instance_ids_are_leaderboard_ids_shared_by_the_three_tasks(wstore: Falk
     assert rpg.configuration(rpg.resolve_options({}))["missing_policy"] == "bottom"
 
 
+# slow: refits one configuration on the 4,000-paper synthetic world (25-40 s here)
+@pytest.mark.slow
 def test_bench_fit_check_reproduces_one_stored_configuration(settings: Any) -> None:
     from scholarkg.cli import app
 
@@ -85,6 +87,11 @@ def test_bench_fit_check_reproduces_one_stored_configuration(settings: Any) -> N
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "same as the shipped models" in res.stdout
+
+
+def test_bench_fit_is_for_tasks_with_stored_models(settings: Any) -> None:
+    from scholarkg.cli import app
+
     res = CliRunner().invoke(app, ["bench", "fit", "legobench-rplm"])
     assert res.exit_code != 0 and "no stored models" in str(res.exception)
 
