@@ -40,21 +40,24 @@ neo4j-launcher: install
 	@$(BIN)/python -c "from scholarkg.store.neo4j.server import build_launcher, java_available as j; \
 	r = j(); print('managed Neo4j unavailable:', r) if r else print('neo4j launcher:', build_launcher(print))"
 
+# PYTEST_ARGS: extra pytest options (CI passes --durations=30 to list the slowest tests)
+PYTEST_ARGS ?=
+
 test: install neo4j-lint-deps neo4j-launcher
-	$(BIN)/python -m pytest -q -m "not slow and not model"
+	$(BIN)/python -m pytest -q -m "not slow and not model" $(PYTEST_ARGS)
 
 test-all: install neo4j-lint-deps neo4j-launcher
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 test-marked: install neo4j-lint-deps neo4j-launcher
-	$(BIN)/python -m pytest -q -m "slow or model"
+	$(BIN)/python -m pytest -q -m "slow or model" $(PYTEST_ARGS)
 
 # The documentation site (mkdocs.yml), offline; --strict turns any warning (a broken link, a
 # page missing from the nav) into a failure.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-# mypy's settings (strict modules, the not-yet-clean list) are in pyproject.toml [tool.mypy]
+# mypy's settings (strict on the whole package) are in pyproject.toml [tool.mypy]
 lint: install
 	$(BIN)/ruff check scholarkg tests benchmarks
 	$(BIN)/ruff format --check scholarkg tests benchmarks

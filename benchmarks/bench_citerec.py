@@ -347,7 +347,8 @@ def part_projection(server: EmbeddedServer, work: Path, args: argparse.Namespace
 def part_quality(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> None:
     from scholarkg.benchmark.metrics.stats import paired_test
     from scholarkg.benchmark.registry import load_task
-    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.runner import run_task
+    from scholarkg.benchmark.task import AnswerSource
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.synthetic.citerec_corpus import generate, write_world

@@ -38,10 +38,10 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
-from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
+from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
+from scholarkg.benchmark.tasks.legobench.rpg.pipeline import run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg.rankers import make_ranker
+from scholarkg.benchmark.tasks.legobench.rpg.training import tune_pairwise
 from scholarkg.loaders.apc import (
     read_citations,
     read_comparisons,
@@ -217,9 +217,9 @@ def signals(args: argparse.Namespace) -> None:
     import numpy as np
 
     from scholarkg.benchmark.metrics.ranking import evaluate_rankings
-    from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year
-    from scholarkg.benchmark.tasks.legobench.rpg_features import GraphIndex, pair_features
-    from scholarkg.benchmark.tasks.legobench.rpg_model import (
+    from scholarkg.benchmark.tasks.legobench.rpg.dates import fractional_year
+    from scholarkg.benchmark.tasks.legobench.rpg.features import GraphIndex, pair_features
+    from scholarkg.benchmark.tasks.legobench.rpg.model import (
         OURS_DEFAULTS,
         PairwiseModel,
         aggregate_order,

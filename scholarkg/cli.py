@@ -15,12 +15,15 @@ import typer
 
 from scholarkg import __version__
 from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
     err_console,
     print_rows,
     set_global_options,
     settings,
     store_session,
 )
+from scholarkg.commands.help_text import plain_help
 from scholarkg.errors import InputError, ScholarKGError
 
 app = typer.Typer(
@@ -101,7 +104,7 @@ def cypher(
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Run a Cypher query against the graph and print the rows."""
     params = dict(_parse_param(p) for p in (param or []))
@@ -112,7 +115,7 @@ def cypher(
 
 @app.command()
 def stats(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Counts per node label and relationship type."""
     with store_session() as store:
@@ -131,6 +134,7 @@ def _register() -> None:
         app.add_typer(importlib.import_module(module_name).app, name=name)
     for name, module_name, func in COMMANDS:
         app.command(name=name)(getattr(importlib.import_module(module_name), func))
+    plain_help(app)  # docstrings' ``code`` markup as plain quotes in --help
 
 
 _register()

@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -25,12 +24,11 @@ from scholarkg.textio import json_safe
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from scholarkg.loaders.steps import LoadSummary
 
 #: Width of output that is not a terminal (a pipe, a file). Rich's default there is 80
 #: columns, which folds wide tables and splits numbers across lines; a reader of piped output
 #: (grep, a file, a CI log) wants one row per line. ``COLUMNS`` still wins when set.
-PIPE_WIDTH = 4096
+PIPE_WIDTH = 100
 
 
 def _console(*, stderr: bool = False) -> Console:
@@ -131,58 +129,3 @@ def stage_counter(
             bar.update(stages[stage], completed=done, total=total)
 
         yield progress
-
-
-def print_summary(summary: LoadSummary, *, title: str, out: Console | None = None) -> None:
-    """Nodes/relationships written, skipped edges, notes, and unknown metric directions."""
-    from scholarkg.loaders.metric_direction import UNKNOWN_HINT
-
-    out = out or console
-    nodes, rels, skipped = summary.totals()
-    table = Table(title=title)
-    table.add_column("kind")
-    table.add_column("name")
-    table.add_column("merged", justify="right")
-    table.add_column("skipped", justify="right")
-    graph = summary.graph
-    if graph is not None:
-        table.add_column("in graph", justify="right")
-
-    def in_graph(counts: dict[str, int] | None, name: str) -> list[str]:
-        return [] if counts is None else [f"{counts.get(name, 0):,}"]
-
-    for name, count in sorted(nodes.items()):
-        table.add_row("node", name, f"{count:,}", "", *in_graph(graph and graph.nodes, name))
-    for name in sorted(set(rels) | set(skipped)):
-        table.add_row(
-            "relationship", name, f"{rels[name]:,}", f"{skipped[name]:,}",
-            *in_graph(graph and graph.relationships, name),
-        )  # fmt: skip
-    out.print(table)
-    out.print(
-        "[dim]merged = rows sent (MERGE; several files may merge the same node); in graph = "
-        "totals after the load[/dim]"
-    )
-    records = sum(st.records for st in summary.stats)
-    folders = sum(1 for st in summary.stats if Path(st.source).is_dir())
-    files = len(summary.stats) - folders
-    where = " and ".join(
-        part
-        for part in (f"{files} file(s)" if files else "", f"{folders} folder(s)" if folders else "")
-        if part
-    )
-    out.print(f"[dim]{records:,} source record(s) from {where or '0 file(s)'}[/dim]")
-    if sum(skipped.values()):
-        out.print(
-            f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "
-            "the graph (load the papers first)[/yellow]"
-        )
-    for note in summary.notes:
-        out.print(note)
-    if summary.unknown_directions:
-        names = ", ".join(sorted(summary.unknown_directions))
-        err_console.print(
-            f"[yellow]warning: {len(summary.unknown_directions)} metric(s) with unknown "
-            f"direction: {names}[/yellow]\n[yellow]hint: {UNKNOWN_HINT}[/yellow]",
-            soft_wrap=True,
-        )

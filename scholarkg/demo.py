@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.rule import Rule
@@ -28,7 +28,13 @@ from rich.rule import Rule
 from scholarkg.config import Settings
 from scholarkg.store.base import GraphStore
 
+if TYPE_CHECKING:
+    from scholarkg.benchmark.runs import RunRecord
+    from scholarkg.loaders.steps import Step
+
 DEMO_GRAPH = "demo"
+#: how many LEGOBench leaderboard papers the other corpora share (one node each)
+N_SHARED = 5
 
 
 def run_demo(
@@ -136,7 +142,8 @@ def _check_neo4j_is_the_demos(store: GraphStore, settings: Settings) -> None:
 
 @dataclass
 class DemoContext:
-    """What every demo step works with (one object, so steps share one signature)."""
+    """What every demo step works with (one object, so steps share one signature): the
+    :class:`~scholarkg.benchmark.demo_context.DemoContext` the families' steps are given."""
 
     store: GraphStore
     settings: Settings
@@ -149,6 +156,7 @@ class DemoContext:
     with_llm: bool = True
     #: the LEGOBench world (its leaderboard papers are the ones the other corpora share)
     corpus: Any = None
+    graph: str = DEMO_GRAPH
     #: the number the next step prints (1 is the store)
     step_number: int = 2
 
@@ -160,6 +168,61 @@ class DemoContext:
 
     def done(self, started: float) -> None:
         self.console.print(f"[dim]({time.perf_counter() - started:.1f} s)[/dim]")
+
+    def shared_arxiv_ids(self) -> list[str]:
+        """The arXiv ids of the first leaderboard entries (the papers the corpora share);
+        none when LEGOBench's world was not generated in this demo."""
+        ids: list[str] = []
+        if self.corpus is None:
+            return ids
+        for lb in self.corpus.leaderboards:
+            for pi in lb.papers:
+                arxiv = self.corpus.papers[pi].arxiv_id
+                if arxiv not in ids:
+                    ids.append(arxiv)
+        return ids[:N_SHARED]
+
+    def load(self, steps: Sequence[Step], *, batch_size: int) -> Any:
+        """Load ``steps`` into the demo graph with a counter per file (checkpoints under the
+        demo's settings)."""
+        from scholarkg.console import stage_counter
+        from scholarkg.loaders.steps import run_steps
+
+        with stage_counter() as progress:
+            return run_steps(
+                self.store, steps, settings=self.settings, batch_size=batch_size,
+                progress=progress,
+            )  # fmt: skip
+
+    def run_family(
+        self,
+        task_name: str,
+        sources: Sequence[Any],
+        options: dict[str, Any],
+        *,
+        limit: int | None = None,
+    ) -> list[RunRecord]:
+        """One recorded run per answer source (a ranker name, or an ``AnswerSource``;
+        baseline first, ours last); prints their metrics."""
+        from scholarkg.benchmark.registry import load_task
+        from scholarkg.benchmark.runner import run_task
+        from scholarkg.benchmark.task import AnswerSource
+
+        task = load_task(task_name)
+        runs = []
+        for source in sources:
+            if isinstance(source, str):
+                source = AnswerSource.ranker(source)
+            run = run_task(
+                task, self.store, source, options, runs_dir=self.settings.runs_dir, limit=limit
+            ).record  # fmt: skip
+            shown = {k: round(v, 3) for k, v in run.metrics.items() if isinstance(v, int | float)}
+            self.console.print(
+                f"  {task_name} {source.name}: run {run.id} {shown}", highlight=False
+            )
+            runs.append(run)
+        self.summary.setdefault("runs", []).extend(r.id for r in runs)
+        return runs
 
 
 StepFn = Callable[[DemoContext], None]
@@ -179,64 +242,6 @@ def demo_steps(only: Sequence[str] | None = None) -> list[StepFn]:
     chosen.sort(key=lambda f: order.index(f.name))
     steps: list[StepFn] = [resolve(target) for fam in chosen for target in fam.demo_steps]
     return [*steps, _cross_view, _report]
-
-
-#: how many LEGOBench leaderboard papers the other corpora share (one node each)
-N_SHARED = 5
-
-
-def shared_arxiv_ids(ctx: DemoContext) -> list[str]:
-    """The arXiv ids of the first leaderboard entries (the papers the corpora share); none
-    when LEGOBench's world was not generated in this demo."""
-    ids: list[str] = []
-    if ctx.corpus is None:
-        return ids
-    for lb in ctx.corpus.leaderboards:
-        for pi in lb.papers:
-            arxiv = ctx.corpus.papers[pi].arxiv_id
-            if arxiv not in ids:
-                ids.append(arxiv)
-    return ids[:N_SHARED]
-
-
-def run_steps_into(ctx: DemoContext, steps: list[Any], *, batch_size: int) -> Any:
-    """Load ``steps`` into the demo graph with a counter per file (checkpoints under the
-    demo's settings)."""
-    from scholarkg.console import stage_counter
-    from scholarkg.loaders.steps import run_steps
-
-    with stage_counter() as progress:
-        return run_steps(
-            ctx.store, steps, settings=ctx.settings, batch_size=batch_size, progress=progress
-        )
-
-
-def family_runs(
-    ctx: DemoContext,
-    task_name: str,
-    sources: tuple[Any, ...],
-    options: dict[str, Any],
-    *,
-    limit: int | None = None,
-) -> list[Any]:
-    """One recorded run per answer source (a ranker name, or an ``AnswerSource``; baseline
-    first, ours last); prints their metrics."""
-    from scholarkg.benchmark.registry import load_task
-    from scholarkg.benchmark.task import AnswerSource, run_task
-
-    task = load_task(task_name)
-    runs = []
-    for source in sources:
-        if isinstance(source, str):
-            source = AnswerSource.ranker(source)
-        run = run_task(
-            task, ctx.store, source, options, runs_dir=ctx.settings.runs_dir, limit=limit
-        ).record  # fmt: skip
-        shown = {k: round(v, 3) for k, v in run.metrics.items() if isinstance(v, int | float)}
-        ctx.console.print(f"  {task_name} {source.name}: run {run.id} {shown}", highlight=False)
-        runs.append(run)
-    ctx.summary.setdefault("runs", []).extend(r.id for r in runs)
-    return runs
 
 
 CROSS_VIEW = "cross_benchmark_papers"

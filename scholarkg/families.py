@@ -20,6 +20,8 @@ from typing import Any
 
 from scholarkg.errors import ConfigError
 from scholarkg.family import Family
+from scholarkg.schema import ddl
+from scholarkg.schema.spec import SchemaPart
 
 #: the families shipped with scholarkg, in the order the demo runs them (LEGOBench first: the
 #: other demo corpora share its leaderboard papers)
@@ -119,3 +121,12 @@ def resolve(target: str) -> Any:
         return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as err:
         raise ConfigError(f"cannot resolve {target!r}: {err}") from err
+
+
+def _schema_parts() -> tuple[SchemaPart, ...]:
+    return tuple(f.schema for f in families())
+
+
+# the schema (the bottom layer) imports nothing above it: the catalog hands it the families'
+# parts, read whenever the model is assembled (per list of family modules)
+ddl.register_family_parts(_schema_parts, key=family_modules)

@@ -10,7 +10,7 @@ registry and the cross-benchmark query are derived from that list.
 
 Everything that lives above the schema is named by a ``"module:attribute"`` string, imported
 only when used: the declaration imports nothing heavy, so the catalog can be read from any
-layer (the DDL reads it for its whitelists) and ``bench list`` stays instant.
+layer (it hands the DDL the families' schema parts) and ``bench list`` stays instant.
 """
 
 from __future__ import annotations

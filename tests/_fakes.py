@@ -163,3 +163,107 @@ class CannedServer:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# --------------------------------------------------------------------------- the store double
+
+Rows = list[dict[str, Any]]
+Answer = Rows | Callable[[dict[str, Any]], Rows]
+
+
+class RecordingStore:
+    """The store core for unit tests of Python logic: reads answered from canned rows, every
+    call recorded. No database: what a test checks is what the code *does with* rows and what
+    it *asks*, not Cypher (the contract suite checks that on both real backends).
+
+    ``named``: query name (bare or ``family/query``) -> rows, or a function of the params
+    giving them; a name with no answer, or one that is not a query in ``scholarkg/queries/``,
+    fails the test; ``asked()`` lists the full names. ``queries``:
+    the same for raw Cypher (``run``), keyed by the statement's text with whitespace collapsed.
+    Writes (``merge_nodes``, ``merge_relationships``) check labels and types against the
+    schema whitelists, like the real stores, and keep the rows in ``nodes`` / ``edges``.
+    """
+
+    backend = "recording"
+    capabilities: frozenset[str] = frozenset()
+    # importing the store package registers the families' schema parts with the whitelists
+    # the writes are checked against, as every real store does
+    import scholarkg.store as _registers_family_schema
+
+    def __init__(
+        self,
+        named: dict[str, Answer] | None = None,
+        queries: dict[str, Answer] | None = None,
+        *,
+        graph: str = "recording",
+    ) -> None:
+        self.named = dict(named or {})
+        self.queries = {" ".join(q.split()): a for q, a in (queries or {}).items()}
+        self.graph = graph
+        #: every call, in order: (method, query name or text or label, params or rows)
+        self.calls: list[tuple[str, str, Any]] = []
+        self.nodes: dict[str, dict[str, dict[str, Any]]] = {}
+        self.edges: dict[str, list[dict[str, Any]]] = {}
+        self.closed = False
+
+    @staticmethod
+    def _answer(answer: Answer, params: dict[str, Any]) -> Rows:
+        rows = answer(params) if callable(answer) else answer
+        return [dict(r) for r in rows]
+
+    @staticmethod
+    def full_name(name: str) -> str:
+        """``family/query`` for a name as the code asks it (a bare name: the one folder that
+        holds it); a name no query file has fails the test."""
+        from scholarkg.queries import query_names
+
+        names = query_names()
+        full = [name] if name in names else [n for n in names if n.rpartition("/")[2] == name]
+        assert len(full) == 1, f"{name!r} is not a named query"
+        return full[0]
+
+    def run_named(self, name: str, params: Any = None) -> Rows:
+        given = dict(params or {})
+        full = self.full_name(name)
+        self.calls.append(("run_named", full, given))
+        answer = self.named.get(name, self.named.get(full))
+        assert answer is not None, f"the test gave no rows for the named query {full!r}"
+        return self._answer(answer, given)
+
+    def run(self, query: str, params: Any = None) -> Rows:
+        key = " ".join(query.split())
+        given = dict(params or {})
+        self.calls.append(("run", key, given))
+        assert key in self.queries, f"the test gave no rows for the query {key!r}"
+        return self._answer(self.queries[key], given)
+
+    def merge_nodes(self, label: str, rows: Any, **_: Any) -> int:
+        from scholarkg.schema.ddl import check_label
+
+        check_label(label)
+        batch = [dict(r) for r in rows]
+        self.calls.append(("merge_nodes", label, batch))
+        stored = self.nodes.setdefault(label, {})
+        for row in batch:
+            stored.setdefault(row["id"], {}).update({k: v for k, v in row.items() if v is not None})
+        return len(batch)
+
+    def merge_relationships(
+        self, rel_type: str, start_label: str, end_label: str, rows: Any, **_: Any
+    ) -> int:
+        from scholarkg.schema.ddl import check_label, check_rel_type
+
+        check_rel_type(rel_type)
+        check_label(start_label)
+        check_label(end_label)
+        batch = [dict(r) for r in rows]
+        self.calls.append(("merge_relationships", rel_type, batch))
+        self.edges.setdefault(rel_type, []).extend(batch)
+        return len(batch)
+
+    def asked(self, method: str = "run_named") -> list[str]:
+        """The names (or query texts) asked through ``method``, in order."""
+        return [what for m, what, _ in self.calls if m == method]
+
+    def close(self) -> None:
+        self.closed = True

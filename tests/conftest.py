@@ -18,11 +18,18 @@ from pathlib import Path
 
 import pytest
 
+from scholarkg import console as _console
 from scholarkg.config import Neo4jSettings, Settings, load_settings
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.neo4j.server import ManagedNeo4j
+
+# The tests read the CLI's output as data (a table row per line, a message on one line); a
+# user's piped output is 100 columns wide (``scholarkg.console``), which would fold them.
+# Widened on the two consoles themselves: COLUMNS would widen pytest's own output too.
+_console.console.width = 1000
+_console.err_console.width = 1000
 
 
 @pytest.fixture(scope="session")
@@ -62,6 +69,18 @@ def graph_name() -> str:
 def store(embedded_server: EmbeddedServer, graph_name: str) -> Iterator[FalkorDBStore]:
     """A FalkorDBStore on a fresh graph (schema not applied); deleted after the test."""
     st = FalkorDBStore(embedded_server.connect(), graph_name)
+    try:
+        yield st
+    finally:
+        st.clear()
+        st.close()
+
+
+@pytest.fixture(scope="module")
+def module_store(embedded_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
+    """One fresh graph for a whole test module: for data that tests only read, loaded once
+    by a module-scoped fixture instead of once per test (a test that writes takes ``store``)."""
+    st = FalkorDBStore(embedded_server.connect(), f"m_{uuid.uuid4().hex[:12]}")
     try:
         yield st
     finally:

@@ -88,16 +88,14 @@ def task_classes() -> dict[str, str]:
 
 def load_task(name: str) -> BenchmarkTask:
     """An instance of the task called ``name``; ``TaskNotFound`` lists the known ones."""
-    import importlib
+    from scholarkg.families import resolve
 
     classes = task_classes()
     target = classes.get(name)
     if target is None:
         known = ", ".join(sorted(classes)) or "(none)"
         raise TaskNotFound(f"unknown task {name!r}; known: {known}")
-    module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    task = cls()
+    task: BenchmarkTask = resolve(target)()
     if task.name != name:
         raise TaskNotFound(f"registry entry {name!r} points at task {task.name!r} ({target})")
     return task

@@ -35,6 +35,7 @@ from typing import Any
 from scholarkg import __version__
 from scholarkg.benchmark.metrics._common import mean_defined
 from scholarkg.benchmark.metrics.stats import Method, bootstrap_ci
+from scholarkg.benchmark.outputs import GENERIC_DECIMALS, format_p, format_value, markdown_table
 from scholarkg.benchmark.runs import MetricDelta, RunRecord, compare_runs, instance_values
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import content_hash
@@ -44,8 +45,6 @@ __all__ = ["Column", "TableLayout", "layout_for", "write_report"]
 
 #: p-values below this are marked with ``*`` in the side-by-side tables
 SIGNIFICANCE_LEVEL = 0.05
-#: decimals of metrics a task does not declare
-GENERIC_DECIMALS = 4
 _UNIT_TEXT = {"percent": "%", "fraction": "0-1", "score": "", "count": "n", "seconds": "s"}
 
 
@@ -131,18 +130,6 @@ def _group_key(run: RunRecord) -> str:
     return run.task + (" " + json.dumps(config, sort_keys=True, default=str) if config else "")
 
 
-def _fmt(value: float | None, decimals: int) -> str:
-    if value is None or not math.isfinite(value):
-        return "–"
-    return f"{value:.{decimals}f}"
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None or not math.isfinite(p):
-        return "–"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 # --------------------------------------------------------------------------- model
 
 
@@ -196,10 +183,6 @@ def what_ran(run: RunRecord, layout: TableLayout | None = None) -> str:
     models = [f"{k} {v}" for k, v in run.models.items() if v and v != answer.get("name")]
     bits += models
     return ", ".join(bits) or run.task
-
-
-def _run_label(run: RunRecord, layout: TableLayout) -> str:
-    return f"{what_ran(run, layout)} · {run.id.rsplit('-', 1)[-1]}"
 
 
 def _columns(runs: list[RunRecord], layout: TableLayout) -> list[tuple[Column, list[str | None]]]:
@@ -261,7 +244,7 @@ def _build_section(
         for col, names in sec.columns:
             value = _aggregate(run, names[i])
             values[col.header] = value
-            text = _fmt(value, col.decimals)
+            text = format_value(value, col.decimals)
             delta = comparisons.get(run.id, {}).get(names[i] or "")
             if delta and delta.p_value is not None and delta.p_value < SIGNIFICANCE_LEVEL:
                 text += "*"
@@ -275,7 +258,7 @@ def _build_section(
         if any(str(config.get(k)) != str(v) for k, v in where.items()):
             continue
         cells = [f"{label} — published", source, "–"]
-        cells += [_fmt(published.get(c.metric), c.decimals) for c, _ in sec.columns]
+        cells += [format_value(published.get(c.metric), c.decimals) for c, _ in sec.columns]
         rows.append(cells)
     sec.tables.append(_Table(sec.title, header, rows))
 
@@ -288,7 +271,8 @@ def _build_section(
         cells = [what_ran(run, layout), run.id]
         ci_json[run.id] = {}
         for col, names in sec.columns:
-            vals = [v for v in instance_values(run, names[i]).values()] if names[i] else []
+            metric_name = names[i]
+            vals = list(instance_values(run, metric_name).values()) if metric_name else []
             finite = [v for v in vals if math.isfinite(v)]
             if not finite:
                 cells.append("–")
@@ -318,21 +302,21 @@ def _build_section(
         crow: list[list[str]] = []
         for col, names in sec.columns:
             idx = runs.index(run)
-            d = comparisons[run.id].get(names[idx] or "")
-            if d is None:
+            delta = comparisons[run.id].get(names[idx] or "")
+            if delta is None:
                 continue
             dec = col.decimals + 1
             crow.append(
                 [
                     _header(runs, col, layout),
-                    _fmt(d.value_a, col.decimals),
-                    _fmt(d.value_b, col.decimals),
-                    _fmt(d.delta, dec),
-                    _fmt_p(d.p_value),
-                    str(d.n),
+                    format_value(delta.value_a, col.decimals),
+                    format_value(delta.value_b, col.decimals),
+                    format_value(delta.delta, dec),
+                    format_p(delta.p_value),
+                    str(delta.n),
                 ]
             )
-            comp_json.append({"run": run.id, "baseline": baseline.id, **d.as_dict()})
+            comp_json.append({"run": run.id, "baseline": baseline.id, **delta.as_dict()})
         sec.tables.append(
             _Table(
                 f"{what_ran(run, layout)} ({run.id}) vs {what_ran(baseline, layout)} "
@@ -450,19 +434,9 @@ def _num(value: float | None) -> float:
 # --------------------------------------------------------------------------- rendering
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _md_table(table: _Table) -> str:
-    lines = [
-        f"**{_md_escape(table.title)}**",
-        "",
-        "| " + " | ".join(_md_escape(h) for h in table.header) + " |",
-        "|" + "|".join("---" for _ in table.header) + "|",
-    ]
-    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in table.rows]
-    return "\n".join(lines)
+    title = table.title.replace("|", "\\|").replace("\n", " ")
+    return f"**{title}**\n\n" + markdown_table(table.header, table.rows)
 
 
 def _run_summary(run: RunRecord) -> dict[str, Any]:
@@ -494,26 +468,19 @@ def _markdown(runs: list[RunRecord], sections: list[_Section], generated: str) -
         "",
         "## Runs",
         "",
-        "| id | task | created | models | version | commit |",
-        "|---|---|---|---|---|---|",
     ]
-    for run in runs:
-        models = ", ".join(f"{k}={v}" for k, v in run.models.items())
-        out.append(
-            "| "
-            + " | ".join(
-                _md_escape(x)
-                for x in (
-                    run.id,
-                    run.task,
-                    run.created,
-                    models,
-                    run.version,
-                    (run.git_commit or "–")[:12],
-                )
-            )
-            + " |"
-        )
+    runs_table = [
+        [
+            run.id,
+            run.task,
+            run.created,
+            ", ".join(f"{k}={v}" for k, v in run.models.items()),
+            run.version,
+            (run.git_commit or "–")[:12],
+        ]
+        for run in runs
+    ]
+    out.append(markdown_table(["id", "task", "created", "models", "version", "commit"], runs_table))
     for sec in sections:
         out += ["", f"## {sec.title}", ""]
         if sec.layout.note:

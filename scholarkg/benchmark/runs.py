@@ -18,6 +18,7 @@ JSON strings because neither backend stores map properties.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import json
@@ -144,7 +145,8 @@ class RunSummary(_RunHead):
     def of(cls, run: RunRecord) -> RunSummary:
         config = run.config
         family = config.get("family")
-        answer = config.get("answer") if isinstance(config.get("answer"), dict) else {}
+        answer_config = config.get("answer")
+        answer: dict[str, Any] = answer_config if isinstance(answer_config, dict) else {}
         role = "baseline" if answer.get("baseline") else "ours" if answer.get("ours") else None
         name = answer.get("model") or answer.get("name")
         configuration = config.get("configuration")
@@ -335,7 +337,9 @@ class RunRegistry:
                 out.append(run)
         return out
 
-    def summaries(self, task: str | None = None, *, graph: str | None = None) -> list[RunSummary]:
+    def summaries(
+        self, task: str | None = None, *, graph: str | None = None
+    ) -> builtins.list[RunSummary]:
         """What :meth:`list` gives, as :class:`RunSummary` rows read from the summary files
         (``graph``: only runs on that graph).
 
@@ -344,7 +348,7 @@ class RunRegistry:
         summary written, so the next listing does not parse it again; an unreadable one is
         skipped with a warning.
         """
-        out: list[RunSummary] = []
+        out: builtins.list[RunSummary] = []
         for run_id in self.ids():
             summary = self._read_summary(run_id)
             if summary is None:

@@ -1,4 +1,4 @@
-"""The one interface every benchmark task implements, and the one way a run is finished.
+"""The one interface every benchmark task implements: its declarations and base class.
 
 Why: five benchmark families (LEGOBench, DORIS-MAE, citeBench, AAAR-1.0, SciReplicate-Bench)
 each build instances from the graph, answer them (with a ranker, a model, or predictions made
@@ -6,7 +6,7 @@ elsewhere), score the answers, and report. Only the first three steps differ bet
 option checking, timing, the run record, the output files and the report layout must not. So a
 task *declares* what it is (:class:`BenchmarkTask` class attributes: metrics with canonical
 names and units, options, answer kinds, rankers, report layout) and *implements* three steps;
-:func:`run_task` does the rest the same way for every task.
+:func:`scholarkg.benchmark.runner.run_task` does the rest the same way for every task.
 
 Flow (``scholarkg bench run NAME ...`` and the Python API are the same path)::
 
@@ -24,10 +24,10 @@ The command line is generic (``commands/bench.py``); the flags every task shares
     scholarkg bench score NAME --data PATH --predictions PATH [--format json] [task options]
     scholarkg bench import-predictions NAME FILE [task options]
 
-and everything after them is parsed by :func:`parse_task_args` against the task's own
+and everything after them is parsed (``commands/task_args.py``) against the task's own
 :class:`TaskOption` list, so a new task needs no CLI code.
 
-Rules every task keeps (checked by :func:`run_task` and ``tests/benchmark``):
+Rules every task keeps (checked by ``run_task`` and ``tests/benchmark``):
 
 * every aggregate metric the task returns is declared in ``metrics`` (name *and* unit); the
   run record stores the units, so reports print what was recorded and never guess a scale;
@@ -41,8 +41,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from scholarkg.benchmark.outputs import layout_table
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.textio import atomic_write_text
 
@@ -72,11 +71,6 @@ __all__ = [
     "TaskMetric",
     "TaskOption",
     "TaskResult",
-    "TaskRun",
-    "parse_task_args",
-    "predictions_model",
-    "run_task",
-    "score_task_files",
 ]
 
 #: How a metric value is recorded. ``percent`` = 0-100 as the paper prints it; ``fraction`` =
@@ -303,7 +297,9 @@ class Answers:
     ``llm``); ``extra`` holds provenance the run config should keep (usage, matching counts).
     """
 
-    by_instance: dict[str, Any]
+    #: keyed by instance id, or by a tuple naming a part of an instance when a task answers
+    #: per part (AAAR ReviewCritique: ``(paper id, review key)``)
+    by_instance: dict[Any, Any]
     source: AnswerSource
     params: dict[str, Any] = field(default_factory=dict)
     models: dict[str, str] = field(default_factory=dict)
@@ -332,19 +328,6 @@ class TaskResult:
     #: caveats the scoring found (e.g. "'-' cells: CIS < 1 %"); :func:`run_task` records them
     #: in the run's notes
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class TaskRun:
-    """What :func:`run_task` returns: the result, the answers, the record and written files."""
-
-    task: BenchmarkTask
-    options: dict[str, Any]
-    instances: list[Instance]
-    answers: Answers
-    result: TaskResult
-    record: RunRecord
-    files: list[Path] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- the interface
@@ -395,6 +378,10 @@ class BenchmarkTask(ABC):
 
     def units(self) -> dict[str, str]:
         return {m.name: m.unit for m in self.metrics}
+
+    def decimals(self) -> dict[str, int]:
+        """Per metric, the decimals its published table prints (what tables show)."""
+        return {m.name: m.decimals for m in self.metrics}
 
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults filled in, values converted; an option the task does not take is an error.
@@ -531,6 +518,8 @@ class BenchmarkTask(ABC):
         the task declares (``units`` says which), the shape the published evaluation
         scripts print.
         """
+        from scholarkg.benchmark.outputs import metrics_payload
+
         out_dir.mkdir(parents=True, exist_ok=True)
         payload = metrics_payload(self, result)
         path = out_dir / "metrics.json"
@@ -541,60 +530,15 @@ class BenchmarkTask(ABC):
 
     def results_table(self, result: TaskResult, source: str, options: Mapping[str, Any]) -> str:
         """``table.md``: this run in the paper's column order beside the published rows of
-        the same configuration (:func:`layout_table`). A task whose paper prints another
-        shape (citeBench: one row per diagnostic class) overrides it."""
-        return layout_table(self.layout, [(source, result)], self.configuration(options))
-
-
-def published_rows(layout: ReportLayout, configuration: Mapping[str, Any]) -> list[PublishedRow]:
-    """The published rows of the table ``configuration`` selects (a key the row does not name
-    matches anything; a configuration value the run does not set counts as ``"all"``)."""
-    return [
-        row
-        for row in layout.published
-        if all(str(configuration.get(k, "all")) == v for k, v in row.configuration.items())
-    ]
-
-
-def layout_table(
-    layout: ReportLayout,
-    runs: Sequence[tuple[str, TaskResult]],
-    configuration: Mapping[str, Any],
-    *,
-    published: Sequence[PublishedRow] | None = None,
-) -> str:
-    """``| system | <columns> |`` in Markdown: each run's means (with the 95 % interval when
-    the run has one), then the published rows, always labelled as numbers on the real data
-    so a synthetic run is never read as a reproduction."""
-    cols = layout.columns
-    lines = [f"### {layout.title}", ""]
-    if layout.config_keys:
-        shown = ", ".join(f"{k}={configuration.get(k)}" for k in layout.config_keys)
-        lines += [f"configuration: {shown}", ""]
-    lines += ["| system | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
-    any_interval = False
-    for label, result in runs:
-        cells = []
-        for c in cols:
-            v = result.aggregate.get(c)
-            if v is None:
-                cells.append("–")
-            elif c in result.intervals:
-                low, high = result.intervals[c]
-                cells.append(f"{v:.2f} [{low:.2f}, {high:.2f}]")
-                any_interval = True
-            else:
-                cells.append(f"{v:.2f}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    rows = published_rows(layout, configuration) if published is None else list(published)
-    for row in rows:
-        cells = [f"{row.values[c]:.2f}" if c in row.values else "–" for c in cols]
-        lines.append(f"| {row.label} (published, real data) | " + " | ".join(cells) + " |")
-    if rows:
-        lines += ["", "Published rows: " + "; ".join(sorted({r.source for r in rows})) + "."]
-    if any_interval:
-        lines += ["", f"Ours: mean over {layout.instance_label}s, 95 % interval in brackets."]
-    return "\n".join(lines) + "\n"
+        the same configuration (:func:`~scholarkg.benchmark.outputs.layout_table`), each
+        metric with its declared decimals. A task whose paper prints another shape
+        (citeBench: one row per diagnostic class) overrides it."""
+        return layout_table(
+            self.layout,
+            [(source, result)],
+            self.configuration(options),
+            decimals=self.decimals(),
+        )
 
 
 def _resolve(
@@ -619,336 +563,3 @@ def _resolve(
         if value is not None:
             out[key] = option.convert(value, task=task)
     return out
-
-
-def metrics_payload(task: BenchmarkTask, result: TaskResult) -> dict[str, Any]:
-    """The ``metrics.json`` / ``bench score --format json`` object of a result."""
-    per_key = f"per_{task.layout.instance_label}"
-    payload: dict[str, Any] = {
-        "aggregate": {k: _finite(v) for k, v in result.aggregate.items()},
-        per_key: {
-            iid: {k: _finite(v) for k, v in scores.items()}
-            for iid, scores in result.per_instance.items()
-        },
-        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
-    }
-    if result.intervals:
-        payload["intervals"] = {k: list(v) for k, v in result.intervals.items()}
-    if result.classes:
-        payload["classes"] = {
-            c: {k: _finite(v) for k, v in s.items()} for c, s in result.classes.items()
-        }
-    return payload
-
-
-def predictions_model(path: str | Path | None) -> str | None:
-    """The ``model`` a JSONL predictions file names on its first line (``None``: none, or
-    not JSONL). Files :func:`run_task` writes carry it, so what scores them (records,
-    ``bench score`` headers) can say which model produced the answers, not just the file."""
-    if path is None:
-        return None
-    path = Path(path)
-    if not path.is_file() or not path.name.endswith((".jsonl", ".ndjson")):
-        return None
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    obj = json.loads(line)
-                    model = obj.get("model") if isinstance(obj, dict) else None
-                    return model if isinstance(model, str) and model else None
-    except (OSError, ValueError):
-        return None  # the task's reader reports the problem with its position
-    return None
-
-
-def write_prediction_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    """``rows`` as JSONL (one object per line, UTF-8, written atomically)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows)
-    atomic_write_text(path, text)
-    return path
-
-
-def _finite(value: Score) -> Score:
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def check_result(task: BenchmarkTask, result: TaskResult) -> None:
-    """Every aggregate metric is declared: names and units never drift between tasks/runs."""
-    declared = {m.name for m in task.metrics}
-    unknown = sorted(set(result.aggregate) - declared)
-    if unknown:
-        raise ValueError(
-            f"task {task.name!r} returned undeclared metrics {unknown}; declare them in "
-            f"{type(task).__name__}.metrics with their unit"
-        )
-
-
-# ----------------------------------------------------------------------------- the CLI side
-
-
-def parse_task_args(
-    task: BenchmarkTask, args: Sequence[str], *, fit: bool = False
-) -> dict[str, Any]:
-    """Task options from leftover command-line words (``--pool corpus --no-split``).
-
-    ``bench run NAME`` declares only the options every task shares; the rest of the command
-    line is parsed here against the task's own :class:`TaskOption` list, so a new task needs
-    no CLI code and an option it does not take is a clear error. Bool options take
-    ``--flag`` / ``--no-flag``; others ``--flag VALUE`` or ``--flag=VALUE``. With ``fit``
-    the words are ``bench fit``'s, parsed against :attr:`BenchmarkTask.fit_options`.
-    """
-    resolve = task.resolve_fit_options if fit else task.resolve_options
-    declared = {o.flag: o for o in (task.fit_options if fit else task.options)}
-    given: dict[str, Any] = {}
-    words = list(args)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("--"):
-            raise InputError(f"task {task.name!r}: unexpected argument {word!r}")
-        flag, has_value, inline = word.partition("=")
-        option = declared.get(flag)
-        if option is None and flag.startswith("--no-"):
-            negated = declared.get("--" + flag[5:])
-            if negated is not None and negated.kind is bool and not has_value:
-                given[negated.name] = False
-                i += 1
-                continue
-        if option is None:
-            # resolve_options words the error (it lists what the task takes)
-            resolve({flag: None})
-            raise AssertionError("unreachable")  # pragma: no cover
-        if option.kind is bool and not has_value:
-            given[option.name] = True
-            i += 1
-            continue
-        if has_value:
-            given[option.name] = inline
-            i += 1
-            continue
-        if i + 1 >= len(words):
-            raise InputError(f"task {task.name!r}: {flag} needs a value", field=option.name)
-        given[option.name] = words[i + 1]
-        i += 2
-    return given
-
-
-# ----------------------------------------------------------------------------- running
-
-
-def _run_config(
-    task: BenchmarkTask,
-    resolved: Mapping[str, Any],
-    result: TaskResult,
-    *,
-    kind: str,
-    name: str,
-    params: Mapping[str, Any],
-    graph: str | None,
-    n_instances: int,
-) -> dict[str, Any]:
-    """The config keys every recorded run has, whether ``bench run`` or ``bench score``
-    made it, so run listings and comparisons read both the same way."""
-    config: dict[str, Any] = {
-        "family": task.family,
-        "configuration": task.configuration(resolved),
-        "answer": {
-            "kind": kind,
-            "name": name,
-            "params": dict(params),
-            "baseline": name == task.baseline,
-            "ours": name in task.ours,
-        },
-        "units": {k: u for k, u in task.units().items() if k in result.aggregate},
-        "graph": graph,
-        "n_instances": n_instances,
-    }
-    if result.intervals:
-        config["intervals"] = {k: list(v) for k, v in result.intervals.items()}
-    return config
-
-
-def _joined_notes(notes: str | None, result: TaskResult) -> str | None:
-    return "; ".join(n for n in (notes, *result.notes) if n) or None
-
-
-def run_task(
-    task: BenchmarkTask,
-    store: GraphStore,
-    source: AnswerSource,
-    options: Mapping[str, Any] | None = None,
-    *,
-    runs_dir: Path | None = None,
-    out_dir: Path | None = None,
-    record_in_graph: bool = True,
-    limit: int | None = None,
-    notes: str | None = None,
-    progress: StageProgress | None = None,
-) -> TaskRun:
-    """Build, answer, score and record one run of ``task``: the only way a run is finished.
-
-    Options and the answer source are checked before any work. ``limit`` keeps the first N
-    instances (a smoke run; recorded in the config). With ``runs_dir`` the run is saved as
-    JSON (and as ``:Run`` nodes when ``record_in_graph``); with ``out_dir`` the task writes
-    its files (``metrics.json`` and e.g. ``run.trec``).
-    """
-    from scholarkg.benchmark.runs import RunRegistry, new_run, record_run_in_graph
-
-    resolved = task.resolve_options(options)
-    task.check_source(source)
-    if limit is not None and limit < 1:
-        raise InputError(f"--limit must be >= 1, got {limit}", field="limit")
-    timings: dict[str, float] = {}
-    start = time.perf_counter()
-
-    t0 = time.perf_counter()
-    instances = task.build_instances(store, resolved)
-    if limit is not None:
-        instances = instances[:limit]
-    if not instances:
-        raise InputError(
-            f"task {task.name!r} found no instances in graph {getattr(store, 'graph', '?')!r}; "
-            "load its data first (see 'scholarkg load --help')"
-        )
-    timings["build"] = time.perf_counter() - t0
-    if progress is not None:
-        progress("build", len(instances), len(instances))
-
-    t0 = time.perf_counter()
-    answers = task.answer(store, instances, source, resolved, progress)
-    timings["answer"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    with report_scoring_to(progress):
-        result = task.score(instances, answers, resolved)
-    check_result(task, result)
-    timings["score"] = time.perf_counter() - t0
-    timings["total"] = time.perf_counter() - start
-
-    config = _run_config(
-        task,
-        resolved,
-        result,
-        kind=source.kind,
-        name=source.name,
-        params=answers.params or dict(source.params),
-        graph=getattr(store, "graph", None),
-        n_instances=len(instances),
-    )
-    if source.path is not None:
-        config["answer"]["path"] = str(source.path)
-    client_record = getattr(source.client, "settings_record", None)
-    if callable(client_record):  # timeout, concurrency, token cap the model was asked with
-        config["answer"]["client"] = client_record()
-    if answers.models.get("llm"):
-        # what produced the answers (the model a predictions file names, or the client's)
-        config["answer"]["model"] = answers.models["llm"]
-    rows = task.prediction_rows(instances, answers)
-    fmt = task.prediction_format
-    if rows and fmt is not None:
-        config["answer"]["predictions_format"] = {
-            "file": fmt.file_name,
-            "answer_field": fmt.answer_field,
-            "id_fields": list(fmt.id_fields),
-        }
-        if out_dir is not None:
-            config["answer"]["predictions_file"] = str(Path(out_dir) / fmt.file_name)
-    if limit is not None:
-        config["limit"] = limit
-    if answers.extra:
-        config["answer"]["extra"] = answers.extra
-    record = new_run(
-        task.name,
-        metrics=result.aggregate,
-        per_instance=result.per_instance,
-        config=config,
-        models=answers.models,
-        prompts=answers.prompts,
-        timings=timings,
-        classes=result.classes,
-        notes=_joined_notes(notes, result),
-        predictions=rows,
-    )
-    files: list[Path] = []
-    if out_dir is not None:
-        files = task.write_outputs(Path(out_dir), instances, answers, result, resolved)
-        if rows and fmt is not None:
-            files.append(write_prediction_rows(Path(out_dir) / fmt.file_name, rows))
-    if runs_dir is not None:
-        RunRegistry(runs_dir).save(record)
-        if record_in_graph:
-            record_run_in_graph(store, record)
-            task.record_answers(store, record, instances, answers)
-    log.info("%s: %d instances, %s", task.name, len(instances), result.aggregate)
-    return TaskRun(
-        task=task,
-        options=resolved,
-        instances=list(instances),
-        answers=answers,
-        result=result,
-        record=record,
-        files=files,
-    )
-
-
-def score_task_files(
-    task: BenchmarkTask,
-    data: Path,
-    predictions: Path,
-    options: Mapping[str, Any] | None = None,
-    *,
-    runs_dir: Path | None = None,
-    notes: str | None = None,
-    only_answered: bool = False,
-    progress: StageProgress | None = None,
-) -> tuple[TaskResult, RunRecord]:
-    """``bench score``: score a predictions file against released data (no store) and record
-    it as a run the way :func:`run_task` records one (same config keys; ``data`` says what
-    gold it was scored against, ``answer.model`` what produced the answers).
-
-    With ``runs_dir`` the run is saved as JSON (there is no graph to record it in).
-    """
-    from scholarkg.benchmark.runs import RunRegistry, new_run
-
-    resolved = task.resolve_options(options)
-    start = time.perf_counter()
-    with report_scoring_to(progress):
-        result = task.score_files(
-            Path(data), Path(predictions), resolved, only_answered=only_answered
-        )
-    check_result(task, result)
-    model = predictions_model(predictions)
-    name = model or Path(predictions).stem
-    config = _run_config(
-        task,
-        resolved,
-        result,
-        kind="predictions",
-        name=name,
-        params={},
-        graph=None,
-        n_instances=len(result.per_instance),
-    )
-    config["answer"]["path"] = str(predictions)
-    config["data"] = str(data)
-    config["only_answered"] = only_answered
-    if model:
-        config["answer"]["model"] = model
-    record = new_run(
-        task.name,
-        metrics=result.aggregate,
-        per_instance=result.per_instance,
-        config=config,
-        models={"llm": model} if model else {},
-        timings={"score": time.perf_counter() - start, "total": time.perf_counter() - start},
-        classes=result.classes,
-        notes=_joined_notes(notes, result),
-    )
-    if runs_dir is not None:
-        RunRegistry(runs_dir).save(record)
-    return result, record

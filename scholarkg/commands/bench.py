@@ -6,14 +6,14 @@ task's own declarations drive the rest; nothing here knows a task:
 * ``bench list`` — the registry; ``bench show NAME`` — one task's answers, metrics, options;
 * ``bench run NAME [--ranker R | --model M [--base-url URL] | --predictions FILE]
   [--out DIR] [--limit N] [--no-record] [--format table|json] [task options]`` — one run
-  through :func:`~scholarkg.benchmark.task.run_task`;
+  through :func:`~scholarkg.benchmark.runner.run_task`;
 * ``bench import-predictions NAME FILE [task options]`` — ``bench run NAME --predictions FILE``;
 * ``bench score NAME --data PATH --predictions PATH... [task options]`` — released/JSONL
   files scored without a store (tasks with ``scores_files``);
 * ``bench fit NAME [--out FILE] [--check] [fit options]`` — re-fit a task's stored models.
 
 Task options (``--config``, ``--protocol``, ...) are the words the shared flags leave over,
-parsed by :func:`~scholarkg.benchmark.task.parse_task_args` against the task's declared
+parsed by :func:`~scholarkg.commands.task_args.parse_task_args` against the task's declared
 options: an option the task does not take is an error naming the ones it does take.
 """
 
@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
-    check_choice,
+    FormatOpt,
+    OutputFormat,
     console,
     fmt_number,
+    no_csv,
     print_rows,
     stage_progress,
     to_json,
@@ -40,12 +42,10 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
 
-FORMATS = ("table", "json")
 #: typer settings of the verbs that pass task options through
 TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 TaskArg = Annotated[str, typer.Argument(help="Task name (see 'bench list').")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table or json.")]
 LimitOpt = Annotated[int | None, typer.Option(help="Only the first N instances (a smoke run).")]
 RecordOpt = Annotated[
     bool, typer.Option(help="Save the run (JSON file + :Run node and answers in the graph).")
@@ -90,7 +90,7 @@ def _config_text(configuration: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 
 @app.command("list")
-def list_tasks(fmt: FormatOpt = "table") -> None:
+def list_tasks(fmt: FormatOpt = OutputFormat.table) -> None:
     """The benchmark tasks: name, family, modes (run/score) and what each does.
 
     'bench show TASK' gives one task's rankers, metrics and options with their defaults;
@@ -100,7 +100,7 @@ def list_tasks(fmt: FormatOpt = "table") -> None:
 
     from scholarkg.benchmark.registry import list_tasks as tasks
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "the task list")
     infos = tasks()
     if fmt == "json":
         print(to_json([
@@ -124,13 +124,13 @@ def list_tasks(fmt: FormatOpt = "table") -> None:
 
 
 @app.command("show")
-def show_task(task: TaskArg, fmt: FormatOpt = "table") -> None:
+def show_task(task: TaskArg, fmt: FormatOpt = OutputFormat.table) -> None:
     """One task: what answers it (rankers, baseline/ours, model, predictions), its metrics
     with units, its own options with defaults (the words 'bench run TASK' takes after the
     shared flags), and the format of its prediction files."""
     from scholarkg.benchmark.registry import task_info
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a task's description")
     bench = _task(task)
     info = task_info(bench)
     options = [
@@ -298,10 +298,11 @@ def _run(
     cache: bool = True,
     timeout: float | None = None,
 ) -> None:
-    from scholarkg.benchmark.task import parse_task_args, run_task
+    from scholarkg.benchmark.runner import run_task
     from scholarkg.commands.common import settings, store_session
+    from scholarkg.commands.task_args import parse_task_args
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a run's result")
     task = _task(name)
     options = task.resolve_options(parse_task_args(task, extra))  # errors before any work
     source, client = _source(
@@ -338,7 +339,7 @@ def run(
     out: OutOpt = None,
     limit: LimitOpt = None,
     record: RecordOpt = True,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
     cache: Annotated[
         bool, typer.Option(help="LLM tasks: use the response cache (repeatable runs).")
     ] = True,
@@ -373,7 +374,7 @@ def import_predictions(
     out: OutOpt = None,
     limit: LimitOpt = None,
     record: RecordOpt = True,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Score answers produced elsewhere against instances built from the graph, and record.
 
@@ -415,7 +416,7 @@ def score(
         list[Path],
         typer.Option(help="Answer file(s) or a folder of them; repeat for several models."),
     ],
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
     per_instance: Annotated[
         bool,
         typer.Option(help="JSON output: per-instance scores (per_paper, per_task ...) too."),
@@ -436,10 +437,12 @@ def score(
     legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
     A 'bench run --out DIR' wrote DIR/predictions.jsonl: scoring it gives the run's metrics.
     """
-    from scholarkg.benchmark.task import metrics_payload, parse_task_args, score_task_files
+    from scholarkg.benchmark.outputs import metrics_payload
+    from scholarkg.benchmark.runner import score_task_files
     from scholarkg.commands.common import settings
+    from scholarkg.commands.task_args import parse_task_args
 
-    check_choice("--format", fmt, FORMATS)
+    no_csv(fmt, "a score's result")
     bench = _task(task)
     options = bench.resolve_options(parse_task_args(bench, list(ctx.args)))
     if not bench.scores_files:
@@ -550,7 +553,7 @@ def _differences(fitted: Any, shipped: Any, where: str = "") -> list[str]:
 
 def _fit_args(bench: BenchmarkTask, words: list[str]) -> dict[str, Any]:
     """``--name value`` words against the task's ``fit_options`` (same rules as run)."""
-    from scholarkg.benchmark.task import parse_task_args
+    from scholarkg.commands.task_args import parse_task_args
 
     return parse_task_args(bench, words, fit=True)
 

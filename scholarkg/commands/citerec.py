@@ -1,7 +1,7 @@
 """``scholarkg bench build citerec-diagnostics``: build citeBench's diagnostic datasets.
 
-Registered under ``bench build`` (one line in ``commands/bench.py``); the family's task runs
-through the generic ``bench run citerec`` once the registry dispatch lands.
+Registered under ``bench build`` (one line in ``commands/bench.py``); the family's tasks run
+through the generic ``bench run citerec`` like every other task.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import console, print_rows, store_session
+from scholarkg.commands.common import FormatOpt, OutputFormat, console, print_rows, store_session
 
 build_app = typer.Typer(help="Build benchmark datasets from what is loaded.", no_args_is_help=True)
 
@@ -27,7 +27,7 @@ def build_citerec_diagnostics(
     tagger: Annotated[
         str, typer.Option(help="POS tagger: auto, rules (offline fallback) or nltk.")
     ] = "auto",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Stratified diagnostic datasets (fields, years, citation count, length, location,
     intent, POS before/after <REF>, low-resource fields) from the loaded citing sentences."""

@@ -10,15 +10,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
+import typer
 from rich.progress import ProgressColumn, Task
 from rich.text import Text
 
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
 from scholarkg.console import console as console
-from scholarkg.console import err_console
+from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
 from scholarkg.console import to_json as to_json
 from scholarkg.errors import InputError
@@ -26,6 +28,7 @@ from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+    from rich.status import Status
 
 _state: dict[str, Any] = {"overrides": {}, "settings": None}
 
@@ -45,9 +48,11 @@ def explicit_graph() -> str | None:
 
 
 def settings() -> Settings:
-    if _state["settings"] is None:
-        _state["settings"] = load_settings(**_state["overrides"])
-    return _state["settings"]
+    cached: Settings | None = _state["settings"]
+    if cached is None:
+        cached = load_settings(**_state["overrides"])
+        _state["settings"] = cached
+    return cached
 
 
 @contextmanager
@@ -62,27 +67,29 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
 
     from scholarkg.store.falkordb import server as embedded
 
-    state: dict[str, Any] = {"status": None, "printed": 0.0}
+    status: Status | None = None
+    printed = 0.0
 
     def show(progress: Any) -> None:
+        nonlocal status, printed
         text = progress.describe()
         if err_console.is_terminal:
-            if state["status"] is None:
-                state["status"] = err_console.status(text)
-                state["status"].start()
+            if status is None:
+                status = err_console.status(text)
+                status.start()
             else:
-                state["status"].update(text)
-        elif time.monotonic() - state["printed"] >= 10.0:  # logs: a line every 10 s
+                status.update(text)
+        elif time.monotonic() - printed >= 10.0:  # logs: a line every 10 s
             err_console.print(text, highlight=False)
-            state["printed"] = time.monotonic()
+            printed = time.monotonic()
 
     previous = embedded.set_wait_callback(show)
     try:
         yield show
     finally:
         embedded.set_wait_callback(previous)
-        if state["status"] is not None:
-            state["status"].stop()
+        if status is not None:
+            status.stop()
 
 
 @contextmanager
@@ -115,6 +122,30 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
 def fmt_number(value: float | None, digits: int = 4) -> str:
     """A table cell for a score: ``-`` for undefined (None or NaN), else fixed ``digits``."""
     return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+class OutputFormat(StrEnum):
+    """What ``--format`` takes, on every command: a table to read, or JSON / CSV for programs."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+#: the one ``--format`` option; a command whose output is not one list of rows (a text, a
+#: document) takes it too and refuses csv with :func:`no_csv`
+FormatOpt = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--format", "-f", case_sensitive=False, help="table (to read), json or csv (for programs)."
+    ),
+]
+
+
+def no_csv(fmt: str, what: str) -> None:
+    """``--format csv`` where the output is not one list of rows: say so, suggest json."""
+    if fmt == OutputFormat.csv:
+        raise InputError(f"--format csv: {what} is not one table of rows; use --format json")
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:

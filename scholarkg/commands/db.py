@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
     console,
     print_rows,
     server_wait_line,
@@ -22,6 +24,7 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import ConfigError
+from scholarkg.store import open_store
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.backup import backup_store, restore_store
 from scholarkg.store.falkordb.server import EmbeddedServer, ServerStatus
@@ -204,7 +207,7 @@ def stop() -> None:
 
 @app.command()
 def status(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """State, files on disk, last rewrite, versions, memory and graphs with their counts."""
     neo = _managed_neo4j()
@@ -310,11 +313,9 @@ def reset(
     """Delete the current graph: every node, relationship, index and constraint."""
     cfg = settings()
     if cfg.backend == "embedded":
-        from scholarkg.store.falkordb.store import FalkorDBStore
-
         # an incomplete (interrupted bulk) graph must stay reachable for exactly this
         with server_wait_line():
-            store = FalkorDBStore.from_settings(cfg, allow_incomplete=True)
+            store = open_store(cfg, allow_incomplete=True)
         try:
             _reset(store, cfg.backend, yes)
         finally:

@@ -14,10 +14,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import console, count_bar, print_rows, store_session
+from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
+    console,
+    count_bar,
+    print_rows,
+    store_session,
+)
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scholarkg.services.embeddings import Embedder
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
@@ -46,7 +55,8 @@ def _load(model: str, backend: str, device: str) -> Embedder:
 
     from scholarkg.services.embeddings import load_embedder
 
-    hf_logging.disable_progress_bar()
+    disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+    disable()
     return load_embedder(model, backend=backend, device=device)
 
 
@@ -112,7 +122,7 @@ def search(
     show: Annotated[
         str, typer.Option("--show", help="Node property to print beside the id.")
     ] = "title",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2)."""
     from scholarkg.services.embeddings import search_nodes

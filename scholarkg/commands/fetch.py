@@ -14,6 +14,7 @@ from rich.progress import (
     BarColumn,
     DownloadColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
     TransferSpeedColumn,
@@ -97,7 +98,7 @@ def fetch(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(filename: str, done: int, total: int | None) -> None:
             if filename not in tasks:

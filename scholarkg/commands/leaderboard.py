@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
-    OUTPUT_FORMATS,
-    check_choice,
+    FormatOpt,
+    OutputFormat,
     err_console,
     print_rows,
     store_session,
@@ -34,18 +34,14 @@ from scholarkg.loaders.metric_direction import UNKNOWN_HINT
 app = typer.Typer(help="Leaderboards stored in the graph.", no_args_is_help=True)
 
 
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")]
-
-
 @app.command("show")
 def show(
     task: Annotated[str, typer.Option("--task", help="Task name.")],
     dataset: Annotated[str, typer.Option("--dataset", help="Dataset name.")],
     metric: Annotated[str, typer.Option("--metric", help="Metric name.")],
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """The ranked table of one leaderboard, best first in the metric's direction."""
-    check_choice("--format", fmt, OUTPUT_FORMATS)
     with store_session() as store:
         board = resolve_leaderboard(store, task, dataset, metric)
         direction, rows = ranked_results(store, board["id"])
@@ -74,10 +70,9 @@ def show(
 def list_(
     task: Annotated[str | None, typer.Option("--task", help="Only this task.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many.")] = 100,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Leaderboards with their number of results and ground-truth entries."""
-    check_choice("--format", fmt, OUTPUT_FORMATS)
     with store_session() as store:
         rows = list_leaderboards(store, task=task, limit=limit)
     print_rows(rows, fmt, title="leaderboards")

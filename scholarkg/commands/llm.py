@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import console, err_console, print_rows, settings, to_json
+from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
+    console,
+    err_console,
+    print_rows,
+    settings,
+    to_json,
+)
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -56,12 +64,22 @@ TimeoutOpt = Annotated[
 
 
 def _client(
-    base_url: str | None, model: str | None, api_key: str | None, **kwargs: object
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    *,
+    timeout: float | None,
+    use_cache: bool,
 ) -> LLMClient:
     from scholarkg.services.llm import LLMClient
 
     return LLMClient.from_settings(
-        settings(), base_url=base_url, model=model, api_key=api_key, **kwargs
+        settings(),
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        use_cache=use_cache,
+        timeout=timeout,
     )
 
 
@@ -188,7 +206,7 @@ def models(
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
     timeout: TimeoutOpt = 30.0,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """List the models the endpoint serves (GET /models)."""
     with _client(base_url, None, api_key, timeout=timeout, use_cache=False) as client:

@@ -2,7 +2,7 @@
 
 Every subcommand applies the schema first, streams the loader's records through
 ``loaders.steps.run_steps`` (idempotent MERGE batches, a checkpoint after every flush), draws a
-rich progress bar and ends with a summary table (``console.print_summary``). ``--resume``
+rich progress bar and ends with a summary table (``loaders.summary.print_summary``). ``--resume``
 skips what an earlier, interrupted run of the same file into the same graph durably wrote.
 """
 

@@ -8,6 +8,7 @@ line), so a bad record stops the load with everything before it stored.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated
 
@@ -42,7 +43,7 @@ def load_aaar(
 
     sources = task_sources(path, task)
     steps = [
-        Step(f"aaar {t}", p, f"aaar-{t}", lambda t=t, p=p: aaar_groups(t, p)) for t, p in sources
+        Step(f"aaar {t}", p, f"aaar-{t}", functools.partial(aaar_groups, t, p)) for t, p in sources
     ]
     load_and_report(steps, title="load aaar", resume=resume, batch_size=batch_size)
 

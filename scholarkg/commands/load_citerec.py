@@ -148,9 +148,9 @@ def load_s2(
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
     ``--workers N`` parses S2ORC lines (JSON, masking, sentence splitting) in N processes.
     """
-    from scholarkg.console import print_summary
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.steps import s2_steps
+    from scholarkg.loaders.summary import print_summary
 
     given = {
         "venues": venues,

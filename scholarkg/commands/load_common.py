@@ -14,10 +14,11 @@ from typing import Annotated
 import typer
 
 from scholarkg.commands.common import err_console, settings, store_session
-from scholarkg.console import print_summary, stage_counter
+from scholarkg.console import stage_counter
 from scholarkg.errors import ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.steps import LoadSummary, Step
+from scholarkg.loaders.summary import print_summary
 from scholarkg.store.base import GraphStore
 
 ResumeOpt = Annotated[

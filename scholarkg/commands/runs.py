@@ -13,7 +13,8 @@ import typer
 
 from scholarkg.benchmark.runs import RunRegistry, compare_runs
 from scholarkg.commands.common import (
-    OUTPUT_FORMATS,
+    FormatOpt,
+    OutputFormat,
     console,
     err_console,
     explicit_graph,
@@ -28,17 +29,9 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="List, show and compare recorded benchmark runs.", no_args_is_help=True)
 
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")]
-
 
 def _registry() -> RunRegistry:
     return RunRegistry(settings().runs_dir)
-
-
-def _check_format(fmt: str) -> str:
-    if fmt not in OUTPUT_FORMATS:
-        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}")
-    return fmt
 
 
 @app.command("list")
@@ -46,7 +39,7 @@ def list_runs(
     task: Annotated[
         str | None, typer.Option(help="Only this task or task family (e.g. legobench).")
     ] = None,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Recorded runs, oldest first: what answered (ranker or model; baseline/ours), on which
     dataset and graph. The global --graph (or SCHOLARKG_GRAPH) lists only that graph's runs.
@@ -54,7 +47,6 @@ def list_runs(
     JSON: a list of {id, task, created, answered_by, answer_kind, role, dataset, graph,
     models, instances, metrics}.
     """
-    _check_format(fmt)
     graph = explicit_graph()
     runs = _registry().summaries(task, graph=graph)
     if fmt == "json":
@@ -90,7 +82,7 @@ def predictions(
 ) -> None:
     """A run's answers as its task's prediction file (JSONL): what 'bench score --predictions'
     and 'bench run --predictions' read, so the run can be scored again without the model."""
-    from scholarkg.benchmark.task import write_prediction_rows
+    from scholarkg.benchmark.outputs import write_prediction_rows
 
     record = _registry().load(run)
     if not record.predictions:
@@ -109,10 +101,9 @@ def predictions(
 @app.command("show")
 def show(
     run: Annotated[str, typer.Argument(help="Run id, unique id prefix, or path to a run file.")],
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """One run: provenance, configuration and metrics (JSON: the whole record)."""
-    _check_format(fmt)
     record = _registry().load(run)
     if fmt == "json":
         print(record.model_dump_json(indent=2))
@@ -151,10 +142,9 @@ def compare(
     ] = "randomization",
     resamples: Annotated[int, typer.Option(help="Resamples for the Monte Carlo tests.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Random seed (results are reproducible).")] = 0,
-    fmt: FormatOpt = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Per-metric deltas (B − A) with a paired significance test over shared instances."""
-    _check_format(fmt)
     if method not in ("randomization", "bootstrap"):
         raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
     reg = _registry()

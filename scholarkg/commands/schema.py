@@ -7,11 +7,16 @@ twice).
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
-from scholarkg.commands.common import console, print_rows, settings, store_session
+from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
+    console,
+    print_rows,
+    settings,
+    store_session,
+)
 from scholarkg.schema.ddl import default_schema
 
 app = typer.Typer(help="Graph schema: unique keys, lookup, full-text and vector indexes.")
@@ -19,7 +24,7 @@ app = typer.Typer(help="Graph schema: unique keys, lookup, full-text and vector 
 
 @app.command()
 def apply(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Apply the default schema to the current graph and print what was created."""
     cfg = settings()

@@ -12,7 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
-from scholarkg.commands.common import check_choice, console, store_session, to_json
+from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
+    console,
+    no_csv,
+    store_session,
+    to_json,
+)
 
 app = typer.Typer(
     help="SciReplicate-Bench agent look-ups (paper sections, literature, code) on the graph.",
@@ -24,7 +31,6 @@ TaskOpt = Annotated[
     str | None,
     typer.Option("--task", help="<paper_id>:<task_id>: its paper, with its target body masked."),
 ]
-FormatOpt = Annotated[str, typer.Option("--format", help="text or json.")]
 
 
 def _lookups(store: Any, paper: str | None, task: str | None) -> Any:
@@ -34,7 +40,7 @@ def _lookups(store: Any, paper: str | None, task: str | None) -> Any:
 
 
 def _emit(payload: Any, fmt: str, text: str) -> None:
-    check_choice("--format", fmt, ("text", "json"))
+    no_csv(fmt, "a lookup's answer")
     if fmt == "json":
         print(to_json(payload))
     else:
@@ -47,7 +53,7 @@ def search_paper(
     paper: PaperOpt = None,
     task: TaskOpt = None,
     k: Annotated[int, typer.Option("-k", min=1, help="Sections to return.")] = 3,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """SearchPaper: the paper's sections that best match QUERY (full-text index)."""
     with store_session() as store:
@@ -61,7 +67,7 @@ def search_section(
     label: Annotated[str, typer.Argument(help="A \\label (sec:method) or a section title.")],
     paper: PaperOpt = None,
     task: TaskOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """SearchSection: a section of the paper by its label or title."""
     with store_session() as store:
@@ -76,7 +82,7 @@ def search_literature(
     query: Annotated[str, typer.Argument(help="What to look for in the cited paper.")] = "",
     paper: PaperOpt = None,
     task: TaskOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """SearchLiterature: a paper the paper cites, and what it (or the citing text) says."""
     with store_session() as store:
@@ -97,7 +103,7 @@ def search_code(
     name: Annotated[str, typer.Argument(help="fn, Class, Class.method or pkg.module.fn.")],
     paper: PaperOpt = None,
     task: TaskOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """SearchCode: the definition of a class, function, method, global or attribute."""
     with store_session() as store:
@@ -113,7 +119,7 @@ def search_file(
     path: Annotated[str, typer.Argument(help="A path or path suffix (utils/helpers.py).")],
     paper: PaperOpt = None,
     task: TaskOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """SearchFile: the content of a repository file."""
     with store_session() as store:

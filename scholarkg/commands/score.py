@@ -24,10 +24,13 @@ from typing import Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
+    FormatOpt,
+    OutputFormat,
     check_choice,
     console,
     count_bar,
     fmt_number,
+    no_csv,
     print_rows,
     to_json,
 )
@@ -37,12 +40,7 @@ app = typer.Typer(
     help="Score run files against gold files (no graph needed).", no_args_is_help=True
 )
 
-FORMATS = ("table", "json")
 DEFAULT_IR_METRICS = "P@10,R@10,nDCG@10,MRR@10,MAP,RP"
-
-
-def _check_format(fmt: str) -> None:
-    check_choice("--format", fmt, FORMATS)
 
 
 @app.command("ir")
@@ -69,7 +67,7 @@ def ir(
         float,
         typer.Option("--threshold", help="Minimum grade counted as relevant (binary metrics)."),
     ] = 1.0,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
     per_query: Annotated[
         bool, typer.Option("--per-query", help="Table format: also print one row per query.")
     ] = False,
@@ -98,7 +96,7 @@ def ir(
         read_run,
     )
 
-    _check_format(fmt)
+    no_csv(fmt, "a score report")
     check_choice("--unjudged-queries", unjudged_queries, ("error", "ignore"))
     specs = parse_metrics(metrics)  # fail on a bad name before reading big files
     gold = read_qrels(qrels)
@@ -156,7 +154,7 @@ def lists(
     matcher: Annotated[
         str, typer.Option(help="Title matcher: substring (default), normalized or line.")
     ] = "substring",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Score ranked title lists: CIS (%), BEM (fraction), KTau (tau-b), CP (%).
 
@@ -168,7 +166,7 @@ def lists(
     from scholarkg.benchmark.metrics.ranking import evaluate_ranked_lists
     from scholarkg.benchmark.metrics.trec import read_predictions, read_ranked_jsonl
 
-    _check_format(fmt)
+    no_csv(fmt, "a score report")
     gold_lists = read_ranked_jsonl(gold, allow_duplicates=True)
     responses = read_predictions(predictions, known_ids=gold_lists)
     missing = [rid for rid in gold_lists if rid not in responses]

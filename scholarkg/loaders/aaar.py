@@ -671,7 +671,8 @@ def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
                     None if etype is None else str(etype).strip(),
                     topics,
                 ))  # fmt: skip
-            score = value.get("score") if isinstance(value.get("score"), dict) else {}
+            score_field = value.get("score")
+            score: dict[str, Any] = score_field if isinstance(score_field, dict) else {}
             reviews.append(RCReview(key, segs, {k: str(v) for k, v in score.items()}))
         if not reviews:
             raise InputError("no review (an object with a 'review' segment list)",

@@ -52,7 +52,7 @@ from scholarkg.schema.citerec import (
     collection_id,
     doc_paper_id,
 )
-from scholarkg.schema.records import Paper, Query
+from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Query
 from scholarkg.textio import iter_lines
 
 KIND = "beir"
@@ -129,7 +129,10 @@ def read_corpus(path: Path, collection: str, report: SkipReport) -> Iterator[Gro
         except ValueError as err:  # pydantic: a field of the wrong type, or refused text
             report.skip(path, lineno, _first_problem(err))
             continue
-        records = [paper, PaperInCollection(start=paper.id, end=coll.id, doc_id=doc_id)]
+        records: list[NodeRecord | EdgeRecord] = [
+            paper,
+            PaperInCollection(start=paper.id, end=coll.id, doc_id=doc_id),
+        ]
         if first:
             records.insert(0, coll)
             first = False

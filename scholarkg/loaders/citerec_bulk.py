@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,10 +39,6 @@ def _node_row(record: NodeRecord) -> dict[str, Any]:
     runs for millions of records, where ``model_dump`` dominated the profile)."""
     skip = record.NOT_STORED
     return {k: v for k, v in record.__dict__.items() if v is not None and k not in skip}
-
-
-def _edge_props(record: EdgeRecord) -> dict[str, Any]:
-    return {k: v for k, v in record.__dict__.items() if v is not None and k not in ("start", "end")}
 
 
 class BulkSink:
@@ -108,8 +104,8 @@ class BulkSink:
                 for row in rows.values():
                     fh.write(_encode(row) + "\n")
             self.paths[("node", label)] = path
-        for fh in self.streams.values():
-            fh.close()
+        for stream in self.streams.values():
+            stream.close()
         nodes = [NodeSource(p, label=k[1]) for k, p in self.paths.items() if k[0] == "node"]
         edges = [
             EdgeSource(p, rel_type=k[1], start_label=k[2], end_label=k[3])
@@ -178,7 +174,7 @@ def bulk_load_s2(
 
 def _recording(
     groups: Iterable[Group], corpus: dict[int, str], paper_cls: type[Paper]
-) -> Iterable[Group]:
+) -> Iterator[Group]:
     """Pass groups through, remembering each S2 paper's corpus id → Paper id."""
     for number, records in groups:
         for rec in records:

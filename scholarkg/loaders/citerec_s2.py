@@ -50,6 +50,7 @@ recognised style (S2ORC merges adjacent citations into one span); the rules are
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -196,7 +197,7 @@ def _guarded_lines(
 ) -> Iterator[tuple[int, dict[str, Any], Any]]:
     """``(line, obj, fn(obj, line))`` for each JSONL line whose ``fn`` passes :func:`_guard`."""
     for line, obj in iter_jsonl_tolerant(path, report):
-        value = _guard(report, path, line, lambda obj=obj, line=line: fn(obj, line))
+        value = _guard(report, path, line, functools.partial(fn, obj, line))
         if value is not None:
             yield line, obj, value
 
@@ -542,7 +543,10 @@ def _parse_s2orc_line(
     if not isinstance(obj, dict):
         report.skip(path, line, "expected a JSON object")
         return None
-    return _guard(report, path, line, lambda: parse_s2orc_record(obj, path, line, splitter))
+    paper: FullTextPaper | None = _guard(
+        report, path, line, lambda: parse_s2orc_record(obj, path, line, splitter)
+    )
+    return paper
 
 
 def _parse_s2orc_chunk(
@@ -632,7 +636,7 @@ def read_s2orc(
             for reason, n in sorted(doc.dropped.items()):
                 report.drop(f"s2orc {reason}", n)
             wanted = (doc.corpus_id, *sorted({int(c.target) for c in doc.contexts}))
-            yield _Pending(line, wanted, lambda found, doc=doc: _s2orc_records(doc, found, report))
+            yield _Pending(line, wanted, functools.partial(_s2orc_records, doc, report=report))
 
     yield from _resolve(parse(), lookup)
 

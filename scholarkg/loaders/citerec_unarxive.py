@@ -29,6 +29,7 @@ Of citeBench's clean-up steps only the footnote rule applies
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -49,6 +50,17 @@ _MARKER = re.compile(r"\{\{(cite|formula|figure|table):([^{}]*)\}\}")
 _PLACEHOLDER = {"cite": "[CIT]", "formula": "[FORMULA]", "figure": "[FIGURE]", "table": "[TABLE]"}
 
 
+def _object(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    """``obj[key]`` when it is a JSON object, else an empty one (a missing or malformed
+    field reads as absent)."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _tally(counter: Counter[str], reason: str) -> None:
+    counter[reason] += 1
+
+
 def cited_paper_id(entry: Any) -> tuple[str | None, dict[str, str]]:
     """``(Paper id, identifiers)`` of a bib entry, or ``(None, {})`` if it names no paper.
 
@@ -59,7 +71,7 @@ def cited_paper_id(entry: Any) -> tuple[str | None, dict[str, str]]:
     always the cited work's DOI)."""
     if not isinstance(entry, dict):
         return None, {}
-    found = entry.get("ids") if isinstance(entry.get("ids"), dict) else {}
+    found = _object(entry, "ids")
     arxiv = None
     candidates = [
         item["id"]
@@ -136,7 +148,7 @@ def paper_records(
     arxiv = ids.normalize_arxiv_id(str(obj.get("paper_id") or ""))
     if arxiv is None:
         raise InputError("missing or invalid arXiv id", path=path, line=line, field="paper_id")
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = _object(obj, "metadata")
     categories = optional_str(meta, "categories")
     paper = Paper(
         arxiv_id=arxiv,
@@ -157,7 +169,7 @@ def paper_records(
             author = Author(name=name)
             records += [author, Authorship(start=paper.id, end=author.id, position=pos)]
 
-    bib = obj.get("bib_entries") if isinstance(obj.get("bib_entries"), dict) else {}
+    bib = _object(obj, "bib_entries")
     targets: dict[str, str] = {}
     for ref_id, entry in bib.items():
         pid, props = cited_paper_id(entry)
@@ -224,7 +236,7 @@ def read_unarxive(
                 path,
                 line,
                 splitter,
-                on_drop=lambda reason, tally=dropped: tally.update((reason,)),
+                on_drop=functools.partial(_tally, dropped),
             )
         except InputError as err:
             report.skip_error(err, path=path, line=line)

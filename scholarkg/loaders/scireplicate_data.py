@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -304,8 +304,3 @@ def read_benchmark(path: str | Path) -> list[PaperSpec]:
         )
     check = _Checker(path)
     return [parse_paper(check, paper, i) for i, paper in enumerate(raw)]
-
-
-def tasks_by_key(papers: Sequence[PaperSpec]) -> dict[tuple[int, int], TaskSpec]:
-    """``{(paper_id, task_id): task}`` over all papers."""
-    return {t.key: t for p in papers for t in p.tasks}

@@ -340,6 +340,8 @@ def read_latex_sources(root: Path) -> LatexSources:
         for entry in parse_bib(bib.read_text(encoding="utf-8", errors="replace")):
             if entry.key in cited:
                 out.bibliography.append(entry)
-    seen: set[str] = set()
-    out.bibliography = [e for e in out.bibliography if not (e.key in seen or seen.add(e.key))]
+    first_by_key: dict[str, BibEntry] = {}  # one entry per key, the first found, in order
+    for entry in out.bibliography:
+        first_by_key.setdefault(entry.key, entry)
+    out.bibliography = list(first_by_key.values())
     return out

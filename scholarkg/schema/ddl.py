@@ -6,14 +6,17 @@ a label, relationship type or indexed property that is not named here never reac
 Cypher string (values always travel as parameters).
 
 The model is assembled, not listed: the core below (papers, authors, citations, runs) plus
-the :class:`~scholarkg.schema.spec.SchemaPart` each benchmark family declares
-(``scholarkg.families``). A new family's labels join the whitelists, the constraints and the
-properties ``graph pagerank --write`` must not overwrite without an edit here.
+the :class:`~scholarkg.schema.spec.SchemaPart` each benchmark family declares. The schema is
+the bottom layer and imports nothing above it: the families' catalog (``scholarkg.families``,
+imported by ``scholarkg.store``) registers its parts here with
+:func:`register_family_parts`. A new family's labels join the whitelists, the constraints and
+the properties ``graph pagerank --write`` must not overwrite without an edit here.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from functools import lru_cache
 
 from scholarkg.errors import InputError
@@ -40,6 +43,7 @@ __all__ = [
     "declared_properties",
     "default_schema",
     "node_labels",
+    "register_family_parts",
     "rel_types",
 ]
 
@@ -79,10 +83,31 @@ CORE = SchemaPart(
 )  # fmt: skip
 
 
-def _parts() -> tuple[SchemaPart, ...]:
-    from scholarkg.families import families
+def _no_families() -> tuple[SchemaPart, ...]:
+    return ()
 
-    return (CORE, *(f.schema for f in families()))
+
+#: ``(parts, key)``: the families' parts, and a cheap key that changes when the set of
+#: families does (a plugin installed or removed); set by :func:`register_family_parts`
+_families: tuple[Callable[[], tuple[SchemaPart, ...]], Callable[[], Hashable]] = (
+    _no_families,
+    _no_families,
+)
+
+
+def register_family_parts(
+    parts: Callable[[], tuple[SchemaPart, ...]], *, key: Callable[[], Hashable]
+) -> None:
+    """Where the families' schema parts come from: ``parts()`` gives them (read when the
+    model is assembled, so families found later, plugins included, still join), ``key()``
+    names the current set of families (the assembled model is cached per key)."""
+    global _families
+    _families = (parts, key)
+    _assembled.cache_clear()
+
+
+def _parts() -> tuple[SchemaPart, ...]:
+    return (CORE, *_families[0]())
 
 
 def node_labels() -> frozenset[str]:
@@ -101,16 +126,14 @@ def default_schema() -> SchemaSpec:
 
 
 def _model() -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
-    from scholarkg.families import family_modules
-
-    # keyed by the catalog's module names (a few short strings): the whitelists are read per
-    # node by some callers, so a lookup must not rehash every family's schema part
-    return _assembled(family_modules())
+    # keyed by the catalog's key (its module names: a few short strings): the whitelists are
+    # read per node by some callers, so a lookup must not rehash every family's schema part
+    return _assembled(_families[1]())
 
 
 @lru_cache(maxsize=8)
-def _assembled(modules: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
-    """The model of the families ``modules`` names (the catalog's list when it was asked)."""
+def _assembled(key: Hashable) -> tuple[frozenset[str], frozenset[str], SchemaSpec]:
+    """The model of the families ``key`` names (the catalog's list when it was asked)."""
     parts = _parts()
     labels = frozenset().union(*(p.labels for p in parts))
     rels = frozenset().union(*(p.rel_types for p in parts))

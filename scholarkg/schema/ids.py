@@ -31,27 +31,20 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
+
+from scholarkg.textnorm import normalize_text as normalize_text
 
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$")
 _ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
 _DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
 
 
 def content_hash(*parts: object, length: int = 16) -> str:
     """Hex SHA-256 prefix over the parts (``None`` → empty), joined with a unit separator."""
     text = "\x1f".join("" if p is None else str(p) for p in parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
-
-
-def normalize_text(text: str) -> str:
-    """NFKC, case-folded, punctuation removed, whitespace collapsed: for names and titles."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = _NON_WORD.sub(" ", text)
-    return _SPACE.sub(" ", text).strip()
 
 
 def normalize_title(title: str) -> str:

@@ -31,11 +31,6 @@ _KEEP_WHITESPACE = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=
 EntityKind = Literal["function", "class", "method", "global", "attribute", "unresolved"]
 
 
-def task_uid(paper_index: int, task_index: int) -> str:
-    """The instance id: ``scirep:<paper_id>:<task_id>`` (the released global key)."""
-    return f"scirep:{paper_index}:{task_index}"
-
-
 class CodeFile(NodeRecord):
     """A Python file of a repository; ``content`` is what SearchFile returns (masked per task)."""
 

@@ -603,7 +603,8 @@ class LLMClient:
             raise LLMResponseError(
                 f"{url}: malformed response (no {what}: {err!s}): {json.dumps(body)[:200]}"
             ) from err
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        usage_field = body.get("usage")
+        usage: dict[str, Any] = usage_field if isinstance(usage_field, dict) else {}
         return Completion(
             text=text,
             model=str(body.get("model") or model),
@@ -615,7 +616,7 @@ class LLMClient:
 
     def _delay(self, attempt: int) -> float:
         """Exponential backoff with jitter (half to full of the step), capped."""
-        step = min(self.max_backoff, self.backoff * (2**attempt))
+        step = min(self.max_backoff, self.backoff * (2.0**attempt))
         return step * (0.5 + random.random() / 2)
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:

@@ -6,6 +6,7 @@ choice (``--backend`` / ``SCHOLARKG_BACKEND``) is honoured everywhere.
 
 from __future__ import annotations
 
+import scholarkg.families  # noqa: F401  (registers the families' schema parts with the DDL)
 from scholarkg.config import Settings
 from scholarkg.errors import ConfigError
 from scholarkg.store.base import GraphStore, Hit, PageRankConfig, PageRankResult
@@ -13,13 +14,19 @@ from scholarkg.store.base import GraphStore, Hit, PageRankConfig, PageRankResult
 __all__ = ["GraphStore", "Hit", "PageRankConfig", "PageRankResult", "open_store"]
 
 
-def open_store(settings: Settings, *, graph: str | None = None) -> GraphStore:
+def open_store(
+    settings: Settings, *, graph: str | None = None, allow_incomplete: bool = False
+) -> GraphStore:
     """Open the configured backend; the embedded server (or, for ``neo4j`` without
-    ``NEO4J_URI``, the managed Neo4j) is started on demand."""
+    ``NEO4J_URI``, the managed Neo4j) is started on demand.
+
+    ``allow_incomplete``: open an embedded graph whose bulk load never finished (refused
+    otherwise) so that ``db reset`` can delete it; Neo4j has no such state.
+    """
     if settings.backend == "embedded":
         from scholarkg.store.falkordb.store import FalkorDBStore
 
-        return FalkorDBStore.from_settings(settings, graph=graph)
+        return FalkorDBStore.from_settings(settings, graph=graph, allow_incomplete=allow_incomplete)
     if settings.backend == "neo4j":
         from scholarkg.store.neo4j.server import resolve_neo4j_settings
         from scholarkg.store.neo4j.store import Neo4jStore

@@ -329,7 +329,9 @@ def _props(obj: dict[str, Any], key: str, path: Path, line: int) -> dict[str, An
     return props
 
 
-def _node_record(obj: dict[str, Any], path: Path, line: int) -> tuple[list[str], str, dict, dict]:
+def _node_record(
+    obj: dict[str, Any], path: Path, line: int
+) -> tuple[list[str], str, dict[str, Any], dict[str, Any]]:
     labels = obj.get("labels")
     if not isinstance(labels, list) or not labels:
         raise InputError(
@@ -359,7 +361,9 @@ def _node_record(obj: dict[str, Any], path: Path, line: int) -> tuple[list[str],
     return labels, node_id, props, vecs
 
 
-def _rel_record(obj: dict[str, Any], path: Path, line: int) -> tuple[tuple[str, str, str], dict]:
+def _rel_record(
+    obj: dict[str, Any], path: Path, line: int
+) -> tuple[tuple[str, str, str], dict[str, Any]]:
     rtype = _checked(check_rel_type, obj.get("type"), path, line, "type")
     start_label = _checked(check_label, obj.get("start_label"), path, line, "start_label")
     end_label = _checked(check_label, obj.get("end_label"), path, line, "end_label")

@@ -117,7 +117,7 @@ def write_synthetic(
         lines = [f"\\section{{{_word(rng)}}}\n"] + [
             paragraph(rng, 40) + "\n" for _ in range(max(1, paper_words // 40))
         ]
-        data = {
+        expdesign: dict[str, Any] = {
             "id": pid,
             "input": lines,
             "output": {
@@ -125,7 +125,7 @@ def write_synthetic(
                 WHY_KEY: [f"{i + 1}. {sentence(rng)}" for i in range(n_exp)],
             },
         }
-        (folder / "data_text.json").write_text(json.dumps(data, indent=1))
+        (folder / "data_text.json").write_text(json.dumps(expdesign, indent=1))
         out.expdesign_ids.append(pid)
 
     for k in range(n_weakness):
@@ -140,19 +140,19 @@ def write_synthetic(
             reviewers.append([])  # an empty reviewer list, as released
         sections = [{"heading": f"{j + 1} {_word(rng).upper()}",
                      "text": paragraph(rng, paper_words // 4)} for j in range(4)]  # fmt: skip
-        data: dict[str, Any] = {
+        weakness: dict[str, Any] = {
             "ID": pid,
             "input": {"title": f"{_word(rng).capitalize()} {_word(rng)} {k}",
                       "abstractText": paragraph(rng, 40), "sections": sections},
             "output": reviewers,
         }  # fmt: skip
         if k == n_weakness - 1:  # the old demo keys
-            data["Conferece"] = "ICLR_2023"
-            data["review_num"] = len(reviewers)
-            data["item_num"] = [len(r) for r in reviewers]
+            weakness["Conferece"] = "ICLR_2023"
+            weakness["review_num"] = len(reviewers)
+            weakness["item_num"] = [len(r) for r in reviewers]
         else:
-            data["track"] = "ICLR_2023"
-        (folder / "data_text.json").write_text(json.dumps(data, indent=1))
+            weakness["track"] = "ICLR_2023"
+        (folder / "data_text.json").write_text(json.dumps(weakness, indent=1))
         out.weakness_ids.append(pid)
         out.weakness_gold[pid] = reviewers
 

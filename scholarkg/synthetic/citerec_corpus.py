@@ -22,12 +22,13 @@ paragraph/sectionheader/bibref/bibentry annotations as JSON strings), so they lo
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,7 @@ class SynthPaper:
     title_words: list[str]
     abstract_words: list[str]
     cluster: int
-    references: list[int] = field(default_factory=list)
+    references: list[int] = dataclasses.field(default_factory=list)
     full_text: bool = False
     #: an arXiv id (``externalids.ArXiv``): only the papers given ``generate(arxiv_ids=...)``
     arxiv: str | None = None
@@ -119,7 +120,7 @@ class CiterecWorld:
     papers: list[SynthPaper]
     seed: int
     #: topic -> its shared vocabulary (nouns + adjectives)
-    topic_vocab: dict[int, list[str]] = field(default_factory=dict)
+    topic_vocab: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
     def by_id(self) -> dict[int, SynthPaper]:
         return {p.corpus_id: p for p in self.papers}

@@ -301,9 +301,8 @@ def generate(
         a = rng.randrange(1, n_papers)
         b = rng.randrange(a)
         comparisons.add((a, b, None))
-        same_task = (
-            boards_by_task.get(papers[a].task_index) if papers[a].task_index is not None else None
-        )
+        task_index = papers[a].task_index
+        same_task = boards_by_task.get(task_index) if task_index is not None else None
         if same_task and rng.random() < 0.6:
             labels[(a, b)] = rng.choice(same_task)
 
@@ -437,18 +436,20 @@ def write_corpus(
             value: Any = score
             if rng.random() < 0.3:
                 value = f"{score}%" if lb.metric.endswith("accuracy") else f"{score}"
-            row = next((r for r in ds["sota"]["rows"] if r["model_name"] == p.method), None)
-            if row is None:
+            sota_row: dict[str, Any] | None = next(
+                (r for r in ds["sota"]["rows"] if r["model_name"] == p.method), None
+            )
+            if sota_row is None:
                 has_url = rng.random() > 0.08  # some PwC rows lack a paper link
-                row = {
+                sota_row = {
                     "model_name": p.method, "paper_title": p.title if has_url else "",
                     "paper_url": f"https://arxiv.org/abs/{p.arxiv_id}" if has_url else "",
                     "paper_date": p.date if rng.random() > 0.1 else None,
                     "code_links": [], "model_links": [], "metrics": {},
                     "uses_additional_data": rng.random() < 0.1,
                 }  # fmt: skip
-                ds["sota"]["rows"].append(row)
-            row["metrics"][lb.metric] = value
+                ds["sota"]["rows"].append(sota_row)
+            sota_row["metrics"][lb.metric] = value
     path = out / "evaluation-tables.json"
     path.write_text(json.dumps(list(tasks.values()), indent=1), encoding="utf-8")
     note("evaluation_tables", path)

@@ -16,9 +16,20 @@ from scholarkg.store.base import GraphStore
 FIX = Path(__file__).parent.parent / "fixtures" / "aaar"
 
 
+@pytest.fixture(scope="module")
+def aaar_store(module_store: GraphStore) -> GraphStore:
+    """Every fixture layout loaded (EqInfer, ExpDesign, Weakness, ReviewCritique), once per
+    test module: the tests read it (runs they record add nodes no task reads back)."""
+    return load_aaar(module_store)
+
+
 @pytest.fixture
-def aaar_store(store: GraphStore) -> GraphStore:
-    """Every fixture layout loaded (EqInfer, ExpDesign, Weakness, ReviewCritique)."""
+def fresh_aaar_store(store: GraphStore) -> GraphStore:
+    """The same data on a graph of the test's own, for a test that adds to it."""
+    return load_aaar(store)
+
+
+def load_aaar(store: GraphStore) -> GraphStore:
     store.apply_schema()
     records = []
     for task, path in task_sources(FIX):

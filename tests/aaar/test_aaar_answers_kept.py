@@ -19,8 +19,9 @@ from _fakes import CANNED_MODEL, CannedServer
 from test_run_tasks import _eq_answer, _exp_answer, _rc_answer
 from test_score_files import KeywordEncoder
 
+from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, run_task
+from scholarkg.benchmark.task import AnswerSource, BenchmarkTask
 from scholarkg.benchmark.tasks.aaar.eqinfer import EqInferTask
 from scholarkg.benchmark.tasks.aaar.expdesign import ExpDesignTask
 from scholarkg.benchmark.tasks.aaar.reviewcritique import ReviewCritiqueTask

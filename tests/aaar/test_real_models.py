@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.aaar.eqinfer import EqInferTask
 from scholarkg.benchmark.tasks.aaar.expdesign import ExpDesignTask
 from scholarkg.benchmark.tasks.aaar.reviewcritique import ReviewCritiqueTask

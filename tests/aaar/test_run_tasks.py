@@ -11,8 +11,9 @@ import pytest
 from _fakes import CannedServer
 from test_score_files import KeywordEncoder
 
+from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.aaar.effects import related_work_effect
 from scholarkg.benchmark.tasks.aaar.eqinfer import EqInferTask
 from scholarkg.benchmark.tasks.aaar.expdesign import ExpDesignTask
@@ -193,11 +194,11 @@ def test_reviewcritique_imported_predictions(aaar_store: GraphStore) -> None:
     assert run.result.aggregate["F1"] == pytest.approx(60.0)
 
 
-def test_related_work_context_from_the_graph_and_its_effect(aaar_store: GraphStore) -> None:
+def test_related_work_context_from_the_graph_and_its_effect(fresh_aaar_store: GraphStore) -> None:
     cited = Paper(title="Beta Priors for Zorbs", abstract="We study beta priors at length.")
     citing = Paper(title="Zorbs Revisited", abstract="A follow-up.")
-    aaar_store.merge_nodes("Paper", [cited.row(), citing.row()])
-    aaar_store.merge_relationships("CITES", "Paper", "Paper", [
+    fresh_aaar_store.merge_nodes("Paper", [cited.row(), citing.row()])
+    fresh_aaar_store.merge_relationships("CITES", "Paper", "Paper", [
         Citation(start="arxiv:2402.00001", end=cited.id).row(),
         Citation(start=citing.id, end="arxiv:2402.00001").row(),
     ])  # fmt: skip
@@ -213,7 +214,7 @@ def test_related_work_context_from_the_graph_and_its_effect(aaar_store: GraphSto
 
     task = ExpDesignTask(encoder=KeywordEncoder())
     with CannedServer(answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
-        effect = related_work_effect(task, aaar_store, AnswerSource.model(client), "S-F1",
+        effect = related_work_effect(task, fresh_aaar_store, AnswerSource.model(client), "S-F1",
                                      {"related_k": 1})  # fmt: skip
     with_rel = [p for p in seen if "Related work:" in p]
     assert with_rel and "- (cites) Beta Priors for Zorbs: We study beta priors" in with_rel[0]
@@ -228,7 +229,7 @@ def test_bundled_metric_encoder_is_paid_once_across_runs(tmp_path: Path) -> None
     and a second process (a new cache object) encodes nothing it has seen."""
     import numpy as np
 
-    from scholarkg.benchmark.tasks.aaar.common import MetricEncoderEmbedder
+    from scholarkg.benchmark.tasks.aaar.task import MetricEncoderEmbedder
     from scholarkg.services.embeddings import CachingEmbedder
 
     calls: list[list[str]] = []

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scholarkg.benchmark.outputs import metrics_payload
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import metrics_payload
 from scholarkg.benchmark.tasks.aaar.expdesign import ExpDesignTask
 from scholarkg.benchmark.tasks.aaar.reviewcritique import ReviewCritiqueTask
 from scholarkg.benchmark.tasks.aaar.weakness import HUMAN_ITF_IDF, WeaknessTask

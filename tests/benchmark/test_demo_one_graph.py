@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from scholarkg.config import Settings
@@ -19,6 +20,9 @@ from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
+# slow: the whole demo, every family's synthetic corpus generated, loaded and run (about a
+# minute here); tests/core/test_families.py runs one family's demo steps in the default suite
+@pytest.mark.slow
 def test_demo_shared_papers_are_single_nodes_reached_by_every_family(
     settings: Settings, embedded_server: EmbeddedServer, tmp_path: Path
 ) -> None:

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import RecordingStore
 
 from scholarkg.benchmark import registry
 from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.task import (
     Answers,
@@ -26,9 +28,8 @@ from scholarkg.benchmark.task import (
     TaskMetric,
     TaskOption,
     TaskResult,
-    parse_task_args,
-    run_task,
 )
+from scholarkg.commands.task_args import parse_task_args
 from scholarkg.errors import InputError, NotSupported, TaskNotFound
 from scholarkg.store.base import GraphStore
 
@@ -97,6 +98,25 @@ def papers(store: GraphStore) -> GraphStore:
     return store
 
 
+TITLES_QUERY = "MATCH (p:Paper) RETURN p.id AS id, p.title AS title ORDER BY p.id"
+TEXTS_QUERY = "MATCH (p:Paper) RETURN p.id AS id, p.title AS t ORDER BY p.id"
+
+
+def canned(papers: list[tuple[str, str]]) -> RecordingStore:
+    """The task's two reads answered from ``papers``: the run logic without a server."""
+    return RecordingStore(
+        queries={
+            TITLES_QUERY: [{"id": i, "title": t} for i, t in papers],
+            TEXTS_QUERY: [{"id": i, "t": t} for i, t in papers],
+        }
+    )
+
+
+@pytest.fixture
+def canned_papers() -> RecordingStore:
+    return canned(PAPERS)
+
+
 def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, tmp_path: Path):
     task = TitleLookupTask()
     run = run_task(
@@ -126,37 +146,41 @@ def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, 
     assert nodes == [{"task": "toy-title-lookup"}]
 
 
-def test_predictions_are_scored_like_ranker_answers(papers: GraphStore, tmp_path: Path):
+def test_predictions_are_scored_like_ranker_answers(canned_papers: RecordingStore, tmp_path: Path):
     preds = tmp_path / "preds.json"
     # the first paper answered wrongly at rank 1 and right at rank 2; the second not at all
     preds.write_text(json.dumps({PAPERS[0][0]: [PAPERS[1][0], PAPERS[0][0]],
                                  PAPERS[2][0]: [PAPERS[2][0]],
                                  PAPERS[3][0]: [PAPERS[3][0]]}))  # fmt: skip
-    run = run_task(TitleLookupTask(), papers, AnswerSource.predictions(preds))
+    run = run_task(TitleLookupTask(), canned_papers, AnswerSource.predictions(preds))
     assert run.result.per_instance[PAPERS[0][0]] == {"MRR@10": 50.0, "R@1": 0.0}
     assert run.result.per_instance[PAPERS[1][0]] == {"MRR@10": 0.0, "R@1": 0.0}
     assert run.result.aggregate["MRR@10"] == pytest.approx((50 + 0 + 100 + 100) / 4)
     assert run.record.config["answer"]["path"] == str(preds)
 
 
-def test_limit_keeps_the_first_instances(papers: GraphStore):
-    run = run_task(TitleLookupTask(), papers, AnswerSource.ranker("bm25"), limit=2)
+def test_limit_keeps_the_first_instances(canned_papers: RecordingStore):
+    run = run_task(TitleLookupTask(), canned_papers, AnswerSource.ranker("bm25"), limit=2)
     assert len(run.instances) == 2 and run.record.config["limit"] == 2
     with pytest.raises(InputError, match="--limit must be >= 1"):
-        run_task(TitleLookupTask(), papers, AnswerSource.ranker("bm25"), limit=0)
+        run_task(TitleLookupTask(), canned_papers, AnswerSource.ranker("bm25"), limit=0)
 
 
-def test_no_instances_is_a_clear_error(store: GraphStore):
+def test_no_instances_is_a_clear_error():
+    store = canned([])
     with pytest.raises(InputError, match=r"found no instances.*load its data first"):
         run_task(TitleLookupTask(), store, AnswerSource.ranker("bm25"))
+    assert store.asked("run") == [TITLES_QUERY]  # stopped after building: nothing answered
 
 
-def test_source_checked_before_any_work(store: GraphStore):
+def test_source_checked_before_any_work():
     task = TitleLookupTask()
+    store = canned(PAPERS)
     with pytest.raises(InputError, match="has no ranker 'dense'; choose one of bm25"):
         run_task(task, store, AnswerSource.ranker("dense"))
     with pytest.raises(InputError, match="cannot be answered by a model"):
         run_task(task, store, AnswerSource.model(object(), "m"))
+    assert store.calls == []  # refused before the store was asked anything
 
 
 def test_resolve_options_defaults_conversion_and_unknown_option():
@@ -200,7 +224,7 @@ def test_list_options_take_comma_separated_values():
     assert option.flag == "--context-words"
 
 
-def test_undeclared_metric_is_refused(papers: GraphStore):
+def test_undeclared_metric_is_refused(canned_papers: RecordingStore):
     class Drifting(TitleLookupTask):
         def score(self, instances, answers, options):  # type: ignore[override]
             result = super().score(instances, answers, options)
@@ -208,7 +232,7 @@ def test_undeclared_metric_is_refused(papers: GraphStore):
             return result
 
     with pytest.raises(ValueError, match=r"undeclared metrics \['mrr'\]"):
-        run_task(Drifting(), papers, AnswerSource.ranker("bm25"))
+        run_task(Drifting(), canned_papers, AnswerSource.ranker("bm25"))
 
 
 def test_score_files_is_optional():

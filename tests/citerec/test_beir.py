@@ -15,7 +15,8 @@ import pytest
 from _cli import cli_ok
 
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb.store import FalkorDBStore
 

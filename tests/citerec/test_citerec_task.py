@@ -12,7 +12,8 @@ from _cli import cli_ok
 
 from scholarkg.benchmark.metrics.stats import paired_test
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import Answers, AnswerSource, Instance, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import Answers, AnswerSource, Instance
 from scholarkg.benchmark.tasks.citerec.build import build_recommender
 from scholarkg.benchmark.tasks.citerec.citerec import class_table, context_queries, split_of
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
@@ -229,7 +230,7 @@ def test_rrf_hybrids_are_the_rrf_of_their_inputs(
     """``hybrid-dense`` = RRF (k = 60) over bm25, dense, ppr and co-citation, ``hybrid-text``
     over bm25 and dense only (no graph), each input truncated at ``depth``; recomputed here
     by hand from the components' own rankings."""
-    from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
+    from scholarkg.benchmark.tasks.legobench.rpg.core import HashingEmbedder
 
     task = load_task("citerec")
     opts = {"projection_cache": tmp_path / "proj", "depth": 30}
@@ -258,7 +259,7 @@ def test_dense_inputs_encode_a_runs_contexts_in_one_batched_call(
     """``answer`` hands every context to the rankers first (``prepare_contexts``): a dense
     input encodes the run's query texts in one call, not one call per context (on 10,713
     real contexts the per-context calls took minutes), and ranks exactly as before."""
-    from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
+    from scholarkg.benchmark.tasks.legobench.rpg.core import HashingEmbedder
 
     class Counting(HashingEmbedder):
         calls = 0

@@ -11,7 +11,8 @@ import pytest
 from _cli import cli_ok
 
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.citerec.diagnostics import decile_of, deciles, year_group
 from scholarkg.benchmark.tasks.citerec.textfeatures import (
     PLACEHOLDER,

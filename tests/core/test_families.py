@@ -223,7 +223,7 @@ def load_toy_notes(
 TOY_DEMO = '''\
 """The toy family's demo step: write its notes, load them, run the task."""
 
-from scholarkg.demo import DemoContext, family_runs, run_steps_into
+from scholarkg.benchmark.demo_context import DemoContext
 from scholarkg.loaders.steps import Step
 
 
@@ -232,9 +232,8 @@ def load_and_rank(ctx: DemoContext) -> None:
 
     t = ctx.step("toy notes: load, BM25")
     path = write_notes(ctx.out_dir / "toy-notes.jsonl")
-    run_steps_into(ctx, [Step("toy notes", path, "toy-notes", lambda: read_notes(path))],
-                   batch_size=100)
-    family_runs(ctx, "toy-notes", ("bm25",), {})
+    ctx.load([Step("toy notes", path, "toy-notes", lambda: read_notes(path))], batch_size=100)
+    ctx.run_family("toy-notes", ("bm25",), {})
     ctx.done(t)
 '''
 

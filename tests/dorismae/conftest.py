@@ -41,7 +41,15 @@ def load(store: GraphStore, path: Path, **kw: Any) -> DorisLoadReport:
     return report
 
 
+@pytest.fixture(scope="module")
+def doris_graph(module_store: GraphStore, doris_file: Path) -> GraphStore:
+    """The synthetic release loaded once per test module (its tests read it)."""
+    load(module_store, doris_file)
+    return module_store
+
+
 @pytest.fixture
-def doris_graph(store: GraphStore, doris_file: Path) -> GraphStore:
+def fresh_doris_graph(store: GraphStore, doris_file: Path) -> GraphStore:
+    """The same on a graph of the test's own, for a test that adds to it."""
     load(store, doris_file)
     return store

@@ -16,7 +16,8 @@ from _fakes import HashEmbedder
 
 from scholarkg.benchmark.metrics.dorismae import evaluate_dorismae
 from scholarkg.benchmark.rankers.base import Ranking
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.dorismae.task import FUSED, DorisMaeTask, RankerKit
 from scholarkg.store.base import GraphStore
 

@@ -68,14 +68,16 @@ def test_paper_ids_follow_the_project_rules(
 
 
 def test_same_paper_from_another_corpus_is_one_node(
-    doris_graph: GraphStore, doris_json: dict[str, Any]
+    fresh_doris_graph: GraphStore, doris_json: dict[str, Any]
 ) -> None:
     from scholarkg.loaders.writer import write_records
     from scholarkg.schema.records import Paper
 
     arxiv = doris_json["Corpus"][0]["url"].rsplit("/", 1)[1]
-    write_records(doris_graph, [Paper(arxiv_id=f"arXiv:{arxiv}v2", title="Other corpus")])
-    rows = doris_graph.run("MATCH (p:Paper {arxiv_id: $a}) RETURN count(p) AS n", {"a": arxiv})
+    write_records(fresh_doris_graph, [Paper(arxiv_id=f"arXiv:{arxiv}v2", title="Other corpus")])
+    rows = fresh_doris_graph.run(
+        "MATCH (p:Paper {arxiv_id: $a}) RETURN count(p) AS n", {"a": arxiv}
+    )
     assert rows == [{"n": 1}]
 
 

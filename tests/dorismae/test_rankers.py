@@ -66,7 +66,7 @@ def test_upstream_cleaning_and_sentence_split() -> None:
     ]
 
 
-def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None:  # type: ignore[no-untyped-def]
+def test_llm_annotations_define_relevance_for_new_queries(fresh_doris_graph) -> None:  # type: ignore[no-untyped-def]
     """The optional pipeline: verdict words -> grades -> JUDGED {source: llm} -> relevance."""
     from dataclasses import dataclass
 
@@ -86,10 +86,10 @@ def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None: 
             return [Done("... CONCUR" if first in p else "... DISAGREE") for p in prompts]
 
     task = DorisMaeTask()
-    inst = task.build_instances(doris_graph, task.resolve_options({}))[0]
+    inst = task.build_instances(fresh_doris_graph, task.resolve_options({}))[0]
     units = {
         r["unit"]: r["text"]
-        for r in doris_graph.run_named("dorismae/query_units", {"source": "dorismae"})
+        for r in fresh_doris_graph.run_named("dorismae/query_units", {"source": "dorismae"})
         if r["qid"] == inst.id
     }
     first_id = inst.data["pool"][0]
@@ -97,10 +97,12 @@ def test_llm_annotations_define_relevance_for_new_queries(doris_graph) -> None: 
     abstracts = {a: (inst.data["papers"][a], inst.data["texts"][a]) for a in inst.data["pool"]}
     records = annotate_pairs(Client(), units, abstracts)
     assert {r.score for r in records} == {0.0, 2.0} and all(r.source == "llm" for r in records)
-    write_records(doris_graph, records)
+    write_records(fresh_doris_graph, records)
     llm = {
         i.id: i
-        for i in task.build_instances(doris_graph, task.resolve_options({"judgements": "llm"}))
+        for i in task.build_instances(
+            fresh_doris_graph, task.resolve_options({"judgements": "llm"})
+        )
     }
     raw = llm[inst.id].data["raw"]
     assert raw[first_id] == 2.0 * len(units) and sum(raw.values()) == raw[first_id]

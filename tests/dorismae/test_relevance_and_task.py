@@ -19,7 +19,8 @@ from scholarkg.benchmark.metrics.dorismae import (
 )
 from scholarkg.benchmark.metrics.stats import paired_test
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import Answers, AnswerSource, Instance, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import Answers, AnswerSource, Instance
 from scholarkg.benchmark.tasks.dorismae.rankers import UpstreamRandomRanker
 from scholarkg.benchmark.tasks.dorismae.task import METRIC_NAMES, DorisMaeTask
 from scholarkg.store.base import GraphStore

@@ -71,7 +71,7 @@ def test_bench_run_rejects_bad_options_before_any_request() -> None:
     are errors before a client or a store is opened."""
     for args, wording in (
         (["legobench-rplm", "--mode", "stream"], "--mode 'stream' is not one of completion, chat"),
-        (["legobench-rplm", "-f", "csv"], "--format 'csv': choose one of table, json"),
+        (["legobench-rplm", "-f", "csv"], "--format csv: a run's result is not one table of rows"),
         (["legobench-rplm", "--config", "cn-tabs"], "does not take --config; it takes: --protocol"),
         (["legobench-rpg", "--protocol", "clean"], "does not take --protocol"),
         (["legobench-rpg", "--model", "m"], "cannot be answered by a model"),

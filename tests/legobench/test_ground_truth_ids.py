@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.benchmark.tasks.legobench import rpg
 from scholarkg.benchmark.tasks.legobench.lgplm import read_gold_file
+from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 from scholarkg.errors import InputError
 from scholarkg.loaders.apc import read_papers, resolve_paper_ref
 from scholarkg.loaders.legobench_graph import read_ground_truth, read_leaderboards

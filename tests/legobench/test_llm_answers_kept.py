@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from _fakes import CANNED_MODEL, CannedServer
 
+from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, run_task
-from scholarkg.benchmark.tasks.legobench.tasks import LGPLMTask, RPLMTask
+from scholarkg.benchmark.task import AnswerSource, BenchmarkTask
+from scholarkg.benchmark.tasks.legobench.task import LGPLMTask, RPLMTask
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.falkordb.store import FalkorDBStore
 

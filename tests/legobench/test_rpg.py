@@ -18,24 +18,24 @@ import pytest
 from _fakes import TableEmbedder
 from typer.testing import CliRunner
 
-from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_dates import fractional_year
-from scholarkg.benchmark.tasks.legobench.rpg_features import (
+from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
+from scholarkg.benchmark.tasks.legobench.rpg.dates import fractional_year
+from scholarkg.benchmark.tasks.legobench.rpg.features import (
     PAIR_FEATURES,
     GraphIndex,
     context_quality,
     pair_features,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_model import (
+from scholarkg.benchmark.tasks.legobench.rpg.model import (
     OURS_DEFAULTS,
     OURS_DEFAULTS_CONTEXT,
     PairwiseModel,
     aggregate_order,
     fit_logistic,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import PairwiseRanker, make_ranker
-from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
+from scholarkg.benchmark.tasks.legobench.rpg.pipeline import run_rpg
+from scholarkg.benchmark.tasks.legobench.rpg.rankers import PairwiseRanker, make_ranker
+from scholarkg.benchmark.tasks.legobench.rpg.training import tune_pairwise
 from scholarkg.errors import InputError, TaskNotFound
 from scholarkg.loaders.apc import read_citations, read_comparisons, read_papers
 from scholarkg.loaders.writer import write_records
@@ -477,7 +477,8 @@ def test_learned_model_is_fit_on_dev_only_and_recorded(
     assert params_rev["coef"][params_rev["features"].index("dyear")] < 0
     # the coefficients are recorded in the run's config (the one run path: run_task)
     from scholarkg.benchmark.registry import load_task
-    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.runner import run_task
+    from scholarkg.benchmark.task import AnswerSource
 
     gt = {"config": "pcn-tabs", "ground_truth": corpus_files["leaderboards"], "seed": SEED}
     rec = run_task(
@@ -609,7 +610,7 @@ def test_context_matrix_by_hand(store: FalkorDBStore) -> None:
             "IN_LEADERBOARD", "Result", "Leaderboard",
             [{"start": f"{board}/{p}", "end": board} for p in scores],
         )  # fmt: skip
-    from scholarkg.benchmark.tasks.legobench.rpg_features import context_matrix
+    from scholarkg.benchmark.tasks.legobench.rpg.features import context_matrix
 
     q = rpg.LeaderboardQuery(rpg.leaderboard_key("t", "d", "m"), "t", "d", "m")
     got = context_matrix(store, q, ["a", "b", "c"])
@@ -669,7 +670,7 @@ def test_registry_lists_what_the_rpg_code_accepts() -> None:
     """The registry is plain data (``bench list`` stays instant): it must track the code."""
     from scholarkg.benchmark.metrics.ranking import PROTOCOLS
     from scholarkg.benchmark.registry import get_task
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import RANKER_NAMES
+    from scholarkg.benchmark.tasks.legobench.rpg.rankers import RANKER_NAMES
 
     info = get_task("legobench-rpg", mode="run")
     assert info.configs == tuple(rpg.CONFIGS)

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from scholarkg.benchmark.tasks.legobench import rpg
-from scholarkg.benchmark.tasks.legobench.rpg_model import (
+from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
+from scholarkg.benchmark.tasks.legobench.rpg.model import (
     MODEL_SETS,
     PairwiseModel,
     stored_models,
     stored_params,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_training import (
+from scholarkg.benchmark.tasks.legobench.rpg.training import (
     SYNTHETIC_WORLD,
     fit_synthetic,
     write_models,
@@ -42,7 +42,7 @@ def test_stored_file_states_its_provenance() -> None:
     }
     assert prov["split"]["name"] == "dev" and prov["split"]["seed"] == SYNTHETIC_WORLD["seed"]
     assert prov["command"].startswith("scholarkg bench fit legobench-rpg")
-    assert prov["fitted_by"].endswith("rpg_training.fit_synthetic")
+    assert prov["fitted_by"].endswith("rpg.training.fit_synthetic")
     for name in MODEL_SETS:
         assert set(doc[name]) == set(rpg.CONFIGS)
         for params in doc[name].values():
@@ -54,6 +54,9 @@ def test_stored_file_states_its_provenance() -> None:
         stored_params("cn-nothing", context=False)
 
 
+# slow: generates and loads the 4,000-paper synthetic world and fits one configuration
+# (40 s here); ``bench fit --check`` (tests/legobench/test_tasks.py) is the same computation
+@pytest.mark.slow
 def test_refit_one_configuration_gives_the_stored_coefficients(
     embedded_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

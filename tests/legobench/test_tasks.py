@@ -12,15 +12,15 @@ from typer.testing import CliRunner
 
 from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
 from scholarkg.benchmark.registry import load_task, task_names
-from scholarkg.benchmark.tasks.legobench import tasks
+from scholarkg.benchmark.tasks.legobench import task as tasks
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def test_declarations_match_the_code_they_stand_for() -> None:
     assert tasks.PROTOCOLS == PROTOCOLS and tasks.MATCHERS == MATCHERS
-    from scholarkg.benchmark.tasks.legobench.rpg import CONFIGS
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import RANKER_NAMES
+    from scholarkg.benchmark.tasks.legobench.rpg.core import CONFIGS
+    from scholarkg.benchmark.tasks.legobench.rpg.rankers import RANKER_NAMES
 
     rpg = load_task("legobench-rpg")
     assert rpg.rankers == RANKER_NAMES and rpg.baseline == "pagerank"
@@ -75,6 +75,8 @@ def test_instance_ids_are_leaderboard_ids_shared_by_the_three_tasks(wstore: Falk
     assert rpg.configuration(rpg.resolve_options({}))["missing_policy"] == "bottom"
 
 
+# slow: refits one configuration on the 4,000-paper synthetic world (25-40 s here)
+@pytest.mark.slow
 def test_bench_fit_check_reproduces_one_stored_configuration(settings: Any) -> None:
     from scholarkg.cli import app
 
@@ -85,6 +87,11 @@ def test_bench_fit_check_reproduces_one_stored_configuration(settings: Any) -> N
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "same as the shipped models" in res.stdout
+
+
+def test_bench_fit_is_for_tasks_with_stored_models(settings: Any) -> None:
+    from scholarkg.cli import app
+
     res = CliRunner().invoke(app, ["bench", "fit", "legobench-rplm"])
     assert res.exit_code != 0 and "no stored models" in str(res.exception)
 
@@ -100,11 +107,12 @@ def test_bench_score_is_for_tasks_that_score_files(tmp_path: Path) -> None:
 
 
 def test_run_task_gives_the_library_pipelines_numbers(wstore: FalkorDBStore) -> None:
-    """``run_task`` + RPGTask and ``rpg_pipeline.run_rpg`` rank and score the same way."""
-    from scholarkg.benchmark.task import AnswerSource, run_task
-    from scholarkg.benchmark.tasks.legobench import rpg
-    from scholarkg.benchmark.tasks.legobench.rpg_pipeline import run_rpg
-    from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
+    """``run_task`` + RPGTask and ``rpg.pipeline.run_rpg`` rank and score the same way."""
+    from scholarkg.benchmark.runner import run_task
+    from scholarkg.benchmark.task import AnswerSource
+    from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
+    from scholarkg.benchmark.tasks.legobench.rpg.pipeline import run_rpg
+    from scholarkg.benchmark.tasks.legobench.rpg.rankers import make_ranker
 
     cfg = rpg.CONFIGS["pcn-tabs"]
     for ranker in ("date", "ours"):

@@ -27,6 +27,10 @@ from scholarkg.schema.ddl import default_schema
 from scholarkg.store import transfer
 from scholarkg.store.neo4j import dialect as neo4j_dialect
 
+# slow: one Node process loads Neo4j's analyser and lints every statement (30-80 s on the
+# shared 2-core box); `make test-marked` (CI) runs it
+pytestmark = pytest.mark.slow
+
 #: (query, parameters, expected message fragment): each must be rejected.
 NEGATIVE_CONTROLS: dict[str, tuple[str, dict, str]] = {
     # FalkorDB-only constructs leaking into the Neo4j path

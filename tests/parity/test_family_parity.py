@@ -24,7 +24,8 @@ import pytest
 from _fakes import HashEmbedder
 
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, TaskRun, run_task
+from scholarkg.benchmark.runner import TaskRun, run_task
+from scholarkg.benchmark.task import AnswerSource, BenchmarkTask
 from scholarkg.config import Settings, load_settings
 from scholarkg.loaders.steps import Step, run_steps, s2_steps
 from scholarkg.loaders.writer import write_records

@@ -78,6 +78,9 @@ def _to_ranx(r: Ranking) -> Run:
     return Run({"q": r.as_dict()})
 
 
+# slow: ranx JIT-compiles its fusion with numba on first use (20 s here, most of the module);
+# the formulas are checked by hand above in the default suite
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_agrees_with_ranx(seed: int) -> None:

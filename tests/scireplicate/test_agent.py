@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from _cli import cli_ok
 
-from scholarkg.benchmark.task import AnswerSource, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.scireplicate.agent import final_code
 from scholarkg.benchmark.tasks.scireplicate.lookups import MASK
 from scholarkg.benchmark.tasks.scireplicate.task import ScireplicateTask

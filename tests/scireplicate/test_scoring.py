@@ -14,8 +14,10 @@ import pytest
 from _cli import cli_ok
 
 from scholarkg.benchmark.metrics.code import strip_comments
+from scholarkg.benchmark.outputs import metrics_payload
 from scholarkg.benchmark.registry import load_task
-from scholarkg.benchmark.task import AnswerSource, metrics_payload, run_task
+from scholarkg.benchmark.runner import run_task
+from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.scireplicate.scoring import answer_function, exact_text_matches
 from scholarkg.benchmark.tasks.scireplicate.task import ScireplicateTask
 from scholarkg.commands.common import store_session
@@ -331,7 +333,7 @@ def test_thread_limited_encoder_restores_torch_threads() -> None:
 
 def test_task_flags_parse_for_bench_score() -> None:
     """The flags ``bench score scireplicate ...`` passes through to the task."""
-    from scholarkg.benchmark.task import parse_task_args
+    from scholarkg.commands.task_args import parse_task_args
 
     task = ScireplicateTask()
     given = parse_task_args(

@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import math
 import re
-import unicodedata
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from scipy.stats import kendalltau
 
 from scholarkg.benchmark.metrics._common import mean_defined, scores_to_dict
 from scholarkg.errors import InputError
+from scholarkg.textnorm import normalize_text
 
 PROTOCOLS: tuple[str, ...] = ("clean", "legobench-paper")
 MATCHERS: tuple[str, ...] = ("substring", "normalized", "line")
@@ -108,17 +108,13 @@ _QUOTES = "\"'`“”‘’«»"
 
 
 def normalize_title(text: str) -> str:
-    """``normalized`` matcher key: NFKC, casefold, punctuation and markup → space, collapse spaces.
+    """``normalized`` matcher key: the ids' title key (:func:`scholarkg.textnorm.normalize_text`:
+    NFKC, casefold, punctuation → space, collapse spaces), with ``_`` a space too, since an
+    LLM's Markdown marks titles with ``__`` as often as with ``**``.
 
     Used for both titles and answers, so offsets in the normalised answer still order titles.
     """
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.replace("**", " ").replace("__", " ")
-    out = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        out.append(" " if cat[0] in "PSZC" else ch)  # punctuation, symbols, separators, control
-    return _WS.sub(" ", "".join(out)).strip()
+    return _WS.sub(" ", normalize_text(text).replace("_", " ")).strip()
 
 
 def clean_line(line: str) -> str:

@@ -8,7 +8,7 @@ fitted on the other queries) are ones that cannot rank a query alone.
 
 Text rankers (``rankers.bm25``, ``rankers.dense``, ``rankers.fusion``) and rankers that read the
 graph (``StoreRanker``: ``rankers.pagerank`` for (personalized) PageRank, LEGOBench RPG's in
-``tasks/legobench/rpg_rankers.py``) share it, so every ranking records the ranker's name,
+``tasks/legobench/rpg/rankers.py``) share it, so every ranking records the ranker's name,
 parameters and time. Import the concrete rankers from their modules: the dense ranker pulls in
 the embedding service, and BM25 bm25s, which code that only needs the ``Ranking`` record should
 not pay for.

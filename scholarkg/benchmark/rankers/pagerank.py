@@ -9,7 +9,7 @@ already cites"). Seeds join the subgraph so the walk can start from them, but on
 are ranked. Like every :class:`~.base.Ranker`, each :class:`~.base.Ranking` records the
 ranker's name, parameters and time; ties follow the candidate order.
 
-LEGOBench RPG's baseline (``tasks/legobench/rpg_rankers.PageRankRanker``) is this computation
+LEGOBench RPG's baseline (``tasks/legobench/rpg/rankers.PageRankRanker``) is this computation
 with its own candidate retrieval and encoder edge weights.
 """
 

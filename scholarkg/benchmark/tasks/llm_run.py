@@ -4,7 +4,7 @@ RPLM and LGPLM (and later LLM tasks) differ in how they build instances and scor
 but not in this: exactly one answer source (a model client, or predictions imported from a
 file in the task's declared :class:`~.predictions.PredictionFormat`), answers aligned with
 the instance ids, usage and provenance for the run config. Nothing here knows what an
-instance is; the run itself is finished by :func:`scholarkg.benchmark.task.run_task`.
+instance is; the run itself is finished by :func:`scholarkg.benchmark.runner.run_task`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord, RunRegistry
-    from scholarkg.benchmark.task import StageProgress
     from scholarkg.services.llm import LLMClient
     from scholarkg.store.base import GraphStore
 
@@ -191,10 +190,11 @@ def run_llm_task(
     record_in_graph: bool,
     progress: StageProgress | None,
 ) -> RunRecord:
-    """Run an LLM ``task`` through :func:`~scholarkg.benchmark.task.run_task` (the one run
+    """Run an LLM ``task`` through :func:`~scholarkg.benchmark.runner.run_task` (the one run
     path) with answers from ``client`` or imported from ``predictions_path`` (exactly one);
     what the tasks' ``run_<task>`` conveniences share."""
-    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.runner import run_task
+    from scholarkg.benchmark.task import AnswerSource
 
     check_answer_source(client, predictions_path)
     if client is not None:

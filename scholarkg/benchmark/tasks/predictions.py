@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scholarkg.benchmark.task import PredictionFormat
+from scholarkg.benchmark.task import PredictionFormat as PredictionFormat
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
 from scholarkg.textio import iter_jsonl

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from scholarkg import __version__
 from scholarkg.errors import InputError, StoreError
-from scholarkg.store.falkordb.persistence import AOF_DIR, RDB_FILE, bgsave_and_wait
+from scholarkg.store.falkordb.persistence import (
+    AOF_DIR,
+    RDB_FILE,
+    bgsave_and_wait,
+    redis_command,
+)
 from scholarkg.store.falkordb.server import graph_totals, incomplete_graphs
 from scholarkg.textio import atomic_write_text, sha256_file
 
@@ -183,7 +188,7 @@ def read_backup_manifest(directory: Path) -> dict[str, Any]:
 
 def _all_counts(client: redis.Redis) -> dict[str, dict[str, int]]:
     """``{graph: {"nodes": n, "relationships": m}}`` of every graph on the server."""
-    graphs = sorted(str(g) for g in client.execute_command("GRAPH.LIST"))
+    graphs = sorted(str(g) for g in redis_command(client, "GRAPH.LIST"))
     return {g: graph_totals(client, g) for g in graphs}
 
 

@@ -680,8 +680,8 @@ class _Parser:
                         line=lineno,
                         field="start" if not start else "end",
                     )
-                props = {h: _infer_cell(row[i]) for i, h in extra} if extra else None
-                yield lineno, start, end, props
+                cells = {h: _infer_cell(row[i]) for i, h in extra} if extra else None
+                yield lineno, start, end, cells
 
 
 # -- sending -----------------------------------------------------------------------------

@@ -80,6 +80,12 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
+def redis_command(client: redis.Redis, *args: Any) -> Any:
+    """``client.execute_command(*args)``, typed: redis-py leaves that method unannotated."""
+    command: Callable[..., Any] = client.execute_command
+    return command(*args)
+
+
 def persistence_info(client: redis.Redis) -> dict[str, Any]:
     """``INFO persistence`` (answered even while the server is loading)."""
     return dict(client.info("persistence"))
@@ -138,7 +144,7 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
     before = int(info.get("aof_rewrites", 0))
     t0 = time.monotonic()
     try:
-        client.execute_command("BGREWRITEAOF")
+        redis_command(client, "BGREWRITEAOF")
     except redis.exceptions.ResponseError as err:  # lost a race with an automatic rewrite
         if "already in progress" not in str(err):
             raise ServerError(f"BGREWRITEAOF failed: {err}") from err

@@ -68,6 +68,7 @@ from scholarkg.store.falkordb.persistence import (
     compact_aof,
     disk_usage,
     persistence_info,
+    redis_command,
     wait_persistence,
 )
 from scholarkg.store.process import CHILDREN as _CHILDREN
@@ -225,7 +226,7 @@ def graph_totals(client: redis.Redis, graph: str) -> dict[str, int]:
 
     out: dict[str, int] = {}
     for key, query in dialect.graph_total_queries().items():
-        reply = client.execute_command("GRAPH.RO_QUERY", graph, query)
+        reply = redis_command(client, "GRAPH.RO_QUERY", graph, query)
         out[key] = int(reply[1][0][0]) if reply[1] else 0
     return out
 
@@ -542,7 +543,7 @@ class EmbeddedServer:
     @staticmethod
     def _module_versions(client: redis.Redis) -> dict[str, str]:
         out: dict[str, str] = {}
-        for mod in client.execute_command("MODULE", "LIST"):
+        for mod in redis_command(client, "MODULE", "LIST"):
             entry = mod if isinstance(mod, dict) else dict(zip(mod[::2], mod[1::2], strict=False))
             if entry.get("name") == "graph":
                 ver = int(entry.get("ver", 0))
@@ -665,7 +666,7 @@ class EmbeddedServer:
         client.config_set("appendonly", "yes")
         info = wait_persistence(
             client,
-            lambda i: int(i.get("aof_enabled", 0)) and aof_rewrite_idle(i),
+            lambda i: bool(int(i.get("aof_enabled", 0))) and aof_rewrite_idle(i),
             3600.0,
             "creating the AOF from dump.rdb",
         )
@@ -690,7 +691,7 @@ class EmbeddedServer:
         if logged > REWRITE_AFTER_START_BYTES and not int(info["aof_rewrite_in_progress"]):
             log.info("rewriting %d bytes of replayed log in the background", logged)
             with contextlib.suppress(Exception):  # an automatic rewrite may have started
-                client.execute_command("BGREWRITEAOF")
+                redis_command(client, "BGREWRITEAOF")
 
     def _stop_quietly(self) -> None:
         with contextlib.suppress(Exception):

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,21 @@ if TYPE_CHECKING:
     from scholarkg.store.base import ExploreResult
 
 log = logging.getLogger(__name__)
+
+_LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows its state"
+
+
+@contextmanager
+def _server_lost_is_server_error() -> Iterator[None]:
+    """A dropped or refused connection (the server died or was stopped) as ``ServerError``:
+    every call that reaches the server goes through this, so a server lost midway is one
+    clear error wherever it happens, never redis' own exception."""
+    import redis
+
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
+        raise ServerError(_LOST.format(err=err)) from err
 
 
 #: Internal-id window per edge-export query: big enough that round trips do not dominate,
@@ -141,24 +157,20 @@ class FalkorDBStore(BatchWriteStore):
         import redis
 
         check_params(params)
-        try:
-            return self._g.query(query, dict(params) if params else None)
-        except redis.exceptions.ResponseError as err:
-            raise dialect.cypher_error(err, query) from err
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-            raise ServerError(
-                f"lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows its state"
-            ) from err
+        with _server_lost_is_server_error():
+            try:
+                return self._g.query(query, dict(params) if params else None)
+            except redis.exceptions.ResponseError as err:
+                raise dialect.cypher_error(err, query) from err
 
     def _command(self, *args: Any) -> Any:
         import redis
 
-        try:
-            return self.db.connection.execute_command(*args)
-        except redis.exceptions.ResponseError as err:
-            raise StoreError(f"FalkorDB {args[0]} failed: {err}") from err
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-            raise ServerError(f"lost the embedded FalkorDB server ({err})") from err
+        with _server_lost_is_server_error():
+            try:
+                return self.db.connection.execute_command(*args)
+            except redis.exceptions.ResponseError as err:
+                raise StoreError(f"FalkorDB {args[0]} failed: {err}") from err
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         res = self._query(query, params)
@@ -187,7 +199,9 @@ class FalkorDBStore(BatchWriteStore):
         """
         if label in self._key_indexed:
             return
-        if not dialect.has_index(dialect.list_indexes(self._g), label, "id", "RANGE"):
+        with _server_lost_is_server_error():
+            indexes = dialect.list_indexes(self._g)
+        if not dialect.has_index(indexes, label, "id", "RANGE"):
             try:
                 self._query(dialect.range_index_ddl(label, "id"))
             except StoreError as err:  # a concurrent writer created it first
@@ -258,9 +272,10 @@ class FalkorDBStore(BatchWriteStore):
         spec = schema or default_schema()
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
-        steps = dialect.plan_schema(
-            spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
-        )
+        with _server_lost_is_server_error():
+            steps = dialect.plan_schema(
+                spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
+            )
         created: list[str] = []
         for step in steps:
             if step.kind == "range":
@@ -280,7 +295,8 @@ class FalkorDBStore(BatchWriteStore):
                 self._query(dialect.vector_index_ddl(vec))
             created.append(step.describe())
         if steps:
-            dialect.await_indexes(self._g)
+            with _server_lost_is_server_error():
+                dialect.await_indexes(self._g)
         if steps and compact:
             # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
             # (the replay of the second one fails), and queries replayed after a crash
@@ -290,11 +306,12 @@ class FalkorDBStore(BatchWriteStore):
 
     def ensure_vector_index(self, index: VectorIndex) -> None:
         self._vector_props.add(index.property)
-        if not dialect.has_index(
-            dialect.list_indexes(self._g), index.label, index.property, "VECTOR"
-        ):
+        with _server_lost_is_server_error():
+            indexes = dialect.list_indexes(self._g)
+        if not dialect.has_index(indexes, index.label, index.property, "VECTOR"):
             self._query(dialect.vector_index_ddl(index))
-            dialect.await_indexes(self._g)
+            with _server_lost_is_server_error():
+                dialect.await_indexes(self._g)
 
     # -- search ------------------------------------------------------------------------
     def fulltext(
@@ -558,7 +575,7 @@ class FalkorDBStore(BatchWriteStore):
                 ) from err
             raise dialect.cypher_error(err, query) from err
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-            raise ServerError(f"lost the embedded FalkorDB server ({err})") from err
+            raise ServerError(_LOST.format(err=err)) from err
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
         out.truncated = len(res.result_set) > row_limit
@@ -585,7 +602,10 @@ class FalkorDBStore(BatchWriteStore):
         if not self._exists():
             return []
         rows: list[dict[str, Any]] = []
-        for info in dialect.list_indexes(self._g):
+        with _server_lost_is_server_error():
+            indexes = dialect.list_indexes(self._g)
+            constraints = dialect.list_constraints(self._g)
+        for info in indexes:
             for prop, kinds in sorted(info.types.items()):
                 rows.append(
                     {
@@ -596,7 +616,7 @@ class FalkorDBStore(BatchWriteStore):
                         "state": info.status,
                     }
                 )
-        for ctype, label, props, status in dialect.list_constraints(self._g):
+        for ctype, label, props, status in constraints:
             rows.append(
                 {
                     "label": label,

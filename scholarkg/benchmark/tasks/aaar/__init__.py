@@ -2,8 +2,8 @@
 
 ``eqinfer``, ``expdesign``, ``weakness`` and ``reviewcritique`` hold one task each;
 ``scoring`` the pure scoring (percent as published), ``predictions`` the readers of released
-result folders and JSONL, ``common`` what the tasks share. Definitions: the AAAR-1.0 paper (Lou et
-al., arXiv 2410.22394).
+result folders and JSONL, ``task`` the base class the four share. Definitions: the AAAR-1.0
+paper (Lou et al., arXiv 2410.22394).
 
 ``FAMILY`` declares the family (tasks, load commands, schema part, demo steps, datasets,
 saved queries); the catalog ``scholarkg.families`` lists it.

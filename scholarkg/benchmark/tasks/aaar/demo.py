@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from functools import partial
+from typing import TYPE_CHECKING
 
-from scholarkg.demo import DemoContext, family_runs, run_steps_into, shared_arxiv_ids
+if TYPE_CHECKING:
+    from scholarkg.benchmark.demo_context import DemoContext
+
+from functools import partial
 
 
 def load_and_answer(ctx: DemoContext) -> None:
@@ -14,7 +17,7 @@ def load_and_answer(ctx: DemoContext) -> None:
     from scholarkg.synthetic.aaar import write_synthetic
 
     t = ctx.step("AAAR-1.0 + ReviewCritique: ExpDesign, copy-input vs the model")
-    shared = shared_arxiv_ids(ctx)[:2]
+    shared = ctx.shared_arxiv_ids()[:2]
     data = write_synthetic(ctx.out_dir / "aaar", n_expdesign=3, expdesign_ids=shared)
     steps = [
         Step(f"aaar {task}", path, f"aaar-{task}", partial(aaar_groups, task, path))
@@ -22,10 +25,10 @@ def load_and_answer(ctx: DemoContext) -> None:
     ]
     rc = data.reviewcritique
     steps.append(Step("reviewcritique", rc, "reviewcritique", lambda: reviewcritique_groups(rc)))
-    run_steps_into(ctx, steps, batch_size=200)
+    ctx.load(steps, batch_size=200)
     ctx.console.print(f"  loaded {data.root} (EqInfer, ExpDesign, Weakness, ReviewCritique)")
     if not ctx.with_llm:
-        family_runs(ctx, "aaar-expdesign", ("copy-input",), {})
+        ctx.run_family("aaar-expdesign", ("copy-input",), {})
         ctx.console.print("  (--no-llm: the model run is skipped; only the baseline ran)")
         ctx.done(t)
         return
@@ -38,7 +41,7 @@ def load_and_answer(ctx: DemoContext) -> None:
         LLMClient(server.base_url, None, timeout=600.0) as client,
     ):
         sources = ("copy-input", AnswerSource.model(client))
-        family_runs(ctx, "aaar-expdesign", sources, opts, limit=2)
+        ctx.run_family("aaar-expdesign", sources, opts, limit=2)
     ctx.console.print(
         "  (2 papers, 300 words of context, 96 tokens per answer: SmolLM2-135M on CPU; "
         "EqInfer, Weakness and ReviewCritique are loaded but not run here, to keep the "

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.benchmark.metrics.stats import PairedTestResult, paired_test
-from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, TaskRun, run_task
+from scholarkg.benchmark.runner import TaskRun, run_task
+from scholarkg.benchmark.task import AnswerSource, BenchmarkTask
 
 if TYPE_CHECKING:
     from scholarkg.store.base import GraphStore

@@ -27,15 +27,15 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.aaar.common import (
+from scholarkg.benchmark.tasks.aaar.predictions import read_eqinfer_predictions
+from scholarkg.benchmark.tasks.aaar.scoring import score_eqinfer
+from scholarkg.benchmark.tasks.aaar.task import (
     AaarTaskBase,
     file_models,
     head_words,
     match_ids,
     tail_words,
 )
-from scholarkg.benchmark.tasks.aaar.predictions import read_eqinfer_predictions
-from scholarkg.benchmark.tasks.aaar.scoring import score_eqinfer
 from scholarkg.errors import InputError
 from scholarkg.textio import atomic_write_text
 

@@ -31,7 +31,12 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.aaar.common import (
+from scholarkg.benchmark.tasks.aaar.predictions import (
+    ExpDesignPrediction,
+    read_expdesign_predictions,
+)
+from scholarkg.benchmark.tasks.aaar.scoring import score_expdesign
+from scholarkg.benchmark.tasks.aaar.task import (
     MODEL_OPTIONS,
     RELATED_OPTIONS,
     SIMILARITY_OPTION,
@@ -40,11 +45,6 @@ from scholarkg.benchmark.tasks.aaar.common import (
     head_words,
     match_ids,
 )
-from scholarkg.benchmark.tasks.aaar.predictions import (
-    ExpDesignPrediction,
-    read_expdesign_predictions,
-)
-from scholarkg.benchmark.tasks.aaar.scoring import score_expdesign
 
 if TYPE_CHECKING:
     from scholarkg.store.base import GraphStore

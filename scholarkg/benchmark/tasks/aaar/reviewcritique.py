@@ -29,13 +29,6 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.aaar.common import (
-    MODEL_OPTIONS,
-    RELATED_OPTIONS,
-    AaarTaskBase,
-    file_models,
-    head_words,
-)
 from scholarkg.benchmark.tasks.aaar.predictions import (
     ReviewPrediction,
     read_reviewcritique_predictions,
@@ -47,6 +40,13 @@ from scholarkg.benchmark.tasks.aaar.scoring import (
     PredictedReview,
     combine,
     score_reviewcritique,
+)
+from scholarkg.benchmark.tasks.aaar.task import (
+    MODEL_OPTIONS,
+    RELATED_OPTIONS,
+    AaarTaskBase,
+    file_models,
+    head_words,
 )
 from scholarkg.errors import InputError
 

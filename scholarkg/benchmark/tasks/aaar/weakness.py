@@ -28,7 +28,9 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.aaar.common import (
+from scholarkg.benchmark.tasks.aaar.predictions import read_weakness_predictions
+from scholarkg.benchmark.tasks.aaar.scoring import score_weakness
+from scholarkg.benchmark.tasks.aaar.task import (
     MODEL_OPTIONS,
     RELATED_OPTIONS,
     SIMILARITY_OPTION,
@@ -38,8 +40,6 @@ from scholarkg.benchmark.tasks.aaar.common import (
     match_ids,
     split_words,
 )
-from scholarkg.benchmark.tasks.aaar.predictions import read_weakness_predictions
-from scholarkg.benchmark.tasks.aaar.scoring import score_weakness
 
 if TYPE_CHECKING:
     from scholarkg.store.base import GraphStore

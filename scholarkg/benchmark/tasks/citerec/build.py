@@ -118,7 +118,16 @@ def build_recommender(
         # the RRF hybrid plus the encoder's ranking: the text signal that BM25's exact term
         # match misses (paraphrased contexts); costs one corpus encoding per run
         return HybridRanker([parts[0], dense(), parts[1], parts[2]], depth=depth, name=name)
-    return LearnedFusion(*parts, PopularityRanker(proj), papers, depth=depth)
+    bm25_part, ppr_part, cocitation_part, coupling_part = parts
+    return LearnedFusion(
+        bm25_part,
+        ppr_part,
+        cocitation_part,
+        coupling_part,
+        PopularityRanker(proj),
+        papers,
+        depth=depth,
+    )
 
 
 class _PopularityOverBM25(ContextRanker):

@@ -39,6 +39,7 @@ from scholarkg.benchmark.task import (
     BenchmarkTask,
     Instance,
     ReportLayout,
+    Score,
     StageProgress,
     TaskMetric,
     TaskOption,
@@ -200,14 +201,16 @@ class CiteRecTask(BenchmarkTask):
         qrels = {i.id: {i.data["gold"]: 1.0} for i in instances}
         run = {i.id: list(answers.by_instance.get(i.id, [])) for i in instances}
         res = evaluate(qrels, run, list(_IR_NAMES.values()), on_unknown="ignore")
-        per = {q: {m: v[_IR_NAMES[m]] for m in METRICS} for q, v in res.per_query.items()}
-        aggregate = {m: res.aggregate[_IR_NAMES[m]] for m in METRICS}
+        per: dict[str, dict[str, Score]] = {
+            q: {m: v[_IR_NAMES[m]] for m in METRICS} for q, v in res.per_query.items()
+        }
+        aggregate: dict[str, Score] = {m: res.aggregate[_IR_NAMES[m]] for m in METRICS}
         groups: dict[str, list[str]] = defaultdict(list)
         for i in instances:
             for label in i.data.get("classes", []):
                 groups[label].append(i.id)
-        classes = {
-            label: {m: sum(per[q][m] for q in ids) / len(ids) for m in METRICS}
+        classes: dict[str, dict[str, Score]] = {
+            label: {m: sum(res.per_query[q][_IR_NAMES[m]] for q in ids) / len(ids) for m in METRICS}
             for label, ids in sorted(groups.items())
         }
         n = {m: len(instances) for m in METRICS}

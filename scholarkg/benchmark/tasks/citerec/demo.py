@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from scholarkg.demo import DemoContext, family_runs, run_steps_into, shared_arxiv_ids
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.demo_context import DemoContext
 
 
 def load_and_rank(ctx: DemoContext) -> None:
@@ -12,12 +15,12 @@ def load_and_rank(ctx: DemoContext) -> None:
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     t = ctx.step("citation recommendation: synthetic S2 world, BM25 vs ours")
-    shared = shared_arxiv_ids(ctx)
+    shared = ctx.shared_arxiv_ids()
     files = write_world(generate(ctx.n_citerec, seed=13, arxiv_ids=shared), ctx.out_dir / "s2")
     report, lookup = SkipReport(), corpus_lookup(ctx.store)
     steps = s2_steps(files, report, lookup)
-    run_steps_into(ctx, steps, batch_size=2_000)
+    ctx.load(steps, batch_size=2_000)
     ctx.console.print(f"  loaded {ctx.out_dir / 's2'} ({ctx.n_citerec} papers, S2 layout)")
     opts = {"projection_cache": str(ctx.out_dir / "s2" / "projection")}
-    family_runs(ctx, "citerec", ("bm25", "hybrid-learned"), opts)
+    ctx.run_family("citerec", ("bm25", "hybrid-learned"), opts)
     ctx.done(t)

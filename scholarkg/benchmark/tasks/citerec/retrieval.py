@@ -48,6 +48,7 @@ from typing import Any
 
 from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.metrics.trec import write_run
+from scholarkg.benchmark.outputs import metrics_payload
 from scholarkg.benchmark.rankers.base import Ranker
 from scholarkg.benchmark.task import (
     Answers,
@@ -59,7 +60,6 @@ from scholarkg.benchmark.task import (
     TaskMetric,
     TaskOption,
     TaskResult,
-    metrics_payload,
 )
 from scholarkg.errors import InputError
 from scholarkg.schema.citerec import beir_source, collection_id

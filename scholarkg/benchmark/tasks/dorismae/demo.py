@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from scholarkg.demo import DemoContext, family_runs, shared_arxiv_ids
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.demo_context import DemoContext
 
 
 def load_and_rank(ctx: DemoContext) -> None:
@@ -11,11 +14,11 @@ def load_and_rank(ctx: DemoContext) -> None:
     from scholarkg.synthetic.dorismae import SyntheticDoris, write_json
 
     t = ctx.step("DORIS-MAE: synthetic queries and abstracts, BM25 vs ours")
-    shared = shared_arxiv_ids(ctx)
+    shared = ctx.shared_arxiv_ids()
     world = SyntheticDoris(n_queries=6, pool_size=16, n_background=20, arxiv_ids=shared)
     (ctx.out_dir / "dorismae").mkdir(parents=True, exist_ok=True)
     path = write_json(world, ctx.out_dir / "dorismae" / "DORIS-MAE_dataset_v1.json")
     written = write_records(ctx.store, DorisReader(path).records(), batch_size=2_000)
     ctx.console.print(f"  loaded {path} ({written.records} records); shared papers: {shared}")
-    family_runs(ctx, "dorismae", ("bm25", "aspect-bm25"), {"task": "full"})
+    ctx.run_family("dorismae", ("bm25", "aspect-bm25"), {"task": "full"})
     ctx.done(t)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scholarkg.benchmark.task import PublishedRow, ReportLayout, published_rows
+from scholarkg.benchmark.outputs import published_rows
+from scholarkg.benchmark.task import PublishedRow, ReportLayout
 
 
 def published_for(layout: ReportLayout, configuration: Mapping[str, Any]) -> list[PublishedRow]:

@@ -268,9 +268,9 @@ class DorisMaeTask(BenchmarkTask):
             trials = int(source.params.get("trials", options["trials"]))
             if trials < 1:
                 raise InputError("trials must be >= 1", field="trials")
-            ranker = R.UpstreamRandomRanker(seed=0)
+            random_ranker = R.UpstreamRandomRanker(seed=0)
             by = {
-                i.id: ranker.rank(
+                i.id: random_ranker.rank(
                     i.data["text"], len(i.data["pool"]), candidates=i.data["pool"]
                 ).ids
                 for i in instances
@@ -278,7 +278,7 @@ class DorisMaeTask(BenchmarkTask):
             return Answers(
                 by,
                 source,
-                params={**ranker.params, "trials": trials},
+                params={**random_ranker.params, "trials": trials},
                 extra={"run.trec": "trial 0 (seed 0)"},
             )
         built = RankerKit(store, instances, source, options, progress)
@@ -363,7 +363,7 @@ class DorisMaeTask(BenchmarkTask):
         intervals: dict[str, tuple[float, float]] = {}
         n: dict[str, int] = {}
         for ours in METRIC_NAMES:
-            col = [v[ours] for v in per_instance.values() if v[ours] is not None]
+            col = [value for v in per_instance.values() if (value := v[ours]) is not None]
             n[ours] = len(col)
             aggregate[ours] = float(np.mean(col)) if col else None
             if col:
@@ -373,12 +373,18 @@ class DorisMaeTask(BenchmarkTask):
     def results_table(self, result: TaskResult, source: str, options: Mapping[str, Any]) -> str:
         """The shared layout table, with DORIS-MAE's rule for published rows: a row that names
         no query set is the paper's full-set number, shown only for a run on every query."""
-        from scholarkg.benchmark.task import layout_table
+        from scholarkg.benchmark.outputs import layout_table
         from scholarkg.benchmark.tasks.dorismae.table import published_for
 
         configuration = self.configuration(options)
         published = published_for(self.layout, configuration)
-        return layout_table(self.layout, [(source, result)], configuration, published=published)
+        return layout_table(
+            self.layout,
+            [(source, result)],
+            configuration,
+            decimals=self.decimals(),
+            published=published,
+        )
 
     def write_outputs(
         self,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from scholarkg.family import Family, PaperReach
 from scholarkg.schema.spec import LookupIndex, SchemaPart
 
-_TASKS = "scholarkg.benchmark.tasks.legobench.tasks"
+_TASKS = "scholarkg.benchmark.tasks.legobench.task"
 _LOAD = "scholarkg.commands.load_legobench"
 _DEMO = "scholarkg.benchmark.tasks.legobench.demo"
 

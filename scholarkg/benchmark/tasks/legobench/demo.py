@@ -1,12 +1,16 @@
 """LEGOBench in ``scholarkg demo``: the synthetic world in the real file formats, loaded;
 Cypher, a leaderboard, embeddings, RPG baseline vs ours, and the LLM tasks on a local model.
 
-Its leaderboard papers are the ones the other families' demo corpora share (``shared_arxiv_ids``).
+Its leaderboard papers are the ones the other families' demo corpora share
+(``ctx.shared_arxiv_ids()``).
 """
 
 from __future__ import annotations
 
-from scholarkg.demo import DEMO_GRAPH, DemoContext, run_steps_into
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.demo_context import DemoContext
 
 
 def load_corpus(ctx: DemoContext) -> None:
@@ -22,11 +26,11 @@ def load_corpus(ctx: DemoContext) -> None:
     ctx.done(t)
 
     t = ctx.step("load: Papers with Code dumps, paper collection, ground truth")
-    from scholarkg.console import print_summary
     from scholarkg.loaders.pwc import PwcReport
     from scholarkg.loaders.steps import synthetic_steps
+    from scholarkg.loaders.summary import print_summary
 
-    load_summary = run_steps_into(ctx, synthetic_steps(files, PwcReport()), batch_size=2_000)
+    load_summary = ctx.load(synthetic_steps(files, PwcReport()), batch_size=2_000)
     print_summary(load_summary, title="loaded into graph 'demo'", out=ctx.console)
     ctx.done(t)
 
@@ -60,7 +64,7 @@ def leaderboard(ctx: DemoContext) -> None:
         out=ctx.console,
     )
     ctx.console.print(
-        f'  CLI: scholarkg --graph {DEMO_GRAPH} leaderboard show --task "{board["task"]}" '
+        f'  CLI: scholarkg --graph {ctx.graph} leaderboard show --task "{board["task"]}" '
         f'--dataset "{board["dataset"]}" --metric "{board["metric"]}"',
         highlight=False,
     )
@@ -102,8 +106,9 @@ def embed(ctx: DemoContext) -> None:
 
 def rpg(ctx: DemoContext) -> None:
     from scholarkg.benchmark.registry import load_task
+    from scholarkg.benchmark.runner import run_task
     from scholarkg.benchmark.runs import RunRegistry, compare_runs
-    from scholarkg.benchmark.task import AnswerSource, run_task
+    from scholarkg.benchmark.task import AnswerSource
     from scholarkg.console import print_rows
 
     t = ctx.step("LEGOBench RPG: the paper's PageRank baseline vs our ranker")

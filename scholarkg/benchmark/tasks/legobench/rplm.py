@@ -22,7 +22,7 @@ paper titles in random order and asks for the titles best first. The pieces:
   workbook).
 * **Scores**: ``evaluate_ranked_lists`` with protocol ``clean`` or ``legobench-paper``.
 * **Run**: :class:`~.tasks.RPLMTask` declares the task (metrics, units, options) and
-  :func:`~scholarkg.benchmark.task.run_task` records it like every task: the run file, the
+  :func:`~scholarkg.benchmark.runner.run_task` records it like every task: the run file, the
   ``:Run`` node and each answer as ``(:Run)-[:ANSWERED {text}]->(:Leaderboard)``.
   :func:`scholarkg.benchmark.tasks.legobench.run.run_rplm` is that call for Python users.
 """

@@ -1,7 +1,7 @@
 """RPLM and LGPLM runs for Python callers, and the demo's showing of both.
 
 ``scholarkg bench run legobench-rplm`` / ``legobench-lgplm`` make the same calls. These sit
-above the task classes (``tasks.py``), which in turn use the instance builders and scorers in
+above the task classes (``task.py``), which in turn use the instance builders and scorers in
 ``rplm.py`` / ``lgplm.py``, so the imports run one way only.
 """
 
@@ -15,7 +15,7 @@ from scholarkg.benchmark.runs import RunRecord, RunRegistry
 from scholarkg.benchmark.task import StageProgress
 from scholarkg.benchmark.tasks.legobench.lgplm import LGPLMSettings
 from scholarkg.benchmark.tasks.legobench.rplm import RPLMSettings
-from scholarkg.benchmark.tasks.legobench.tasks import LGPLMTask, RPLMTask
+from scholarkg.benchmark.tasks.legobench.task import LGPLMTask, RPLMTask
 from scholarkg.benchmark.tasks.llm_run import run_llm_task
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def run_rplm(
     record_in_graph: bool = True,
     progress: StageProgress | None = None,
 ) -> RunRecord:
-    """RPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
+    """RPLM through :func:`~scholarkg.benchmark.runner.run_task` (the one run path): build
     instances from the graph, answer with ``client`` or import ``predictions_path``, score,
     record. A convenience for Python callers; ``scholarkg bench run legobench-rplm`` is the
     same call."""
@@ -73,7 +73,7 @@ def run_lgplm(
     record_in_graph: bool = True,
     progress: StageProgress | None = None,
 ) -> RunRecord:
-    """LGPLM through :func:`~scholarkg.benchmark.task.run_task` (the one run path): build
+    """LGPLM through :func:`~scholarkg.benchmark.runner.run_task` (the one run path): build
     instances, answer with ``client`` or import ``predictions_path`` (JSONL ``{"id",
     "answer"}`` or a released ``*_ldb`` workbook), score, record. Metrics are percentages:
     ``MR``, ``MP``, ``SP_generated`` (correct scores / generated methods, paper §3.4) and

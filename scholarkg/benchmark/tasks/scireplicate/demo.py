@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from scholarkg.demo import DemoContext, family_runs, run_steps_into, shared_arxiv_ids
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scholarkg.benchmark.demo_context import DemoContext
 
 
 def load_and_score(ctx: DemoContext) -> None:
@@ -17,7 +20,7 @@ def load_and_score(ctx: DemoContext) -> None:
     )
 
     t = ctx.step("SciReplicate-Bench: imported code, a wrong-answer floor vs oracle")
-    shared = shared_arxiv_ids(ctx)[2:3]
+    shared = ctx.shared_arxiv_ids()[2:3]
     root = ctx.out_dir / "scireplicate"
     data = write_benchmark(root, generate(2, 4, seed=7, arxiv_ids=shared), seed=7)
     report = ScireplicateReport()
@@ -29,11 +32,11 @@ def load_and_score(ctx: DemoContext) -> None:
             repos_dir=repos if repos.is_dir() else None, report=report,
         ),
     )  # fmt: skip
-    run_steps_into(ctx, [step], batch_size=8)
+    ctx.load([step], batch_size=8)
     files = write_reference_predictions(data, root)
     ctx.console.print(f"  loaded {data}; predictions: {', '.join(map(str, files.values()))}")
     sources = tuple(AnswerSource.predictions(p) for p in files.values())
-    family_runs(ctx, "scireplicate", sources, {"judge": "embedding"})
+    ctx.run_family("scireplicate", sources, {"judge": "embedding"})
     ctx.console.print(
         "  (imported answers: another task's reference code as a floor, the reference code as "
         "the ceiling; the ReAct agent on the 135M model is skipped, it needs several calls "

@@ -17,7 +17,6 @@ fence is removed first (released ``FormatCode``).
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import textwrap
@@ -244,8 +243,8 @@ def score_answers(
     if judge == "embedding":
         need: list[str] = []
         for uid, gen in gen_graphs.items():
-            if (found := exact_text_matches(ref_graphs[uid].texts, gen.texts)) is not None:
-                exact[uid] = found
+            if (same := exact_text_matches(ref_graphs[uid].texts, gen.texts)) is not None:
+                exact[uid] = same
             else:
                 need += [*ref_graphs[uid].texts, *gen.texts]
         if need:
@@ -356,20 +355,3 @@ def score_answers(
             row["exec"] = None if outcome is None else float(outcome)
         per_task[spec.uid] = row
     return aggregate, per_task, counts
-
-
-def dump_answers(path: Path, specs: Sequence[TaskSpec], answers: Mapping[str, Any]) -> None:
-    """Write answers back as the predictions JSONL (``paper_id``, ``task_id``, ``code``)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for spec in specs:
-            if spec.uid in answers:
-                fh.write(
-                    json.dumps(
-                        {
-                            "paper_id": spec.paper_index,
-                            "task_id": spec.task_index,
-                            "code": answers[spec.uid],
-                        }
-                    )
-                    + "\n"
-                )

@@ -277,9 +277,10 @@ class ScireplicateTask(BenchmarkTask):
         from scholarkg.config import load_settings
 
         cache = load_settings().cache_dir if options["embedding_cache"] else None
-        return step_encoder(
+        encoder: Encoder = step_encoder(
             options["embedding_backend"], cache_dir=cache, threads=options["embedding_threads"]
         )
+        return encoder
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
         keys = ["judge", "match_threshold", "execute", "agent"]
@@ -320,7 +321,7 @@ class ScireplicateTask(BenchmarkTask):
         specs = [i.data["spec"] for i in instances]
         assert source.path is not None
         codes = read_predictions(source.path, {s.key: s for s in specs})
-        from scholarkg.benchmark.task import predictions_model
+        from scholarkg.benchmark.runner import predictions_model
 
         model = predictions_model(source.path)
         return Answers(by_instance=codes, source=source,
@@ -375,7 +376,7 @@ class ScireplicateTask(BenchmarkTask):
                 exec_denominator=options["exec_denominator"] or None,
             )
         finally:
-            if encoder is not self.encoder and hasattr(encoder, "close"):
+            if encoder is not None and encoder is not self.encoder and hasattr(encoder, "close"):
                 encoder.close()
         # n = what each aggregate is over: tasks, judged tasks, or annotated items (pooled)
         n = {k: counts["tasks"] for k in aggregate}

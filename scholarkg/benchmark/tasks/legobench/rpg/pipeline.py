@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scholarkg.benchmark.tasks.legobench.rpg import (
+from scholarkg.benchmark.tasks.legobench.rpg.core import (
     ProgressFn,
     RPGConfig,
     RPGInstance,
     RPGScores,
     score_rpg,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import RPGRanker
+from scholarkg.benchmark.tasks.legobench.rpg.rankers import RPGRanker
 from scholarkg.store.base import GraphStore
 
 

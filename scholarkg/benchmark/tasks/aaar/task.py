@@ -21,7 +21,8 @@ from scholarkg.benchmark.metrics.similarity import (
     SentenceTransformerEncoder,
     default_encoder,
 )
-from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption, predictions_model
+from scholarkg.benchmark.runner import predictions_model
+from scholarkg.benchmark.task import BenchmarkTask, StageProgress, TaskOption
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ The four configurations pair a graph with a text source:
 This module holds what every ranker shares: reading the ground truth (graph or
 ``leaderboards.jsonl``), the seeded dev/test split, strict unigram-AND candidate retrieval,
 the query-independent cosine edge weights stored once on the relationships, and scoring.
-The rankers themselves (the paper's PageRank baseline and ours) live in ``rpg_rankers.py``.
+The rankers themselves (the paper's PageRank baseline and ours) live in ``rpg/rankers.py``.
 
 Decisions where the paper is silent (recorded in every run's config):
 

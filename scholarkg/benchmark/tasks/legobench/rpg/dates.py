@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.tasks.legobench.rpg_paging import id_pages
+from scholarkg.benchmark.tasks.legobench.rpg.paging import id_pages
 from scholarkg.store.base import GraphStore
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.tasks.legobench.rpg import (
+from scholarkg.benchmark.tasks.legobench.rpg.core import (
     CONFIGS,
     ProgressFn,
     RPGConfig,
@@ -28,9 +28,9 @@ from scholarkg.benchmark.tasks.legobench.rpg import (
     read_ground_truth,
     select_split,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_features import CONTEXT_FEATURES, PAIR_FEATURES
-from scholarkg.benchmark.tasks.legobench.rpg_model import PairwiseModel, fit_logistic
-from scholarkg.benchmark.tasks.legobench.rpg_rankers import (
+from scholarkg.benchmark.tasks.legobench.rpg.features import CONTEXT_FEATURES, PAIR_FEATURES
+from scholarkg.benchmark.tasks.legobench.rpg.model import PairwiseModel, fit_logistic
+from scholarkg.benchmark.tasks.legobench.rpg.rankers import (
     DEFAULT_HYBRID_K,
     PairwiseRanker,
     graph_has_results,
@@ -166,7 +166,12 @@ def tune_pairwise(
 
 
 #: the synthetic world the stored models were fitted on (``benchmarks/bench_rpg.py --quality``)
-SYNTHETIC_WORLD = {"n_papers": 4000, "n_leaderboards": 200, "seed": 13, "dev_fraction": 0.5}
+SYNTHETIC_WORLD: dict[str, Any] = {
+    "n_papers": 4000,
+    "n_leaderboards": 200,
+    "seed": 13,
+    "dev_fraction": 0.5,
+}
 #: which graph each stored model set is fitted on
 MODEL_SET_DATA = {
     "graph_only": "papers (title, abstract, date, full-text chunks), CITES, COMPARES_WITH",
@@ -296,7 +301,7 @@ def _fit_world(
 
 
 def write_models(doc: dict[str, Any], path: Path) -> Path:
-    """Write a stored-models document as the JSON file ``rpg_model.stored_models`` reads."""
+    """Write a stored-models document as the JSON file ``model.stored_models`` reads."""
     import json
 
     from scholarkg.textio import atomic_write_text

@@ -2,13 +2,13 @@
 stored coefficients (a JSON data file with its training provenance).
 
 ``P(a ≻ b) = σ(Σ coef_k · φ_k(a, b) / scale_k)`` over the antisymmetric features
-:data:`~.rpg_features.PAIR_FEATURES`, L2-regularised, no intercept. The order is the Borda
+:data:`~.features.PAIR_FEATURES`, L2-regularised, no intercept. The order is the Borda
 count of the pairwise probabilities (the maximum-likelihood Kemeny order is NP-hard; Borda is
 its standard 5-approximation and exact when the pairwise model is transitive, which a model
 linear in node differences nearly is), then adjacent swaps where the pairwise odds disagree.
 
 The stored models (``models/rpg_pairwise.json``) were fitted by
-:func:`~.rpg_training.fit_synthetic` — ``scholarkg bench fit legobench-rpg`` — on the dev
+:func:`~.training.fit_synthetic` — ``scholarkg bench fit legobench-rpg`` — on the dev
 split of the seeded synthetic world; the file says how, and
 ``tests/legobench/test_rpg_training.py`` re-fits and compares.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarkg.benchmark.tasks.legobench.rpg_features import CONTEXT_FEATURES, PAIR_FEATURES
+from scholarkg.benchmark.tasks.legobench.rpg.features import CONTEXT_FEATURES, PAIR_FEATURES
 from scholarkg.errors import InputError
 
 #: the stored models, beside this module
@@ -148,8 +148,10 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
 @cache
 def stored_models() -> dict[str, Any]:
     """The stored-models document (``models/rpg_pairwise.json``), read once."""
-    text = resources.files(__package__).joinpath(STORED_MODELS).read_text(encoding="utf-8")
-    doc = json.loads(text)
+    # the models live with the family (``legobench/models/``), one level above this package
+    family = __package__.rpartition(".")[0]
+    text = resources.files(family).joinpath(STORED_MODELS).read_text(encoding="utf-8")
+    doc: dict[str, Any] = json.loads(text)
     for name in MODEL_SETS:
         if name not in doc:
             raise InputError(f"stored RPG models lack the {name!r} set", path=STORED_MODELS)
@@ -164,7 +166,8 @@ def stored_params(config_name: str, *, context: bool) -> dict[str, Any]:
             f"no stored coefficients for configuration {config_name!r}; run with --tune",
             field="config",
         )
-    return json.loads(json.dumps(table[config_name]))
+    params: dict[str, Any] = json.loads(json.dumps(table[config_name]))
+    return params
 
 
 #: ``{configuration: params}`` of the stored models without / with leaderboard context

@@ -2,13 +2,13 @@
 
 Each class *declares* what it is (canonical metric names as the paper prints them, with
 units; options; answer kinds; rankers; report layout; prediction-file format) and implements
-build / answer / score; :func:`~scholarkg.benchmark.task.run_task` runs and records them like
+build / answer / score; :func:`~scholarkg.benchmark.runner.run_task` runs and records them like
 every other task. Instance ids are Leaderboard node ids in all three, so per-leaderboard
 results join across RPG, RPLM and LGPLM.
 
 * :class:`RPGTask` (``legobench-rpg``): rank a leaderboard's papers from the graph and text;
   four configurations (``--config cn-tabs|pcn-tabs|cn-ft|pcn-ft``); rankers from
-  ``rpg_rankers.py`` (``pagerank`` is the paper's baseline, ``ours`` our learned ranker).
+  ``rpg/rankers.py`` (``pagerank`` is the paper's baseline, ``ours`` our learned ranker).
 * :class:`RPLMTask` (``legobench-rplm``) and :class:`LGPLMTask` (``legobench-lgplm``): an
   LLM answers a prompt built from the graph, or answers made elsewhere are imported. They
   share one skeleton, :class:`LLMLeaderboardTask` (answers from a model or a file, answers
@@ -149,14 +149,14 @@ class RPGTask(BenchmarkTask):
         }
 
     def _instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Any]:
-        from scholarkg.benchmark.tasks.legobench import rpg
+        from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         if not 0.0 < float(options["dev_fraction"]) < 1.0:
             raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
         return rpg.load_instances(store, options.get("ground_truth"))
 
     def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
-        from scholarkg.benchmark.tasks.legobench import rpg
+        from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         chosen = rpg.select_split(
             self._instances(store, options), options["split"], seed=options["seed"],
@@ -176,9 +176,9 @@ class RPGTask(BenchmarkTask):
     ) -> Answers:
         import time
 
-        from scholarkg.benchmark.tasks.legobench import rpg
-        from scholarkg.benchmark.tasks.legobench.rpg_rankers import make_ranker
-        from scholarkg.benchmark.tasks.legobench.rpg_training import tune_pairwise
+        from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
+        from scholarkg.benchmark.tasks.legobench.rpg.rankers import make_ranker
+        from scholarkg.benchmark.tasks.legobench.rpg.training import tune_pairwise
 
         cfg = rpg.get_config(options["config"])
         name = source.name
@@ -225,7 +225,7 @@ class RPGTask(BenchmarkTask):
     def score(
         self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
     ) -> TaskResult:
-        from scholarkg.benchmark.tasks.legobench.rpg import score_rpg
+        from scholarkg.benchmark.tasks.legobench.rpg.core import score_rpg
 
         rpg_instances = [i.data["rpg"] for i in instances]
         rankings = {i.id: answers.by_instance.get(i.id) for i in instances}
@@ -246,12 +246,12 @@ class RPGTask(BenchmarkTask):
         )
 
     def stored_models(self) -> dict[str, Any] | None:
-        from scholarkg.benchmark.tasks.legobench.rpg_model import stored_models
+        from scholarkg.benchmark.tasks.legobench.rpg.model import stored_models
 
         return stored_models()
 
     def fit(self, store: GraphStore, options: Mapping[str, Any]) -> dict[str, Any]:
-        from scholarkg.benchmark.tasks.legobench.rpg_training import fit_synthetic
+        from scholarkg.benchmark.tasks.legobench.rpg.training import fit_synthetic
 
         opts = self.resolve_fit_options(options)
         return fit_synthetic(

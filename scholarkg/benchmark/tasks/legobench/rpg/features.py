@@ -9,7 +9,7 @@
   target leaderboard inside the database and every returned row is checked again here;
   ``HAS_ENTRY`` (ground truth) is never read;
 * :data:`PAIR_FEATURES` and :func:`pair_features`: the antisymmetric pairwise features of our
-  learned ranker (``rpg_model.py``).
+  learned ranker (``rpg/model.py``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from scholarkg.benchmark.tasks.legobench.rpg import LeaderboardQuery, RPGConfig, leaderboard_key
-from scholarkg.benchmark.tasks.legobench.rpg_dates import filled_years, fractional_year
+from scholarkg.benchmark.tasks.legobench.rpg.core import (
+    LeaderboardQuery,
+    RPGConfig,
+    leaderboard_key,
+)
+from scholarkg.benchmark.tasks.legobench.rpg.dates import filled_years, fractional_year
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import leaderboard_id
 from scholarkg.store.base import EdgeSnapshot, GraphStore

@@ -27,8 +27,8 @@ improve over time, so newer tends to be better, but dates are noisy and the tren
 against per-paper quality and per-result noise; what the graph adds beyond the date is edge
 presence and direction among the candidates, 2-hop paths, whole-graph degrees and — when
 Papers with Code ``Result`` nodes are loaded — the papers' standing on *other* leaderboards
-(``rpg_features.py``). A logistic pairwise model over those features (``rpg_model.py``),
-learned on the dev split only (``rpg_training.py``), orders the candidates. Text relevance
+(``rpg/features.py``). A logistic pairwise model over those features (``rpg/model.py``),
+learned on the dev split only (``rpg/training.py``), orders the candidates. Text relevance
 (BM25) is not a pairwise feature: every metric reads only the gold papers' relative order,
 and relevance does not order gold papers.
 
@@ -49,7 +49,7 @@ import numpy as np
 
 from scholarkg.benchmark.rankers.base import HasText, StoreRanker, TextQuery
 from scholarkg.benchmark.rankers.pagerank import GraphPageRank
-from scholarkg.benchmark.tasks.legobench.rpg import (
+from scholarkg.benchmark.tasks.legobench.rpg.core import (
     LeaderboardQuery,
     PaperVectors,
     RPGConfig,
@@ -57,8 +57,8 @@ from scholarkg.benchmark.tasks.legobench.rpg import (
     strict_candidates,
     weight_property,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_dates import filled_years, paper_years
-from scholarkg.benchmark.tasks.legobench.rpg_features import (
+from scholarkg.benchmark.tasks.legobench.rpg.dates import filled_years, paper_years
+from scholarkg.benchmark.tasks.legobench.rpg.features import (
     GraphIndex,
     context_matrix,
     context_quality,
@@ -66,7 +66,7 @@ from scholarkg.benchmark.tasks.legobench.rpg_features import (
     pair_features,
     sorted_by,
 )
-from scholarkg.benchmark.tasks.legobench.rpg_model import (
+from scholarkg.benchmark.tasks.legobench.rpg.model import (
     PairwiseModel,
     aggregate_order,
     stored_params,
@@ -327,7 +327,7 @@ def make_ranker(
     params: Mapping[str, Any] | None = None,
 ) -> RPGRanker:
     """Build a ranker by name; ``params`` (a :meth:`PairwiseModel.to_params` dict, e.g. from
-    :func:`~.rpg_training.tune_pairwise`) replace the stored model for ``ours``; ``hybrid_k``
+    :func:`~.training.tune_pairwise`) replace the stored model for ``ours``; ``hybrid_k``
     alone sets the candidate depth of every hybrid ranker."""
     if name not in RANKER_NAMES:
         raise InputError(
