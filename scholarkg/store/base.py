@@ -358,10 +358,13 @@ class QueryPlan:
     ``LoadCSV``, ...; spaces and Neo4j's ``@neo4j`` suffix dropped) with their details, in
     tree order, and Neo4j's query type (``r``, ``rw``, ``w``, ``s``; ``None`` on FalkorDB,
     whose plan has no such field, and ``s`` for its schema commands, which have no plan).
+    ``planned`` is false when the database could not plan the query because the graph does
+    not exist yet (FalkorDB plans against a graph key); callers then read the text.
     """
 
     operators: tuple[tuple[str, str], ...]
     query_type: str | None = None
+    planned: bool = True
 
 
 def explore_check_limits(timeout_ms: int, row_limit: int) -> None:

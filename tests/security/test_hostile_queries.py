@@ -306,3 +306,12 @@ def test_managed_neo4j_limits_and_reporting(managed_neo4j: Any, neo4j_store: Gra
     with pytest.raises(CypherError, match="TransactionTimedOut"):
         neo4j_store.explore(ENDLESS, timeout_ms=300)
     assert neo4j_store.run("RETURN 1 AS ok") == [{"ok": 1}]
+
+
+def test_no_graph_yet_is_no_way_around_the_guard(store: GraphStore, tmp_path: Path) -> None:
+    """FalkorDB plans against a graph: before the first write there is no plan, and the
+    guard reads the text instead (writes allowed, so the query would otherwise run)."""
+    app = explorer(store, tmp_path, allow_writes=True)
+    with pytest.raises(QueryRefused, match="LOAD CSV reads files or URLs"):
+        app.query("LOAD CSV FROM 'file:///etc/passwd' AS row CREATE (:Paper {id: row[0]})")
+    assert app.query("CREATE (p:Paper {id: 'w1'}) RETURN p.id")["rows"] == [["w1"]]

@@ -596,6 +596,8 @@ class FalkorDBStore(BatchWriteStore):
         except ValueError as err:  # the client refuses a map key it cannot quote
             raise InputError(f"unsupported parameter value: {err}", field="params") from err
         except redis.exceptions.ResponseError as err:
+            if "empty key" in str(err):  # no graph yet: nothing to plan against
+                return QueryPlan(operators=(), planned=False)
             raise dialect.cypher_error(err, query) from err
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
             raise ServerError(f"lost the embedded FalkorDB server ({err})") from err

@@ -31,6 +31,11 @@ import java.util.concurrent.Executors;
  * runnable snippets, and a style sheet). The Browser only fetches guides and style sheets from
  * hosts on its {@code browser.remote_content_hostname_whitelist}, which the launcher's settings
  * file limits to this loopback address.
+ *
+ * <p>Every response carries a Content-Security-Policy that lets the page connect to this server
+ * and the Bolt port only: the Browser app also asks for web fonts, a feedback widget and
+ * product-analytics endpoints on the internet, which the user never opted into (and which an
+ * offline machine cannot reach); the browser engine now refuses them before any request.
  */
 final class BrowserServer {
     private static final Map<String, String> TYPES = Map.ofEntries(
@@ -60,8 +65,16 @@ final class BrowserServer {
         String discovery = "{\"bolt_direct\":\"bolt://127.0.0.1:" + boltPort + "\","
                 + "\"bolt_routing\":\"neo4j://127.0.0.1:" + boltPort + "\","
                 + "\"neo4j_edition\":\"community\"}";
+        String self = "http://127.0.0.1:" + port + " http://localhost:" + port;
+        String csp = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+                + "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+                + "worker-src 'self' blob:; frame-src 'self'; object-src 'none'; base-uri 'self'; "
+                + "connect-src 'self' " + self + " ws://127.0.0.1:" + boltPort + " ws://localhost:" + boltPort
+                // the app also asks the Bolt address for a discovery document over HTTP
+                + " http://127.0.0.1:" + boltPort + " http://localhost:" + boltPort;
         server.createContext("/", exchange -> {
             try (exchange) {
+                exchange.getResponseHeaders().set("Content-Security-Policy", csp);
                 handle(exchange, discovery, guideDir);
             }
         });
