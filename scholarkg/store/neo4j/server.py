@@ -72,9 +72,10 @@ DEFAULT_HEAP = "2g"
 DEFAULT_PAGECACHE = "1g"
 #: a JVM that prints nothing new and does not answer for this long is an error
 DEFAULT_START_TIMEOUT = 300.0
-#: seconds a transaction may run (``db.transaction.timeout``): far above the longest the
-#: code runs (a GDS projection of 5M citations takes about 1.5 min) and low enough that a
-#: runaway query from the Browser does not hold the server for hours
+#: seconds a transaction may run (``db.transaction.timeout``): far above what the code runs
+#: (the cold whole-graph PageRank at 1M papers / 5M citations, GDS projection included, takes
+#: 96 s in all, docs/performance.md) and low enough that a runaway query from the Browser
+#: does not hold the server for hours
 DEFAULT_TX_TIMEOUT = 900
 #: the share of the heap one transaction may hold (``db.memory.transaction.max``)
 DEFAULT_TX_MEMORY_SHARE = 4
