@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import console, err_console, settings, store_session
+from scholarkg.commands.common import console, settings, store_session
+from scholarkg.console import err_console
 
 
 def explore(

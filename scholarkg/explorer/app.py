@@ -185,7 +185,7 @@ class Explorer:
     def run(self, run_id: str) -> dict[str, Any]:
         """One run record without its per-instance scores (those are in the report)."""
         record = self._registry().load(self._run_id(run_id))
-        data = record.model_dump(exclude={"per_instance"})
+        data: dict[str, Any] = record.model_dump(exclude={"per_instance"})
         data["instances"] = len(record.per_instance)
         return data
 
