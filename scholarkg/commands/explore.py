@@ -14,7 +14,8 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import console, err_console, settings, store_session
+from scholarkg.commands.common import console, settings, store_session
+from scholarkg.console import err_console
 
 
 def explore(
@@ -32,13 +33,25 @@ def explore(
         float, typer.Option(min=0.001, max=3600, help="Seconds each query may run.")
     ] = 10.0,
     row_limit: Annotated[int, typer.Option(min=1, help="Rows returned per query at most.")] = 1000,
+    procedure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--procedure",
+            help="Also allow this procedure (or pattern, e.g. 'gds.*.stream') in read-only "
+            "mode; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Explore the graph in a browser: read-only unless --allow-writes; Ctrl-C stops it."""
     from scholarkg.explorer.app import Explorer, ExplorerConfig
+    from scholarkg.explorer.guard import EXPLORER_PROCEDURES
     from scholarkg.explorer.server import ExplorerServer
 
     config = ExplorerConfig(
-        allow_writes=allow_writes, timeout_ms=max(1, round(timeout * 1000)), row_limit=row_limit
+        allow_writes=allow_writes,
+        timeout_ms=max(1, round(timeout * 1000)),
+        row_limit=row_limit,
+        procedures=(*EXPLORER_PROCEDURES, *(procedure or ())),
     )
     with store_session() as store:
         server = ExplorerServer(Explorer(store, settings().runs_dir, config), port=port)

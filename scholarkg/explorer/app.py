@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg import __version__
-from scholarkg.errors import InputError
+from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.explorer.guard import EXPLORER_PROCEDURES, check_query, explain_failure
 from scholarkg.explorer.saved import saved_queries
 from scholarkg.store.base import GraphStore
 
@@ -33,11 +34,13 @@ _PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @dataclass(frozen=True)
 class ExplorerConfig:
-    """The limits every query in the explorer runs under."""
+    """The limits every query in the explorer runs under (``explorer/guard.py``)."""
 
     allow_writes: bool = False
     timeout_ms: int = 10_000
     row_limit: int = 1_000
+    #: procedures a read-only explorer may call (patterns)
+    procedures: tuple[str, ...] = EXPLORER_PROCEDURES
     #: relationships fetched when a node is expanded in the view
     expand_limit: int = 25
 
@@ -63,7 +66,8 @@ class Explorer:
         } | asdict(self.config)
 
     def query(self, text: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Run the editor's Cypher under the configured limits."""
+        """Run the editor's Cypher under the configured limits, after the guard has read
+        its plan (read-only: no writes, files, URLs or procedures off the list)."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("the query is empty", field="query")
         if params is not None and not isinstance(params, Mapping):
@@ -72,15 +76,32 @@ class Explorer:
             # FalkorDB's client writes parameter names into a CYPHER header unquoted
             if not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
                 raise InputError(f"invalid parameter name {name!r}", field="params")
+        config = self.config
         with self._lock:
-            result = self.store.explore(
-                text,
-                dict(params or {}),
-                allow_writes=self.config.allow_writes,
-                timeout_ms=self.config.timeout_ms,
-                row_limit=self.config.row_limit,
-            )
-        return result.as_dict() | {"row_limit": self.config.row_limit}
+            try:
+                # planning alone can hit a limit (FalkorDB evaluates constant lists)
+                check_query(
+                    self.store,
+                    text,
+                    params,
+                    allow_writes=config.allow_writes,
+                    procedures=config.procedures,
+                )
+                result = self.store.explore(
+                    text,
+                    dict(params or {}),
+                    allow_writes=config.allow_writes,
+                    timeout_ms=config.timeout_ms,
+                    row_limit=config.row_limit,
+                )
+            except ScholarKGError as err:
+                stopped = explain_failure(
+                    err, timeout_ms=config.timeout_ms, allow_writes=config.allow_writes
+                )
+                if stopped is None:
+                    raise
+                raise stopped from err
+        return result.as_dict() | {"row_limit": config.row_limit}
 
     def expand(self, ref: str) -> dict[str, Any]:
         """A node's neighbours, for a click in the node-link view."""
@@ -164,7 +185,7 @@ class Explorer:
     def run(self, run_id: str) -> dict[str, Any]:
         """One run record without its per-instance scores (those are in the report)."""
         record = self._registry().load(self._run_id(run_id))
-        data = record.model_dump(exclude={"per_instance"})
+        data: dict[str, Any] = record.model_dump(exclude={"per_instance"})
         data["instances"] = len(record.per_instance)
         return data
 

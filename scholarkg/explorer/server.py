@@ -13,8 +13,9 @@ Security model (the app can read, and with ``--allow-writes`` change, the whole 
 * responses carry a strict Content-Security-Policy (scripts only from this server), no
   caching, and ``Referrer-Policy: no-referrer`` so the token never leaks in a Referer.
 
-Read-only mode and query limits are enforced below this layer, in the database (see
-``GraphStore.explore``).
+Read-only mode and query limits are enforced below this layer: on the database's plan of
+each query (``explorer/guard.py``: no writes, no LOAD CSV, no procedure off the list) and by
+the database itself (see ``GraphStore.explore``).
 """
 
 from __future__ import annotations

@@ -274,6 +274,11 @@ class GraphStore(Protocol):
         """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
         ...
 
+    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+        """The database's plan for ``query`` (``EXPLAIN``), nothing run: what the explorer
+        checks before it runs a user's query (``explorer/guard.py``)."""
+        ...
+
     def explore_indexes(self) -> list[dict[str, Any]]:
         """Indexes and constraints as ``{label, properties, type, state}`` rows."""
         ...
@@ -345,6 +350,21 @@ class ExploreResult:
             "truncated": self.truncated,
             "elapsed_ms": round(self.elapsed_ms, 1),
         }
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A query's plan as the database made it: operator names (``ProcedureCall``,
+    ``LoadCSV``, ...; spaces and Neo4j's ``@neo4j`` suffix dropped) with their details, in
+    tree order, and Neo4j's query type (``r``, ``rw``, ``w``, ``s``; ``None`` on FalkorDB,
+    whose plan has no such field, and ``s`` for its schema commands, which have no plan).
+    ``planned`` is false when the database could not plan the query because the graph does
+    not exist yet (FalkorDB plans against a graph key); callers then read the text.
+    """
+
+    operators: tuple[tuple[str, str], ...]
+    query_type: str | None = None
+    planned: bool = True
 
 
 def explore_check_limits(timeout_ms: int, row_limit: int) -> None:

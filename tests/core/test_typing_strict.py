@@ -26,7 +26,6 @@ PENDING = frozenset(
         "scholarkg.benchmark.tasks.citerec.retrieval",
         "scholarkg.benchmark.tasks.citerec.textfeatures",
         "scholarkg.benchmark.tasks.dorismae.rankers",
-        "scholarkg.explorer.app",
         "scholarkg.loaders.citerec_contexts",
         "scholarkg.services.embeddings",
     }

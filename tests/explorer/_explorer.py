@@ -64,3 +64,18 @@ def listening_ips(port: int) -> set[str]:
         for c in psutil.net_connections(kind="tcp")
         if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
     }
+
+
+#: headless Chromium for the browser tests: no network of its own, no first-run pages
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,900",
+)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer import Client, listening_ips
+from _explorer import FLAGS, Client, listening_ips
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -39,19 +39,6 @@ _MISSING = [
 ]
 pytestmark = pytest.mark.skipif(
     bool(_MISSING), reason=f"browser tests need {', '.join(_MISSING)}: not installed"
-)
-
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1400,900",
 )
 
 

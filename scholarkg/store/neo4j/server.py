@@ -12,13 +12,23 @@ starts, finds, checks and stops that server the way ``falkordb/server.py`` does 
   never printed or logged; the launcher reads it from the file, so it is not in a process
   list either), ``server.json`` (pid, port, versions), ``neo4j.pid``, ``server.lock`` and
   ``launcher.log`` (the JVM's output, named in every start error);
-* Bolt listens on 127.0.0.1 only, auth is on, no HTTP connector; procedures are limited to
-  ``gds.*`` and ``apoc.*`` (plus Neo4j's own ``db.*``/``dbms.*``);
+* Bolt listens on 127.0.0.1 only, auth is on, no HTTP connector;
+* locked down like a stock server, and further (``neo4j.conf`` in the home, written at every
+  start from :func:`server_settings`; docs/backends.md "Security"): ``LOAD CSV`` reads files
+  from ``import/`` in the home only, the server opens no outgoing connection (every address
+  is on Neo4j's LOAD CSV/APOC block list), APOC's file import and export stay off, only the
+  procedures and functions scholarkg calls are loaded (:data:`ALLOWED_PROCEDURES`;
+  ``SCHOLARKG_NEO4J_PROCEDURES`` adds more), every transaction ends after
+  ``SCHOLARKG_NEO4J_TX_TIMEOUT`` seconds (15 minutes) and may hold at most
+  ``SCHOLARKG_NEO4J_TX_MEMORY`` of heap (a quarter of it), and no usage data is reported;
 * starts and stops hold an exclusive ``flock``; a live, answering server is reused; a dead
   one's pid file is stale and removed; a start that fails stops the JVM it spawned and says
   what the log says;
 * the first build runs Maven, which downloads ~140 MB of jars into ``~/.m2`` (progress
   shown); later builds and all starts are offline.
+
+With ``--browser``, Neo4j Browser opens the scholarkg guide (``browser_guide.py``: the saved
+queries as runnable snippets) and a style sheet that captions nodes by title, text or name.
 
 The port is chosen free at the first start and kept in ``server.json`` (``SCHOLARKG_NEO4J_PORT``
 fixes it); ``SCHOLARKG_NEO4J_HEAP`` and ``SCHOLARKG_NEO4J_PAGECACHE`` size the JVM.
@@ -30,12 +40,13 @@ import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +72,40 @@ DEFAULT_HEAP = "2g"
 DEFAULT_PAGECACHE = "1g"
 #: a JVM that prints nothing new and does not answer for this long is an error
 DEFAULT_START_TIMEOUT = 300.0
+#: seconds a transaction may run (``db.transaction.timeout``): far above what the code runs
+#: (the cold whole-graph PageRank at 1M papers / 5M citations, GDS projection included, takes
+#: 96 s in all, docs/performance.md) and low enough that a runaway query from the Browser
+#: does not hold the server for hours
+DEFAULT_TX_TIMEOUT = 900
+#: the share of the heap one transaction may hold (``db.memory.transaction.max``)
+DEFAULT_TX_MEMORY_SHARE = 4
+
+#: Every procedure and function scholarkg's code calls on Neo4j, and nothing else: the managed
+#: server's ``dbms.security.procedures.allowlist`` (GDS ships ~400 procedures and APOC ~200;
+#: none of the others is loaded). ``tests/security/test_procedure_allowlist.py`` derives the
+#: same set from the named queries and the code's Cypher strings, so a new call fails that
+#: test until it is listed here; ``SCHOLARKG_NEO4J_PROCEDURES`` lets a user load more.
+ALLOWED_PROCEDURES: tuple[str, ...] = (
+    "apoc.version",
+    "gds.graph.drop",
+    "gds.graph.list",
+    "gds.graph.nodeProperties.drop",
+    "gds.graph.nodeProperty.stream",
+    "gds.graph.project",
+    "gds.pageRank.mutate",
+    "gds.util.asNode",
+    "gds.version",
+    "scholarkg.lastCommittedTxId",
+)
+#: procedures that need Neo4j's internal API (``dbms.security.procedures.unrestricted``): GDS
+#: and our own; it loads nothing the allow-list does not
+UNRESTRICTED_PROCEDURES = ("gds.*", "scholarkg.*")
+#: every IPv4 and IPv6 address: LOAD CSV and APOC may not fetch URLs (Neo4j's
+#: ``internal.dbms.cypher_ip_blocklist``, which both consult before connecting)
+BLOCKED_NETWORKS = ("0.0.0.0/0", "::/0")
+#: the Browser guide's files, under ``/guide/`` on the Browser's port
+GUIDE_PAGE = "scholarkg.html"
+GUIDE_STYLE = "scholarkg.grass"
 
 
 @dataclass(frozen=True)
@@ -108,8 +153,6 @@ def java_available() -> str | None:
 
 
 def _java_major(version_text: str) -> int | None:
-    import re
-
     m = re.search(r'version "(\d+)(?:\.(\d+))?', version_text)
     if not m:
         return None
@@ -246,6 +289,21 @@ class ManagedNeo4j:
     @property
     def lock_file(self) -> Path:
         return self.home / "server.lock"
+
+    @property
+    def settings_file(self) -> Path:
+        """The server's settings (``neo4j.conf`` syntax), rewritten at every start."""
+        return self.home / "neo4j.conf"
+
+    @property
+    def import_dir(self) -> Path:
+        """The only folder ``LOAD CSV FROM 'file:///…'`` reads (``server.directories.import``)."""
+        return self.home / "import"
+
+    @property
+    def guide_dir(self) -> Path:
+        """The Browser guide's files, served by the launcher under ``/guide/``."""
+        return self.home / "browser-guide"
 
     def password(self) -> str:
         """The generated password (created with mode 600 on first use; never printed)."""
@@ -413,6 +471,14 @@ class ManagedNeo4j:
                 f"port {port} on 127.0.0.1 is taken; set SCHOLARKG_NEO4J_PORT to a free one"
             )
         browser_port = self._choose_browser_port(port) if self.browser else None
+        self.import_dir.mkdir(mode=0o700, exist_ok=True)
+        guide_base = f"http://127.0.0.1:{browser_port}/guide" if browser_port else None
+        if guide_base:
+            from scholarkg.store.neo4j.browser_guide import write_guide
+
+            write_guide(self.guide_dir, page=GUIDE_PAGE, style=GUIDE_STYLE)
+        settings = server_settings(import_dir=self.import_dir, heap=self.heap, guide=guide_base)
+        atomic_write_text(self.settings_file, render_settings(settings), fsync=False)
         sep = os.pathsep
         classpath = sep.join(
             [str(target / LAUNCHER_JAR), str(target / "lib" / "*"), str(target / "plugins" / "*")]
@@ -437,7 +503,10 @@ class ManagedNeo4j:
             str(target / "plugins"),
             "--pagecache",
             self.pagecache,
+            "--config",
+            str(self.settings_file),
             *(["--browser-port", str(browser_port)] if browser_port else []),
+            *(["--guide-dir", str(self.guide_dir)] if browser_port else []),
         ]
         log.info("starting the managed Neo4j on 127.0.0.1:%s (home %s)", port, self.home)
         self._say(f"starting Neo4j on 127.0.0.1:{port}")
@@ -450,6 +519,7 @@ class ManagedNeo4j:
                 stderr=subprocess.STDOUT,
                 cwd=self.home,
                 start_new_session=True,
+                env=os.environ | APOC_ENVIRONMENT,
             )
         except OSError as err:
             raise ServerError(f"cannot run java: {err}") from err
@@ -518,6 +588,95 @@ class ManagedNeo4j:
                 "RETURN versions[0] AS neo4j, gds.version() AS gds, apoc.version() AS apoc"
             ).records[0]
         return {k: str(rec[k]) for k in ("neo4j", "gds", "apoc")}
+
+
+#: APOC reads its own settings from ``apoc.conf`` or the environment, never from neo4j.conf:
+#: file import and export off, and file URLs (if a user turns import on) confined to Neo4j's
+#: import folder. These are APOC's defaults; they are set so that no outer environment
+#: variable can turn them on.
+APOC_ENVIRONMENT = {
+    "APOC_IMPORT_FILE_ENABLED": "false",
+    "APOC_EXPORT_FILE_ENABLED": "false",
+    "APOC_IMPORT_FILE_USE__NEO4J__CONFIG": "true",
+}
+
+
+def server_settings(
+    *, import_dir: Path, heap: str, guide: str | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The managed server's security settings and limits (see the module docstring).
+
+    ``guide`` is the base URL of the Browser guide's files when the Browser is served;
+    ``env`` (default ``os.environ``) holds the ``SCHOLARKG_NEO4J_*`` overrides.
+    """
+    env = os.environ if env is None else env
+    extra = [p.strip() for p in env.get("SCHOLARKG_NEO4J_PROCEDURES", "").split(",") if p.strip()]
+    for pattern in extra:
+        if not re.fullmatch(r"[A-Za-z0-9_.*]+", pattern):
+            raise ConfigError(
+                f"SCHOLARKG_NEO4J_PROCEDURES: {pattern!r} is not a procedure name or pattern "
+                "(letters, digits, '_', '.', '*'; e.g. 'apoc.coll.*,gds.louvain.stream')"
+            )
+    timeout = _env_int(env, "SCHOLARKG_NEO4J_TX_TIMEOUT", DEFAULT_TX_TIMEOUT)
+    tx_memory = env.get("SCHOLARKG_NEO4J_TX_MEMORY") or str(
+        _size_bytes(heap) // DEFAULT_TX_MEMORY_SHARE
+    )
+    out = {
+        # LOAD CSV file URLs: inside import/ only (the embedded DBMS has no default folder,
+        # and without one a file URL reaches the whole disk)
+        "server.directories.import": str(import_dir),
+        "dbms.security.allow_csv_import_from_file_urls": "true",
+        "internal.dbms.cypher_ip_blocklist": ",".join(BLOCKED_NETWORKS),
+        "dbms.security.procedures.allowlist": ",".join(
+            dict.fromkeys(ALLOWED_PROCEDURES + tuple(extra))
+        ),
+        "dbms.security.procedures.unrestricted": ",".join(UNRESTRICTED_PROCEDURES),
+        "db.transaction.timeout": f"{timeout}s",
+        "db.memory.transaction.max": str(_size_bytes(tx_memory)),
+        "dbms.usage_report.enabled": "false",
+        # what Neo4j Browser reads from dbms.clientConfig(): no product analytics, guides
+        # and style sheets from this machine only
+        "client.allow_telemetry": "false",
+        "browser.remote_content_hostname_whitelist": "127.0.0.1,localhost",
+    }
+    if guide:
+        out["browser.post_connect_cmd"] = f"style {guide}/{GUIDE_STYLE}; play {guide}/{GUIDE_PAGE}"
+    return out
+
+
+def render_settings(settings: Mapping[str, str]) -> str:
+    """``neo4j.conf`` text, with a header saying where the values come from."""
+    lines = [
+        "# The managed Neo4j's settings, written by scholarkg at every start: edits here are",
+        "# lost. Change them with the SCHOLARKG_NEO4J_* variables (docs/backends.md, Security).",
+    ]
+    for key, value in settings.items():
+        if "\n" in value or "\n" in key:
+            raise ConfigError(f"setting {key} has a line break")
+        lines.append(f"{key}={value}")
+    return "\n".join(lines) + "\n"
+
+
+def _env_int(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number of seconds, got {text!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must be 0 (no limit) or more, got {value}")
+    return value
+
+
+def _size_bytes(text: str) -> int:
+    """``512m``, ``2g``, ``1048576`` → bytes (the JVM's and Neo4j's size syntax)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise ConfigError(f"not a size: {text!r} (e.g. 512m, 2g)")
+    power = " kmgt".index(m.group(2) or " ")
+    return int(m.group(1)) * (1 << (10 * power))
 
 
 def managed_server(settings: Settings) -> ManagedNeo4j:

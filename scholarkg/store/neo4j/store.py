@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     import neo4j
 
     from scholarkg.config import Neo4jSettings
-    from scholarkg.store.base import ExploreResult
+    from scholarkg.store.base import ExploreResult, QueryPlan
 
 log = logging.getLogger(__name__)
 
@@ -742,6 +742,28 @@ class Neo4jStore(BatchWriteStore):
             timeout_ms=timeout_ms,
             row_limit=max(1, int(limit)),
         )
+
+    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+        """``EXPLAIN`` in a READ session: the plan's operators and the query type."""
+        from neo4j import READ_ACCESS, Query
+
+        from scholarkg.store.base import QueryPlan
+
+        try:
+            with self._driver.session(
+                database=self._database, default_access_mode=READ_ACCESS
+            ) as session:
+                summary = session.run(Query("EXPLAIN " + query), dict(params or {})).consume()
+        except Exception as err:
+            raise cypher_error(err, query) from err
+        ops: list[tuple[str, str]] = []
+        stack = [summary.plan or {}]
+        while stack:
+            step = stack.pop()
+            name = str(step.get("operatorType", "")).split("@")[0].replace(" ", "")
+            ops.append((name, str((step.get("args") or {}).get("Details", ""))))
+            stack.extend(reversed(step.get("children") or []))
+        return QueryPlan(operators=tuple(ops), query_type=summary.query_type)
 
     def explore_indexes(self) -> list[dict[str, Any]]:
         """``SHOW INDEXES`` (constraints appear through their owned index)."""

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -29,9 +27,15 @@ import org.neo4j.graphdb.GraphDatabaseService;
  * ({@code scholarkg/store/neo4j/server.py}) builds this project, starts this class, waits for
  * the readiness line and stops it with SIGTERM.
  *
- * <p>Arguments: {@code --home DIR --port N --password-file FILE --plugins DIR}
+ * <p>Arguments: {@code --home DIR --port N --password-file FILE --plugins DIR --config FILE}
  * [{@code --pagecache SIZE}] [{@code --http-port N}] [{@code --browser-port N}] (Neo4j Browser on
- * 127.0.0.1, {@link BrowserServer}). The password is read from a file (mode
+ * 127.0.0.1, {@link BrowserServer}) [{@code --guide-dir DIR}] (the Browser guide's files).
+ *
+ * <p>{@code --config} is a {@code neo4j.conf}-style file the Python side writes at every start:
+ * the security settings (import directory, procedure allow-list, no outgoing connections) and
+ * the transaction limits live there, in one place a user can read, and are documented in
+ * {@code docs/backends.md}. What this class sets itself (Bolt address, auth, plugin dir) comes
+ * after it and cannot be overridden by it. The password is read from a file (mode
  * 600) so that it never appears in a process list; on every start the {@code neo4j} user's
  * password is set to it in the system database, before the launcher reports ready.
  */
@@ -49,16 +53,15 @@ public final class Launcher {
             throw new IllegalArgumentException(passwordFile + ": password shorter than 8 characters");
         }
 
+        Path config = Path.of(require(args, "--config")).toAbsolutePath();
         DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home)
+                // security and limits first (see the class comment), then what only we decide
+                .loadPropertiesFromFile(config)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(GraphDatabaseSettings.plugin_dir, plugins)
-                // only the procedures scholarkg calls; nothing else from the plugins is exposed
-                .setConfig(GraphDatabaseSettings.procedure_unrestricted, List.of("gds.*", "apoc.*", "scholarkg.*"))
-                .setConfig(GraphDatabaseSettings.procedure_allowlist, List.of("gds.*", "apoc.*", "scholarkg.*", "db.*", "dbms.*", "tx.*"))
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
-                .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
-                .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ZERO);
+                .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port));
         String pagecache = args.get("--pagecache");
         if (pagecache != null) {
             builder.setConfig(GraphDatabaseSettings.pagecache_memory, bytes(pagecache));
@@ -84,7 +87,9 @@ public final class Launcher {
         String browserPort = args.get("--browser-port");
         if (browserPort != null) {
             try {
-                BrowserServer.start(Integer.parseInt(browserPort), port);
+                String guideDir = args.get("--guide-dir");
+                BrowserServer.start(Integer.parseInt(browserPort), port,
+                        guideDir == null ? null : Path.of(guideDir).toAbsolutePath());
             } catch (IOException | RuntimeException e) {
                 e.printStackTrace();  // e.g. the port is taken: exit, as above
                 System.exit(1);

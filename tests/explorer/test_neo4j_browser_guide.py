@@ -1,0 +1,243 @@
+"""Neo4j Browser as a place to explore: the scholarkg guide and style sheet.
+
+The fast tests read what ``browser_guide.py`` writes and the settings that make the Browser
+play it. The slow one starts a managed Neo4j with the Browser, logs in from headless
+Chromium (Debian's package, through Selenium, as ``test_browser.py``), and checks what a user
+sees: the guide opened by itself with every saved query, a snippet that goes into the editor
+on a click, a Paper drawn with its title as caption; it saves the screenshot
+``docs/img/neo4j-browser-guide.png`` and ``neo4j-browser-style.png`` when
+``SCHOLARKG_DOCS_SCREENSHOTS=1``. It also checks that the page fetched nothing beyond
+loopback (the launcher's Content-Security-Policy refuses the app's internet calls).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _explorer import FLAGS
+
+from scholarkg.queries.saved import browser_query_files
+from scholarkg.store.neo4j.browser_guide import cypher_value, grass, guide_html, query_body
+from scholarkg.store.neo4j.server import (
+    GUIDE_PAGE,
+    GUIDE_STYLE,
+    ManagedNeo4j,
+    java_available,
+    server_settings,
+)
+
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "neo4j-browser-guide.png"
+DOCS_STYLE_IMG = DOCS_IMG.with_name("neo4j-browser-style.png")
+LOOPBACK = ("http://127.0.0.1:", "http://localhost:", "ws://127.0.0.1:", "ws://localhost:")
+
+
+class _Runnables(HTMLParser):
+    """The text of every ``<pre class="… runnable …">`` and the slide count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.snippets: list[str] = []
+        self.slides = 0
+        self._in_pre = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "slide":
+            self.slides += 1
+        if tag == "pre" and "runnable" in (dict(attrs).get("class") or "").split():
+            self._in_pre = True
+            self.snippets.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "pre":
+            self._in_pre = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_pre:
+            self.snippets[-1] += data
+
+
+def test_guide_lists_every_saved_query_as_a_runnable_snippet() -> None:
+    queries = browser_query_files()
+    assert len(queries) >= 9
+    page = _Runnables()
+    page.feed(guide_html(queries))
+    assert page.slides == len(queries) + 1  # a welcome slide, then one per query
+    for q in queries:
+        assert query_body(q) in page.snippets, q.name
+        assert not query_body(q).startswith("//")
+        if q.params:
+            assert any(s.startswith(":params {") and s.count(":") > len(q.params) - 1
+                       for s in page.snippets)  # fmt: skip
+    # every text is escaped: no query can inject markup
+    assert "<script" not in guide_html(queries).lower()
+
+
+def test_params_snippets_are_cypher_literals() -> None:
+    assert cypher_value("it's") == "'it\\'s'"
+    assert cypher_value(["a", 2, None, True]) == "['a', 2, null, true]"
+    assert cypher_value(0.5) == "0.5"
+
+
+def test_style_sheet_captions_papers_queries_authors() -> None:
+    text = grass()
+    for label, prop in (("Paper", "title"), ("Query", "text"), ("Author", "name")):
+        rule = re.search(rf"node\.{label} \{{(.*?)\n\}}", text, re.DOTALL)
+        assert rule is not None and f'caption: "{{{prop}}}";' in rule.group(1), label
+
+
+def test_the_server_plays_the_guide_on_connect(tmp_path: Path) -> None:
+    base = "http://127.0.0.1:7777/guide"
+    settings = server_settings(import_dir=tmp_path, heap="2g", guide=base, env={})
+    assert settings["browser.post_connect_cmd"] == (
+        f"style {base}/{GUIDE_STYLE}; play {base}/{GUIDE_PAGE}"
+    )
+    assert settings["browser.remote_content_hostname_whitelist"] == "127.0.0.1,localhost"
+    assert settings["client.allow_telemetry"] == "false"
+    assert settings["dbms.usage_report.enabled"] == "false"
+    assert "browser.post_connect_cmd" not in server_settings(import_dir=tmp_path, heap="2g", env={})
+
+
+# -- in a real browser -------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def _wait(check: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+        except Exception:  # the page is still rendering: elements come and go
+            value = None
+        if value:
+            return value
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.slow  # starts its own Neo4j with the Browser (20-80 s on two shared cores)
+def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> None:
+    if java_available():
+        pytest.skip(f"no managed Neo4j here: {java_available()}")
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip("needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+    selenium = pytest.importorskip("selenium")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    del selenium
+    server = ManagedNeo4j(tmp_path / "neo4j", browser=True)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for flag in FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        st = server.start()
+        assert st.browser is not None
+        from neo4j import GraphDatabase
+
+        with GraphDatabase.driver(str(st.uri), auth=("neo4j", server.password())) as drv:
+            drv.execute_query(
+                "CREATE (:Paper {id: 'p1', title: 'Attention Is All You Need'})"
+                "-[:AUTHORED_BY]->(:Author {id: 'a1', name: 'Ashish Vaswani'})"
+            )
+        drv2 = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+        try:
+            drv2.set_page_load_timeout(60)
+            drv2.get(st.browser)
+            password = _wait(
+                lambda: drv2.find_element(By.CSS_SELECTOR, "[data-testid=password]"),
+                "the login form",
+            )
+            password.send_keys(server.password())
+            drv2.find_element(By.CSS_SELECTOR, "[data-testid=connect]").click()
+            # the guide opens by itself (browser.post_connect_cmd)
+            _wait(
+                lambda: "scholarkg: the scholarly record as a graph" in drv2.page_source,
+                "the scholarkg guide",
+            )
+            titles = [q.title for q in browser_query_files()]
+            text = drv2.find_element(By.TAG_NAME, "body").text
+            missing = [t for t in titles if t not in text]
+            assert missing == [], missing
+            guide = next(
+                f
+                for f in drv2.find_elements(By.CSS_SELECTOR, "[data-testid=frame]")
+                if "scholarkg: the scholarly record as a graph" in f.text
+            )
+            drv2.execute_script("arguments[0].scrollIntoView(true);", guide)
+            time.sleep(0.5)
+            guide.screenshot(str(tmp_path / "guide.png"))
+            if os.environ.get("SCHOLARKG_DOCS_SCREENSHOTS") == "1":
+                shutil.copyfile(tmp_path / "guide.png", DOCS_IMG)
+            # the next slide's query goes into the editor on a click
+            drv2.find_element(By.CSS_SELECTOR, "[data-testid=nextSlide]").click()
+            first = query_body(browser_query_files()[0]).splitlines()[0]
+            snippet = _wait(
+                lambda: next(
+                    el
+                    for el in drv2.find_elements(By.CSS_SELECTOR, "pre.runnable")
+                    if el.is_displayed() and first in el.text
+                ),
+                "the first saved query's snippet",
+            )
+            snippet.click()
+            editor = drv2.find_element(By.CSS_SELECTOR, "[data-testid=activeEditor]")
+            _wait(lambda: first.split()[0] in editor.text, "the snippet in the editor")
+            # the style sheet: a Paper is drawn with its title
+            box = drv2.find_element(By.CSS_SELECTOR, "[data-testid=activeEditor] textarea")
+            box.send_keys(Keys.CONTROL, "a")
+            box.send_keys(Keys.DELETE)
+            box.send_keys("MATCH (p:Paper)-[r]->(a:Author) RETURN p, r, a")
+            box.send_keys(Keys.CONTROL, Keys.ENTER)
+            captions = _wait(
+                lambda: " ".join(
+                    t.text for t in drv2.find_elements(By.CSS_SELECTOR, "svg text")
+                ).strip(),
+                "the drawn graph",
+            )
+            assert "Attention" in captions and "Ashish" in captions, captions
+            graph_frame = next(
+                f
+                for f in drv2.find_elements(By.CSS_SELECTOR, "[data-testid=frame]")
+                if "MATCH (p:Paper)" in f.text
+            )
+            graph_frame.screenshot(str(tmp_path / "graph.png"))
+            if os.environ.get("SCHOLARKG_DOCS_SCREENSHOTS") == "1":
+                shutil.copyfile(tmp_path / "graph.png", DOCS_STYLE_IMG)
+            # nothing left the machine: the app's calls to the internet (web fonts, analytics,
+            # crash reports) were refused by the page's policy before any request was sent
+            fetched = drv2.execute_script(
+                "return performance.getEntriesByType('resource')"
+                ".map(e => [e.name, e.transferSize, e.responseStatus])"
+            )
+            log = [e["message"] for e in drv2.get_log("browser") if e["level"] == "SEVERE"]
+            refused = " ".join(m for m in log if "Content Security Policy" in m)
+            for url, size, status in fetched:
+                if not url.startswith(LOOPBACK):
+                    assert (size, status) == (0, 0), url
+                    assert url.split("/")[2] in refused, f"{url} not refused by the policy"
+            unexpected = [
+                m
+                for m in log
+                if "Content Security Policy" not in m
+                and not re.search(r"\b(127\.0\.0\.1|localhost)\b", m)
+            ]
+            assert unexpected == [], unexpected
+        finally:
+            drv2.quit()
+    finally:
+        server.stop()

@@ -1,0 +1,70 @@
+"""The servers' security settings as configured: defaults, overrides, and bad values refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scholarkg.errors import ConfigError, InputError
+from scholarkg.store.falkordb.server import DEFAULT_QUERY_MEMORY, default_module_args
+from scholarkg.store.neo4j.server import (
+    DEFAULT_TX_TIMEOUT,
+    render_settings,
+    server_settings,
+)
+
+
+def test_neo4j_defaults(tmp_path: Path) -> None:
+    s = server_settings(import_dir=tmp_path / "import", heap="2g", env={})
+    assert s["server.directories.import"] == str(tmp_path / "import")
+    assert s["internal.dbms.cypher_ip_blocklist"] == "0.0.0.0/0,::/0"
+    assert s["db.transaction.timeout"] == f"{DEFAULT_TX_TIMEOUT}s"
+    assert s["db.memory.transaction.max"] == str(512 << 20)  # a quarter of the heap
+    assert s["dbms.security.procedures.unrestricted"] == "gds.*,scholarkg.*"
+    text = render_settings(s)
+    assert text.startswith("# The managed Neo4j's settings")
+    assert f"db.transaction.timeout={DEFAULT_TX_TIMEOUT}s\n" in text
+
+
+def test_neo4j_overrides(tmp_path: Path) -> None:
+    env = {"SCHOLARKG_NEO4J_TX_TIMEOUT": "0", "SCHOLARKG_NEO4J_TX_MEMORY": "1g"}
+    s = server_settings(import_dir=tmp_path, heap="4g", env=env)
+    assert s["db.transaction.timeout"] == "0s"  # no limit
+    assert s["db.memory.transaction.max"] == str(1 << 30)
+    assert server_settings(import_dir=tmp_path, heap="8g", env={})[
+        "db.memory.transaction.max"
+    ] == str(2 << 30)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SCHOLARKG_NEO4J_TX_TIMEOUT", "ten", "whole number of seconds"),
+        ("SCHOLARKG_NEO4J_TX_TIMEOUT", "-1", "0 \\(no limit\\) or more"),
+        ("SCHOLARKG_NEO4J_TX_MEMORY", "lots", "not a size"),
+        # a line break would add a setting of the caller's choosing to neo4j.conf
+        ("SCHOLARKG_NEO4J_PROCEDURES", "apoc.x\ndbms.security.auth_enabled=false", "pattern"),
+        ("SCHOLARKG_NEO4J_PROCEDURES", "gds.*,apoc.*;rm", "pattern"),
+    ],
+)
+def test_neo4j_bad_values_are_refused(tmp_path: Path, name: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        server_settings(import_dir=tmp_path, heap="2g", env={name: value})
+
+
+def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
+    args = default_module_args(tmp_path, env={})
+    assert args == {"IMPORT_FOLDER": f"{tmp_path / 'import'}/", "QUERY_MEM_CAPACITY": 2 << 30}
+    assert DEFAULT_QUERY_MEMORY == 2 << 30
+    assert default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "512m"})[
+        "QUERY_MEM_CAPACITY"
+    ] == (512 << 20)
+    assert (
+        default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "0"})[
+            "QUERY_MEM_CAPACITY"
+        ]
+        == 0
+    )
+    with pytest.raises(InputError, match="not a size"):
+        default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "much"})
