@@ -188,5 +188,12 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
     table.add_column("what")
     table.add_column("value", justify="right")
     for key, value in result.items():
-        table.add_row(key, f"{value:,.1f}" if isinstance(value, float) else f"{value:,}")
+        text = (
+            f"{value:,.1f}"
+            if isinstance(value, float)
+            else f"{value:,}"
+            if isinstance(value, int)
+            else str(value)
+        )
+        table.add_row(key.replace("_", " "), text)
     console.print(table)

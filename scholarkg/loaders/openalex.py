@@ -165,18 +165,22 @@ def abstract_from_inverted_index(
             "expected {word: [positions]}", path=path, line=line, field="abstract_inverted_index"
         )
     slots: list[tuple[int, str]] = []
+    append = slots.append
     for word, positions in index.items():
-        if not isinstance(positions, list) or not all(
-            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in positions
-        ):
-            raise InputError(
-                f"positions of {word[:40]!r} are not a list of non-negative integers",
-                path=path,
-                line=line,
-                field="abstract_inverted_index",
-            )
-        slots.extend((p, word) for p in positions)
-    slots.sort(key=lambda s: s[0])
+        if isinstance(positions, list):
+            for p in positions:
+                if type(p) is not int or p < 0:  # not isinstance: a bool is an int too
+                    break
+                append((p, word))
+            else:
+                continue
+        raise InputError(
+            f"positions of {word[:40]!r} are not a list of non-negative integers",
+            path=path,
+            line=line,
+            field="abstract_inverted_index",
+        )
+    slots.sort()
     return " ".join(w for _, w in slots) or None
 
 
@@ -191,6 +195,23 @@ class Work:
     venue: Venue | None = None
     #: the work states its references (``referenced_works`` present, not trimmed by select=)
     references_known: bool = False
+
+
+@dataclass
+class WorkFields:
+    """One work's values before validation: the Paper's fields, its references (W ids), and
+    per authorship the Author's fields and the AUTHORED_BY properties. :func:`parse_work`
+    validates them into records; the bulk path (``loaders/openalex_bulk.py``) writes them
+    as rows directly (millions of works: pydantic per record would dominate)."""
+
+    paper: dict[str, Any]
+    references: list[str]
+    authors: list[dict[str, Any]]
+    authorships: list[dict[str, Any]]
+    references_known: bool
+
+
+_W_URL = "https://openalex.org/W"
 
 
 def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | None:
@@ -237,11 +258,12 @@ def _arxiv_from_locations(work: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
-    """One OpenAlex work object → :class:`Work` (see the module doc)."""
+def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
+    """One OpenAlex work object → :class:`WorkFields` (see the module doc); a field of the
+    wrong shape is an ``InputError`` naming it."""
     oa_raw = _opt_str(work, "id", path, line)
     openalex = ids.normalize_openalex_id(oa_raw) if oa_raw else None
-    if openalex is None:
+    if openalex is None or not openalex.startswith("W"):
         raise InputError(
             "a work needs its OpenAlex id (https://openalex.org/W…)",
             path=path,
@@ -273,8 +295,12 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
     refs_raw = work.get("referenced_works")
     references: list[str] = []
     for ref in _opt_list(work, "referenced_works", path, line):
-        w = ids.normalize_openalex_id(ref) if isinstance(ref, str) else None
-        if w is None:
+        # the snapshot's own spelling first (a slice); anything else through the regex
+        if isinstance(ref, str) and ref.startswith(_W_URL) and ref[22:].isdigit():
+            w: str | None = ref[21:]
+        else:
+            w = ids.normalize_openalex_id(ref) if isinstance(ref, str) else None
+        if w is None or not w.startswith("W"):
             raise InputError(
                 f"not an OpenAlex work id: {str(ref)[:60]!r}",
                 path=path,
@@ -291,76 +317,95 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
     abstract = abstract_from_inverted_index(
         work.get("abstract_inverted_index"), path=path, line=line
     )
-    date = _opt_str(work, "publication_date", path, line)
     year = work.get("publication_year")
-    with validating(path, line):
-        paper = Paper(
-            title=_opt_str(work, "title", path, line) or _opt_str(work, "display_name", path, line),
-            abstract=abstract,
-            year=year if isinstance(year, int) and not isinstance(year, bool) else None,
-            date=date,
-            arxiv_id=arxiv,
-            doi=doi,
-            openalex_id=openalex,
-            mag_id=ids.normalize_mag_id(mag) if mag is not None else None,
-            pmid=ids.normalize_pmid(pmid) if isinstance(pmid, str | int) else None,
-            pmcid=ids.normalize_pmcid(pmcid) if isinstance(pmcid, str | int) else None,
-            work_type=_opt_str(work, "type", path, line),
-            language=_opt_str(work, "language", path, line),
-            is_oa=oa.get("is_oa") if isinstance(oa.get("is_oa"), bool) else None,
-            oa_status=oa.get("oa_status") if isinstance(oa.get("oa_status"), str) else None,
-            oa_url=oa.get("oa_url") if isinstance(oa.get("oa_url"), str) else None,
-            citation_count=work.get("cited_by_count")
-            if isinstance(work.get("cited_by_count"), int)
-            else None,
-            venue=source.get("display_name")
-            if source and isinstance(source.get("display_name"), str)
-            else None,
-            topics=topic_names or None,
-            topic_scores=topic_scores or None,
-            related=related or None,
-            url=f"https://openalex.org/{openalex}",
-            source="openalex",
+    cited_by = work.get("cited_by_count")
+    paper = {
+        "title": _opt_str(work, "title", path, line) or _opt_str(work, "display_name", path, line),
+        "abstract": abstract,
+        "year": year if isinstance(year, int) and not isinstance(year, bool) else None,
+        "date": _opt_str(work, "publication_date", path, line),
+        "arxiv_id": arxiv,
+        "doi": doi,
+        "openalex_id": openalex,
+        "mag_id": ids.normalize_mag_id(mag) if mag is not None else None,
+        "pmid": ids.normalize_pmid(pmid) if isinstance(pmid, str | int) else None,
+        "pmcid": ids.normalize_pmcid(pmcid) if isinstance(pmcid, str | int) else None,
+        "work_type": _opt_str(work, "type", path, line),
+        "language": _opt_str(work, "language", path, line),
+        "is_oa": oa.get("is_oa") if isinstance(oa.get("is_oa"), bool) else None,
+        "oa_status": oa.get("oa_status") if isinstance(oa.get("oa_status"), str) else None,
+        "oa_url": oa.get("oa_url") if isinstance(oa.get("oa_url"), str) else None,
+        "citation_count": cited_by
+        if isinstance(cited_by, int) and not isinstance(cited_by, bool)
+        else None,
+        "venue": source.get("display_name")
+        if source and isinstance(source.get("display_name"), str)
+        else None,
+        "topics": topic_names or None,
+        "topic_scores": topic_scores or None,
+        "related": related or None,
+        "url": f"https://openalex.org/{openalex}",
+        "source": "openalex",
+    }
+    authors: list[dict[str, Any]] = []
+    authorships: list[dict[str, Any]] = []
+    for position, authorship in enumerate(_opt_list(work, "authorships", path, line)):
+        if not isinstance(authorship, dict):
+            raise InputError(
+                "expected an authorship object", path=path, line=line, field="authorships"
+            )
+        who = authorship.get("author")
+        person: dict[str, Any] = who if isinstance(who, dict) else {}
+        name = person.get("display_name") or authorship.get("raw_author_name")
+        if not isinstance(name, str) or not name.strip():
+            continue
+        orcid = person.get("orcid")
+        author_oa = person.get("id")
+        authors.append(
+            {
+                "name": name,
+                "orcid": orcid if isinstance(orcid, str) and orcid else None,
+                "openalex_id": ids.normalize_openalex_id(author_oa)
+                if isinstance(author_oa, str)
+                else None,
+            }
         )
+        insts = [
+            i["display_name"]
+            for i in authorship.get("institutions") or []
+            if isinstance(i, dict) and isinstance(i.get("display_name"), str)
+        ]
+        raw = authorship.get("raw_author_name")
+        authorships.append(
+            {
+                "position": position,
+                "institutions": insts or None,
+                "raw_name": raw if isinstance(raw, str) else None,
+            }
+        )
+    return WorkFields(
+        paper=paper,
+        references=list(dict.fromkeys(references)),
+        authors=authors,
+        authorships=authorships,
+        references_known=refs_raw is not None,
+    )
+
+
+def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
+    """One OpenAlex work object → :class:`Work`: :func:`work_fields`, validated as records."""
+    fields = work_fields(work, path=path, line=line)
+    with validating(path, line):
+        paper = Paper(**fields.paper)
         parsed = Work(
             paper=paper,
-            references=list(dict.fromkeys(references)),
-            references_known=refs_raw is not None,
+            references=fields.references,
+            references_known=fields.references_known,
         )
-        for position, authorship in enumerate(_opt_list(work, "authorships", path, line)):
-            if not isinstance(authorship, dict):
-                raise InputError(
-                    "expected an authorship object", path=path, line=line, field="authorships"
-                )
-            who = authorship.get("author")
-            person: dict[str, Any] = who if isinstance(who, dict) else {}
-            name = person.get("display_name") or authorship.get("raw_author_name")
-            if not isinstance(name, str) or not name.strip():
-                continue
-            orcid = person.get("orcid")
-            author = Author(
-                name=name,
-                orcid=orcid if isinstance(orcid, str) and orcid else None,
-                openalex_id=ids.normalize_openalex_id(person["id"])
-                if isinstance(person.get("id"), str)
-                else None,
-            )
-            insts = [
-                i["display_name"]
-                for i in authorship.get("institutions") or []
-                if isinstance(i, dict) and isinstance(i.get("display_name"), str)
-            ]
-            raw = authorship.get("raw_author_name")
+        for author_fields, ship in zip(fields.authors, fields.authorships, strict=True):
+            author = Author(**author_fields)
             parsed.authors.append(author)
-            parsed.authorships.append(
-                Authorship(
-                    start=paper.id,
-                    end=author.id,
-                    position=position,
-                    institutions=insts or None,
-                    raw_name=raw if isinstance(raw, str) else None,
-                )
-            )
+            parsed.authorships.append(Authorship(start=paper.id, end=author.id, **ship))
         if paper.venue:
             parsed.venue = Venue(name=paper.venue)
     return parsed

@@ -21,16 +21,19 @@ node id as a string until the edge file is written (~100 bytes per work), so a 1
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.openalex import iter_work_objects, parse_work, read_merged_ids
-from scholarkg.schema.records import NodeRecord
+from scholarkg.loaders.openalex import WorkFields, iter_work_objects, read_merged_ids, work_fields
+from scholarkg.schema import ids
+from scholarkg.schema.text import clean_text, max_field_chars, note_cleaning
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
@@ -40,9 +43,99 @@ BulkProgress = Callable[[str, int], None]
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
 
 
-def _row(record: NodeRecord) -> dict[str, Any]:
-    skip = record.NOT_STORED
-    return {k: v for k, v in record.__dict__.items() if v is not None and k not in skip}
+_ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
+
+
+def _clean(value: Any, label: str, name: str, path: Path, line: int) -> Any:
+    """The record layer's string rule (length cap, ``clean_text``, stripped), without pydantic."""
+    if isinstance(value, str):
+        if len(value) > _CAP[0]:
+            raise InputError(
+                f"{len(value):,} characters, over the {_CAP[0]:,}-character field limit "
+                "(SCHOLARKG_MAX_FIELD_CHARS); refused rather than truncated",
+                path=path, line=line, field=name,
+            )  # fmt: skip
+        cleaned, done = clean_text(value)
+        for what in done:
+            note_cleaning(label, name, what)
+        return cleaned.strip()
+    if isinstance(value, list):
+        return [_clean(v, label, name, path, line) for v in value]
+    return value
+
+
+#: the field cap, read once per file (``max_field_chars`` reads the environment)
+_CAP = [max_field_chars()]
+
+
+def paper_row(fields: WorkFields, *, path: Path, line: int) -> dict[str, Any]:
+    """The Paper row ``Paper(**fields.paper).row()`` would give, computed directly (the bulk
+    path's hot loop; ``tests/loaders/test_catalogue_loaders.py`` checks they agree)."""
+    row = {k: _clean(v, "Paper", k, path, line) for k, v in fields.paper.items() if v is not None}
+    if row.get("title"):
+        row["title_norm"] = ids.normalize_title(row["title"])
+    if "date" in row:
+        date = row["date"] = row["date"][:10]
+        if not _ISO_DATE.match(date):
+            raise InputError(f"not an ISO date (YYYY[-MM[-DD]]): {date!r}", path=path,
+                             line=line, field="date")  # fmt: skip
+        if "year" not in row:
+            row["year"] = int(date[:4])
+    row_id = ids.paper_id(
+        arxiv_id=row.get("arxiv_id"), doi=row.get("doi"), openalex_id=row.get("openalex_id"),
+        title=row.get("title"), year=row.get("year"),
+    )  # fmt: skip
+    return {"id": row_id, **row}
+
+
+def _author_rows(
+    fields: WorkFields, paper_id: str, path: Path, line: int
+) -> list[tuple[str, str, str]]:
+    out = []
+    for author, ship in zip(fields.authors, fields.authorships, strict=True):
+        a = {k: _clean(v, "Author", k, path, line) for k, v in author.items() if v is not None}
+        aid = ids.author_id(
+            a["name"], orcid=a.get("orcid"), openalex_author_id=a.get("openalex_id")
+        )
+        edge = {
+            k: _clean(v, "AUTHORED_BY", k, path, line) for k, v in ship.items() if v is not None
+        }
+        out.append(
+            (aid, _encode({"id": aid, **a}), _encode({"start": paper_id, "end": aid, **edge}))
+        )
+    return out
+
+
+@dataclass
+class _FileRows:
+    """One file's works as the bulk files need them (computed in a worker process)."""
+
+    ws: list[int] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    papers: list[str] = field(default_factory=list)
+    ref_counts: list[int] = field(default_factory=list)
+    refs: list[int] = field(default_factory=list)
+    author_counts: list[int] = field(default_factory=list)
+    authors: list[tuple[str, str, str]] = field(default_factory=list)
+    venues: list[str | None] = field(default_factory=list)
+
+
+def _read_file(path: Path) -> _FileRows:
+    _CAP[0] = max_field_chars()
+    out = _FileRows()
+    for line, obj in iter_work_objects(path):
+        fields = work_fields(obj, path=path, line=line)
+        row = paper_row(fields, path=path, line=line)
+        out.ws.append(int(row["openalex_id"][1:]))
+        out.ids.append(row["id"])
+        out.papers.append(_encode(row))
+        out.ref_counts.append(len(fields.references))
+        out.refs.extend(int(r[1:]) for r in fields.references)
+        authors = _author_rows(fields, row["id"], path, line)
+        out.author_counts.append(len(authors))
+        out.authors.extend(authors)
+        out.venues.append(row.get("venue"))
+    return out
 
 
 def write_bulk_files(
@@ -51,8 +144,16 @@ def write_bulk_files(
     out: Path,
     *,
     progress: BulkProgress | None = None,
+    workers: int = 2,
 ) -> dict[str, Any]:
-    """Write ``nodes-<Label>.jsonl`` and ``edges-<TYPE>.csv`` under ``out``; returns counts."""
+    """Write ``nodes-<Label>.jsonl`` and ``edges-<TYPE>`` files under ``out``; returns counts.
+
+    ``workers`` processes parse the files (one file each at a time; 0: here); this process
+    keeps the newest record of each work, drops retired ones, dedups authors and venues,
+    and resolves references to node ids at the end.
+    """
+    import multiprocessing
+
     import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -68,55 +169,58 @@ def write_bulk_files(
     dst = array("q")
     authors_seen: set[str] = set()
     venues_seen: set[str] = set()
-    files = {name: (out / name).open("w", encoding="utf-8") for name in (
-        "nodes-Paper.jsonl", "nodes-Author.jsonl", "nodes-Venue.jsonl",
-        "edges-AUTHORED_BY.jsonl", "edges-IN_VENUE.jsonl",
-    )}  # fmt: skip
+    names = ("nodes-Paper.jsonl", "nodes-Author.jsonl", "nodes-Venue.jsonl",
+             "edges-AUTHORED_BY.jsonl", "edges-IN_VENUE.jsonl")  # fmt: skip
+    files = {name: (out / name).open("w", encoding="utf-8") for name in names}
+    ordered = list(reversed(works))  # newest partition first: the newest record wins
     n = 0
+    pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 0 else None
     try:
-        for path in reversed(works):  # newest partition first: the newest record wins
-            for line, obj in iter_work_objects(path):
-                work = parse_work(obj, path=path, line=line)
-                w = int((work.paper.openalex_id or "W0")[1:])
+        results = pool.imap(_read_file, ordered) if pool else map(_read_file, ordered)
+        for rows in results:
+            ref_end = author_end = 0
+            for i, w in enumerate(rows.ws):
+                ref_start, ref_end = ref_end, ref_end + rows.ref_counts[i]
+                author_start, author_end = author_end, author_end + rows.author_counts[i]
                 if w in seen or w in retired:
                     continue
                 seen.add(w)
                 index = len(work_ids)
+                paper_id = rows.ids[i]
                 work_w.append(w)
-                work_ids.append(work.paper.id)
-                files["nodes-Paper.jsonl"].write(_encode(_row(work.paper)) + "\n")
-                for ref in work.references:
-                    r = int(ref[1:])
+                work_ids.append(paper_id)
+                files["nodes-Paper.jsonl"].write(rows.papers[i] + "\n")
+                for r in rows.refs[ref_start:ref_end]:
                     src.append(index)
                     dst.append(retired.get(r, r))
-                for author, authorship in zip(work.authors, work.authorships, strict=True):
-                    if author.id not in authors_seen:
-                        authors_seen.add(author.id)
-                        files["nodes-Author.jsonl"].write(_encode(_row(author)) + "\n")
-                    files["edges-AUTHORED_BY.jsonl"].write(
-                        _encode({"start": work.paper.id, "end": author.id,
-                                 **authorship.properties()}) + "\n"
-                    )  # fmt: skip
-                if work.venue is not None:
-                    if work.venue.id not in venues_seen:
-                        venues_seen.add(work.venue.id)
-                        files["nodes-Venue.jsonl"].write(_encode(_row(work.venue)) + "\n")
+                for aid, author_line, edge_line in rows.authors[author_start:author_end]:
+                    if aid not in authors_seen:
+                        authors_seen.add(aid)
+                        files["nodes-Author.jsonl"].write(author_line + "\n")
+                    files["edges-AUTHORED_BY.jsonl"].write(edge_line + "\n")
+                venue = rows.venues[i]
+                if venue:
+                    vid = ids.named_id("venue", venue)
+                    if vid not in venues_seen:
+                        venues_seen.add(vid)
+                        files["nodes-Venue.jsonl"].write(_encode({"id": vid, "name": venue}) + "\n")
                     files["edges-IN_VENUE.jsonl"].write(
-                        _encode({"start": work.paper.id, "end": work.venue.id}) + "\n"
+                        _encode({"start": paper_id, "end": vid}) + "\n"
                     )
                 n += 1
-                if progress and n % 10_000 == 0:
-                    progress("read works", n)
-        if progress:
-            progress("read works", n)
+            if progress:
+                progress("read works", n)
         # references → node ids: loaded works by binary search, the rest become stubs
         ws = np.frombuffer(work_w, dtype=np.int64)
         order = np.argsort(ws, kind="stable")
         sorted_w = ws[order]
         d = np.frombuffer(dst, dtype=np.int64)
         pos = np.searchsorted(sorted_w, d)
-        pos_clipped = np.minimum(pos, max(len(sorted_w) - 1, 0))
-        found = (len(sorted_w) > 0) & (sorted_w[pos_clipped] == d) if len(d) else np.zeros(0, bool)
+        if len(sorted_w):
+            pos_clipped = np.minimum(pos, len(sorted_w) - 1)
+            found = sorted_w[pos_clipped] == d
+        else:
+            pos_clipped, found = pos, np.zeros(len(d), dtype=bool)
         stub_w = np.unique(d[~found])
         for w in stub_w.tolist():
             files["nodes-Paper.jsonl"].write(
@@ -132,6 +236,8 @@ def write_bulk_files(
             pa.table([starts, ends], names=["start", "end"]), str(out / "edges-CITES.csv")
         )
     finally:
+        if pool is not None:
+            pool.terminate()
         for fh in files.values():
             fh.close()
     return {
@@ -152,6 +258,7 @@ def bulk_load_openalex(
     settings: Settings,
     workdir: Path | None = None,
     progress: BulkProgress | None = None,
+    workers: int = 2,
 ) -> dict[str, Any]:
     """Build ``store``'s (empty) graph from the snapshot files (see the module doc).
 
@@ -163,7 +270,7 @@ def bulk_load_openalex(
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=workdir, prefix="openalex-bulk-") as tmp:
         out = Path(tmp)
-        counts = write_bulk_files(works, merged, out, progress=progress)
+        counts = write_bulk_files(works, merged, out, progress=progress, workers=workers)
         counts["read_seconds"] = time.perf_counter() - t0
         if settings.backend == "neo4j":
             from scholarkg.store.neo4j.importer import import_into_managed
@@ -190,5 +297,9 @@ def bulk_load_openalex(
             counts["nodes"], counts["relationships"] = res.nodes, res.relationships
             counts["skipped_relationships"] = res.skipped_relationships
             counts["bulk_seconds"] = res.seconds
+            counts["bulk_parse_send_schema_seconds"] = (
+                f"{res.parse_seconds:.1f} / {res.send_seconds:.1f} / {res.schema_seconds:.1f}"
+            )
+            counts["bulk_line_files"] = len(res.line_files)
     counts["seconds"] = time.perf_counter() - t0
     return counts

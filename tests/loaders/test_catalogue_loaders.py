@@ -217,3 +217,19 @@ def test_load_openalex_bulk_builds_the_same_papers_and_citations(
         {"a": "arxiv:2401.00001", "b": "doi:10.1000/j2"},
     ]
     assert store.run("MATCH (:Paper)-[:AUTHORED_BY]->(a:Author) RETURN count(a) AS n") == [{"n": 2}]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_the_bulk_rows_equal_the_records_rows(tmp_path: Path, n: int) -> None:
+    """The bulk path writes rows without pydantic: they must be what the records store."""
+    from scholarkg.loaders.openalex_bulk import _author_rows, paper_row
+
+    work = openalex_work(n, title="  Spaced\x00 title ")
+    fields = openalex.work_fields(work, path=tmp_path, line=1)
+    parsed = openalex.parse_work(work, path=tmp_path, line=1)
+    assert paper_row(fields, path=tmp_path, line=1) == parsed.paper.row()
+    rows = _author_rows(fields, parsed.paper.id, tmp_path, 1)
+    assert [json.loads(a) for _, a, _ in rows] == [a.row() for a in parsed.authors]
+    assert [json.loads(e) for _, _, e in rows] == [
+        {"start": s.start, "end": s.end, **s.properties()} for s in parsed.authorships
+    ]
