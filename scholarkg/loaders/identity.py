@@ -399,28 +399,46 @@ def _merge_keys(base: type[EdgeRecord]) -> dict[str, tuple[str, ...]]:
 
 
 def retire_ids(
-    store: GraphStore, pairs: Iterable[tuple[str, str]], resolver: IdentityResolver
+    store: GraphStore,
+    pairs: Iterable[tuple[str, str]],
+    resolver: IdentityResolver,
+    *,
+    chunk: int = 5_000,
 ) -> int:
     """Apply OpenAlex's ``merged_ids``: each ``(old W, surviving W)``. When both works are
     stored, the old one is merged into the survivor (OpenAlex decided, so its survivor wins
     whatever the id ranks); when only the old one is, it takes the surviving id (the old one
-    goes to ``alt_ids``). Returns how many stored Papers changed."""
+    goes to ``alt_ids``). One lookup per ``chunk`` pairs (the file lists millions, most of
+    them never loaded). Returns how many stored Papers changed."""
     changed = 0
-    for old, new in pairs:
-        found = {
-            key: row["id"] for key, row in resolver._lookup({f"openalex:{old}", f"openalex:{new}"})
-        }
-        a, b = found.get(f"openalex:{old}"), found.get(f"openalex:{new}")
-        if a is None:
-            continue
-        if b is not None and a != b:
-            resolver.merge([(str(a), str(b))])
-        elif b is None:
-            rows = store.run_named("identity/paper_properties", {"ids": [a]})
-            alt = sorted(set(rows[0]["props"].get("alt_ids") or []) | {f"openalex:{old}"})
-            store.run_named(
-                "identity/set_paper_properties",
-                {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
-            )
-        changed += 1
+    batch: list[tuple[str, str]] = []
+
+    def apply(batch: list[tuple[str, str]]) -> int:
+        keys = {f"openalex:{w}" for pair in batch for w in pair}
+        found = {key: str(row["id"]) for key, row in resolver._lookup(keys)}
+        n = 0
+        for old, new in batch:
+            a, b = found.get(f"openalex:{old}"), found.get(f"openalex:{new}")
+            if a is None:
+                continue
+            if b is not None and a != b:
+                resolver.merge([(a, b)])
+            elif b is None:
+                rows = store.run_named("identity/paper_properties", {"ids": [a]})
+                alt = sorted(set(rows[0]["props"].get("alt_ids") or []) | {f"openalex:{old}"})
+                store.run_named(
+                    "identity/set_paper_properties",
+                    {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
+                )
+                found[f"openalex:{new}"] = a
+            n += 1
+        return n
+
+    for pair in pairs:
+        batch.append(pair)
+        if len(batch) >= chunk:
+            changed += apply(batch)
+            batch = []
+    if batch:
+        changed += apply(batch)
     return changed

