@@ -38,58 +38,84 @@ WORDS = [
 ]  # fmt: skip
 
 
+def _abstracts(rng: random.Random, n: int = 64) -> list[str]:
+    """A pool of abstract_inverted_index JSON texts (generation reuses them: json.dumps of a
+    fresh 120-word index per work was most of the generator's time)."""
+    out = []
+    for _ in range(n):
+        index: dict[str, list[int]] = {}
+        for pos in range(rng.randint(80, 160)):
+            index.setdefault(rng.choice(WORDS), []).append(pos)
+        out.append(json.dumps(index))
+    return out
+
+
+def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
+    path, first, last, works, refs, seed = args
+    rng = random.Random(seed * 1_000_003 + first)
+    abstracts = _abstracts(rng)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
+        for w in range(first, last + 1):
+            k = max(0, int(rng.gauss(refs, 5)))
+            cited = ",".join(
+                f'"https://openalex.org/W{c}"'
+                for c in (rng.randint(1, int(works * 1.05)) for _ in range(k))
+                if c != w
+            )
+            authors = ",".join(
+                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
+                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
+                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
+                '"raw_author_name":"A. Author"}'
+                for i, a in enumerate(rng.randint(1, works) for _ in range(3))
+            )
+            doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
+            title = " ".join(rng.choice(WORDS) for _ in range(8))
+            year = 2000 + w % 25
+            fh.write(
+                f'{{"id":"https://openalex.org/W{w}","doi":{doi},"title":"{title}",'
+                f'"display_name":"{title}","publication_year":{year},'
+                f'"publication_date":"{year}-01-01","type":"article","language":"en",'
+                f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"cited_by_count":{w % 100},"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
+                f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
+                f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
+                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"referenced_works":[{cited}],"related_works":[],'
+                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+            )
+
+
 def generate(
     root: Path, works: int, *, refs: int = 20, per_part: int = 50_000, seed: int = 7
 ) -> Path:
-    """A synthetic snapshot: works W1..Wn over several updated_date partitions; ~5% of the
-    references point outside the snapshot (stubs)."""
-    rng = random.Random(seed)
+    """A synthetic snapshot: works W1..Wn over several updated_date partitions (two parts a
+    day), ~``refs`` references a work of which ~5% point outside the snapshot (stubs); parts
+    are written by two processes."""
     base = root / "data" / "works"
     n_parts = max(1, (works + per_part - 1) // per_part)
-    for part in range(n_parts):
-        date = f"2025-{1 + part // 28 % 12:02d}-{1 + part % 28:02d}"
-        path = base / f"updated_date={date}" / f"part_{part:03d}.gz"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
-            for w in range(part * per_part + 1, min(works, (part + 1) * per_part) + 1):
-                k = max(0, int(rng.gauss(refs, 5)))
-                cited = [rng.randint(1, int(works * 1.05)) for _ in range(k)]
-                words = [rng.choice(WORDS) for _ in range(rng.randint(80, 160))]
-                index: dict[str, list[int]] = {}
-                for pos, word in enumerate(words):
-                    index.setdefault(word, []).append(pos)
-                work: dict[str, Any] = {
-                    "id": f"https://openalex.org/W{w}",
-                    "doi": f"https://doi.org/10.5555/{w}" if w % 4 else None,
-                    "title": " ".join(rng.choice(WORDS) for _ in range(8)),
-                    "publication_year": 2000 + w % 25,
-                    "publication_date": f"{2000 + w % 25}-01-01",
-                    "type": "article",
-                    "language": "en",
-                    "ids": {"openalex": f"https://openalex.org/W{w}", "mag": str(w * 7)},
-                    "cited_by_count": w % 100,
-                    "open_access": {"is_oa": bool(w % 2), "oa_status": "green", "oa_url": None},
-                    "authorships": [
-                        {"author_position": "first" if i == 0 else "middle",
-                         "author": {"id": f"https://openalex.org/A{rng.randint(1, works)}",
-                                    "display_name": f"Author {rng.randint(1, works)}",
-                                    "orcid": None},
-                         "institutions": [{"display_name": f"Institute {w % 500}"}],
-                         "raw_author_name": "A. Author"}
-                        for i in range(3)
-                    ],
-                    "primary_location": {"source": {"display_name": f"Venue {w % 2000}"}},
-                    "topics": [{"display_name": rng.choice(WORDS), "score": 0.9}],
-                    "referenced_works": [f"https://openalex.org/W{c}" for c in cited if c != w],
-                    "related_works": [],
-                    "abstract_inverted_index": index,
-                }  # fmt: skip
-                fh.write(json.dumps(work) + "\n")
+    jobs = [
+        (base / f"updated_date=2025-{1 + part // 56 % 12:02d}-{1 + part // 2 % 28:02d}"
+         / f"part_{part % 2:03d}.gz",
+         part * per_part + 1, min(works, (part + 1) * per_part), works, refs, seed)
+        for part in range(n_parts)
+    ]  # fmt: skip
+    with mp.get_context("spawn").Pool(2) as pool:
+        pool.map(_write_part, jobs)
     return root
 
 
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its finished children (the parser workers):
+    the cost that does not depend on how busy the shared machine is."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _bulk(snapshot: str, backend: str, out: Any) -> None:
@@ -112,6 +138,7 @@ def _bulk(snapshot: str, backend: str, out: Any) -> None:
         store.close()
     res["wall_seconds"] = time.perf_counter() - t0
     res["peak_rss_mb"] = _peak_mb()
+    res["python_cpu_seconds"] = _cpu_seconds()
     out.put(res)
 
 
@@ -127,6 +154,8 @@ def _incremental(snapshot: str, backend: str, out: Any) -> None:
     store = open_store(cfg)
     t0 = time.perf_counter()
     try:
+        if backend == "neo4j":  # one database: start from empty, as the embedded graph does
+            store.clear()
         store.apply_schema()
         resolver = IdentityResolver(store, chunk=2_000)
         steps = [
@@ -144,6 +173,7 @@ def _incremental(snapshot: str, backend: str, out: Any) -> None:
         "relationships": counts.total_relationships,
         "wall_seconds": time.perf_counter() - t0,
         "peak_rss_mb": _peak_mb(),
+        "python_cpu_seconds": _cpu_seconds(),
     })  # fmt: skip
 
 
@@ -163,6 +193,7 @@ def _fresh(backend: str, home: Path) -> None:
 
     os.environ["SCHOLARKG_HOME"] = str(home)
     os.environ["SCHOLARKG_DATA_DIR"] = str(home / "falkordb")
+    os.environ.pop("NEO4J_URI", None)  # the managed server of that home
     os.environ["SCHOLARKG_BACKEND"] = backend
     os.environ["SCHOLARKG_GRAPH"] = f"bench_{int(time.time() * 1000)}"
 
@@ -175,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-bulk", action="store_true")
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
+        "--home", type=Path, default=None,
+        help="SCHOLARKG_HOME to use (e.g. a running managed Neo4j's); default: a new one",
+    )  # fmt: skip
+    ap.add_argument(
         "--snapshot-dir",
         type=Path,
         default=None,
@@ -182,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-openalex-"))
-    home = tmp / "home"
+    home = args.home or tmp / "home"
     try:
         rows = []
         for phase, n, skip, fn in (
@@ -207,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {json.dumps(res)}", flush=True)
         return 0
     finally:
-        if args.backend == "embedded":
+        if args.backend == "embedded" and args.home is None:
             try:
                 from scholarkg.store.falkordb.server import EmbeddedServer
 

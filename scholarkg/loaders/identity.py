@@ -145,6 +145,11 @@ class _UnionFind:
             self.parent[rb] = ra
 
 
+def _is_stub(rec: Paper) -> bool:
+    """A reference's placeholder: no title, no source (only an id slot)."""
+    return rec.title is None and rec.source is None
+
+
 def _node(paper_id: str) -> str:
     return "\x00node:" + paper_id  # cannot collide with a scheme-prefixed key
 
@@ -166,6 +171,10 @@ class IdentityResolver:
         self._recent: dict[str, str] = {}
         #: merges whose loser may still be unwritten: run at the next chunk or :meth:`finish`
         self._deferred: list[tuple[str, str]] = []
+        #: per chunk: Paper ids already in the store, and those a record of the chunk writes
+        #: (a reference's stub to either adds nothing, so it is not sent)
+        self._stored: set[str] = set()
+        self._written: set[str] = set()
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -234,6 +243,8 @@ class IdentityResolver:
             # Papers of the previous chunk may still be in the writer's buffer
             self._deferred += [(n, ordered[0]) for n in sorted(have - set(real)) if n != ordered[0]]
         mapping = {p.id: final[uf.find(p.id)] for p in papers}
+        self._stored = {final[root] for root in final if nodes.get(root)}
+        self._written = set()
         slots = self._slots(stored, papers, mapping)
         self._recent = {
             k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
@@ -295,6 +306,10 @@ class IdentityResolver:
             if isinstance(rec, ReferenceList):
                 marks.append(rec)
             elif isinstance(rec, Paper):
+                target = mapping[rec.id]
+                if _is_stub(rec) and (target in self._stored or target in self._written):
+                    continue  # the node exists (or is written in this chunk): nothing to add
+                self._written.add(target)
                 out.append(self._rewrite_paper(rec, mapping, slots))
             elif isinstance(rec, EdgeRecord):
                 update = {}

@@ -233,3 +233,20 @@ def test_the_bulk_rows_equal_the_records_rows(tmp_path: Path, n: int) -> None:
     assert [json.loads(e) for _, _, e in rows] == [
         {"start": s.start, "end": s.end, **s.properties()} for s in parsed.authorships
     ]
+
+
+def test_identifier_normalisation() -> None:
+    from scholarkg.schema import ids
+
+    assert ids.normalize_openalex_id("https://openalex.org/W2741809807") == "W2741809807"
+    assert ids.normalize_openalex_id("w12") == "W12"
+    assert ids.normalize_openalex_id("https://openalex.org/keywords/x") is None
+    assert ids.normalize_pmid("https://pubmed.ncbi.nlm.nih.gov/29456894") == "29456894"
+    assert ids.normalize_pmcid("https://www.ncbi.nlm.nih.gov/pmc/articles/5815332") == "PMC5815332"
+    assert ids.normalize_pmcid("PMC42") == "PMC42"
+    assert ids.normalize_mag_id(2741809807) == "2741809807"
+    assert ids.arxiv_id_from_doi("https://doi.org/10.48550/arXiv.2106.09685") == "2106.09685"
+    assert ids.arxiv_id_from_doi("10.1000/j1") is None
+    # the new Paper id slot joins the id rule after the benchmark families' ids, before titles
+    assert Paper(openalex_id="W5", title="T").id == "openalex:W5"
+    assert Paper(doi="10.1/x", openalex_id="W5").id == "doi:10.1/x"
