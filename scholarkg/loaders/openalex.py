@@ -284,12 +284,13 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
     oa = _opt_dict(work, "open_access", path, line)
     topics = _opt_list(work, "topics", path, line) or _opt_list(work, "concepts", path, line)
     topic_names: list[str] = []
-    topic_scores: list[float] = []
+    topic_scores: list[int] = []
     for t in topics:
         if isinstance(t, dict) and isinstance(t.get("display_name"), str):
             topic_names.append(t["display_name"])
             score = t.get("score")
-            topic_scores.append(float(score) if isinstance(score, int | float) else 0.0)
+            ok = isinstance(score, int | float) and not isinstance(score, bool)
+            topic_scores.append(round(float(score) * 10_000) if ok else 0)
     primary = _opt_dict(work, "primary_location", path, line)
     source = primary.get("source") if isinstance(primary.get("source"), dict) else None
     refs_raw = work.get("referenced_works")
@@ -342,7 +343,7 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         if source and isinstance(source.get("display_name"), str)
         else None,
         "topics": topic_names or None,
-        "topic_scores": topic_scores or None,
+        "topic_scores_e4": topic_scores or None,
         "related": related or None,
         "url": f"https://openalex.org/{openalex}",
         "source": "openalex",

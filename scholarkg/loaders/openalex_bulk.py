@@ -156,7 +156,6 @@ def write_bulk_files(
 
     import numpy as np
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
     retired: dict[int, int] = {}
     for path in merged:
@@ -232,9 +231,7 @@ def write_bulk_files(
         all_ids = pa.array(work_ids + [f"openalex:W{w}" for w in stub_w.tolist()], pa.string())
         starts = all_ids.take(pa.array(np.frombuffer(src, dtype=np.int64)))
         ends = all_ids.take(pa.array(end_index))
-        pacsv.write_csv(
-            pa.table([starts, ends], names=["start", "end"]), str(out / "edges-CITES.csv")
-        )
+        _write_edge_list(pa.table([starts, ends], names=["start", "end"]), out)
     finally:
         if pool is not None:
             pool.terminate()
@@ -248,6 +245,30 @@ def write_bulk_files(
         "venues": len(venues_seen),
         "retired": len(retired),
     }
+
+
+def _write_edge_list(table: Any, out: Path) -> Path:
+    """``edges-CITES.tsv`` unquoted (the bulk loaders' columnar reader takes that; a quoted
+    header sends the file to the line reader), or quoted CSV when an id needs quoting."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    path = out / "edges-CITES.tsv"
+    try:
+        with path.open("wb") as fh:
+            fh.write(b"start\tend\n")  # pyarrow quotes the header whatever the style
+            options = pacsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
+            pacsv.write_csv(table, fh, options)
+    except pa.ArrowInvalid:  # an id with a tab or a quote: quoted CSV, read line by line
+        path.unlink(missing_ok=True)
+        path = out / "edges-CITES.csv"
+        pacsv.write_csv(table, str(path))
+    return path
+
+
+def _cites_file(out: Path) -> Path:
+    tsv = out / "edges-CITES.tsv"
+    return tsv if tsv.exists() else out / "edges-CITES.csv"
 
 
 def bulk_load_openalex(
@@ -277,7 +298,7 @@ def bulk_load_openalex(
             from scholarkg.store.neo4j.server import managed_server
 
             result = import_into_managed(
-                managed_server(settings), out / "nodes-Paper.jsonl", out / "edges-CITES.csv",
+                managed_server(settings), out / "nodes-Paper.jsonl", _cites_file(out),
                 rel_type="CITES", node_count=store.counts().total_nodes,
                 progress=(lambda m: progress(m, 0)) if progress else None,
             )  # fmt: skip
@@ -289,7 +310,7 @@ def bulk_load_openalex(
             nodes = [NodeSource(out / f"nodes-{label}.jsonl", label=label)
                      for label in ("Paper", "Author", "Venue")
                      if (out / f"nodes-{label}.jsonl").stat().st_size]  # fmt: skip
-            edges = [EdgeSource(out / "edges-CITES.csv", rel_type="CITES")]
+            edges = [EdgeSource(_cites_file(out), rel_type="CITES")]
             edges += [EdgeSource(out / f"edges-{rel}.jsonl", rel_type=rel, end_label=end)
                       for rel, end in (("AUTHORED_BY", "Author"), ("IN_VENUE", "Venue"))
                       if (out / f"edges-{rel}.jsonl").stat().st_size]  # fmt: skip

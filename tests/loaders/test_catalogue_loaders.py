@@ -51,7 +51,7 @@ def test_an_openalex_work_becomes_paper_authors_venue_and_stub_citations(tmp_pat
         "pmid": "999", "venue": "Journal of Graphs", "citation_count": 10,
         "url": "https://openalex.org/W1", "source": "openalex", "work_type": "article",
         "language": "en", "is_oa": True, "oa_status": "green", "oa_url": "https://example.org/1",
-        "topics": ["Graphs"], "topic_scores": [0.9], "related": ["W7"],
+        "topics": ["Graphs"], "topic_scores_e4": [9000], "related": ["W7"],
     }  # fmt: skip
     authors = [r for r in records if isinstance(r, Author)]
     assert [a.id for a in authors] == ["orcid:0000-0001-2345-6789", "openalexauthor:A2"]
