@@ -289,8 +289,8 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         if isinstance(t, dict) and isinstance(t.get("display_name"), str):
             topic_names.append(t["display_name"])
             score = t.get("score")
-            ok = isinstance(score, int | float) and not isinstance(score, bool)
-            topic_scores.append(round(float(score) * 10_000) if ok else 0)
+            number = score if isinstance(score, int | float) and score is not True else 0
+            topic_scores.append(round(float(number) * 10_000))
     primary = _opt_dict(work, "primary_location", path, line)
     source = primary.get("source") if isinstance(primary.get("source"), dict) else None
     refs_raw = work.get("referenced_works")
