@@ -250,3 +250,34 @@ def test_identifier_normalisation() -> None:
     # the new Paper id slot joins the id rule after the benchmark families' ids, before titles
     assert Paper(openalex_id="W5", title="T").id == "openalex:W5"
     assert Paper(doi="10.1/x", openalex_id="W5").id == "doi:10.1/x"
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_the_fixture_folders_load_through_the_cli_into_one_graph(
+    graph_env: str, store: FalkorDBStore
+) -> None:
+    """tests/fixtures/{openalex,arxiv,crossref}: the snapshot layout (two updated_date
+    partitions, W1 updated in the newer one without its W9 reference, and merged_ids retiring
+    W9 into W3), arXiv's snapshot lines and a Crossref list response, loaded in turn."""
+    for source in ("openalex", "arxiv", "crossref"):
+        res = runner.invoke(app, ["load", source, str(FIXTURES / source)])
+        assert res.exit_code == 0, res.output
+    papers = store.run(
+        "MATCH (p:Paper) RETURN coalesce(p.openalex_id, p.doi) AS name ORDER BY name"
+    )
+    assert [r["name"] for r in papers] == ["10.1000/x9", "W1", "W2", "W3"]
+    cites = store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN coalesce(a.openalex_id, a.doi) AS a, "
+        "coalesce(b.openalex_id, b.doi) AS b, r.from_openalex AS oa, r.from_crossref AS cr "
+        "ORDER BY a, b"
+    )
+    assert [(r["a"], r["b"], r["oa"], r["cr"]) for r in cites] == [
+        ("W1", "10.1000/x9", None, True),
+        ("W1", "W2", True, True),
+        ("W1", "W3", True, None),
+        ("W2", "W3", None, True),
+    ]
+    w1 = store.run("MATCH (p:Paper {openalex_id: 'W1'}) RETURN p.arxiv_id AS a, p.categories AS c")
+    assert w1 == [{"a": "2401.00001", "c": ["cs.DL", "cs.DB"]}]  # arXiv's fields joined W1
