@@ -145,3 +145,15 @@ def register_family_commands(target: typer.Typer) -> None:
 
 
 register_family_commands(app)
+
+
+def _register_catalogues(target: typer.Typer) -> None:
+    """The open catalogues (not a benchmark family: any graph may hold them)."""
+    from scholarkg.commands import load_catalogues
+
+    target.command("openalex")(load_catalogues.load_openalex)
+    target.command("arxiv")(load_catalogues.load_arxiv)
+    target.command("crossref")(load_catalogues.load_crossref)
+
+
+_register_catalogues(app)

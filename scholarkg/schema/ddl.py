@@ -67,6 +67,12 @@ CORE = SchemaPart(
         LookupIndex("Paper", "arxiv_id"),
         LookupIndex("Paper", "doi"),
         LookupIndex("Paper", "corpus_id"),
+        # identity resolution matches a record on every id it carries (loaders/identity.py)
+        LookupIndex("Paper", "openalex_id"),
+        LookupIndex("Paper", "mag_id"),
+        LookupIndex("Paper", "pmid"),
+        LookupIndex("Paper", "pmcid"),
+        LookupIndex("Paper", "s2_paper_id"),
         LookupIndex("Paper", "title_norm"),
         LookupIndex("Paper", "year"),
         LookupIndex("Author", "name"),

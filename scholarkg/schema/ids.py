@@ -11,7 +11,8 @@ Paper              ``arxiv:<id>`` (version suffix dropped, old-style ids kept as
                    ``s2:<corpus id>`` > ``openalex:<W id>`` >
                    ``paper:<hash of normalised title + year>``; ids written bare in
                    collection/leaderboard files: :func:`paper_ref_id` (``apc:<id>``)
-Author             ``orcid:<ORCID>`` > ``s2author:<id>`` > ``author:<hash of
+Author             ``orcid:<ORCID>`` > ``s2author:<id>`` > ``openalexauthor:<A id>``
+                   > ``author:<hash of
                    normalised name>`` (homonyms merge; supply an ORCID to split)
 Venue, Task,       ``<kind>:<normalised name>`` (names are the identity in Papers
 Dataset, Metric,   with Code and in the benchmarks)
@@ -89,6 +90,45 @@ def normalize_doi(raw: str) -> str | None:
     return text if text.startswith("10.") and "/" in text else None
 
 
+_OPENALEX = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTPF]\d+)$", re.IGNORECASE)
+_PMCID = re.compile(r"^(?:https?://www\.ncbi\.nlm\.nih\.gov/pmc/articles/)?(?:PMC)?(\d+)/?$", re.I)
+_PMID = re.compile(r"^(?:https?://pubmed\.ncbi\.nlm\.nih\.gov/)?(\d+)/?$")
+#: DataCite DOIs arXiv mints for its preprints: the DOI *is* the arXiv id
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
+
+
+def normalize_openalex_id(raw: object) -> str | None:
+    """``"https://openalex.org/W2741809807"`` / ``"w2741809807"`` → ``"W2741809807"``."""
+    m = _OPENALEX.match(str(raw).strip().rstrip("/"))
+    return m.group(1).upper() if m else None
+
+
+def normalize_pmid(raw: object) -> str | None:
+    """``"https://pubmed.ncbi.nlm.nih.gov/14907713"`` → ``"14907713"``."""
+    m = _PMID.match(str(raw).strip())
+    return m.group(1) if m else None
+
+
+def normalize_pmcid(raw: object) -> str | None:
+    """``".../pmc/articles/PMC1234"`` / ``"PMC1234"`` / ``"1234"`` → ``"PMC1234"``."""
+    m = _PMCID.match(str(raw).strip())
+    return f"PMC{m.group(1)}" if m else None
+
+
+def normalize_mag_id(raw: object) -> str | None:
+    """MAG ids are bare integers (OpenAlex gives them as numbers or digit strings)."""
+    text = str(raw).strip()
+    return text if text.isdigit() else None
+
+
+def arxiv_id_from_doi(doi: str | None) -> str | None:
+    """The arXiv id behind arXiv's own DataCite DOI (``10.48550/arXiv.2401.00001``)."""
+    d = normalize_doi(doi) if doi else None
+    if d and (m := _ARXIV_DOI.match(d)):
+        return normalize_arxiv_id(m.group(1))
+    return None
+
+
 def paper_id(
     *,
     arxiv_id: str | None = None,
@@ -112,11 +152,19 @@ def paper_id(
     raise ValueError("a paper needs an arXiv id, DOI, corpus id, OpenAlex id or a title")
 
 
-def author_id(name: str, *, orcid: str | None = None, s2_author_id: str | None = None) -> str:
+def author_id(
+    name: str,
+    *,
+    orcid: str | None = None,
+    s2_author_id: str | None = None,
+    openalex_author_id: str | None = None,
+) -> str:
     if orcid:
         return f"orcid:{orcid.strip().rsplit('/', 1)[-1]}"
     if s2_author_id:
         return f"s2author:{s2_author_id}"
+    if openalex_author_id:
+        return f"openalexauthor:{str(openalex_author_id).rstrip('/').rsplit('/', 1)[-1]}"
     return f"author:{content_hash(normalize_text(name))}"
 
 

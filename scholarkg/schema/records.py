@@ -176,12 +176,35 @@ class Paper(NodeRecord):
     source: str | None = None
     full_text: str | None = None
     authors: list[str] | None = None
+    # -- identifiers beyond the three above (identity resolution matches on every one of
+    # them, ``loaders/identity.py``; normalised by ``schema/ids.py``'s ``normalize_*``)
+    openalex_id: str | None = Field(default=None, description="W… (no URL)")
+    mag_id: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = Field(default=None, description="PMC…")
+    s2_paper_id: str | None = Field(default=None, description="S2's 40-hex paper sha")
+    #: scheme-prefixed ids of this work that do not fit the slots above (a second DOI) and
+    #: the primary ids of Papers merged into this one (``loaders/identity.py``)
+    alt_ids: list[str] | None = None
+    # -- what the open catalogues add (OpenAlex, Crossref)
+    work_type: str | None = None
+    language: str | None = None
+    is_oa: bool | None = None
+    oa_status: str | None = None
+    oa_url: str | None = None
+    topics: list[str] | None = None
+    #: OpenAlex's topic scores (0-1) x 10 000, rounded, parallel to ``topics``: integers, so
+    #: the snapshot bulk path keeps GRAPH.BULK's columnar reader (it hands floats to the slow
+    #: line reader)
+    topic_scores_e4: list[int] | None = None
+    related: list[str] | None = Field(default=None, description="OpenAlex related_works (W ids)")
 
     ID_RULE = staticmethod(
         lambda d: ids.paper_id(
             arxiv_id=d.get("arxiv_id"),
             doi=d.get("doi"),
             corpus_id=d.get("corpus_id"),
+            openalex_id=d.get("openalex_id"),
             title=d.get("title"),
             year=d.get("year"),
         )
@@ -222,9 +245,15 @@ class Author(NodeRecord):
     name: str
     orcid: str | None = None
     s2_author_id: str | None = None
+    openalex_id: str | None = Field(default=None, description="A… (no URL)")
 
     ID_RULE = staticmethod(
-        lambda d: ids.author_id(d["name"], orcid=d.get("orcid"), s2_author_id=d.get("s2_author_id"))
+        lambda d: ids.author_id(
+            d["name"],
+            orcid=d.get("orcid"),
+            s2_author_id=d.get("s2_author_id"),
+            openalex_author_id=d.get("openalex_id"),
+        )
     )
 
 
@@ -240,6 +269,9 @@ class Authorship(EdgeRecord):
     START: ClassVar[str] = "Paper"
     END: ClassVar[str] = "Author"
     position: int | None = None
+    #: the institutions the work lists for this author (OpenAlex ``authorships``)
+    institutions: list[str] | None = None
+    raw_name: str | None = None
 
 
 class Citation(EdgeRecord):
@@ -253,6 +285,11 @@ class Citation(EdgeRecord):
     intents: list[str] | None = None
     is_influential: bool | None = None
     weight: float | None = None
+    #: set by the open-catalogue loaders: which source's reference list holds this edge, so
+    #: re-loading a record can drop the references *that* source dropped and keep the rest
+    #: (``loaders/identity.py``)
+    from_openalex: bool | None = None
+    from_crossref: bool | None = None
 
     def context(self) -> CitationContext | None:
         if not self.sentence:

@@ -1,0 +1,256 @@
+"""``load openalex`` throughput: a generated snapshot in OpenAlex's real layout
+(``data/works/updated_date=YYYY-MM-DD/part_NNN.gz``, gzipped JSON Lines, ~20 references a
+work, authorships, venue, topics, an abstract inverted index), loaded
+
+* with ``--bulk`` (``loaders/openalex_bulk``: snapshot → GRAPH.BULK) into a new graph, and
+* incrementally (identity resolution + resumable MERGE batches, what a daily update runs),
+
+on a throwaway embedded server, printing works/s and the process's peak RSS for each. The
+incremental load is the obvious alternative to the bulk path, measured in the same run (on
+``--incremental-works`` works: it is ~two orders of magnitude slower).
+
+    python benchmarks/bench_openalex.py --works 1000000 --incremental-works 20000 \\
+        --snapshot-dir /tmp/openalex-snapshots
+    python benchmarks/bench_openalex.py --works 20000 --backend neo4j   # managed Neo4j
+
+Each phase runs in its own process, so peak memory is that phase's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing as mp
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+WORDS = [
+    "graph", "citation", "model", "data", "learning", "network", "paper", "method", "result",
+    "analysis", "study", "corpus", "query", "ranking", "retrieval", "benchmark", "evaluation",
+    "open", "scholarly", "identity",
+]  # fmt: skip
+
+
+def _abstracts(rng: random.Random, n: int = 64) -> list[str]:
+    """A pool of abstract_inverted_index JSON texts (generation reuses them: json.dumps of a
+    fresh 120-word index per work was most of the generator's time)."""
+    out = []
+    for _ in range(n):
+        index: dict[str, list[int]] = {}
+        for pos in range(rng.randint(80, 160)):
+            index.setdefault(rng.choice(WORDS), []).append(pos)
+        out.append(json.dumps(index))
+    return out
+
+
+def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
+    path, first, last, works, refs, seed = args
+    rng = random.Random(seed * 1_000_003 + first)
+    abstracts = _abstracts(rng)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
+        for w in range(first, last + 1):
+            k = max(0, int(rng.gauss(refs, 5)))
+            cited = ",".join(
+                f'"https://openalex.org/W{c}"'
+                for c in (rng.randint(1, int(works * 1.05)) for _ in range(k))
+                if c != w
+            )
+            authors = ",".join(
+                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
+                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
+                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
+                '"raw_author_name":"A. Author"}'
+                for i, a in enumerate(rng.randint(1, works) for _ in range(3))
+            )
+            doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
+            title = " ".join(rng.choice(WORDS) for _ in range(8))
+            year = 2000 + w % 25
+            fh.write(
+                f'{{"id":"https://openalex.org/W{w}","doi":{doi},"title":"{title}",'
+                f'"display_name":"{title}","publication_year":{year},'
+                f'"publication_date":"{year}-01-01","type":"article","language":"en",'
+                f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"cited_by_count":{w % 100},"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
+                f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
+                f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
+                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"referenced_works":[{cited}],"related_works":[],'
+                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+            )
+
+
+def generate(
+    root: Path, works: int, *, refs: int = 20, per_part: int = 50_000, seed: int = 7
+) -> Path:
+    """A synthetic snapshot: works W1..Wn over several updated_date partitions (two parts a
+    day), ~``refs`` references a work of which ~5% point outside the snapshot (stubs); parts
+    are written by two processes."""
+    base = root / "data" / "works"
+    n_parts = max(1, (works + per_part - 1) // per_part)
+    jobs = [
+        (base / f"updated_date=2025-{1 + part // 56 % 12:02d}-{1 + part // 2 % 28:02d}"
+         / f"part_{part % 2:03d}.gz",
+         part * per_part + 1, min(works, (part + 1) * per_part), works, refs, seed)
+        for part in range(n_parts)
+    ]  # fmt: skip
+    with mp.get_context("spawn").Pool(2) as pool:
+        pool.map(_write_part, jobs)
+    return root
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its finished children (the parser workers):
+    the cost that does not depend on how busy the shared machine is."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _bulk(snapshot: str, backend: str, out: Any) -> None:
+    from scholarkg.config import load_settings
+    from scholarkg.loaders.openalex import snapshot_files
+    from scholarkg.loaders.openalex_bulk import bulk_load_openalex
+    from scholarkg.store import open_store
+
+    cfg = load_settings()
+    works, merged = snapshot_files([Path(snapshot)])
+    t0 = time.perf_counter()
+    store = open_store(cfg)
+    try:
+        res = bulk_load_openalex(store, works, merged, settings=cfg)
+    finally:
+        store.close()
+    if backend == "neo4j":
+        store = open_store(cfg)
+        store.apply_schema()
+        store.close()
+    res["wall_seconds"] = time.perf_counter() - t0
+    res["peak_rss_mb"] = _peak_mb()
+    res["python_cpu_seconds"] = _cpu_seconds()
+    out.put(res)
+
+
+def _incremental(snapshot: str, backend: str, out: Any) -> None:
+    from scholarkg.config import load_settings
+    from scholarkg.loaders import openalex
+    from scholarkg.loaders.identity import IdentityResolver
+    from scholarkg.loaders.steps import Step, run_steps
+    from scholarkg.store import open_store
+
+    cfg = load_settings()
+    works, _ = openalex.snapshot_files([Path(snapshot)])
+    store = open_store(cfg)
+    t0 = time.perf_counter()
+    try:
+        if backend == "neo4j":  # one database: start from empty, as the embedded graph does
+            store.clear()
+        store.apply_schema()
+        resolver = IdentityResolver(store, chunk=2_000)
+        steps = [
+            Step("w", f, "bench-openalex", lambda f=f: resolver.resolve(openalex.read_works(f)))
+            for f in works
+        ]
+        summary = run_steps(store, steps, settings=cfg, batch_size=2_000)
+        resolver.finish()
+        counts = store.counts()
+    finally:
+        store.close()
+    out.put({
+        "works": sum(s.records for s in summary.stats),
+        "nodes": counts.total_nodes,
+        "relationships": counts.total_relationships,
+        "wall_seconds": time.perf_counter() - t0,
+        "peak_rss_mb": _peak_mb(),
+        "python_cpu_seconds": _cpu_seconds(),
+    })  # fmt: skip
+
+
+def _run(target: Any, *args: Any) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=target, args=(*args, q))
+    p.start()
+    res = q.get()
+    p.join()
+    return dict(res)
+
+
+def _fresh(backend: str, home: Path) -> None:
+    """Point the phase processes at a new, empty graph (embedded) or the managed Neo4j."""
+    import os
+
+    os.environ["SCHOLARKG_HOME"] = str(home)
+    os.environ["SCHOLARKG_DATA_DIR"] = str(home / "falkordb")
+    os.environ.pop("NEO4J_URI", None)  # the managed server of that home
+    os.environ["SCHOLARKG_BACKEND"] = backend
+    os.environ["SCHOLARKG_GRAPH"] = f"bench_{int(time.time() * 1000)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--works", type=int, default=100_000, help="works in the bulk snapshot")
+    ap.add_argument("--incremental-works", type=int, default=20_000)
+    ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")
+    ap.add_argument("--skip-bulk", action="store_true")
+    ap.add_argument("--skip-incremental", action="store_true")
+    ap.add_argument(
+        "--home", type=Path, default=None,
+        help="SCHOLARKG_HOME to use (e.g. a running managed Neo4j's); default: a new one",
+    )  # fmt: skip
+    ap.add_argument(
+        "--snapshot-dir",
+        type=Path,
+        default=None,
+        help="keep generated snapshots here and reuse them (generation is slow)",
+    )
+    args = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-openalex-"))
+    home = args.home or tmp / "home"
+    try:
+        rows = []
+        for phase, n, skip, fn in (
+            ("bulk", args.works, args.skip_bulk, _bulk),
+            ("incremental", args.incremental_works, args.skip_incremental, _incremental),
+        ):
+            if skip:
+                continue
+            t0 = time.perf_counter()
+            where = (args.snapshot_dir or tmp) / f"snap-{n}"
+            snap = where if (where / "done").exists() else generate(where, n)
+            (snap / "done").touch()
+            gen = time.perf_counter() - t0
+            size = sum(f.stat().st_size for f in snap.rglob("*.gz")) / 1e6
+            _fresh(args.backend, home)
+            res = _run(fn, str(snap), args.backend)
+            rows.append((phase, n, res))
+            print(f"{phase} ({args.backend}): {n:,} works, {size:,.0f} MB gzipped "
+                  f"(generated in {gen:.0f} s)")  # fmt: skip
+            print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
+                  f"peak RSS {res['peak_rss_mb']:,.0f} MB", flush=True)  # fmt: skip
+            print(f"  {json.dumps(res)}", flush=True)
+        return 0
+    finally:
+        if args.backend == "embedded" and args.home is None:
+            try:
+                from scholarkg.store.falkordb.server import EmbeddedServer
+
+                EmbeddedServer(home / "falkordb").stop()
+            except Exception as err:  # best effort: report, don't mask the result
+                print(f"could not stop the benchmark server: {err}", file=sys.stderr)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,200 @@
+"""``scholarkg load openalex | arxiv | crossref``: the open catalogues, one Paper per work.
+
+Each verb streams its files through identity resolution (``loaders/identity.py``: a record
+lands on the Paper that shares any of its ids, whatever source created it), then the usual
+resumable MERGE batches (``loaders/steps.run_steps``: checkpoints, ``--resume``). The bar
+shows works per second. ``load openalex --bulk`` builds a *new* graph from a snapshot instead
+(``loaders/openalex_bulk.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from scholarkg.commands.common import RateColumn, console, settings, store_session
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt, stop_hint
+from scholarkg.console import err_console
+from scholarkg.errors import NotSupported, ScholarKGError
+from scholarkg.loaders import steps as steps_lib
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup
+from scholarkg.loaders.steps import LoadSummary, Step
+from scholarkg.loaders.summary import print_summary
+from scholarkg.store.base import GraphStore
+
+PathsArg = Annotated[
+    list[Path], typer.Argument(exists=True, help="Files or folders (plain or .gz).")
+]
+
+
+def _progress_bar() -> Any:
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed:,} works"),
+        RateColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+
+
+def run_catalogue_load(
+    files: Sequence[Path],
+    read: Callable[[Path], Iterable[SourceGroup]],
+    *,
+    kind: str,
+    title: str,
+    resume: bool,
+    batch_size: int,
+    after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
+) -> LoadSummary:
+    """Schema, one resumable step per file through one resolver, the summary table."""
+    summary = LoadSummary()
+    with store_session(write=True) as store:
+        store.apply_schema()
+        resolver = IdentityResolver(store, chunk=batch_size)
+        steps = [
+            Step(kind, f, kind, lambda f=f: resolver.resolve(read(f)))  # type: ignore[misc]  # default binds the loop variable
+            for f in files
+        ]
+        try:
+            with _progress_bar() as bar:
+                stages: dict[str, Any] = {}
+
+                def progress(stage: str, done: int, total: int | None) -> None:
+                    if stage not in stages:
+                        stages[stage] = bar.add_task(stage, total=None)
+                    bar.update(stages[stage], completed=done, total=total)
+
+                steps_lib.run_steps(
+                    store, steps, settings=settings(), resume=resume, batch_size=batch_size,
+                    summary=summary, progress=progress,
+                )  # fmt: skip
+            resolver.finish()
+            if after is not None:
+                after(store, resolver, summary)
+        except ScholarKGError:
+            if summary.stopped is not None:
+                err_console.print(f"[yellow]{stop_hint(summary)}[/yellow]")
+            raise
+        finally:
+            summary.notes += resolver.report.notes()
+        summary.graph = store.counts()
+    print_summary(summary, title=title)
+    return summary
+
+
+def load_openalex(
+    paths: PathsArg,
+    resume: ResumeOpt = False,
+    batch_size: BatchOpt = 2_000,
+    bulk: Annotated[
+        bool,
+        typer.Option(
+            "--bulk",
+            help="Build a NEW graph from a snapshot (GRAPH.BULK / Neo4j's importer; refuses "
+            "a graph that has nodes).",
+        ),
+    ] = False,
+) -> None:
+    """OpenAlex works: a snapshot folder (data/works/updated_date=…/part_*.gz, with
+    data/merged_ids), part files, JSONL, or saved API pages {"meta", "results"}.
+
+    Re-running on newer updated_date partitions keeps the graph current: each work's
+    properties and OpenAlex reference list are replaced, references from other sources stay.
+    """
+    from scholarkg.loaders import openalex
+
+    works, merged = openalex.snapshot_files(paths)
+    if bulk:
+        _load_openalex_bulk(works, merged)
+        return
+
+    def retire(store: GraphStore, resolver: IdentityResolver, summary: LoadSummary) -> None:
+        from scholarkg.loaders.identity import retire_ids
+
+        for path in merged:
+            n = retire_ids(store, openalex.read_merged_ids(path), resolver)
+            summary.notes.append(f"{path.name}: {n:,} stored work(s) retired as merged")
+
+    run_catalogue_load(
+        works, openalex.read_works, kind="openalex-works", title="load openalex",
+        resume=resume, batch_size=batch_size, after=retire,
+    )  # fmt: skip
+
+
+def load_arxiv(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchOpt = 2_000) -> None:
+    """arXiv's metadata snapshot (arxiv-metadata-oai-snapshot.json: one JSON object per line)."""
+    from scholarkg.loaders import arxiv
+
+    files = _files(paths, (".json", ".jsonl", ".gz"))
+    run_catalogue_load(
+        files, arxiv.read_snapshot, kind="arxiv-metadata", title="load arxiv",
+        resume=resume, batch_size=batch_size,
+    )  # fmt: skip
+
+
+def load_crossref(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchOpt = 2_000) -> None:
+    """Crossref works: saved REST responses (message.items), arrays or JSONL of works."""
+    from scholarkg.loaders import crossref
+
+    files = _files(paths, (".json", ".jsonl", ".gz"))
+    run_catalogue_load(
+        files, crossref.read_works, kind="crossref-works", title="load crossref",
+        resume=resume, batch_size=batch_size,
+    )  # fmt: skip
+
+
+def _files(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(suffixes))
+        else:
+            out.append(p)
+    return out
+
+
+def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
+    from rich.table import Table
+
+    from scholarkg.loaders.openalex_bulk import bulk_load_openalex
+
+    cfg = settings()
+    if cfg.backend == "neo4j" and cfg.neo4j.uri:
+        raise NotSupported(
+            "the offline importer needs the database files, so --bulk runs on the managed "
+            "Neo4j only; load without --bulk on the server at NEO4J_URI"
+        )
+    with _progress_bar() as bar:
+        stages: dict[str, Any] = {}
+
+        def progress(stage: str, done: int) -> None:
+            if stage not in stages:
+                stages[stage] = bar.add_task(stage, total=None)
+            bar.update(stages[stage], completed=done)
+
+        with store_session(write=True) as store:
+            result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)
+    if cfg.backend == "neo4j":  # the importer restarted the server: a new session
+        with store_session(write=True) as store:
+            store.apply_schema()
+    table = Table(title="load openalex --bulk")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in result.items():
+        text = (
+            f"{value:,.1f}"
+            if isinstance(value, float)
+            else f"{value:,}"
+            if isinstance(value, int)
+            else str(value)
+        )
+        table.add_row(key.replace("_", " "), text)
+    console.print(table)

@@ -1,0 +1,179 @@
+"""Crossref works (the REST API's ``message.items``) → Paper, Author, Venue, AUTHORED_BY,
+IN_VENUE and CITES records.
+
+Accepted files: a saved API response ``{"status", "message": {"items": [...]}}`` (a list
+page) or ``{"message": {work}}`` (one work), a JSON array of works, or JSON Lines with one
+work (or one response) per line; plain or gzipped. Fields read (Crossref's REST API "Work"
+schema): ``DOI``, ``title``, ``author`` (``given``, ``family``, ``name``, ``ORCID``,
+``sequence``), ``issued``/``published`` ``date-parts``, ``container-title``, ``type``,
+``language``, ``abstract`` (JATS markup stripped), ``is-referenced-by-count``, and
+``reference`` — only references that carry a ``DOI`` become CITES (to a stub Paper holding
+that DOI); the others have no identifier to match on and are counted as skipped. Unknown
+fields are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.base import validating
+from scholarkg.loaders.checkpoint import AnyRecord
+from scholarkg.loaders.identity import ReferenceList, SourceGroup
+from scholarkg.schema import ids
+from scholarkg.schema.citerec import PublishedIn
+from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
+from scholarkg.textio import decoded_lines, load_json, open_binary
+
+# JATS tags in Crossref abstracts; a regex rather than an XML parser on purpose: the
+# abstracts are fragments (often not well-formed), and only the text is kept
+_TAG = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+
+
+def _first(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str) and v.strip()), None)
+    if not isinstance(value, str):
+        return None
+    return _SPACE.sub(" ", value).strip() or None
+
+
+def _jats_text(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return _SPACE.sub(" ", _TAG.sub(" ", value)).strip() or None
+
+
+def _date(item: dict[str, Any]) -> str | None:
+    for key in ("issued", "published", "published-print", "published-online", "created"):
+        parts = (item.get(key) or {}).get("date-parts") if isinstance(item.get(key), dict) else None
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            nums = [p for p in parts[0] if isinstance(p, int)]
+            if nums and nums[0] > 0:
+                return "-".join([f"{nums[0]:04d}", *(f"{n:02d}" for n in nums[1:3])])
+    return None
+
+
+def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | ReferenceList]:
+    raw_doi = item.get("DOI")
+    doi = ids.normalize_doi(raw_doi) if isinstance(raw_doi, str) else None
+    if doi is None:
+        raise InputError(
+            f"a Crossref work needs its DOI, got {str(raw_doi)[:60]!r}",
+            path=path,
+            line=line,
+            field="DOI",
+        )
+    arxiv = ids.arxiv_id_from_doi(doi)
+    abstract = item.get("abstract")
+    refs = item.get("reference")
+    if refs is not None and not isinstance(refs, list):
+        raise InputError("expected a list", path=path, line=line, field="reference")
+    authors = item.get("author") or []
+    if not isinstance(authors, list):
+        raise InputError("expected a list", path=path, line=line, field="author")
+    with validating(path, line):
+        paper = Paper(
+            doi=None if arxiv else doi,
+            arxiv_id=arxiv,
+            title=_first(item.get("title")),
+            abstract=_jats_text(abstract),
+            date=_date(item),
+            venue=_first(item.get("container-title")),
+            work_type=item.get("type") if isinstance(item.get("type"), str) else None,
+            language=item.get("language") if isinstance(item.get("language"), str) else None,
+            citation_count=item.get("is-referenced-by-count")
+            if isinstance(item.get("is-referenced-by-count"), int)
+            else None,
+            url=f"https://doi.org/{doi}",
+            source="crossref",
+        )
+        nodes: list[AnyRecord | ReferenceList] = [paper]
+        edges: list[AnyRecord | ReferenceList] = []
+        for position, a in enumerate(authors):
+            if not isinstance(a, dict):
+                raise InputError("expected an author object", path=path, line=line, field="author")
+            name = " ".join(
+                p for p in (a.get("given"), a.get("family")) if isinstance(p, str) and p.strip()
+            ) or a.get("name")
+            if not isinstance(name, str) or not name.strip():
+                continue
+            orcid = a.get("ORCID")
+            author = Author(name=name, orcid=orcid if isinstance(orcid, str) and orcid else None)
+            nodes.append(author)
+            edges.append(Authorship(start=paper.id, end=author.id, position=position))
+        if paper.venue:
+            venue = Venue(name=paper.venue)
+            nodes.append(venue)
+            edges.append(PublishedIn(start=paper.id, end=venue.id))
+        seen: set[str] = set()
+        for ref in refs or []:
+            ref_doi = (
+                ids.normalize_doi(ref["DOI"])
+                if isinstance(ref, dict) and isinstance(ref.get("DOI"), str)
+                else None
+            )
+            if ref_doi is None or ref_doi == doi or ref_doi in seen:
+                continue
+            seen.add(ref_doi)
+            ref_arxiv = ids.arxiv_id_from_doi(ref_doi)
+            stub = (
+                Paper.model_construct(id=f"arxiv:{ref_arxiv}", arxiv_id=ref_arxiv)
+                if ref_arxiv
+                else Paper.model_construct(id=f"doi:{ref_doi}", doi=ref_doi)
+            )
+            nodes.append(stub)
+            edges.append(Citation.model_construct(start=paper.id, end=stub.id, from_crossref=True))
+        if refs is not None:
+            edges.append(ReferenceList(paper.id, "crossref"))
+    return nodes + edges
+
+
+def _items(doc: Any, path: Path, line: int) -> list[Any]:
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict):
+        message = doc.get("message", doc)
+        if isinstance(message, dict) and isinstance(message.get("items"), list):
+            return list(message["items"])
+        if isinstance(message, dict):
+            return [message]  # one work (``/works/{doi}``) or a bare work object
+    raise InputError(
+        "expected a Crossref response {message: {items: [...]}} or a work", path=path, line=line
+    )
+
+
+def read_works(path: Path) -> Iterator[SourceGroup]:
+    """One group per Crossref work of a file (see the module doc for the shapes)."""
+    name = path.name.removesuffix(".gz")
+    if name.endswith(".json"):
+        for i, item in enumerate(_items(load_json(path), path, 1), start=1):
+            if not isinstance(item, dict):
+                raise InputError("expected a work object", path=path, line=i, field="items")
+            yield i, parse_item(item, path=path, line=i)
+        return
+    n = 0
+    with open_binary(path) as handle:
+        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(
+                    f"invalid JSON: {err.msg} at column {err.colno} (a cut or corrupt line)",
+                    path=path,
+                    line=number,
+                ) from None
+            for item in _items(obj, path, number):
+                if not isinstance(item, dict):
+                    raise InputError(
+                        "expected a work object", path=path, line=number, field="items"
+                    )
+                n += 1
+                yield number, parse_item(item, path=path, line=number)

@@ -1,0 +1,459 @@
+"""One Paper per work, whatever source named it first: identity resolution for the loaders of
+the open catalogues (OpenAlex, arXiv, Crossref).
+
+Why: ``schema/ids.paper_id`` picks *one* id by priority, so a work read from arXiv (arXiv id +
+DOI → ``arxiv:…``) and from OpenAlex (DOI only → ``doi:…``) would become two nodes. Real
+sources carry different subsets of a work's ids; what large graphs do (and what this module
+does) is keep one stable key per work and an index from every external id to it.
+
+The rules (docs/decisions.md, "One Paper per work"):
+
+* a Paper keeps the ``id`` it was created with (the benchmark families' ids keep working);
+  every other identifier is an indexed *slot* property (``arxiv_id``, ``doi``, ``corpus_id``,
+  ``openalex_id``, ``mag_id``, ``pmid``, ``pmcid``, ``s2_paper_id``);
+* before a chunk of source records is written, every id its Papers carry (the work's own and
+  those of the works it cites) is looked up in one batched query (``identity/lookup_papers``),
+  and records that share any id with each other or with a stored Paper are rewritten to that
+  Paper's ``id`` (a union-find over the ids in the chunk);
+* a record that joins two stored Papers merges them: the survivor is the one whose id ranks
+  first by ``paper_id``'s priority (arXiv > DOI > S2 > OpenAlex > title hash), it receives the
+  other's relationships (re-MERGEd through the store's own batch writer, so keyed types keep
+  one relationship per key), the properties it lacks, its ids (a slot it already fills with a
+  different value goes to ``alt_ids``, with the merged-away primary id), and the other is
+  deleted; each merge is logged and counted;
+* a slot value that contradicts the stored one (a second DOI) is not overwritten: it is kept
+  in ``alt_ids`` (not used for matching: no index on lists on both backends);
+* *kept current*: a source that states a work's whole reference list (an OpenAlex work with
+  ``referenced_works``, a Crossref item with ``reference``) marks its CITES edges
+  (``from_openalex`` / ``from_crossref``); re-reading the work drops its mark from edges it no
+  longer lists and deletes an edge nobody else asserted (``identity/prune_*_references``).
+
+Memory is bounded by the chunk (the ids of one chunk and of the previous one, whose records may
+still sit in the writer's buffer when the next chunk is looked up).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from scholarkg.loaders.checkpoint import AnyRecord, Group
+from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper
+from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: id slot property → key scheme (the key of ``doi`` "10.1/x" is "doi:10.1/x"); arXiv, DOI and
+#: corpus id keys equal the primary ids ``paper_id`` makes from them
+SLOTS: dict[str, str] = {
+    "arxiv_id": "arxiv",
+    "doi": "doi",
+    "corpus_id": "s2",
+    "openalex_id": "openalex",
+    "mag_id": "mag",
+    "pmid": "pmid",
+    "pmcid": "pmcid",
+    "s2_paper_id": "s2paper",
+}
+#: lookup query parameter per slot (``identity/lookup_papers``)
+_PARAMS = {
+    "arxiv_id": "arxiv",
+    "doi": "doi",
+    "corpus_id": "corpus",
+    "openalex_id": "openalex",
+    "mag_id": "mag",
+    "pmid": "pmid",
+    "pmcid": "pmcid",
+    "s2_paper_id": "s2paper",
+}
+#: primary id schemes by priority (``schema/ids.paper_id``); anything else ranks last
+_RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
+
+Source = Literal["openalex", "crossref"]
+
+
+def id_rank(paper_id: str) -> tuple[int, str]:
+    """Sort key choosing a merge's survivor: the id ``paper_id`` would prefer, then by text."""
+    return (_RANK.get(paper_id.split(":", 1)[0], 9), paper_id)
+
+
+def slot_keys(values: dict[str, Any]) -> set[str]:
+    """The scheme-prefixed keys of the id slots in ``values`` (a record row or lookup row)."""
+    return {f"{SLOTS[s]}:{values[s]}" for s in SLOTS if values.get(s) not in (None, "")}
+
+
+@dataclass(frozen=True)
+class ReferenceList:
+    """Marker a reader puts in a group: ``paper`` (a Paper record id in the group) is the work
+    whose *whole* reference list ``source`` states in this group's CITES records, so CITES
+    edges that source asserted before and no longer lists are dropped. Not stored; the
+    resolver consumes it."""
+
+    paper: str
+    source: Source
+
+
+#: what the readers of the open catalogues yield per source record
+SourceGroup = tuple[int, Sequence[AnyRecord | ReferenceList]]
+
+
+@dataclass
+class IdentityReport:
+    """What resolution did, for the load summary."""
+
+    matched: int = 0
+    merges: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: int = 0
+    pruned: int = 0
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.matched:
+            out.append(f"{self.matched:,} Paper record(s) matched a stored Paper by one of its ids")
+        if self.merges:
+            shown = ", ".join(f"{a} → {b}" for a, b in self.merges[:5])
+            more = f" (+{len(self.merges) - 5} more, see the log)" if len(self.merges) > 5 else ""
+            out.append(f"merged {len(self.merges):,} Paper(s) into another: {shown}{more}")
+        if self.conflicts:
+            out.append(
+                f"{self.conflicts:,} id(s) contradicted a stored one (e.g. a second DOI): "
+                "kept in alt_ids"
+            )
+        if self.pruned:
+            out.append(f"{self.pruned:,} CITES edge(s) dropped: no longer in their source's list")
+        return out
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        parent = self.parent
+        root = parent.setdefault(x, x)
+        while root != parent[root]:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _is_stub(rec: Paper) -> bool:
+    """A reference's placeholder: no title, no source (only an id slot)."""
+    return rec.title is None and rec.source is None
+
+
+def _node(paper_id: str) -> str:
+    return "\x00node:" + paper_id  # cannot collide with a scheme-prefixed key
+
+
+class IdentityResolver:
+    """Rewrites streamed groups so every Paper record lands on the one node of its work.
+
+    Use :meth:`resolve` around a reader's groups, then call :meth:`finish` after the load's
+    last flush (it runs merges that had to wait for records still in the writer's buffer).
+    ``chunk`` must not exceed the load's batch size (``run_resumable`` flushes at least every
+    ``batch_size`` groups, so when chunk *k+1* is looked up, chunk *k-1* is in the store).
+    """
+
+    def __init__(self, store: GraphStore, *, chunk: int = 5_000) -> None:
+        self.store = store
+        self.chunk = chunk
+        self.report = IdentityReport()
+        #: key → Paper id assigned in the previous chunk (maybe not written yet)
+        self._recent: dict[str, str] = {}
+        #: merges whose loser may still be unwritten: run at the next chunk or :meth:`finish`
+        self._deferred: list[tuple[str, str]] = []
+        #: per chunk: Paper ids already in the store, and those a record of the chunk writes
+        #: (a reference's stub to either adds nothing, so it is not sent)
+        self._stored: set[str] = set()
+        self._written: set[str] = set()
+
+    # -- public --------------------------------------------------------------------------
+    def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
+        buf: list[SourceGroup] = []
+        for group in groups:
+            buf.append(group)
+            if len(buf) >= self.chunk:
+                yield from self._resolve_chunk(buf)
+                buf = []
+        if buf:
+            yield from self._resolve_chunk(buf)
+
+    def finish(self) -> None:
+        """Run the merges deferred until every record of the load is written."""
+        pending, self._deferred = self._deferred, []
+        self.merge(pending)
+
+    def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
+        for loser, survivor in pairs:
+            if loser != survivor and merge_papers(self.store, loser, survivor):
+                self.report.merges.append((loser, survivor))
+
+    # -- one chunk -----------------------------------------------------------------------
+    def _resolve_chunk(self, groups: list[SourceGroup]) -> list[Group]:
+        if self._deferred:  # chunk k-1 is flushed by now (see the class doc)
+            self.finish()
+        papers = [r for _, recs in groups for r in recs if isinstance(r, Paper)]
+        rec_keys = [slot_keys(p.__dict__) | {p.id} for p in papers]
+        found = self._lookup(set().union(*rec_keys) if rec_keys else set())
+        uf = _UnionFind()
+        stored: dict[str, dict[str, Any]] = {}
+        for key, row in found:
+            uf.union(key, _node(row["id"]))
+            stored[row["id"]] = row
+        pseudo: set[str] = set()
+        for keys in rec_keys:
+            first = next(iter(keys))
+            for k in keys:
+                uf.union(first, k)
+                if (prev := self._recent.get(k)) is not None and prev not in stored:
+                    pseudo.add(prev)
+                    uf.union(k, _node(prev))
+        # per component: the stored (or previous-chunk) Papers it touches and its records
+        nodes: dict[str, set[str]] = {}
+        for pid in (*stored, *pseudo):
+            nodes.setdefault(uf.find(_node(pid)), set()).add(pid)
+        final: dict[str, str] = {}  # component root → the Paper id its records get
+        for p in papers:
+            root = uf.find(p.id)
+            have = nodes.get(root)
+            if not have:
+                # a new work: the id paper_id prefers among its records (records of one
+                # work may differ in which ids they carry)
+                if root not in final or id_rank(p.id) < id_rank(final[root]):
+                    final[root] = p.id
+                continue
+            if root in final:
+                continue
+            real = sorted((n for n in have if n in stored), key=id_rank)
+            ordered = real or sorted(have, key=id_rank)
+            final[root] = ordered[0]
+            if real:
+                self.report.matched += 1
+                self.merge([(n, real[0]) for n in real[1:]])
+            # Papers of the previous chunk may still be in the writer's buffer
+            self._deferred += [(n, ordered[0]) for n in sorted(have - set(real)) if n != ordered[0]]
+        mapping = {p.id: final[uf.find(p.id)] for p in papers}
+        self._stored = {final[root] for root in final if nodes.get(root)}
+        self._written = set()
+        slots = self._slots(stored, papers, mapping)
+        self._recent = {
+            k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
+        }
+        out: list[Group] = []
+        prune: dict[Source, list[dict[str, Any]]] = {}
+        for number, recs in groups:
+            out.append((number, self._rewrite(recs, mapping, slots, prune)))
+        for source, works in prune.items():
+            rows = self.store.run_named(f"identity/prune_{source}_references", {"works": works})
+            self.report.pruned += int(rows[0]["deleted"]) if rows else 0
+            self.store.run_named(f"identity/unmark_{source}_references", {"works": works})
+        return out
+
+    def _lookup(self, keys: set[str]) -> list[tuple[str, dict[str, Any]]]:
+        params: dict[str, list[Any]] = {name: [] for name in ("ids", *_PARAMS.values())}
+        params["ids"] = sorted(keys)
+        by_scheme = {scheme: slot for slot, scheme in SLOTS.items()}
+        for key in keys:
+            scheme, _, value = key.partition(":")
+            slot = by_scheme.get(scheme)
+            if slot is None or not value:
+                continue
+            if slot == "corpus_id":
+                if value.isdigit():
+                    params["corpus"].append(int(value))
+            else:
+                params[_PARAMS[slot]].append(value)
+        if not keys:
+            return []
+        rows = self.store.run_named("identity/lookup_papers", params)
+        return [(str(r["key"]), r) for r in rows]
+
+    def _slots(
+        self, stored: dict[str, dict[str, Any]], papers: list[Paper], mapping: dict[str, str]
+    ) -> dict[str, dict[str, Any]]:
+        """Per final Paper id, the slot values it keeps (stored ones first, then records')."""
+        slots: dict[str, dict[str, Any]] = {}
+        for pid, row in stored.items():
+            slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
+        for p in papers:
+            have = slots.setdefault(mapping[p.id], {})
+            for s in SLOTS:
+                value = getattr(p, s)
+                if value not in (None, "") and s not in have:
+                    have[s] = value
+        return slots
+
+    def _rewrite(
+        self,
+        recs: Sequence[AnyRecord | ReferenceList],
+        mapping: dict[str, str],
+        slots: dict[str, dict[str, Any]],
+        prune: dict[Source, list[dict[str, Any]]],
+    ) -> list[AnyRecord]:
+        out: list[AnyRecord] = []
+        marks: list[ReferenceList] = []
+        for rec in recs:
+            if isinstance(rec, ReferenceList):
+                marks.append(rec)
+            elif isinstance(rec, Paper):
+                target = mapping[rec.id]
+                if _is_stub(rec) and (target in self._stored or target in self._written):
+                    continue  # the node exists (or is written in this chunk): nothing to add
+                self._written.add(target)
+                out.append(self._rewrite_paper(rec, mapping, slots))
+            elif isinstance(rec, EdgeRecord):
+                update = {}
+                if rec.START == "Paper" and rec.start in mapping:
+                    update["start"] = mapping[rec.start]
+                if rec.END == "Paper" and rec.end in mapping:
+                    update["end"] = mapping[rec.end]
+                out.append(rec.model_copy(update=update) if update else rec)
+            else:
+                out.append(rec)
+        for mark in marks:
+            pid = mapping.get(mark.paper, mark.paper)
+            refs = sorted(
+                {
+                    r.end
+                    for r in out
+                    if isinstance(r, EdgeRecord) and r.TYPE == "CITES" and r.start == pid
+                }
+            )
+            prune.setdefault(mark.source, []).append({"id": pid, "refs": refs})
+        return out
+
+    def _rewrite_paper(
+        self, rec: Paper, mapping: dict[str, str], slots: dict[str, dict[str, Any]]
+    ) -> NodeRecord:
+        target = mapping[rec.id]
+        keep = slots.get(target, {})
+        update: dict[str, Any] = {}
+        if target != rec.id:
+            update["id"] = target
+        alt = list(rec.alt_ids or [])
+        for s, scheme in SLOTS.items():
+            value = getattr(rec, s)
+            if value not in (None, "") and keep.get(s) not in (None, value):
+                update[s] = None
+                alt.append(f"{scheme}:{value}")
+                self.report.conflicts += 1
+                log.info("%s: %s %r kept in alt_ids (the Paper has %r)", target, s, value, keep[s])
+        if alt != list(rec.alt_ids or []):
+            update["alt_ids"] = sorted(set(alt))
+        return rec.model_copy(update=update) if update else rec
+
+
+# --------------------------------------------------------------------------- merging
+
+
+def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
+    """Merge Paper ``loser`` into ``survivor`` (see the module doc); ``False`` if either is
+    missing. Plain named queries and the store's batch writer, so both backends run the same
+    steps (no APOC): survivor's properties first, then the relationships, then the delete,
+    so an interruption never loses what the loser held."""
+    from scholarkg.schema.records import EdgeRecord as _Edge
+
+    rows = store.run_named("identity/paper_properties", {"ids": [loser, survivor]})
+    props = {str(r["id"]): dict(r["props"]) for r in rows}
+    if loser not in props or survivor not in props:
+        return False
+    fields = set(Paper.model_fields) - {"id"}
+    a, b = props[survivor], props[loser]
+    update: dict[str, Any] = {}
+    alt = set(a.get("alt_ids") or []) | set(b.get("alt_ids") or []) | {loser}
+    for name, value in b.items():
+        if name not in fields or value is None or name == "alt_ids":
+            continue
+        if name in SLOTS and a.get(name) not in (None, value):
+            alt.add(f"{SLOTS[name]}:{value}")
+        elif a.get(name) is None:
+            update[name] = value
+    update["alt_ids"] = sorted(alt)
+    store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
+    keyed = _merge_keys(_Edge)
+    batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in store.run_named("identity/paper_relationships", {"id": loser}):
+        other = survivor if r["other"] == loser else str(r["other"])
+        label = "Paper" if r["other"] == loser else str(r["label"])
+        start, end = (survivor, other) if r["dir"] == "out" else (other, survivor)
+        if start == end and r["other"] != loser:
+            continue  # the loser cited the survivor (or vice versa): no self-citation
+        start_label, end_label = ("Paper", label) if r["dir"] == "out" else (label, "Paper")
+        row: dict[str, Any] = {"start": start, "end": end, "props": dict(r["props"] or {})}
+        key = keyed.get(str(r["type"]), ())
+        if key:
+            row["key"] = {k: row["props"].get(k) for k in key}
+        batches.setdefault((str(r["type"]), start_label, end_label), []).append(row)
+    for (rel, start_label, end_label), rel_rows in batches.items():
+        store.merge_relationships(rel, start_label, end_label, rel_rows, key=keyed.get(rel, ()))
+    store.delete_nodes("Paper", [loser])
+    log.info("merged Paper %s into %s", loser, survivor)
+    return True
+
+
+def _merge_keys(base: type[EdgeRecord]) -> dict[str, tuple[str, ...]]:
+    """Relationship type → its record's ``MERGE_KEY`` (keyed types keep one edge per key)."""
+    out: dict[str, tuple[str, ...]] = {}
+    pending: list[type[EdgeRecord]] = list(base.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if getattr(cls, "MERGE_KEY", ()) and hasattr(cls, "TYPE"):
+            out[cls.TYPE] = cls.MERGE_KEY
+    return out
+
+
+def retire_ids(
+    store: GraphStore,
+    pairs: Iterable[tuple[str, str]],
+    resolver: IdentityResolver,
+    *,
+    chunk: int = 5_000,
+) -> int:
+    """Apply OpenAlex's ``merged_ids``: each ``(old W, surviving W)``. When both works are
+    stored, the old one is merged into the survivor (OpenAlex decided, so its survivor wins
+    whatever the id ranks); when only the old one is, it takes the surviving id (the old one
+    goes to ``alt_ids``). One lookup per ``chunk`` pairs (the file lists millions, most of
+    them never loaded). Returns how many stored Papers changed."""
+    changed = 0
+    batch: list[tuple[str, str]] = []
+
+    def apply(batch: list[tuple[str, str]]) -> int:
+        keys = {f"openalex:{w}" for pair in batch for w in pair}
+        found = {key: str(row["id"]) for key, row in resolver._lookup(keys)}
+        n = 0
+        for old, new in batch:
+            a, b = found.get(f"openalex:{old}"), found.get(f"openalex:{new}")
+            if a is None:
+                continue
+            if b is not None and a != b:
+                resolver.merge([(a, b)])
+            elif b is None:
+                rows = store.run_named("identity/paper_properties", {"ids": [a]})
+                alt = sorted(set(rows[0]["props"].get("alt_ids") or []) | {f"openalex:{old}"})
+                store.run_named(
+                    "identity/set_paper_properties",
+                    {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
+                )
+                found[f"openalex:{new}"] = a
+            n += 1
+        return n
+
+    for pair in pairs:
+        batch.append(pair)
+        if len(batch) >= chunk:
+            changed += apply(batch)
+            batch = []
+    if batch:
+        changed += apply(batch)
+    return changed

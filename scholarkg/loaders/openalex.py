@@ -1,0 +1,443 @@
+"""OpenAlex works → Paper, Author, Venue, AUTHORED_BY, IN_VENUE and CITES records.
+
+Reads the three shapes OpenAlex hands out, one work object each (the fields are documented in
+OpenAlex's "Work object" reference):
+
+* the snapshot: ``data/works/updated_date=YYYY-MM-DD/part_NNN.gz``, gzipped JSON Lines (a
+  folder is walked in ``updated_date`` order, so a work that changed is read last in its newest
+  form); plain ``.jsonl`` works too;
+* saved API responses: ``{"meta": {…}, "results": [work, …]}`` (a ``.json`` file, or one page
+  per line), possibly trimmed by ``select=`` (a missing field is simply not known);
+* ``data/merged_ids/works/*.csv.gz`` (``merge_date,id,merge_into_id``): works OpenAlex merged
+  into another (:func:`read_merged_ids`, applied by ``loaders/identity.retire_ids``).
+
+Per work: the Paper (every id in ``ids``; a DataCite DOI ``10.48550/arXiv.…`` or an arXiv
+landing page gives the arXiv id), the abstract rebuilt from ``abstract_inverted_index``
+(:func:`abstract_from_inverted_index`), authorships in order with their OpenAlex author id,
+ORCID and institutions, the venue, topics (or legacy concepts) with scores, open access,
+and ``referenced_works`` as CITES to a stub Paper that holds only the OpenAlex id until that
+work is loaded (identity resolution then finds it by that id and fills it in).
+
+Unknown fields are ignored (OpenAlex adds fields); a field of the wrong shape is an
+``InputError`` naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.base import validating
+from scholarkg.loaders.checkpoint import AnyRecord
+from scholarkg.loaders.identity import ReferenceList, SourceGroup
+from scholarkg.schema import ids
+from scholarkg.schema.citerec import PublishedIn
+from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
+from scholarkg.textio import decoded_lines, open_binary
+
+_PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
+_ARXIV_LANDING = re.compile(r"arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def snapshot_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Work files and ``merged_ids`` files under ``paths`` (folders or files), in load order.
+
+    Work files sort by their ``updated_date=`` partition (oldest first: a work re-appears in
+    a newer partition when it changes, and the newest record must win), then by name.
+    """
+    works: list[Path] = []
+    merged: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            for f in sorted(path.rglob("*")):
+                if not f.is_file() or f.name.startswith(".") or f.name == "manifest":
+                    continue
+                if "merged_ids" in f.parts:
+                    if "works" in f.parts and f.name.endswith((".csv", ".csv.gz")):
+                        merged.append(f)
+                elif f.name.endswith((".gz", ".jsonl", ".json")):
+                    works.append(f)
+        elif "merged_ids" in path.parts or path.name.endswith((".csv", ".csv.gz")):
+            merged.append(path)
+        else:
+            works.append(path)
+    if not works and not merged:
+        raise InputError("no OpenAlex work files found", path=", ".join(map(str, paths)))
+    return sorted(works, key=_partition_key), sorted(merged)
+
+
+def _partition_key(path: Path) -> tuple[str, str]:
+    m = _PARTITION.search(str(path))
+    return (m.group(1) if m else "", str(path))
+
+
+def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, work object)`` of a JSONL(.gz) file of works or of API pages, or of a whole
+    ``.json`` API page. Record numbers inside a page are the page's line (JSONL) or the
+    1-based position in ``results`` (a ``.json`` file)."""
+    name = path.name.removesuffix(".gz")
+    if name.endswith(".json"):
+        from scholarkg.textio import load_json
+
+        doc = load_json(path)
+        results = doc.get("results") if isinstance(doc, dict) else doc
+        if isinstance(doc, dict) and "results" not in doc:
+            results = [doc]  # a single work (``/works/W…``)
+        if not isinstance(results, list):
+            raise InputError("expected an API page {meta, results: [...]}", path=path)
+        for i, work in enumerate(results, start=1):
+            if not isinstance(work, dict):
+                raise InputError("expected a work object", path=path, line=i, field="results")
+            yield i, work
+        return
+    with open_binary(path) as handle:
+        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(
+                    f"invalid JSON: {err.msg} at column {err.colno} (a cut or corrupt line)",
+                    path=path,
+                    line=number,
+                ) from None
+            if not isinstance(obj, dict):
+                raise InputError(
+                    "expected a JSON object (one work per line)", path=path, line=number
+                )
+            if "results" in obj and "id" not in obj:  # a saved API page per line
+                page = obj["results"]
+                if not isinstance(page, list):
+                    raise InputError(
+                        "results is not a list", path=path, line=number, field="results"
+                    )
+                for work in page:
+                    if not isinstance(work, dict):
+                        raise InputError(
+                            "expected a work object", path=path, line=number, field="results"
+                        )
+                    yield number, work
+            else:
+                yield number, obj
+
+
+def read_merged_ids(path: Path) -> Iterator[tuple[str, str]]:
+    """``(old W id, surviving W id)`` per row of a ``merged_ids/works`` CSV(.gz)."""
+    with open_binary(path) as handle:
+        lines = decoded_lines(handle, path=path)
+        reader = csv.DictReader(lines)
+        for row in reader:
+            old = ids.normalize_openalex_id(row.get("id") or "")
+            new = ids.normalize_openalex_id(row.get("merge_into_id") or "")
+            if old is None or new is None:
+                raise InputError(
+                    "expected OpenAlex work ids in id and merge_into_id",
+                    path=path,
+                    line=reader.line_num,
+                    field="id" if old is None else "merge_into_id",
+                )
+            yield old, new
+
+
+# --------------------------------------------------------------------------- one work
+
+
+def abstract_from_inverted_index(
+    index: Any, *, path: Path | None = None, line: int | None = None
+) -> str | None:
+    """The abstract text: every word at each of its positions, in position order, joined by
+    single spaces. OpenAlex's index may have holes (positions nobody holds): they are
+    skipped, not filled. ``None``/empty → ``None``."""
+    if index is None or index == {}:
+        return None
+    if not isinstance(index, dict):
+        raise InputError(
+            "expected {word: [positions]}", path=path, line=line, field="abstract_inverted_index"
+        )
+    slots: list[tuple[int, str]] = []
+    append = slots.append
+    for word, positions in index.items():
+        if isinstance(positions, list):
+            for p in positions:
+                if type(p) is not int or p < 0:  # not isinstance: a bool is an int too
+                    break
+                append((p, word))
+            else:
+                continue
+        raise InputError(
+            f"positions of {word[:40]!r} are not a list of non-negative integers",
+            path=path,
+            line=line,
+            field="abstract_inverted_index",
+        )
+    slots.sort()
+    return " ".join(w for _, w in slots) or None
+
+
+@dataclass
+class Work:
+    """One parsed work: its records, and what the bulk path needs as plain values."""
+
+    paper: Paper
+    references: list[str] = field(default_factory=list)
+    authors: list[Author] = field(default_factory=list)
+    authorships: list[Authorship] = field(default_factory=list)
+    venue: Venue | None = None
+    #: the work states its references (``referenced_works`` present, not trimmed by select=)
+    references_known: bool = False
+
+
+@dataclass
+class WorkFields:
+    """One work's values before validation: the Paper's fields, its references (W ids), and
+    per authorship the Author's fields and the AUTHORED_BY properties. :func:`parse_work`
+    validates them into records; the bulk path (``loaders/openalex_bulk.py``) writes them
+    as rows directly (millions of works: pydantic per record would dominate)."""
+
+    paper: dict[str, Any]
+    references: list[str]
+    authors: list[dict[str, Any]]
+    authorships: list[dict[str, Any]]
+    references_known: bool
+
+
+_W_URL = "https://openalex.org/W"
+
+
+def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | None:
+    value = work.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InputError(
+            f"expected a string, got {type(value).__name__}", path=path, line=line, field=key
+        )
+    return value
+
+
+def _opt_dict(work: dict[str, Any], key: str, path: Path, line: int) -> dict[str, Any]:
+    value = work.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(
+            f"expected an object, got {type(value).__name__}", path=path, line=line, field=key
+        )
+    return value
+
+
+def _opt_list(work: dict[str, Any], key: str, path: Path, line: int) -> list[Any]:
+    value = work.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(
+            f"expected a list, got {type(value).__name__}", path=path, line=line, field=key
+        )
+    return value
+
+
+def _arxiv_from_locations(work: dict[str, Any]) -> str | None:
+    for loc in [work.get("primary_location"), *(work.get("locations") or [])]:
+        if isinstance(loc, dict):
+            for key in ("landing_page_url", "pdf_url"):
+                url = loc.get(key)
+                m = _ARXIV_LANDING.search(url) if isinstance(url, str) else None
+                if m and (a := ids.normalize_arxiv_id(m.group(1))):
+                    return a
+    return None
+
+
+def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
+    """One OpenAlex work object → :class:`WorkFields` (see the module doc); a field of the
+    wrong shape is an ``InputError`` naming it."""
+    oa_raw = _opt_str(work, "id", path, line)
+    openalex = ids.normalize_openalex_id(oa_raw) if oa_raw else None
+    if openalex is None or not openalex.startswith("W"):
+        raise InputError(
+            "a work needs its OpenAlex id (https://openalex.org/W…)",
+            path=path,
+            line=line,
+            field="id",
+        )
+    id_map = _opt_dict(work, "ids", path, line)
+    doi_raw = _opt_str(work, "doi", path, line) or (
+        id_map.get("doi") if isinstance(id_map.get("doi"), str) else None
+    )
+    doi = ids.normalize_doi(doi_raw) if doi_raw else None
+    arxiv = ids.arxiv_id_from_doi(doi) or _arxiv_from_locations(work)
+    if doi and ids.arxiv_id_from_doi(doi):
+        doi = None  # arXiv's DataCite DOI is the arXiv id, kept in that slot
+    mag = id_map.get("mag")
+    pmid = id_map.get("pmid")
+    pmcid = id_map.get("pmcid")
+    oa = _opt_dict(work, "open_access", path, line)
+    topics = _opt_list(work, "topics", path, line) or _opt_list(work, "concepts", path, line)
+    topic_names: list[str] = []
+    topic_scores: list[int] = []
+    for t in topics:
+        if isinstance(t, dict) and isinstance(t.get("display_name"), str):
+            topic_names.append(t["display_name"])
+            score = t.get("score")
+            number = score if isinstance(score, int | float) and score is not True else 0
+            topic_scores.append(round(float(number) * 10_000))
+    primary = _opt_dict(work, "primary_location", path, line)
+    source = primary.get("source") if isinstance(primary.get("source"), dict) else None
+    refs_raw = work.get("referenced_works")
+    references: list[str] = []
+    for ref in _opt_list(work, "referenced_works", path, line):
+        # the snapshot's own spelling first (a slice); anything else through the regex
+        if isinstance(ref, str) and ref.startswith(_W_URL) and ref[22:].isdigit():
+            w: str | None = ref[21:]
+        else:
+            w = ids.normalize_openalex_id(ref) if isinstance(ref, str) else None
+        if w is None or not w.startswith("W"):
+            raise InputError(
+                f"not an OpenAlex work id: {str(ref)[:60]!r}",
+                path=path,
+                line=line,
+                field="referenced_works",
+            )
+        if w != openalex:
+            references.append(w)
+    related = [
+        w
+        for r in _opt_list(work, "related_works", path, line)
+        if isinstance(r, str) and (w := ids.normalize_openalex_id(r))
+    ]
+    abstract = abstract_from_inverted_index(
+        work.get("abstract_inverted_index"), path=path, line=line
+    )
+    year = work.get("publication_year")
+    cited_by = work.get("cited_by_count")
+    paper = {
+        "title": _opt_str(work, "title", path, line) or _opt_str(work, "display_name", path, line),
+        "abstract": abstract,
+        "year": year if isinstance(year, int) and not isinstance(year, bool) else None,
+        "date": _opt_str(work, "publication_date", path, line),
+        "arxiv_id": arxiv,
+        "doi": doi,
+        "openalex_id": openalex,
+        "mag_id": ids.normalize_mag_id(mag) if mag is not None else None,
+        "pmid": ids.normalize_pmid(pmid) if isinstance(pmid, str | int) else None,
+        "pmcid": ids.normalize_pmcid(pmcid) if isinstance(pmcid, str | int) else None,
+        "work_type": _opt_str(work, "type", path, line),
+        "language": _opt_str(work, "language", path, line),
+        "is_oa": oa.get("is_oa") if isinstance(oa.get("is_oa"), bool) else None,
+        "oa_status": oa.get("oa_status") if isinstance(oa.get("oa_status"), str) else None,
+        "oa_url": oa.get("oa_url") if isinstance(oa.get("oa_url"), str) else None,
+        "citation_count": cited_by
+        if isinstance(cited_by, int) and not isinstance(cited_by, bool)
+        else None,
+        "venue": source.get("display_name")
+        if source and isinstance(source.get("display_name"), str)
+        else None,
+        "topics": topic_names or None,
+        "topic_scores_e4": topic_scores or None,
+        "related": related or None,
+        "url": f"https://openalex.org/{openalex}",
+        "source": "openalex",
+    }
+    authors: list[dict[str, Any]] = []
+    authorships: list[dict[str, Any]] = []
+    for position, authorship in enumerate(_opt_list(work, "authorships", path, line)):
+        if not isinstance(authorship, dict):
+            raise InputError(
+                "expected an authorship object", path=path, line=line, field="authorships"
+            )
+        who = authorship.get("author")
+        person: dict[str, Any] = who if isinstance(who, dict) else {}
+        name = person.get("display_name") or authorship.get("raw_author_name")
+        if not isinstance(name, str) or not name.strip():
+            continue
+        orcid = person.get("orcid")
+        author_oa = person.get("id")
+        authors.append(
+            {
+                "name": name,
+                "orcid": orcid if isinstance(orcid, str) and orcid else None,
+                "openalex_id": ids.normalize_openalex_id(author_oa)
+                if isinstance(author_oa, str)
+                else None,
+            }
+        )
+        insts = [
+            i["display_name"]
+            for i in authorship.get("institutions") or []
+            if isinstance(i, dict) and isinstance(i.get("display_name"), str)
+        ]
+        raw = authorship.get("raw_author_name")
+        authorships.append(
+            {
+                "position": position,
+                "institutions": insts or None,
+                "raw_name": raw if isinstance(raw, str) else None,
+            }
+        )
+    return WorkFields(
+        paper=paper,
+        references=list(dict.fromkeys(references)),
+        authors=authors,
+        authorships=authorships,
+        references_known=refs_raw is not None,
+    )
+
+
+def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
+    """One OpenAlex work object → :class:`Work`: :func:`work_fields`, validated as records."""
+    fields = work_fields(work, path=path, line=line)
+    with validating(path, line):
+        paper = Paper(**fields.paper)
+        parsed = Work(
+            paper=paper,
+            references=fields.references,
+            references_known=fields.references_known,
+        )
+        for author_fields, ship in zip(fields.authors, fields.authorships, strict=True):
+            author = Author(**author_fields)
+            parsed.authors.append(author)
+            parsed.authorships.append(Authorship(start=paper.id, end=author.id, **ship))
+        if paper.venue:
+            parsed.venue = Venue(name=paper.venue)
+    return parsed
+
+
+_STUB = Paper.model_construct(id="openalex:W0", openalex_id="W0")
+_CITES = Citation.model_construct(start="", end="", from_openalex=True)
+
+
+def work_records(work: Work) -> list[AnyRecord | ReferenceList]:
+    """A work's records for the incremental path: nodes before the edges that need them."""
+    paper = work.paper
+    out: list[AnyRecord | ReferenceList] = [paper]
+    # stubs and their edges: ids already normalised above, so no per-reference validation
+    # (20 references a work): copies of a template, ~4x cheaper than model_construct
+    stubs = [
+        _STUB.model_copy(update={"id": f"openalex:{w}", "openalex_id": w}) for w in work.references
+    ]
+    out += stubs
+    out += work.authors
+    if work.venue is not None:
+        out.append(work.venue)
+        out.append(PublishedIn(start=paper.id, end=work.venue.id))
+    out += work.authorships
+    out += [_CITES.model_copy(update={"start": paper.id, "end": s.id}) for s in stubs]
+    if work.references_known:
+        out.append(ReferenceList(paper.id, "openalex"))
+    return out
+
+
+def read_works(path: Path) -> Iterator[SourceGroup]:
+    """One group per work of an OpenAlex file (snapshot part, JSONL, or API page)."""
+    for number, obj in iter_work_objects(path):
+        yield number, work_records(parse_work(obj, path=path, line=number))

@@ -1,0 +1,209 @@
+"""One Paper per work whatever order OpenAlex, arXiv and Crossref arrive in, on both backends;
+and kept current: re-reading a record replaces what that source says."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import (
+    arxiv_record,
+    crossref_item,
+    openalex_work,
+    write_arxiv,
+    write_crossref,
+    write_openalex,
+)
+
+from scholarkg.config import Settings
+from scholarkg.loaders import arxiv, crossref, openalex
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup, merge_papers
+from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.store.base import GraphStore
+
+Reader = Callable[[Path], Iterable[SourceGroup]]
+
+
+def load(
+    store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str
+) -> IdentityResolver:
+    resolver = IdentityResolver(store, chunk=50)
+    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)))
+    run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
+    resolver.finish()
+    return resolver
+
+
+def write_sources(tmp: Path) -> dict[str, tuple[Path, Reader]]:
+    return {
+        "openalex": (write_openalex(tmp / "oa", [openalex_work(n) for n in (1, 2, 3)]),
+                     openalex.read_works),
+        "arxiv": (write_arxiv(tmp / "arxiv.json", [arxiv_record(1), arxiv_record(3)]),
+                  arxiv.read_snapshot),
+        "crossref": (write_crossref(tmp / "crossref.json", [crossref_item(1), crossref_item(2)]),
+                     crossref.read_works),
+    }  # fmt: skip
+
+
+def name_of(row: dict[str, Any]) -> str:
+    """A work's name in the fixtures, whatever its node id: by the ids it holds."""
+    if row.get("arxiv_id") == "2401.00001" or row.get("doi") == "10.1000/j1":
+        return "W1"
+    if row.get("doi") == "10.1000/j2" or row.get("openalex_id") == "W2":
+        return "W2"
+    if row.get("arxiv_id") == "2402.00002" or row.get("openalex_id") == "W3":
+        return "W3"
+    return row.get("openalex_id") or row.get("doi") or row["id"]
+
+
+def graph_view(
+    store: GraphStore,
+) -> tuple[list[str], set[tuple[str, str, tuple[str, ...]]], dict[str, Any]]:
+    rows = store.run(
+        "MATCH (p:Paper) RETURN p.id AS id, p.arxiv_id AS arxiv_id, p.doi AS doi, "
+        "p.openalex_id AS openalex_id, p.mag_id AS mag_id, p.pmid AS pmid, p.title AS title"
+    )
+    names = {r["id"]: name_of(r) for r in rows}
+    edges = store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN a.id AS a, b.id AS b, "
+        "r.from_openalex AS oa, r.from_crossref AS cr"
+    )
+    cites = {
+        (names[e["a"]], names[e["b"]], tuple(s for s, f in (("oa", e["oa"]), ("cr", e["cr"])) if f))
+        for e in edges
+    }
+    by_name = {names[r["id"]]: r for r in rows}
+    return sorted(names.values()), cites, by_name
+
+
+EXPECTED_PAPERS = ["10.1000/x9", "W1", "W2", "W3", "W9"]
+EXPECTED_CITES = {
+    ("W1", "W2", ("oa", "cr")),
+    ("W1", "W3", ("oa",)),
+    ("W1", "W9", ("oa",)),
+    ("W1", "10.1000/x9", ("cr",)),
+    ("W2", "W3", ("cr",)),
+}
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(["openalex", "arxiv", "crossref"])))
+def test_every_order_of_three_sources_gives_one_paper_per_work(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    any_store.apply_schema()
+    sources = write_sources(tmp_path)
+    for name in order:
+        path, read = sources[name]
+        load(any_store, settings, path, read, f"{name}-test")
+    papers, cites, by_name = graph_view(any_store)
+    assert papers == EXPECTED_PAPERS, order
+    assert cites == EXPECTED_CITES, order
+    w1 = by_name["W1"]
+    # every id of W1 is on its one node, whichever source brought it
+    assert (w1["arxiv_id"], w1["doi"], w1["openalex_id"], w1["mag_id"], w1["pmid"]) == (
+        "2401.00001", "10.1000/j1", "W1", "111", "999",
+    )  # fmt: skip
+    assert by_name["W3"]["arxiv_id"] == "2402.00002" and by_name["W3"]["openalex_id"] == "W3"
+    assert by_name["W2"]["openalex_id"] == "W2" and by_name["W2"]["doi"] == "10.1000/j2"
+    # the first source's id stays the key (the benchmark families' ids keep working)
+    first = {
+        "openalex": "arxiv:2401.00001",
+        "arxiv": "arxiv:2401.00001",
+        "crossref": "doi:10.1000/j1",
+    }
+    assert w1["id"] == first[order[0]]
+    # reloading everything changes nothing
+    for name in order:
+        path, read = sources[name]
+        load(any_store, settings, path, read, f"{name}-test-again")
+    assert graph_view(any_store)[:2] == (papers, cites)
+
+
+def test_a_merge_moves_relationships_properties_and_ids(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Crossref's stub doi:10.1000/j2 and OpenAlex's openalex:W2 are one work: W2's record
+    joins them; the merged-away id is kept in alt_ids and every edge survives."""
+    any_store.apply_schema()
+    sources = write_sources(tmp_path)
+    load(any_store, settings, *sources["crossref"], "cr")
+    oa_first = write_openalex(tmp_path / "oa1", [openalex_work(1)])
+    load(any_store, settings, oa_first, openalex.read_works, "oa1")
+    two = {
+        r["id"]
+        for r in any_store.run(
+            "MATCH (p:Paper) WHERE p.id IN ['doi:10.1000/j2', 'openalex:W2'] RETURN p.id AS id"
+        )
+    }
+    assert two == {"doi:10.1000/j2", "openalex:W2"}  # not yet known to be one work
+    oa_two = write_openalex(tmp_path / "oa2", [openalex_work(2)])
+    resolver = load(any_store, settings, oa_two, openalex.read_works, "oa2")
+    assert resolver.report.merges == [("openalex:W2", "doi:10.1000/j2")]
+    rows = any_store.run(
+        "MATCH (p:Paper {id: 'doi:10.1000/j2'}) RETURN p.openalex_id AS oa, p.pmid AS pmid, "
+        "p.alt_ids AS alt, p.title AS title"
+    )
+    assert rows == [
+        {
+            "oa": "W2",
+            "pmid": "222",
+            "alt": ["openalex:W2"],
+            "title": "Identifiers across catalogues",
+        }
+    ]
+    cited = any_store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper {id: 'doi:10.1000/j2'}) "
+        "RETURN a.id AS a, r.from_openalex AS oa, r.from_crossref AS cr"
+    )
+    assert cited == [{"a": "doi:10.1000/j1", "oa": True, "cr": True}]
+    assert not merge_papers(any_store, "openalex:W2", "doi:10.1000/j2")  # gone: no-op
+
+
+def test_reloading_an_updated_record_replaces_that_sources_reference_list(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    any_store.apply_schema()
+    sources = write_sources(tmp_path)
+    load(any_store, settings, *sources["openalex"], "oa")
+    load(any_store, settings, *sources["crossref"], "cr")
+    # W1 updated upstream: W2 and W9 dropped, W4 added, a new title
+    newer = openalex_work(
+        1, title="Graphs of the scholarly record, revised",
+        referenced_works=["https://openalex.org/W3", "https://openalex.org/W4"],
+    )  # fmt: skip
+    part = write_openalex(tmp_path / "oa-new", [newer], date="2024-06-01")
+    resolver = load(any_store, settings, part, openalex.read_works, "oa-new")
+    _, cites, by_name = graph_view(any_store)
+    assert by_name["W1"]["title"] == "Graphs of the scholarly record, revised"
+    from_w1 = {(b, s) for a, b, s in cites if a == "W1"}
+    assert from_w1 == {
+        ("W2", ("cr",)),  # OpenAlex dropped it, Crossref still lists it
+        ("W3", ("oa",)),
+        ("W4", ("oa",)),
+        ("10.1000/x9", ("cr",)),
+    }  # W9: only OpenAlex listed it, so the edge is gone
+    assert resolver.report.pruned == 1
+
+
+def test_openalex_merged_ids_retire_a_work(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    import gzip
+
+    from scholarkg.loaders.identity import retire_ids
+
+    any_store.apply_schema()
+    path, read = write_sources(tmp_path)["openalex"]
+    resolver = load(any_store, settings, path, read, "oa")
+    merged = tmp_path / "oa" / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n2024-06-01,W9,W3\n2024-06-01,W404,W3\n")
+    assert retire_ids(any_store, openalex.read_merged_ids(merged), resolver) == 1
+    _, cites, by_name = graph_view(any_store)
+    assert "W9" not in by_name
+    assert ("W1", "W3", ("oa",)) in cites
+    assert openalex.snapshot_files([tmp_path / "oa"])[1] == [merged]
