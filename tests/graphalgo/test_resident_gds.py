@@ -5,7 +5,8 @@ What GDS computes is checked by the Neo4j contract suite (``test_projection_cont
 server run would exercise on its own: one projection per database state, reuse across
 processes, older states dropped only after the current one exists, a projection raced by a
 concurrent process or by a write, and which ``SHOW DATABASES`` row the fingerprint uses. The
-store below records the calls it receives; it stands in only for those four GDS methods.
+store below records the calls it receives; it stands in only for those four GDS methods
+(``resident_graphs``, ``project_native``, ``drop_projected``, ``write_fingerprint``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 
 from scholarkg.errors import NotSupported, StoreError
-from scholarkg.graphalgo.projection import ProjectionKey, ResidentGdsGraph
+from scholarkg.graphalgo.projection import ProjectionKey
+from scholarkg.graphalgo.resident import ResidentGdsGraph
 from scholarkg.store.neo4j import dialect as neo4j_dialect
 from scholarkg.store.neo4j.store import Neo4jStore
 
@@ -32,15 +34,21 @@ class RecordingGds:
         self.fingerprint = fingerprint
         self.fail_project: Exception | None = None
 
-    def projected_graphs(self, prefix: str) -> list[str]:
-        return sorted(g for g in self.graphs if g.startswith(prefix))
+    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
+        return {
+            g: {"nodes": self.counts[0], "relationships": self.counts[1], "properties": set()}
+            for g in sorted(self.graphs)
+            if g.startswith(prefix)
+        }
 
-    def project_graph(self, name: str, label: str, rel_types: Any) -> dict[str, int]:
+    def project_native(
+        self, name: str, label: str, rel_types: Any, *, node_properties: Any = None
+    ) -> dict[str, int]:
         self.calls.append(("project", name))
         if self.fail_project is not None:
             raise self.fail_project
         self.graphs.add(name)
-        return {"nodes": self.counts[0], "relationships": self.counts[1]}
+        return {"nodes": self.counts[0], "relationships": self.counts[1], "project_millis": 3}
 
     def drop_projected(self, name: str) -> None:
         self.calls.append(("drop", name))
@@ -65,7 +73,7 @@ def test_one_projection_per_state_reused_then_replaced() -> None:
     assert newer.ensure() == newer.name != first.name
     # the new state is projected before the old one is dropped
     assert gds.calls[1:] == [("project", newer.name), ("drop", first.name)]
-    assert gds.projected_graphs(newer.prefix) == [newer.name]
+    assert list(gds.resident_graphs(newer.prefix)) == [newer.name]
 
 
 def test_a_projection_created_concurrently_is_used() -> None:

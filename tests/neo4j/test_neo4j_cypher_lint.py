@@ -24,8 +24,8 @@ from neo4j_lint_support import (
 
 from scholarkg.queries import all_queries
 from scholarkg.schema.ddl import default_schema
+from scholarkg.store import transfer
 from scholarkg.store.neo4j import dialect as neo4j_dialect
-from scholarkg.store.neo4j import transfer
 
 #: (query, parameters, expected message fragment): each must be rejected.
 NEGATIVE_CONTROLS: dict[str, tuple[str, dict, str]] = {
