@@ -26,13 +26,6 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.projection import (
-    ProjectionKey,
-    cached_projections,
-    default_catalog,
-)
-from scholarkg.graphalgo.resident import estimate as estimate_memory
-from scholarkg.graphalgo.resident import has_gds, pagerank_top
 from scholarkg.queries import run_query
 from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import PageRankConfig
@@ -112,6 +105,8 @@ def pagerank(
         tolerance=tolerance,
         source_nodes={s: 1.0 for s in source} if source else None,
     )
+    from scholarkg.graphalgo.topk import pagerank_top
+
     t0 = time.perf_counter()
     with store_session(write=prop is not None) as store:
         with err_console.status("PageRank (the projection is built once per graph state)"):
@@ -131,8 +126,8 @@ def pagerank(
             )
         }
     wall = time.perf_counter() - t0
-    rows_out: list[dict[str, Any]] = [
-        {"rank": n, "id": i, "score": round(v, 6), "title": titles.get(i)}
+    rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
+        {"rank": n, "id": i, "score": v if fmt == "json" else round(v, 6), "title": titles.get(i)}
         for n, (i, v) in enumerate(result.rows, start=1)
     ]
     timings = {k: round(v, 3) for k, v in result.timings.items()}
@@ -207,6 +202,9 @@ def _print_timings(timings: dict[str, float], wall: float, records: int | None) 
 
 def _print_estimate(label: str, rel_types: tuple[str, ...], fmt: str) -> None:
     """GDS's own memory estimates for the current graph (Neo4j with GDS only)."""
+    from scholarkg.graphalgo.resident import estimate as estimate_memory
+    from scholarkg.graphalgo.resident import has_gds
+
     with store_session() as store:
         if not has_gds(store):
             raise InputError(
@@ -246,6 +244,8 @@ def projections(
     """The projections cached next to the store (one per graph, label and relationship
     types) and, on Neo4j with GDS, the resident GDS graphs holding server heap."""
     check_choice("--format", fmt, OUTPUT_FORMATS)
+    from scholarkg.graphalgo.projection import cached_projections
+
     rows = cached_projections()
     if settings().backend == "neo4j":
         with store_session() as store:
@@ -271,6 +271,8 @@ def projections(
 def drop_projection(label: LabelOpt = "Paper", rel_type: RelOpt = None) -> None:
     """Forget the projection of LABEL / REL-TYPE in the current graph (disk cache, and on
     Neo4j its GDS graphs). It is rebuilt by the next algorithm run."""
+    from scholarkg.graphalgo.projection import ProjectionKey, default_catalog
+
     catalog = default_catalog()
     with store_session() as store:
         key = ProjectionKey.of(store, label, _rel_types(rel_type))

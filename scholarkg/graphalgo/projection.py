@@ -42,7 +42,6 @@ there; the checksum queries exist only in the FalkorDB dialect.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -58,9 +57,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from scholarkg.errors import InputError, NotSupported, StoreError
+from scholarkg.graphalgo.resident import ProjectionKey as ProjectionKey
 from scholarkg.graphalgo.resident import ResidentGdsGraph, StaleProjection, has_gds
 from scholarkg.queries import dialect_of, has_query, run_query
-from scholarkg.schema.ddl import check_label, check_rel_type
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
 from scholarkg.store.pagerank import (
     TransitionOperator,
@@ -76,33 +75,6 @@ log = logging.getLogger(__name__)
 FORMAT = "scholarkg-projection"
 FORMAT_VERSION = 2  # 2: stronger checksums (older caches are rebuilt)
 ORIENTATIONS = ("natural", "reverse", "undirected")
-
-
-@dataclass(frozen=True)
-class ProjectionKey:
-    """What a projection is of: one graph, one node label, some relationship types."""
-
-    backend: str
-    graph: str
-    label: str
-    rel_types: tuple[str, ...]
-
-    def slug(self) -> str:
-        text = "\x1f".join([self.backend, self.graph, self.label, *self.rel_types])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-    @classmethod
-    def of(cls, store: GraphStore, label: str, rel_types: Sequence[str]) -> ProjectionKey:
-        """The key of ``(label, rel_types)`` in ``store``'s graph (names whitelist-checked)."""
-        if not rel_types:
-            raise InputError("a projection needs at least one relationship type", field="rel_types")
-        return cls(
-            store.backend,
-            store.graph,
-            check_label(label),
-            # one projection per *set* of types: order and repeats change nothing
-            tuple(sorted({check_rel_type(r) for r in rel_types})),
-        )
 
 
 @dataclass

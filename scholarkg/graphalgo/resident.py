@@ -1,55 +1,66 @@
-"""Graph algorithms where the graph lives: in GDS on Neo4j, on a projection kept on the server.
+"""The resident GDS graph on Neo4j: one native projection per graph version, on the server.
 
 Why: a Neo4j graph may not fit the client's memory (that is why it is on Neo4j), so on Neo4j
-nothing proportional to the graph crosses Bolt:
+nothing proportional to the graph crosses Bolt. :func:`resident_gds_graph` projects
+``(label, rel_types)`` natively (``gds.graph.project``: GDS reads the store files with
+``readConcurrency`` threads) under a name that hashes the database's write fingerprint (its
+last committed transaction), so every process finds the same graph while the data is
+unchanged, and a graph of an older state is never used (it is dropped once the current one
+exists). It is the entry point every algorithm that runs in GDS calls (PageRank in
+:mod:`scholarkg.graphalgo.topk`, FastRP, …): ``resident_gds_graph(store).name`` is what GDS
+procedures take.
 
-* **one resident GDS graph per graph version** — :func:`resident_gds_graph` projects
-  ``(label, rel_types)`` natively (``gds.graph.project``: GDS reads the store files with
-  ``readConcurrency`` threads) under a name that hashes the database's write fingerprint
-  (its last committed transaction), so every process finds the same graph while the data is
-  unchanged, and a graph of an older state is never used (it is dropped once the current one
-  exists). This is the entry point other algorithms (FastRP, …) call to run on the same graph;
-* **whole-graph PageRank once per (graph version, configuration)**, ``gds.pageRank.mutate``
-  into a property kept in that graph (named by the configuration); every later call reads
-  the top ``k`` with ``ORDER BY … LIMIT k`` inside the server, or given nodes' scores with an
-  index seek per id (:func:`pagerank_scores_of`);
-* **personalized PageRank's top ``k`` in one round trip** (``gds.pageRank.stream`` with
-  ``sourceNodes``, sorted in the server); a missing source is an error, never a silent
-  global run.
-
-Ties at the ``k``-th score are resolved as the embedded store does (score, then id): the top
-query tells whether the ``k``-th score is shared with a node it left out, and only then a
-second query returns the ``k`` best of the nodes at or above that score by (score, id).
-
-Without GDS (the embedded store, or Neo4j without the plugin) the same functions run on the
-client-side resident projection (:mod:`scholarkg.graphalgo.projection`, scipy with GDS's
-semantics), which on Neo4j is an explicit choice (``client_projection=True``): it pays for
-sweeps of thousands of personalized PageRank queries on a graph that fits the client's memory
-(the citation-recommendation benchmark), where one edge pull is amortised over sub-millisecond
-sparse queries.
+Whole-graph PageRank is kept in that graph as a node property named by its configuration
+(:func:`kept_pagerank_property`), so it is computed once per (graph version, configuration).
+:func:`estimate` asks GDS for its own memory estimates, for the current graph or a fictitious
+one of a given size (``benchmarks/bench_gds_capacity.py`` prints them for OpenAlex-size
+graphs).
 """
 
 from __future__ import annotations
 
 import hashlib
-import heapq
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from scholarkg.errors import CypherError, InputError, NotSupported, StoreError
+from scholarkg.errors import InputError, NotSupported, StoreError
+from scholarkg.schema.ddl import check_label, check_rel_type
 from scholarkg.store.base import GraphStore, PageRankConfig, PageRankResult
-from scholarkg.store.pagerank import check_pagerank_config
-
-if TYPE_CHECKING:
-    from scholarkg.graphalgo.projection import ProjectionCatalog, ProjectionKey
 
 log = logging.getLogger(__name__)
 
 #: every resident GDS graph of scholarkg starts with this (``graph projections`` lists them)
 PREFIX = "scholarkg_proj_"
+
+
+@dataclass(frozen=True)
+class ProjectionKey:
+    """What a projection is of: one graph, one node label, some relationship types."""
+
+    backend: str
+    graph: str
+    label: str
+    rel_types: tuple[str, ...]
+
+    def slug(self) -> str:
+        text = "\x1f".join([self.backend, self.graph, self.label, *self.rel_types])
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    @classmethod
+    def of(cls, store: GraphStore, label: str, rel_types: Sequence[str]) -> ProjectionKey:
+        """The key of ``(label, rel_types)`` in ``store``'s graph (names whitelist-checked)."""
+        if not rel_types:
+            raise InputError("a projection needs at least one relationship type", field="rel_types")
+        return cls(
+            store.backend,
+            store.graph,
+            check_label(label),
+            # one projection per *set* of types: order and repeats change nothing
+            tuple(sorted({check_rel_type(r) for r in rel_types})),
+        )
 
 
 class StaleProjection(StoreError):
@@ -214,8 +225,6 @@ def resident_gds_graph(
     graph with properties is a second resident graph beside the plain one. Raises
     :class:`~scholarkg.errors.NotSupported` without GDS.
     """
-    from scholarkg.graphalgo.projection import ProjectionKey
-
     if not has_gds(store):
         raise NotSupported("resident GDS graphs need Neo4j with the Graph Data Science plugin")
     key = ProjectionKey.of(store, label, rel_types)
@@ -233,199 +242,6 @@ def kept_pagerank_property(config: PageRankConfig) -> str:
     return "pagerank_" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-@dataclass
-class TopPageRank:
-    """The top ``k`` of (personalized) PageRank and where the time went."""
-
-    rows: list[tuple[str, float]]
-    #: "gds" (in the server) or "scipy" (client-side projection)
-    engine: str
-    #: how the projection was found: "resident", "projected" (GDS); the catalogue's source
-    projection: str
-    nodes: int | None = None
-    edges: int | None = None
-    ran_iterations: int | None = None
-    did_converge: bool | None = None
-    #: records the driver returned for the top k (None: no server query)
-    records: int | None = None
-    #: whether PageRank was computed by this call (False: read from the kept property)
-    computed: bool = True
-    written: int | None = None
-    #: wall seconds per step and GDS's own milliseconds (pre/compute/post processing, …)
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-_STAT_MILLIS = ("preProcessingMillis", "computeMillis", "postProcessingMillis", "mutateMillis")
-
-
-def pagerank_top(
-    store: GraphStore,
-    k: int,
-    config: PageRankConfig | None = None,
-    *,
-    label: str = "Paper",
-    rel_types: Sequence[str] = ("CITES",),
-    write: str | None = None,
-    client_projection: bool = False,
-    catalog: ProjectionCatalog | None = None,
-) -> TopPageRank:
-    """The ``k`` best nodes by (personalized, with ``config.source_nodes``) PageRank, ties by
-    id; ``write`` also stores every score in that node property. In GDS on Neo4j (see the
-    module doc), else — or with ``client_projection`` — on the client-side projection."""
-    if k < 1:
-        raise InputError("k must be >= 1", field="top")
-    cfg = config or PageRankConfig()
-    check_pagerank_config(cfg)
-    if has_gds(store) and not client_projection:
-        try:
-            return _gds_top(store, k, cfg, label, rel_types, write)
-        except NotSupported as err:  # biased sources on a GDS that takes none
-            log.info("%s: on the client-side projection instead", err)
-    return _client_top(store, k, cfg, label, rel_types, write, catalog)
-
-
-def _gds_top(
-    store: GraphStore,
-    k: int,
-    cfg: PageRankConfig,
-    label: str,
-    rel_types: Sequence[str],
-    write: str | None,
-) -> TopPageRank:
-    gds: Any = store
-    t0 = time.perf_counter()
-    graph = resident_gds_graph(store, label, rel_types)
-    timings: dict[str, float] = {"projection_seconds": time.perf_counter() - t0}
-    if graph.project_millis is not None:
-        timings["projectMillis"] = graph.project_millis
-    out = TopPageRank(
-        rows=[],
-        engine="gds",
-        projection="resident" if graph.found_resident else "projected",
-        nodes=graph.nodes,
-        edges=graph.relationships,
-    )
-    t1 = time.perf_counter()
-    if cfg.source_nodes is not None:
-        top = gds.personalized_top(graph.name, label, cfg, k)
-        timings["pagerank_seconds"] = time.perf_counter() - t1
-        timings["stream_server_millis"] = top.server_millis
-    else:
-        prop = kept_pagerank_property(cfg)
-        out.computed = False
-        if prop not in graph.properties:
-            try:
-                stats = gds.pagerank_keep(graph.name, cfg, prop)
-            except CypherError as err:  # another process kept it meanwhile
-                if "already exists" not in str(err):
-                    raise
-            else:
-                out.computed = True
-                out.ran_iterations = int(stats["ranIterations"])
-                out.did_converge = bool(stats["didConverge"])
-                for name in _STAT_MILLIS:
-                    timings[name] = float(stats[name])
-        timings["pagerank_seconds"] = time.perf_counter() - t1
-        t2 = time.perf_counter()
-        top = gds.top_kept_scores(graph.name, prop, k)
-        timings["top_k_seconds"] = time.perf_counter() - t2
-        timings["top_k_server_millis"] = top.server_millis
-    out.rows, out.records = top.rows, top.records
-    if write is not None:
-        t3 = time.perf_counter()
-        stats = gds.pagerank_write(graph.name, label, cfg, write)
-        out.written = int(stats["nodePropertiesWritten"])
-        timings["write_seconds"] = time.perf_counter() - t3
-        timings["writeMillis"] = float(stats["writeMillis"])
-    out.timings = timings
-    return out
-
-
-def _client_top(
-    store: GraphStore,
-    k: int,
-    cfg: PageRankConfig,
-    label: str,
-    rel_types: Sequence[str],
-    write: str | None,
-    catalog: ProjectionCatalog | None,
-) -> TopPageRank:
-    from scholarkg.graphalgo.projection import default_catalog
-    from scholarkg.queries import query_text
-
-    cat = catalog if catalog is not None else default_catalog()
-    t0 = time.perf_counter()
-    proj = cat.get(store, label, rel_types)
-    timings: dict[str, float] = {"projection_seconds": time.perf_counter() - t0}
-    if cfg.source_nodes is not None:
-        missing = [s for s in cfg.source_nodes if s not in proj.index]
-        if missing:
-            raise InputError(
-                f"source id(s) not among the {proj.n_nodes} {label} nodes: {missing[:5]}",
-                field="source",
-            )
-    t1 = time.perf_counter()
-    result = proj.pagerank(cfg)
-    timings["pagerank_seconds"] = time.perf_counter() - t1
-    if result.compute_millis is not None:
-        timings["computeMillis"] = float(result.compute_millis)
-    best = heapq.nsmallest(k, result.scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    out = TopPageRank(
-        rows=best,
-        engine="gds" if proj.resident is not None else "scipy",
-        projection=cat.last_source,
-        nodes=proj.n_nodes,
-        edges=proj.n_edges,
-        ran_iterations=result.ran_iterations,
-        did_converge=result.did_converge,
-        timings=timings,
-    )
-    if write is not None:
-        t2 = time.perf_counter()
-        rows = ({"id": i, "score": v} for i, v in result.scores.items())
-        query = query_text(store, "graphalgo/set_node_scores", label=label, prop=write)
-        out.written = store.write_batches(query, rows)
-        timings["write_seconds"] = time.perf_counter() - t2
-    return out
-
-
-def pagerank_scores_of(
-    store: GraphStore,
-    ids: Sequence[str],
-    config: PageRankConfig | None = None,
-    *,
-    label: str = "Paper",
-    rel_types: Sequence[str] = ("CITES",),
-    catalog: ProjectionCatalog | None = None,
-) -> dict[str, float]:
-    """Whole-graph PageRank of the nodes ``ids`` (unknown ids absent): on Neo4j with GDS the
-    kept scores by an index seek per id (computed once per graph version and configuration);
-    elsewhere from the client-side projection."""
-    cfg = config or PageRankConfig()
-    check_pagerank_config(cfg)
-    if cfg.source_nodes is not None:
-        raise InputError("pagerank_scores_of is whole-graph PageRank", field="source_nodes")
-    if has_gds(store):
-        gds: Any = store
-        graph = resident_gds_graph(store, label, rel_types)
-        prop = kept_pagerank_property(cfg)
-        if prop not in graph.properties:
-            try:
-                gds.pagerank_keep(graph.name, cfg, prop)
-            except CypherError as err:
-                if "already exists" not in str(err):
-                    raise
-            graph.properties |= {prop}
-        scores: dict[str, float] = gds.kept_scores(graph.name, label, prop, ids)
-        return scores
-    from scholarkg.graphalgo.projection import default_catalog
-
-    proj = (catalog if catalog is not None else default_catalog()).get(store, label, rel_types)
-    array = proj.pagerank_array(cfg)
-    index = proj.index
-    return {i: float(array[index[i]]) for i in dict.fromkeys(map(str, ids)) if i in index}
-
-
 def estimate(
     store: GraphStore,
     label: str = "Paper",
@@ -440,8 +256,6 @@ def estimate(
     given) a fictitious one of that size."""
     if not has_gds(store):
         raise NotSupported("memory estimates come from GDS: Neo4j with the plugin")
-    from scholarkg.graphalgo.projection import ProjectionKey
-
     key = ProjectionKey.of(store, label, rel_types)
     gds: Any = store
     result: dict[str, Any] = gds.gds_estimates(
@@ -456,13 +270,11 @@ def estimate(
 
 __all__ = [
     "PREFIX",
+    "ProjectionKey",
     "ResidentGdsGraph",
     "StaleProjection",
-    "TopPageRank",
     "estimate",
     "has_gds",
     "kept_pagerank_property",
-    "pagerank_scores_of",
-    "pagerank_top",
     "resident_gds_graph",
 ]

@@ -20,13 +20,8 @@ from graphalgo.gds_doc_graph import LINKS, PAGES
 from scholarkg.benchmark.rankers.pagerank import GraphPageRank
 from scholarkg.cli import app
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.resident import (
-    estimate,
-    kept_pagerank_property,
-    pagerank_scores_of,
-    pagerank_top,
-    resident_gds_graph,
-)
+from scholarkg.graphalgo.resident import estimate, kept_pagerank_property, resident_gds_graph
+from scholarkg.graphalgo.topk import pagerank_scores_of, pagerank_top
 from scholarkg.store.base import GraphStore, PageRankConfig
 from scholarkg.store.falkordb.store import FalkorDBStore
 

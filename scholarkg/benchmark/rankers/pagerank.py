@@ -6,7 +6,7 @@ index seek per candidate and ranked by the in-repo scipy implementation of GDS's
 both backends, so no graph is created per query and no number depends on the backend), or
 with ``scope="graph"`` by whole-graph PageRank (computed once per graph version: kept in the
 resident GDS graph on Neo4j and read for the candidates only by an index seek per id, the
-client-side projection elsewhere; :func:`scholarkg.graphalgo.resident.pagerank_scores_of`).
+client-side projection elsewhere; :func:`scholarkg.graphalgo.topk.pagerank_scores_of`).
 With ``personalized=True`` the query names its seed nodes
 (an object with ``seeds``: ids, or ``{id: bias}``): the random walk restarts there, the
 graph-side relevance of e.g. citation recommendation ("papers close to the ones this draft
@@ -110,7 +110,7 @@ class GraphPageRank(StoreRanker):
         if not pool:
             return [], [], {"ran_iterations": 0}
         if self.scope == "graph":
-            from scholarkg.graphalgo.resident import pagerank_scores_of
+            from scholarkg.graphalgo.topk import pagerank_scores_of
 
             by_id = pagerank_scores_of(
                 self.store, pool, config, label=self.label, rel_types=(self.rel_type,)
