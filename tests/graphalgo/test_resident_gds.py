@@ -143,3 +143,76 @@ def test_fingerprint_reads_the_home_database_writer_row(monkeypatch: pytest.Monk
                 store.write_fingerprint()
         finally:
             store.close()
+
+
+def test_node_properties_make_a_second_resident_graph() -> None:
+    gds = RecordingGds()
+    plain = ResidentGdsGraph(gds, KEY, "F1")
+    with_text = ResidentGdsGraph(gds, KEY, "F1", node_properties={"emb_minilm": [0.0]})
+    assert plain.name != with_text.name and with_text.name.startswith(plain.prefix)
+    plain.ensure()
+    with_text.ensure()
+    # each keeps its own states: ensuring one never drops the other
+    assert gds.graphs == {plain.name, with_text.name}
+    assert plain.found_resident is False and plain.project_millis == 3
+    assert ResidentGdsGraph(gds, KEY, "F1").ensure() == plain.name
+
+
+def test_a_graph_found_resident_reports_no_projection() -> None:
+    gds = RecordingGds()
+    ResidentGdsGraph(gds, KEY, "F1").ensure()
+    again = ResidentGdsGraph(gds, KEY, "F1")
+    again.ensure()
+    assert again.found_resident and again.project_millis is None
+    assert (again.nodes, again.relationships) == gds.counts
+
+
+def _offline_store(monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]) -> Neo4jStore:
+    from neo4j import GraphDatabase
+
+    store = Neo4jStore(
+        GraphDatabase.driver("bolt://localhost:1"), capabilities=("fulltext", "vector", "gds")
+    )
+    monkeypatch.setattr(store, "run", lambda query, params=None: rows)
+    return store
+
+
+@pytest.mark.parametrize(
+    ("cpus", "edition", "want"),
+    [(2, "OpenGDS", 2), (16, "Community", 4), (16, "OpenGDS", 4), (16, "Enterprise", 16)],
+)
+def test_gds_concurrency_follows_the_server_within_the_edition_limit(
+    monkeypatch: pytest.MonkeyPatch, cpus: int, edition: str, want: int
+) -> None:
+    monkeypatch.delenv("SCHOLARKG_GDS_CONCURRENCY", raising=False)
+    rows = [{"key": "availableCPUs", "value": cpus}, {"key": "gdsEdition", "value": edition}]
+    store = _offline_store(monkeypatch, rows)
+    try:
+        assert store.gds_concurrency == want
+    finally:
+        store.close()
+
+
+def test_gds_concurrency_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scholarkg.errors import ConfigError
+
+    store = _offline_store(monkeypatch, [])
+    try:
+        monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "3")
+        assert store.gds_concurrency == 3
+        store._gds_concurrency = None
+        monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "many")
+        with pytest.raises(ConfigError, match="positive integer"):
+            _ = store.gds_concurrency
+    finally:
+        store.close()
+
+
+def test_gds_memory_figures_are_read_in_bytes() -> None:
+    from scholarkg.store.neo4j.store import memory_bytes
+
+    assert memory_bytes("230 MiB") == 230 * 2**20
+    assert memory_bytes("[314 MiB ... 677 MiB]") == 677 * 2**20  # the upper end
+    assert memory_bytes("392 Bytes") == 392 and memory_bytes("1.5 GiB") == 3 * 2**29
+    with pytest.raises(StoreError, match="unreadable"):
+        memory_bytes("lots")

@@ -458,16 +458,27 @@ def pagerank_write_query(label: str, *, personalized: bool) -> str:
     )
 
 
-#: The top ``$k`` of a kept score, sorted in the server (a heap of ``$k + 1`` rows: the
-#: extra one only tells whether the ``$k``-th score is tied with a node left out). Only the
-#: ``$k`` rows cross the wire, ``tie`` on each.
+#: The ``$k`` best of a stream of ``nodeId, score`` rows, sorted in the server, in the
+#: embedded store's order (score, then id). A heap of ``$k + $slack`` rows by score holds any
+#: tie at the ``$k``-th score that is at most ``$slack`` nodes wide; only the rows at or
+#: above that score are turned into ids and ordered by (score, id), and ``$k`` of them
+#: cross the wire. ``tie`` (on every row) says the tie was wider than the heap: the caller
+#: then runs the ``…_TIES`` variant.
+_TOP_K_TAIL = (
+    "WITH nodeId, score ORDER BY score DESC LIMIT $k + $slack "
+    "WITH collect({node: nodeId, score: score}) AS top "
+    "WITH top, top[$k - 1].score AS threshold "
+    "WITH top, threshold, size(top) = $k + $slack AND top[-1].score = threshold AS tie "
+    "UNWIND top AS row "
+    "WITH row, threshold, tie WHERE threshold IS NULL OR row.score >= threshold "
+    "WITH gds.util.asNode(row.node).id AS id, row.score AS score, tie "
+    "RETURN id, score, tie ORDER BY score DESC, id ASC LIMIT $k"
+)
+
+#: The top ``$k`` of a kept score (see :data:`_TOP_K_TAIL`).
 TOP_KEPT_PROPERTY = (
     "CALL gds.graph.nodeProperty.stream($graph, $property) YIELD nodeId, propertyValue "
-    "WITH nodeId, propertyValue ORDER BY propertyValue DESC LIMIT $k + 1 "
-    "WITH collect({node: nodeId, score: propertyValue}) AS top "
-    "WITH top, size(top) > $k AND top[$k - 1].score = top[$k].score AS tie "
-    "UNWIND top[0..$k] AS row "
-    "RETURN gds.util.asNode(row.node).id AS id, row.score AS score, tie"
+    "WITH nodeId, propertyValue AS score " + _TOP_K_TAIL
 )
 
 #: Ties at the ``$k``-th score: every node scoring at least ``$threshold``, ordered by
@@ -508,13 +519,7 @@ def personalized_top_query(label: str, *, ties: bool = False) -> str:
             "WITH gds.util.asNode(nodeId).id AS id, score "
             "RETURN id, score ORDER BY score DESC, id ASC LIMIT $k"
         )
-    return (
-        head + "WITH nodeId, score ORDER BY score DESC LIMIT $k + 1 "
-        "WITH collect({node: nodeId, score: score}) AS top "
-        "WITH top, size(top) > $k AND top[$k - 1].score = top[$k].score AS tie "
-        "UNWIND top[0..$k] AS row "
-        "RETURN gds.util.asNode(row.node).id AS id, row.score AS score, tie"
-    )
+    return head + _TOP_K_TAIL
 
 
 # -- memory estimates (GDS's own, ``graph pagerank --estimate`` and bench_gds_capacity.py) --
@@ -719,12 +724,12 @@ def all_statements(
             pagerank_write_query("Paper", personalized=True),
             _PR_PARAMS | {"sources": ["p1"]},
         ),
-        Statement("top_kept_property", TOP_KEPT_PROPERTY, top),
+        Statement("top_kept_property", TOP_KEPT_PROPERTY, top | {"slack": 256}),
         Statement("top_kept_property_ties", TOP_KEPT_PROPERTY_TIES, top | {"threshold": 0.1}),
         Statement(
             "kept_scores", kept_scores_query("Paper"), {"graph": "g", "property": "pr"} | ids
         ),
-        Statement("personalized_top", personalized_top_query("Paper"), ppr),
+        Statement("personalized_top", personalized_top_query("Paper"), ppr | {"slack": 256}),
         Statement(
             "personalized_top_ties",
             personalized_top_query("Paper", ties=True),

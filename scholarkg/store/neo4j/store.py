@@ -109,6 +109,20 @@ class ServerTop:
     tie_query: bool = False
 
 
+_MEMORY = re.compile(r"([\d.]+)\s*(Bytes|KiB|MiB|GiB|TiB)")
+_UNITS = {"Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def memory_bytes(text: str) -> int:
+    """GDS's human memory figure (``"230 MiB"``, ``"[314 MiB ... 677 MiB]"``) in bytes, the
+    upper end of a range (the ``mapView`` components carry only this text)."""
+    found = _MEMORY.findall(text)
+    if not found:
+        raise StoreError(f"unreadable GDS memory figure {text!r}")
+    number, unit = found[-1]
+    return int(float(number) * _UNITS[unit])
+
+
 def _server_millis(summary: Any) -> float:
     """Server time of one query: until the first record, plus until the last was consumed."""
     return float((summary.result_available_after or 0) + (summary.result_consumed_after or 0))
@@ -660,6 +674,10 @@ class Neo4jStore(BatchWriteStore):
         )
 
     # -- resident GDS graphs (graphalgo/resident.py): only the top k crosses Bolt ---------
+    #: extra rows a server-side top-k sort keeps to resolve a tie at the k-th score in the
+    #: same query (personalized PageRank ties often: a paper's references share its vote)
+    TOP_K_SLACK = 256
+
     @property
     def gds_concurrency(self) -> int:
         """Threads every GDS call is given, set explicitly: the server's processors
@@ -763,10 +781,13 @@ class Neo4jStore(BatchWriteStore):
         return dict(records[0].items())
 
     def _top_rows(self, query: str, ties_query: str, params: dict[str, Any], k: int) -> ServerTop:
-        """Run a top-``k`` query and, when the ``k``-th score is tied with a node left out,
-        its ties variant (nodes at or above that score, by score then id), as the embedded
-        store orders them. Counts the records the driver returned."""
-        first = self._execute(query, params | {"k": int(k)}, read=True)
+        """Run a top-``k`` query (ties within :attr:`TOP_K_SLACK` nodes are resolved in it)
+        and, only when a tie at the ``k``-th score is wider, its ties variant (nodes at or
+        above that score, by score then id), as the embedded store orders them. Counts the
+        records the driver returned."""
+        first = self._execute(
+            query, params | {"k": int(k), "slack": int(self.TOP_K_SLACK)}, read=True
+        )
         rows = [(str(r["id"]), float(r["score"])) for r in first.records]
         records, millis = len(first.records), _server_millis(first.summary)
         tie = bool(first.records and first.records[0]["tie"])
@@ -875,6 +896,9 @@ class Neo4jStore(BatchWriteStore):
             "pagerank_min": int(algo["bytesMin"]),
             "pagerank_max": int(algo["bytesMax"]),
             "pagerank_algorithm": str(parts.get("algorithm", {}).get("memoryUsage", "")),
+            "pagerank_algorithm_max": memory_bytes(
+                str(parts.get("algorithm", {}).get("memoryUsage", "0 Bytes"))
+            ),
             "concurrency": self.gds_concurrency,
         }
 
