@@ -1,14 +1,14 @@
 """``scholarkg graph``: whole-graph algorithms on the loaded graph, and their projections.
 
-PageRank here is the project's one definition (GDS's, the Neo4j GDS manual, PageRank) on a resident
-projection (``graphalgo/projection.py``): the first run on a graph state builds it (pulling
-the edges once), later runs and other commands reuse it from memory or the disk cache until
-the graph changes. On Neo4j the computation runs in GDS on a projection kept on the server.
+PageRank here is the project's one definition (GDS's, the Neo4j GDS manual, PageRank). On Neo4j
+with GDS it runs in the server on a resident native projection and only the top rows cross
+Bolt (``graphalgo/resident.py``); on the embedded store, or with ``--client-projection``, on a
+client-side resident projection (``graphalgo/projection.py``): the first run on a graph state
+builds it (pulling the edges once), later runs reuse it from memory or the disk cache.
 """
 
 from __future__ import annotations
 
-import heapq
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,12 +26,7 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.projection import (
-    ProjectionKey,
-    cached_projections,
-    default_catalog,
-)
-from scholarkg.queries import query_text, run_query
+from scholarkg.queries import run_query
 from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import PageRankConfig
 
@@ -64,17 +59,37 @@ def pagerank(
         str | None,
         typer.Option("--write", help="Also store every score on its node in this property."),
     ] = None,
+    client_projection: Annotated[
+        bool,
+        typer.Option(
+            "--client-projection",
+            help="Neo4j: pull the edges into this process and rank there (pays for sweeps of "
+            "many personalized queries on a graph that fits memory; default: in GDS).",
+        ),
+    ] = False,
+    estimate: Annotated[
+        bool,
+        typer.Option("--estimate", help="Neo4j: print GDS's memory estimate, run nothing."),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print where the time went.")
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
 ) -> None:
     """PageRank (GDS semantics) over LABEL nodes and REL-TYPE edges; the top nodes by score.
 
-    Examples: ``scholarkg graph pagerank``, ``scholarkg graph pagerank --source s2:123
-    --top 10``, ``scholarkg graph pagerank --write pagerank`` (then sort by ``p.pagerank``
-    in Cypher).
+    On Neo4j with GDS it runs in the server on a resident projection (one per graph
+    version) and only the top rows come back; whole-graph scores are kept there, so a second
+    call only reads them. Examples: ``scholarkg graph pagerank``, ``scholarkg graph pagerank
+    --source s2:123 --top 10``, ``scholarkg graph pagerank --write pagerank`` (then sort by
+    ``p.pagerank`` in Cypher), ``scholarkg --backend neo4j graph pagerank --estimate``.
     """
     if top < 1:
         raise InputError("--top must be >= 1", field="top")
     check_choice("--format", fmt, OUTPUT_FORMATS)
+    if estimate:
+        _print_estimate(label, _rel_types(rel_type), fmt)
+        return
     prop = check_property(write) if write else None
     if prop is not None and (
         prop in declared_properties(check_label(label)) or prop.startswith("emb_")
@@ -90,62 +105,136 @@ def pagerank(
         tolerance=tolerance,
         source_nodes={s: 1.0 for s in source} if source else None,
     )
-    catalog = default_catalog()
+    from scholarkg.graphalgo.topk import pagerank_top
+
+    t0 = time.perf_counter()
     with store_session(write=prop is not None) as store:
-        t0 = time.perf_counter()
-        with err_console.status("projecting the graph (once per graph state)"):
-            proj = catalog.get(store, label, _rel_types(rel_type))
-        projected = time.perf_counter() - t0
-        if source:
-            missing = [s for s in source if s not in proj.index]
-            if missing:
-                raise InputError(
-                    f"--source id(s) not among the {proj.n_nodes} {label} nodes: {missing[:5]}",
-                    field="source",
-                )
-        t1 = time.perf_counter()
-        result = proj.pagerank(config)
-        ranked = time.perf_counter() - t1
-        best = heapq.nsmallest(top, result.scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        with err_console.status("PageRank (the projection is built once per graph state)"):
+            result = pagerank_top(
+                store,
+                top,
+                config,
+                label=label,
+                rel_types=_rel_types(rel_type),
+                write=prop,
+                client_projection=client_projection,
+            )
         titles = {
             r["id"]: r["title"]
             for r in run_query(
-                store, "graphalgo/node_titles", {"ids": [i for i, _ in best]}, label=label
+                store, "graphalgo/node_titles", {"ids": [i for i, _ in result.rows]}, label=label
             )
         }
-        written = 0
-        if prop is not None:
-            rows = ({"id": i, "score": v} for i, v in result.scores.items())
-            query = query_text(store, "graphalgo/set_node_scores", label=label, prop=prop)
-            written = store.write_batches(query, rows)
-    rows_out: list[dict[str, Any]] = [
-        {"rank": n, "id": i, "score": round(v, 6), "title": titles.get(i)}
-        for n, (i, v) in enumerate(best, start=1)
+    wall = time.perf_counter() - t0
+    rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
+        {"rank": n, "id": i, "score": v if fmt == "json" else round(v, 6), "title": titles.get(i)}
+        for n, (i, v) in enumerate(result.rows, start=1)
     ]
-    summary = {
-        "nodes": proj.n_nodes,
-        "edges": proj.n_edges,
-        "projection": catalog.last_source,
-        "projection_seconds": round(projected, 3),
-        "pagerank_seconds": round(ranked, 3),
+    timings = {k: round(v, 3) for k, v in result.timings.items()}
+    summary: dict[str, Any] = {
+        "nodes": result.nodes,
+        "edges": result.edges,
+        "projection": result.projection,
+        "projection_seconds": timings.get("projection_seconds"),
+        "pagerank_seconds": timings.get("pagerank_seconds"),
         "ran_iterations": result.ran_iterations,
         "did_converge": result.did_converge,
-        "engine": "gds" if proj.resident is not None else "scipy",
-        "written": written if prop else None,
+        "computed": result.computed,
+        "engine": result.engine,
+        "records": result.records,
+        "written": result.written,
+        "wall_seconds": round(wall, 3),
+        "timings": timings,
     }
     if fmt == "json":
         print(to_json({"summary": summary, "top": rows_out}))
         return
     what = "personalized PageRank" if source else "PageRank"
-    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)} of {proj.n_nodes} {label}")
+    of = f" of {result.nodes}" if result.nodes is not None else ""
+    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}")
+    if fmt != "table":
+        return
+    graph = f"{result.nodes} nodes, {result.edges} edges; " if result.nodes is not None else ""
+    ran = (
+        f", {result.ran_iterations} iterations"
+        if result.ran_iterations is not None
+        else ("" if result.computed else ", scores kept from an earlier run")
+    )
+    console.print(
+        f"{graph}projection {result.projection} ({timings.get('projection_seconds', 0):.2f} s),"
+        f" {result.engine} PageRank {timings.get('pagerank_seconds', 0):.2f} s{ran}"
+        + (f"; wrote {result.written} scores to {label}.{prop}" if prop else ""),
+        highlight=False,
+    )
+    if verbose:
+        _print_timings(result.timings, wall, result.records)
+
+
+def _print_timings(timings: dict[str, float], wall: float, records: int | None) -> None:
+    """Where the time went: wall seconds per step beside GDS's own milliseconds."""
+    steps = [
+        ("projection", "projection_seconds", ("projectMillis",)),
+        (
+            "PageRank",
+            "pagerank_seconds",
+            (
+                "preProcessingMillis",
+                "computeMillis",
+                "postProcessingMillis",
+                "mutateMillis",
+                "stream_server_millis",
+            ),
+        ),
+        ("top k read", "top_k_seconds", ("top_k_server_millis",)),
+        ("write", "write_seconds", ("writeMillis",)),
+    ]
+    rows = []
+    for name, wall_key, gds_keys in steps:
+        if wall_key not in timings:
+            continue
+        gds = ", ".join(f"{k} {timings[k]:.0f}" for k in gds_keys if k in timings)
+        rows.append({"step": name, "wall_s": f"{timings[wall_key]:.3f}", "server_ms": gds})
+    rows.append({"step": "command (store session incl.)", "wall_s": f"{wall:.3f}", "server_ms": ""})
+    print_rows(rows, "table", title="where the time went")
+    if records is not None:
+        console.print(f"records returned by the server for the top k: {records}", highlight=False)
+
+
+def _print_estimate(label: str, rel_types: tuple[str, ...], fmt: str) -> None:
+    """GDS's own memory estimates for the current graph (Neo4j with GDS only)."""
+    from scholarkg.graphalgo.resident import estimate as estimate_memory
+    from scholarkg.graphalgo.resident import has_gds
+
+    with store_session() as store:
+        if not has_gds(store):
+            raise InputError(
+                "--estimate reports GDS's memory estimates: use --backend neo4j with GDS",
+                field="estimate",
+            )
+        est = estimate_memory(store, label, rel_types)
+    mib = 2**20
+    rows = [
+        {
+            "what": "projection (gds.graph.project.estimate)",
+            "min": f"{est['projection_min'] / mib:,.1f} MiB",
+            "max": f"{est['projection_max'] / mib:,.1f} MiB",
+        },
+        {
+            "what": "projection + PageRank (gds.pageRank.mutate.estimate)",
+            "min": f"{est['pagerank_min'] / mib:,.1f} MiB",
+            "max": f"{est['pagerank_max'] / mib:,.1f} MiB",
+        },
+    ]
+    if fmt == "json":
+        print(to_json(est))
+        return
+    title = (
+        f"GDS memory estimate: {est['nodes']:,} {label} nodes, {est['relationships']:,} "
+        f"{'/'.join(rel_types)} relationships (concurrency {est['concurrency']})"
+    )
+    print_rows(rows, fmt, title=title)
     if fmt == "table":
-        console.print(
-            f"{proj.n_nodes} nodes, {proj.n_edges} edges; projection {catalog.last_source} "
-            f"({projected:.2f} s), {summary['engine']} PageRank {ranked:.2f} s, "
-            f"{result.ran_iterations} iterations"
-            + (f"; wrote {written} scores to {label}.{prop}" if prop else ""),
-            highlight=False,
-        )
+        console.print(f"PageRank's own part: {est['pagerank_algorithm']}", highlight=False)
 
 
 @app.command()
@@ -155,6 +244,8 @@ def projections(
     """The projections cached next to the store (one per graph, label and relationship
     types) and, on Neo4j with GDS, the resident GDS graphs holding server heap."""
     check_choice("--format", fmt, OUTPUT_FORMATS)
+    from scholarkg.graphalgo.projection import cached_projections
+
     rows = cached_projections()
     if settings().backend == "neo4j":
         with store_session() as store:
@@ -180,6 +271,8 @@ def projections(
 def drop_projection(label: LabelOpt = "Paper", rel_type: RelOpt = None) -> None:
     """Forget the projection of LABEL / REL-TYPE in the current graph (disk cache, and on
     Neo4j its GDS graphs). It is rebuilt by the next algorithm run."""
+    from scholarkg.graphalgo.projection import ProjectionKey, default_catalog
+
     catalog = default_catalog()
     with store_session() as store:
         key = ProjectionKey.of(store, label, _rel_types(rel_type))

@@ -7,6 +7,16 @@ backend without GDS); this package builds on it (cached projections, personalize
 sits above the store layer.
 """
 
-from scholarkg.store.pagerank import pagerank, pagerank_on_snapshot
+from typing import Any
 
 __all__ = ["pagerank", "pagerank_on_snapshot"]
+
+
+def __getattr__(name: str) -> Any:
+    """``pagerank`` and ``pagerank_on_snapshot`` on first use: importing a submodule (e.g. the
+    GDS path, ``graphalgo.resident``) must not import scipy."""
+    if name in __all__:
+        from scholarkg.store import pagerank as module
+
+        return getattr(module, name)
+    raise AttributeError(name)

@@ -28,22 +28,20 @@ same parameters it returns the same numbers as :func:`scholarkg.store.pagerank.p
 lacks, ``exclude``: nodes that neither receive nor send (the citing paper of a held-out
 citation, so no score flows through the very edge being predicted).
 
-**On Neo4j** the catalogue works the same way and adds a resident GDS projection
-(:class:`ResidentGdsGraph`): ``Projection.pagerank`` / ``pagerank_array`` run
-``gds.pageRank`` on a GDS graph projected once per (key, database state) and kept on the
-server's heap across runs and processes, instead of ``Neo4jStore.pagerank``'s project-run-drop
-per call. The write fingerprint is Neo4j's last committed transaction (plus start and
-creation time), which moves only on writes, so no content checksum is needed there; the
-checksum queries exist only in the FalkorDB dialect. :meth:`Projection.personalized` and
-the neighbourhood helpers stay on the client arrays on both backends, deliberately: GDS's
-personalized PageRank is a whole-graph Pregel run per call (O(|E|), hundreds of ms at 5M
-edges) and has no ``exclude``, while the sparse iteration touches only the neighbourhood of
-the seeds and returns the same numbers as GDS (the Neo4j contract test compares them).
+**On Neo4j** this catalogue is an explicit choice, not the default: ``graph pagerank`` and
+the rankers run in GDS on a resident server-side graph and read back only the top ``k``
+(:mod:`scholarkg.graphalgo.resident`). The client arrays pay where a sweep runs thousands of
+personalized PageRank queries on a graph that fits the client's memory (the
+citation-recommendation benchmark: one edge pull, then sub-millisecond sparse queries, and an
+``exclude`` GDS lacks). There a :class:`Projection` still runs whole-graph PageRank in GDS on
+the resident graph (:class:`~scholarkg.graphalgo.resident.ResidentGdsGraph`, checked to hold
+what the arrays hold). The write fingerprint is Neo4j's last committed transaction (plus
+start and creation time), which moves only on writes, so no content checksum is needed
+there; the checksum queries exist only in the FalkorDB dialect.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -59,8 +57,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from scholarkg.errors import InputError, NotSupported, StoreError
+from scholarkg.graphalgo.resident import ProjectionKey as ProjectionKey
+from scholarkg.graphalgo.resident import ResidentGdsGraph, StaleProjection, has_gds
 from scholarkg.queries import dialect_of, has_query, run_query
-from scholarkg.schema.ddl import check_label, check_rel_type
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
 from scholarkg.store.pagerank import (
     TransitionOperator,
@@ -73,107 +72,9 @@ from scholarkg.store.pagerank import (
 log = logging.getLogger(__name__)
 
 
-class StaleProjection(StoreError):
-    """The graph changed since the projection's state: GDS cannot project that state."""
-
-
 FORMAT = "scholarkg-projection"
 FORMAT_VERSION = 2  # 2: stronger checksums (older caches are rebuilt)
 ORIENTATIONS = ("natural", "reverse", "undirected")
-
-
-@dataclass(frozen=True)
-class ProjectionKey:
-    """What a projection is of: one graph, one node label, some relationship types."""
-
-    backend: str
-    graph: str
-    label: str
-    rel_types: tuple[str, ...]
-
-    def slug(self) -> str:
-        text = "\x1f".join([self.backend, self.graph, self.label, *self.rel_types])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-    @classmethod
-    def of(cls, store: GraphStore, label: str, rel_types: Sequence[str]) -> ProjectionKey:
-        """The key of ``(label, rel_types)`` in ``store``'s graph (names whitelist-checked)."""
-        if not rel_types:
-            raise InputError("a projection needs at least one relationship type", field="rel_types")
-        return cls(
-            store.backend,
-            store.graph,
-            check_label(label),
-            # one projection per *set* of types: order and repeats change nothing
-            tuple(sorted({check_rel_type(r) for r in rel_types})),
-        )
-
-
-class ResidentGdsGraph:
-    """A GDS projection of a :class:`ProjectionKey` kept on the Neo4j server between runs.
-
-    Named ``scholarkg_proj_<key slug>_<state>`` where ``<state>`` hashes the database's write
-    fingerprint, so a projection of an older state is never used: :meth:`ensure` projects
-    the current one on first use (checking it holds what the client arrays hold) and then
-    drops the key's older ones. Concurrent processes are tolerated: a projection another
-    process has just created under the same name is used as is.
-    """
-
-    PREFIX = "scholarkg_proj_"
-
-    def __init__(
-        self, store: Any, key: ProjectionKey, fingerprint: str, n_nodes: int, n_edges: int
-    ) -> None:
-        self.store = store
-        self.key = key
-        self.fingerprint = fingerprint
-        self.expected = (n_nodes, n_edges)
-        state = hashlib.sha256(fingerprint.encode()).hexdigest()[:12]
-        self.prefix = f"{self.PREFIX}{key.slug()}_"
-        self.name = f"{self.prefix}{state}"
-        self.projected_seconds = 0.0
-        self._ensured = False
-
-    def ensure(self) -> str:
-        """The GDS graph's name, projecting it on the first call (later calls: no query)."""
-        if self._ensured:
-            return self.name
-        existing = self.store.projected_graphs(self.prefix)
-        if self.name not in existing:
-            t0 = time.perf_counter()
-            try:
-                got = self.store.project_graph(self.name, self.key.label, self.key.rel_types)
-            except StoreError as err:
-                if "already exists" not in str(err).lower():
-                    raise
-            else:  # a write between the state check and the projection: never mislabel it
-                counts = (got["nodes"], got["relationships"])
-                if counts != self.expected or self.store.write_fingerprint() != self.fingerprint:
-                    self.store.drop_projected(self.name)
-                    raise StaleProjection(
-                        f"the graph changed while it was being projected (projected "
-                        f"{counts[0]} nodes / {counts[1]} relationships, expected "
-                        f"{self.expected[0]} / {self.expected[1]}): run the command again"
-                    )
-            self.projected_seconds = time.perf_counter() - t0
-        for old in existing:  # older states, only once the current one exists
-            if old != self.name:
-                try:
-                    self.store.drop_projected(old)
-                except StoreError as err:  # another process may be dropping it too
-                    log.info("could not drop old GDS projection %s: %s", old, err)
-        self._ensured = True
-        return self.name
-
-    def pagerank(self, config: PageRankConfig) -> PageRankResult:
-        result: PageRankResult = self.store.pagerank_projected(
-            self.ensure(), self.key.label, config
-        )
-        return result
-
-    def drop(self) -> None:
-        for name in self.store.projected_graphs(self.prefix):
-            self.store.drop_projected(name)
 
 
 @dataclass
@@ -383,15 +284,11 @@ def _fingerprint(store: GraphStore) -> str:
     return str(fn())
 
 
-def _has_gds(store: GraphStore) -> bool:
-    return "gds" in getattr(store, "capabilities", frozenset()) and hasattr(store, "project_graph")
-
-
 def _resident(
     store: GraphStore, key: ProjectionKey, fingerprint: str, proj: Projection
 ) -> ResidentGdsGraph | None:
     """The GDS projection to run whole-graph algorithms on, where the store has GDS."""
-    if _has_gds(store):
+    if has_gds(store):
         return ResidentGdsGraph(store, key, fingerprint, proj.n_nodes, proj.n_edges)
     return None
 
@@ -461,7 +358,7 @@ class ProjectionCatalog:
         for path in paths or ():
             on_disk |= path.is_file()
             path.unlink(missing_ok=True)
-        if _has_gds(store):
+        if has_gds(store):
             ResidentGdsGraph(store, key, "", 0, 0).drop()
         return on_disk
 

@@ -47,6 +47,7 @@ except ImportError:  # pragma: no cover - a scipy that moved it: same numbers, o
 
 from scholarkg.errors import InputError
 from scholarkg.store.base import EdgeSnapshot, PageRankConfig, PageRankResult
+from scholarkg.store.pagerank_config import _check_parameters, check_pagerank_config
 
 __all__ = [
     "TransitionOperator",
@@ -71,37 +72,6 @@ def _as_index_array(values: np.ndarray, name: str, n_nodes: int) -> np.ndarray:
         bad = low if low < 0 else high
         raise InputError(f"node index {bad} outside [0, {n_nodes})", field=name)
     return arr
-
-
-def _check_parameters(damping_factor: float, max_iterations: int, tolerance: float) -> None:
-    if not (0.0 <= damping_factor < 1.0) or math.isnan(damping_factor):
-        raise InputError(f"must be in [0, 1), got {damping_factor!r}", field="damping_factor")
-    if isinstance(max_iterations, bool) or int(max_iterations) != max_iterations:
-        raise InputError(f"must be an integer, got {max_iterations!r}", field="max_iterations")
-    if max_iterations < 1:
-        raise InputError(f"must be >= 1, got {max_iterations}", field="max_iterations")
-    if not tolerance >= 0.0:  # also rejects NaN
-        raise InputError(f"must be >= 0, got {tolerance!r}", field="tolerance")
-
-
-def check_pagerank_config(config: PageRankConfig) -> None:
-    """Reject parameters GDS would reject, before any work (also for the GDS path).
-
-    Source-node biases are checked here too, by node id: both stores report a bad bias
-    the same way (``field="source_nodes"``) whether GDS or scipy computes the ranks.
-    """
-    _check_parameters(config.damping_factor, config.max_iterations, config.tolerance)
-    if config.source_nodes is not None:
-        bad = [
-            str(node_id)
-            for node_id, bias in config.source_nodes.items()
-            if not (math.isfinite(float(bias)) and float(bias) >= 0)
-        ]
-        if bad:
-            raise InputError(
-                f"PageRank source bias must be a finite number >= 0; not so for {bad[:5]}",
-                field="source_nodes",
-            )
 
 
 def _transition_matrix(

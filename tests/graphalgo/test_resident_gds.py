@@ -5,7 +5,8 @@ What GDS computes is checked by the Neo4j contract suite (``test_projection_cont
 server run would exercise on its own: one projection per database state, reuse across
 processes, older states dropped only after the current one exists, a projection raced by a
 concurrent process or by a write, and which ``SHOW DATABASES`` row the fingerprint uses. The
-store below records the calls it receives; it stands in only for those four GDS methods.
+store below records the calls it receives; it stands in only for those four GDS methods
+(``resident_graphs``, ``project_native``, ``drop_projected``, ``write_fingerprint``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 
 from scholarkg.errors import NotSupported, StoreError
-from scholarkg.graphalgo.projection import ProjectionKey, ResidentGdsGraph
+from scholarkg.graphalgo.projection import ProjectionKey
+from scholarkg.graphalgo.resident import ResidentGdsGraph
 from scholarkg.store.neo4j import dialect as neo4j_dialect
 from scholarkg.store.neo4j.store import Neo4jStore
 
@@ -32,15 +34,21 @@ class RecordingGds:
         self.fingerprint = fingerprint
         self.fail_project: Exception | None = None
 
-    def projected_graphs(self, prefix: str) -> list[str]:
-        return sorted(g for g in self.graphs if g.startswith(prefix))
+    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
+        return {
+            g: {"nodes": self.counts[0], "relationships": self.counts[1], "properties": set()}
+            for g in sorted(self.graphs)
+            if g.startswith(prefix)
+        }
 
-    def project_graph(self, name: str, label: str, rel_types: Any) -> dict[str, int]:
+    def project_native(
+        self, name: str, label: str, rel_types: Any, *, node_properties: Any = None
+    ) -> dict[str, int]:
         self.calls.append(("project", name))
         if self.fail_project is not None:
             raise self.fail_project
         self.graphs.add(name)
-        return {"nodes": self.counts[0], "relationships": self.counts[1]}
+        return {"nodes": self.counts[0], "relationships": self.counts[1], "project_millis": 3}
 
     def drop_projected(self, name: str) -> None:
         self.calls.append(("drop", name))
@@ -65,7 +73,7 @@ def test_one_projection_per_state_reused_then_replaced() -> None:
     assert newer.ensure() == newer.name != first.name
     # the new state is projected before the old one is dropped
     assert gds.calls[1:] == [("project", newer.name), ("drop", first.name)]
-    assert gds.projected_graphs(newer.prefix) == [newer.name]
+    assert list(gds.resident_graphs(newer.prefix)) == [newer.name]
 
 
 def test_a_projection_created_concurrently_is_used() -> None:
@@ -135,3 +143,76 @@ def test_fingerprint_reads_the_home_database_writer_row(monkeypatch: pytest.Monk
                 store.write_fingerprint()
         finally:
             store.close()
+
+
+def test_node_properties_make_a_second_resident_graph() -> None:
+    gds = RecordingGds()
+    plain = ResidentGdsGraph(gds, KEY, "F1")
+    with_text = ResidentGdsGraph(gds, KEY, "F1", node_properties={"emb_minilm": [0.0]})
+    assert plain.name != with_text.name and with_text.name.startswith(plain.prefix)
+    plain.ensure()
+    with_text.ensure()
+    # each keeps its own states: ensuring one never drops the other
+    assert gds.graphs == {plain.name, with_text.name}
+    assert plain.found_resident is False and plain.project_millis == 3
+    assert ResidentGdsGraph(gds, KEY, "F1").ensure() == plain.name
+
+
+def test_a_graph_found_resident_reports_no_projection() -> None:
+    gds = RecordingGds()
+    ResidentGdsGraph(gds, KEY, "F1").ensure()
+    again = ResidentGdsGraph(gds, KEY, "F1")
+    again.ensure()
+    assert again.found_resident and again.project_millis is None
+    assert (again.nodes, again.relationships) == gds.counts
+
+
+def _offline_store(monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]) -> Neo4jStore:
+    from neo4j import GraphDatabase
+
+    store = Neo4jStore(
+        GraphDatabase.driver("bolt://localhost:1"), capabilities=("fulltext", "vector", "gds")
+    )
+    monkeypatch.setattr(store, "run", lambda query, params=None: rows)
+    return store
+
+
+@pytest.mark.parametrize(
+    ("cpus", "edition", "want"),
+    [(2, "OpenGDS", 2), (16, "Community", 4), (16, "OpenGDS", 4), (16, "Enterprise", 16)],
+)
+def test_gds_concurrency_follows_the_server_within_the_edition_limit(
+    monkeypatch: pytest.MonkeyPatch, cpus: int, edition: str, want: int
+) -> None:
+    monkeypatch.delenv("SCHOLARKG_GDS_CONCURRENCY", raising=False)
+    rows = [{"key": "availableCPUs", "value": cpus}, {"key": "gdsEdition", "value": edition}]
+    store = _offline_store(monkeypatch, rows)
+    try:
+        assert store.gds_concurrency == want
+    finally:
+        store.close()
+
+
+def test_gds_concurrency_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scholarkg.errors import ConfigError
+
+    store = _offline_store(monkeypatch, [])
+    try:
+        monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "3")
+        assert store.gds_concurrency == 3
+        store._gds_concurrency = None
+        monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "many")
+        with pytest.raises(ConfigError, match="positive integer"):
+            _ = store.gds_concurrency
+    finally:
+        store.close()
+
+
+def test_gds_memory_figures_are_read_in_bytes() -> None:
+    from scholarkg.store.neo4j.store import memory_bytes
+
+    assert memory_bytes("230 MiB") == 230 * 2**20
+    assert memory_bytes("[314 MiB ... 677 MiB]") == 677 * 2**20  # the upper end
+    assert memory_bytes("392 Bytes") == 392 and memory_bytes("1.5 GiB") == 3 * 2**29
+    with pytest.raises(StoreError, match="unreadable"):
+        memory_bytes("lots")

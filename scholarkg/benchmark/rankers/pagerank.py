@@ -1,8 +1,13 @@
 """(Personalized) PageRank as a ranker: the store-aware side of the one ranker interface.
 
 ``GraphPageRank`` ranks a candidate set by GDS-semantics PageRank on the subgraph the
-candidates induce (``GraphStore.pagerank``: GDS on Neo4j, the in-repo scipy implementation on
-the embedded store, same numbers). With ``personalized=True`` the query names its seed nodes
+candidates induce (``GraphStore.pagerank`` with ``node_ids``: the subgraph is read with an
+index seek per candidate and ranked by the in-repo scipy implementation of GDS's PageRank on
+both backends, so no graph is created per query and no number depends on the backend), or
+with ``scope="graph"`` by whole-graph PageRank (computed once per graph version: kept in the
+resident GDS graph on Neo4j and read for the candidates only by an index seek per id, the
+client-side projection elsewhere; :func:`scholarkg.graphalgo.topk.pagerank_scores_of`).
+With ``personalized=True`` the query names its seed nodes
 (an object with ``seeds``: ids, or ``{id: bias}``): the random walk restarts there, the
 graph-side relevance of e.g. citation recommendation ("papers close to the ones this draft
 already cites"). Seeds join the subgraph so the walk can start from them, but only candidates
@@ -25,6 +30,9 @@ from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
 from scholarkg.store.base import PageRankConfig
 
+#: what a candidate's score is computed on: the candidates' induced subgraph, or the graph
+SCOPES = ("subgraph", "graph")
+
 
 def _seeds(query: HasText) -> dict[str, float]:
     seeds = getattr(query, "seeds", None)
@@ -39,7 +47,8 @@ def _seeds(query: HasText) -> dict[str, float]:
 
 class GraphPageRank(StoreRanker):
     """Rank candidates by (personalized) PageRank on their induced ``label``/``rel_type``
-    subgraph; ``weight_property`` names a relationship weight (``None``: unweighted)."""
+    subgraph (``scope="subgraph"``) or by whole-graph PageRank (``scope="graph"``);
+    ``weight_property`` names a relationship weight (``None``: unweighted; subgraph only)."""
 
     name = "pagerank"
 
@@ -53,7 +62,17 @@ class GraphPageRank(StoreRanker):
         damping_factor: float = 0.85,
         max_iterations: int = 20,
         tolerance: float = 1e-7,
+        scope: str = "subgraph",
     ) -> None:
+        if scope not in SCOPES:
+            raise InputError(f"scope must be one of {SCOPES}", field="scope")
+        if scope == "graph" and (personalized or weight_property):
+            raise InputError(
+                "scope='graph' ranks by unweighted whole-graph PageRank (kept per graph "
+                "version); personalized or weighted PageRank runs on the candidate subgraph",
+                field="scope",
+            )
+        self.scope = scope
         self.label = check_label(label)
         self.rel_type = check_rel_type(rel_type)
         self.weight_property = check_property(weight_property) if weight_property else None
@@ -70,6 +89,7 @@ class GraphPageRank(StoreRanker):
                 "damping_factor": damping_factor,
                 "max_iterations": max_iterations,
                 "tolerance": tolerance,
+                "scope": scope,
             }
         )
 
@@ -89,6 +109,15 @@ class GraphPageRank(StoreRanker):
             )
         if not pool:
             return [], [], {"ran_iterations": 0}
+        if self.scope == "graph":
+            from scholarkg.graphalgo.topk import pagerank_scores_of
+
+            by_id = pagerank_scores_of(
+                self.store, pool, config, label=self.label, rel_types=(self.rel_type,)
+            )
+            graph_scores = np.asarray([by_id.get(c, 0.0) for c in pool], dtype=np.float64)
+            idx, _ = top_k(tie_key(graph_scores), len(pool) if k is None else k)
+            return [pool[i] for i in idx], graph_scores[idx].tolist(), {"scope": "graph"}
         res = self.store.pagerank(
             self.label, self.rel_type, node_ids=nodes, weight_property=self.weight_property,
             config=config,
@@ -101,4 +130,4 @@ class GraphPageRank(StoreRanker):
         return [pool[i] for i in idx], vals.tolist(), info
 
 
-__all__ = ["GraphPageRank"]
+__all__ = ["SCOPES", "GraphPageRank"]

@@ -10,7 +10,8 @@ compared side by side:
 * full-text indexes are named, span several properties and take Lucene query syntax;
 * vectors are plain ``LIST<FLOAT>`` properties; ``db.index.vector.queryNodes`` already
   returns the similarity ``(1 + cos) / 2`` that the rest of scholarkg expects;
-* PageRank runs in GDS on a Cypher-aggregation projection that keeps isolated nodes.
+* PageRank runs in GDS: on a native projection kept resident per graph version (scores kept
+  in it, only the top ``k`` read back), or on a Cypher-aggregation projection of a subset.
 
 Every function here returns query *text*; values are always ``$parameters``. The Neo4j
 conformance test (``tests/neo4j/test_cypher_lint.py``) calls :func:`all_statements` and
@@ -20,7 +21,7 @@ lints each string with Neo4j's own parser, so a new query belongs in that list t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -331,6 +332,7 @@ def pagerank_mutate_query(
         "maxIterations: $max_iterations",
         "tolerance: $tolerance",
         "mutateProperty: $property",
+        "concurrency: $concurrency",
     ]
     if weighted:
         config.append("relationshipWeightProperty: 'weight'")
@@ -367,6 +369,183 @@ LIST_PROJECTIONS = (
     "CALL gds.graph.list() YIELD graphName "
     "WITH graphName WHERE graphName STARTS WITH $prefix RETURN graphName ORDER BY graphName"
 )
+
+# -- resident GDS graphs: native projection, kept scores, top k in the server ----------------
+
+#: The machine GDS runs on: its processors (``availableCPUs``) and edition, from which the
+#: store sets ``concurrency`` (Community and OpenGDS refuse more than 4).
+GDS_SYSINFO = (
+    "CALL gds.debug.sysInfo() YIELD key, value "
+    "WITH key, value WHERE key IN ['availableCPUs', 'gdsEdition'] RETURN key, value"
+)
+
+#: Native projection (GDS reads the store files directly, ``readConcurrency`` threads): the
+#: node and relationship projections are parameter maps built from whitelisted names by
+#: :func:`native_node_projection` / :func:`native_relationship_projection`.
+NATIVE_PROJECTION = (
+    "CALL gds.graph.project($graph, $nodes, $relationships, {readConcurrency: $concurrency}) "
+    "YIELD graphName, nodeCount, relationshipCount, projectMillis "
+    "RETURN graphName, nodeCount, relationshipCount, projectMillis"
+)
+
+
+def native_node_projection(
+    label: str, properties: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``{label: {label, properties: {p: {property, defaultValue}}}}`` for ``gds.graph.project``.
+
+    Every property needs a ``defaultValue`` (the nodes without it get that value) and must
+    exist somewhere in the database: GDS refuses a property key it has never seen.
+    """
+    check_label(label)
+    props = {
+        check_property(name): {"property": name, "defaultValue": default}
+        for name, default in (properties or {}).items()
+    }
+    return {label: {"label": label, "properties": props}}
+
+
+def native_relationship_projection(rel_types: Sequence[str]) -> dict[str, Any]:
+    """One NATURAL projection per type; algorithms run on their union (``'*'``)."""
+    if not rel_types:
+        raise InputError("a projection needs at least one relationship type", field="rel_types")
+    return {check_rel_type(t): {"type": t, "orientation": "NATURAL"} for t in rel_types}
+
+
+#: scholarkg's resident graphs with their node properties (``keys`` of the schema per label),
+#: so a caller knows whether a kept score already exists without computing it again
+LIST_PROJECTIONS_WITH_PROPERTIES = (
+    "CALL gds.graph.list() YIELD graphName, nodeCount, relationshipCount, schemaWithOrientation "
+    "WITH graphName, nodeCount, relationshipCount, schemaWithOrientation "
+    "WHERE graphName STARTS WITH $prefix "
+    "RETURN graphName, nodeCount, relationshipCount, "
+    "reduce(acc = [], l IN keys(schemaWithOrientation.nodes) | "
+    "acc + keys(schemaWithOrientation.nodes[l])) AS properties ORDER BY graphName"
+)
+
+#: whole-graph PageRank once, into a property kept in the resident graph, with GDS's
+#: own timings (``preProcessingMillis`` etc.) for ``graph pagerank --verbose``
+PAGERANK_KEEP = (
+    "CALL gds.pageRank.mutate($graph, {dampingFactor: $damping_factor, "
+    "maxIterations: $max_iterations, tolerance: $tolerance, mutateProperty: $property, "
+    "concurrency: $concurrency}) "
+    "YIELD ranIterations, didConverge, preProcessingMillis, computeMillis, "
+    "postProcessingMillis, mutateMillis "
+    "RETURN ranIterations, didConverge, preProcessingMillis, computeMillis, "
+    "postProcessingMillis, mutateMillis"
+)
+
+
+def pagerank_write_query(label: str, *, personalized: bool) -> str:
+    """``graph pagerank --write``: the same PageRank (personalized from ``$sources`` ids),
+    every score written to the database's nodes by ``gds.pageRank.write``."""
+    check_label(label)
+    head, sources = "", ""
+    if personalized:
+        head = (
+            f"UNWIND $sources AS sid MATCH (s:{label} {{id: sid}}) "
+            "WITH collect(s) AS sourceNodes WHERE size(sourceNodes) = size($sources) "
+        )
+        sources = "sourceNodes: sourceNodes, "
+    return (
+        f"{head}CALL gds.pageRank.write($graph, {{{sources}dampingFactor: $damping_factor, "
+        "maxIterations: $max_iterations, tolerance: $tolerance, writeProperty: $property, "
+        "concurrency: $concurrency, writeConcurrency: $concurrency}) "
+        "YIELD nodePropertiesWritten, ranIterations, didConverge, preProcessingMillis, "
+        "computeMillis, postProcessingMillis, writeMillis "
+        "RETURN nodePropertiesWritten, ranIterations, didConverge, preProcessingMillis, "
+        "computeMillis, postProcessingMillis, writeMillis"
+    )
+
+
+#: The ``$k`` best of a stream of ``nodeId, score`` rows, sorted in the server, in the
+#: embedded store's order (score, then id). A heap of ``$k + $slack`` rows by score holds any
+#: tie at the ``$k``-th score that is at most ``$slack`` nodes wide; only the rows at or
+#: above that score are turned into ids and ordered by (score, id), and ``$k`` of them
+#: cross the wire. ``tie`` (on every row) says the tie was wider than the heap: the caller
+#: then runs the ``…_TIES`` variant.
+_TOP_K_TAIL = (
+    "WITH nodeId, score ORDER BY score DESC LIMIT $k + $slack "
+    "WITH collect({node: nodeId, score: score}) AS top "
+    "WITH top, top[$k - 1].score AS threshold "
+    "WITH top, threshold, size(top) = $k + $slack AND top[-1].score = threshold AS tie "
+    "UNWIND top AS row "
+    "WITH row, threshold, tie WHERE threshold IS NULL OR row.score >= threshold "
+    "WITH gds.util.asNode(row.node).id AS id, row.score AS score, tie "
+    "RETURN id, score, tie ORDER BY score DESC, id ASC LIMIT $k"
+)
+
+#: The top ``$k`` of a kept score (see :data:`_TOP_K_TAIL`).
+TOP_KEPT_PROPERTY = (
+    "CALL gds.graph.nodeProperty.stream($graph, $property) YIELD nodeId, propertyValue "
+    "WITH nodeId, propertyValue AS score " + _TOP_K_TAIL
+)
+
+#: Ties at the ``$k``-th score: every node scoring at least ``$threshold``, ordered by
+#: score then id (the embedded store's order), ``$k`` of them.
+TOP_KEPT_PROPERTY_TIES = (
+    "CALL gds.graph.nodeProperty.stream($graph, $property) YIELD nodeId, propertyValue "
+    "WITH nodeId, propertyValue WHERE propertyValue >= $threshold "
+    "WITH gds.util.asNode(nodeId).id AS id, propertyValue AS score "
+    "RETURN id, score ORDER BY score DESC, id ASC LIMIT $k"
+)
+
+
+def kept_scores_query(label: str) -> str:
+    """The kept score of each node in ``$ids``: an index seek per id (the id constraint),
+    then GDS's in-memory value; unknown ids are left out."""
+    return (
+        f"UNWIND $ids AS x MATCH (n:{check_label(label)} {{id: x}}) "
+        "RETURN n.id AS id, gds.util.nodeProperty($graph, n, $property) AS score"
+    )
+
+
+def personalized_top_query(label: str, *, ties: bool = False) -> str:
+    """Personalized PageRank top ``$k`` in one round trip: the sources by index seek (no row
+    at all when one is missing: the caller names it, never runs a global PageRank instead),
+    ``gds.pageRank.stream`` and the sort in the server. ``ties=True``: the variant for a tie
+    at the ``$k``-th score (see :data:`TOP_KEPT_PROPERTY_TIES`)."""
+    check_label(label)
+    head = (
+        f"UNWIND $sources AS sid MATCH (s:{label} {{id: sid}}) "
+        "WITH collect(s) AS sourceNodes WHERE size(sourceNodes) = size($sources) "
+        "CALL gds.pageRank.stream($graph, {sourceNodes: sourceNodes, "
+        "dampingFactor: $damping_factor, maxIterations: $max_iterations, "
+        "tolerance: $tolerance, concurrency: $concurrency}) YIELD nodeId, score "
+    )
+    if ties:
+        return (
+            head + "WITH nodeId, score WHERE score >= $threshold "
+            "WITH gds.util.asNode(nodeId).id AS id, score "
+            "RETURN id, score ORDER BY score DESC, id ASC LIMIT $k"
+        )
+    return head + _TOP_K_TAIL
+
+
+# -- memory estimates (GDS's own, ``graph pagerank --estimate`` and bench_gds_capacity.py) --
+
+#: projecting the graph; ``$config`` = ``{}`` for the current one (GDS counts the database)
+#: or ``{nodeCount, relationshipCount}`` for a fictitious one of that size
+PROJECTION_ESTIMATE = (
+    "CALL gds.graph.project.estimate($nodes, $relationships, $config) "
+    "YIELD bytesMin, bytesMax, nodeCount, relationshipCount "
+    "RETURN bytesMin, bytesMax, nodeCount, relationshipCount"
+)
+#: PageRank on that projection (graph + algorithm; ``mapView`` splits them); ``$config`` is
+#: the projection (``nodeProjection``, ``relationshipProjection``, optional counts)
+PAGERANK_ESTIMATE = (
+    "CALL gds.pageRank.mutate.estimate($config, {mutateProperty: 'pagerank', "
+    "concurrency: $concurrency}) "
+    "YIELD bytesMin, bytesMax, nodeCount, relationshipCount, mapView "
+    "RETURN bytesMin, bytesMax, nodeCount, relationshipCount, mapView"
+)
+#: FastRP on that projection (the hook ``graph embed --estimate`` and the capacity table use)
+FASTRP_ESTIMATE = (
+    "CALL gds.fastRP.mutate.estimate($config, {mutateProperty: 'fastrp', "
+    "embeddingDimension: $dimension, concurrency: $concurrency}) "
+    "YIELD bytesMin, bytesMax RETURN bytesMin, bytesMax"
+)
+
 
 # -- change detection (resident projections) ----------------------------------------------
 
@@ -412,6 +591,7 @@ _PR_PARAMS: dict[str, Any] = {
     "damping_factor": 0.85,
     "max_iterations": 20,
     "tolerance": 1e-7,
+    "concurrency": 2,
 }
 
 
@@ -519,6 +699,65 @@ def all_statements(
             {"ids": None, "graph": "scholarkg_pr"},
         )
     )
+    nodes = native_node_projection("Paper")
+    rels = native_relationship_projection(("CITES", "COMPARES_WITH"))
+    top: dict[str, Any] = {"graph": "g", "property": "pr", "k": 10}
+    ppr = {k: v for k, v in _PR_PARAMS.items() if k != "property"}
+    ppr |= {"sources": ["p1"], "k": 10}
+    sizes = {"nodeCount": 10_000_000, "relationshipCount": 200_000_000}
+    out += [
+        Statement("gds_sysinfo", GDS_SYSINFO),
+        Statement(
+            "native_projection",
+            NATIVE_PROJECTION,
+            {"graph": "g", "nodes": nodes, "relationships": rels, "concurrency": 2},
+        ),
+        Statement(
+            "list_projections_with_properties",
+            LIST_PROJECTIONS_WITH_PROPERTIES,
+            {"prefix": "scholarkg_"},
+        ),
+        Statement("pagerank_keep", PAGERANK_KEEP, _PR_PARAMS),
+        Statement("pagerank_write", pagerank_write_query("Paper", personalized=False), _PR_PARAMS),
+        Statement(
+            "pagerank_write[personalized]",
+            pagerank_write_query("Paper", personalized=True),
+            _PR_PARAMS | {"sources": ["p1"]},
+        ),
+        Statement("top_kept_property", TOP_KEPT_PROPERTY, top | {"slack": 256}),
+        Statement("top_kept_property_ties", TOP_KEPT_PROPERTY_TIES, top | {"threshold": 0.1}),
+        Statement(
+            "kept_scores", kept_scores_query("Paper"), {"graph": "g", "property": "pr"} | ids
+        ),
+        Statement("personalized_top", personalized_top_query("Paper"), ppr | {"slack": 256}),
+        Statement(
+            "personalized_top_ties",
+            personalized_top_query("Paper", ties=True),
+            ppr | {"threshold": 0.1},
+        ),
+        Statement(
+            "projection_estimate",
+            PROJECTION_ESTIMATE,
+            {"nodes": nodes, "relationships": rels, "config": sizes},
+        ),
+        Statement(
+            "fastrp_estimate",
+            FASTRP_ESTIMATE,
+            {
+                "config": {"nodeProjection": nodes, "relationshipProjection": rels} | sizes,
+                "concurrency": 2,
+                "dimension": 256,
+            },
+        ),
+        Statement(
+            "pagerank_estimate",
+            PAGERANK_ESTIMATE,
+            {
+                "config": {"nodeProjection": nodes, "relationshipProjection": rels} | sizes,
+                "concurrency": 2,
+            },
+        ),
+    ]
     for weighted in (False, True):
         for personalized, biased in ((False, False), (True, False), (True, True)):
             params = dict(_PR_PARAMS)

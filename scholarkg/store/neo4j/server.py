@@ -87,13 +87,21 @@ DEFAULT_TX_MEMORY_SHARE = 4
 #: test until it is listed here; ``SCHOLARKG_NEO4J_PROCEDURES`` lets a user load more.
 ALLOWED_PROCEDURES: tuple[str, ...] = (
     "apoc.version",
+    "gds.debug.sysInfo",
+    "gds.fastRP.mutate",
+    "gds.fastRP.mutate.estimate",
     "gds.graph.drop",
     "gds.graph.list",
     "gds.graph.nodeProperties.drop",
     "gds.graph.nodeProperty.stream",
     "gds.graph.project",
+    "gds.graph.project.estimate",
     "gds.pageRank.mutate",
+    "gds.pageRank.mutate.estimate",
+    "gds.pageRank.stream",
+    "gds.pageRank.write",
     "gds.util.asNode",
+    "gds.util.nodeProperty",
     "gds.version",
     "scholarkg.lastCommittedTxId",
 )

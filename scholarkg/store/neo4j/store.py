@@ -22,9 +22,12 @@ client would only wrap these very procedure calls.
 from __future__ import annotations
 
 import logging
+import os
 import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -89,6 +92,62 @@ def has_source_bias(config: PageRankConfig) -> bool:
     return bool(config.source_nodes) and any(
         float(v) != 1.0 for v in (config.source_nodes or {}).values()
     )
+
+
+@dataclass(frozen=True)
+class ServerTop:
+    """The top ``k`` (id, score) rows a server-side sort returned, ordered by score then id.
+
+    ``records`` counts what the driver received (the proof that only ``k`` rows crossed
+    Bolt); ``server_millis`` is the server's own time for the queries (available + consumed
+    after, from the result summaries); ``tie_query``: a second query resolved a tie at the
+    ``k``-th score."""
+
+    rows: list[tuple[str, float]]
+    records: int
+    server_millis: float
+    tie_query: bool = False
+
+
+_MEMORY = re.compile(r"([\d.]+)\s*(Bytes|KiB|MiB|GiB|TiB)")
+_UNITS = {"Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def memory_bytes(text: str) -> int:
+    """GDS's human memory figure (``"230 MiB"``, ``"[314 MiB ... 677 MiB]"``) in bytes, the
+    upper end of a range (the ``mapView`` components carry only this text)."""
+    found = _MEMORY.findall(text)
+    if not found:
+        raise StoreError(f"unreadable GDS memory figure {text!r}")
+    number, unit = found[-1]
+    return int(float(number) * _UNITS[unit])
+
+
+def _server_millis(summary: Any) -> float:
+    """Server time of one query: until the first record, plus until the last was consumed."""
+    return float((summary.result_available_after or 0) + (summary.result_consumed_after or 0))
+
+
+def _import_driver() -> None:
+    """Import the Neo4j driver without its optional pandas/pyarrow integration.
+
+    The driver imports pandas and pyarrow at import time when they are installed (for
+    ``Result.to_df``, which scholarkg never calls): about 0.9 s of CPU on every CLI command
+    that opens a Neo4j store, a third of a warm ``graph pagerank``. Hiding them while the
+    driver imports (only if nobody imported them yet; restored right after) leaves them
+    importable for everything else.
+    """
+    if "neo4j" in sys.modules:
+        return
+    hidden = [m for m in ("pandas", "pyarrow", "pyarrow.compute") if m not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # None makes import raise ImportError
+    try:
+        import neo4j  # noqa: F401
+    finally:
+        for name in hidden:
+            if sys.modules.get(name) is None:
+                del sys.modules[name]
 
 
 def redact_uri(uri: str) -> str:
@@ -198,6 +257,7 @@ class Neo4jStore(BatchWriteStore):
         self._vector_props: set[str] = {v.property for v in default_schema().vector}
         #: whether GDS takes [node, bias] source pairs (None: not tried yet)
         self._gds_source_bias: bool | None = None
+        self._gds_concurrency: int | None = None
 
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
@@ -205,6 +265,7 @@ class Neo4jStore(BatchWriteStore):
         if not s.uri:
             raise ConfigError("the neo4j backend needs NEO4J_URI (e.g. bolt://localhost:7687)")
         try:
+            _import_driver()
             from neo4j import GraphDatabase, NotificationDisabledClassification
         except ImportError as err:  # pragma: no cover - depends on the installed extras
             raise ConfigError(
@@ -477,15 +538,22 @@ class Neo4jStore(BatchWriteStore):
         weight_property: str | None = None,
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
-        """GDS PageRank on a throw-away Cypher projection (scipy fallback without GDS).
+        """Every node's PageRank: a candidate set in scipy, the whole graph in GDS.
 
-        For repeated runs over the same graph, ``graphalgo.projection.ProjectionCatalog``
-        keeps the GDS projection resident instead (``project_graph`` / ``pagerank_projected``).
+        ``node_ids`` (a ranker's candidates): the subgraph they induce is read with an index
+        seek per id (its size is the candidates', not the graph's) and ranked by the
+        GDS-identical scipy iteration, as on the embedded store: creating and dropping a
+        GDS graph per ranked query cost more than the ranking. Whole graph: GDS on a
+        throw-away projection (native; Cypher aggregation when weighted), scipy without
+        GDS. For the top ``k`` or a few nodes' scores, ``graphalgo.resident`` reads them from
+        a resident projection instead, without returning every score.
         """
         from scholarkg.store.pagerank import check_pagerank_config
 
         cfg = config or PageRankConfig()
         check_pagerank_config(cfg)
+        if node_ids is not None:
+            return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         if "gds" not in self.capabilities:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
@@ -493,9 +561,10 @@ class Neo4jStore(BatchWriteStore):
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
         try:
-            self.project_graph(
-                graph, node_label, (rel_type,), node_ids=node_ids, weight_property=weight_property
-            )
+            if weight_property is None:
+                self.project_native(graph, node_label, (rel_type,))
+            else:
+                self.project_graph(graph, node_label, (rel_type,), weight_property=weight_property)
             return self.pagerank_projected(
                 graph,
                 node_label,
@@ -563,6 +632,7 @@ class Neo4jStore(BatchWriteStore):
             "damping_factor": float(config.damping_factor),
             "max_iterations": int(config.max_iterations),
             "tolerance": float(config.tolerance),
+            "concurrency": self.gds_concurrency,
         }
         if sources is not None:
             params["sources"] = sources
@@ -602,6 +672,235 @@ class Neo4jStore(BatchWriteStore):
             did_converge=bool(stats["didConverge"]),
             compute_millis=float(stats["computeMillis"]),
         )
+
+    # -- resident GDS graphs (graphalgo/resident.py): only the top k crosses Bolt ---------
+    #: extra rows a server-side top-k sort keeps to resolve a tie at the k-th score in the
+    #: same query (personalized PageRank ties often: a paper's references share its vote)
+    TOP_K_SLACK = 256
+
+    @property
+    def gds_concurrency(self) -> int:
+        """Threads every GDS call is given, set explicitly: the server's processors
+        (``availableCPUs``), at most 4 unless the edition is Enterprise (Community and
+        OpenGDS refuse more). ``SCHOLARKG_GDS_CONCURRENCY`` overrides it. Asked once."""
+        if self._gds_concurrency is None:
+            override = os.environ.get("SCHOLARKG_GDS_CONCURRENCY", "").strip()
+            if override:
+                if not override.isdigit() or int(override) < 1:
+                    raise ConfigError(
+                        f"SCHOLARKG_GDS_CONCURRENCY must be a positive integer, not {override!r}"
+                    )
+                self._gds_concurrency = int(override)
+            else:
+                self._require_gds()
+                info = {str(r["key"]): r["value"] for r in self.run(dialect.GDS_SYSINFO)}
+                cpus = max(1, int(info.get("availableCPUs") or 1))
+                enterprise = str(info.get("gdsEdition", "")).lower() == "enterprise"
+                self._gds_concurrency = cpus if enterprise else min(cpus, 4)
+        return self._gds_concurrency
+
+    def project_native(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_properties: Mapping[str, Any] | None = None,
+    ) -> dict[str, int]:
+        """Native projection of ``(node_label, rel_types)`` as ``name``: GDS reads the store
+        with ``readConcurrency`` threads, nothing crosses Bolt. ``node_properties`` maps each
+        projected property to its ``defaultValue`` (the property must exist in the database).
+        Returns node and relationship counts and GDS's ``projectMillis``."""
+        self._require_gds()
+        row = self._execute(
+            dialect.NATIVE_PROJECTION,
+            {
+                "graph": name,
+                "nodes": dialect.native_node_projection(node_label, node_properties),
+                "relationships": dialect.native_relationship_projection(rel_types),
+                "concurrency": self.gds_concurrency,
+            },
+        ).records[0]
+        return {
+            "nodes": int(row["nodeCount"]),
+            "relationships": int(row["relationshipCount"]),
+            "project_millis": int(row["projectMillis"]),
+        }
+
+    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
+        """The GDS graphs named ``prefix…``: node and relationship counts and the node
+        properties each holds (``{name: {"nodes", "relationships", "properties"}}``)."""
+        self._require_gds()
+        rows = self.run(dialect.LIST_PROJECTIONS_WITH_PROPERTIES, {"prefix": prefix})
+        return {
+            str(r["graphName"]): {
+                "nodes": int(r["nodeCount"]),
+                "relationships": int(r["relationshipCount"]),
+                "properties": frozenset(map(str, r["properties"])),
+            }
+            for r in rows
+        }
+
+    def _pagerank_params(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
+        return {
+            "graph": graph,
+            "property": prop,
+            "damping_factor": float(config.damping_factor),
+            "max_iterations": int(config.max_iterations),
+            "tolerance": float(config.tolerance),
+            "concurrency": self.gds_concurrency,
+        }
+
+    def pagerank_keep(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
+        """Whole-graph PageRank into ``prop`` of the resident graph (kept for later reads);
+        GDS's statistics and timings. GDS refuses an existing ``prop`` (caller checks)."""
+        self._require_gds()
+        row = self._execute(
+            dialect.PAGERANK_KEEP, self._pagerank_params(graph, config, prop)
+        ).records[0]
+        return dict(row.items())
+
+    def pagerank_write(
+        self, graph: str, node_label: str, config: PageRankConfig, prop: str
+    ) -> dict[str, Any]:
+        """``gds.pageRank.write`` (personalized with ``config.source_nodes``): every node's
+        score into the database property ``prop``; GDS's statistics and timings."""
+        self._require_gds()
+        params = self._pagerank_params(graph, config, check_property(prop))
+        personalized = config.source_nodes is not None
+        if personalized:
+            if has_source_bias(config):
+                raise NotSupported(_NO_SOURCE_BIAS)
+            params["sources"] = list(dict.fromkeys(map(str, config.source_nodes or {})))
+        records = self._execute(
+            dialect.pagerank_write_query(node_label, personalized=personalized), params
+        ).records
+        if not records:  # a source is missing
+            self._check_sources(node_label, config, None)
+            raise StoreError("gds.pageRank.write returned no statistics")
+        return dict(records[0].items())
+
+    def _top_rows(self, query: str, ties_query: str, params: dict[str, Any], k: int) -> ServerTop:
+        """Run a top-``k`` query (ties within :attr:`TOP_K_SLACK` nodes are resolved in it)
+        and, only when a tie at the ``k``-th score is wider, its ties variant (nodes at or
+        above that score, by score then id), as the embedded store orders them. Counts the
+        records the driver returned."""
+        first = self._execute(
+            query, params | {"k": int(k), "slack": int(self.TOP_K_SLACK)}, read=True
+        )
+        rows = [(str(r["id"]), float(r["score"])) for r in first.records]
+        records, millis = len(first.records), _server_millis(first.summary)
+        tie = bool(first.records and first.records[0]["tie"])
+        if tie:
+            again = self._execute(
+                ties_query, params | {"k": int(k), "threshold": rows[-1][1]}, read=True
+            )
+            rows = [(str(r["id"]), float(r["score"])) for r in again.records]
+            records += len(again.records)
+            millis += _server_millis(again.summary)
+        rows.sort(key=lambda kv: (-kv[1], kv[0]))
+        return ServerTop(rows=rows, records=records, server_millis=millis, tie_query=tie)
+
+    def top_kept_scores(self, graph: str, prop: str, k: int) -> ServerTop:
+        """The ``k`` highest values of the kept property ``prop``: sorted in the server."""
+        self._require_gds()
+        params = {"graph": graph, "property": prop}
+        return self._top_rows(dialect.TOP_KEPT_PROPERTY, dialect.TOP_KEPT_PROPERTY_TIES, params, k)
+
+    def kept_scores(
+        self, graph: str, node_label: str, prop: str, ids: Sequence[str]
+    ) -> dict[str, float]:
+        """The kept ``prop`` of the nodes ``ids`` (index seek per id; unknown ids absent)."""
+        self._require_gds()
+        wanted = list(dict.fromkeys(str(x) for x in ids))
+        if not wanted:
+            return {}
+        records = self._execute(
+            dialect.kept_scores_query(node_label),
+            {"graph": graph, "property": prop, "ids": wanted},
+            read=True,
+        ).records
+        return {str(r["id"]): float(r["score"]) for r in records}
+
+    def personalized_top(
+        self, graph: str, node_label: str, config: PageRankConfig, k: int
+    ) -> ServerTop:
+        """Personalized PageRank's top ``k`` in one round trip (``gds.pageRank.stream`` with
+        ``sourceNodes``); a missing source is an :class:`InputError` naming it."""
+        self._require_gds()
+        sources = list(dict.fromkeys(str(x) for x in (config.source_nodes or {})))
+        if not sources:
+            raise InputError("personalized PageRank needs source nodes", field="source_nodes")
+        if has_source_bias(config):
+            raise NotSupported(_NO_SOURCE_BIAS)
+        params = self._pagerank_params(graph, config, "")
+        del params["property"]
+        params["sources"] = sources
+        top = self._top_rows(
+            dialect.personalized_top_query(node_label),
+            dialect.personalized_top_query(node_label, ties=True),
+            params,
+            k,
+        )
+        if not top.rows:  # no row at all: a source is missing (or the graph is empty)
+            self._check_sources(node_label, config, None)
+        return top
+
+    def gds_estimates(
+        self,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_count: int = 0,
+        relationship_count: int = 0,
+        fastrp_dimension: int | None = None,
+    ) -> dict[str, Any]:
+        """GDS's own memory estimates (bytes) of projecting ``(node_label, rel_types)`` and of
+        PageRank on it (and FastRP of ``fastrp_dimension``): the current graph (counts 0) or
+        a fictitious one of that size."""
+        self._require_gds()
+        nodes = dialect.native_node_projection(node_label)
+        rels = dialect.native_relationship_projection(rel_types)
+        sizes: dict[str, int] = {}
+        if node_count or relationship_count:
+            sizes = {"nodeCount": int(node_count), "relationshipCount": int(relationship_count)}
+        proj = self._execute(
+            dialect.PROJECTION_ESTIMATE,
+            {"nodes": nodes, "relationships": rels, "config": sizes},
+            read=True,
+        ).records[0]
+        config = {"nodeProjection": nodes, "relationshipProjection": rels} | sizes
+        algo = self._execute(
+            dialect.PAGERANK_ESTIMATE,
+            {"config": config, "concurrency": self.gds_concurrency},
+            read=True,
+        ).records[0]
+        parts = {c["name"]: c for c in (algo["mapView"] or {}).get("components", [])}
+        extra: dict[str, Any] = {}
+        if fastrp_dimension is not None:
+            fastrp = self._execute(
+                dialect.FASTRP_ESTIMATE,
+                {
+                    "config": config,
+                    "concurrency": self.gds_concurrency,
+                    "dimension": int(fastrp_dimension),
+                },
+                read=True,
+            ).records[0]
+            extra = {"fastrp_min": int(fastrp["bytesMin"]), "fastrp_max": int(fastrp["bytesMax"])}
+        return extra | {
+            "nodes": int(proj["nodeCount"]),
+            "relationships": int(proj["relationshipCount"]),
+            "projection_min": int(proj["bytesMin"]),
+            "projection_max": int(proj["bytesMax"]),
+            "pagerank_min": int(algo["bytesMin"]),
+            "pagerank_max": int(algo["bytesMax"]),
+            "pagerank_algorithm": str(parts.get("algorithm", {}).get("memoryUsage", "")),
+            "pagerank_algorithm_max": memory_bytes(
+                str(parts.get("algorithm", {}).get("memoryUsage", "0 Bytes"))
+            ),
+            "concurrency": self.gds_concurrency,
+        }
 
     def projected_graphs(self, prefix: str) -> list[str]:
         """Names of the GDS projections whose name starts with ``prefix``."""
