@@ -40,6 +40,12 @@ def main() -> None:
     ap.add_argument("jsonl", type=Path)
     ap.add_argument("out", type=Path)
     ap.add_argument("--dev-share", type=float, default=0.3)
+    ap.add_argument(
+        "--keep-markers",
+        action="store_true",
+        help="write each query as the loader masked it (<REF>, [FORMULA], 'Theorem REF'), "
+        "for the retrieval task's own citation-aware clean-up (--query-mode)",
+    )
     args = ap.parse_args()
 
     refs: dict[str, str] = {}
@@ -61,6 +67,8 @@ def main() -> None:
             text = " ".join(_PLACEHOLDERS.sub(" ", query_text(rec.text)).split())
             if len(text.split()) < 3:
                 continue
+            if args.keep_markers:  # the same queries, as the loader masked them
+                text = " ".join(rec.text.split())
             queries.append({"_id": rec.id, "text": text, "citing": rec.citing})
             qrels[split_of(rec.citing, args.dev_share)].append((rec.id, rec.cited))
     args.out.mkdir(parents=True, exist_ok=True)

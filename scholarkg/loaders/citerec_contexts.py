@@ -122,7 +122,9 @@ def _past_trailing_markers(text: str, cut: int, end: int, bare: dict[int, int]) 
     pos = cut
     gap = _SPACES
     while True:
-        nxt = gap.match(text, pos, end).end()
+        spaces = gap.match(text, pos, end)
+        assert spaces is not None  # _SPACES and _BETWEEN_MARKERS match the empty string
+        nxt = spaces.end()
         stop = bare.get(nxt)
         if stop is None or stop > end:
             return pos

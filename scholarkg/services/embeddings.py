@@ -40,6 +40,7 @@ Torch and sentence-transformers are imported inside functions (``scholarkg --hel
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import logging
 import os
@@ -349,7 +350,7 @@ def _quantize_int8(model: Any) -> Any:
         # still works and torchao would be one more dependency
         warnings.simplefilter("ignore", category=DeprecationWarning)
         warnings.simplefilter("ignore", category=UserWarning)
-        return quantize_dynamic(
+        return quantize_dynamic(  # type: ignore[no-untyped-call]  # torch leaves it untyped
             model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8
         )
 
@@ -502,7 +503,8 @@ class EmbedReport:
     n_empty: int
     elapsed_s: float
 
-    @property
+    # ``builtins.property``: the ``property`` field above shadows the name for type checkers
+    @builtins.property
     def texts_per_s(self) -> float:
         return self.n_embedded / self.elapsed_s if self.elapsed_s > 0 else 0.0
 

@@ -225,7 +225,7 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
 def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     from _fakes import HashEmbedder
 
-    from scholarkg.benchmark.rankers.fusion import WEIGHT_GRID
+    from scholarkg.benchmark.rankers.fusion import RRF_K, RRF_K_GRID, WEIGHT_GRID
 
     cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     task = load_task("retrieval")
@@ -235,10 +235,21 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     )
     fit = test.answers.extra["fit"]
     assert (fit["split"], fit["n_queries"], fit["in_sample"]) == ("dev", 1, False)
-    assert fit["weight"] in WEIGHT_GRID and fit["metric"] == "nDCG@10"
-    w = fit["weight"]
-    assert test.answers.params["weights"] == [pytest.approx(1 - w), w]
-    assert test.answers.params["method"] == "combsum"
+    assert fit["metric"] == "nDCG@10"
+    # every candidate was scored: the RRF constants and the CombSUM weights
+    assert set(fit["grid"]) == {f"rrf k={k}" for k in RRF_K_GRID} | {
+        f"combsum w={w}" for w in WEIGHT_GRID
+    }
+    assert fit["score"] == pytest.approx(max(fit["grid"].values()))
+    assert fit["score"] == pytest.approx(fit["grid"][fit["chosen"]])
+    # the unfitted hybrid (RRF at the task's k) is a candidate, so the fit never loses to it
+    assert fit["score"] >= fit["grid"][f"rrf k={RRF_K}"]
+    if fit["method"] == "combsum":
+        w = fit["weight"]
+        assert test.answers.params["weights"] == [pytest.approx(1 - w), w]
+    else:
+        assert test.answers.params["k"] == fit["k"]
+    assert test.answers.params["method"] == fit["method"]
     assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
     # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
     dev = run_task(
@@ -270,7 +281,7 @@ def test_fusion_depth_is_what_each_ranker_contributes(graph: FalkorDBStore) -> N
                        {"dataset": "mini"})  # fmt: skip
     shallow = run_task(task, graph, AnswerSource.ranker("hybrid", embedder=emb),
                        {"dataset": "mini", "fusion_depth": 1})  # fmt: skip
-    assert default.answers.params["fusion_depth"] == 1001  # the whole ranking, as before
+    assert default.answers.params["fusion_depth"] == 100  # chosen on real dev queries
     assert shallow.answers.params["fusion_depth"] == 1
     assert shallow.record.config["answer"]["params"]["depth"] == 1000
     assert shallow.record.config["answer"]["params"]["fusion_depth"] == 1

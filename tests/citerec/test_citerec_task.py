@@ -154,6 +154,12 @@ def test_hybrid_beats_bm25_on_planted_structure(synthetic: FalkorDBStore, tmp_pa
     assert tests["hybrid", "MRR@10"].delta > 0 and tests["hybrid", "MRR@10"].p_value < 0.01
     assert tests["hybrid", "Recall@10"].delta > 0
     assert runs["hybrid-learned"].record.config["answer"]["extra"]["fit"]["n_queries"] > 50
+    # the fit keeps its model only when it beats the unfitted RRF on the dev contexts
+    fit = runs["hybrid-learned"].record.config["answer"]["extra"]["fit"]
+    kept = fit["dev"]["rrf" if fit["fallback"] else "fitted"]
+    assert (kept["hits@10"], kept["rr@10"]) >= (fit["dev"]["rrf"]["hits@10"],
+                                                 fit["dev"]["rrf"]["rr@10"])  # fmt: skip
+    assert fit["fallback"] in (None, "rrf")
     metrics = json.loads((tmp_path / "hybrid" / "metrics.json").read_text())
     assert set(metrics["aggregate"]) == {"Recall@10", "MRR@10"}
     assert any(label.startswith("section:") for label in metrics["classes"])

@@ -273,3 +273,45 @@ def test_fusion_ranker_weights_need_combsum() -> None:
     r = fused.rank("graph networks", 2)
     assert r.ranker == "w" and r.params["weights"] == [0.3, 0.7]
     assert r.ids[0] == "d1" and r.scores[0] == pytest.approx(1.0)
+
+
+def test_fit_fusion_picks_the_best_of_rrf_and_combsum_by_hand() -> None:
+    """Two queries whose best fusions differ: every candidate's dev score is recomputed by
+    hand with the fusion functions, and ties go to RRF at the default k."""
+    from scholarkg.benchmark.metrics.ir import evaluate
+    from scholarkg.benchmark.rankers.fusion import (
+        RRF_K,
+        RRF_K_GRID,
+        WEIGHT_GRID,
+        comb_sum,
+        fit_fusion,
+        rrf,
+    )
+
+    a = Ranking(ids=["x", "y", "z"], scores=[3.0, 2.9, 0.1], ranker="a", query_id="q1")
+    b = Ranking(ids=["y", "z", "x"], scores=[0.9, 0.2, 0.1], ranker="b", query_id="q1")
+    parts = {"q1": (a, b)}
+    qrels = {"q1": {"y": 1.0}}
+    fit = fit_fusion(parts, qrels, depth=3)
+    for k in RRF_K_GRID:
+        run = {"q1": rrf([a, b], k=k, depth=3).as_dict()}
+        want = evaluate(qrels, run, ["nDCG@10"]).aggregate["nDCG@10"]
+        assert fit.grid[f"rrf k={k}"] == pytest.approx(want)
+    for w in WEIGHT_GRID:
+        run = {"q1": comb_sum([a, b], depth=3, weights=(1 - w, w)).as_dict()}
+        want = evaluate(qrels, run, ["nDCG@10"]).aggregate["nDCG@10"]
+        assert fit.grid[f"combsum w={w}"] == pytest.approx(want)
+    assert fit.score == max(fit.grid.values())
+    # y is 2nd and 1st: every RRF and every CombSUM but w = 0 put it first; the tie goes to
+    # RRF at the default k
+    assert (fit.method, fit.k, fit.score) == ("rrf", RRF_K, 1.0)
+    assert fit.grid["combsum w=0.0"] < 1.0
+    assert fit.as_dict()["chosen"] == f"rrf k={RRF_K}"
+    # a query only CombSUM with most weight on b answers
+    # (RRF ties the two documents, and trec_eval's order puts "b" first on a tie)
+    c = Ranking(ids=["b", "a"], scores=[1.0, 0.0], ranker="a", query_id="q2")
+    d = Ranking(ids=["a", "b"], scores=[1.0, 0.99], ranker="b", query_id="q2")
+    only_b = fit_fusion({"q2": (c, d)}, {"q2": {"a": 1.0}}, rrf_ks=[60], depth=2)
+    assert only_b.method == "combsum" and only_b.weight is not None and only_b.weight > 0.5
+    with pytest.raises(InputError):
+        fit_fusion({"q3": (c, d)}, {"q2": {"a": 1.0}})

@@ -17,14 +17,21 @@ leaderboard because the protocol is BEIR's:
 Rankers: ``bm25`` (bm25s, ``rankers/bm25.py`` defaults: Lucene variant, k1 1.5, b 0.75,
 lower-case, token pattern ``(?u)\\b\\w\\w+\\b``, bm25s' English stop-words, no stemmer —
 exactly ``bm25s.tokenize(texts, stopwords="en")``), ``dense`` (the bundled all-MiniLM-L6-v2;
-exact cosine), ``hybrid`` (RRF, k = 60, over the two rankers' top ``--fusion-depth``;
-default: each ranker's whole ranking, ``--depth`` + 1), ``hybrid-learned`` (CombSUM of the
-two rankers' min-max normalised top ``--fusion-depth`` scores, ``(1 - w)·bm25 + w·dense``, with
-``w`` from the grid 0, 0.1, ..., 1 that maximises nDCG@10 on the collection's ``--fit-split``
-qrels, default ``dev``; scoring on the split it was fitted on is allowed and marked
-``in_sample`` in the run record). On real citing sentences (the unarXive sample,
-``docs/results-real.md``) the learned CombSUM beat BM25 by more than RRF did, with the weight
-chosen on dev queries only.
+exact cosine; ``--max-length`` tokens), ``hybrid`` (RRF, k = ``--rrf-k``, default 60, over the two
+rankers' top ``--fusion-depth``, default 100),
+``hybrid-learned`` (the fusion that maximises nDCG@10 on the collection's ``--fit-split``
+qrels, default ``dev``, among CombSUM of the two rankers' min-max normalised scores,
+``(1 - w)·bm25 + w·dense`` for ``w`` in 0, 0.1, ..., 1, and RRF with k in 5 ... 100
+(``fusion.fit_fusion``); scoring on the split it was fitted on is allowed and marked
+``in_sample`` in the run record). The RRF of ``hybrid`` is among its candidates, so on the
+fitting queries it never does worse than ``hybrid``.
+
+Query text is made citation-aware first (``--query-mode``, default ``clean``,
+``querytext.citation_query``): ``<REF>``/``[CIT]`` placeholders, the sentence's other
+citation markers and cross-reference boilerplate (``Theorem REF``, ``Table 2``,
+``[FORMULA]``) are removed, as citeBench does before ranking; text without them (a
+DORIS-MAE query) is unchanged. The defaults (query mode, RRF k, fusion depth, token limit)
+were chosen on the dev queries of real collections, ``docs/results-real.md``.
 
 Dense rankers read their corpus vectors through the file cache of ``services/embeddings``:
 a collection is encoded once, and every later ``dense``/``hybrid*`` run reads it back.
@@ -50,6 +57,7 @@ from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.metrics.trec import write_run
 from scholarkg.benchmark.outputs import metrics_payload
 from scholarkg.benchmark.rankers.base import Ranker
+from scholarkg.benchmark.rankers.fusion import RRF_K
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
@@ -61,12 +69,20 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
+from scholarkg.benchmark.tasks.citerec.querytext import QUERY_MODES, citation_query
 from scholarkg.errors import InputError
 from scholarkg.schema.citerec import beir_source, collection_id
 from scholarkg.store.base import GraphStore
 from scholarkg.textio import atomic_write_text
 
 METRICS = ("nDCG@10", "R@10", "R@100", "MRR@10", "MAP")
+#: defaults chosen on the dev queries of real collections (``docs/results-real.md``,
+#: ``benchmarks/real/bench_text_choices.py``); ScisummNet's citing sentences were kept out
+#: of every choice and measured last
+DEFAULT_QUERY_MODE = "clean"
+DEFAULT_RRF_K = RRF_K
+DEFAULT_MAX_LENGTH: int | None = None
+DEFAULT_FUSION_DEPTH: int | None = 100
 PAGE = 20_000
 
 
@@ -96,7 +112,7 @@ def build_text_ranker(
     texts: Sequence[str],
     params: Mapping[str, Any],
     progress: StageProgress | None = None,
-) -> Ranker:
+) -> Ranker[str]:
     """``bm25``, ``dense`` or ``hybrid`` over the documents.
 
     ``params["embedder"]`` may hold an :class:`~scholarkg.services.embeddings.Embedder`
@@ -117,7 +133,11 @@ def build_text_ranker(
         if embedder is None:
             from scholarkg.services.embeddings import load_embedder
 
-            embedder = load_embedder(str(params.get("model", "minilm")))
+            max_length = params.get("max_length")
+            embedder = load_embedder(
+                str(params.get("model", "minilm")),
+                max_seq_length=int(max_length) if max_length else None,
+            )
 
         def step(done: int) -> None:
             if progress is not None:
@@ -131,20 +151,17 @@ def build_text_ranker(
         bm25 = BM25Ranker(doc_ids, texts, strict_candidates=False)
         fusion_depth = params.get("fusion_depth")
         in_depth = int(fusion_depth) if fusion_depth else None
+        rrf_k = int(params.get("rrf_k") or RRF_K)
         if name == "hybrid-learned":
-            # the weight is fitted by the task (it needs judged queries); equal until then
+            # the fusion is fitted by the task (it needs judged queries); plain RRF until then
             return FusionRanker(
-                [bm25, dense],
-                method="combsum",
-                weights=[0.5, 0.5],
-                depth=in_depth,
-                name="hybrid-learned",
+                [bm25, dense], method="rrf", k=rrf_k, depth=in_depth, name="hybrid-learned"
             )
-        return FusionRanker([bm25, dense], method="rrf", depth=in_depth)
+        return FusionRanker([bm25, dense], method="rrf", k=rrf_k, depth=in_depth)
     raise InputError(f"unknown ranker {name!r}", field="ranker")
 
 
-def _encoding_extra(ranker: Ranker) -> dict[str, Any]:
+def _encoding_extra(ranker: Ranker[str]) -> dict[str, Any]:
     """How the corpus vectors of this run were obtained: texts read from the vector cache
     vs encoded (``{}`` for rankers without an encoder)."""
     for part in [ranker, *getattr(ranker, "rankers", ())]:
@@ -171,9 +188,26 @@ class RetrievalTask(BenchmarkTask):
             "fusion_depth",
             int,
             None,
-            "hybrid*: documents each ranker contributes to the fusion (default: --depth + 1)",
+            "hybrid*: documents each ranker contributes to the fusion (default 100)",
         ),
-        TaskOption("fit_split", str, "dev", "hybrid-learned: qrels split its weight is fit on"),
+        TaskOption(
+            "rrf_k", int, DEFAULT_RRF_K, "hybrid: the RRF constant k (chosen on real dev queries)"
+        ),
+        TaskOption(
+            "query_mode",
+            str,
+            DEFAULT_QUERY_MODE,
+            "citation-aware query text: none (as given), ref (drop <REF>/[CIT]), markers "
+            "(+ other citation markers), clean (+ cross-references and placeholders)",
+            choices=QUERY_MODES,
+        ),
+        TaskOption(
+            "max_length",
+            int,
+            DEFAULT_MAX_LENGTH,
+            "dense: encoder token limit (longer texts are truncated)",
+        ),
+        TaskOption("fit_split", str, "dev", "hybrid-learned: qrels split its fusion is fit on"),
         TaskOption(
             "relevance_threshold",
             float,
@@ -192,7 +226,8 @@ class RetrievalTask(BenchmarkTask):
     )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        keys = ("dataset", "split", "depth", "ignore_identical_ids", "relevance_threshold")
+        keys = ("dataset", "split", "depth", "ignore_identical_ids", "relevance_threshold",
+                "query_mode")  # fmt: skip
         return {k: options[k] for k in keys}
 
     def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
@@ -258,8 +293,13 @@ class RetrievalTask(BenchmarkTask):
         depth = int(options["depth"])
         # hybrid: each input's depth; by default the whole ranking the task keeps (+1 for the
         # query's own id), as deep as the fused list
-        fusion_depth = options["fusion_depth"] or depth + 1
-        params = {**source.params, "fusion_depth": fusion_depth}
+        fusion_depth = options["fusion_depth"] or DEFAULT_FUSION_DEPTH or depth + 1
+        params = {
+            "max_length": options["max_length"],
+            "rrf_k": options["rrf_k"],
+            **source.params,
+            "fusion_depth": fusion_depth,
+        }
         ranker = build_text_ranker(source.name, doc_ids, texts, params, progress)
         fit: dict[str, Any] = {}
         if source.name == "hybrid-learned":
@@ -270,12 +310,14 @@ class RetrievalTask(BenchmarkTask):
                 progress("encode queries", done, len(instances))
 
         # dense rankers encode all queries in one batched (cached) call instead of one each
-        ranker.prepare_queries([inst.data["text"] for inst in instances], qstep)
+        mode = str(options["query_mode"])
+        queries = {inst.id: citation_query(inst.data["text"], mode) for inst in instances}
+        ranker.prepare_queries(list(queries.values()), qstep)
         out: dict[str, dict[str, float]] = {}
         for n, inst in enumerate(instances, start=1):
             qid = inst.data["qid"]
             # one extra so dropping the query's own id still leaves ``depth`` documents
-            ranking = ranker.rank(inst.data["text"], depth + 1, query_id=inst.id)
+            ranking = ranker.rank(queries[inst.id], depth + 1, query_id=inst.id)
             scored = {
                 d: s
                 for d, s in zip(ranking.ids, ranking.scores, strict=True)
@@ -291,6 +333,7 @@ class RetrievalTask(BenchmarkTask):
                 "ranker": ranker.name,
                 **{("fusion_depth" if k == "depth" else k): v for k, v in ranker.params.items()},
                 "depth": depth,
+                "query_mode": mode,
             },
             extra={"n_docs": len(doc_ids), **_encoding_extra(ranker), **fit},
         )
@@ -298,13 +341,14 @@ class RetrievalTask(BenchmarkTask):
     def _fit_weight(
         self,
         store: GraphStore,
-        ranker: Ranker,
+        ranker: Ranker[str],
         options: Mapping[str, Any],
         progress: StageProgress | None,
-    ) -> tuple[Ranker, dict[str, Any]]:
-        """``hybrid-learned``: fit the dense weight on the ``fit_split`` qrels, return the
-        fused ranker with that weight and the fit for the run record."""
-        from scholarkg.benchmark.rankers.fusion import FusionRanker, fit_combsum_weight
+    ) -> tuple[Ranker[str], dict[str, Any]]:
+        """``hybrid-learned``: choose the fusion (CombSUM weight or RRF k,
+        :func:`~scholarkg.benchmark.rankers.fusion.fit_fusion`) on the ``fit_split`` qrels;
+        return the fused ranker it names and the fit for the run record."""
+        from scholarkg.benchmark.rankers.fusion import FusionRanker, fit_fusion
 
         assert isinstance(ranker, FusionRanker)
         fit_split = str(options["fit_split"])
@@ -319,26 +363,34 @@ class RetrievalTask(BenchmarkTask):
                 f"a qrels/{fit_split}.tsv or pick another split with --fit-split",
                 field="fit_split",
             )
-        texts = [inst.data["text"] for inst in dev]
-        ranker.prepare_queries(texts)
+        mode = str(options["query_mode"])
+        texts = {inst.id: citation_query(inst.data["text"], mode) for inst in dev}
+        ranker.prepare_queries(list(texts.values()))
         # the inputs' rankings as the run will fuse them: top input_depth(depth + 1) each
         k = int(options["depth"]) + 1
         in_depth = ranker.input_depth(k)
         parts = {}
         for n, inst in enumerate(dev, start=1):
-            a, b = (r.rank(inst.data["text"], in_depth) for r in ranker.rankers)
+            a, b = (r.rank(texts[inst.id], in_depth) for r in ranker.rankers)
             parts[inst.id] = (a, b)
             if progress is not None and (n % 100 == 0 or n == len(dev)):
                 progress(f"fit ({fit_split})", n, len(dev))
         drop = {i.id: i.data["qid"] for i in dev} if options["ignore_identical_ids"] else None
-        result = fit_combsum_weight(parts, {i.id: i.data["qrels"] for i in dev}, depth=k, drop=drop)
-        fitted = FusionRanker(
-            ranker.rankers,
-            method="combsum",
-            weights=[1.0 - result.weight, result.weight],
-            depth=ranker.depth,
-            name="hybrid-learned",
-        )
+        result = fit_fusion(
+            parts, {i.id: i.data["qrels"] for i in dev}, depth=k, drop=drop,
+            default_k=ranker.k,
+        )  # fmt: skip
+        if result.method == "rrf":
+            fitted = FusionRanker(
+                ranker.rankers, method="rrf", k=int(result.k or ranker.k), depth=ranker.depth,
+                name="hybrid-learned",
+            )  # fmt: skip
+        else:
+            w = float(result.weight or 0.0)
+            fitted = FusionRanker(
+                ranker.rankers, method="combsum", weights=[1.0 - w, w], depth=ranker.depth,
+                name="hybrid-learned",
+            )  # fmt: skip
         info = {**result.as_dict(), "split": fit_split}
         info["in_sample"] = fit_split == options["split"]
         return fitted, {"fit": info}
@@ -365,8 +417,14 @@ class RetrievalTask(BenchmarkTask):
             )
             log.warning(note)
             notes.append(note)
+        aggregate: dict[str, float | None] = dict(res.aggregate)
+        per_query: dict[str, dict[str, float | None]] = {
+            q: dict(v) for q, v in res.per_query.items()
+        }
         return TaskResult(
-            aggregate=res.aggregate, per_instance=res.per_query, n=dict(res.n_queries),
+            aggregate=aggregate,
+            per_instance=per_query,
+            n=dict(res.n_queries),
             notes=notes,
         )  # fmt: skip
 

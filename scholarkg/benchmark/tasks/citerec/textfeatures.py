@@ -42,7 +42,8 @@ def pos_class(tag: str | None) -> str:
 
 
 class Tagger(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def tag(self, tokens: Sequence[str]) -> list[str]:
         """One Penn Treebank tag per token."""
@@ -360,7 +361,7 @@ class NltkTagger:
     name = "nltk-perceptron"
 
     def __init__(self) -> None:
-        import nltk
+        import nltk  # type: ignore[import-untyped]  # ships no type information
 
         self._tag = nltk.pos_tag
         self._tag(["probe"])  # LookupError when the model data is missing

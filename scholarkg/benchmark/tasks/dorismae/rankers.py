@@ -82,7 +82,8 @@ def _minmax_rows(m: np.ndarray) -> np.ndarray:
     lo = m.min(axis=1, keepdims=True)
     span = m.max(axis=1, keepdims=True) - lo
     span[span == 0] = 1.0
-    return (m - lo) / span
+    out: np.ndarray = (m - lo) / span
+    return out
 
 
 class UpstreamRandomRanker(Ranker[str]):
@@ -227,11 +228,13 @@ class VectorStore:
         if missing:
             for t, v in zip(missing, self.embedder.encode(missing), strict=True):
                 self._cache[t] = np.asarray(v, dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1))
+        out: np.ndarray = np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1))
+        return out
 
     def doc_matrix(self, cands: Sequence[str]) -> np.ndarray:
         try:
-            return self.doc[[self.pos[c] for c in cands]]
+            rows: np.ndarray = self.doc[[self.pos[c] for c in cands]]
+            return rows
         except KeyError as err:
             raise InputError(f"abstract {err.args[0]!r} has no vector") from err
 
@@ -343,7 +346,7 @@ class GraphRerankRanker(Ranker[str]):
 
     def __init__(
         self,
-        base: Ranker,
+        base: Ranker[str],
         citations: Mapping[str, Sequence[str]],
         *,
         seeds: int = 10,
