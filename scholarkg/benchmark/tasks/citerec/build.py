@@ -100,6 +100,10 @@ def build_recommender(
     extra["projection"] = {"nodes": proj.n_nodes, "edges": proj.n_edges}
     if name == "ppr":
         return PPRRanker(proj)
+    if name == "fastrp":
+        from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker
+
+        return FastRPRanker(proj)
     if name == "popularity":
         return _PopularityOverBM25(PopularityRanker(proj), bm25(), depth)
     # the hybrids read co-citation/coupling from the projection: the same numbers as the
@@ -118,6 +122,11 @@ def build_recommender(
         # the RRF hybrid plus the encoder's ranking: the text signal that BM25's exact term
         # match misses (paraphrased contexts); costs one corpus encoding per run
         return HybridRanker([parts[0], dense(), parts[1], parts[2]], depth=depth, name=name)
+    if name == "hybrid-fastrp":
+        from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker
+
+        fused = [parts[0], dense(), parts[1], parts[2], FastRPRanker(proj)]
+        return HybridRanker(fused, depth=depth, name=name)
     return LearnedFusion(*parts, PopularityRanker(proj), papers, depth=depth)
 
 
