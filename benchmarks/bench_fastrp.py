@@ -15,6 +15,12 @@ for numpy the adjacency build, random vectors and propagation, and the process's
     .venv/bin/python benchmarks/bench_fastrp.py                         # 1M / 5M, 128 dims
     .venv/bin/python benchmarks/bench_fastrp.py --nodes 100000 --parts numpy   # quick
     .venv/bin/python benchmarks/bench_fastrp.py --heap 6g               # GDS heap
+    .venv/bin/python benchmarks/bench_fastrp.py --parts estimate        # OpenAlex sizes
+
+``--parts estimate`` asks GDS for its memory estimate (``gds.fastRP.write.estimate`` on
+fictitious graphs: ``nodeCount`` / ``relationshipCount``, projected ``UNDIRECTED``) for
+``--estimate-works`` works × ``--estimate-refs`` references each: the heap a lab needs to embed an
+OpenAlex-size citation graph, computed by GDS, not guessed.
 
 Needs Java 17+ and Maven for the GDS part (a managed Neo4j is started in a temp dir and
 stopped at the end).
@@ -115,6 +121,51 @@ def bench_gds(nodes: int, degree: int, cfg: FastRPConfig, heap: str, seed: int) 
             server.stop()
 
 
+def _tree_line(tree: str, name: str) -> str:
+    for line in tree.splitlines():
+        if line.startswith(f"|-- {name}:"):
+            return line.split(":", 1)[1].strip()
+    return "?"
+
+
+def bench_estimate(works: list[int], refs: int, cfg: FastRPConfig, heap: str) -> None:
+    from scholarkg.config import Neo4jSettings
+    from scholarkg.store.neo4j.server import ManagedNeo4j, java_available
+    from scholarkg.store.neo4j.store import Neo4jStore
+
+    reason = java_available()
+    if reason:
+        print(f"estimate part skipped: {reason}")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-fastrp-est-") as tmp:
+        server = ManagedNeo4j(Path(tmp) / "neo4j", heap=heap, pagecache="256m")
+        server.ensure_running()
+        try:
+            settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
+            neo = Neo4jStore.from_settings(settings)
+            print(
+                f"GDS memory estimate, gds.fastRP.write.estimate, {cfg.embedding_dimension} dims, "
+                f"{refs} references per work, UNDIRECTED:"
+            )
+            print("  works | relationships | graph | FastRP | total")
+            for n in works:
+                row = neo.run(
+                    "CALL gds.fastRP.write.estimate({nodeCount: $n, relationshipCount: $m, "
+                    "nodeProjection: '*', relationshipProjection: {CITES: {type: '*', "
+                    "orientation: 'UNDIRECTED'}}}, $c) YIELD requiredMemory, treeView RETURN *",
+                    {"n": n, "m": n * refs, "c": {**cfg.gds(), "writeProperty": "fastrp"}},
+                )[0]
+                tree = str(row["treeView"])
+                print(
+                    f"  {n:,} | {n * refs:,} | {_tree_line(tree, 'graph')} | "
+                    f"{_tree_line(tree, 'algorithm')} | {row['requiredMemory']}",
+                    flush=True,
+                )
+            neo.close()
+        finally:
+            server.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--nodes", type=int, default=1_000_000)
@@ -123,6 +174,8 @@ def main() -> None:
     ap.add_argument("--heap", default="6g", help="GDS heap of the managed Neo4j")
     ap.add_argument("--parts", default="numpy,gds")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--estimate-works", default="10000000,100000000,250000000")
+    ap.add_argument("--estimate-refs", type=int, default=20)
     args = ap.parse_args()
     cfg = FastRPConfig(embedding_dimension=args.dimension, random_seed=42)
     parts = set(args.parts.split(","))
@@ -130,6 +183,9 @@ def main() -> None:
         bench_numpy(args.nodes, args.degree, cfg, args.seed)
     if "gds" in parts:
         bench_gds(args.nodes, args.degree, cfg, args.heap, args.seed)
+    if "estimate" in parts:
+        works = [int(x) for x in args.estimate_works.split(",")]
+        bench_estimate(works, args.estimate_refs, cfg, "1g")
 
 
 if __name__ == "__main__":
