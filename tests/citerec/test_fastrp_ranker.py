@@ -112,8 +112,10 @@ def test_registered_and_fused(synthetic: FalkorDBStore, tmp_path: Path) -> None:
     opts = {"projection_cache": tmp_path / "proj", "depth": 30}
     params = {"embedder": HashingEmbedder(64)}
     alone = build_recommender("fastrp", synthetic, params, opts)
-    fused = build_recommender("hybrid-fastrp", synthetic, params, opts)
+    fused = build_recommender("hybrid-dense-fastrp", synthetic, params, opts)
     assert fused.params["inputs"] == ["bm25", "dense", "ppr", "cocitation", "fastrp"]
+    graph_only = build_recommender("hybrid-fastrp", synthetic, params, opts)
+    assert graph_only.params["inputs"] == ["bm25", "ppr", "cocitation", "fastrp"]
     task = load_task("citerec")
     queries = context_queries(
         task.build_instances(synthetic, task.resolve_options({"split": "all"}))[:20]

@@ -122,10 +122,12 @@ def build_recommender(
         # the RRF hybrid plus the encoder's ranking: the text signal that BM25's exact term
         # match misses (paraphrased contexts); costs one corpus encoding per run
         return HybridRanker([parts[0], dense(), parts[1], parts[2]], depth=depth, name=name)
-    if name == "hybrid-fastrp":
+    if name in ("hybrid-fastrp", "hybrid-dense-fastrp"):
+        # hybrid / hybrid-dense plus the graph embeddings' ranking
         from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker
 
-        fused = [parts[0], dense(), parts[1], parts[2], FastRPRanker(proj)]
+        text = [parts[0], dense()] if name == "hybrid-dense-fastrp" else [parts[0]]
+        fused = [*text, parts[1], parts[2], FastRPRanker(proj)]
         return HybridRanker(fused, depth=depth, name=name)
     return LearnedFusion(*parts, PopularityRanker(proj), papers, depth=depth)
 

@@ -23,8 +23,8 @@ do not need — the citing paper, its *other* references and its year — throug
   baseline the graph-aware hybrids must beat (the same fusion as ``bench run retrieval
   --ranker hybrid``).
 * ``fastrp`` — cosine to the other references' FastRP graph embeddings, computed without the
-  run's held-out citations (``fastrp_ranker.py``); ``hybrid-fastrp`` — ``hybrid-dense``'s RRF
-  with the ``fastrp`` ranking as a fifth input.
+  run's held-out citations (``fastrp_ranker.py``); ``hybrid-fastrp`` / ``hybrid-dense-fastrp``
+  — ``hybrid``'s / ``hybrid-dense``'s RRF with the ``fastrp`` ranking as one more input.
 * ``hybrid-learned`` — a logistic model over per-candidate features (normalised bm25 and
   1/rank, log PPR, co-citation, coupling, popularity, age gap) on the union of the rankers'
   candidates, trained on a dev split of contexts (:class:`LearnedFusion`).
@@ -62,6 +62,7 @@ RANKERS = (
     "hybrid-learned",
     "fastrp",
     "hybrid-fastrp",
+    "hybrid-dense-fastrp",
 )
 #: leftover markers in a masked sentence: [CIT], [12], [3, 4], (Smith et al., 2019)
 _MARKERS = re.compile(r"<REF>|\[CIT\]|\[[\d,\s–-]+\]|\([A-Z][^()]{0,60}?\d{4}[a-z]?\)")
