@@ -19,12 +19,14 @@ def test_family_names_load_and_render_on_both_dialects() -> None:
     assert "legobench/rpg_leaderboards" in names and "legobench/rplm_instances" in names
     assert not any(n.startswith("browser/") for n in names)
     # the only dialect-only queries: the projection checksums (FalkorDB internal ids) and the
-    # listing of resident GDS graphs (Neo4j + GDS)
+    # Neo4j + GDS procedures
     falkordb_only = {
         "graphalgo/projection_node_checksum",
         "graphalgo/projection_edge_checksum",
     }
     neo4j_only = {"graphalgo/gds_resident_graphs"}
+    # FastRP in GDS (services/graph_embeddings.py): project, write, estimate, drop
+    neo4j_only |= {f"graphalgo/fastrp_{step}" for step in ("project", "write", "estimate", "drop")}
     assert set(names) - set(queries.query_names("neo4j")) == falkordb_only
     assert set(names) - set(queries.query_names("falkordb")) == neo4j_only
     for dialect in queries.DIALECTS:

@@ -90,6 +90,8 @@ ALLOWED_PROCEDURES: tuple[str, ...] = (
     "gds.debug.sysInfo",
     "gds.fastRP.mutate",
     "gds.fastRP.mutate.estimate",
+    "gds.fastRP.write",
+    "gds.fastRP.write.estimate",
     "gds.graph.drop",
     "gds.graph.list",
     "gds.graph.nodeProperties.drop",

@@ -100,6 +100,10 @@ def build_recommender(
     extra["projection"] = {"nodes": proj.n_nodes, "edges": proj.n_edges}
     if name == "ppr":
         return PPRRanker(proj)
+    if name == "fastrp":
+        from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker
+
+        return FastRPRanker(proj)
     if name == "popularity":
         return _PopularityOverBM25(PopularityRanker(proj), bm25(), depth)
     # the hybrids read co-citation/coupling from the projection: the same numbers as the
@@ -118,6 +122,13 @@ def build_recommender(
         # the RRF hybrid plus the encoder's ranking: the text signal that BM25's exact term
         # match misses (paraphrased contexts); costs one corpus encoding per run
         return HybridRanker([parts[0], dense(), parts[1], parts[2]], depth=depth, name=name)
+    if name in ("hybrid-fastrp", "hybrid-dense-fastrp"):
+        # hybrid / hybrid-dense plus the graph embeddings' ranking
+        from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker
+
+        text = [parts[0], dense()] if name == "hybrid-dense-fastrp" else [parts[0]]
+        fused = [*text, parts[1], parts[2], FastRPRanker(proj)]
+        return HybridRanker(fused, depth=depth, name=name)
     bm25_part, ppr_part, cocitation_part, coupling_part = parts
     return LearnedFusion(
         bm25_part,

@@ -22,6 +22,9 @@ do not need — the citing paper, its *other* references and its year — throug
 * ``hybrid-text`` — RRF (k = 60) of bm25 and dense only: the text-only hybrid, the
   baseline the graph-aware hybrids must beat (the same fusion as ``bench run retrieval
   --ranker hybrid``).
+* ``fastrp`` — cosine to the other references' FastRP graph embeddings, computed without the
+  run's held-out citations (``fastrp_ranker.py``); ``hybrid-fastrp`` / ``hybrid-dense-fastrp``
+  — ``hybrid``'s / ``hybrid-dense``'s RRF with the ``fastrp`` ranking as one more input.
 * ``hybrid-learned`` — a logistic model over per-candidate features (normalised bm25 and
   1/rank, log PPR, co-citation, coupling, popularity, age gap) on the union of the rankers'
   candidates, trained on a dev split of contexts (:class:`LearnedFusion`).
@@ -57,6 +60,9 @@ RANKERS = (
     "hybrid-dense",
     "hybrid-text",
     "hybrid-learned",
+    "fastrp",
+    "hybrid-fastrp",
+    "hybrid-dense-fastrp",
 )
 #: leftover markers in a masked sentence: [CIT], [12], [3, 4], (Smith et al., 2019)
 _MARKERS = re.compile(r"<REF>|\[CIT\]|\[[\d,\s–-]+\]|\([A-Z][^()]{0,60}?\d{4}[a-z]?\)")
