@@ -16,10 +16,11 @@ from typing import Annotated, Any
 import typer
 
 from scholarkg.commands.common import (
-    OUTPUT_FORMATS,
-    check_choice,
+    FormatOpt,
+    OutputFormat,
     console,
     err_console,
+    no_csv,
     print_rows,
     settings,
     store_session,
@@ -76,7 +77,7 @@ def pagerank(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print where the time went.")
     ] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """PageRank (GDS semantics) over LABEL nodes and REL-TYPE edges; the top nodes by score.
 
@@ -88,17 +89,16 @@ def pagerank(
     """
     if top < 1:
         raise InputError("--top must be >= 1", field="top")
-    check_choice("--format", fmt, OUTPUT_FORMATS)
     if estimate:
         _print_estimate(label, _rel_types(rel_type), fmt)
         return
     prop = check_property(write) if write else None
     if prop is not None and (
-        prop in declared_properties(check_label(label)) or prop.startswith("emb_")
+        prop in declared_properties(check_label(label)) or prop.startswith(("emb_", "fastrp_"))
     ):
         raise InputError(
-            f"--write {prop!r} would overwrite loaded {label} data (or embeddings, emb_*); "
-            "choose a new property name (e.g. pagerank)",
+            f"--write {prop!r} would overwrite loaded {label} data (or embeddings, emb_* / "
+            "fastrp_*); choose a new property name (e.g. pagerank)",
             field="write",
         )
     config = PageRankConfig(
@@ -241,11 +241,10 @@ def _print_estimate(label: str, rel_types: tuple[str, ...], fmt: str) -> None:
 
 @app.command()
 def projections(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """The projections cached next to the store (one per graph, label and relationship
     types) and, on Neo4j with GDS, the resident GDS graphs holding server heap."""
-    check_choice("--format", fmt, OUTPUT_FORMATS)
     from scholarkg.graphalgo.projection import cached_projections
 
     rows = cached_projections()
@@ -319,7 +318,7 @@ def embed(
     estimate: Annotated[
         bool, typer.Option("--estimate", help="Neo4j: GDS's memory estimate only, no run.")
     ] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """FastRP node embeddings (the GDS algorithm) stored in LABEL.fastrp_<dimension> under a
     vector index; then ``graph similar NODE`` answers from the index.
@@ -332,7 +331,7 @@ def embed(
     from scholarkg.graphalgo.fastrp import FastRPConfig
     from scholarkg.services.graph_embeddings import embed_graph, estimate_embedding
 
-    check_choice("--format", fmt, ("table", "json"))
+    no_csv(fmt, "this summary")
     cfg = FastRPConfig(
         embedding_dimension=dimension,
         iteration_weights=_weights(iteration_weights),
@@ -376,13 +375,12 @@ def similar(
     label: LabelOpt = "Paper",
     dimension: Annotated[int, typer.Option(help="Which fastrp_<dimension> vectors.")] = 128,
     top: Annotated[int, typer.Option("--top", "-k", help="Neighbours to return.")] = 10,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """The TOP nodes nearest to NODE by FastRP embedding, from the vector index (one query,
     TOP rows; run ``graph embed`` first). Score = (1 + cos) / 2."""
     from scholarkg.services.graph_embeddings import similar as nearest
 
-    check_choice("--format", fmt, OUTPUT_FORMATS)
     with store_session() as store:
         rows = nearest(store, node, label=label, dimension=dimension, k=top)
     out = [

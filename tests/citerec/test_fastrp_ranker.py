@@ -107,7 +107,7 @@ def synthetic(graph_env: str, embedded_server, tmp_path: Path) -> Iterator[Falko
 
 
 def test_registered_and_fused(synthetic: FalkorDBStore, tmp_path: Path) -> None:
-    from scholarkg.benchmark.tasks.legobench.rpg import HashingEmbedder
+    from scholarkg.benchmark.tasks.legobench.rpg.core import HashingEmbedder
 
     opts = {"projection_cache": tmp_path / "proj", "depth": 30}
     params = {"embedder": HashingEmbedder(64)}

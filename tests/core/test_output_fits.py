@@ -95,10 +95,6 @@ def test_help_is_rendered_plain() -> None:
     assert "``" not in result.output
 
 
-#: commands in files other branches are rewriting; they take the shared option when merged
-FORMAT_PENDING = {("graph", "pagerank"), ("graph", "projections")}
-
-
 def test_one_format_option_everywhere() -> None:
     """Every ``--format`` is the one option type (a command whose output is not rows
     refuses csv itself, saying so)."""
@@ -107,7 +103,7 @@ def test_one_format_option_everywhere() -> None:
     kinds = {}
     for path, cmd in _commands().items():
         for param in cmd.params:
-            if "--format" in getattr(param, "opts", ()) and path not in FORMAT_PENDING:
+            if "--format" in getattr(param, "opts", ()):
                 kinds[" ".join(path)] = param.type_descriptor.annotation
     assert len(kinds) > 15
     assert {k: v for k, v in kinds.items() if v is not OutputFormat} == {}

@@ -96,10 +96,15 @@ def test_numpy_fastrp_equals_gds(neo4j_store: GraphStore) -> None:
             ),
         ]
         for cfg in configs:
+            # gds.fastRP.write, the procedure the product calls (the managed server loads
+            # only those: stream is not on its allow-list), then the written vectors read back
+            neo4j_store.run(
+                "CALL gds.fastRP.write($g, $c) YIELD nodePropertiesWritten RETURN 1",
+                {"g": name, "c": {**cfg.gds(), "writeProperty": "fastrp_contract"}},
+            )
             rows = neo4j_store.run(
-                "CALL gds.fastRP.stream($g, $c) YIELD nodeId, embedding "
-                "RETURN nodeId, embedding ORDER BY nodeId",
-                {"g": name, "c": cfg.gds()},
+                "MATCH (n:Paper) RETURN id(n) AS nodeId, n.fastrp_contract AS embedding "
+                "ORDER BY nodeId"
             )
             node_ids = np.array([r["nodeId"] for r in rows], np.int64)
             pos = {int(v): i for i, v in enumerate(node_ids)}

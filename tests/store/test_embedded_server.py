@@ -239,7 +239,11 @@ def test_module_args_are_passed(tmp_path: Path) -> None:
         with srv._raw_client(srv.socket_path) as client:
             mods = client.execute_command("MODULE", "LIST")
         graph = next(m for m in mods if m["name"] == "graph")
-        assert graph["args"] == ["THREAD_COUNT", "1"]
+        args = dict(zip(graph["args"][::2], graph["args"][1::2], strict=True))
+        # the caller's option, beside the locked-down defaults it does not replace
+        assert args["THREAD_COUNT"] == "1"
+        assert args["IMPORT_FOLDER"] == f"{tmp_path / 'import'}/"
+        assert int(args["QUERY_MEM_CAPACITY"]) > 0
 
 
 def test_connect_without_server_is_a_clear_error(tmp_path: Path) -> None:
