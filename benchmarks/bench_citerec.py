@@ -145,8 +145,8 @@ def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> F
 def part_rankers(store: FalkorDBStore, work: Path, args: argparse.Namespace) -> None:
     from scholarkg.benchmark.metrics.stats import paired_test
     from scholarkg.benchmark.tasks.citerec.build import build_recommender, projection_for
-    from scholarkg.benchmark.tasks.citerec.citerec import split_of
     from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
+    from scholarkg.benchmark.tasks.citerec.task import split_of
 
     rows = store.run(
         "MATCH (c:CitationContext)-[:IN_PAPER]->(p:Paper), (c)-[:GOLD]->(g:Paper) "

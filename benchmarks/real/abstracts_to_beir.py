@@ -92,7 +92,7 @@ def main() -> None:
         for q in queries:
             fh.write(json.dumps({"_id": q["_id"], "text": q["text"]}) + "\n")
     (args.out / "qrels").mkdir(exist_ok=True)
-    from scholarkg.benchmark.tasks.citerec.citerec import split_of
+    from scholarkg.benchmark.tasks.citerec.task import split_of
 
     splits = {q["_id"]: split_of(q["doc"], args.dev_share) for q in queries}
     for split in sorted(set(splits.values())):

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from scholarkg.benchmark.tasks.citerec.citerec import split_of
+from scholarkg.benchmark.tasks.citerec.task import split_of
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:

@@ -26,8 +26,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from scholarkg.benchmark.tasks.citerec.citerec import split_of
 from scholarkg.benchmark.tasks.citerec.recommenders import query_text
+from scholarkg.benchmark.tasks.citerec.task import split_of
 from scholarkg.loaders.citerec_common import SkipReport
 from scholarkg.loaders.citerec_unarxive import cited_paper_id, read_unarxive
 from scholarkg.schema.records import CitationContext

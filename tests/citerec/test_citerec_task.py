@@ -15,8 +15,8 @@ from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import Answers, AnswerSource, Instance
 from scholarkg.benchmark.tasks.citerec.build import build_recommender
-from scholarkg.benchmark.tasks.citerec.citerec import class_table, context_queries, split_of
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
+from scholarkg.benchmark.tasks.citerec.task import class_table, context_queries, split_of
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citerec_corpus import generate, write_world

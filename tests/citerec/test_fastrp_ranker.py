@@ -13,9 +13,9 @@ from _cli import cli_ok
 
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.tasks.citerec.build import build_recommender
-from scholarkg.benchmark.tasks.citerec.citerec import context_queries
 from scholarkg.benchmark.tasks.citerec.fastrp_ranker import FastRPRanker, held_out_edges
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery
+from scholarkg.benchmark.tasks.citerec.task import context_queries
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp, node_keys
 from scholarkg.graphalgo.projection import Projection, ProjectionKey
 from scholarkg.store.falkordb.store import FalkorDBStore

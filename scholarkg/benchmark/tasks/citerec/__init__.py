@@ -16,7 +16,7 @@ FAMILY = Family(
     title="Local citation recommendation",
     reference="citeBench (Maharjan, arXiv 2412.07713); BEIR layout (Thakur et al., NeurIPS 2021)",
     tasks={
-        "citerec": "scholarkg.benchmark.tasks.citerec.citerec:CiteRecTask",
+        "citerec": "scholarkg.benchmark.tasks.citerec.task:CiteRecTask",
         "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
     },
     load_commands={
