@@ -148,6 +148,32 @@ def iter_lines(
                 yield number, line
 
 
+#: the wording the line readers of the open catalogues use for a line that is not JSON
+CUT_LINE = "invalid JSON (a cut or corrupt line): {msg}"
+
+
+def iter_json_lines(
+    path: str | Path,
+    *,
+    missing: str | None = "file not found",
+    invalid_json: str = "invalid JSON: {msg}",
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each non-blank line of a JSON-lines (.gz) file, the
+    value whatever JSON it is (readers whose lines may be objects *or* pages of objects).
+
+    A line that is not JSON is an :class:`InputError` naming file, line and column;
+    ``invalid_json`` formats the decoder's message (``{msg}``) for callers whose error wording
+    is pinned.
+    """
+    for lineno, line in iter_lines(path, missing=missing):
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            msg = f"{invalid_json.format(msg=err.msg)} at column {err.colno}"
+            raise InputError(msg, path=path, line=lineno) from None
+        yield lineno, value
+
+
 def iter_jsonl(
     path: str | Path,
     *,
@@ -157,15 +183,9 @@ def iter_jsonl(
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL(.gz) file.
 
     A line that is not JSON, or not a JSON object, is an :class:`InputError` naming file and
-    line; ``invalid_json`` formats the decoder's message (``{msg}``) for callers whose error
-    wording is pinned.
+    line (see :func:`iter_json_lines`).
     """
-    for lineno, line in iter_lines(path, missing=missing):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            msg = f"{invalid_json.format(msg=err.msg)} at column {err.colno}"
-            raise InputError(msg, path=path, line=lineno) from None
+    for lineno, obj in iter_json_lines(path, missing=missing, invalid_json=invalid_json):
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=path, line=lineno)
         yield lineno, obj

@@ -13,7 +13,6 @@ ignored. The snapshot has no reference lists, so arXiv adds no CITES.
 from __future__ import annotations
 
 import email.utils
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,7 @@ from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import ReferenceList, SourceGroup
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Paper
-from scholarkg.textio import decoded_lines, open_binary
+from scholarkg.textio import CUT_LINE, iter_jsonl
 
 _SPACE = re.compile(r"\s+")
 
@@ -114,18 +113,5 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
 
 def read_snapshot(path: Path) -> Iterator[SourceGroup]:
     """One group per line of an arXiv metadata snapshot file (plain or gzipped)."""
-    with open_binary(path) as handle:
-        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"invalid JSON: {err.msg} at column {err.colno} (a cut or corrupt line)",
-                    path=path,
-                    line=number,
-                ) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object per line", path=path, line=number)
-            yield number, parse_record(obj, path=path, line=number)
+    for number, obj in iter_jsonl(path, invalid_json=CUT_LINE):
+        yield number, parse_record(obj, path=path, line=number)

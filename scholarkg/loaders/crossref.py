@@ -14,7 +14,6 @@ fields are ignored.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ from scholarkg.loaders.identity import ReferenceList, SourceGroup
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import PublishedIn
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
-from scholarkg.textio import decoded_lines, load_json, open_binary
+from scholarkg.textio import CUT_LINE, iter_json_lines, load_json
 
 # JATS tags in Crossref abstracts; a regex rather than an XML parser on purpose: the
 # abstracts are fragments (often not well-formed), and only the text is kept
@@ -157,23 +156,8 @@ def read_works(path: Path) -> Iterator[SourceGroup]:
                 raise InputError("expected a work object", path=path, line=i, field="items")
             yield i, parse_item(item, path=path, line=i)
         return
-    n = 0
-    with open_binary(path) as handle:
-        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"invalid JSON: {err.msg} at column {err.colno} (a cut or corrupt line)",
-                    path=path,
-                    line=number,
-                ) from None
-            for item in _items(obj, path, number):
-                if not isinstance(item, dict):
-                    raise InputError(
-                        "expected a work object", path=path, line=number, field="items"
-                    )
-                n += 1
-                yield number, parse_item(item, path=path, line=number)
+    for number, obj in iter_json_lines(path, invalid_json=CUT_LINE):
+        for item in _items(obj, path, number):
+            if not isinstance(item, dict):
+                raise InputError("expected a work object", path=path, line=number, field="items")
+            yield number, parse_item(item, path=path, line=number)

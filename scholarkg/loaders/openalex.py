@@ -25,7 +25,6 @@ Unknown fields are ignored (OpenAlex adds fields); a field of the wrong shape is
 from __future__ import annotations
 
 import csv
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from scholarkg.loaders.identity import ReferenceList, SourceGroup
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import PublishedIn
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
-from scholarkg.textio import decoded_lines, open_binary
+from scholarkg.textio import CUT_LINE, decoded_lines, iter_json_lines, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
 _ARXIV_LANDING = re.compile(r"arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE)
@@ -99,36 +98,21 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise InputError("expected a work object", path=path, line=i, field="results")
             yield i, work
         return
-    with open_binary(path) as handle:
-        for number, line in enumerate(decoded_lines(handle, path=path), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"invalid JSON: {err.msg} at column {err.colno} (a cut or corrupt line)",
-                    path=path,
-                    line=number,
-                ) from None
-            if not isinstance(obj, dict):
-                raise InputError(
-                    "expected a JSON object (one work per line)", path=path, line=number
-                )
-            if "results" in obj and "id" not in obj:  # a saved API page per line
-                page = obj["results"]
-                if not isinstance(page, list):
+    for number, obj in iter_json_lines(path, invalid_json=CUT_LINE):
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object (one work per line)", path=path, line=number)
+        if "results" in obj and "id" not in obj:  # a saved API page per line
+            page = obj["results"]
+            if not isinstance(page, list):
+                raise InputError("results is not a list", path=path, line=number, field="results")
+            for work in page:
+                if not isinstance(work, dict):
                     raise InputError(
-                        "results is not a list", path=path, line=number, field="results"
+                        "expected a work object", path=path, line=number, field="results"
                     )
-                for work in page:
-                    if not isinstance(work, dict):
-                        raise InputError(
-                            "expected a work object", path=path, line=number, field="results"
-                        )
-                    yield number, work
-            else:
-                yield number, obj
+                yield number, work
+        else:
+            yield number, obj
 
 
 def read_merged_ids(path: Path) -> Iterator[tuple[str, str]]:
