@@ -28,7 +28,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -57,9 +57,13 @@ class Encoder(Protocol):
         ...
 
 
-def l2_normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length; all-zero rows stay zero (their cosine with anything is 0)."""
-    matrix = np.asarray(matrix, dtype=np.float64)
+def l2_normalise(matrix: np.ndarray, *, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+    """Rows scaled to unit length; all-zero rows stay zero (their cosine with anything is 0).
+
+    ``dtype`` is the arithmetic and result type: float64 for scoring, float32 where a dense
+    ranker keeps a corpus-sized matrix (half the memory, and what the encoders return).
+    """
+    matrix = np.asarray(matrix, dtype=dtype)
     if matrix.ndim != 2:
         raise InputError(f"expected a 2-d embedding matrix, got shape {matrix.shape}")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)

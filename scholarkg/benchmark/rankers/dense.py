@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from scholarkg.benchmark.metrics.similarity import l2_normalise
 from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
 from scholarkg.queries import run_query
@@ -34,14 +35,6 @@ from scholarkg.store.base import GraphStore
 def _record_settings(embedder: Embedder) -> dict[str, Any]:
     """Encoder settings for the run record, without the local cache path (not a setting)."""
     return {k: v for k, v in embedder_settings(embedder).items() if k != "cache"}
-
-
-def _normalise(matrix: np.ndarray) -> np.ndarray:
-    """Unit-length rows (zero rows stay zero), so a dot product is the cosine."""
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    unit: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
-    return unit
 
 
 class DenseRanker(Ranker[str]):
@@ -78,7 +71,7 @@ class DenseRanker(Ranker[str]):
         self.embedder = embedder
         self.ids = ids
         self._pos = pos
-        self.matrix = _normalise(vectors)
+        self.matrix = l2_normalise(vectors, dtype=np.float32)
         self.strict_candidates = strict_candidates
         self._queries: dict[str, np.ndarray] = {}
         params = {"model": embedder.name, "dim": embedder.dim, "n_docs": len(ids)}
@@ -184,6 +177,6 @@ class StoreDenseRanker(Ranker[str]):
         pool = [c for c in candidates if c in found]
         if not pool:
             return [], []
-        matrix = _normalise(np.asarray([found[c] for c in pool], dtype=np.float32))
+        matrix = l2_normalise(np.asarray([found[c] for c in pool]), dtype=np.float32)
         idx, vals = top_k(matrix @ q, k)
         return [pool[i] for i in idx], vals.tolist()

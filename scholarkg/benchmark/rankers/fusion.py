@@ -93,11 +93,18 @@ def min_max(scores: Sequence[float]) -> list[float]:
     """``(s - min) / (max - min)``; all-equal scores become 0 (ranx's convention)."""
     if not scores:
         return []
-    arr = np.asarray(scores, dtype=np.float64)
-    lo, hi = float(arr.min()), float(arr.max())
-    denom = max(hi - lo, 1e-9)
-    scaled: list[float] = ((arr - lo) / denom).tolist()
+    scaled: list[float] = min_max_rows(np.asarray(scores, dtype=np.float64)[None, :])[0].tolist()
     return scaled
+
+
+def min_max_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row of a (queries x candidates) score matrix scaled to [0, 1] as :func:`min_max`
+    scales one ranking (a constant row becomes 0)."""
+    lo = matrix.min(axis=1, keepdims=True)
+    span = matrix.max(axis=1, keepdims=True) - lo
+    span[span == 0] = 1.0
+    out: np.ndarray = (matrix - lo) / span
+    return out
 
 
 def _comb(

@@ -43,6 +43,7 @@ import numpy as np
 from scholarkg.benchmark.metrics.dorismae import EXCLUDED_ABSTRACTS
 from scholarkg.benchmark.rankers.base import Ranker
 from scholarkg.benchmark.rankers.bm25 import TokenizerConfig
+from scholarkg.benchmark.rankers.fusion import min_max_rows
 from scholarkg.errors import InputError
 
 _URL = re.compile(r"https?://\S+|www\.\S+")
@@ -75,15 +76,6 @@ def _need_candidates(candidates: Sequence[str] | None, name: str) -> Sequence[st
     if candidates is None:
         raise InputError(f"ranker {name!r} re-ranks a candidate pool; give candidates")
     return candidates
-
-
-def _minmax_rows(m: np.ndarray) -> np.ndarray:
-    """Each row scaled to [0, 1] over the pool (a constant row becomes 0)."""
-    lo = m.min(axis=1, keepdims=True)
-    span = m.max(axis=1, keepdims=True) - lo
-    span[span == 0] = 1.0
-    out: np.ndarray = (m - lo) / span
-    return out
 
 
 class UpstreamRandomRanker(Ranker[str]):
@@ -326,7 +318,7 @@ class AspectRanker(Ranker[str]):
             uv = self.vectors.encode_queries(units)
             parts.append(np.stack([(self.vectors.sent[c] @ uv.T).max(axis=0) for c in cands]).T)
         # __init__ checked the mode, so parts holds one or two matrices and the sum is an array
-        return cast(np.ndarray, sum(_minmax_rows(p) for p in parts))
+        return cast(np.ndarray, sum(min_max_rows(p) for p in parts))
 
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None
@@ -380,7 +372,7 @@ class GraphRerankRanker(Ranker[str]):
         b = np.zeros(len(cands))
         for d, s in zip(base.ids, base.scores, strict=True):
             b[pos[d]] = s
-        b = _minmax_rows(b[None, :])[0]
+        b = min_max_rows(b[None, :])[0]
         src, dst = [], []
         for c in cands:
             for t in self.citations.get(c, ()):
@@ -394,5 +386,5 @@ class GraphRerankRanker(Ranker[str]):
         reached, mass = personalized_pagerank(graph.senders(), seeds, damping_factor=self.damping)
         ppr = np.zeros(len(cands))
         ppr[reached] = mass
-        p = _minmax_rows(ppr[None, :])[0]
+        p = min_max_rows(ppr[None, :])[0]
         return _whole_pool(cands, b + self.weight * p, k)
