@@ -12,6 +12,7 @@ loopback (the launcher's Content-Security-Policy refuses the app's internet call
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -170,9 +171,16 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
                 "the scholarkg guide",
             )
             titles = [q.title for q in browser_query_files()]
-            text = drv2.find_element(By.TAG_NAME, "body").text
-            missing = [t for t in titles if t not in text]
-            assert missing == [], missing
+
+            def missing_titles() -> list[str]:
+                # the guide's DOM text (a snippet scrolled out of the card is not in .text,
+                # which is only what is visible); polled, since the card renders late
+                text = drv2.execute_script("return document.body.textContent") or ""
+                return [t for t in titles if t not in text]
+
+            with contextlib.suppress(AssertionError):
+                _wait(lambda: not missing_titles(), "every saved query in the guide")
+            assert missing_titles() == []
             guide = next(
                 f
                 for f in drv2.find_elements(By.CSS_SELECTOR, "[data-testid=frame]")
