@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp
-from scholarkg.services.graph_embeddings import gds_concurrency
 
 
 def peak_rss_mb() -> float:
@@ -76,13 +75,13 @@ def bench_gds(nodes: int, degree: int, cfg: FastRPConfig, heap: str, seed: int) 
     if reason:
         print(f"GDS part skipped: {reason}")
         return
-    conc = gds_concurrency()
     with tempfile.TemporaryDirectory(prefix="bench-fastrp-") as tmp:
         server = ManagedNeo4j(Path(tmp) / "neo4j", heap=heap, pagecache="512m")
         server.ensure_running()
         try:
             settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
             neo = Neo4jStore.from_settings(settings)
+            conc = neo.gds_concurrency  # the server's, as scholarkg's own GDS calls use
             t0 = time.perf_counter()
             gen = neo.run(
                 "CALL gds.graph.generate('bench_fastrp', $n, $d, {relationshipDistribution: "

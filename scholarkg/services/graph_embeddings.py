@@ -110,11 +110,6 @@ def _gds_projection_maps(
     return key_label, rels
 
 
-def gds_concurrency() -> int:
-    """Threads for GDS: this machine's cores (GDS Community caps it at 4)."""
-    return max(1, min(4, os.cpu_count() or 1))
-
-
 def embed_graph(
     store: GraphStore,
     label: str = "Paper",
@@ -166,7 +161,12 @@ def _embed_gds(
     label, rels = _gds_projection_maps(key.label, key.rel_types, orientation)
     name = f"{GDS_PREFIX}{key.slug()}_{os.getpid()}_{time.time_ns() % 10**9}"
     t0 = time.perf_counter()
-    conc = gds_concurrency()
+    from scholarkg.store.neo4j.store import Neo4jStore
+
+    # the server's thread count, as every other GDS call gets it (Neo4jStore.gds_concurrency:
+    # the server's processors, Community's cap, SCHOLARKG_GDS_CONCURRENCY), not this client's
+    assert isinstance(store, Neo4jStore), "GDS runs on the Neo4j store only"
+    conc = store.gds_concurrency
     projected = store.run_named(
         "graphalgo/fastrp_project",
         {"graph": name, "label": label, "rels": rels, "concurrency": conc},
