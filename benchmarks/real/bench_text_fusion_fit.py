@@ -25,7 +25,8 @@ Inputs a design may fuse (each ranks the whole collection, its top ``depth`` is 
   against every document;
 * ``bm25 k1=..,b=..``: BM25 with other constants (``--bm25-grid``).
 
-Fusion candidates fitted per design: RRF (unweighted) with k in 5 ... 100, and CombSUM of
+Fusion candidates fitted per design: RRF (unweighted) with k in 5 ... 100 on BM25 + dense
+(the unfitted ``hybrid``, preferred on ties) and on all the design's inputs, and CombSUM of
 the inputs' normalised scores (``minmax`` or ``zscore`` over each input's top ``depth``; a
 document outside an input's list gets that list's lowest normalised score) with weights on
 the simplex in steps of 0.1. nDCG@10 is computed here with numpy (linear gains, trec_eval's
@@ -114,9 +115,15 @@ def candidates(
     Candidate order is the preference order on ties: RRF k = 60 first, as ``fit_fusion``."""
     mats = [inputs[i] for i in design.inputs]
     labels, rows = [], []
-    for k in (60, 5, 10, 20, 30, 100):
-        labels.append(f"rrf k={k}")
-        rows.append(ndcg10(sum(rrf(m, design.depth, k) for m in mats), gains, ideal))
+    # as ``retrieval``'s fit: RRF on the BM25 + dense pair (the unfitted hybrid) first, then
+    # on all the design's inputs
+    subsets = [["bm25", "dense"]] if {"bm25", "dense"} <= set(design.inputs) else []
+    if list(design.inputs) not in subsets:
+        subsets.append(list(design.inputs))
+    for names in subsets:
+        for k in (60, 5, 10, 20, 30, 100):
+            labels.append(f"rrf k={k}" + ("" if names == list(design.inputs) else " of pair"))
+            rows.append(ndcg10(sum(rrf(inputs[i], design.depth, k) for i in names), gains, ideal))
     normed = [normalise(m, design.depth, design.norm) for m in mats]
     for w in simplex(len(mats)):
         labels.append(f"{design.norm} w={w}")

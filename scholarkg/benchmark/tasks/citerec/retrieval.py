@@ -19,12 +19,16 @@ lower-case, token pattern ``(?u)\\b\\w\\w+\\b``, bm25s' English stop-words, no s
 exactly ``bm25s.tokenize(texts, stopwords="en")``), ``dense`` (the bundled all-MiniLM-L6-v2;
 exact cosine; ``--max-length`` tokens), ``hybrid`` (RRF, k = ``--rrf-k``, default 60, over the two
 rankers' top ``--fusion-depth``, default 100),
-``hybrid-learned`` (the fusion that maximises nDCG@10 on the collection's ``--fit-split``
-qrels, default ``dev``, among CombSUM of the two rankers' min-max normalised scores,
-``(1 - w)·bm25 + w·dense`` for ``w`` in 0, 0.1, ..., 1, and RRF with k in 5 ... 100
+``hybrid-learned`` (four inputs, :func:`learned_fusion_inputs`: BM25 and dense on the
+cleaned query, BM25 on the query with the ``--ref-window`` words around ``<REF>`` weighed,
+and dense with Rocchio feedback from the RRF's top ``--rocchio-docs``; fused by the
+candidate that maximises nDCG@10 on the collection's ``--fit-split`` qrels, default ``dev``,
+among CombSUM of the inputs' min-max normalised scores with every weight vector in steps of
+0.1 and RRF with k in 5 ... 100 on the BM25 + dense pair and on all four
 (``fusion.fit_fusion``); scoring on the split it was fitted on is allowed and marked
 ``in_sample`` in the run record). The RRF of ``hybrid`` is among its candidates, so on the
-fitting queries it never does worse than ``hybrid``.
+fitting queries it never does worse than ``hybrid``. ``--ref-window 0 --rocchio-docs 0``
+gives the two-input fit of BM25 and dense.
 
 Query text is made citation-aware first (``--query-mode``, default ``clean``,
 ``querytext.citation_query``): ``<REF>``/``[CIT]`` placeholders, the sentence's other
