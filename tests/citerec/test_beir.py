@@ -265,6 +265,10 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
         f"combsum w={w}" for w in WEIGHT_GRID
     }
     assert [i["ranker"] for i in two.answers.params["inputs"]] == ["bm25", "dense"]
+    for opt in ("ref_window", "rocchio_docs"):
+        with pytest.raises(InputError, match=f"--{opt.replace('_', '-')} must be >= 0"):
+            run_task(task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb),
+                     {"dataset": "mini", opt: -1})  # fmt: skip
     assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
     # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
     dev = run_task(

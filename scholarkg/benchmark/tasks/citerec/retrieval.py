@@ -328,6 +328,11 @@ class RetrievalTask(BenchmarkTask):
             raise InputError(
                 f"--fusion-depth must be >= 1, got {options['fusion_depth']}", field="fusion_depth"
             )
+        for opt in ("ref_window", "rocchio_docs"):
+            if options.get(opt) is not None and options[opt] < 0:
+                flag = "--" + opt.replace("_", "-")
+                raise InputError(f"{flag} must be >= 0 (0: no such input), got {options[opt]}",
+                                 field=opt)  # fmt: skip
         if not options["relevance_threshold"] > 0:
             raise InputError(
                 f"--relevance-threshold must be > 0, got {options['relevance_threshold']} "
