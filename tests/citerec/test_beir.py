@@ -225,7 +225,7 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
 def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     from _fakes import HashEmbedder
 
-    from scholarkg.benchmark.rankers.fusion import RRF_K, RRF_K_GRID, WEIGHT_GRID
+    from scholarkg.benchmark.rankers.fusion import RRF_K, RRF_K_GRID, WEIGHT_GRID, simplex_grid
 
     cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     task = load_task("retrieval")
@@ -236,20 +236,39 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     fit = test.answers.extra["fit"]
     assert (fit["split"], fit["n_queries"], fit["in_sample"]) == ("dev", 1, False)
     assert fit["metric"] == "nDCG@10"
-    # every candidate was scored: the RRF constants and the CombSUM weights
-    assert set(fit["grid"]) == {f"rrf k={k}" for k in RRF_K_GRID} | {
-        f"combsum w={w}" for w in WEIGHT_GRID
-    }
+    # every candidate was scored: RRF constants on the BM25 + dense pair (the unfitted
+    # hybrid) and on all four inputs, CombSUM weights on the simplex
+    assert set(fit["grid"]) == (
+        {f"rrf k={k} of (0, 2)" for k in RRF_K_GRID}
+        | {f"rrf k={k}" for k in RRF_K_GRID}
+        | {"combsum w=(" + ", ".join(f"{x:g}" for x in w) + ")" for w in simplex_grid(4)}
+    )
     assert fit["score"] == pytest.approx(max(fit["grid"].values()))
     assert fit["score"] == pytest.approx(fit["grid"][fit["chosen"]])
     # the unfitted hybrid (RRF at the task's k) is a candidate, so the fit never loses to it
-    assert fit["score"] >= fit["grid"][f"rrf k={RRF_K}"]
+    assert fit["score"] >= fit["grid"][f"rrf k={RRF_K} of (0, 2)"]
+    names = ["bm25", "bm25-ref-window", "dense", "dense-rocchio"]
+    fused = [i["ranker"] for i in test.answers.params["inputs"]]
     if fit["method"] == "combsum":
-        w = fit["weight"]
-        assert test.answers.params["weights"] == [pytest.approx(1 - w), w]
+        assert test.answers.params["weights"] == pytest.approx(fit["weights"])
+        assert fused == names
     else:
         assert test.answers.params["k"] == fit["k"]
+        assert fused == [names[i] for i in fit["inputs"]]
     assert test.answers.params["method"] == fit["method"]
+    # without the window and feedback inputs: the two-input fit of BM25 and dense
+    two = run_task(
+        task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb),
+        {"dataset": "mini", "ref_window": 0, "rocchio_docs": 0},
+    )  # fmt: skip
+    assert set(two.answers.extra["fit"]["grid"]) == {f"rrf k={k}" for k in RRF_K_GRID} | {
+        f"combsum w={w}" for w in WEIGHT_GRID
+    }
+    assert [i["ranker"] for i in two.answers.params["inputs"]] == ["bm25", "dense"]
+    for opt in ("ref_window", "rocchio_docs"):
+        with pytest.raises(InputError, match=f"--{opt.replace('_', '-')} must be >= 0"):
+            run_task(task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb),
+                     {"dataset": "mini", opt: -1})  # fmt: skip
     assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
     # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
     dev = run_task(
@@ -267,6 +286,39 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
             AnswerSource.ranker("hybrid-learned", embedder=emb),
             {"dataset": "mini", "fit_split": "train"},
         )
+
+
+def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
+    """Four inputs, each given the raw citing sentence: BM25 and dense read it cleaned, the
+    window input also reads the words around ``<REF>`` (which cleaning would lose), and the
+    Rocchio input moves the dense query towards the BM25 + dense RRF's top documents."""
+    from _fakes import HashEmbedder
+
+    from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+    from scholarkg.benchmark.tasks.citerec.querytext import citation_query, weigh_ref_window
+    from scholarkg.benchmark.tasks.citerec.retrieval import build_text_ranker
+
+    ids = ["a", "b", "c"]
+    texts = ["lattice protein folding", "theorem proving with lattices", "graph citation networks"]
+    params = {"embedder": HashEmbedder(), "query_mode": "clean", "ref_window": 2,
+              "rocchio_docs": 2, "fusion_depth": 3}  # fmt: skip
+    ranker = build_text_ranker("hybrid-learned", ids, texts, params)
+    assert ranker.name == "hybrid-learned"
+    bm25_in, window_in, dense_in, rocchio_in = ranker.rankers  # type: ignore[attr-defined]
+    raw = "Smith et al. (2019) proved <REF> lattice folding bounds in Theorem REF"
+    bm25 = BM25Ranker(ids, texts, strict_candidates=False)
+    assert bm25_in.rank(raw, 3).scores == bm25.rank(citation_query(raw), 3).scores
+    assert window_in.rank(raw, 3).scores == bm25.rank(weigh_ref_window(raw, 2), 3).scores
+    assert window_in.rank(raw, 3).scores != bm25_in.rank(raw, 3).scores
+    dense_ranking = dense_in.rank(raw, 3)
+    assert dense_ranking.ranker == "dense" and dense_ranking.params["query_rewrite"] == "clean"
+    assert rocchio_in.rank(raw, 3).ranker == "dense-rocchio"
+    assert rocchio_in.params["first_stage"]["ranker"] == "rrf"
+    # settings 0 drop the two extra inputs
+    plain = build_text_ranker(
+        "hybrid-learned", ids, texts, {**params, "ref_window": 0, "rocchio_docs": 0}
+    )
+    assert [r.name for r in plain.rankers] == ["bm25", "dense"]  # type: ignore[attr-defined]
 
 
 def test_fusion_depth_is_what_each_ranker_contributes(graph: FalkorDBStore) -> None:

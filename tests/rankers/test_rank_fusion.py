@@ -315,3 +315,90 @@ def test_fit_fusion_picks_the_best_of_rrf_and_combsum_by_hand() -> None:
     assert only_b.method == "combsum" and only_b.weight is not None and only_b.weight > 0.5
     with pytest.raises(InputError):
         fit_fusion({"q3": (c, d)}, {"q2": {"a": 1.0}})
+
+
+def test_simplex_grid() -> None:
+    from scholarkg.benchmark.rankers.fusion import simplex_grid
+
+    grid = simplex_grid(4)
+    assert len(grid) == 286  # C(13, 3)
+    assert len(set(grid)) == 286
+    assert all(abs(sum(w) - 1.0) < 1e-9 and min(w) >= 0 for w in grid)
+    assert simplex_grid(2, 2) == [(1.0, 0.0), (0.5, 0.5), (0.0, 1.0)]
+    with pytest.raises(InputError):
+        simplex_grid(0)
+
+
+def test_fit_fusion_of_three_inputs_matches_the_fusion_functions() -> None:
+    """Every candidate of a three-input fit (RRF on all inputs, RRF on a pair, CombSUM on
+    the simplex) scores what the fusion functions' own lists score, ties included: the
+    rankings are built with many exact RRF and min-max ties, over random queries."""
+    from scholarkg.benchmark.metrics.ir import evaluate
+    from scholarkg.benchmark.rankers.fusion import comb_sum, fit_fusion, rrf, simplex_grid
+
+    rng = random.Random(3)
+    docs = [f"d{i}" for i in range(12)]
+    parts, qrels = {}, {}
+    for n in range(6):
+        q = f"q{n}"
+        rankings = []
+        for name in ("bm25", "bm25-ref-window", "dense"):
+            ids = rng.sample(docs, 6)
+            scores = sorted((float(rng.choice([1, 2, 2, 3])) for _ in ids), reverse=True)
+            rankings.append(Ranking(ids=ids, scores=scores, ranker=name, query_id=q))
+        parts[q] = tuple(rankings)
+        qrels[q] = {d: float(rng.choice([0, 1, 2])) for d in rng.sample(docs, 4)}
+    drop = {"q0": parts["q0"][0].ids[0]}
+    fit = fit_fusion(
+        parts, qrels, depth=7, drop=drop, rrf_ks=[5, 60], rrf_inputs=[[0, 2], [0, 1, 2]]
+    )
+
+    def score(fuse_one) -> float:
+        run = {}
+        for q, rankings in parts.items():
+            fused = fuse_one(rankings).as_dict()
+            if q in drop:
+                fused.pop(drop[q], None)
+            run[q] = fused
+        return evaluate(qrels, run, ["nDCG@10"]).aggregate["nDCG@10"]
+
+    for k in (5, 60):
+        assert fit.grid[f"rrf k={k}"] == pytest.approx(score(lambda r, k=k: rrf(r, k=k, depth=7)))
+        pair = score(lambda r, k=k: rrf([r[0], r[2]], k=k, depth=7))
+        assert fit.grid[f"rrf k={k} of (0, 2)"] == pytest.approx(pair)
+    for w in simplex_grid(3):
+        label = "combsum w=(" + ", ".join(f"{x:g}" for x in w) + ")"
+        want = score(lambda r, w=w: comb_sum(r, depth=7, weights=w))
+        assert fit.grid[label] == pytest.approx(want), label
+    assert len(fit.grid) == 4 + 66
+    assert fit.score == pytest.approx(max(fit.grid.values()))
+    assert fit.grid[fit.label] == fit.score
+    if fit.method == "rrf":
+        assert fit.inputs in ([0, 2], [0, 1, 2]) and fit.weights is None
+    else:
+        assert fit.weights is not None and sum(fit.weights) == pytest.approx(1.0)
+        assert fit.weight is None  # three inputs: no single "second weight"
+    assert fit.as_dict()["chosen"] == fit.label
+
+
+def test_fit_fusion_prefers_the_first_rrf_inputs_on_ties() -> None:
+    """A flat dev set (one query every candidate answers perfectly) yields RRF at the
+    default k on the first input set, i.e. the unfitted hybrid."""
+    from scholarkg.benchmark.rankers.fusion import RRF_K, fit_fusion
+
+    a = Ranking(ids=["y", "x"], scores=[2.0, 1.0], ranker="a", query_id="q")
+    parts = {"q": (a, a, a)}
+    fit = fit_fusion(parts, {"q": {"y": 1.0}}, rrf_inputs=[[0, 2], [0, 1, 2]])
+    assert (fit.method, fit.k, fit.inputs, fit.label) == (
+        "rrf",
+        RRF_K,
+        [0, 2],
+        "rrf k=60 of (0, 2)",
+    )
+    assert fit.score == 1.0
+    with pytest.raises(InputError, match="rrf_inputs"):
+        fit_fusion(parts, {"q": {"y": 1.0}}, rrf_inputs=[[0, 3]])
+    with pytest.raises(InputError, match="different numbers of inputs"):
+        fit_fusion({"q": (a, a), "r": (a, a, a)}, {"q": {"y": 1.0}, "r": {"y": 1.0}})
+    with pytest.raises(InputError, match="at least two inputs"):
+        fit_fusion({"q": (a,)}, {"q": {"y": 1.0}})

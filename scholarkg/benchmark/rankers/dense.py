@@ -115,10 +115,22 @@ class DenseRanker(Ranker[str]):
             return vec
         return np.asarray(self.embedder.encode([query])[0], dtype=np.float32)
 
+    def vectors_of(self, doc_ids: Sequence[str]) -> np.ndarray:
+        """The unit vectors of ``doc_ids`` (ids without a vector are skipped)."""
+        rows = [self._pos[d] for d in doc_ids if d in self._pos]
+        return self.matrix[rows]
+
     def _score(
         self, query: str, k: int, candidates: Sequence[str] | None
     ) -> tuple[list[str], list[float]]:
-        q = self.query_vector(query)
+        return self.rank_vector(self.query_vector(query), k, candidates)
+
+    def rank_vector(
+        self, q: np.ndarray, k: int, candidates: Sequence[str] | None = None
+    ) -> tuple[list[str], list[float]]:
+        """``(ids, cosines)`` of the ``k`` documents nearest the query vector ``q`` (of
+        unit length), among ``candidates`` when given; for rankers that make their own
+        query vector (:class:`~.rocchio.RocchioRanker`)."""
         if candidates is None:
             idx, vals = top_k(self.matrix @ q, k)
             return [self.ids[i] for i in idx], vals.tolist()

@@ -377,30 +377,64 @@ def fit_combsum_weight(
 RRF_K_GRID = (5, 10, 20, 30, 60, 100)
 
 
+def simplex_grid(n: int, steps: int = 10) -> list[tuple[float, ...]]:
+    """Every weight vector of ``n`` inputs in multiples of ``1/steps`` that sums to 1
+    (``n = 4``, ``steps = 10``: 286 vectors), the first input's weight varying slowest."""
+    if n < 1 or steps < 1:
+        raise InputError(f"need n >= 1 and steps >= 1, got n={n}, steps={steps}", field="grid")
+    out: list[tuple[float, ...]] = []
+
+    def grow(prefix: tuple[int, ...], left: int) -> None:
+        if len(prefix) == n - 1:
+            out.append(tuple(round(c / steps, 10) for c in (*prefix, left)))
+            return
+        for c in range(left, -1, -1):
+            grow((*prefix, c), left - c)
+
+    grow((), steps)
+    return out
+
+
 @dataclass(frozen=True)
 class FusionFit:
-    """The fusion chosen on judged queries: CombSUM with a weight or RRF with a k.
+    """The fusion chosen on judged queries: CombSUM with weights or RRF with a k.
 
-    ``grid`` holds the score of every candidate tried (``"combsum w=0.6"``, ``"rrf k=60"``).
+    ``weights`` holds one weight per input (CombSUM); ``weight`` is the second input's, kept
+    for two inputs, where the label reads ``combsum w=<weight>``. ``grid`` holds the score of
+    every candidate tried (``"combsum w=0.6"``, ``"combsum w=(0.1, 0.4, 0.2, 0.3)"``,
+    ``"rrf k=60"``).
     """
 
     method: str
-    weight: float | None
+    weights: tuple[float, ...] | None
     k: int | None
     metric: str
     score: float
     n_queries: int
     grid: dict[str, float]
+    #: the candidate's name in ``grid``
+    chosen: str = ""
+    #: RRF: the inputs it fuses (indexes; ``None``: all of them)
+    inputs: list[int] | None = None
+
+    @property
+    def weight(self) -> float | None:
+        """The second input's CombSUM weight when two inputs are fused (else ``None``)."""
+        return self.weights[1] if self.weights is not None and len(self.weights) == 2 else None
 
     @property
     def label(self) -> str:
-        return f"rrf k={self.k}" if self.method == "rrf" else f"combsum w={self.weight}"
+        if self.chosen:
+            return self.chosen
+        return f"rrf k={self.k}" if self.method == "rrf" else _weights_label(self.weights or ())
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "weight": self.weight,
+            "weights": None if self.weights is None else list(self.weights),
             "k": self.k,
+            "inputs": self.inputs,
             "chosen": self.label,
             "metric": self.metric,
             "score": round(self.score, 6),
@@ -409,73 +443,168 @@ class FusionFit:
         }
 
 
+def _weights_label(weights: Sequence[float]) -> str:
+    if len(weights) == 2:
+        return f"combsum w={weights[1]}"
+    return "combsum w=(" + ", ".join(f"{w:g}" for w in weights) + ")"
+
+
+def _metric_cutoff(metric: str) -> int | None:
+    """``10`` for ``nDCG@10``; ``None`` for a metric over the whole ranking (``MAP``)."""
+    _, at, cut = metric.partition("@")
+    return int(cut) if at and cut.isdigit() else None
+
+
 def fit_fusion(
-    parts: Mapping[str, tuple[Ranking, Ranking]],
+    parts: Mapping[str, Sequence[Ranking]],
     qrels: Mapping[str, Mapping[str, float]],
     *,
     metric: str = "nDCG@10",
     weights: Sequence[float] = WEIGHT_GRID,
+    steps: int = 10,
     rrf_ks: Sequence[int] = RRF_K_GRID,
+    rrf_inputs: Sequence[Sequence[int]] | None = None,
     default_k: int = RRF_K,
     depth: int = 100,
     drop: Mapping[str, str] | None = None,
 ) -> FusionFit:
-    """The fusion of two rankings that maximises the mean ``metric`` on the judged queries,
-    among CombSUM with each of ``weights`` (the second ranking's weight, as
-    :func:`fit_combsum_weight`) and RRF with each of ``rrf_ks``.
+    """The fusion of each query's input rankings (``parts[qid]``, the same number of inputs
+    for every query) that maximises the mean ``metric`` on the judged queries, among
+    CombSUM of min-max normalised scores with each weight vector and RRF with each of
+    ``rrf_ks``. Two inputs: the weight vectors are ``(1 - w, w)`` for ``w`` in ``weights``
+    (as :func:`fit_combsum_weight`); more: every vector of the simplex in steps of
+    ``1/steps`` (:func:`simplex_grid`). ``rrf_inputs``: the sets of inputs (indexes) each
+    RRF constant is tried on, the first preferred on ties (default: all inputs; a fusion of
+    more inputs passes the unfitted hybrid's pair first, so that it stays a candidate).
 
     Why both families: on real collections neither wins everywhere (CombSUM w = 0.6 beat
     RRF k = 60 on the unarXive citing sentences, RRF won on DORIS-MAE,
     ``docs/results-real.md``), and a fitted fusion that can only pick a CombSUM weight loses
     to the unfitted RRF wherever RRF is better. With RRF k = ``default_k`` (the unfitted
     ``hybrid``) among the candidates, the fit matches ``hybrid`` on the fitting queries by
-    construction. Ties go to RRF at ``default_k``, then to the CombSUM weight nearest 0.5,
-    so a flat dev set yields the unfitted hybrid.
+    construction. Ties go to RRF at ``default_k``, then to the RRF k nearest it, then to the
+    CombSUM weights nearest equal weights, so a flat dev set yields the unfitted hybrid.
+
+    Each candidate's fused list is exactly what :func:`rrf`/:func:`comb_sum` return for it
+    (same scores, same tie-break by first appearance), computed as one matrix product per
+    query instead of one dict merge per candidate: with four inputs there are 292
+    candidates, and a few hundred dev queries each. For a metric with a cutoff ``@n`` only
+    the documents scoring at least the ``n``-th best reach the evaluator, which cannot change
+    the metric (the rest rank below them in any order).
     """
     from scholarkg.benchmark.metrics.ir import evaluate
 
     judged = [q for q in parts if q in qrels]
     if not judged:
         raise InputError("no judged queries to fit the fusion on", field="qrels")
+    n_inputs = {len(parts[q]) for q in judged}
+    if len(n_inputs) != 1:
+        raise InputError(f"queries have different numbers of inputs: {sorted(n_inputs)}")
+    n = n_inputs.pop()
+    if n < 2:
+        raise InputError("fitting a fusion needs at least two inputs", field="parts")
     if any(not 0.0 <= w <= 1.0 for w in weights):
         raise InputError(f"weights must lie in [0, 1], got {list(weights)}", field="grid")
     if any(k < 1 for k in rrf_ks):
         raise InputError(f"RRF k must be >= 1, got {list(rrf_ks)}", field="grid")
-    cands: list[tuple[str, float | None, int | None]] = [("rrf", None, int(k)) for k in rrf_ks] + [
-        ("combsum", float(w), None) for w in weights
-    ]
+    vectors = [(1.0 - float(w), float(w)) for w in weights] if n == 2 else simplex_grid(n, steps)
+    subsets = [tuple(range(n))] if rrf_inputs is None else [tuple(sorted(s)) for s in rrf_inputs]
+    subsets = list(dict.fromkeys(subsets))  # two inputs: "the pair" and "all" are one set
+    if any(not s or any(not 0 <= i < n for i in s) for s in subsets):
+        raise InputError(f"rrf_inputs must index the {n} inputs, got {subsets}", field="grid")
+    # an RRF candidate is its constant and a 0/1 weight per input (the inputs it fuses)
+    cands: list[tuple[str, tuple[float, ...] | None, int | None]] = [
+        ("rrf", tuple(1.0 if i in s else 0.0 for i in range(n)), int(k))
+        for s in subsets
+        for k in rrf_ks
+    ] + [("combsum", tuple(v), None) for v in vectors]
+    rrf_order = {tuple(1.0 if i in s else 0.0 for i in range(n)): m for m, s in enumerate(subsets)}
     if not cands:
         raise InputError("no fusion candidates to fit", field="grid")
     truth = {q: dict(qrels[q]) for q in judged}
-    scores: dict[tuple[str, float | None, int | None], float] = {}
+    cutoff = _metric_cutoff(metric)
+
+    # per query: the union of the inputs' documents in first-appearance order (the fusion
+    # functions' tie-break) and, per input, its min-max scores and its 1-based ranks there
+    prepared = []
+    for q in judged:
+        pos: dict[str, int] = {}
+        for ranking in parts[q]:
+            for d in ranking.ids:
+                pos.setdefault(d, len(pos))
+        norm = np.zeros((n, len(pos)))
+        ranks = np.full((n, len(pos)), np.inf)
+        for i, ranking in enumerate(parts[q]):
+            cols = [pos[d] for d in ranking.ids]
+            norm[i, cols] = min_max(ranking.scores)
+            ranks[i, cols] = np.arange(1, len(cols) + 1)
+        ids = list(pos)
+        keep = np.ones(len(ids), dtype=bool)
+        if drop and q in drop and drop[q] in pos:
+            keep[pos[drop[q]]] = False
+        # the order each RRF subset's own fusion would list its documents in (first
+        # appearance among *its* inputs), which is its tie-break; CombSUM fuses all inputs
+        orders = {}
+        for w_sub in rrf_order:
+            seen: dict[str, None] = {}
+            for i, ranking in enumerate(parts[q]):
+                if w_sub[i]:
+                    seen.update(dict.fromkeys(ranking.ids))
+            orders[w_sub] = np.asarray([pos[d] for d in seen], dtype=np.int64)
+        prepared.append((q, ids, norm, ranks, keep, orders))
+
+    scores: dict[tuple[str, tuple[float, ...] | None, int | None], float] = {}
     for cand in cands:
         method, w, k = cand
         run = {}
-        for q in judged:
-            a, b = parts[q]
+        for q, ids, norm, ranks, keep, orders in prepared:
+            # summed input by input, in input order, as the fusion functions add them, so
+            # exact ties stay exact ties
+            fused = np.zeros(len(ids))
+            for i in range(n):
+                if not (w or ())[i]:
+                    continue  # an input this RRF candidate leaves out (or weighs 0)
+                fused = fused + (
+                    1.0 / (int(k or RRF_K) + ranks[i])
+                    if method == "rrf"
+                    else (w or ())[i] * norm[i]
+                )
             if method == "rrf":
-                fused = rrf([a, b], k=int(k or RRF_K), depth=depth).as_dict()
+                order = orders[w or ()]
+                sub, vals = top_k(fused[order], depth)
+                idx = order[sub]
             else:
-                ww = float(w or 0.0)
-                fused = comb_sum([a, b], depth=depth, weights=(1.0 - ww, ww)).as_dict()
-            if drop and q in drop:
-                fused.pop(drop[q], None)
-            run[q] = fused
+                idx, vals = top_k(fused, depth)
+            kept = keep[idx]
+            idx, vals = idx[kept], vals[kept]
+            if cutoff is not None and len(vals) > cutoff:
+                last = vals[cutoff - 1]
+                idx, vals = idx[vals >= last], vals[vals >= last]
+            run[q] = {ids[i]: float(v) for i, v in zip(idx, vals, strict=True)}
         res = evaluate(truth, run, [metric], on_unknown="ignore")
         scores[cand] = float(res.aggregate[metric])
     best = max(scores.values())
+    uniform = 1.0 / n
 
-    def preference(c: tuple[str, float | None, int | None]) -> tuple[int, float]:
+    def preference(c: tuple[str, tuple[float, ...] | None, int | None]) -> tuple[int, int, float]:
         method, w, k = c
         if method == "rrf":
-            return (0 if k == default_k else 1, abs(float(k or 0) - default_k))
-        return (2, abs(float(w or 0.0) - 0.5))
+            return (0 if k == default_k else 1, rrf_order[w or ()], abs(float(k or 0) - default_k))
+        return (2, 0, sum(abs(x - uniform) for x in (w or ())))
 
-    method, w, k = min((c for c, v in scores.items() if v >= best - 1e-12), key=preference)
-    labels = {c: (f"rrf k={c[2]}" if c[0] == "rrf" else f"combsum w={c[1]}") for c in scores}
+    def label(c: tuple[str, tuple[float, ...] | None, int | None]) -> str:
+        method, w, k = c
+        if method != "rrf":
+            return _weights_label(w or ())
+        used = tuple(i for i, x in enumerate(w or ()) if x)
+        return f"rrf k={k}" if len(used) == n else f"rrf k={k} of {used}"
+
+    chosen = min((c for c, v in scores.items() if v >= best - 1e-12), key=preference)
+    method, w, k = chosen
     return FusionFit(
-        method, w, k, metric, scores[(method, w, k)], len(judged),
-        {labels[c]: v for c, v in scores.items()},
+        method, w if method == "combsum" else None, k, metric, scores[chosen], len(judged),
+        {label(c): v for c, v in scores.items()}, label(chosen),
+        [i for i, x in enumerate(w or ()) if x] if method == "rrf" else None,
     )  # fmt: skip
 
 

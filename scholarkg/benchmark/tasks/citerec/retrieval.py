@@ -19,12 +19,16 @@ lower-case, token pattern ``(?u)\\b\\w\\w+\\b``, bm25s' English stop-words, no s
 exactly ``bm25s.tokenize(texts, stopwords="en")``), ``dense`` (the bundled all-MiniLM-L6-v2;
 exact cosine; ``--max-length`` tokens), ``hybrid`` (RRF, k = ``--rrf-k``, default 60, over the two
 rankers' top ``--fusion-depth``, default 100),
-``hybrid-learned`` (the fusion that maximises nDCG@10 on the collection's ``--fit-split``
-qrels, default ``dev``, among CombSUM of the two rankers' min-max normalised scores,
-``(1 - w)·bm25 + w·dense`` for ``w`` in 0, 0.1, ..., 1, and RRF with k in 5 ... 100
+``hybrid-learned`` (four inputs, :func:`learned_fusion_inputs`: BM25 and dense on the
+cleaned query, BM25 on the query with the ``--ref-window`` words around ``<REF>`` weighed,
+and dense with Rocchio feedback from the RRF's top ``--rocchio-docs``; fused by the
+candidate that maximises nDCG@10 on the collection's ``--fit-split`` qrels, default ``dev``,
+among CombSUM of the inputs' min-max normalised scores with every weight vector in steps of
+0.1 and RRF with k in 5 ... 100 on the BM25 + dense pair and on all four
 (``fusion.fit_fusion``); scoring on the split it was fitted on is allowed and marked
 ``in_sample`` in the run record). The RRF of ``hybrid`` is among its candidates, so on the
-fitting queries it never does worse than ``hybrid``.
+fitting queries it never does worse than ``hybrid``. ``--ref-window 0 --rocchio-docs 0``
+gives the two-input fit of BM25 and dense.
 
 Query text is made citation-aware first (``--query-mode``, default ``clean``,
 ``querytext.citation_query``): ``<REF>``/``[CIT]`` placeholders, the sentence's other
@@ -57,7 +61,9 @@ from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.metrics.trec import write_run
 from scholarkg.benchmark.outputs import metrics_payload
 from scholarkg.benchmark.rankers.base import Ranker
-from scholarkg.benchmark.rankers.fusion import RRF_K
+from scholarkg.benchmark.rankers.dense import DenseRanker
+from scholarkg.benchmark.rankers.fusion import RRF_K, FusionRanker
+from scholarkg.benchmark.rankers.rocchio import ROCCHIO_DOCS
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
@@ -69,7 +75,11 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.citerec.querytext import QUERY_MODES, citation_query
+from scholarkg.benchmark.tasks.citerec.querytext import (
+    QUERY_MODES,
+    citation_query,
+    weigh_ref_window,
+)
 from scholarkg.errors import InputError
 from scholarkg.schema.citerec import beir_source, collection_id
 from scholarkg.store.base import GraphStore
@@ -83,6 +93,7 @@ DEFAULT_QUERY_MODE = "clean"
 DEFAULT_RRF_K = RRF_K
 DEFAULT_MAX_LENGTH: int | None = None
 DEFAULT_FUSION_DEPTH: int | None = 100
+DEFAULT_REF_WINDOW = 3
 PAGE = 20_000
 
 
@@ -154,11 +165,66 @@ def build_text_ranker(
         rrf_k = int(params.get("rrf_k") or RRF_K)
         if name == "hybrid-learned":
             # the fusion is fitted by the task (it needs judged queries); plain RRF until then
-            return FusionRanker(
-                [bm25, dense], method="rrf", k=rrf_k, depth=in_depth, name="hybrid-learned"
-            )
+            return learned_fusion_inputs(
+                bm25, dense, query_mode=str(params.get("query_mode") or DEFAULT_QUERY_MODE),
+                ref_window=int(params.get("ref_window") or 0),
+                rocchio_docs=int(params.get("rocchio_docs") or 0), rrf_k=rrf_k, depth=in_depth,
+            )  # fmt: skip
         return FusionRanker([bm25, dense], method="rrf", k=rrf_k, depth=in_depth)
     raise InputError(f"unknown ranker {name!r}", field="ranker")
+
+
+def learned_fusion_inputs(
+    bm25: Ranker[str],
+    dense: DenseRanker,
+    *,
+    query_mode: str,
+    ref_window: int,
+    rocchio_docs: int,
+    rrf_k: int,
+    depth: int | None,
+) -> FusionRanker:
+    """``hybrid-learned`` before its fit: RRF over its inputs, each of which cleans the raw
+    query text itself (``query_mode``), so that one of them can read the words around
+    ``<REF>`` that cleaning removes the marker of:
+
+    0. BM25 on the cleaned query;
+    1. BM25 on the cleaned query with the ``ref_window`` words either side of ``<REF>``
+       repeated (:func:`~.querytext.weigh_ref_window`; left out when ``ref_window`` is 0);
+    2. dense on the cleaned query;
+    3. dense with Rocchio feedback from the top ``rocchio_docs`` documents of the BM25 +
+       dense RRF (:class:`~scholarkg.benchmark.rankers.rocchio.RocchioRanker`; left out
+       when 0).
+
+    Inputs and settings were chosen on the dev queries of unarXive and DORIS-MAE by
+    cross-validating the fit (``benchmarks/real/bench_text_fusion_fit.py``,
+    ``docs/results-real.md``). The task fits the fusion of these on its dev split.
+    """
+    from scholarkg.benchmark.rankers.query_rewrite import QueryRewriteRanker
+    from scholarkg.benchmark.rankers.rocchio import RocchioRanker
+
+    def clean(text: str) -> str:
+        return citation_query(text, query_mode)
+
+    def window(text: str) -> str:
+        return weigh_ref_window(text, ref_window, query_mode)
+
+    inputs: list[Ranker[str]] = [QueryRewriteRanker(bm25, clean, rewrite_label=query_mode)]
+    if ref_window > 0:
+        inputs.append(
+            QueryRewriteRanker(
+                bm25,
+                window,
+                rewrite_label=f"{query_mode}+ref-window={ref_window}",
+                name="bm25-ref-window",
+            )
+        )
+    inputs.append(QueryRewriteRanker(dense, clean, rewrite_label=query_mode))
+    if rocchio_docs > 0:
+        first = FusionRanker([bm25, dense], method="rrf", k=rrf_k, depth=depth)
+        rocchio = RocchioRanker(dense, first, n_docs=rocchio_docs)
+        inputs.append(QueryRewriteRanker(rocchio, clean, rewrite_label=query_mode))
+    return FusionRanker(inputs, method="rrf", k=rrf_k, depth=depth, name="hybrid-learned")
 
 
 def _encoding_extra(ranker: Ranker[str]) -> dict[str, Any]:
@@ -209,6 +275,18 @@ class RetrievalTask(BenchmarkTask):
         ),
         TaskOption("fit_split", str, "dev", "hybrid-learned: qrels split its fusion is fit on"),
         TaskOption(
+            "ref_window",
+            int,
+            DEFAULT_REF_WINDOW,
+            "hybrid-learned: words either side of <REF> its BM25 window input weighs (0: none)",
+        ),
+        TaskOption(
+            "rocchio_docs",
+            int,
+            ROCCHIO_DOCS,
+            "hybrid-learned: feedback documents of its Rocchio dense input (0: none)",
+        ),
+        TaskOption(
             "relevance_threshold",
             float,
             1.0,
@@ -250,6 +328,11 @@ class RetrievalTask(BenchmarkTask):
             raise InputError(
                 f"--fusion-depth must be >= 1, got {options['fusion_depth']}", field="fusion_depth"
             )
+        for opt in ("ref_window", "rocchio_docs"):
+            if options.get(opt) is not None and options[opt] < 0:
+                flag = "--" + opt.replace("_", "-")
+                raise InputError(f"{flag} must be >= 0 (0: no such input), got {options[opt]}",
+                                 field=opt)  # fmt: skip
         if not options["relevance_threshold"] > 0:
             raise InputError(
                 f"--relevance-threshold must be > 0, got {options['relevance_threshold']} "
@@ -297,6 +380,9 @@ class RetrievalTask(BenchmarkTask):
         params = {
             "max_length": options["max_length"],
             "rrf_k": options["rrf_k"],
+            "query_mode": options["query_mode"],
+            "ref_window": options["ref_window"],
+            "rocchio_docs": options["rocchio_docs"],
             **source.params,
             "fusion_depth": fusion_depth,
         }
@@ -311,7 +397,7 @@ class RetrievalTask(BenchmarkTask):
 
         # dense rankers encode all queries in one batched (cached) call instead of one each
         mode = str(options["query_mode"])
-        queries = {inst.id: citation_query(inst.data["text"], mode) for inst in instances}
+        queries = {inst.id: self._query_text(source.name, inst, mode) for inst in instances}
         ranker.prepare_queries(list(queries.values()), qstep)
         out: dict[str, dict[str, float]] = {}
         for n, inst in enumerate(instances, start=1):
@@ -364,36 +450,45 @@ class RetrievalTask(BenchmarkTask):
                 field="fit_split",
             )
         mode = str(options["query_mode"])
-        texts = {inst.id: citation_query(inst.data["text"], mode) for inst in dev}
+        texts = {inst.id: self._query_text("hybrid-learned", inst, mode) for inst in dev}
         ranker.prepare_queries(list(texts.values()))
         # the inputs' rankings as the run will fuse them: top input_depth(depth + 1) each
         k = int(options["depth"]) + 1
         in_depth = ranker.input_depth(k)
         parts = {}
         for n, inst in enumerate(dev, start=1):
-            a, b = (r.rank(texts[inst.id], in_depth) for r in ranker.rankers)
-            parts[inst.id] = (a, b)
+            parts[inst.id] = tuple(r.rank(texts[inst.id], in_depth) for r in ranker.rankers)
             if progress is not None and (n % 100 == 0 or n == len(dev)):
                 progress(f"fit ({fit_split})", n, len(dev))
         drop = {i.id: i.data["qid"] for i in dev} if options["ignore_identical_ids"] else None
+        # the unfitted hybrid (RRF of BM25 and dense) first among the RRF candidates
+        names = [r.name for r in ranker.rankers]
+        pair = [names.index("bm25"), names.index("dense")]
         result = fit_fusion(
             parts, {i.id: i.data["qrels"] for i in dev}, depth=k, drop=drop,
-            default_k=ranker.k,
+            default_k=ranker.k, rrf_inputs=[pair, list(range(len(names)))],
         )  # fmt: skip
         if result.method == "rrf":
+            used = result.inputs if result.inputs is not None else range(len(names))
             fitted = FusionRanker(
-                ranker.rankers, method="rrf", k=int(result.k or ranker.k), depth=ranker.depth,
-                name="hybrid-learned",
+                [ranker.rankers[i] for i in used], method="rrf", k=int(result.k or ranker.k),
+                depth=ranker.depth, name="hybrid-learned",
             )  # fmt: skip
         else:
-            w = float(result.weight or 0.0)
             fitted = FusionRanker(
-                ranker.rankers, method="combsum", weights=[1.0 - w, w], depth=ranker.depth,
-                name="hybrid-learned",
+                ranker.rankers, method="combsum", weights=list(result.weights or ()),
+                depth=ranker.depth, name="hybrid-learned",
             )  # fmt: skip
         info = {**result.as_dict(), "split": fit_split}
         info["in_sample"] = fit_split == options["split"]
         return fitted, {"fit": info}
+
+    @staticmethod
+    def _query_text(ranker: str, instance: Instance, mode: str) -> str:
+        """The text a ranker is given: cleaned (``mode``) here, except for ``hybrid-learned``,
+        whose inputs clean it themselves (one of them reads around ``<REF>``)."""
+        text = str(instance.data["text"])
+        return text if ranker == "hybrid-learned" else citation_query(text, mode)
 
     def score(
         self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
