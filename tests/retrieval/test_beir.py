@@ -20,7 +20,7 @@ from scholarkg.benchmark.task import AnswerSource
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb.store import FalkorDBStore
 
-FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
+FIX = Path(__file__).parent.parent / "fixtures" / "retrieval" / "beir-mini"
 
 
 def _counts(store: FalkorDBStore) -> tuple[dict[str, int], dict[str, int]]:
