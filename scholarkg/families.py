@@ -29,6 +29,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "scholarkg.benchmark.tasks.legobench",
     "scholarkg.benchmark.tasks.dorismae",
     "scholarkg.benchmark.tasks.citerec",
+    "scholarkg.benchmark.tasks.retrieval",
     "scholarkg.benchmark.tasks.aaar",
     "scholarkg.benchmark.tasks.scireplicate",
 )

@@ -12,7 +12,7 @@ text (``metrics/stats.paired_test``, 10,000 resamples), and the encoder's texts/
 
 Rankers are the task's own (``rankers/bm25.py``, ``rankers/dense.py``, the fusion
 functions of ``rankers/fusion.py`` over each input's top ``depth``); the query text goes
-through :func:`~scholarkg.benchmark.tasks.citerec.querytext.citation_query` (``--modes``)
+through :func:`~scholarkg.benchmark.tasks.retrieval.querytext.citation_query` (``--modes``)
 and, with ``--windows``, :func:`~.querytext.weigh_ref_window`. Vectors go through the
 embedding file cache (``--cache``), so a second run costs only the ranking.
 
@@ -61,7 +61,7 @@ def main() -> None:
     from scholarkg.benchmark.metrics.ir import evaluate
     from scholarkg.benchmark.metrics.stats import paired_test
     from scholarkg.benchmark.rankers.bm25 import BM25Ranker
-    from scholarkg.benchmark.tasks.citerec.querytext import citation_query, weigh_ref_window
+    from scholarkg.benchmark.tasks.retrieval.querytext import citation_query, weigh_ref_window
     from scholarkg.services.embeddings import load_embedder
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -16,7 +16,7 @@ cross-validated nDCG@10 and the paired randomization test (``metrics/stats.paire
 Inputs a design may fuse (each ranks the whole collection, its top ``depth`` is fused):
 
 * ``bm25`` / ``dense``: the task's rankers on the ``clean`` query
-  (:func:`~scholarkg.benchmark.tasks.citerec.querytext.citation_query`);
+  (:func:`~scholarkg.benchmark.tasks.retrieval.querytext.citation_query`);
 * ``bm25win`` / ``densewin``: the same on the query with the ``--window`` words either side
   of ``<REF>`` repeated (:func:`~.querytext.weigh_ref_window`; a query without ``<REF>`` is
   the clean query, so on DORIS-MAE these equal ``bm25``/``dense``);
@@ -146,7 +146,7 @@ def cross_validate(per_query: np.ndarray, folds: int, seed: int = 0) -> np.ndarr
 def main() -> None:
     from scholarkg.benchmark.metrics.stats import paired_test
     from scholarkg.benchmark.rankers.bm25 import BM25Params, BM25Ranker
-    from scholarkg.benchmark.tasks.citerec.querytext import citation_query, weigh_ref_window
+    from scholarkg.benchmark.tasks.retrieval.querytext import citation_query, weigh_ref_window
     from scholarkg.services.embeddings import load_embedder
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -389,7 +389,9 @@ class BenchmarkTask(ABC):
         ``given`` may use Python names (``context_words``) or flags (``--context-words``);
         ``None`` values mean "not given" so a CLI can pass every declared flag through.
         """
-        return _resolve(self.name, self.options, given, f"task {self.name!r}", "no task options")
+        return resolve_declared_options(
+            self.name, self.options, given, f"task {self.name!r}", "no task options"
+        )
 
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """What identifies this run's configuration in reports (default: all options).
@@ -499,7 +501,7 @@ class BenchmarkTask(ABC):
 
     def resolve_fit_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """:meth:`resolve_options` for :attr:`fit_options`."""
-        return _resolve(
+        return resolve_declared_options(
             self.name, self.fit_options, given, f"'bench fit {self.name}'", "no options"
         )
 
@@ -541,15 +543,16 @@ class BenchmarkTask(ABC):
         )
 
 
-def _resolve(
+def resolve_declared_options(
     task: str,
     options: Sequence[TaskOption],
     given: Mapping[str, Any] | None,
     who: str,
     none: str,
 ) -> dict[str, Any]:
-    """``options``' defaults with ``given`` converted over them (run and fit options alike);
-    a key no option declares is an error naming ``who`` and listing what it takes."""
+    """``options``' defaults with ``given`` converted over them (a task's run and fit options,
+    and the options of ``bench score``'s file scorers alike); a key no option declares is an
+    error naming ``who`` and listing what it takes."""
     declared = {o.name: o for o in options}
     out = {o.name: o.default for o in options}
     for raw_key, value in (given or {}).items():

@@ -9,7 +9,8 @@ task's own declarations drive the rest; nothing here knows a task:
   through :func:`~scholarkg.benchmark.runner.run_task`;
 * ``bench import-predictions NAME FILE [task options]`` — ``bench run NAME --predictions FILE``;
 * ``bench score NAME --data PATH --predictions PATH... [task options]`` — released/JSONL
-  files scored without a store (tasks with ``scores_files``);
+  files scored without a store (tasks with ``scores_files``, or the file scorers ``ir`` and
+  ``lists`` of ``commands/score.py`` for files that belong to no task);
 * ``bench fit NAME [--out FILE] [--check] [fit options]`` — re-fit a task's stored models.
 
 Task options (``--config``, ``--protocol``, ...) are the words the shared flags leave over,
@@ -410,11 +411,18 @@ def score(
     ctx: typer.Context,
     task: TaskArg,
     data: Annotated[
-        Path, typer.Option("--data", "--gold", help="The benchmark's released data (gold).")
+        Path,
+        typer.Option(
+            "--data", "--gold", "--qrels", help="The benchmark's released data (gold, qrels)."
+        ),
     ],
     predictions: Annotated[
         list[Path],
-        typer.Option(help="Answer file(s) or a folder of them; repeat for several models."),
+        typer.Option(
+            "--predictions",
+            "--run",
+            help="Answer file(s) or a folder of them; repeat for several models.",
+        ),
     ],
     fmt: FormatOpt = OutputFormat.table,
     per_instance: Annotated[
@@ -432,16 +440,28 @@ def score(
         ),
     ] = False,
 ) -> None:
-    """Score released or JSONL answer files against the benchmark's files (no graph needed).
+    """Score answer files against gold files (no graph needed): a task's, or 'ir' / 'lists'.
 
-    legobench-rplm: --data rplm.xlsx --predictions llm_responses/ [--protocol legobench-paper].
-    A 'bench run --out DIR' wrote DIR/predictions.jsonl: scoring it gives the run's metrics.
+    TASK is a task that scores files (see 'bench list'), e.g. legobench-rplm: --data rplm.xlsx
+    --predictions llm_responses/ [--protocol legobench-paper]; a 'bench run --out DIR' wrote
+    DIR/predictions.jsonl, and scoring it gives the run's metrics.
+
+    Or one of two scorers for files that belong to no task ('scholarkg score ir|lists' are
+    their aliases): 'ir' scores a TREC/JSONL run against TREC or BEIR qrels
+    (--data QRELS --predictions RUN [--metrics P@10,nDCG@10,...] [--threshold 1]
+    [--per-query] [--unjudged-queries error|ignore]); 'lists' scores ranked title lists
+    (--data GOLD.jsonl --predictions ANSWERS.jsonl [--protocol clean|legobench-paper]
+    [--matcher substring|normalized|line]). They print their scores and record no run.
     """
     from scholarkg.benchmark.outputs import metrics_payload
     from scholarkg.benchmark.runner import score_task_files
     from scholarkg.commands.common import settings
+    from scholarkg.commands.score import FILE_SCORERS, run_file_scorer
     from scholarkg.commands.task_args import parse_task_args
 
+    if task in FILE_SCORERS:
+        run_file_scorer(task, data, predictions, list(ctx.args), fmt)
+        return
     no_csv(fmt, "a score's result")
     bench = _task(task)
     options = bench.resolve_options(parse_task_args(bench, list(ctx.args)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.steps import LoadSummary, Step
 from scholarkg.loaders.summary import print_summary
 from scholarkg.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from scholarkg.loaders.citerec_common import SkipReport
 
 ResumeOpt = Annotated[
     bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")
@@ -101,3 +104,13 @@ def load_and_report(
             after(store, summary)
     print_summary(summary, title=title)
     return summary
+
+
+def skip_notes(report: SkipReport) -> Callable[[GraphStore, LoadSummary], None]:
+    """The skipped lines' notes of a tolerant reader (``SkipReport``), added to the load's
+    summary once the steps ran (the citation and BEIR loaders skip and count bad lines)."""
+
+    def after(_store: GraphStore, summary: LoadSummary) -> None:
+        summary.notes.extend(report.notes())
+
+    return after

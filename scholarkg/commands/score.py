@@ -1,12 +1,24 @@
-"""``scholarkg score``: score run files against gold files, no database needed.
+"""The two file scorers that belong to no task, and ``scholarkg score ir|lists``, their aliases.
 
-``score ir`` scores a retrieval run (TREC run or JSONL ranked lists) against TREC qrels with
-trec_eval-compatible metrics; ``score lists`` scores ranked title lists (LEGOBench-style
-leaderboards) with CIS, BEM, KTau and CP. Both are thin faces over
-``scholarkg.benchmark.metrics``; file formats are described in
+``bench score`` is the one scoring command. Its NAME is a task that scores its own files
+(``bench score legobench-rplm --data rplm.xlsx ...``) or one of the two scorers here, for run
+files that belong to no task:
+
+* ``ir``: a retrieval run (TREC run or JSONL ranked lists) against TREC or BEIR qrels, with
+  any trec_eval-compatible metrics (``--metrics``); ``--data`` is the qrels, ``--predictions``
+  the run;
+* ``lists``: ranked title lists (LEGOBench-style leaderboards) scored with CIS, BEM, KTau and
+  CP; ``--data`` is the gold lists, ``--predictions`` the answers.
+
+``scholarkg score ir`` and ``score lists`` are aliases kept for the commands people already
+type: they take the same options (``--qrels``/``--gold`` for ``--data``, ``--run`` for
+``--predictions``, ``-m`` for ``--metrics``) and call :func:`run_file_scorer`, the function
+``bench score ir|lists`` calls. Each scorer's own options are
+:class:`~scholarkg.benchmark.task.TaskOption`s, parsed like a task's
+(:func:`~scholarkg.commands.task_args.parse_task_args`). File formats:
 ``scholarkg.benchmark.metrics.trec``.
 
-JSONL formats of ``score lists`` (one object per line):
+JSONL formats of ``lists`` (one object per line):
 
 - gold: ``{"id": "lb1", "ranking": ["best title", "second title", ...]}``
 - predictions: ``{"id": "lb1", "response": "free text naming the titles in order"}``
@@ -18,15 +30,19 @@ missing prediction or an empty prediction is an error naming the file and line.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
+from scholarkg.benchmark.task import TaskOption, resolve_declared_options
 from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
-    check_choice,
     console,
     count_bar,
     fmt_number,
@@ -37,51 +53,37 @@ from scholarkg.commands.common import (
 from scholarkg.errors import InputError
 
 app = typer.Typer(
-    help="Score run files against gold files (no graph needed).", no_args_is_help=True
+    help="Score run files against gold files (aliases of 'bench score ir|lists').",
+    no_args_is_help=True,
 )
 
 DEFAULT_IR_METRICS = "P@10,R@10,nDCG@10,MRR@10,MAP,RP"
 
 
-@app.command("ir")
-def ir(
-    qrels: Annotated[Path, typer.Option("--qrels", help="TREC qrels: 'qid iter docid grade'.")],
-    run: Annotated[
-        Path,
-        typer.Option(
-            "--run",
-            help="TREC run 'qid Q0 docid rank score tag', or JSONL lines "
-            '{"id": "qid", "ranking": ["docid", ...]} (detected from the first line).',
-        ),
-    ],
-    metrics: Annotated[
-        str,
-        typer.Option(
-            "--metrics",
-            "-m",
-            help="Comma-separated metric names (P@10, R@5, Hit@10, nDCG@10, MRR@10, MAP, RP, "
-            "NDCG_10%, ...); an unknown name prints the full list.",
-        ),
-    ] = DEFAULT_IR_METRICS,
-    threshold: Annotated[
-        float,
-        typer.Option("--threshold", help="Minimum grade counted as relevant (binary metrics)."),
-    ] = 1.0,
-    fmt: FormatOpt = OutputFormat.table,
-    per_query: Annotated[
-        bool, typer.Option("--per-query", help="Table format: also print one row per query.")
-    ] = False,
-    unjudged_queries: Annotated[
-        str,
-        typer.Option(
-            "--unjudged-queries",
-            help="A run query that is not in the qrels: error (default: usually mismatched "
-            "ids) or ignore (trec_eval's behaviour; benchmarks whose qrels leave out queries "
-            "without a relevant document, e.g. DORIS-MAE's binary metrics).",
-        ),
-    ] = "error",
-) -> None:
-    """Score a retrieval run against TREC qrels (trec_eval conventions).
+@dataclass(frozen=True)
+class FileScorer:
+    """A scorer of files that belong to no task: its options are declared like a task's, so
+    ``bench score`` parses them with the task-option parser and lists them in errors."""
+
+    name: str
+    description: str
+    options: tuple[TaskOption, ...]
+    score: Callable[[Path, Path, Mapping[str, Any], str], None]
+    #: short flags the old ``score`` commands took, as the long flag they stand for
+    short_flags: Mapping[str, str]
+    fit_options: tuple[TaskOption, ...] = ()
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return resolve_declared_options(
+            self.name, self.options, given, f"scorer {self.name!r}", "no options"
+        )
+
+    def resolve_fit_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        raise InputError(f"scorer {self.name!r} has nothing to fit")
+
+
+def _score_ir(qrels: Path, run: Path, options: Mapping[str, Any], fmt: str) -> None:
+    """A retrieval run against TREC or BEIR qrels (trec_eval conventions).
 
     Scored TREC runs are ordered by score, ties by docid descending, as trec_eval does.
     Queries in the qrels without a ranking score 0 and count; a run query missing from the
@@ -96,8 +98,11 @@ def ir(
         read_run,
     )
 
+    metrics = str(options["metrics"])
+    threshold = float(options["threshold"])
+    per_query = bool(options["per_query"])
+    unjudged_queries = str(options["unjudged_queries"])
     no_csv(fmt, "a score report")
-    check_choice("--unjudged-queries", unjudged_queries, ("error", "ignore"))
     specs = parse_metrics(metrics)  # fail on a bad name before reading big files
     gold = read_qrels(qrels)
     known = gold if unjudged_queries == "error" else None
@@ -135,28 +140,8 @@ def ir(
         )
 
 
-@app.command("lists")
-def lists(
-    gold: Annotated[
-        Path,
-        typer.Option("--gold", help='JSONL {"id": ..., "ranking": ["title", ...]} best first.'),
-    ],
-    predictions: Annotated[
-        Path,
-        typer.Option(
-            "--predictions",
-            help='JSONL {"id": ..., "response": "free text"} or {"id": ..., "ranking": [...]}.',
-        ),
-    ],
-    protocol: Annotated[
-        str, typer.Option(help="clean (platform definition) or legobench-paper.")
-    ] = "clean",
-    matcher: Annotated[
-        str, typer.Option(help="Title matcher: substring (default), normalized or line.")
-    ] = "substring",
-    fmt: FormatOpt = OutputFormat.table,
-) -> None:
-    """Score ranked title lists: CIS (%), BEM (fraction), KTau (tau-b), CP (%).
+def _score_lists(gold: Path, predictions: Path, options: Mapping[str, Any], fmt: str) -> None:
+    """Ranked title lists: CIS (%), BEM (fraction), KTau (tau-b), CP (%).
 
     Gold lines: {"id": ..., "ranking": ["title", ...]} best first. Prediction lines:
     {"id": ..., "response": "free text"} or {"id": ..., "ranking": ["title", ...]} (read as
@@ -165,6 +150,9 @@ def lists(
     """
     from scholarkg.benchmark.metrics.ranking import evaluate_ranked_lists
     from scholarkg.benchmark.metrics.trec import read_predictions, read_ranked_jsonl
+
+    protocol = str(options["protocol"])
+    matcher = str(options["matcher"])
 
     no_csv(fmt, "a score report")
     gold_lists = read_ranked_jsonl(gold, allow_duplicates=True)
@@ -209,3 +197,139 @@ def lists(
     print_rows(rows, "table", title=f"ranked lists ({protocol}, matcher={matcher})")
     for note in getattr(scores, "notes", ()):
         console.print(f"[dim]{note}[/dim]")
+
+
+IR = FileScorer(
+    name="ir",
+    description="a retrieval run (TREC or JSONL) against TREC or BEIR qrels, trec_eval metrics",
+    options=(
+        TaskOption(
+            "metrics",
+            str,
+            DEFAULT_IR_METRICS,
+            "comma-separated metric names (P@10, R@5, Hit@10, nDCG@10, MRR@10, MAP, RP, "
+            "NDCG_10%, ...); an unknown name prints the full list",
+        ),
+        TaskOption("threshold", float, 1.0, "minimum grade counted as relevant (binary metrics)"),
+        TaskOption("per_query", bool, False, "table format: also print one row per query"),
+        TaskOption(
+            "unjudged_queries",
+            str,
+            "error",
+            "a run query not in the qrels: error (usually mismatched ids) or ignore "
+            "(trec_eval's behaviour; e.g. DORIS-MAE's binary qrels leave out queries "
+            "without a relevant document)",
+            choices=("error", "ignore"),
+        ),
+    ),
+    score=_score_ir,
+    short_flags={"-m": "--metrics"},
+)
+LISTS = FileScorer(
+    name="lists",
+    description="ranked title lists (LEGOBench-style) against gold lists: CIS, BEM, KTau, CP",
+    options=(
+        TaskOption(
+            "protocol",
+            str,
+            "clean",
+            "clean (platform definition) or legobench-paper",
+            choices=PROTOCOLS,
+        ),
+        TaskOption(
+            "matcher",
+            str,
+            "substring",
+            "title matcher",
+            choices=MATCHERS,
+        ),
+    ),
+    score=_score_lists,
+    short_flags={},
+)
+#: the scorers ``bench score`` takes in place of a task name
+FILE_SCORERS: dict[str, FileScorer] = {s.name: s for s in (IR, LISTS)}
+
+
+def run_file_scorer(
+    name: str, data: Path, predictions: Sequence[Path], args: Sequence[str], fmt: str
+) -> None:
+    """``bench score ir|lists`` and its aliases ``score ir|lists``: one code path."""
+    from scholarkg.commands.task_args import parse_task_args
+
+    scorer = FILE_SCORERS[name]
+    if len(predictions) != 1:
+        raise InputError(
+            f"bench score {name} scores one file; got {len(predictions)} --predictions",
+            field="predictions",
+        )
+    words = [scorer.short_flags.get(w, w) for w in args]
+    options = scorer.resolve_options(parse_task_args(scorer, words))
+    scorer.score(data, predictions[0], options, fmt)
+
+
+def _options_help(scorer: FileScorer) -> str:
+    short = {long: short for short, long in scorer.short_flags.items()}
+    lines = [
+        f"{o.flag}{f' ({short[o.flag]})' if o.flag in short else ''}: {o.help} "
+        f"(default: {o.default})"
+        for o in scorer.options
+    ]
+    return "\n\n".join(lines)
+
+
+#: typer settings of the aliases: their scorer options are parsed like task options
+_PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@app.command(
+    "ir",
+    context_settings=_PASS_THROUGH,
+    help="Alias of 'scholarkg bench score ir': " + IR.description + ".\n\n"
+    + inspect.cleandoc(_score_ir.__doc__ or "").split("\n\n", 1)[1] + "\n\n"
+    + _options_help(IR),
+)  # fmt: skip
+def ir(
+    ctx: typer.Context,
+    qrels: Annotated[
+        Path, typer.Option("--qrels", "--data", help="Qrels: TREC 'qid iter docid grade' or BEIR.")
+    ],
+    run: Annotated[
+        Path,
+        typer.Option(
+            "--run",
+            "--predictions",
+            help="TREC run 'qid Q0 docid rank score tag', or JSONL lines "
+            '{"id": "qid", "ranking": ["docid", ...]} (detected from the first line).',
+        ),
+    ],
+    fmt: FormatOpt = OutputFormat.table,
+) -> None:
+    run_file_scorer("ir", qrels, [run], list(ctx.args), fmt)
+
+
+@app.command(
+    "lists",
+    context_settings=_PASS_THROUGH,
+    help="Alias of 'scholarkg bench score lists': " + LISTS.description + ".\n\n"
+    + inspect.cleandoc(_score_lists.__doc__ or "").split("\n\n", 1)[1] + "\n\n"
+    + _options_help(LISTS),
+)  # fmt: skip
+def lists(
+    ctx: typer.Context,
+    gold: Annotated[
+        Path,
+        typer.Option(
+            "--gold", "--data", help='JSONL {"id": ..., "ranking": ["title", ...]} best first.'
+        ),
+    ],
+    predictions: Annotated[
+        Path,
+        typer.Option(
+            "--predictions",
+            help='JSONL {"id": ..., "response": "free text"} or {"id": ..., "ranking": [...]}.',
+        ),
+    ],
+    fmt: FormatOpt = OutputFormat.table,
+) -> None:
+    run_file_scorer("lists", gold, [predictions], list(ctx.args), fmt)

@@ -8,15 +8,32 @@ new task needs no CLI code and an option it does not take is a clear error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from scholarkg.benchmark.task import BenchmarkTask
+from scholarkg.benchmark.task import TaskOption
 from scholarkg.errors import InputError
 
 
+class DeclaresOptions(Protocol):
+    """What the parser needs: a benchmark task, or one of ``bench score``'s file scorers."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def options(self) -> tuple[TaskOption, ...]: ...
+
+    @property
+    def fit_options(self) -> tuple[TaskOption, ...]: ...
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+
+    def resolve_fit_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+
+
 def parse_task_args(
-    task: BenchmarkTask, args: Sequence[str], *, fit: bool = False
+    task: DeclaresOptions, args: Sequence[str], *, fit: bool = False
 ) -> dict[str, Any]:
     """Task options from leftover command-line words (``--pool corpus --no-split``).
 

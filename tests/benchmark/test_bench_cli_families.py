@@ -58,7 +58,7 @@ def test_dorismae_run_through_the_cli(graph_env: str, tmp_path: Path) -> None:
 
 
 def test_retrieval_run_through_the_cli(graph_env: str, tmp_path: Path) -> None:
-    cli_ok(["load", "beir", str(FIXTURES / "citerec" / "beir-mini"), "--name", "mini"])
+    cli_ok(["load", "beir", str(FIXTURES / "retrieval" / "beir-mini"), "--name", "mini"])
     out = tmp_path / "out"
     cli_ok(
         ["bench", "run", "retrieval", "--dataset", "mini", "--ranker", "bm25", "--out", str(out)]

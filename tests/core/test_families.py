@@ -32,7 +32,7 @@ from scholarkg.config import Settings
 from scholarkg.schema import ddl
 from scholarkg.store.falkordb.server import EmbeddedServer
 
-SHIPPED = ("legobench", "dorismae", "citerec", "aaar", "scireplicate")
+SHIPPED = ("legobench", "dorismae", "citerec", "retrieval", "aaar", "scireplicate")
 
 
 def test_shipped_families_resolve_and_own_their_tasks() -> None:

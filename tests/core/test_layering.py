@@ -20,6 +20,9 @@ never one above, with no exceptions list:
 * ``benchmark/metrics`` are pure functions besides: they import only each other and
   ``errors``, ``textio``, ``textnorm``, ``codegraph``, so a metric can be checked by hand on
   plain data;
+* the families are siblings: a module of one family's package (``benchmark/tasks/<family>/``)
+  never imports another family's package, only the modules ``benchmark/tasks`` shares
+  (``llm_run``, ``predictions``), so a family can be read, moved or dropped alone;
 * no import cycle between any two modules. Imports under ``if TYPE_CHECKING:`` never run, so
   the cycle check leaves them out; the layer rules count them (a type is a dependency too).
 """
@@ -302,6 +305,63 @@ def _cycle_through(graph: dict[str, list[str]], component: list[str]) -> list[st
 
 def test_layers_hold() -> None:
     assert layer_violations(PACKAGE) == []
+
+
+FAMILIES_ROOT = "scholarkg.benchmark.tasks"
+
+
+def _family_of(module: str, packages: set[str]) -> str | None:
+    """The family package (``scholarkg.benchmark.tasks.<name>``) holding ``module``, if any."""
+    if not _under(module, FAMILIES_ROOT) or module == FAMILIES_ROOT:
+        return None
+    top = ".".join(module.split(".")[:4])
+    return top if top in packages else None
+
+
+def family_crossings(package: Path) -> list[str]:
+    """``module:line imports other`` for each import from one family's package into another's."""
+    root = package / "benchmark" / "tasks"
+    packages = {
+        f"{FAMILIES_ROOT}.{d.name}" for d in root.iterdir() if (d / "__init__.py").is_file()
+    }
+    out = []
+    for module, edges in import_graph(package).items():
+        own = _family_of(module, packages)
+        if own is None:
+            continue
+        for target, (line, _typing) in edges.items():
+            other = _family_of(target, packages)
+            if other is not None and other != own:
+                out.append(f"{module}:{line} imports {target} (another family)")
+    return sorted(out)
+
+
+def test_no_family_imports_another() -> None:
+    assert family_crossings(PACKAGE) == []
+
+
+def test_the_family_rule_catches_a_crossing(tmp_path: Path) -> None:
+    """A function-level import of a sibling family is caught; the shared modules are not."""
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/benchmark/__init__.py": "",
+            "scholarkg/benchmark/tasks/__init__.py": "",
+            "scholarkg/benchmark/tasks/predictions.py": "",
+            "scholarkg/benchmark/tasks/citerec/__init__.py": "",
+            "scholarkg/benchmark/tasks/citerec/querytext.py": "",
+            "scholarkg/benchmark/tasks/retrieval/__init__.py": "",
+            "scholarkg/benchmark/tasks/retrieval/task.py": (
+                "from scholarkg.benchmark.tasks import predictions\n"
+                "def f():\n    from scholarkg.benchmark.tasks.citerec.querytext import q\n"
+            ),
+        },
+    )
+    assert family_crossings(pkg) == [
+        "scholarkg.benchmark.tasks.retrieval.task:3 imports "
+        "scholarkg.benchmark.tasks.citerec.querytext (another family)"
+    ]
 
 
 def assert_no_cycles(package: Path) -> None:

@@ -219,7 +219,7 @@ def _case_unarxive(tmp: Path) -> tuple[list[str], list[Path]]:
 
 def _case_beir(tmp: Path) -> tuple[list[str], list[Path]]:
     d = tmp / "beir"
-    shutil.copytree(FIX / "citerec" / "beir-mini", d)
+    shutil.copytree(FIX / "retrieval" / "beir-mini", d)
     return ["load", "beir", str(d), "--name", "mini"], sorted(
         p for p in d.rglob("*") if p.is_file()
     )

@@ -1,4 +1,5 @@
-"""``scholarkg score ir`` / ``score lists`` through the real CLI on fixture files."""
+"""``scholarkg score ir`` / ``score lists`` through the real CLI on fixture files, and
+``bench score ir|lists``, of which they are aliases (one code path, the same output)."""
 
 from __future__ import annotations
 
@@ -131,3 +132,71 @@ def test_score_lists_table_and_missing_prediction(tmp_path: Path) -> None:
     )
     assert isinstance(result.exception, InputError)
     assert "'lb2'" in str(result.exception)
+
+
+def _ok(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize(
+    ("alias", "bench"),
+    [
+        (
+            ["score", "ir", "--qrels", str(FIX / "qrels.txt"), "--run", str(FIX / "run.trec"),
+             "-m", "P@2,MAP", "--threshold", "2"],
+            ["bench", "score", "ir", "--data", str(FIX / "qrels.txt"), "--predictions",
+             str(FIX / "run.trec"), "--metrics", "P@2,MAP", "--threshold", "2"],
+        ),
+        (
+            ["score", "lists", "--gold", str(FIX / "lists_gold.jsonl"), "--predictions",
+             str(FIX / "lists_predictions.jsonl"), "--matcher", "normalized"],
+            ["bench", "score", "lists", "--data", str(FIX / "lists_gold.jsonl"),
+             "--predictions", str(FIX / "lists_predictions.jsonl"), "--matcher", "normalized"],
+        ),
+    ],
+)  # fmt: skip
+def test_the_aliases_print_what_bench_score_prints(alias: list[str], bench: list[str]) -> None:
+    for fmt in ("json", "table"):
+        assert _ok([*alias, "--format", fmt]) == _ok([*bench, "--format", fmt])
+    out = json.loads(_ok([*bench, "--format", "json"]))
+    if "aggregate" in out:
+        # --threshold 2: only grade >= 2 counts (q1: a (2) and d (3) relevant, b at rank 1 is
+        # grade 0, a at rank 2 is relevant): P@2 = 1/2 on q1, 0 on q2 and q3
+        assert out["per_query"]["q1"]["P@2"] == pytest.approx(0.5)
+        assert out["aggregate"]["P@2"] == pytest.approx(0.5 / 3)
+    else:
+        assert out["cis"] == pytest.approx(50.0)
+
+
+def test_alias_help_names_bench_score() -> None:
+    for verb in ("ir", "lists"):
+        text = " ".join(_ok(["score", verb, "--help"]).split())
+        assert f"Alias of 'scholarkg bench score {verb}'" in text
+    text = " ".join(_ok(["score", "ir", "--help"]).split())
+    assert "--metrics (-m):" in text and "--unjudged-queries:" in text
+
+
+def test_bench_score_ir_checks_its_options() -> None:
+    base = ["bench", "score", "ir", "--data", str(FIX / "qrels.txt")]
+    result = runner.invoke(
+        app, [*base, "--predictions", str(FIX / "run.trec"), "--predictions", str(FIX / "run.trec")]
+    )
+    assert isinstance(result.exception, InputError)
+    assert "scores one file; got 2" in str(result.exception)
+    result = runner.invoke(app, [*base, "--predictions", str(FIX / "run.trec"), "--protocol", "x"])
+    assert isinstance(result.exception, InputError)
+    assert "does not take --protocol" in str(result.exception)
+    assert "--unjudged-queries" in str(result.exception)
+    result = runner.invoke(
+        app, [*base, "--run", str(FIX / "run.trec"), "--unjudged-queries", "maybe"]
+    )
+    assert isinstance(result.exception, InputError)
+
+
+def test_no_task_is_named_like_a_file_scorer() -> None:
+    from scholarkg.benchmark.registry import task_names
+    from scholarkg.commands.score import FILE_SCORERS
+
+    assert not set(FILE_SCORERS) & set(task_names())

@@ -212,40 +212,17 @@ def test_citerec_parity(
 
 
 def _write_beir(out: Path) -> Path:
-    """A BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels/{dev,test}.tsv) made from
-    the synthetic citation world: a query is a paper's title, its qrels the papers it cites."""
-    from scholarkg.synthetic.citerec_corpus import generate
+    """The synthetic BEIR-layout collection (the retrieval family's synthetic corpus)."""
+    from scholarkg.synthetic.beir import write_collection
 
-    world = generate(120, seed=5)
-    out.mkdir(parents=True)
-    with (out / "corpus.jsonl").open("w") as fh:
-        for p in world.papers:
-            doc = {
-                "_id": f"d{p.corpus_id}",
-                "title": " ".join(p.title_words),
-                "text": " ".join(p.abstract_words),
-            }
-            fh.write(json.dumps(doc) + "\n")
-    askers = [p for p in world.papers if p.references][:24]
-    with (out / "queries.jsonl").open("w") as fh:
-        for p in askers:
-            fh.write(json.dumps({"_id": f"q{p.corpus_id}", "text": " ".join(p.title_words)}))
-            fh.write("\n")
-    (out / "qrels").mkdir()
-    for split, part in (("dev", askers[:8]), ("test", askers[8:])):
-        with (out / "qrels" / f"{split}.tsv").open("w") as fh:
-            fh.write("query-id\tcorpus-id\tscore\n")
-            for p in part:
-                for r in p.references:
-                    fh.write(f"q{p.corpus_id}\td{r}\t1\n")
-    return out
+    return write_collection(out)
 
 
 def test_retrieval_parity(
     both: dict[str, GraphStore], tmp_path: Path, load_settings_tmp: Settings
 ) -> None:
     """A BEIR-layout collection: BM25 baseline, the RRF hybrid and the learned hybrid."""
-    from scholarkg.commands.load_citerec import beir_steps
+    from scholarkg.commands.load_retrieval import beir_steps
     from scholarkg.loaders.citerec_common import SkipReport
 
     directory = _write_beir(tmp_path / "beir")

@@ -82,7 +82,7 @@ def test_retrieval_dense_minilm_metrics_equal(
 
     from scholarkg.benchmark.registry import load_task
     from scholarkg.benchmark.task import AnswerSource
-    from scholarkg.commands.load_citerec import beir_steps
+    from scholarkg.commands.load_retrieval import beir_steps
     from scholarkg.config import load_settings
     from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.steps import run_steps

@@ -7,7 +7,7 @@ from _fakes import HashEmbedder
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
 from scholarkg.benchmark.rankers.dense import DenseRanker
 from scholarkg.benchmark.rankers.query_rewrite import QueryRewriteRanker
-from scholarkg.benchmark.tasks.citerec.querytext import citation_query, weigh_ref_window
+from scholarkg.benchmark.tasks.retrieval.querytext import citation_query, weigh_ref_window
 
 IDS = ["a", "b"]
 TEXTS = ["lattice protein folding", "theorem proving with lattices"]

@@ -1,4 +1,6 @@
-"""The citation-recommendation family: citeBench diagnostics and BEIR-layout retrieval.
+"""The citation-recommendation family: citeBench diagnostics on ``<REF>`` citing sentences.
+
+BEIR-layout collections are the ``retrieval`` family (``benchmark/tasks/retrieval/``).
 
 ``FAMILY`` declares the family (tasks, load commands, schema part, demo steps, datasets,
 saved queries); the catalog ``scholarkg.families`` lists it.
@@ -14,19 +16,15 @@ _LOAD = "scholarkg.commands.load_citerec"
 FAMILY = Family(
     name="citerec",
     title="Local citation recommendation",
-    reference="citeBench (Maharjan, arXiv 2412.07713); BEIR layout (Thakur et al., NeurIPS 2021)",
-    tasks={
-        "citerec": "scholarkg.benchmark.tasks.citerec.task:CiteRecTask",
-        "retrieval": "scholarkg.benchmark.tasks.citerec.retrieval:RetrievalTask",
-    },
+    reference="citeBench (Maharjan, arXiv 2412.07713)",
+    tasks={"citerec": "scholarkg.benchmark.tasks.citerec.task:CiteRecTask"},
     load_commands={
-        "beir": f"{_LOAD}:load_beir",
         "s2": f"{_LOAD}:load_s2",
         "unarxive": f"{_LOAD}:load_unarxive",
     },
     schema=SchemaPart(
-        labels=frozenset(["Collection", "DiagnosticDataset"]),
-        rel_types=frozenset(["IN_COLLECTION", "HAS_QREL", "IN_DATASET"]),
+        labels=frozenset(["DiagnosticDataset"]),
+        rel_types=frozenset(["IN_DATASET"]),
         lookups=(
             LookupIndex("CitationContext", "diag_class"),
             LookupIndex("CitationContext", "diag_dataset"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarkg.benchmark.tasks.citerec.querytext import (
+from scholarkg.benchmark.tasks.retrieval.querytext import (
     QUERY_MODES,
     citation_query,
     weigh_ref_window,

@@ -1,9 +1,9 @@
 """``retrieval``: ad-hoc retrieval on any loaded BEIR-layout collection, scored as BEIR does.
 
-Why in the citation-recommendation family: users bring their own scholarly test collections
-(SciFact, SCIDOCS, NFCorpus, TREC-COVID, ACM-CR converted to BEIR) in BEIR's layout; the same
-rankers that recommend citations answer them, and the numbers are comparable to the BEIR
-leaderboard because the protocol is BEIR's:
+Why a family of its own: users bring their own scholarly test collections (SciFact, SCIDOCS,
+NFCorpus, TREC-COVID, ACM-CR converted to BEIR) in BEIR's layout; nothing in them is specific
+to citation recommendation, the text rankers answer them, and the numbers are comparable to
+the BEIR leaderboard because the protocol is BEIR's:
 
 * document text = ``title + " " + text``; the whole collection is ranked (no candidate
   pool), top ``--depth`` (default 1000) kept;
@@ -75,7 +75,7 @@ from scholarkg.benchmark.task import (
     TaskOption,
     TaskResult,
 )
-from scholarkg.benchmark.tasks.citerec.querytext import (
+from scholarkg.benchmark.tasks.retrieval.querytext import (
     QUERY_MODES,
     citation_query,
     weigh_ref_window,
@@ -107,7 +107,7 @@ def collection_documents(store: GraphStore, collection: str) -> tuple[list[str],
     skip = 0
     while True:
         rows = store.run_named(
-            "citerec/collection_docs", {"collection": collection, "skip": skip, "limit": PAGE}
+            "retrieval/collection_docs", {"collection": collection, "skip": skip, "limit": PAGE}
         )
         for r in rows:
             doc_ids.append(str(r["doc_id"]))
@@ -241,7 +241,7 @@ class RetrievalTask(BenchmarkTask):
     """Ad-hoc retrieval on a loaded BEIR-layout collection (see the module docstring)."""
 
     name = "retrieval"
-    family = "citerec"
+    family = "retrieval"
     description = "rank a BEIR-layout collection's documents for its queries (BEIR protocol)"
     reference = "BEIR (Thakur et al., NeurIPS 2021 D&B); beir-cellar/beir EvaluateRetrieval"
     metrics = tuple(TaskMetric(m, "fraction", decimals=4) for m in METRICS)
@@ -317,7 +317,7 @@ class RetrievalTask(BenchmarkTask):
         if options["depth"] < 1:
             raise InputError(f"--depth must be >= 1, got {options['depth']}", field="depth")
         coll = collection_id("beir", name)
-        info = store.run_named("citerec/collection_info", {"collection": coll})
+        info = store.run_named("retrieval/collection_info", {"collection": coll})
         if not info:
             raise InputError(
                 f"no BEIR collection {name!r} in graph {store.graph!r}; load it "
@@ -340,9 +340,9 @@ class RetrievalTask(BenchmarkTask):
                 field="relevance_threshold",
             )
         params = {"source": beir_source(name), "collection": coll}
-        rows = store.run_named("citerec/beir_queries", {**params, "split": options["split"]})
+        rows = store.run_named("retrieval/beir_queries", {**params, "split": options["split"]})
         if not rows:
-            splits = store.run_named("citerec/beir_splits", params)
+            splits = store.run_named("retrieval/beir_splits", params)
             found = ", ".join(f"{s['split']} ({s['n_queries']:,} queries)" for s in splits)
             raise InputError(
                 f"collection {name!r} has no queries judged in split {options['split']!r}; "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,15 +19,8 @@ from scholarkg.cli import app
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb.store import FalkorDBStore
 
-FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
+FIX = Path(__file__).parent.parent / "fixtures" / "retrieval" / "beir-mini"
 GRADED = "q1\td1\t2\nq1\td7\t0.5\nq3\td2\t1.64\n"
-
-
-@pytest.fixture
-def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
-    st = FalkorDBStore(embedded_server.connect(), graph_env)
-    yield st
-    st.close()
 
 
 def _collection(tmp: Path, qrels: dict[str, str]) -> Path:

@@ -1,5 +1,9 @@
 """BEIR-layout collections: ``scholarkg load beir`` through the CLI, then the ``retrieval`` task.
 
+The loader and the end-to-end BM25 run talk to the live embedded FalkorDB; the task's own logic
+(the fusion fit, depths, split and threshold handling) runs on beir-mini served by the
+recording double (``_beir_double.beir_recording_store``), where no server is needed.
+
 The fixture ``beir-mini`` is written by us in BEIR's exact layout and holds planted defects
 (a line that is not JSON, a document without ``_id``, a query line that is not an object, a
 qrels row with two columns, one with a non-numeric score, one naming an unknown document).
@@ -13,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _cli import cli_ok
+from _fakes import RecordingStore
 
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
@@ -20,7 +25,7 @@ from scholarkg.benchmark.task import AnswerSource
 from scholarkg.errors import InputError
 from scholarkg.store.falkordb.store import FalkorDBStore
 
-FIX = Path(__file__).parent.parent / "fixtures" / "citerec" / "beir-mini"
+FIX = Path(__file__).parent.parent / "fixtures" / "retrieval" / "beir-mini"
 
 
 def _counts(store: FalkorDBStore) -> tuple[dict[str, int], dict[str, int]]:
@@ -222,16 +227,15 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
     assert hybrid.result.aggregate["nDCG@10"] > 0
 
 
-def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
+def test_hybrid_learned_fits_its_weight_on_dev(mini: RecordingStore) -> None:
     from _fakes import HashEmbedder
 
     from scholarkg.benchmark.rankers.fusion import RRF_K, RRF_K_GRID, WEIGHT_GRID, simplex_grid
 
-    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     task = load_task("retrieval")
     emb = HashEmbedder()
     test = run_task(
-        task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb), {"dataset": "mini"}
+        task, mini, AnswerSource.ranker("hybrid-learned", embedder=emb), {"dataset": "mini"}
     )
     fit = test.answers.extra["fit"]
     assert (fit["split"], fit["n_queries"], fit["in_sample"]) == ("dev", 1, False)
@@ -258,7 +262,7 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     assert test.answers.params["method"] == fit["method"]
     # without the window and feedback inputs: the two-input fit of BM25 and dense
     two = run_task(
-        task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb),
+        task, mini, AnswerSource.ranker("hybrid-learned", embedder=emb),
         {"dataset": "mini", "ref_window": 0, "rocchio_docs": 0},
     )  # fmt: skip
     assert set(two.answers.extra["fit"]["grid"]) == {f"rrf k={k}" for k in RRF_K_GRID} | {
@@ -267,13 +271,13 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     assert [i["ranker"] for i in two.answers.params["inputs"]] == ["bm25", "dense"]
     for opt in ("ref_window", "rocchio_docs"):
         with pytest.raises(InputError, match=f"--{opt.replace('_', '-')} must be >= 0"):
-            run_task(task, graph, AnswerSource.ranker("hybrid-learned", embedder=emb),
+            run_task(task, mini, AnswerSource.ranker("hybrid-learned", embedder=emb),
                      {"dataset": "mini", opt: -1})  # fmt: skip
     assert [i.data["qid"] for i in test.instances] == ["q1", "q2", "q3"]
     # fitted and scored on dev: the run's nDCG@10 is the fit's own figure for that weight
     dev = run_task(
         task,
-        graph,
+        mini,
         AnswerSource.ranker("hybrid-learned", embedder=emb),
         {"dataset": "mini", "split": "dev"},
     )
@@ -282,7 +286,7 @@ def test_hybrid_learned_fits_its_weight_on_dev(graph: FalkorDBStore) -> None:
     with pytest.raises(InputError, match=r"qrels/train\.tsv or pick another split"):
         run_task(
             task,
-            graph,
+            mini,
             AnswerSource.ranker("hybrid-learned", embedder=emb),
             {"dataset": "mini", "fit_split": "train"},
         )
@@ -295,8 +299,8 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
     from _fakes import HashEmbedder
 
     from scholarkg.benchmark.rankers.bm25 import BM25Ranker
-    from scholarkg.benchmark.tasks.citerec.querytext import citation_query, weigh_ref_window
-    from scholarkg.benchmark.tasks.citerec.retrieval import build_text_ranker
+    from scholarkg.benchmark.tasks.retrieval.querytext import citation_query, weigh_ref_window
+    from scholarkg.benchmark.tasks.retrieval.task import build_text_ranker
 
     ids = ["a", "b", "c"]
     texts = ["lattice protein folding", "theorem proving with lattices", "graph citation networks"]
@@ -321,17 +325,16 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
     assert [r.name for r in plain.rankers] == ["bm25", "dense"]  # type: ignore[attr-defined]
 
 
-def test_fusion_depth_is_what_each_ranker_contributes(graph: FalkorDBStore) -> None:
+def test_fusion_depth_is_what_each_ranker_contributes(mini: RecordingStore) -> None:
     """``--fusion-depth N`` changes the hybrid run at the default ``--depth 1000`` (it was a
     no-op: the fusion took max(N, depth + 1)), and the record shows the fusion depth."""
     from _fakes import HashEmbedder
 
-    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     task = load_task("retrieval")
     emb = HashEmbedder()
-    default = run_task(task, graph, AnswerSource.ranker("hybrid", embedder=emb),
+    default = run_task(task, mini, AnswerSource.ranker("hybrid", embedder=emb),
                        {"dataset": "mini"})  # fmt: skip
-    shallow = run_task(task, graph, AnswerSource.ranker("hybrid", embedder=emb),
+    shallow = run_task(task, mini, AnswerSource.ranker("hybrid", embedder=emb),
                        {"dataset": "mini", "fusion_depth": 1})  # fmt: skip
     assert default.answers.params["fusion_depth"] == 100  # chosen on real dev queries
     assert shallow.answers.params["fusion_depth"] == 1
@@ -342,13 +345,12 @@ def test_fusion_depth_is_what_each_ranker_contributes(graph: FalkorDBStore) -> N
     assert any(len(r) > 2 for r in default.answers.by_instance.values())
     assert shallow.answers.by_instance != default.answers.by_instance
     with pytest.raises(InputError, match="--fusion-depth must be >= 1"):
-        run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini", "fusion_depth": 0})
+        run_task(task, mini, AnswerSource.ranker("bm25"), {"dataset": "mini", "fusion_depth": 0})
 
 
-def test_a_split_that_was_not_loaded_names_the_loaded_ones(graph: FalkorDBStore) -> None:
-    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+def test_a_split_that_was_not_loaded_names_the_loaded_ones(mini: RecordingStore) -> None:
     with pytest.raises(InputError) as err:
-        run_task(load_task("retrieval"), graph, AnswerSource.ranker("bm25"),
+        run_task(load_task("retrieval"), mini, AnswerSource.ranker("bm25"),
                  {"dataset": "mini", "split": "train"})  # fmt: skip
     text = str(err.value)
     assert "no queries judged in split 'train'" in text
@@ -356,14 +358,13 @@ def test_a_split_that_was_not_loaded_names_the_loaded_ones(graph: FalkorDBStore)
 
 
 def test_relevance_threshold_and_the_warning_for_queries_without_relevant_documents(
-    graph: FalkorDBStore,
+    mini: RecordingStore,
 ) -> None:
     """At threshold 2 only q1's d1 (grade 2) is relevant: q2 and q3 have none, the run says
     so, and the binary metrics count d1 alone (nDCG uses the grades either way)."""
-    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     task = load_task("retrieval")
-    one = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"})
-    two = run_task(task, graph, AnswerSource.ranker("bm25"),
+    one = run_task(task, mini, AnswerSource.ranker("bm25"), {"dataset": "mini"})
+    two = run_task(task, mini, AnswerSource.ranker("bm25"),
                    {"dataset": "mini", "relevance_threshold": 2})  # fmt: skip
     assert one.result.notes == []
     assert len(two.result.notes) == 1
@@ -379,3 +380,34 @@ def test_relevance_threshold_and_the_warning_for_queries_without_relevant_docume
     assert per["q1"]["nDCG@10"] == pytest.approx(
         {by_qid[k]: v for k, v in one.result.per_instance.items()}["q1"]["nDCG@10"]
     )
+
+
+def test_the_recording_double_answers_as_the_loaded_graph(graph: FalkorDBStore) -> None:
+    """The unit tests above run on ``beir_recording_store``: its rows for the task's four
+    named queries are the live graph's after ``load beir`` (qrels compared as sets: Cypher's
+    ``collect`` has no order)."""
+    from _beir_double import beir_recording_store
+
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    double = beir_recording_store()
+    coll = {"collection": "collection:beir:mini", "source": "beir:mini"}
+    asks = [
+        ("retrieval/collection_info", {"collection": coll["collection"]}),
+        ("retrieval/collection_info", {"collection": "collection:beir:nope"}),
+        ("retrieval/beir_splits", coll),
+        ("retrieval/beir_queries", {**coll, "split": "test"}),
+        ("retrieval/beir_queries", {**coll, "split": "dev"}),
+        ("retrieval/collection_docs", {"collection": coll["collection"], "skip": 0, "limit": 5}),
+        ("retrieval/collection_docs", {"collection": coll["collection"], "skip": 5, "limit": 5}),
+    ]
+
+    def canonical(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [
+            {k: sorted(map(str, v)) if isinstance(v, list) else v for k, v in r.items()}
+            for r in rows
+        ]
+
+    for name, params in asks:
+        live = graph.run_named(name, params)
+        assert canonical(live) == canonical(double.run_named(name, params)), (name, params)
+    assert double.asked() == [name for name, _ in asks]
