@@ -186,6 +186,10 @@ class Paper(NodeRecord):
     #: scheme-prefixed ids of this work that do not fit the slots above (a second DOI) and
     #: the primary ids of Papers merged into this one (``loaders/identity.py``)
     alt_ids: list[str] | None = None
+    #: a benchmark family's loader wrote a record with this id: the id the family's tasks
+    #: look the work up by, so identity resolution keeps it as the node's key and never
+    #: merges it away (``loaders/identity.py``)
+    family_key: bool | None = None
     # -- what the open catalogues add (OpenAlex, Crossref)
     work_type: str | None = None
     language: str | None = None
@@ -272,6 +276,11 @@ class Authorship(EdgeRecord):
     #: the institutions the work lists for this author (OpenAlex ``authorships``)
     institutions: list[str] | None = None
     raw_name: str | None = None
+    #: set by the open-catalogue loaders: which source's author list holds this edge, so
+    #: re-loading a record replaces *that* source's authorships (``loaders/identity.py``)
+    from_openalex: bool | None = None
+    from_arxiv: bool | None = None
+    from_crossref: bool | None = None
 
 
 class Citation(EdgeRecord):
