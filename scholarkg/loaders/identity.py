@@ -291,7 +291,10 @@ class IdentityResolver:
             self._run_deferred(final=False)
         papers = [r for _, recs in groups for r in recs if isinstance(r, Paper)]
         rec_keys = [slot_keys(p.__dict__) | {p.id} for p in papers]
-        found = self._lookup(set().union(*rec_keys) if rec_keys else set())
+        if self.family:
+            found = self._lookup_others(papers)
+        else:
+            found = self._lookup(set().union(*rec_keys) if rec_keys else set())
         uf = _UnionFind()
         stored: dict[str, dict[str, Any]] = {}
         for key, row in found:
@@ -430,6 +433,28 @@ class IdentityResolver:
         if not keys:
             return []
         rows = self.store.run_named("identity/lookup_papers", params)
+        return [(str(r["key"]), r) for r in rows]
+
+    def _lookup_others(self, papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
+        """Family mode: the stored Papers, other than each record's own node, that share one
+        of its id slots (``identity/lookup_family_papers``). A family record keeps its id, so
+        its own node needs no lookup, and leaving it out on the server keeps the answer small
+        when a family's files are loaded again (every record would find its own node)."""
+        params: dict[str, set[tuple[Any, str]]] = {name: set() for name in _PARAMS.values()}
+        for p in papers:
+            for slot, name in _PARAMS.items():
+                value = getattr(p, slot)
+                if value not in (None, ""):
+                    params[name].add((value, p.id))
+        if not any(params.values()):
+            return []
+        rows = self.store.run_named(
+            "identity/lookup_family_papers",
+            {
+                name: [{"v": v, "own": own} for v, own in sorted(pairs)]
+                for name, pairs in params.items()
+            },
+        )
         return [(str(r["key"]), r) for r in rows]
 
     def _slots(

@@ -34,7 +34,7 @@ from scholarkg.synthetic.citerec_corpus import CiterecWorld, generate, write_wor
 ARXIV = [f"2001.{i:05d}" for i in range(1, 7)]
 #: S2 papers given a DOI (and no arXiv id): S2 keys them doi:…
 DOIS = {1003: "10.5555/s2.1003", 1005: "10.5555/s2.1005"}
-BATCH = 7  # small: the loads span several chunks, so merges wait for their nodes' flush
+BATCH = 16  # small: the loads span several chunks, so merges wait for their nodes' flush
 
 
 def world_files(tmp: Path) -> tuple[CiterecWorld, dict[str, Path]]:
