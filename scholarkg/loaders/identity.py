@@ -26,7 +26,9 @@ The rules (docs/decisions.md, "One Paper per work"):
   loser is deleted; each merge is logged and counted. Two *family-keyed* nodes are never
   merged (that would break one family's lookups): they are kept apart and reported;
 * a slot value that contradicts the stored one (a second DOI) is not overwritten: it is kept
-  in ``alt_ids`` (not used for matching: no index on lists on both backends);
+  in ``alt_ids``; every alternative id (those, merged-away and retired ids) is also a
+  ``PaperAlias`` node with ``ALIAS_OF`` to the Paper, which the lookup matches (a list
+  property has no index on both backends, a node's unique id does);
 * *kept current*: a catalogue record that states a work's whole reference list (an OpenAlex
   work with ``referenced_works``, a Crossref item with ``reference``) or author list marks
   those edges (``CITES``/``AUTHORED_BY`` ``from_openalex`` / ``from_arxiv`` /
@@ -49,7 +51,7 @@ from typing import Any, Literal
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper
+from scholarkg.schema.records import AliasOf, EdgeRecord, NodeRecord, Paper, PaperAlias
 from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -440,12 +442,15 @@ class IdentityResolver:
         of its id slots (``identity/lookup_family_papers``). A family record keeps its id, so
         its own node needs no lookup, and leaving it out on the server keeps the answer small
         when a family's files are loaded again (every record would find its own node)."""
-        params: dict[str, set[tuple[Any, str]]] = {name: set() for name in _PARAMS.values()}
+        params: dict[str, set[tuple[Any, str]]] = {
+            name: set() for name in (*_PARAMS.values(), "alias")
+        }
         for p in papers:
             for slot, name in _PARAMS.items():
                 value = getattr(p, slot)
                 if value not in (None, ""):
                     params[name].add((value, p.id))
+            params["alias"] |= {(key, p.id) for key in slot_keys(p.__dict__) | {p.id}}
         if not any(params.values()):
             return []
         rows = self.store.run_named(
@@ -493,7 +498,9 @@ class IdentityResolver:
                 if _is_stub(rec) and (target in self._stored or target in self._written):
                     continue  # the node exists (or is written in this chunk): nothing to add
                 self._written.add(target)
-                out.append(self._rewrite_paper(rec, mapping, slots))
+                paper = self._rewrite_paper(rec, mapping, slots)
+                out.append(paper)
+                out += alias_records(target, getattr(paper, "alt_ids", None) or ())
             elif isinstance(rec, EdgeRecord):
                 update = {}
                 if rec.START == "Paper" and rec.start in mapping:
@@ -542,6 +549,25 @@ class IdentityResolver:
         return rec.model_copy(update=update) if update else rec
 
 
+def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
+    """A ``PaperAlias`` node and its ``ALIAS_OF`` edge per alternative id of ``paper_id``, so
+    a later record carrying that id finds the Paper (``identity/lookup_papers``)."""
+    out: list[AnyRecord] = []
+    for alt in sorted(set(alt_ids) - {paper_id}):
+        out.append(PaperAlias(id=alt))
+        out.append(AliasOf(start=alt, end=paper_id))
+    return out
+
+
+def _write_aliases(store: GraphStore, paper_id: str, alt_ids: Iterable[str]) -> None:
+    recs = alias_records(paper_id, alt_ids)
+    nodes = [r.row() for r in recs if isinstance(r, PaperAlias)]
+    if nodes:
+        store.merge_nodes("PaperAlias", nodes)
+        edges = [{"start": r["id"], "end": paper_id, "props": {}} for r in nodes]
+        store.merge_relationships("ALIAS_OF", "PaperAlias", "Paper", edges)
+
+
 # --------------------------------------------------------------------------- merging
 
 
@@ -569,6 +595,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             update[name] = value
     update["alt_ids"] = sorted(alt)
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
+    _write_aliases(store, survivor, alt)
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in store.run_named("identity/paper_relationships", {"id": loser}):
@@ -634,6 +661,7 @@ def retire_ids(
                     "identity/set_paper_properties",
                     {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
                 )
+                _write_aliases(store, a, [f"openalex:{old}"])
                 found[f"openalex:{new}"] = a
             n += 1
         return n

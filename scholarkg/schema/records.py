@@ -244,6 +244,21 @@ class Paper(NodeRecord):
         return value
 
 
+class PaperAlias(NodeRecord):
+    """An id of a Paper that no id slot holds (a second DOI, a merged-away primary id, an
+    OpenAlex id retired by ``merged_ids``): ``id`` is the scheme-prefixed id (``doi:10.1/x``).
+    A node of its own, with ``ALIAS_OF`` to the Paper, because a unique id index finds it on
+    both backends, where an indexed list property could not (``loaders/identity.py``)."""
+
+    LABEL: ClassVar[str] = "PaperAlias"
+
+
+class AliasOf(EdgeRecord):
+    TYPE: ClassVar[str] = "ALIAS_OF"
+    START: ClassVar[str] = "PaperAlias"
+    END: ClassVar[str] = "Paper"
+
+
 class Author(NodeRecord):
     LABEL: ClassVar[str] = "Author"
     name: str

@@ -312,3 +312,52 @@ def test_a_trimmed_record_removes_nothing(
     load(any_store, settings, page, openalex.read_works, "page")
     assert authorships(any_store) == before
     assert any_store.run(f"MATCH (p:Paper {{doi: '10.1000/j1'}}) {props}") == stored
+
+
+def test_ids_no_slot_holds_still_find_their_paper(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A second DOI (arXiv lists two) and an OpenAlex id retired by merged_ids are kept as
+    PaperAlias nodes: a later record carrying one lands on the Paper, not on a new node."""
+    import gzip
+
+    from scholarkg.loaders.identity import retire_ids
+
+    any_store.apply_schema()
+    two_dois = dict(arxiv_record(1), doi="10.1000/j1 10.1000/J1B")
+    load(
+        any_store,
+        settings,
+        write_arxiv(tmp_path / "ax.json", [two_dois]),
+        arxiv.read_snapshot,
+        "ax",
+    )
+    path, read = write_sources(tmp_path)["openalex"]
+    resolver = load(any_store, settings, path, read, "oa")
+    merged = tmp_path / "merged" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n2024-06-01,W9,W3\n")
+    assert retire_ids(any_store, openalex.read_merged_ids(merged), resolver) == 1
+    # Crossref by the second DOI, and a new OpenAlex work citing the retired W9
+    item = dict(crossref_item(1), DOI="10.1000/j1b", reference=[])
+    load(
+        any_store, settings, write_crossref(tmp_path / "cr.json", [item]), crossref.read_works, "cr"
+    )
+    w5 = openalex_work(
+        2, id="https://openalex.org/W5", doi=None, ids={}, title="Citing a retired id",
+        referenced_works=["https://openalex.org/W9"],
+    )  # fmt: skip
+    part = write_openalex(tmp_path / "oa5", [w5], date="2024-07-01")
+    load(any_store, settings, part, openalex.read_works, "oa5")
+    papers, cites, by_name = graph_view(any_store)
+    assert papers == ["W1", "W2", "W3", "W5"]  # no doi:10.1000/j1b, no W9 again
+    assert ("W5", "W3", ("oa",)) in cites
+    assert by_name["W1"]["id"] == "arxiv:2401.00001"
+    aliases = any_store.run(
+        "MATCH (a:PaperAlias)-[:ALIAS_OF]->(p:Paper) RETURN a.id AS alias, p.id AS paper"
+    )
+    assert {(r["alias"], r["paper"]) for r in aliases} >= {
+        ("doi:10.1000/j1b", "arxiv:2401.00001"),
+        ("openalex:W9", by_name["W3"]["id"]),
+    }
