@@ -159,7 +159,13 @@ def _incremental(snapshot: str, backend: str, out: Any) -> None:
         store.apply_schema()
         resolver = IdentityResolver(store, chunk=2_000)
         steps = [
-            Step("w", f, "bench-openalex", lambda f=f: resolver.resolve(openalex.read_works(f)))
+            Step(
+                "w",
+                f,
+                "bench-openalex",
+                lambda f=f: resolver.resolve(openalex.read_works(f)),
+                family=False,
+            )
             for f in works
         ]
         summary = run_steps(store, steps, settings=cfg, batch_size=2_000)

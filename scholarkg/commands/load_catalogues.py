@@ -60,7 +60,7 @@ def run_catalogue_load(
         store.apply_schema()
         resolver = IdentityResolver(store, chunk=batch_size)
         steps = [
-            Step(kind, f, kind, lambda f=f: resolver.resolve(read(f)))  # type: ignore[misc]  # default binds the loop variable
+            Step(kind, f, kind, lambda f=f: resolver.resolve(read(f)), family=False)  # type: ignore[misc]  # default binds the loop variable
             for f in files
         ]
         try:

@@ -21,7 +21,7 @@ from typing import Any
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
-from scholarkg.loaders.identity import ReferenceList, SourceGroup
+from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Paper
 from scholarkg.textio import CUT_LINE, iter_jsonl
@@ -74,7 +74,7 @@ def _authors(obj: dict[str, Any], path: Path, line: int) -> list[str]:
     return names
 
 
-def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | ReferenceList]:
+def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedMark]:
     raw_id = obj.get("id")
     arxiv = ids.normalize_arxiv_id(str(raw_id)) if isinstance(raw_id, str | int | float) else None
     if arxiv is None:
@@ -102,12 +102,17 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
             url=f"https://arxiv.org/abs/{arxiv}",
             source="arxiv",
         )
-        out: list[AnyRecord | ReferenceList] = [paper]
-        edges: list[AnyRecord | ReferenceList] = []
+        out: list[AnyRecord | StatedMark] = [paper]
+        edges: list[AnyRecord | StatedMark] = []
         for position, name in enumerate(_authors(obj, path, line)):
             author = Author(name=name)
             out.append(author)
-            edges.append(Authorship(start=paper.id, end=author.id, position=position))
+            edges.append(
+                Authorship(start=paper.id, end=author.id, position=position, from_arxiv=True)
+            )
+        edges.append(StatedList(paper.id, "arxiv", "AUTHORED_BY"))  # the whole author list
+        if "categories" in obj:  # arXiv states every line's categories
+            edges.append(StatedFields(paper.id, frozenset({"categories"})))
     return out + edges
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
-from scholarkg.loaders.identity import ReferenceList, SourceGroup
+from scholarkg.loaders.identity import SourceGroup, StatedList
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import PublishedIn
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
@@ -58,7 +58,7 @@ def _date(item: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | ReferenceList]:
+def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedList]:
     raw_doi = item.get("DOI")
     doi = ids.normalize_doi(raw_doi) if isinstance(raw_doi, str) else None
     if doi is None:
@@ -92,8 +92,8 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             url=f"https://doi.org/{doi}",
             source="crossref",
         )
-        nodes: list[AnyRecord | ReferenceList] = [paper]
-        edges: list[AnyRecord | ReferenceList] = []
+        nodes: list[AnyRecord | StatedList] = [paper]
+        edges: list[AnyRecord | StatedList] = []
         for position, a in enumerate(authors):
             if not isinstance(a, dict):
                 raise InputError("expected an author object", path=path, line=line, field="author")
@@ -105,7 +105,10 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             orcid = a.get("ORCID")
             author = Author(name=name, orcid=orcid if isinstance(orcid, str) and orcid else None)
             nodes.append(author)
-            edges.append(Authorship(start=paper.id, end=author.id, position=position))
+            edges.append(
+                Authorship(start=paper.id, end=author.id, position=position, from_crossref=True)
+            )
+        edges.append(StatedList(paper.id, "crossref", "AUTHORED_BY"))  # the whole author list
         if paper.venue:
             venue = Venue(name=paper.venue)
             nodes.append(venue)
@@ -129,7 +132,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             nodes.append(stub)
             edges.append(Citation.model_construct(start=paper.id, end=stub.id, from_crossref=True))
         if refs is not None:
-            edges.append(ReferenceList(paper.id, "crossref"))
+            edges.append(StatedList(paper.id, "crossref"))
     return nodes + edges
 
 

@@ -1,5 +1,5 @@
-"""One Paper per work, whatever source named it first: identity resolution for the loaders of
-the open catalogues (OpenAlex, arXiv, Crossref).
+"""One Paper per work, whatever source named it first: identity resolution for every loader
+(the open catalogues OpenAlex, arXiv and Crossref, and the benchmark families).
 
 Why: ``schema/ids.paper_id`` picks *one* id by priority, so a work read from arXiv (arXiv id +
 DOI → ``arxiv:…``) and from OpenAlex (DOI only → ``doi:…``) would become two nodes. Real
@@ -8,28 +8,38 @@ does) is keep one stable key per work and an index from every external id to it.
 
 The rules (docs/decisions.md, "One Paper per work"):
 
-* a Paper keeps the ``id`` it was created with (the benchmark families' ids keep working);
-  every other identifier is an indexed *slot* property (``arxiv_id``, ``doi``, ``corpus_id``,
+* every identifier is an indexed *slot* property (``arxiv_id``, ``doi``, ``corpus_id``,
   ``openalex_id``, ``mag_id``, ``pmid``, ``pmcid``, ``s2_paper_id``);
 * before a chunk of source records is written, every id its Papers carry (the work's own and
   those of the works it cites) is looked up in one batched query (``identity/lookup_papers``),
-  and records that share any id with each other or with a stored Paper are rewritten to that
-  Paper's ``id`` (a union-find over the ids in the chunk);
-* a record that joins two stored Papers merges them: the survivor is the one whose id ranks
-  first by ``paper_id``'s priority (arXiv > DOI > S2 > OpenAlex > title hash), it receives the
-  other's relationships (re-MERGEd through the store's own batch writer, so keyed types keep
-  one relationship per key), the properties it lacks, its ids (a slot it already fills with a
-  different value goes to ``alt_ids``, with the merged-away primary id), and the other is
-  deleted; each merge is logged and counted;
+  and a union-find over the ids groups the records and stored Papers of each work;
+* **the key**: a benchmark family's record (``loaders/steps.run_steps`` resolves every
+  family step, :class:`IdentityResolver` with ``family=True``) keeps its own id, because the
+  family's tasks look the work up and score by it; its node is marked ``family_key``, and a
+  stored Paper of the same work that no family keys (an open catalogue made it) is merged into
+  it. A catalogue record lands on the work's stored node (a family-keyed one first, else the
+  one whose id ranks first by ``paper_id``'s priority), else on the best id among its records;
+* a record that joins two stored Papers merges them: the loser's relationships are re-MERGEd
+  onto the survivor through the store's own batch writer (keyed types keep one relationship
+  per key), the survivor gets the properties it lacks and the loser's ids (a slot it already
+  fills with a different value goes to ``alt_ids``, with the merged-away primary id), and the
+  loser is deleted; each merge is logged and counted. Two *family-keyed* nodes are never
+  merged (that would break one family's lookups): they are kept apart and reported;
 * a slot value that contradicts the stored one (a second DOI) is not overwritten: it is kept
-  in ``alt_ids`` (not used for matching: no index on lists on both backends);
-* *kept current*: a source that states a work's whole reference list (an OpenAlex work with
-  ``referenced_works``, a Crossref item with ``reference``) marks its CITES edges
-  (``from_openalex`` / ``from_crossref``); re-reading the work drops its mark from edges it no
-  longer lists and deletes an edge nobody else asserted (``identity/prune_*_references``).
+  in ``alt_ids``; every alternative id (those, merged-away and retired ids) is also a
+  ``PaperAlias`` node with ``ALIAS_OF`` to the Paper, which the lookup matches (a list
+  property has no index on both backends, a node's unique id does);
+* *kept current*: a catalogue record that states a work's whole reference list (an OpenAlex
+  work with ``referenced_works``, a Crossref item with ``reference``) or author list marks
+  those edges (``CITES``/``AUTHORED_BY`` ``from_openalex`` / ``from_arxiv`` /
+  ``from_crossref``); re-reading the work takes its mark off the edges it no longer lists and
+  deletes an edge nobody else asserts (``identity/prune_*``, :class:`StatedList`); the
+  properties only that source gives (:class:`StatedFields`, e.g. OpenAlex's open-access
+  status) that the new record lacks are removed.
 
 Memory is bounded by the chunk (the ids of one chunk and of the previous one, whose records may
-still sit in the writer's buffer when the next chunk is looked up).
+still sit in the writer's buffer when the next chunk is looked up), plus the merges waiting for
+their nodes' flush.
 """
 
 from __future__ import annotations
@@ -39,8 +49,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper
+from scholarkg.schema.records import AliasOf, EdgeRecord, NodeRecord, Paper, PaperAlias
 from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -71,7 +82,7 @@ _PARAMS = {
 #: primary id schemes by priority (``schema/ids.paper_id``); anything else ranks last
 _RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
 
-Source = Literal["openalex", "crossref"]
+Source = Literal["openalex", "arxiv", "crossref"]
 
 
 def id_rank(paper_id: str) -> tuple[int, str]:
@@ -84,19 +95,38 @@ def slot_keys(values: dict[str, Any]) -> set[str]:
     return {f"{SLOTS[s]}:{values[s]}" for s in SLOTS if values.get(s) not in (None, "")}
 
 
+#: the relationship types whose whole list a source states per work, and the name of that
+#: list in the named queries (``identity/prune_<source>_<list>``)
+_LISTS = {"CITES": "references", "AUTHORED_BY": "authorships"}
+
+
 @dataclass(frozen=True)
-class ReferenceList:
+class StatedList:
     """Marker a reader puts in a group: ``paper`` (a Paper record id in the group) is the work
-    whose *whole* reference list ``source`` states in this group's CITES records, so CITES
-    edges that source asserted before and no longer lists are dropped. Not stored; the
-    resolver consumes it."""
+    whose *whole* list of ``rel`` edges (its references, ``CITES``, or its authors,
+    ``AUTHORED_BY``) ``source`` states in this group's records, so edges of that type that
+    source asserted before and no longer lists are dropped (the edge itself only when no
+    other source asserts it). Not stored; the resolver consumes it."""
 
     paper: str
     source: Source
+    rel: Literal["CITES", "AUTHORED_BY"] = "CITES"
 
 
+@dataclass(frozen=True)
+class StatedFields:
+    """Marker a reader puts in a group: the source record of Paper ``paper`` states the
+    properties ``names`` (properties only that source gives, e.g. OpenAlex's open-access
+    status): one the record has no value for is removed from the stored node, so a reload
+    equals a fresh load of the new record. Not stored; the resolver consumes it."""
+
+    paper: str
+    names: frozenset[str]
+
+
+StatedMark = StatedList | StatedFields
 #: what the readers of the open catalogues yield per source record
-SourceGroup = tuple[int, Sequence[AnyRecord | ReferenceList]]
+SourceGroup = tuple[int, Sequence[AnyRecord | StatedMark]]
 
 
 @dataclass
@@ -107,6 +137,9 @@ class IdentityReport:
     merges: list[tuple[str, str]] = field(default_factory=list)
     conflicts: int = 0
     pruned: int = 0
+    pruned_authorships: int = 0
+    #: (id, id): two benchmark families key one work differently; both nodes are kept
+    kept_apart: list[tuple[str, str]] = field(default_factory=list)
 
     def notes(self) -> list[str]:
         out = []
@@ -123,6 +156,17 @@ class IdentityReport:
             )
         if self.pruned:
             out.append(f"{self.pruned:,} CITES edge(s) dropped: no longer in their source's list")
+        if self.pruned_authorships:
+            out.append(
+                f"{self.pruned_authorships:,} AUTHORED_BY edge(s) dropped: no longer in their "
+                "source's author list"
+            )
+        if self.kept_apart:
+            shown = ", ".join(f"{a} / {b}" for a, b in self.kept_apart[:5])
+            out.append(
+                f"{len(self.kept_apart):,} work(s) keyed differently by two benchmark families "
+                f"kept as two Papers (each family finds its own): {shown}"
+            )
         return out
 
 
@@ -159,18 +203,29 @@ class IdentityResolver:
 
     Use :meth:`resolve` around a reader's groups, then call :meth:`finish` after the load's
     last flush (it runs merges that had to wait for records still in the writer's buffer).
-    ``chunk`` must not exceed the load's batch size (``run_resumable`` flushes at least every
-    ``batch_size`` groups, so when chunk *k+1* is looked up, chunk *k-1* is in the store).
+    ``chunk`` must equal the load's batch size: ``run_resumable`` flushes at least every
+    ``batch_size`` groups, so when chunk *k+2* is looked up, chunk *k* is in the store; a merge
+    found in chunk *k* whose node may be unwritten waits until then (or :meth:`finish`).
+
+    ``family=True`` is the mode of the benchmark families' loaders (``loaders/steps``): a
+    family record keeps its own id, because the family's tasks look the work up by it and
+    score against it; a stored Paper of the same work that no family keys (one an open
+    catalogue created) is merged *into* the record's node, and every node the record writes
+    is marked ``family_key``. In the catalogues' mode a record lands on a family-keyed node
+    first. Two families that key one work differently keep two nodes (merging would break one
+    family's lookups); the summary names them.
     """
 
-    def __init__(self, store: GraphStore, *, chunk: int = 5_000) -> None:
+    def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
         self.chunk = chunk
+        self.family = family
         self.report = IdentityReport()
         #: key → Paper id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
-        #: merges whose loser may still be unwritten: run at the next chunk or :meth:`finish`
-        self._deferred: list[tuple[str, str]] = []
+        #: (chunk number, loser, survivor): merges whose nodes may still be unwritten
+        self._deferred: list[tuple[int, str, str]] = []
+        self._chunk_no = 0
         #: per chunk: Paper ids already in the store, and those a record of the chunk writes
         #: (a reference's stub to either adds nothing, so it is not sent)
         self._stored: set[str] = set()
@@ -178,8 +233,20 @@ class IdentityResolver:
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
+        """``groups`` resolved a chunk at a time. A bad record (``InputError`` from the
+        reader) first lets the groups read before it through, so they are stored and the
+        load can resume after them, as without resolution."""
         buf: list[SourceGroup] = []
-        for group in groups:
+        source = iter(groups)
+        while True:
+            try:
+                group = next(source, None)
+            except InputError:
+                if buf:
+                    yield from self._resolve_chunk(buf)
+                raise
+            if group is None:
+                break
             buf.append(group)
             if len(buf) >= self.chunk:
                 yield from self._resolve_chunk(buf)
@@ -189,8 +256,7 @@ class IdentityResolver:
 
     def finish(self) -> None:
         """Run the merges deferred until every record of the load is written."""
-        pending, self._deferred = self._deferred, []
-        self.merge(pending)
+        self._run_deferred(final=True)
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
@@ -198,13 +264,39 @@ class IdentityResolver:
             if loser != survivor and merge_papers(self.store, loser, survivor):
                 self.report.merges.append((loser, survivor))
 
+    def _run_deferred(self, *, final: bool) -> None:
+        due = [d for d in self._deferred if final or d[0] <= self._chunk_no - 2]
+        if not due:
+            return
+        self._deferred = [d for d in self._deferred if d not in due]
+        for number, loser, survivor in due:
+            if loser == survivor:
+                continue
+            if merge_papers(self.store, loser, survivor):
+                self.report.merges.append((loser, survivor))
+            elif not final:  # a resumed load may flush later than usual: try again at the end
+                self._deferred.append((number, loser, survivor))
+
+    def _defer(self, loser: str, survivor: str) -> None:
+        self._deferred.append((self._chunk_no, loser, survivor))
+
+    def _keep_apart(self, a: str, b: str) -> None:
+        pair = (min(a, b), max(a, b))
+        if pair not in self.report.kept_apart:
+            self.report.kept_apart.append(pair)
+            log.warning("two benchmark families key one work differently: %s and %s", *pair)
+
     # -- one chunk -----------------------------------------------------------------------
     def _resolve_chunk(self, groups: list[SourceGroup]) -> list[Group]:
-        if self._deferred:  # chunk k-1 is flushed by now (see the class doc)
-            self.finish()
+        self._chunk_no += 1
+        if self._deferred:
+            self._run_deferred(final=False)
         papers = [r for _, recs in groups for r in recs if isinstance(r, Paper)]
         rec_keys = [slot_keys(p.__dict__) | {p.id} for p in papers]
-        found = self._lookup(set().union(*rec_keys) if rec_keys else set())
+        if self.family:
+            found = self._lookup_others(papers)
+        else:
+            found = self._lookup(set().union(*rec_keys) if rec_keys else set())
         uf = _UnionFind()
         stored: dict[str, dict[str, Any]] = {}
         for key, row in found:
@@ -215,6 +307,8 @@ class IdentityResolver:
             first = next(iter(keys))
             for k in keys:
                 uf.union(first, k)
+                if self.family:
+                    continue  # a family record keeps its id: nothing to land on
                 if (prev := self._recent.get(k)) is not None and prev not in stored:
                     pseudo.add(prev)
                     uf.union(k, _node(prev))
@@ -222,6 +316,67 @@ class IdentityResolver:
         nodes: dict[str, set[str]] = {}
         for pid in (*stored, *pseudo):
             nodes.setdefault(uf.find(_node(pid)), set()).add(pid)
+        if self.family:
+            mapping = self._family_targets(papers, uf, nodes, stored)
+        else:
+            mapping = self._catalogue_targets(papers, uf, nodes, stored)
+        self._written = set()
+        slots = {} if self.family else self._slots(stored, papers, mapping)
+        self._recent = {
+            k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
+        }
+        out: list[Group] = []
+        lists: dict[tuple[Source, str], list[dict[str, Any]]] = {}
+        cleared: list[dict[str, Any]] = []
+        for number, recs in groups:
+            out.append((number, self._rewrite(recs, mapping, slots, lists, cleared)))
+        self._apply_lists(lists)
+        if cleared:
+            self.store.run_named("identity/set_paper_properties", {"rows": cleared})
+        return out
+
+    def _family_targets(
+        self,
+        papers: list[Paper],
+        uf: _UnionFind,
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> dict[str, str]:
+        """Family mode: every record keeps its id; per work, the catalogue-made nodes merge
+        into the record id ``paper_id`` prefers (family-keyed ones are kept apart)."""
+        best: dict[str, str] = {}
+        for p in papers:
+            root = uf.find(p.id)
+            if root not in best or id_rank(p.id) < id_rank(best[root]):
+                best[root] = p.id
+        for root, target in best.items():
+            have = nodes.get(root, set())
+            if have - {target}:
+                self.report.matched += 1
+            for n in sorted(have - {target}):
+                if stored[n].get("family_key"):
+                    if not any(uf.find(p.id) == root and p.id == n for p in papers):
+                        self._keep_apart(n, target)
+                elif target in stored:
+                    self.merge([(n, target)])
+                else:  # the record's node is written with this chunk: merge once it is
+                    self._defer(n, target)
+        self._stored = set()
+        return {p.id: p.id for p in papers}
+
+    def _catalogue_targets(
+        self,
+        papers: list[Paper],
+        uf: _UnionFind,
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> dict[str, str]:
+        """Catalogue mode: each work's records land on its stored node (a family-keyed one
+        first, then the id ``paper_id`` prefers), merging the others into it."""
+
+        def survivor_rank(n: str) -> tuple[bool, tuple[int, str]]:
+            return (not stored[n].get("family_key"), id_rank(n))
+
         final: dict[str, str] = {}  # component root → the Paper id its records get
         for p in papers:
             root = uf.find(p.id)
@@ -234,30 +389,34 @@ class IdentityResolver:
                 continue
             if root in final:
                 continue
-            real = sorted((n for n in have if n in stored), key=id_rank)
+            real = sorted((n for n in have if n in stored), key=survivor_rank)
             ordered = real or sorted(have, key=id_rank)
             final[root] = ordered[0]
             if real:
                 self.report.matched += 1
-                self.merge([(n, real[0]) for n in real[1:]])
+                for n in real[1:]:
+                    if stored[n].get("family_key"):
+                        self._keep_apart(n, real[0])
+                    else:
+                        self.merge([(n, real[0])])
             # Papers of the previous chunk may still be in the writer's buffer
-            self._deferred += [(n, ordered[0]) for n in sorted(have - set(real)) if n != ordered[0]]
-        mapping = {p.id: final[uf.find(p.id)] for p in papers}
+            for n in sorted(have - set(real)):
+                if n != ordered[0]:
+                    self._defer(n, ordered[0])
         self._stored = {final[root] for root in final if nodes.get(root)}
-        self._written = set()
-        slots = self._slots(stored, papers, mapping)
-        self._recent = {
-            k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
-        }
-        out: list[Group] = []
-        prune: dict[Source, list[dict[str, Any]]] = {}
-        for number, recs in groups:
-            out.append((number, self._rewrite(recs, mapping, slots, prune)))
-        for source, works in prune.items():
-            rows = self.store.run_named(f"identity/prune_{source}_references", {"works": works})
-            self.report.pruned += int(rows[0]["deleted"]) if rows else 0
-            self.store.run_named(f"identity/unmark_{source}_references", {"works": works})
-        return out
+        return {p.id: final[uf.find(p.id)] for p in papers}
+
+    def _apply_lists(self, lists: dict[tuple[Source, str], list[dict[str, Any]]]) -> None:
+        """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
+        for (source, rel), works in lists.items():
+            name = _LISTS[rel]
+            rows = self.store.run_named(f"identity/prune_{source}_{name}", {"works": works})
+            deleted = int(rows[0]["deleted"]) if rows else 0
+            if rel == "CITES":
+                self.report.pruned += deleted
+            else:
+                self.report.pruned_authorships += deleted
+            self.store.run_named(f"identity/unmark_{source}_{name}", {"works": works})
 
     def _lookup(self, keys: set[str]) -> list[tuple[str, dict[str, Any]]]:
         params: dict[str, list[Any]] = {name: [] for name in ("ids", *_PARAMS.values())}
@@ -278,6 +437,31 @@ class IdentityResolver:
         rows = self.store.run_named("identity/lookup_papers", params)
         return [(str(r["key"]), r) for r in rows]
 
+    def _lookup_others(self, papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
+        """Family mode: the stored Papers, other than each record's own node, that share one
+        of its id slots (``identity/lookup_family_papers``). A family record keeps its id, so
+        its own node needs no lookup, and leaving it out on the server keeps the answer small
+        when a family's files are loaded again (every record would find its own node)."""
+        params: dict[str, set[tuple[Any, str]]] = {
+            name: set() for name in (*_PARAMS.values(), "alias")
+        }
+        for p in papers:
+            for slot, name in _PARAMS.items():
+                value = getattr(p, slot)
+                if value not in (None, ""):
+                    params[name].add((value, p.id))
+            params["alias"] |= {(key, p.id) for key in slot_keys(p.__dict__) | {p.id}}
+        if not any(params.values()):
+            return []
+        rows = self.store.run_named(
+            "identity/lookup_family_papers",
+            {
+                name: [{"v": v, "own": own} for v, own in sorted(pairs)]
+                for name, pairs in params.items()
+            },
+        )
+        return [(str(r["key"]), r) for r in rows]
+
     def _slots(
         self, stored: dict[str, dict[str, Any]], papers: list[Paper], mapping: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
@@ -295,22 +479,28 @@ class IdentityResolver:
 
     def _rewrite(
         self,
-        recs: Sequence[AnyRecord | ReferenceList],
+        recs: Sequence[AnyRecord | StatedMark],
         mapping: dict[str, str],
         slots: dict[str, dict[str, Any]],
-        prune: dict[Source, list[dict[str, Any]]],
+        lists: dict[tuple[Source, str], list[dict[str, Any]]],
+        cleared: list[dict[str, Any]],
     ) -> list[AnyRecord]:
         out: list[AnyRecord] = []
-        marks: list[ReferenceList] = []
+        marks: list[StatedMark] = []
         for rec in recs:
-            if isinstance(rec, ReferenceList):
+            if isinstance(rec, StatedList | StatedFields):
                 marks.append(rec)
             elif isinstance(rec, Paper):
                 target = mapping[rec.id]
+                if self.family:  # its key is a family's: mark it so nothing merges it away
+                    out.append(rec.model_copy(update={"family_key": True}))
+                    continue
                 if _is_stub(rec) and (target in self._stored or target in self._written):
                     continue  # the node exists (or is written in this chunk): nothing to add
                 self._written.add(target)
-                out.append(self._rewrite_paper(rec, mapping, slots))
+                paper = self._rewrite_paper(rec, mapping, slots)
+                out.append(paper)
+                out += alias_records(target, getattr(paper, "alt_ids", None) or ())
             elif isinstance(rec, EdgeRecord):
                 update = {}
                 if rec.START == "Paper" and rec.start in mapping:
@@ -322,14 +512,20 @@ class IdentityResolver:
                 out.append(rec)
         for mark in marks:
             pid = mapping.get(mark.paper, mark.paper)
-            refs = sorted(
+            if isinstance(mark, StatedFields):
+                paper = next(r for r in recs if isinstance(r, Paper) and r.id == mark.paper)
+                gone = {name: None for name in sorted(mark.names) if getattr(paper, name) is None}
+                if gone:
+                    cleared.append({"id": pid, "props": gone})
+                continue
+            ends = sorted(
                 {
                     r.end
                     for r in out
-                    if isinstance(r, EdgeRecord) and r.TYPE == "CITES" and r.start == pid
+                    if isinstance(r, EdgeRecord) and mark.rel == r.TYPE and r.start == pid
                 }
             )
-            prune.setdefault(mark.source, []).append({"id": pid, "refs": refs})
+            lists.setdefault((mark.source, mark.rel), []).append({"id": pid, "refs": ends})
         return out
 
     def _rewrite_paper(
@@ -351,6 +547,25 @@ class IdentityResolver:
         if alt != list(rec.alt_ids or []):
             update["alt_ids"] = sorted(set(alt))
         return rec.model_copy(update=update) if update else rec
+
+
+def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
+    """A ``PaperAlias`` node and its ``ALIAS_OF`` edge per alternative id of ``paper_id``, so
+    a later record carrying that id finds the Paper (``identity/lookup_papers``)."""
+    out: list[AnyRecord] = []
+    for alt in sorted(set(alt_ids) - {paper_id}):
+        out.append(PaperAlias(id=alt))
+        out.append(AliasOf(start=alt, end=paper_id))
+    return out
+
+
+def _write_aliases(store: GraphStore, paper_id: str, alt_ids: Iterable[str]) -> None:
+    recs = alias_records(paper_id, alt_ids)
+    nodes = [r.row() for r in recs if isinstance(r, PaperAlias)]
+    if nodes:
+        store.merge_nodes("PaperAlias", nodes)
+        edges = [{"start": r["id"], "end": paper_id, "props": {}} for r in nodes]
+        store.merge_relationships("ALIAS_OF", "PaperAlias", "Paper", edges)
 
 
 # --------------------------------------------------------------------------- merging
@@ -380,6 +595,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             update[name] = value
     update["alt_ids"] = sorted(alt)
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
+    _write_aliases(store, survivor, alt)
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in store.run_named("identity/paper_relationships", {"id": loser}):
@@ -445,6 +661,7 @@ def retire_ids(
                     "identity/set_paper_properties",
                     {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
                 )
+                _write_aliases(store, a, [f"openalex:{old}"])
                 found[f"openalex:{new}"] = a
             n += 1
         return n

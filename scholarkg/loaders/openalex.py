@@ -34,7 +34,7 @@ from typing import Any
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
-from scholarkg.loaders.identity import ReferenceList, SourceGroup
+from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import PublishedIn
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
@@ -400,10 +400,25 @@ _STUB = Paper.model_construct(id="openalex:W0", openalex_id="W0")
 _CITES = Citation.model_construct(start="", end="", from_openalex=True)
 
 
-def work_records(work: Work) -> list[AnyRecord | ReferenceList]:
-    """A work's records for the incremental path: nodes before the edges that need them."""
+#: the Paper properties only OpenAlex gives, per work-object field that states them: a work
+#: that has the field (even empty) and no value for a property loses the stored one on reload
+#: (a field trimmed away by the API's ``select=`` states nothing)
+OWNED_FIELDS = {
+    "open_access": ("is_oa", "oa_status", "oa_url"),
+    "topics": ("topics", "topic_scores_e4"),
+    "related_works": ("related",),
+}
+
+
+def work_records(
+    work: Work, *, stated: Iterable[str] = (), authors_known: bool = False
+) -> list[AnyRecord | StatedMark]:
+    """A work's records for the incremental path: nodes before the edges that need them.
+
+    ``stated``: the work-object fields present in the source record (see ``OWNED_FIELDS``);
+    ``authors_known``: it had ``authorships``, so that list replaces OpenAlex's stored one."""
     paper = work.paper
-    out: list[AnyRecord | ReferenceList] = [paper]
+    out: list[AnyRecord | StatedMark] = [paper]
     # stubs and their edges: ids already normalised above, so no per-reference validation
     # (20 references a work): copies of a template, ~4x cheaper than model_construct
     stubs = [
@@ -414,14 +429,25 @@ def work_records(work: Work) -> list[AnyRecord | ReferenceList]:
     if work.venue is not None:
         out.append(work.venue)
         out.append(PublishedIn(start=paper.id, end=work.venue.id))
-    out += work.authorships
+    out += [a.model_copy(update={"from_openalex": True}) for a in work.authorships]
     out += [_CITES.model_copy(update={"start": paper.id, "end": s.id}) for s in stubs]
+    if authors_known:
+        out.append(StatedList(paper.id, "openalex", "AUTHORED_BY"))
     if work.references_known:
-        out.append(ReferenceList(paper.id, "openalex"))
+        out.append(StatedList(paper.id, "openalex"))
+    owned = [name for key in stated for name in OWNED_FIELDS.get(key, ())]
+    if owned:
+        out.append(StatedFields(paper.id, frozenset(owned)))
     return out
 
 
 def read_works(path: Path) -> Iterator[SourceGroup]:
     """One group per work of an OpenAlex file (snapshot part, JSONL, or API page)."""
     for number, obj in iter_work_objects(path):
-        yield number, work_records(parse_work(obj, path=path, line=number))
+        work = parse_work(obj, path=path, line=number)
+        # the legacy ``concepts`` states topics too (the parser reads it when topics is absent)
+        stated = [k for k in OWNED_FIELDS if k in obj or (k == "topics" and "concepts" in obj)]
+        yield (
+            number,
+            work_records(work, stated=stated, authors_known=obj.get("authorships") is not None),
+        )

@@ -23,6 +23,7 @@ from scholarkg.loaders.checkpoint import (
     checkpoint_scope_prefix,
     run_resumable,
 )
+from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.schema.text import describe_cleaning
 from scholarkg.store.base import GraphCounts, GraphStore
 
@@ -35,12 +36,20 @@ StepProgress = Callable[[str, int, "int | None"], None]
 
 @dataclass
 class Step:
-    """One file to load: a label for the bar, the file, the loader kind and its groups."""
+    """One file to load: a label for the bar, the file, the loader kind and its groups.
+
+    ``family``: the groups come from a benchmark family's loader, so :func:`run_steps` routes
+    their Paper records through identity resolution in family mode (``loaders/identity.py``:
+    each record keeps the id the family's tasks know; a node an open catalogue made for the
+    same work merges into it). The open catalogues' steps resolve their own groups (one
+    resolver over all their files) and set ``family=False``.
+    """
 
     label: str
     source: Path
     kind: str
     groups: Callable[[], Iterable[Group]]
+    family: bool = True
 
 
 @dataclass
@@ -101,10 +110,12 @@ def run_steps(
                 progress(stage, n, None)
 
         stats = LoadStats(source=str(step.source))
+        resolver = IdentityResolver(store, chunk=batch_size, family=True) if step.family else None
+        groups = step.groups()
         try:
             run_resumable(
                 store,
-                step.groups(),
+                resolver.resolve(groups) if resolver is not None else groups,
                 source=step.source,
                 checkpoint=checkpoint,
                 resume=resume,
@@ -115,7 +126,13 @@ def run_steps(
         except ScholarKGError:
             summary.stopped = (step.source, checkpoint.done)
             summary.stopped_by_store = stats.write_failed
+            if resolver is not None and not stats.write_failed:
+                # bad input: what was read before it is stored, so its merges can run
+                resolver.finish()
             raise
+        if resolver is not None:
+            resolver.finish()
+            summary.notes += [f"{step.source.name}: {n}" for n in resolver.report.notes()]
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)

@@ -54,6 +54,7 @@ CORE = SchemaPart(
         {
             "Paper", "Author", "Venue", "CitationContext", "Chunk", "Section", "Repository",
             "Query", "Run", "MetricResult",
+            "PaperAlias",  # an id of a Paper no slot holds (loaders/identity.py)
         }
     ),
     rel_types=frozenset(
@@ -61,6 +62,7 @@ CORE = SchemaPart(
             "AUTHORED_BY", "IN_VENUE", "CITES", "HAS_CHUNK", "HAS_SECTION", "HAS_CODE",
             "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
             "RANKED", "ANSWERED", "SCORED", "PREDICTED",
+            "ALIAS_OF",  # PaperAlias -> Paper
         }
     ),
     lookups=(

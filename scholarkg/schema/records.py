@@ -186,6 +186,10 @@ class Paper(NodeRecord):
     #: scheme-prefixed ids of this work that do not fit the slots above (a second DOI) and
     #: the primary ids of Papers merged into this one (``loaders/identity.py``)
     alt_ids: list[str] | None = None
+    #: a benchmark family's loader wrote a record with this id: the id the family's tasks
+    #: look the work up by, so identity resolution keeps it as the node's key and never
+    #: merges it away (``loaders/identity.py``)
+    family_key: bool | None = None
     # -- what the open catalogues add (OpenAlex, Crossref)
     work_type: str | None = None
     language: str | None = None
@@ -240,6 +244,21 @@ class Paper(NodeRecord):
         return value
 
 
+class PaperAlias(NodeRecord):
+    """An id of a Paper that no id slot holds (a second DOI, a merged-away primary id, an
+    OpenAlex id retired by ``merged_ids``): ``id`` is the scheme-prefixed id (``doi:10.1/x``).
+    A node of its own, with ``ALIAS_OF`` to the Paper, because a unique id index finds it on
+    both backends, where an indexed list property could not (``loaders/identity.py``)."""
+
+    LABEL: ClassVar[str] = "PaperAlias"
+
+
+class AliasOf(EdgeRecord):
+    TYPE: ClassVar[str] = "ALIAS_OF"
+    START: ClassVar[str] = "PaperAlias"
+    END: ClassVar[str] = "Paper"
+
+
 class Author(NodeRecord):
     LABEL: ClassVar[str] = "Author"
     name: str
@@ -272,6 +291,11 @@ class Authorship(EdgeRecord):
     #: the institutions the work lists for this author (OpenAlex ``authorships``)
     institutions: list[str] | None = None
     raw_name: str | None = None
+    #: set by the open-catalogue loaders: which source's author list holds this edge, so
+    #: re-loading a record replaces *that* source's authorships (``loaders/identity.py``)
+    from_openalex: bool | None = None
+    from_arxiv: bool | None = None
+    from_crossref: bool | None = None
 
 
 class Citation(EdgeRecord):

@@ -4,6 +4,7 @@ and kept current: re-reading a record replaces what that source says."""
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ def load(
     store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str
 ) -> IdentityResolver:
     resolver = IdentityResolver(store, chunk=50)
-    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)))
+    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
     run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
     resolver.finish()
     return resolver
@@ -207,3 +208,156 @@ def test_openalex_merged_ids_retire_a_work(
     assert "W9" not in by_name
     assert ("W1", "W3", ("oa",)) in cites
     assert openalex.snapshot_files([tmp_path / "oa"])[1] == [merged]
+
+
+def authorships(store: GraphStore) -> set[tuple[str, int | None, tuple[str, ...]]]:
+    """W1's AUTHORED_BY edges: (author name, position, the sources that list it)."""
+    rows = store.run(
+        "MATCH (p:Paper {doi: '10.1000/j1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.name AS name, "
+        "r.position AS pos, r.from_openalex AS oa, r.from_arxiv AS ax, r.from_crossref AS cr"
+    )
+    return {(r["name"], r["pos"], tuple(s for s in ("oa", "ax", "cr") if r[s])) for r in rows}
+
+
+def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properties(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Re-reading a work replaces what *that* source says: its author list (edges and
+    positions) and the properties only it gives; the other sources' authorships stay."""
+    any_store.apply_schema()
+    sources = write_sources(tmp_path)
+    for name in ("openalex", "arxiv", "crossref"):
+        load(any_store, settings, *sources[name], name)
+    # Ada has an ORCID, so OpenAlex and Crossref name one Author; arXiv's are by name
+    assert authorships(any_store) == {
+        ("Ada Lovelace", 0, ("oa", "cr")),
+        ("Charles Babbage", 1, ("oa",)),
+        ("Ada Lovelace", 0, ("ax",)),
+        ("Charles Babbage", 1, ("ax",)),
+    }
+    # W1 updated upstream: Charles dropped, Grace first, Ada second; no topics, closed
+    # access; related_works trimmed away (select=): that says nothing, so `related` stays
+    ada = openalex_work(1)["authorships"][0]
+    newer = openalex_work(
+        1,
+        authorships=[
+            {"author": {"id": "https://openalex.org/A3", "display_name": "Grace Hopper"}},
+            ada,
+        ],
+        topics=[],
+        open_access={"is_oa": False},
+    )
+    del newer["related_works"]
+    part = write_openalex(tmp_path / "oa-new", [newer], date="2024-06-01")
+    resolver = load(any_store, settings, part, openalex.read_works, "oa-new")
+    assert authorships(any_store) == {
+        ("Grace Hopper", 0, ("oa",)),
+        ("Ada Lovelace", 1, ("oa", "cr")),  # OpenAlex's new position (the last word)
+        ("Ada Lovelace", 0, ("ax",)),
+        ("Charles Babbage", 1, ("ax",)),  # arXiv still lists him; OpenAlex's edge is gone
+    }
+    assert resolver.report.pruned_authorships == 1
+    rows = any_store.run(
+        "MATCH (p:Paper {doi: '10.1000/j1'}) RETURN p.topics AS topics, "
+        "p.topic_scores_e4 AS scores, p.is_oa AS is_oa, p.oa_status AS status, "
+        "p.oa_url AS url, p.related AS related, p.title AS title"
+    )
+    assert rows == [
+        {
+            "topics": None,
+            "scores": None,
+            "is_oa": False,
+            "status": None,
+            "url": None,
+            "related": ["W7"],
+            "title": "Graphs of the scholarly record",
+        }
+    ]
+    # OpenAlex dropping Ada leaves Crossref's edge, without OpenAlex's mark
+    no_ada = dict(newer, authorships=newer["authorships"][:1])
+    part2 = write_openalex(tmp_path / "oa-newer", [no_ada], date="2024-07-01")
+    load(any_store, settings, part2, openalex.read_works, "oa-newer")
+    assert ("Ada Lovelace", 1, ("cr",)) in authorships(any_store)
+    # arXiv's list is replaced the same way; the others' edges stay
+    one_author = dict(arxiv_record(1), authors_parsed=[["Babbage", "Charles", ""]])
+    ax = write_arxiv(tmp_path / "arxiv-new.json", [one_author])
+    load(any_store, settings, ax, arxiv.read_snapshot, "arxiv-new")
+    expected = {
+        ("Grace Hopper", 0, ("oa",)),
+        ("Ada Lovelace", 1, ("cr",)),
+        ("Charles Babbage", 0, ("ax",)),
+    }
+    assert authorships(any_store) == expected
+    # reloading the same records again changes nothing
+    load(any_store, settings, part2, openalex.read_works, "oa-newer-again")
+    load(any_store, settings, ax, arxiv.read_snapshot, "arxiv-new-again")
+    assert authorships(any_store) == expected
+
+
+def test_a_trimmed_record_removes_nothing(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """An API page trimmed by select= (no authorships, open_access, topics) states nothing
+    about what it lacks: the stored authorships and properties stay."""
+    any_store.apply_schema()
+    path, read = write_sources(tmp_path)["openalex"]
+    load(any_store, settings, path, read, "oa")
+    before = authorships(any_store)
+    props = "RETURN p.topics AS t, p.is_oa AS oa, p.related AS r"
+    stored = any_store.run(f"MATCH (p:Paper {{doi: '10.1000/j1'}}) {props}")
+    page = tmp_path / "page.json"
+    page.write_text(
+        json.dumps({"meta": {}, "results": [{"id": "https://openalex.org/W1", "title": "T"}]})
+    )
+    load(any_store, settings, page, openalex.read_works, "page")
+    assert authorships(any_store) == before
+    assert any_store.run(f"MATCH (p:Paper {{doi: '10.1000/j1'}}) {props}") == stored
+
+
+def test_ids_no_slot_holds_still_find_their_paper(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A second DOI (arXiv lists two) and an OpenAlex id retired by merged_ids are kept as
+    PaperAlias nodes: a later record carrying one lands on the Paper, not on a new node."""
+    import gzip
+
+    from scholarkg.loaders.identity import retire_ids
+
+    any_store.apply_schema()
+    two_dois = dict(arxiv_record(1), doi="10.1000/j1 10.1000/J1B")
+    load(
+        any_store,
+        settings,
+        write_arxiv(tmp_path / "ax.json", [two_dois]),
+        arxiv.read_snapshot,
+        "ax",
+    )
+    path, read = write_sources(tmp_path)["openalex"]
+    resolver = load(any_store, settings, path, read, "oa")
+    merged = tmp_path / "merged" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n2024-06-01,W9,W3\n")
+    assert retire_ids(any_store, openalex.read_merged_ids(merged), resolver) == 1
+    # Crossref by the second DOI, and a new OpenAlex work citing the retired W9
+    item = dict(crossref_item(1), DOI="10.1000/j1b", reference=[])
+    load(
+        any_store, settings, write_crossref(tmp_path / "cr.json", [item]), crossref.read_works, "cr"
+    )
+    w5 = openalex_work(
+        2, id="https://openalex.org/W5", doi=None, ids={}, title="Citing a retired id",
+        referenced_works=["https://openalex.org/W9"],
+    )  # fmt: skip
+    part = write_openalex(tmp_path / "oa5", [w5], date="2024-07-01")
+    load(any_store, settings, part, openalex.read_works, "oa5")
+    papers, cites, by_name = graph_view(any_store)
+    assert papers == ["W1", "W2", "W3", "W5"]  # no doi:10.1000/j1b, no W9 again
+    assert ("W5", "W3", ("oa",)) in cites
+    assert by_name["W1"]["id"] == "arxiv:2401.00001"
+    aliases = any_store.run(
+        "MATCH (a:PaperAlias)-[:ALIAS_OF]->(p:Paper) RETURN a.id AS alias, p.id AS paper"
+    )
+    assert {(r["alias"], r["paper"]) for r in aliases} >= {
+        ("doi:10.1000/j1b", "arxiv:2401.00001"),
+        ("openalex:W9", by_name["W3"]["id"]),
+    }
