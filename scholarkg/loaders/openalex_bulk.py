@@ -320,6 +320,10 @@ def write_bulk_files(
         starts = all_ids.take(pa.array(src))
         ends = all_ids.take(pa.array(end_index))
         _write_edge_list(pa.table([starts, ends], names=["start", "end"]), out)
+        if pool is not None:  # reaped, so their CPU time counts as the caller's children's
+            pool.close()
+            pool.join()
+            pool = None
     finally:
         if pool is not None:
             pool.terminate()
