@@ -118,7 +118,9 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _bulk(snapshot: str, backend: str, out: Any) -> None:
+def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> None:
+    if code:  # the baseline: another commit's scholarkg, extracted by _extract_code
+        sys.path.insert(0, code)  # before the editable install's finder (a meta-path append)
     from scholarkg.config import load_settings
     from scholarkg.loaders.openalex import snapshot_files
     from scholarkg.loaders.openalex_bulk import bulk_load_openalex
@@ -128,6 +130,8 @@ def _bulk(snapshot: str, backend: str, out: Any) -> None:
     works, merged = snapshot_files([Path(snapshot)])
     t0 = time.perf_counter()
     store = open_store(cfg)
+    if backend == "neo4j":  # one database: the importer takes an empty one (--baseline-ref)
+        store.clear()
     try:
         res = bulk_load_openalex(store, works, merged, settings=cfg)
     finally:
@@ -139,7 +143,28 @@ def _bulk(snapshot: str, backend: str, out: Any) -> None:
     res["wall_seconds"] = time.perf_counter() - t0
     res["peak_rss_mb"] = _peak_mb()
     res["python_cpu_seconds"] = _cpu_seconds()
+    if backend == "embedded":  # untimed: the next phase's server does not hold this graph
+        store = open_store(cfg)
+        store.clear()
+        store.close()
+    import scholarkg
+
+    res["code"] = str(Path(scholarkg.__file__).parent)
     out.put(res)
+
+
+def _extract_code(ref: str, into: Path) -> str:
+    """``scholarkg/`` as of git ``ref`` under ``into`` (the baseline the bulk phase is
+    compared with in the same run: same snapshot, same machine load)."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parent.parent
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", ref, "scholarkg"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return str(into)
 
 
 def _incremental(snapshot: str, backend: str, out: Any) -> None:
@@ -183,10 +208,10 @@ def _incremental(snapshot: str, backend: str, out: Any) -> None:
     })  # fmt: skip
 
 
-def _run(target: Any, *args: Any) -> dict[str, Any]:
+def _run(target: Any, *args: Any, code: str | None = None) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q))
+    p = ctx.Process(target=target, args=(*args, q, *((code,) if code else ())))
     p.start()
     res = q.get()
     p.join()
@@ -212,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-bulk", action="store_true")
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
+        "--baseline-ref", default=None,
+        help="also bulk-load the same snapshot with scholarkg as of this git ref (e.g. the "
+             "commit before a speed-up), in the same run, for the comparison",
+    )  # fmt: skip
+    ap.add_argument(
         "--home", type=Path, default=None,
         help="SCHOLARKG_HOME to use (e.g. a running managed Neo4j's); default: a new one",
     )  # fmt: skip
@@ -222,14 +252,21 @@ def main(argv: list[str] | None = None) -> int:
         help="keep generated snapshots here and reuse them (generation is slow)",
     )
     args = ap.parse_args(argv)
+    if args.baseline_ref and args.backend == "neo4j":
+        # the extracted tree has no Neo4j launcher to build; compare on the embedded store
+        ap.error("--baseline-ref runs on the embedded store only")
     tmp = Path(tempfile.mkdtemp(prefix="bench-openalex-"))
     home = args.home or tmp / "home"
     try:
         rows = []
-        for phase, n, skip, fn in (
-            ("bulk", args.works, args.skip_bulk, _bulk),
-            ("incremental", args.incremental_works, args.skip_incremental, _incremental),
-        ):
+        phases: list[tuple[str, int, bool, Any, str | None]] = [
+            ("bulk", args.works, args.skip_bulk, _bulk, None),
+            ("incremental", args.incremental_works, args.skip_incremental, _incremental, None),
+        ]
+        if args.baseline_ref and not args.skip_bulk:
+            code = _extract_code(args.baseline_ref, tmp / "baseline")
+            phases.insert(1, (f"bulk @ {args.baseline_ref}", args.works, False, _bulk, code))
+        for phase, n, skip, fn, code in phases:
             if skip:
                 continue
             t0 = time.perf_counter()
@@ -239,12 +276,14 @@ def main(argv: list[str] | None = None) -> int:
             gen = time.perf_counter() - t0
             size = sum(f.stat().st_size for f in snap.rglob("*.gz")) / 1e6
             _fresh(args.backend, home)
-            res = _run(fn, str(snap), args.backend)
+            res = _run(fn, str(snap), args.backend, code=code)
             rows.append((phase, n, res))
             print(f"{phase} ({args.backend}): {n:,} works, {size:,.0f} MB gzipped "
                   f"(generated in {gen:.0f} s)")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
-                  f"peak RSS {res['peak_rss_mb']:,.0f} MB", flush=True)  # fmt: skip
+                  f"peak RSS {res['peak_rss_mb']:,.0f} MB; "
+                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python (workers included)",
+                  flush=True)  # fmt: skip
             print(f"  {json.dumps(res)}", flush=True)
         return 0
     finally:

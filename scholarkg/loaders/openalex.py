@@ -25,11 +25,15 @@ Unknown fields are ignored (OpenAlex adds fields); a field of the wrong shape is
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import orjson
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
@@ -38,7 +42,7 @@ from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, St
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import PublishedIn
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
-from scholarkg.textio import CUT_LINE, decoded_lines, iter_json_lines, open_binary
+from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
 _ARXIV_LANDING = re.compile(r"arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE)
@@ -98,7 +102,7 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise InputError("expected a work object", path=path, line=i, field="results")
             yield i, work
         return
-    for number, obj in iter_json_lines(path, invalid_json=CUT_LINE):
+    for number, obj in _json_lines(path):
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object (one work per line)", path=path, line=number)
         if "results" in obj and "id" not in obj:  # a saved API page per line
@@ -113,6 +117,56 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield number, work
         else:
             yield number, obj
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line, value)`` per non-blank line, exactly as ``textio.iter_json_lines`` gives them
+    (same values, same errors) but parsed by orjson: the stdlib decoder was the largest
+    single cost of a snapshot load (~18 µs of a 2.5 kB work line against ~6 µs).
+
+    orjson is stricter than the stdlib (no NaN, no lone surrogate escapes, no BOM, no blank
+    lines): a line it refuses goes through the stdlib rules, so it is decoded the way every
+    other reader decodes it or refused with their error. One difference remains, deliberately:
+    orjson reads an integer past 64 bits (which neither backend can store) as a float, so
+    such a ``publication_year`` or ``cited_by_count`` is not an integer and is left out, as
+    any non-integer there is, instead of being refused by name; finding those digits first
+    (a regex over each line) cost more than the whole parse.
+    """
+    loads = orjson.loads
+    with open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    value = loads(raw)
+                except orjson.JSONDecodeError:
+                    value = _stdlib_line(raw, path, number)
+                    if value is _BLANK:
+                        continue
+                yield number, value
+        except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+            raise InputError(
+                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+            ) from err
+
+
+_BLANK = object()
+
+
+def _stdlib_line(raw: bytes, path: Path, number: int) -> Any:
+    """One line the way ``textio.iter_json_lines`` reads it (``_BLANK`` for a blank one)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(err, raw, path=path, line=number) from None
+    if number == 1:
+        line = line.removeprefix("\ufeff")
+    if not line.strip():
+        return _BLANK
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        msg = f"{CUT_LINE.format(msg=err.msg)} at column {err.colno}"
+        raise InputError(msg, path=path, line=number) from None
 
 
 def read_merged_ids(path: Path) -> Iterator[tuple[str, str]]:
@@ -148,24 +202,45 @@ def abstract_from_inverted_index(
         raise InputError(
             "expected {word: [positions]}", path=path, line=line, field="abstract_inverted_index"
         )
-    slots: list[tuple[int, str]] = []
-    append = slots.append
-    for word, positions in index.items():
-        if isinstance(positions, list):
+    # Validated in C (the types of all positions at once); each word then goes into its
+    # slot of a list as long as the text. Words sharing a position (never seen in OpenAlex;
+    # then the (position, word) order decides) or a position far past the word count (a list
+    # that size would be wasted) take the sorting path. ~2.5x cheaper than sorting pairs.
+    lists = list(index.values())
+    positions_all = list(chain.from_iterable(lists)) if set(map(type, lists)) <= _ONLY_LIST else []
+    if not positions_all or set(map(type, positions_all)) != _ONLY_INT or min(positions_all) < 0:
+        _check_positions(index, path, line)  # raises for the first bad word, if any
+        if not positions_all:
+            return None
+    total, last = len(positions_all), max(positions_all)
+    if last < 4 * total + 64:
+        slots: list[str | None] = [None] * (last + 1)
+        for word, positions in index.items():
             for p in positions:
-                if type(p) is not int or p < 0:  # not isinstance: a bool is an int too
-                    break
-                append((p, word))
-            else:
-                continue
+                slots[p] = word
+        holes = slots.count(None)
+        if len(slots) - holes == total:  # no shared position
+            words = [w for w in slots if w is not None] if holes else cast(list[str], slots)
+            return " ".join(words) or None
+    pairs = sorted((p, word) for word, positions in index.items() for p in positions)
+    return " ".join(w for _, w in pairs) or None
+
+
+_ONLY_LIST = {list}
+_ONLY_INT = {int}  # not bool: a bool is an int to isinstance, not to type()
+
+
+def _check_positions(index: dict[Any, Any], path: Path | None, line: int | None) -> None:
+    """Raise for the first word whose positions are not a list of non-negative integers."""
+    for word, positions in index.items():
+        if isinstance(positions, list) and all(type(p) is int and p >= 0 for p in positions):
+            continue
         raise InputError(
             f"positions of {word[:40]!r} are not a list of non-negative integers",
             path=path,
             line=line,
             field="abstract_inverted_index",
         )
-    slots.sort()
-    return " ".join(w for _, w in slots) or None
 
 
 @dataclass

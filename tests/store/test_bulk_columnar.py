@@ -349,3 +349,24 @@ def test_the_byte_precheck_never_misses_what_the_cleaner_would_change() -> None:
             if clean_text(value)[0] != value:
                 assert _may_need_cleaning(col), repr(value)
     assert not _may_need_cleaning(pa.chunked_array([pa.array(["tab\tand\nnewline", "é"])]))
+
+
+def test_constant_edge_properties_on_both_readers(store: FalkorDBStore, tmp_path: Path) -> None:
+    """``EdgeSource.properties`` (the OpenAlex bulk path's ``from_openalex`` mark): every
+    edge of a start,end file gets them, on the columnar and the line reader alike; a file
+    with its own properties is refused rather than half-marked."""
+    papers = _jsonl(tmp_path / "papers.jsonl", PAPERS)
+    tsv = tmp_path / "cites.tsv"
+    tsv.write_text("start\tend\np1\tp2\np2\t3\np1\tzz\n", encoding="utf-8")
+    mark = (("from_openalex", True), ("weight", 3))
+    fast, _ = _both(store, [NodeSource(papers)], [EdgeSource(tsv, properties=mark)])
+    assert (fast.relationships, fast.skipped_relationships) == (2, 1)
+    rows = store.run("MATCH ()-[r:CITES]->() RETURN properties(r) AS p")
+    assert [r["p"] for r in rows] == [{"from_openalex": True, "weight": 3}] * 2
+    store.clear()
+    own = _jsonl(tmp_path / "c.jsonl", [{"start": "p1", "end": "p2", "w": 1}])
+    for columnar in (True, False):
+        with pytest.raises(InputError, match="constant edge properties"):
+            bulk_load(store, [NodeSource(papers)], [EdgeSource(own, properties=mark)],
+                      apply_schema=False, columnar=columnar)  # fmt: skip
+        store.clear()

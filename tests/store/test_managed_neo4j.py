@@ -393,3 +393,45 @@ def test_neo4j_browser_on_loopback_reaching_bolt(tmp_path: Path) -> None:
         plain.stop()
     finally:
         server.stop()
+
+
+def test_import_csvs_carry_lists_as_array_columns(tmp_path: Path) -> None:
+    """Lists become the importer's array columns (``string[]``, ``long[]``), elements joined
+    by a control character cleaned text cannot hold (the default ``;`` and commas stay
+    text); a list whose elements would need cleaning (the delimiter is one such character)
+    is refused, never split; edges get their JSONL properties and the constant ones."""
+    from scholarkg.errors import InputError
+    from scholarkg.store.neo4j.importer import (
+        ARRAY_DELIMITER,
+        write_node_csv,
+        write_relationship_csv,
+    )
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(
+        '{"id": "p1", "topics": ["Graphs; networks", "a, b"], "scores": [9100, 5000]}\n'
+        '{"id": "p2", "topics": ["one\\nline break"]}\n'
+        '{"id": "p3", "scores": []}\n'
+    )
+    left_out, multiline = write_node_csv(papers, tmp_path / "n.csv", label="Paper")
+    assert left_out == [] and multiline
+    text = (tmp_path / "n.csv").read_text()
+    assert text.splitlines()[0] == '"id:ID(Paper)","topics:string[]","scores:long[]"'
+    assert text.splitlines()[1] == (
+        f'"p1","Graphs; networks{ARRAY_DELIMITER}a, b","9100{ARRAY_DELIMITER}5000"'
+    )
+    assert '"p2","one\nline break",\n"p3",,""\n' in text
+    dirty = tmp_path / "dirty.jsonl"
+    dirty.write_text('{"id": "p1", "topics": ["a\\u001fb"]}\n')
+    with pytest.raises(InputError, match="needs text cleaning"):
+        write_node_csv(dirty, tmp_path / "d.csv", label="Paper")
+    edges = tmp_path / "wrote.jsonl"
+    edges.write_text('{"start": "p1", "end": "a1", "position": 0, "inst": ["U1", "U2"]}\n')
+    write_relationship_csv(edges, tmp_path / "r.csv", rel_type="AUTHORED_BY",
+                           start_label="Paper", end_label="Author",
+                           properties=(("from_openalex", True),))  # fmt: skip
+    assert (tmp_path / "r.csv").read_text().splitlines() == [
+        '":START_ID(Paper)",":END_ID(Author)","position:long","inst:string[]",'
+        '"from_openalex:boolean"',
+        f'"p1","a1",0,"U1{ARRAY_DELIMITER}U2",true',
+    ]

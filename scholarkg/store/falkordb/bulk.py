@@ -110,6 +110,31 @@ class EdgeSource:
     rel_type: str = "CITES"
     start_label: str = "Paper"
     end_label: str = "Paper"
+    #: the same properties on every edge of a ``start,end`` file (a source's mark, e.g.
+    #: ``(("from_openalex", True),)``): encoded once, not read from a column per edge
+    properties: tuple[tuple[str, Any], ...] = ()
+
+
+def _constant(src: EdgeSource) -> tuple[list[str], bytes]:
+    """``(names, encoded values)`` of ``src.properties``, appended to every edge record."""
+    for name, _ in src.properties:
+        check_property(name)
+    return [n for n, _ in src.properties], b"".join(encode_value(v) for _, v in src.properties)
+
+
+def _edge_records(a: Any, b: Any, suffix: bytes) -> bytes:
+    """``uint64 src, uint64 dst`` (+ the constant properties' bytes) per edge, in numpy."""
+    dtype = (
+        _EDGE_DTYPE
+        if not suffix
+        else np.dtype([("s", "=u8"), ("d", "=u8"), ("c", f"V{len(suffix)}")])
+    )
+    arr = np.empty(len(a), dtype=dtype)
+    arr["s"] = a
+    arr["d"] = b
+    if suffix:
+        arr["c"] = np.void(suffix)
+    return arr.tobytes()
 
 
 @dataclass
@@ -417,6 +442,8 @@ class _Parser:
         starts, ends, first_line, props = bulk_arrow.read_edge_endpoints(src.path, fmt)
         if props is None:
             return self._edge_chunks(src, rel, fmt, starts, ends, first_line, strict=strict)
+        if src.properties:
+            raise InputError("constant edge properties need a start,end file", path=src.path)
         (a_ok, a), (b_ok, b) = self._lookup(src, starts, ends)
         ok = a_ok & b_ok
         missing = np.flatnonzero(~ok)
@@ -488,23 +515,25 @@ class _Parser:
                 room = 5 - len(examples)
                 examples += [(lo + i, not a_ok[i]) for i in missing[:room].tolist()]
                 a, b = a[ok], b[ok]
-            yield from self._edge_tokens(rel, a, b, None)
+            yield from self._edge_tokens(rel, a, b, None, _constant(src))
         if examples:
             self._skipped_examples(src, fmt, starts, ends, examples, first_line)
 
     def _edge_tokens(
-        self, rel: str, a: np.ndarray, b: np.ndarray, props: Any
+        self,
+        rel: str,
+        a: np.ndarray,
+        b: np.ndarray,
+        props: Any,
+        constant: tuple[list[str], bytes] = ([], b""),
     ) -> Iterator[tuple[int, bytes]]:
-        header = _header(rel, props.column_names if props is not None else [])
+        header = _header(rel, props.column_names if props is not None else constant[0])
         for lo in range(0, a.shape[0], EDGES_PER_TOKEN):
             n = min(EDGES_PER_TOKEN, a.shape[0] - lo)
             if props is not None:
                 body = bulk_arrow.edge_rows(a[lo : lo + n], b[lo : lo + n], props.slice(lo, n))
             else:
-                arr = np.empty(n, dtype=_EDGE_DTYPE)
-                arr["s"] = a[lo : lo + n]
-                arr["d"] = b[lo : lo + n]
-                body = arr.tobytes()
+                body = _edge_records(a[lo : lo + n], b[lo : lo + n], constant[1])
             self.result.relationships += n
             if self.progress:
                 self.progress("parse edges", self.result.relationships)
@@ -550,7 +579,12 @@ class _Parser:
         d_buf: list[int] = []
         props_buf: list[bytes] = []
         prop_names: list[str] | None = None
+        constant = _constant(src)
         for lineno, start, end, props in rows:
+            if props and src.properties:
+                raise InputError(
+                    "constant edge properties need a start,end file", path=src.path, line=lineno
+                )
             a = starts.get(start)
             b = ends.get(end)
             if a is None or b is None:
@@ -588,12 +622,12 @@ class _Parser:
             s_buf.append(a)
             d_buf.append(b)
             if len(s_buf) >= EDGES_PER_TOKEN:
-                yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [])
+                yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [], constant)
                 s_buf, d_buf, props_buf = [], [], []
                 if self.progress:
                     self.progress("parse edges", self.result.relationships)
         if s_buf:
-            yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [])
+            yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [], constant)
             if self.progress:
                 self.progress("parse edges", self.result.relationships)
 
@@ -604,14 +638,13 @@ class _Parser:
         d: list[int],
         props: list[bytes],
         prop_names: list[str],
+        constant: tuple[list[str], bytes] = ([], b""),
     ) -> tuple[int, bytes]:
-        header = _header(rel_type, prop_names)
         if not prop_names:
-            arr = np.empty(len(s), dtype=_EDGE_DTYPE)
-            arr["s"] = s
-            arr["d"] = d
-            body = arr.tobytes()
+            header = _header(rel_type, constant[0])
+            body = _edge_records(s, d, constant[1])
         else:
+            header = _header(rel_type, prop_names)
             pack = struct.Struct("=QQ").pack
             body = b"".join(pack(a, b) + p for a, b, p in zip(s, d, props, strict=True))
         self.result.relationships += len(s)

@@ -4,9 +4,11 @@ Why the importer: it writes the store files directly (no transactions, no MERGE 
 is how Neo4j itself says to build a large database; the ``UNWIND … MERGE`` writer is for
 incremental loads. Steps, each needing the previous one:
 
-1. the JSONL papers and the edge list are read with the same columnar reader as the embedded
-   bulk load (``bulk_arrow``) and written as the importer's CSVs (``id:ID(Paper)`` plus typed
-   property columns; ``:START_ID(Paper),:END_ID(Paper)``);
+1. the JSONL node files and the edge files are read with the same columnar reader as the
+   embedded bulk load (``bulk_arrow``) and written as the importer's CSVs (``id:ID(<Label>)``
+   plus typed property columns; ``:START_ID(<Label>),:END_ID(<Label>)`` plus the edge's
+   properties); lists become array columns (``string[]``, ``long[]``…) whose elements are
+   joined by a character cleaned text cannot hold (:data:`ARRAY_DELIMITER`);
 2. the managed server is stopped, ``neo4j-admin database import full`` (``org.neo4j.cli.
    AdminTool``, from the launcher's Maven class path) replaces the ``neo4j`` database;
    relationships whose endpoint is not a node are skipped and counted, as on the embedded store;
@@ -24,9 +26,10 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scholarkg.errors import InputError, NotSupported, ServerError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
@@ -49,6 +52,13 @@ class Neo4jImportResult:
     cleaned: list[str] = field(default_factory=list)
 
 
+#: between the elements of an array cell (``--array-delimiter``). The importer has no escape
+#: for it, so it is a character no stored text holds: U+001F is a C0 control, which the
+#: record layer's cleaning removes from every string (``schema.text.clean_text``), and list
+#: elements are cleaned here before they are joined.
+ARRAY_DELIMITER = "\x1f"
+
+
 def _neo4j_type(arrow_type: object) -> str | None:
     """The importer's column type for an Arrow type (None: a column it cannot take)."""
     import pyarrow as pa
@@ -62,16 +72,76 @@ def _neo4j_type(arrow_type: object) -> str | None:
         return "double"
     if pa.types.is_boolean(t):
         return "boolean"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = _neo4j_type(t.value_type)  # type: ignore[attr-defined]
+        return f"{inner}[]" if inner and not inner.endswith("[]") else None
     return None
 
 
-def write_import_csvs(
-    papers: Path, edges: Path | None, out: Path, *, label: str
-) -> tuple[Path, Path | None, list[str], bool]:
-    """The importer's node and relationship CSVs; returns them, the columns left out
-    (nested objects and lists: the importer's CSV has no place for them) and whether a value
-    spans lines (the importer then needs ``--multiline-fields``, which it says slows it, so
-    it is asked for only then).
+def _array_cells(col: Any, name: str) -> tuple[Any, Cleaned]:
+    """A list column as the importer's array cells: each list's elements (strings cleaned
+    as the record layer cleans them) joined by :data:`ARRAY_DELIMITER`; a missing list
+    stays missing (an empty cell: no property)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from scholarkg.store.falkordb.bulk_arrow import clean_string_columns
+
+    lists = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    values = lists.flatten()
+    cleaned: Cleaned = []
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        table, cleaned = clean_string_columns(pa.table({name: values}))
+        values = table.column(name).combine_chunks().cast(pa.string())
+        if pc.any(pc.match_substring(values, ARRAY_DELIMITER)).as_py():  # cleaning removes it
+            raise InputError(f"an element of {name!r} holds the importer's array delimiter")
+    else:
+        values = values.cast(pa.string())
+    rebuilt = pa.ListArray.from_arrays(
+        pc.subtract(lists.offsets, lists.offsets[0]), values, mask=lists.is_null()
+    )
+    return pc.binary_join(rebuilt, ARRAY_DELIMITER), cleaned
+
+
+#: ``(column, what, values changed)``, as ``bulk_arrow`` reports cleaning
+Cleaned = list[tuple[str, str, int]]
+
+
+def _typed_columns(
+    table: Any, *, skip: tuple[str, ...]
+) -> tuple[list[Any], list[str], list[str], bool, Cleaned]:
+    """``(columns, importer headers, names left out, multiline, cleaned)`` of ``table``'s
+    property columns: scalars as typed columns, lists as array columns, anything else
+    (nested objects, lists of objects) left out."""
+    import pyarrow.compute as pc
+
+    columns: list[Any] = []
+    headers: list[str] = []
+    left_out: list[str] = []
+    cleaned: Cleaned = []
+    multiline = False
+    for name in table.column_names:
+        if name in skip:
+            continue
+        kind = _neo4j_type(table.schema.field(name).type)
+        if kind is None:
+            left_out.append(name)
+            continue
+        check_property(name)
+        col = table.column(name)
+        if kind.endswith("[]"):
+            col, done = _array_cells(col, name)
+            cleaned += done
+        if kind.startswith("string") and not multiline:
+            multiline = bool(pc.any(pc.match_substring(col, "\n")).as_py())
+        columns.append(col)
+        headers.append(f"{name}:{kind}")
+    return columns, headers, left_out, multiline, cleaned
+
+
+def write_node_csv(path: Path, out_csv: Path, *, label: str) -> tuple[list[str], bool]:
+    """The importer's CSV of one JSONL node file (``id:ID(<label>)`` + typed property
+    columns); returns the columns left out and whether a value spans lines.
 
     Text is cleaned as the record layer cleans it (``bulk_arrow.clean_string_columns``: NUL
     and control characters removed, CR/CRLF made LF, BOMs removed), counted in the active
@@ -85,62 +155,121 @@ def write_import_csvs(
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
-    from scholarkg.store.falkordb.bulk import _edge_format
     from scholarkg.store.falkordb.bulk_arrow import (
         Unsupported,
         _read_json,
         _string_ids,
         clean_string_columns,
-        read_edge_endpoints,
         stripped_keys,
     )
 
+    check_label(label)
     try:
-        table, cleaned = clean_string_columns(_read_json(papers))
+        table, cleaned = clean_string_columns(_read_json(path))
         if "id" not in table.column_names:
             raise Unsupported("no id column")
         cleaned += stripped_keys(table.column("id"))
         ids = _string_ids(table.column("id"))
     except Unsupported as err:
         raise InputError(
-            f"cannot read the papers for Neo4j's importer ({err}); 'scholarkg load bulk' on "
-            "the embedded store names the offending line",
-            path=papers,
+            f"cannot read the {label} nodes for Neo4j's importer ({err}); 'scholarkg load bulk' "
+            "on the embedded store names the offending line",
+            path=path,
         ) from None
     if pc.count_distinct(ids).as_py() != len(ids):
-        raise InputError("duplicate ids", path=papers, field="id")
-    columns, names, left_out = [ids], [f"id:ID({label})"], []
-    multiline = False
-    for name in table.column_names:
-        if name == "id":
-            continue
-        kind = _neo4j_type(table.schema.field(name).type)
-        if kind is None:
-            left_out.append(name)
-            continue
-        check_property(name)
-        col = table.column(name)
-        if kind == "string" and not multiline:
-            multiline = bool(pc.any(pc.match_substring(col, "\n")).as_py())
-        columns.append(col)
-        names.append(f"{name}:{kind}")
-    for name, what, n in cleaned:  # the record layer's phrases and counts
+        raise InputError("duplicate ids", path=path, field="id")
+    columns, headers, left_out, multiline, done = _typed_columns(table, skip=("id",))
+    for name, what, n in cleaned + done:  # the record layer's phrases and counts
         note_cleaning(label, name, what, n)
+    pacsv.write_csv(pa.table([ids, *columns], names=[f"id:ID({label})", *headers]), str(out_csv))
+    return left_out, multiline
+
+
+def write_relationship_csv(
+    path: Path,
+    out_csv: Path,
+    *,
+    rel_type: str,
+    start_label: str,
+    end_label: str,
+    properties: tuple[tuple[str, Any], ...] = (),
+) -> tuple[list[str], bool]:
+    """The importer's CSV of one edge file (``start,end`` CSV/TSV, or JSONL ``{start, end,
+    …properties}``): ``:START_ID(<start>)``, ``:END_ID(<end>)`` + typed property columns
+    (lists as array columns); returns the columns left out and whether a value spans lines."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from scholarkg.store.falkordb.bulk import _edge_format
+    from scholarkg.store.falkordb.bulk_arrow import Unsupported, read_edge_endpoints
+
+    check_rel_type(rel_type)
+    try:
+        a, b, _first, props = read_edge_endpoints(path, _edge_format(path))
+    except Unsupported as err:
+        raise InputError(
+            f"the importer path takes start,end edge lists or JSONL edges whose text needs "
+            f"no cleaning ({err})",
+            path=path,
+        ) from None
+    columns: list[Any] = []
+    headers: list[str] = []
+    left_out: list[str] = []
+    multiline = False
+    if props is not None:
+        columns, headers, left_out, multiline, done = _typed_columns(props, skip=())
+        for name, what, n in done:
+            note_cleaning(rel_type, name, what, n)
+    for name, value in properties:  # the same value on every edge
+        kind = _neo4j_type(pa.scalar(value).type)
+        if kind is None or kind.endswith("[]") or name in headers:
+            raise InputError(f"constant edge property {name!r} must be a new scalar column")
+        check_property(name)
+        columns.append(pa.repeat(pa.scalar(value), len(a)))
+        headers.append(f"{name}:{kind}")
+    names = [f":START_ID({start_label})", f":END_ID({end_label})", *headers]
+    pacsv.write_csv(pa.table([a, b, *columns], names=names), str(out_csv))
+    return left_out, multiline
+
+
+def write_import_csvs(
+    papers: Path, edges: Path | None, out: Path, *, label: str
+) -> tuple[Path, Path | None, list[str], bool]:
+    """The importer's node and relationship CSVs of a papers file and an optional edge list
+    between them (:func:`write_node_csv`, :func:`write_relationship_csv`); returns them, the
+    columns left out (nested objects) and whether a value spans lines (the importer then
+    needs ``--multiline-fields``, which it says slows it, so it is asked for only then)."""
     nodes_csv = out / "nodes.csv"
-    pacsv.write_csv(pa.table(columns, names=names), str(nodes_csv))
+    left_out, multiline = write_node_csv(papers, nodes_csv, label=label)
     rels_csv = None
     if edges is not None:
-        try:
-            a, b, _first, _props = read_edge_endpoints(edges, _edge_format(edges))
-        except Unsupported as err:
-            raise InputError(
-                f"the importer path takes start,end edge lists only ({err})", path=edges
-            ) from None
         rels_csv = out / "relationships.csv"
-        pacsv.write_csv(
-            pa.table([a, b], names=[f":START_ID({label})", f":END_ID({label})"]), str(rels_csv)
+        more, spans = write_relationship_csv(
+            edges, rels_csv, rel_type="CITES", start_label=label, end_label=label
         )
+        left_out += more
+        multiline = multiline or spans
     return nodes_csv, rels_csv, left_out, multiline
+
+
+@dataclass(frozen=True)
+class ImportNodes:
+    """A JSONL node file for the importer (at least ``id`` on every line)."""
+
+    path: Path
+    label: str = "Paper"
+
+
+@dataclass(frozen=True)
+class ImportRelationships:
+    """An edge file for the importer: ``start,end`` CSV/TSV or JSONL with properties."""
+
+    path: Path
+    rel_type: str = "CITES"
+    start_label: str = "Paper"
+    end_label: str = "Paper"
+    #: the same properties on every edge (a source's mark), as ``bulk.EdgeSource`` has them
+    properties: tuple[tuple[str, Any], ...] = ()
 
 
 def import_into_managed(
@@ -153,13 +282,34 @@ def import_into_managed(
     node_count: int,
     progress: Callable[[str], None] | None = None,
 ) -> Neo4jImportResult:
-    """Replace the managed server's empty ``neo4j`` database by ``papers`` + ``edges``.
+    """Replace the managed server's empty ``neo4j`` database by ``papers`` + ``edges``
+    (``scholarkg load bulk``; :func:`import_files` for several labels and types)."""
+    rels = [ImportRelationships(edges, rel_type, label, label)] if edges is not None else []
+    return import_files(
+        server, [ImportNodes(papers, label)], rels, node_count=node_count, progress=progress
+    )
+
+
+def import_files(
+    server: ManagedNeo4j,
+    nodes: Sequence[ImportNodes],
+    relationships: Sequence[ImportRelationships] = (),
+    *,
+    node_count: int,
+    progress: Callable[[str], None] | None = None,
+) -> Neo4jImportResult:
+    """Replace the managed server's empty ``neo4j`` database by these node and edge files.
 
     ``node_count`` is the database's current node count (the caller's store read it); a
-    database that holds nodes is refused, never overwritten.
+    database that holds nodes is refused, never overwritten. Each label has its own id
+    space (``id:ID(<label>)``), so an Author and a Paper may share an id string.
     """
-    check_label(label)
-    check_rel_type(rel_type)
+    for src in nodes:
+        check_label(src.label)
+    for rel in relationships:
+        check_rel_type(rel.rel_type)
+        check_label(rel.start_label)
+        check_label(rel.end_label)
     if node_count:
         raise NotSupported(
             f"the Neo4j database holds {node_count:,} nodes: the offline importer builds a NEW "
@@ -171,10 +321,25 @@ def import_into_managed(
     with tempfile.TemporaryDirectory(prefix="scholarkg-import-") as tmp:
         work = Path(tmp)
         say("writing the importer's CSV files")
+        options: list[str] = []
+        left_out: list[str] = []
+        multiline = False
         with collect_cleaning() as cleaning:
-            nodes_csv, rels_csv, left_out, multiline = write_import_csvs(
-                papers, edges, work, label=label
-            )
+            for i, src in enumerate(nodes):
+                csv_path = work / f"nodes-{i}-{src.label}.csv"
+                more, spans = write_node_csv(src.path, csv_path, label=src.label)
+                options.append(f"--nodes={src.label}={csv_path}")
+                left_out += [f"{src.label}.{name}" for name in more]
+                multiline = multiline or spans
+            for i, rel in enumerate(relationships):
+                csv_path = work / f"relationships-{i}-{rel.rel_type}.csv"
+                more, spans = write_relationship_csv(
+                    rel.path, csv_path, rel_type=rel.rel_type, start_label=rel.start_label,
+                    end_label=rel.end_label, properties=rel.properties,
+                )  # fmt: skip
+                options.append(f"--relationships={rel.rel_type}={csv_path}")
+                left_out += [f"{rel.rel_type}.{name}" for name in more]
+                multiline = multiline or spans
         if left_out:
             log.warning("columns the importer cannot type were left out: %s", left_out)
         t1 = time.perf_counter()
@@ -190,18 +355,15 @@ def import_into_managed(
             "database",
             "import",
             "full",
-            f"--nodes={label}={nodes_csv}",
+            *options,  # the --nodes/--relationships options take several files: first
+            f"--array-delimiter={ARRAY_DELIMITER}",
             "--overwrite-destination=true",
             "--skip-bad-relationships=true",
             "--bad-tolerance=-1",
             f"--report-file={report}",
+            *(["--multiline-fields=true"] if multiline else []),
             "neo4j",
         ]
-        if multiline:
-            cmd.insert(-1, "--multiline-fields=true")
-        if rels_csv is not None:  # right after --nodes: these options take several files
-            cmd.insert(cmd.index(f"--nodes={label}={nodes_csv}") + 1,
-                       f"--relationships={rel_type}={rels_csv}")  # fmt: skip
         say("running Neo4j's importer")
         log_path = server.home / "import.log"
         with open(log_path, "w", encoding="utf-8") as fh:

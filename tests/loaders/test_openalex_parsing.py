@@ -1,0 +1,126 @@
+"""The OpenAlex parser's fast paths give exactly what the plain paths give.
+
+The snapshot reader parses lines with orjson and hands the lines it refuses to the stdlib
+rules; the abstract is rebuilt through a slot list unless positions are shared or sparse.
+Both are speed-ups (``benchmarks/bench_openalex.py``): these tests pin that the values and
+errors are the stdlib's and the sort's, on the inputs where the fast path steps aside.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from scholarkg.errors import InputError
+from scholarkg.loaders import openalex
+from scholarkg.textio import CUT_LINE, iter_json_lines
+
+
+def _sorted_abstract(index: dict[str, list[int]]) -> str | None:
+    """The definition: every word at each position, in (position, word) order."""
+    return " ".join(w for _, w in sorted((p, w) for w, ps in index.items() for p in ps)) or None
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        {"b": [3], "a": [0], "c": [7]},  # holes
+        {"a": [0], "b": [0]},  # a shared position: both words, in word order
+        {"a": [10**9], "b": [0]},  # a position far past the word count
+        {"a": [], "b": [1]},
+        {"a": [0, 2], "": [1]},  # an empty word is a word
+        {"x": [2, 1, 0]},
+    ],
+)
+def test_abstract_fast_path_equals_the_sorted_definition(index: dict[str, list[int]]) -> None:
+    assert openalex.abstract_from_inverted_index(index) == _sorted_abstract(index)
+
+
+def test_abstract_of_random_indexes_equals_the_sorted_definition() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        n = rng.randint(1, 60)
+        index: dict[str, list[int]] = {}
+        for pos in rng.sample(range(n * rng.choice((1, 2, 5))), n):
+            index.setdefault(f"w{rng.randint(0, n)}", []).append(pos)
+        if rng.random() < 0.2:  # now and then a shared position
+            index.setdefault("dup", []).append(rng.choice(next(iter(index.values()))))
+        assert openalex.abstract_from_inverted_index(index) == _sorted_abstract(index)
+
+
+@pytest.mark.parametrize(
+    ("index", "word"),
+    [
+        ({"a": [0], "b": [1, True]}, "b"),  # a bool is not a position
+        ({"a": [0], "b": [-1]}, "b"),
+        ({"a": "0"}, "a"),
+        ({"a": [0], "b": [1.0]}, "b"),
+        ({"a": [0, "1"], "b": [None]}, "a"),  # the first bad word is named
+    ],
+)
+def test_abstract_bad_positions_name_the_first_bad_word(
+    index: dict[str, object], word: str
+) -> None:
+    with pytest.raises(InputError) as err:
+        openalex.abstract_from_inverted_index(index, path=Path("p.gz"), line=4)
+    assert err.value.field == "abstract_inverted_index" and err.value.line == 4
+    assert f"positions of {word!r}" in str(err.value)
+
+
+def _work(w: int, **extra: object) -> str:
+    return json.dumps({"id": f"https://openalex.org/W{w}", "title": f"T{w}", **extra})
+
+
+def test_lines_orjson_refuses_read_as_the_stdlib_reads_them(tmp_path: Path) -> None:
+    """BOM, blank lines, NaN, a lone surrogate escape: orjson refuses each; the reader must
+    still give the stdlib's values."""
+    lines = [
+        "\ufeff" + _work(1),
+        "",
+        "   ",
+        _work(2, cited_by_count=float("nan")),  # json.dumps writes NaN
+        '{"id": "https://openalex.org/W3", "title": "lone \\ud800 surrogate"}',
+        _work(4, cited_by_count=2**62),
+        _work(5),
+    ]
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    fast = list(openalex._json_lines(path))
+    plain = list(iter_json_lines(path, invalid_json=CUT_LINE))
+    assert [n for n, _ in fast] == [n for n, _ in plain] == [1, 4, 5, 6, 7]
+    assert json.dumps([v for _, v in fast]) == json.dumps([v for _, v in plain])
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'{"id": "https://openalex.org/W1", "title": "cut', "invalid JSON (a cut or corrupt"),
+        (b'{"id": "https://openalex.org/W1", "title": "\xff"}', "UTF-8"),
+    ],
+)
+def test_a_bad_line_is_the_same_error_as_the_plain_reader(
+    tmp_path: Path, raw: bytes, message: str
+) -> None:
+    path = tmp_path / "part_000.jsonl"
+    path.write_bytes(_work(1).encode() + b"\n" + raw + b"\n")
+    with pytest.raises(InputError) as fast:
+        list(openalex._json_lines(path))
+    with pytest.raises(InputError) as plain:
+        list(iter_json_lines(path, invalid_json=CUT_LINE))
+    assert str(fast.value) == str(plain.value) and fast.value.line == 2
+    assert message in str(fast.value)
+
+
+def test_an_integer_past_64_bits_is_left_out_not_stored(tmp_path: Path) -> None:
+    """orjson reads it as a float (the documented difference): the count is not an integer,
+    so the Paper has none, and nothing stores a clamped or rounded number."""
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(_work(1, cited_by_count=2**70, publication_year=2**64) + "\n")
+    [(line, obj)] = list(openalex.iter_work_objects(path))
+    paper = openalex.parse_work(obj, path=path, line=line).paper
+    assert paper.citation_count is None and paper.year is None
