@@ -559,7 +559,8 @@ def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
     return out
 
 
-def _write_aliases(store: GraphStore, paper_id: str, alt_ids: Iterable[str]) -> None:
+def write_aliases(store: GraphStore, paper_id: str, alt_ids: Iterable[str]) -> None:
+    """Write :func:`alias_records` of ``paper_id`` (the bulk path calls this after its load)."""
     recs = alias_records(paper_id, alt_ids)
     nodes = [r.row() for r in recs if isinstance(r, PaperAlias)]
     if nodes:
@@ -595,7 +596,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             update[name] = value
     update["alt_ids"] = sorted(alt)
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
-    _write_aliases(store, survivor, alt)
+    write_aliases(store, survivor, alt)
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in store.run_named("identity/paper_relationships", {"id": loser}):
@@ -661,7 +662,7 @@ def retire_ids(
                     "identity/set_paper_properties",
                     {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
                 )
-                _write_aliases(store, a, [f"openalex:{old}"])
+                write_aliases(store, a, [f"openalex:{old}"])
                 found[f"openalex:{new}"] = a
             n += 1
         return n

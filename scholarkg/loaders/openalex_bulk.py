@@ -127,7 +127,9 @@ def _author_rows(
         aid = ids.author_id(
             a["name"], orcid=a.get("orcid"), openalex_author_id=a.get("openalex_id")
         )
-        edge = _clean_fields(ship, "AUTHORED_BY", path, line)
+        # the mark the incremental path sets (``Authorship.from_openalex``): a later update of
+        # the work replaces OpenAlex's author list and leaves other sources' edges
+        edge = {**_clean_fields(ship, "AUTHORED_BY", path, line), "from_openalex": True}
         out.append(
             (aid, _encode({"id": aid, **a}), _encode({"start": paper_id, "end": aid, **edge}))
         )
@@ -303,16 +305,22 @@ def write_bulk_files(
         alt_ids: dict[int, list[str]] = {}
         for old_w in sorted(referenced_retired):
             alt_ids.setdefault(retired[old_w], []).append(f"openalex:W{old_w}")
+        stub_aliases: list[dict[str, Any]] = []
         for w in stub_w.tolist():
             stub: dict[str, Any] = {"id": f"openalex:W{w}", "openalex_id": f"W{w}"}
             if w in alt_ids:
                 stub["alt_ids"] = sorted(alt_ids.pop(w))
+                stub_aliases.append({"id": stub["id"], "props": {"alt_ids": stub["alt_ids"]}})
             files["nodes-Paper.jsonl"].write(_encode(stub) + b"\n")
-        with (out / "alt-ids.jsonl").open("wb") as fh:  # loaded survivors: set after the load
+        # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
+        # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
+        with (out / "alt-ids.jsonl").open("wb") as fh:
             position = dict(zip(work_w.tolist(), work_ids, strict=True)) if alt_ids else {}
             for w, aliases in sorted(alt_ids.items()):
                 row = {"id": position[w], "props": {"alt_ids": sorted(aliases)}}
                 fh.write(_encode(row) + b"\n")
+            for row in stub_aliases:
+                fh.write(_encode({**row, "stub": True}) + b"\n")
         end_index = np.empty(len(d), dtype=np.int64)
         end_index[found] = order[pos_clipped[found]]
         end_index[~found] = len(work_ids) + np.searchsorted(stub_w, d[~found])
@@ -442,15 +450,25 @@ def bulk_load_openalex(
 
 def _set_aliases(store: GraphStore, rows: list[dict[str, Any]], *, settings: Settings) -> None:
     """``alt_ids`` of loaded works that retired works were merged into (a few: OpenAlex
-    drops merged works from the snapshot, only old references name them). On Neo4j the
-    importer restarted the server, so a new session writes them."""
+    drops merged works from the snapshot, only old references name them), and a
+    ``PaperAlias`` node per retired id so that a later record naming it finds the survivor.
+    On Neo4j the importer restarted the server, so a new session writes them."""
+    from scholarkg.loaders.identity import write_aliases
+
+    def apply(target: GraphStore) -> None:
+        props = [{"id": r["id"], "props": r["props"]} for r in rows if not r.get("stub")]
+        if props:
+            target.run_named("identity/set_paper_properties", {"rows": props})
+        for row in rows:
+            write_aliases(target, row["id"], row["props"]["alt_ids"])
+
     if settings.backend == "neo4j":
         from scholarkg.store import open_store
 
         fresh = open_store(settings)
         try:
-            fresh.run_named("identity/set_paper_properties", {"rows": rows})
+            apply(fresh)
         finally:
             fresh.close()
     else:
-        store.run_named("identity/set_paper_properties", {"rows": rows})
+        apply(store)

@@ -89,7 +89,7 @@ def _graph(st: GraphStore) -> dict[str, Any]:
     """
     key = "coalesce({v}.openalex_id, {v}.id)"  # Papers and Authors: OpenAlex's; Venues: id
     nodes: dict[str, list[dict[str, Any]]] = {}
-    for label in ("Paper", "Author", "Venue"):
+    for label in ("Paper", "Author", "Venue", "PaperAlias"):
         rows = st.run(f"MATCH (n:{label}) RETURN {key.format(v='n')} AS k, properties(n) AS p")
         if label == "Paper":
             rows = [
@@ -104,7 +104,7 @@ def _graph(st: GraphStore) -> dict[str, Any]:
                 f"{key.format(v='b')} AS b, properties(e) AS p"
             )
         )
-        for rel in ("CITES", "AUTHORED_BY", "IN_VENUE")
+        for rel in ("CITES", "AUTHORED_BY", "IN_VENUE", "ALIAS_OF")
     }
     return {"nodes": nodes, "edges": edges}
 
@@ -143,7 +143,7 @@ def test_bulk_on_neo4j_equals_the_incremental_load_on_the_embedded_store(
     embedded_counts = store.counts()
     assert counts.nodes == embedded_counts.nodes
     assert counts.relationships == embedded_counts.relationships
-    assert set(counts.relationships) == {"CITES", "AUTHORED_BY", "IN_VENUE"}
+    assert set(counts.relationships) == {"CITES", "AUTHORED_BY", "IN_VENUE", "ALIAS_OF"}
     for label, rows in incremental["nodes"].items():
         for mine, theirs in zip(bulk["nodes"][label], rows, strict=True):
             differ = {k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k)}
@@ -151,6 +151,9 @@ def test_bulk_on_neo4j_equals_the_incremental_load_on_the_embedded_store(
     assert bulk["edges"] == incremental["edges"]
     w40 = next(p for p in bulk["nodes"]["Paper"] if p.get("openalex_id") == "W40")
     assert w40["alt_ids"] == ["openalex:W41"]  # a retired work's id stays an alias
+    # … and a PaperAlias node, so a later record citing the retired W41 finds W40
+    assert ("openalex:W41", "W40", []) in bulk["edges"]["ALIAS_OF"]
+    assert ("openalex:W42", "W12", []) in bulk["edges"]["ALIAS_OF"]
     assert ("W11", "W12", [("from_openalex", True)]) in bulk["edges"]["CITES"]
     # the lists made it through the importer's array columns whole
     w12 = next(p for p in bulk["nodes"]["Paper"] if p.get("openalex_id") == "W12")
