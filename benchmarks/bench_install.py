@@ -8,6 +8,10 @@ versions (pip itself and uv aside).
 
     .venv/bin/python benchmarks/bench_install.py            # both, uv first
     .venv/bin/python benchmarks/bench_install.py --only uv
+    .venv/bin/python benchmarks/bench_install.py --only uv --cache --rounds 2
+
+``--cache`` lets the installers use their caches, as a second ``make install`` on the same
+machine does (a fresh clone's included); ``--rounds 2`` then shows a cold and a warm one.
 
 The pinned packages (torch, uv, the LLM package installed without its dependencies) are read
 from the Makefile, so the script times what ``make install`` installs. Each venv is made in a
@@ -42,14 +46,16 @@ def run(cmd: list[str], env: dict[str, str]) -> None:
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
-def install(kind: str, venv: Path) -> float:
+def install(kind: str, venv: Path, *, cache: bool = False) -> float:
     """Seconds to create ``venv`` and install the project into it with ``kind``."""
     torch, llm, uv = (
         makefile_value("TORCH"),
         makefile_value("LLM_PKG"),
         makefile_value("UV_VERSION"),
     )
-    env = {**os.environ, "UV_NO_CACHE": "1", "UV_NATIVE_TLS": "1", "PIP_NO_CACHE_DIR": "1"}
+    env = {**os.environ, "UV_NATIVE_TLS": "1"}
+    if not cache:
+        env.update({"UV_NO_CACHE": "1", "PIP_NO_CACHE_DIR": "1"})
     py = str(venv / "bin" / "python")
     start = time.perf_counter()
     run([sys.executable, "-m", "venv", str(venv)], env)
@@ -82,6 +88,8 @@ def installed(venv: Path) -> set[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=("uv", "pip"), help="time one installer")
+    ap.add_argument("--cache", action="store_true", help="let uv and pip use their caches")
+    ap.add_argument("--rounds", type=int, default=1, help="installs per installer")
     args = ap.parse_args()
     kinds = [args.only] if args.only else ["uv", "pip"]
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
@@ -89,13 +97,15 @@ def main() -> None:
     try:
         seconds, packages = {}, {}
         for kind in kinds:
-            venv = tmp / kind
-            seconds[kind] = install(kind, venv)
-            packages[kind] = installed(venv)
-            size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file()) / 1e9
-            print(f"{kind}: {seconds[kind]:.1f} s, {len(packages[kind])} distributions, "
-                  f"venv {size:.1f} GB")  # fmt: skip
-            shutil.rmtree(venv)
+            for n in range(1, args.rounds + 1):
+                venv = tmp / kind
+                seconds[kind] = install(kind, venv, cache=args.cache)
+                packages[kind] = installed(venv)
+                size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file()) / 1e9
+                print(f"{kind}{' (cache)' if args.cache else ''} round {n}: "
+                      f"{seconds[kind]:.1f} s, {len(packages[kind])} distributions, "
+                      f"venv {size:.1f} GB")  # fmt: skip
+                shutil.rmtree(venv)
         if len(kinds) == 2:
             same = packages["uv"] == packages["pip"]
             print(f"pip / uv: {seconds['pip'] / seconds['uv']:.1f}x; same distributions and "
