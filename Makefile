@@ -10,11 +10,11 @@ LINT_DIR := tests/neo4j_lint
 .PHONY: install neo4j-launcher demo test test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
 
 # The install uses uv (PyPI package "uv", pinned below) when it can: it resolves and downloads in
-# parallel, 66 s instead of pip's 351 s for this project's ~6 GB of wheels (fresh venv, empty
-# caches, measured side by side; docs/performance.md). uv is taken from PATH, else installed into
-# the venv with pip; if neither works the same packages install with pip. UV_NATIVE_TLS: uv
-# trusts the system's certificates, as pip does. Both install the same versions (checked with
-# `pip list` on the two venvs).
+# parallel, 78 s instead of pip's 182 s for this project's ~6 GB of wheels, the same 160
+# distributions at the same versions (fresh venvs, no cache, one run of
+# benchmarks/bench_install.py; docs/performance.md). uv is taken from PATH, else installed into
+# the venv with pip; if that fails the same packages install with pip. UV_NATIVE_TLS: uv trusts
+# the system's certificates, as pip does.
 UV_VERSION := 0.13.8
 # torch pinned: PyPI's Linux wheel of 2.13.0 (it brings the CUDA libraries, ~4 GB of the venv;
 # the CPU-only builds are on PyTorch's own index, which this machine cannot reach).

@@ -200,3 +200,17 @@ def test_no_task_is_named_like_a_file_scorer() -> None:
     from scholarkg.commands.score import FILE_SCORERS
 
     assert not set(FILE_SCORERS) & set(task_names())
+
+
+def test_the_lists_choices_are_the_metrics_and_the_cli_starts_without_scipy() -> None:
+    """``score.py`` copies the choices so that starting the CLI does not load scipy.stats."""
+    import subprocess
+    import sys
+
+    from scholarkg.benchmark.metrics import ranking
+    from scholarkg.commands import score
+
+    assert (score.PROTOCOLS, score.MATCHERS) == (ranking.PROTOCOLS, ranking.MATCHERS)
+    code = "import sys, scholarkg.cli; print('scipy.stats' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
