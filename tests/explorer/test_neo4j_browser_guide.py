@@ -132,17 +132,27 @@ def _log_in_and_see_the_guide(drv: Any, password: str, timeout: float = 60.0) ->
     """Log in through the Browser's form; True once the guide's first slide is on the page."""
     from selenium.webdriver.common.by import By
 
-    field = _wait(
-        lambda: drv.find_element(By.CSS_SELECTOR, "[data-testid=password]"), "the login form"
-    )
-    field.clear()
-    field.send_keys(password)
-    _wait(lambda: field.get_attribute("value") == password, "the typed password")
-    drv.find_element(By.CSS_SELECTOR, "[data-testid=connect]").click()
+    def type_password() -> bool:
+        # the form is in the page before it takes input (ElementNotInteractable): retried
+        field = drv.find_element(By.CSS_SELECTOR, "[data-testid=password]")
+        field.clear()
+        field.send_keys(password)
+        return bool(field.get_attribute("value") == password)
+
+    _wait(type_password, "the password typed into the login form")
+    _wait(lambda: _click(drv.find_element(By.CSS_SELECTOR, "[data-testid=connect]")),
+          "the connect button")  # fmt: skip
     try:
         _wait(lambda: GUIDE_TITLE in drv.page_source, "the scholarkg guide", timeout)
     except AssertionError:
         return False
+    return True
+
+
+def _click(element: Any) -> bool:
+    """Click, for ``_wait``: an element the app is still laying out refuses clicks for a
+    moment (ElementNotInteractable), which ``_wait`` retries."""
+    element.click()
     return True
 
 
@@ -210,10 +220,13 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
             with contextlib.suppress(AssertionError):
                 _wait(lambda: not missing_titles(), "every saved query in the guide")
             assert missing_titles() == []
-            guide = next(
-                f
-                for f in drv2.find_elements(By.CSS_SELECTOR, "[data-testid=frame]")
-                if GUIDE_TITLE in f.text
+            guide = _wait(
+                lambda: next(
+                    f
+                    for f in drv2.find_elements(By.CSS_SELECTOR, "[data-testid=frame]")
+                    if GUIDE_TITLE in (f.get_attribute("textContent") or "")
+                ),
+                "the guide's frame",
             )
             drv2.execute_script("arguments[0].scrollIntoView(true);", guide)
             time.sleep(0.5)
@@ -221,7 +234,8 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
             if os.environ.get("SCHOLARKG_DOCS_SCREENSHOTS") == "1":
                 shutil.copyfile(tmp_path / "guide.png", DOCS_IMG)
             # the next slide's query goes into the editor on a click
-            drv2.find_element(By.CSS_SELECTOR, "[data-testid=nextSlide]").click()
+            _wait(lambda: _click(drv2.find_element(By.CSS_SELECTOR, "[data-testid=nextSlide]")),
+                  "the next-slide button")  # fmt: skip
             first = query_body(browser_query_files()[0]).splitlines()[0]
             snippet = _wait(
                 lambda: next(
@@ -231,7 +245,7 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
                 ),
                 "the first saved query's snippet",
             )
-            snippet.click()
+            _wait(lambda: _click(snippet), "a click on the snippet")
             editor = drv2.find_element(By.CSS_SELECTOR, "[data-testid=activeEditor]")
             _wait(lambda: first.split()[0] in editor.text, "the snippet in the editor")
             # the style sheet: a Paper is drawn with its title

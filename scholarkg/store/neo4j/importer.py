@@ -73,7 +73,7 @@ def _neo4j_type(arrow_type: object) -> str | None:
     if pa.types.is_boolean(t):
         return "boolean"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        inner = _neo4j_type(t.value_type)  # type: ignore[attr-defined]
+        inner = _neo4j_type(t.value_type)  # type: ignore[attr-defined]  # pyarrow-stubs: DataType has no value_type; ListType has
         return f"{inner}[]" if inner and not inner.endswith("[]") else None
     return None
 
