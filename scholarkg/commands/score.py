@@ -38,6 +38,7 @@ from typing import Annotated, Any
 
 import typer
 
+from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
 from scholarkg.benchmark.task import TaskOption, resolve_declared_options
 from scholarkg.commands.common import (
     FormatOpt,
@@ -57,11 +58,6 @@ app = typer.Typer(
 )
 
 DEFAULT_IR_METRICS = "P@10,R@10,nDCG@10,MRR@10,MAP,RP"
-#: ``metrics.ranking.PROTOCOLS`` / ``MATCHERS``, written out rather than imported: that module
-#: loads scipy.stats (about 3 s), and this one is imported at every start of the CLI
-#: (tests/metrics/test_score_cli.py checks the copies are equal)
-PROTOCOLS = ("clean", "legobench-paper")
-MATCHERS = ("substring", "normalized", "line")
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from scipy.stats import kendalltau
-
 from scholarkg.benchmark.metrics._common import mean_defined, scores_to_dict
 from scholarkg.errors import InputError
 from scholarkg.textnorm import normalize_text
@@ -174,6 +172,10 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
         return math.nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # imported here: scipy.stats costs ~3 s, and the CLI and task declarations import
+        # this module's protocol and matcher names at every start
+        from scipy.stats import kendalltau
+
         res = kendalltau(x, y, variant="b")
     return float(res.statistic)
 

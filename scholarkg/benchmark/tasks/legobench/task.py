@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
@@ -44,10 +45,6 @@ if TYPE_CHECKING:
     from scholarkg.store.base import GraphStore
 
 FAMILY = "legobench"
-#: ``metrics.ranking.PROTOCOLS`` / ``MATCHERS`` written out, so listing tasks imports no
-#: scipy (``tests/legobench/test_tasks.py`` pins them equal)
-PROTOCOLS = ("clean", "legobench-paper")
-MATCHERS = ("substring", "normalized", "line")
 #: the node every LEGOBench instance id names
 INSTANCE_LABEL = "Leaderboard"
 
