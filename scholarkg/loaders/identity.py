@@ -45,7 +45,7 @@ their nodes' flush.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -559,13 +559,18 @@ def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
     return out
 
 
-def write_aliases(store: GraphStore, paper_id: str, alt_ids: Iterable[str]) -> None:
-    """Write :func:`alias_records` of ``paper_id`` (the bulk path calls this after its load)."""
-    recs = alias_records(paper_id, alt_ids)
-    nodes = [r.row() for r in recs if isinstance(r, PaperAlias)]
+def write_aliases(store: GraphStore, aliases: Mapping[str, Iterable[str]]) -> None:
+    """Write :func:`alias_records` of each ``paper id → alternative ids`` in one batch of
+    nodes and one of edges (the bulk path passes every retired id of a snapshot at once)."""
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    for paper_id, alt_ids in aliases.items():
+        for rec in alias_records(paper_id, alt_ids):
+            if isinstance(rec, PaperAlias):
+                nodes.append(rec.row())
+                edges.append({"start": rec.id, "end": paper_id, "props": {}})
     if nodes:
         store.merge_nodes("PaperAlias", nodes)
-        edges = [{"start": r["id"], "end": paper_id, "props": {}} for r in nodes]
         store.merge_relationships("ALIAS_OF", "PaperAlias", "Paper", edges)
 
 
@@ -596,7 +601,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             update[name] = value
     update["alt_ids"] = sorted(alt)
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
-    write_aliases(store, survivor, alt)
+    write_aliases(store, {survivor: alt})
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in store.run_named("identity/paper_relationships", {"id": loser}):
@@ -662,7 +667,7 @@ def retire_ids(
                     "identity/set_paper_properties",
                     {"rows": [{"id": a, "props": {"openalex_id": new, "alt_ids": alt}}]},
                 )
-                write_aliases(store, a, [f"openalex:{old}"])
+                write_aliases(store, {a: [f"openalex:{old}"]})
                 found[f"openalex:{new}"] = a
             n += 1
         return n

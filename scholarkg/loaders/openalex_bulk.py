@@ -459,8 +459,7 @@ def _set_aliases(store: GraphStore, rows: list[dict[str, Any]], *, settings: Set
         props = [{"id": r["id"], "props": r["props"]} for r in rows if not r.get("stub")]
         if props:
             target.run_named("identity/set_paper_properties", {"rows": props})
-        for row in rows:
-            write_aliases(target, row["id"], row["props"]["alt_ids"])
+        write_aliases(target, {row["id"]: row["props"]["alt_ids"] for row in rows})
 
     if settings.backend == "neo4j":
         from scholarkg.store import open_store
