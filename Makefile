@@ -64,8 +64,12 @@ neo4j-launcher: install
 # PYTEST_ARGS: extra pytest options (CI passes --durations=30 to list the slowest tests)
 PYTEST_ARGS ?=
 
+# The default suite runs on two pytest-xdist workers (this machine has two cores, and most
+# tests wait on a server); the Neo4j tests stay on one of them (tests/conftest.py).
+# TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: install neo4j-lint-deps neo4j-launcher
-	$(BIN)/python -m pytest -q -m "not slow and not model" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -m "not slow and not model" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test-all: install neo4j-lint-deps neo4j-launcher
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

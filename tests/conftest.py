@@ -32,6 +32,23 @@ _console.console.width = 1000
 _console.err_console.width = 1000
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Under pytest-xdist (``make test`` runs two workers), every test that talks to the
+    session's Neo4j goes to one worker: the database is one per server, and tests clear it,
+    so two workers sharing it would wipe each other's data. ``--dist loadgroup`` keeps each
+    ``xdist_group`` on one worker; the embedded tests spread over both (each worker has its
+    own FalkorDB server, SCHOLARKG_HOME and temp dirs). Marked here, as each item is
+    collected: xdist reads the marks in its own ``pytest_collection_modifyitems``."""
+    # the fixture closure misses a store chosen at run time (``any_store[neo4j]`` asks for
+    # ``neo4j_store`` through getfixturevalue), so the test id counts too
+    if (
+        "neo4j_env" in getattr(item, "fixturenames", ())
+        or item.get_closest_marker("neo4j")
+        or "neo4j" in item.nodeid.lower()
+    ):
+        item.add_marker(pytest.mark.xdist_group("neo4j"))
+
+
 @pytest.fixture(scope="session")
 def scholarkg_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A throwaway ``SCHOLARKG_HOME`` (+ data dir) for the whole session."""
@@ -126,6 +143,7 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
             pytest.skip(f"neo4j tests skipped: NEO4J_URI is not set and {reason}")
         reuse = os.environ.get("SCHOLARKG_TEST_NEO4J_HOME")
         home = Path(reuse) if reuse else tmp_path_factory.mktemp("neo4j")
+        _claim_for_this_session(home)
         server = ManagedNeo4j(home)
         keep_running = bool(reuse) and server.status(details=False).state == "running"
         server.ensure_running()
@@ -143,6 +161,32 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jSetting
         if server is not None:
             server.stop()
 
+
+def _claim_for_this_session(home: Path) -> None:
+    """Hold an exclusive lock on the Neo4j home for the rest of this process.
+
+    Tests clear the one database a Neo4j server has, so two pytest processes (two xdist
+    workers, or two suites run at once) sharing it would wipe each other's data and fail
+    in ways that look like bugs. The lock turns that into one clear error instead; it is
+    released when the process exits."""
+    import fcntl
+
+    handle = (home.parent / f".{home.name}.test-session.lock").open("w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        pytest.fail(
+            f"another pytest process is using the Neo4j at {home}: the Neo4j tests must run "
+            "in one process (under xdist, on one worker: the xdist_group set in "
+            "pytest_itemcollected did not take effect — see pyproject.toml's pytest pin)",
+            pytrace=False,
+        )
+    _SESSION_LOCKS.append(handle)
+
+
+#: the open lock files of _claim_for_this_session, kept open (and locked) until exit
+_SESSION_LOCKS: list[object] = []
 
 #: the session's managed server (absent when NEO4J_URI names an external one)
 _MANAGED_NEO4J: dict[str, ManagedNeo4j] = {}

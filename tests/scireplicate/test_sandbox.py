@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,22 @@ def _sandbox_dirs() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("scirep-sandbox-*")}
 
 
+@pytest.fixture
+def own_tempdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temp root of this test's own, so the sandbox copies it counts are its own: the
+    default suite runs on two xdist workers, whose sandbox tests share /tmp. World-readable
+    (0755) like /tmp, because the sandbox user (``nobody`` under root) must reach it."""
+    root = Path(tempfile.mkdtemp(prefix="scirep-test-tmp-"))
+    root.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @needs_sandbox
-def test_hostile_answers_fail_and_the_run_goes_on(synthetic_bench: Path, tmp_path: Path) -> None:
+def test_hostile_answers_fail_and_the_run_goes_on(
+    synthetic_bench: Path, tmp_path: Path, own_tempdir: Path
+) -> None:
     specs = [t for p in read_benchmark(synthetic_bench) for t in p.tasks]
     assert len(specs) == 8
     listener = socket.socket()
