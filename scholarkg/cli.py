@@ -26,6 +26,21 @@ from scholarkg.commands.common import (
 from scholarkg.commands.help_text import plain_help
 from scholarkg.errors import InputError, ScholarKGError
 
+def _fit_help_to_the_output() -> None:
+    """``--help`` as wide as the rest of our output: typer draws help on a console of its own,
+    80 columns wide when stdout is not a terminal (a pipe, a CI log), which folds every option
+    into a column of one-word lines; ours use 100 there (``console.PIPE_WIDTH``). Typer's own
+    ``TERMINAL_WIDTH`` and ``COLUMNS`` still win."""
+    from typer import rich_utils
+
+    from scholarkg.console import console
+
+    if rich_utils.MAX_WIDTH is None and not console.is_terminal:
+        rich_utils.MAX_WIDTH = console.width
+
+
+_fit_help_to_the_output()
+
 app = typer.Typer(
     name="scholarkg",
     help="The scholarly record in a graph database, with the field's benchmarks run on it.",

@@ -9,6 +9,7 @@ CLI shows their ``code`` markup as plain quotes (``scholarkg.commands.help_text`
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +108,20 @@ def test_one_format_option_everywhere() -> None:
                 kinds[" ".join(path)] = param.type_descriptor.annotation
     assert len(kinds) > 15
     assert {k: v for k, v in kinds.items() if v is not OutputFormat} == {}
+
+
+def test_piped_help_is_100_columns_too() -> None:
+    """typer draws ``--help`` on a console of its own (80 columns off a terminal, each option
+    folded into one-word lines); the CLI widens it to ours. Run as a user would pipe it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "TERMINAL_WIDTH")}
+    out = subprocess.run(
+        [str(Path(sys.executable).with_name("scholarkg")), "bench", "score", "--help"],
+        capture_output=True, text=True, env=env, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    widths = [len(line) for line in out.splitlines()]
+    assert max(widths) == 100
+    assert "'bench run --out DIR' wrote" in out  # one line, not folded at 80

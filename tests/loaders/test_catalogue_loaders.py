@@ -136,7 +136,9 @@ def test_a_non_utf8_byte_and_a_10mb_abstract_are_located(tmp_path: Path) -> None
         next(groups)
     assert err.value.line == 2 and "UTF-8" in str(err.value)
     huge = tmp_path / "huge.jsonl"
-    words = {f"w{i}": [i] for i in range(1_100_000)}  # ~10 MB of abstract
+    # a 10 MB abstract: one 9-letter word at a million positions (a million distinct words
+    # build the same size of text but take ten times longer to write and parse)
+    words = {"abcdefghi": list(range(1_000_000))}
     huge.write_text(json.dumps(openalex_work(2, abstract_inverted_index=words)) + "\n")
     with pytest.raises(InputError) as err:
         list(openalex.read_works(huge))
