@@ -57,7 +57,7 @@ def emit(name: str, data: dict[str, Any]) -> None:
 
 def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> FalkorDBStore:
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     t0 = time.perf_counter()
@@ -350,7 +350,7 @@ def part_quality(server: EmbeddedServer, work: Path, args: argparse.Namespace) -
     from scholarkg.benchmark.runner import run_task
     from scholarkg.benchmark.task import AnswerSource
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
     from scholarkg.synthetic.citerec_corpus import generate, write_world
 
     files = write_world(generate(args.quality_papers, seed=13), work / "quality_world")

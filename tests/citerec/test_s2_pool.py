@@ -18,7 +18,7 @@ import pytest
 
 from scholarkg.loaders import citerec_s2 as s2
 from scholarkg.loaders.citerec_bulk import bulk_load_s2
-from scholarkg.loaders.citerec_common import SkipReport
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citerec_corpus import generate, write_world
 

@@ -24,10 +24,10 @@ from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
 from scholarkg.config import Settings
 from scholarkg.loaders import openalex
-from scholarkg.loaders.citerec_common import SkipReport
 from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps, s2_steps
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.base import GraphStore
 from scholarkg.synthetic.citerec_corpus import CiterecWorld, generate, write_world
 

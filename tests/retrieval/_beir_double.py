@@ -22,10 +22,10 @@ def beir_recording_store(directory: Path = FIX, name: str = "mini") -> Recording
     its document is in the collection (the writer skips the rest), rows in the query's order.
     The live tests (``test_beir.py``) check the loader and these queries on the real store.
     """
-    from scholarkg.loaders.citerec_beir import qrels_files, read_corpus, read_qrels, read_queries
-    from scholarkg.loaders.citerec_common import SkipReport
-    from scholarkg.schema.citerec import Collection, PaperInCollection, Qrel
+    from scholarkg.loaders.beir import qrels_files, read_corpus, read_qrels, read_queries
+    from scholarkg.loaders.tolerant import SkipReport
     from scholarkg.schema.records import Paper, Query
+    from scholarkg.schema.retrieval import Collection, PaperInCollection, Qrel
 
     report = SkipReport()
     groups = [*read_corpus(directory / "corpus.jsonl", name, report)]
