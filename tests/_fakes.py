@@ -278,7 +278,9 @@ class LoadedGraph:
     them: one node per id (later properties added to earlier ones), one relationship per
     (type, start, end, merge-key values) (later properties win), and a relationship whose
     endpoint is not loaded under the record's start or end label is not written. Nodes and
-    relationships keep the order they were read in.
+    relationships keep the order they were read in. Not modelled: the ``CitationContext``
+    the writer makes of a citation's sentence (no double reads one yet), and the order in
+    which the writer's batches reach the store (each double's live test would show it).
     """
 
     def __init__(self, records: Iterable[Any]) -> None:
