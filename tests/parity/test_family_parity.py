@@ -181,7 +181,8 @@ def test_citerec_parity(
     from scholarkg.loaders.corpus_lookup import corpus_lookup
     from scholarkg.loaders.dorismae import DorisReader
     from scholarkg.loaders.tolerant import SkipReport
-    from scholarkg.synthetic.citerec_corpus import generate, write_world
+    from scholarkg.synthetic.citation_world import generate
+    from scholarkg.synthetic.citerec_corpus import write_world
     from scholarkg.synthetic.dorismae import SyntheticDoris, write_json
 
     # DORIS-MAE's papers ("v:..." ids) first: FalkorDB numbers nodes by insertion, Neo4j's
