@@ -57,8 +57,9 @@ def emit(name: str, data: dict[str, Any]) -> None:
 
 def part_load(server: EmbeddedServer, work: Path, args: argparse.Namespace) -> FalkorDBStore:
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
-    from scholarkg.loaders.citerec_common import SkipReport
-    from scholarkg.synthetic.citerec_corpus import generate, write_world
+    from scholarkg.loaders.tolerant import SkipReport
+    from scholarkg.synthetic.citation_world import generate
+    from scholarkg.synthetic.citerec_corpus import write_world
 
     t0 = time.perf_counter()
     world = generate(
@@ -350,8 +351,9 @@ def part_quality(server: EmbeddedServer, work: Path, args: argparse.Namespace) -
     from scholarkg.benchmark.runner import run_task
     from scholarkg.benchmark.task import AnswerSource
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
-    from scholarkg.loaders.citerec_common import SkipReport
-    from scholarkg.synthetic.citerec_corpus import generate, write_world
+    from scholarkg.loaders.tolerant import SkipReport
+    from scholarkg.synthetic.citation_world import generate
+    from scholarkg.synthetic.citerec_corpus import write_world
 
     files = write_world(generate(args.quality_papers, seed=13), work / "quality_world")
     store = FalkorDBStore(server.connect(), "citerec_quality")

@@ -23,12 +23,13 @@ import time
 from pathlib import Path
 
 from scholarkg.config import load_settings
-from scholarkg.loaders.citerec_common import SkipReport
 from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.steps import run_steps, s2_steps
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
-from scholarkg.synthetic.citerec_corpus import generate, write_world
+from scholarkg.synthetic.citation_world import generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Test doubles shared across test folders: a synthetic corpus and deterministic embedders.
+"""Test doubles shared across test folders: a synthetic corpus, deterministic embedders, a
+canned LLM server, and the recording store with the in-memory graph its answers read.
 
 A plain module, not a conftest: tests import these classes directly. It is importable from
 every test folder because pytest (default ``prepend`` import mode) puts ``tests/`` on
@@ -12,7 +13,7 @@ import json
 import random
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -267,3 +268,55 @@ class RecordingStore:
 
     def close(self) -> None:
         self.closed = True
+
+
+class LoadedGraph:
+    """What loading ``records`` leaves in a graph, kept in memory: for a double whose answers
+    apply a named query's MATCH to the records a real reader yields.
+
+    The writer's MERGE rules, as ``loaders/writer.py`` and ``store/batch_writes.py`` apply
+    them: one node per id (later properties added to earlier ones), one relationship per
+    (type, start, end, merge-key values) (later properties win), and a relationship whose
+    endpoint is not loaded under the record's start or end label is not written. Nodes and
+    relationships keep the order they were read in. Not modelled: the ``CitationContext``
+    the writer makes of a citation's sentence (no double reads one yet), and the order in
+    which the writer's batches reach the store (each double's live test would show it).
+    """
+
+    def __init__(self, records: Iterable[Any]) -> None:
+        from scholarkg.schema.records import NodeRecord
+
+        #: node id -> (label, properties with the id)
+        self.nodes: dict[str, tuple[str, dict[str, Any]]] = {}
+        edges: dict[tuple[Any, ...], tuple[str, str, str, str, str, dict[str, Any]]] = {}
+        for r in records:
+            if isinstance(r, NodeRecord):
+                self.nodes.setdefault(r.id, (r.LABEL, {"id": r.id}))[1].update(r.properties())
+            else:
+                key = (r.TYPE, r.start, r.end, *r.merge_key().values())
+                edge = edges.setdefault(key, (r.TYPE, r.START, r.END, r.start, r.end, {}))
+                edge[5].update(r.properties())
+        #: every relationship written: (type, start id, end id, properties)
+        self.edges: list[tuple[str, str, str, dict[str, Any]]] = [
+            (rel, start, end, props)
+            for rel, start_label, end_label, start, end, props in edges.values()
+            if self.label(start) == start_label and self.label(end) == end_label
+        ]
+        self._by_start: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+        for rel, start, end, props in self.edges:
+            self._by_start.setdefault(start, []).append((rel, end, props))
+
+    def label(self, node_id: str) -> str | None:
+        node = self.nodes.get(node_id)
+        return None if node is None else node[0]
+
+    def props(self, node_id: str) -> dict[str, Any]:
+        return self.nodes[node_id][1]
+
+    def of_label(self, label: str) -> list[dict[str, Any]]:
+        """The properties of every ``label`` node, in load order."""
+        return [props for lab, props in self.nodes.values() if lab == label]
+
+    def out(self, start: str, *types: str) -> list[tuple[str, dict[str, Any]]]:
+        """``(end id, relationship properties)`` of ``start``'s relationships of ``types``."""
+        return [(e, p) for t, e, p in self._by_start.get(start, ()) if t in types]

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from scholarkg.benchmark.tasks.citerec.recommenders import query_text
 from scholarkg.benchmark.tasks.citerec.task import split_of
-from scholarkg.loaders.citerec_common import SkipReport
 from scholarkg.loaders.citerec_unarxive import cited_paper_id, read_unarxive
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.schema.records import CitationContext
 
 _PLACEHOLDERS = re.compile(r"\[(?:FORMULA|FIGURE|TABLE)\]")

@@ -26,7 +26,7 @@ from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.steps import Step
 
 if TYPE_CHECKING:
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
 
 
 def load_s2(
@@ -71,9 +71,9 @@ def load_s2(
     s2orc): citations and S2ORC find their papers by corpus id among those already loaded.
     ``--workers N`` parses S2ORC lines (JSON, masking, sentence splitting) in N processes.
     """
-    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.steps import s2_steps
     from scholarkg.loaders.summary import print_summary
+    from scholarkg.loaders.tolerant import SkipReport
 
     given = {
         "venues": venues,
@@ -140,8 +140,8 @@ def load_unarxive(
     batch_size: BatchOpt = 500,
 ) -> Any:
     """unarXive full text: papers, cited papers, <REF>-masked citing sentences, CITES."""
-    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.citerec_unarxive import read_unarxive
+    from scholarkg.loaders.tolerant import SkipReport
 
     report = SkipReport()
     steps = [Step("unarxive", file, "unarxive", lambda: read_unarxive(file, report))]

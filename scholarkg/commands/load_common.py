@@ -22,7 +22,7 @@ from scholarkg.loaders.summary import print_summary
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
 
 ResumeOpt = Annotated[
     bool, typer.Option("--resume", help="Skip records an interrupted earlier run already stored.")

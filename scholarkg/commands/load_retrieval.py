@@ -20,14 +20,14 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.steps import Step
 
 if TYPE_CHECKING:
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
 
 
 def beir_steps(
     directory: Path, name: str, report: SkipReport, *, qrels_split: str = "test"
 ) -> list[Step]:
     """Corpus, then queries, then every ``qrels/<split>.tsv``: nodes before the edges."""
-    from scholarkg.loaders import citerec_beir as beir
+    from scholarkg.loaders import beir
 
     corpus = beir.find_file(directory, "corpus.jsonl")
     queries = beir.find_file(directory, "queries.jsonl")
@@ -75,7 +75,7 @@ def load_beir(
     batch_size: BatchOpt = 5_000,
 ) -> Any:
     """A BEIR-layout test collection: documents as Papers, queries, qrels per split."""
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
 
     if not directory.is_dir():
         raise InputError("not a directory", path=directory)

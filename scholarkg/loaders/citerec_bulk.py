@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.loaders.citerec_common import SkipReport
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper
 
 #: node labels streamed to disk instead of merged in memory (one row per id)

@@ -62,17 +62,17 @@ from pydantic import ValidationError
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.loaders.citerec_common import (
-    SkipReport,
-    iter_jsonl_tolerant,
-    optional_int,
-    optional_str,
-)
 from scholarkg.loaders.citerec_contexts import (
     Marker,
     SentenceSplitter,
     extract_contexts,
     split_sentences,
+)
+from scholarkg.loaders.tolerant import (
+    SkipReport,
+    iter_jsonl_tolerant,
+    optional_int,
+    optional_str,
 )
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import (

@@ -39,9 +39,9 @@ from urllib.parse import unquote
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.loaders.citerec_common import SkipReport, iter_jsonl_tolerant, optional_str
 from scholarkg.loaders.citerec_contexts import Marker, SentenceSplitter, extract_contexts
 from scholarkg.loaders.citerec_contexts import split_sentences as default_splitter
+from scholarkg.loaders.tolerant import SkipReport, iter_jsonl_tolerant, optional_str
 from scholarkg.schema import ids
 from scholarkg.schema.citerec import Gold, InPaper, S2Citation
 from scholarkg.schema.records import Author, Authorship, CitationContext, Paper

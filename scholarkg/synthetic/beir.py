@@ -1,6 +1,6 @@
 """A synthetic BEIR-layout test collection, for the ``retrieval`` family's tests and parity runs.
 
-Why from the citation world (``citerec_corpus``): its papers have invented titles and abstracts
+Why from the citation world (``citation_world``): its papers have invented titles and abstracts
 with planted topics, so lexical and dense rankers both have something real to find, and a
 paper's references are a natural set of relevant documents. A query is a citing paper's
 title; its qrels (grade 1) are the papers it cites.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scholarkg.synthetic.citerec_corpus import generate
+from scholarkg.synthetic.citation_world import generate
 
 
 def write_collection(

@@ -1,5 +1,6 @@
-"""AAAR fixtures: the synthetic released files loaded into a fresh graph, and an
-OpenAI-protocol HTTP server on loopback that answers from a function of the prompt."""
+"""AAAR fixtures: the synthetic released files loaded into a graph (or answered by the
+recording double), and an OpenAI-protocol HTTP server on loopback that answers from a
+function of the prompt."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _fakes import CannedServer
+from _aaar_double import aaar_recording_store, aaar_records
+from _fakes import CannedServer, LoadedGraph, RecordingStore
 
-from scholarkg.loaders.aaar import aaar_groups, reviewcritique_groups, task_sources
 from scholarkg.loaders.writer import write_records
 from scholarkg.store.base import GraphStore
 
@@ -31,14 +32,22 @@ def fresh_aaar_store(store: GraphStore) -> GraphStore:
 
 def load_aaar(store: GraphStore) -> GraphStore:
     store.apply_schema()
-    records = []
-    for task, path in task_sources(FIX):
-        records += [r for _, group in aaar_groups(task, path) for r in group]
-    records += [
-        r for _, group in reviewcritique_groups(FIX / "ReviewCritique.jsonl") for r in group
-    ]
-    write_records(store, records)
+    write_records(store, aaar_records(FIX))
     return store
+
+
+@pytest.fixture(scope="session")
+def aaar_graph() -> LoadedGraph:
+    """What ``load_aaar`` leaves in a graph, in memory (read once; the doubles only read it)."""
+    return LoadedGraph(aaar_records(FIX))
+
+
+@pytest.fixture
+def aaar_double(aaar_graph: LoadedGraph, scholarkg_home: Path) -> RecordingStore:
+    """The same data on the recording double (the unit tier: the tasks' prompts, answers and
+    scores, no server), recording afresh for each test; ``test_aaar_double.py`` checks its
+    rows against ``aaar_store``'s. The session's temp home holds anything a run caches."""
+    return aaar_recording_store(aaar_graph)
 
 
 @pytest.fixture

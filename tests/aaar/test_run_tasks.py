@@ -1,6 +1,10 @@
-"""The four tasks end to end through ``run_task`` on the real embedded graph: prompts from the
-graph, answers from an OpenAI-protocol server on loopback (canned replies keyed by what the
-prompt contains) or from imported predictions, scores by hand, run records and files."""
+"""The four tasks end to end through ``run_task``: prompts from the graph, answers from an
+OpenAI-protocol server on loopback (canned replies keyed by what the prompt contains) or from
+imported predictions, scores by hand, run records and files.
+
+The graph is read through the recording double (``aaar_double``: the rows the loaded graph
+returns, checked by ``test_aaar_double.py``); the related-work context, which reads citations
+a test adds, runs on the real embedded graph (``fresh_aaar_store``)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _fakes import CannedServer
+from _fakes import CannedServer, RecordingStore
 from test_score_files import KeywordEncoder
 
 from scholarkg.benchmark.runner import run_task
@@ -44,9 +48,9 @@ def _eq_answer(prompt: str) -> str:
     raise AssertionError(prompt)
 
 
-def test_eqinfer_model_sweep_is_a_curve(aaar_store: GraphStore, tmp_path: Path) -> None:
+def test_eqinfer_model_sweep_is_a_curve(aaar_double: RecordingStore, tmp_path: Path) -> None:
     with CannedServer(_eq_answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
-        run = run_task(EqInferTask(), aaar_store, AnswerSource.model(client),
+        run = run_task(EqInferTask(), aaar_double, AnswerSource.model(client),
                        {"context_words": "3,1000"}, runs_dir=tmp_path / "runs",
                        out_dir=tmp_path / "out")  # fmt: skip
     assert len(srv.bodies) == 8 and {r["max_tokens"] for r in srv.bodies} == {16}
@@ -66,8 +70,8 @@ def test_eqinfer_model_sweep_is_a_curve(aaar_store: GraphStore, tmp_path: Path) 
     assert len(before.split()) <= 3
 
 
-def test_eqinfer_imported_released_results(aaar_store: GraphStore) -> None:
-    run = run_task(EqInferTask(), aaar_store,
+def test_eqinfer_imported_released_results(aaar_double: RecordingStore) -> None:
+    run = run_task(EqInferTask(), aaar_double,
                    AnswerSource.predictions(FIX / "results" / "eqinfer"))  # fmt: skip
     assert run.result.aggregate == {"accuracy": 50.0}
     assert run.record.config["answer"]["kind"] == "predictions"
@@ -82,11 +86,11 @@ def _exp_answer(prompt: str) -> str:
     return "because gamma" if "alpha study" in prompt else "no idea"  # one-by-one
 
 
-def test_expdesign_model_whole_list_and_one_by_one(aaar_store: GraphStore) -> None:
+def test_expdesign_model_whole_list_and_one_by_one(aaar_double: RecordingStore) -> None:
     task = ExpDesignTask(encoder=KeywordEncoder())
     with CannedServer(_exp_answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
-        run = run_task(task, aaar_store, AnswerSource.model(client), {"context_words": 5})
-        one = run_task(task, aaar_store, AnswerSource.model(client),
+        run = run_task(task, aaar_double, AnswerSource.model(client), {"context_words": 5})
+        one = run_task(task, aaar_double, AnswerSource.model(client),
                        {"explain_mode": "one-by-one"})  # fmt: skip
     # paper 1: S-P 0.5 (alpha right, gamma wrong); paper 2: "Sure!" -> ["1. Sure!"] -> 0
     agg = run.result.aggregate
@@ -105,9 +109,9 @@ def test_expdesign_model_whole_list_and_one_by_one(aaar_store: GraphStore) -> No
     assert run.answers.models["encoder"] == "keyword-encoder"
 
 
-def test_expdesign_copy_input_baseline(aaar_store: GraphStore) -> None:
+def test_expdesign_copy_input_baseline(aaar_double: RecordingStore) -> None:
     task = ExpDesignTask(encoder=KeywordEncoder())
-    run = run_task(task, aaar_store, AnswerSource.ranker("copy-input"))
+    run = run_task(task, aaar_double, AnswerSource.ranker("copy-input"))
     p1 = run.answers.by_instance["arxiv:2402.00001"]
     assert p1.experiments[0].startswith("1. ") and len(p1.experiments) <= 5
     assert p1.explanations == ["1. alpha study", "2. beta study"]  # gold copied as "why"
@@ -117,16 +121,16 @@ def test_expdesign_copy_input_baseline(aaar_store: GraphStore) -> None:
     assert run.record.config["answer"]["baseline"] is True
 
 
-def test_weakness_split_combine_and_no_split(aaar_store: GraphStore) -> None:
+def test_weakness_split_combine_and_no_split(aaar_double: RecordingStore) -> None:
     task = WeaknessTask(encoder=KeywordEncoder())
 
     def answer(prompt: str) -> str:
         return "1. alpha\n2. delta" if "Zorb" in prompt or "Glims" in prompt else "1. gamma"
 
     with CannedServer(answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
-        split = run_task(task, aaar_store, AnswerSource.model(client), {"window_words": 6})
+        split = run_task(task, aaar_double, AnswerSource.model(client), {"window_words": 6})
         n_split = len(srv.bodies)
-        whole = run_task(task, aaar_store, AnswerSource.model(client), {"split": False})
+        whole = run_task(task, aaar_double, AnswerSource.model(client), {"split": False})
     # WkA1's text: abstract 4 + title 5 + sections 5 + 3 ("None Plix helps.": a missing
     # heading reads "None", as released) = 17 words -> 17 // 6 + 1 = 3 windows; WkB2: 10 -> 2
     assert n_split == 5 and len(srv.bodies) == 5 + 2
@@ -139,21 +143,21 @@ def test_weakness_split_combine_and_no_split(aaar_store: GraphStore) -> None:
     assert combine_lists([["1. a", "2. b"], ["1. c"]]) == ["1. a", "2. b", "3. c"]
 
 
-def test_weakness_imported_released_results(aaar_store: GraphStore) -> None:
+def test_weakness_imported_released_results(aaar_double: RecordingStore) -> None:
     task = WeaknessTask(encoder=KeywordEncoder())
     path = FIX / "results" / "weakness"
-    run = run_task(task, aaar_store, AnswerSource.predictions(path))
+    run = run_task(task, aaar_double, AnswerSource.predictions(path))
     assert run.result.aggregate["SN-P"] == pytest.approx(50.0)
     assert run.result.aggregate["SN-R"] == pytest.approx(87.5)
 
 
-def test_weakness_scoring_reports_its_encoding(aaar_store: GraphStore) -> None:
+def test_weakness_scoring_reports_its_encoding(aaar_double: RecordingStore) -> None:
     """Scoring encodes every distinct weakness text once (minutes for a thousand papers on
     two cores), and says so to the run's progress; outside a run nothing is reported."""
     seen: list[tuple[str, int, int]] = []
     task = WeaknessTask(encoder=KeywordEncoder())
     path = FIX / "results" / "weakness"
-    run_task(task, aaar_store, AnswerSource.predictions(path),
+    run_task(task, aaar_double, AnswerSource.predictions(path),
              progress=lambda stage, done, total: seen.append((stage, done, total)))  # fmt: skip
     encoding = [s for s in seen if s[0] == "score: encode"]
     assert encoding and encoding[-1][1] == encoding[-1][2] > 0
@@ -169,12 +173,12 @@ def _rc_answer(prompt: str) -> str:
     return "1. No\n2. Yes" if label else "1: wrong"
 
 
-def test_reviewcritique_two_prompts_and_ensembles(aaar_store: GraphStore) -> None:
+def test_reviewcritique_two_prompts_and_ensembles(aaar_double: RecordingStore) -> None:
     task = ReviewCritiqueTask()
     with CannedServer(_rc_answer) as srv, LLMClient(srv.base_url, max_retries=0) as client:
-        run = run_task(task, aaar_store, AnswerSource.model(client))
+        run = run_task(task, aaar_double, AnswerSource.model(client))
         assert len(srv.bodies) == 6  # 3 reviews x 2 prompts
-        label = run_task(task, aaar_store, AnswerSource.model(client), {"ensemble": "label-all"})
+        label = run_task(task, aaar_double, AnswerSource.model(client), {"ensemble": "label-all"})
         assert len(srv.bodies) == 6 + 3
     # the same flags as the JSONL of test_score_files: P 5/9, R 2/3, F1 0.6
     agg = run.result.aggregate
@@ -187,8 +191,8 @@ def test_reviewcritique_two_prompts_and_ensembles(aaar_store: GraphStore) -> Non
                                                              [None, "off topic", None])  # fmt: skip
 
 
-def test_reviewcritique_imported_predictions(aaar_store: GraphStore) -> None:
-    run = run_task(ReviewCritiqueTask(), aaar_store,
+def test_reviewcritique_imported_predictions(aaar_double: RecordingStore) -> None:
+    run = run_task(ReviewCritiqueTask(), aaar_double,
                    AnswerSource.predictions(FIX / "results" / "reviewcritique.jsonl"),
                    {"ensemble": "either-no"})  # fmt: skip
     assert run.result.aggregate["F1"] == pytest.approx(60.0)

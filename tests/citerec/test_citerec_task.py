@@ -19,7 +19,8 @@ from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_t
 from scholarkg.benchmark.tasks.citerec.task import class_table, context_queries, split_of
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
-from scholarkg.synthetic.citerec_corpus import generate, write_world
+from scholarkg.synthetic.citation_world import generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 
 def _inst(iid: str, gold: str, cls: str) -> Instance:

@@ -23,7 +23,8 @@ from scholarkg.benchmark.tasks.citerec.textfeatures import (
     tokens_of,
 )
 from scholarkg.store.falkordb.store import FalkorDBStore
-from scholarkg.synthetic.citerec_corpus import generate, write_world
+from scholarkg.synthetic.citation_world import generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 TAGGED = [  # (sentence, expected tags) written for the fallback tagger
     ("We propose a novel method", ["PRP", "VBP", "DT", "JJ", "NN"]),

@@ -19,7 +19,8 @@ from scholarkg.benchmark.tasks.citerec.task import context_queries
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp, node_keys
 from scholarkg.graphalgo.projection import Projection, ProjectionKey
 from scholarkg.store.falkordb.store import FalkorDBStore
-from scholarkg.synthetic.citerec_corpus import generate, write_world
+from scholarkg.synthetic.citation_world import generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 KEY = ProjectionKey("embedded", "t", "Paper", ("CITES",))
 

@@ -18,9 +18,10 @@ import pytest
 
 from scholarkg.loaders import citerec_s2 as s2
 from scholarkg.loaders.citerec_bulk import bulk_load_s2
-from scholarkg.loaders.citerec_common import SkipReport
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.falkordb.store import FalkorDBStore
-from scholarkg.synthetic.citerec_corpus import generate, write_world
+from scholarkg.synthetic.citation_world import generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "citerec" / "s2"
 

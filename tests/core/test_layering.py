@@ -22,7 +22,9 @@ never one above, with no exceptions list:
   plain data;
 * the families are siblings: a module of one family's package (``benchmark/tasks/<family>/``)
   never imports another family's package, only the modules ``benchmark/tasks`` shares
-  (``llm_run``, ``predictions``), so a family can be read, moved or dropped alone;
+  (``llm_run``, ``predictions``), so a family can be read, moved or dropped alone; the same
+  holds for the modules its ``FAMILY`` names outside the package (schema records, synthetic
+  corpus, load commands);
 * no import cycle between any two modules. Imports under ``if TYPE_CHECKING:`` never run, so
   the cycle check leaves them out; the layer rules count them (a type is a dependency too).
 """
@@ -338,6 +340,81 @@ def family_crossings(package: Path) -> list[str]:
 
 def test_no_family_imports_another() -> None:
     assert family_crossings(PACKAGE) == []
+
+
+def declared_modules() -> dict[str, set[str]]:
+    """family -> the modules its ``FAMILY`` names outside its package: its schema records
+    (unless they are the core's, ``schema/records.py``), its synthetic corpus and its load
+    commands' modules. A family's records, corpus and load commands are as much its own as
+    its package is (``schema/retrieval.py`` is the retrieval family's, ``schema/citerec.py``
+    citation recommendation's)."""
+    from scholarkg.families import families
+    from scholarkg.schema.ddl import CORE
+
+    out: dict[str, set[str]] = {}
+    for fam in families():
+        own = {fam.package} if fam.package else set()
+        if fam.schema.records and fam.schema.records != CORE.records:
+            own.add(fam.schema.records)
+        if fam.synthetic:
+            own.add(fam.synthetic)
+        own |= {ref.partition(":")[0] for ref in fam.load_commands.values()}
+        out[fam.name] = own
+    return out
+
+
+def declared_crossings(package: Path, owned: dict[str, set[str]]) -> list[str]:
+    """``module:line imports other`` for each import from a module one family owns
+    (``owned``: family -> module prefixes) into a module another family owns."""
+
+    def owner(module: str) -> str | None:
+        return next((f for f, mods in owned.items() if any(_under(module, m) for m in mods)), None)
+
+    out = []
+    for module, edges in import_graph(package).items():
+        own = owner(module)
+        if own is None:
+            continue
+        for target, (line, _typing) in edges.items():
+            other = owner(target)
+            if other is not None and other != own:
+                out.append(f"{module}:{line} imports {target} (family {other})")
+    return sorted(out)
+
+
+def test_no_family_module_imports_another_familys() -> None:
+    """The sibling rule over every module a family declares, not only its package: the
+    retrieval family's records, loader command and synthetic collection import nothing of
+    citation recommendation's (the citation world they share is ``synthetic/citation_world``,
+    no family's), and so for every pair."""
+    owned = declared_modules()
+    assert owned["retrieval"] >= {"scholarkg.schema.retrieval", "scholarkg.synthetic.beir"}
+    assert declared_crossings(PACKAGE, owned) == []
+
+
+def test_the_declared_rule_catches_a_crossing(tmp_path: Path) -> None:
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/schema/__init__.py": "",
+            "scholarkg/schema/records.py": "",
+            "scholarkg/schema/citerec.py": "from scholarkg.schema import records\n",
+            "scholarkg/synthetic/__init__.py": "",
+            "scholarkg/synthetic/world.py": "",
+            "scholarkg/synthetic/beir.py": (
+                "from scholarkg.synthetic import world\n"
+                "def f():\n    from scholarkg.schema.citerec import Gold\n"
+            ),
+        },
+    )
+    owned = {
+        "citerec": {"scholarkg.schema.citerec"},
+        "retrieval": {"scholarkg.synthetic.beir"},
+    }
+    assert declared_crossings(pkg, owned) == [
+        "scholarkg.synthetic.beir:3 imports scholarkg.schema.citerec (family citerec)"
+    ]
 
 
 def test_the_family_rule_catches_a_crossing(tmp_path: Path) -> None:

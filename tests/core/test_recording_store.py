@@ -39,3 +39,37 @@ def test_writes_are_checked_against_the_schema_whitelists() -> None:
         store.merge_nodes("NoSuchLabel", [{"id": "x"}])
     with pytest.raises(InputError, match="unknown relationship type"):
         store.merge_relationships("NO_SUCH", "Paper", "Paper", [{"start": "a", "end": "b"}])
+
+
+def test_loaded_graph_merges_as_the_writer_does() -> None:
+    """``LoadedGraph`` (what the doubles' answers read) keeps one node per id with later
+    properties added, one relationship per endpoints and merge key with later properties
+    winning, and drops a relationship whose endpoint was not loaded under its label."""
+    from _fakes import LoadedGraph
+
+    from scholarkg.schema.records import Aspect, Citation, Judgement, Paper
+
+    g = LoadedGraph(
+        [
+            Aspect(aspect_id="1", source="s"),
+            Paper(id="p:1", title="One"),
+            Paper(id="p:2"),
+            Aspect(aspect_id="1", source="s", text="later text"),
+            Judgement(start="aspect:s:1", end="p:1", score=1.0, source="gpt", key="k1"),
+            Judgement(start="aspect:s:1", end="p:1", score=2.0, source="gpt", key="k2"),
+            Judgement(start="aspect:s:1", end="p:1", score=3.0, source="gpt", key="k1"),
+            Citation(start="p:1", end="p:2"),
+            Citation(start="p:1", end="p:nowhere"),
+            Judgement(start="p:1", end="p:2", score=1.0, source="gpt"),  # start is no Aspect
+        ]
+    )
+    assert g.props("aspect:s:1")["text"] == "later text"
+    assert g.label("p:1") == "Paper" and g.label("p:nowhere") is None
+    judged = g.out("aspect:s:1", "JUDGED")
+    assert sorted((end, j["key"], j["score"]) for end, j in judged) == [
+        ("p:1", "k1", 3.0),
+        ("p:1", "k2", 2.0),
+    ]
+    assert [end for end, _ in g.out("p:1", "CITES")] == ["p:2"]
+    assert g.out("p:1", "JUDGED") == []
+    assert [p["id"] for p in g.of_label("Paper")] == ["p:1", "p:2"]

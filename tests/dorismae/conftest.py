@@ -1,4 +1,5 @@
-"""A small synthetic DORIS-MAE world, written in the released v1 schema and loaded once."""
+"""A small synthetic DORIS-MAE world, written in the released v1 schema: loaded once per test
+module on the live server, or answered by the recording double."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import LoadedGraph, RecordingStore
 
 from scholarkg.loaders.dorismae import DorisLoadReport, DorisReader
 from scholarkg.loaders.writer import write_records
 from scholarkg.store.base import GraphStore
 from scholarkg.synthetic.dorismae import SyntheticDoris, write_json, write_subqueries
+
+from ._doris_double import doris_loaded_graph, doris_recording_store
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +57,17 @@ def fresh_doris_graph(store: GraphStore, doris_file: Path) -> GraphStore:
     """The same on a graph of the test's own, for a test that adds to it."""
     load(store, doris_file)
     return store
+
+
+@pytest.fixture(scope="session")
+def doris_loaded(doris_file: Path) -> LoadedGraph:
+    """The release as a load leaves it, in memory (read once; the doubles only read it)."""
+    return doris_loaded_graph(doris_file)
+
+
+@pytest.fixture
+def doris_double(doris_loaded: LoadedGraph, scholarkg_home: Path) -> RecordingStore:
+    """The same release on the recording double (the unit tier: the task's Python logic, no
+    server), recording afresh for each test; ``test_doris_double.py`` checks its rows against
+    ``doris_graph``'s. The session's temp home holds anything a ranker caches."""
+    return doris_recording_store(doris_loaded)

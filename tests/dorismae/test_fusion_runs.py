@@ -4,7 +4,8 @@
 Σ w·minmax(score) with, for each fold (parent query parity), the weight vector of the grid
 that maximises NDCG_10% on the *other* fold (ties: the smaller weights). Both are written out
 here independently of ``rankers/fusion.py``, so a refactor of the fusion code that changes a
-single position of a fused run fails.
+single position of a fused run fails. They read the release through the recording double
+(``doris_double``: the rows the live graph returns, ``test_doris_double.py``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 from itertools import product
 
 import pytest
-from _fakes import HashEmbedder
+from _fakes import HashEmbedder, RecordingStore
 
 from scholarkg.benchmark.metrics.dorismae import evaluate_dorismae
 from scholarkg.benchmark.rankers.base import Ranking
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
 from scholarkg.benchmark.tasks.dorismae.task import FUSED, DorisMaeTask, RankerKit
-from scholarkg.store.base import GraphStore
 
 
 def _order(scores: dict[str, float]) -> list[str]:
@@ -46,19 +46,19 @@ def _weighted(rankings: list[Ranking], weights: tuple[float, ...]) -> list[str]:
 
 
 @pytest.mark.parametrize("task_kind", ["full", "subquery"])
-def test_fused_runs_follow_the_formulas(doris_graph: GraphStore, task_kind: str) -> None:
+def test_fused_runs_follow_the_formulas(doris_double: RecordingStore, task_kind: str) -> None:
     task = DorisMaeTask()
     embedder = HashEmbedder()
     options = task.resolve_options({"task": task_kind})
-    instances = task.build_instances(doris_graph, options)
+    instances = task.build_instances(doris_double, options)
     kit = RankerKit(
-        doris_graph, instances, AnswerSource.ranker("dense", embedder=embedder), options
+        doris_double, instances, AnswerSource.ranker("dense", embedder=embedder), options
     )
     parts = [kit.rank_all(kit.ranker(name)) for name in FUSED]
     for part in parts:  # every input ranks the whole pool, so RRF depth = pool size
         assert all(len(part[i.id]) == len(i.data["pool"]) for i in instances)
 
-    rrf_run = run_task(task, doris_graph, AnswerSource.ranker("hybrid-rrf", embedder=embedder),
+    rrf_run = run_task(task, doris_double, AnswerSource.ranker("hybrid-rrf", embedder=embedder),
                        {"task": task_kind})  # fmt: skip
     assert rrf_run.answers.by_instance == {i.id: _rrf([p[i.id] for p in parts]) for i in instances}
     assert rrf_run.answers.params == {
@@ -77,7 +77,7 @@ def test_fused_runs_follow_the_formulas(doris_graph: GraphStore, task_kind: str)
             ndcg = evaluate_dorismae(relevance, run, ["NDCG_10%"], queries=dev)
             scored.append((ndcg.aggregate["NDCG_10%"], tuple(-x for x in w), w))
         best[fold] = max(scored)[2]
-    learned = run_task(task, doris_graph, AnswerSource.ranker("fusion-learned", embedder=embedder),
+    learned = run_task(task, doris_double, AnswerSource.ranker("fusion-learned", embedder=embedder),
                        {"task": task_kind})  # fmt: skip
     expected = {i.id: _weighted([p[i.id] for p in parts], best[parity[i.id]]) for i in instances}
     assert learned.answers.by_instance == expected

@@ -1,4 +1,10 @@
-"""Relevance by one Cypher aggregation = the metrics library's Python; the task end to end."""
+"""Relevance by one Cypher aggregation = the metrics library's Python; the task end to end.
+
+The Cypher relevance and the corpus pool's vector index are checked on the live graph
+(``doris_graph``); the task's Python logic (metrics, rankers, fusion, query sets) runs on the
+recording double (``doris_double``), whose rows ``test_doris_double.py`` checks against the
+live graph's for every query the task asks.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from typing import Any
 
 import pytest
 from _cli import cli_ok
-from _fakes import HashEmbedder
+from _fakes import HashEmbedder, RecordingStore
 
 from scholarkg.benchmark.metrics.dorismae import (
     PUBLISHED_METRICS,
@@ -59,10 +65,10 @@ def test_cypher_relevance_equals_the_metrics_library(
 
 
 def test_task_metrics_equal_library_and_score_ir(
-    doris_graph: GraphStore, doris_json: dict[str, Any], tmp_path: Path
+    doris_double: RecordingStore, doris_json: dict[str, Any], tmp_path: Path
 ) -> None:
     task = load_task("dorismae")
-    run = run_task(task, doris_graph, AnswerSource.ranker("bm25"), out_dir=tmp_path)
+    run = run_task(task, doris_double, AnswerSource.ranker("bm25"), out_dir=tmp_path)
     oracle = build_relevance(doris_json["Query"], doris_json["Annotation"])
     lib = evaluate_dorismae(oracle, run.answers.by_instance, PUBLISHED_METRICS)
     for ours, name in METRIC_NAMES.items():
@@ -153,9 +159,9 @@ def test_metrics_by_hand_on_one_pool() -> None:
     assert agg["MRR@10"] == 0.0  # the only abstract at the pool maximum is ranked 12th
 
 
-def test_random_follows_the_upstream_protocol(doris_graph: GraphStore) -> None:
+def test_random_follows_the_upstream_protocol(doris_double: RecordingStore) -> None:
     task = DorisMaeTask()
-    instances = task.build_instances(doris_graph, task.resolve_options({}))
+    instances = task.build_instances(doris_double, task.resolve_options({}))
     ranker = UpstreamRandomRanker(seed=3)
     rng_ref = random.Random()
     rng_ref.seed(3)  # upstream: random.seed(t), then one shuffle per query in order
@@ -163,8 +169,8 @@ def test_random_follows_the_upstream_protocol(doris_graph: GraphStore) -> None:
         expected = list(inst.data["pool"])
         rng_ref.shuffle(expected)
         assert ranker.rank("q", 10**6, candidates=inst.data["pool"]).ids == expected
-    one = run_task(task, doris_graph, AnswerSource.ranker("random", trials=1))
-    many = run_task(task, doris_graph, AnswerSource.ranker("random", trials=20))
+    one = run_task(task, doris_double, AnswerSource.ranker("random", trials=1))
+    many = run_task(task, doris_double, AnswerSource.ranker("random", trials=20))
     assert one.result.aggregate != many.result.aggregate
     # the mean over trials of R@5 approaches the closed form mean min(5, N)/N ... over the
     # queries with relevant abstracts: it is 5/N for every query here (N = 24)
@@ -184,20 +190,23 @@ def test_random_follows_the_upstream_protocol(doris_graph: GraphStore) -> None:
         "fusion-learned",
     ],
 )
-def test_every_ranker_returns_whole_pools(doris_graph: GraphStore, name: str) -> None:
+def test_every_ranker_returns_whole_pools(request: pytest.FixtureRequest, name: str) -> None:
+    # graph-ppr reads the pool's CITES edges (``edge_snapshot``), which the double does not
+    # answer: it runs on the live graph, the others on the double
+    store = request.getfixturevalue("doris_graph" if name == "graph-ppr" else "doris_double")
     task = DorisMaeTask()
     run = run_task(
-        task, doris_graph, AnswerSource.ranker(name, embedder=HashEmbedder()), {"task": "subquery"}
+        task, store, AnswerSource.ranker(name, embedder=HashEmbedder()), {"task": "subquery"}
     )
     for inst in run.instances:
         assert sorted(run.answers.by_instance[inst.id]) == sorted(inst.data["pool"])
 
 
-def test_aspect_aware_beats_whole_query_bm25(doris_graph: GraphStore) -> None:
+def test_aspect_aware_beats_whole_query_bm25(doris_double: RecordingStore) -> None:
     """The generator's point: aspect structure matters, whole-query overlap misleads."""
     task = DorisMaeTask()
-    base = run_task(task, doris_graph, AnswerSource.ranker("bm25"))
-    ours = run_task(task, doris_graph, AnswerSource.ranker("aspect-bm25"))
+    base = run_task(task, doris_double, AnswerSource.ranker("bm25"))
+    ours = run_task(task, doris_double, AnswerSource.ranker("aspect-bm25"))
     qids = [i.id for i in base.instances]
     a = [base.result.per_instance[q]["NDCG10%"] for q in qids]
     b = [ours.result.per_instance[q]["NDCG10%"] for q in qids]
@@ -223,18 +232,18 @@ def test_corpus_pool_uses_the_vector_index(doris_graph: GraphStore) -> None:
 
 
 @pytest.mark.model
-def test_dense_with_the_bundled_minilm(doris_graph: GraphStore) -> None:
+def test_dense_with_the_bundled_minilm(doris_double: RecordingStore) -> None:
     """The real encoder path (bundled MiniLM, int8) on one query: whole pool, model recorded."""
     task = DorisMaeTask()
     run = run_task(
-        task, doris_graph, AnswerSource.ranker("dense"), {"backend": "torch-int8"}, limit=1
+        task, doris_double, AnswerSource.ranker("dense"), {"backend": "torch-int8"}, limit=1
     )
     assert run.record.models == {"encoder": "all-MiniLM-L6-v2+int8"}
     for inst in run.instances:
         assert sorted(run.answers.by_instance[inst.id]) == sorted(inst.data["pool"])
 
 
-def test_layout_labels_published_rows_and_query_sets(doris_graph: GraphStore) -> None:
+def test_layout_labels_published_rows_and_query_sets(doris_double: RecordingStore) -> None:
     task = DorisMaeTask()
     assert task.layout.columns == tuple(METRIC_NAMES)
     assert all("published on the real data" in row.source for row in task.layout.published)
@@ -247,7 +256,7 @@ def test_layout_labels_published_rows_and_query_sets(doris_graph: GraphStore) ->
     )
     assert bm25.values["NDCG10%"] == 51.46
     test_ids = {
-        i.id for i in task.build_instances(doris_graph, task.resolve_options({"queries": "test"}))
+        i.id for i in task.build_instances(doris_double, task.resolve_options({"queries": "test"}))
     }
     assert test_ids == {"1", "8"}  # of the 10 synthetic queries, the split's ids below 10
 

@@ -18,6 +18,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from _fakes import LoadedGraph, RecordingStore
+from _lego_double import lego_loaded_graph, lego_recording_store
 
 from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -61,3 +63,19 @@ def wstore(
     finally:
         st.clear()
         st.close()
+
+
+@pytest.fixture(scope="module")
+def wgraph(world_mod: ModuleType, world: Any, request: pytest.FixtureRequest) -> LoadedGraph:
+    """The world as ``wstore`` holds it (``WORLD_WITH_RPLM`` the same way), in memory."""
+    return lego_loaded_graph(
+        world_mod, world, rplm=bool(getattr(request.module, "WORLD_WITH_RPLM", False))
+    )
+
+
+@pytest.fixture
+def wdouble(wgraph: LoadedGraph, scholarkg_home: Path) -> RecordingStore:
+    """The same world on the recording double (the unit tier: prompt building, answer import
+    and scoring, no server), recording afresh for each test; ``test_lego_double.py`` checks
+    its rows against ``wstore``'s. The session's temp home holds the runs a test records."""
+    return lego_recording_store(wgraph)

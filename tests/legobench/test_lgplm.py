@@ -1,9 +1,12 @@
-"""LGPLM as a task on a real embedded FalkorDB graph: retrieval, prompts, imported tables, scores.
+"""LGPLM as a task: retrieval, prompts, imported tables, scores.
 
 Two graphs: the synthetic LEGOBench world (``tests/fixtures/legobench/lgplm/world.py``, loaded
 with the real loaders; gold from ``HAS_ENTRY {method, score}``), and a three-paper graph
-written by hand in the Papers-with-Code shape (gold from ``Result`` nodes). MR/MP/SP
-expectations are counted by hand in each test.
+written by hand in the Papers-with-Code shape (gold from ``Result`` nodes). The world is read
+through the recording double (``wdouble``: the rows the loaded graph returns, checked by
+``test_lego_double.py``) where only the task's logic is under test, and from the embedded
+FalkorDB (``wstore``) where a test checks what a run left in the graph; the PwC-shaped graph
+is written to a real store. MR/MP/SP expectations are counted by hand in each test.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import RecordingStore
 from openpyxl import Workbook
 
 from scholarkg.benchmark.metrics.extraction import NOT_COMPARABLE_NOTE
@@ -45,11 +49,11 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def test_retrieval_stays_inside_the_leaderboard_papers(
-    wstore: FalkorDBStore, world: Any, world_mod: Any
+    wdouble: RecordingStore, world: Any, world_mod: Any
 ) -> None:
-    instances = build_lgplm_instances(wstore, k=10)
+    instances = build_lgplm_instances(wdouble, k=10)
     assert len(instances) == world_mod.N_LEADERBOARDS
-    top3 = {i.id: i for i in build_lgplm_instances(wstore, k=3)}
+    top3 = {i.id: i for i in build_lgplm_instances(wdouble, k=3)}
     for inst in instances:
         idx = world.index_of(inst.id)
         lb = world.corpus.leaderboards[idx]
@@ -65,8 +69,8 @@ def test_retrieval_stays_inside_the_leaderboard_papers(
         assert inst.gold == world.gold_entries(idx)  # HAS_ENTRY {method, score}, best first
 
 
-def test_prompt_structure_and_context_cut(wstore: FalkorDBStore) -> None:
-    inst = build_lgplm_instances(wstore, k=10, limit=1)[0]
+def test_prompt_structure_and_context_cut(wdouble: RecordingStore) -> None:
+    inst = build_lgplm_instances(wdouble, k=10, limit=1)[0]
     context = " ".join(c.text for c in inst.chunks)
     expected = lgplm_template().render(
         task=inst.task, dataset=inst.dataset, metric=inst.metric, context=context
@@ -76,7 +80,7 @@ def test_prompt_structure_and_context_cut(wstore: FalkorDBStore) -> None:
     assert not inst.context_truncated
 
     budget = 150
-    cut = build_lgplm_instances(wstore, k=10, limit=1, max_context_tokens=budget)[0]
+    cut = build_lgplm_instances(wdouble, k=10, limit=1, max_context_tokens=budget)[0]
     assert cut.context_truncated
     assert approx_tokens(cut.prompt) == budget - 3  # release: context = max - prompt - 3
     assert inst.prompt.startswith(cut.prompt.split("\nUsing only")[0])
@@ -88,23 +92,23 @@ def test_crop_to_tokens_by_hand() -> None:
     assert crop_to_tokens("a bb", 0) == ("", True)
 
 
-def test_gold_file_matches_graph(wstore: FalkorDBStore, world: Any) -> None:
+def test_gold_file_matches_graph(wdouble: RecordingStore, world: Any) -> None:
     gold = read_gold_file(world.files["leaderboards"])
     assert gold == {world.lb_id(i): world.gold_entries(i) for i in range(len(gold))}
-    from_file = build_lgplm_instances(wstore, gold_path=world.files["leaderboards"])
-    from_graph = build_lgplm_instances(wstore)
+    from_file = build_lgplm_instances(wdouble, gold_path=world.files["leaderboards"])
+    from_graph = build_lgplm_instances(wdouble)
     assert [i.gold for i in from_file] == [i.gold for i in from_graph]
 
 
 # --------------------------------------------------------------------------- imported answers
 
 
-def test_perfect_answers(wstore: FalkorDBStore, world: Any, tmp_path: Path) -> None:
+def test_perfect_answers(wdouble: RecordingStore, world: Any, tmp_path: Path) -> None:
     rows = [
         {"id": world.lb_id(i), "answer": table(world.gold_entries(i), lb.metric)}
         for i, lb in enumerate(world.corpus.leaderboards)
     ]
-    run = run_lgplm(wstore, predictions_path=_write_jsonl(tmp_path / "p.jsonl", rows))
+    run = run_lgplm(wdouble, predictions_path=_write_jsonl(tmp_path / "p.jsonl", rows))
     assert run.task == RUN_TASK
     for name in ("MR", "MP", "SP_generated", "SP_correct"):
         assert run.metrics[name] == pytest.approx(100.0)
@@ -158,7 +162,7 @@ def test_partly_wrong_answers_hand_computed(
 
 
 def test_ldb_workbook_aligned_by_query_columns(
-    wstore: FalkorDBStore, world: Any, tmp_path: Path
+    wdouble: RecordingStore, world: Any, tmp_path: Path
 ) -> None:
     wb = Workbook()
     ws = wb.active
@@ -169,7 +173,7 @@ def test_ldb_workbook_aligned_by_query_columns(
     path = tmp_path / "tinymodel.xlsx"
     wb.save(path)
     ids = [world.lb_id(i) for i in range(4)]
-    run = run_lgplm(wstore, predictions_path=path, ids=ids)
+    run = run_lgplm(wdouble, predictions_path=path, ids=ids)
     assert run.models == {"llm": "tinymodel"}
     n = [len(world.gold_entries(i)) for i in range(4)]
     assert run.metrics["MR"] == pytest.approx(100 * (sum(n) - n[2]) / sum(n))

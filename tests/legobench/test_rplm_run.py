@@ -1,8 +1,12 @@
-"""RPLM as a task on a real embedded FalkorDB graph: prompts from the graph, imported answers.
+"""RPLM as a task: prompts from the graph, imported answers, scores.
 
 The graph is the synthetic LEGOBench world (300 papers, 15 leaderboards) loaded with the real
-loaders (``tests/fixtures/legobench/lgplm/world.py``). Expected scores are computed by hand
-from the gold lists of that world, never read back from the code under test.
+loaders (``tests/fixtures/legobench/lgplm/world.py``). Prompt building, answer import and
+scoring read it through the recording double (``wdouble``: the rows the loaded graph returns,
+checked by ``test_lego_double.py``); what a run leaves in a real graph, and entries a real
+store refuses, are checked on the embedded FalkorDB (``wstore``, ``store``). Expected scores
+are computed by hand from the gold lists of that world, never read back from the code under
+test.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import RecordingStore
 from openpyxl import Workbook
 
 from scholarkg.benchmark.runs import RunRegistry, prompt_hash
@@ -24,9 +29,10 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 )
 from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.errors import InputError
+from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
 
-WORLD_WITH_RPLM = True  # wstore (conftest) also loads the rplm.xlsx leaderboards
+WORLD_WITH_RPLM = True  # wstore and wdouble (conftest) also hold the rplm.xlsx leaderboards
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -34,7 +40,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _paper_instances(store: FalkorDBStore, **kw: Any) -> list[Any]:
+def _paper_instances(store: GraphStore, **kw: Any) -> list[Any]:
     return build_rplm_instances(store, entries="paper", **kw)
 
 
@@ -42,16 +48,16 @@ def _paper_instances(store: FalkorDBStore, **kw: Any) -> list[Any]:
 
 
 def test_instances_come_from_the_graph_in_gold_order(
-    wstore: FalkorDBStore, world: Any, world_mod: Any
+    wdouble: RecordingStore, world: Any, world_mod: Any
 ) -> None:
-    instances = build_rplm_instances(wstore, seed=3, entries="all")
+    instances = build_rplm_instances(wdouble, seed=3, entries="all")
     papers = [i for i in instances if i.entry_kind == "Paper"]
     lines = [i for i in instances if i.entry_kind == "TitleLine"]
     assert len(papers) == len(lines) == world_mod.N_LEADERBOARDS
     # by default a graph with the released rplm.xlsx rows runs those only (one benchmark)
-    auto = build_rplm_instances(wstore, seed=3)
+    auto = build_rplm_instances(wdouble, seed=3)
     assert [i.id for i in auto] == [i.id for i in lines]
-    assert [i.id for i in _paper_instances(wstore, seed=3)] == [i.id for i in papers]
+    assert [i.id for i in _paper_instances(wdouble, seed=3)] == [i.id for i in papers]
     for inst in papers:
         idx = world.index_of(inst.id)
         lb = world.corpus.leaderboards[idx]
@@ -63,22 +69,22 @@ def test_instances_come_from_the_graph_in_gold_order(
     assert all(i.entry_kind == "TitleLine" for i in instances[: len(lines)])
 
 
-def test_seeded_shuffle_is_deterministic_and_per_instance(wstore: FalkorDBStore) -> None:
-    a = _paper_instances(wstore, seed=11)
-    b = _paper_instances(wstore, seed=11)
-    c = _paper_instances(wstore, seed=12)
+def test_seeded_shuffle_is_deterministic_and_per_instance(wdouble: RecordingStore) -> None:
+    a = _paper_instances(wdouble, seed=11)
+    b = _paper_instances(wdouble, seed=11)
+    c = _paper_instances(wdouble, seed=12)
     assert [i.options for i in a] == [i.options for i in b]
     assert [i.prompt for i in a] == [i.prompt for i in b]
     assert [i.options for i in a] != [i.options for i in c]
     # the shuffle of one leaderboard does not depend on which others are built
-    one = build_rplm_instances(wstore, seed=11, ids=[a[4].id])
+    one = build_rplm_instances(wdouble, seed=11, ids=[a[4].id])
     assert one[0].options == a[4].options
-    limited = build_rplm_instances(wstore, seed=11, limit=2)
-    assert [i.id for i in limited] == [i.id for i in build_rplm_instances(wstore, seed=11)][:2]
+    limited = build_rplm_instances(wdouble, seed=11, limit=2)
+    assert [i.id for i in limited] == [i.id for i in build_rplm_instances(wdouble, seed=11)][:2]
 
 
-def test_prompt_keeps_the_release_structure(wstore: FalkorDBStore) -> None:
-    inst = _paper_instances(wstore, seed=0)[0]
+def test_prompt_keeps_the_release_structure(wdouble: RecordingStore) -> None:
+    inst = _paper_instances(wdouble, seed=0)[0]
     head, query, *options = inst.prompt.split("\n")
     template_head = rplm_template().text.split("\n")[0]
     assert head == template_head
@@ -89,22 +95,22 @@ def test_prompt_keeps_the_release_structure(wstore: FalkorDBStore) -> None:
     assert options == inst.options  # instruction + "\n" + options, nothing after
 
 
-def test_stored_shuffle_replays_the_xlsx_options(wstore: FalkorDBStore, world: Any) -> None:
+def test_stored_shuffle_replays_the_xlsx_options(wdouble: RecordingStore, world: Any) -> None:
     from scholarkg.loaders.legobench_rplm import read_rplm_gold
 
     sheet = list(read_rplm_gold(world.files["rplm"]))
-    built = build_rplm_instances(wstore, shuffle="stored", seed=4, entries="all")
+    built = build_rplm_instances(wdouble, shuffle="stored", seed=4, entries="all")
     lines = [i for i in built if i.row is not None]
     assert [(i.options, i.gt) for i in lines] == [(s.options, s.gt) for s in sheet]
     assert {i.shuffle for i in lines} == {"stored"}
     # leaderboards from the GT file have no released order: seeded shuffle as before
     papers = [i for i in built if i.row is None]
     assert {i.shuffle for i in papers} == {"seeded"}
-    assert [i.options for i in papers] == [i.options for i in _paper_instances(wstore, seed=4)]
+    assert [i.options for i in papers] == [i.options for i in _paper_instances(wdouble, seed=4)]
     with pytest.raises(InputError, match="shuffle"):
-        build_rplm_instances(wstore, shuffle="sorted")
+        build_rplm_instances(wdouble, shuffle="sorted")
     with pytest.raises(InputError, match="entries"):
-        build_rplm_instances(wstore, entries="papers")
+        build_rplm_instances(wdouble, entries="papers")
 
 
 # --------------------------------------------------------------------------- imported answers
@@ -154,9 +160,9 @@ def test_perfect_and_reversed_answer_files(wstore: FalkorDBStore, tmp_path: Path
     assert {r["n"]: r["v"] for r in scored}["KTau"] == pytest.approx(-1.0)
 
 
-def test_mixed_answers_hand_computed(wstore: FalkorDBStore, tmp_path: Path) -> None:
+def test_mixed_answers_hand_computed(wdouble: RecordingStore, tmp_path: Path) -> None:
     """Three leaderboards: perfect, reversed, last title missing; one with no prediction."""
-    a, b, c, d = _paper_instances(wstore, seed=1)[:4]
+    a, b, c, d = _paper_instances(wdouble, seed=1)[:4]
     n = len(c.gt)
     path = _write_jsonl(
         tmp_path / "mixed.jsonl",
@@ -167,7 +173,7 @@ def test_mixed_answers_hand_computed(wstore: FalkorDBStore, tmp_path: Path) -> N
             {"id": "lb:not-in-this-graph", "response": "ignored"},
         ],
     )
-    run = run_rplm(wstore, predictions_path=path, ids=[a.id, b.id, c.id, d.id], seed=1)
+    run = run_rplm(wdouble, predictions_path=path, ids=[a.id, b.id, c.id, d.id], seed=1)
     # CIS: a and b complete out of 4 scored (c incomplete, d unanswered)
     assert run.metrics["CIS"] == pytest.approx(100 * 2 / 4)
     # BEM over complete: a exact, b not
@@ -184,17 +190,17 @@ def test_mixed_answers_hand_computed(wstore: FalkorDBStore, tmp_path: Path) -> N
     assert extra["n_missing_predictions"] == 1
 
 
-def test_legobench_paper_protocol(wstore: FalkorDBStore, tmp_path: Path) -> None:
+def test_legobench_paper_protocol(wdouble: RecordingStore, tmp_path: Path) -> None:
     """GPT-4-style list-literal cells: decoded under clean, raw (still found) under the paper."""
-    instances = _paper_instances(wstore, seed=2)[:3]
+    instances = _paper_instances(wdouble, seed=2)[:3]
     x = instances[0]
     path = _write_jsonl(
         tmp_path / "gpt4.jsonl",
         [{"id": i.id, "response": repr(list(i.gt))} for i in instances],
     )
     ids = [i.id for i in instances]
-    clean = run_rplm(wstore, predictions_path=path, ids=ids, seed=2)
-    paper = run_rplm(wstore, predictions_path=path, ids=ids, seed=2, protocol="legobench-paper")
+    clean = run_rplm(wdouble, predictions_path=path, ids=ids, seed=2)
+    paper = run_rplm(wdouble, predictions_path=path, ids=ids, seed=2, protocol="legobench-paper")
     for r in (clean, paper):
         assert r.metrics["CIS"] == pytest.approx(100.0)
         assert r.metrics["KTau"] == pytest.approx(1.0)
@@ -204,7 +210,7 @@ def test_legobench_paper_protocol(wstore: FalkorDBStore, tmp_path: Path) -> None
     assert paper.per_instance[x.id]["complete"] == 1.0
 
 
-def test_released_workbook_layout(wstore: FalkorDBStore, world: Any, tmp_path: Path) -> None:
+def test_released_workbook_layout(wdouble: RecordingStore, world: Any, tmp_path: Path) -> None:
     """An open-model answer workbook (``prompt, GT, <stem>_gen_rank``) aligned by GT text."""
     from scholarkg.loaders.legobench_rplm import read_rplm_gold
 
@@ -217,8 +223,8 @@ def test_released_workbook_layout(wstore: FalkorDBStore, world: Any, tmp_path: P
         ws.append([s.row, s.instruction + "\n" + "\n".join(s.options), "\n".join(s.gt), answer])
     path = tmp_path / "tinymodel.xlsx"
     wb.save(path)
-    line_ids = [i.id for i in build_rplm_instances(wstore) if i.entry_kind == "TitleLine"]
-    run = run_rplm(wstore, predictions_path=path, ids=line_ids)
+    line_ids = [i.id for i in build_rplm_instances(wdouble) if i.entry_kind == "TitleLine"]
+    run = run_rplm(wdouble, predictions_path=path, ids=line_ids)
     n_even = sum(1 for s in sheet if s.row % 2 == 0)
     assert run.models == {"llm": "tinymodel"}
     assert run.config["answer"]["extra"]["layout"] == "workbook"
@@ -228,15 +234,15 @@ def test_released_workbook_layout(wstore: FalkorDBStore, world: Any, tmp_path: P
     assert run.metrics["CP"] == pytest.approx(100 * n_even / len(sheet))
 
 
-def test_bad_calls_raise_input_error(wstore: FalkorDBStore, tmp_path: Path) -> None:
+def test_bad_calls_raise_input_error(wdouble: RecordingStore, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="exactly one"):
-        run_rplm(wstore)
+        run_rplm(wdouble)
     path = _write_jsonl(tmp_path / "p.jsonl", [{"id": "lb:nowhere", "response": "x"}])
     with pytest.raises(InputError, match="none of the 1 prediction ids") as err:
-        run_rplm(wstore, predictions_path=path)
+        run_rplm(wdouble, predictions_path=path)
     assert err.value.field == "id" and err.value.path == str(path)
     with pytest.raises(InputError, match="protocol"):
-        run_rplm(wstore, predictions_path=path, protocol="paper")
+        run_rplm(wdouble, predictions_path=path, protocol="paper")
 
 
 def test_broken_entries_raise_input_error(store: FalkorDBStore) -> None:

@@ -24,12 +24,13 @@ from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
 from scholarkg.config import Settings
 from scholarkg.loaders import openalex
-from scholarkg.loaders.citerec_common import SkipReport
 from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps, s2_steps
+from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.base import GraphStore
-from scholarkg.synthetic.citerec_corpus import CiterecWorld, generate, write_world
+from scholarkg.synthetic.citation_world import CitationWorld, generate
+from scholarkg.synthetic.citerec_corpus import write_world
 
 ARXIV = [f"2001.{i:05d}" for i in range(1, 7)]
 #: S2 papers given a DOI (and no arXiv id): S2 keys them doi:…
@@ -37,7 +38,7 @@ DOIS = {1003: "10.5555/s2.1003", 1005: "10.5555/s2.1005"}
 BATCH = 16  # small: the loads span several chunks, so merges wait for their nodes' flush
 
 
-def world_files(tmp: Path) -> tuple[CiterecWorld, dict[str, Path]]:
+def world_files(tmp: Path) -> tuple[CitationWorld, dict[str, Path]]:
     world = generate(120, seed=5, arxiv_ids=ARXIV, refs_per_paper=(3, 6))
     files = write_world(world, tmp / "s2")
     lines = []
@@ -50,7 +51,7 @@ def world_files(tmp: Path) -> tuple[CiterecWorld, dict[str, Path]]:
     return world, files
 
 
-def shared(world: CiterecWorld) -> dict[str, dict[str, Any]]:
+def shared(world: CitationWorld) -> dict[str, dict[str, Any]]:
     """OpenAlex's view of the works S2 also has: W id → its identifying fields."""
     works: dict[str, dict[str, Any]] = {}
     n = 2

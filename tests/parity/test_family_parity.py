@@ -178,10 +178,11 @@ def test_citerec_parity(
     """Synthetic S2 world in a graph another family's papers are already in (as in the demo:
     the projection then numbers its nodes in each backend's own order): BM25 baseline, the
     graph rankers, the RRF hybrid and the learned fusion."""
-    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.corpus_lookup import corpus_lookup
     from scholarkg.loaders.dorismae import DorisReader
-    from scholarkg.synthetic.citerec_corpus import generate, write_world
+    from scholarkg.loaders.tolerant import SkipReport
+    from scholarkg.synthetic.citation_world import generate
+    from scholarkg.synthetic.citerec_corpus import write_world
     from scholarkg.synthetic.dorismae import SyntheticDoris, write_json
 
     # DORIS-MAE's papers ("v:..." ids) first: FalkorDB numbers nodes by insertion, Neo4j's
@@ -223,7 +224,7 @@ def test_retrieval_parity(
 ) -> None:
     """A BEIR-layout collection: BM25 baseline, the RRF hybrid and the learned hybrid."""
     from scholarkg.commands.load_retrieval import beir_steps
-    from scholarkg.loaders.citerec_common import SkipReport
+    from scholarkg.loaders.tolerant import SkipReport
 
     directory = _write_beir(tmp_path / "beir")
 

@@ -84,8 +84,8 @@ def test_retrieval_dense_minilm_metrics_equal(
     from scholarkg.benchmark.task import AnswerSource
     from scholarkg.commands.load_retrieval import beir_steps
     from scholarkg.config import load_settings
-    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.steps import run_steps
+    from scholarkg.loaders.tolerant import SkipReport
 
     directory = _write_beir(tmp_path / "beir")
     both = {"embedded": store, "neo4j": neo4j_store}

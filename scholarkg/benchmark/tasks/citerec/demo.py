@@ -9,10 +9,11 @@ if TYPE_CHECKING:
 
 
 def load_and_rank(ctx: DemoContext) -> None:
-    from scholarkg.loaders.citerec_common import SkipReport
     from scholarkg.loaders.corpus_lookup import corpus_lookup
     from scholarkg.loaders.steps import s2_steps
-    from scholarkg.synthetic.citerec_corpus import generate, write_world
+    from scholarkg.loaders.tolerant import SkipReport
+    from scholarkg.synthetic.citation_world import generate
+    from scholarkg.synthetic.citerec_corpus import write_world
 
     t = ctx.step("citation recommendation: synthetic S2 world, BM25 vs ours")
     shared = ctx.shared_arxiv_ids()

@@ -24,9 +24,7 @@ FAMILY = Family(
     schema=SchemaPart(
         labels=frozenset(["Collection"]),
         rel_types=frozenset(["IN_COLLECTION", "HAS_QREL"]),
-        # the records (Collection, its edges, Qrel) sit in the schema module the BEIR loader
-        # was written against; the part names it so the DDL registers them
-        records="scholarkg.schema.citerec",
+        records="scholarkg.schema.retrieval",
     ),
     synthetic="scholarkg.synthetic.beir",
     queries=("retrieval",),

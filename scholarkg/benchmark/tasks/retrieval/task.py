@@ -81,7 +81,7 @@ from scholarkg.benchmark.tasks.retrieval.querytext import (
     weigh_ref_window,
 )
 from scholarkg.errors import InputError
-from scholarkg.schema.citerec import beir_source, collection_id
+from scholarkg.schema.retrieval import beir_source, collection_id
 from scholarkg.store.base import GraphStore
 from scholarkg.textio import atomic_write_text
 

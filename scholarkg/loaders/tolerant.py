@@ -1,4 +1,5 @@
-"""Shared by the citation-recommendation loaders: tolerant line readers and the skip report.
+"""Tolerant reading of other people's files: line readers that skip bad lines, and the skip
+report that counts them (used by the citation-recommendation and BEIR loaders and their CLI).
 
 Why tolerant: the Semantic Scholar bulk files, unarXive and community BEIR collections are
 tens of millions of lines produced by other people's pipelines; one truncated or malformed

@@ -12,7 +12,7 @@ the qrels, and all these are read: ``qrels/<split>.tsv`` (one split per file), a
 otherwise), graded scores (any number, ``2``, ``0.5``), with or without the header line, and
 TREC's four columns ``qid 0 docid grade`` (tab- or space-separated) in either place. The load
 says which split(s) it found and from which file. The graph shape is documented in
-``schema/citerec.py``. Rules:
+``schema/retrieval.py``. Rules:
 
 * document ids that are DOIs or arXiv ids join papers loaded from any other source
   (``schema/ids.py``); other ids are scoped to the collection;
@@ -22,7 +22,7 @@ says which split(s) it found and from which file. The graph shape is documented 
   third column), because some converted collections drop it;
 * a malformed line (bad JSON, missing ``_id``, a qrels row that is not three columns with a
   numeric score) is reported with file and line number, counted and skipped
-  (:class:`~scholarkg.loaders.citerec_common.SkipReport`); qrels naming an unknown query or
+  (:class:`~scholarkg.loaders.tolerant.SkipReport`); qrels naming an unknown query or
   document are skipped by the writer and counted as skipped relationships.
 
 Loading twice changes nothing: every node and edge is MERGEd on stable ids.
@@ -36,14 +36,15 @@ from pathlib import Path
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.checkpoint import Group
-from scholarkg.loaders.citerec_common import (
+from scholarkg.loaders.tolerant import (
     SkipReport,
     iter_jsonl_tolerant,
     optional_str,
     require_str,
 )
 from scholarkg.schema import ids
-from scholarkg.schema.citerec import (
+from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Query
+from scholarkg.schema.retrieval import (
     Collection,
     PaperInCollection,
     Qrel,
@@ -52,7 +53,6 @@ from scholarkg.schema.citerec import (
     collection_id,
     doc_paper_id,
 )
-from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Query
 from scholarkg.textio import iter_lines
 
 KIND = "beir"
