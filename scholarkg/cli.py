@@ -26,6 +26,7 @@ from scholarkg.commands.common import (
 from scholarkg.commands.help_text import plain_help
 from scholarkg.errors import InputError, ScholarKGError
 
+
 def _fit_help_to_the_output() -> None:
     """``--help`` as wide as the rest of our output: typer draws help on a console of its own,
     80 columns wide when stdout is not a terminal (a pipe, a CI log), which folds every option
