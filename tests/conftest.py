@@ -11,10 +11,12 @@ never touch the user's real data.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,6 +26,9 @@ from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.neo4j.server import ManagedNeo4j
+
+if TYPE_CHECKING:
+    from scholarkg.store.neo4j.store import Neo4jStore
 
 # The tests read the CLI's output as data (a table row per line, a message on one line); a
 # user's piped output is 100 columns wide (``scholarkg.console``), which would fold them.
@@ -202,16 +207,68 @@ def managed_neo4j(neo4j_env: Neo4jSettings) -> ManagedNeo4j:
 
 @pytest.fixture
 def neo4j_store(neo4j_env: Neo4jSettings) -> Iterator[GraphStore]:
-    """A cleared Neo4j database (see ``neo4j_env``), cleared again after."""
+    """An empty Neo4j database (see ``neo4j_env``) that may already hold the default schema.
+
+    Why not ``clear()`` (which also drops every constraint and index) around each test:
+    dropping and re-creating the default schema's ~50 constraints and indexes costs about
+    2 s per test on Neo4j, most of the time of the tests that load a family. So the schema
+    a previous test applied is kept, and what any test added beside it is dropped: a test
+    starts with no data, no GDS projection of ours and at most the default schema, and its
+    own ``apply_schema()`` then finds it in place. A test that needs no schema at all
+    clears the store itself (``st.clear()``)."""
     from scholarkg.store.neo4j.store import Neo4jStore
 
     st = Neo4jStore.from_settings(neo4j_env)
-    st.clear()
+    _empty_keeping_the_default_schema(st)
     try:
         yield st
     finally:
-        st.clear()
+        _empty_keeping_the_default_schema(st)
         st.close()
+
+
+def _empty_keeping_the_default_schema(st: Neo4jStore) -> None:
+    """Delete the data and our GDS projections; drop any constraint or index that is not
+    one of the default schema's (a test's own, or a changed definition)."""
+    from scholarkg.store.neo4j import dialect
+
+    if "gds" in st.capabilities:
+        for name in st.projected_graphs("scholarkg_"):
+            st.drop_projected(name)
+    st.run("MATCH (n) DETACH DELETE n")  # a test's data is small: one transaction
+    wanted = _default_schema_definitions(st)
+    for row in st.run(_SHOW_CONSTRAINTS):
+        if _definition(row) != wanted.get(row["name"]):
+            st.run(dialect.DROP_CONSTRAINT, {"name": row["name"]})
+    for row in st.run(_SHOW_INDEXES):
+        if row["owningConstraint"] is None and _definition(row) != wanted.get(row["name"]):
+            st.run(dialect.DROP_INDEX, {"name": row["name"]})
+
+
+_SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties, type, options"
+_SHOW_INDEXES = (
+    "SHOW INDEXES YIELD name, labelsOrTypes, properties, type, options, owningConstraint"
+)
+
+
+def _definition(row: dict[str, Any]) -> tuple[object, ...]:
+    return (row["labelsOrTypes"], row["properties"], row["type"], json.dumps(row["options"],
+            sort_keys=True, default=str))  # fmt: skip
+
+
+#: the default schema's constraints and indexes as Neo4j shows them (name -> labels,
+#: properties, type), read once per session from a database where only it was applied
+_DEFAULT_SCHEMA: dict[str, tuple[object, ...]] = {}
+
+
+def _default_schema_definitions(st: Neo4jStore) -> dict[str, tuple[object, ...]]:
+    if not _DEFAULT_SCHEMA:
+        st.clear()
+        st.apply_schema()
+        for query in (_SHOW_CONSTRAINTS, _SHOW_INDEXES):
+            for row in st.run(query):
+                _DEFAULT_SCHEMA[row["name"]] = _definition(row)
+    return _DEFAULT_SCHEMA
 
 
 @pytest.fixture(params=CONTRACT_BACKENDS)
