@@ -78,13 +78,12 @@ from scholarkg.schema import ids
 from scholarkg.schema.citerec import (
     Gold,
     InPaper,
-    PublishedIn,
     S2Author,
     S2Citation,
     S2Paper,
     S2Venue,
 )
-from scholarkg.schema.records import Author, Authorship, CitationContext, Venue
+from scholarkg.schema.records import Author, Authorship, CitationContext, PublishedIn, Venue
 
 #: ``lookup(corpus ids) -> {corpus id: Paper id}`` for the papers already in the graph
 CorpusLookup = Callable[[Sequence[int]], Mapping[int, str]]

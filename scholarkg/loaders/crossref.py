@@ -24,8 +24,7 @@ from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
 from scholarkg.schema import ids
-from scholarkg.schema.citerec import PublishedIn
-from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
+from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, iter_json_lines, load_json
 
 # JATS tags in Crossref abstracts; a regex rather than an XML parser on purpose: the

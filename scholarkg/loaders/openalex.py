@@ -40,8 +40,7 @@ from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
-from scholarkg.schema.citerec import PublishedIn
-from scholarkg.schema.records import Author, Authorship, Citation, Paper, Venue
+from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")

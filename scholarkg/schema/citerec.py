@@ -1,6 +1,6 @@
 """Records of the citation-recommendation family: Semantic Scholar's papers, authors, venues
 and citations with the fields S2 adds, a citing sentence's paper and gold (``IN_PAPER``,
-``GOLD``), a paper's venue (``IN_VENUE``), and citeBench-style diagnostic datasets.
+``GOLD``), and citeBench-style diagnostic datasets.
 
 BEIR-layout test collections and their judgements are the retrieval family's
 (``schema/retrieval.py``).
@@ -90,14 +90,6 @@ class Gold(EdgeRecord):
     TYPE: ClassVar[str] = "GOLD"
     START: ClassVar[str] = "CitationContext"
     END: ClassVar[str] = "Paper"
-
-
-class PublishedIn(EdgeRecord):
-    """``(Paper)-[:IN_VENUE]->(Venue)``."""
-
-    TYPE: ClassVar[str] = "IN_VENUE"
-    START: ClassVar[str] = "Paper"
-    END: ClassVar[str] = "Venue"
 
 
 class DiagnosticDataset(NodeRecord):

@@ -298,6 +298,15 @@ class Authorship(EdgeRecord):
     from_crossref: bool | None = None
 
 
+class PublishedIn(EdgeRecord):
+    """``(Paper)-[:IN_VENUE]->(Venue)``: written by every source that names a venue
+    (Semantic Scholar, OpenAlex, Crossref), so it lives beside ``Venue``."""
+
+    TYPE: ClassVar[str] = "IN_VENUE"
+    START: ClassVar[str] = "Paper"
+    END: ClassVar[str] = "Venue"
+
+
 class Citation(EdgeRecord):
     """``citing CITES cited``; sentence/section/intent also become a CitationContext node."""
 

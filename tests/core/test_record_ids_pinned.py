@@ -268,7 +268,7 @@ def test_record_registries_cover_every_record_class_and_the_ddl_whitelists() -> 
     edges = {c for c in defined if issubclass(c, r.EdgeRecord) and hasattr(c, "TYPE")}
     assert r.UsesMethod in edges and r.RPLMLeaderboard in nodes
     assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 24
-    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 22
+    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 23
     for node in nodes:
         assert check_label(node.LABEL) == node.LABEL
     for edge in edges:
