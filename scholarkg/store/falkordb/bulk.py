@@ -66,7 +66,13 @@ from scholarkg.store.falkordb.bulk_values import (
     _header,
     encode_value,
 )
-from scholarkg.store.falkordb.persistence import automatic_rewrites_paused, compact_aof
+from scholarkg.store.falkordb.persistence import (
+    automatic_rewrites_paused,
+    compact_aof,
+    persistence_info,
+    start_aof_rewrite,
+    wait_aof_rewrite,
+)
 from scholarkg.textio import decoded_lines, iter_jsonl, open_binary, open_text
 
 if TYPE_CHECKING:
@@ -799,6 +805,95 @@ def _commands(tokens: Iterator[Token]) -> Iterator[tuple[int, int, list[bytes], 
         yield n_nodes, n_edges, batch_n, batch_e
 
 
+def _range_index_ddl(label: str, props: Sequence[str]) -> str:
+    """One ``CREATE INDEX`` over several properties of a label (whitelisted names only)."""
+    check_label(label)
+    fields = ", ".join(f"n.{check_property(p)}" for p in props)
+    return f"CREATE INDEX FOR (n:{label}) ON ({fields})"
+
+
+def _schema_and_snapshot(
+    store: FalkorDBStore,
+    schema: SchemaSpec | None,
+    apply: bool,
+    result: BulkResult,
+    progress: BulkProgress | None,
+) -> None:
+    """Build the indexes of the new graph and rewrite the AOF once, overlapping the two.
+
+    What ``store.apply_schema`` creates, created so that FalkorDB populates less and the
+    server's fork runs beside the index build (figures: docs/performance.md, load OpenAlex):
+
+    * one ``CREATE INDEX`` over all of a label's range properties instead of one per
+      property: FalkorDB keeps a label's range fields in one index and repopulates all of
+      it for each property added (at 200k Papers the twelfth single-property index cost
+      three times the first);
+    * range indexes and unique constraints are awaited *before* the AOF rewrite forks:
+      FalkorDB logs a constraint's creation again when it finishes, and that second entry
+      fails on replay, so it must land before the snapshot, not in the log after it;
+    * the full-text (and vector) indexes are created next and the rewrite is started at
+      once: the snapshot holds index definitions, not their contents (FalkorDB rebuilds
+      them on load), so the fork writes the same file whether their population has
+      finished or not, on the second core while the first populates.
+
+    Both are waited for before this returns: a ``kill -9`` after the load loses nothing and
+    restarts from the snapshot. Automatic rewrites stay paused (the caller's block) so no
+    other fork runs meanwhile.
+    """
+    from scholarkg.schema.ddl import default_schema
+    from scholarkg.store.falkordb import dialect
+
+    conn = store.db.connection
+    t0 = time.perf_counter()
+    rewrite: int | None = None
+    aof = int(persistence_info(conn).get("aof_enabled", 0))
+    if apply:
+        spec = schema or default_schema()
+        graph = store._g
+        steps = dialect.plan_schema(
+            spec, dialect.list_indexes(graph), dialect.list_constraints(graph)
+        )
+        ranges: dict[str, list[str]] = {}
+        for step in steps:
+            if step.kind == "range":
+                ranges.setdefault(step.label, []).append(step.properties[0])
+        for label, props in ranges.items():
+            store._query(_range_index_ddl(label, props))
+        for step in steps:
+            if step.kind == "unique":
+                store._command(
+                    *dialect.unique_constraint_command(store.graph, step.label, step.properties[0])
+                )
+        dialect.await_indexes(graph)
+        result.schema_created = [s.describe() for s in steps]
+        late = [s for s in steps if s.kind in ("fulltext", "vector")]
+        for step in late:
+            if step.kind == "fulltext":
+                store._query(dialect.fulltext_index_ddl(step.label, step.properties))
+            else:
+                vec = next(
+                    v
+                    for v in spec.vector
+                    if v.label == step.label and v.property == step.properties[0]
+                )
+                store._query(dialect.vector_index_ddl(vec))
+        if aof:
+            rewrite = start_aof_rewrite(conn)
+        dialect.await_indexes(graph)
+        # what is left for apply_schema is nothing; it records the schema on the store
+        store.apply_schema(spec, compact=False)
+        if progress:
+            progress("schema", len(result.schema_created))
+    t1 = time.perf_counter()
+    result.index_seconds = t1 - t0
+    if rewrite is not None:
+        wait_aof_rewrite(conn, rewrite)
+    else:
+        compact_aof(conn)  # RDB-only: a BGSAVE; no persistence: nothing
+    result.compact_seconds = time.perf_counter() - t1
+    result.schema_seconds = time.perf_counter() - t0
+
+
 def bulk_load(
     store: FalkorDBStore,
     nodes: Sequence[NodeSource],
@@ -880,19 +975,7 @@ def bulk_load(
                 store.clear()
                 store.mark_incomplete(f"the bulk load of {', '.join(files)}")
                 started = True
-            # Indexes are built now, with automatic rewrites still paused (no fork while
-            # they build), and the AOF is rewritten once, after them: one snapshot of data
-            # and indexes instead of one of the data and another of data and indexes.
-            t2 = time.perf_counter()
-            if apply_schema:
-                result.schema_created = store.apply_schema(schema, compact=False)
-                if progress:
-                    progress("schema", len(result.schema_created))
-            t3 = time.perf_counter()
-            result.index_seconds = t3 - t2
-            compact_aof(conn)
-            result.compact_seconds = time.perf_counter() - t3
-            result.schema_seconds = time.perf_counter() - t2
+            _schema_and_snapshot(store, schema, apply_schema, result, progress)
     except InputError:
         producer.stop.set()
         if started:  # a bad line after the first command: remove the partial graph
