@@ -812,78 +812,103 @@ def _range_index_ddl(label: str, props: Sequence[str]) -> str:
     return f"CREATE INDEX FOR (n:{label}) ON ({fields})"
 
 
-def _schema_and_snapshot(
-    store: FalkorDBStore,
-    schema: SchemaSpec | None,
-    apply: bool,
-    result: BulkResult,
-    progress: BulkProgress | None,
-) -> None:
-    """Build the indexes of the new graph and rewrite the AOF once, overlapping the two.
+def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[SchemaSpec, list[str]]:
+    """Send the DDL of what ``store.apply_schema`` would create, without waiting for it.
 
-    What ``store.apply_schema`` creates, created so that FalkorDB populates less and the
-    server's fork runs beside the index build (figures: docs/performance.md, load OpenAlex):
-
-    * one ``CREATE INDEX`` over all of a label's range properties instead of one per
-      property: FalkorDB keeps a label's range fields in one index and repopulates all of
-      it for each property added (at 200k Papers the twelfth single-property index cost
-      three times the first);
-    * range indexes and unique constraints are awaited *before* the AOF rewrite forks:
-      FalkorDB logs a constraint's creation again when it finishes, and that second entry
-      fails on replay, so it must land before the snapshot, not in the log after it;
-    * the full-text (and vector) indexes are created next and the rewrite is started at
-      once: the snapshot holds index definitions, not their contents (FalkorDB rebuilds
-      them on load), so the fork writes the same file whether their population has
-      finished or not, on the second core while the first populates.
-
-    Both are waited for before this returns: a ``kill -9`` after the load loses nothing and
-    restarts from the snapshot. Automatic rewrites stay paused (the caller's block) so no
-    other fork runs meanwhile.
+    Called as soon as the last node is sent: FalkorDB populates indexes in a thread of its
+    own, so the index build runs beside the edges' ``GRAPH.BULK`` commands (edges touch no
+    node index) instead of after them, on the core the Python parser and the server's main
+    thread leave idle between commands. One ``CREATE INDEX`` per label covers all its range
+    properties: FalkorDB keeps a label's range fields in one index and repopulates all of it
+    for each property added (at 200k Papers the twelfth single-property index cost three
+    times the first). Returns the spec and what was created (``describe()`` lines).
     """
     from scholarkg.schema.ddl import default_schema
     from scholarkg.store.falkordb import dialect
 
+    spec = schema or default_schema()
+    graph = store._g
+    steps = dialect.plan_schema(spec, dialect.list_indexes(graph), dialect.list_constraints(graph))
+    ranges: dict[str, list[str]] = {}
+    for step in steps:
+        if step.kind == "range":
+            ranges.setdefault(step.label, []).append(step.properties[0])
+    for label, props in ranges.items():
+        store._query(_range_index_ddl(label, props))
+    for step in steps:
+        if step.kind == "unique":
+            store._command(
+                *dialect.unique_constraint_command(store.graph, step.label, step.properties[0])
+            )
+        elif step.kind == "fulltext":
+            store._query(dialect.fulltext_index_ddl(step.label, step.properties))
+        elif step.kind == "vector":
+            vec = next(
+                v for v in spec.vector if v.label == step.label and v.property == step.properties[0]
+            )
+            store._query(dialect.vector_index_ddl(vec))
+    return spec, [s.describe() for s in steps]
+
+
+def _await_constraints(store: FalkorDBStore, timeout: float = 3600.0) -> None:
+    """Wait until every constraint is enforced (or raise for one that failed)."""
+    from scholarkg.store.falkordb import dialect
+
+    deadline = time.monotonic() + timeout
+    while True:
+        states = [(c[1], c[2], c[3]) for c in dialect.list_constraints(store._g)]
+        failed = [f"UNIQUE :{label}({', '.join(props)})" for label, props, st in states
+                  if st == "FAILED"]  # fmt: skip
+        if failed:
+            raise StoreError(
+                f"graph {store.graph!r}: constraint creation failed for {', '.join(failed)} "
+                "(duplicate values in the existing data?)"
+            )
+        if all(st == "OPERATIONAL" for _, _, st in states):
+            return
+        if time.monotonic() > deadline:
+            raise StoreError(
+                f"graph {store.graph!r}: constraints still pending after {timeout:.0f} s"
+            )
+        time.sleep(0.05)
+
+
+def _finish_schema_and_snapshot(
+    store: FalkorDBStore,
+    spec: SchemaSpec | None,
+    result: BulkResult,
+    progress: BulkProgress | None,
+) -> None:
+    """Wait for the indexes ``_issue_schema`` started (``spec`` None: none) and rewrite the
+    AOF once, the rewrite overlapping the rest of the index build:
+
+    * constraints are awaited *before* the rewrite forks: FalkorDB logs a constraint's
+      creation again when it is enforced, and that second entry fails on replay, so it must
+      land before the snapshot, not in the log after it;
+    * then the rewrite starts and the remaining index population (the full-text index) is
+      awaited beside it: the snapshot holds index definitions, not their contents (FalkorDB
+      rebuilds them on load), so the fork writes the same file whether the population has
+      finished or not.
+
+    Both are waited for before this returns: a ``kill -9`` after the load loses nothing and
+    restarts from the snapshot. Automatic rewrites stay paused (the caller's block), so no
+    other fork runs meanwhile.
+    """
+    from scholarkg.store.falkordb import dialect
+
     conn = store.db.connection
     t0 = time.perf_counter()
-    rewrite: int | None = None
+    if spec is None:
+        compact_aof(conn)
+        result.compact_seconds = result.schema_seconds = time.perf_counter() - t0
+        return
+    _await_constraints(store)
     aof = int(persistence_info(conn).get("aof_enabled", 0))
-    if apply:
-        spec = schema or default_schema()
-        graph = store._g
-        steps = dialect.plan_schema(
-            spec, dialect.list_indexes(graph), dialect.list_constraints(graph)
-        )
-        ranges: dict[str, list[str]] = {}
-        for step in steps:
-            if step.kind == "range":
-                ranges.setdefault(step.label, []).append(step.properties[0])
-        for label, props in ranges.items():
-            store._query(_range_index_ddl(label, props))
-        for step in steps:
-            if step.kind == "unique":
-                store._command(
-                    *dialect.unique_constraint_command(store.graph, step.label, step.properties[0])
-                )
-        dialect.await_indexes(graph)
-        result.schema_created = [s.describe() for s in steps]
-        late = [s for s in steps if s.kind in ("fulltext", "vector")]
-        for step in late:
-            if step.kind == "fulltext":
-                store._query(dialect.fulltext_index_ddl(step.label, step.properties))
-            else:
-                vec = next(
-                    v
-                    for v in spec.vector
-                    if v.label == step.label and v.property == step.properties[0]
-                )
-                store._query(dialect.vector_index_ddl(vec))
-        if aof:
-            rewrite = start_aof_rewrite(conn)
-        dialect.await_indexes(graph)
-        # what is left for apply_schema is nothing; it records the schema on the store
-        store.apply_schema(spec, compact=False)
-        if progress:
-            progress("schema", len(result.schema_created))
+    rewrite = start_aof_rewrite(conn) if aof else None
+    dialect.await_indexes(store._g, timeout=3600.0)
+    store.apply_schema(spec, compact=False)  # nothing left to create: records the schema
+    if progress:
+        progress("schema", len(result.schema_created))
     t1 = time.perf_counter()
     result.index_seconds = t1 - t0
     if rewrite is not None:
@@ -941,6 +966,7 @@ def bulk_load(
     files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
     sent_nodes = sent_edges = 0
     started = False
+    spec: SchemaSpec | None = None  # set once the schema's DDL is sent
     try:
         with automatic_rewrites_paused(conn):
             for n_nodes, n_edges, ntoks, etoks in _commands(iter(producer)):
@@ -964,6 +990,8 @@ def bulk_load(
                     ) from err
                 sent_nodes += n_nodes
                 sent_edges += n_edges
+                if n_edges and apply_schema and spec is None:  # every node is in the graph
+                    spec, result.schema_created = _issue_schema(store, schema)
                 result.send_seconds += time.perf_counter() - t1
                 if progress:
                     if n_nodes:
@@ -975,7 +1003,9 @@ def bulk_load(
                 store.clear()
                 store.mark_incomplete(f"the bulk load of {', '.join(files)}")
                 started = True
-            _schema_and_snapshot(store, schema, apply_schema, result, progress)
+            if apply_schema and spec is None:  # no edges: the indexes are started now
+                spec, result.schema_created = _issue_schema(store, schema)
+            _finish_schema_and_snapshot(store, spec, result, progress)
     except InputError:
         producer.stop.set()
         if started:  # a bad line after the first command: remove the partial graph
