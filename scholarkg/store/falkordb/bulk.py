@@ -26,7 +26,10 @@ Speed (issue 22): files are parsed and encoded by pyarrow in native code where t
 exactly the line reader's result (``store/falkordb/bulk_arrow.py``), else line by line as before;
 a parser thread hands finished tokens to the sender, so parsing overlaps the server's work;
 and the AOF is rewritten once, after the indexes are built, instead of once after the data
-and again after the indexes.
+and again after the indexes. Issue 28: the indexes are created as soon as the last node is
+sent, so FalkorDB's index threads populate them while the edges are still being parsed and
+sent; the AOF rewrite then runs beside the rest of that build (``_finish_schema_and_snapshot``
+says why that is safe); list columns are encoded by Arrow kernels too.
 
 A bad line raises ``InputError`` with file, line and field (found by the line reader when
 the fast reader refuses a file). Since sending starts before the last file is parsed, a bad
@@ -939,7 +942,9 @@ def bulk_load(
     ``store.merge_nodes`` / ``merge_relationships`` to add to one). An existing *empty*
     graph key (e.g. only indexes) is replaced. Edges whose endpoints are not in the node
     files are skipped and counted, or raise with ``strict_edges``. Afterwards the schema
-    (default: ``ddl.default_schema()``) is applied, unless ``apply_schema=False``.
+    (default: ``ddl.default_schema()``) is applied, unless ``apply_schema=False``: its DDL
+    is sent once every node is in, and the call returns when the indexes are online and the
+    AOF rewritten.
 
     Crash safety: a marker key is set before the first ``GRAPH.BULK`` and deleted after the
     last step; opening a graph that still carries it raises "this graph is incomplete",
