@@ -26,10 +26,9 @@ Speed (issue 22): files are parsed and encoded by pyarrow in native code where t
 exactly the line reader's result (``store/falkordb/bulk_arrow.py``), else line by line as before;
 a parser thread hands finished tokens to the sender, so parsing overlaps the server's work;
 and the AOF is rewritten once, after the indexes are built, instead of once after the data
-and again after the indexes. Issue 28: the indexes are created as soon as the last node is
-sent, so FalkorDB's index threads populate them while the edges are still being parsed and
-sent; the AOF rewrite then runs beside the rest of that build (``_finish_schema_and_snapshot``
-says why that is safe); list columns are encoded by Arrow kernels too.
+and again after the indexes. Issue 28: one range index statement per label, and the AOF
+rewrite runs beside the full-text index's population (``_finish_schema_and_snapshot`` says
+why that is safe); list columns are encoded by Arrow kernels too.
 
 A bad line raises ``InputError`` with file, line and field (found by the line reader when
 the fast reader refuses a file). Since sending starts before the last file is parsed, a bad
@@ -818,13 +817,14 @@ def _range_index_ddl(label: str, props: Sequence[str]) -> str:
 def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[SchemaSpec, list[str]]:
     """Send the DDL of what ``store.apply_schema`` would create, without waiting for it.
 
-    Called as soon as the last node is sent: FalkorDB populates indexes in a thread of its
-    own, so the index build runs beside the edges' ``GRAPH.BULK`` commands (edges touch no
-    node index) instead of after them, on the core the Python parser and the server's main
-    thread leave idle between commands. One ``CREATE INDEX`` per label covers all its range
-    properties: FalkorDB keeps a label's range fields in one index and repopulates all of it
-    for each property added (at 200k Papers the twelfth single-property index cost three
-    times the first). Returns the spec and what was created (``describe()`` lines).
+    One ``CREATE INDEX`` per label covers all its range properties: FalkorDB keeps a label's
+    range fields in one index and repopulates all of it for each property added (at 200k
+    Papers the twelfth single-property index cost three times the first). Called after the
+    last ``GRAPH.BULK`` command: sending the DDL as soon as the last node was in, so that
+    FalkorDB's index threads would build beside the edges' commands, made those commands
+    wait for the graph lock instead (200k works: the bulk step took 44 s instead of 37-41 s,
+    alternated runs on the same files). Returns the spec and what was created
+    (``describe()`` lines).
     """
     from scholarkg.schema.ddl import default_schema
     from scholarkg.store.falkordb import dialect
@@ -881,9 +881,11 @@ def _finish_schema_and_snapshot(
     spec: SchemaSpec | None,
     result: BulkResult,
     progress: BulkProgress | None,
+    *,
+    since: float,
 ) -> None:
-    """Wait for the indexes ``_issue_schema`` started (``spec`` None: none) and rewrite the
-    AOF once, the rewrite overlapping the rest of the index build:
+    """Wait for the indexes ``_issue_schema`` started at ``since`` (``perf_counter``; ``spec``
+    None: none) and rewrite the AOF once, the rewrite overlapping the rest of the index build:
 
     * constraints are awaited *before* the rewrite forks: FalkorDB logs a constraint's
       creation again when it is enforced, and that second entry fails on replay, so it must
@@ -900,7 +902,7 @@ def _finish_schema_and_snapshot(
     from scholarkg.store.falkordb import dialect
 
     conn = store.db.connection
-    t0 = time.perf_counter()
+    t0 = since
     if spec is None:
         compact_aof(conn)
         result.compact_seconds = result.schema_seconds = time.perf_counter() - t0
@@ -942,9 +944,8 @@ def bulk_load(
     ``store.merge_nodes`` / ``merge_relationships`` to add to one). An existing *empty*
     graph key (e.g. only indexes) is replaced. Edges whose endpoints are not in the node
     files are skipped and counted, or raise with ``strict_edges``. Afterwards the schema
-    (default: ``ddl.default_schema()``) is applied, unless ``apply_schema=False``: its DDL
-    is sent once every node is in, and the call returns when the indexes are online and the
-    AOF rewritten.
+    (default: ``ddl.default_schema()``) is applied, unless ``apply_schema=False``; the call
+    returns when the indexes are online and the AOF rewritten.
 
     Crash safety: a marker key is set before the first ``GRAPH.BULK`` and deleted after the
     last step; opening a graph that still carries it raises "this graph is incomplete",
@@ -971,7 +972,7 @@ def bulk_load(
     files = [str(src.path) for src in nodes] + [str(src.path) for src in edges]
     sent_nodes = sent_edges = 0
     started = False
-    spec: SchemaSpec | None = None  # set once the schema's DDL is sent
+    spec: SchemaSpec | None = None  # the schema whose DDL was sent (None: not applied)
     try:
         with automatic_rewrites_paused(conn):
             for n_nodes, n_edges, ntoks, etoks in _commands(iter(producer)):
@@ -995,8 +996,6 @@ def bulk_load(
                     ) from err
                 sent_nodes += n_nodes
                 sent_edges += n_edges
-                if n_edges and apply_schema and spec is None:  # every node is in the graph
-                    spec, result.schema_created = _issue_schema(store, schema)
                 result.send_seconds += time.perf_counter() - t1
                 if progress:
                     if n_nodes:
@@ -1008,9 +1007,10 @@ def bulk_load(
                 store.clear()
                 store.mark_incomplete(f"the bulk load of {', '.join(files)}")
                 started = True
-            if apply_schema and spec is None:  # no edges: the indexes are started now
+            t_schema = time.perf_counter()
+            if apply_schema:
                 spec, result.schema_created = _issue_schema(store, schema)
-            _finish_schema_and_snapshot(store, spec, result, progress)
+            _finish_schema_and_snapshot(store, spec, result, progress, since=t_schema)
     except InputError:
         producer.stop.set()
         if started:  # a bad line after the first command: remove the partial graph
