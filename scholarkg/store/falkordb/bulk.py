@@ -818,13 +818,14 @@ def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[Sche
     """Send the DDL of what ``store.apply_schema`` would create, without waiting for it.
 
     One ``CREATE INDEX`` per label covers all its range properties: FalkorDB keeps a label's
-    range fields in one index and repopulates all of it for each property added (at 200k
-    Papers the twelfth single-property index cost three times the first). Called after the
-    last ``GRAPH.BULK`` command: sending the DDL as soon as the last node was in, so that
-    FalkorDB's index threads would build beside the edges' commands, made those commands
-    wait for the graph lock instead (200k works: the bulk step took 44 s instead of 37-41 s,
-    alternated runs on the same files). Returns the spec and what was created
-    (``describe()`` lines).
+    range fields in one index and repopulates all of it for each property added (measured
+    once on 200k Papers: the twelfth single-property index cost three times the first).
+
+    Called after the last ``GRAPH.BULK`` command: sending the DDL as soon as the last node
+    was in, so that FalkorDB's index threads would build beside the edges' commands, made
+    those commands wait for the graph lock instead (200k works, alternated runs on the same
+    files: the bulk step took 44 s instead of 37-41 s). Returns the spec and what was
+    created (``describe()`` lines).
     """
     from scholarkg.schema.ddl import default_schema
     from scholarkg.store.falkordb import dialect
