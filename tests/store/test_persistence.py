@@ -289,8 +289,8 @@ def test_interrupted_bulk_load_is_reported_incomplete(
 def test_bulk_load_returns_with_indexes_and_snapshot_that_survive_kill9(
     own_store: Path, tmp_path: Path
 ) -> None:
-    """Issue 28: the bulk loader builds the indexes beside the edges' commands and rewrites
-    the AOF while the full-text index is still populating. When ``load bulk`` returns, a
+    """Issue 28: the bulk loader rewrites the AOF while the full-text index is still
+    populating (after the unique constraints are enforced). When ``load bulk`` returns, a
     kill -9 loses nothing: the same graph comes back from the snapshot, with every index
     and constraint (none left to create), the full-text index answering, and no failed
     replay in the log (a constraint logged after the snapshot would fail there)."""
