@@ -118,6 +118,16 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _server_cpu(store: Any) -> float:
+    """User + system CPU seconds of the embedded server process so far (``/proc``)."""
+    import os
+
+    pid = int(store.db.connection.info("server")["process_id"])
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> None:
     if code:  # the baseline: another commit's scholarkg, extracted by _extract_code
         sys.path.insert(0, code)  # before the editable install's finder (a meta-path append)
@@ -130,6 +140,7 @@ def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> Non
     works, merged = snapshot_files([Path(snapshot)])
     t0 = time.perf_counter()
     store = open_store(cfg)
+    server_cpu = _server_cpu(store) if backend == "embedded" else None
     if backend == "neo4j":  # one database: the importer takes an empty one (--baseline-ref)
         store.clear()
     try:
@@ -145,6 +156,9 @@ def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> Non
     res["python_cpu_seconds"] = _cpu_seconds()
     if backend == "embedded":  # untimed: the next phase's server does not hold this graph
         store = open_store(cfg)
+        if server_cpu is not None:
+            # the server's main and index threads (its AOF-rewrite fork is another process)
+            res["server_cpu_seconds"] = round(_server_cpu(store) - server_cpu, 1)
         store.clear()
         store.close()
     import scholarkg
@@ -282,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"(generated in {gen:.0f} s)")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
                   f"peak RSS {res['peak_rss_mb']:,.0f} MB; "
-                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python (workers included)",
+                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python (workers included)"
+                  + (f", {res['server_cpu_seconds']:.0f} CPU-s of the server"
+                     if "server_cpu_seconds" in res else ""),
                   flush=True)  # fmt: skip
             print(f"  {json.dumps(res)}", flush=True)
         return 0

@@ -440,6 +440,11 @@ def bulk_load_openalex(
             counts["bulk_parse_send_schema_seconds"] = (
                 f"{res.parse_seconds:.1f} / {res.send_seconds:.1f} / {res.schema_seconds:.1f}"
             )
+            # the schema step's two parts: waiting for the indexes after the last command,
+            # then for the AOF rewrite still running after them
+            counts["bulk_index_compact_seconds"] = (
+                f"{res.index_seconds:.1f} / {res.compact_seconds:.1f}"
+            )
             counts["bulk_line_files"] = len(res.line_files)
         aliases = [orjson.loads(line) for line in (out / "alt-ids.jsonl").read_bytes().splitlines()]
     if aliases:

@@ -370,3 +370,42 @@ def test_constant_edge_properties_on_both_readers(store: FalkorDBStore, tmp_path
             bulk_load(store, [NodeSource(papers)], [EdgeSource(own, properties=mark)],
                       apply_schema=False, columnar=columnar)  # fmt: skip
         store.clear()
+
+
+def test_list_columns_are_encoded_in_arrow_as_encode_value_encodes_them() -> None:
+    """The vectorised list encoder (strings, integers, booleans, all-null items; null and
+    empty lists; ``None`` items dropped; a sliced column) gives ``encode_value``'s bytes."""
+    import random
+
+    import pyarrow as pa
+
+    from scholarkg.store.falkordb.bulk_arrow import _encoded_column
+    from scholarkg.store.falkordb.bulk_values import encode_value
+
+    rnd = random.Random(28)
+    words = [None if rnd.random() < 0.1 else
+             [rnd.choice(["q", "zz", None, "", "é€"]) for _ in range(rnd.randint(0, 5))]
+             for _ in range(2_000)]  # fmt: skip
+    cases = [
+        pa.array([["a", "bé"], None, [], [None, "x", None], [""]], pa.list_(pa.string())),
+        pa.array([[1, -(2**63), 2**63 - 1], None, [], [None], [5, None, 7]], pa.list_(pa.int64())),
+        pa.array([[True, False], None, [], [None, True]], pa.list_(pa.bool_())),
+        pa.array([[None], None, [], [None, None]], pa.list_(pa.null())),
+        pa.array(words, pa.list_(pa.string())),
+        pa.array(words, pa.list_(pa.string())).slice(13, 700),
+    ]
+    for col in cases:
+        assert _encoded_column(col).to_pylist() == [encode_value(v) for v in col.to_pylist()]
+
+
+def test_list_columns_with_nulls_build_the_line_readers_graph(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    rows = [
+        {"id": "p1", "tags": ["x", None, "y"], "scores": [1, None, 3], "flags": [True]},
+        {"id": "p2", "tags": None, "scores": [], "flags": [None, False]},
+        {"id": "p3", "tags": [], "scores": None, "flags": None},
+    ]
+    nodes = [NodeSource(_jsonl(tmp_path / "p.jsonl", rows))]
+    fast, _ = _both(store, nodes, [])
+    assert fast.fast_files and not fast.line_files

@@ -286,6 +286,44 @@ def test_interrupted_bulk_load_is_reported_incomplete(
     assert st.incomplete == [] and st.graph_counts[GRAPH] == {"nodes": 3000, "relationships": 3000}
 
 
+def test_bulk_load_returns_with_indexes_and_snapshot_that_survive_kill9(
+    own_store: Path, tmp_path: Path
+) -> None:
+    """Issue 28: the bulk loader rewrites the AOF while the full-text index is still
+    populating (after the unique constraints are enforced). When ``load bulk`` returns, a
+    kill -9 loses nothing: the same graph comes back from the snapshot, with every index
+    and constraint (none left to create), the full-text index answering, and no failed
+    replay in the log (a constraint logged after the snapshot would fail there)."""
+    n = 20_000
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(
+        json.dumps({"id": f"p{i}", "title": f"graph paper {i}", "year": 2000 + i % 25,
+                    "abstract": f"citation graph number {i} " + "scholarly text " * 20})
+        + "\n" for i in range(n)
+    ))  # fmt: skip
+    edges = tmp_path / "cites.csv"
+    edges.write_text("start,end\n" + "".join(f"p{i},p{(i * 7 + 1) % n}\n" for i in range(n)))
+    cli_ok(["load", "bulk", "--papers", str(papers), "--edges", str(edges)])
+    server = EmbeddedServer(own_store)
+    files = aof_files(own_store)
+    assert files["base"] > 1_000_000 and files["incr"] <= files["base"] // 100, files
+    before = graph_state(server)
+    assert before["nodes"]["Paper"] == n and before["rels"]["CITES"] == n
+    kill9(server.status().pid or 0)
+    assert server.ensure_running().state == "running"
+    assert graph_state(server) == before
+    store = FalkorDBStore(server.connect(), GRAPH)
+    try:
+        assert store.apply_schema() == []
+        hits = store.fulltext("paper_text", ["number", "12345"], require_all=True)
+        assert [h.id for h in hits] == ["p12345"]
+    finally:
+        store.close()
+    assert server.status().incomplete == []
+    log = (own_store / "falkordb.log").read_text()
+    assert "already exists" not in log and "CRITICAL" not in log
+
+
 def test_resume_after_reset_or_restore_rewrites_what_the_graph_lost(
     own_store: Path, corpus: Path, tmp_path: Path
 ) -> None:

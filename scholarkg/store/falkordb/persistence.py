@@ -128,8 +128,6 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
     logged since the last rewrite. On an RDB-only server this is a ``BGSAVE``; on a server
     with no persistence, nothing.
     """
-    import redis
-
     info = persistence_info(client)
     if not int(info.get("aof_enabled", 0)):
         config = client.config_get("save").get("save", "")
@@ -139,15 +137,36 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
         return True
     if not force and aof_logged_bytes(info) <= 0 and aof_rewrite_idle(info):
         return False
-    # a rewrite that is already running snapshots an older state: let it finish first
+    t0 = time.monotonic()
+    wait_aof_rewrite(client, start_aof_rewrite(client, timeout=timeout), timeout=timeout)
+    log.info("AOF rewritten in %.1f s", time.monotonic() - t0)
+    return True
+
+
+def start_aof_rewrite(client: redis.Redis, *, timeout: float = 3600.0) -> int:
+    """Start a ``BGREWRITEAOF`` and return at once; the token is for :func:`wait_aof_rewrite`.
+
+    Split from :func:`compact_aof` so a caller can let the server's fork write the snapshot
+    while it waits for something else (the bulk loader: the full-text index's population,
+    which the snapshot does not hold: FalkorDB stores index definitions and rebuilds their
+    contents on load). A rewrite already running snapshots an older state: it is waited out
+    first.
+    """
+    import redis
+
     info = wait_persistence(client, aof_rewrite_idle, timeout, "AOF rewrite")
     before = int(info.get("aof_rewrites", 0))
-    t0 = time.monotonic()
     try:
         redis_command(client, "BGREWRITEAOF")
     except redis.exceptions.ResponseError as err:  # lost a race with an automatic rewrite
         if "already in progress" not in str(err):
             raise ServerError(f"BGREWRITEAOF failed: {err}") from err
+    return before
+
+
+def wait_aof_rewrite(client: redis.Redis, before: int, *, timeout: float = 3600.0) -> None:
+    """Wait for the rewrite :func:`start_aof_rewrite` started (the rewrite counter moved past
+    ``before``, none running or scheduled) and require ``aof_last_bgrewrite_status:ok``."""
     info = wait_persistence(
         client,
         lambda i: aof_rewrite_idle(i) and int(i.get("aof_rewrites", 0)) > before,
@@ -159,8 +178,7 @@ def compact_aof(client: redis.Redis, *, force: bool = False, timeout: float = 36
             "rewriting the append-only file failed (disk full?); the previous files are kept "
             "and still load; see falkordb.log in the data dir"
         )
-    log.info("AOF rewritten in %.1f s: %d bytes", time.monotonic() - t0, int(info["aof_base_size"]))
-    return True
+    log.info("AOF rewritten: %d bytes", int(info["aof_base_size"]))
 
 
 @contextlib.contextmanager
