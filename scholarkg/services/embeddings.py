@@ -298,6 +298,9 @@ def _load_model(
     """The sentence-transformers model behind :func:`load_embedder`, without the cache."""
     if backend not in BACKENDS:
         raise ConfigError(f"unknown embedding backend {backend!r}; choose one of {BACKENDS}")
+    # said before the ~5 s import of torch below, like every other argument error
+    if backend == "torch-int8" and device not in ("auto", "cpu"):
+        raise ConfigError(f"backend 'torch-int8' runs on CPU only, not on {device!r}")
     alias = MODEL_ALIASES.get(name)
     if alias is not None:
         source, model_name, slug = alias.locate(), alias.name, alias.slug
@@ -316,9 +319,7 @@ def _load_model(
             "embeddings need the 'embed' extra: pip install 'scholarkg[embed]'"
         ) from err
     dev = _auto_device() if device == "auto" else device
-    if backend == "torch-int8" and dev != "cpu":
-        if device != "auto":
-            raise ConfigError(f"backend 'torch-int8' runs on CPU only, not on {device!r}")
+    if backend == "torch-int8":  # an explicit other device was refused above
         dev = "cpu"
     try:
         model = SentenceTransformer(source, device=dev)

@@ -114,6 +114,15 @@ class SentenceTransformerEncoder:
 
     def _load(self) -> SentenceTransformer:
         if self._model is None:
+            # a path that is not there fails here, before the ~5 s import of torch that
+            # sentence-transformers would spend to say the same
+            a_path = self.model is not None and Path(self.model).is_absolute()
+            if a_path and not Path(str(self.model)).is_dir():
+                raise NotSupported(
+                    f"embedding model {self.model!r} is not available offline: no such "
+                    "directory; pass a local model directory or install the model into the "
+                    "Hugging Face cache first"
+                )
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
                 from sentence_transformers import SentenceTransformer
