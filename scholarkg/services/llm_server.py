@@ -39,6 +39,7 @@ Design choices:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import ipaddress
 import json
@@ -441,6 +442,16 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 15
     server: _Server
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server.stats_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.stats_lock:
+            self.server.connections.discard(self.connection)
+        super().finish()
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
@@ -588,6 +599,20 @@ class _Server(ThreadingHTTPServer):
         self.generated_tokens = 0
         #: requests dropped because their client went away (queued or generating)
         self.cancelled = 0
+        #: the open client connections, so that stopping need not wait for idle ones
+        self.connections: set[socket.socket] = set()
+
+    def server_close(self) -> None:
+        """Stop without waiting out idle keep-alive connections: their threads sit in a read
+        for up to ``_Handler.timeout`` (15 s), so Ctrl-C took that long after a client that
+        kept its connection open. Shutting each connection's read side wakes that read with
+        end-of-file; a request being answered still writes its response, then ends."""
+        with self.stats_lock:
+            open_now = list(self.connections)
+        for conn in open_now:
+            with contextlib.suppress(OSError):  # already closed by its thread
+                conn.shutdown(socket.SHUT_RD)
+        super().server_close()
 
 
 class LocalServer:

@@ -94,6 +94,28 @@ def test_request_parameters_follow_the_openai_protocol() -> None:
     assert info.value.param == "temperature"
 
 
+def test_stop_does_not_wait_for_an_idle_keep_alive_connection() -> None:
+    """A client that keeps its connection open after a request (HTTP/1.1 keep-alive) held a
+    request thread in its read for the handler's 15 s timeout, and stopping the server
+    (Ctrl-C on ``llm serve``) joined that thread: a 15 s stop, and a CI test killed at 15 s.
+    ``/health`` needs only the model's name, so a stand-in serves it."""
+    import socket
+    import time
+
+    class NamedOnly:
+        name = "stand-in"
+
+    srv = LocalServer(NamedOnly(), port=0).start()  # type: ignore[arg-type]
+    host, port = srv._httpd.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=5) as conn:
+        conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"200 OK" in conn.recv(4096)
+        start = time.monotonic()
+        srv.stop()  # the connection is still open, idle
+        assert time.monotonic() - start < 3
+        assert conn.recv(4096) == b""  # the server closed it
+
+
 # --- with the real model -------------------------------------------------------------------
 
 
