@@ -807,19 +807,11 @@ def _commands(tokens: Iterator[Token]) -> Iterator[tuple[int, int, list[bytes], 
         yield n_nodes, n_edges, batch_n, batch_e
 
 
-def _range_index_ddl(label: str, props: Sequence[str]) -> str:
-    """One ``CREATE INDEX`` over several properties of a label (whitelisted names only)."""
-    check_label(label)
-    fields = ", ".join(f"n.{check_property(p)}" for p in props)
-    return f"CREATE INDEX FOR (n:{label}) ON ({fields})"
-
-
 def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[SchemaSpec, list[str]]:
     """Send the DDL of what ``store.apply_schema`` would create, without waiting for it.
 
-    One ``CREATE INDEX`` per label covers all its range properties: FalkorDB keeps a label's
-    range fields in one index and repopulates all of it for each property added (measured
-    once on 200k Papers: the twelfth single-property index cost three times the first).
+    ``store.issue_schema`` sends one ``CREATE INDEX`` per label over all its range properties
+    (``dialect.range_index_ddl`` says why).
 
     Called after the last ``GRAPH.BULK`` command: sending the DDL as soon as the last node
     was in, so that FalkorDB's index threads would build beside the edges' commands, made
@@ -828,30 +820,9 @@ def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[Sche
     created (``describe()`` lines).
     """
     from scholarkg.schema.ddl import default_schema
-    from scholarkg.store.falkordb import dialect
 
     spec = schema or default_schema()
-    graph = store._g
-    steps = dialect.plan_schema(spec, dialect.list_indexes(graph), dialect.list_constraints(graph))
-    ranges: dict[str, list[str]] = {}
-    for step in steps:
-        if step.kind == "range":
-            ranges.setdefault(step.label, []).append(step.properties[0])
-    for label, props in ranges.items():
-        store._query(_range_index_ddl(label, props))
-    for step in steps:
-        if step.kind == "unique":
-            store._command(
-                *dialect.unique_constraint_command(store.graph, step.label, step.properties[0])
-            )
-        elif step.kind == "fulltext":
-            store._query(dialect.fulltext_index_ddl(step.label, step.properties))
-        elif step.kind == "vector":
-            vec = next(
-                v for v in spec.vector if v.label == step.label and v.property == step.properties[0]
-            )
-            store._query(dialect.vector_index_ddl(vec))
-    return spec, [s.describe() for s in steps]
+    return spec, store.issue_schema(spec)
 
 
 def _await_constraints(store: FalkorDBStore, timeout: float = 3600.0) -> None:

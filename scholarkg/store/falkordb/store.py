@@ -272,15 +272,33 @@ class FalkorDBStore(BatchWriteStore):
         spec = schema or default_schema()
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
+        created = self.issue_schema(spec)
+        if created:
+            with _server_lost_is_server_error():
+                dialect.await_indexes(self._g)
+        if created and compact:
+            # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
+            # (the replay of the second one fails), and queries replayed after a crash
+            # need the indexes already built, not still building from the log
+            self.compact()
+        return created
+
+    def issue_schema(self, spec: SchemaSpec) -> list[str]:
+        """Send the DDL of what is missing of ``spec`` without waiting for it to build; returns
+        a description of each index/constraint sent. ``apply_schema`` waits after it; the
+        bulk loader waits on its own (it times the indexes apart from the AOF rewrite)."""
         with _server_lost_is_server_error():
             steps = dialect.plan_schema(
                 spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
             )
-        created: list[str] = []
+        ranges: dict[str, list[str]] = {}  # one CREATE INDEX per label (dialect says why)
         for step in steps:
             if step.kind == "range":
-                self._query(dialect.range_index_ddl(step.label, step.properties[0]))
-            elif step.kind == "unique":
+                ranges.setdefault(step.label, []).append(step.properties[0])
+        for label, props in ranges.items():
+            self._query(dialect.range_index_ddl(label, *props))
+        for step in steps:
+            if step.kind == "unique":
                 self._command(
                     *dialect.unique_constraint_command(self.graph, step.label, step.properties[0])
                 )
@@ -293,16 +311,7 @@ class FalkorDBStore(BatchWriteStore):
                     if v.label == step.label and v.property == step.properties[0]
                 )
                 self._query(dialect.vector_index_ddl(vec))
-            created.append(step.describe())
-        if steps:
-            with _server_lost_is_server_error():
-                dialect.await_indexes(self._g)
-        if steps and compact:
-            # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
-            # (the replay of the second one fails), and queries replayed after a crash
-            # need the indexes already built, not still building from the log
-            self.compact()
-        return created
+        return [step.describe() for step in steps]
 
     def ensure_vector_index(self, index: VectorIndex) -> None:
         self._vector_props.add(index.property)
