@@ -54,7 +54,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from scholarkg.errors import InputError, StoreError
-from scholarkg.schema.ddl import SchemaSpec, check_label, check_property, check_rel_type
+from scholarkg.schema.ddl import (
+    SchemaSpec,
+    check_label,
+    check_property,
+    check_rel_type,
+    default_schema,
+)
 from scholarkg.schema.text import (
     KEY_STRIPPED,
     collect_cleaning,
@@ -807,47 +813,6 @@ def _commands(tokens: Iterator[Token]) -> Iterator[tuple[int, int, list[bytes], 
         yield n_nodes, n_edges, batch_n, batch_e
 
 
-def _issue_schema(store: FalkorDBStore, schema: SchemaSpec | None) -> tuple[SchemaSpec, list[str]]:
-    """Send the DDL of what ``store.apply_schema`` would create, without waiting for it.
-
-    ``store.issue_schema`` sends one ``CREATE INDEX`` per label over all its range properties
-    (``dialect.range_index_ddl`` says why).
-
-    Called after the last ``GRAPH.BULK`` command: sending the DDL as soon as the last node
-    was in, so that FalkorDB's index threads would build beside the edges' commands, made
-    those commands wait for the graph lock instead (200k works, alternated runs on the same
-    files: the bulk step took 44 s instead of 37-41 s). Returns the spec and what was
-    created (``describe()`` lines).
-    """
-    from scholarkg.schema.ddl import default_schema
-
-    spec = schema or default_schema()
-    return spec, store.issue_schema(spec)
-
-
-def _await_constraints(store: FalkorDBStore, timeout: float = 3600.0) -> None:
-    """Wait until every constraint is enforced (or raise for one that failed)."""
-    from scholarkg.store.falkordb import dialect
-
-    deadline = time.monotonic() + timeout
-    while True:
-        states = [(c[1], c[2], c[3]) for c in dialect.list_constraints(store._g)]
-        failed = [f"UNIQUE :{label}({', '.join(props)})" for label, props, st in states
-                  if st == "FAILED"]  # fmt: skip
-        if failed:
-            raise StoreError(
-                f"graph {store.graph!r}: constraint creation failed for {', '.join(failed)} "
-                "(duplicate values in the existing data?)"
-            )
-        if all(st == "OPERATIONAL" for _, _, st in states):
-            return
-        if time.monotonic() > deadline:
-            raise StoreError(
-                f"graph {store.graph!r}: constraints still pending after {timeout:.0f} s"
-            )
-        time.sleep(0.05)
-
-
 def _finish_schema_and_snapshot(
     store: FalkorDBStore,
     spec: SchemaSpec | None,
@@ -856,7 +821,7 @@ def _finish_schema_and_snapshot(
     *,
     since: float,
 ) -> None:
-    """Wait for the indexes ``_issue_schema`` started at ``since`` (``perf_counter``; ``spec``
+    """Wait for the indexes ``store.issue_schema`` started at ``since`` (``perf_counter``; ``spec``
     None: none) and rewrite the AOF once, the rewrite overlapping the rest of the index build:
 
     * constraints are awaited *before* the rewrite forks: FalkorDB logs a constraint's
@@ -879,11 +844,10 @@ def _finish_schema_and_snapshot(
         compact_aof(conn)
         result.compact_seconds = result.schema_seconds = time.perf_counter() - t0
         return
-    _await_constraints(store)
+    dialect.await_indexes(store._g, timeout=3600.0, constraints_only=True)
     aof = int(persistence_info(conn).get("aof_enabled", 0))
     rewrite = start_aof_rewrite(conn) if aof else None
     dialect.await_indexes(store._g, timeout=3600.0)
-    store.apply_schema(spec, compact=False)  # nothing left to create: records the schema
     if progress:
         progress("schema", len(result.schema_created))
     t1 = time.perf_counter()
@@ -981,7 +945,12 @@ def bulk_load(
                 started = True
             t_schema = time.perf_counter()
             if apply_schema:
-                spec, result.schema_created = _issue_schema(store, schema)
+                # after the last GRAPH.BULK command: sent as soon as the last node was in,
+                # so that the index threads would build beside the edges' commands, the DDL
+                # made those commands wait for the graph lock instead (200k works, alternated
+                # runs on the same files: the bulk step 44 s instead of 37-41 s)
+                spec = schema or default_schema()
+                result.schema_created = store.issue_schema(spec)
             _finish_schema_and_snapshot(store, spec, result, progress, since=t_schema)
     except InputError:
         producer.stop.set()

@@ -195,11 +195,17 @@ def _merge_fulltext(indexes: Sequence[FulltextIndex]) -> list[FulltextIndex]:
     return [FulltextIndex(label, label, tuple(props)) for label, props in by_label.items()]
 
 
-def await_indexes(graph: Graph, timeout: float = 300.0, poll: float = 0.05) -> None:
-    """Block until every index and constraint is OPERATIONAL (queries see 0 rows before)."""
+def await_indexes(
+    graph: Graph, timeout: float = 300.0, poll: float = 0.05, *, constraints_only: bool = False
+) -> None:
+    """Block until every index and constraint is OPERATIONAL (queries see 0 rows before).
+
+    ``constraints_only``: the constraints alone (the bulk loader must have them enforced
+    before its AOF rewrite forks, while the full-text index may still be populating)."""
     deadline = time.monotonic() + timeout
     while True:
-        pending = [i.label for i in list_indexes(graph) if i.status != "OPERATIONAL"]
+        indexes = [] if constraints_only else list_indexes(graph)
+        pending = [i.label for i in indexes if i.status != "OPERATIONAL"]
         failed = []
         for ctype, label, props, status in list_constraints(graph):
             if status == "FAILED":

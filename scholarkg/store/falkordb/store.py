@@ -269,10 +269,7 @@ class FalkorDBStore(BatchWriteStore):
         ``scholarkg schema apply`` prints. ``compact=False`` leaves the AOF rewrite to the
         caller (the bulk loader rewrites once, and times it on its own).
         """
-        spec = schema or default_schema()
-        self._schema = spec
-        self._vector_props |= {v.property for v in spec.vector}
-        created = self.issue_schema(spec)
+        created = self.issue_schema(schema or default_schema())
         if created:
             with _server_lost_is_server_error():
                 dialect.await_indexes(self._g)
@@ -286,7 +283,10 @@ class FalkorDBStore(BatchWriteStore):
     def issue_schema(self, spec: SchemaSpec) -> list[str]:
         """Send the DDL of what is missing of ``spec`` without waiting for it to build; returns
         a description of each index/constraint sent. ``apply_schema`` waits after it; the
-        bulk loader waits on its own (it times the indexes apart from the AOF rewrite)."""
+        bulk loader waits on its own (it times the indexes apart from the AOF rewrite).
+        Either way the store searches by ``spec`` from here on."""
+        self._schema = spec
+        self._vector_props |= {v.property for v in spec.vector}
         with _server_lost_is_server_error():
             steps = dialect.plan_schema(
                 spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
