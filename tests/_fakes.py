@@ -320,3 +320,36 @@ class LoadedGraph:
     def out(self, start: str, *types: str) -> list[tuple[str, dict[str, Any]]]:
         """``(end id, relationship properties)`` of ``start``'s relationships of ``types``."""
         return [(e, p) for t, e, p in self._by_start.get(start, ()) if t in types]
+
+
+def _comparable(rows: Rows, *, ordered: bool, places: int | None) -> list[Any]:
+    """Rows with floats rounded to ``places`` (None: as they are); as sorted JSON strings
+    when the query promises no order."""
+    if places is not None:
+        rows = [
+            {k: round(v, places) if isinstance(v, float) else v for k, v in r.items()} for r in rows
+        ]
+    if ordered:
+        return list(rows)
+    return sorted(json.dumps(r, sort_keys=True) for r in rows)
+
+
+def assert_double_answers_as_live(
+    live: Any,
+    double: RecordingStore,
+    name: str,
+    params: dict[str, Any],
+    *,
+    ordered: bool = True,
+    places: int | None = None,
+) -> Rows:
+    """The check every family's double test makes: the double answers the named query as the
+    loaded graph does (``ordered=False``: as a multiset; ``places``: floats compared to that
+    many decimals, where the two sides sum in different orders). Returns the live rows, so a
+    test can also require that the comparison was not of two empty answers."""
+    rows: Rows = live.run_named(name, params)
+    canned = double.run_named(name, params)
+    assert _comparable(canned, ordered=ordered, places=places) == _comparable(
+        rows, ordered=ordered, places=places
+    ), (name, params)
+    return rows

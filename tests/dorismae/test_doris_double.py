@@ -11,11 +11,10 @@ rounding.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from _fakes import RecordingStore
+from _fakes import RecordingStore, assert_double_answers_as_live
 
 from scholarkg.schema.dorismae import SOURCE
 from scholarkg.store.base import GraphStore
@@ -38,24 +37,13 @@ def _params(name: str) -> list[dict[str, Any]]:
     return sources
 
 
-def _rounded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: round(v, 9) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
-
-
-def _canonical(rows: list[dict[str, Any]]) -> list[str]:
-    return sorted(json.dumps(r, sort_keys=True) for r in _rounded(rows))
-
-
 @pytest.mark.parametrize("name", QUERIES)
 def test_double_answers_as_the_loaded_graph(
     doris_graph: GraphStore, doris_double: RecordingStore, name: str
 ) -> None:
     for params in _params(name):
-        live = doris_graph.run_named(name, params)
-        canned = doris_double.run_named(name, params)
-        if name in ORDERED:
-            assert _rounded(canned) == _rounded(live), params
-        else:
-            assert _canonical(canned) == _canonical(live), params
+        live = assert_double_answers_as_live(
+            doris_graph, doris_double, name, params, ordered=name in ORDERED, places=9
+        )
         if params.get("source", SOURCE) == SOURCE and params.get("after", -1) < 10**6:
             assert live, f"{name} {params}: the comparison needs rows"  # not vacuous

@@ -10,11 +10,10 @@ has ORDER BY, as multisets where it has UNION.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from _fakes import LoadedGraph, RecordingStore
+from _fakes import LoadedGraph, RecordingStore, assert_double_answers_as_live
 from _lego_double import QUERIES
 
 from scholarkg.store.falkordb.store import FalkorDBStore
@@ -32,21 +31,14 @@ def _params(name: str, g: LoadedGraph) -> list[dict[str, Any]]:
     return some if name in UNORDERED else [{"ids": None}, *some]
 
 
-def _canonical(rows: list[dict[str, Any]]) -> list[str]:
-    return sorted(json.dumps(r, sort_keys=True) for r in rows)
-
-
 @pytest.mark.parametrize("name", QUERIES)
 def test_double_answers_as_the_loaded_graph(
     wstore: FalkorDBStore, wgraph: LoadedGraph, wdouble: RecordingStore, name: str
 ) -> None:
     for i, params in enumerate(_params(name, wgraph)):
-        live = wstore.run_named(name, params)
-        canned = wdouble.run_named(name, params)
-        if name in UNORDERED:
-            assert _canonical(canned) == _canonical(live), params
-        else:
-            assert canned == live, params
+        live = assert_double_answers_as_live(
+            wstore, wdouble, name, params, ordered=name not in UNORDERED
+        )
         if i == 0:
             assert live, f"{name} {params}: the comparison needs rows"  # not vacuous
 
@@ -95,12 +87,9 @@ def test_double_answers_as_a_papers_with_code_graph(store: FalkorDBStore) -> Non
         ("legobench/lgplm_chunks", {"paperIds": ["paper:a", "paper:b"]}),
         ("legobench/rplm_instances", {"ids": None}),
     ):
-        live = store.run_named(name, params)
-        canned = double.run_named(name, params)
-        if name in UNORDERED:
-            assert _canonical(canned) == _canonical(live), name
-        else:
-            assert canned == live, name
+        live = assert_double_answers_as_live(
+            store, double, name, params, ordered=name not in UNORDERED
+        )
         assert live or name == "legobench/rplm_instances", name  # no HAS_ENTRY in this graph
         if name == "legobench/lgplm_gold":  # the Result branch answered: all five Results
             assert {r["source"] for r in live} == {"result"} and len(live) == 5
