@@ -85,23 +85,27 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length))
         st = self.state
-        text = str(body.get("prompt") or body.get("messages", [{}])[-1].get("content"))
-        # only `delay:` requests count as in flight: sleeping handlers left over from the
-        # timeout tests must not inflate the concurrency measurement
-        tracked = text.startswith("delay:")
         with st.lock:
             st.requests.append(
                 {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
             )
-            if tracked:
-                st.inflight += 1
-                st.max_inflight = max(st.max_inflight, st.inflight)
+        self._answer(body)
+
+    def _sleep_counted_in_flight(self, seconds: float) -> None:
+        """Only a `delay:` request's sleep counts as in flight, and it stops counting before
+        the answer is written: a client at concurrency 1 sends its next request as soon as it
+        has read this answer, which can be before this thread runs again (counting up to the
+        write made that overlap look like two requests at once on a busy machine). Sleeping
+        handlers left over from the timeout tests (`slow:`) are not counted."""
+        st = self.state
+        with st.lock:
+            st.inflight += 1
+            st.max_inflight = max(st.max_inflight, st.inflight)
         try:
-            self._answer(body)
+            time.sleep(seconds)
         finally:
-            if tracked:
-                with st.lock:
-                    st.inflight -= 1
+            with st.lock:
+                st.inflight -= 1
 
     def _answer(self, body: dict[str, Any]) -> None:
         chat = self.path == "/v1/chat/completions"
@@ -132,7 +136,7 @@ class FakeOpenAI(BaseHTTPRequestHandler):
             return self._send(200, {"choices": [{"message": {"content": "hi"}}]})
         if kind == "delay":
             secs, _, arg = arg.partition(":")
-            time.sleep(float(secs))
+            self._sleep_counted_in_flight(float(secs))
         answer = f"ECHO {arg}"
         usage = {"prompt_tokens": len(arg.split()), "completion_tokens": 2, "total_tokens": 0}
         if chat:
