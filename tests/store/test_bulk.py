@@ -7,11 +7,13 @@ import json
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.store.falkordb import bulk
 from scholarkg.store.falkordb.bulk import (
+    EdgePositions,
     EdgeSource,
     NodeSource,
     bulk_load,
@@ -160,6 +162,53 @@ def test_interleaved_label_files_keep_ids_aligned(store: FalkorDBStore, tmp_path
         ("Paper", "c", "AUTHORED_BY", "Author", "u"),
         ("Paper", "c", "CITES", "Paper", "a"),
     ]
+
+
+def test_edges_by_position_follow_the_order_the_nodes_were_sent(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Position ``i`` is the label's ``i``-th node sent, across files and readers: the first
+    Paper file goes columnar, the second (a nested value) line by line, an Author file
+    between them takes internal ids of its own."""
+    p1 = _write_jsonl(tmp_path / "p1.jsonl", [{"id": "a"}, {"id": "b"}])
+    au = _write_jsonl(tmp_path / "au.jsonl", [{"id": "u"}, {"id": "v"}])
+    p2 = _write_jsonl(tmp_path / "p2.jsonl", [{"id": "c", "meta": {"k": 1}}])
+    res = bulk_load(
+        store,
+        [NodeSource(p1), NodeSource(au, "Author"), NodeSource(p2)],
+        [
+            EdgePositions(np.array([2, 1]), np.array([0, 2]), "refs", properties=(("m", True),)),
+            EdgePositions(
+                np.array([2]), np.array([1]), "authors", "AUTHORED_BY", "Paper", "Author"
+            ),
+        ],
+        apply_schema=False,
+    )
+    assert str(p2) in res.line_files and str(p1) in res.fast_files
+    assert res.relationships == 3
+    rows = store.run(
+        "MATCH (x)-[r]->(y) RETURN x.id AS x, type(r) AS t, r.m AS m, y.id AS y ORDER BY x, t"
+    )
+    assert [(r["x"], r["t"], r["m"], r["y"]) for r in rows] == [
+        ("b", "CITES", True, "c"),
+        ("c", "AUTHORED_BY", None, "v"),
+        ("c", "CITES", True, "a"),
+    ]
+
+
+def test_an_edge_position_past_the_nodes_is_refused_and_leaves_no_graph(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    papers = _write_jsonl(tmp_path / "papers.jsonl", [{"id": "a"}, {"id": "b"}])
+    with pytest.raises(InputError, match="refs: a CITES endpoint position outside the 2 Paper"):
+        bulk_load(
+            store, [NodeSource(papers)], [EdgePositions(np.array([0]), np.array([2]), "refs")]
+        )
+    assert store.counts().total_nodes == 0
+    with pytest.raises(InputError, match="2 start and 1 end positions"):
+        bulk_load(
+            store, [NodeSource(papers)], [EdgePositions(np.array([0, 1]), np.array([1]), "refs")]
+        )
 
 
 def test_strict_edges_report_the_line(store: FalkorDBStore, tmp_path: Path) -> None:

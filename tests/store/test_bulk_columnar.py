@@ -67,6 +67,35 @@ def test_same_graph_as_the_line_reader(store: FalkorDBStore, tmp_path: Path) -> 
     assert fast.skipped_examples == [f"{cites}:5 (zz)", f"{cites}:6 (yy)"]
 
 
+def test_an_arrow_node_file_loads_as_its_json_lines_do(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Arrow's IPC file (what ``load openalex --bulk`` writes its Papers as) gives the graph
+    the same rows give as JSON Lines; a column the encoder cannot take is refused by name
+    (there is no line reader to fall back on)."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.json as pajson
+
+    as_json = _jsonl(tmp_path / "papers.jsonl", PAPERS)
+    as_arrow = tmp_path / "papers.arrow"
+    table = pajson.read_json(str(as_json))  # a column per key of any row, as Arrow infers it
+    table = table.append_column("never", pa.nulls(len(PAPERS), pa.string()))
+    feather.write_feather(table, str(as_arrow))
+    bulk_load(store, [NodeSource(as_json)], [], apply_schema=False)
+    from_json = _state(store)
+    store.clear()
+    for columnar in (True, False):
+        result = bulk_load(store, [NodeSource(as_arrow)], [], apply_schema=False, columnar=columnar)
+        assert _state(store) == from_json and result.fast_files == [str(as_arrow)]
+        store.clear()
+    floats = tmp_path / "floats.feather"
+    feather.write_feather(pa.table({"id": ["a"], "score": [0.5]}), str(floats))
+    with pytest.raises(InputError, match="column 'score' of type double") as err:
+        bulk_load(store, [NodeSource(floats)], [], apply_schema=False)
+    assert err.value.path == str(floats) and store.counts().total_nodes == 0
+
+
 def test_gzip_tsv_jsonl_edges_and_two_labels(store: FalkorDBStore, tmp_path: Path) -> None:
     papers = tmp_path / "papers.jsonl.gz"
     with gzip.open(papers, "wt", encoding="utf-8") as fh:

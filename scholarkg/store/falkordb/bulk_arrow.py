@@ -54,6 +54,41 @@ def _stream(path: Path) -> Any:
     return pa.input_stream(str(path), compression="detect")
 
 
+#: node files in Arrow's IPC file format (Feather v2): a loader that builds its rows as Arrow
+#: columns hands them over without a JSON round trip
+ARROW_SUFFIXES = (".arrow", ".feather")
+
+
+def read_table(path: Path) -> pa.Table:
+    """A JSON Lines file, or an Arrow IPC file (:data:`ARROW_SUFFIXES`, memory-mapped), as
+    a table."""
+    if path.name.lower().endswith(ARROW_SUFFIXES):
+        return _read_arrow(path)
+    return _read_json(path)
+
+
+def without_empty_columns(table: pa.Table) -> pa.Table:
+    """``table`` without the columns that are null on every row: a property no node has. A
+    JSON file has such a column only for a key given as ``null`` everywhere; an Arrow file
+    with a fixed schema (the OpenAlex Paper file's ``pmid``, say) has them whenever no row
+    sets the field, and they should not reach the store's schema as property names."""
+    empty = [i for i, col in enumerate(table.columns) if col.null_count == len(col) > 0]
+    for i in reversed(empty):
+        table = table.remove_column(i)
+    return table
+
+
+def _read_arrow(path: Path) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.ipc as paipc
+
+    try:
+        with pa.memory_map(str(path)) as source:
+            return paipc.open_file(source).read_all()
+    except (pa.ArrowException, OSError, ValueError) as err:
+        raise InputError(f"not a readable Arrow IPC file: {err}", path=path) from None
+
+
 def _read_json(path: Path) -> pa.Table:
     """The JSONL file as a table. Arrow turns date-like strings (S2's ``publicationdate``)
     into timestamps; such columns are read again as the strings they are."""
@@ -134,8 +169,11 @@ def clean_string_columns(table: pa.Table) -> tuple[pa.Table, Cleaned]:
         t = col.type
         if pa.types.is_list(t) or pa.types.is_large_list(t):
             flat = pc.list_flatten(col)
-            if (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)) and _count(
-                pc.match_substring_regex(flat, _ARROW_SUSPECT)
+            is_text = pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)
+            if (
+                is_text
+                and _may_need_cleaning(flat)
+                and _count(pc.match_substring_regex(flat, _ARROW_SUSPECT))
             ):
                 raise Unsupported(f"list column {name!r} needs text cleaning")
             continue
@@ -201,21 +239,26 @@ _SIMPLE_LIST_ITEMS = ("string", "large_string", "int64", "bool", "null")
 
 
 def _check_column(name: str, col: pa.ChunkedArray) -> None:
+    """A valid property name and a type the encoder takes. Strings need no NUL check (GRAPH.BULK
+    would end a string at one): the callers clean every string column first
+    (``clean_string_columns`` removes NUL, or refuses a list column that would need it)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     try:
         check_property(name)
     except InputError:
         raise Unsupported(f"property name {name!r}") from None
     t = col.type
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        if pc.any(pc.match_substring(col, "\x00")).as_py():  # GRAPH.BULK ends strings at NUL
-            raise Unsupported("a string with NUL")
-    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
         if str(t.value_type) not in _SIMPLE_LIST_ITEMS:
             raise Unsupported(f"a list of {t.value_type}")
-    elif not (pa.types.is_int64(t) or pa.types.is_boolean(t) or pa.types.is_null(t)):
+    elif not (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_int64(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_null(t)
+    ):
         raise Unsupported(f"column {name!r} of type {t}")  # double, struct, ...
 
 
@@ -223,7 +266,7 @@ def read_node_table(path: Path) -> tuple[pa.Table, pa.Array, Cleaned]:
     """``(table, ids as strings, what was cleaned)`` of a JSONL node file, or
     :class:`Unsupported`. Text is cleaned first, so ids come from cleaned text as in the
     record layer."""
-    table, cleaned = clean_string_columns(_read_json(path))
+    table, cleaned = clean_string_columns(without_empty_columns(read_table(path)))
     if "id" not in table.column_names:
         raise Unsupported("no id column")
     cleaned += stripped_keys(table.column("id"))

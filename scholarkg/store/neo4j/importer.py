@@ -157,15 +157,16 @@ def write_node_csv(path: Path, out_csv: Path, *, label: str) -> tuple[list[str],
 
     from scholarkg.store.falkordb.bulk_arrow import (
         Unsupported,
-        _read_json,
         _string_ids,
         clean_string_columns,
+        read_table,
         stripped_keys,
+        without_empty_columns,
     )
 
     check_label(label)
     try:
-        table, cleaned = clean_string_columns(_read_json(path))
+        table, cleaned = clean_string_columns(without_empty_columns(read_table(path)))
         if "id" not in table.column_names:
             raise Unsupported("no id column")
         cleaned += stripped_keys(table.column("id"))
