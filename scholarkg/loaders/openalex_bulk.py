@@ -6,7 +6,10 @@ This module reads the same works with the same parser (``loaders/openalex.parse_
 the Papers are identical) and writes the node and edge files that the existing bulk loaders
 take: ``GRAPH.BULK`` on the embedded store (``store/falkordb/bulk.bulk_load``) and Neo4j's
 offline importer on the managed Neo4j (``store/neo4j/importer.import_files``); both get the
-same Paper, Author, Venue, CITES, AUTHORED_BY and IN_VENUE files, list properties included.
+same Paper, Author, Venue, CITES, AUTHORED_BY and IN_VENUE data, list properties included.
+The Paper nodes are an Arrow IPC file built in the parse workers (no JSON round trip: see
+:func:`paper_table`); the references stay row numbers for the embedded store
+(``bulk.EdgePositions``) and become an id file only for Neo4j's importer.
 
 Identity within one snapshot is OpenAlex's: one record per work id. Partitions are read
 newest first and a work already read is skipped, so the newest version wins; works listed in
@@ -44,6 +47,9 @@ if TYPE_CHECKING:
     from scholarkg.config import Settings
 
 BulkProgress = Callable[[str, int], None]
+
+#: the Paper node file: Arrow's IPC format (see :func:`paper_table`)
+PAPER_FILE = "nodes-Paper.arrow"
 
 
 _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
@@ -136,16 +142,75 @@ def _author_rows(
     return out
 
 
+#: the Paper rows' columns and their Arrow types: every key ``paper_row`` gives (checked per
+#: file, so a field added to ``work_fields`` cannot be dropped silently) and the stubs'
+#: ``alt_ids``. Strings unless listed.
+_PAPER_TYPES = {
+    "year": "int64", "citation_count": "int64", "is_oa": "bool", "topics": "list<string>",
+    "topic_scores_e4": "list<int64>", "related": "list<string>", "alt_ids": "list<string>",
+}  # fmt: skip
+PAPER_COLUMNS = (
+    "id", "title", "abstract", "year", "date", "arxiv_id", "doi", "openalex_id", "mag_id",
+    "pmid", "pmcid", "work_type", "language", "is_oa", "oa_status", "oa_url",
+    "citation_count", "venue", "topics", "topic_scores_e4", "related", "url", "source",
+    "title_norm", "alt_ids",
+)  # fmt: skip
+
+
+def _paper_schema() -> Any:
+    import pyarrow as pa
+
+    kinds = {
+        "string": pa.string(), "int64": pa.int64(), "bool": pa.bool_(),
+        "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64()),
+    }  # fmt: skip
+    return pa.schema([(c, kinds[_PAPER_TYPES.get(c, "string")]) for c in PAPER_COLUMNS])
+
+
+def paper_table(rows: list[dict[str, Any]], *, path: Path, lines: Sequence[int]) -> Any:
+    """``rows`` (``paper_row``'s dicts; ``lines[i]`` is row ``i``'s line in ``path``) as an
+    Arrow table of :data:`PAPER_COLUMNS`.
+
+    Why Arrow and not JSON lines: both bulk loaders read the node file into Arrow anyway;
+    building the columns here, in the parse workers, costs about what encoding JSON did, and
+    the JSON reader's pass over a 1M-work file (~15 s) disappears. A value Arrow cannot hold
+    (an integer past 64 bits) is an ``InputError`` naming its line and field.
+    """
+    import pyarrow as pa
+
+    keys: set[str] = set()
+    for row in rows:
+        keys.update(row)
+    unknown = keys.difference(PAPER_COLUMNS)
+    if unknown:  # pragma: no cover - a field added to work_fields but not here
+        raise RuntimeError(f"Paper fields without an Arrow column: {sorted(unknown)}")
+    schema = _paper_schema()
+    try:
+        return pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowException, OverflowError, TypeError) as err:
+        for row, line in zip(rows, lines, strict=True):
+            for name, value in row.items():
+                try:
+                    pa.array([value], schema.field(name).type)
+                except (pa.ArrowException, OverflowError, TypeError):
+                    raise InputError(
+                        f"{value!r} does not fit a {schema.field(name).type} property",
+                        path=path, line=line, field=name,
+                    ) from None  # fmt: skip
+        raise InputError(f"the Paper rows do not fit their columns: {err}", path=path) from None
+
+
 @dataclass
 class _FileRows:
     """One file's works as the bulk files need them (computed in a worker process): per
-    work its W number, node id, Paper line, reference count, author count and venue; the
+    work its W number, node id, Paper row (as an Arrow table), reference count, author
+    count and venue; the
     references (W numbers) and authors of all works in order. Integers travel as the bytes
     of ``array("q")`` (pickling a list of 1M ints costs more than the work)."""
 
     ws: bytes = b""
     ids: list[str] = field(default_factory=list)
-    papers: list[bytes] = field(default_factory=list)
+    papers: Any = None  # pa.Table of PAPER_COLUMNS
     ref_counts: bytes = b""
     refs: bytes = b""
     author_counts: bytes = b""
@@ -162,6 +227,8 @@ def _read_file(path: Path) -> _FileRows:
     _CAP[0] = max_field_chars()
     out = _FileRows()
     ws, ref_counts, refs, author_counts = array("q"), array("q"), array("q"), array("q")
+    papers: list[dict[str, Any]] = []
+    lines = array("q")
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
@@ -170,13 +237,15 @@ def _read_file(path: Path) -> _FileRows:
             row = paper_row(fields, path=path, line=line)
             ws.append(int(row["openalex_id"][1:]))
             out.ids.append(row["id"])
-            out.papers.append(_encode(row))
+            papers.append(row)
+            lines.append(line)
             ref_counts.append(len(fields.references))
             refs.extend([int(r[1:]) for r in fields.references])
             authors = _author_rows(fields, row["id"], path, line)
             author_counts.append(len(authors))
             out.authors.extend(authors)
             out.venues.append(row.get("venue"))
+        out.papers = paper_table(papers, path=path, lines=lines)
     finally:
         if gc_was_on:
             gc.enable()
@@ -192,8 +261,10 @@ def write_bulk_files(
     *,
     progress: BulkProgress | None = None,
     workers: int = 2,
-) -> dict[str, Any]:
-    """Write ``nodes-<Label>.jsonl`` and ``edges-<TYPE>`` files under ``out``; returns counts.
+) -> SnapshotRows:
+    """Write the Paper nodes (:data:`PAPER_FILE`), ``nodes-<Label>.jsonl`` of authors and
+    venues and their ``edges-<TYPE>.jsonl`` under ``out``; returns the counts and the
+    references (:class:`SnapshotRows`).
 
     ``workers`` processes parse the files (one file each at a time; 0: here); this process
     keeps the newest record of each work, drops retired ones, dedups authors and venues,
@@ -203,6 +274,7 @@ def write_bulk_files(
 
     import numpy as np
     import pyarrow as pa
+    import pyarrow.ipc as paipc
 
     retired: dict[int, int] = {}
     for path in merged:
@@ -219,9 +291,10 @@ def write_bulk_files(
     authors_seen: set[str] = set()
     venues_seen: set[str] = set()
     venue_ids: dict[str, bytes] = {}  # name → its node id as JSON (names repeat a lot)
-    names = ("nodes-Paper.jsonl", "nodes-Author.jsonl", "nodes-Venue.jsonl",
-             "edges-AUTHORED_BY.jsonl", "edges-IN_VENUE.jsonl")  # fmt: skip
+    names = ("nodes-Author.jsonl", "nodes-Venue.jsonl", "edges-AUTHORED_BY.jsonl",
+             "edges-IN_VENUE.jsonl")  # fmt: skip
     files = {name: (out / name).open("wb") for name in names}
+    paper_file = paipc.new_file(str(out / PAPER_FILE), _paper_schema())
     ordered = list(reversed(works))  # newest partition first: the newest record wins
     n = 0
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 0 else None
@@ -239,9 +312,8 @@ def write_bulk_files(
             base = len(work_ids)
             work_w.extend(compress(ws, keep))
             work_ids.extend(compress(rows.ids, keep))
-            papers = list(compress(rows.papers, keep))
-            if papers:
-                files["nodes-Paper.jsonl"].write(b"\n".join(papers) + b"\n")
+            papers = rows.papers if kept.all() else rows.papers.filter(pa.array(kept))
+            paper_file.write_table(papers)
             # references of the kept works, vectorised: ~20 a work, 20M at 1M works
             ref_counts = np.frombuffer(rows.ref_counts, dtype=np.int64)
             refs = np.frombuffer(rows.refs, dtype=np.int64)[np.repeat(kept, ref_counts)]
@@ -250,7 +322,7 @@ def write_bulk_files(
                 hit = retired_old[at] == refs
                 referenced_retired.update(refs[hit].tolist())
                 refs = np.where(hit, retired_new[at], refs)
-            index = base + np.arange(len(papers), dtype=np.int64)
+            index = base + np.arange(papers.num_rows, dtype=np.int64)
             src = np.repeat(index, ref_counts[kept])
             if len(retired_old) and len(refs) and hit.any():
                 # a work citing both a retired work and its survivor: one CITES, as the
@@ -284,7 +356,7 @@ def write_bulk_files(
                     files["edges-IN_VENUE.jsonl"].write(
                         b'{"start":' + orjson.dumps(rows.ids[i]) + b',"end":' + venue_end + b"}\n"
                     )
-            n += len(papers)
+            n += papers.num_rows
             if progress:
                 progress("read works", n)
         # references → node ids: loaded works by binary search, the rest become stubs
@@ -306,12 +378,25 @@ def write_bulk_files(
         for old_w in sorted(referenced_retired):
             alt_ids.setdefault(retired[old_w], []).append(f"openalex:W{old_w}")
         stub_aliases: list[dict[str, Any]] = []
+        stub_alt_ids: list[list[str] | None] = []
         for w in stub_w.tolist():
-            stub: dict[str, Any] = {"id": f"openalex:W{w}", "openalex_id": f"W{w}"}
-            if w in alt_ids:
-                stub["alt_ids"] = sorted(alt_ids.pop(w))
-                stub_aliases.append({"id": stub["id"], "props": {"alt_ids": stub["alt_ids"]}})
-            files["nodes-Paper.jsonl"].write(_encode(stub) + b"\n")
+            aliases = sorted(alt_ids.pop(w)) if w in alt_ids else None
+            if aliases:
+                stub_aliases.append({"id": f"openalex:W{w}", "props": {"alt_ids": aliases}})
+            stub_alt_ids.append(aliases)
+        stub_numbers = [f"W{w}" for w in stub_w.tolist()]
+        stubs = {
+            "id": pa.array([f"openalex:{w}" for w in stub_numbers], pa.string()),
+            "openalex_id": pa.array(stub_numbers, pa.string()),
+            "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
+        }
+        schema = _paper_schema()
+        paper_file.write_table(
+            pa.table(
+                [stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type)) for c in PAPER_COLUMNS],
+                schema=schema,
+            )
+        )
         # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
         # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
         with (out / "alt-ids.jsonl").open("wb") as fh:
@@ -324,10 +409,6 @@ def write_bulk_files(
         end_index = np.empty(len(d), dtype=np.int64)
         end_index[found] = order[pos_clipped[found]]
         end_index[~found] = len(work_ids) + np.searchsorted(stub_w, d[~found])
-        all_ids = pa.array(work_ids + [f"openalex:W{w}" for w in stub_w.tolist()], pa.string())
-        starts = all_ids.take(pa.array(src))
-        ends = all_ids.take(pa.array(end_index))
-        _write_edge_list(pa.table([starts, ends], names=["start", "end"]), out)
         if pool is not None:  # reaped, so their CPU time counts as the caller's children's
             pool.close()
             pool.join()
@@ -337,7 +418,8 @@ def write_bulk_files(
             pool.terminate()
         for fh in files.values():
             fh.close()
-    return {
+        paper_file.close()  # before the caller reads it: a file's footer is written here
+    counts = {
         "works": n,
         "stubs": len(stub_w),
         "references": len(d),
@@ -345,14 +427,35 @@ def write_bulk_files(
         "venues": len(venues_seen),
         "retired": len(retired),
     }
+    paper_ids = work_ids + [f"openalex:W{w}" for w in stub_w.tolist()]
+    return SnapshotRows(counts, paper_ids, src, end_index)
 
 
-def _write_edge_list(table: Any, out: Path) -> Path:
-    """``edges-CITES.tsv`` unquoted (the bulk loaders' columnar reader takes that; a quoted
-    header sends the file to the line reader), or quoted CSV when an id needs quoting."""
+@dataclass
+class SnapshotRows:
+    """What :func:`write_bulk_files` leaves besides its files: the counts, the Paper ids in
+    the rows of :data:`PAPER_FILE` (loaded works, then stubs) and the references as row
+    numbers in that file (citing, cited). The references stay numbers: the embedded store's
+    bulk loader takes them as they are (``bulk.EdgePositions``); only Neo4j's importer
+    needs them written out as ids (:func:`write_cites_file`)."""
+
+    counts: dict[str, Any]
+    paper_ids: list[str]
+    cites_start: Any  # np.ndarray of int64
+    cites_end: Any
+
+
+def write_cites_file(rows: SnapshotRows, out: Path) -> Path:
+    """The references as a ``start,end`` id file for Neo4j's importer: ``edges-CITES.tsv``
+    unquoted, or quoted CSV when an id needs quoting."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    ids = pa.array(rows.paper_ids, pa.string())
+    table = pa.table(
+        [ids.take(pa.array(rows.cites_start)), ids.take(pa.array(rows.cites_end))],
+        names=["start", "end"],
+    )
     path = out / "edges-CITES.tsv"
     try:
         with path.open("wb") as fh:
@@ -369,11 +472,6 @@ def _write_edge_list(table: Any, out: Path) -> Path:
 #: the incremental path's mark on a CITES that OpenAlex states (``Citation.from_openalex``):
 #: a later update prunes a reference OpenAlex dropped by it, and leaves other sources' edges
 _CITES_MARK = (("from_openalex", True),)
-
-
-def _cites_file(out: Path) -> Path:
-    tsv = out / "edges-CITES.tsv"
-    return tsv if tsv.exists() else out / "edges-CITES.csv"
 
 
 def bulk_load_openalex(
@@ -396,11 +494,12 @@ def bulk_load_openalex(
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=workdir, prefix="openalex-bulk-") as tmp:
         out = Path(tmp)
-        counts = write_bulk_files(works, merged, out, progress=progress, workers=workers)
+        rows = write_bulk_files(works, merged, out, progress=progress, workers=workers)
+        counts = rows.counts
         counts["read_seconds"] = time.perf_counter() - t0
-        node_files = [(label, out / f"nodes-{label}.jsonl")
-                      for label in ("Paper", "Author", "Venue")
-                      if (out / f"nodes-{label}.jsonl").stat().st_size]  # fmt: skip
+        node_files = [("Paper", out / PAPER_FILE)]
+        node_files += [(label, out / f"nodes-{label}.jsonl") for label in ("Author", "Venue")
+                       if (out / f"nodes-{label}.jsonl").stat().st_size]  # fmt: skip
         edge_files = [(rel, out / f"edges-{rel}.jsonl", end)
                       for rel, end in (("AUTHORED_BY", "Author"), ("IN_VENUE", "Venue"))
                       if (out / f"edges-{rel}.jsonl").stat().st_size]  # fmt: skip
@@ -415,7 +514,7 @@ def bulk_load_openalex(
             result = import_files(
                 managed_server(settings),
                 [ImportNodes(path, label) for label, path in node_files],
-                [ImportRelationships(_cites_file(out), "CITES", properties=_CITES_MARK)]
+                [ImportRelationships(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
                 + [ImportRelationships(path, rel, "Paper", end) for rel, path, end in edge_files],
                 node_count=store.counts().total_nodes,
                 progress=(lambda m: progress(m, 0)) if progress else None,
@@ -425,11 +524,20 @@ def bulk_load_openalex(
             counts["import_convert_seconds"] = result.convert_seconds
             counts["import_seconds"] = result.import_seconds
         else:
-            from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
+            from scholarkg.store.falkordb.bulk import (
+                EdgePositions,
+                EdgeSource,
+                NodeSource,
+                bulk_load,
+            )
             from scholarkg.store.falkordb.store import FalkorDBStore
 
             nodes = [NodeSource(path, label=label) for label, path in node_files]
-            edges = [EdgeSource(_cites_file(out), rel_type="CITES", properties=_CITES_MARK)]
+            cites = EdgePositions(
+                rows.cites_start, rows.cites_end, "the snapshot's referenced_works",
+                properties=_CITES_MARK,
+            )  # fmt: skip
+            edges: list[EdgeSource | EdgePositions] = [cites]
             edges += [
                 EdgeSource(path, rel_type=rel, end_label=end) for rel, path, end in edge_files
             ]

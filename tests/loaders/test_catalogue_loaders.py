@@ -226,12 +226,15 @@ def test_load_openalex_bulk_builds_the_same_papers_and_citations(
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_the_bulk_rows_equal_the_records_rows(tmp_path: Path, n: int) -> None:
     """The bulk path writes rows without pydantic: they must be what the records store."""
-    from scholarkg.loaders.openalex_bulk import _author_rows, paper_row
+    from scholarkg.loaders.openalex_bulk import _author_rows, paper_row, paper_table
 
     work = openalex_work(n, title="  Spaced\x00 title ")
     fields = openalex.work_fields(work, path=tmp_path, line=1)
     parsed = openalex.parse_work(work, path=tmp_path, line=1)
     assert paper_row(fields, path=tmp_path, line=1) == parsed.paper.row()
+    # and the Arrow columns the bulk loaders read hold exactly that row
+    [stored] = paper_table([parsed.paper.row()], path=tmp_path, lines=[1]).to_pylist()
+    assert {k: v for k, v in stored.items() if v is not None} == parsed.paper.row()
     rows = _author_rows(fields, parsed.paper.id, tmp_path, 1)
     assert [json.loads(a) for _, a, _ in rows] == [a.row() for a in parsed.authors]
     # plus the source mark the incremental write path puts on OpenAlex's authorships
@@ -239,6 +242,18 @@ def test_the_bulk_rows_equal_the_records_rows(tmp_path: Path, n: int) -> None:
         {"start": s.start, "end": s.end, **s.properties(), "from_openalex": True}
         for s in parsed.authorships
     ]
+
+
+def test_a_paper_value_arrow_cannot_hold_names_its_line_and_field(tmp_path: Path) -> None:
+    """orjson reads 2**63 as an unsigned integer: past Arrow's int64, so the bulk path's
+    Paper table refuses it with the line and field, as the MERGE path's records do."""
+    from scholarkg.loaders.openalex_bulk import paper_table
+
+    rows = [{"id": "openalex:W1", "year": 2001}, {"id": "openalex:W2", "citation_count": 2**63}]
+    with pytest.raises(InputError) as err:
+        paper_table(rows, path=tmp_path / "part_000.gz", lines=[4, 9])
+    assert (err.value.line, err.value.field) == (9, "citation_count")
+    assert "part_000.gz" in str(err.value)
 
 
 def test_identifier_normalisation() -> None:
