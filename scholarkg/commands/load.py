@@ -28,7 +28,12 @@ app = typer.Typer(
 
 @app.command("bulk")
 def load_bulk(
-    papers: Annotated[Path, typer.Option(help="Paper nodes JSONL (id, …)", exists=True)],
+    papers: Annotated[
+        Path,
+        typer.Option(
+            help="Paper nodes: JSONL (id, …) or an Arrow IPC file (.arrow/.feather).", exists=True
+        ),
+    ],
     edges: Annotated[
         Path | None, typer.Option(help="Edge list (csv/tsv start,end or jsonl).", exists=True)
     ] = None,
