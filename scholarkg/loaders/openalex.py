@@ -207,7 +207,9 @@ def abstract_from_inverted_index(
     # that size would be wasted) take the sorting path. ~2.5x cheaper than sorting pairs.
     lists = list(index.values())
     positions_all = list(chain.from_iterable(lists)) if set(map(type, lists)) <= _ONLY_LIST else []
-    if not positions_all or set(map(type, positions_all)) != _ONLY_INT or min(positions_all) < 0:
+    if not _plain_positions(positions_all) and (
+        not positions_all or set(map(type, positions_all)) != _ONLY_INT or min(positions_all) < 0
+    ):
         _check_positions(index, path, line)  # raises for the first bad word, if any
         if not positions_all:
             return None
@@ -227,6 +229,28 @@ def abstract_from_inverted_index(
 
 _ONLY_LIST = {list}
 _ONLY_INT = {int}  # not bool: a bool is an int to isinstance, not to type()
+_DIGITS_AND_COMMAS = b"0123456789,"
+
+
+def _plain_positions(positions: list[Any]) -> bool:
+    """True when every item is a non-negative ``int`` (not a bool, not a subclass): what the
+    type set and ``min`` test, in one C pass that costs half as much (~150 positions a work).
+
+    orjson writes such a list as ``[d,d,…]`` with nothing but digits and one comma between
+    items; a bool becomes ``true``, a float holds ``.``/``e``, a negative ``-``, a string
+    quotes, ``None`` ``null``, a nested list brackets (or an extra comma), and an ``int``
+    subclass or an integer past 64 bits is refused (``OPT_PASSTHROUGH_SUBCLASS``). ``False``
+    sends the caller to the type-by-type test, which decides (an empty list included).
+    """
+    try:
+        encoded = orjson.dumps(positions, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+    except orjson.JSONEncodeError:
+        return False
+    return (
+        len(encoded) > 2
+        and not encoded[1:-1].translate(None, _DIGITS_AND_COMMAS)
+        and encoded.count(b",") == len(positions) - 1
+    )
 
 
 def _check_positions(index: dict[Any, Any], path: Path | None, line: int | None) -> None:

@@ -190,3 +190,29 @@ def test_the_openalex_id_slice_path_agrees_with_the_regex(raw: object) -> None:
         re.IGNORECASE,
     )
     assert ids.normalize_openalex_id(raw) == (m.group(1).upper() if m else None)
+
+
+class _Position(int):
+    """An int subclass: the type-by-type rule refuses it, so the fast test must too."""
+
+
+@pytest.mark.parametrize(
+    "positions",
+    [[0], [3, 1, 2], [0, 2**64 - 1], [], [True], [0, False], [1.0], [1e20], [-1], [0, -0.0],
+     [2**64], [_Position(3)], [[]], [0, []], [0, [1]], ["1"], [None], [float("nan")], [0, {}]],
+)  # fmt: skip
+def test_the_one_pass_position_test_is_the_type_by_type_rule(positions: list[Any]) -> None:
+    """The fast test may only say yes where the type-by-type rule does (a no sends the list
+    to that rule), and says yes for the ordinary lists; the abstract is the rule's either way."""
+    expected = bool(positions) and all(type(p) is int and p >= 0 for p in positions)
+    fast = openalex._plain_positions(positions)
+    assert fast == expected or (not fast and positions == [2**64])  # orjson's 64-bit limit
+    index = {"w": positions, "v": [0]}
+    try:
+        got: Any = openalex.abstract_from_inverted_index(index, path=Path("f"), line=2)
+    except InputError as err:
+        got = err.field
+    if expected:
+        assert isinstance(got, str) and "w" in got.split()
+    else:
+        assert got == "abstract_inverted_index" or positions == []
