@@ -90,6 +90,8 @@ def normalize_doi(raw: str) -> str | None:
     return text if text.startswith("10.") and "/" in text else None
 
 
+_OPENALEX_URL = "https://openalex.org/"
+_OPENALEX_KINDS = "WAISCTPF"
 _OPENALEX = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTPF]\d+)$", re.IGNORECASE)
 _PMCID = re.compile(r"^(?:https?://www\.ncbi\.nlm\.nih\.gov/pmc/articles/)?(?:PMC)?(\d+)/?$", re.I)
 _PMID = re.compile(r"^(?:https?://pubmed\.ncbi\.nlm\.nih\.gov/)?(\d+)/?$")
@@ -99,6 +101,16 @@ _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 
 def normalize_openalex_id(raw: object) -> str | None:
     """``"https://openalex.org/W2741809807"`` / ``"w2741809807"`` → ``"W2741809807"``."""
+    # OpenAlex's own spelling by slices (the regex's answer, ~3x cheaper): a snapshot load
+    # normalises every work's and every author's id
+    if (
+        type(raw) is str
+        and raw.startswith(_OPENALEX_URL)
+        and (digits := raw[22:]).isdigit()
+        and digits.isascii()
+        and raw[21] in _OPENALEX_KINDS
+    ):
+        return raw[21:]
     m = _OPENALEX.match(str(raw).strip().rstrip("/"))
     return m.group(1).upper() if m else None
 

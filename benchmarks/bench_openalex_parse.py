@@ -1,0 +1,100 @@
+"""The bulk reader's per-work parse: one snapshot part through ``openalex_bulk._read_file``
+(what each of ``load openalex --bulk``'s worker processes runs per file), this tree against
+the same function at ``--baseline-ref`` in the same run.
+
+The part is the first of a snapshot ``bench_openalex.py`` generates (50,000 works a part;
+reused from ``--snapshot-dir``). Each measurement is a fresh interpreter; the two trees
+alternate, so a change in the machine's load hits both; the best of ``--rounds`` counts,
+wall and CPU seconds (each interpreter calls it ``--calls`` times: a worker process reads
+file after file). Both must give the same rows (a digest of everything ``_read_file``
+returns is compared): the speed-up may change nothing.
+
+    python benchmarks/bench_openalex_parse.py --baseline-ref 82a01cb \\
+        --snapshot-dir /tmp/openalex-snapshots --works 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_openalex import _extract_code, generate
+
+# runs in the child: time _read_file ``calls`` times (a worker reads file after file: the later
+# calls find the memory the earlier ones freed), print the best wall and CPU seconds and the
+# digest of what it returned
+_CHILD = """
+import hashlib, json, sys, time
+code = sys.argv[2]
+if code:
+    sys.path.insert(0, code)  # before the editable install's finder (a meta-path append)
+from pathlib import Path
+from scholarkg.loaders.openalex_bulk import _read_file
+part = Path(sys.argv[1])
+wall = cpu = float("inf")
+for _ in range(int(sys.argv[3])):
+    rows = None  # the last call's rows freed first, as a worker's next file finds them
+    c, w = time.process_time(), time.perf_counter()
+    rows = _read_file(part)
+    wall, cpu = min(wall, time.perf_counter() - w), min(cpu, time.process_time() - c)
+digest = hashlib.sha256()
+for name in ("ws", "ref_counts", "refs", "author_counts"):
+    digest.update(getattr(rows, name))
+for line in rows.papers:
+    digest.update(line)
+for row in rows.authors:
+    digest.update(repr(row).encode())
+digest.update(repr((rows.ids, rows.venues)).encode())
+print(json.dumps({"wall": wall, "cpu": cpu, "works": len(rows.ids),
+                  "digest": digest.hexdigest()[:16]}))
+"""
+
+
+def _measure(part: Path, code: str, calls: int) -> dict[str, float | str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(part), code, str(calls)],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline-ref", required=True, help="git ref of the code to compare with")
+    ap.add_argument("--works", type=int, default=200_000, help="works in the generated snapshot")
+    ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse snapshots kept here")
+    ap.add_argument("--rounds", type=int, default=3, help="fresh interpreters per tree")
+    ap.add_argument("--calls", type=int, default=2, help="_read_file calls per interpreter")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-openalex-parse-") as tmp:
+        where = (args.snapshot_dir or Path(tmp)) / f"snap-{args.works}"
+        snap = where if (where / "done").exists() else generate(where, args.works)
+        (snap / "done").touch()
+        part = sorted(snap.rglob("part_*.gz"))[0]
+        trees = {args.baseline_ref: _extract_code(args.baseline_ref, Path(tmp) / "baseline"),
+                 "this tree": ""}  # fmt: skip
+        runs: dict[str, list[dict[str, float | str]]] = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, code in trees.items():
+                runs[name].append(_measure(part, code, args.calls))
+        works = runs["this tree"][0]["works"]
+        print(f"{part} ({works:,} works), best of {args.rounds} x {args.calls} calls:")
+        best = {}
+        for name, results in runs.items():
+            wall = min(float(r["wall"]) for r in results)
+            cpu = min(float(r["cpu"]) for r in results)
+            best[name] = cpu
+            digests = {r["digest"] for r in results}
+            print(f"  {name:>12}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, rows digest {digests}")
+        same = {r["digest"] for rs in runs.values() for r in rs}
+        change = best["this tree"] / best[args.baseline_ref] - 1
+        print(f"  CPU per work {change:+.1%}; rows identical: {len(same) == 1}")
+        return 0 if len(same) == 1 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
