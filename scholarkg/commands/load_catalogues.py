@@ -36,7 +36,7 @@ def _progress_bar() -> Any:
     return Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,} works"),
+        TextColumn("{task.completed:,} {task.fields[unit]}"),
         RateColumn(),
         TimeElapsedColumn(),
         console=err_console,
@@ -69,7 +69,7 @@ def run_catalogue_load(
 
                 def progress(stage: str, done: int, total: int | None) -> None:
                     if stage not in stages:
-                        stages[stage] = bar.add_task(stage, total=None)
+                        stages[stage] = bar.add_task(stage, total=None, unit="works")
                     bar.update(stages[stage], completed=done, total=total)
 
                 steps_lib.run_steps(
@@ -161,6 +161,10 @@ def _files(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[Path]:
     return out
 
 
+#: what a bulk stage counts, by its last word ("read works", "parse edges", "schema", ...)
+_BULK_UNITS = {"nodes": "nodes", "edges": "relationships", "schema": "indexes and constraints"}
+
+
 def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
     from rich.table import Table
 
@@ -177,7 +181,8 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
 
         def progress(stage: str, done: int) -> None:
             if stage not in stages:
-                stages[stage] = bar.add_task(stage, total=None)
+                unit = _BULK_UNITS.get(stage.split()[-1], "works")
+                stages[stage] = bar.add_task(stage, total=None, unit=unit)
             bar.update(stages[stage], completed=done)
 
         with store_session(write=True) as store:
