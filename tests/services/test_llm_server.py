@@ -117,7 +117,7 @@ def test_stop_does_not_wait_for_an_idle_keep_alive_connection() -> None:
         assert b"200 OK" in response
         start = time.monotonic()
         srv.stop()  # the connection is still open, idle
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 5  # waiting for the idle connection takes 15 s
         assert conn.recv(4096) == b""  # the server closed it
 
 
