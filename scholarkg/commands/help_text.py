@@ -37,11 +37,23 @@ def plain(text: str) -> str:
     return _MARKUP.sub(quote, text)
 
 
+def plain_doc(doc: str) -> str:
+    """A command's docstring as help: :func:`plain`, and its first paragraph (the summary
+    typer lists beside the command name) on one line. Typer's rich help keeps a docstring's
+    line breaks and wraps each line again to the terminal, so a summary written at 92
+    columns came out as a long line and a one-word line in any narrower listing."""
+    text = inspect.cleandoc(plain(doc))
+    summary, gap, rest = text.partition("\n\n")
+    if summary.startswith("\b"):  # click's "keep my line breaks" marker
+        return text
+    return " ".join(line.strip() for line in summary.splitlines()) + gap + rest
+
+
 def _plain_callback(callback: Callable[..., Any] | None) -> None:
     if not inspect.isfunction(callback):  # None, or typer's placeholder for "not given"
         return
     if callback.__doc__:
-        callback.__doc__ = plain(callback.__doc__)
+        callback.__doc__ = plain_doc(callback.__doc__)
     try:
         hints = typing.get_type_hints(callback, include_extras=True)
     except Exception:  # an annotation typer resolves itself; its help stays as written

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from scholarkg import console as console_module
 from scholarkg.cli import app
-from scholarkg.commands.help_text import plain
+from scholarkg.commands.help_text import plain, plain_doc
 
 
 def test_not_a_terminal_means_100_columns(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,17 +44,6 @@ def test_plain_turns_rst_markup_into_quotes() -> None:
     assert plain(":class:`~scholarkg.benchmark.task.TaskOption`") == "'TaskOption'"
     assert plain("no markup, a `single` tick") == "no markup, a `single` tick"
     assert plain(plain("``x``")) == "'x'"  # idempotent: shared option aliases are seen twice
-
-
-def _paths(group: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
-    out = [path]
-    if hasattr(group, "list_commands"):
-        ctx = group.context_class(group)
-        for name in group.list_commands(ctx):
-            sub = group.get_command(ctx, name)
-            if sub is not None and not getattr(sub, "hidden", False):
-                out += _paths(sub, (*path, name))
-    return out
 
 
 def _commands() -> dict[tuple[str, ...], Any]:
@@ -86,6 +75,26 @@ def test_no_help_shows_double_backticks() -> None:
         if any("``" in t or ":func:`" in t or ":class:`" in t for t in texts):
             shown.append(" ".join(path))
     assert shown == []
+
+
+def test_every_command_summary_is_one_line() -> None:
+    """Typer keeps a help text's line breaks and wraps each line again, so a summary written
+    across lines (a docstring at 92 columns) would list as a long line and a stub; the first
+    paragraph of every command's help is joined (``help_text.plain_doc``)."""
+    split = [
+        " ".join(path)
+        for path, cmd in _commands().items()
+        if path and "\n" in (cmd.help or "").split("\n\n")[0].strip()
+    ]
+    assert split == []
+    assert (
+        plain_doc("""Two lines
+        of summary, ``code``.
+
+        Body kept
+        as written.""")
+        == "Two lines of summary, 'code'.\n\nBody kept\nas written."
+    )
 
 
 def test_help_is_rendered_plain() -> None:
