@@ -30,7 +30,7 @@ import tempfile
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -44,6 +44,10 @@ from scholarkg.schema.text import clean_text, max_field_chars, note_cleaning
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    from numpy.typing import NDArray
+
     from scholarkg.config import Settings
 
 BulkProgress = Callable[[str, int], None]
@@ -208,7 +212,7 @@ PAPER_COLUMNS = (
 )  # fmt: skip
 
 
-def _paper_schema() -> Any:
+def _paper_schema() -> pa.Schema:
     import pyarrow as pa
 
     kinds = {
@@ -218,7 +222,7 @@ def _paper_schema() -> Any:
     return pa.schema([(c, kinds[_PAPER_TYPES.get(c, "string")]) for c in PAPER_COLUMNS])
 
 
-def paper_table(rows: list[dict[str, Any]], *, path: Path, lines: Sequence[int]) -> Any:
+def paper_table(rows: list[dict[str, Any]], *, path: Path, lines: Sequence[int]) -> pa.Table:
     """``rows`` (``paper_row``'s dicts; ``lines[i]`` is row ``i``'s line in ``path``) as an
     Arrow table of :data:`PAPER_COLUMNS`.
 
@@ -254,19 +258,19 @@ def paper_table(rows: list[dict[str, Any]], *, path: Path, lines: Sequence[int])
 @dataclass
 class _FileRows:
     """One file's works as the bulk files need them (computed in a worker process): per
-    work its W number, node id, Paper row (as an Arrow table), reference count, author
-    count and venue; the
-    references (W numbers) and authors of all works in order. Integers travel as the bytes
-    of ``array("q")`` (pickling a list of 1M ints costs more than the work)."""
+    work its W number, node id, Paper row (together an Arrow table), reference count, author
+    count and venue; the references (W numbers) and authors of all works in order. Integers
+    travel as the bytes of ``array("q")`` (pickling a list of 1M ints costs more than the
+    work)."""
 
-    ws: bytes = b""
-    ids: list[str] = field(default_factory=list)
-    papers: Any = None  # pa.Table of PAPER_COLUMNS
-    ref_counts: bytes = b""
-    refs: bytes = b""
-    author_counts: bytes = b""
-    authors: list[tuple[str, bytes, bytes]] = field(default_factory=list)
-    venues: list[str | None] = field(default_factory=list)
+    ws: bytes
+    ids: list[str]
+    papers: pa.Table  # of PAPER_COLUMNS
+    ref_counts: bytes
+    refs: bytes
+    author_counts: bytes
+    authors: list[tuple[str, bytes, bytes]]
+    venues: list[str | None]
 
 
 def _read_file(path: Path) -> _FileRows:
@@ -276,10 +280,12 @@ def _read_file(path: Path) -> _FileRows:
     file's rows alive every generation-2 pass walks all of them (~30 % of the parse time).
     """
     _CAP[0] = max_field_chars()
-    out = _FileRows()
     ws, ref_counts, refs, author_counts = array("q"), array("q"), array("q"), array("q")
+    node_ids: list[str] = []
     papers: list[dict[str, Any]] = []
     lines = array("q")
+    authors: list[tuple[str, bytes, bytes]] = []
+    venues: list[str | None] = []
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
@@ -287,22 +293,23 @@ def _read_file(path: Path) -> _FileRows:
             fields = work_fields(obj, path=path, line=line)
             row = paper_row(fields, path=path, line=line)
             ws.append(int(row["openalex_id"][1:]))
-            out.ids.append(row["id"])
+            node_ids.append(row["id"])
             papers.append(row)
             lines.append(line)
             ref_counts.append(len(fields.references))
             refs.extend([int(r[1:]) for r in fields.references])
-            authors = _author_rows(fields, row["id"], path, line)
-            author_counts.append(len(authors))
-            out.authors.extend(authors)
-            out.venues.append(row.get("venue"))
-        out.papers = paper_table(papers, path=path, lines=lines)
+            work_authors = _author_rows(fields, row["id"], path, line)
+            author_counts.append(len(work_authors))
+            authors.extend(work_authors)
+            venues.append(row.get("venue"))
+        table = paper_table(papers, path=path, lines=lines)
     finally:
         if gc_was_on:
             gc.enable()
-    out.ws, out.ref_counts, out.refs = ws.tobytes(), ref_counts.tobytes(), refs.tobytes()
-    out.author_counts = author_counts.tobytes()
-    return out
+    return _FileRows(
+        ws.tobytes(), node_ids, table, ref_counts.tobytes(), refs.tobytes(),
+        author_counts.tobytes(), authors, venues,
+    )  # fmt: skip
 
 
 def _write_lines(fh: Any, lines: list[bytes]) -> None:
@@ -501,8 +508,8 @@ class SnapshotRows:
 
     counts: dict[str, Any]
     paper_ids: list[str]
-    cites_start: Any  # np.ndarray of int64
-    cites_end: Any
+    cites_start: NDArray[np.int64]
+    cites_end: NDArray[np.int64]
 
 
 def write_cites_file(rows: SnapshotRows, out: Path) -> Path:
