@@ -44,8 +44,13 @@ for _ in range(int(sys.argv[3])):
 digest = hashlib.sha256()
 for name in ("ws", "ref_counts", "refs", "author_counts"):
     digest.update(getattr(rows, name))
-for line in rows.papers:
-    digest.update(line)
+# Paper rows as canonical JSON, whichever form this tree returns them in (JSON lines before
+# the workers built Arrow columns; an Arrow table since), a field left unset being no field
+papers = (rows.papers.to_pylist() if hasattr(rows.papers, "to_pylist")
+          else [json.loads(line) for line in rows.papers])
+for row in papers:
+    row = {k: v for k, v in row.items() if v is not None}
+    digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode())
 for row in rows.authors:
     digest.update(repr(row).encode())
 digest.update(repr((rows.ids, rows.venues)).encode())
