@@ -444,16 +444,19 @@ def write_bulk_files(
         alt_ids: dict[int, list[str]] = {}
         for old_w in sorted(referenced_retired):
             alt_ids.setdefault(retired[old_w], []).append(f"openalex:W{old_w}")
+        # a stub is known by its OpenAlex id only: "W…" in the openalex_id slot, the node id
+        # "openalex:W…" (what the id rule gives a record with nothing else)
+        stub_numbers = [f"W{w}" for w in stub_w.tolist()]
+        stub_ids = [f"openalex:{w}" for w in stub_numbers]
         stub_aliases: list[dict[str, Any]] = []
         stub_alt_ids: list[list[str] | None] = []
-        for w in stub_w.tolist():
+        for w, stub_id in zip(stub_w.tolist(), stub_ids, strict=True):
             aliases = sorted(alt_ids.pop(w)) if w in alt_ids else None
             if aliases:
-                stub_aliases.append({"id": f"openalex:W{w}", "props": {"alt_ids": aliases}})
+                stub_aliases.append({"id": stub_id, "props": {"alt_ids": aliases}})
             stub_alt_ids.append(aliases)
-        stub_numbers = [f"W{w}" for w in stub_w.tolist()]
         stubs = {
-            "id": pa.array([f"openalex:{w}" for w in stub_numbers], pa.string()),
+            "id": pa.array(stub_ids, pa.string()),
             "openalex_id": pa.array(stub_numbers, pa.string()),
             "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
         }
@@ -494,8 +497,7 @@ def write_bulk_files(
         "venues": len(venues_seen),
         "retired": len(retired),
     }
-    paper_ids = work_ids + [f"openalex:W{w}" for w in stub_w.tolist()]
-    return SnapshotRows(counts, paper_ids, src, end_index)
+    return SnapshotRows(counts, work_ids + stub_ids, src, end_index)
 
 
 @dataclass
