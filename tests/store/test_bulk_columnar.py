@@ -94,6 +94,11 @@ def test_an_arrow_node_file_loads_as_its_json_lines_do(
     with pytest.raises(InputError, match="column 'score' of type double") as err:
         bulk_load(store, [NodeSource(floats)], [], apply_schema=False)
     assert err.value.path == str(floats) and store.counts().total_nodes == 0
+    cut = tmp_path / "cut.arrow"  # a file cut short in a copy: no footer
+    cut.write_bytes(as_arrow.read_bytes()[:200])
+    with pytest.raises(InputError, match="not a readable Arrow IPC file") as err:
+        bulk_load(store, [NodeSource(cut)], [], apply_schema=False)
+    assert err.value.path == str(cut) and store.counts().total_nodes == 0
 
 
 def test_gzip_tsv_jsonl_edges_and_two_labels(store: FalkorDBStore, tmp_path: Path) -> None:
