@@ -114,19 +114,68 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), value
 
 
+#: rows ``scholarkg cypher`` prints at most unless --row-limit says otherwise
+CYPHER_ROW_LIMIT = 100_000
+
+
 @app.command()
 def cypher(
     query: Annotated[str, typer.Argument(help="A Cypher statement; pass values with --param.")],
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
     ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=3600,
+            help="Seconds the query may run (default and most: the server's own limit).",
+        ),
+    ] = None,
+    row_limit: Annotated[
+        int, typer.Option(min=1, max=1_000_000, help="Rows read and printed at most.")
+    ] = CYPHER_ROW_LIMIT,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
-    """Run a Cypher query against the graph and print the rows."""
+    """Run a Cypher query against the graph and print the rows (writes allowed), under limits.
+
+    The query's shape is checked before it is sent (length, nesting); it runs under the
+    server's time limit (or --timeout, never longer), and reading stops after --row-limit
+    rows or 256 MiB. A query that outlives its limit is stopped: the embedded server is
+    restarted on its files if it must be, nothing stored is lost (docs/backends.md, Security).
+    """
+    from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
+
     params = dict(_parse_param(p) for p in (param or []))
     with store_session() as store:
-        rows = store.run(query, params)
+        server_ms = store.server_timeout_ms()
+        asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)
+        timeout_ms = bounded_timeout_ms(asked, server_ms)
+        if server_ms and asked > server_ms:
+            err_console.print(
+                f"--timeout {asked / 1000:g} s is above the server's limit of "
+                f"{server_ms / 1000:g} s: the query stops at {server_ms / 1000:g} s",
+                highlight=False,
+            )
+        result = store.explore(
+            query,
+            params,
+            allow_writes=True,
+            timeout_ms=timeout_ms,
+            row_limit=row_limit,
+            max_bytes=CYPHER_MAX_BYTES,
+        )
+    rows = plain_rows(result)
     print_rows(rows, fmt)
+    if result.truncated:
+        why = (
+            f"the reply reached {CYPHER_MAX_BYTES >> 20} MiB"
+            if result.limited_by == "bytes"
+            else "a value is nested too deep to read"
+            if result.limited_by == "depth"
+            else f"--row-limit {row_limit}"
+        )
+        err_console.print(f"only the first {len(rows)} rows: {why}", highlight=False)
 
 
 @app.command()

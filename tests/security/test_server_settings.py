@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,21 @@ def test_neo4j_bad_values_are_refused(tmp_path: Path, name: str, value: str, mes
 
 def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
     args = default_module_args(tmp_path, env={})
-    assert args == {"IMPORT_FOLDER": f"{tmp_path / 'import'}/", "QUERY_MEM_CAPACITY": 2 << 30}
+    assert args == {
+        "IMPORT_FOLDER": f"{tmp_path / 'import'}/",
+        "QUERY_MEM_CAPACITY": 2 << 30,
+        # the same 15 minutes as the managed Neo4j's db.transaction.timeout, reads and writes
+        "TIMEOUT_MAX": 900_000,
+        "TIMEOUT_DEFAULT": 900_000,
+    }
     assert DEFAULT_QUERY_MEMORY == 2 << 30
+    timeouts = default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "20"})
+    assert (timeouts["TIMEOUT_MAX"], timeouts["TIMEOUT_DEFAULT"]) == (20_000, 20_000)
+    assert "TIMEOUT_MAX" not in default_module_args(
+        tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "0"}
+    )
+    with pytest.raises(InputError, match="SCHOLARKG_FALKORDB_TIMEOUT"):
+        default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "soon"})
     assert default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "512m"})[
         "QUERY_MEM_CAPACITY"
     ] == (512 << 20)
@@ -68,3 +82,15 @@ def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="not a size"):
         default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "much"})
+
+
+def test_falkordb_process_memory_limit() -> None:
+    """RLIMIT_AS of the server process: three quarters of physical memory unless set."""
+    from scholarkg.store.falkordb.server import memory_limit
+
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert memory_limit(env={}) == int(physical * 0.75)
+    assert memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "12g"}) == 12 << 30
+    assert memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "0"}) is None
+    with pytest.raises(InputError, match="not a size"):
+        memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "lots"})
