@@ -18,6 +18,9 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     err_console,
+    install_interrupt_handlers,
+    interrupted_note,
+    last_interrupt,
     print_rows,
     set_global_options,
     settings,
@@ -205,10 +208,20 @@ def _register() -> None:
 _register()
 
 
+#: exit status of a command stopped by a signal: 128 + the signal's number, as a shell says
+SIGNAL_EXIT = {2: 130, 15: 143}
+
+
 def main() -> None:
-    """Console-script entry point: run the app, turning our errors into one clean line."""
+    """Console-script entry point: run the app, turning our errors into one clean line.
+
+    SIGINT (Ctrl-C) and SIGTERM stop a command the same way (SIGTERM raises ``Terminated``, a
+    ``KeyboardInterrupt``, so every ``finally`` and every undo runs), and it exits with 130
+    or 143 after one line saying what is stored and how to go on (``interrupted_note``).
+    """
+    install_interrupt_handlers()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except ScholarKGError as err:
         if settings_debug():
             raise
@@ -216,9 +229,8 @@ def main() -> None:
         sys.exit(err.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt):
+        code = 130
     except Exception as exc:  # click usage errors come through as ClickException
         import click
 
@@ -230,6 +242,14 @@ def main() -> None:
         err_console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}", highlight=False)
         err_console.print("[dim](run with --debug for the traceback)[/dim]")
         sys.exit(1)
+    # typer returns the status in non-standalone mode (130 for a KeyboardInterrupt)
+    if isinstance(code, int) and code:
+        if code == 130:
+            signum = last_interrupt() or 2
+            code = SIGNAL_EXIT.get(signum, 128 + signum)
+            name = "SIGTERM" if signum == 15 else "Ctrl-C (SIGINT)"
+            err_console.print(f"interrupted by {name}: {interrupted_note()}", highlight=False)
+        sys.exit(code)
 
 
 def settings_debug() -> bool:
