@@ -15,17 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import read_eqinfer_predictions
 from scholarkg.benchmark.tasks.aaar.scoring import score_eqinfer

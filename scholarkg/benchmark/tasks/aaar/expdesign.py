@@ -19,17 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.benchmark.metrics.lists import parse_numbered_list
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import (
     ExpDesignPrediction,

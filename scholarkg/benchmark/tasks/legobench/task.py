@@ -24,18 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import parse_query

@@ -16,18 +16,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.scireplicate.scoring import (
     JUDGES,
