@@ -372,9 +372,37 @@ class BenchmarkTask(ABC):
     ) -> TaskResult:
         """Score answers in released/JSONL files against released data, without a store.
 
+        The one recipe of every task that scores files (``scores_files = True``): the
+        instances of the released ``data`` (:meth:`released_instances`), the answers the
+        ``predictions`` file gives them (:meth:`read_predictions`), then :meth:`score`, the
+        same pure scoring a run's answers get, so a run's predictions file rescores to the
+        run's numbers. A task implements the two hooks, never this method.
+
         ``only_answered`` scores just the instances the file answers (a ``--limit`` run's
         file); otherwise an instance without an answer is scored as an empty answer."""
-        raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+        if not self.scores_files:
+            raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+        resolved = self.resolve_options(options)
+        instances = self.released_instances(Path(data))
+        by_instance = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            # a key is an instance id, or a tuple whose first member is one (Answers)
+            answered = {k[0] if isinstance(k, tuple) else k for k in by_instance}
+            instances = [i for i in instances if i.id in answered]
+        answers = Answers(by_instance, AnswerSource.predictions(predictions))
+        return self.score(instances, answers, resolved)
+
+    def released_instances(self, data: Path) -> list[Instance]:
+        """Hook of :meth:`score_files`: the instances of the released data file or folder
+        ``data``, with the ids and gold data :meth:`build_instances` gives the same items
+        loaded in the graph."""
+        raise NotSupported(f"task {self.name!r} does not read released data")
+
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[Any, Any]:
+        """Hook of :meth:`score_files` (and of ``answer`` for a ``predictions`` source): the
+        answers the file ``path`` gives ``instances``, keyed as :attr:`Answers.by_instance`
+        is (an instance the file does not answer is absent)."""
+        raise NotSupported(f"task {self.name!r} does not read predictions files")
 
     # -- answers as a file ------------------------------------------------------------------
     def prediction_rows(
