@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from scholarkg.schema.ddl import SchemaSpec, VectorIndex
+from scholarkg.schema.ddl import MARKER_LABELS, SchemaSpec, VectorIndex
 
 #: ``progress(n_done)`` is called after each batch with the number of rows written so far.
 ProgressFn = Callable[[int], None]
@@ -58,7 +58,8 @@ class GraphCounts:
 
     @property
     def total_nodes(self) -> int:
-        return sum(self.nodes.values())
+        """Nodes, each once: a marker label (``Stub``: a second label) is not a node kind."""
+        return sum(n for label, n in self.nodes.items() if label not in MARKER_LABELS)
 
     @property
     def total_relationships(self) -> int:
