@@ -248,7 +248,9 @@ def main() -> None:
             signum = last_interrupt() or 2
             code = SIGNAL_EXIT.get(signum, 128 + signum)
             name = "SIGTERM" if signum == 15 else "Ctrl-C (SIGINT)"
-            err_console.print(f"interrupted by {name}: {interrupted_note()}", highlight=False)
+            err_console.print(
+                f"interrupted by {name}: {interrupted_note()}", highlight=False, soft_wrap=True
+            )
         sys.exit(code)
 
 

@@ -525,8 +525,8 @@ def record_run(
             if store is not None:
                 try:
                     forget_run_in_graph(store, run.id)
-                except Exception as err:  # the store may be what failed: say so, keep the cause
-                    log.warning(
+                except Exception as err:  # the store may be what failed: keep its error
+                    log.info(
                         "run %s may be left half-recorded in the graph (%s); 'scholarkg runs "
                         "list' removes it",
                         run.id,
