@@ -127,17 +127,23 @@ def test_runs_list_removes_a_run_left_half_recorded(
     ("sig", "code", "name"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")]
 )
 def test_an_interrupted_command_exits_with_the_signals_status_and_says_what_is_stored(
-    settings: object, sig: int, code: int, name: str
+    settings: object, embedded_server: object, sig: int, code: int, name: str
 ) -> None:
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "scholarkg.cli", "cypher", "--timeout", "5",
-            "UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*) AS n",
+            f"UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*) AS n{code}",
         ],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=os.environ | {"SCHOLARKG_GRAPH": "interrupted"},
     )  # fmt: skip
-    time.sleep(3.0)  # started, connected, waiting for the server's answer
+    deadline = time.monotonic() + 120  # started, connected, waiting for the server's answer
+    while not any(
+        f"AS n{code}" in str(q["query"])
+        for q in embedded_server.running_queries()  # type: ignore[attr-defined]
+    ):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == code, (out, err)

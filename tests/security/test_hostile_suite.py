@@ -192,12 +192,9 @@ HOSTILE: list[Hostile] = [
 FAST = {
     "mem-range-1e10",
     "depth-parens-1000",
-    "cost-many-nests",
     "cpu-listcomp",
     "rows-2m",
-    "bytes-one-list",
     "fn-unicode-dots",
-    "fn-in-a-string-that-ends-early",
     "proc-one-backtick-name",
     "show-settings",
 }
