@@ -106,7 +106,7 @@ EXPLORE_MAX_BYTES = 8 << 20
 CYPHER_MAX_BYTES = 256 << 20
 #: seconds past a user's query's own time limit before scholarkg stops it itself (the
 #: embedded server does not stop a query while it parses or inside one row)
-WATCHDOG_GRACE = 2.0
+WATCHDOG_GRACE = 1.0
 
 
 @runtime_checkable

@@ -408,7 +408,6 @@ def check_shape(query: str, limits: ShapeLimits) -> Shape:
             f"the query is {len(query):,} characters long; {limits.server} takes at most "
             f"{limits.max_chars:,} from scholarkg (load data with 'scholarkg load', pass "
             "values as parameters)",
-            field="query",
         )
     worst = Shape(depth=0, cost=0)
     for toks in views(query):
@@ -419,14 +418,12 @@ def check_shape(query: str, limits: ShapeLimits) -> Shape:
         raise QueryTooComplex(
             f"the query nests {worst.depth} levels deep (brackets, CASE, NOT and signs); "
             f"{limits.server} takes at most {limits.max_depth}{why}",
-            field="query",
         )
     if limits.max_cost is not None and worst.cost > limits.max_cost:
         raise QueryTooComplex(
             f"the query holds too many deeply nested expressions for {limits.server}'s "
             f"parser (estimated work {worst.cost:,}, at most {limits.max_cost:,}){why}: "
             "nest less, or split it",
-            field="query",
         )
     return worst
 
