@@ -318,3 +318,14 @@ def test_no_graph_yet_is_no_way_around_the_guard(store: GraphStore, tmp_path: Pa
     with pytest.raises(QueryRefused, match="LOAD CSV reads files or URLs"):
         app.query("LOAD CSV FROM 'file:///etc/passwd' AS row CREATE (:Paper {id: row[0]})")
     assert app.query("CREATE (p:Paper {id: 'w1'}) RETURN p.id")["rows"] == [["w1"]]
+
+
+def test_a_clients_time_limit_is_bounded_by_the_servers(graph: GraphStore, tmp_path: Path) -> None:
+    """`explore --timeout 90` outlived a server's 20 s limit (issue #37): the client's limit is
+    now bounded by the server's own, on both backends (15 minutes by default)."""
+    server_ms = graph.server_timeout_ms()
+    assert server_ms == 900_000
+    app = explorer(graph, tmp_path, timeout_ms=3_600_000)
+    assert app.timeout_ms() == server_ms
+    assert app.info()["timeout_ms"] == server_ms
+    assert explorer(graph, tmp_path, timeout_ms=5_000).timeout_ms() == 5_000
