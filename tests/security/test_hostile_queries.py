@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from scholarkg.errors import CypherError, ScholarKGError
+from scholarkg.errors import CypherError, QueryLimitExceeded, ScholarKGError
 from scholarkg.explorer.app import Explorer, ExplorerConfig
 from scholarkg.explorer.guard import LOAD_REFUSED, WRITES_REFUSED, QueryRefused, QueryStopped
 from scholarkg.store.base import GraphStore
@@ -192,7 +192,8 @@ def test_explorer_stops_a_query_at_its_time_limit(graph: GraphStore, tmp_path: P
 
     app = explorer(graph, tmp_path, timeout_ms=500)
     start = time.monotonic()
-    with pytest.raises(QueryStopped, match=r"stopped at the explorer's time limit of 0.5 s"):
+    # stopped by the server at its limit, or (a loaded machine) by scholarkg 1 s after it
+    with pytest.raises(QueryLimitExceeded, match=r"time limit of 0.5 s"):
         app.query(ENDLESS)
     assert time.monotonic() - start < 10
     still_answers(graph)
@@ -306,7 +307,10 @@ def test_managed_neo4j_limits_and_reporting(managed_neo4j: Any, neo4j_store: Gra
     assert client["client.allow_telemetry"] == "false"
     assert client["browser.remote_content_hostname_whitelist"] == "127.0.0.1,localhost"
     # a client's own shorter timeout still applies (the explorer's), and the server answers
-    with pytest.raises(CypherError, match="TransactionTimedOut"):
+    # (on a loaded machine the server's own answer may come after scholarkg's 1 s of grace)
+    with pytest.raises(
+        (CypherError, QueryLimitExceeded), match=r"TransactionTimedOut|ran past its time limit"
+    ):
         neo4j_store.explore(ENDLESS, timeout_ms=300)
     assert neo4j_store.run("RETURN 1 AS ok") == [{"ok": 1}]
 
