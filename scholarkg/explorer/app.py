@@ -107,6 +107,7 @@ class Explorer:
                     allow_writes=config.allow_writes,
                     procedures=config.procedures,
                     functions=config.functions,
+                    timeout_ms=timeout_ms,
                 )
                 result = self.store.explore(
                     text,

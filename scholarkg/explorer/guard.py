@@ -168,6 +168,7 @@ def check_query(
     allow_writes: bool,
     procedures: Iterable[str] = EXPLORER_PROCEDURES,
     functions: Iterable[str] = EXPLORER_FUNCTIONS,
+    timeout_ms: int = 10_000,
 ) -> QueryPlan:
     """Refuse ``query`` (:class:`QueryRefused`) unless the explorer may run it; its plan.
 
@@ -179,7 +180,7 @@ def check_query(
     calls = read_calls(query)
     if not allow_writes:
         check_calls(calls, procedures=procedures, functions=functions)
-    plan = store.explain(query, params)
+    plan = store.explain(query, params, timeout_ms=timeout_ms)
     names = {name for name, _ in plan.operators}
     if "LoadCSV" in names:
         raise QueryRefused(LOAD_REFUSED)

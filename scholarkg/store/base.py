@@ -320,9 +320,13 @@ class GraphStore(Protocol):
         """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
         ...
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
         """The database's plan for ``query`` (``EXPLAIN``), nothing run: what the explorer
-        checks before it runs a user's query (``explorer/guard.py``)."""
+        checks before it runs a user's query (``explorer/guard.py``). Under the same limits
+        as ``explore`` (planning parses, and FalkorDB folds constant expressions, so it can
+        compute the whole of ``reduce(… range(1, 1e8) …)``)."""
         ...
 
     def explore_indexes(self) -> list[dict[str, Any]]:

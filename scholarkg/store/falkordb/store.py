@@ -745,7 +745,9 @@ class FalkorDBStore(BatchWriteStore):
             row_limit=max(1, int(limit)),
         )
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
         """``GRAPH.EXPLAIN``: the plan's operators, one per line of the reply, in tree order.
 
         Shape-checked and sent like :meth:`explore` (planning parses: the same parser
@@ -759,7 +761,7 @@ class FalkorDBStore(BatchWriteStore):
         from scholarkg.store.base import QueryPlan
 
         text = self._user_text(query, params)
-        limit_ms = bounded_timeout_ms(10_000, self.server_timeout_ms())
+        limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         limited = self._send_user(
             ("GRAPH.EXPLAIN", self.graph, text), query, limit_ms=limit_ms, row_limit=1 << 30,
             max_bytes=EXPLORE_MAX_BYTES,

@@ -1168,7 +1168,9 @@ class Neo4jStore(BatchWriteStore):
             row_limit=max(1, int(limit)),
         )
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
         """``EXPLAIN`` in a READ session (shape-checked first): the plan's operators and the
         query type."""
         from neo4j import READ_ACCESS, Query
@@ -1181,7 +1183,7 @@ class Neo4jStore(BatchWriteStore):
                 database=self._database, default_access_mode=READ_ACCESS
             ) as session:
                 summary = session.run(
-                    Query("EXPLAIN " + query, timeout=30.0), dict(params or {})
+                    Query("EXPLAIN " + query, timeout=timeout_ms / 1000), dict(params or {})
                 ).consume()
         except Exception as err:
             raise cypher_error(err, query) from err
