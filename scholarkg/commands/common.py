@@ -8,6 +8,7 @@ tables), re-exported here so commands import their helpers from one place.
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -30,7 +31,47 @@ if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.status import Status
 
-_state: dict[str, Any] = {"overrides": {}, "settings": None}
+_state: dict[str, Any] = {"overrides": {}, "settings": None, "signal": None, "note": None}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, like Ctrl-C: every ``finally`` and undo runs."""
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    _state["signal"] = signum
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def install_interrupt_handlers() -> None:
+    """SIGINT and SIGTERM raise in the main thread (``cli.main``; SIGTERM would otherwise end
+    the process on the spot, with no cleanup and exit status 0 from typer)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
+
+
+def last_interrupt() -> int | None:
+    """The signal that interrupted the command (``None``: none seen)."""
+    signum: int | None = _state["signal"]
+    return signum
+
+
+#: what an interrupted command says when it set nothing more precise
+DEFAULT_INTERRUPT_NOTE = (
+    "stopped before the end. What the store acknowledged is kept and nothing is half-written "
+    "(a load keeps whole batches: rerun it with --resume to go on from its checkpoint; a "
+    "benchmark run is recorded whole or not at all: run it again)"
+)
+
+
+def set_interrupted_note(note: str | None) -> None:
+    """What the command has stored so far and how to go on, said if it is interrupted."""
+    _state["note"] = note
+
+
+def interrupted_note() -> str:
+    note: str | None = _state["note"]
+    return note or DEFAULT_INTERRUPT_NOTE
 
 
 def set_global_options(**overrides: Any) -> None:
@@ -90,6 +131,27 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
         embedded.set_wait_callback(previous)
         if status is not None:
             status.stop()
+
+
+@contextmanager
+def running_store_session() -> Iterator[GraphStore | None]:
+    """The configured store if its server already runs (never starts one): ``None`` otherwise.
+    For commands that work without a server and look at the graph only when it is there."""
+    cfg = settings()
+    if cfg.backend == "embedded":
+        from scholarkg.store.falkordb.server import EmbeddedServer
+
+        if EmbeddedServer(cfg.data_dir).pid() is None:
+            yield None
+            return
+    elif cfg.backend == "neo4j" and not cfg.neo4j.uri:
+        from scholarkg.store.neo4j.server import managed_server
+
+        if managed_server(cfg).status(details=False).state != "running":
+            yield None
+            return
+    with store_session() as store:
+        yield store
 
 
 @contextmanager

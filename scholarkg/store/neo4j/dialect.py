@@ -137,6 +137,10 @@ SHOW_INDEXES = (
     "RETURN name, type, state, labelsOrTypes, properties, owningConstraint"
 )
 SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name RETURN name"
+#: The server's own cap on a transaction's time, which bounds a user's (``Neo4jStore.explore``)
+TRANSACTION_TIMEOUT_SETTING = (
+    "SHOW SETTINGS YIELD name, value WHERE name = 'db.transaction.timeout' RETURN value"
+)
 #: Names come from ``SHOW``; Neo4j 5 takes them as parameters, so nothing is pasted.
 DROP_CONSTRAINT = "DROP CONSTRAINT $name IF EXISTS"
 DROP_INDEX = "DROP INDEX $name IF EXISTS"
@@ -611,6 +615,7 @@ def all_statements(
         Statement("await_indexes", AWAIT_INDEXES, {"timeout": 300}),
         Statement("show_indexes", SHOW_INDEXES),
         Statement("show_constraints", SHOW_CONSTRAINTS),
+        Statement("transaction_timeout_setting", TRANSACTION_TIMEOUT_SETTING),
         Statement("drop_constraint", DROP_CONSTRAINT, {"name": "key_Paper_id"}),
         Statement("drop_index", DROP_INDEX, {"name": "idx_Paper_year"}),
         Statement("delete_all", DELETE_ALL),
