@@ -33,8 +33,10 @@ from scholarkg.schema.ddl import (
     check_rel_type,
 )
 from scholarkg.store import cypher_common
+from scholarkg.store.vector_batches import float32_text
 
 if TYPE_CHECKING:
+    import numpy as np
     from falkordb import Graph
 
 DIALECT = "falkordb"
@@ -290,6 +292,12 @@ def fulltext_search_query() -> str:
 def vector_value(param: str) -> str:
     """The expression that stores a parameter as a vector property."""
     return f"vecf32({param})"
+
+
+def vector_param(vec: np.ndarray) -> str:
+    """The components of a checked vector as FalkorDB's parameter text (without brackets):
+    ``%.9g`` of each float32 value, which ``vecf32`` reads back to that float32."""
+    return float32_text(vec)
 
 
 def set_vectors_query(label: str, prop: str) -> str:
