@@ -5,6 +5,7 @@ Neo4j: the double)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ def test_batches_check_every_row_and_keep_the_order() -> None:
 def test_batches_never_materialise_the_rows() -> None:
     seen: list[int] = []
 
-    def rows():  # type: ignore[no-untyped-def]  # a generator that records what was read
+    def rows() -> Iterator[tuple[str, list[float]]]:  # records what was read
         for i in range(5):
             seen.append(i)
             yield str(i), [float(i)]
@@ -100,7 +101,9 @@ def test_vectors_are_stored_exactly_with_awkward_ids(any_store: GraphStore) -> N
     rng = np.random.default_rng(3)
     vecs = {i: rng.standard_normal(8) * 10.0 ** rng.integers(-6, 6, 8) for i in ids}
     extra = {i: {"model": f'm"\\{i}'} for i in ids}
-    n = any_store.set_vectors("Paper", "emb_t", list(vecs.items()), extra=extra, batch_size=3)
+    n = any_store.set_vectors(
+        "Paper", "emb_t", [(i, v.tolist()) for i, v in vecs.items()], extra=extra, batch_size=3
+    )
     assert n == len(ids)
     for i in ids:
         row = _read(any_store, i)
