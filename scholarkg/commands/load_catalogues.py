@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import RateColumn, console, settings, store_session
+from scholarkg.commands.common import console, settings, store_session
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt, stop_hint
-from scholarkg.console import err_console
+from scholarkg.console import err_console, progress_display
 from scholarkg.errors import NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
@@ -28,20 +28,6 @@ from scholarkg.store.base import GraphStore
 PathsArg = Annotated[
     list[Path], typer.Argument(exists=True, help="Files or folders (plain or .gz).")
 ]
-
-
-def _progress_bar() -> Any:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,} {task.fields[unit]}"),
-        RateColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    )
 
 
 def run_catalogue_load(
@@ -70,14 +56,7 @@ def run_catalogue_load(
             for f in files
         ]
         try:
-            with _progress_bar() as bar:
-                stages: dict[str, Any] = {}
-
-                def progress(stage: str, done: int, total: int | None) -> None:
-                    if stage not in stages:
-                        stages[stage] = bar.add_task(stage, total=None, unit="works")
-                    bar.update(stages[stage], completed=done, total=total)
-
+            with progress_display(unit="works") as progress:
                 steps_lib.run_steps(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
@@ -171,6 +150,10 @@ def _files(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[Path]:
 _BULK_UNITS = {"nodes": "nodes", "edges": "relationships", "schema": "indexes and constraints"}
 
 
+def _bulk_unit(stage: str) -> str:
+    return _BULK_UNITS.get(stage.split()[-1], "works")
+
+
 def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
     from rich.table import Table
 
@@ -182,14 +165,10 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
             "the offline importer needs the database files, so --bulk runs on the managed "
             "Neo4j only; load without --bulk on the server at NEO4J_URI"
         )
-    with _progress_bar() as bar:
-        stages: dict[str, Any] = {}
+    with progress_display(unit=_bulk_unit) as show:
 
         def progress(stage: str, done: int) -> None:
-            if stage not in stages:
-                unit = _BULK_UNITS.get(stage.split()[-1], "works")
-                stages[stage] = bar.add_task(stage, total=None, unit=unit)
-            bar.update(stages[stage], completed=done)
+            show(stage, done, None)
 
         with store_session(write=True) as store:
             result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)
