@@ -12,7 +12,10 @@ label and re-indexes a node's other vectors when any property of it changes, so 
 left behind would tax the next write (``--text-index`` measures exactly that tax: the FastRP
 write of ``graph embed`` on a graph whose papers hold 384-dimension text embeddings).
 ``--no-index`` adds the new path without a vector index: the write alone, what the index
-maintenance costs by difference.
+maintenance costs by difference. ``--recall`` (embedded) builds the index with FalkorDB's
+default ``efConstruction`` (200) and with ours (``VECTOR_EF_CONSTRUCTION``) on clustered and
+on independent random vectors, and prints the build's cost and recall@10 of
+``store.vector`` against exact cosine.
 
     .venv/bin/python benchmarks/bench_vectors.py                       # both backends
     .venv/bin/python benchmarks/bench_vectors.py --backends embedded --vectors 20000
@@ -98,6 +101,18 @@ def drop_vectors(store: GraphStore, prop: str, indexed: bool) -> None:
         store.run(f"MATCH (n:Paper) WHERE n.{prop} IS NOT NULL REMOVE n.{prop}")
 
 
+def create_index(store: GraphStore, prop: str, dims: int, *, before: bool) -> None:
+    """The vector index as the code before made it (FalkorDB: HNSW efConstruction 200, the
+    server's default) or as it is made now (``dialect.vector_index_ddl``)."""
+    if before and store.backend != "neo4j":
+        store.run(
+            f"CREATE VECTOR INDEX FOR (n:Paper) ON (n.{prop}) "
+            f"OPTIONS {{dimension: {dims}, similarityFunction: 'cosine'}}"
+        )
+    else:
+        store.ensure_vector_index(VectorIndex(f"bench_{prop}", "Paper", prop, dims))
+
+
 def measure(
     store: GraphStore,
     server: psutil.Process,
@@ -109,7 +124,7 @@ def measure(
     indexed: bool,
 ) -> dict[str, float]:
     if indexed:
-        store.ensure_vector_index(VectorIndex(f"bench_{prop}", "Paper", prop, dims))
+        create_index(store, prop, dims, before=write is old_set_vectors)
     c0, s0, t0 = time.process_time(), cpu_seconds(server), time.perf_counter()
     n = write(store, "Paper", prop, rows)
     wall = time.perf_counter() - t0
@@ -171,7 +186,7 @@ def bench_store(
                 print(line("now, no vector index (the write)", f), flush=True)
     if args.text_index:
         text = rng.standard_normal((args.vectors, 384)).astype(np.float32)
-        store.ensure_vector_index(VectorIndex("bench_text", "Paper", "v_text", 384))
+        create_index(store, "v_text", 384, before=True)
         new_set_vectors(
             store, "Paper", "v_text", [(f"p{i}", text[i].tolist()) for i in range(args.vectors)]
         )
@@ -184,6 +199,52 @@ def bench_store(
         drop_vectors(store, "v_text", True)
 
 
+def vectors(kind: str, n: int, dims: int, rng: np.random.Generator) -> np.ndarray:
+    """``clustered``: 200 centres plus noise (embeddings of a corpus gather by topic);
+    ``iid``: independent normal components, no neighbourhood structure (the worst case)."""
+    if kind == "iid":
+        return rng.standard_normal((n, dims)).astype(np.float32)
+    centres = rng.standard_normal((200, dims))
+    return (centres[rng.integers(0, 200, n)] + 0.6 * rng.standard_normal((n, dims))).astype(
+        np.float32
+    )
+
+
+def recall(store: GraphStore, server: psutil.Process, args: argparse.Namespace) -> None:
+    """What efConstruction costs and buys: the index build per server CPU second, and
+    recall@10 of ``store.vector(k=10)`` (which asks the index for 100) against exact cosine."""
+    from scholarkg.store.falkordb.dialect import VECTOR_EF_CONSTRUCTION
+
+    print(f" recall@10 of store.vector(k=10) against exact cosine, {args.queries} queries:")
+    for kind in ("clustered", "iid"):
+        for dims in args.dims:
+            rng = np.random.default_rng(args.seed + dims)
+            data = vectors(kind, args.vectors + args.queries, dims, rng)
+            x, q = data[: args.vectors], data[args.vectors :]
+            xn = x / np.linalg.norm(x, axis=1, keepdims=True)
+            qn = q / np.linalg.norm(q, axis=1, keepdims=True)
+            truth = np.argsort(-(qn @ xn.T), axis=1)[:, :10]
+            rows = [(f"p{i}", x[i].tolist()) for i in range(args.vectors)]
+            for ef, before in ((200, True), (VECTOR_EF_CONSTRUCTION, False)):
+                prop = f"r{dims}_{ef}"
+                create_index(store, prop, dims, before=before)
+                s0 = cpu_seconds(server)
+                store.set_vectors("Paper", prop, rows, batch_size=BATCH)
+                spent = cpu_seconds(server) - s0
+                index = VectorIndex(f"bench_{prop}", "Paper", prop, dims)
+                found = 0
+                for i in range(args.queries):
+                    hits = {h.id for h in store.vector(index, q[i].tolist(), k=10)}
+                    found += len(hits & {f"p{j}" for j in truth[i]})
+                print(
+                    f"  {kind:<9} {dims:>3} dims, efConstruction {ef:>3}: "
+                    f"{args.vectors / spent:>7,.0f} vectors per server CPU second, "
+                    f"recall@10 {found / (10 * args.queries):.3f}",
+                    flush=True,
+                )
+                drop_vectors(store, prop, True)
+
+
 def run_embedded(args: argparse.Namespace, root: Path) -> None:
     from scholarkg.store.falkordb.server import EmbeddedServer
     from scholarkg.store.falkordb.store import FalkorDBStore
@@ -192,7 +253,10 @@ def run_embedded(args: argparse.Namespace, root: Path) -> None:
     server.start()
     try:
         store = FalkorDBStore(server.connect(), "bench_vectors")
-        bench_store("embedded FalkorDB", store, psutil.Process(server.status().pid or 0), args)
+        proc = psutil.Process(server.status().pid or 0)
+        bench_store("embedded FalkorDB", store, proc, args)
+        if args.recall:
+            recall(store, proc, args)
         store.clear()
     finally:
         server.stop()
@@ -227,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="before/now pairs per dimension")
     ap.add_argument("--no-index", action="store_true", help="also the write without an index")
     ap.add_argument("--text-index", action="store_true", help="also 128-d onto indexed 384-d")
+    ap.add_argument("--recall", action="store_true", help="embedded: efConstruction vs recall")
+    ap.add_argument("--queries", type=int, default=200, help="--recall: kNN queries")
     ap.add_argument("--neo4j-home", type=Path, default=None, help="reuse this managed Neo4j")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
