@@ -14,9 +14,9 @@ turns a vector into text with one C-level format operation per vector:
 * FalkorDB: the row literal ``{id:"…",v:[…],extra:{…}}`` of the parameter header itself,
   components as ``%.9g`` of their float32 value, which FalkorDB's ``vecf32`` reads back to
   the same float32 (9 significant digits identify a float32);
-* Neo4j: ``row.v`` is the components joined by commas (``repr``: the shortest text that
-  reads back to the same double), split and ``toFloat``-ed on the server into the
-  ``LIST<FLOAT>`` it stored before.
+* Neo4j: ``row.v`` is the components joined by commas (``%.17g``: text that reads back to
+  the same double), split and ``toFloat``-ed on the server into the ``LIST<FLOAT>`` it
+  stored before.
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def float32_text(vec: np.ndarray) -> str:
 
 
 def float64_text(vec: np.ndarray) -> str:
-    """Components as ``repr`` of their double, comma-separated: the shortest text that reads
-    back (Java's ``Double.parseDouble``, Cypher's ``toFloat``) to the same double."""
+    """Components as ``%.17g``, comma-separated: 17 significant digits read back (Java's
+    ``Double.parseDouble``, Cypher's ``toFloat``) to the same double; C's printf, faster
+    than ``repr``'s shortest form (which is as long for float32-born values anyway)."""
     values = vec.tolist()
-    return _format(len(values), "%r") % tuple(values)
+    return _format(len(values), "%.17g") % tuple(values)

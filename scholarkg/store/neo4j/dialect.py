@@ -214,8 +214,8 @@ def vector_value(param: str) -> str:
 
 
 def vector_param(vec: np.ndarray) -> str:
-    """A checked vector as ``set_vectors`` sends it: components joined by commas, each the
-    shortest text of its double, so ``toFloat`` on the server gives the same double. One
+    """A checked vector as ``set_vectors`` sends it: components joined by commas, each with
+    17 significant digits, so ``toFloat`` on the server gives the same double. One
     string crosses Bolt instead of one PackStream float per component (the driver packs
     those in Python: most of the client's time, ``vector_batches``)."""
     return float64_text(vec)
