@@ -197,10 +197,16 @@ class ProgressLines:
         as_bytes: bool = False,
         interval: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        expected: int | None = None,
     ) -> None:
         self.out = out
         self.unit = unit
         self.as_bytes = as_bytes
+        #: what all stages together will count (e.g. a snapshot manifest's record counts):
+        #: running lines then also say how far the whole job is and the time it has left
+        self.expected = expected
+        self.began = clock()
+        self.carried = 0  # counts of finished stages whose name a later stage took
         self.interval = progress_interval() if interval is None else interval
         self.clock = clock
         self.stages: dict[str, _Stage] = {}
@@ -224,6 +230,8 @@ class ProgressLines:
             now = self.clock()
             st = self.stages.get(stage)
             if st is None or (st.finished and (done < st.done or total != st.total)):
+                if st is not None:  # a stage name used again (part_000.gz of another day)
+                    self.carried += st.done
                 unit = self.unit(stage) if callable(self.unit) else self.unit
                 st = self.stages[stage] = _Stage(unit, now)
             if st.finished:
@@ -265,6 +273,18 @@ class ProgressLines:
     def _count(self, n: float, unit: str) -> str:
         return human_count(n, unit, as_bytes=self.as_bytes)
 
+    def _overall(self, now: float) -> str:
+        """``; all: 45,000/100,000 (45%), eta 5 min 10 s`` with an ``expected`` total."""
+        if not self.expected:
+            return ""
+        done = self.carried + sum(st.done for st in self.stages.values())
+        text = f"; all: {self._count(done, '')}/{self._count(self.expected, '')}"
+        text += f" ({min(100.0, 100.0 * done / self.expected):.0f}%)"
+        spent = now - self.began
+        if 0 < done < self.expected and spent > 0:
+            text += f", eta {human_seconds((self.expected - done) * spent / done)}"
+        return text
+
     def _print(
         self, stage: str, st: _Stage, now: float, *, final: bool, stopped: bool = False
     ) -> None:
@@ -302,7 +322,7 @@ class ProgressLines:
             parts.append(f"{human_seconds(elapsed)} elapsed")
             if st.total and st.done:
                 parts.append(f"eta {human_seconds((st.total - st.done) * elapsed / st.done)}")
-            text = f"{stage}: " + ", ".join(parts)
+            text = f"{stage}: " + ", ".join(parts) + self._overall(now)
         self.out.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
@@ -357,10 +377,13 @@ class ProgressBars:
         unit: str | Callable[[str], str] = "",
         as_bytes: bool = False,
         transient: bool = False,
+        expected: int | None = None,
     ) -> None:
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self.unit = unit
+        self.counts: dict[str, int] = {}
+        self.carried = 0
         self.bar = Progress(
             SpinnerColumn(),
             TextColumn("[bold]{task.description}"),
@@ -373,12 +396,21 @@ class ProgressBars:
             transient=transient,
         )
         self.tasks: dict[str, TaskID] = {}
+        self.all: TaskID | None = None
+        if expected:
+            unit_all = "" if callable(unit) else unit
+            self.all = self.bar.add_task("all", total=expected, unit=unit_all)
 
     def __call__(self, stage: str, done: int, total: int | None = None) -> None:
         if stage not in self.tasks:
             unit = self.unit(stage) if callable(self.unit) else self.unit
             self.tasks[stage] = self.bar.add_task(stage, total=total, unit=unit)
         self.bar.update(self.tasks[stage], completed=done, total=total)
+        if self.all is not None:
+            if done < self.counts.get(stage, 0):  # a stage name used again
+                self.carried += self.counts[stage]
+            self.counts[stage] = done
+            self.bar.update(self.all, completed=self.carried + sum(self.counts.values()))
 
     def note(self, text: str) -> None:
         self.bar.console.print(text, highlight=False, markup=False)
@@ -409,6 +441,7 @@ def progress_display(
     as_bytes: bool = False,
     transient: bool = False,
     out: Console | None = None,
+    expected: int | None = None,
 ) -> Iterator[ProgressDisplay]:
     """The one progress display of every long command: yields ``progress(stage, done,
     total=None)`` (``total`` None while a stage streams; ``done == total`` ends a stage).
@@ -417,8 +450,10 @@ def progress_display(
     In a pipe, a file or a CI log: :class:`ProgressLines` (a line per stage every ~10 s or
     each tenth of a known total, and a final line of totals). ``SCHOLARKG_PROGRESS`` forces
     ``bars``, ``lines`` or ``off``. ``unit`` names what a stage counts (``works``), or is a
-    function of the stage name; ``as_bytes`` shows sizes (downloads). Leaving the block
-    ends the display, so a message printed after an error comes below it.
+    function of the stage name; ``as_bytes`` shows sizes (downloads); ``expected``, what
+    all stages will count together, adds the whole job's share and time left to the lines
+    (an ``all`` bar on a terminal). Leaving the block ends the display, so a message
+    printed after an error comes below it.
     """
     out = out or err_console
     mode = progress_mode(out)
@@ -426,10 +461,12 @@ def progress_display(
     if mode == "off":
         display = _NoProgress()
     elif mode == "bars":
-        display = ProgressBars(out, unit=unit, as_bytes=as_bytes, transient=transient)
+        display = ProgressBars(
+            out, unit=unit, as_bytes=as_bytes, transient=transient, expected=expected
+        )
         display.bar.start()
     else:
-        display = ProgressLines(out, unit=unit, as_bytes=as_bytes)
+        display = ProgressLines(out, unit=unit, as_bytes=as_bytes, expected=expected)
         display.start()
     try:
         yield display

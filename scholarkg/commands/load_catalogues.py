@@ -39,8 +39,10 @@ def run_catalogue_load(
     resume: bool,
     batch_size: int,
     after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
+    expected: int | None = None,
 ) -> LoadSummary:
-    """Schema, one resumable step per file through one resolver, the summary table."""
+    """Schema, one resumable step per file through one resolver, the summary table;
+    ``expected`` (the works all files hold, when known) gives the progress an ETA."""
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
@@ -56,7 +58,7 @@ def run_catalogue_load(
             for f in files
         ]
         try:
-            with progress_display(unit="works") as progress:
+            with progress_display(unit="works", expected=expected) as progress:
                 steps_lib.run_steps(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
@@ -110,8 +112,36 @@ def load_openalex(
 
     run_catalogue_load(
         works, openalex.read_works, kind="openalex-works", title="load openalex",
-        resume=resume, batch_size=batch_size, after=retire,
+        resume=resume, batch_size=batch_size, after=retire, expected=manifest_works(works),
     )  # fmt: skip
+
+
+def manifest_works(files: Sequence[Path]) -> int | None:
+    """How many works ``files`` hold by the snapshot's ``data/works/manifest`` (each
+    entry's ``meta.record_count``, keyed by its ``updated_date=…/part_….gz`` tail), or
+    None when a file is not in a manifest: only for the progress lines' ETA, so a missing
+    or unreadable manifest is no error."""
+    import json
+
+    counts: dict[str, int] = {}
+    read: set[Path] = set()
+    total = 0
+    for f in files:
+        manifest = f.parent.parent / "manifest"
+        if manifest not in read:
+            read.add(manifest)
+            try:
+                entries = json.loads(manifest.read_text(encoding="utf-8"))["entries"]
+                for entry in entries:
+                    tail = "/".join(str(entry["url"]).rsplit("/", 2)[-2:])
+                    counts[tail] = int(entry["meta"]["record_count"])
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        n = counts.get(f"{f.parent.name}/{f.name}")
+        if n is None:
+            return None
+        total += n
+    return total or None
 
 
 def load_arxiv(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchOpt = 2_000) -> None:

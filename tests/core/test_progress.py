@@ -112,6 +112,20 @@ def test_heartbeat_stopped_stages_bytes_and_notes() -> None:
     ]
 
 
+def test_an_expected_total_gives_the_whole_job_an_eta() -> None:
+    lines, buf, clock = _lines(unit="works", expected=4000)
+    for name in ("a (part_000.gz)", "b (part_001.gz)", "a (part_000.gz)"):  # a name used again
+        lines(name, 0, None)
+        for _ in range(10):
+            clock.now += 1.0
+            lines(name, lines.stages[name].done + 100, None)
+        lines(name, 1000, 1000)
+    assert buf.getvalue().splitlines()[-2:] == [
+        "a (part_000.gz): 1,000 works, 100 works/s, 10 s elapsed; all: 3,000/4,000 (75%), eta 10 s",
+        "a (part_000.gz): 1,000 works in 10 s (100 works/s)",
+    ]
+
+
 def test_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     piped = Console(file=io.StringIO(), force_terminal=False)
     tty = Console(file=io.StringIO(), force_terminal=True)
@@ -149,6 +163,9 @@ def _snapshot(root: Path, works: int) -> Path:
                 "referenced_works": refs,
             }
             fh.write(json.dumps(work) + "\n")
+    url = "s3://openalex/data/works/updated_date=2024-01-01/part_000.gz"
+    manifest = {"entries": [{"url": url, "meta": {"content_length": 1, "record_count": works}}]}
+    (root / "data" / "works" / "manifest").write_text(json.dumps(manifest))
     return root
 
 
@@ -170,7 +187,10 @@ def test_a_piped_load_prints_progress_lines_on_stderr(
     done = _cli("load", "openalex", str(snap), "--batch-size", "50", interval="0.2")
     assert done.returncode == 0, done.stderr
     stage = re.escape("openalex-works (part_000.gz)")
-    running = re.compile(rf"^{stage}: [\d,]+ works, [\d,.]+ works/s, [\d.]+ s elapsed$")
+    running = re.compile(
+        rf"^{stage}: [\d,]+ works, [\d,.]+ works/s, [\d.]+ s elapsed; "
+        r"all: [\d,]+/600 \(\d+%\), eta [\d.]+ s$"  # the manifest's record counts: an ETA
+    )
     final = re.compile(rf"^{stage}: 600 works in [\d.]+ s \([\d,.]+ works/s\)$")
     err = done.stderr.splitlines()
     assert any(running.match(line) for line in err), done.stderr
