@@ -477,6 +477,24 @@ def progress_display(
 
 
 @contextmanager
+def activity(text: str, *, out: Console | None = None) -> Iterator[None]:
+    """A step with nothing to count (compacting the store, loading a model, fitting): a
+    spinner on a terminal; in a log, a line every interval while it runs and one saying how
+    long it took, if it ran that long (a short step prints nothing)."""
+    out = out or err_console
+    mode = progress_mode(out)
+    if mode == "bars":
+        with out.status(text):
+            yield
+    elif mode == "off":
+        yield
+    else:
+        with progress_display(out=out) as show:
+            show(text, 0, None)
+            yield
+
+
+@contextmanager
 def stage_counter(
     count_column: str = "records", *, out: Console | None = None
 ) -> Iterator[StageProgress]:

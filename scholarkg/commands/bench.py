@@ -36,6 +36,7 @@ from scholarkg.commands.common import (
     stage_progress,
     to_json,
 )
+from scholarkg.console import activity
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -536,7 +537,7 @@ def fit(
     given = _fit_args(bench, list(ctx.args))
     store = open_store(settings(), graph=f"fit_{bench.name}_{uuid.uuid4().hex[:8]}")
     try:
-        with console.status(f"fitting {bench.name} (minutes)"):
+        with activity(f"fitting {bench.name} (minutes)"):
             doc = bench.fit(store, given)
     finally:
         store.clear()

@@ -17,7 +17,7 @@ import typer
 
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
-from scholarkg.console import StageProgress, progress_display
+from scholarkg.console import StageProgress, activity, progress_display
 from scholarkg.console import console as console
 from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
@@ -111,7 +111,7 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
                     store.compact()
             raise
         if write:
-            with err_console.status("compacting the store's files on disk"):
+            with activity("compacting the store's files on disk"):
                 store.compact()
     finally:
         store.close()

@@ -22,6 +22,7 @@ from scholarkg.commands.common import (
     stage_progress,
     store_session,
 )
+from scholarkg.console import activity
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def nodes(
     from scholarkg.services.embeddings import embed_nodes
 
     field_list = _fields(fields)
-    with console.status(f"loading model {model!r} ({backend})"):
+    with activity(f"loading model {model!r} ({backend})"):
         embedder = _load(model, backend, device)
     stage = f"embedding {label}"
     with store_session(write=True) as store, stage_progress(unit="nodes") as show:

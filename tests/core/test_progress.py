@@ -23,6 +23,7 @@ from scholarkg.console import (
     INTERVAL_ENV,
     PROGRESS_ENV,
     ProgressLines,
+    activity,
     human_seconds,
     progress_display,
     progress_mode,
@@ -124,6 +125,25 @@ def test_an_expected_total_gives_the_whole_job_an_eta() -> None:
         "a (part_000.gz): 1,000 works, 100 works/s, 10 s elapsed; all: 3,000/4,000 (75%), eta 10 s",
         "a (part_000.gz): 1,000 works in 10 s (100 works/s)",
     ]
+
+
+def test_an_activity_without_counts_shows_in_a_log_only_when_it_lasts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    monkeypatch.setenv(PROGRESS_ENV, "lines")
+    monkeypatch.setenv(INTERVAL_ENV, "0.05")
+    buf = io.StringIO()
+    out = Console(file=buf, width=200, force_terminal=False)
+    with activity("compacting", out=out):
+        pass
+    assert buf.getvalue() == ""  # a short step says nothing
+    with activity("compacting", out=out):
+        time.sleep(0.3)  # the heartbeat thread writes while the step runs
+    lines = buf.getvalue().splitlines()
+    assert re.match(r"^compacting: [\d.]+ s elapsed$", lines[0]), lines
+    assert re.match(r"^compacting: done in [\d.]+ s$", lines[-1]), lines
 
 
 def test_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
