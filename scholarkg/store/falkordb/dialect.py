@@ -132,7 +132,7 @@ def fulltext_index_ddl(label: str, props: Sequence[str]) -> str:
 
 #: HNSW ``efConstruction`` of the vector indexes scholarkg creates (FalkorDB's default: 200).
 #: Building the index is what a vector write costs the server (~80 % of it); 64 makes that
-#: 2.3-2.5x cheaper, and kNN with the over-fetch of ``VECTOR_MIN_FETCH`` (100) finds the
+#: 1.7-2.4x cheaper, and kNN with the over-fetch of ``VECTOR_MIN_FETCH`` (100) finds the
 #: same exact top 10 on clustered embeddings (``benchmarks/bench_vectors.py --recall``;
 #: docs/performance.md, "Vector writes"; docs/decisions.md).
 VECTOR_EF_CONSTRUCTION = 64
