@@ -15,11 +15,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import ProgressColumn, Task
-from rich.text import Text
 
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
+from scholarkg.console import StageProgress, activity, progress_display
 from scholarkg.console import console as console
 from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
@@ -28,7 +27,6 @@ from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
     from rich.status import Status
 
 _state: dict[str, Any] = {"overrides": {}, "settings": None, "signal": None, "note": None}
@@ -175,7 +173,7 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
                     store.compact()
             raise
         if write:
-            with err_console.status("compacting the store's files on disk"):
+            with activity("compacting the store's files on disk"):
                 store.compact()
     finally:
         store.close()
@@ -216,59 +214,10 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
         raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
 
 
-class RateColumn(ProgressColumn):
-    """Items per second of a task (``12.3/s``), blank until rich has measured a speed."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        if speed is None:
-            return Text("", style="progress.data.speed")
-        return Text(f"{speed:,.1f}/s", style="progress.data.speed")
-
-
-def count_bar(*, quiet: bool = False) -> Progress:
-    """A transient ``description bar n/total rate/s ETA`` progress bar on stderr.
-
-    Rate and time remaining matter most for the long stages (encoding a corpus: minutes on
-    two cores), where a bare count cannot tell a user whether to wait or to come back later.
-    ``quiet``: hidden when stderr is not a terminal, so JSON on stdout is not interleaved
-    with bar redraws in logs (``--format json``, or commands whose output is always data).
-    """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-        disable=quiet and not err_console.is_terminal,
-    )
-
-
 @contextmanager
-def stage_progress(*, quiet: bool = False) -> Iterator[Callable[[str, int, int], None]]:
-    """A ``progress(stage, done, total)`` callback drawing one :func:`count_bar` row per stage.
-
-    The library's multi-stage runs (retrieve / generate / score) report through this shape.
-    """
-    with count_bar(quiet=quiet) as bar:
-        stages: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in stages:
-                stages[stage] = bar.add_task(stage, total=total)
-            bar.update(stages[stage], completed=done, total=total)
-
+def stage_progress(*, unit: str | Callable[[str], str] = "") -> Iterator[StageProgress]:
+    """A ``progress(stage, done, total)`` callback for the library's multi-stage runs
+    (retrieve / generate / score): :func:`scholarkg.console.progress_display` with bars that
+    leave the screen when done (the command's table follows), or lines in a log."""
+    with progress_display(unit=unit, transient=True) as progress:
         yield progress

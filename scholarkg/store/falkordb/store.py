@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from scholarkg.config import Settings
     from scholarkg.store.base import QueryPlan
     from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.vector_batches import VectorBatch
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +201,20 @@ class FalkorDBStore(BatchWriteStore):
 
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
+
+    def _send_vectors(self, query: str, batch: VectorBatch) -> int:
+        """``$rows`` written as FalkorDB's ``CYPHER rows=[…]`` parameter header here, one
+        ``%`` format per vector, instead of by falkordb-py's recursion into each float; the
+        rows were checked whole by ``vector_batches`` (no ``check_params`` walk either).
+        Ids and extra properties are quoted by falkordb-py's own helpers."""
+        from falkordb.helpers import quote_string, stringify_param_value
+
+        rows = ",".join(
+            f"{{id:{quote_string(i)},v:[{dialect.vector_param(v)}],"
+            f"extra:{stringify_param_value(e)}}}"
+            for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
+        )
+        return self._count_written(self._query(f"CYPHER rows=[{rows}] {query}"))
 
     def _prepare_labels(self, *labels: str) -> None:
         for label in labels:
