@@ -53,10 +53,16 @@ def has_id(a: Author) -> bool:
     return bool(a.openalex_id or a.orcid or a.s2_author_id)
 
 
+#: Latin letters no Unicode decomposition takes to ASCII (a real Crossref item spells
+#: "Martı́n" with a dotless i)
+_FOLD = str.maketrans({"ı": "i", "ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae",
+                       "œ": "oe"})  # fmt: skip
+
+
 def name_tokens(name: str) -> list[str]:
     """Lower-case letters of ``name``, diacritics removed, split at anything else."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = unicodedata.normalize("NFKD", name.casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c)).translate(_FOLD)
     out, word = [], []
     for c in text:
         if c.isalpha():
@@ -71,8 +77,8 @@ def name_tokens(name: str) -> list[str]:
 
 def names_match(a: str, b: str) -> bool:
     """Two spellings of one person's name: the same family name (the last word, or the
-    first before a comma: "Lovelace, Ada") and compatible given names (equal, or one an
-    initial of the other, or one missing)."""
+    first before a comma: "Lovelace, Ada") and compatible given names (equal, or one the
+    start of the other: an initial, "Ron"/"Ronald"; or one missing)."""
 
     def parts(name: str) -> tuple[str, list[str]]:
         if "," in name:
@@ -86,10 +92,7 @@ def names_match(a: str, b: str) -> bool:
     family_b, given_b = parts(b)
     if not family_a or family_a != family_b:
         return False
-    for x, y in zip(given_a, given_b, strict=False):
-        if not (x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y))):
-            return False
-    return True
+    return all(x.startswith(y) or y.startswith(x) for x, y in zip(given_a, given_b, strict=False))
 
 
 class _UF:
