@@ -52,8 +52,10 @@ if TYPE_CHECKING:
 
 BulkProgress = Callable[[str, int], None]
 
-#: the Paper node file: Arrow's IPC format (see :func:`paper_table`)
+#: the Paper node file: Arrow's IPC format (see :func:`paper_table`); the stubs (works only
+#: referenced) follow in a file of their own, after the loaded works' rows
 PAPER_FILE = "nodes-Paper.arrow"
+STUB_FILE = "nodes-Paper-stubs.arrow"
 
 
 _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
@@ -499,12 +501,17 @@ def write_bulk_files(
             "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
         }
         schema = _paper_schema()
-        paper_file.write_table(
-            pa.table(
-                [stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type)) for c in PAPER_COLUMNS],
-                schema=schema,
+        # the stubs in a file of their own: its nodes carry the second label Stub
+        with paipc.new_file(str(out / STUB_FILE), schema) as stub_file:
+            stub_file.write_table(
+                pa.table(
+                    [
+                        stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type))
+                        for c in PAPER_COLUMNS
+                    ],
+                    schema=schema,
+                )
             )
-        )
         # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
         # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
         with (out / "alt-ids.jsonl").open("wb") as fh:
@@ -528,7 +535,7 @@ def write_bulk_files(
             fh.close()
         paper_file.close()  # before the caller reads it: a file's footer is written here
     if id_sharing:  # their Paper rows out of the node file (their edges' lines are skipped)
-        _drop_rows(out / PAPER_FILE, np.concatenate([kept_rows, np.ones(len(stub_w), bool)]))
+        _drop_rows(out / PAPER_FILE, kept_rows)
     counts = {
         "works": n - len(id_sharing),
         "id_sharing_works": len(id_sharing),
@@ -681,7 +688,7 @@ def bulk_load_openalex(
         rows = write_bulk_files(works, merged, out, progress=progress, workers=workers)
         counts = rows.counts
         counts["read_seconds"] = time.perf_counter() - t0
-        node_files = [("Paper", out / PAPER_FILE)]
+        node_files = [("Paper", out / PAPER_FILE), ("Paper", out / STUB_FILE)]
         node_files += [(label, out / f"nodes-{label}.jsonl") for label in ("Author", "Venue")
                        if (out / f"nodes-{label}.jsonl").stat().st_size]  # fmt: skip
         edge_files = [(rel, out / f"edges-{rel}.jsonl", end)
@@ -716,7 +723,12 @@ def bulk_load_openalex(
             )
             from scholarkg.store.falkordb.store import FalkorDBStore
 
-            nodes = [NodeSource(path, label=label) for label, path in node_files]
+            nodes = [
+                NodeSource(
+                    path, label=label, extra_labels=("Stub",) if path.name == STUB_FILE else ()
+                )
+                for label, path in node_files
+            ]
             cites = EdgePositions(
                 rows.cites_start, rows.cites_end, "the snapshot's referenced_works",
                 properties=_CITES_MARK,
@@ -774,7 +786,7 @@ def _after_import(
     def apply(target: GraphStore) -> None:
         if settings.backend == "neo4j":  # the id lookups below need the keys' indexes
             target.apply_schema()
-        mark_stub_ids(target, stubs)
+            mark_stub_ids(target, stubs)  # the embedded store's import labelled them
         props = [{"id": r["id"], "props": r["props"]} for r in rows if not r.get("stub")]
         if props:
             target.run_named("identity/set_paper_properties", {"rows": props})

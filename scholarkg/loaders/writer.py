@@ -17,8 +17,8 @@ continues from there. Relationships between nodes that existed before the mark a
 records of their own (MERGE on both endpoints) and are left as written.
 
 A Paper record that describes no work (``Paper.is_stub``: a reference known only by its ids)
-is written by ``identity/merge_stub_papers``, which gives a node it creates the second label
-``Stub``; every other Paper batch is followed by ``identity/unmark_stubs``, which takes the
+that is not in the graph yet is created by ``identity/create_stub_papers`` with the second
+label ``Stub``; every other Paper batch is followed by ``identity/unmark_stubs``, which takes the
 label off the nodes it describes. So whichever order a work's stub and its record arrive in,
 the node is ``:Paper:Stub`` exactly while no record has described it.
 
@@ -258,14 +258,25 @@ class RecordWriter:
                 for ids in chunked([str(r["id"]) for r in rows], self.batch_size):
                     self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": ids})
         if label == "Paper" and self._stubs:
-            # after the described rows: a stub of a work described in this batch stays unlabelled
-            stubs, self._stubs = self._stubs, []
-            self._note_created(label, stubs)
-            if not self.undo:  # creates FalkorDB's id index if missing, as merge_nodes does
-                self._store_call(self.store.existing_ids, label, ())
-            for batch in chunked(node_rows(stubs, label), self.batch_size):
+            # after the described rows: a stub of a work described in this batch is not new.
+            # New stubs are CREATEd with both labels: adding a label to an existing node
+            # (MERGE … ON CREATE SET p:Stub) cost FalkorDB ~2-4 ms a node, 35x the write
+            stubs: dict[str, dict[str, Any]] = {}
+            for row in self._stubs:
+                stubs.setdefault(str(row["id"]), {}).update(row)
+            self._stubs = []
+            have = self._store_call(
+                self.store.existing_ids, label, stubs, batch_size=self.batch_size
+            )
+            if self.undo:
+                self._created[label] |= set(stubs) - have
+            old = [row for sid, row in stubs.items() if sid in have]
+            if old:
+                self._store_call(self.store.merge_nodes, label, old, batch_size=self.batch_size)
+            new = [row for sid, row in stubs.items() if sid not in have]
+            for batch in chunked(node_rows(new, label), self.batch_size):
                 self._store_call(
-                    self.store.run_named, "identity/merge_stub_papers", {"rows": batch}
+                    self.store.run_named, "identity/create_stub_papers", {"rows": batch}
                 )
             self.report.nodes[label] += len(stubs)
 
