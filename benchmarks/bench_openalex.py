@@ -288,12 +288,14 @@ def main(argv: list[str] | None = None) -> int:
             ("incremental", args.incremental_works, args.skip_incremental, _incremental, None),
         ]
         if args.baseline_ref:
-            code = _extract_code(args.baseline_ref, tmp / "baseline")
+            baseline = _extract_code(args.baseline_ref, tmp / "baseline")
             if not args.skip_bulk:
-                phases.insert(1, (f"bulk @ {args.baseline_ref}", args.works, False, _bulk, code))
+                phases.insert(
+                    1, (f"bulk @ {args.baseline_ref}", args.works, False, _bulk, baseline)
+                )
             phases.append(
                 (f"incremental @ {args.baseline_ref}", args.incremental_works,
-                 args.skip_incremental, _incremental, code)
+                 args.skip_incremental, _incremental, baseline)
             )  # fmt: skip
         phases = [p for _ in range(max(1, args.repeat)) for p in phases]
         for phase, n, skip, fn, code in phases:

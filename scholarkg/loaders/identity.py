@@ -57,7 +57,7 @@ from scholarkg.loaders.author_identity import (
     paper_of_group,
     rewrite_authors,
 )
-from scholarkg.loaders.checkpoint import AnyRecord, Group
+from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
 from scholarkg.schema.records import (
     AliasOf,
     Authorship,
@@ -155,6 +155,8 @@ class IdentityReport:
     pruned_authorships: int = 0
     #: (id, id): two benchmark families key one work differently; both nodes are kept
     kept_apart: list[tuple[str, str]] = field(default_factory=list)
+    #: stored Papers given a better key of their work (renamed in place)
+    renamed: int = 0
     #: Author nodes of one person merged; names aligned to a work's listed authors
     author_merges: int = 0
     authors_aligned: int = 0
@@ -178,6 +180,11 @@ class IdentityReport:
             out.append(
                 f"{self.pruned_authorships:,} AUTHORED_BY edge(s) dropped: no longer in their "
                 "source's author list"
+            )
+        if self.renamed:
+            out.append(
+                f"{self.renamed:,} stored Paper(s) re-keyed by a better id of their work "
+                "(a reference's id, then its record's)"
             )
         if self.author_merges:
             out.append(f"merged {self.author_merges:,} Author node(s) into another of one person")
@@ -279,9 +286,11 @@ class IdentityResolver:
                 break
             buf.append(group)
             if len(buf) >= self.chunk:
+                yield FLUSH  # the chunk before is written before this one is looked up
                 yield from self._resolve_chunk(buf)
                 buf = []
         if buf:
+            yield FLUSH
             yield from self._resolve_chunk(buf)
 
     def finish(self) -> None:
@@ -445,6 +454,7 @@ class IdentityResolver:
         for p in papers:
             by_root.setdefault(uf.find(p.id), []).append(p)
         final: dict[str, str] = {}  # component root → the Paper id its records get
+        renames: list[tuple[str, str]] = []
         for root, recs in by_root.items():
             have = nodes.get(root, set())
             real = sorted((n for n in have if n in stored), key=survivor_rank)
@@ -457,8 +467,20 @@ class IdentityResolver:
                 target = min(described or (real or sorted(have)) or [recs[0].id], key=id_rank)
                 if not described and not have:
                     target = min((p.id for p in recs), key=id_rank)
+            if real and target not in have:
+                # a new key for a stored work: its node (the described one first) is renamed
+                # in place, one statement for the chunk, instead of a new node and a merge
+                keep = sorted(real, key=lambda n: (bool(stored[n].get("stub")), id_rank(n)))[0]
+                renames.append((keep, target))
+                stored[target] = {**stored.pop(keep), "id": target}
+                have = (have - {keep}) | {target}
+                nodes[root] = have
             final[root] = target
-            if real:
+        if renames:
+            self._rename(renames, stored)
+        for root, target in final.items():
+            have = nodes.get(root, set())
+            if have & set(stored):
                 self.report.matched += 1
             for n in sorted(have - {target}):
                 if n in stored and stored[n].get("family_key"):
@@ -506,6 +528,25 @@ class IdentityResolver:
                 if len(ints) == 2:
                     base[t]["citation_count"] = max(ints)
         return base
+
+    def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
+        """Give stored Papers their work's new key (``identity/rename_papers``); an old key
+        that the node's id slots do not express stays findable as an alias."""
+        self.store.run_named(
+            "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
+        )
+        aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
+        if aliases:
+            rows = self.store.run_named("identity/paper_properties", {"ids": sorted(aliases)})
+            props = []
+            for row in rows:
+                alt = sorted(set(row["props"].get("alt_ids") or []) | set(aliases[row["id"]]))
+                props.append({"id": row["id"], "props": {"alt_ids": alt}})
+            self.store.run_named("identity/set_paper_properties", {"rows": props})
+            write_aliases(self.store, aliases)
+        for old, new in renames:
+            log.info("renamed Paper %s to %s (a better id of the work)", old, new)
+        self.report.renamed += len(renames)
 
     def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
