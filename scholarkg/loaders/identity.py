@@ -480,7 +480,7 @@ class IdentityResolver:
             self._rename(renames, stored)
         for root, target in final.items():
             have = nodes.get(root, set())
-            if have & set(stored):
+            if not have.isdisjoint(stored):
                 self.report.matched += 1
             for n in sorted(have - {target}):
                 if n in stored and stored[n].get("family_key"):
