@@ -27,7 +27,6 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.queries import run_query
 from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import PageRankConfig
 
@@ -123,8 +122,8 @@ def pagerank(
             )
         titles = {
             r["id"]: r["title"]
-            for r in run_query(
-                store, "graphalgo/node_titles", {"ids": [i for i, _ in result.rows]}, label=label
+            for r in store.run_named(
+                "graphalgo/node_titles", {"ids": [i for i, _ in result.rows]}, label=label
             )
         }
     wall = time.perf_counter() - t0

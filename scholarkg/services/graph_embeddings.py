@@ -35,7 +35,6 @@ import numpy as np
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp, node_keys
 from scholarkg.graphalgo.projection import ProjectionCatalog, ProjectionKey, default_catalog
-from scholarkg.queries import run_query
 from scholarkg.schema.ddl import VectorIndex, check_label, check_property
 from scholarkg.store.base import GraphStore
 
@@ -309,8 +308,7 @@ def similar(
     index = fastrp_index(label, dimension)
     fetch = k + 1
     while True:
-        rows = run_query(
-            store,
+        rows = store.run_named(
             "graphalgo/fastrp_similar",
             {"id": node_id, "index": index.name, "k": int(k), "fetch": int(fetch)},
             label=index.label,
@@ -327,8 +325,7 @@ def similar(
 
 
 def _check_embedded(store: GraphStore, node_id: str, index: VectorIndex) -> None:
-    rows = run_query(
-        store,
+    rows = store.run_named(
         "graphalgo/fastrp_has_vector",
         {"id": node_id},
         label=index.label,

@@ -115,8 +115,32 @@ class GraphStore(Protocol):
         """Run one parameterized Cypher statement; rows as dicts keyed by column name."""
         ...
 
-    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run ``queries/<name>.cypher`` (or its ``<name>.<dialect>.cypher`` variant)."""
+    @property
+    def dialect(self) -> str:
+        """The dialect of its named queries (``falkordb``, ``neo4j``): which variant of a
+        query it runs, and whether a dialect-only query exists for it
+        (``queries.has_query(name, store.dialect)``)."""
+        ...
+
+    def run_named(
+        self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
+    ) -> list[dict[str, Any]]:
+        """Run ``queries/<name>.cypher`` (or its ``<name>.<dialect>.cypher`` variant), its
+        ``{{placeholders}}`` filled from ``identifiers`` after a whitelist check
+        (``store/named.py``): the one way any named query runs."""
+        ...
+
+    def write_named(
+        self,
+        name: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+        **identifiers: str,
+    ) -> int:
+        """:meth:`write_batches` of the named query ``name`` (which reads ``$rows``), its
+        identifiers filled as :meth:`run_named` fills them; returns rows written."""
         ...
 
     def write_batches(
