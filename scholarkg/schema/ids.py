@@ -177,7 +177,7 @@ def author_id(
     if openalex_author_id:
         return f"openalexauthor:{str(openalex_author_id).rstrip('/').rsplit('/', 1)[-1]}"
     if orcid:
-        return f"orcid:{normalize_orcid(orcid) or orcid.strip()}"
+        return f"orcid:{normalize_orcid(orcid) or orcid.strip().rsplit('/', 1)[-1]}"
     if s2_author_id:
         return f"s2author:{s2_author_id}"
     return f"author:{content_hash(normalize_text(name))}"
