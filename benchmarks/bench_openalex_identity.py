@@ -61,7 +61,9 @@ def add_twins(root: Path, works: int, every: int = 50) -> int:
                         "author": {
                             "id": f"https://openalex.org/A{w}",
                             "display_name": f"Author {w}",
-                            "orcid": f"https://orcid.org/0000-0002-{w % 10000:04d}-000X",
+                            # one ORCID per work (w % 10000 gave two authors one ORCID
+                            # past 10,000 works: one person to the resolver, rightly)
+                            "orcid": f"https://orcid.org/0000-0002-{w // 1000:04d}-{w % 1000:03d}X",
                         }
                     }
                 ],
