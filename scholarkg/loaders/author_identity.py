@@ -348,16 +348,15 @@ def rewrite_authors(
     recs: Sequence[Any], pid: str | None, amap: dict[tuple[str | None, str], str]
 ) -> list[Any]:
     """The group's records with its Author records and AUTHORED_BY ends moved where
-    :meth:`AuthorResolver.resolve` put them: an Author that lands on another node only fills
-    that node's ids (its name spelling is the source's, the node keeps its own)."""
+    :meth:`AuthorResolver.resolve` put them. An Author that lands on another node writes
+    nothing to it: the node keeps its name and its ids (writing the record's would flip the
+    node's id slot to whichever record of the person came last)."""
     if not amap:
         return list(recs)
     out: list[Any] = []
     for r in recs:
-        if isinstance(r, Author) and (target := amap.get((pid, r.id))) is not None:
-            if has_id(r):
-                out.append(r.model_copy(update={"id": target}))
-            continue  # a name aligned to the work's listed author: nothing to write
+        if isinstance(r, Author) and (pid, r.id) in amap:
+            continue  # the person's node exists (or another record writes it)
         if isinstance(r, EdgeRecord) and r.END == "Author" and (pid, r.end) in amap:
             out.append(r.model_copy(update={"end": amap[(pid, r.end)]}))
             continue
