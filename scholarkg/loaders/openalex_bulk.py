@@ -196,6 +196,12 @@ def _author_rows(
         out.append(
             (aid, _encode({"id": aid, **a}), _encode({"start": paper_id, "end": aid, **edge}))
         )
+    if len({aid for aid, _, _ in out}) < len(out):
+        # one person listed twice: one AUTHORED_BY, the later one's, as MERGE leaves it
+        last: dict[str, tuple[str, bytes, bytes]] = {}
+        for row in out:
+            last[row[0]] = row
+        out = list(last.values())
     return out
 
 
