@@ -361,7 +361,10 @@ def write_bulk_files(
     work_ids: list[str] = []
     src_parts: list[Any] = []
     dst_parts: list[Any] = []
-    authors_seen: set[str] = set()
+    # an Author's first line (in this reading order) is written as seen; a later line of
+    # the same Author that differs is kept aside (:class:`_AuthorFill`)
+    authors_seen: dict[str, int] = {}
+    author_fill = _AuthorFill(len(works))
     venues_seen: set[str] = set()
     venue_ids: dict[str, bytes] = {}  # name → its node id as JSON (names repeat a lot)
     names = ("nodes-Author.jsonl", "nodes-Venue.jsonl", "edges-AUTHORED_BY.jsonl",
@@ -430,11 +433,17 @@ def write_bulk_files(
             if not kept.all():
                 author_counts = np.frombuffer(rows.author_counts, dtype=np.int64)
                 authors = list(compress(authors, np.repeat(kept, author_counts).tolist()))
-            new_authors = []
-            for aid, author_line, _ in authors:
-                if aid not in authors_seen:
-                    authors_seen.add(aid)
+            new_authors: list[bytes] = []
+            fresh: set[str] = set()  # first seen in this file
+            for at, (aid, author_line, _) in enumerate(authors):
+                line_hash = hash(author_line)
+                first_hash = authors_seen.get(aid)
+                if first_hash is None:
+                    authors_seen[aid] = line_hash
+                    fresh.add(aid)
                     new_authors.append(author_line)
+                elif first_hash != line_hash:
+                    author_fill.later(aid, author_line, file_no, at, same_file=aid in fresh)
             _write_lines(files["nodes-Author.jsonl"], new_authors)
             _write_lines(files["edges-AUTHORED_BY.jsonl"], [edge for _, _, edge in authors])
             new_venues, in_venue = [], []
@@ -540,6 +549,7 @@ def write_bulk_files(
         for fh in files.values():
             fh.close()
         paper_file.close()  # before the caller reads it: a file's footer is written here
+    author_fill.rewrite(out / "nodes-Author.jsonl")
     if id_sharing:  # their Paper rows out of the node file (their edges' lines are skipped)
         _drop_rows(out / PAPER_FILE, kept_rows)
     counts = {
@@ -555,6 +565,60 @@ def write_bulk_files(
         "retired": len(retired),
     }
     return SnapshotRows(counts, work_ids + stub_ids, src, end_index, id_sharing)
+
+
+class _AuthorFill:
+    """Author nodes as the incremental path leaves them when records of one Author differ
+    (one names an ORCID, another does not; a name spelled two ways).
+
+    ``load openalex`` reads the partitions oldest first and sets each record's properties
+    over the node's: each property holds the value of the last record (partition, then
+    line, then position) that states it. The bulk path reads newest first
+    and writes an Author's first line as it meets it; the later lines that differ are kept
+    here and the few nodes concerned are rewritten at the end. Identical repeats (nearly all
+    of them) cost a hash each.
+
+    A line's rank in the incremental order is ``(partition, position)``: the partition's
+    index oldest first, the position in the file's author list. The first line written
+    ranks after every line met later in an older file, and before every later line of its
+    own file.
+    """
+
+    def __init__(self, files: int) -> None:
+        self.files = files
+        self.first_rank: dict[str, tuple[int, int]] = {}
+        self.lines: dict[str, list[tuple[tuple[int, int], bytes]]] = {}
+
+    def later(self, aid: str, line: bytes, file_no: int, pos: int, *, same_file: bool) -> None:
+        """A line of ``aid`` that differs from its first, met in file ``file_no`` (newest
+        first) at ``pos``; ``same_file``: the first line was met in this file too."""
+        partition = self.files - 1 - file_no
+        if aid not in self.first_rank:
+            # the first line's rank: before this one in its own file, else after all
+            self.first_rank[aid] = (partition, -1) if same_file else (self.files, 0)
+        self.lines.setdefault(aid, []).append(((partition, pos), line))
+
+    def rewrite(self, path: Path) -> None:
+        """Rewrite the Author node file ``path`` with the filled lines (nothing to do when
+        every record of every Author agreed)."""
+        if not self.lines:
+            return
+        tmp = path.with_suffix(".part")
+        with path.open("rb") as src, tmp.open("wb") as dst:
+            for line in src:
+                row = orjson.loads(line)
+                aid = row["id"]
+                if aid in self.lines:
+                    stated = [(self.first_rank[aid], row)]
+                    stated += [(rank, orjson.loads(text)) for rank, text in self.lines[aid]]
+                    filled: dict[str, Any] = {}
+                    for _, props in sorted(stated, key=lambda pair: pair[0]):
+                        for key, value in props.items():
+                            if value is not None:
+                                filled[key] = value
+                    line = _encode(filled) + b"\n"
+                dst.write(line)
+        tmp.replace(path)
 
 
 #: the id slots two OpenAlex works can share (their own ``W`` ids never are)
