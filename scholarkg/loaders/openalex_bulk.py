@@ -573,18 +573,15 @@ def bulk_load_openalex(
                       for rel, end in (("AUTHORED_BY", "Author"), ("IN_VENUE", "Venue"))
                       if (out / f"edges-{rel}.jsonl").stat().st_size]  # fmt: skip
         if settings.backend == "neo4j":
-            from scholarkg.store.neo4j.importer import (
-                ImportNodes,
-                ImportRelationships,
-                import_files,
-            )
+            from scholarkg.store.bulk_files import EdgeSource, NodeSource
+            from scholarkg.store.neo4j.importer import import_files
             from scholarkg.store.neo4j.server import managed_server
 
             result = import_files(
                 managed_server(settings),
-                [ImportNodes(path, label) for label, path in node_files],
-                [ImportRelationships(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
-                + [ImportRelationships(path, rel, "Paper", end) for rel, path, end in edge_files],
+                [NodeSource(path, label) for label, path in node_files],
+                [EdgeSource(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
+                + [EdgeSource(path, rel, "Paper", end) for rel, path, end in edge_files],
                 node_count=store.counts().total_nodes,
                 progress=(lambda m: progress(m, 0)) if progress else None,
             )
@@ -593,12 +590,8 @@ def bulk_load_openalex(
             counts["import_convert_seconds"] = result.convert_seconds
             counts["import_seconds"] = result.import_seconds
         else:
-            from scholarkg.store.falkordb.bulk import (
-                EdgePositions,
-                EdgeSource,
-                NodeSource,
-                bulk_load,
-            )
+            from scholarkg.store.bulk_files import EdgeSource, NodeSource
+            from scholarkg.store.falkordb.bulk import EdgePositions, bulk_load
             from scholarkg.store.falkordb.store import FalkorDBStore
 
             nodes = [NodeSource(path, label=label) for label, path in node_files]

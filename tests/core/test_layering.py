@@ -431,6 +431,51 @@ def test_the_family_rule_catches_a_crossing(tmp_path: Path) -> None:
     ]
 
 
+BACKENDS = ("scholarkg.store.falkordb", "scholarkg.store.neo4j")
+
+
+def backend_crossings(package: Path) -> list[str]:
+    """``module:line imports other`` for each import from one backend's folder into the
+    other's: what both share lives in ``store/`` itself (``process``, ``bulk_files``,
+    ``batch_writes``, ``cypher_common``...), so a backend can be read, changed or dropped
+    alone."""
+    out = []
+    for module, edges in import_graph(package).items():
+        own = next((b for b in BACKENDS if _under(module, b)), None)
+        if own is None:
+            continue
+        for target, (line, _typing) in edges.items():
+            other = next((b for b in BACKENDS if _under(target, b)), None)
+            if other is not None and other != own:
+                out.append(f"{module}:{line} imports {target}")
+    return sorted(out)
+
+
+def test_no_backend_imports_the_other() -> None:
+    assert backend_crossings(PACKAGE) == []
+
+
+def test_the_backend_rule_catches_a_crossing(tmp_path: Path) -> None:
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/store/__init__.py": "",
+            "scholarkg/store/process.py": "",
+            "scholarkg/store/falkordb/__init__.py": "",
+            "scholarkg/store/falkordb/bulk.py": "",
+            "scholarkg/store/neo4j/__init__.py": "",
+            "scholarkg/store/neo4j/importer.py": (
+                "from scholarkg.store import process\n"
+                "def f():\n    from scholarkg.store.falkordb.bulk import x\n"
+            ),
+        },
+    )
+    assert backend_crossings(pkg) == [
+        "scholarkg.store.neo4j.importer:3 imports scholarkg.store.falkordb.bulk"
+    ]
+
+
 def assert_no_cycles(package: Path) -> None:
     cycles = import_cycles(package)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from scholarkg.errors import InputError
+from scholarkg.store.bulk_files import EdgeSource, NodeSource
 from scholarkg.store.falkordb import bulk
-from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
+from scholarkg.store.falkordb.bulk import bulk_load
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
@@ -337,7 +338,7 @@ def test_arrow_cleaner_matches_the_record_layer_character_for_character() -> Non
     import pyarrow as pa
 
     from scholarkg.schema.text import clean_mapping, collect_cleaning
-    from scholarkg.store.falkordb.bulk_arrow import clean_string_columns
+    from scholarkg.store.bulk_files import clean_string_columns
 
     specials = [chr(c) for c in range(0x20)] + ["\x7f", "\ufeff", "\r\n", "é"]
     values = [f"{a}x{b}" for a in specials for b in specials] + ["plain", ""]
@@ -374,7 +375,7 @@ def test_the_byte_precheck_never_misses_what_the_cleaner_would_change() -> None:
     import pyarrow as pa
 
     from scholarkg.schema.text import clean_text
-    from scholarkg.store.falkordb.bulk_arrow import _may_need_cleaning
+    from scholarkg.store.bulk_files import _may_need_cleaning
 
     specials = [chr(c) for c in range(0x20)] + ["\x7f", "\ufeff", "\r\n", "é", "\u2028"]
     for ch in specials:
