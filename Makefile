@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_DIR := tests/neo4j_lint
 
-.PHONY: install neo4j-launcher demo test test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
+.PHONY: install neo4j-launcher demo test test-unit test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
 
 # The install uses uv (PyPI package "uv", pinned below) when it can: it resolves and downloads in
 # parallel, 78 s instead of pip's 182 s for this project's ~6 GB of wheels, the same 160
@@ -70,6 +70,10 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 2
 test: install neo4j-lint-deps neo4j-launcher
 	$(BIN)/python -m pytest -q -m "not slow and not model" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# The unit tier: no server (tests/conftest.py marks each test's tier; docs/contributing.md)
+test-unit: install
+	$(BIN)/python -m pytest -q -m unit -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 test-all: install neo4j-lint-deps neo4j-launcher
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from _fakes import CannedServer, RecordingStore
-from test_score_files import KeywordEncoder
 
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
@@ -30,6 +29,8 @@ from scholarkg.benchmark.tasks.aaar.weakness import WeaknessTask, combine_lists
 from scholarkg.schema.records import Citation, Paper
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.base import GraphStore
+
+from .test_score_files import KeywordEncoder
 
 # not imported from conftest: a module named 'conftest' is ambiguous when several test
 # folders run together

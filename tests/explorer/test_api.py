@@ -11,9 +11,10 @@ import socket
 
 import psutil
 import pytest
-from _explorer import LEADERBOARDS, PAPERS, Client, listening_ips
 
 from scholarkg.explorer.saved import saved_queries
+
+from ._explorer import LEADERBOARDS, PAPERS, Client, listening_ips
 
 GETS = [
     "/",

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer import FLAGS
 
 from scholarkg.queries.saved import browser_query_files
 from scholarkg.store.neo4j.browser_guide import cypher_value, grass, guide_html, query_body
@@ -34,6 +33,8 @@ from scholarkg.store.neo4j.server import (
     java_available,
     server_settings,
 )
+
+from ._explorer import FLAGS
 
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "neo4j-browser-guide.png"
 DOCS_STYLE_IMG = DOCS_IMG.with_name("neo4j-browser-style.png")

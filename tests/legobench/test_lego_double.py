@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from _fakes import LoadedGraph, RecordingStore, assert_double_answers_as_live
-from _lego_double import QUERIES
 
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._lego_double import QUERIES
 
 WORLD_WITH_RPLM = True  # both kinds of entries, as in test_rplm_run.py
 UNORDERED = {"legobench/lgplm_gold", "legobench/lgplm_leaderboard_papers"}
@@ -47,8 +48,6 @@ def test_double_answers_as_a_papers_with_code_graph(store: FalkorDBStore) -> Non
     """The world has no Papers-with-Code ``Result`` nodes: the branches of the LGPLM queries
     that read them (gold from Results, papers via ``HAS_RESULT``) are compared on a small
     graph of that shape, with a Result without a paper and one in another leaderboard."""
-    from _lego_double import lego_recording_store
-
     from scholarkg.loaders.writer import write_records
     from scholarkg.schema.records import (
         Chunk,
@@ -59,6 +58,8 @@ def test_double_answers_as_a_papers_with_code_graph(store: FalkorDBStore) -> Non
         Paper,
         Result,
     )
+
+    from ._lego_double import lego_recording_store
 
     boards = [Leaderboard(task="toy", dataset=d, metric="acc") for d in ("Toyset", "Other")]
     records: list[Any] = [*boards, Paper(id="paper:a", title="A"), Paper(id="paper:b")]

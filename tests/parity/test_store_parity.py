@@ -78,14 +78,14 @@ def test_retrieval_dense_minilm_metrics_equal(
     store: GraphStore, neo4j_store: GraphStore, tmp_path: Path
 ) -> None:
     """``retrieval --ranker dense`` with the bundled MiniLM: same metrics on both backends."""
-    from test_family_parity import _assert_same, _run_both, _write_beir
-
     from scholarkg.benchmark.registry import load_task
     from scholarkg.benchmark.task import AnswerSource
     from scholarkg.commands.load_retrieval import beir_steps
     from scholarkg.config import load_settings
     from scholarkg.loaders.steps import run_steps
     from scholarkg.loaders.tolerant import SkipReport
+
+    from .test_family_parity import _assert_same, _run_both, _write_beir
 
     directory = _write_beir(tmp_path / "beir")
     both = {"embedded": store, "neo4j": neo4j_store}

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _beir_double import beir_recording_store
 from _fakes import RecordingStore
 
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._beir_double import beir_recording_store
 
 
 @pytest.fixture

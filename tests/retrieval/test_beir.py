@@ -386,7 +386,7 @@ def test_the_recording_double_answers_as_the_loaded_graph(graph: FalkorDBStore) 
     """The unit tests above run on ``beir_recording_store``: its rows for the task's four
     named queries are the live graph's after ``load beir`` (qrels compared as sets: Cypher's
     ``collect`` has no order)."""
-    from _beir_double import beir_recording_store
+    from ._beir_double import beir_recording_store
 
     cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     double = beir_recording_store()

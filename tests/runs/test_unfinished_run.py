@@ -27,6 +27,9 @@ from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
+#: the embedded tier: it starts and kills servers of its own (tests/conftest.py)
+pytestmark = pytest.mark.embedded
+
 PAPERS = [(f"arxiv:2001.0000{i}", f"paper number {i} about topic {i}") for i in range(1, 6)]
 
 

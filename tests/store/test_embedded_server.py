@@ -25,6 +25,9 @@ import pytest
 from scholarkg.errors import ServerError
 from scholarkg.store.falkordb.server import MAX_SOCKET_PATH, EmbeddedServer, socket_path_for
 
+#: the embedded tier: the test starts servers of its own (no fixture shows it; tests/conftest.py)
+pytestmark = pytest.mark.embedded
+
 
 @pytest.fixture
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:

@@ -29,6 +29,9 @@ from scholarkg.store.falkordb.backup import BACKUP_FORMAT, BACKUP_VERSION, read_
 from scholarkg.store.falkordb.server import EmbeddedServer, WaitProgress
 from scholarkg.store.falkordb.store import FalkorDBStore
 
+#: the embedded tier: the test starts servers of its own (no fixture shows it; tests/conftest.py)
+pytestmark = pytest.mark.embedded
+
 GRAPH = "scholarkg"
 
 
