@@ -47,7 +47,7 @@ def run_demo(
     with_llm: bool = True,
     console: Console | None = None,
     only: Sequence[str] | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Run every demo step (``only``: just these families' steps); returns a summary (counts,
     run ids, report paths)."""
     from scholarkg.store import open_store

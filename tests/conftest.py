@@ -337,4 +337,5 @@ def _default_schema_definitions(st: Neo4jStore) -> dict[str, tuple[object, ...]]
 def any_store(request: pytest.FixtureRequest) -> GraphStore:
     """The embedded test store, or a cleared Neo4j database (skipped without Neo4j)."""
     name = "store" if request.param == "embedded" else "neo4j_store"
-    return request.getfixturevalue(name)
+    store: GraphStore = request.getfixturevalue(name)
+    return store

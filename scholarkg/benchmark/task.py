@@ -56,7 +56,7 @@ from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader, GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -342,7 +342,7 @@ class BenchmarkTask(ABC):
 
     # -- the three steps ---------------------------------------------------------------
     @abstractmethod
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         """The task's instances, read from the graph (gold labels included in ``data``)."""
 
     @abstractmethod

@@ -1,6 +1,9 @@
-"""The one small interface both graph backends implement.
+"""The interface both graph backends implement, in roles a function takes the smallest of.
 
-Tasks, loaders' writers and the CLI talk to ``GraphStore`` only; everything that differs
+``GraphReader`` (named queries, searches, counts) ⊂ ``GraphWriter`` (batched writes, schema,
+vectors) ⊂ ``GraphStore`` (also the graph algorithms' snapshots, PageRank and the write
+fingerprint), which is also a ``GraphExplorer`` (a user's own Cypher under limits). Tasks,
+loaders' writers and the CLI talk to these protocols only; everything that differs
 between FalkorDB and Neo4j (DDL, index procedures, vector score direction, ``vecf32``,
 ``id()`` vs ``elementId()``, algorithms) lives in that backend's dialect module.
 
@@ -101,8 +104,9 @@ class PageRankResult:
 
 
 @runtime_checkable
-class GraphStore(Protocol):
-    """A graph backend. Open one with ``scholarkg.store.open_store``."""
+class GraphReader(Protocol):
+    """The reading role: what tasks, rankers and reports need to read a graph (named queries,
+    searches, counts). The test double ``tests/_fakes.RecordingStore`` is one."""
 
     #: "embedded" or "neo4j"
     backend: str
@@ -129,6 +133,29 @@ class GraphStore(Protocol):
         ``{{placeholders}}`` filled from ``identifiers`` after a whitelist check
         (``store/named.py``): the one way any named query runs."""
         ...
+
+    def fulltext(
+        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
+    ) -> list[Hit]:
+        """Full-text search by tokens; escaping and query syntax are the dialect's job.
+
+        Scores are backend-specific (Lucene vs RediSearch): compare ranks, not values.
+        """
+        ...
+
+    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
+        """k nearest nodes by cosine; score = (1 + cos) / 2 in [0, 1], best first (ties by
+        id); at least ``VECTOR_MIN_FETCH`` neighbours are searched (:func:`best_hits`)."""
+        ...
+
+    def counts(self) -> GraphCounts: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class GraphWriter(GraphReader, Protocol):
+    """The writing role: idempotent batched writes, schema and vectors (the loaders)."""
 
     def write_named(
         self,
@@ -214,45 +241,6 @@ class GraphStore(Protocol):
         """Store vectors on existing nodes (``(id, vector)`` pairs) in the dialect's type."""
         ...
 
-    def fulltext(
-        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
-    ) -> list[Hit]:
-        """Full-text search by tokens; escaping and query syntax are the dialect's job.
-
-        Scores are backend-specific (Lucene vs RediSearch): compare ranks, not values.
-        """
-        ...
-
-    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
-        """k nearest nodes by cosine; score = (1 + cos) / 2 in [0, 1], best first (ties by
-        id); at least ``VECTOR_MIN_FETCH`` neighbours are searched (:func:`best_hits`)."""
-        ...
-
-    def counts(self) -> GraphCounts: ...
-
-    def edge_snapshot(
-        self,
-        node_label: str,
-        rel_type: str,
-        *,
-        node_ids: Sequence[str] | None = None,
-        weight_property: str | None = None,
-    ) -> EdgeSnapshot:
-        """Nodes of ``node_label`` (all, or ``node_ids``) and the ``rel_type`` edges among them."""
-        ...
-
-    def pagerank(
-        self,
-        node_label: str,
-        rel_type: str,
-        *,
-        node_ids: Sequence[str] | None = None,
-        weight_property: str | None = None,
-        config: PageRankConfig | None = None,
-    ) -> PageRankResult:
-        """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
-        ...
-
     def clear(self) -> None:
         """Delete every node, relationship and index of this graph."""
         ...
@@ -265,16 +253,11 @@ class GraphStore(Protocol):
         """
         ...
 
-    def close(self) -> None: ...
 
-    def write_fingerprint(self) -> str:
-        """A token that moves whenever a write may have changed the data (cheap to ask).
-
-        Resident projections (``graphalgo/projection.py``) compare it to decide whether their
-        cached copy of the graph is still current. The embedded store's also moves on saves
-        and restarts (callers then re-check content); Neo4j's moves on committed writes only.
-        """
-        ...
+@runtime_checkable
+class GraphExplorer(Protocol):
+    """The explorable role: a user's own Cypher under limits, for ``scholarkg explore`` and
+    ``scholarkg cypher`` (``explorer/``)."""
 
     def explore(
         self,
@@ -307,6 +290,56 @@ class GraphStore(Protocol):
     def explore_indexes(self) -> list[dict[str, Any]]:
         """Indexes and constraints as ``{label, properties, type, state}`` rows."""
         ...
+
+
+@runtime_checkable
+class GraphStore(GraphWriter, GraphExplorer, Protocol):
+    """A graph backend, every role: reading, writing, exploring and the graph algorithms
+    (snapshots, PageRank, the write fingerprint resident projections check). Open one with
+    ``scholarkg.store.open_store``; a function takes the smallest role it needs."""
+
+    def edge_snapshot(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> EdgeSnapshot:
+        """Nodes of ``node_label`` (all, or ``node_ids``) and the ``rel_type`` edges among them."""
+        ...
+
+    def pagerank(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+        config: PageRankConfig | None = None,
+    ) -> PageRankResult:
+        """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
+        ...
+
+    def write_fingerprint(self) -> str:
+        """A token that moves whenever a write may have changed the data (cheap to ask).
+
+        Resident projections (``graphalgo/projection.py``) compare it to decide whether their
+        cached copy of the graph is still current. The embedded store's also moves on saves
+        and restarts (callers then re-check content); Neo4j's moves on committed writes only.
+        """
+        ...
+
+
+def full_store(store: GraphReader, what: str) -> GraphStore:
+    """``store`` as the whole ``GraphStore`` that ``what`` needs (a graph algorithm's
+    snapshot, say), or ``NotSupported`` naming it: for code that takes the reading role and
+    needs more on one path only (a ranker that reads citations)."""
+    from scholarkg.errors import NotSupported
+
+    if not isinstance(store, GraphStore):
+        raise NotSupported(f"{what} needs a graph store; {type(store).__name__} only reads")
+    return store
 
 
 # -- the explorer's graph payload (scholarkg explore) -------------------------------------

@@ -15,7 +15,7 @@ from scholarkg.benchmark.tasks.dorismae.rankers import (
 from scholarkg.errors import InputError
 
 
-class FixedRanker(Ranker):
+class FixedRanker(Ranker[str]):
     """Scores given by hand."""
 
     name = "fixed"

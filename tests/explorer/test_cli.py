@@ -72,7 +72,12 @@ def test_the_browser_gets_a_private_redirect_file_not_the_token(monkeypatch) -> 
     from scholarkg.commands.explore import _open_browser
 
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+
+    def open_url(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_url)
     url = "http://127.0.0.1:1234/?token=secret-token"
     path = _open_browser(url)
     assert path is not None

@@ -276,7 +276,8 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
                 "return performance.getEntriesByType('resource')"
                 ".map(e => [e.name, e.transferSize, e.responseStatus])"
             )
-            log = [e["message"] for e in drv2.get_log("browser") if e["level"] == "SEVERE"]
+            entries: list[dict[str, Any]] = drv2.get_log("browser")  # type: ignore[no-untyped-call]  # selenium's Chrome driver is not annotated
+            log = [e["message"] for e in entries if e["level"] == "SEVERE"]
             refused = " ".join(m for m in log if "Content Security Policy" in m)
             for url, size, status in fetched:
                 if not url.startswith(LOOPBACK):

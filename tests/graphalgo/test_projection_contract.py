@@ -17,7 +17,8 @@ import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.projection import ProjectionCatalog, ResidentGdsGraph
+from scholarkg.graphalgo.projection import ProjectionCatalog
+from scholarkg.graphalgo.resident import ResidentGdsGraph
 from scholarkg.store.base import GraphStore, PageRankConfig
 
 #: GDS manual, unweighted stream example and personalized from "Site A" (the Neo4j GDS manual,

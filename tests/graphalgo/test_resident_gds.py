@@ -11,6 +11,7 @@ store below records the calls it receives; it stands in only for those four GDS 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -110,13 +111,15 @@ def test_drop_removes_every_state_of_the_key_only() -> None:
     assert gds.graphs == {other_key.name}
 
 
-def _store_with_rows(monkeypatch: pytest.MonkeyPatch, database: str | None, rows: list[dict]):  # type: ignore[no-untyped-def]
+def _store_with_rows(
+    monkeypatch: pytest.MonkeyPatch, database: str | None, rows: list[dict[str, Any]]
+) -> tuple[Neo4jStore, list[tuple[str, dict[str, Any]]]]:
     from neo4j import GraphDatabase
 
     store = Neo4jStore(GraphDatabase.driver("bolt://localhost:1"), database)
-    sent: list[tuple[str, dict]] = []
+    sent: list[tuple[str, dict[str, Any]]] = []
 
-    def system(query: str, params: dict | None = None) -> list[dict]:
+    def system(query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         sent.append((query, dict(params or {})))
         if query == neo4j_dialect.HOME_DATABASE:
             return [{"name": "home-db"}]
@@ -185,7 +188,10 @@ def test_gds_concurrency_follows_the_server_within_the_edition_limit(
     monkeypatch: pytest.MonkeyPatch, cpus: int, edition: str, want: int
 ) -> None:
     monkeypatch.delenv("SCHOLARKG_GDS_CONCURRENCY", raising=False)
-    rows = [{"key": "availableCPUs", "value": cpus}, {"key": "gdsEdition", "value": edition}]
+    rows: list[dict[str, Any]] = [
+        {"key": "availableCPUs", "value": cpus},
+        {"key": "gdsEdition", "value": edition},
+    ]
     store = _offline_store(monkeypatch, rows)
     try:
         assert store.gds_concurrency == want

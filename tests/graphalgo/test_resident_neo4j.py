@@ -135,10 +135,8 @@ def test_a_tie_at_the_kth_score_is_resolved_by_id_with_k_records_per_query(
 def test_personalized_top_k_in_one_round_trip(doc: GraphStore, counter: RecordCounter) -> None:
     cfg = PageRankConfig(source_nodes={"Site A": 1.0})
     top = pagerank_top(doc, 2, cfg)
-    assert top.rows == [
-        ("Home", pytest.approx(0.399023, abs=1e-6)),
-        ("Site A", pytest.approx(0.168903, abs=1e-6)),
-    ]
+    assert [i for i, _ in top.rows] == ["Home", "Site A"]
+    assert [v for _, v in top.rows] == pytest.approx([0.399023, 0.168903], abs=1e-6)
     streams = counter.matching("gds.pageRank.stream")
     assert [s.records for s in streams] == [2] and top.records == 2
     assert not counter.matching("gds.pageRank.mutate")  # no global run on the side

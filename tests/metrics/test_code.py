@@ -124,7 +124,7 @@ def test_pooled_recall_is_micro() -> None:
     assert pooled_recall([([], set())]).value == 0.0
     assert pooled_recall([(["a", "a"], ["a"])]).hits == 2
     with pytest.raises(InputError):
-        pooled_recall([("abc", set())])  # type: ignore[list-item]
+        pooled_recall([("abc", set())])
 
 
 def test_dependency_recall_per_category() -> None:

@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from _fakes import HashEmbedder
+from _fakes import HashEmbedder, num
 
 from scholarkg.store.base import GraphStore
 
@@ -96,7 +96,7 @@ def test_retrieval_dense_minilm_metrics_equal(
     task = load_task("retrieval")
     runs = _run_both(task, both, lambda: AnswerSource.ranker("dense"), {"dataset": "synth"})
     _assert_same(runs)
-    assert runs["embedded"].result.aggregate["nDCG@10"] > 0
+    assert num(runs["embedded"].result.aggregate["nDCG@10"]) > 0
 
 
 def test_missing_relationship_type_is_quiet_on_neo4j(

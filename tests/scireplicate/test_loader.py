@@ -15,6 +15,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate, report_rows
 from scholarkg.loaders.scireplicate_data import read_benchmark
 from scholarkg.loaders.scireplicate_sources import parse_bib, parse_python_file
+from scholarkg.schema.records import NodeRecord
 
 WHAT = (
     "papers with tasks",
@@ -184,7 +185,9 @@ def test_duplicate_arxiv_url_gets_title_id(tmp_path: Path, synthetic_bench: Path
 
     path = _broken(tmp_path, synthetic_bench, edit)
     report = ScireplicateReport()
-    papers = [recs[0] for _, recs in read_scireplicate(path, report=report)]
+    firsts = [recs[0] for _, recs in read_scireplicate(path, report=report)]
+    papers = [p for p in firsts if isinstance(p, NodeRecord)]
+    assert papers == firsts
     assert papers[0].id == "arxiv:0001.00000" and papers[2].id.startswith("paper:")
     assert len({p.id for p in papers}) == 3 and "paper 2" in report.notes[0]
 

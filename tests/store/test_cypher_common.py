@@ -8,6 +8,7 @@ MERGE path (``clean_props``) and the bulk path (``bulk.encode_value``).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from scholarkg.store.cypher_common import (
     storable_value,
     vector_rows,
 )
-from scholarkg.store.falkordb import bulk
+from scholarkg.store.falkordb import bulk_values
 from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
 
@@ -41,10 +42,10 @@ def test_bulk_encoding_uses_the_same_storable_form() -> None:
     """A map or nested list must be stored as the same JSON text by MERGE and GRAPH.BULK."""
     value = {"k": [1, None], "a": "é"}
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    assert bulk.encode_value(value) == b"\x03" + text.encode() + b"\x00"
+    assert bulk_values.encode_value(value) == b"\x03" + text.encode() + b"\x00"
     assert clean_props({"m": value}) == {"m": text}
     # a flat list loses its None members on both paths: [1, None, 2] is an array of 2
-    assert bulk.encode_value([1, None, 2])[:9] == bulk.encode_value([1, 2])[:9]
+    assert bulk_values.encode_value([1, None, 2])[:9] == bulk_values.encode_value([1, 2])[:9]
 
 
 def test_node_rows_name_the_record_without_id() -> None:
@@ -73,15 +74,15 @@ def test_vector_rows_are_floats_and_reject_text() -> None:
     assert rows == [{"id": "a", "v": [1.0, 2.0], "extra": {"model": "m"}}]
     assert all(type(x) is float for x in rows[0]["v"])
     with pytest.raises(InputError, match="'b'") as info:
-        list(vector_rows([("a", [1.0]), ("b", [0.1, "x"])]))
+        list(vector_rows([("a", [1.0]), ("b", [0.1, "x"])]))  # type: ignore[list-item]  # the bad value is the test
     assert info.value.line == 2
 
 
 def test_run_batches_counts_sent_and_written() -> None:
-    batches: list[list[dict]] = []
+    batches: list[list[dict[str, Any]]] = []
     seen: list[int] = []
 
-    def send(batch: list[dict]) -> int:
+    def send(batch: list[dict[str, Any]]) -> int:
         batches.append(batch)
         return len(batch) - 1  # pretend one row per batch found no endpoint
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from _cli import cli_ok, runner
+from _fakes import num
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError, StoreError
@@ -196,7 +197,7 @@ def test_readiness_waits_for_a_loading_server(own_store: Path) -> None:
         thread.join(60)
     loading = [p for p in seen if p.phase == "loading"]
     measured = [p for p in loading if p.percent is not None]
-    assert measured and 0 <= measured[0].percent < 100
+    assert measured and 0 <= num(measured[0].percent) < 100
     assert "loading its data" in measured[0].describe()
     assert second.pid == started["st"].pid == loading[0].pid  # one server throughout
     assert any(p.phase == "loading" for p in other)

@@ -44,7 +44,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.citerec.recommenders import RANKERS, ContextQuery, LearnedFusion
 from scholarkg.errors import InputError
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore
 from scholarkg.textio import atomic_write_text
 
 METRICS = ("Recall@10", "MRR@10")
@@ -107,11 +107,11 @@ class CiteRecTask(BenchmarkTask):
 
     # -- instances -----------------------------------------------------------------------
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         return self._instances(store, options, options["split"])
 
     def _instances(
-        self, store: GraphStore, options: Mapping[str, Any], split: str
+        self, store: GraphReader, options: Mapping[str, Any], split: str
     ) -> list[Instance]:
         if not 0.0 <= options["dev_share"] < 1.0:
             raise InputError("--dev-share must be in [0, 1)", field="dev_share")

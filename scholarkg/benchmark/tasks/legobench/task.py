@@ -39,7 +39,7 @@ from scholarkg.loaders.legobench_rplm import parse_query
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader, GraphStore
 
 FAMILY = "legobench"
 #: the node every LEGOBench instance id names
@@ -142,14 +142,14 @@ class RPGTask(BenchmarkTask):
             "missing_policy": "bottom",
         }
 
-    def _instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Any]:
+    def _instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Any]:
         from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         if not 0.0 < float(options["dev_fraction"]) < 1.0:
             raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
         return rpg.load_instances(store, options.get("ground_truth"))
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         chosen = rpg.select_split(
@@ -457,7 +457,7 @@ class RPLMTask(LLMLeaderboardTask):
 
         return rplm_template()
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.rplm import alignment_keys, build_rplm_instances
 
         prompts = build_rplm_instances(
@@ -596,7 +596,7 @@ class LGPLMTask(LLMLeaderboardTask):
 
         return lgplm_template()
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.lgplm import build_lgplm_instances
         from scholarkg.benchmark.tasks.predictions import AlignmentKey
 

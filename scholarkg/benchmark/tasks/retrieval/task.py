@@ -80,7 +80,7 @@ from scholarkg.benchmark.tasks.retrieval.querytext import (
 )
 from scholarkg.errors import InputError
 from scholarkg.schema.retrieval import beir_source, collection_id
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore
 from scholarkg.textio import atomic_write_text
 
 METRICS = ("nDCG@10", "R@10", "R@100", "MRR@10", "MAP")
@@ -306,7 +306,7 @@ class RetrievalTask(BenchmarkTask):
                 "query_mode")  # fmt: skip
         return {k: options[k] for k in keys}
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         name = options.get("dataset")
         if not name:
             raise InputError(
