@@ -182,8 +182,9 @@ def test_arxiv_and_crossref_records(tmp_path: Path) -> None:
 
 
 def test_load_openalex_cli_stops_on_a_cut_line_and_resumes(
-    graph_env: str, store: FalkorDBStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("SCHOLARKG_PROGRESS", "lines")  # the progress counts works (below)
     part = write_openalex(tmp_path, [openalex_work(1), openalex_work(2)])
     with gzip.open(part, "at") as fh:
         fh.write('{"id": "https://openalex.org/W3", "title": "cu\n')
