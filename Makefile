@@ -86,7 +86,7 @@ test-marked: install neo4j-lint-deps neo4j-launcher
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-# mypy's settings (strict on the whole package) are in pyproject.toml [tool.mypy]
+# mypy's settings (strict on the package and its tests) are in pyproject.toml [tool.mypy]
 lint: install
 	$(BIN)/ruff check scholarkg tests benchmarks
 	$(BIN)/ruff format --check scholarkg tests benchmarks

@@ -55,7 +55,7 @@ from scholarkg.errors import InputError, NotSupported
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
-    from scholarkg.benchmark.runs import RunRecord
+    from scholarkg.benchmark.runs import RunGraph, RunRecord
     from scholarkg.store.base import GraphReader, GraphStore
 
 log = logging.getLogger(__name__)
@@ -348,7 +348,7 @@ class BenchmarkTask(ABC):
     @abstractmethod
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -432,7 +432,7 @@ class BenchmarkTask(ABC):
     # -- optional hooks (defaults do nothing) -------------------------------------------
     def record_answers(
         self,
-        store: GraphStore,
+        store: RunGraph,
         record: RunRecord,
         instances: Sequence[Instance],
         answers: Answers,

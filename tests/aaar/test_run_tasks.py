@@ -245,11 +245,11 @@ def test_bundled_metric_encoder_is_paid_once_across_runs(tmp_path: Path) -> None
             return np.asarray(super().encode(texts), dtype=np.float32)
 
     texts = ["alpha delta", "gamma", "alpha delta", "Zorb helps"]
-    first = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    first = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]  # a counting stand-in for the metric encoder
     a = first.encode(texts)
     direct = np.asarray(Counting().encode(texts), dtype=np.float32)
     assert np.array_equal(a, direct)
     calls.clear()
-    second = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    second = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]  # a counting stand-in for the metric encoder
     assert np.array_equal(second.encode(texts), a)
     assert [c for c in calls if c != ["dimension probe"]] == []

@@ -30,7 +30,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.commands.task_args import parse_task_args
 from scholarkg.errors import InputError, NotSupported, TaskNotFound
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore
 
 PAPERS = [
     ("arxiv:2001.00001", "graph neural networks for citation recommendation"),
@@ -60,7 +60,7 @@ class TitleLookupTask(BenchmarkTask):
     baseline = "bm25"
     layout = ReportLayout(title="Toy", columns=("MRR@10", "R@1"), instance_label="query")
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title ORDER BY p.id", {})
         n = options["words"]
         return [
@@ -71,7 +71,7 @@ class TitleLookupTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -4,7 +4,7 @@ structure experiment (hybrid vs BM25 with a paired test) on the synthetic S2 wor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -276,7 +276,7 @@ def test_dense_inputs_encode_a_runs_contexts_in_one_batched_call(
     class Counting(HashingEmbedder):
         calls = 0
 
-        def encode(self, texts, **kw):  # type: ignore[no-untyped-def]  # test double
+        def encode(self, texts: Sequence[str], **kw: Any) -> Any:
             Counting.calls += 1
             return super().encode(texts, **kw)
 

@@ -12,6 +12,8 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+import pytest
+
 
 def _get(url: str, token: str | None = None) -> tuple[int, bytes]:
     req = urllib.request.Request(url, headers={"X-Scholarkg-Token": token} if token else {})
@@ -65,7 +67,9 @@ def test_explore_prints_a_tokened_url_serves_it_and_stops_on_ctrl_c(loaded_graph
     assert "stopped" in out, err
 
 
-def test_the_browser_gets_a_private_redirect_file_not_the_token(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_browser_gets_a_private_redirect_file_not_the_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import webbrowser
     from pathlib import Path
 

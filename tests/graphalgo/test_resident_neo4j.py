@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from _cli import runner
@@ -59,7 +59,10 @@ class RecordCounter:
         self.sent.clear()
 
 
-def _load(store: GraphStore) -> GraphStore:
+S = TypeVar("S", bound=GraphStore)
+
+
+def _load(store: S) -> S:
     store.apply_schema()
     store.merge_nodes("Paper", [{"id": p, "title": f"page {p}"} for p in PAGES])
     store.merge_relationships(
@@ -80,7 +83,7 @@ def counter(doc: GraphStore, monkeypatch: pytest.MonkeyPatch) -> RecordCounter:
 
 @pytest.fixture
 def embedded(store: FalkorDBStore, tmp_path: Any) -> Iterator[FalkorDBStore]:
-    yield _load(store)  # type: ignore[misc]
+    yield _load(store)
 
 
 def test_top_k_returns_k_records_and_keeps_the_scores(
@@ -126,7 +129,7 @@ def test_a_tie_at_the_kth_score_is_resolved_by_id_with_k_records_per_query(
     try:
         again = pagerank_top(doc, 3)
     finally:
-        del doc.TOP_K_SLACK  # type: ignore[attr-defined]
+        del doc.TOP_K_SLACK  # type: ignore[attr-defined]  # the attribute set above, for this test only
     assert again.rows == top.rows
     reads = counter.matching("gds.graph.nodeProperty.stream")
     assert [s.records for s in reads] == [3, 3]  # the ties query, k records too

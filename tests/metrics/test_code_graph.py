@@ -225,4 +225,4 @@ def test_parse_judge_matches() -> None:
 
 def test_non_string_code_rejected() -> None:
     with pytest.raises(InputError):
-        build_reasoning_graph(None)  # type: ignore[arg-type]
+        build_reasoning_graph(None)  # type: ignore[arg-type]  # the wrong type is the test

@@ -141,7 +141,7 @@ def test_errors() -> None:
     with pytest.raises(InputError, match="not a DORIS-MAE query"):
         evaluate_dorismae(rel, {5: [10]})
     with pytest.raises(InputError, match="protocol"):
-        evaluate_dorismae(rel, {}, protocol="nope")  # type: ignore[arg-type]
+        evaluate_dorismae(rel, {}, protocol="nope")  # type: ignore[arg-type]  # the wrong value is the test
     with pytest.raises(InputError, match="valid names"):
         evaluate_dorismae(rel, {}, ["nDCG@10"])
     bad = dataset()

@@ -76,7 +76,7 @@ def test_ndcg_convenience_function_gains() -> None:
     idcg = 7 + 3 / log2(3) + 1 / log2(4) + 1 / log2(5)
     assert ndcg(QRELS, RUN, gain="exp")["q1"] == pytest.approx(dcg / idcg, abs=1e-12)
     with pytest.raises(InputError, match="gain"):
-        ndcg(QRELS, RUN, 3, gain="log")  # type: ignore[arg-type]
+        ndcg(QRELS, RUN, 3, gain="log")  # type: ignore[arg-type]  # the wrong value is the test
 
 
 def test_ndcg_gain_ignores_threshold_like_trec_eval() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from _fakes import HashEmbedder, num
 
+from scholarkg.services.embeddings import Embedder
 from scholarkg.store.base import GraphStore
 
 pytestmark = pytest.mark.neo4j
@@ -33,7 +34,9 @@ def _queries(path: Path) -> list[str]:
     return [q["query_text"] for q in json.loads(path.read_text())["Query"]]
 
 
-def _dense_topk_equal(store: GraphStore, neo4j_store: GraphStore, path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+def _dense_topk_equal(
+    store: GraphStore, neo4j_store: GraphStore, path: Path, embedder: Embedder
+) -> None:
     from scholarkg.benchmark.rankers.dense import StoreDenseRanker
     from scholarkg.services.embeddings import embed_nodes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -165,7 +165,9 @@ class _Fixed(Ranker[str]):
         self.asked: list[str] = []
         super().__init__({"table": "by hand"})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
         self.asked.append(query)
         table = self.scores[query]
         ids = sorted(candidates or table, key=lambda d: -table[d])[:k]
@@ -175,7 +177,9 @@ class _Fixed(Ranker[str]):
 class _TopOnly(RunFusion):
     """A run-level fusion: keeps, per query, the input that scores best on the whole run."""
 
-    def _fuse(self, queries, parts):  # type: ignore[no-untyped-def]
+    def _fuse(
+        self, queries: Sequence[RunQuery], parts: Sequence[Mapping[str, Ranking]]
+    ) -> dict[str, Ranking]:
         best = max(range(len(parts)), key=lambda n: sum(p.scores[0] for p in parts[n].values()))
         return {q.id: parts[best][q.id] for q in queries}
 

@@ -20,6 +20,7 @@ import pytest
 from _cli import cli_ok
 from _fakes import RecordingStore, encoded_by, num
 
+from scholarkg.benchmark.rankers.fusion import FusionRanker
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
@@ -309,7 +310,8 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
               "rocchio_docs": 2, "fusion_depth": 3}  # fmt: skip
     ranker = build_text_ranker("hybrid-learned", ids, texts, params)
     assert ranker.name == "hybrid-learned"
-    bm25_in, window_in, dense_in, rocchio_in = ranker.rankers  # type: ignore[attr-defined]
+    assert isinstance(ranker, FusionRanker)
+    bm25_in, window_in, dense_in, rocchio_in = ranker.rankers
     raw = "Smith et al. (2019) proved <REF> lattice folding bounds in Theorem REF"
     bm25 = BM25Ranker(ids, texts, strict_candidates=False)
     assert bm25_in.rank(raw, 3).scores == bm25.rank(citation_query(raw), 3).scores
@@ -323,7 +325,8 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
     plain = build_text_ranker(
         "hybrid-learned", ids, texts, {**params, "ref_window": 0, "rocchio_docs": 0}
     )
-    assert [r.name for r in plain.rankers] == ["bm25", "dense"]  # type: ignore[attr-defined]
+    assert isinstance(plain, FusionRanker)
+    assert [r.name for r in plain.rankers] == ["bm25", "dense"]
 
 
 def test_fusion_depth_is_what_each_ranker_contributes(mini: RecordingStore) -> None:

@@ -158,7 +158,9 @@ def test_final_code_forms() -> None:
 
 
 @pytest.mark.model
-def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path, request) -> None:  # type: ignore[no-untyped-def]
+def test_react_loop_with_local_smollm2(
+    graph_env: str, synthetic_bench: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from scholarkg.services.llm_server import start_local_server
 
     cli_ok(["load", "scireplicate", str(synthetic_bench)])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import cli_ok, runner
@@ -123,7 +125,7 @@ def test_reference_graph_in_graph_matches_metrics(graph_env: str, synthetic_benc
     assert edges == set(graph.edges)
 
 
-def _broken(tmp_path: Path, synthetic_bench: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+def _broken(tmp_path: Path, synthetic_bench: Path, edit: Callable[[Any], object]) -> Path:
     raw = json.loads(synthetic_bench.read_text())
     edit(raw)
     path = tmp_path / "Data.json"
@@ -149,14 +151,18 @@ def _broken(tmp_path: Path, synthetic_bench: Path, edit) -> Path:  # type: ignor
         (lambda d: d[1].update(paper_details=[]), "$[1]", "paper_details"),
     ],
 )
-def test_bad_input_names_path_and_field(tmp_path, synthetic_bench, edit, where, field) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_names_path_and_field(
+    tmp_path: Path, synthetic_bench: Path, edit: Callable[[Any], object], where: str, field: str
+) -> None:
     path = _broken(tmp_path, synthetic_bench, edit)
     with pytest.raises(InputError) as err:
         read_benchmark(path)
     assert err.value.field == field and where in str(err.value) and str(path) in str(err.value)
 
 
-def test_bad_input_stores_nothing_new_and_keeps_old(graph_env, tmp_path, synthetic_bench) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_stores_nothing_new_and_keeps_old(
+    graph_env: str, tmp_path: Path, synthetic_bench: Path
+) -> None:
     cli_ok(["load", "scireplicate", str(synthetic_bench)])
     before = _counts(graph_env)
     path = _broken(tmp_path, synthetic_bench, lambda d: d[2]["task_details"][0].pop("latex_code"))
@@ -180,7 +186,7 @@ def test_report_rows_name_the_issue_counts(synthetic_bench: Path) -> None:
 
 
 def test_duplicate_arxiv_url_gets_title_id(tmp_path: Path, synthetic_bench: Path) -> None:
-    def edit(d):  # type: ignore[no-untyped-def]
+    def edit(d: Any) -> None:
         d[2]["paper_details"]["url"] = d[0]["paper_details"]["url"]
 
     path = _broken(tmp_path, synthetic_bench, edit)
@@ -249,7 +255,7 @@ def test_target_files_are_not_read_from_the_repository(
     def read_text(self: Path, *args: object, **kwargs: object) -> str:
         if self.is_relative_to(repos):
             reads.append(self)
-        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]  # read_text's own arguments, passed through
 
     monkeypatch.setattr(Path, "read_text", read_text)
     groups = list(read_scireplicate(synthetic_bench, repos_dir=repos))

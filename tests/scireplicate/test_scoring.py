@@ -62,7 +62,9 @@ def _reference_predictions(data: Path, out: Path, *, whole_def: bool = False) ->
 
 @pytest.mark.parametrize("whole_def", [False, True])
 @pytest.mark.parametrize("judge", ["identity", "embedding"])
-def test_reference_as_predictions_scores_one(tmp_path, synthetic_bench, whole_def, judge) -> None:  # type: ignore[no-untyped-def]
+def test_reference_as_predictions_scores_one(
+    tmp_path: Path, synthetic_bench: Path, whole_def: bool, judge: str
+) -> None:
     pred = _reference_predictions(synthetic_bench, tmp_path / "p.jsonl", whole_def=whole_def)
     task = ScireplicateTask(encoder=WordHashEncoder())
     result = task.score_files(synthetic_bench, pred, {"judge": judge})
@@ -230,7 +232,9 @@ def test_exact_text_matches_equals_first_reference() -> None:
     assert exact_text_matches(["a"], ["a", "c"]) is None and exact_text_matches(["a"], []) is None
 
 
-def test_run_task_from_graph_equals_score_files(graph_env, tmp_path, synthetic_bench) -> None:  # type: ignore[no-untyped-def]
+def test_run_task_from_graph_equals_score_files(
+    graph_env: str, tmp_path: Path, synthetic_bench: Path
+) -> None:
     cli_ok(["load", "scireplicate", str(synthetic_bench)])
     specs = [t for p in read_benchmark(synthetic_bench) for t in p.tasks]
     rows = [

@@ -62,8 +62,8 @@ class _Spec:
 
 
 def test_property_and_index_names() -> None:
-    assert property_name(_Spec()) == "emb_minilm_l6"  # type: ignore[arg-type]
-    idx = vector_index_for("Paper", _Spec())  # type: ignore[arg-type]
+    assert property_name(_Spec()) == "emb_minilm_l6"  # type: ignore[arg-type]  # a stand-in spec with the fields these read
+    idx = vector_index_for("Paper", _Spec())  # type: ignore[arg-type]  # a stand-in spec with the fields these read
     assert (idx.name, idx.label, idx.property, idx.dimensions, idx.similarity) == (
         "paper_emb_minilm_l6",
         "Paper",
@@ -72,7 +72,7 @@ def test_property_and_index_names() -> None:
         "cosine",
     )
     with pytest.raises(InputError, match="unknown node label"):
-        vector_index_for("Paper) DETACH DELETE (n", _Spec())  # type: ignore[arg-type]
+        vector_index_for("Paper) DETACH DELETE (n", _Spec())  # type: ignore[arg-type]  # a stand-in spec with the fields these read
 
 
 def test_unknown_backend_and_int8_on_gpu() -> None:

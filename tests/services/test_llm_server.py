@@ -106,7 +106,7 @@ def test_stop_does_not_wait_for_an_idle_keep_alive_connection() -> None:
     class NamedOnly:
         name = "stand-in"
 
-    srv = LocalServer(NamedOnly(), port=0).start()  # type: ignore[arg-type]
+    srv = LocalServer(NamedOnly(), port=0).start()  # type: ignore[arg-type]  # a stand-in model with a name only
     host, port = srv._httpd.server_address[:2]
     with socket.create_connection((str(host), int(port)), timeout=5) as conn:
         conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")

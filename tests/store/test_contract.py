@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -137,7 +138,9 @@ INJECTED = "Paper) DETACH DELETE (n"
     ],
     ids=["rel_type", "end_label", "snapshot", "weight", "pagerank", "vector_prop", "vector"],
 )
-def test_no_unlisted_name_reaches_cypher(any_store: GraphStore, call) -> None:  # type: ignore[no-untyped-def]
+def test_no_unlisted_name_reaches_cypher(
+    any_store: GraphStore, call: Callable[[GraphStore], object]
+) -> None:
     """Every method that pastes a name checks it against schema/ddl.py first."""
     _papers(any_store, ["a"])
     with pytest.raises(InputError):

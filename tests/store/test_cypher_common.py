@@ -126,7 +126,7 @@ def test_pagerank_on_snapshot_by_hand() -> None:
         (PageRankConfig(damping_factor=1.0), "damping_factor"),
         (PageRankConfig(damping_factor=float("nan")), "damping_factor"),
         (PageRankConfig(max_iterations=0), "max_iterations"),
-        (PageRankConfig(max_iterations=2.5), "max_iterations"),  # type: ignore[arg-type]
+        (PageRankConfig(max_iterations=2.5), "max_iterations"),  # type: ignore[arg-type]  # the wrong type is the test
         (PageRankConfig(tolerance=-1e-9), "tolerance"),
         (PageRankConfig(source_nodes={"a": -1.0}), "source_nodes"),
         (PageRankConfig(source_nodes={"a": float("nan")}), "source_nodes"),

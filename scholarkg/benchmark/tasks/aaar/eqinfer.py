@@ -37,7 +37,7 @@ from scholarkg.errors import InputError
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphReader, GraphStore
+    from scholarkg.store.base import GraphReader
 
 _SRC = "AAAR-1.0 Table (EqInfer, v1), real data"
 PUBLISHED = tuple(
@@ -109,7 +109,7 @@ class EqInferTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

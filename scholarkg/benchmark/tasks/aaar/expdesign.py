@@ -44,7 +44,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 )
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphReader, GraphStore
+    from scholarkg.store.base import GraphReader
 
 COLUMNS = ("S-F1", "S-P", "S-R", "S-Match", "ROUGE-L", "ROUGE-1")
 _SRC = "AAAR-1.0 Table (ExpDesign, v1), real data, all-mpnet-base-v2"
@@ -138,7 +138,7 @@ class ExpDesignTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -48,7 +48,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphReader, GraphStore
+    from scholarkg.store.base import GraphReader
 
 _SRC = "Du et al. 2024, ReviewCritique, real data (averaging unit unpublished)"
 PUBLISHED = (
@@ -160,7 +160,7 @@ class ReviewCritiqueTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

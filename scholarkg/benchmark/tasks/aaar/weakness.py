@@ -39,7 +39,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 )
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphReader, GraphStore
+    from scholarkg.store.base import GraphReader
 
 COLUMNS = ("SN-F1", "SN-P", "SN-R", "ITF-IDF")
 _SRC = "AAAR-1.0 Table (Weakness, v1), real data, W = 993"
@@ -141,7 +141,7 @@ class WeaknessTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -252,7 +252,7 @@ class DorisMaeTask(BenchmarkTask):
     # ------------------------------------------------------------------ answers
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -260,7 +260,8 @@ class DorisMaeTask(BenchmarkTask):
     ) -> Answers:
         name = source.name
         if options["pool"] == "corpus":
-            return self._answer_corpus(store, instances, source, options, progress)
+            corpus = full_store(store, "ranking the whole corpus (its vectors are stored)")
+            return self._answer_corpus(corpus, instances, source, options, progress)
         if name == "random":
             trials = int(source.params.get("trials", options["trials"]))
             if trials < 1:

@@ -36,9 +36,10 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import parse_query
+from scholarkg.store.base import full_store
 
 if TYPE_CHECKING:
-    from scholarkg.benchmark.runs import RunRecord
+    from scholarkg.benchmark.runs import RunGraph, RunRecord
     from scholarkg.store.base import GraphReader, GraphStore
 
 FAMILY = "legobench"
@@ -162,7 +163,7 @@ class RPGTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -189,12 +190,12 @@ class RPGTask(BenchmarkTask):
                 dev_fraction=options["dev_fraction"],
             )  # fmt: skip
             params, _ = tune_pairwise(
-                store, dev, cfg,
+                full_store(store, "RPG's tuning"), dev, cfg,
                 progress=None if progress is None else lambda d, t: progress("tune", d, t),
             )  # fmt: skip
         ranker = make_ranker(name, cfg, embedder=embedder, params=params)
         t0 = time.perf_counter()
-        ranker.bind(store).prepare()
+        ranker.bind(full_store(store, f"RPG's {name!r} ranker")).prepare()
         prepare_s = time.perf_counter() - t0
         by_instance: dict[str, Any] = {}
         latencies: list[float] = []
@@ -305,7 +306,7 @@ class LLMLeaderboardTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -349,7 +350,7 @@ class LLMLeaderboardTask(BenchmarkTask):
 
     def record_answers(
         self,
-        store: GraphStore,
+        store: RunGraph,
         record: RunRecord,
         instances: Sequence[Instance],
         answers: Answers,

@@ -40,7 +40,7 @@ from scholarkg.loaders.scireplicate_data import TaskSpec, read_benchmark
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.metrics.similarity import Encoder
-    from scholarkg.store.base import GraphReader, GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -302,7 +302,7 @@ class ScireplicateTask(BenchmarkTask):
     # -- answers -----------------------------------------------------------------------
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
