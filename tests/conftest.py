@@ -295,9 +295,9 @@ def _empty_keeping_the_default_schema(st: Neo4jStore) -> None:
     one of the default schema's (a test's own, or a changed definition)."""
     from scholarkg.store.neo4j import dialect
 
-    if "gds" in st.capabilities:
-        for name in st.projected_graphs("scholarkg_"):
-            st.drop_projected(name)
+    if st.gds is not None:
+        for name in st.gds.projected_graphs("scholarkg_"):
+            st.gds.drop_projected(name)
     # in batches, as the store's own clear: a test's data is small, but a developer's test
     # server may hold what a benchmark loaded into it (one transaction over 470k
     # relationships passes Neo4j's 512 MiB transaction limit and every Neo4j test errors)

@@ -112,6 +112,123 @@ CYPHER_MAX_BYTES = 256 << 20
 WATCHDOG_GRACE = 1.0
 
 
+@dataclass(frozen=True)
+class ServerTop:
+    """The top ``k`` (id, score) rows a server-side sort returned, ordered by score then id.
+
+    ``records`` counts what the driver received (the proof that only ``k`` rows crossed
+    Bolt); ``server_millis`` is the server's own time for the queries (available + consumed
+    after, from the result summaries); ``tie_query``: a second query resolved a tie at the
+    ``k``-th score."""
+
+    rows: list[tuple[str, float]]
+    records: int
+    server_millis: float
+    tie_query: bool = False
+
+
+@runtime_checkable
+class GdsCatalog(Protocol):
+    """The Graph Data Science catalogue a store may have (``GraphStore.gds``; Neo4j with the
+    plugin: ``store/neo4j/gds.py``): in-memory projections of the graph, kept resident between
+    calls, and the algorithms run on them in the server."""
+
+    @property
+    def concurrency(self) -> int:
+        """Threads every GDS call is given (the server's processors, the edition's cap)."""
+        ...
+
+    def write_fingerprint(self) -> str:
+        """The store's write fingerprint: whether a resident projection is still current."""
+        ...
+
+    def project_native(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_properties: Mapping[str, Any] | None = None,
+    ) -> dict[str, int]:
+        """Project ``(node_label, rel_types)`` as ``name`` in the server; counts and timing."""
+        ...
+
+    def project_graph(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> dict[str, int]:
+        """Project a (weighted, or a node subset's) graph as ``name``; node and edge counts."""
+        ...
+
+    def pagerank_projected(
+        self,
+        name: str,
+        node_label: str,
+        config: PageRankConfig,
+        *,
+        weighted: bool = False,
+        node_ids: Sequence[str] | None = None,
+        property_name: str | None = None,
+    ) -> PageRankResult:
+        """Every node's PageRank on the projected graph ``name``."""
+        ...
+
+    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
+        """The projections named ``prefix…`` with their counts and node properties."""
+        ...
+
+    def projected_graphs(self, prefix: str) -> list[str]:
+        """Names of the projections whose name starts with ``prefix``."""
+        ...
+
+    def drop_projected(self, name: str) -> None:
+        """Drop a projection (none left is no error)."""
+        ...
+
+    def pagerank_keep(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
+        """Whole-graph PageRank kept as ``prop`` of the resident graph; GDS's statistics."""
+        ...
+
+    def pagerank_write(
+        self, graph: str, node_label: str, config: PageRankConfig, prop: str
+    ) -> dict[str, Any]:
+        """Every node's score written to the database property ``prop``; the statistics."""
+        ...
+
+    def top_kept_scores(self, graph: str, prop: str, k: int) -> ServerTop:
+        """The ``k`` highest values of the kept ``prop``, sorted in the server."""
+        ...
+
+    def kept_scores(
+        self, graph: str, node_label: str, prop: str, ids: Sequence[str]
+    ) -> dict[str, float]:
+        """The kept ``prop`` of the nodes ``ids``."""
+        ...
+
+    def personalized_top(
+        self, graph: str, node_label: str, config: PageRankConfig, k: int
+    ) -> ServerTop:
+        """Personalized PageRank's top ``k`` in one round trip."""
+        ...
+
+    def estimates(
+        self,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_count: int = 0,
+        relationship_count: int = 0,
+        fastrp_dimension: int | None = None,
+    ) -> dict[str, Any]:
+        """GDS's own memory estimates (bytes) of a projection and PageRank (and FastRP)."""
+        ...
+
+
 @runtime_checkable
 class GraphReader(Protocol):
     """The reading role: what tasks, rankers and reports need to read a graph (named queries,
@@ -322,6 +439,12 @@ class GraphStore(GraphWriter, GraphExplorer, Protocol):
     """A graph backend, every role: reading, writing, exploring and the graph algorithms
     (snapshots, PageRank, the write fingerprint resident projections check). Open one with
     ``scholarkg.store.open_store``; a function takes the smallest role it needs."""
+
+    @property
+    def gds(self) -> GdsCatalog | None:
+        """The store's GDS catalogue (:class:`GdsCatalog`), or ``None`` where there is none
+        (the embedded store; a Neo4j server without the plugin)."""
+        ...
 
     def edge_snapshot(
         self,

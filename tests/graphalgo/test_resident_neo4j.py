@@ -24,6 +24,7 @@ from scholarkg.graphalgo.resident import estimate, kept_pagerank_property, resid
 from scholarkg.graphalgo.topk import pagerank_scores_of, pagerank_top
 from scholarkg.store.base import GraphStore, PageRankConfig
 from scholarkg.store.falkordb.store import FalkorDBStore
+from scholarkg.store.neo4j.gds import Neo4jGds
 
 pytestmark = pytest.mark.neo4j
 
@@ -117,7 +118,7 @@ def test_top_k_returns_k_records_and_keeps_the_scores(
 
 
 def test_a_tie_at_the_kth_score_is_resolved_by_id_with_k_records_per_query(
-    doc: GraphStore, counter: RecordCounter
+    doc: GraphStore, counter: RecordCounter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     top = pagerank_top(doc, 3)  # About, Links, Product tie: Product (by id) is left out
     assert [i for i, _ in top.rows] == ["Home", "About", "Links"]
@@ -125,11 +126,10 @@ def test_a_tie_at_the_kth_score_is_resolved_by_id_with_k_records_per_query(
     reads = counter.matching("gds.graph.nodeProperty.stream")
     assert [s.records for s in reads] == [3]  # resolved in the same query
     counter.clear()
-    doc.TOP_K_SLACK = 0  # type: ignore[attr-defined]  # a tie wider than the heap
-    try:
-        again = pagerank_top(doc, 3)
-    finally:
-        del doc.TOP_K_SLACK  # type: ignore[attr-defined]  # the attribute set above, for this test only
+    gds = doc.gds
+    assert isinstance(gds, Neo4jGds)
+    monkeypatch.setattr(gds, "TOP_K_SLACK", 0)  # a tie wider than the heap
+    again = pagerank_top(doc, 3)
     assert again.rows == top.rows
     reads = counter.matching("gds.graph.nodeProperty.stream")
     assert [s.records for s in reads] == [3, 3]  # the ties query, k records too
