@@ -48,6 +48,9 @@ class NodeSource:
 
     path: Path
     label: str = "Paper"
+    #: labels every node of the file carries besides ``label`` (``("Stub",)``): sent in the
+    #: node token's name (``Paper:Stub``); ids and positions are ``label``'s
+    extra_labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -283,7 +283,8 @@ def import_files(
     space (``id:ID(<label>)``), so an Author and a Paper may share an id string.
     """
     for src in nodes:
-        check_label(src.label)
+        for name in (src.label, *src.extra_labels):
+            check_label(name)
     for rel in relationships:
         check_rel_type(rel.rel_type)
         check_label(rel.start_label)
@@ -306,7 +307,9 @@ def import_files(
             for i, src in enumerate(nodes):
                 csv_path = work / f"nodes-{i}-{src.label}.csv"
                 more, spans = write_node_csv(src.path, csv_path, label=src.label)
-                options.append(f"--nodes={src.label}={csv_path}")
+                # every label of the file's nodes (``Paper:Stub``); the ids are ``label``'s
+                labels = ":".join((src.label, *src.extra_labels))
+                options.append(f"--nodes={labels}={csv_path}")
                 left_out += [f"{src.label}.{name}" for name in more]
                 multiline = multiline or spans
             for i, rel in enumerate(relationships):
