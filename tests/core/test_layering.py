@@ -137,6 +137,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scholarkg.synthetic",),
     # the task interface, runner, runs, rankers and metrics every family uses
     ("scholarkg.benchmark",),
+    # citation recommendation on the user's graph (suggest, related): the benchmark's
+    # rankers and fusion fitted on the loaded graph
+    ("scholarkg.recommend",),
     # the families' tasks, loaders glue and demo steps
     ("scholarkg.benchmark.tasks",),
     # applications over the library: the explorer and the demo
