@@ -4,8 +4,8 @@ For a query (a paragraph, or a draft's title and abstract) :class:`Recommender` 
 to cite, loaded works and reference stubs alike:
 
 1. the text inputs: ``bm25`` and, where the works hold vectors, ``dense`` (:mod:`.text`);
-2. the *seeds*: the :data:`SEEDS` best works of the two fused (RRF), each weighted by its
-   fused score relative to the best (1 for the first);
+2. the *seeds*: the :data:`SEEDS` best works of the two fused (RRF, k = :data:`SEED_RRF_K`),
+   each weighted by its fused score relative to the best (1 for the first);
 3. the graph inputs around the seeds (:mod:`.signals`): ``refs``, ``cocited``, ``coupled``,
    ``ppr``, ``fastrp``, ``popular``;
 4. the fusion of every input's top :data:`DEPTH` (``benchmark/rankers/fusion``): RRF or
@@ -60,6 +60,10 @@ log = logging.getLogger(__name__)
 DEPTH = 100
 #: how many of the text's best works seed the graph inputs
 SEEDS = 20
+#: the RRF constant that orders and weighs the seeds: 10 weighs the first works more than
+#: the 60 of plain RRF (dev queries of the ScisummNet/AAN graph: the seeds' references alone
+#: nDCG@10 0.256 against 0.245 at 60; docs/results-real.md)
+SEED_RRF_K = 10
 METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid")
 ENGINES = ("auto", "client", "server")
 
@@ -190,8 +194,14 @@ class Recommender:
 
     def graph_for(self, exclude: Iterable[str]) -> GraphSignals:
         """The server where it can answer (nothing left out), else the projection."""
-        if self.server is not None and (self.engine == "server" or not tuple(exclude)):
+        if self.server is not None and not tuple(exclude):
             return self.server
+        if self.engine == "server" and tuple(exclude):
+            raise InputError(
+                "--engine server: GDS cannot leave works out of PageRank or FastRP; "
+                "--engine auto ranks such queries on the client-side projection",
+                field="engine",
+            )
         return self.client
 
     def available(self, *, exclude: bool = False) -> tuple[str, ...]:
@@ -229,7 +239,7 @@ class Recommender:
         parts = [r for r in (bm25, dense) if r is not None and r.ids]
         if not parts:
             return Seeds((), ())
-        fused = rrf(parts, depth=n)
+        fused = rrf(parts, k=SEED_RRF_K, depth=n)
         top = max(fused.scores) if fused.scores else 1.0
         return Seeds(tuple(fused.ids), tuple(s / top for s in fused.scores))
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranking, tie_key, top_k
+from scholarkg.errors import NotSupported
 from scholarkg.queries import run_query
 from scholarkg.store.base import GraphStore, PageRankConfig
 
@@ -300,6 +301,13 @@ class ServerSignals:
     def signals(
         self, seeds: Seeds, exclude: frozenset[str], depth: int, wanted: set[str]
     ) -> SignalResult:
+        if exclude and wanted & {"ppr", "fastrp", "popular"}:
+            # GDS runs PageRank and keeps FastRP on the whole resident graph: it cannot read
+            # it without some works (the Recommender sends such queries to the projection)
+            raise NotSupported(
+                "GDS cannot leave works out of PageRank or FastRP: rank with the client-side "
+                "projection (--engine auto or client) when a query excludes works"
+            )
         pairs = [(s, w) for s, w in zip(seeds.ids, seeds.weights, strict=True) if s not in exclude]
         out = SignalResult()
         if not pairs:

@@ -81,6 +81,7 @@ class TextSearch:
     _bm25: BM25Ranker | None = field(default=None, repr=False)
     _dense: bool | None = field(default=None, repr=False)
     _prop: str | None = field(default=None, repr=False)
+    _pos: dict[str, int] | None = field(default=None, repr=False)
 
     # -- BM25 --------------------------------------------------------------------------
 
@@ -118,9 +119,20 @@ class TextSearch:
         return ranker
 
     def bm25_ranking(self, text: str, depth: int, exclude: frozenset[str] = frozenset()) -> Ranking:
+        """BM25's ``depth`` best works; the excluded ones out of the corpus (idf included)."""
+        from scholarkg.benchmark.rankers.base import top_k
+
         ranker = self.bm25()
-        r = ranker.rank(text, depth + len(exclude))
-        return _drop(r, exclude, depth, "bm25")
+        if not exclude:
+            r = ranker.rank(text, depth)
+            return Ranking(r.ids, r.scores, "bm25")
+        if self._pos is None:
+            self._pos = {d: i for i, d in enumerate(ranker.ids)}
+        gone = [self._pos[x] for x in exclude if x in self._pos]
+        scores = ranker.scores(text, without=gone)
+        idx, vals = top_k(scores, depth)
+        keep = np.isfinite(vals)
+        return Ranking([ranker.ids[i] for i in idx[keep]], vals[keep].tolist(), "bm25")
 
     # -- dense -------------------------------------------------------------------------
 

@@ -1,0 +1,36 @@
+"""A research group's synthetic OpenAlex records loaded the way a user loads them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _group import group_works, mark_stubs, write_group
+
+
+def load_group(store: Any, path: Path) -> None:
+    """``scholarkg load openalex FILE`` into the store's graph (in-process CLI), then the stub
+    contract (label ``Stub``) where the loaders do not set it yet."""
+    from _cli import cli_ok
+
+    backend = "neo4j" if store.backend == "neo4j" else "embedded"
+    cli_ok(["--backend", backend, "--graph", store.graph, "load", "openalex", str(path)])
+    mark_stubs(store)
+
+
+@pytest.fixture
+def group_loader(tmp_path: Path) -> Callable[..., None]:
+    """``load(store, works=None)``: the group's records (or ``works``) into ``store``."""
+    counter = iter(range(1000))
+
+    def load(store: Any, works: list[dict[str, Any]] | None = None) -> None:
+        path = write_group(tmp_path / f"works-{next(counter)}.jsonl", works or group_works())
+        load_group(store, path)
+
+    return load
