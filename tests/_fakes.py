@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from scholarkg.store.named import render_named
+
 
 def synthetic_corpus(
     n_docs: int = 60, vocab_size: int = 240, doc_len: int = 18, seed: int = 7
@@ -179,13 +181,17 @@ class RecordingStore:
 
     ``named``: query name (bare or ``family/query``) -> rows, or a function of the params
     giving them; a name with no answer, or one that is not a query in ``scholarkg/queries/``,
-    fails the test; ``asked()`` lists the full names. ``queries``:
+    fails the test; ``asked()`` lists the full names. Templated queries are answered the same
+    way: their identifiers are checked as a real store checks them and kept in
+    ``identifiers``. ``queries``:
     the same for raw Cypher (``run``), keyed by the statement's text with whitespace collapsed.
     Writes (``merge_nodes``, ``merge_relationships``) check labels and types against the
     schema whitelists, like the real stores, and keep the rows in ``nodes`` / ``edges``.
     """
 
     backend = "recording"
+    #: the variant of a named query it checks identifiers against (and ``has_query`` asks)
+    dialect = "falkordb"
     capabilities: frozenset[str] = frozenset()
     # importing the store package registers the families' schema parts with the whitelists
     # the writes are checked against, as every real store does
@@ -205,6 +211,8 @@ class RecordingStore:
         self.calls: list[tuple[str, str, Any]] = []
         self.nodes: dict[str, dict[str, dict[str, Any]]] = {}
         self.edges: dict[str, list[dict[str, Any]]] = {}
+        #: ``(query name, identifiers)`` of each named query asked, in order
+        self.identifiers: list[tuple[str, dict[str, str]]] = []
         self.closed = False
 
     @staticmethod
@@ -223,10 +231,13 @@ class RecordingStore:
         assert len(full) == 1, f"{name!r} is not a named query"
         return full[0]
 
-    def run_named(self, name: str, params: Any = None) -> Rows:
+    def run_named(self, name: str, params: Any = None, **identifiers: str) -> Rows:
         given = dict(params or {})
         full = self.full_name(name)
+        # identifiers are refused as a real store refuses them (whitelists, placeholders)
+        render_named(full, self.dialect, identifiers)
         self.calls.append(("run_named", full, given))
+        self.identifiers.append((full, dict(identifiers)))
         answer = self.named.get(name, self.named.get(full))
         assert answer is not None, f"the test gave no rows for the named query {full!r}"
         return self._answer(answer, given)

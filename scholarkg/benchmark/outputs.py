@@ -14,18 +14,10 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, Score, TaskResult
 from scholarkg.textio import atomic_write_text
-
-if TYPE_CHECKING:
-    from scholarkg.benchmark.task import (
-        BenchmarkTask,
-        PublishedRow,
-        ReportLayout,
-        Score,
-        TaskResult,
-    )
 
 #: decimals of a metric its task does not declare
 GENERIC_DECIMALS = 4
@@ -116,7 +108,17 @@ def layout_table(
     return "\n".join(lines) + "\n"
 
 
-def metrics_payload(task: BenchmarkTask, result: TaskResult) -> dict[str, Any]:
+class ScoredTask(Protocol):
+    """What :func:`metrics_payload` reads of a task (a ``BenchmarkTask`` is one): named here,
+    so this module, below the task interface, needs nothing of it."""
+
+    @property
+    def layout(self) -> ReportLayout: ...
+
+    def units(self) -> dict[str, str]: ...
+
+
+def metrics_payload(task: ScoredTask, result: TaskResult) -> dict[str, Any]:
     """The ``metrics.json`` / ``bench score --format json`` object of a result."""
     per_key = f"per_{task.layout.instance_label}"
     payload: dict[str, Any] = {

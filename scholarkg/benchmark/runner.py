@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.benchmark.outputs import write_prediction_rows
+from scholarkg.benchmark.results import TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
     StageProgress,
-    TaskResult,
     report_scoring_to,
 )
 from scholarkg.errors import InputError

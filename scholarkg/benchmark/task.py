@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from scholarkg.benchmark.outputs import layout_table
+from scholarkg.benchmark.results import ReportLayout, TaskMetric, TaskResult
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.textio import atomic_write_text
 
@@ -66,18 +67,8 @@ __all__ = [
     "BenchmarkTask",
     "Instance",
     "PredictionFormat",
-    "PublishedRow",
-    "ReportLayout",
-    "TaskMetric",
     "TaskOption",
-    "TaskResult",
 ]
-
-#: How a metric value is recorded. ``percent`` = 0-100 as the paper prints it; ``fraction`` =
-#: 0-1; ``score`` = any other real (Kendall's tau, CodeBLEU's own scale is a fraction);
-#: ``count`` and ``seconds`` for bookkeeping columns.
-Unit = Literal["percent", "fraction", "score", "count", "seconds"]
-UNITS: tuple[str, ...] = ("percent", "fraction", "score", "count", "seconds")
 
 #: Where a task's answers come from: a ranker over candidates, a generative model, or a file
 #: of predictions produced elsewhere (released outputs, an API run, a GPU machine).
@@ -110,26 +101,7 @@ def report_scoring_to(progress: StageProgress | None) -> Iterator[None]:
         _SCORING_PROGRESS.reset(token)
 
 
-Score = float | None
-
-
 # ----------------------------------------------------------------------------- declarations
-
-
-@dataclass(frozen=True)
-class TaskMetric:
-    """A metric a task reports: its canonical name (as published), unit and direction."""
-
-    name: str
-    unit: Unit
-    higher_is_better: bool = True
-    #: decimals the published table prints
-    decimals: int = 2
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise ValueError(f"metric {self.name!r}: unit {self.unit!r} not in {UNITS}")
 
 
 @dataclass(frozen=True)
@@ -186,35 +158,6 @@ class TaskOption:
                     field=self.name,
                 )
         return value
-
-
-@dataclass(frozen=True)
-class PublishedRow:
-    """One row of a paper's results table, printed beside our runs and labelled as published.
-
-    ``configuration`` names the table the row belongs to (e.g. ``{"task": "full"}``);
-    ``source`` says where the numbers come from, e.g. ``"DORIS-MAE Table 3, real data"``.
-    """
-
-    label: str
-    values: Mapping[str, float]
-    source: str
-    configuration: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ReportLayout:
-    """How a task's runs are tabulated: metric columns in the published order, and which
-    configuration keys separate tables (runs of different configurations are never compared).
-    """
-
-    title: str
-    columns: tuple[str, ...]
-    config_keys: tuple[str, ...] = ()
-    #: what an instance is ("query", "leaderboard", "paper", "task"): names the per-instance
-    #: key of ``metrics.json`` (``per_query`` ...) and report headings
-    instance_label: str = "instance"
-    published: tuple[PublishedRow, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -309,25 +252,6 @@ class Answers:
     #: the model's raw replies behind each parsed answer (same keys as ``by_instance``), kept
     #: in the predictions file beside the parsed answer for audit; never read by scoring
     raw: dict[Any, Any] = field(default_factory=dict)
-
-
-@dataclass
-class TaskResult:
-    """Scores: the aggregate as the benchmark defines it, and values per instance.
-
-    ``classes`` holds optional per-class aggregates (``"<group>:<class>"`` labels, e.g.
-    citeBench's ``"intent:method"``); ``intervals`` optional confidence intervals per
-    aggregate metric; ``n`` how many instances each aggregate is over.
-    """
-
-    aggregate: dict[str, Score]
-    per_instance: dict[str, dict[str, Score]]
-    classes: dict[str, dict[str, Score]] = field(default_factory=dict)
-    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
-    n: dict[str, int] = field(default_factory=dict)
-    #: caveats the scoring found (e.g. "'-' cells: CIS < 1 %"); :func:`run_task` records them
-    #: in the run's notes
-    notes: list[str] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- the interface
@@ -448,9 +372,37 @@ class BenchmarkTask(ABC):
     ) -> TaskResult:
         """Score answers in released/JSONL files against released data, without a store.
 
+        The one recipe of every task that scores files (``scores_files = True``): the
+        instances of the released ``data`` (:meth:`released_instances`), the answers the
+        ``predictions`` file gives them (:meth:`read_predictions`), then :meth:`score`, the
+        same pure scoring a run's answers get, so a run's predictions file rescores to the
+        run's numbers. A task implements the two hooks, never this method.
+
         ``only_answered`` scores just the instances the file answers (a ``--limit`` run's
         file); otherwise an instance without an answer is scored as an empty answer."""
-        raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+        if not self.scores_files:
+            raise NotSupported(f"task {self.name!r} does not score files; use 'bench run'")
+        resolved = self.resolve_options(options)
+        instances = self.released_instances(Path(data))
+        by_instance = self.read_predictions(Path(predictions), instances)
+        if only_answered:
+            # a key is an instance id, or a tuple whose first member is one (Answers)
+            answered = {k[0] if isinstance(k, tuple) else k for k in by_instance}
+            instances = [i for i in instances if i.id in answered]
+        answers = Answers(by_instance, AnswerSource.predictions(predictions))
+        return self.score(instances, answers, resolved)
+
+    def released_instances(self, data: Path) -> list[Instance]:
+        """Hook of :meth:`score_files`: the instances of the released data file or folder
+        ``data``, with the ids and gold data :meth:`build_instances` gives the same items
+        loaded in the graph."""
+        raise NotSupported(f"task {self.name!r} does not read released data")
+
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[Any, Any]:
+        """Hook of :meth:`score_files` (and of ``answer`` for a ``predictions`` source): the
+        answers the file ``path`` gives ``instances``, keyed as :attr:`Answers.by_instance`
+        is (an instance the file does not answer is absent)."""
+        raise NotSupported(f"task {self.name!r} does not read predictions files")
 
     # -- answers as a file ------------------------------------------------------------------
     def prediction_rows(

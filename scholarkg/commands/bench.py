@@ -39,7 +39,8 @@ from scholarkg.commands.common import (
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
-    from scholarkg.benchmark.task import AnswerSource, BenchmarkTask, TaskResult
+    from scholarkg.benchmark.results import TaskResult
+    from scholarkg.benchmark.task import AnswerSource, BenchmarkTask
 
 app = typer.Typer(help="Run and score the benchmarks.", no_args_is_help=True)
 

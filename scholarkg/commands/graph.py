@@ -27,7 +27,6 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.queries import run_query
 from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import PageRankConfig
 
@@ -209,7 +208,7 @@ def _paper_ids(store: Any, label: str, refs: Any) -> list[str]:
 
 def _cards(store: Any, label: str, ids: list[str]) -> dict[str, tuple[Any, bool]]:
     """``{id: (title, stub)}`` of ranked nodes (a node without a title: ``None``)."""
-    rows = run_query(store, "graphalgo/paper_cards", {"ids": ids}, label=check_label(label))
+    rows = store.run_named("graphalgo/paper_cards", {"ids": ids}, label=check_label(label))
     found = {str(r["id"]): (r.get("title"), bool(r.get("stub"))) for r in rows}
     return {i: found.get(i, (None, False)) for i in ids}
 

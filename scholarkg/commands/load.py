@@ -159,6 +159,7 @@ def _register_catalogues(target: typer.Typer) -> None:
     target.command("openalex")(load_catalogues.load_openalex)
     target.command("arxiv")(load_catalogues.load_arxiv)
     target.command("crossref")(load_catalogues.load_crossref)
+    target.command("mark-stubs")(load_catalogues.mark_stubs)
 
 
 _register_catalogues(app)

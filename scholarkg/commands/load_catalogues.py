@@ -20,7 +20,7 @@ from scholarkg.commands.load_common import BatchOpt, ResumeOpt, stop_hint
 from scholarkg.console import err_console
 from scholarkg.errors import NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
-from scholarkg.loaders.identity import IdentityResolver, SourceGroup
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
 from scholarkg.loaders.steps import LoadSummary, Step
 from scholarkg.loaders.summary import print_summary
 from scholarkg.store.base import GraphStore
@@ -58,6 +58,12 @@ def run_catalogue_load(
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
+        upgraded = mark_existing_stubs(store)
+        if upgraded:
+            summary.notes.append(
+                f"{upgraded:,} Paper(s) known only by an id (loaded before the Stub label) "
+                "labelled Stub"
+            )
         resolver = IdentityResolver(store, chunk=batch_size)
         steps = [
             Step(kind, f, kind, lambda f=f: resolver.resolve(read(f)), family=False)  # type: ignore[misc]  # default binds the loop variable
@@ -203,3 +209,14 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
         )
         table.add_row(key.replace("_", " "), text)
     console.print(table)
+
+
+def mark_stubs() -> None:
+    """Label every Paper that no source record described (no title, no source: a work known
+    only by an id, as someone's reference) ``Stub``: the one-shot upgrade of a graph loaded
+    before the label existed. Loads label stubs themselves (and run this on a graph whose
+    Papers carry no Stub label yet); safe to run again."""
+    with store_session(write=True) as store:
+        marked = mark_existing_stubs(store, force=True)
+        stubs = store.counts().nodes.get("Stub", 0)
+    console.print(f"labelled {marked:,} Paper(s) Stub; the graph holds {stubs:,} stub(s)")

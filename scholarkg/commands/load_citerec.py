@@ -18,6 +18,7 @@ from scholarkg.commands.load_common import (
     BatchOpt,
     ResumeOpt,
     load_and_report,
+    refuse_if_nothing_read,
     run_steps,
     skip_notes,
 )
@@ -101,6 +102,7 @@ def load_s2(
         summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
         summary.notes.extend(report.notes())
     print_summary(summary, title="load s2")
+    refuse_if_nothing_read(summary, report)
     return summary
 
 

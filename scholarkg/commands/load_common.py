@@ -112,5 +112,25 @@ def skip_notes(report: SkipReport) -> Callable[[GraphStore, LoadSummary], None]:
 
     def after(_store: GraphStore, summary: LoadSummary) -> None:
         summary.notes.extend(report.notes())
+        refuse_if_nothing_read(summary, report)
 
     return after
+
+
+def refuse_if_nothing_read(summary: LoadSummary, report: SkipReport) -> None:
+    """A tolerant reader that skipped every line of a file stored nothing from it: that is
+    a wrong file or format, not a load, so it ends with an ``InputError`` (non-zero exit)
+    naming the file, how many lines were skipped and the first reason."""
+    from scholarkg.errors import InputError
+
+    for stats in summary.stats:
+        skipped = report.counts.get(stats.source, 0)
+        if stats.records or stats.skipped_on_resume or not skipped:
+            continue
+        first = next((e for e in report.examples if e.path == stats.source), None)
+        why = f"; the first: line {first.line}: {first.reason}" if first else ""
+        field = first.field if first else None
+        raise InputError(
+            f"nothing stored: all {skipped:,} line(s) were skipped{why}",
+            path=stats.source, line=first.line if first else None, field=field,
+        )  # fmt: skip

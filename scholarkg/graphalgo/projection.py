@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from scholarkg.errors import InputError, NotSupported, StoreError
 from scholarkg.graphalgo.resident import ProjectionKey as ProjectionKey
 from scholarkg.graphalgo.resident import ResidentGdsGraph, StaleProjection, has_gds
-from scholarkg.queries import dialect_of, has_query, run_query
+from scholarkg.queries import has_query
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
 from scholarkg.store.pagerank import (
     TransitionOperator,
@@ -264,14 +264,13 @@ def _checksum(store: GraphStore, key: ProjectionKey) -> str:
     Only where the dialect has the checksum queries (FalkorDB); elsewhere ``""``: no content
     check, so a moved fingerprint means a rebuild (see the module doc).
     """
-    dialect = dialect_of(store)
-    if not has_query("graphalgo/projection_node_checksum", dialect):
+    if not has_query("graphalgo/projection_node_checksum", store.dialect):
         return ""
-    row = run_query(store, "graphalgo/projection_node_checksum", {}, label=key.label)[0]
+    row = store.run_named("graphalgo/projection_node_checksum", {}, label=key.label)[0]
     parts = [f"{row['n']}:{row['s']}:{row['len']}:{row['mix']}"]
     for rel in key.rel_types:
-        r = run_query(
-            store, "graphalgo/projection_edge_checksum", {}, label=key.label, rel_type=rel
+        r = store.run_named(
+            "graphalgo/projection_edge_checksum", {}, label=key.label, rel_type=rel
         )[0]
         parts.append(f"{rel}:{r['n']}:{r['sa']}:{r['sb']}:{r['mix']}")
     return "|".join(parts)

@@ -156,7 +156,6 @@ def _client_top(
     catalog: ProjectionCatalog | None,
 ) -> TopPageRank:
     from scholarkg.graphalgo.projection import default_catalog
-    from scholarkg.queries import query_text
 
     cat = catalog if catalog is not None else default_catalog()
     t0 = time.perf_counter()
@@ -188,8 +187,7 @@ def _client_top(
     if write is not None:
         t2 = time.perf_counter()
         rows = ({"id": i, "score": v} for i, v in result.scores.items())
-        query = query_text(store, "graphalgo/set_node_scores", label=label, prop=write)
-        out.written = store.write_batches(query, rows)
+        out.written = store.write_named("graphalgo/set_node_scores", rows, label=label, prop=write)
         timings["write_seconds"] = time.perf_counter() - t2
     return out
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -208,14 +209,59 @@ def _corpus_id(key: str, path: Path) -> Callable[[dict[str, Any], int], int]:
 # --------------------------------------------------------------------------- papers etc.
 
 
+#: the Graph API's (``api.semanticscholar.org/graph/v1/paper/…``) spelling of the datasets'
+#: ``papers`` keys: one paper JSON (or ``{"data": [...]}``) loads as a ``papers`` line
+_GRAPH_API_KEYS = {
+    "externalIds": "externalids",
+    "publicationDate": "publicationdate",
+    "s2FieldsOfStudy": "s2fieldsofstudy",
+    "citationCount": "citationcount",
+    "referenceCount": "referencecount",
+    "influentialCitationCount": "influentialcitationcount",
+    "isOpenAccess": "isopenaccess",
+    "publicationTypes": "publicationtypes",
+}
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+def graph_api_paper(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """A Graph API paper object in the datasets' ``papers`` spelling (unchanged when it is
+    one already). Its corpus id is ``corpusId`` or ``externalIds.CorpusId``; an object with
+    neither (the API returns only ``paperId`` and ``title`` unless asked for more) is refused
+    by name, since S2's papers are keyed by it here."""
+    if "corpusid" in obj or not ({"paperId", "corpusId", "externalIds"} & obj.keys()):
+        return obj
+    out = {_GRAPH_API_KEYS.get(k, k): v for k, v in obj.items()}
+    given = obj.get("externalIds")
+    ext: dict[str, Any] = given if isinstance(given, dict) else {}
+    cid = obj.get("corpusId", ext.get("CorpusId"))
+    if cid is None:
+        raise InputError(
+            "a Semantic Scholar Graph API paper without its corpus id: request "
+            "fields=corpusId,externalIds,title,abstract,year,authors,… (the API returns only "
+            "paperId and title by default)",
+            path=path, line=line, field="corpusId",
+        )  # fmt: skip
+    out["corpusid"] = cid
+    venue = obj.get("publicationVenue")
+    if isinstance(venue, dict) and isinstance(venue.get("id"), str):
+        out["publicationvenueid"] = venue["id"]
+    out.pop("publicationVenue", None)
+    return out
+
+
 def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord]:
+    obj = graph_api_paper(obj, path, line)
     cid = _require_corpus_id(obj, "corpusid", path, line)
+    sha = obj.get("paperId")
     ext = obj.get("externalids")
     title = optional_str(obj, "title")
     paper = S2Paper(
         id=s2_paper_id(cid, ext),
         corpus_id=cid,
         title=title,
+        abstract=optional_str(obj, "abstract"),  # the Graph API's; the datasets' file has none
+        s2_paper_id=sha if isinstance(sha, str) and _SHA.match(sha) else None,
         year=optional_int(obj.get("year")),
         date=optional_str(obj, "publicationdate"),
         arxiv_id=_ext(ext, "ArXiv"),
@@ -254,11 +300,44 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
 
 
 def read_papers(path: Path, report: SkipReport) -> Iterator[Group]:
-    """One group per paper: Paper, its Venue + IN_VENUE, its Authors + AUTHORED_BY."""
-    for line, _obj, records in _guarded_lines(
-        path, report, lambda obj, line: _paper_records(obj, path, line)
-    ):
-        yield line, records
+    """One group per paper: Paper, its Venue + IN_VENUE, its Authors + AUTHORED_BY.
+
+    Reads the datasets' ``papers`` JSONL and the Graph API's paper JSON alike: one paper per
+    line, a ``.json`` file holding one paper, a list of them or a ``{"data": [...]}`` page
+    (also one page per line)."""
+    for line, obj in _paper_objects(path, report):
+        records = _guard(report, path, line, functools.partial(_paper_records, obj, path, line))
+        if records is not None:
+            yield line, records
+
+
+def _paper_objects(path: Path, report: SkipReport) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, paper object)``: JSONL lines (a ``{"data": [...]}`` page expanded), or the
+    items of a whole ``.json`` document (numbered from 1)."""
+    if path.name.removesuffix(".gz").endswith(".json"):
+        from scholarkg.textio import load_json
+
+        doc = load_json(path)
+        if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+            items: list[Any] = doc["data"]
+        else:
+            items = doc if isinstance(doc, list) else [doc]
+        for number, item in enumerate(items, start=1):
+            if isinstance(item, dict):
+                yield number, item
+            else:
+                report.skip(path, number, "expected a paper object")
+        return
+    for line, obj in iter_jsonl_tolerant(path, report):
+        page = obj.get("data")
+        if isinstance(page, list) and "corpusid" not in obj and "paperId" not in obj:
+            for item in page:
+                if isinstance(item, dict):
+                    yield line, item
+                else:
+                    report.skip(path, line, "expected a paper object", "data")
+        else:
+            yield line, obj
 
 
 def read_authors(path: Path, report: SkipReport) -> Iterator[Group]:

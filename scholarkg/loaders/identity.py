@@ -189,11 +189,6 @@ class _UnionFind:
             self.parent[rb] = ra
 
 
-def _is_stub(rec: Paper) -> bool:
-    """A reference's placeholder: no title, no source (only an id slot)."""
-    return rec.title is None and rec.source is None
-
-
 def _node(paper_id: str) -> str:
     return "\x00node:" + paper_id  # cannot collide with a scheme-prefixed key
 
@@ -495,7 +490,7 @@ class IdentityResolver:
                 if self.family:  # its key is a family's: mark it so nothing merges it away
                     out.append(rec.model_copy(update={"family_key": True}))
                     continue
-                if _is_stub(rec) and (target in self._stored or target in self._written):
+                if rec.is_stub() and (target in self._stored or target in self._written):
                     continue  # the node exists (or is written in this chunk): nothing to add
                 self._written.add(target)
                 paper = self._rewrite_paper(rec, mapping, slots)
@@ -588,6 +583,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     props = {str(r["id"]): dict(r["props"]) for r in rows}
     if loser not in props or survivor not in props:
         return False
+    stub = {str(r["id"]): bool(r["stub"]) for r in rows}
     fields = set(Paper.model_fields) - {"id"}
     a, b = props[survivor], props[loser]
     update: dict[str, Any] = {}
@@ -601,6 +597,8 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             update[name] = value
     update["alt_ids"] = sorted(alt)
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
+    if stub[survivor] and not stub[loser]:  # the loser was described: so is the work
+        store.run_named("identity/unmark_stubs", {"ids": [survivor]})
     write_aliases(store, {survivor: alt})
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -680,3 +678,35 @@ def retire_ids(
     if batch:
         changed += apply(batch)
     return changed
+
+
+# --------------------------------------------------------------------------- stubs
+
+
+def mark_stub_ids(store: GraphStore, paper_ids: Sequence[str], *, batch_size: int = 10_000) -> int:
+    """Give the Papers ``paper_ids`` (written by a bulk path, which has no per-node labels)
+    the ``Stub`` label; returns how many were found."""
+    marked = 0
+    for start in range(0, len(paper_ids), batch_size):
+        batch = list(paper_ids[start : start + batch_size])
+        rows = store.run_named("identity/mark_stubs", {"ids": batch})
+        marked += int(rows[0]["marked"]) if rows else 0
+    return marked
+
+
+def mark_existing_stubs(store: GraphStore, *, page: int = 10_000, force: bool = False) -> int:
+    """The one-shot upgrade of a graph loaded before the ``Stub`` label existed: every Paper
+    with neither a title nor a source (``Paper.is_stub``) gets it. Without ``force`` it runs
+    only on a graph that has Papers and no ``Stub`` at all (a cheap check, so every catalogue
+    load can call it). Returns how many Papers it marked."""
+    if not force:
+        rows = store.run_named("identity/has_stub_label")
+        if not rows or not rows[0]["papers"] or rows[0]["stubs"]:
+            return 0
+    marked = 0
+    while True:
+        rows = store.run_named("identity/mark_unlabelled_stubs", {"limit": page})
+        n = int(rows[0]["marked"]) if rows else 0
+        marked += n
+        if n < page:
+            return marked

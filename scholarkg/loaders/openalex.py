@@ -13,7 +13,8 @@ OpenAlex's "Work object" reference):
 
 Per work: the Paper (every id in ``ids``; a DataCite DOI ``10.48550/arXiv.…`` or an arXiv
 landing page gives the arXiv id), the abstract rebuilt from ``abstract_inverted_index``
-(:func:`abstract_from_inverted_index`), authorships in order with their OpenAlex author id,
+(:func:`abstract_from_inverted_index`) or, without one, a plain-text ``abstract`` (what OpenAlex
+client tools such as pyalex write), authorships in order with their OpenAlex author id,
 ORCID and institutions, the venue, topics (or legacy concepts) with scores, open access,
 and ``referenced_works`` as CITES to a stub Paper that holds only the OpenAlex id until that
 work is loaded (identity resolution then finds it by that id and fills it in).
@@ -439,7 +440,7 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         ]
     abstract = abstract_from_inverted_index(
         work.get("abstract_inverted_index"), path=path, line=line
-    )
+    ) or _opt_str(work, "abstract", path, line)  # plain text, as OpenAlex client tools write it
     year = work.get("publication_year")
     cited_by = work.get("cited_by_count")
     paper = {

@@ -624,24 +624,38 @@ def bulk_load_openalex(
             )
             counts["bulk_line_files"] = len(res.line_files)
         aliases = [orjson.loads(line) for line in (out / "alt-ids.jsonl").read_bytes().splitlines()]
-    if aliases:
-        _set_aliases(store, aliases, settings=settings)
+    stubs = rows.paper_ids[len(rows.paper_ids) - counts["stubs"] :]
+    _after_import(store, aliases, stubs, settings=settings)
     counts["seconds"] = time.perf_counter() - t0
     return counts
 
 
-def _set_aliases(store: GraphStore, rows: list[dict[str, Any]], *, settings: Settings) -> None:
-    """``alt_ids`` of loaded works that retired works were merged into (a few: OpenAlex
-    drops merged works from the snapshot, only old references name them), and a
+def _after_import(
+    store: GraphStore,
+    rows: list[dict[str, Any]],
+    stubs: Sequence[str],
+    *,
+    settings: Settings,
+) -> None:
+    """What the node files cannot say: the ``Stub`` label of the Papers only referenced
+    (``stubs``), the ``alt_ids`` of loaded works that retired works were merged into (a few:
+    OpenAlex drops merged works from the snapshot, only old references name them), and a
     ``PaperAlias`` node per retired id so that a later record naming it finds the survivor.
     On Neo4j the importer restarted the server, so a new session writes them."""
-    from scholarkg.loaders.identity import write_aliases
+    from scholarkg.loaders.identity import mark_stub_ids, write_aliases
+
+    if not rows and not stubs:
+        return
 
     def apply(target: GraphStore) -> None:
+        if settings.backend == "neo4j":  # the id lookups below need the keys' indexes
+            target.apply_schema()
+        mark_stub_ids(target, stubs)
         props = [{"id": r["id"], "props": r["props"]} for r in rows if not r.get("stub")]
         if props:
             target.run_named("identity/set_paper_properties", {"rows": props})
-        write_aliases(target, {row["id"]: row["props"]["alt_ids"] for row in rows})
+        if rows:
+            write_aliases(target, {row["id"]: row["props"]["alt_ids"] for row in rows})
 
     if settings.backend == "neo4j":
         from scholarkg.store import open_store

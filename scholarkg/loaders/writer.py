@@ -16,6 +16,12 @@ relationships, so the graph is again what the last checkpoint describes, and ``-
 continues from there. Relationships between nodes that existed before the mark are whole
 records of their own (MERGE on both endpoints) and are left as written.
 
+A Paper record that describes no work (``Paper.is_stub``: a reference known only by its ids)
+is written by ``identity/merge_stub_papers``, which gives a node it creates the second label
+``Stub``; every other Paper batch is followed by ``identity/unmark_stubs``, which takes the
+label off the nodes it describes. So whichever order a work's stub and its record arrive in,
+the node is ``:Paper:Stub`` exactly while no record has described it.
+
 Re-running a load is safe: everything is MERGE on stable ids. A relationship type whose
 record declares ``MERGE_KEY`` (e.g. ``Judgement``: several judgements of one pair) is MERGEd
 on its endpoints *and* those key properties, so it keeps one relationship per key.
@@ -30,8 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from scholarkg.errors import InputError, ScholarKGError
-from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord
+from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
+from scholarkg.store.cypher_common import chunked, node_rows
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +90,8 @@ class RecordWriter:
         #: a write failed: the buffers are no longer what the graph lacks
         self._failed = False
         self._nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        #: Paper rows of records that describe no work (``Paper.is_stub``)
+        self._stubs: list[dict[str, Any]] = []
         # per (type, start label, end label, merge key names), rows keyed by (start, end,
         # key values): MERGE makes one relationship per pair (per pair and key values for a
         # keyed type), so one seen twice in a batch is one write (later properties win), and
@@ -99,7 +108,11 @@ class RecordWriter:
     def add(self, record: NodeRecord | EdgeRecord) -> None:
         self.report.records += 1
         if isinstance(record, NodeRecord):
-            buf = self._nodes[record.LABEL]
+            buf = (
+                self._stubs
+                if isinstance(record, Paper) and record.is_stub()
+                else self._nodes[record.LABEL]
+            )
             buf.append(record.row())
             if len(buf) >= self.batch_size:
                 self._flush_label(record.LABEL)
@@ -155,6 +168,7 @@ class RecordWriter:
         re-MERGEs whatever is left, so the graph ends up whole either way.
         """
         self._nodes.clear()
+        self._stubs = []
         self._edges.clear()
         deleted = 0
         try:
@@ -193,15 +207,30 @@ class RecordWriter:
     def _flush_label(self, label: str) -> None:
         rows = self._nodes.pop(label, [])
         if rows:
-            if self.undo:
-                ids = {str(r["id"]) for r in rows}
-                have = self._store_call(
-                    self.store.existing_ids, label, ids, batch_size=self.batch_size
-                )
-                new = ids - have
-                self._created[label] |= new
+            self._note_created(label, rows)
             self._store_call(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
             self.report.nodes[label] += len(rows)
+            if label == "Paper":  # described now: no longer a stub
+                for ids in chunked([str(r["id"]) for r in rows], self.batch_size):
+                    self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": ids})
+        if label == "Paper" and self._stubs:
+            # after the described rows: a stub of a work described in this batch stays unlabelled
+            stubs, self._stubs = self._stubs, []
+            self._note_created(label, stubs)
+            if not self.undo:  # creates FalkorDB's id index if missing, as merge_nodes does
+                self._store_call(self.store.existing_ids, label, ())
+            for batch in chunked(node_rows(stubs, label), self.batch_size):
+                self._store_call(
+                    self.store.run_named, "identity/merge_stub_papers", {"rows": batch}
+                )
+            self.report.nodes[label] += len(stubs)
+
+    def _note_created(self, label: str, rows: list[dict[str, Any]]) -> None:
+        """Put the ids of ``rows`` not yet in the store on the undo list."""
+        if self.undo:
+            ids = {str(r["id"]) for r in rows}
+            have = self._store_call(self.store.existing_ids, label, ids, batch_size=self.batch_size)
+            self._created[label] |= ids - have
 
     @property
     def failed(self) -> bool:
@@ -220,6 +249,8 @@ class RecordWriter:
     def _flush_nodes(self) -> None:
         for label in list(self._nodes):
             self._flush_label(label)
+        if self._stubs:
+            self._flush_label("Paper")
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
         rows = list(self._edges.pop(kind, {}).values())

@@ -22,10 +22,15 @@ dialect and list only what runs on it, so the Neo4j lint never sees FalkorDB-onl
 **Identifiers.** Values are always parameters. Where a label, relationship type or property
 name varies (a vector property per encoder, CITES vs COMPARES_WITH), the file writes
 ``{{name}}`` and a header line gives example values, e.g.
-``// identifiers: rel_type=CITES prop=w_minilm_l6``. :func:`render_query` fills them after
-checking each against the ``schema/ddl.py`` whitelists: a placeholder starting with
-``label`` is a label, one starting with ``rel`` a relationship type, any other a property.
-The examples are what the conformance lint sees.
+``// identifiers: rel_type=CITES prop=w_minilm_l6``. A placeholder starting with ``label``
+is a label, one starting with ``rel`` a relationship type, any other a property
+(:func:`identifier_kind`). The examples are what the conformance lint sees.
+
+**Running them.** This package knows the files and the dialect names only; the store runs
+every named query: ``store.run_named("<family>/<name>", params, prop=...)`` (or
+``store.write_named`` for ``UNWIND $rows`` writes) loads the text in its own dialect and
+fills the identifiers after checking each against the ``schema/ddl.py`` whitelists
+(``scholarkg.store.named``).
 """
 
 from __future__ import annotations
@@ -35,16 +40,12 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from importlib.abc import Traversable
-from typing import TYPE_CHECKING, Any
+from typing import Literal
 
 from scholarkg.errors import InputError
 
-if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
-
+#: the Cypher dialects a named query may have a variant in (``GraphStore.dialect``)
 DIALECTS = ("falkordb", "neo4j")
-#: ``GraphStore.backend`` → the dialect of its named queries
-BACKEND_DIALECTS = {"embedded": "falkordb", "falkordb": "falkordb", "neo4j": "neo4j"}
 #: folders that hold files but not named queries
 _NOT_NAMED = frozenset({"browser"})
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -127,26 +128,25 @@ def example_identifiers(text: str) -> dict[str, str]:
     return out
 
 
-def _checked(key: str, value: str) -> str:
-    from scholarkg.schema.ddl import check_label, check_property, check_rel_type
+def identifier_kind(placeholder: str) -> Literal["label", "rel_type", "property"]:
+    """What a ``{{placeholder}}`` names, by its spelling: ``label…`` a label, ``rel…`` a
+    relationship type, anything else a property (the whitelist the store checks it against)."""
+    if placeholder.startswith("label"):
+        return "label"
+    if placeholder.startswith("rel"):
+        return "rel_type"
+    return "property"
 
-    if key.startswith("label"):
-        return check_label(value)
-    if key.startswith("rel"):
-        return check_rel_type(value)
-    return check_property(value)
 
-
-def render_query(name: str, dialect: str, identifiers: Mapping[str, str] | None = None) -> str:
-    """``name``'s text with its ``{{identifier}}`` placeholders filled (whitelist-checked).
+def fill(name: str, text: str, identifiers: Mapping[str, str]) -> str:
+    """``text`` (named query ``name``'s) with its ``{{placeholders}}`` replaced as given.
 
     Every placeholder must be given and nothing else: a typo fails here, not in the server.
-    """
-    text = load_query(name, dialect)
+    No whitelist check: the store checks the values before it fills a query it runs
+    (``scholarkg.store.named.render_named``); :func:`all_queries` fills the examples."""
     wanted = placeholders(text)
-    given = dict(identifiers or {})
-    missing = [k for k in wanted if k not in given]
-    extra = sorted(set(given) - set(wanted))
+    missing = [k for k in wanted if k not in identifiers]
+    extra = sorted(set(identifiers) - set(wanted))
     if missing or extra:
         raise InputError(
             f"named query {name!r} takes identifiers {wanted}; missing {missing}, "
@@ -154,37 +154,7 @@ def render_query(name: str, dialect: str, identifiers: Mapping[str, str] | None 
         )
     if not wanted:
         return text
-    values = {k: _checked(k, str(v)) for k, v in given.items()}
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
-
-
-def dialect_of(store: GraphStore) -> str:
-    """The named-query dialect of ``store`` (from ``GraphStore.backend``)."""
-    backend = getattr(store, "backend", "embedded")
-    try:
-        return BACKEND_DIALECTS[backend]
-    except KeyError:
-        raise InputError(f"no Cypher dialect known for backend {backend!r}") from None
-
-
-def query_text(store: GraphStore, name: str, **identifiers: str) -> str:
-    """The text ``store`` should run for ``name`` (e.g. to pass to ``write_batches``)."""
-    return render_query(name, dialect_of(store), identifiers)
-
-
-def run_query(
-    store: GraphStore,
-    name: str,
-    params: Mapping[str, Any] | None = None,
-    **identifiers: str,
-) -> list[dict[str, Any]]:
-    """Run a named query; ``identifiers`` fill its ``{{placeholders}}`` (see module doc).
-
-    Queries without placeholders go through ``store.run_named`` unchanged.
-    """
-    if not identifiers and not placeholders(load_query(name, dialect_of(store))):
-        return store.run_named(name, params)
-    return store.run(query_text(store, name, **identifiers), params)
+    return _PLACEHOLDER.sub(lambda m: str(identifiers[m.group(1)]), text)
 
 
 def all_queries(dialect: str) -> dict[str, str]:
@@ -193,7 +163,5 @@ def all_queries(dialect: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for name in query_names(dialect):
         text = load_query(name, dialect)
-        out[name] = (
-            render_query(name, dialect, example_identifiers(text)) if placeholders(text) else text
-        )
+        out[name] = fill(name, text, example_identifiers(text)) if placeholders(text) else text
     return out

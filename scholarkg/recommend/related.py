@@ -28,7 +28,6 @@ import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranking
 from scholarkg.benchmark.rankers.fusion import rrf
-from scholarkg.queries import run_query
 from scholarkg.store.base import GraphStore
 
 __all__ = ["RelatedResult", "RelatedRow", "related_works"]
@@ -59,8 +58,9 @@ class RelatedRow:
             n = self.shared_citing
             parts.append(f"{n} work{'s cite' if n != 1 else ' cites'} both")
         if self.shared_cited:
-            parts.append(f"{self.shared_cited} shared reference"
-                         f"{'s' if self.shared_cited != 1 else ''}")  # fmt: skip
+            parts.append(
+                f"{self.shared_cited} shared reference{'s' if self.shared_cited != 1 else ''}"
+            )
         if self.fastrp is not None:
             parts.append(f"FastRP {self.fastrp:.2f}")
         if self.text is not None:
@@ -112,14 +112,16 @@ class _Vectors:
     def of(self, ids: list[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
-        rows = run_query(
-            self.store, "rankers/dense_candidate_vectors", {"ids": ids}, label="Paper",
+        rows = self.store.run_named(
+            "rankers/dense_candidate_vectors",
+            {"ids": ids},
+            label="Paper",
             prop=self.prop,
-        )  # fmt: skip
+        )
         return {str(r["id"]): np.asarray(r["v"], np.float64) for r in rows}
 
     def count(self) -> int:
-        rows = run_query(self.store, "recommend/count_vectors", {}, label="Paper", prop=self.prop)
+        rows = self.store.run_named("recommend/count_vectors", {}, label="Paper", prop=self.prop)
         return int(rows[0]["n"]) if rows else 0
 
 

@@ -44,7 +44,6 @@ import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranking, tie_key, top_k
 from scholarkg.errors import NotSupported
-from scholarkg.queries import run_query
 from scholarkg.store.base import GraphStore, PageRankConfig
 
 if TYPE_CHECKING:
@@ -267,8 +266,9 @@ class ProjectionSignals:
             return Ranking([], [], "popular")
         pos = self.projection.index
         deg = in_degrees(view, [pos[i] for i in pool])
-        return _ranking("popular", {i: float(d) for i, d in zip(pool, deg, strict=True) if d > 0},
-                        depth)  # fmt: skip
+        return _ranking(
+            "popular", {i: float(d) for i, d in zip(pool, deg, strict=True) if d > 0}, depth
+        )
 
 
 class ServerSignals:
@@ -291,10 +291,12 @@ class ServerSignals:
         if self._has_fastrp is None:
             from scholarkg.services.graph_embeddings import fastrp_property
 
-            rows = run_query(
-                self.store, "recommend/count_vectors", {},
-                label="Paper", prop=fastrp_property(self.fastrp_dimension),
-            )  # fmt: skip
+            rows = self.store.run_named(
+                "recommend/count_vectors",
+                {},
+                label="Paper",
+                prop=fastrp_property(self.fastrp_dimension),
+            )
             self._has_fastrp = bool(rows and int(rows[0]["n"]) > 0)
         return self._has_fastrp
 
@@ -355,9 +357,11 @@ class ServerSignals:
         gds: Any = self.store
         graph = resident_gds_graph(self.store, "Paper", ("CITES",))
         cfg = PageRankConfig(
-            PPR.damping_factor, PPR.max_iterations, PPR.tolerance,
+            PPR.damping_factor,
+            PPR.max_iterations,
+            PPR.tolerance,
             source_nodes=dict.fromkeys(seeds, 1.0),
-        )  # fmt: skip
+        )
         top = gds.personalized_top(graph.name, "Paper", cfg, depth + len(seeds) + len(exclude))
         drop = set(seeds) | exclude
         scores = {i: float(v) for i, v in top.rows if i not in drop and v > 0}
@@ -369,10 +373,12 @@ class ServerSignals:
         from scholarkg.services.graph_embeddings import fastrp_index
 
         index = fastrp_index("Paper", self.fastrp_dimension)
-        rows = run_query(
-            self.store, "rankers/dense_candidate_vectors", {"ids": [s for s, _ in pairs]},
-            label="Paper", prop=index.property,
-        )  # fmt: skip
+        rows = self.store.run_named(
+            "rankers/dense_candidate_vectors",
+            {"ids": [s for s, _ in pairs]},
+            label="Paper",
+            prop=index.property,
+        )
         vecs = {str(r["id"]): np.asarray(r["v"], np.float64) for r in rows}
         query = np.zeros(self.fastrp_dimension)
         for s, w in pairs:

@@ -27,7 +27,6 @@ import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranking
 from scholarkg.errors import InputError
-from scholarkg.queries import run_query
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
@@ -150,8 +149,7 @@ class TextSearch:
     def dense_available(self) -> bool:
         """Whether the works hold vectors of this model (``scholarkg embed nodes``)."""
         if self._dense is None:
-            rows = run_query(
-                self.store,
+            rows = self.store.run_named(
                 "recommend/count_vectors",
                 {},
                 label="Paper",
@@ -174,10 +172,12 @@ class TextSearch:
         """The stored vectors of works of the graph (the fit's queries are works)."""
         if not ids or not self.dense_available():
             return {}
-        rows = run_query(
-            self.store, "rankers/dense_candidate_vectors", {"ids": list(ids)},
-            label="Paper", prop=self.vector_property(),
-        )  # fmt: skip
+        rows = self.store.run_named(
+            "rankers/dense_candidate_vectors",
+            {"ids": list(ids)},
+            label="Paper",
+            prop=self.vector_property(),
+        )
         return {str(r["id"]): np.asarray(r["v"], dtype=np.float32) for r in rows}
 
     def dense_ranking(

@@ -31,6 +31,8 @@ from scholarkg.schema.spec import (
 
 __all__ = [
     "CORE",
+    "MARKER_LABELS",
+    "STUB",
     "FulltextIndex",
     "LookupIndex",
     "NodeKey",
@@ -55,6 +57,7 @@ CORE = SchemaPart(
             "Paper", "Author", "Venue", "CitationContext", "Chunk", "Section", "Repository",
             "Query", "Run", "MetricResult",
             "PaperAlias",  # an id of a Paper no slot holds (loaders/identity.py)
+            "Stub",  # second label of a Paper no source record described (MARKER_LABELS)
         }
     ),
     rel_types=frozenset(
@@ -89,6 +92,16 @@ CORE = SchemaPart(
     ),
     records="scholarkg.schema.records",
 )  # fmt: skip
+
+
+#: The second label of a Paper that no source record described: a work known only by an id,
+#: as someone's reference (``Paper.is_stub``). Loaders add it when they create such a node and
+#: take it off when a record describing the work is loaded (``loaders/writer.py``); queries,
+#: the Browser style and the explorer filter on it (``MATCH (p:Paper) WHERE NOT p:Stub``).
+STUB = "Stub"
+#: labels that only ever sit on a node beside its own label (never a node's only label): no
+#: key constraint of their own (the node's label has it) and not counted as nodes twice
+MARKER_LABELS = frozenset({STUB})
 
 
 def _no_families() -> tuple[SchemaPart, ...]:
@@ -148,7 +161,9 @@ def _assembled(key: Hashable) -> tuple[frozenset[str], frozenset[str], SchemaSpe
     lookups = tuple(dict.fromkeys(x for p in parts for x in p.lookups))
     fulltext = tuple(x for p in parts for x in p.fulltext)
     spec = SchemaSpec(
-        keys=tuple(NodeKey(label) for label in sorted(labels)), lookups=lookups, fulltext=fulltext
+        keys=tuple(NodeKey(label) for label in sorted(labels - MARKER_LABELS)),
+        lookups=lookups,
+        fulltext=fulltext,
     )
     return labels, rels, spec
 

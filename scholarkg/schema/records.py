@@ -227,6 +227,12 @@ class Paper(NodeRecord):
                 data["year"] = int(head)
         return data
 
+    def is_stub(self) -> bool:
+        """No source record describes this work: it is known only by an id, as someone's
+        reference (no title, no source). Such a Paper is stored with the extra label
+        ``Stub`` (``schema/ddl.STUB``), which goes when a record describing it is loaded."""
+        return self.title is None and self.source is None
+
     @field_validator("date")
     @classmethod
     def _iso_date(cls, value: str | None) -> str | None:

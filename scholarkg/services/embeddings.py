@@ -518,12 +518,10 @@ def _pages(
     Returns each node's fields, stored hash/model and whether a vector exists — never the
     vector itself, which would be the bulk of the transfer.
     """
-    from scholarkg.queries import query_text
-
-    query = query_text(store, "embeddings/node_page", label=label, prop=prop)
     after = ""
     while True:
-        rows = store.run(query, {"after": after, "limit": page_size, "fields": list(fields)})
+        params = {"after": after, "limit": page_size, "fields": list(fields)}
+        rows = store.run_named("embeddings/node_page", params, label=label, prop=prop)
         if not rows:
             return
         yield rows
@@ -544,12 +542,10 @@ def iter_node_texts(
     if not text_fields:
         raise InputError("no text fields given", field="fields")
     fields = [check_property(f) for f in text_fields]
-    from scholarkg.queries import query_text
-
-    query = query_text(store, "embeddings/node_texts_page", label=label)
     after = ""
     while True:
-        rows = store.run(query, {"after": after, "limit": page_size, "fields": fields})
+        params = {"after": after, "limit": page_size, "fields": fields}
+        rows = store.run_named("embeddings/node_texts_page", params, label=label)
         for row in rows:
             yield str(row["id"]), node_text(list(row["texts"]))
         if len(rows) < page_size:
@@ -558,9 +554,7 @@ def iter_node_texts(
 
 
 def count_nodes(store: GraphStore, label: str) -> int:
-    from scholarkg.queries import run_query
-
-    rows = run_query(store, "embeddings/count_nodes", {}, label=check_label(label))
+    rows = store.run_named("embeddings/count_nodes", {}, label=check_label(label))
     return int(rows[0]["n"]) if rows else 0
 
 

@@ -35,7 +35,6 @@ import numpy as np
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp, node_keys
 from scholarkg.graphalgo.projection import ProjectionCatalog, ProjectionKey, default_catalog
-from scholarkg.queries import run_query
 from scholarkg.schema.ddl import VectorIndex, check_label, check_property
 from scholarkg.store.base import GraphStore
 
@@ -313,8 +312,7 @@ def similar(
     fetch = k + 1
     limit = 8 * (k + 1) + 64 if not loaded_only else max(8 * (k + 1) + 64, 4096)
     while True:
-        rows = run_query(
-            store,
+        rows = store.run_named(
             "graphalgo/fastrp_similar",
             {
                 "id": node_id,
@@ -345,8 +343,7 @@ def similar(
 
 
 def _check_embedded(store: GraphStore, node_id: str, index: VectorIndex) -> None:
-    rows = run_query(
-        store,
+    rows = store.run_named(
         "graphalgo/fastrp_has_vector",
         {"id": node_id},
         label=index.label,

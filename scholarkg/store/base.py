@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from scholarkg.schema.ddl import SchemaSpec, VectorIndex
+from scholarkg.schema.ddl import MARKER_LABELS, SchemaSpec, VectorIndex
 
 #: ``progress(n_done)`` is called after each batch with the number of rows written so far.
 ProgressFn = Callable[[int], None]
@@ -58,7 +58,8 @@ class GraphCounts:
 
     @property
     def total_nodes(self) -> int:
-        return sum(self.nodes.values())
+        """Nodes, each once: a marker label (``Stub``: a second label) is not a node kind."""
+        return sum(n for label, n in self.nodes.items() if label not in MARKER_LABELS)
 
     @property
     def total_relationships(self) -> int:
@@ -114,8 +115,32 @@ class GraphStore(Protocol):
         """Run one parameterized Cypher statement; rows as dicts keyed by column name."""
         ...
 
-    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run ``queries/<name>.cypher`` (or its ``<name>.<dialect>.cypher`` variant)."""
+    @property
+    def dialect(self) -> str:
+        """The dialect of its named queries (``falkordb``, ``neo4j``): which variant of a
+        query it runs, and whether a dialect-only query exists for it
+        (``queries.has_query(name, store.dialect)``)."""
+        ...
+
+    def run_named(
+        self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
+    ) -> list[dict[str, Any]]:
+        """Run ``queries/<name>.cypher`` (or its ``<name>.<dialect>.cypher`` variant), its
+        ``{{placeholders}}`` filled from ``identifiers`` after a whitelist check
+        (``store/named.py``): the one way any named query runs."""
+        ...
+
+    def write_named(
+        self,
+        name: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+        **identifiers: str,
+    ) -> int:
+        """:meth:`write_batches` of the named query ``name`` (which reads ``$rows``), its
+        identifiers filled as :meth:`run_named` fills them; returns rows written."""
         ...
 
     def write_batches(

@@ -1,9 +1,9 @@
 """The write half of ``GraphStore``, written once for both backends.
 
-``merge_nodes``, ``merge_relationships``, ``write_batches``, ``set_vectors`` and
-``run_named`` do the same thing on FalkorDB and Neo4j: validate rows, render the shared
-openCypher (``cypher_common``) or the dialect's text, send ``UNWIND $rows`` batches and
-count what the server reports written. Only *sending* a statement differs, so a backend
+``merge_nodes``, ``merge_relationships``, ``write_batches``, ``set_vectors``,
+``run_named`` and ``write_named`` do the same thing on FalkorDB and Neo4j: validate rows,
+render the shared openCypher (``cypher_common``) or the dialect's text, send ``UNWIND $rows``
+batches and count what the server reports written. Only *sending* a statement differs, so a backend
 subclasses :class:`BatchWriteStore` and provides :meth:`_send` and :meth:`_count_written`
 (and, if it needs indexes before MERGE, :meth:`_prepare_labels`).
 """
@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from scholarkg.queries import load_query
 from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
     chunked,
@@ -27,6 +26,7 @@ from scholarkg.store.cypher_common import (
     run_batches,
     vector_rows,
 )
+from scholarkg.store.named import render_named
 
 
 class BatchWriteStore:
@@ -53,8 +53,27 @@ class BatchWriteStore:
         """Hook before MERGE on ``labels`` (FalkorDB creates the ``id`` index lazily)."""
 
     # -- shared ------------------------------------------------------------------------
-    def run_named(self, name: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        return self.run(load_query(name, self._dialect.DIALECT), params)
+    @property
+    def dialect(self) -> str:
+        """The dialect of the named queries this store runs (``falkordb``, ``neo4j``)."""
+        return str(self._dialect.DIALECT)
+
+    def run_named(
+        self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
+    ) -> list[dict[str, Any]]:
+        return self.run(render_named(name, self.dialect, identifiers), params)
+
+    def write_named(
+        self,
+        name: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+        **identifiers: str,
+    ) -> int:
+        query = render_named(name, self.dialect, identifiers)
+        return self.write_batches(query, rows, batch_size=batch_size, progress=progress)
 
     def write_batches(
         self,

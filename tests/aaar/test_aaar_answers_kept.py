@@ -184,7 +184,7 @@ def test_weakness_gold_from_the_files_is_the_graphs(store: GraphStore, tmp_path:
     write_records(store, [r for _, g in aaar_groups("weakness", folder) for r in g])
     task = WeaknessTask(encoder=KeywordEncoder(), itf_encoder=KeywordEncoder())
     from_graph = {i.id: i.data["reviewers"] for i in task.build_instances(store, {})}
-    from_files = {i.id: i.data["reviewers"] for i in task.instances_from_folder(folder)}
+    from_files = {i.id: i.data["reviewers"] for i in task.released_instances(folder)}
     assert set(from_graph) == set(from_files)
     for pid, reviewers in from_files.items():
         assert [r for r in reviewers if r] == [r for r in from_graph[pid] if r], pid

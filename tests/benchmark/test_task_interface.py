@@ -17,18 +17,10 @@ from _fakes import RecordingStore
 from scholarkg.benchmark import registry
 from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
+from scholarkg.benchmark.results import ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import (
-    Answers,
-    AnswerSource,
-    BenchmarkTask,
-    Instance,
-    ReportLayout,
-    TaskMetric,
-    TaskOption,
-    TaskResult,
-)
+from scholarkg.benchmark.task import Answers, AnswerSource, BenchmarkTask, Instance, TaskOption
 from scholarkg.commands.task_args import parse_task_args
 from scholarkg.errors import InputError, NotSupported, TaskNotFound
 from scholarkg.store.base import GraphStore

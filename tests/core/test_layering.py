@@ -11,7 +11,8 @@ never one above, with no exceptions list:
 * base (``errors``, ``textio``, ``textnorm``, ``config``, ``codegraph``, ``console``), then
   ``schema`` (the graph model as data: it imports nothing above it; the families' catalog
   registers their schema parts with the DDL), then the families' declarations and catalog
-  (``family``, ``families``), then ``store`` with its named ``queries``;
+  (``family``, ``families``), then the named Cypher files (``queries``: files and dialect
+  names, nothing of a store), then ``store``, which runs them;
 * over the store: ``loaders``, ``graphalgo``, ``leaderboards``, ``services``; then
   ``synthetic`` (corpora in the real formats, read back by the loaders);
 * ``benchmark`` (task interface, runner, runs, rankers, metrics), then the families' packages
@@ -129,8 +130,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scholarkg.schema",),
     # the families' declarations and their catalog (registers their schema parts)
     ("scholarkg.family", "scholarkg.families"),
-    # the databases, and the named Cypher they run
-    ("scholarkg.store", "scholarkg.queries"),
+    # the named Cypher, as files in their dialect variants (nothing of the stores)
+    ("scholarkg.queries",),
+    # the databases: they run the named Cypher
+    ("scholarkg.store",),
     # what builds on a store: loading files, graph algorithms, leaderboards, models
     ("scholarkg.loaders", "scholarkg.graphalgo", "scholarkg.leaderboards", "scholarkg.services"),
     # synthetic corpora, written in the real formats and read back by the loaders

@@ -31,6 +31,21 @@ def test_unknown_or_unanswered_queries_fail() -> None:
         store.run("MATCH (n) RETURN n")
 
 
+def test_answers_templated_queries_and_checks_their_identifiers() -> None:
+    """Library code that fills a query's ``{{placeholders}}`` (the node counts of the
+    embedding service here) runs on the double like any other: identifiers are kept, and
+    refused as the real stores refuse them."""
+    from scholarkg.services.embeddings import count_nodes
+
+    store = RecordingStore({"embeddings/count_nodes": [{"n": 7}]})
+    assert count_nodes(store, "Paper") == 7
+    assert store.identifiers == [("embeddings/count_nodes", {"label": "Paper"})]
+    with pytest.raises(InputError, match="unknown node label"):
+        store.run_named("embeddings/count_nodes", {}, label="Paper) DETACH DELETE (x")
+    with pytest.raises(InputError, match="missing"):
+        store.run_named("embeddings/count_nodes", {})
+
+
 def test_writes_are_checked_against_the_schema_whitelists() -> None:
     store = RecordingStore()
     assert store.merge_nodes("Leaderboard", [{"id": "lb:1", "name": None}]) == 1

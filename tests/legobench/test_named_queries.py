@@ -10,6 +10,7 @@ import pytest
 
 from scholarkg import queries
 from scholarkg.errors import InputError
+from scholarkg.store.named import render_named
 
 ROOT = Path(queries.__file__).resolve().parents[1]
 
@@ -49,20 +50,22 @@ def test_templated_queries_declare_examples_and_check_identifiers() -> None:
         text = queries.load_query(name, "falkordb")
         wanted = queries.placeholders(text)
         assert set(queries.example_identifiers(text)) == set(wanted), name
-    text = queries.render_query(
+    text = render_named(
         "legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "COMPARES_WITH", "weight": "w_x"}
     )
     assert "[r:COMPARES_WITH]" in text and "SET r.w_x = row.w" in text
     with pytest.raises(InputError, match="unknown relationship type"):
-        queries.render_query(
-            "legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "X]-(", "weight": "w"}
-        )
+        render_named("legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "X]-(", "weight": "w"})
     with pytest.raises(InputError, match="invalid property name"):
-        queries.render_query(
+        render_named(
             "legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "CITES", "weight": "w} x"}
         )
     with pytest.raises(InputError, match="missing"):
-        queries.render_query("legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "CITES"})
+        render_named("legobench/rpg_set_edge_weights", "neo4j", {"rel_type": "CITES"})
+    # a key the query does not take is refused by name, whatever its value
+    extra = {"label": "Paper", "prop": "pr", "label2": "X]-("}
+    with pytest.raises(InputError, match=r"unexpected \['label2'\]"):
+        render_named("graphalgo/set_node_scores", "neo4j", extra)
     # a bare name resolves to the one family folder holding it (callers from before the move)
     assert queries.load_query("rpg_leaderboards", "neo4j") == queries.load_query(
         "legobench/rpg_leaderboards", "neo4j"

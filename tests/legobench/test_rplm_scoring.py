@@ -304,3 +304,28 @@ def test_answer_column_finds_one_named_suffix_column() -> None:
         with pytest.raises(InputError, match="exactly one answer column") as info:
             answer_column(bad, "c.xlsx")
         assert (info.value.path, info.value.line, info.value.field) == ("c.xlsx", 1, "_gen_rank")
+
+
+@pytest.mark.parametrize("protocol", ["clean", "legobench-paper"])
+def test_the_task_scores_the_workbooks_as_the_file_scorer_does(
+    files: dict[str, Path], protocol: str
+) -> None:
+    """``bench score legobench-rplm`` goes through the task's one file-scoring recipe (gold
+    rows as instances, the workbook's answers read against them, the task's ``score``): the
+    numbers of the file scorer above, per row by position."""
+    from scholarkg.benchmark.tasks.legobench.task import RPLMTask
+
+    s = score_rplm_files(files["gold"], files["api"], protocol=protocol)
+    result = RPLMTask().score_files(files["gold"], files["api"], {"protocol": protocol})
+    assert result.aggregate["CIS"] == pytest.approx(s.cis)
+    assert result.aggregate["CP"] == pytest.approx(s.cp)
+    assert result.aggregate["n_complete"] == s.n_complete
+    assert list(result.per_instance) == [str(k) for k in range(6)]
+    assert [r["complete"] for r in result.per_instance.values()] == [
+        1.0 if rec["complete"] else 0.0 for rec in s.per_instance
+    ]
+    short = fx.write_open_layout(
+        files["gold"].parent / "short.xlsx", "sh", fx.ANSWERS_OPEN[:5], fx.ROWS[:5]
+    )
+    with pytest.raises(InputError, match="5 answer rows"):
+        RPLMTask().score_files(files["gold"], short, {})

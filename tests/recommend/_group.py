@@ -96,15 +96,3 @@ def text_of(work: dict[str, Any]) -> str:
     """The work's title and abstract as a user would paste them."""
     positions = {p: word for word, ps in work["abstract_inverted_index"].items() for p in ps}
     return work["title"] + "\n" + " ".join(positions[p] for p in sorted(positions))
-
-
-def mark_stubs(store: Any) -> int:
-    """The ``Stub`` contract on a graph loaded before the loaders set it: Papers no source
-    record described (no title, no source) get the label. A no-op once the loaders mark
-    stubs themselves (returns how many it marked)."""
-    if store.run("MATCH (p:Stub) RETURN count(p) AS n")[0]["n"]:
-        return 0
-    rows = store.run(
-        "MATCH (p:Paper) WHERE p.title IS NULL AND p.source IS NULL SET p:Stub RETURN count(p) AS n"
-    )
-    return int(rows[0]["n"])

@@ -11,17 +11,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _group import group_works, mark_stubs, write_group
+from _group import group_works, write_group
 
 
 def load_group(store: Any, path: Path) -> None:
-    """``scholarkg load openalex FILE`` into the store's graph (in-process CLI), then the stub
-    contract (label ``Stub``) where the loaders do not set it yet."""
+    """``scholarkg load openalex FILE`` into the store's graph (in-process CLI): the works the
+    records cite but do not describe become stubs (label ``Stub``), as for a user."""
     from _cli import cli_ok
 
     backend = "neo4j" if store.backend == "neo4j" else "embedded"
     cli_ok(["--backend", backend, "--graph", store.graph, "load", "openalex", str(path)])
-    mark_stubs(store)
 
 
 @pytest.fixture

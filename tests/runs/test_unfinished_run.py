@@ -18,18 +18,10 @@ from typing import Any
 import pytest
 
 from scholarkg.benchmark.metrics.ir import evaluate
+from scholarkg.benchmark.results import ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import (
-    Answers,
-    AnswerSource,
-    BenchmarkTask,
-    Instance,
-    ReportLayout,
-    StageProgress,
-    TaskMetric,
-    TaskResult,
-)
+from scholarkg.benchmark.task import Answers, AnswerSource, BenchmarkTask, Instance, StageProgress
 from scholarkg.errors import ServerError
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.server import EmbeddedServer

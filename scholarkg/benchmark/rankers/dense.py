@@ -22,7 +22,6 @@ import numpy as np
 from scholarkg.benchmark.metrics.similarity import l2_normalise
 from scholarkg.benchmark.rankers.base import Ranker, rank_pool, split_candidates, top_k
 from scholarkg.errors import InputError
-from scholarkg.queries import run_query
 from scholarkg.services.embeddings import (
     Embedder,
     embedder_settings,
@@ -181,8 +180,8 @@ class StoreDenseRanker(Ranker[str]):
             # id order, the ranking is the same on every backend (ties by id).
             hits = self.store.vector(self.index, q.tolist(), k=k)
             candidates = sorted(h.id for h in hits)
-        rows = run_query(
-            self.store, "rankers/dense_candidate_vectors", {"ids": list(candidates)},
+        rows = self.store.run_named(
+            "rankers/dense_candidate_vectors", {"ids": list(candidates)},
             label=self.index.label, prop=self.property,
         )  # fmt: skip
         found: dict[str, Any] = {str(r["id"]): r["v"] for r in rows}

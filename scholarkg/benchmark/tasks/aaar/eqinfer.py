@@ -15,17 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import read_eqinfer_predictions
 from scholarkg.benchmark.tasks.aaar.scoring import score_eqinfer
@@ -121,8 +118,7 @@ class EqInferTask(AaarTaskBase):
         template = self.prompt("eqinfer")
         if source.kind == "predictions":
             assert source.path is not None
-            replies = self.read_predictions(source.path, instances)
-            return Answers({i: {IMPORTED: r} for i, r in replies.items()}, source,
+            return Answers(self.read_predictions(source.path, instances), source,
                            params={"path": str(source.path)},
                            models=file_models(source.path))  # fmt: skip
         by: dict[str, dict[str, str]] = {i.id: {} for i in instances}
@@ -137,7 +133,14 @@ class EqInferTask(AaarTaskBase):
         return Answers(by, source, params=dict(options), models={"llm": source.client.model},
                        extra={"usage": usage}, prompts={"eqinfer": template.text})  # fmt: skip
 
-    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[str, str | None]:
+    def read_predictions(
+        self, path: Path, instances: Sequence[Instance]
+    ) -> dict[str, dict[str, str | None]]:
+        """Each item's reply, as the one budget :data:`IMPORTED` (a file holds one reply per
+        item, at whatever context the run that wrote it used)."""
+        return {i: {IMPORTED: r} for i, r in self._replies(path, instances).items()}
+
+    def _replies(self, path: Path, instances: Sequence[Instance]) -> dict[str, str | None]:
         preds = read_eqinfer_predictions(path)
         if preds.by_position is not None:
             ordered = sorted(instances, key=lambda i: i.data["idx"])
@@ -216,22 +219,11 @@ class EqInferTask(AaarTaskBase):
             files.append(plot_curve(curve, Path(out_dir) / "context_curve.png"))
         return files
 
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
+    def released_instances(self, data: Path) -> list[Instance]:
         from scholarkg.loaders.aaar import eqinfer_file, parse_eqinfer
 
-        items = parse_eqinfer(eqinfer_file(Path(data)))
-        instances = [Instance(it.uid, {"idx": it.index, "answer": it.answer}) for it in items]
-        replies = self.read_predictions(Path(predictions), instances)
-        if only_answered:
-            instances = [i for i in instances if i.id in replies]
-        return score_eqinfer({i.id: i.data["answer"] for i in instances}, replies)
+        items = parse_eqinfer(eqinfer_file(data))
+        return [Instance(it.uid, {"idx": it.index, "answer": it.answer}) for it in items]
 
 
 def plot_curve(curve: Mapping[str, float | None], path: Path) -> Path:

@@ -19,17 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.benchmark.metrics.lists import parse_numbered_list
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import (
     ExpDesignPrediction,
@@ -155,9 +152,7 @@ class ExpDesignTask(AaarTaskBase):
                            models={"encoder": enc_name})  # fmt: skip
         if source.kind == "predictions":
             assert source.path is not None
-            preds = read_expdesign_predictions(source.path)
-            aliases = {i.id: [i.data.get("arxiv_id") or i.id] for i in instances}
-            return Answers(match_ids(preds, aliases, what="ExpDesign paper"), source,
+            return Answers(self.read_predictions(source.path, instances), source,
                            params={"path": str(source.path)},
                            models={**file_models(source.path), "encoder": enc_name})  # fmt: skip
         open_model = bool(options["open_model"])
@@ -243,29 +238,18 @@ class ExpDesignTask(AaarTaskBase):
             encoder=encoder,
         )
 
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
+    def released_instances(self, data: Path) -> list[Instance]:
         from scholarkg.loaders.aaar import parse_folder
 
-        resolved = self.resolve_options(options)
-        papers = parse_folder(Path(data), "expdesign")
-        instances = [
+        return [
             Instance(
                 p.graph_id,
                 {"arxiv_id": p.id, "experiments": p.experiments, "explanations": p.explanations},
             )
-            for p in papers
+            for p in parse_folder(data, "expdesign")
         ]
-        preds = match_ids(read_expdesign_predictions(Path(predictions)),
-                          {i.id: [i.data["arxiv_id"]] for i in instances},
-                          what="ExpDesign paper")  # fmt: skip
-        if only_answered:
-            instances = [i for i in instances if i.id in preds]
-        return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
-                          resolved)  # fmt: skip
+
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[str, Any]:
+        """Each paper's predicted experiments, by graph id or arXiv id."""
+        aliases = {i.id: [i.data.get("arxiv_id") or i.id] for i in instances}
+        return match_ids(read_expdesign_predictions(path), aliases, what="ExpDesign paper")

@@ -17,17 +17,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import (
     ReviewPrediction,
@@ -273,31 +270,18 @@ class ReviewCritiqueTask(AaarTaskBase):
             bertscore_layers=int(options["bertscore_layers"]),
         )  # fmt: skip
 
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
+    def released_instances(self, data: Path) -> list[Instance]:
         from scholarkg.loaders.aaar import parse_reviewcritique
 
-        resolved = self.resolve_options(options)
         instances = []
-        for p in parse_reviewcritique(Path(data)):
+        for p in parse_reviewcritique(data):
             reviews = {r.key: {"segments": [s.text for s in r.segments],
                                "deficient": [s.deficient for s in r.segments],
                                "explanations": [s.explanation for s in r.segments]}
                        for r in p.reviews}  # fmt: skip
             instances.append(Instance(p.id, {"title": p.title, "line": p.line,
                                              "reviews": reviews}))  # fmt: skip
-        preds = self.read_predictions(Path(predictions), instances)
-        if only_answered:
-            papers = {paper for paper, _ in preds}
-            instances = [i for i in instances if i.id in papers]
-        return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
-                          resolved)  # fmt: skip
+        return instances
 
 
 def _numbered(segments: Sequence[str]) -> str:

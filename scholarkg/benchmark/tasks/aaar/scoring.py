@@ -27,7 +27,8 @@ from scholarkg.benchmark.metrics.classification import (
 from scholarkg.benchmark.metrics.generation import aligned_list_rouge, bertscore, rouge
 from scholarkg.benchmark.metrics.lists import itf_idf, s_match, s_scores, sn_scores
 from scholarkg.benchmark.metrics.similarity import Encoder
-from scholarkg.benchmark.task import TaskResult, scoring_progress
+from scholarkg.benchmark.results import TaskResult
+from scholarkg.benchmark.task import scoring_progress
 from scholarkg.errors import InputError
 
 PCT = 100.0

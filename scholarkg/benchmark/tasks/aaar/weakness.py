@@ -16,17 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.benchmark.metrics.lists import parse_numbered_list
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.aaar.predictions import read_weakness_predictions
 from scholarkg.benchmark.tasks.aaar.scoring import score_weakness
@@ -153,9 +150,7 @@ class WeaknessTask(AaarTaskBase):
         enc = {"encoder": self._name(options, itf=False), "itf_idf": self._name(options, itf=True)}
         if source.kind == "predictions":
             assert source.path is not None
-            preds = read_weakness_predictions(source.path)
-            aliases = {i.id: [i.data["release_id"]] for i in instances}
-            return Answers(match_ids(preds, aliases, what="Weakness paper"), source,
+            return Answers(self.read_predictions(source.path, instances), source,
                            params={"path": str(source.path)},
                            models={**file_models(source.path), **enc})  # fmt: skip
         template = self.prompt("weakness")
@@ -200,7 +195,7 @@ class WeaknessTask(AaarTaskBase):
             itf_encoder=itf,
         )
 
-    def instances_from_folder(self, data: Path) -> list[Instance]:
+    def released_instances(self, data: Path) -> list[Instance]:
         """The instances of a released Weakness folder, each reviewer's weaknesses as the graph
         stores them (the record layer's cleaning, whitespace stripped), so a run's answers
         rescore from the released files to exactly the run's numbers."""
@@ -216,23 +211,10 @@ class WeaknessTask(AaarTaskBase):
             for p in parse_folder(data, "weakness")
         ]  # fmt: skip
 
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
-        resolved = self.resolve_options(options)
-        instances = self.instances_from_folder(Path(data))
-        preds = match_ids(read_weakness_predictions(Path(predictions)),
-                          {i.id: [i.data["release_id"]] for i in instances},
-                          what="Weakness paper")  # fmt: skip
-        if only_answered:
-            instances = [i for i in instances if i.id in preds]
-        return self.score(instances, Answers(preds, AnswerSource.predictions(predictions)),
-                          resolved)  # fmt: skip
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[str, Any]:
+        """Each paper's predicted weaknesses, by graph id or the release's paper id."""
+        aliases = {i.id: [i.data["release_id"]] for i in instances}
+        return match_ids(read_weakness_predictions(path), aliases, what="Weakness paper")
 
 
 def _reviewer_order(key: str) -> tuple[int, str]:

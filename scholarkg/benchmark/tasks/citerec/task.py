@@ -33,17 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.benchmark.metrics.ir import evaluate
+from scholarkg.benchmark.results import ReportLayout, Score, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
-    ReportLayout,
-    Score,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.citerec.recommenders import RANKERS, ContextQuery, LearnedFusion
 from scholarkg.errors import InputError

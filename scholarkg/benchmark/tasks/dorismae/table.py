@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scholarkg.benchmark.outputs import published_rows
-from scholarkg.benchmark.task import PublishedRow, ReportLayout
+from scholarkg.benchmark.results import PublishedRow, ReportLayout
 
 
 def published_for(layout: ReportLayout, configuration: Mapping[str, Any]) -> list[PublishedRow]:

@@ -41,17 +41,14 @@ from scholarkg.benchmark.metrics.dorismae import (
 from scholarkg.benchmark.metrics.stats import bootstrap_ci
 from scholarkg.benchmark.rankers.base import Ranker, Ranking, RunQuery, RunRanker
 from scholarkg.benchmark.rankers.fusion import RRF_K, RunFusion, comb_sum
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.dorismae import rankers as R
 from scholarkg.errors import InputError, NotSupported

@@ -24,18 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scholarkg.benchmark.metrics.ranking import MATCHERS, PROTOCOLS
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import parse_query
@@ -490,27 +487,26 @@ class RPLMTask(LLMLeaderboardTask):
             prompts, self.answer_texts(instances, answers), protocol=options["protocol"],
             matcher=options["matcher"],
         )  # fmt: skip
-        per = {prompts[rec["index"]].id: _rplm_instance(rec) for rec in scores.per_instance}
+        per = {instances[rec["index"]].id: _rplm_instance(rec) for rec in scores.per_instance}
         return _rplm_result(scores, per)
 
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
-        """``--data rplm.xlsx --predictions <stem>.xlsx``: the released layout (§4); the
-        workbooks answer every row, so ``only_answered`` changes nothing."""
-        from scholarkg.benchmark.tasks.legobench.rplm_scoring import score_rplm_files
+    def released_instances(self, data: Path) -> list[Instance]:
+        """The rows of the released ``rplm.xlsx``, by position (the released answer workbooks
+        carry no other key, §4)."""
+        from scholarkg.loaders.legobench_rplm import read_rplm_gold
 
-        opts = self.resolve_options(options)
-        scores = score_rplm_files(
-            data, predictions, protocol=opts["protocol"], matcher=opts["matcher"]
-        )
-        per = {str(rec["index"]): _rplm_instance(rec) for rec in scores.per_instance}
-        return _rplm_result(scores, per)
+        return [Instance(str(k), {"rplm": g}) for k, g in enumerate(read_rplm_gold(data))]
+
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[str, Any]:
+        """The ``<stem>_gen_rank`` answers of a released workbook, aligned by position with
+        ``instances`` (the gold sheet's rows; InputError when the rows or their GT differ). A
+        workbook answers every row (a blank cell is ``None``)."""
+        from scholarkg.benchmark.tasks.legobench.rplm_scoring import check_alignment
+        from scholarkg.loaders.legobench_rplm import read_rplm_responses
+
+        _stem, responses = read_rplm_responses(path)
+        check_alignment([i.data["rplm"] for i in instances], responses, path)
+        return {i.id: r.text for i, r in zip(instances, responses, strict=True)}
 
 
 def _rplm_instance(rec: Mapping[str, Any]) -> dict[str, float | None]:

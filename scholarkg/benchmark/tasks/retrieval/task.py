@@ -64,16 +64,14 @@ from scholarkg.benchmark.rankers.base import Ranker
 from scholarkg.benchmark.rankers.dense import DenseRanker
 from scholarkg.benchmark.rankers.fusion import RRF_K, FusionRanker
 from scholarkg.benchmark.rankers.rocchio import ROCCHIO_DOCS
+from scholarkg.benchmark.results import ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.retrieval.querytext import (
     QUERY_MODES,

@@ -16,24 +16,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
     Answers,
     AnswerSource,
     BenchmarkTask,
     Instance,
     PredictionFormat,
-    PublishedRow,
-    ReportLayout,
     StageProgress,
-    TaskMetric,
     TaskOption,
-    TaskResult,
 )
 from scholarkg.benchmark.tasks.scireplicate.scoring import (
     JUDGES,
     read_judgements,
-    read_predictions,
     score_answers,
+)
+from scholarkg.benchmark.tasks.scireplicate.scoring import (
+    read_predictions as read_code_predictions,
 )
 from scholarkg.benchmark.tasks.scireplicate.step_vectors import EMBEDDING_BACKENDS, step_encoder
 from scholarkg.errors import InputError
@@ -297,7 +296,7 @@ class ScireplicateTask(BenchmarkTask):
     def _instance(spec: TaskSpec) -> Instance:
         return Instance(id=spec.uid, data={"spec": spec})
 
-    def instances_from_file(self, data: Path) -> list[Instance]:
+    def released_instances(self, data: Path) -> list[Instance]:
         return [self._instance(t) for p in read_benchmark(data) for t in p.tasks]
 
     # -- answers -----------------------------------------------------------------------
@@ -310,22 +309,20 @@ class ScireplicateTask(BenchmarkTask):
         progress: StageProgress | None = None,
     ) -> Answers:
         if source.kind == "predictions":
-            return self._predicted_answers(instances, source)
+            from scholarkg.benchmark.runner import predictions_model
+
+            assert source.path is not None
+            model = predictions_model(source.path)
+            return Answers(by_instance=self.read_predictions(source.path, instances),
+                           source=source, models={"llm": model} if model else {})  # fmt: skip
         specs = [i.data["spec"] for i in instances]
         from scholarkg.benchmark.tasks.scireplicate.agent import generate_answers
 
         return generate_answers(store, specs, source, options, progress=progress)
 
-    def _predicted_answers(self, instances: Sequence[Instance], source: AnswerSource) -> Answers:
-        """The answers of a predictions ``source``: read from its file, no store needed."""
-        specs = [i.data["spec"] for i in instances]
-        assert source.path is not None
-        codes = read_predictions(source.path, {s.key: s for s in specs})
-        from scholarkg.benchmark.runner import predictions_model
-
-        model = predictions_model(source.path)
-        return Answers(by_instance=codes, source=source,
-                       models={"llm": model} if model else {})  # fmt: skip
+    def read_predictions(self, path: Path, instances: Sequence[Instance]) -> dict[str, Any]:
+        """Each task's generated code, by (paper, task) index (no store needed)."""
+        return read_code_predictions(path, {i.data["spec"].key: i.data["spec"] for i in instances})
 
     def prediction_rows(
         self, instances: Sequence[Instance], answers: Answers
@@ -387,20 +384,3 @@ class ScireplicateTask(BenchmarkTask):
             recall_api=counts["api_annotated"],
         )
         return TaskResult(aggregate=aggregate, per_instance=per_task, n=n)
-
-    def score_files(
-        self,
-        data: Path,
-        predictions: Path,
-        options: Mapping[str, Any],
-        *,
-        only_answered: bool = False,
-    ) -> TaskResult:
-        """``bench score scireplicate --data Data.json --predictions PRED.jsonl``: no store."""
-        resolved = self.resolve_options(options)
-        instances = self.instances_from_file(Path(data))
-        source = AnswerSource.predictions(predictions)
-        answers = self._predicted_answers(instances, source)
-        if only_answered:
-            instances = [i for i in instances if i.id in answers.by_instance]
-        return self.score(instances, answers, resolved)

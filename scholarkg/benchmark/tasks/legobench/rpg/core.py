@@ -50,7 +50,6 @@ import numpy as np
 
 from scholarkg.benchmark.metrics.ranking import concordant_pairs, evaluate_rankings
 from scholarkg.errors import InputError
-from scholarkg.queries import query_text, run_query
 from scholarkg.schema.ddl import check_property, check_rel_type
 from scholarkg.services.embeddings import (
     Embedder,
@@ -322,7 +321,7 @@ class PaperVectors:
 
     def _fetch(self, ids: list[str]) -> None:
         p = self.prop
-        rows = run_query(self.store, "legobench/rpg_paper_vectors", {"ids": ids}, prop=p)
+        rows = self.store.run_named("legobench/rpg_paper_vectors", {"ids": ids}, prop=p)
         todo: list[tuple[str, str, str]] = []
         for row in rows:
             text = node_text([row["title"], row["abstract"]])
@@ -367,8 +366,8 @@ def ensure_edge_weights(
     todo: list[tuple[str, str]] = []
     for start in range(0, len(node_ids), 10_000):
         page = list(node_ids[start : start + 10_000])
-        rows = run_query(
-            store, "legobench/rpg_unweighted_edges", {"ids": page}, rel_type=rel_type, weight=wp
+        rows = store.run_named(
+            "legobench/rpg_unweighted_edges", {"ids": page}, rel_type=rel_type, weight=wp
         )
         todo.extend((str(r["s"]), str(r["t"])) for r in rows if str(r["t"]) in members)
     if not todo:
@@ -381,8 +380,9 @@ def ensure_edge_weights(
             rows_out.append({"s": s, "t": t, "w": max(-1.0, min(1.0, w))})
     if not rows_out:
         return 0
-    query = query_text(store, "legobench/rpg_set_edge_weights", rel_type=rel_type, weight=wp)
-    return store.write_batches(query, rows_out, batch_size=5_000)
+    return store.write_named(
+        "legobench/rpg_set_edge_weights", rows_out, batch_size=5_000, rel_type=rel_type, weight=wp
+    )
 
 
 # --------------------------------------------------------------------------- scoring

@@ -1,0 +1,105 @@
+"""Every field a user's file carries, or a clear refusal: OpenAlex's plain-text ``abstract``
+(what client tools write), the Semantic Scholar Graph API's paper JSON given to ``load s2``
+(one paper, a list, a ``{"data": [...]}`` page), and no exit 0 after storing nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from _catalogue_works import openalex_work, write_openalex
+from _cli import runner
+
+from scholarkg.cli import app
+from scholarkg.loaders import openalex
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+
+def test_a_plain_abstract_is_kept_and_the_inverted_index_wins(tmp_path: Path) -> None:
+    plain = openalex_work(2, abstract="Ids  everywhere.")
+    assert openalex.parse_work(plain, path=tmp_path, line=1).paper.abstract == "Ids  everywhere."
+    both = openalex_work(1, abstract="something else")
+    rebuilt = "one graph per work of the record"
+    assert openalex.parse_work(both, path=tmp_path, line=1).paper.abstract == rebuilt
+    from scholarkg.errors import InputError
+
+    try:
+        openalex.parse_work(openalex_work(2, abstract=["x"]), path=tmp_path, line=4)
+    except InputError as err:
+        assert (err.line, err.field) == (4, "abstract")
+    else:
+        raise AssertionError("a list abstract was accepted")
+
+
+def test_load_openalex_keeps_plain_abstracts_on_both_paths(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    write_openalex(tmp_path / "a", [openalex_work(2, abstract="Plain text.")])
+    res = runner.invoke(app, ["load", "openalex", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    rows = store.run("MATCH (p:Paper {openalex_id: 'W2'}) RETURN p.abstract AS a")
+    assert rows == [{"a": "Plain text."}]
+
+
+def _graph_api_paper(n: int, **over: Any) -> dict[str, Any]:
+    """A paper as the S2 Graph API returns it with fields=… (camelCase; we made it up)."""
+    paper = {
+        "paperId": f"{n:040x}",
+        "corpusId": 1000 + n,
+        "externalIds": {"DOI": f"10.5555/S2.{n}", "CorpusId": 1000 + n},
+        "title": f"Graph API paper {n}",
+        "abstract": f"Abstract {n}.",
+        "year": 2023,
+        "publicationDate": "2023-05-01",
+        "citationCount": 7,
+        "referenceCount": 3,
+        "isOpenAccess": True,
+        "authors": [{"authorId": f"9{n}", "name": "Grace Hopper"}],
+    }
+    paper.update(over)
+    return paper
+
+
+def test_load_s2_reads_the_graph_api_paper_json(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(_graph_api_paper(1)), encoding="utf-8")
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"total": 2, "data": [_graph_api_paper(2), _graph_api_paper(3)]}))
+    lines = tmp_path / "pages.jsonl"
+    lines.write_text(json.dumps({"data": [_graph_api_paper(4)]}) + "\n")
+    for path in (one, page, lines):
+        res = runner.invoke(app, ["load", "s2", "--papers", str(path)])
+        assert res.exit_code == 0, res.output
+    rows = store.run(
+        "MATCH (p:Paper) RETURN p.id AS id, p.corpus_id AS c, p.abstract AS a, "
+        "p.s2_paper_id AS sha, p.citation_count AS n, p.is_open_access AS oa ORDER BY c"
+    )
+    assert [r["c"] for r in rows] == [1001, 1002, 1003, 1004]
+    assert rows[0] == {
+        "id": "doi:10.5555/s2.1",
+        "c": 1001,
+        "a": "Abstract 1.",
+        "sha": f"{1:040x}",
+        "n": 7,
+        "oa": True,
+    }
+    authors = store.run("MATCH (:Paper)-[:AUTHORED_BY]->(a:Author) RETURN DISTINCT a.id AS id")
+    assert sorted(r["id"] for r in authors) == [f"s2author:9{n}" for n in (1, 2, 3, 4)]
+
+
+def test_load_s2_refuses_graph_api_papers_without_a_corpus_id(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """The API's default answer has paperId and title only: nothing to key the paper by, so
+    the load ends non-zero naming the field and what to request, and stores nothing."""
+    path = tmp_path / "default-fields.json"
+    path.write_text(json.dumps({"data": [{"paperId": "a" * 40, "title": "T"}]}))
+    res = runner.invoke(app, ["load", "s2", "--papers", str(path)])
+    assert res.exit_code != 0
+    message = str(res.exception)
+    assert "nothing stored" in message and "fields=corpusId" in message, message
+    assert "default-fields.json:line 1 (field 'corpusId')" in message
+    assert store.counts().total_nodes == 0

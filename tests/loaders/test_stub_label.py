@@ -1,0 +1,121 @@
+"""Stubs as a kind: a Paper no source record described (known only as someone's reference)
+carries the second label ``Stub`` while, and only while, no record describes it; on both
+backends, on the incremental and the bulk path, and after the one-shot upgrade of an old
+graph (``scholarkg load mark-stubs``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _catalogue_works import crossref_item, openalex_work, write_crossref, write_openalex
+from _cli import runner
+
+from scholarkg.cli import app
+from scholarkg.config import Settings
+from scholarkg.loaders import crossref, openalex
+from scholarkg.loaders.identity import IdentityResolver, mark_existing_stubs
+from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.loaders.writer import write_records
+from scholarkg.schema.records import Paper
+from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+
+def _load(store: GraphStore, settings: Settings, path: Path, kind: str = "openalex") -> None:
+    read = openalex.read_works if kind == "openalex" else crossref.read_works
+    resolver = IdentityResolver(store, chunk=50)
+    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
+    run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
+    resolver.finish()
+
+
+def _labels(store: GraphStore) -> dict[str, bool]:
+    """Each Paper's OpenAlex id (or id) → whether it carries Stub."""
+    rows = store.run("MATCH (p:Paper) RETURN p.openalex_id AS w, p.id AS id, p:Stub AS stub")
+    return {str(r["w"] or r["id"]): bool(r["stub"]) for r in rows}
+
+
+def test_references_are_stubs_until_a_record_describes_them(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    _load(any_store, settings, write_openalex(tmp_path / "a", [openalex_work(1)]))
+    # W1 cites W2, W3 and W9: known only by their OpenAlex ids
+    assert _labels(any_store) == {"W1": False, "W2": True, "W3": True, "W9": True}
+    counts = any_store.counts()
+    assert counts.nodes["Stub"] == 3 and counts.nodes["Paper"] == 4
+    assert counts.total_nodes == sum(n for k, n in counts.nodes.items() if k != "Stub")
+    # the stub matches by label, and a query over loaded works leaves it out
+    titled = any_store.run("MATCH (p:Paper) WHERE NOT p:Stub RETURN p.title AS t")
+    assert titled == [{"t": "Graphs of the scholarly record"}]
+
+    _load(any_store, settings, write_openalex(tmp_path / "b", [openalex_work(2)]))
+    assert _labels(any_store) == {"W1": False, "W2": False, "W3": True, "W9": True}
+    # reloading the citing work (its stubs are sent again) leaves the described W2 alone
+    _load(any_store, settings, write_openalex(tmp_path / "c", [openalex_work(1)]))
+    assert _labels(any_store) == {"W1": False, "W2": False, "W3": True, "W9": True}
+
+
+def test_a_merge_of_a_stub_into_a_described_work_leaves_no_stub(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Crossref's W1 cites j2 (a stub "doi:10.1000/j2"); OpenAlex's W1 cites W2 (another stub,
+    "openalex:W2"); OpenAlex's record of W2 names both ids: the two merge into a described
+    node, whichever of them survives."""
+    _load(any_store, settings, write_crossref(tmp_path / "c.json", [crossref_item(1)]), "crossref")
+    _load(any_store, settings, write_openalex(tmp_path / "a", [openalex_work(1)]))
+    _load(any_store, settings, write_openalex(tmp_path / "b", [openalex_work(2)]))
+    rows = any_store.run(
+        "MATCH (p:Paper) WHERE p.doi = '10.1000/j2' OR p.openalex_id = 'W2' "
+        "RETURN p.id AS id, p:Stub AS stub, p.title AS title"
+    )
+    title = "Identifiers across catalogues"
+    assert rows == [{"id": "doi:10.1000/j2", "stub": False, "title": title}]
+
+
+def test_a_stub_and_its_record_in_one_batch_in_either_order(any_store: GraphStore) -> None:
+    described = Paper(doi="10.1/a", title="A", source="test")
+    stub = Paper(doi="10.1/a")
+    write_records(any_store, [stub, described, Paper(doi="10.1/b")])
+    write_records(any_store, [described.model_copy(update={"doi": "10.1/c", "id": "doi:10.1/c"})])
+    write_records(any_store, [Paper(doi="10.1/c")])  # a stub of a described work: no label
+    rows = any_store.run("MATCH (p:Paper) RETURN p.id AS id, p:Stub AS stub ORDER BY id")
+    assert rows == [
+        {"id": "doi:10.1/a", "stub": False},
+        {"id": "doi:10.1/b", "stub": True},
+        {"id": "doi:10.1/c", "stub": False},
+    ]
+
+
+def test_the_bulk_path_labels_the_same_stubs(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    write_openalex(tmp_path, [openalex_work(1), openalex_work(2)])
+    res = runner.invoke(app, ["load", "openalex", str(tmp_path), "--bulk"])
+    assert res.exit_code == 0, res.output
+    assert _labels(store) == {"W1": False, "W2": False, "W3": True, "W9": True}
+    assert store.counts().nodes["Stub"] == 2
+
+
+def test_an_old_graph_gets_the_label_from_the_next_load_or_the_one_shot_command(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # a graph written before the label: stubs are plain Papers
+    store.merge_nodes(
+        "Paper",
+        [
+            {"id": "openalex:W8", "openalex_id": "W8"},
+            {"id": "doi:10.1/t", "doi": "10.1/t", "title": "Titled"},
+        ],
+    )
+    res = runner.invoke(app, ["load", "mark-stubs"])
+    assert res.exit_code == 0, res.output
+    assert "labelled 1 Paper(s) Stub" in res.output
+    assert _labels(store) == {"W8": True, "doi:10.1/t": False}
+    assert mark_existing_stubs(store) == 0  # the graph has the label now: nothing to do
+    # and a catalogue load upgrades an old graph by itself
+    store.run("MATCH (p:Stub) REMOVE p:Stub")
+    write_openalex(tmp_path, [openalex_work(2)])
+    res = runner.invoke(app, ["load", "openalex", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "1 Paper(s) known only by an id" in res.output
+    assert _labels(store) == {"W8": True, "doi:10.1/t": False, "W2": False}
