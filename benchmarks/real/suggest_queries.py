@@ -5,7 +5,8 @@ graph.
 Works are chosen by the SHA-256 of their id, so the choice is reproducible and apart from
 the works ``suggest``'s own fit learns from (the lowest hashes; ``recommend/fit.py``):
 ``--split dev`` takes works whose hash starts with 8–b, ``--split test`` with c–f, each the
-``--n`` lowest of its range. A work qualifies when a source record described it (no
+``--n`` lowest of its range; ``--split all`` every qualifying work (a graph too small to
+split, where the fit learns from the same works, leave-one-out, as a user's would). A work qualifies when a source record described it (no
 ``Stub`` label), it has a title or an abstract, and it cites at least ``--min-refs`` works of
 the graph. Written to OUT_DIR: ``queries-<split>.jsonl`` (``{"id", "text", "exclude"}``) and
 ``qrels-<split>.trec``.
@@ -22,7 +23,7 @@ import hashlib
 import json
 from pathlib import Path
 
-RANGES = {"dev": "89ab", "test": "cdef"}
+RANGES = {"dev": "89ab", "test": "cdef", "all": "0123456789abcdef"}
 
 
 def main() -> None:

@@ -48,21 +48,44 @@ def work_text(title: str | None, abstract: str | None) -> str:
     return node_text([title, abstract])
 
 
+#: internal-id window of the FalkorDB reader (rows of one reply: ~20 MB of abstracts)
+WINDOW = 20_000
+
+
 def _read_corpus(
     store: GraphStore, progress: Callable[[int, int], None] | None
 ) -> tuple[list[str], list[str]]:
+    """``(ids, texts)`` of every Paper with text. FalkorDB: windows of internal node ids
+    (a seek; paging by ``p.id`` sorted the whole label for every page, quadratic in the
+    graph). Neo4j: pages by ``p.id`` after the last one (its index gives the order)."""
+    from scholarkg.queries import has_query
+
     ids: list[str] = []
     texts: list[str] = []
-    after = ""
-    while True:
-        rows = store.run_named("recommend/text_page", {"after": after, "limit": PAGE})
+
+    def take(rows: list[dict[str, object]]) -> None:
         for r in rows:
-            text = work_text(r.get("title"), r.get("abstract"))
+            title, abstract = r.get("title"), r.get("abstract")
+            text = work_text(
+                title if isinstance(title, str) else None,
+                abstract if isinstance(abstract, str) else None,
+            )
             if text:
                 ids.append(str(r["id"]))
                 texts.append(text)
         if progress is not None:
             progress(len(ids), 0)
+
+    if has_query("recommend/text_window", store.dialect):
+        top_rows = store.run_named("recommend/text_window_top", {})
+        top = top_rows[0].get("top") if top_rows else None
+        for lo in range(0, int(top) + 1 if top is not None else 0, WINDOW):
+            take(store.run_named("recommend/text_window", {"lo": lo, "hi": lo + WINDOW}))
+        return ids, texts
+    after = ""
+    while True:
+        rows = store.run_named("recommend/text_page", {"after": after, "limit": PAGE})
+        take(rows)
         if len(rows) < PAGE:
             return ids, texts
         after = str(rows[-1]["id"])
