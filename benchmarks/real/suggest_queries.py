@@ -6,7 +6,8 @@ Works are chosen by the SHA-256 of their id, so the choice is reproducible and a
 the works ``suggest``'s own fit learns from (the lowest hashes; ``recommend/fit.py``):
 ``--split dev`` takes works whose hash starts with 8–b, ``--split test`` with c–f, each the
 ``--n`` lowest of its range; ``--split all`` every qualifying work (a graph too small to
-split, where the fit learns from the same works, leave-one-out, as a user's would). A work qualifies when a source record described it (no
+split, where the fit learns from the same works, leave-one-out, as a user's would).
+A work qualifies when a source record described it (no
 ``Stub`` label), it has a title or an abstract, and it cites at least ``--min-refs`` works of
 the graph. Written to OUT_DIR: ``queries-<split>.jsonl`` (``{"id", "text", "exclude"}``) and
 ``qrels-<split>.trec``.
