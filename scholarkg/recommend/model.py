@@ -14,7 +14,7 @@ to cite, loaded works and reference stubs alike:
 
 ``method`` names the baselines the fused ranking is measured against, through the same
 code: ``bm25`` (text alone), ``text`` (RRF of BM25 and dense), ``text-refs`` (the reference
-lists of BM25's :data:`SEEDS` best works, each weighted by its BM25 score) and
+lists of BM25's :data:`TEXT_REFS_SEEDS` best works, each weighted by its BM25 score) and
 ``text-refs-hybrid`` (the same with the seeds and weights of step 2).
 
 ``exclude``: works the query treats as absent, with their edges (every graph input reads the
@@ -59,11 +59,16 @@ log = logging.getLogger(__name__)
 #: each input's ranking depth (what fusion sees of it)
 DEPTH = 100
 #: how many of the text's best works seed the graph inputs
-SEEDS = 20
-#: the RRF constant that orders and weighs the seeds: 10 weighs the first works more than
-#: the 60 of plain RRF (dev queries of the ScisummNet/AAN graph: the seeds' references alone
-#: nDCG@10 0.256 against 0.245 at 60; docs/results-real.md)
-SEED_RRF_K = 10
+SEEDS = 40
+#: the RRF constant that orders and weighs the seeds: 2 weighs the first few works far more
+#: than the 60 of plain RRF. Chosen with SEEDS on the dev queries of two real graphs (the
+#: seeds' references alone, nDCG@10: ScisummNet/AAN 0.264 against 0.245 at k = 60 with 20
+#: seeds, the AAN group graph 0.321 against 0.284; docs/decisions.md)
+SEED_RRF_K = 2
+#: how many of BM25's best works the text-then-references baseline reads: its best on the
+#: two dev sets together (nDCG@10 AAN 0.221 and the group graph 0.273, against 0.215 and
+#: 0.275 with 20; docs/decisions.md)
+TEXT_REFS_SEEDS = 40
 METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid")
 ENGINES = ("auto", "client", "server")
 
@@ -332,7 +337,8 @@ class Recommender:
                 parts["dense"] = dense
             seeds = self.seeds(bm25, dense)
         else:
-            seeds = Seeds(tuple(bm25.ids[:SEEDS]), tuple(bm25.scores[:SEEDS]))
+            n = TEXT_REFS_SEEDS
+            seeds = Seeds(tuple(bm25.ids[:n]), tuple(bm25.scores[:n]))
         result = self.graph_for(exs).signals(seeds, exs, DEPTH, {"refs"})
         parts.update(result.rankings)
         parts.setdefault("refs", Ranking([], [], "refs"))

@@ -81,7 +81,10 @@ def _read_corpus(
         top = top_rows[0].get("top") if top_rows else None
         for lo in range(0, int(top) + 1 if top is not None else 0, WINDOW):
             take(store.run_named("recommend/text_window", {"lo": lo, "hi": lo + WINDOW}))
-        return ids, texts
+        # in id order, as Neo4j reads them: BM25 breaks ties by corpus position, and the
+        # rankings must not depend on the backend
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        return [ids[i] for i in order], [texts[i] for i in order]
     after = ""
     while True:
         rows = store.run_named("recommend/text_page", {"after": after, "limit": PAGE})
@@ -145,15 +148,12 @@ class TextSearch:
         from scholarkg.benchmark.rankers.base import top_k
 
         ranker = self.bm25()
-        if not exclude:
-            r = ranker.rank(text, depth)
-            return Ranking(r.ids, r.scores, "bm25")
         if self._pos is None:
             self._pos = {d: i for i, d in enumerate(ranker.ids)}
         gone = [self._pos[x] for x in exclude if x in self._pos]
-        scores = ranker.scores(text, without=gone)
+        scores = ranker.scores(text, without=gone, per_term=True)
         idx, vals = top_k(scores, depth)
-        keep = np.isfinite(vals)
+        keep = np.isfinite(vals) & (vals > 0)  # a work sharing no term with the query is no find
         return Ranking([ranker.ids[i] for i in idx[keep]], vals[keep].tolist(), "bm25")
 
     # -- dense -------------------------------------------------------------------------

@@ -41,7 +41,10 @@ def test_server_signals_equal_the_projections(
                 a, b = got.rankings[name], want.rankings[name]
                 assert a.ids == b.ids, (name, exclude)
                 assert a.scores == pytest.approx(b.scores, rel=1e-6, abs=1e-9), name
-            assert got.cited_by_seeds == want.cited_by_seeds
+            # the server counts the rows it returns (its top 50), the client every work
+            assert got.cited_by_seeds
+            for doc, n in got.cited_by_seeds.items():
+                assert want.cited_by_seeds[doc] == n, doc
     assert "fastrp" not in server.available()  # no `graph embed` yet
     with pytest.raises(NotSupported, match="GDS cannot leave works out"):
         server.signals(seeds, frozenset({seeds.ids[0]}), 10, {"ppr"})
