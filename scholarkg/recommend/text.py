@@ -48,6 +48,8 @@ def work_text(title: str | None, abstract: str | None) -> str:
     return node_text([title, abstract])
 
 
+#: the BM25 cache's layout: 2 = the corpus in id order on every backend
+CACHE_FORMAT = 2
 #: internal-id window of the FalkorDB reader (rows of one reply: ~20 MB of abstracts)
 WINDOW = 20_000
 
@@ -116,7 +118,7 @@ class TextSearch:
             return self._bm25
         from scholarkg.benchmark.rankers.bm25 import BM25Ranker
 
-        path = None if self.cache is None else self.cache / f"bm25-{self.version}"
+        path = None if self.cache is None else self.cache / f"bm25-{CACHE_FORMAT}-{self.version}"
         if path is not None and (path / "manifest.json").is_file():
             try:
                 self._bm25 = BM25Ranker.load(path, strict_candidates=False, mmap=True)
