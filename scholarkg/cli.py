@@ -18,6 +18,9 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     err_console,
+    install_interrupt_handlers,
+    interrupted_note,
+    last_interrupt,
     print_rows,
     set_global_options,
     settings,
@@ -116,19 +119,68 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), value
 
 
+#: rows ``scholarkg cypher`` prints at most unless --row-limit says otherwise
+CYPHER_ROW_LIMIT = 100_000
+
+
 @app.command()
 def cypher(
     query: Annotated[str, typer.Argument(help="A Cypher statement; pass values with --param.")],
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
     ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=3600,
+            help="Seconds the query may run (default and most: the server's own limit).",
+        ),
+    ] = None,
+    row_limit: Annotated[
+        int, typer.Option(min=1, max=1_000_000, help="Rows read and printed at most.")
+    ] = CYPHER_ROW_LIMIT,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
-    """Run a Cypher query against the graph and print the rows."""
+    """Run a Cypher query against the graph and print the rows (writes allowed), under limits.
+
+    The query's shape is checked before it is sent (length, nesting); it runs under the
+    server's time limit (or --timeout, never longer), and reading stops after --row-limit
+    rows or 256 MiB. A query that outlives its limit is stopped: the embedded server is
+    restarted on its files if it must be, nothing stored is lost (docs/backends.md, Security).
+    """
+    from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
+
     params = dict(_parse_param(p) for p in (param or []))
     with store_session() as store:
-        rows = store.run(query, params)
+        server_ms = store.server_timeout_ms()
+        asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)
+        timeout_ms = bounded_timeout_ms(asked, server_ms)
+        if server_ms and asked > server_ms:
+            err_console.print(
+                f"--timeout {asked / 1000:g} s is above the server's limit of "
+                f"{server_ms / 1000:g} s: the query stops at {server_ms / 1000:g} s",
+                highlight=False,
+            )
+        result = store.explore(
+            query,
+            params,
+            allow_writes=True,
+            timeout_ms=timeout_ms,
+            row_limit=row_limit,
+            max_bytes=CYPHER_MAX_BYTES,
+        )
+    rows = plain_rows(result)
     print_rows(rows, fmt)
+    if result.truncated:
+        why = (
+            f"the reply reached {CYPHER_MAX_BYTES >> 20} MiB"
+            if result.limited_by == "bytes"
+            else "a value is nested too deep to read"
+            if result.limited_by == "depth"
+            else f"--row-limit {row_limit}"
+        )
+        err_console.print(f"only the first {len(rows)} rows: {why}", highlight=False)
 
 
 @app.command()
@@ -158,10 +210,20 @@ def _register() -> None:
 _register()
 
 
+#: exit status of a command stopped by a signal: 128 + the signal's number, as a shell says
+SIGNAL_EXIT = {2: 130, 15: 143}
+
+
 def main() -> None:
-    """Console-script entry point: run the app, turning our errors into one clean line."""
+    """Console-script entry point: run the app, turning our errors into one clean line.
+
+    SIGINT (Ctrl-C) and SIGTERM stop a command the same way (SIGTERM raises ``Terminated``, a
+    ``KeyboardInterrupt``, so every ``finally`` and every undo runs), and it exits with 130
+    or 143 after one line saying what is stored and how to go on (``interrupted_note``).
+    """
+    install_interrupt_handlers()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except ScholarKGError as err:
         if settings_debug():
             raise
@@ -169,9 +231,8 @@ def main() -> None:
         sys.exit(err.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt):
+        code = 130
     except Exception as exc:  # click usage errors come through as ClickException
         import click
 
@@ -183,6 +244,16 @@ def main() -> None:
         err_console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}", highlight=False)
         err_console.print("[dim](run with --debug for the traceback)[/dim]")
         sys.exit(1)
+    # typer returns the status in non-standalone mode (130 for a KeyboardInterrupt)
+    if isinstance(code, int) and code:
+        if code == 130:
+            signum = last_interrupt() or 2
+            code = SIGNAL_EXIT.get(signum, 128 + signum)
+            name = "SIGTERM" if signum == 15 else "Ctrl-C (SIGINT)"
+            err_console.print(
+                f"interrupted by {name}: {interrupted_note()}", highlight=False, soft_wrap=True
+            )
+        sys.exit(code)
 
 
 def settings_debug() -> bool:

@@ -61,6 +61,11 @@ class ServerError(StoreError):
     """The embedded server could not be started, reached or stopped."""
 
 
+class QueryLimitExceeded(StoreError):
+    """A user's query was stopped by a limit (time, memory); the message says which, and what
+    became of the server."""
+
+
 class NotSupported(ScholarKGError):
     """The selected backend lacks a capability (e.g. FastRP on the embedded store)."""
 

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 # Widened on the two consoles themselves: COLUMNS would widen pytest's own output too.
 _console.console.width = 1000
 _console.err_console.width = 1000
+# typer's CliRunner mixes stderr into the output the tests parse (a JSON document, a table),
+# and a command's progress lines go to stderr in a pipe: the in-process CLI runs without
+# them. The progress tests (tests/core/test_progress.py) turn them on, through the real CLI.
+os.environ[_console.PROGRESS_ENV] = "off"
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

@@ -6,9 +6,11 @@ the run. :func:`score_task_files` is ``bench score``: a predictions file against
 recorded the same way. Both go through the same config keys (:func:`_run_config`) so run
 listings and comparisons read them alike.
 
-A run is recorded only once it has completed: every step that can fail (the store, the model,
-the output files, the run's nodes in the graph) runs before the run file is written, and the
-run file is written atomically, so a run that dies midway leaves nothing in ``runs list``.
+A run is recorded only once it has completed, and whole or not at all: every step that can
+fail (the store, the model, the output files, the run's nodes in the graph) runs before the run
+file is written, the run file is written atomically, a failure while recording takes the run's
+nodes out of the graph again, and SIGINT/SIGTERM wait until the recording is done
+(``runs.record_run``). So a run that dies midway leaves nothing in ``runs list`` or the graph.
 """
 
 from __future__ import annotations
@@ -141,12 +143,13 @@ def run_task(
     Options and the answer source are checked before any work. ``limit`` keeps the first N
     instances (a smoke run; recorded in the config). With ``out_dir`` the task writes its
     files (``metrics.json`` and e.g. ``run.trec``); with ``runs_dir`` the run is saved as
-    JSON, after its ``:Run`` nodes (``record_in_graph``) were written: an error anywhere
-    (a store lost midway included) propagates before the run file exists, so an unfinished
-    run is never listed. Its ``:Run`` node may then be in the graph without a run file; a
-    listing reads the files.
+    JSON, after its ``:Run`` nodes (``record_in_graph``) were written, whole or not at all
+    (``runs.record_run``): an error anywhere (a store lost midway included) propagates
+    before the run file exists and takes the run's nodes out of the graph again, and
+    SIGINT/SIGTERM wait until the run is recorded. So an unfinished run is neither listed
+    nor in the graph.
     """
-    from scholarkg.benchmark.runs import RunRegistry, new_run, record_run_in_graph
+    from scholarkg.benchmark.runs import RunRegistry, new_run, record_run
 
     resolved = task.resolve_options(options)
     task.check_source(source)
@@ -229,12 +232,15 @@ def run_task(
         if rows and fmt is not None:
             files.append(write_prediction_rows(Path(out_dir) / fmt.file_name, rows))
     if runs_dir is not None:
-        # the graph first: it is what can still fail (a store that died midway raises here),
-        # and the run file, written last and atomically, is what makes the run exist
-        if record_in_graph:
-            record_run_in_graph(store, record)
-            task.record_answers(store, record, instances, answers)
-        RunRegistry(runs_dir).save(record)
+        # whole or not at all: the graph first (it is what can still fail: a store that died
+        # midway raises here, and what was written is removed again), the run file last and
+        # atomically; an interruption meanwhile is held until the run is recorded
+        record_run(
+            store if record_in_graph else None,
+            RunRegistry(runs_dir),
+            record,
+            lambda: task.record_answers(store, record, instances, answers),
+        )
     log.info("%s: %d instances, %s", task.name, len(instances), result.aggregate)
     return TaskRun(
         task=task,

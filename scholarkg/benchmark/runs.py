@@ -25,11 +25,13 @@ import json
 import logging
 import math
 import re
+import signal
 import subprocess
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,11 +53,14 @@ __all__ = [
     "RunRegistry",
     "RunSummary",
     "compare_runs",
+    "forget_run_in_graph",
     "git_commit",
+    "half_recorded_runs",
     "instance_values",
     "make_run_id",
     "new_run",
     "prompt_hash",
+    "record_run",
     "record_run_in_graph",
 ]
 
@@ -440,6 +445,94 @@ def record_run_in_graph(store: GraphStore, run: RunRecord) -> int:
     return store.merge_relationships(
         "SCORED", "Run", "MetricResult", [{"start": run.id, "end": r["id"]} for r in results]
     )
+
+
+def forget_run_in_graph(store: GraphStore, run_id: str) -> int:
+    """Remove run ``run_id`` from the graph (its ``:Run``, its ``:MetricResult`` nodes and
+    their relationships); how many ``:Run`` nodes went (0 or 1)."""
+    rows = store.run_named("runs/forget_run", {"id": run_id})
+    return int(rows[0]["removed"]) if rows else 0
+
+
+#: a ``:Run`` without a run file younger than this may still be being recorded
+HALF_RECORDED_AFTER = timedelta(minutes=10)
+
+
+def half_recorded_runs(
+    store: GraphStore, registry: RunRegistry, *, now: datetime | None = None
+) -> builtins.list[str]:
+    """Ids of ``:Run`` nodes in the graph with no run file, older than
+    :data:`HALF_RECORDED_AFTER`: left by a command interrupted while it recorded the run
+    (the file is written last), before runs were recorded whole (issue #37)."""
+    files = set(registry.ids())
+    now = now or datetime.now(UTC)
+    out: builtins.list[str] = []
+    for row in store.run_named("runs/recorded_runs"):
+        run_id = str(row["id"])
+        if run_id in files:
+            continue
+        try:
+            created = datetime.fromisoformat(str(row.get("created")))
+        except ValueError:
+            created = None
+        if created is None or now - created >= HALF_RECORDED_AFTER:
+            out.append(run_id)
+    return out
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held until the block ends, then delivered (to the handlers that were
+    there before): what the block writes is written whole. Only the main thread receives
+    signals in Python; elsewhere this holds nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: builtins.list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if pending:
+            signal.raise_signal(pending[0])
+
+
+def record_run(
+    store: GraphStore | None,
+    registry: RunRegistry,
+    run: RunRecord,
+    write_more: Callable[[], None] | None = None,
+) -> Path:
+    """Record ``run`` whole or not at all: its nodes in the graph (``store``; ``write_more``
+    adds what the task writes beside them, e.g. answers), then its file, written last and
+    atomically, with SIGINT/SIGTERM held meanwhile. If anything fails, what was written to
+    the graph is removed again before the error propagates: no ``:Run`` node without its
+    scores and its file, no file without its node."""
+    with interrupts_deferred():
+        try:
+            if store is not None:
+                record_run_in_graph(store, run)
+                if write_more is not None:
+                    write_more()
+            return registry.save(run)
+        except BaseException:
+            if store is not None:
+                try:
+                    forget_run_in_graph(store, run.id)
+                except Exception as err:  # the store may be what failed: keep its error
+                    log.info(
+                        "run %s may be left half-recorded in the graph (%s); 'scholarkg runs "
+                        "list' removes it",
+                        run.id,
+                        err,
+                    )
+            raise
 
 
 def _metric_row(mid: str, name: str, value: float | None, n: int | None) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from scholarkg.commands.common import (
     stage_progress,
     to_json,
 )
+from scholarkg.console import activity
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -313,7 +314,7 @@ def _run(
     )  # fmt: skip
     task.check_source(source)
     try:
-        with store_session() as store, stage_progress(quiet=fmt == "json") as progress:
+        with store_session() as store, stage_progress() as progress:
             tr = run_task(
                 task, store, source, options, runs_dir=settings().runs_dir if record else None,
                 out_dir=out, record_in_graph=record, limit=limit, progress=progress,
@@ -473,7 +474,7 @@ def score(
     files = _prediction_files(predictions, bench)
     results: list[tuple[Path, TaskResult, Any]] = []
     runs_dir = settings().runs_dir if record else None
-    with stage_progress(quiet=fmt == "json") as progress:
+    with stage_progress() as progress:
         for n, path in enumerate(files, 1):
             result, run = score_task_files(
                 bench, data, path, options, runs_dir=runs_dir, only_answered=only_answered,
@@ -536,7 +537,7 @@ def fit(
     given = _fit_args(bench, list(ctx.args))
     store = open_store(settings(), graph=f"fit_{bench.name}_{uuid.uuid4().hex[:8]}")
     try:
-        with console.status(f"fitting {bench.name} (minutes)"):
+        with activity(f"fitting {bench.name} (minutes)"):
             doc = bench.fit(store, given)
     finally:
         store.clear()

@@ -8,17 +8,17 @@ tables), re-exported here so commands import their helpers from one place.
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import ProgressColumn, Task
-from rich.text import Text
 
 from scholarkg.config import Settings, load_settings
 from scholarkg.console import OUTPUT_FORMATS as OUTPUT_FORMATS
+from scholarkg.console import StageProgress, activity, progress_display
 from scholarkg.console import console as console
 from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
@@ -27,10 +27,49 @@ from scholarkg.errors import InputError
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
     from rich.status import Status
 
-_state: dict[str, Any] = {"overrides": {}, "settings": None}
+_state: dict[str, Any] = {"overrides": {}, "settings": None, "signal": None, "note": None}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, like Ctrl-C: every ``finally`` and undo runs."""
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    _state["signal"] = signum
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def install_interrupt_handlers() -> None:
+    """SIGINT and SIGTERM raise in the main thread (``cli.main``; SIGTERM would otherwise end
+    the process on the spot, with no cleanup and exit status 0 from typer)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
+
+
+def last_interrupt() -> int | None:
+    """The signal that interrupted the command (``None``: none seen)."""
+    signum: int | None = _state["signal"]
+    return signum
+
+
+#: what an interrupted command says when it set nothing more precise
+DEFAULT_INTERRUPT_NOTE = (
+    "stopped before the end. What the store acknowledged is kept and nothing is half-written "
+    "(a load keeps whole batches: rerun it with --resume to go on from its checkpoint; a "
+    "benchmark run is recorded whole or not at all: run it again)"
+)
+
+
+def set_interrupted_note(note: str | None) -> None:
+    """What the command has stored so far and how to go on, said if it is interrupted."""
+    _state["note"] = note
+
+
+def interrupted_note() -> str:
+    note: str | None = _state["note"]
+    return note or DEFAULT_INTERRUPT_NOTE
 
 
 def set_global_options(**overrides: Any) -> None:
@@ -93,6 +132,27 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
 
 
 @contextmanager
+def running_store_session() -> Iterator[GraphStore | None]:
+    """The configured store if its server already runs (never starts one): ``None`` otherwise.
+    For commands that work without a server and look at the graph only when it is there."""
+    cfg = settings()
+    if cfg.backend == "embedded":
+        from scholarkg.store.falkordb.server import EmbeddedServer
+
+        if EmbeddedServer(cfg.data_dir).pid() is None:
+            yield None
+            return
+    elif cfg.backend == "neo4j" and not cfg.neo4j.uri:
+        from scholarkg.store.neo4j.server import managed_server
+
+        if managed_server(cfg).status(details=False).state != "running":
+            yield None
+            return
+    with store_session() as store:
+        yield store
+
+
+@contextmanager
 def store_session(*, write: bool = False) -> Iterator[GraphStore]:
     """Open the configured store (starting the embedded server if needed) and close it.
 
@@ -113,7 +173,7 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
                     store.compact()
             raise
         if write:
-            with err_console.status("compacting the store's files on disk"):
+            with activity("compacting the store's files on disk"):
                 store.compact()
     finally:
         store.close()
@@ -154,59 +214,10 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
         raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
 
 
-class RateColumn(ProgressColumn):
-    """Items per second of a task (``12.3/s``), blank until rich has measured a speed."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        if speed is None:
-            return Text("", style="progress.data.speed")
-        return Text(f"{speed:,.1f}/s", style="progress.data.speed")
-
-
-def count_bar(*, quiet: bool = False) -> Progress:
-    """A transient ``description bar n/total rate/s ETA`` progress bar on stderr.
-
-    Rate and time remaining matter most for the long stages (encoding a corpus: minutes on
-    two cores), where a bare count cannot tell a user whether to wait or to come back later.
-    ``quiet``: hidden when stderr is not a terminal, so JSON on stdout is not interleaved
-    with bar redraws in logs (``--format json``, or commands whose output is always data).
-    """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-        disable=quiet and not err_console.is_terminal,
-    )
-
-
 @contextmanager
-def stage_progress(*, quiet: bool = False) -> Iterator[Callable[[str, int, int], None]]:
-    """A ``progress(stage, done, total)`` callback drawing one :func:`count_bar` row per stage.
-
-    The library's multi-stage runs (retrieve / generate / score) report through this shape.
-    """
-    with count_bar(quiet=quiet) as bar:
-        stages: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in stages:
-                stages[stage] = bar.add_task(stage, total=total)
-            bar.update(stages[stage], completed=done, total=total)
-
+def stage_progress(*, unit: str | Callable[[str], str] = "") -> Iterator[StageProgress]:
+    """A ``progress(stage, done, total)`` callback for the library's multi-stage runs
+    (retrieve / generate / score): :func:`scholarkg.console.progress_display` with bars that
+    leave the screen when done (the command's table follows), or lines in a log."""
+    with progress_display(unit=unit, transient=True) as progress:
         yield progress

@@ -18,10 +18,11 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
-    count_bar,
     print_rows,
+    stage_progress,
     store_session,
 )
+from scholarkg.console import activity
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -83,16 +84,13 @@ def nodes(
     from scholarkg.services.embeddings import embed_nodes
 
     field_list = _fields(fields)
-    with console.status(f"loading model {model!r} ({backend})"):
+    with activity(f"loading model {model!r} ({backend})"):
         embedder = _load(model, backend, device)
-    with (
-        store_session(write=True) as store,
-        count_bar() as bar,
-    ):
-        task = bar.add_task(f"embedding {label}", total=None)
+    stage = f"embedding {label}"
+    with store_session(write=True) as store, stage_progress(unit="nodes") as show:
 
         def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            show(stage, done, total)
 
         report = embed_nodes(
             store,

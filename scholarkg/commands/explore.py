@@ -37,14 +37,14 @@ def explore(
         list[str] | None,
         typer.Option(
             "--procedure",
-            help="Also allow this procedure (or pattern, e.g. 'gds.*.stream') in read-only "
-            "mode; repeatable.",
+            help="Also allow this procedure or function (or pattern, e.g. 'gds.*.stream') in "
+            "read-only mode; repeatable.",
         ),
     ] = None,
 ) -> None:
     """Explore the graph in a browser: read-only unless --allow-writes; Ctrl-C stops it."""
     from scholarkg.explorer.app import Explorer, ExplorerConfig
-    from scholarkg.explorer.guard import EXPLORER_PROCEDURES
+    from scholarkg.explorer.guard import EXPLORER_FUNCTIONS, EXPLORER_PROCEDURES
     from scholarkg.explorer.server import ExplorerServer
 
     config = ExplorerConfig(
@@ -52,9 +52,18 @@ def explore(
         timeout_ms=max(1, round(timeout * 1000)),
         row_limit=row_limit,
         procedures=(*EXPLORER_PROCEDURES, *(procedure or ())),
+        functions=(*EXPLORER_FUNCTIONS, *(procedure or ())),
     )
     with store_session() as store:
-        server = ExplorerServer(Explorer(store, settings().runs_dir, config), port=port)
+        app = Explorer(store, settings().runs_dir, config)
+        effective = app.timeout_ms()
+        if effective < config.timeout_ms:
+            err_console.print(
+                f"--timeout {timeout:g} s is above the server's limit of {effective / 1000:g} "
+                f"s: queries stop at {effective / 1000:g} s",
+                highlight=False,
+            )
+        server = ExplorerServer(app, port=port)
         server.start_background()
         mode = "[red]writes allowed[/red]" if allow_writes else "read-only"
         console.print(

@@ -10,18 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from scholarkg.commands.common import console, print_rows, settings
-from scholarkg.errors import FetchError, InputError
+from scholarkg.console import progress_display
+from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
     from scholarkg.services.fetch import DatasetSpec
@@ -90,26 +82,8 @@ def fetch(
     def accept(s: DatasetSpec) -> bool:
         return yes or typer.confirm("Accept this licence and download?", default=False)
 
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def progress(filename: str, done: int, total: int | None) -> None:
-            if filename not in tasks:
-                tasks[filename] = bar.add_task(filename, total=total)
-            bar.update(tasks[filename], completed=done, total=total)
-
-        try:
-            result = fetch_dataset(spec, target, accept_licence=accept, progress=progress)
-        except FetchError:
-            bar.stop()
-            raise
+    with progress_display(as_bytes=True) as progress:
+        result = fetch_dataset(spec, target, accept_licence=accept, progress=progress)
     for f in result.files:
         state = "kept (verified)" if f.reused else "downloaded"
         console.print(f"{state}: {f.path} ({_size(f.size)}) sha256 {f.sha256}", highlight=False)

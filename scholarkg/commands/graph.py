@@ -391,7 +391,11 @@ def embed(
         return
     from scholarkg.commands.common import stage_progress
 
-    with store_session(write=True) as store, stage_progress(quiet=fmt == "json") as progress:
+    units = {"iterate": "iterations", "write": "vectors"}
+    with (
+        store_session(write=True) as store,
+        stage_progress(unit=lambda stage: units.get(stage, "")) as progress,
+    ):
         report = embed_graph(
             store, label, rels, cfg, orientation=orientation, engine=engine, progress=progress
         )

@@ -9,13 +9,13 @@ skips what an earlier, interrupted run of the same file into the same graph dura
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
 
 from scholarkg.commands.common import console, settings, store_session
-from scholarkg.console import counter_bar
+from scholarkg.console import progress_display
 from scholarkg.errors import NotSupported
 
 if TYPE_CHECKING:
@@ -48,13 +48,14 @@ def load_bulk(
     if settings().backend == "neo4j":
         _load_bulk_neo4j(papers, edges, rel)
         return
-    with store_session(write=True) as store, counter_bar("{task.completed:,}") as bar:
-        stages: dict[str, Any] = {}
+    units = {"nodes": "nodes", "edges": "relationships", "schema": "indexes and constraints"}
+    with (
+        store_session(write=True) as store,
+        progress_display(unit=lambda stage: units.get(stage.split()[-1], "")) as show,
+    ):
 
         def progress(stage: str, done: int) -> None:
-            if stage not in stages:
-                stages[stage] = bar.add_task(stage, total=None)
-            bar.update(stages[stage], completed=done)
+            show(stage, done, None)
 
         result = bulk_load(
             cast("FalkorDBStore", store),  # not neo4j: the embedded FalkorDB (open_store)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import RateColumn, console, settings, store_session
+from scholarkg.commands.common import console, settings, store_session
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt, stop_hint
-from scholarkg.console import err_console
+from scholarkg.console import err_console, progress_display
 from scholarkg.errors import NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
@@ -30,20 +30,6 @@ PathsArg = Annotated[
 ]
 
 
-def _progress_bar() -> Any:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,} {task.fields[unit]}"),
-        RateColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    )
-
-
 def run_catalogue_load(
     files: Sequence[Path],
     read: Callable[[Path], Iterable[SourceGroup]],
@@ -53,8 +39,10 @@ def run_catalogue_load(
     resume: bool,
     batch_size: int,
     after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
+    expected: int | None = None,
 ) -> LoadSummary:
-    """Schema, one resumable step per file through one resolver, the summary table."""
+    """Schema, one resumable step per file through one resolver, the summary table;
+    ``expected`` (the works all files hold, when known) gives the progress an ETA."""
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
@@ -70,14 +58,7 @@ def run_catalogue_load(
             for f in files
         ]
         try:
-            with _progress_bar() as bar:
-                stages: dict[str, Any] = {}
-
-                def progress(stage: str, done: int, total: int | None) -> None:
-                    if stage not in stages:
-                        stages[stage] = bar.add_task(stage, total=None, unit="works")
-                    bar.update(stages[stage], completed=done, total=total)
-
+            with progress_display(unit="works", expected=expected) as progress:
                 steps_lib.run_steps(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
@@ -131,8 +112,36 @@ def load_openalex(
 
     run_catalogue_load(
         works, openalex.read_works, kind="openalex-works", title="load openalex",
-        resume=resume, batch_size=batch_size, after=retire,
+        resume=resume, batch_size=batch_size, after=retire, expected=manifest_works(works),
     )  # fmt: skip
+
+
+def manifest_works(files: Sequence[Path]) -> int | None:
+    """How many works ``files`` hold by the snapshot's ``data/works/manifest`` (each
+    entry's ``meta.record_count``, keyed by its ``updated_date=…/part_….gz`` tail), or
+    None when a file is not in a manifest: only for the progress lines' ETA, so a missing
+    or unreadable manifest is no error."""
+    import json
+
+    counts: dict[str, int] = {}
+    read: set[Path] = set()
+    total = 0
+    for f in files:
+        manifest = f.parent.parent / "manifest"
+        if manifest not in read:
+            read.add(manifest)
+            try:
+                entries = json.loads(manifest.read_text(encoding="utf-8"))["entries"]
+                for entry in entries:
+                    tail = "/".join(str(entry["url"]).rsplit("/", 2)[-2:])
+                    counts[tail] = int(entry["meta"]["record_count"])
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+        n = counts.get(f"{f.parent.name}/{f.name}")
+        if n is None:
+            return None
+        total += n
+    return total or None
 
 
 def load_arxiv(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchOpt = 2_000) -> None:
@@ -171,6 +180,10 @@ def _files(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[Path]:
 _BULK_UNITS = {"nodes": "nodes", "edges": "relationships", "schema": "indexes and constraints"}
 
 
+def _bulk_unit(stage: str) -> str:
+    return _BULK_UNITS.get(stage.split()[-1], "works")
+
+
 def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
     from rich.table import Table
 
@@ -182,14 +195,10 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
             "the offline importer needs the database files, so --bulk runs on the managed "
             "Neo4j only; load without --bulk on the server at NEO4J_URI"
         )
-    with _progress_bar() as bar:
-        stages: dict[str, Any] = {}
+    with progress_display(unit=_bulk_unit) as show:
 
         def progress(stage: str, done: int) -> None:
-            if stage not in stages:
-                unit = _BULK_UNITS.get(stage.split()[-1], "works")
-                stages[stage] = bar.add_task(stage, total=None, unit=unit)
-            bar.update(stages[stage], completed=done)
+            show(stage, done, None)
 
         with store_session(write=True) as store:
             result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)

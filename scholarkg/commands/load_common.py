@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scholarkg.commands.common import err_console, settings, store_session
+from scholarkg.commands.common import (
+    err_console,
+    set_interrupted_note,
+    settings,
+    store_session,
+)
 from scholarkg.console import stage_counter
 from scholarkg.errors import ScholarKGError
 from scholarkg.loaders import steps as steps_lib
@@ -62,6 +67,30 @@ def run_steps(
         if summary.stopped is not None:
             err_console.print(f"[yellow]{stop_hint(summary)}[/yellow]")
         raise
+    except KeyboardInterrupt:
+        set_interrupted_note(interrupt_hint(summary))
+        raise
+
+
+def interrupt_hint(summary: LoadSummary) -> str:
+    """What an interrupted load left in the graph and how to go on (``cli.main`` says it)."""
+    stopped = summary.stopped[0].name if summary.stopped is not None else None
+    done = [
+        f"{Path(st.source).name} loaded" for st in summary.stats if Path(st.source).name != stopped
+    ]
+    if summary.stopped is None:
+        where = "before the first file"
+    else:
+        source, stored = summary.stopped
+        where = (
+            f"{stored:,} source record(s) of {source.name} stored whole"
+            if stored
+            else f"nothing of {source.name} stored yet"
+        )
+    return (
+        f"{'; '.join([*done, where])}. Rerun the same command with --resume to go on from "
+        "there (whole batches are kept; the one being written is written again)"
+    )
 
 
 def stop_hint(summary: LoadSummary) -> str:

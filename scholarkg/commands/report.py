@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
-from rich.progress import Progress
 
 from scholarkg.benchmark.report import write_report
 from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.commands.common import console, settings
+from scholarkg.console import progress_display
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,15 +34,14 @@ def report(
         raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
     registry = RunRegistry(settings().runs_dir)
     runs = [registry.load(ref) for ref in run_ids]
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task("building report", total=None)
+    with progress_display(unit="steps", transient=True) as show:
         paths = write_report(
             runs,
             out,
             method=cast("Method", method),  # checked above
             n_resamples=resamples,
             seed=seed,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total: show("building report", done, total),
         )
     for path in paths[:3]:
         console.print(f"wrote {path}")

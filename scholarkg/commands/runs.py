@@ -19,6 +19,7 @@ from scholarkg.commands.common import (
     err_console,
     explicit_graph,
     print_rows,
+    running_store_session,
     settings,
     to_json,
 )
@@ -48,6 +49,7 @@ def list_runs(
     models, instances, metrics}.
     """
     graph = explicit_graph()
+    _forget_half_recorded()
     runs = _registry().summaries(task, graph=graph)
     if fmt == "json":
         keys = ("id", "task", "created", "answered_by", "answer_kind", "role", "dataset",
@@ -71,6 +73,28 @@ def list_runs(
     ]
     where = f" (graph {graph!r})" if graph else ""
     print_rows(rows, fmt, title=f"runs in {settings().runs_dir}{where}")
+
+
+def _forget_half_recorded() -> None:
+    """Remove from the graph (when its server runs) every ``:Run`` left without its run file
+    by an interrupted recording (before runs were recorded whole), saying so: a listing must
+    not hide one, and the graph must not keep a run that has no scores or file."""
+    from scholarkg.benchmark.runs import forget_run_in_graph, half_recorded_runs
+    from scholarkg.errors import ScholarKGError
+
+    try:
+        with running_store_session() as store:
+            if store is None:
+                return
+            for run_id in half_recorded_runs(store, _registry()):
+                forget_run_in_graph(store, run_id)
+                err_console.print(
+                    f"removed run {run_id} from graph {store.graph!r}: it was left half-recorded "
+                    "(no run file) by an interrupted command",
+                    highlight=False,
+                )
+    except ScholarKGError as err:  # the listing reads files; the graph check is a bonus
+        err_console.print(f"could not check the graph for half-recorded runs: {err}")
 
 
 @app.command("predictions")

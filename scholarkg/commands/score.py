@@ -44,10 +44,10 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
-    count_bar,
     fmt_number,
     no_csv,
     print_rows,
+    stage_progress,
     to_json,
 )
 from scholarkg.errors import InputError
@@ -112,14 +112,13 @@ def _score_ir(qrels: Path, run: Path, options: Mapping[str, Any], fmt: str) -> N
     else:
         ranked = dict(read_run(run, known_qids=known))
     ranked = {qid: r for qid, r in ranked.items() if qid in gold}
-    with count_bar(quiet=True) as bar:
-        task = bar.add_task("scoring queries", total=len(gold))
+    with stage_progress(unit="queries") as progress:
         result = evaluate(
             gold,
             ranked,
             specs,
             relevance_threshold=threshold,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total: progress("scoring queries", done, total),
         )
     if fmt == "json":
         print(to_json(result.to_dict()))
@@ -166,14 +165,13 @@ def _score_lists(gold: Path, predictions: Path, options: Mapping[str, Any], fmt:
             field="id",
         )
     ids = list(gold_lists)
-    with count_bar(quiet=True) as bar:
-        task = bar.add_task("scoring lists", total=len(ids))
+    with stage_progress(unit="lists") as progress:
         scores = evaluate_ranked_lists(
             [gold_lists[i] for i in ids],
             [responses[i] for i in ids],
             protocol=protocol,
             matcher=matcher,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total: progress("scoring lists", done, total),
         )
     summary = {
         "cis": scores.cis,

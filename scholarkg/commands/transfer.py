@@ -15,24 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scholarkg.commands.common import console, settings, store_session
+from scholarkg.console import progress_display
 from scholarkg.store import transfer
-
-
-def _progress(total: int | None) -> Progress:
-    """A rich bar counting records; a plain counter when the total is unknown."""
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn(
-            "{task.completed:,.0f}/{task.total:,.0f} records" if total else "{task.completed:,.0f}"
-        ),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    )
 
 
 def export_graph(
@@ -49,13 +35,13 @@ def export_graph(
     with store_session() as store:
         counts = store.counts()
         total = counts.total_nodes + counts.total_relationships
-        with _progress(total) as bar:
-            task = bar.add_task(f"export {s.graph} ({s.backend})", total=total or None)
+        stage = f"export {s.graph} ({s.backend})"
+        with progress_display(unit="records") as show:
             manifest = transfer.export_graph(
                 store,
                 out,
                 page_size=page_size,
-                progress=lambda n: bar.update(task, completed=n),
+                progress=lambda n: show(stage, n, total or None),
             )
     console.print(
         f"exported {manifest.total_nodes:,} nodes and {manifest.total_relationships:,} "
@@ -82,14 +68,14 @@ def import_graph(
     s = settings()
     manifest = transfer.Manifest.read(directory)
     total = manifest.total_nodes + manifest.total_relationships
-    with store_session(write=True) as store, _progress(total) as bar:
-        task = bar.add_task(f"import into {s.graph} ({s.backend})", total=total or None)
+    stage = f"import into {s.graph} ({s.backend})"
+    with store_session(write=True) as store, progress_display(unit="records") as show:
         report = transfer.import_graph(
             store,
             directory,
             batch_size=batch_size,
             create_vector_indexes=vector_indexes,
-            progress=lambda n: bar.update(task, completed=n),
+            progress=lambda n: show(stage, n, total or None),
         )
     console.print(
         f"imported {report.nodes:,} nodes, {report.relationships:,} relationships and "

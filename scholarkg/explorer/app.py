@@ -20,9 +20,14 @@ from typing import Any
 
 from scholarkg import __version__
 from scholarkg.errors import InputError, ScholarKGError
-from scholarkg.explorer.guard import EXPLORER_PROCEDURES, check_query, explain_failure
+from scholarkg.explorer.guard import (
+    EXPLORER_FUNCTIONS,
+    EXPLORER_PROCEDURES,
+    check_query,
+    explain_failure,
+)
 from scholarkg.explorer.saved import saved_queries
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import EXPLORE_MAX_BYTES, GraphStore, bounded_timeout_ms
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +46,10 @@ class ExplorerConfig:
     row_limit: int = 1_000
     #: procedures a read-only explorer may call (patterns)
     procedures: tuple[str, ...] = EXPLORER_PROCEDURES
+    #: functions with a namespace it may call (patterns; ``--procedure`` adds to both)
+    functions: tuple[str, ...] = EXPLORER_FUNCTIONS
+    #: bytes of reply per query at most (the stream is cut there)
+    max_bytes: int = EXPLORE_MAX_BYTES
     #: relationships fetched when a node is expanded in the view
     expand_limit: int = 25
 
@@ -59,11 +68,21 @@ class Explorer:
 
     # -- graph ---------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
-        return {
-            "version": __version__,
-            "backend": self.store.backend,
-            "graph": self.store.graph,
-        } | asdict(self.config)
+        return (
+            {
+                "version": __version__,
+                "backend": self.store.backend,
+                "graph": self.store.graph,
+            }
+            | asdict(self.config)
+            | {"timeout_ms": self.timeout_ms(), "asked_timeout_ms": self.config.timeout_ms}
+        )
+
+    def timeout_ms(self) -> int:
+        """The time limit queries really run under: the configured one, bounded by the
+        server's own maximum (a client may not outlive the server's cap)."""
+        with self._lock:
+            return bounded_timeout_ms(self.config.timeout_ms, self.store.server_timeout_ms())
 
     def query(self, text: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run the editor's Cypher under the configured limits, after the guard has read
@@ -78,6 +97,7 @@ class Explorer:
                 raise InputError(f"invalid parameter name {name!r}", field="params")
         config = self.config
         with self._lock:
+            timeout_ms = bounded_timeout_ms(config.timeout_ms, self.store.server_timeout_ms())
             try:
                 # planning alone can hit a limit (FalkorDB evaluates constant lists)
                 check_query(
@@ -86,22 +106,25 @@ class Explorer:
                     params,
                     allow_writes=config.allow_writes,
                     procedures=config.procedures,
+                    functions=config.functions,
+                    timeout_ms=timeout_ms,
                 )
                 result = self.store.explore(
                     text,
                     dict(params or {}),
                     allow_writes=config.allow_writes,
-                    timeout_ms=config.timeout_ms,
+                    timeout_ms=timeout_ms,
                     row_limit=config.row_limit,
+                    max_bytes=config.max_bytes,
                 )
             except ScholarKGError as err:
                 stopped = explain_failure(
-                    err, timeout_ms=config.timeout_ms, allow_writes=config.allow_writes
+                    err, timeout_ms=timeout_ms, allow_writes=config.allow_writes
                 )
                 if stopped is None:
                     raise
                 raise stopped from err
-        return result.as_dict() | {"row_limit": config.row_limit}
+        return result.as_dict() | {"row_limit": config.row_limit, "max_bytes": config.max_bytes}
 
     def expand(self, ref: str) -> dict[str, Any]:
         """A node's neighbours, for a click in the node-link view."""

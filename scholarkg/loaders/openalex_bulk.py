@@ -29,7 +29,7 @@ import re
 import tempfile
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
@@ -52,8 +52,10 @@ if TYPE_CHECKING:
 
 BulkProgress = Callable[[str, int], None]
 
-#: the Paper node file: Arrow's IPC format (see :func:`paper_table`)
+#: the Paper node file: Arrow's IPC format (see :func:`paper_table`); the stubs (works only
+#: referenced) follow in a file of their own, after the loaded works' rows
 PAPER_FILE = "nodes-Paper.arrow"
+STUB_FILE = "nodes-Paper-stubs.arrow"
 
 
 _ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
@@ -194,6 +196,12 @@ def _author_rows(
         out.append(
             (aid, _encode({"id": aid, **a}), _encode({"start": paper_id, "end": aid, **edge}))
         )
+    if len({aid for aid, _, _ in out}) < len(out):
+        # one person listed twice: one AUTHORED_BY, the later one's, as MERGE leaves it
+        last: dict[str, tuple[str, bytes, bytes]] = {}
+        for row in out:
+            last[row[0]] = row
+        out = list(last.values())
     return out
 
 
@@ -271,6 +279,8 @@ class _FileRows:
     author_counts: bytes
     authors: list[tuple[str, bytes, bytes]]
     venues: list[str | None]
+    #: each work's line in the file (array("q") bytes): an id-sharing work is re-read by it
+    lines: bytes = b""
 
 
 def _read_file(path: Path) -> _FileRows:
@@ -308,7 +318,7 @@ def _read_file(path: Path) -> _FileRows:
             gc.enable()
     return _FileRows(
         ws.tobytes(), node_ids, table, ref_counts.tobytes(), refs.tobytes(),
-        author_counts.tobytes(), authors, venues,
+        author_counts.tobytes(), authors, venues, lines.tobytes(),
     )  # fmt: skip
 
 
@@ -360,10 +370,14 @@ def write_bulk_files(
     paper_file = paipc.new_file(str(out / PAPER_FILE), _paper_schema())
     ordered = list(reversed(works))  # newest partition first: the newest record wins
     n = 0
+    # per kept row: where it was read (file number in ``ordered``, line) and a hash per id
+    # slot it fills, to find the works that share an id (:func:`_id_sharing_rows`)
+    row_file, row_line, row_edges = array("q"), array("q"), array("q")
+    slot_hash, slot_row = array("q"), array("q")
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 0 else None
     try:
         results = pool.imap(_read_file, ordered) if pool else map(_read_file, ordered)
-        for rows in results:
+        for file_no, rows in enumerate(results):
             ws = array("q", rows.ws)
             keep: list[bool] = []
             for w in ws:
@@ -377,6 +391,22 @@ def write_bulk_files(
             work_ids.extend(compress(rows.ids, keep))
             papers = rows.papers if kept.all() else rows.papers.filter(pa.array(kept))
             paper_file.write_table(papers)
+            row_file.extend([file_no] * papers.num_rows)
+            row_line.extend(compress(array("q", rows.lines), keep))
+            row_edges.extend(
+                compress(
+                    (
+                        a + (v is not None)
+                        for a, v in zip(array("q", rows.author_counts), rows.venues, strict=True)
+                    ),
+                    keep,
+                )
+            )
+            for slot in SHARED_SLOTS:
+                for i, value in enumerate(papers.column(slot).to_pylist()):
+                    if value is not None:
+                        slot_hash.append(hash((slot, value)))
+                        slot_row.append(base + i)
             # references of the kept works, vectorised: ~20 a work, 20M at 1M works
             ref_counts = np.frombuffer(rows.ref_counts, dtype=np.int64)
             refs = np.frombuffer(rows.refs, dtype=np.int64)[np.repeat(kept, ref_counts)]
@@ -426,6 +456,22 @@ def write_bulk_files(
             n += papers.num_rows
             if progress:
                 progress("read works", n)
+        # works sharing an id with another (a preprint and its article): left to the
+        # incremental path after the import (:func:`load_id_sharing`), so they merge as there
+        shared = _id_sharing_rows(slot_hash, slot_row)
+        kept_rows = np.ones(len(work_ids), dtype=bool)
+        kept_rows[shared] = False
+        id_sharing = [
+            (ordered[row_file[i]], int(row_line[i]), work_ids[i]) for i in shared.tolist()
+        ]
+        if len(shared):
+            new_pos = np.cumsum(kept_rows) - 1
+            src_all = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int64)
+            dst_all = np.concatenate(dst_parts) if dst_parts else np.zeros(0, dtype=np.int64)
+            stated = kept_rows[src_all]
+            src_parts, dst_parts = [new_pos[src_all[stated]]], [dst_all[stated]]
+            work_w = array("q", compress(work_w, kept_rows.tolist()))
+            work_ids = list(compress(work_ids, kept_rows.tolist()))
         # references → node ids: loaded works by binary search, the rest become stubs
         loaded_w = np.frombuffer(work_w, dtype=np.int64)
         order = np.argsort(loaded_w, kind="stable")
@@ -461,12 +507,17 @@ def write_bulk_files(
             "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
         }
         schema = _paper_schema()
-        paper_file.write_table(
-            pa.table(
-                [stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type)) for c in PAPER_COLUMNS],
-                schema=schema,
+        # the stubs in a file of their own: its nodes carry the second label Stub
+        with paipc.new_file(str(out / STUB_FILE), schema) as stub_file:
+            stub_file.write_table(
+                pa.table(
+                    [
+                        stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type))
+                        for c in PAPER_COLUMNS
+                    ],
+                    schema=schema,
+                )
             )
-        )
         # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
         # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
         with (out / "alt-ids.jsonl").open("wb") as fh:
@@ -489,15 +540,90 @@ def write_bulk_files(
         for fh in files.values():
             fh.close()
         paper_file.close()  # before the caller reads it: a file's footer is written here
+    if id_sharing:  # their Paper rows out of the node file (their edges' lines are skipped)
+        _drop_rows(out / PAPER_FILE, kept_rows)
     counts = {
-        "works": n,
+        "works": n - len(id_sharing),
+        "id_sharing_works": len(id_sharing),
+        "id_sharing_edge_lines": int(np.frombuffer(row_edges, dtype=np.int64)[shared].sum())
+        if id_sharing
+        else 0,
         "stubs": len(stub_w),
         "references": len(d),
         "authors": len(authors_seen),
         "venues": len(venues_seen),
         "retired": len(retired),
     }
-    return SnapshotRows(counts, work_ids + stub_ids, src, end_index)
+    return SnapshotRows(counts, work_ids + stub_ids, src, end_index, id_sharing)
+
+
+#: the id slots two OpenAlex works can share (their own ``W`` ids never are)
+SHARED_SLOTS = ("doi", "arxiv_id", "mag_id", "pmid", "pmcid")
+
+
+def _id_sharing_rows(hashes: array[int], rows: array[int]) -> NDArray[np.int64]:
+    """The rows whose id slots another row holds too (by a hash per ``(slot, value)``: a
+    collision only sends a work down the incremental path, which is exact anyway)."""
+    import numpy as np
+
+    h = np.frombuffer(hashes, dtype=np.int64)
+    r = np.frombuffer(rows, dtype=np.int64)
+    if not len(h):
+        return np.zeros(0, dtype=np.int64)
+    _, inverse, counts = np.unique(h, return_inverse=True, return_counts=True)
+    dup = counts[inverse] > 1
+    return np.unique(r[dup])
+
+
+def _drop_rows(path: Path, keep: NDArray[np.bool_]) -> None:
+    """Rewrite the Arrow node file ``path`` with only the rows ``keep`` marks."""
+    import pyarrow as pa
+    import pyarrow.ipc as paipc
+
+    with pa.memory_map(str(path)) as source:
+        table = paipc.open_file(source).read_all().filter(pa.array(keep))
+    tmp = path.with_suffix(".part")
+    with paipc.new_file(str(tmp), table.schema) as sink:
+        sink.write_table(table)
+    tmp.replace(path)
+
+
+def load_id_sharing(
+    store: GraphStore,
+    works: Sequence[Path],
+    rows: Sequence[tuple[Path, int, str]],
+    *,
+    batch_size: int = 2_000,
+) -> dict[str, Any]:
+    """Load the works that share an id with another (``SnapshotRows.id_sharing``: file,
+    line) through the incremental path, in its order (oldest partition first), after the
+    import: they merge into one node per work exactly as ``load openalex`` merges them, and
+    the stubs the import made for them are merged into their nodes. Returns the resolver's
+    report and what was written."""
+    from scholarkg.loaders.checkpoint import run_resumable
+    from scholarkg.loaders.identity import IdentityResolver
+    from scholarkg.loaders.openalex import work_group
+
+    wanted: dict[Path, set[int]] = {}
+    for path, line, _ in rows:
+        wanted.setdefault(path, set()).add(line)
+    resolver = IdentityResolver(store, chunk=batch_size)
+
+    def groups() -> Iterator[Any]:
+        for path in works:  # the incremental order
+            lines = wanted.get(path)
+            if not lines:
+                continue
+            for number, obj in iter_work_objects(path):
+                if number not in lines:
+                    continue
+                yield number, work_group(obj, path=path, line=number)
+
+    stats = run_resumable(
+        store, resolver.resolve(groups()), source="id-sharing works", batch_size=batch_size
+    )
+    resolver.finish()
+    return {"records": stats.records, "merges": len(resolver.report.merges)}
 
 
 @dataclass
@@ -512,6 +638,8 @@ class SnapshotRows:
     paper_ids: list[str]
     cites_start: NDArray[np.int64]
     cites_end: NDArray[np.int64]
+    #: (file, line, node id) of the works left to :func:`load_id_sharing`
+    id_sharing: list[tuple[Path, int, str]]
 
 
 def write_cites_file(rows: SnapshotRows, out: Path) -> Path:
@@ -566,7 +694,7 @@ def bulk_load_openalex(
         rows = write_bulk_files(works, merged, out, progress=progress, workers=workers)
         counts = rows.counts
         counts["read_seconds"] = time.perf_counter() - t0
-        node_files = [("Paper", out / PAPER_FILE)]
+        node_files = [("Paper", out / PAPER_FILE), ("Paper", out / STUB_FILE)]
         node_files += [(label, out / f"nodes-{label}.jsonl") for label in ("Author", "Venue")
                        if (out / f"nodes-{label}.jsonl").stat().st_size]  # fmt: skip
         edge_files = [(rel, out / f"edges-{rel}.jsonl", end)
@@ -601,7 +729,12 @@ def bulk_load_openalex(
             )
             from scholarkg.store.falkordb.store import FalkorDBStore
 
-            nodes = [NodeSource(path, label=label) for label, path in node_files]
+            nodes = [
+                NodeSource(
+                    path, label=label, extra_labels=("Stub",) if path.name == STUB_FILE else ()
+                )
+                for label, path in node_files
+            ]
             cites = EdgePositions(
                 rows.cites_start, rows.cites_end, "the snapshot's referenced_works",
                 properties=_CITES_MARK,
@@ -625,7 +758,13 @@ def bulk_load_openalex(
             counts["bulk_line_files"] = len(res.line_files)
         aliases = [orjson.loads(line) for line in (out / "alt-ids.jsonl").read_bytes().splitlines()]
     stubs = rows.paper_ids[len(rows.paper_ids) - counts["stubs"] :]
-    _after_import(store, aliases, stubs, settings=settings)
+    if rows.id_sharing:  # their AUTHORED_BY/IN_VENUE lines had no Paper: written below
+        counts["skipped_relationships"] = max(
+            0, counts.get("skipped_relationships", 0) - counts.pop("id_sharing_edge_lines")
+        )
+    t1 = time.perf_counter()
+    _after_import(store, aliases, stubs, settings=settings, works=works, snapshot=rows)
+    counts["after_import_seconds"] = round(time.perf_counter() - t1, 1)
     counts["seconds"] = time.perf_counter() - t0
     return counts
 
@@ -636,6 +775,8 @@ def _after_import(
     stubs: Sequence[str],
     *,
     settings: Settings,
+    works: Sequence[Path] = (),
+    snapshot: SnapshotRows | None = None,
 ) -> None:
     """What the node files cannot say: the ``Stub`` label of the Papers only referenced
     (``stubs``), the ``alt_ids`` of loaded works that retired works were merged into (a few:
@@ -644,18 +785,21 @@ def _after_import(
     On Neo4j the importer restarted the server, so a new session writes them."""
     from scholarkg.loaders.identity import mark_stub_ids, write_aliases
 
-    if not rows and not stubs:
+    sharing = snapshot.id_sharing if snapshot is not None else []
+    if not rows and not stubs and not sharing:
         return
 
     def apply(target: GraphStore) -> None:
         if settings.backend == "neo4j":  # the id lookups below need the keys' indexes
             target.apply_schema()
-        mark_stub_ids(target, stubs)
+            mark_stub_ids(target, stubs)  # the embedded store's import labelled them
         props = [{"id": r["id"], "props": r["props"]} for r in rows if not r.get("stub")]
         if props:
             target.run_named("identity/set_paper_properties", {"rows": props})
         if rows:
             write_aliases(target, {row["id"]: row["props"]["alt_ids"] for row in rows})
+        if sharing:
+            load_id_sharing(target, works, sharing)
 
     if settings.backend == "neo4j":
         from scholarkg.store import open_store

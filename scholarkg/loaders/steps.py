@@ -66,6 +66,8 @@ class LoadSummary:
     stopped: tuple[Path, int] | None = None
     #: the stop was a failed write, undone back to the checkpoint (not a bad source record)
     stopped_by_store: bool = False
+    #: the stop was Ctrl-C or SIGTERM
+    interrupted: bool = False
 
     def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
         nodes: Counter[str] = Counter()
@@ -123,6 +125,10 @@ def run_steps(
                 progress=count,
                 stats=stats,
             )
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the CLI says what is stored
+            summary.stopped = (step.source, checkpoint.done)
+            summary.interrupted = True
+            raise
         except ScholarKGError:
             summary.stopped = (step.source, checkpoint.done)
             summary.stopped_by_store = stats.write_failed

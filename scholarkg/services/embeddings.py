@@ -603,18 +603,20 @@ def embed_nodes(
         done += len(rows) - len(todo)
         if progress is not None:
             progress(done, total)
+        # encoded in model batches (progress after each), written once per page: one
+        # set_vectors call (one transaction on Neo4j) per page rather than per 64 texts
+        vectors: list[tuple[str, list[float]]] = []
         for b in range(0, len(todo), batch_size):
             chunk = todo[b : b + batch_size]
             vecs = embedder.encode([t for _, t, _ in chunk], batch_size=batch_size)
-            extra = {i: {f"{prop}_hash": h, f"{prop}_model": embedder.name} for i, _, h in chunk}
-            store.set_vectors(
-                label,
-                prop,
-                [(i, v.tolist()) for (i, _, _), v in zip(chunk, vecs, strict=True)],
-                extra=extra,
-            )
+            vectors += [(i, v.tolist()) for (i, _, _), v in zip(chunk, vecs, strict=True)]
             n_embedded += len(chunk)
-            done += len(chunk)
+            if progress is not None and done + len(vectors) < total:
+                progress(done + len(vectors), total)
+        if vectors:
+            extra = {i: {f"{prop}_hash": h, f"{prop}_model": embedder.name} for i, _, h in todo}
+            store.set_vectors(label, prop, vectors, extra=extra, batch_size=page_size)
+            done += len(vectors)
             if progress is not None:
                 progress(done, total)
     elapsed = time.perf_counter() - start

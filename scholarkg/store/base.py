@@ -100,6 +100,15 @@ class PageRankResult:
     compute_millis: float
 
 
+#: bytes of reply a user's query may bring back to the explorer (more is cut, unread)
+EXPLORE_MAX_BYTES = 8 << 20
+#: and to ``scholarkg cypher``
+CYPHER_MAX_BYTES = 256 << 20
+#: seconds past a user's query's own time limit before scholarkg stops it itself (the
+#: embedded server does not stop a query while it parses or inside one row)
+WATCHDOG_GRACE = 1.0
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """A graph backend. Open one with ``scholarkg.store.open_store``."""
@@ -284,13 +293,25 @@ class GraphStore(Protocol):
         allow_writes: bool = False,
         timeout_ms: int = 10_000,
         row_limit: int = 1_000,
+        max_bytes: int = EXPLORE_MAX_BYTES,
     ) -> ExploreResult:
-        """Run a user's Cypher for ``scholarkg explore``: read-only unless ``allow_writes``.
+        """Run a user's Cypher (``scholarkg explore``, ``scholarkg cypher``) under limits:
+        read-only unless ``allow_writes``.
 
-        Read-only is enforced by the database (FalkorDB ``GRAPH.RO_QUERY``, a Neo4j READ
-        session), not by parsing the text; the timeout is the server's own. Rows past
-        ``row_limit`` are dropped and ``truncated`` says so.
+        Before it is sent, its shape is checked (``cypher_text.check_shape``: length,
+        nesting, parse cost). Read-only is enforced by the database (FalkorDB
+        ``GRAPH.RO_QUERY``, a Neo4j READ session). The time limit is the server's own, bounded
+        by the server's configured maximum (:meth:`server_timeout_ms`); a query that outlives
+        it by :data:`WATCHDOG_GRACE` is stopped (the embedded server is restarted on its
+        files) and :class:`~scholarkg.errors.QueryLimitExceeded` says so. Rows are read as
+        they arrive and the stream is cut after ``row_limit`` rows or ``max_bytes`` bytes
+        (``truncated`` and ``limited_by`` say so); the rest is never read.
         """
+        ...
+
+    def server_timeout_ms(self) -> int | None:
+        """The longest any query may run on this server (``None``: no limit): FalkorDB's
+        ``TIMEOUT_MAX``, Neo4j's ``db.transaction.timeout``. A client's limit is bounded by it."""
         ...
 
     def explore_neighbours(
@@ -299,9 +320,13 @@ class GraphStore(Protocol):
         """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
         ...
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
         """The database's plan for ``query`` (``EXPLAIN``), nothing run: what the explorer
-        checks before it runs a user's query (``explorer/guard.py``)."""
+        checks before it runs a user's query (``explorer/guard.py``). Under the same limits
+        as ``explore`` (planning parses, and FalkorDB folds constant expressions, so it can
+        compute the whole of ``reduce(… range(1, 1e8) …)``)."""
         ...
 
     def explore_indexes(self) -> list[dict[str, Any]]:
@@ -365,6 +390,9 @@ class ExploreResult:
     relationships: dict[str, GraphRel] = field(default_factory=dict)
     truncated: bool = False
     elapsed_ms: float = 0.0
+    #: what cut the rows short: ``rows`` (the row limit), ``bytes`` (the reply's size limit)
+    #: or ``depth`` (a value nested too deep to read); ``None``: nothing was cut
+    limited_by: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -373,6 +401,7 @@ class ExploreResult:
             "nodes": [n.as_dict() for n in self.nodes.values()],
             "relationships": [r.as_dict() for r in self.relationships.values()],
             "truncated": self.truncated,
+            "limited_by": self.limited_by,
             "elapsed_ms": round(self.elapsed_ms, 1),
         }
 
@@ -390,6 +419,37 @@ class QueryPlan:
     operators: tuple[tuple[str, str], ...]
     query_type: str | None = None
     planned: bool = True
+
+
+def bounded_timeout_ms(asked_ms: int, server_ms: int | None) -> int:
+    """A client's time limit bounded by the server's own (``None``: the server has none)."""
+    return int(asked_ms) if not server_ms else min(int(asked_ms), int(server_ms))
+
+
+def plain_rows(result: ExploreResult) -> list[dict[str, Any]]:
+    """An explorer result as ``run()`` gives rows: one dict per row, nodes and relationships
+    as their property dicts, paths as lists alternating them (``scholarkg cypher``)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"~node"}:
+                return result.nodes[value["~node"]].properties
+            if set(value) == {"~rel"}:
+                return result.relationships[value["~rel"]].properties
+            if set(value) == {"~path"}:
+                return [
+                    (result.nodes.get(ref) or result.relationships[ref]).properties
+                    for ref in value["~path"]
+                ]
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    return [
+        {col: plain(cell) for col, cell in zip(result.columns, row, strict=False)}
+        for row in result.rows
+    ]
 
 
 def explore_check_limits(timeout_ms: int, row_limit: int) -> None:

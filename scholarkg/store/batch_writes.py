@@ -24,9 +24,9 @@ from scholarkg.store.cypher_common import (
     node_rows,
     rel_rows,
     run_batches,
-    vector_rows,
 )
 from scholarkg.store.named import render_named
+from scholarkg.store.vector_batches import VectorBatch, vector_batches
 
 
 class BatchWriteStore:
@@ -161,4 +161,15 @@ class BatchWriteStore:
     ) -> int:
         query = self._dialect.set_vectors_query(label, property)
         self._vector_props.add(property)
-        return self._write_counted(query, vector_rows(rows, extra), batch_size)
+        return sum(
+            self._send_vectors(query, batch) for batch in vector_batches(rows, extra, batch_size)
+        )
+
+    def _send_vectors(self, query: str, batch: VectorBatch) -> int:
+        """One ``set_vectors_query`` batch; each vector travels as the dialect's text
+        (``vector_param``): one string per vector, not one encoded value per component."""
+        rows = [
+            {"id": i, "v": self._dialect.vector_param(v), "extra": e}
+            for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
+        ]
+        return self._count_written(self._send(query, {"rows": rows}))

@@ -232,24 +232,6 @@ def rel_rows(
         yield out
 
 
-def vector_rows(
-    rows: Iterable[tuple[str, Sequence[float]]],
-    extra: Mapping[str, Mapping[str, Any]] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """``(id, vector)`` pairs → rows for ``set_vectors_query``.
-
-    Components become floats always: Neo4j does not index a ``LIST<INTEGER>``, and FalkorDB's
-    ``vecf32`` rejects non-numbers with a less helpful message than ours.
-    """
-    extra = extra or {}
-    for i, (node_id, vec) in enumerate(rows, 1):
-        try:
-            values = [float(x) for x in vec]
-        except (TypeError, ValueError) as err:
-            raise InputError(f"vector of {node_id!r} is not numeric ({err})", line=i) from None
-        yield {"id": str(node_id), "v": values, "extra": clean_props(extra.get(str(node_id), {}))}
-
-
 def run_batches(
     send: Callable[[list[dict[str, Any]]], int],
     rows: Iterable[Mapping[str, Any]],

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from scholarkg.errors import CypherError, ScholarKGError
+from scholarkg.errors import CypherError, QueryLimitExceeded, ScholarKGError
 from scholarkg.explorer.app import Explorer, ExplorerConfig
 from scholarkg.explorer.guard import LOAD_REFUSED, WRITES_REFUSED, QueryRefused, QueryStopped
 from scholarkg.store.base import GraphStore
@@ -192,7 +192,8 @@ def test_explorer_stops_a_query_at_its_time_limit(graph: GraphStore, tmp_path: P
 
     app = explorer(graph, tmp_path, timeout_ms=500)
     start = time.monotonic()
-    with pytest.raises(QueryStopped, match=r"stopped at the explorer's time limit of 0.5 s"):
+    # stopped by the server at its limit, or (a loaded machine) by scholarkg 1 s after it
+    with pytest.raises(QueryLimitExceeded, match=r"time limit of 0.5 s"):
         app.query(ENDLESS)
     assert time.monotonic() - start < 10
     still_answers(graph)
@@ -293,7 +294,10 @@ def test_managed_neo4j_limits_and_reporting(managed_neo4j: Any, neo4j_store: Gra
         for r in neo4j_store.run("CALL dbms.listConfig() YIELD name, value RETURN name, value")
     }
     assert config["db.transaction.timeout"] == f"{DEFAULT_TX_TIMEOUT // 60}m"
-    assert config["db.memory.transaction.max"] == "512.00MiB"  # a quarter of the 2 GiB heap
+    from scholarkg.store.neo4j.server import _size_bytes
+
+    quarter = _size_bytes(managed_neo4j.heap) // 4  # a quarter of the heap (512 MiB of 2 GiB)
+    assert config["db.memory.transaction.max"] == f"{quarter / (1 << 20):.2f}MiB"
     assert config["dbms.usage_report.enabled"] == "false"
     assert config["dbms.security.allow_csv_import_from_file_urls"] == "true"
     client = {
@@ -303,7 +307,10 @@ def test_managed_neo4j_limits_and_reporting(managed_neo4j: Any, neo4j_store: Gra
     assert client["client.allow_telemetry"] == "false"
     assert client["browser.remote_content_hostname_whitelist"] == "127.0.0.1,localhost"
     # a client's own shorter timeout still applies (the explorer's), and the server answers
-    with pytest.raises(CypherError, match="TransactionTimedOut"):
+    # (on a loaded machine the server's own answer may come after scholarkg's 1 s of grace)
+    with pytest.raises(
+        (CypherError, QueryLimitExceeded), match=r"TransactionTimedOut|ran past its time limit"
+    ):
         neo4j_store.explore(ENDLESS, timeout_ms=300)
     assert neo4j_store.run("RETURN 1 AS ok") == [{"ok": 1}]
 
@@ -315,3 +322,14 @@ def test_no_graph_yet_is_no_way_around_the_guard(store: GraphStore, tmp_path: Pa
     with pytest.raises(QueryRefused, match="LOAD CSV reads files or URLs"):
         app.query("LOAD CSV FROM 'file:///etc/passwd' AS row CREATE (:Paper {id: row[0]})")
     assert app.query("CREATE (p:Paper {id: 'w1'}) RETURN p.id")["rows"] == [["w1"]]
+
+
+def test_a_clients_time_limit_is_bounded_by_the_servers(graph: GraphStore, tmp_path: Path) -> None:
+    """`explore --timeout 90` outlived a server's 20 s limit (issue #37): the client's limit is
+    now bounded by the server's own, on both backends (15 minutes by default)."""
+    server_ms = graph.server_timeout_ms()
+    assert server_ms == 900_000
+    app = explorer(graph, tmp_path, timeout_ms=3_600_000)
+    assert app.timeout_ms() == server_ms
+    assert app.info()["timeout_ms"] == server_ms
+    assert explorer(graph, tmp_path, timeout_ms=5_000).timeout_ms() == 5_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,21 @@ def test_neo4j_bad_values_are_refused(tmp_path: Path, name: str, value: str, mes
 
 def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
     args = default_module_args(tmp_path, env={})
-    assert args == {"IMPORT_FOLDER": f"{tmp_path / 'import'}/", "QUERY_MEM_CAPACITY": 2 << 30}
+    assert args == {
+        "IMPORT_FOLDER": f"{tmp_path / 'import'}/",
+        "QUERY_MEM_CAPACITY": 2 << 30,
+        # the same 15 minutes as the managed Neo4j's db.transaction.timeout, reads and writes
+        "TIMEOUT_MAX": 900_000,
+        "TIMEOUT_DEFAULT": 900_000,
+    }
     assert DEFAULT_QUERY_MEMORY == 2 << 30
+    timeouts = default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "20"})
+    assert (timeouts["TIMEOUT_MAX"], timeouts["TIMEOUT_DEFAULT"]) == (20_000, 20_000)
+    assert "TIMEOUT_MAX" not in default_module_args(
+        tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "0"}
+    )
+    with pytest.raises(InputError, match="SCHOLARKG_FALKORDB_TIMEOUT"):
+        default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "soon"})
     assert default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "512m"})[
         "QUERY_MEM_CAPACITY"
     ] == (512 << 20)
@@ -68,3 +82,70 @@ def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="not a size"):
         default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_QUERY_MEMORY": "much"})
+
+
+def test_falkordb_process_memory_limit() -> None:
+    """RLIMIT_AS of the server process: three quarters of physical memory unless set."""
+    from scholarkg.store.falkordb.server import memory_limit
+
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert memory_limit(env={}) == int(physical * 0.75)
+    assert memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "12g"}) == 12 << 30
+    assert memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "0"}) is None
+    with pytest.raises(InputError, match="not a size"):
+        memory_limit(env={"SCHOLARKG_FALKORDB_MEMORY": "lots"})
+
+
+def _compose_environment() -> dict[str, str]:
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    compose = yaml.safe_load((root / "docker-compose.yml").read_text(encoding="utf-8"))
+    env = compose["services"]["neo4j"]["environment"]
+    return {str(k): str(v) for k, v in env.items()}
+
+
+def _neo4j_env_name(setting: str) -> str:
+    """The docker image's variable for a setting: NEO4J_, '_' doubled, '.' as '_'."""
+    return "NEO4J_" + setting.replace("_", "__").replace(".", "_")
+
+
+def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None:
+    """docker-compose.yml carries the managed server's limits and lockdown (issue #37: it had
+    transaction timeout 0, apoc.* unrestricted and no allow-list)."""
+    from scholarkg.store.neo4j.server import (
+        ALLOWED_PROCEDURES,
+        APOC_ENVIRONMENT,
+        DEFAULT_TX_MEMORY_SHARE,
+        _size_bytes,
+    )
+
+    env = _compose_environment()
+    heap = env["NEO4J_server_memory_heap_max__size"]
+    managed = server_settings(import_dir=tmp_path, heap=heap, env={})
+    assert env[_neo4j_env_name("db.transaction.timeout")] == f"{DEFAULT_TX_TIMEOUT}s"
+    assert _size_bytes(env[_neo4j_env_name("db.memory.transaction.max")]) == (
+        _size_bytes(heap) // DEFAULT_TX_MEMORY_SHARE
+    )
+    allow = env[_neo4j_env_name("dbms.security.procedures.allowlist")].split(",")
+    assert allow == list(ALLOWED_PROCEDURES)
+    for key in (
+        "dbms.security.procedures.unrestricted",
+        "internal.dbms.cypher_ip_blocklist",
+        "dbms.usage_report.enabled",
+        "client.allow_telemetry",
+        "browser.remote_content_hostname_whitelist",
+    ):
+        assert env[_neo4j_env_name(key)] == managed[key], key
+    for key, value in APOC_ENVIRONMENT.items():
+        assert env[key] == value
+
+
+def test_the_docs_count_the_allow_list_as_configured() -> None:
+    """docs/backends.md says how many names the allow-list holds: the number configured."""
+    from scholarkg.store.neo4j.server import ALLOWED_PROCEDURES
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "backends.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if "`dbms.security.procedures.allowlist`" in line)
+    assert f"the {len(ALLOWED_PROCEDURES)} GDS/APOC/scholarkg names" in row

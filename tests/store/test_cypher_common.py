@@ -23,7 +23,6 @@ from scholarkg.store.cypher_common import (
     run_batches,
     set_vectors_query,
     storable_value,
-    vector_rows,
 )
 from scholarkg.store.falkordb import bulk
 from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
@@ -66,15 +65,6 @@ def test_rel_rows_props_forms_and_missing_endpoints() -> None:
     with pytest.raises(InputError) as info:
         list(rel_rows([{"start": "a", "end": "b"}, {"start": "a"}]))
     assert (info.value.line, info.value.field) == (2, "end")
-
-
-def test_vector_rows_are_floats_and_reject_text() -> None:
-    rows = list(vector_rows([("a", [1, 2])], {"a": {"model": "m", "skip": None}}))
-    assert rows == [{"id": "a", "v": [1.0, 2.0], "extra": {"model": "m"}}]
-    assert all(type(x) is float for x in rows[0]["v"])
-    with pytest.raises(InputError, match="'b'") as info:
-        list(vector_rows([("a", [1.0]), ("b", [0.1, "x"])]))
-    assert info.value.line == 2
 
 
 def test_run_batches_counts_sent_and_written() -> None:

@@ -54,7 +54,7 @@ def test_ddl_rendering_uses_whitelists() -> None:
     )
     assert d.vector_index_ddl(VectorIndex("v", "Chunk", "emb", 384)) == (
         "CREATE VECTOR INDEX FOR (n:Chunk) ON (n.emb) "
-        "OPTIONS {dimension: 384, similarityFunction: 'cosine'}"
+        "OPTIONS {dimension: 384, similarityFunction: 'cosine', efConstruction: 64}"
     )
     assert d.unique_constraint_command("g", "Paper", "id") == [
         "GRAPH.CONSTRAINT", "CREATE", "g", "UNIQUE", "NODE", "Paper", "PROPERTIES", 1, "id",

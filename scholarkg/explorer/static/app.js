@@ -226,7 +226,10 @@
       // the view must be visible before the layout runs: a hidden container has no size
       show("view", payload.nodes.length ? "graph" : "table");
       drawResult(payload);
-      const cut = payload.truncated ? ` · only the first ${payload.row_limit} rows` : "";
+      const cut = !payload.truncated ? "" : payload.limited_by === "bytes"
+        ? ` · cut at ${Math.round(payload.max_bytes / 1048576)} MiB of reply`
+        : payload.limited_by === "depth" ? " · a value nested too deep was cut"
+        : ` · only the first ${payload.row_limit} rows`;
       setStatus(`${payload.rows.length} row(s) · ${payload.nodes.length} node(s) · ` +
                 `${payload.relationships.length} relationship(s) · ${payload.elapsed_ms} ms${cut}`);
       return payload;

@@ -114,6 +114,9 @@ class NodeSource:
 
     path: Path
     label: str = "Paper"
+    #: labels every node of the file carries besides ``label`` (``("Stub",)``): sent in the
+    #: node token's name (``Paper:Stub``); ids and positions are ``label``'s
+    extra_labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -369,10 +372,11 @@ class _Parser:
     def nodes(self, src: NodeSource) -> Iterator[tuple[int, bytes]]:
         label = check_label(src.label)
         entry = self._entry(label)
+        token_label = ":".join([label, *map(check_label, src.extra_labels)])
         arrow_file = src.path.name.lower().endswith(bulk_arrow.ARROW_SUFFIXES)
         if self.columnar or arrow_file:  # an Arrow file has no lines to read one by one
             try:
-                tokens = self._nodes_columnar(src, entry)
+                tokens = self._nodes_columnar(src, entry, token_label)
             except ImportError:  # pragma: no cover - pyarrow is a dependency
                 self.columnar = False
             except bulk_arrow.Unsupported as why:
@@ -390,9 +394,11 @@ class _Parser:
                 return
         self.result.line_files.append(str(src.path))
         entry.as_dict()
-        yield from self._nodes_by_line(src, entry)
+        yield from self._nodes_by_line(src, entry, token_label)
 
-    def _nodes_columnar(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
+    def _nodes_columnar(
+        self, src: NodeSource, entry: _LabelNodes, token_label: str
+    ) -> Iterator[tuple[int, bytes]]:
         """Reads and checks the whole file first (``Unsupported`` before any id is
         assigned), then returns the generator that encodes it token by token."""
         import pyarrow.compute as pc
@@ -409,7 +415,7 @@ class _Parser:
 
         def encode() -> Iterator[tuple[int, bytes]]:
             for part in bulk_arrow.slices(table, NODES_PER_TOKEN):
-                token = bulk_arrow.node_token(part, entry.label)
+                token = bulk_arrow.node_token(part, token_label)
                 self.result.nodes += part.num_rows
                 if self.progress:
                     self.progress("parse nodes", self.result.nodes)
@@ -417,7 +423,9 @@ class _Parser:
 
         return encode()
 
-    def _nodes_by_line(self, src: NodeSource, entry: _LabelNodes) -> Iterator[tuple[int, bytes]]:
+    def _nodes_by_line(
+        self, src: NodeSource, entry: _LabelNodes, token_label: str
+    ) -> Iterator[tuple[int, bytes]]:
         label = entry.label
         pending: list[tuple[int, dict[str, Any]]] = []
         checked_keys = {"id"}  # property names already validated
@@ -442,13 +450,17 @@ class _Parser:
             pending.append((lineno, obj))
             entry.ids[node_id] = -1  # reserved; real internal id set when the token closes
             if len(pending) >= NODES_PER_TOKEN:
-                yield self._close_token(entry, pending, src.path)
+                yield self._close_token(entry, pending, src.path, token_label)
                 pending = []
         if pending:
-            yield self._close_token(entry, pending, src.path)
+            yield self._close_token(entry, pending, src.path, token_label)
 
     def _close_token(
-        self, entry: _LabelNodes, rows: list[tuple[int, dict[str, Any]]], path: Path
+        self,
+        entry: _LabelNodes,
+        rows: list[tuple[int, dict[str, Any]]],
+        path: Path,
+        token_label: str,
     ) -> tuple[int, bytes]:
         """Encode a block of nodes under one header: the union of their keys (null = unset)."""
         keys: dict[str, None] = {"id": None}
@@ -456,7 +468,7 @@ class _Parser:
             for k in row:
                 keys.setdefault(k, None)
         props = list(keys)
-        parts = [_header(entry.label, props)]
+        parts = [_header(token_label, props)]
         for lineno, row in rows:
             for key in props:
                 try:

@@ -33,8 +33,10 @@ from scholarkg.schema.ddl import (
     check_rel_type,
 )
 from scholarkg.store import cypher_common
+from scholarkg.store.vector_batches import float32_text
 
 if TYPE_CHECKING:
+    import numpy as np
     from falkordb import Graph
 
 DIALECT = "falkordb"
@@ -128,8 +130,17 @@ def fulltext_index_ddl(label: str, props: Sequence[str]) -> str:
     return f"CALL db.idx.fulltext.createNodeIndex('{label}', {fields})"
 
 
+#: HNSW ``efConstruction`` of the vector indexes scholarkg creates (FalkorDB's default: 200).
+#: Building the index is what a vector write costs the server (~80 % of it); 64 makes that
+#: 1.7-2.4x cheaper, and kNN with the over-fetch of ``VECTOR_MIN_FETCH`` (100) finds the
+#: same exact top 10 on clustered embeddings (``benchmarks/bench_vectors.py --recall``;
+#: docs/performance.md, "Vector writes"; docs/decisions.md).
+VECTOR_EF_CONSTRUCTION = 64
+
+
 def vector_index_ddl(index: VectorIndex) -> str:
-    """FalkorDB's vector index DDL; cosine is the only similarity scholarkg uses."""
+    """FalkorDB's vector index DDL; cosine is the only similarity scholarkg uses (HNSW
+    ``M`` and ``efRuntime`` are FalkorDB's defaults, ``efConstruction`` is ours)."""
     check_label(index.label)
     check_property(index.property)
     if index.similarity != "cosine":
@@ -138,7 +149,8 @@ def vector_index_ddl(index: VectorIndex) -> str:
         raise StoreError(f"vector index {index.name!r}: dimensions must be in 1..4096")
     return (
         f"CREATE VECTOR INDEX FOR (n:{index.label}) ON (n.{index.property}) "
-        f"OPTIONS {{dimension: {int(index.dimensions)}, similarityFunction: 'cosine'}}"
+        f"OPTIONS {{dimension: {int(index.dimensions)}, similarityFunction: 'cosine', "
+        f"efConstruction: {VECTOR_EF_CONSTRUCTION}}}"
     )
 
 
@@ -290,6 +302,12 @@ def fulltext_search_query() -> str:
 def vector_value(param: str) -> str:
     """The expression that stores a parameter as a vector property."""
     return f"vecf32({param})"
+
+
+def vector_param(vec: np.ndarray) -> str:
+    """The components of a checked vector as FalkorDB's parameter text (without brackets):
+    ``%.9g`` of each float32 value, which ``vecf32`` reads back to that float32."""
+    return float32_text(vec)
 
 
 def set_vectors_query(label: str, prop: str) -> str:

@@ -241,9 +241,28 @@ def incomplete_graphs(client: redis.Redis) -> list[str]:
 
 #: the most memory one query may use (FalkorDB's ``QUERY_MEM_CAPACITY``), unless
 #: ``SCHOLARKG_FALKORDB_QUERY_MEMORY`` says otherwise: far above what the code's own queries
-#: use (they page through large reads 50,000 rows at a time), low enough that one runaway
-#: query from ``scholarkg cypher`` or the explorer is stopped before it takes the machine
+#: use (they page through large reads 50,000 rows at a time), low enough that most runaway
+#: queries from ``scholarkg cypher`` or the explorer are stopped early. It does not hold for
+#: a list built in one piece (``range(1, 1e9)`` asks for 16 GB at once: docs/backends.md,
+#: Security), which :func:`memory_limit` bounds for the whole process.
 DEFAULT_QUERY_MEMORY = 2 << 30
+#: seconds any query may run (FalkorDB's ``TIMEOUT_MAX``, also its ``TIMEOUT_DEFAULT``), the
+#: same 15 minutes as the managed Neo4j's ``db.transaction.timeout``:
+#: ``SCHOLARKG_FALKORDB_TIMEOUT`` (0 = none). A client asks for less (the explorer's 10 s),
+#: never more; a write that times out is rolled back whole.
+DEFAULT_QUERY_TIMEOUT = 900
+#: the share of physical memory the server process may map (``RLIMIT_AS``) unless
+#: ``SCHOLARKG_FALKORDB_MEMORY`` says otherwise
+DEFAULT_MEMORY_SHARE = 0.75
+
+
+def _size(name: str, text: str) -> int:
+    import re
+
+    m = re.fullmatch(r"(\d+)\s*([kmgt]?)i?b?", text.strip().lower())
+    if not m:
+        raise InputError(f"{name}: not a size: {text!r} (e.g. 512m, 4g, 0)")
+    return int(m.group(1)) << (10 * " kmgt".index(m.group(2) or " "))
 
 
 def default_module_args(
@@ -254,24 +273,63 @@ def default_module_args(
     * ``IMPORT_FOLDER``: ``LOAD CSV FROM 'file://…'`` reads only ``<data>/import/`` (FalkorDB's
       default is a system folder; the loaders never use LOAD CSV, they send rows);
     * ``QUERY_MEM_CAPACITY``: :data:`DEFAULT_QUERY_MEMORY` per query
-      (``SCHOLARKG_FALKORDB_QUERY_MEMORY``: bytes, or ``512m``/``4g``; 0 = no limit).
-
-    No server-wide query timeout: the code's long reads and loads must not be cut, and the
-    explorer passes its own ``TIMEOUT`` with every query.
+      (``SCHOLARKG_FALKORDB_QUERY_MEMORY``: bytes, or ``512m``/``4g``; 0 = no limit);
+    * ``TIMEOUT_MAX`` and ``TIMEOUT_DEFAULT``: :data:`DEFAULT_QUERY_TIMEOUT` seconds for every
+      query, reads and writes (``SCHOLARKG_FALKORDB_TIMEOUT``, seconds; 0 = none); a query's
+      own ``TIMEOUT`` may be shorter, and a longer one is refused by the server.
     """
     env = os.environ if env is None else env
     text = env.get("SCHOLARKG_FALKORDB_QUERY_MEMORY", "").strip().lower()
-    memory = DEFAULT_QUERY_MEMORY
-    if text:
-        import re
+    memory = _size("SCHOLARKG_FALKORDB_QUERY_MEMORY", text) if text else DEFAULT_QUERY_MEMORY
+    args: dict[str, str | int] = {
+        "IMPORT_FOLDER": f"{data_dir / 'import'}/",
+        "QUERY_MEM_CAPACITY": memory,
+    }
+    timeout_text = env.get("SCHOLARKG_FALKORDB_TIMEOUT", "").strip()
+    try:
+        timeout = int(timeout_text) if timeout_text else DEFAULT_QUERY_TIMEOUT
+    except ValueError:
+        raise InputError(
+            f"SCHOLARKG_FALKORDB_TIMEOUT: not a whole number of seconds: {timeout_text!r}"
+        ) from None
+    if timeout < 0:
+        raise InputError(f"SCHOLARKG_FALKORDB_TIMEOUT must be 0 (none) or more, got {timeout}")
+    if timeout:
+        args["TIMEOUT_MAX"] = timeout * 1000
+        args["TIMEOUT_DEFAULT"] = timeout * 1000
+    return args
 
-        m = re.fullmatch(r"(\d+)\s*([kmg]?)i?b?", text)
-        if not m:
-            raise InputError(
-                f"SCHOLARKG_FALKORDB_QUERY_MEMORY: not a size: {text!r} (e.g. 512m, 4g, 0)"
-            )
-        memory = int(m.group(1)) << (10 * " kmg".index(m.group(2) or " "))
-    return {"IMPORT_FOLDER": f"{data_dir / 'import'}/", "QUERY_MEM_CAPACITY": memory}
+
+def memory_limit(env: Mapping[str, str] | None = None) -> int | None:
+    """Bytes of address space the server process may map (``RLIMIT_AS``), ``None``: no limit.
+
+    ``SCHOLARKG_FALKORDB_MEMORY`` (``12g``; 0 = none), else :data:`DEFAULT_MEMORY_SHARE` of
+    physical memory. Of the four limits measured (docs/backends.md, Security) this is the one
+    that holds for every query: an allocation past it fails and the server exits at once
+    (Redis aborts on a failed allocation) instead of the kernel's OOM killer taking it, or
+    another process, once the machine is full. scholarkg then starts it again on its files.
+    """
+    env = os.environ if env is None else env
+    text = env.get("SCHOLARKG_FALKORDB_MEMORY", "").strip()
+    if text:
+        limit = _size("SCHOLARKG_FALKORDB_MEMORY", text)
+        return limit or None
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(physical * DEFAULT_MEMORY_SHARE)
+
+
+def out_of_memory_in_log(log_file: Path, tail_bytes: int = 1 << 16) -> bool:
+    """Whether the server's log ends with Redis' report of a failed allocation."""
+    try:
+        with open(log_file, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - tail_bytes))
+            return b"Out Of Memory allocating" in fh.read()
+    except OSError:
+        return False
 
 
 class EmbeddedServer:
@@ -298,6 +356,7 @@ class EmbeddedServer:
         stall_timeout: float = DEFAULT_STALL_TIMEOUT,
         lock_timeout: float = 120.0,
         progress: WaitCallback | None = None,
+        memory: int | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().absolute()
         mode = persistence or ("aof" if persistent else "none")
@@ -313,6 +372,9 @@ class EmbeddedServer:
         self.module_args = {**default_module_args(self.data_dir), **(module_args or {})}
         #: extra redis-server options, ``{"key-load-delay": 100}`` (tests, benchmarks)
         self.server_args = dict(server_args or {})
+        #: bytes the server process may map (``RLIMIT_AS``; ``None``: none): the default of
+        #: :func:`memory_limit` unless given
+        self.memory_limit = memory_limit() if memory is None else (memory or None)
         self.stall_timeout = stall_timeout
         self.lock_timeout = lock_timeout
         self.progress = progress
@@ -393,6 +455,68 @@ class EmbeddedServer:
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
             return self.status(details=False)
         return self.start()
+
+    def keeps_files(self) -> bool:
+        """Whether the running server (as started, ``server.json``) keeps its data on disk."""
+        return str(self._read_info().get("persistence", self.persistence)) != "none"
+
+    def pid(self) -> int | None:
+        """The running server's pid (``None``: none runs)."""
+        pid = self._read_pid()
+        return pid if pid is not None and _pid_alive(pid) else None
+
+    def restart_runaway(self, pid: int) -> float:
+        """Stop server ``pid`` and start it again on the same files; seconds it took.
+
+        For a query that no limit stops (FalkorDB's TIMEOUT covers neither parsing nor the
+        work inside one row): it holds one of the server's worker threads until the process
+        ends. ``SHUTDOWN`` (Redis fsyncs the log and exits at once, running queries or not;
+        SIGKILL if it does not), then :meth:`start`, which loads the snapshot and replays the
+        log: every acknowledged write is in it (``appendfsync always``), and the write that
+        was running, if any, was never acknowledged and is not. A server that keeps no files
+        is not restarted (it would come back empty). Another process may have restarted it
+        already: then nothing is stopped.
+        """
+        if not self.keeps_files():
+            raise ServerError(
+                "the embedded server keeps no files (persistence 'none'), so it is not "
+                "restarted: that would empty it"
+            )
+        t0 = time.monotonic()
+        with self._locked():
+            if self._read_pid() == pid and _pid_alive(pid) and _is_redis_server(pid):
+                log.warning("restarting embedded server pid %s: a query outlived its limit", pid)
+                try:
+                    with self._raw_client(self.socket_path, timeout=5.0) as client:
+                        client.execute_command("SHUTDOWN")
+                except Exception as err:  # a dropped connection is the success case
+                    log.debug("SHUTDOWN: %s", err)
+                if not self._wait_exit(pid, 10.0):
+                    self._terminate(pid)
+                self._clean_leftovers()
+        self.start()
+        return time.monotonic() - t0
+
+    def running_queries(self, *, timeout: float = 2.0) -> list[dict[str, Any]]:
+        """``GRAPH.INFO``'s running and waiting queries: ``{graph, query, ms, waiting}``."""
+        with self._raw_client(self.socket_path, timeout=timeout) as client:
+            reply = redis_command(client, "GRAPH.INFO")
+        out: list[dict[str, Any]] = []
+        for title, entries in zip(reply[::2], reply[1::2], strict=False):
+            if not isinstance(entries, list) or "queries" not in str(title).lower():
+                continue
+            for entry in entries:
+                fields = dict(zip(entry[::2], entry[1::2], strict=False))
+                ms = fields.get("Execution duration", fields.get("Wait duration", 0))
+                out.append(
+                    {
+                        "graph": fields.get("Graph name"),
+                        "query": fields.get("Query"),
+                        "ms": float(ms or 0),
+                        "waiting": "Waiting" in str(title),
+                    }
+                )
+        return out
 
     def stop(self, timeout: float = 30.0, *, compact: bool = True) -> bool:
         """Stop the server gracefully; returns whether one ran.
@@ -664,6 +788,7 @@ class EmbeddedServer:
         _CHILDREN[proc.pid] = proc
         # our own pid file right away, so a crash during startup is seen as stale later
         self.pid_file.write_text(f"{proc.pid}\n")
+        limit = self._limit_memory(proc.pid)
         try:
             self._wait_ready(proc.pid, sock, proc=proc)
             with self._raw_client(sock, timeout=60.0) as client:
@@ -690,11 +815,26 @@ class EmbeddedServer:
             "versions": versions,
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "module_args": self.module_args,
+            "memory_limit": limit,
         }
         atomic_write_text(self.info_file, json.dumps(info, indent=2), fsync=False)
         if not self.persistent and not self._atexit_registered:
             atexit.register(self._stop_quietly)
             self._atexit_registered = True
+
+    def _limit_memory(self, pid: int) -> int | None:
+        """Apply :func:`memory_limit` to the new server (``RLIMIT_AS``, Linux); the limit set."""
+        limit = self.memory_limit
+        if limit is None:
+            return None
+        import resource
+
+        try:
+            resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
+        except (AttributeError, OSError, ValueError) as err:  # no prlimit (macOS), or refused
+            log.warning("could not limit the embedded server's memory: %s", err)
+            return None
+        return limit
 
     def _aof_from_loaded_rdb(self, client: redis.Redis) -> None:
         """Turn the RDB the server just loaded into the AOF base, then drop the RDB.

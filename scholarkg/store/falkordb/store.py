@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scholarkg.errors import InputError, ServerError, StoreError
+from scholarkg.errors import CypherError, InputError, QueryLimitExceeded, ServerError, StoreError
 from scholarkg.schema.ddl import (
     SchemaSpec,
     VectorIndex,
@@ -32,13 +32,18 @@ from scholarkg.schema.ddl import (
     rel_types,
 )
 from scholarkg.store.base import (
+    EXPLORE_MAX_BYTES,
     VECTOR_MIN_FETCH,
+    WATCHDOG_GRACE,
     EdgeSnapshot,
+    ExploreResult,
     GraphCounts,
     Hit,
     PageRankConfig,
     PageRankResult,
     best_hits,
+    bounded_timeout_ms,
+    explore_check_limits,
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
@@ -47,13 +52,17 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
+from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
+from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
 
 if TYPE_CHECKING:
     import falkordb
 
     from scholarkg.config import Settings
-    from scholarkg.store.base import ExploreResult, QueryPlan
+    from scholarkg.store.base import QueryPlan
+    from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.vector_batches import VectorBatch
 
 log = logging.getLogger(__name__)
 
@@ -119,10 +128,16 @@ class FalkorDBStore(BatchWriteStore):
     capabilities: frozenset[str] = frozenset({"fulltext", "vector"})
     _dialect = dialect
 
-    def __init__(self, db: falkordb.FalkorDB, graph: str) -> None:
+    def __init__(
+        self, db: falkordb.FalkorDB, graph: str, *, server: EmbeddedServer | None = None
+    ) -> None:
+        """``server``: the process behind ``db``, which a user's runaway query restarts
+        (``explore``); without it such a query is reported, not stopped."""
         if not graph or any(c.isspace() for c in graph):
             raise InputError(f"invalid graph name {graph!r}")
         self.db = db
+        self._server = server
+        self._timeout_max: int | None = None
         self.graph = graph
         self._g = db.select_graph(graph)
         self._schema: SchemaSpec = default_schema()
@@ -143,7 +158,7 @@ class FalkorDBStore(BatchWriteStore):
 
         server = EmbeddedServer(settings.data_dir)
         server.ensure_running()
-        store = cls(server.connect(), graph or settings.graph)
+        store = cls(server.connect(), graph or settings.graph, server=server)
         if not allow_incomplete:
             try:
                 store.check_complete()
@@ -186,6 +201,20 @@ class FalkorDBStore(BatchWriteStore):
 
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
+
+    def _send_vectors(self, query: str, batch: VectorBatch) -> int:
+        """``$rows`` written as FalkorDB's ``CYPHER rows=[…]`` parameter header here, one
+        ``%`` format per vector, instead of by falkordb-py's recursion into each float; the
+        rows were checked whole by ``vector_batches`` (no ``check_params`` walk either).
+        Ids and extra properties are quoted by falkordb-py's own helpers."""
+        from falkordb.helpers import quote_string, stringify_param_value
+
+        rows = ",".join(
+            f"{{id:{quote_string(i)},v:[{dialect.vector_param(v)}],"
+            f"extra:{stringify_param_value(e)}}}"
+            for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
+        )
+        return self._count_written(self._query(f"CYPHER rows=[{rows}] {query}"))
 
     def _prepare_labels(self, *labels: str) -> None:
         for label in labels:
@@ -547,7 +576,124 @@ class FalkorDBStore(BatchWriteStore):
         except Exception as err:  # closing must never mask the caller's own error
             log.debug("closing FalkorDB connection: %s", err)
 
-    # -- explorer (scholarkg explore) --------------------------------------------------
+    # -- a user's query (scholarkg explore, scholarkg cypher) -----------------------------
+    #: what FalkorDB's parser takes in time (``cypher_text.check_shape``; measured on 4.16)
+    shape_limits = ShapeLimits(
+        server="the embedded FalkorDB",
+        max_depth=12,
+        max_cost=250_000,
+        why="its parser's time doubles with each level: 16 levels take up to 1 s, 20 do not "
+        "finish, and no time limit covers parsing",
+    )
+
+    def _user_text(self, query: str, params: Mapping[str, Any] | None) -> str:
+        """What goes to the server for ``query``: the client's ``CYPHER name=value`` header
+        (parameters travel in the text) and the query, shape-checked as a whole."""
+        try:
+            header = self._g._build_params_header(dict(params)) if params else ""
+        except (ValueError, TypeError) as err:  # a map key the client cannot quote
+            raise InputError(f"unsupported parameter value: {err}", field="params") from err
+        text = header + query
+        check_shape(text, self.shape_limits)
+        return text
+
+    def server_timeout_ms(self) -> int | None:
+        """FalkorDB's ``TIMEOUT_MAX`` (``None`` when 0: no limit)."""
+        if self._timeout_max is None:
+            reply = self._command("GRAPH.CONFIG", "GET", "TIMEOUT_MAX")
+            self._timeout_max = int(reply[1]) if isinstance(reply, list | tuple) else 0
+        return self._timeout_max or None
+
+    def _send_user(
+        self, args: tuple[Any, ...], query: str, *, limit_ms: int, row_limit: int, max_bytes: int
+    ) -> LimitedReply:
+        """``args`` on a connection of its own, under the watchdog (``falkordb/resp.py``)."""
+        import time
+
+        path = self.db.connection.connection_pool.connection_kwargs.get("path")
+        if not path:
+            raise ServerError("the embedded store is reached over its unix socket only")
+        pid = self._server.pid() if self._server is not None else None
+        deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
+        try:
+            return send_limited(
+                str(path), args, deadline=deadline, row_limit=row_limit, max_bytes=max_bytes
+            )
+        except NoAnswer:
+            raise self._stop_runaway(pid, args[2], limit_ms) from None
+        except ConnectionLost as err:
+            raise self._lost_during_query(pid, err) from None
+
+    def _stop_runaway(self, pid: int | None, text: str, limit_ms: int) -> StoreError:
+        """A query with no answer ``WATCHDOG_GRACE`` s past its limit: stop it (restart)."""
+        what = (
+            f"the query ran past its time limit of {limit_ms / 1000:g} s and FalkorDB did not "
+            "stop it (its time limit covers neither parsing nor the work within one row)"
+        )
+        server = self._server
+        if server is None or pid is None:
+            return QueryLimitExceeded(
+                f"{what}; it may still hold one of the server's workers ('scholarkg db stop' "
+                "ends it)"
+            )
+        try:
+            mine = [q for q in server.running_queries() if q["query"] == text]
+        except Exception as err:  # the server does not answer at all: it is stuck too
+            log.warning("GRAPH.INFO did not answer: %s", err)
+            mine = [{"waiting": False}]
+        if mine and all(q["waiting"] for q in mine):
+            return QueryLimitExceeded(
+                f"the query waited past its time limit of {limit_ms / 1000:g} s for a free "
+                "worker: the server is busy with other queries (not restarted)"
+            )
+        if not server.keeps_files():
+            return QueryLimitExceeded(
+                f"{what}; this server keeps no files, so scholarkg did not restart it "
+                "('scholarkg db stop' ends the query, and the data)"
+            )
+        took = server.restart_runaway(pid)
+        return QueryLimitExceeded(
+            f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
+            "stored was lost"
+        )
+
+    def _lost_during_query(self, pid: int | None, err: Exception) -> StoreError:
+        """The connection dropped mid-query: a server that died (its memory limit) comes back."""
+        server = self._server
+        if server is None or pid is None or server.pid() == pid or not server.keeps_files():
+            return ServerError(_LOST.format(err=err))
+        import time
+
+        from scholarkg.store.falkordb.server import out_of_memory_in_log
+
+        cause = (
+            f"it asked for more memory than the server may use "
+            f"({server.memory_limit / (1 << 30):.1f} GiB; SCHOLARKG_FALKORDB_MEMORY)"
+            if server.memory_limit and out_of_memory_in_log(server.log_file)
+            else "it died"
+        )
+        t0 = time.monotonic()
+        server.ensure_running()
+        return QueryLimitExceeded(
+            f"the embedded server stopped while running the query: {cause}; scholarkg "
+            f"started it again in {time.monotonic() - t0:.1f} s: nothing stored was lost"
+        )
+
+    def _user_error(self, err: Exception, query: str) -> CypherError:
+        """A server error on a user's query; Neo4j-only syntax named as such (issue #38)."""
+        text = str(err)
+        if "empty key" in text:  # RO_QUERY cannot create the graph key
+            return CypherError(f"graph {self.graph!r} does not exist yet: load data into it first")
+        gaps = subquery_expressions(query)
+        if gaps and ("Invalid input" in text or "errMsg" in text):
+            return CypherError(
+                f"the embedded FalkorDB has no {' or '.join(gaps)} subquery expression "
+                "(Neo4j 5 syntax): write COUNT { (n)-->(m) } as size([(n)-->(m) | m]) and "
+                "EXISTS { (n)-->(m) } as the pattern (n)-->(m) in WHERE, or run it with "
+                "--backend neo4j"
+            )
+        return dialect.cypher_error(err, query)
+
     def explore(
         self,
         query: str,
@@ -556,39 +702,47 @@ class FalkorDBStore(BatchWriteStore):
         allow_writes: bool = False,
         timeout_ms: int = 10_000,
         row_limit: int = 1_000,
+        max_bytes: int = EXPLORE_MAX_BYTES,
     ) -> ExploreResult:
-        """``GRAPH.RO_QUERY`` (``GRAPH.QUERY`` with ``allow_writes``) with the server's TIMEOUT.
+        """``GRAPH.RO_QUERY`` (``GRAPH.QUERY`` with ``allow_writes``) under the limits of
+        ``GraphStore.explore``.
 
-        FalkorDB itself refuses a write sent as RO_QUERY, whatever the text looks like.
-        The row limit is applied to the reply: FalkorDB's own cap (RESULTSET_SIZE) is a
-        server-wide setting that would also cut the benchmarks' queries.
+        FalkorDB itself refuses a write sent as RO_QUERY, whatever the text looks like, and
+        rolls back a write that times out. The rows are cut while they are read
+        (``falkordb/resp.py``): FalkorDB's own cap (RESULTSET_SIZE) is a server-wide setting
+        that would also cut the benchmarks' queries.
         """
         import time
 
         import redis
-
-        from scholarkg.errors import CypherError
-        from scholarkg.store.base import ExploreResult, explore_check_limits
+        from falkordb.query_result import QueryResult
 
         explore_check_limits(timeout_ms, row_limit)
-        send = self._g.query if allow_writes else self._g.ro_query
+        text = self._user_text(query, params)
+        limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
+        cmd = "GRAPH.QUERY" if allow_writes else "GRAPH.RO_QUERY"
         start = time.perf_counter()
+        limited = self._send_user(
+            (cmd, self.graph, text, "--compact", "timeout", limit_ms),
+            query,
+            limit_ms=limit_ms,
+            row_limit=row_limit,
+            max_bytes=max_bytes,
+        )
         try:
-            res = send(query, dict(params) if params else None, timeout=int(timeout_ms))
-        except ValueError as err:  # the client refuses a map key it cannot quote
-            raise InputError(f"unsupported parameter value: {err}", field="params") from err
+            if isinstance(limited.reply, redis.exceptions.ResponseError):
+                raise limited.reply
+            res = QueryResult(self._g, limited.reply)
         except redis.exceptions.ResponseError as err:
-            if "empty key" in str(err):  # RO_QUERY cannot create the graph key
-                raise CypherError(
-                    f"graph {self.graph!r} does not exist yet: load data into it first"
-                ) from err
-            raise dialect.cypher_error(err, query) from err
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-            raise ServerError(_LOST.format(err=err)) from err
+            raise self._user_error(err, query) from err
+        except RecursionError:
+            raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
-        out.truncated = len(res.result_set) > row_limit
-        for row in res.result_set[:row_limit]:
+        rows = res.result_set
+        out.truncated = len(rows) > row_limit or limited.cut is not None
+        out.limited_by = "rows" if len(rows) > row_limit else limited.cut
+        for row in rows[:row_limit]:
             out.rows.append([_explore_value(v, out, self._vector_props) for v in row])
         return out
 
@@ -606,33 +760,36 @@ class FalkorDBStore(BatchWriteStore):
             row_limit=max(1, int(limit)),
         )
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
         """``GRAPH.EXPLAIN``: the plan's operators, one per line of the reply, in tree order.
 
-        FalkorDB gives ``ProcedureCall`` without the procedure's name (the explorer's guard
-        takes the names from the text and checks their number against the plan) and
-        answers a schema command (``CREATE INDEX``) with no plan at all: query type ``s``.
+        Shape-checked and sent like :meth:`explore` (planning parses: the same parser
+        hazards, the same watchdog). FalkorDB gives ``ProcedureCall`` without the
+        procedure's name (the explorer's guard takes the names from the text and checks
+        their number against the plan) and answers a schema command (``CREATE INDEX``) with
+        no plan at all: query type ``s``.
         """
         import redis
 
         from scholarkg.store.base import QueryPlan
 
-        try:
-            plan = self._g.explain(query, dict(params) if params else None)
-        except ValueError as err:  # the client refuses a map key it cannot quote
-            raise InputError(f"unsupported parameter value: {err}", field="params") from err
-        except redis.exceptions.ResponseError as err:
-            if "empty key" in str(err):  # no graph yet: nothing to plan against
+        text = self._user_text(query, params)
+        limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
+        limited = self._send_user(
+            ("GRAPH.EXPLAIN", self.graph, text), query, limit_ms=limit_ms, row_limit=1 << 30,
+            max_bytes=EXPLORE_MAX_BYTES,
+        )  # fmt: skip
+        plan = limited.reply
+        if isinstance(plan, redis.exceptions.ResponseError):
+            if "empty key" in str(plan):  # no graph yet: nothing to plan against
                 return QueryPlan(operators=(), planned=False)
-            raise dialect.cypher_error(err, query) from err
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-            raise ServerError(f"lost the embedded FalkorDB server ({err})") from err
-        except Exception as err:  # the client's own check: the reply was not a plan
-            if "plan must be an array" not in str(err):
-                raise
+            raise self._user_error(plan, query)
+        if not isinstance(plan, list):  # a schema command: no plan
             return QueryPlan(operators=(), query_type="s")
         ops = []
-        for line in plan.plan:
+        for line in plan:
             name, _, details = str(line).strip().partition("|")
             ops.append((name.strip().replace(" ", ""), details.strip()))
         return QueryPlan(operators=tuple(ops))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, StoreError
 from scholarkg.schema.ddl import (
@@ -36,6 +36,10 @@ from scholarkg.schema.ddl import (
     default_schema,
 )
 from scholarkg.store import cypher_common
+from scholarkg.store.vector_batches import float64_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DIALECT = "neo4j"
 
@@ -137,6 +141,10 @@ SHOW_INDEXES = (
     "RETURN name, type, state, labelsOrTypes, properties, owningConstraint"
 )
 SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name RETURN name"
+#: The server's own cap on a transaction's time, which bounds a user's (``Neo4jStore.explore``)
+TRANSACTION_TIMEOUT_SETTING = (
+    "SHOW SETTINGS YIELD name, value WHERE name = 'db.transaction.timeout' RETURN value"
+)
 #: Names come from ``SHOW``; Neo4j 5 takes them as parameters, so nothing is pasted.
 DROP_CONSTRAINT = "DROP CONSTRAINT $name IF EXISTS"
 DROP_INDEX = "DROP INDEX $name IF EXISTS"
@@ -204,8 +212,17 @@ FULLTEXT_SEARCH = (
 
 
 def vector_value(param: str) -> str:
-    """Neo4j stores a vector as a plain ``LIST<FLOAT>`` (the VECTOR type is Enterprise)."""
-    return param
+    """Neo4j stores a vector as a plain ``LIST<FLOAT>`` (the VECTOR type is Enterprise);
+    ``set_vectors`` sends it as text (:func:`vector_param`), read back here on the server."""
+    return f"[x IN split({param}, ',') | toFloat(x)]"
+
+
+def vector_param(vec: np.ndarray) -> str:
+    """A checked vector as ``set_vectors`` sends it: components joined by commas, each with
+    17 significant digits, so ``toFloat`` on the server gives the same double. One
+    string crosses Bolt instead of one PackStream float per component (the driver packs
+    those in Python: most of the client's time, ``vector_batches``)."""
+    return float64_text(vec)
 
 
 def set_vectors_query(label: str, prop: str) -> str:
@@ -611,6 +628,7 @@ def all_statements(
         Statement("await_indexes", AWAIT_INDEXES, {"timeout": 300}),
         Statement("show_indexes", SHOW_INDEXES),
         Statement("show_constraints", SHOW_CONSTRAINTS),
+        Statement("transaction_timeout_setting", TRANSACTION_TIMEOUT_SETTING),
         Statement("drop_constraint", DROP_CONSTRAINT, {"name": "key_Paper_id"}),
         Statement("drop_index", DROP_INDEX, {"name": "idx_Paper_year"}),
         Statement("delete_all", DELETE_ALL),

@@ -37,6 +37,7 @@ from scholarkg.errors import (
     CypherError,
     InputError,
     NotSupported,
+    QueryLimitExceeded,
     ServerError,
     StoreError,
 )
@@ -51,13 +52,18 @@ from scholarkg.schema.ddl import (
     rel_types,
 )
 from scholarkg.store.base import (
+    EXPLORE_MAX_BYTES,
     VECTOR_MIN_FETCH,
+    WATCHDOG_GRACE,
     EdgeSnapshot,
+    ExploreResult,
     GraphCounts,
     Hit,
     PageRankConfig,
     PageRankResult,
     best_hits,
+    bounded_timeout_ms,
+    explore_check_limits,
 )
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import (
@@ -65,13 +71,14 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
+from scholarkg.store.cypher_text import ShapeLimits, check_shape
 from scholarkg.store.neo4j import dialect
 
 if TYPE_CHECKING:
     import neo4j
 
     from scholarkg.config import Neo4jSettings
-    from scholarkg.store.base import ExploreResult, QueryPlan
+    from scholarkg.store.base import QueryPlan
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +155,79 @@ def _import_driver() -> None:
         for name in hidden:
             if sys.modules.get(name) is None:
                 del sys.modules[name]
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def neo4j_duration_ms(text: str) -> int:
+    """A Neo4j setting's duration (``15m``, ``1h30m``, ``500ms``, ``0s``) in milliseconds."""
+    compact = text.strip().lower().replace(" ", "")
+    parts = _DURATION_PART.findall(compact)
+    if not parts or "".join(n + u for n, u in parts) != compact:
+        raise ValueError(f"not a Neo4j duration: {text!r}")
+    return round(sum(float(n) * _DURATION_MS[u] for n, u in parts))
+
+
+def approx_bytes(values: Iterable[Any], budget: int) -> int:
+    """About how many bytes ``values`` take as JSON, counted until past ``budget`` (a record
+    of a 3-million-element list is not walked to the end to learn that it is too big)."""
+    total = 0
+    stack = list(values)
+    while stack and total <= budget:
+        value = stack.pop()
+        if isinstance(value, str | bytes):
+            total += len(value) + 2
+        elif isinstance(value, dict):
+            total += 2 + sum(len(str(k)) + 3 for k in value)
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            total += 2
+            stack.extend(value)
+        elif hasattr(value, "items") and callable(value.items):  # nodes, relationships
+            stack.extend(dict(value.items()).values())
+            total += 16
+        elif hasattr(value, "nodes") and hasattr(value, "relationships"):  # paths
+            stack.extend(value.nodes)
+            stack.extend(value.relationships)
+        else:
+            total += 8
+    return total
+
+
+def _within(run: Callable[[], ExploreResult], seconds: float, limit_ms: int) -> ExploreResult:
+    """``run()`` in a thread of its own, waited for ``seconds`` at most.
+
+    Neo4j ends a transaction at its time limit but checks the limit between rows only: a
+    query whose one row takes longer (a list comprehension over 20,000 x 20,000) is answered
+    with the timeout only when that row is done (12.7 s for a 1 s limit, measured on 5.26).
+    Past ``seconds`` the caller is told so; the thread waits for the server's answer on its
+    own and drops it (the transaction is already ended: nothing it did is kept).
+    """
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = run()
+        except BaseException as err:  # handed to the caller's thread
+            box["error"] = err
+
+    thread = threading.Thread(target=target, name="neo4j-user-query", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise QueryLimitExceeded(
+            f"the query ran past its time limit of {limit_ms / 1000:g} s: Neo4j ended its "
+            "transaction (nothing it did is kept) but checks that limit only between rows, "
+            "so it may go on computing the row it is in for a while"
+        )
+    if "error" in box:
+        raise box["error"]
+    result: ExploreResult = box["result"]
+    return result
 
 
 def redact_uri(uri: str) -> str:
@@ -258,6 +338,8 @@ class Neo4jStore(BatchWriteStore):
         #: whether GDS takes [node, bias] source pairs (None: not tried yet)
         self._gds_source_bias: bool | None = None
         self._gds_concurrency: int | None = None
+        #: db.transaction.timeout in ms (0: none), read once
+        self._server_timeout: int | None = None
 
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
@@ -987,7 +1069,27 @@ class Neo4jStore(BatchWriteStore):
         except Exception as err:  # closing must never mask the caller's own error
             log.debug("closing the Neo4j driver: %s", err)
 
-    # -- explorer (scholarkg explore) --------------------------------------------------
+    # -- a user's query (scholarkg explore, scholarkg cypher) -----------------------------
+    #: what Neo4j's parser takes: it recurses, and overflows its stack (no answer, ever)
+    #: between 200 and 300 levels of nested lists (5.26; 1,000 parentheses in issue #37)
+    shape_limits = ShapeLimits(
+        server="Neo4j",
+        max_depth=100,
+        why="deeper, Neo4j 5.26's parser overflows its stack and never answers",
+    )
+
+    def server_timeout_ms(self) -> int | None:
+        """``db.transaction.timeout`` (``None``: 0, or a server that will not say)."""
+        if self._server_timeout is None:
+            try:
+                rows = self._execute(dialect.TRANSACTION_TIMEOUT_SETTING, read=True).records
+                value = str(rows[0]["value"]) if rows else "0"
+                self._server_timeout = neo4j_duration_ms(value)
+            except (StoreError, ValueError) as err:
+                log.debug("no db.transaction.timeout from the server: %s", err)
+                self._server_timeout = 0
+        return self._server_timeout or None
+
     def explore(
         self,
         query: str,
@@ -996,40 +1098,64 @@ class Neo4jStore(BatchWriteStore):
         allow_writes: bool = False,
         timeout_ms: int = 10_000,
         row_limit: int = 1_000,
+        max_bytes: int = EXPLORE_MAX_BYTES,
     ) -> ExploreResult:
         """An auto-commit transaction in a READ session (WRITE with ``allow_writes``).
 
         The server refuses writes in a READ session and ends the transaction at the
-        timeout; records are pulled only up to the limit plus one, and the rest is
-        discarded with the session, never sent.
+        timeout, which a client may set *shorter* than the server's own but, in Neo4j 5,
+        also longer (it replaces ``db.transaction.timeout``): so it is bounded here by the
+        server's. Records are pulled a batch at a time and the stream is cut after the row
+        limit or the byte limit; the rest is discarded with the session, never sent.
         """
         import time
 
         from neo4j import READ_ACCESS, WRITE_ACCESS, Query
 
-        from scholarkg.store.base import ExploreResult, explore_check_limits
-
         explore_check_limits(timeout_ms, row_limit)
+        check_shape(query, self.shape_limits)
+        limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         mode = WRITE_ACCESS if allow_writes else READ_ACCESS
         start = time.perf_counter()
+
+        def run() -> ExploreResult:
+            return self._explore_records(
+                Query(query, timeout=limit_ms / 1000), params, mode, row_limit, max_bytes
+            )
+
+        out = _within(run, limit_ms / 1000 + WATCHDOG_GRACE, limit_ms)
+        out.elapsed_ms = (time.perf_counter() - start) * 1000
+        return out
+
+    def _explore_records(
+        self, query: Any, params: Mapping[str, Any] | None, mode: str, row_limit: int,
+        max_bytes: int,
+    ) -> ExploreResult:  # fmt: skip
+        """``explore``'s session: the records pulled a batch at a time, cut at the limits."""
         try:
             with self._driver.session(
                 database=self._database,
                 default_access_mode=mode,
                 fetch_size=min(int(row_limit) + 1, 1_000),
             ) as session:
-                result = session.run(Query(query, timeout=timeout_ms / 1000), dict(params or {}))
+                result = session.run(query, dict(params or {}))
                 out = ExploreResult(columns=list(result.keys()))
+                size = 0
                 for i, record in enumerate(result):
                     if i >= row_limit:
-                        out.truncated = True
+                        out.truncated, out.limited_by = True, "rows"
+                        break
+                    size += approx_bytes(record.values(), max_bytes - size)
+                    if size > max_bytes:
+                        out.truncated, out.limited_by = True, "bytes"
                         break
                     out.rows.append(
                         [_explore_value(v, out, self._vector_props) for v in record.values()]
                     )
+        except RecursionError:
+            raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
         except Exception as err:
-            raise cypher_error(err, query) from err
-        out.elapsed_ms = (time.perf_counter() - start) * 1000
+            raise cypher_error(err, query.text) from err
         return out
 
     def explore_neighbours(
@@ -1042,17 +1168,23 @@ class Neo4jStore(BatchWriteStore):
             row_limit=max(1, int(limit)),
         )
 
-    def explain(self, query: str, params: Mapping[str, Any] | None = None) -> QueryPlan:
-        """``EXPLAIN`` in a READ session: the plan's operators and the query type."""
+    def explain(
+        self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
+    ) -> QueryPlan:
+        """``EXPLAIN`` in a READ session (shape-checked first): the plan's operators and the
+        query type."""
         from neo4j import READ_ACCESS, Query
 
         from scholarkg.store.base import QueryPlan
 
+        check_shape(query, self.shape_limits)
         try:
             with self._driver.session(
                 database=self._database, default_access_mode=READ_ACCESS
             ) as session:
-                summary = session.run(Query("EXPLAIN " + query), dict(params or {})).consume()
+                summary = session.run(
+                    Query("EXPLAIN " + query, timeout=timeout_ms / 1000), dict(params or {})
+                ).consume()
         except Exception as err:
             raise cypher_error(err, query) from err
         ops: list[tuple[str, str]] = []
