@@ -20,7 +20,6 @@ from scholarkg.commands.common import (
     OutputFormat,
     check_choice,
     console,
-    count_bar,
     err_console,
     print_rows,
     stage_progress,
@@ -43,6 +42,17 @@ LoadedOnlyOpt = Annotated[
         help="List loaded works only (no reference stubs); ranking still uses the whole graph.",
     ),
 ]
+
+
+def _unit(stage: str) -> str:
+    """What a stage of ``suggest``/``related`` counts."""
+    if stage.startswith("suggesting"):
+        return "queries"
+    if stage.startswith("fitting"):
+        return "works"
+    if stage.startswith(("reading", "indexing")):
+        return "works"
+    return ""
 
 
 def _read_queries(path: Path) -> list[Any]:
@@ -160,21 +170,18 @@ def suggest(
     batch = _read_queries(queries) if queries is not None else None
     if batch is not None and exclude:
         raise InputError("--exclude is for one TEXT; a batch gives each query's own exclude")
-    quiet = fmt == OutputFormat.json
-    with store_session() as store, stage_progress(quiet=quiet) as progress:
+    with store_session() as store, stage_progress(unit=_unit) as progress:
         rec = Recommender(store, model=model, engine=engine, progress=progress)
         record = rec.prepare(
             fit=not no_fit and method == "fused", refit=refit, fit_queries=fit_queries
         )
         if batch is not None:
             batch = _resolve_excludes(store, batch)
-            with count_bar(quiet=quiet) as bar:
-                task = bar.add_task("suggesting", total=len(batch))
 
-                def step(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
+            def step(done: int, total: int) -> None:
+                progress("suggesting", done, total)
 
-                answers = rec.suggest_many(batch, top, method=method, progress=step)
+            answers = rec.suggest_many(batch, top, method=method, progress=step)
         else:
             from scholarkg.services.paper_lookup import resolve_paper
 
@@ -247,7 +254,7 @@ def related(
     from scholarkg.recommend.related import related_works
     from scholarkg.services.paper_lookup import resolve_paper
 
-    with store_session() as store, stage_progress(quiet=fmt == OutputFormat.json) as progress:
+    with store_session() as store, stage_progress(unit=_unit) as progress:
         paper = resolve_paper(store, work)
         result = related_works(
             store, paper.id, k=top, loaded_only=loaded_only, model=model, progress=progress

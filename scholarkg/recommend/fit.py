@@ -176,7 +176,7 @@ def fit_recommender(
     rec: Recommender,
     *,
     n_queries: int = 300,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int | None], None] | None = None,
 ) -> FitRecord:
     """Fit ``rec``'s fusion on its graph (see the module doc); ``rec.fusion`` is not set."""
     from scholarkg.benchmark.metrics.ir import evaluate

@@ -72,7 +72,7 @@ TEXT_REFS_SEEDS = 40
 METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid")
 ENGINES = ("auto", "client", "server")
 
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, int, int | None], None]
 
 __all__ = [
     "DEPTH",

@@ -133,7 +133,7 @@ def related_works(
     loaded_only: bool = False,
     model: str = "minilm",
     fastrp_dimension: int = 128,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int | None], None] | None = None,
 ) -> RelatedResult:
     """The ``k`` works most related to the Paper ``work_id`` (see the module doc)."""
     from scholarkg.graphalgo.resident import has_gds

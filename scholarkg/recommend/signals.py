@@ -130,7 +130,7 @@ class ProjectionSignals:
         catalog: ProjectionCatalog | None = None,
         cache: Path | None = None,
         fastrp: FastRPConfig | None = None,
-        progress: Callable[[str, int, int], None] | None = None,
+        progress: Callable[[str, int, int | None], None] | None = None,
     ) -> None:
         from scholarkg.graphalgo.fastrp import FastRPConfig
         from scholarkg.graphalgo.projection import default_catalog
@@ -148,8 +148,10 @@ class ProjectionSignals:
     def projection(self) -> Projection:
         if self._projection is None:
             if self.progress is not None:
-                self.progress("projecting the citation graph", 0, 0)
+                self.progress("projecting the citation graph", 0, None)
             self._projection = self.catalog.get(self.store, "Paper", ("CITES",))
+            if self.progress is not None:
+                self.progress("projecting the citation graph", 1, 1)
         return self._projection
 
     def refresh(self) -> None:

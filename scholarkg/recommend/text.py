@@ -112,7 +112,7 @@ class TextSearch:
 
     # -- BM25 --------------------------------------------------------------------------
 
-    def bm25(self, progress: Callable[[str, int, int], None] | None = None) -> BM25Ranker:
+    def bm25(self, progress: Callable[[str, int, int | None], None] | None = None) -> BM25Ranker:
         """The index, loaded from the cache or built (and saved) on first use."""
         if self._bm25 is not None:
             return self._bm25
@@ -128,9 +128,11 @@ class TextSearch:
 
         def read(done: int, _total: int) -> None:
             if progress is not None:
-                progress("reading the works' text", done, 0)
+                progress("reading the works' text", done, None)
 
         ids, texts = _read_corpus(self.store, read)
+        if progress is not None:
+            progress("reading the works' text", len(ids), len(ids))
 
         def index(done: int, total: int) -> None:
             if progress is not None:
