@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -30,7 +30,56 @@ from scholarkg.recommend.fusion import Fusion
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
-    from scholarkg.recommend.model import Recommender
+    from collections.abc import Iterable, Sequence
+
+    from scholarkg.recommend.signals import ProjectionSignals, SignalResult
+    from scholarkg.recommend.text import TextSearch
+    from scholarkg.store.base import GraphStore
+
+
+class _Row(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+
+
+class _Answer(Protocol):
+    @property
+    def rows(self) -> Sequence[_Row]: ...
+
+
+class Recommender(Protocol):
+    """What the fit asks of :class:`scholarkg.recommend.model.Recommender` (a protocol, so
+    the model, which calls the fit, and the fit do not import each other)."""
+
+    store: GraphStore
+    version: str
+    text: TextSearch
+    client: ProjectionSignals
+
+    def available(self, *, exclude: bool = False) -> tuple[str, ...]: ...
+
+    def inputs(
+        self,
+        text: str,
+        *,
+        vector: np.ndarray | None = None,
+        exclude: Iterable[str] = (),
+        wanted: Iterable[str] | None = None,
+    ) -> tuple[dict[str, Ranking], SignalResult]: ...
+
+    def suggest(
+        self,
+        text: str,
+        k: int = 10,
+        *,
+        exclude: Iterable[str] = (),
+        method: str = "fused",
+        vector: np.ndarray | None = None,
+        cards: bool = True,
+    ) -> _Answer: ...
+
 
 FORMAT = "scholarkg-recommend-fit"
 FORMAT_VERSION = 1

@@ -209,9 +209,20 @@ class Recommender:
             )
         return self.client
 
+    def graph_inputs(self) -> set[str]:
+        """The graph inputs a query gets, whether it leaves works out or not: the server's
+        where it answers (Neo4j: FastRP only after ``graph embed``), so a query with
+        ``exclude``, ranked on the client-side projection, uses the inputs the same query
+        gets on a graph loaded without those works (and a fit uses only inputs every query
+        has)."""
+        if self.server is not None:
+            return self.server.available() & self.client.available()
+        return self.client.available()
+
     def available(self, *, exclude: bool = False) -> tuple[str, ...]:
-        """The inputs this graph offers (``dense`` needs stored vectors)."""
-        graph = self.graph_for(("x",) if exclude else ()).available()
+        """The inputs this graph offers (``dense`` needs stored vectors); the same with or
+        without ``exclude`` (:meth:`graph_inputs`)."""
+        graph = self.graph_inputs()
         out = ["bm25"]
         if self.text.dense_available():
             out.append("dense")
@@ -269,6 +280,8 @@ class Recommender:
             dense = self.text.dense_ranking(vec, depth, ex)
             parts["dense"] = dense
         graph_wanted = want & set(GRAPH_SIGNALS)
+        if ex and self.server is not None:  # what the query gets on a graph without them
+            graph_wanted &= self.server.available()
         if graph_wanted:
             graph_wanted.add("refs")  # cheap, and what a row's "cited by n text matches" reads
         result = SignalResult()

@@ -354,9 +354,9 @@ class ServerSignals:
         return out
 
     def _ppr(self, seeds: Sequence[str], exclude: frozenset[str], depth: int) -> Ranking:
-        from scholarkg.graphalgo.resident import resident_gds_graph
+        from scholarkg.graphalgo.resident import require_gds, resident_gds_graph
 
-        gds: Any = self.store
+        gds = require_gds(self.store, "personalized PageRank on the server")
         graph = resident_gds_graph(self.store, "Paper", ("CITES",))
         cfg = PageRankConfig(
             PPR.damping_factor,

@@ -24,11 +24,8 @@ _SEEN: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, graph) -> (finge
 
 
 def _fingerprint(store: GraphStore) -> str | None:
-    fn = getattr(store, "write_fingerprint", None)
-    if fn is None:
-        return None
     try:
-        return str(fn())
+        return str(store.write_fingerprint())
     except Exception:  # a role that cannot ask: no shortcut, the aggregate decides
         return None
 

@@ -95,4 +95,4 @@ def write_group(path: Path, works: list[dict[str, Any]]) -> Path:
 def text_of(work: dict[str, Any]) -> str:
     """The work's title and abstract as a user would paste them."""
     positions = {p: word for word, ps in work["abstract_inverted_index"].items() for p in ps}
-    return work["title"] + "\n" + " ".join(positions[p] for p in sorted(positions))
+    return str(work["title"]) + "\n" + " ".join(positions[p] for p in sorted(positions))

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _group import group_works, write_group
+from ._group import group_works, write_group
 
 
 def load_group(store: Any, path: Path) -> None:

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from _cli import cli_ok
-from _group import group_works
 
 from scholarkg.recommend.related import related_works
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._group import group_works
 
 
 def _node(wid: str) -> str:

@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 from _cli import runner
-from _group import TOPICS, group_works, stub_id, text_of, without, work_id
 
 from scholarkg.cli import app
 from scholarkg.recommend.fusion import Fusion
 from scholarkg.recommend.model import Recommender
 from scholarkg.recommend.signals import GRAPH_SIGNALS
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._group import TOPICS, group_works, stub_id, text_of, without, work_id
 
 
 def _rec(store: Any, tmp_path: Path, **kw: Any) -> Recommender:

@@ -10,15 +10,17 @@ from typing import Any
 
 import pytest
 from _cli import runner
-from _group import TOPICS, group_works, text_of
 
 from scholarkg.cli import app
 from scholarkg.errors import NotSupported
 from scholarkg.recommend.fusion import Fusion
 from scholarkg.recommend.model import Recommender
 from scholarkg.recommend.related import related_works
-from scholarkg.recommend.signals import ProjectionSignals, ServerSignals
+from scholarkg.recommend.signals import GRAPH_SIGNALS, ProjectionSignals, ServerSignals
+from scholarkg.services.paper_lookup import resolve_paper
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._group import TOPICS, group_works, text_of, without, work_id
 
 EXACT = ("refs", "cocited", "coupled", "ppr", "popular")
 
@@ -108,3 +110,44 @@ def test_suggest_on_neo4j_from_the_command_line_with_fastrp_from_gds(
     assert res.exit_code == 0, res.output
     rel = json.loads(res.output)
     assert rel["work"]["id"] == "doi:10.5555/w101" and "fastrp" in rel["lists"]
+
+
+@pytest.mark.parametrize("topic,n", [(0, 6), (2, 11)])
+def test_exclude_on_neo4j_equals_the_graph_loaded_without_the_work(
+    neo4j_store: Any, group_loader: Callable[..., None], tmp_path: Path, topic: int, n: int
+) -> None:
+    """#38's exclude goal on Neo4j: the top 10 with the work excluded (read through the
+    client-side projection of the full graph) against the top 10 of a graph loaded without
+    the work (ranked in GDS and Cypher on the server), with the full graph's fitted fusion and
+    with RRF of every input (FastRP absent: no ``graph embed``): at least 8 of 10 shared."""
+    works = group_works()
+    wid = work_id(topic, n)
+    work = next(w for w in works if w["id"].endswith(f"/{wid}"))
+    text = text_of(work)
+    group_loader(neo4j_store, works)
+    full = Recommender(neo4j_store, cache_root=tmp_path / "full")
+    fitted = full.prepare(fit_queries=20)
+    assert fitted is not None and full.server is not None
+    node = resolve_paper(neo4j_store, wid).id
+    fusions = (full.fusion, Fusion("rrf", ("bm25", *GRAPH_SIGNALS), None, 60))
+    with_exclude = []
+    for fusion in fusions:
+        full.fusion = fusion
+        got = full.suggest(text, 10, exclude=[node])
+        with_exclude.append([r.id for r in got.rows])
+        assert node not in with_exclude[-1] and len(with_exclude[-1]) == 10
+    neo4j_store.run("MATCH (n) DETACH DELETE n")
+    group_loader(neo4j_store, without(works, wid))
+    assert not neo4j_store.run_named("papers/resolve", _keys(wid))
+    small = Recommender(neo4j_store, cache_root=tmp_path / "small")
+    assert small.server is not None  # no exclude: the graph inputs run in the server
+    for fusion, top_a in zip(fusions, with_exclude, strict=True):
+        small.fusion = fusion
+        top_b = [r.id for r in small.suggest(text, 10).rows]
+        assert len(set(top_a) & set(top_b)) >= 8, (fusion.describe(), top_a, top_b)
+
+
+def _keys(wid: str) -> dict[str, Any]:
+    empty: dict[str, Any] = {k: [] for k in ("doi", "arxiv", "corpus", "mag", "pmid", "pmcid",
+                                             "s2paper")}  # fmt: skip
+    return {"ids": [], **empty, "openalex": [wid]}
