@@ -17,7 +17,16 @@ def load_group(store: Any, path: Path) -> None:
     from _cli import cli_ok
 
     backend = "neo4j" if store.backend == "neo4j" else "embedded"
-    cli_ok(["--backend", backend, "--graph", store.graph, "load", "openalex", str(path)])
+    args = ["--backend", backend, "--graph", store.graph, "load", "openalex", str(path)]
+    if backend == "embedded":
+        cli_ok(args)
+        return
+    # Neo4j loads keep their checkpoints per database, not per --graph: kept in the session's
+    # home they would outlive this test's data (and count in another test's 'db reset'), so
+    # they go to a home of this load's own (the server is found by NEO4J_URI)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCHOLARKG_HOME", str(path.parent / f"{path.stem}-home"))
+        cli_ok(args)
 
 
 @pytest.fixture

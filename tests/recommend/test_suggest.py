@@ -69,7 +69,8 @@ def test_the_fit_is_kept_with_the_graph_version_and_refitted_when_it_changes(
     again = _rec(store, tmp_path).prepare(fit_queries=20)
     assert again is not None and again.created == first.created  # read back, not refitted
     store.run("CREATE (:Run {id: 'r1'})")  # a write the recommender never reads
-    assert _rec(store, tmp_path).prepare(fit_queries=20).created == first.created  # type: ignore[union-attr]
+    kept = _rec(store, tmp_path).prepare(fit_queries=20)
+    assert kept is not None and kept.created == first.created
     group_loader(store, works[-3:])  # three more works: another graph
     changed = _rec(store, tmp_path).prepare(fit_queries=20)
     assert changed is not None and changed.version != first.version
