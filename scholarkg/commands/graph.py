@@ -51,12 +51,24 @@ def pagerank(
     rel_type: RelOpt = None,
     source: Annotated[
         list[str] | None,
-        typer.Option("--source", "-s", help="Personalized PageRank from these node ids."),
+        typer.Option(
+            "--source",
+            "-s",
+            help="Personalized PageRank from these works (any id the graph knows: DOI, "
+            "OpenAlex, arXiv, S2, node id).",
+        ),
     ] = None,
     damping_factor: Annotated[float, typer.Option(help="GDS dampingFactor.")] = 0.85,
     max_iterations: Annotated[int, typer.Option(help="GDS maxIterations.")] = 20,
     tolerance: Annotated[float, typer.Option(help="GDS tolerance.")] = 1e-7,
     top: Annotated[int, typer.Option("--top", "-k", help="Rows to print.")] = 20,
+    loaded_only: Annotated[
+        bool,
+        typer.Option(
+            "--loaded-only",
+            help="Rank over the whole graph, list loaded works only (no reference stubs).",
+        ),
+    ] = False,
     write: Annotated[
         str | None,
         typer.Option("--write", help="Also store every score on its node in this property."),
@@ -100,35 +112,47 @@ def pagerank(
             "fastrp_*); choose a new property name (e.g. pagerank)",
             field="write",
         )
-    config = PageRankConfig(
-        damping_factor=damping_factor,
-        max_iterations=max_iterations,
-        tolerance=tolerance,
-        source_nodes={s: 1.0 for s in source} if source else None,
-    )
     from scholarkg.graphalgo.topk import pagerank_top
 
     t0 = time.perf_counter()
     with store_session(write=prop is not None) as store:
+        sources = _paper_ids(store, label, source or ())
+        config = PageRankConfig(
+            damping_factor=damping_factor,
+            max_iterations=max_iterations,
+            tolerance=tolerance,
+            source_nodes={s: 1.0 for s in sources} if sources else None,
+        )
+        want = top * 4 if loaded_only else top
+        write_to = prop
         with err_console.status("PageRank (the projection is built once per graph state)"):
-            result = pagerank_top(
-                store,
-                top,
-                config,
-                label=label,
-                rel_types=_rel_types(rel_type),
-                write=prop,
-                client_projection=client_projection,
-            )
-        titles = {
-            r["id"]: r["title"]
-            for r in store.run_named(
-                "graphalgo/node_titles", {"ids": [i for i, _ in result.rows]}, label=label
-            )
-        }
+            while True:
+                result = pagerank_top(
+                    store,
+                    want,
+                    config,
+                    label=label,
+                    rel_types=_rel_types(rel_type),
+                    write=write_to,
+                    client_projection=client_projection,
+                )
+                cards = _cards(store, label, [i for i, _ in result.rows])
+                kept = [(i, v) for i, v in result.rows if not (loaded_only and cards[i][1])]
+                # --loaded-only: ask for more of the ranking until TOP loaded works are in it
+                if len(kept) >= top or len(result.rows) < want:
+                    break
+                want *= 4
+                write_to = None  # every score is written by the first call
+        result.rows = kept[:top]
     wall = time.perf_counter() - t0
     rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
-        {"rank": n, "id": i, "score": v if fmt == "json" else round(v, 6), "title": titles.get(i)}
+        {
+            "rank": n,
+            "id": i,
+            "score": v if fmt == "json" else round(v, 6),
+            "stub": cards[i][1] if fmt == "json" else ("stub" if cards[i][1] else ""),
+            "title": cards[i][0],
+        }
         for n, (i, v) in enumerate(result.rows, start=1)
     ]
     timings = {k: round(v, 3) for k, v in result.timings.items()}
@@ -152,7 +176,9 @@ def pagerank(
         return
     what = "personalized PageRank" if source else "PageRank"
     of = f" of {result.nodes}" if result.nodes is not None else ""
-    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}")
+    only = " (loaded works)" if loaded_only else ""
+    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}{only}",
+               nowrap=("id",))  # fmt: skip
     if fmt != "table":
         return
     graph = f"{result.nodes} nodes, {result.edges} edges; " if result.nodes is not None else ""
@@ -169,6 +195,22 @@ def pagerank(
     )
     if verbose:
         _print_timings(result.timings, wall, result.records)
+
+
+def _paper_ids(store: Any, label: str, refs: Any) -> list[str]:
+    """Works named by any id the graph knows (Paper); other labels take node ids as given."""
+    if label != "Paper":
+        return list(refs)
+    from scholarkg.services.paper_lookup import resolve_paper
+
+    return [resolve_paper(store, r, field_name="source").id for r in refs]
+
+
+def _cards(store: Any, label: str, ids: list[str]) -> dict[str, tuple[Any, bool]]:
+    """``{id: (title, stub)}`` of ranked nodes (a node without a title: ``None``)."""
+    rows = store.run_named("graphalgo/paper_cards", {"ids": ids}, label=check_label(label))
+    found = {str(r["id"]): (r.get("title"), bool(r.get("stub"))) for r in rows}
+    return {i: found.get(i, (None, False)) for i in ids}
 
 
 def _print_timings(timings: dict[str, float], wall: float, records: int | None) -> None:
@@ -374,23 +416,43 @@ def embed(
 
 @app.command()
 def similar(
-    node: Annotated[str, typer.Argument(help="Node id (e.g. s2:123).")],
+    node: Annotated[
+        str,
+        typer.Argument(help="The work: DOI, OpenAlex, arXiv or S2 id, alias or node id."),
+    ],
     label: LabelOpt = "Paper",
     dimension: Annotated[int, typer.Option(help="Which fastrp_<dimension> vectors.")] = 128,
     top: Annotated[int, typer.Option("--top", "-k", help="Neighbours to return.")] = 10,
+    loaded_only: Annotated[
+        bool,
+        typer.Option("--loaded-only", help="List loaded works only (no reference stubs)."),
+    ] = False,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """The TOP nodes nearest to NODE by FastRP embedding, from the vector index (one query,
-    TOP rows; run ``graph embed`` first). Score = (1 + cos) / 2."""
+    TOP rows; run ``graph embed`` first). Score = (1 + cos) / 2; stubs are flagged. For
+    related works by co-citation, coupling and text too: ``scholarkg related``."""
     from scholarkg.services.graph_embeddings import similar as nearest
 
     with store_session() as store:
-        rows = nearest(store, node, label=label, dimension=dimension, k=top)
+        node_id = _paper_ids(store, label, [node])[0]
+        rows = nearest(
+            store, node_id, label=label, dimension=dimension, k=top, loaded_only=loaded_only
+        )
     out = [
-        {"rank": n, "id": r["id"], "score": round(r["score"], 6), "title": r["title"]}
+        {
+            "rank": n,
+            "id": r["id"],
+            "score": round(r["score"], 6),
+            "stub": r["stub"] if fmt == "json" else ("stub" if r["stub"] else ""),
+            "title": r["title"],
+        }
         for n, r in enumerate(rows, start=1)
     ]
     if fmt == "json":
         print(to_json(out))
         return
-    print_rows(out, fmt, title=f"nearest to {node} by FastRP ({label}.fastrp_{dimension})")
+    print_rows(
+        out, fmt, title=f"nearest to {node_id} by FastRP ({label}.fastrp_{dimension})",
+        nowrap=("id",),
+    )  # fmt: skip
