@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,8 +27,12 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.schema.ddl import check_label, check_property, declared_properties
+from scholarkg.schema.ddl import check_label
 from scholarkg.store.base import PageRankConfig
+
+if TYPE_CHECKING:
+    from scholarkg.graphalgo.topk import TopPageRank
+    from scholarkg.store.base import GraphStore
 
 app = typer.Typer(
     help="Graph algorithms (PageRank, personalized PageRank, FastRP embeddings) and projections."
@@ -103,16 +107,9 @@ def pagerank(
     if estimate:
         _print_estimate(label, _rel_types(rel_type), fmt)
         return
-    prop = check_property(write) if write else None
-    if prop is not None and (
-        prop in declared_properties(check_label(label)) or prop.startswith(("emb_", "fastrp_"))
-    ):
-        raise InputError(
-            f"--write {prop!r} would overwrite loaded {label} data (or embeddings, emb_* / "
-            "fastrp_*); choose a new property name (e.g. pagerank)",
-            field="write",
-        )
-    from scholarkg.graphalgo.topk import pagerank_top
+    from scholarkg.graphalgo.topk import check_score_property
+
+    prop = check_score_property(label, write) if write else None
 
     t0 = time.perf_counter()
     with store_session(write=prop is not None) as store:
@@ -123,27 +120,11 @@ def pagerank(
             tolerance=tolerance,
             source_nodes={s: 1.0 for s in sources} if sources else None,
         )
-        want = top * 4 if loaded_only else top
-        write_to = prop
         with err_console.status("PageRank (the projection is built once per graph state)"):
-            while True:
-                result = pagerank_top(
-                    store,
-                    want,
-                    config,
-                    label=label,
-                    rel_types=_rel_types(rel_type),
-                    write=write_to,
-                    client_projection=client_projection,
-                )
-                cards = _cards(store, label, [i for i, _ in result.rows])
-                kept = [(i, v) for i, v in result.rows if not (loaded_only and cards[i][1])]
-                # --loaded-only: ask for more of the ranking until TOP loaded works are in it
-                if len(kept) >= top or len(result.rows) < want:
-                    break
-                want *= 4
-                write_to = None  # every score is written by the first call
-        result.rows = kept[:top]
+            result, cards = _top_rows(
+                store, label, top, config, rel_types=_rel_types(rel_type), write=prop,
+                loaded_only=loaded_only, client_projection=client_projection,
+            )  # fmt: skip
     wall = time.perf_counter() - t0
     rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
         {
@@ -241,6 +222,38 @@ def _print_timings(timings: dict[str, float], wall: float, records: int | None) 
     print_rows(rows, "table", title="where the time went")
     if records is not None:
         console.print(f"records returned by the server for the top k: {records}", highlight=False)
+
+
+def _top_rows(
+    store: GraphStore,
+    label: str,
+    top: int,
+    config: PageRankConfig,
+    *,
+    rel_types: tuple[str, ...],
+    write: str | None,
+    loaded_only: bool,
+    client_projection: bool,
+) -> tuple[TopPageRank, dict[str, tuple[Any, bool]]]:
+    """PageRank's ``top`` rows and their cards (title, stub?); ``loaded_only`` asks for more
+    of the ranking until ``top`` loaded works are in it (the scores are written once)."""
+    from scholarkg.graphalgo.topk import pagerank_top
+
+    want = top * 4 if loaded_only else top
+    write_to = write
+    while True:
+        result = pagerank_top(
+            store, want, config, label=label, rel_types=rel_types, write=write_to,
+            client_projection=client_projection,
+        )  # fmt: skip
+        cards = _cards(store, label, [i for i, _ in result.rows])
+        kept = [(i, v) for i, v in result.rows if not (loaded_only and cards[i][1])]
+        if len(kept) >= top or len(result.rows) < want:
+            break
+        want *= 4
+        write_to = None  # every score is written by the first call
+    result.rows = kept[:top]
+    return result, cards
 
 
 def _print_estimate(label: str, rel_types: tuple[str, ...], fmt: str) -> None:
