@@ -106,6 +106,85 @@ def generate(
     return root
 
 
+def _write_update_part(args: tuple[Path, list[int], int, int, int, int]) -> None:
+    """Works ``ids`` as a newer partition gives them: a work of the base snapshot (its id at
+    most ``base``) comes back changed (new title, citation count, two references replaced),
+    a new one (past ``base``) is written as ``_write_part`` writes works; references point
+    anywhere in ``1..universe`` (5 % of them past the works: stubs)."""
+    path, work_ids, base, universe, refs, seed = args
+    rng = random.Random(seed * 1_000_003 + work_ids[0])
+    abstracts = _abstracts(rng)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
+        for w in work_ids:
+            k = max(0, int(rng.gauss(refs, 5)))
+            cited = [c for c in (rng.randint(1, universe) for _ in range(k)) if c != w]
+            changed = w <= base
+            authors = ",".join(
+                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
+                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
+                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
+                '"raw_author_name":"A. Author"}'
+                for i, a in enumerate(rng.randint(1, universe) for _ in range(3))
+            )
+            doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
+            title = " ".join(rng.choice(WORDS) for _ in range(8)) + (" revised" if changed else "")
+            year = 2000 + w % 25
+            refs_json = ",".join(f'"https://openalex.org/W{c}"' for c in cited)
+            fh.write(
+                f'{{"id":"https://openalex.org/W{w}","doi":{doi},"title":"{title}",'
+                f'"display_name":"{title}","publication_year":{year},'
+                f'"publication_date":"{year}-01-01","type":"article","language":"en",'
+                f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"cited_by_count":{w % 100 + (5 if changed else 0)},'
+                f'"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
+                f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
+                f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
+                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"referenced_works":[{refs_json}],"related_works":[],'
+                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+            )
+
+
+def generate_update(
+    root: Path,
+    base: int,
+    *,
+    new: int,
+    updated: int,
+    merged: int = 0,
+    refs: int = 20,
+    per_part: int = 50_000,
+    seed: int = 11,
+) -> Path:
+    """A newer slice of the snapshot ``generate(…, base)`` wrote, in OpenAlex's layout:
+    ``updated`` works of the base (spread evenly over it) changed, ``new`` works
+    ``W{base+1}…`` added, in two ``updated_date=`` partitions newer than the base's; and
+    ``merged`` works of the base retired into another in ``merged_ids/works`` (the retired
+    ones are left out of the works, as OpenAlex does)."""
+    step = max(1, base // updated) if updated else 0
+    changed = list(range(step, base + 1, step))[:updated] if updated else []
+    retired = set(range(3, base + 1, max(1, base // merged))[:merged]) if merged else set()
+    ids_ = [w for w in changed if w not in retired] + list(range(base + 1, base + new + 1))
+    universe = int((base + new) * 1.05)
+    works = root / "data" / "works"
+    jobs = []
+    for part, start in enumerate(range(0, len(ids_), per_part)):
+        day = f"updated_date=2026-03-{1 + part // 2 % 28:02d}"
+        chunk = ids_[start : start + per_part]
+        jobs.append((works / day / f"part_{part % 2:03d}.gz", chunk, base, universe, refs, seed))
+    with mp.get_context("spawn").Pool(2) as pool:
+        pool.map(_write_update_part, jobs)
+    if retired:
+        folder = root / "data" / "merged_ids" / "works"
+        folder.mkdir(parents=True, exist_ok=True)
+        with gzip.open(folder / "2026-03-01.csv.gz", "wt", encoding="utf-8") as fh:
+            fh.write("merge_date,id,merge_into_id\n")
+            for w in sorted(retired):
+                fh.write(f"2026-03-01,W{w},W{w + 1}\n")
+    return root
+
+
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 

@@ -10,6 +10,7 @@ shows works per second. ``load openalex --bulk`` builds a *new* graph from a sna
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -110,10 +111,18 @@ def load_openalex(
             n = retire_ids(store, openalex.read_merged_ids(path), resolver)
             summary.notes.append(f"{path.name}: {n:,} stored work(s) retired as merged")
 
-    run_catalogue_load(
-        works, openalex.read_works, kind="openalex-works", title="load openalex",
-        resume=resume, batch_size=batch_size, after=retire, expected=manifest_works(works),
-    )  # fmt: skip
+    # parse workers pay off once there is more to parse than their start-up costs (~1 s)
+    big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
+    with openalex.WorkParser(1) as parser:
+        run_catalogue_load(
+            works, partial(openalex.read_works, parser=parser if big else None),
+            kind="openalex-works", title="load openalex", resume=resume,
+            batch_size=batch_size, after=retire, expected=manifest_works(works),
+        )  # fmt: skip
+
+
+#: work files this large (bytes, gzipped or not) are parsed in a worker process
+PARSE_WORKERS_FROM_BYTES = 2_000_000
 
 
 def manifest_works(files: Sequence[Path]) -> int | None:
