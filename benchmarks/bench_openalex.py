@@ -296,6 +296,7 @@ def _incremental(
         if parser is not None:
             parser.close()
         wall = time.perf_counter() - t0
+        cpu = _cpu_seconds()
         counts = store.counts()
         digest = _fingerprint(store) if keep else None
     finally:
@@ -310,7 +311,7 @@ def _incremental(
         "relationships": counts.total_relationships,
         "wall_seconds": wall,
         "peak_rss_mb": _peak_mb(),
-        "python_cpu_seconds": _cpu_seconds(),
+        "python_cpu_seconds": cpu,
     })  # fmt: skip
 
 
