@@ -319,7 +319,9 @@ def _fingerprint(store: Any, page: int = 20_000) -> str:
     """A digest of every node (labels, id, properties) and relationship (type, ends,
     properties) of the graph, read a range of internal ids at a time (untimed)."""
     import hashlib
+    import logging
 
+    logging.getLogger("neo4j").setLevel(logging.ERROR)  # id() is deprecated there: one a page
     top = store.run("MATCH (n) RETURN max(id(n)) AS m")[0]["m"] or 0
     nodes: list[str] = []
     edges: list[str] = []
