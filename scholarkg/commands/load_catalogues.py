@@ -41,12 +41,13 @@ def run_catalogue_load(
     resume: bool,
     batch_size: int,
     after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
-    expected: int | None = None,
+    expected: int | Callable[[Sequence[Path]], int | None] | None = None,
     before: Callable[[GraphStore, LoadSummary], Sequence[Path]] | None = None,
     done: Callable[[GraphStore, IdentityResolver, Path], None] | None = None,
 ) -> LoadSummary:
     """Schema, one resumable step per file through one resolver, the summary table;
-    ``expected`` (the works all files hold, when known) gives the progress an ETA.
+    ``expected`` (the works all files hold, when known, or how to count them in the files
+    read) gives the progress an ETA.
     ``before`` may narrow ``files`` once the store is open (``load openalex`` skips the
     partitions the graph took); ``done`` runs after each file is wholly stored."""
     summary = LoadSummary()
@@ -70,7 +71,8 @@ def run_catalogue_load(
 
         steps = [step(f) for f in files]
         try:
-            with progress_display(unit="works", expected=expected) as progress:
+            total = expected(files) if callable(expected) else expected
+            with progress_display(unit="works", expected=total) as progress:
                 steps_lib.run_steps(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
@@ -156,7 +158,7 @@ def load_openalex(
         run_catalogue_load(
             works, partial(openalex.read_works, parser=parser if big else None),
             kind="openalex-works", title="load openalex", resume=resume,
-            batch_size=batch_size, after=retire, expected=manifest_works(works),
+            batch_size=batch_size, after=retire, expected=manifest_works,
             before=skip_taken, done=partition_done,
         )  # fmt: skip
 
