@@ -62,7 +62,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         drv.quit()
 
 
-def wait_for(check: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
+def wait_for(check: Callable[[], Any], what: str, timeout: float = 45.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()
