@@ -111,9 +111,10 @@ final class ServerGuard {
     void install() {
         cannotStop = stop0() == null;
         // one line the Python side reads (server.json, db status): what this guard can do
-        say(String.format("on (heap %s, overrun %s s, GDS catalogue %s of the heap); stops a "
-                        + "query: %s", heapShare > 0 ? heapShare : "off",
-                overrunNanos > 0 ? overrunNanos / 1e9 : "off", gdsShare > 0 ? gdsShare : "off",
+        say(String.format("on (heap %s, overrun %s, GDS catalogue %s); stops a query: %s",
+                heapShare > 0 ? heapShare + " of it" : "off",
+                overrunNanos > 0 ? overrunNanos / 1e9 + " s" : "off",
+                gdsShare > 0 ? gdsShare + " of the heap" : "off",
                 cannotStop ? "no (Java " + Runtime.version().feature() + " cannot)" : "yes"));
         threads.setThreadAllocatedMemoryEnabled(true);
         if (heapShare > 0 || gdsShare > 0) {
