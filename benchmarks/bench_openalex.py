@@ -181,7 +181,9 @@ def _extract_code(ref: str, into: Path) -> str:
     return str(into)
 
 
-def _incremental(snapshot: str, backend: str, out: Any) -> None:
+def _incremental(snapshot: str, backend: str, out: Any, code: str | None = None) -> None:
+    if code:  # the baseline: another commit's scholarkg (see _bulk)
+        sys.path.insert(0, code)
     from scholarkg.config import load_settings
     from scholarkg.loaders import openalex
     from scholarkg.loaders.identity import IdentityResolver
@@ -212,7 +214,10 @@ def _incremental(snapshot: str, backend: str, out: Any) -> None:
         counts = store.counts()
     finally:
         store.close()
+    import scholarkg
+
     out.put({
+        "code": str(Path(scholarkg.__file__).parent),
         "works": sum(s.records for s in summary.stats),
         "nodes": counts.total_nodes,
         "relationships": counts.total_relationships,
@@ -252,8 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
         "--baseline-ref", default=None,
-        help="also bulk-load the same snapshot with scholarkg as of this git ref (e.g. the "
-             "commit before a speed-up), in the same run, for the comparison",
+        help="also load the same snapshots (bulk and incremental) with scholarkg as of this "
+             "git ref (e.g. the commit before a change), in the same run, for the comparison",
+    )  # fmt: skip
+    ap.add_argument(
+        "--repeat", type=int, default=1,
+        help="run each phase (and its baseline, alternated) this many times: figures taken "
+             "while the machine is shared are noisy",
     )  # fmt: skip
     ap.add_argument(
         "--home", type=Path, default=None,
@@ -277,9 +287,17 @@ def main(argv: list[str] | None = None) -> int:
             ("bulk", args.works, args.skip_bulk, _bulk, None),
             ("incremental", args.incremental_works, args.skip_incremental, _incremental, None),
         ]
-        if args.baseline_ref and not args.skip_bulk:
-            code = _extract_code(args.baseline_ref, tmp / "baseline")
-            phases.insert(1, (f"bulk @ {args.baseline_ref}", args.works, False, _bulk, code))
+        if args.baseline_ref:
+            baseline = _extract_code(args.baseline_ref, tmp / "baseline")
+            if not args.skip_bulk:
+                phases.insert(
+                    1, (f"bulk @ {args.baseline_ref}", args.works, False, _bulk, baseline)
+                )
+            phases.append(
+                (f"incremental @ {args.baseline_ref}", args.incremental_works,
+                 args.skip_incremental, _incremental, baseline)
+            )  # fmt: skip
+        phases = [p for _ in range(max(1, args.repeat)) for p in phases]
         for phase, n, skip, fn, code in phases:
             if skip:
                 continue

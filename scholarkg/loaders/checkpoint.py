@@ -67,6 +67,11 @@ def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
 AnyRecord = NodeRecord | EdgeRecord
 #: one source record (a JSONL line, a JSON array item, a spreadsheet row) and its records
 Group = tuple[int, Sequence[AnyRecord]]
+#: what a reader may yield between its source records to have everything before written now
+#: (identity resolution asks for it before it looks a chunk up, so the chunk before it is in
+#: the store: ``loaders/identity.py``). Not a source record: not counted, never checkpointed
+#: on its own, ignored while a resumed load skips what is stored.
+FLUSH: Group = (0, ())
 
 
 def _file_identity(path: Path) -> tuple[int, int]:
@@ -221,7 +226,12 @@ def run_resumable(
 
     try:
         with collect_cleaning() as stats.cleaned:
-            for _, records in groups:
+            for group in groups:
+                if group is FLUSH:
+                    if not skipping and pending:
+                        flush()
+                    continue
+                records = group[1]
                 n += 1
                 _digest_update(h, records)
                 if skipping:

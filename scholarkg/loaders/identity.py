@@ -50,8 +50,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.checkpoint import AnyRecord, Group
-from scholarkg.schema.records import AliasOf, EdgeRecord, NodeRecord, Paper, PaperAlias
+from scholarkg.loaders.author_identity import (
+    AuthorResolver,
+    merge_authors,
+    move_authorships,
+    paper_of_group,
+    rewrite_authors,
+)
+from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
+from scholarkg.schema.records import (
+    AliasOf,
+    Authorship,
+    Citation,
+    EdgeRecord,
+    NodeRecord,
+    Paper,
+    PaperAlias,
+)
 from scholarkg.store.base import GraphStore
 
 log = logging.getLogger(__name__)
@@ -140,6 +155,11 @@ class IdentityReport:
     pruned_authorships: int = 0
     #: (id, id): two benchmark families key one work differently; both nodes are kept
     kept_apart: list[tuple[str, str]] = field(default_factory=list)
+    #: stored Papers given a better key of their work (renamed in place)
+    renamed: int = 0
+    #: Author nodes of one person merged; names aligned to a work's listed authors
+    author_merges: int = 0
+    authors_aligned: int = 0
 
     def notes(self) -> list[str]:
         out = []
@@ -160,6 +180,18 @@ class IdentityReport:
             out.append(
                 f"{self.pruned_authorships:,} AUTHORED_BY edge(s) dropped: no longer in their "
                 "source's author list"
+            )
+        if self.renamed:
+            out.append(
+                f"{self.renamed:,} stored Paper(s) re-keyed by a better id of their work "
+                "(a reference's id, then its record's)"
+            )
+        if self.author_merges:
+            out.append(f"merged {self.author_merges:,} Author node(s) into another of one person")
+        if self.authors_aligned:
+            out.append(
+                f"{self.authors_aligned:,} author name(s) matched to the work's listed authors "
+                "(no new Author)"
             )
         if self.kept_apart:
             shown = ", ".join(f"{a} / {b}" for a, b in self.kept_apart[:5])
@@ -218,6 +250,16 @@ class IdentityResolver:
         self.report = IdentityReport()
         #: key → Paper id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
+        #: Paper ids the previous chunk's describing records landed on, and the properties
+        #: its own records (record id = Paper id) gave them (maybe not written yet)
+        self._recent_described: set[str] = set()
+        self._recent_slots: dict[str, dict[str, Any]] = {}
+        self._recent_props: dict[str, dict[str, Any]] = {}
+        #: per Paper id of this chunk that another record of its work lands on: the
+        #: properties it holds (stored, then its own record's), which that record only fills
+        self._base: dict[str, dict[str, Any]] = {}
+        #: one Author node per person (loaders/author_identity.py), catalogue mode only
+        self._authors = AuthorResolver(store)
         #: (chunk number, loser, survivor): merges whose nodes may still be unwritten
         self._deferred: list[tuple[int, str, str]] = []
         self._chunk_no = 0
@@ -244,14 +286,25 @@ class IdentityResolver:
                 break
             buf.append(group)
             if len(buf) >= self.chunk:
+                yield FLUSH  # the chunk before is written before this one is looked up
                 yield from self._resolve_chunk(buf)
                 buf = []
         if buf:
+            yield FLUSH
             yield from self._resolve_chunk(buf)
 
     def finish(self) -> None:
         """Run the merges deferred until every record of the load is written."""
         self._run_deferred(final=True)
+        authors = self._authors
+        while authors.deferred:
+            loser, survivor = authors.deferred.pop(0)
+            if loser != survivor and merge_authors(self.store, loser, survivor):
+                authors.merged.append((loser, survivor))
+        moves, authors.moves = authors.moves, []
+        authors.aligned += move_authorships(self.store, moves)
+        self.report.author_merges = len(authors.merged)
+        self.report.authors_aligned = authors.aligned
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
@@ -320,11 +373,32 @@ class IdentityResolver:
         self._recent = {
             k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
         }
+        if not self.family:
+            self._base = self._merged_bases(papers, mapping, stored, slots)
+            self._recent_described = {mapping[p.id] for p in papers if not p.is_stub()}
+            self._recent_props = {
+                mapping[p.id]: p.properties()
+                for p in papers
+                if not p.is_stub() and _own_record(p, slots.get(mapping[p.id]))
+            }
         out: list[Group] = []
-        lists: dict[tuple[Source, str], list[dict[str, Any]]] = {}
+        lists: dict[tuple[str, str], list[dict[str, Any]]] = {}
         cleared: list[dict[str, Any]] = []
-        for number, recs in groups:
-            out.append((number, self._rewrite(recs, mapping, slots, lists, cleared)))
+        rewritten = [
+            (number, recs, *self._rewrite(recs, mapping, slots)) for number, recs in groups
+        ]
+        amap: dict[tuple[str | None, str], str] = {}
+        paper_of: list[str | None] = []
+        if not self.family:
+            for _, recs, *_ in rewritten:
+                own = paper_of_group(recs)
+                paper_of.append(mapping.get(own, own) if own is not None else None)
+            amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
+        for i, (number, recs, written, marks, other) in enumerate(rewritten):
+            if amap:
+                written = rewrite_authors(written, paper_of[i], amap)
+            self._apply_marks(recs, written, marks, other, mapping, lists, cleared)
+            out.append((number, written))
         self._apply_lists(lists)
         if cleared:
             self.store.run_named("identity/set_paper_properties", {"rows": cleared})
@@ -366,42 +440,115 @@ class IdentityResolver:
         nodes: dict[str, set[str]],
         stored: dict[str, dict[str, Any]],
     ) -> dict[str, str]:
-        """Catalogue mode: each work's records land on its stored node (a family-keyed one
-        first, then the id ``paper_id`` prefers), merging the others into it."""
+        """Catalogue mode: the key of a work is a family's key if one keys it, else the id
+        ``paper_id`` prefers among the ids of the records that *describe* it (this chunk's,
+        and the keys of the described nodes stored or written by the previous chunk; a
+        reference's stub id counts only while nothing describes the work). So the key does
+        not depend on load order or batch size. Every other node of the work merges into
+        it (at once when both are stored, else once the records' node is written)."""
 
         def survivor_rank(n: str) -> tuple[bool, tuple[int, str]]:
             return (not stored[n].get("family_key"), id_rank(n))
 
-        final: dict[str, str] = {}  # component root → the Paper id its records get
+        by_root: dict[str, list[Paper]] = {}
         for p in papers:
-            root = uf.find(p.id)
-            have = nodes.get(root)
-            if not have:
-                # a new work: the id paper_id prefers among its records (records of one
-                # work may differ in which ids they carry)
-                if root not in final or id_rank(p.id) < id_rank(final[root]):
-                    final[root] = p.id
-                continue
-            if root in final:
-                continue
+            by_root.setdefault(uf.find(p.id), []).append(p)
+        final: dict[str, str] = {}  # component root → the Paper id its records get
+        renames: list[tuple[str, str]] = []
+        for root, recs in by_root.items():
+            have = nodes.get(root, set())
             real = sorted((n for n in have if n in stored), key=survivor_rank)
-            ordered = real or sorted(have, key=id_rank)
-            final[root] = ordered[0]
-            if real:
+            if real and stored[real[0]].get("family_key"):
+                target = real[0]
+            else:
+                described = [p.id for p in recs if not p.is_stub()]
+                described += [n for n in real if not stored[n].get("stub")]
+                described += [n for n in have - set(real) if n in self._recent_described]
+                target = min(described or (real or sorted(have)) or [recs[0].id], key=id_rank)
+                if not described and not have:
+                    target = min((p.id for p in recs), key=id_rank)
+            if real and target not in have:
+                # a new key for a stored work: its node (the described one first) is renamed
+                # in place, one statement for the chunk, instead of a new node and a merge
+                keep = sorted(real, key=lambda n: (bool(stored[n].get("stub")), id_rank(n)))[0]
+                renames.append((keep, target))
+                stored[target] = {**stored.pop(keep), "id": target}
+                have = (have - {keep}) | {target}
+                nodes[root] = have
+            final[root] = target
+        if renames:
+            self._rename(renames, stored)
+        for root, target in final.items():
+            have = nodes.get(root, set())
+            if not have.isdisjoint(stored):
                 self.report.matched += 1
-                for n in real[1:]:
-                    if stored[n].get("family_key"):
-                        self._keep_apart(n, real[0])
-                    else:
-                        self.merge([(n, real[0])])
-            # Papers of the previous chunk may still be in the writer's buffer
-            for n in sorted(have - set(real)):
-                if n != ordered[0]:
-                    self._defer(n, ordered[0])
-        self._stored = {final[root] for root in final if nodes.get(root)}
+            for n in sorted(have - {target}):
+                if n in stored and stored[n].get("family_key"):
+                    self._keep_apart(n, target)
+                elif n in stored and target in stored:
+                    self.merge([(n, target)])
+                else:  # one of the two is written with this chunk or the previous one
+                    self._defer(n, target)
+        self._stored = {t for root, t in final.items() if t in nodes.get(root, set())}
         return {p.id: final[uf.find(p.id)] for p in papers}
 
-    def _apply_lists(self, lists: dict[tuple[Source, str], list[dict[str, Any]]]) -> None:
+    def _merged_bases(
+        self,
+        papers: list[Paper],
+        mapping: dict[str, str],
+        stored: dict[str, dict[str, Any]],
+        slots: dict[str, dict[str, Any]],
+    ) -> dict[str, dict[str, Any]]:
+        """Per Paper id that several records describe (a record of this chunk lands on it
+        that is not its own record of its source, or it is stored with merged-away ids):
+        the properties it holds, stored ones overlaid by its own records' in this chunk or
+        the previous one. One query for the chunk's few such Papers (most works have one
+        record per source)."""
+        described = [p for p in papers if not p.is_stub()]
+        own = {mapping[p.id]: p for p in described if _own_record(p, slots.get(mapping[p.id]))}
+        shared = {mapping[p.id] for p in described if mapping[p.id] not in own}
+        shared |= {
+            mapping[p.id]
+            for p in described
+            if mapping[p.id] not in own or own[mapping[p.id]] is not p
+        }
+        shared |= {t for t in own if stored.get(t, {}).get("alt_ids")}
+        if not shared:
+            return {}
+        base: dict[str, dict[str, Any]] = {t: {} for t in shared}
+        have = sorted(t for t in shared if t in stored)
+        if have:
+            for row in self.store.run_named("identity/paper_properties", {"ids": have}):
+                base[str(row["id"])] = dict(row["props"])
+        for t in shared:
+            for props in (self._recent_props.get(t, {}), own[t].properties() if t in own else {}):
+                counts = [base[t].get("citation_count"), props.get("citation_count")]
+                base[t].update(props)
+                ints = [c for c in counts if isinstance(c, int)]
+                if len(ints) == 2:
+                    base[t]["citation_count"] = max(ints)
+        return base
+
+    def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
+        """Give stored Papers their work's new key (``identity/rename_papers``); an old key
+        that the node's id slots do not express stays findable as an alias."""
+        self.store.run_named(
+            "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
+        )
+        aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
+        if aliases:
+            rows = self.store.run_named("identity/paper_properties", {"ids": sorted(aliases)})
+            props = []
+            for row in rows:
+                alt = sorted(set(row["props"].get("alt_ids") or []) | set(aliases[row["id"]]))
+                props.append({"id": row["id"], "props": {"alt_ids": alt}})
+            self.store.run_named("identity/set_paper_properties", {"rows": props})
+            write_aliases(self.store, aliases)
+        for old, new in renames:
+            log.info("renamed Paper %s to %s (a better id of the work)", old, new)
+        self.report.renamed += len(renames)
+
+    def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
         for (source, rel), works in lists.items():
             name = _LISTS[rel]
@@ -464,12 +611,17 @@ class IdentityResolver:
         slots: dict[str, dict[str, Any]] = {}
         for pid, row in stored.items():
             slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
-        for p in papers:
+        for pid in set(mapping.values()):  # the previous chunk's, maybe not written yet
+            for s, value in self._recent_slots.get(pid, {}).items():
+                slots.setdefault(pid, {}).setdefault(s, value)
+        # describing records first: a stub's id must not take the slot of the work's record
+        for p in sorted(papers, key=Paper.is_stub):
             have = slots.setdefault(mapping[p.id], {})
             for s in SLOTS:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
+        self._recent_slots = {t: slots[t] for t in set(mapping.values())}
         return slots
 
     def _rewrite(
@@ -477,11 +629,16 @@ class IdentityResolver:
         recs: Sequence[AnyRecord | StatedMark],
         mapping: dict[str, str],
         slots: dict[str, dict[str, Any]],
-        lists: dict[tuple[Source, str], list[dict[str, Any]]],
-        cleared: list[dict[str, Any]],
-    ) -> list[AnyRecord]:
+    ) -> tuple[list[AnyRecord], list[StatedMark], dict[str, str]]:
         out: list[AnyRecord] = []
         marks: list[StatedMark] = []
+        #: record id → its key, for the records of this group that land on a Paper keyed by
+        #: another record (their statements go to the edges' ``also`` lists)
+        other: dict[str, str] = {}
+        if not self.family:
+            for rec in recs:
+                if isinstance(rec, Paper) and not _own_record(rec, slots.get(mapping[rec.id])):
+                    other[rec.id] = f"{rec.source}:{rec.id}"
         for rec in recs:
             if isinstance(rec, StatedList | StatedFields):
                 marks.append(rec)
@@ -494,20 +651,42 @@ class IdentityResolver:
                     continue  # the node exists (or is written in this chunk): nothing to add
                 self._written.add(target)
                 paper = self._rewrite_paper(rec, mapping, slots)
+                if target in self._base and not rec.is_stub():
+                    paper = _fill_only(paper, self._base[target], own=rec.id not in other)
                 out.append(paper)
                 out += alias_records(target, getattr(paper, "alt_ids", None) or ())
             elif isinstance(rec, EdgeRecord):
-                update = {}
+                update: dict[str, Any] = {}
                 if rec.START == "Paper" and rec.start in mapping:
                     update["start"] = mapping[rec.start]
+                    if rec.start in other and isinstance(rec, Citation | Authorship):
+                        update.update({f: None for f in _MARKS if getattr(rec, f, None)})
+                        update["also"] = [other[rec.start]]
                 if rec.END == "Paper" and rec.end in mapping:
                     update["end"] = mapping[rec.end]
                 out.append(rec.model_copy(update=update) if update else rec)
             else:
                 out.append(rec)
+        return out, marks, other
+
+    def _apply_marks(
+        self,
+        recs: Sequence[AnyRecord | StatedMark],
+        out: list[AnyRecord],
+        marks: list[StatedMark],
+        other: dict[str, str],
+        mapping: dict[str, str],
+        lists: dict[tuple[str, str], list[dict[str, Any]]],
+        cleared: list[dict[str, Any]],
+    ) -> None:
+        """The group's whole-list marks (``StatedList``) and owned fields (``StatedFields``)
+        as prune work on the records as they will be written (``out``)."""
         for mark in marks:
             pid = mapping.get(mark.paper, mark.paper)
+            key = other.get(mark.paper)
             if isinstance(mark, StatedFields):
+                if key is not None:
+                    continue  # the Paper's own record owns those properties
                 paper = next(r for r in recs if isinstance(r, Paper) and r.id == mark.paper)
                 gone = {name: None for name in sorted(mark.names) if getattr(paper, name) is None}
                 if gone:
@@ -517,11 +696,18 @@ class IdentityResolver:
                 {
                     r.end
                     for r in out
-                    if isinstance(r, EdgeRecord) and mark.rel == r.TYPE and r.start == pid
+                    if isinstance(r, EdgeRecord)
+                    and mark.rel == r.TYPE
+                    and r.start == pid
+                    and (key is None or key in (getattr(r, "also", None) or ()))
                 }
             )
-            lists.setdefault((mark.source, mark.rel), []).append({"id": pid, "refs": ends})
-        return out
+            if key is None:
+                lists.setdefault((mark.source, mark.rel), []).append({"id": pid, "refs": ends})
+            else:
+                lists.setdefault(("also", mark.rel), []).append(
+                    {"id": pid, "rec": key, "refs": ends}
+                )
 
     def _rewrite_paper(
         self, rec: Paper, mapping: dict[str, str], slots: dict[str, dict[str, Any]]
@@ -542,6 +728,55 @@ class IdentityResolver:
         if alt != list(rec.alt_ids or []):
             update["alt_ids"] = sorted(set(alt))
         return rec.model_copy(update=update) if update else rec
+
+
+#: a Paper's own record of a source states an edge: the source's mark on it
+_MARKS = ("from_openalex", "from_arxiv", "from_crossref")
+#: the relationship types whose statements are kept per record, and the named query that
+#: adds one record's statement to an edge's ``also`` list (loaders/writer.py uses it too)
+_ALSO_TYPES = ("CITES", "AUTHORED_BY")
+_ALSO_QUERIES = {
+    "CITES": "identity/merge_also_cites",
+    "AUTHORED_BY": "identity/merge_also_authorships",
+}
+#: Paper fields a record that is not its Paper's own never overwrites: the key, the id slots
+#: (kept or moved to alt_ids by ``_rewrite_paper``), the merged ids
+_ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
+
+
+#: the id slot that names a record within its source: a Paper's own record of a source is
+#: the one whose id there is the Paper's (a second record of the source, e.g. a preprint's
+#: OpenAlex record on its article's node, has its id in ``alt_ids``)
+_SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id"}
+
+
+def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
+    """Whether ``rec`` is its Paper's own record of its source (see ``_SOURCE_SLOT``); a stub
+    or a record of another loader (no catalogue source) always is."""
+    slot = _SOURCE_SLOT.get(rec.source or "")
+    if slot is None or rec.is_stub():
+        return True
+    value = getattr(rec, slot)
+    return value in (None, "") or (slots or {}).get(slot) == value
+
+
+def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> NodeRecord:
+    """``paper`` as written on a Paper several records describe (``base``: the properties it
+    holds). Its own record (``own``) overwrites as usual; another record only fills what the
+    Paper lacks, so the result does not depend on which record came last. The citation
+    count is the largest any record gives (citations of either version are the work's)."""
+    update: dict[str, Any] = {}
+    count = getattr(paper, "citation_count", None)
+    stored_count = base.get("citation_count")
+    if isinstance(count, int) and isinstance(stored_count, int) and stored_count > count:
+        update["citation_count"] = stored_count
+    if not own:
+        for name in type(paper).model_fields:
+            if name in _ID_FIELDS or name == "citation_count":
+                continue
+            if getattr(paper, name) is not None and base.get(name) is not None:
+                update[name] = None
+    return paper.model_copy(update=update) if update else paper
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
@@ -595,13 +830,18 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             alt.add(f"{SLOTS[name]}:{value}")
         elif a.get(name) is None:
             update[name] = value
-    update["alt_ids"] = sorted(alt)
+    # an id the survivor's slots hold is found by them: no alias (a stub "openalex:W1" merged
+    # into the node of W1's record leaves what loading both in one batch leaves)
+    alt -= slot_keys({**a, **update})
+    update["alt_ids"] = sorted(alt) or None
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
     if stub[survivor] and not stub[loser]:  # the loser was described: so is the work
         store.run_named("identity/unmark_stubs", {"ids": [survivor]})
-    write_aliases(store, {survivor: alt})
+    if alt:
+        write_aliases(store, {survivor: alt})
     keyed = _merge_keys(_Edge)
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    also: dict[str, list[dict[str, Any]]] = {}
     for r in store.run_named("identity/paper_relationships", {"id": loser}):
         other = survivor if r["other"] == loser else str(r["other"])
         label = "Paper" if r["other"] == loser else str(r["label"])
@@ -610,12 +850,31 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             continue  # the loser cited the survivor (or vice versa): no self-citation
         start_label, end_label = ("Paper", label) if r["dir"] == "out" else (label, "Paper")
         row: dict[str, Any] = {"start": start, "end": end, "props": dict(r["props"] or {})}
+        if r["dir"] == "out" and str(r["type"]) in _ALSO_TYPES:
+            # a source's mark stays where the loser's record of that source stays the work's
+            # own (the survivor has no other id in its slot); else that record is now another
+            # record of the work: its statements become also entries, keyed by the record's
+            # id (the loser's)
+            props = row["props"]
+            recs = list(props.pop("also", None) or ())
+            for m in _MARKS:
+                source = m.removeprefix("from_")
+                slot = _SOURCE_SLOT[source]
+                if props.get(m) and a.get(slot) not in (None, b.get(slot)):
+                    props.pop(m)
+                    recs.append(f"{source}:{loser}")
+            for rec in recs:
+                also.setdefault(str(r["type"]), []).append({**row, "rec": rec})
+            if recs and not any(props.get(m) for m in _MARKS):
+                continue
         key = keyed.get(str(r["type"]), ())
         if key:
             row["key"] = {k: row["props"].get(k) for k in key}
         batches.setdefault((str(r["type"]), start_label, end_label), []).append(row)
     for (rel, start_label, end_label), rel_rows in batches.items():
         store.merge_relationships(rel, start_label, end_label, rel_rows, key=keyed.get(rel, ()))
+    for rel, rows_also in also.items():
+        store.run_named(_ALSO_QUERIES[rel], {"rows": rows_also})
     store.delete_nodes("Paper", [loser])
     log.info("merged Paper %s into %s", loser, survivor)
     return True

@@ -487,7 +487,9 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         authors.append(
             {
                 "name": name,
-                "orcid": orcid if isinstance(orcid, str) and orcid else None,
+                "orcid": (ids.normalize_orcid(orcid) or orcid)
+                if isinstance(orcid, str) and orcid
+                else None,
                 "openalex_id": ids.normalize_openalex_id(author_oa)
                 if isinstance(author_oa, str)
                 else None,
@@ -578,13 +580,15 @@ def work_records(
     return out
 
 
+def work_group(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedMark]:
+    """One work object's records and marks, as the incremental path writes them."""
+    work = parse_work(obj, path=path, line=line)
+    # the legacy ``concepts`` states topics too (the parser reads it when topics is absent)
+    stated = [k for k in OWNED_FIELDS if k in obj or (k == "topics" and "concepts" in obj)]
+    return work_records(work, stated=stated, authors_known=obj.get("authorships") is not None)
+
+
 def read_works(path: Path) -> Iterator[SourceGroup]:
     """One group per work of an OpenAlex file (snapshot part, JSONL, or API page)."""
     for number, obj in iter_work_objects(path):
-        work = parse_work(obj, path=path, line=number)
-        # the legacy ``concepts`` states topics too (the parser reads it when topics is absent)
-        stated = [k for k in OWNED_FIELDS if k in obj or (k == "topics" and "concepts" in obj)]
-        yield (
-            number,
-            work_records(work, stated=stated, authors_known=obj.get("authorships") is not None),
-        )
+        yield number, work_group(obj, path=path, line=number)

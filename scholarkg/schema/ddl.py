@@ -81,6 +81,10 @@ CORE = SchemaPart(
         LookupIndex("Paper", "title_norm"),
         LookupIndex("Paper", "year"),
         LookupIndex("Author", "name"),
+        # one node per person whichever source named them (loaders/identity.py)
+        LookupIndex("Author", "orcid"),
+        LookupIndex("Author", "openalex_id"),
+        LookupIndex("Author", "s2_author_id"),
         LookupIndex("Query", "qid"),
         LookupIndex("Query", "source"),
         LookupIndex("Run", "task"),

@@ -171,13 +171,26 @@ def author_id(
     s2_author_id: str | None = None,
     openalex_author_id: str | None = None,
 ) -> str:
-    if orcid:
-        return f"orcid:{orcid.strip().rsplit('/', 1)[-1]}"
-    if s2_author_id:
-        return f"s2author:{s2_author_id}"
+    # OpenAlex's author id first: OpenAlex gives it on every authorship and the ORCID on some
+    # only, so keying by the ORCID first split one person in two (issue 35); an ORCID from
+    # another source finds the node by its ``orcid`` slot (loaders/identity.py)
     if openalex_author_id:
         return f"openalexauthor:{str(openalex_author_id).rstrip('/').rsplit('/', 1)[-1]}"
+    if orcid:
+        return f"orcid:{normalize_orcid(orcid) or orcid.strip().rsplit('/', 1)[-1]}"
+    if s2_author_id:
+        return f"s2author:{s2_author_id}"
     return f"author:{content_hash(normalize_text(name))}"
+
+
+_ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$", re.IGNORECASE)
+
+
+def normalize_orcid(raw: object) -> str | None:
+    """``"https://orcid.org/0000-0001-2345-6789"`` / ``"0000-0001-2345-678x"`` → the bare
+    ORCID iD (upper-case check digit); ``None`` if it is not one."""
+    m = _ORCID.search(str(raw).strip().rstrip("/"))
+    return m.group(1).upper() if m else None
 
 
 def named_id(kind: str, name: str) -> str:

@@ -281,6 +281,12 @@ class Author(NodeRecord):
         )
     )
 
+    @classmethod
+    def _normalize(cls, data: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(data.get("orcid"), str):  # one spelling, so the slot matches across sources
+            data = {**data, "orcid": ids.normalize_orcid(data["orcid"]) or data["orcid"]}
+        return data
+
 
 class Venue(NodeRecord):
     LABEL: ClassVar[str] = "Venue"
@@ -302,6 +308,8 @@ class Authorship(EdgeRecord):
     from_openalex: bool | None = None
     from_arxiv: bool | None = None
     from_crossref: bool | None = None
+    #: the other source records listing this author, as ``Citation.also``
+    also: list[str] | None = None
 
 
 class PublishedIn(EdgeRecord):
@@ -329,6 +337,11 @@ class Citation(EdgeRecord):
     #: (``loaders/identity.py``)
     from_openalex: bool | None = None
     from_crossref: bool | None = None
+    #: the *other* source records stating this edge: ``<source>:<record id>`` of each record
+    #: of the work that is not its Paper's own record of that source (a preprint's OpenAlex
+    #: record on the node its article keys), sorted; the writer adds one at a time
+    #: (``identity/merge_also_cites``), so reloading one record replaces only its statements
+    also: list[str] | None = None
 
     def context(self) -> CitationContext | None:
         if not self.sentence:

@@ -57,7 +57,7 @@ def name_of(row: dict[str, Any]) -> str:
         return "W2"
     if row.get("arxiv_id") == "2402.00002" or row.get("openalex_id") == "W3":
         return "W3"
-    return row.get("openalex_id") or row.get("doi") or row["id"]
+    return str(row.get("openalex_id") or row.get("doi") or row["id"])
 
 
 def graph_view(
@@ -109,13 +109,9 @@ def test_every_order_of_three_sources_gives_one_paper_per_work(
     )  # fmt: skip
     assert by_name["W3"]["arxiv_id"] == "2402.00002" and by_name["W3"]["openalex_id"] == "W3"
     assert by_name["W2"]["openalex_id"] == "W2" and by_name["W2"]["doi"] == "10.1000/j2"
-    # the first source's id stays the key (the benchmark families' ids keep working)
-    first = {
-        "openalex": "arxiv:2401.00001",
-        "arxiv": "arxiv:2401.00001",
-        "crossref": "doi:10.1000/j1",
-    }
-    assert w1["id"] == first[order[0]]
+    # the key is the id paper_id prefers among the records' ids, whatever came first
+    # (docs/decisions.md, "One Paper per work")
+    assert w1["id"] == "arxiv:2401.00001"
     # reloading everything changes nothing
     for name in order:
         path, read = sources[name]
@@ -151,7 +147,7 @@ def test_a_merge_moves_relationships_properties_and_ids(
         {
             "oa": "W2",
             "pmid": "222",
-            "alt": ["openalex:W2"],
+            "alt": None,  # openalex:W2 is its openalex_id slot: found by it, no alias
             "title": "Identifiers across catalogues",
         }
     ]
@@ -159,7 +155,8 @@ def test_a_merge_moves_relationships_properties_and_ids(
         "MATCH (a:Paper)-[r:CITES]->(b:Paper {id: 'doi:10.1000/j2'}) "
         "RETURN a.id AS a, r.from_openalex AS oa, r.from_crossref AS cr"
     )
-    assert cited == [{"a": "doi:10.1000/j1", "oa": True, "cr": True}]
+    # W1 is keyed by its arXiv id (its OpenAlex record has it) since that record arrived
+    assert cited == [{"a": "arxiv:2401.00001", "oa": True, "cr": True}]
     assert not merge_papers(any_store, "openalex:W2", "doi:10.1000/j2")  # gone: no-op
 
 
@@ -228,12 +225,11 @@ def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properti
     sources = write_sources(tmp_path)
     for name in ("openalex", "arxiv", "crossref"):
         load(any_store, settings, *sources[name], name)
-    # Ada has an ORCID, so OpenAlex and Crossref name one Author; arXiv's are by name
+    # Ada has an ORCID, so OpenAlex and Crossref name one Author; arXiv's names are matched
+    # to the authors the work lists: one authorship per person, every source's mark on it
     assert authorships(any_store) == {
-        ("Ada Lovelace", 0, ("oa", "cr")),
-        ("Charles Babbage", 1, ("oa",)),
-        ("Ada Lovelace", 0, ("ax",)),
-        ("Charles Babbage", 1, ("ax",)),
+        ("Ada Lovelace", 0, ("oa", "ax", "cr")),
+        ("Charles Babbage", 1, ("oa", "ax")),
     }
     # W1 updated upstream: Charles dropped, Grace first, Ada second; no topics, closed
     # access; related_works trimmed away (select=): that says nothing, so `related` stays
@@ -252,11 +248,10 @@ def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properti
     resolver = load(any_store, settings, part, openalex.read_works, "oa-new")
     assert authorships(any_store) == {
         ("Grace Hopper", 0, ("oa",)),
-        ("Ada Lovelace", 1, ("oa", "cr")),  # OpenAlex's new position (the last word)
-        ("Ada Lovelace", 0, ("ax",)),
-        ("Charles Babbage", 1, ("ax",)),  # arXiv still lists him; OpenAlex's edge is gone
+        ("Ada Lovelace", 1, ("oa", "ax", "cr")),  # OpenAlex's new position (the last word)
+        ("Charles Babbage", 1, ("ax",)),  # arXiv still lists him: only OpenAlex's mark goes
     }
-    assert resolver.report.pruned_authorships == 1
+    assert resolver.report.pruned_authorships == 0
     rows = any_store.run(
         "MATCH (p:Paper {doi: '10.1000/j1'}) RETURN p.topics AS topics, "
         "p.topic_scores_e4 AS scores, p.is_oa AS is_oa, p.oa_status AS status, "
@@ -273,11 +268,11 @@ def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properti
             "title": "Graphs of the scholarly record",
         }
     ]
-    # OpenAlex dropping Ada leaves Crossref's edge, without OpenAlex's mark
+    # OpenAlex dropping Ada leaves the others' marks on her edge, without OpenAlex's
     no_ada = dict(newer, authorships=newer["authorships"][:1])
     part2 = write_openalex(tmp_path / "oa-newer", [no_ada], date="2024-07-01")
     load(any_store, settings, part2, openalex.read_works, "oa-newer")
-    assert ("Ada Lovelace", 1, ("cr",)) in authorships(any_store)
+    assert ("Ada Lovelace", 1, ("ax", "cr")) in authorships(any_store)
     # arXiv's list is replaced the same way; the others' edges stay
     one_author = dict(arxiv_record(1), authors_parsed=[["Babbage", "Charles", ""]])
     ax = write_arxiv(tmp_path / "arxiv-new.json", [one_author])

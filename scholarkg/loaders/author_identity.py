@@ -1,0 +1,405 @@
+"""One Author node per person, whichever source named them: the author half of identity
+resolution for the open catalogues (``loaders/identity.py`` calls it once per chunk).
+
+The rules (docs/decisions.md, "One Paper per work"):
+
+* **by id.** An Author's OpenAlex author id, ORCID and Semantic Scholar author id are indexed
+  slots (``openalex_id``, ``orcid``, ``s2_author_id``). Before a chunk is written, every id its
+  Author records carry is looked up in one query (``identity/lookup_authors``) and a
+  union-find groups the records and stored Authors of each person. The key is the best id
+  among them (OpenAlex author id, then ORCID, then S2 author id, then the name's hash:
+  ``schema/ids.author_id``'s order), so it does not depend on load order; any other node of
+  the person is merged into it (:func:`merge_authors`: edges moved, nothing lost);
+* **by name, on a work already listed.** A source that names authors only by name (arXiv,
+  Crossref without ORCID) is aligned to the author list the work already has: position and
+  normalised name (case, diacritics, punctuation and initials tolerated: "A. Lovelace",
+  "Ada Lovelace", "Ada LOVELACE" match), else the one compatible name elsewhere in the list.
+  A matched name adds its statement to the existing authorship instead of a second Author;
+  a name becomes a new Author only where nothing matches.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
+from scholarkg.store.base import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: author id schemes by priority (``schema/ids.author_id``); a name's hash ranks last
+_RANK = {"openalexauthor": 0, "orcid": 1, "s2author": 2}
+
+
+def author_rank(author_id: str) -> tuple[int, str]:
+    return (_RANK.get(author_id.split(":", 1)[0], 9), author_id)
+
+
+def author_keys(a: Author) -> set[str]:
+    keys = {a.id}
+    if a.openalex_id:
+        keys.add(f"openalexauthor:{a.openalex_id}")
+    if a.orcid:
+        keys.add(f"orcid:{a.orcid}")
+    if a.s2_author_id:
+        keys.add(f"s2author:{a.s2_author_id}")
+    return keys
+
+
+def has_id(a: Author) -> bool:
+    return bool(a.openalex_id or a.orcid or a.s2_author_id)
+
+
+#: Latin letters no Unicode decomposition takes to ASCII (a real Crossref item spells
+#: "Martı́n" with a dotless i)
+_FOLD = str.maketrans({"ı": "i", "ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae",
+                       "œ": "oe"})  # fmt: skip
+
+
+def name_tokens(name: str) -> list[str]:
+    """Lower-case letters of ``name``, diacritics removed, split at anything else."""
+    text = unicodedata.normalize("NFKD", name.casefold())
+    text = "".join(c for c in text if not unicodedata.combining(c)).translate(_FOLD)
+    out, word = [], []
+    for c in text:
+        if c.isalpha():
+            word.append(c)
+        elif word:
+            out.append("".join(word))
+            word = []
+    if word:
+        out.append("".join(word))
+    return out
+
+
+def names_match(a: str, b: str) -> bool:
+    """Two spellings of one person's name: the same family name (the last word, or the
+    first before a comma: "Lovelace, Ada") and compatible given names (equal, or one the
+    start of the other: an initial, "Ron"/"Ronald"; or one missing)."""
+
+    def parts(name: str) -> tuple[str, list[str]]:
+        if "," in name:
+            last, _, first = name.partition(",")
+            tokens = name_tokens(last)
+            return ("".join(tokens), name_tokens(first))
+        tokens = name_tokens(name)
+        return (tokens[-1] if tokens else "", tokens[:-1])
+
+    family_a, given_a = parts(a)
+    family_b, given_b = parts(b)
+    if not family_a or family_a != family_b:
+        return False
+    return all(x.startswith(y) or y.startswith(x) for x, y in zip(given_a, given_b, strict=False))
+
+
+class _UF:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        root = self.parent.setdefault(x, x)
+        while root != self.parent[root]:
+            root = self.parent[root]
+        while self.parent[x] != root:
+            self.parent[x], x = root, self.parent[x]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _node(author_id: str) -> str:
+    return "\x00author:" + author_id
+
+
+class AuthorResolver:
+    """Per chunk: which Author node each Author record (by id, then by name on its work)
+    lands on. ``defer(loser, survivor)`` is the caller's queue for merges whose nodes may
+    still sit in the writer's buffer."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        #: key → Author id assigned in the previous chunk (maybe not written yet)
+        self._recent: dict[str, str] = {}
+        #: Paper id → [(position, Author id, name)] its records listed in the previous chunk
+        self._recent_lists: dict[str, list[tuple[int | None, str, str]]] = {}
+        self.merged: list[tuple[str, str]] = []
+        self.aligned = 0
+        self.deferred: list[tuple[str, str]] = []
+        #: (paper, name-only Author, Author with ids): authorships to move at the end
+        self.moves: list[tuple[str, str, str]] = []
+
+    def resolve(
+        self,
+        groups: Sequence[Sequence[Any]],
+        paper_of: Sequence[str | None],
+        existing: set[str] | frozenset[str] = frozenset(),
+    ) -> dict[tuple[str | None, str], str]:
+        """``(Paper id of the group, Author record id) → the Author id it lands on`` for the
+        records that land elsewhere than their own id. ``groups``: the chunk's records per
+        source record, Paper ids already resolved; ``paper_of``: each group's Paper id."""
+        authors = [r for recs in groups for r in recs if isinstance(r, Author)]
+        if not authors:
+            return {}
+        by_id = self._by_id(authors)
+        out: dict[tuple[str | None, str], str] = {}
+        for recs, pid in zip(groups, paper_of, strict=True):
+            for r in recs:
+                if isinstance(r, Author) and by_id.get(r.id, r.id) != r.id:
+                    out[(pid, r.id)] = by_id[r.id]
+        out.update(self._by_name(groups, paper_of, by_id, existing))
+        lists: dict[str, list[tuple[int | None, str, str]]] = {}
+        names = {a.id: a.name for a in authors}
+        for recs, pid in zip(groups, paper_of, strict=True):
+            if pid is None:
+                continue
+            for r in recs:
+                if isinstance(r, Authorship) and r.start == pid:
+                    end = out.get((pid, r.end), r.end)
+                    lists.setdefault(pid, []).append((r.position, end, names.get(r.end, "")))
+        self._recent_lists = lists
+        return out
+
+    # -- by id ---------------------------------------------------------------------------
+    def _by_id(self, authors: list[Author]) -> dict[str, str]:
+        keys_of = {a.id: author_keys(a) for a in authors if has_id(a)}
+        if not keys_of:
+            return {}
+        params: dict[str, list[str]] = {"ids": [], "orcid": [], "openalex": [], "s2": []}
+        for keys in keys_of.values():
+            for k in keys:
+                scheme, _, value = k.partition(":")
+                params["ids"].append(k)
+                if scheme == "orcid":
+                    params["orcid"].append(value)
+                elif scheme == "openalexauthor":
+                    params["openalex"].append(value)
+                elif scheme == "s2author":
+                    params["s2"].append(value)
+        params = {k: sorted(set(v)) for k, v in params.items()}
+        rows = self.store.run_named("identity/lookup_authors", params)
+        uf = _UF()
+        stored: set[str] = set()
+        for row in rows:
+            uf.union(str(row["key"]), _node(str(row["id"])))
+            stored.add(str(row["id"]))
+        pseudo: set[str] = set()
+        for keys in keys_of.values():
+            first = next(iter(keys))
+            for k in keys:
+                uf.union(first, k)
+                if (prev := self._recent.get(k)) is not None and prev not in stored:
+                    pseudo.add(prev)
+                    uf.union(k, _node(prev))
+        nodes: dict[str, set[str]] = {}
+        for aid in (*stored, *pseudo):
+            nodes.setdefault(uf.find(_node(aid)), set()).add(aid)
+        target: dict[str, str] = {}
+        for aid in keys_of:
+            root = uf.find(aid)
+            best = min([aid, *nodes.get(root, ())], key=author_rank)
+            if root not in target or author_rank(best) < author_rank(target[root]):
+                target[root] = best
+        for root, best in target.items():
+            for n in sorted(nodes.get(root, set()) - {best}):
+                if n in stored and best in stored:
+                    if merge_authors(self.store, n, best):
+                        self.merged.append((n, best))
+                else:
+                    self.deferred.append((n, best))
+        mapping = {aid: target[uf.find(aid)] for aid in keys_of}
+        self._recent = {k: mapping[aid] for aid, keys in keys_of.items() for k in keys}
+        return mapping
+
+    def _moves_for(
+        self,
+        groups: Sequence[Sequence[Any]],
+        paper_of: Sequence[str | None],
+        by_id: dict[str, str],
+        have: dict[str, dict[str, tuple[int | None, str]]],
+    ) -> None:
+        for recs, pid in zip(groups, paper_of, strict=True):
+            if pid is not None and pid in have:
+                self.moves += _moves(recs, pid, by_id, have[pid])
+
+    # -- by name -------------------------------------------------------------------------
+    def _by_name(
+        self,
+        groups: Sequence[Sequence[Any]],
+        paper_of: Sequence[str | None],
+        by_id: dict[str, str],
+        existing: set[str] | frozenset[str],
+    ) -> dict[tuple[str | None, str], str]:
+        """Id-less authors of a work that already lists authors: aligned to that list.
+        ``existing``: the chunk's Paper ids already stored (or written by the previous
+        chunk): only their stored lists are read (a load of new works reads none)."""
+        wanted: dict[int, str] = {}
+        for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
+            if pid is None:
+                continue
+            if any(isinstance(r, Author) for r in recs):
+                wanted[i] = pid
+        if not wanted:
+            return {}
+        # the lists the works have: stored, then this chunk's other records, the previous
+        # chunk's (maybe not written yet)
+        have: dict[str, dict[str, tuple[int | None, str]]] = {}
+        ask = sorted(set(wanted.values()) & existing)
+        rows = self.store.run_named("identity/paper_authors", {"ids": ask}) if ask else []
+        for row in rows:
+            have.setdefault(str(row["paper"]), {})[str(row["id"])] = (row["position"], row["name"])
+        for pid, entries in self._recent_lists.items():
+            for position, aid, name in entries:
+                have.setdefault(pid, {}).setdefault(aid, (position, name))
+        for recs, pid in zip(groups, paper_of, strict=True):
+            if pid is None or pid not in wanted.values():
+                continue
+            names = {r.id: r for r in recs if isinstance(r, Author)}
+            for r in recs:
+                if isinstance(r, Authorship) and r.start == pid and r.end in names:
+                    a = names[r.end]
+                    if has_id(a):
+                        aid = by_id.get(a.id, a.id)
+                        have.setdefault(pid, {}).setdefault(aid, (r.position, a.name))
+        out: dict[tuple[str | None, str], str] = {}
+        self._moves_for(groups, paper_of, by_id, have)
+        for i, pid in wanted.items():
+            recs = groups[i]
+            authors = {r.id: r for r in recs if isinstance(r, Author) and not has_id(r)}
+            listed = {
+                aid: v for aid, v in have.get(pid, {}).items() if aid not in authors
+            }  # not the record's own name-only nodes
+            if not listed:
+                continue
+            taken: set[str] = set()
+            for r in recs:
+                if not (isinstance(r, Authorship) and r.start == pid and r.end in authors):
+                    continue
+                name = authors[r.end].name
+                match = [
+                    aid
+                    for aid, (pos, other) in listed.items()
+                    if aid not in taken and pos == r.position and names_match(name, other or "")
+                ]
+                if not match:
+                    match = [
+                        aid
+                        for aid, (_, other) in listed.items()
+                        if aid not in taken and names_match(name, other or "")
+                    ]
+                if len(match) == 1:
+                    taken.add(match[0])
+                    out[(pid, r.end)] = match[0]
+                    self.aligned += 1
+        return out
+
+
+def _name_only(author_id: str) -> bool:
+    return author_id.startswith("author:")
+
+
+def _moves(
+    recs: Sequence[Any],
+    pid: str,
+    by_id: dict[str, str],
+    listed: dict[str, tuple[int | None, str]],
+) -> list[tuple[str, str, str]]:
+    """``(paper, name-only Author, Author with ids)``: where a record naming its authors by
+    id lists a person the work already lists by name only (a source read earlier), that
+    authorship moves to the person's node (:func:`move_authorships`)."""
+    names = {r.id: r for r in recs if isinstance(r, Author) and has_id(r)}
+    loose = {aid: v for aid, v in listed.items() if _name_only(aid)}
+    out: list[tuple[str, str, str]] = []
+    for r in recs:
+        if not (isinstance(r, Authorship) and r.start == pid and r.end in names) or not loose:
+            continue
+        name = names[r.end].name
+        match = [
+            a
+            for a, (pos, other) in loose.items()
+            if pos == r.position and names_match(name, other or "")
+        ]
+        if not match:
+            match = [a for a, (_, other) in loose.items() if names_match(name, other or "")]
+        if len(match) == 1:
+            out.append((pid, match[0], by_id.get(r.end, r.end)))
+            del loose[match[0]]
+    return out
+
+
+def move_authorships(store: GraphStore, moves: Sequence[tuple[str, str, str]]) -> int:
+    """Move each ``(paper, from Author, to Author)`` authorship (its properties and marks
+    join the target's), then delete the name-only Authors left with no relationship."""
+    if not moves:
+        return 0
+    rows = [{"paper": p, "old": a, "new": b} for p, a, b in moves]
+    store.run_named("identity/copy_authorships", {"rows": rows})
+    done = store.run_named("identity/drop_authorships", {"rows": rows})
+    store.run_named("identity/drop_lone_authors", {"ids": sorted({a for _, a, _ in moves})})
+    return int(done[0]["dropped"]) if done else 0
+
+
+def rewrite_authors(
+    recs: Sequence[Any], pid: str | None, amap: dict[tuple[str | None, str], str]
+) -> list[Any]:
+    """The group's records with its Author records and AUTHORED_BY ends moved where
+    :meth:`AuthorResolver.resolve` put them. An Author that lands on another node writes
+    nothing to it: the node keeps its name and its ids (writing the record's would flip the
+    node's id slot to whichever record of the person came last)."""
+    if not amap:
+        return list(recs)
+    out: list[Any] = []
+    for r in recs:
+        if isinstance(r, Author) and (pid, r.id) in amap:
+            continue  # the person's node exists (or another record writes it)
+        if isinstance(r, EdgeRecord) and r.END == "Author" and (pid, r.end) in amap:
+            out.append(r.model_copy(update={"end": amap[(pid, r.end)]}))
+            continue
+        out.append(r)
+    return out
+
+
+def paper_of_group(recs: Sequence[Any]) -> str | None:
+    """The Paper a catalogue group describes (its first Paper record that is not a stub)."""
+    for r in recs:
+        if isinstance(r, Paper) and not r.is_stub():
+            return r.id
+    return None
+
+
+def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
+    """Merge Author ``loser`` into ``survivor`` (two nodes of one person): the survivor gets
+    the ids and properties it lacks, every relationship moves (re-MERGEd: an authorship both
+    held becomes one, its marks united), then the loser is deleted. ``False`` if either is
+    missing."""
+    rows = store.run_named("identity/author_properties", {"ids": [loser, survivor]})
+    props = {str(r["id"]): dict(r["props"]) for r in rows}
+    if loser not in props or survivor not in props:
+        return False
+    a, b = props[survivor], props[loser]
+    update = {k: v for k, v in b.items() if k != "id" and v is not None and a.get(k) is None}
+    if update:
+        store.run_named(
+            "identity/set_author_properties", {"rows": [{"id": survivor, "props": update}]}
+        )
+    batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in store.run_named("identity/author_relationships", {"id": loser}):
+        other = str(r["other"])
+        edge_props: dict[str, Any] = dict(r["props"] or {})
+        if r["dir"] == "in":
+            row: dict[str, Any] = {"start": other, "end": survivor, "props": edge_props}
+            kind = (str(r["type"]), str(r["label"]), "Author")
+        else:
+            row = {"start": survivor, "end": other, "props": edge_props}
+            kind = (str(r["type"]), "Author", str(r["label"]))
+        batches.setdefault(kind, []).append(row)
+    for (rel, start_label, end_label), rel_rows in batches.items():
+        store.merge_relationships(rel, start_label, end_label, rel_rows)
+    store.delete_nodes("Author", [loser])
+    log.info("merged Author %s into %s", loser, survivor)
+    return True

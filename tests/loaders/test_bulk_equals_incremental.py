@@ -1,0 +1,137 @@
+"""``load openalex --bulk`` builds exactly the graph ``load openalex`` builds from the same
+snapshot, id-sharing records included (a preprint and its article: two OpenAlex works, one
+Paper), which the bulk path once refused as duplicate ids. Every node (labels, id,
+properties), every relationship (type, ends, properties) and every alias is compared."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from _catalogue_works import openalex_work, write_openalex
+from _cli import runner
+
+from scholarkg.cli import app
+from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+
+def _pair(w: int, arxiv: str, *, cited_by: int, refs: list[int]) -> list[dict[str, Any]]:
+    """A preprint (arXiv's DataCite DOI) and its article (journal DOI, arXiv landing page)."""
+    common = {
+        "ids": {},
+        "authorships": [
+            {"author": {"id": f"https://openalex.org/A{w}", "display_name": f"Author {w}"}},
+        ],
+    }
+    preprint = openalex_work(
+        1, **common, id=f"https://openalex.org/W{w}", title=f"Preprint {w}",
+        doi=f"https://doi.org/10.48550/arXiv.{arxiv}", locations=[], cited_by_count=0,
+        referenced_works=[f"https://openalex.org/W{r}" for r in refs[:2]],
+    )  # fmt: skip
+    article = openalex_work(
+        1, **common, id=f"https://openalex.org/W{w + 1}", title=f"Article {w}",
+        doi=f"https://doi.org/10.1000/a{w}", cited_by_count=cited_by,
+        locations=[{"landing_page_url": f"https://arxiv.org/abs/{arxiv}"}],
+        referenced_works=[f"https://openalex.org/W{r}" for r in refs[1:]],
+    )  # fmt: skip
+    return [preprint, article]
+
+
+def snapshot(root: Path) -> Path:
+    write_openalex(
+        root,
+        [openalex_work(1), *_pair(100, "2405.00100", cited_by=7, refs=[1, 2, 300, 9])],
+        date="2024-01-01",
+    )
+    write_openalex(
+        root,
+        [
+            openalex_work(2),
+            openalex_work(3),
+            *_pair(200, "2405.00200", cited_by=3, refs=[100, 3, 301]),
+            openalex_work(1, title="Graphs, revised"),  # the newest record wins
+        ],
+        date="2024-02-01",
+    )
+    return root
+
+
+def everything(store: GraphStore) -> tuple[list[Any], list[Any]]:
+    nodes = store.run("MATCH (n) RETURN labels(n) AS l, n.id AS id, properties(n) AS p")
+    edges = store.run(
+        "MATCH (a)-[r]->(b) RETURN type(r) AS t, a.id AS a, b.id AS b, properties(r) AS p"
+    )
+    return (
+        sorted(repr((sorted(n["l"]), n["id"], sorted(n["p"].items()))) for n in nodes),
+        sorted(repr((e["t"], e["a"], e["b"], sorted(e["p"].items()))) for e in edges),
+    )
+
+
+def test_bulk_equals_incremental_with_id_sharing_records(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    snap = snapshot(tmp_path / "snap")
+    res = runner.invoke(app, ["load", "openalex", str(snap)])
+    assert res.exit_code == 0, res.output
+    incremental = everything(store)
+    counts = store.counts()
+    runner.invoke(app, ["db", "reset", "--yes"])
+
+    res = runner.invoke(app, ["load", "openalex", str(snap), "--bulk"])
+    assert res.exit_code == 0, res.output
+    assert "id sharing works" in res.output  # the two pairs went the incremental way
+    bulk = everything(store)
+    assert store.counts() == counts
+    assert set(bulk[0]) ^ set(incremental[0]) == set()
+    assert set(bulk[1]) ^ set(incremental[1]) == set()
+    # one Paper per pair, keyed by the arXiv id, the article's W in alt_ids
+    pair = store.run(
+        "MATCH (p:Paper {arxiv_id: '2405.00100'}) RETURN p.id AS id, p.alt_ids AS alt, "
+        "p.citation_count AS n"
+    )
+    assert pair == [{"id": "arxiv:2405.00100", "alt": ["openalex:W101"], "n": 7}]
+
+
+def _by(author: dict[str, Any], w: int, **extra: Any) -> dict[str, Any]:
+    return openalex_work(1, id=f"https://openalex.org/W{w}", title=f"Work {w}", doi=None,
+                         ids={}, locations=[], authorships=[{"author": author}],
+                         **extra)  # fmt: skip
+
+
+def test_bulk_fills_an_author_as_the_incremental_load_does(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """One Author whose records differ: the older partition names it with an ORCID, the
+    newer names it three ways, the last without an ORCID. The incremental load keeps each
+    property of the last record stating it, whatever the batch size (FalkorDB kept the
+    first of a batch's rows for one node); the bulk path reads newest first and must end
+    with the same node."""
+    a = "https://openalex.org/A9"
+    root = tmp_path / "snap"
+    orcid = "https://orcid.org/0000-0002-1825-0097"
+    write_openalex(root, [_by({"id": a, "display_name": "Grace Hopper", "orcid": orcid}, 500)],
+                   date="2024-01-01")  # fmt: skip
+    write_openalex(
+        root,
+        [
+            _by({"id": a, "display_name": "G. Hopper"}, 501),
+            _by({"id": a, "display_name": "Grace B. Hopper", "orcid": orcid}, 502),
+            _by({"id": a, "display_name": "Grace Hopper (Navy)"}, 503),
+        ],
+        date="2024-02-01",
+    )
+    for batch in ("1", "2000"):
+        runner.invoke(app, ["db", "reset", "--yes"])
+        res = runner.invoke(app, ["load", "openalex", str(root), "--batch-size", batch])
+        assert res.exit_code == 0, res.output
+        node = store.run("MATCH (a:Author) RETURN a.name AS name, a.orcid AS orcid")
+        assert node == [{"name": "Grace Hopper (Navy)", "orcid": "0000-0002-1825-0097"}], batch
+    incremental = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"id sharing works\s*│\s*0 ", res.output)  # the bulk files hold it
+    assert everything(store) == incremental
