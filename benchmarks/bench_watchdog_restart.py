@@ -20,6 +20,7 @@ It prints one line per restart and the medians. The server of ``SCHOLARKG_HOME``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import threading
 import time
@@ -37,10 +38,8 @@ def _timed_restart(server: Any, graph: str, *, busy: bool) -> dict[str, float]:
         conn = server.connect()
 
         def hang() -> None:
-            try:
+            with contextlib.suppress(Exception):  # the restart drops the connection
                 conn.connection.execute_command("GRAPH.RO_QUERY", graph, RUNAWAY)
-            except Exception:  # the restart drops the connection
-                pass
 
         threading.Thread(target=hang, daemon=True).start()
         time.sleep(1.0)  # the worker is inside the row

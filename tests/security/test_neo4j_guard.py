@@ -99,7 +99,9 @@ def test_the_gds_catalogue_is_bounded(guarded: Any, neo4j_store: GraphStore) -> 
     their share of the heap, the oldest dropped past it, and the server keeps its pid."""
     from scholarkg.store.neo4j.server import _size_bytes
 
-    share = float(re.search(r"GDS catalogue ([0-9.]+)", guarded.status().guard).group(1))
+    rule = re.search(r"GDS catalogue ([0-9.]+)", guarded.status().guard or "")
+    assert rule is not None, guarded.status().guard
+    share = float(rule.group(1))
     budget = share * _size_bytes(guarded.heap)
     project = (
         "UNWIND range(1, 1000000) AS x WITH gds.graph.project($name, x, x + 1) AS g "

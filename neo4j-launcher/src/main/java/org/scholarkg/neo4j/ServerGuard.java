@@ -94,6 +94,8 @@ final class ServerGuard {
     private boolean cannotStop;
     private volatile boolean heapHigh;
     private volatile long usedAfterGc;
+    /** a query was stopped by the heap rule: collect its garbage at the next tick */
+    private volatile boolean reclaim;
 
     ServerGuard(DatabaseManagementService dbms, double heapShare, double overrunSeconds, double gdsShare) {
         this.dbms = dbms;
@@ -129,6 +131,15 @@ final class ServerGuard {
             while (true) {
                 try {
                     Thread.sleep(SAMPLE_MILLIS);
+                    if (reclaim) {
+                        // the stopped query has unwound: a full collection now frees what it
+                        // held, instead of leaving it in the old generation, where the next
+                        // collections would count it as in use and blame the next query
+                        // that allocates (seen: a string-growing query stopped by this rule
+                        // for the heap a stopped list grower had left)
+                        reclaim = false;
+                        System.gc();
+                    }
                     sample();
                     if (overrunNanos > 0) {
                         stopOverruns();
@@ -222,6 +233,7 @@ final class ServerGuard {
                 "%d MiB of the %d MiB heap in use after a collection; stopped the query of '%s' "
                         + "(it allocated %d MiB since the last sample)",
                 used >> 20, maxHeap >> 20, victim.getName(), most >> 20));
+        reclaim = !cannotStop;
     }
 
     /** A thread that commits is left alone: its transaction is past its last row. */
