@@ -514,6 +514,9 @@ class ManagedNeo4j:
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
             "-XX:+ExitOnOutOfMemoryError",
+            # the guard asks for a collection after it stopped a query (ServerGuard.java):
+            # a concurrent cycle frees what the query held without a pause of the whole JVM
+            "-XX:+ExplicitGCInvokesConcurrent",
             # the heap guard throws its error in the query's thread (Thread.stop0)
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "-Dfile.encoding=UTF-8",
