@@ -58,6 +58,7 @@ CORE = SchemaPart(
             "Query", "Run", "MetricResult",
             "PaperAlias",  # an id of a Paper no slot holds (loaders/identity.py)
             "Stub",  # second label of a Paper no source record described (MARKER_LABELS)
+            "LoadState",  # the snapshot partitions a graph took (loaders/openalex_updates.py)
         }
     ),
     rel_types=frozenset(
