@@ -31,7 +31,7 @@ from scholarkg.store.falkordb.store import FalkorDBStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.embedded]
 
-WORKS = 1500
+WORKS = 3000
 BATCH = 100
 
 
