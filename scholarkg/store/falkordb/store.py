@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -67,6 +68,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows its state"
+
+#: what a query needs the indexes built for (a server restarted with its indexes built in
+#: the background, ``EmbeddedServer.start``): writes (key constraints are enforced through
+#: the index) and the index procedures (``db.idx.fulltext.queryNodes`` finds nothing in an
+#: index being built). Read loosely: a match in a string or a ``\u`` escape costs a wait,
+#: never a wrong answer.
+_NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
+_READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
+#: how long a query waits for indexes being built after a restart
+INDEX_WAIT_SECONDS = 3600.0
 
 
 @contextmanager
@@ -154,6 +165,9 @@ class FalkorDBStore(BatchWriteStore):
         self._key_indexed: set[str] = set()
         #: vector properties this store knows of; left out of search hits
         self._vector_props: set[str] = {v.property for v in default_schema().vector}
+        #: the server was (re)started building its indexes in the background and this store
+        #: has not yet seen them all built (:meth:`_settle_indexes`)
+        self._indexes_settling = False
 
     @classmethod
     def from_settings(
@@ -169,6 +183,7 @@ class FalkorDBStore(BatchWriteStore):
         server = EmbeddedServer(settings.data_dir)
         server.ensure_running()
         store = cls(server.connect(), graph or settings.graph, server=server)
+        store._indexes_settling = server.indexes_in_background()
         if not allow_incomplete:
             try:
                 store.check_complete()
@@ -183,10 +198,23 @@ class FalkorDBStore(BatchWriteStore):
 
         check_params(params)
         with _server_lost_is_server_error():
+            self._settle_indexes(query)
             try:
                 return self._g.query(query, dict(params) if params else None)
             except redis.exceptions.ResponseError as err:
                 raise dialect.cypher_error(err, query) from err
+
+    def _settle_indexes(self, query: str, *, read_only: bool = False) -> None:
+        """After a restart that builds the indexes in the background: wait until they are
+        built before a query that needs them (:data:`_NEEDS_INDEXES`; a read-only query
+        only for the index procedures). Once seen built, never again for this store."""
+        if not self._indexes_settling:
+            return
+        if not (_READ_NEEDS_INDEXES if read_only else _NEEDS_INDEXES).search(query):
+            return
+        log.info("waiting for graph %r's indexes, rebuilt after a restart", self.graph)
+        dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
+        self._indexes_settling = False
 
     def _command(self, *args: Any) -> Any:
         import redis
@@ -629,6 +657,8 @@ class FalkorDBStore(BatchWriteStore):
         if not path:
             raise ServerError("the embedded store is reached over its unix socket only")
         pid = self._server.pid() if self._server is not None else None
+        with _server_lost_is_server_error():
+            self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
         try:
             return send_limited(
@@ -667,6 +697,7 @@ class FalkorDBStore(BatchWriteStore):
                 "('scholarkg db stop' ends the query, and the data)"
             )
         took = server.restart_runaway(pid)
+        self._indexes_settling = server.indexes_in_background()
         return QueryLimitExceeded(
             f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
             "stored was lost"
@@ -688,7 +719,8 @@ class FalkorDBStore(BatchWriteStore):
             else "it died"
         )
         t0 = time.monotonic()
-        server.ensure_running()
+        server.ensure_running(background_indexes=True)
+        self._indexes_settling = server.indexes_in_background()
         return QueryLimitExceeded(
             f"the embedded server stopped while running the query: {cause}; scholarkg "
             f"started it again in {time.monotonic() - t0:.1f} s: nothing stored was lost"

@@ -67,6 +67,8 @@ from scholarkg.textio import atomic_write_text
 log = logging.getLogger(__name__)
 
 READY_LINE = "SCHOLARKG-NEO4J-READY"
+#: how the launcher's guard (``ServerGuard.java``) starts each line it prints
+GUARD_LINE = "SCHOLARKG-GUARD"
 LAUNCHER_CLASS = "org.scholarkg.neo4j.Launcher"
 LAUNCHER_JAR = "scholarkg-neo4j-launcher.jar"
 DEFAULT_HEAP = "2g"
@@ -80,6 +82,16 @@ DEFAULT_START_TIMEOUT = 300.0
 DEFAULT_TX_TIMEOUT = 900
 #: the share of the heap one transaction may hold (``db.memory.transaction.max``)
 DEFAULT_TX_MEMORY_SHARE = 4
+#: the launcher's guard (``ServerGuard.java``; docs/backends.md, Security) stops the query that
+#: keeps more than this share of the heap in use after a collection
+#: (``SCHOLARKG_NEO4J_HEAP_GUARD``; 0: off)
+DEFAULT_HEAP_GUARD = 0.85
+#: … and a query still computing this many seconds after its transaction ended
+#: (``SCHOLARKG_NEO4J_OVERRUN_GUARD``; 0: off)
+DEFAULT_OVERRUN_GUARD = 1.0
+#: … and GDS graphs scholarkg did not make may hold this share of the heap together, the
+#: oldest dropped past it (``SCHOLARKG_NEO4J_GDS_CATALOGUE``; 0: no bound)
+DEFAULT_GDS_CATALOGUE = 0.25
 
 #: Every procedure and function scholarkg's code calls on Neo4j, and nothing else: the managed
 #: server's ``dbms.security.procedures.allowlist`` (GDS ships ~400 procedures and APOC ~200;
@@ -231,6 +243,9 @@ class Neo4jStatus:
     log: str | None = None
     #: Neo4j Browser's address when the server serves it (``db start --browser``)
     browser: str | None = None
+    #: what the launcher's guard does (its first line: rules, and whether this Java lets it
+    #: stop a query)
+    guard: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -382,6 +397,7 @@ class ManagedNeo4j:
             st.versions = dict(info.get("versions") or {})
             st.heap = info.get("heap")
             st.browser = self.browser_url()
+            st.guard = info.get("guard")
         if details and self.dbms_dir.exists():
             st.disk_bytes = sum(f.stat().st_size for f in self.dbms_dir.rglob("*") if f.is_file())
         return st
@@ -501,6 +517,11 @@ class ManagedNeo4j:
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
             "-XX:+ExitOnOutOfMemoryError",
+            # the guard asks for a collection after it stopped a query (ServerGuard.java):
+            # a concurrent cycle frees what the query held without a pause of the whole JVM
+            "-XX:+ExplicitGCInvokesConcurrent",
+            # the heap guard throws its error in the query's thread (Thread.stop0)
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
             "-Dfile.encoding=UTF-8",
             "-cp",
             classpath,
@@ -517,6 +538,7 @@ class ManagedNeo4j:
             self.pagecache,
             "--config",
             str(self.settings_file),
+            *guard_arguments(),
             *(["--browser-port", str(browser_port)] if browser_port else []),
             *(["--guide-dir", str(self.guide_dir)] if browser_port else []),
         ]
@@ -542,6 +564,7 @@ class ManagedNeo4j:
         try:
             self._wait_ready(proc)
             versions = self._versions(port, password)
+            guard = self._guard_line()
         except BaseException:
             if proc.poll() is None:
                 with contextlib.suppress(ServerError):
@@ -557,6 +580,7 @@ class ManagedNeo4j:
             "heap": self.heap,
             "pagecache": self.pagecache,
             "versions": versions,
+            "guard": guard,
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         atomic_write_text(self.info_file, json.dumps(info, indent=2), fsync=False)
@@ -589,6 +613,18 @@ class ManagedNeo4j:
             if now - t0 > 2.0:
                 self._say(f"starting Neo4j (pid {proc.pid}): {now - t0:.0f} s")
             time.sleep(0.2)
+
+    def _guard_line(self) -> str | None:
+        """The guard's first line in the launcher's log ("on (heap 0.85, …); stops a query:
+        yes"), or None (a launcher without the guard)."""
+        text = self.log_file.read_text(encoding="utf-8", errors="replace")
+        m = re.search(rf"^{GUARD_LINE}: (on \(.*)$", text, re.M)
+        return m.group(1).strip() if m else None
+
+    def guard_stops_queries(self) -> bool:
+        """Whether the running server's guard can stop a query (Java 17: yes; docs/backends.md,
+        Security)."""
+        return str(self._read_info().get("guard") or "").endswith("stops a query: yes")
 
     def _versions(self, port: int, password: str) -> dict[str, str]:
         """Neo4j, GDS and APOC versions, read over Bolt (also proves auth works)."""
@@ -645,6 +681,9 @@ def server_settings(
         "dbms.security.procedures.unrestricted": ",".join(UNRESTRICTED_PROCEDURES),
         "db.transaction.timeout": f"{timeout}s",
         "db.memory.transaction.max": str(_size_bytes(tx_memory)),
+        # how often transactions past their time limit are ended (default 2 s): the guard
+        # stops a row still computing a second after that
+        "db.transaction.monitor.check.interval": "500ms",
         "dbms.usage_report.enabled": "false",
         # what Neo4j Browser reads from dbms.clientConfig(): no product analytics, guides
         # and style sheets from this machine only
@@ -668,6 +707,37 @@ def render_settings(settings: Mapping[str, str]) -> str:
             raise ConfigError(f"setting {key} has a line break")
         lines.append(f"{key}={value}")
     return "\n".join(lines) + "\n"
+
+
+def guard_arguments(env: Mapping[str, str] | None = None) -> list[str]:
+    """The launcher's guard thresholds as its arguments (``SCHOLARKG_NEO4J_HEAP_GUARD``,
+    ``…_OVERRUN_GUARD``, ``…_GDS_CATALOGUE``; 0 turns a rule off)."""
+    env = os.environ if env is None else env
+    heap = _env_float(env, "SCHOLARKG_NEO4J_HEAP_GUARD", DEFAULT_HEAP_GUARD, share=True)
+    overrun = _env_float(env, "SCHOLARKG_NEO4J_OVERRUN_GUARD", DEFAULT_OVERRUN_GUARD)
+    gds = _env_float(env, "SCHOLARKG_NEO4J_GDS_CATALOGUE", DEFAULT_GDS_CATALOGUE, share=True)
+    return [
+        "--heap-guard",
+        f"{heap:g}",
+        "--overrun-guard",
+        f"{overrun:g}",
+        "--gds-catalogue",
+        f"{gds:g}",
+    ]
+
+
+def _env_float(env: Mapping[str, str], name: str, default: float, *, share: bool = False) -> float:
+    text = env.get(name)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {text!r}") from None
+    if value < 0 or (share and value >= 1):
+        bound = "0 (off) or a share of the heap below 1" if share else "0 (off) or more"
+        raise ConfigError(f"{name} must be {bound}, got {value:g}")
+    return value
 
 
 def _env_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -214,6 +214,10 @@ def plain(value: Any) -> Any:
     return iso() if callable(iso) else str(value)
 
 
+#: how the managed server's guard starts its message when it stops a query
+GUARD_PREFIX = "scholarkg server guard:"
+
+
 def cypher_error(err: Exception, query: str | None = None) -> StoreError:
     """One clear line from a driver error (Neo4j's message spans lines with a caret)."""
     from neo4j.exceptions import (
@@ -229,6 +233,11 @@ def cypher_error(err: Exception, query: str | None = None) -> StoreError:
         return ServerError(f"Neo4j is not reachable: {' '.join(str(err).split())}")
     message = getattr(err, "message", None) or str(err)
     first = str(message).strip().splitlines()[0] if str(message).strip() else type(err).__name__
+    if GUARD_PREFIX in str(message):
+        # the managed server's guard stopped it (neo4j-launcher's ServerGuard.java), maybe
+        # inside a function ("Failed to invoke function …: Caused by: …")
+        said = str(message).split(GUARD_PREFIX, 1)[1].strip().splitlines()[0]
+        return QueryLimitExceeded("the managed Neo4j's guard: " + said)
     code = getattr(err, "code", None) if isinstance(err, Neo4jError) else None
     snippet = ""
     if query:

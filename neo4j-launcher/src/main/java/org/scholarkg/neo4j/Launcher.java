@@ -28,7 +28,9 @@ import org.neo4j.graphdb.GraphDatabaseService;
  * the readiness line and stops it with SIGTERM.
  *
  * <p>Arguments: {@code --home DIR --port N --password-file FILE --plugins DIR --config FILE}
- * [{@code --pagecache SIZE}] [{@code --http-port N}] [{@code --browser-port N}] (Neo4j Browser on
+ * [{@code --pagecache SIZE}] [{@code --heap-guard SHARE}] [{@code --overrun-guard SECONDS}]
+ * [{@code --gds-catalogue SHARE}] (the {@link ServerGuard}'s rules; 0 or absent: off)
+ * [{@code --http-port N}] [{@code --browser-port N}] (Neo4j Browser on
  * 127.0.0.1, {@link BrowserServer}) [{@code --guide-dir DIR}] (the Browser guide's files).
  *
  * <p>{@code --config} is a {@code neo4j.conf}-style file the Python side writes at every start:
@@ -72,6 +74,8 @@ public final class Launcher {
                     .setConfig(HttpConnector.listen_address, new SocketAddress("127.0.0.1", Integer.parseInt(httpPort)));
         }
         DatabaseManagementService dbms = builder.build();
+        new ServerGuard(dbms, share(args, "--heap-guard"), share(args, "--overrun-guard"),
+                share(args, "--gds-catalogue")).install();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             dbms.shutdown();
@@ -114,6 +118,12 @@ public final class Launcher {
                 throw e;
             }
         }
+    }
+
+    /** A number argument, 0 when absent. */
+    private static double share(Map<String, String> args, String name) {
+        String value = args.get(name);
+        return value == null ? 0 : Double.parseDouble(value);
     }
 
     /** "512m", "2g", "1048576" to bytes. */

@@ -1,0 +1,145 @@
+"""The managed Neo4j's guard (``neo4j-launcher``'s ``ServerGuard.java``), live: what Neo4j's own
+limits cannot stop is stopped inside the server, and the server keeps its pid.
+
+* a row that grows one list until the heap is full (no time limit would come in time: the
+  limit here is 10 minutes) is stopped when a collection finds the heap 85 % full;
+* a row that goes on computing after its transaction ended is stopped a second later, so the
+  server's CPU is free again;
+* GDS graphs that scholarkg did not make hold at most a quarter of the heap: repeated
+  projections from ``scholarkg cypher`` or the Browser (they killed the JVM, issue #37) drop
+  the oldest instead.
+
+Each needs a server whose guard can stop a query (Java 17); the tests skip otherwise, saying so.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from scholarkg.errors import QueryLimitExceeded, ScholarKGError
+from scholarkg.store.base import GraphStore
+
+#: grows one list by copying, inside one row: ~5 GB at the end, far past any test heap
+HEAP_HOG = "RETURN size(reduce(s = [], x IN range(1, 100000000) | s + x)) AS n"
+#: a string grown 2 million times: computes for hours after its transaction ended
+OVERRUN = "RETURN size(reduce(s = '', x IN range(1, 2000000) | s + 'xxxxxxxxxx')) AS n"
+
+
+@pytest.fixture
+def guarded(managed_neo4j: Any) -> Any:
+    if not managed_neo4j.guard_stops_queries():
+        pytest.skip(
+            f"this Neo4j's guard cannot stop a query ({managed_neo4j.status().guard or 'none'})"
+        )
+    return managed_neo4j
+
+
+def _guard_lines(server: Any) -> list[str]:
+    text = server.log_file.read_text(encoding="utf-8", errors="replace")
+    return [ln for ln in text.splitlines() if ln.startswith("SCHOLARKG-GUARD:")]
+
+
+def _answers_at_once(store: GraphStore) -> None:
+    t0 = time.monotonic()
+    assert store.run("RETURN 1 AS x") == [{"x": 1}]
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_a_row_that_takes_the_heap_is_stopped(guarded: Any, neo4j_store: GraphStore) -> None:
+    """Neo4j counts no memory inside one row: without the guard this query took the whole
+    heap and the JVM died of OutOfMemoryError 39 s later (1 GiB heap)."""
+    pid = guarded.status().pid
+    before = len(_guard_lines(guarded))
+    t0 = time.monotonic()
+    with pytest.raises(QueryLimitExceeded, match=r"heap in use") as stopped:
+        neo4j_store.explore(HEAP_HOG, timeout_ms=600_000)
+    took = time.monotonic() - t0
+    assert took < 60, took
+    assert "guard" in str(stopped.value)
+    assert guarded.status().pid == pid
+    _answers_at_once(neo4j_store)
+    new = _guard_lines(guarded)[before:]
+    assert any("heap in use after a collection; stopped the query" in ln for ln in new), new
+
+
+def test_a_row_past_its_transaction_is_stopped_in_the_server(
+    guarded: Any, neo4j_store: GraphStore
+) -> None:
+    """Neo4j ends the transaction at its time limit but lets the row compute on (for hours,
+    here): the guard stops it a second later, so the server's CPU is free again.
+
+    The string is grown by copying, gigabytes of garbage a second: on a small heap (the 1 GiB
+    of a test server) a collection can find it over the heap rule's share first, and that
+    rule stops it instead; either way it is stopped in the server, by the guard."""
+    pid = guarded.status().pid
+    before = len(_guard_lines(guarded))
+    with pytest.raises(QueryLimitExceeded):
+        neo4j_store.explore(OVERRUN, timeout_ms=1000)
+
+    def running() -> list[dict[str, Any]]:
+        return neo4j_store.run(
+            "SHOW TRANSACTIONS YIELD currentQuery WHERE currentQuery CONTAINS 'xxxxxxxxxx' "
+            "AND NOT currentQuery STARTS WITH 'SHOW' RETURN currentQuery"
+        )
+
+    deadline = time.monotonic() + 6
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not running(), "the row was still computing 6 s after its time limit"
+    new = _guard_lines(guarded)[before:]
+    assert any(
+        "after its transaction ended" in ln or "heap in use after a collection" in ln for ln in new
+    ), new
+    assert guarded.status().pid == pid
+    _answers_at_once(neo4j_store)
+
+
+@pytest.mark.slow
+def test_the_gds_catalogue_is_bounded(guarded: Any, neo4j_store: GraphStore) -> None:
+    """Repeated projections (the aggregation function, from an administrator's shell) filled
+    the heap and killed the JVM (issue #37): graphs scholarkg did not make now hold at most
+    their share of the heap, the oldest dropped past it, and the server keeps its pid."""
+    from scholarkg.store.neo4j.server import _size_bytes
+
+    rule = re.search(r"GDS catalogue ([0-9.]+)", guarded.status().guard or "")
+    assert rule is not None, guarded.status().guard
+    share = float(rule.group(1))
+    budget = share * _size_bytes(guarded.heap)
+    project = (
+        "UNWIND range(1, 1000000) AS x WITH gds.graph.project($name, x, x + 1) AS g "
+        "RETURN g.nodeCount AS nodes"
+    )
+    catalogue = (
+        "CALL gds.graph.list() YIELD graphName, sizeInBytes "
+        "WHERE graphName STARTS WITH 'evil' RETURN graphName, sizeInBytes"
+    )
+    pid = guarded.status().pid
+    before = len(_guard_lines(guarded))
+    graph_bytes = 0
+    try:
+        # past the budget twice over (each graph ~70 MiB)
+        for i in range(50):
+            try:
+                neo4j_store.run(project, {"name": f"evil{i}"})
+            except ScholarKGError as err:  # stopped by the heap rule: an answer too
+                assert "guard" in str(err), err
+            rows = neo4j_store.run(catalogue)
+            graph_bytes = max([graph_bytes] + [int(r["sizeInBytes"]) for r in rows])
+            if graph_bytes and (i + 1) * graph_bytes > 2 * budget + graph_bytes:
+                break
+        assert graph_bytes > 0
+        time.sleep(3)  # the guard looks at the catalogue after a collection, every 2 s at most
+        held = sum(int(r["sizeInBytes"]) for r in neo4j_store.run(catalogue))
+        assert held <= budget + graph_bytes, (held, budget)
+        assert any("dropped GDS graph 'evil" in ln for ln in _guard_lines(guarded)[before:])
+        assert guarded.status().pid == pid
+        _answers_at_once(neo4j_store)
+    finally:
+        neo4j_store.run(
+            "CALL gds.graph.list() YIELD graphName WHERE graphName STARTS WITH 'evil' "
+            "CALL gds.graph.drop(graphName, false) YIELD graphName AS dropped RETURN count(*)"
+        )
