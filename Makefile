@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_DIR := tests/neo4j_lint
 
-.PHONY: install neo4j-launcher demo test test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
+.PHONY: install neo4j-launcher demo test test-unit test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
 
 # The install uses uv (PyPI package "uv", pinned below) when it can: it resolves and downloads in
 # parallel, 78 s instead of pip's 182 s for this project's ~6 GB of wheels, the same 160
@@ -71,6 +71,10 @@ TEST_WORKERS ?= 2
 test: install neo4j-lint-deps neo4j-launcher
 	$(BIN)/python -m pytest -q -m "not slow and not model" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
+# The unit tier: no server (tests/conftest.py marks each test's tier; docs/contributing.md)
+test-unit: install
+	$(BIN)/python -m pytest -q -m unit -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
 test-all: install neo4j-lint-deps neo4j-launcher
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
@@ -82,7 +86,7 @@ test-marked: install neo4j-lint-deps neo4j-launcher
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-# mypy's settings (strict on the whole package) are in pyproject.toml [tool.mypy]
+# mypy's settings (strict on the package and its tests) are in pyproject.toml [tool.mypy]
 lint: install
 	$(BIN)/ruff check scholarkg tests benchmarks
 	$(BIN)/ruff format --check scholarkg tests benchmarks

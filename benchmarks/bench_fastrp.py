@@ -81,7 +81,8 @@ def bench_gds(nodes: int, degree: int, cfg: FastRPConfig, heap: str, seed: int) 
         try:
             settings = Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
             neo = Neo4jStore.from_settings(settings)
-            conc = neo.gds_concurrency  # the server's, as scholarkg's own GDS calls use
+            assert neo.gds is not None
+            conc = neo.gds.concurrency  # the server's, as scholarkg's own GDS calls use
             t0 = time.perf_counter()
             gen = neo.run(
                 "CALL gds.graph.generate('bench_fastrp', $n, $d, {relationshipDistribution: "

@@ -169,7 +169,8 @@ def _lat(xs: list[float]) -> str:
 
 
 def latency(args: argparse.Namespace) -> None:
-    from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
+    from scholarkg.store.bulk_files import EdgeSource, NodeSource
+    from scholarkg.store.falkordb.bulk import bulk_load
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_rpg_lat_"))
     t0 = time.perf_counter()

@@ -47,11 +47,10 @@ def run_demo(
     with_llm: bool = True,
     console: Console | None = None,
     only: Sequence[str] | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Run every demo step (``only``: just these families' steps); returns a summary (counts,
     run ids, report paths)."""
-    from scholarkg.store.falkordb.server import EmbeddedServer
-    from scholarkg.store.falkordb.store import FalkorDBStore
+    from scholarkg.store import open_store
 
     console = console or Console()
     # the demo draws its own progress; silence the libraries' per-tensor bars
@@ -62,25 +61,25 @@ def run_demo(
     settings = settings.with_overrides(graph=DEMO_GRAPH)
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    if settings.backend == "embedded":
-        console.print(Rule("[bold]1. embedded graph store"))
-        t = time.perf_counter()
-        server = EmbeddedServer(settings.data_dir)
-        status = server.ensure_running()
-        console.print(f"FalkorDB pid {status.pid}, socket {status.socket}, data {status.data_dir}")
-        store: GraphStore = FalkorDBStore(server.connect(), DEMO_GRAPH)
-    else:
-        from scholarkg.store import open_store
+    embedded = settings.backend == "embedded"
+    title = "embedded graph store" if embedded else f"graph store: {settings.backend}"
+    console.print(Rule(f"[bold]1. {title}"))
+    t = time.perf_counter()
+    # like every command, through open_store (the embedded server started on demand); an
+    # unfinished bulk load left in the demo graph is no reason to refuse: it is cleared below
+    store = open_store(settings, allow_incomplete=True)
+    if embedded:
+        from scholarkg.store.falkordb.server import EmbeddedServer
 
-        console.print(Rule(f"[bold]1. graph store: {settings.backend}"))
-        t = time.perf_counter()
-        store = open_store(settings)
+        status = EmbeddedServer(settings.data_dir).status(details=False)
+        console.print(f"FalkorDB pid {status.pid}, socket {status.socket}, data {status.data_dir}")
+    else:
         _check_neo4j_is_the_demos(store, settings)
         console.print(f"{store!r} (the demo fills the whole database)")
     store.clear()
     created = store.apply_schema()
     console.print(f"schema applied on graph {store.graph!r} ({len(created or [])} statements)")
-    if settings.backend != "embedded":
+    if not embedded:
         marker = _demo_marker(settings)
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text(_demo_marker_text(store) + "\n", encoding="utf-8")

@@ -15,7 +15,7 @@ from typing import Any
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader
 
 
 def _match(rows: Sequence[dict[str, Any]], want: str, key: str) -> list[dict[str, Any]]:
@@ -40,7 +40,7 @@ def _no_match(what: str, want: str, names: Sequence[str]) -> InputError:
     return InputError(f"no leaderboard with {what} {want!r}{hint}", field=what)
 
 
-def resolve_leaderboard(store: GraphStore, task: str, dataset: str, metric: str) -> dict[str, Any]:
+def resolve_leaderboard(store: GraphReader, task: str, dataset: str, metric: str) -> dict[str, Any]:
     """The leaderboard row (id, task, dataset, metric, source, results) for user-typed names.
 
     Each name narrows the candidates in turn (task, then dataset, then metric), so the error
@@ -59,7 +59,7 @@ def resolve_leaderboard(store: GraphStore, task: str, dataset: str, metric: str)
     return max(rows, key=lambda r: (int(r.get("results") or 0), r["id"]))
 
 
-def ranked_results(store: GraphStore, leaderboard_id: str) -> tuple[str, list[dict[str, Any]]]:
+def ranked_results(store: GraphReader, leaderboard_id: str) -> tuple[str, list[dict[str, Any]]]:
     """``(direction, rows)``: results best first, each with a competition rank (ties share).
 
     An ``unknown`` direction is ranked as higher-is-better and reported as such by the CLI.
@@ -97,13 +97,13 @@ def ranked_results(store: GraphStore, leaderboard_id: str) -> tuple[str, list[di
     return direction, out
 
 
-def gold_entries(store: GraphStore, leaderboard_id: str) -> list[dict[str, Any]]:
+def gold_entries(store: GraphReader, leaderboard_id: str) -> list[dict[str, Any]]:
     """Ground-truth entries (HAS_ENTRY) in gold order, for leaderboards without Results."""
     return store.run_named("leaderboard_gold", {"leaderboardId": leaderboard_id})
 
 
 def list_leaderboards(
-    store: GraphStore, *, task: str | None = None, limit: int = 100
+    store: GraphReader, *, task: str | None = None, limit: int = 100
 ) -> list[dict[str, Any]]:
     """Leaderboards (optionally of one task, matched like ``show``) with entry counts."""
     if task is None:

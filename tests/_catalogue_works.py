@@ -103,7 +103,7 @@ def openalex_work(n: int, **over: Any) -> dict[str, Any]:
 
 
 def arxiv_record(n: int) -> dict[str, Any]:
-    recs = {
+    recs: dict[int, dict[str, Any]] = {
         1: {
             "id": "2401.00001",
             "doi": "10.1000/j1",
@@ -128,7 +128,7 @@ def arxiv_record(n: int) -> dict[str, Any]:
 
 
 def crossref_item(n: int) -> dict[str, Any]:
-    items = {
+    items: dict[int, dict[str, Any]] = {
         1: {
             "DOI": "10.1000/J1",
             "title": ["Graphs of the scholarly record"],

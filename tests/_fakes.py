@@ -13,13 +13,22 @@ import json
 import random
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 
+from scholarkg.schema.ddl import VectorIndex
+from scholarkg.store.base import GraphCounts, GraphReader, Hit
 from scholarkg.store.named import render_named
+
+
+def num(value: float | None) -> float:
+    """A score the test needs defined (a metric is ``None`` where it is undefined): ``None``
+    fails the test here, so comparisons after it are between numbers."""
+    assert value is not None, "the score is undefined"
+    return value
 
 
 def synthetic_corpus(
@@ -60,7 +69,8 @@ class FakeEmbedder:
         norms[norms == 0] = 1.0
         if progress is not None:
             progress(len(texts))
-        return out / norms
+        unit: np.ndarray = out / norms
+        return unit
 
 
 class TableEmbedder(FakeEmbedder):
@@ -69,7 +79,7 @@ class TableEmbedder(FakeEmbedder):
     name = "table-embedder"
     slug = "table"
 
-    def __init__(self, table: dict[str, Sequence[float]]) -> None:
+    def __init__(self, table: Mapping[str, Sequence[float]]) -> None:
         self.table = table
         self.dim = len(next(iter(table.values())))
         self.calls = 0
@@ -99,6 +109,13 @@ class HashEmbedder(FakeEmbedder):
             for tok in re.findall(r"\w+", text.lower()):
                 out[row, int(hashlib.md5(tok.encode()).hexdigest(), 16) % self.dim] += 1.0
         return out
+
+
+def encoded_by(cached: Any) -> list[str]:
+    """The texts the :class:`HashEmbedder` behind a ``CachingEmbedder`` had to encode."""
+    inner = cached.inner
+    assert isinstance(inner, HashEmbedder)
+    return inner.encoded
 
 
 #: the model name the canned server reports
@@ -174,10 +191,11 @@ Rows = list[dict[str, Any]]
 Answer = Rows | Callable[[dict[str, Any]], Rows]
 
 
-class RecordingStore:
-    """The store core for unit tests of Python logic: reads answered from canned rows, every
-    call recorded. No database: what a test checks is what the code *does with* rows and what
-    it *asks*, not Cypher (the contract suite checks that on both real backends).
+class RecordingStore(GraphReader):
+    """The reading role (``GraphReader``) for unit tests of Python logic: reads answered from
+    canned rows, every call recorded; mypy checks it against the role it declares. No
+    database: what a test checks is what the code *does with* rows and what it *asks*, not
+    Cypher (the contract suite checks that on both real backends).
 
     ``named``: query name (bare or ``family/query``) -> rows, or a function of the params
     giving them; a name with no answer, or one that is not a query in ``scholarkg/queries/``,
@@ -199,8 +217,8 @@ class RecordingStore:
 
     def __init__(
         self,
-        named: dict[str, Answer] | None = None,
-        queries: dict[str, Answer] | None = None,
+        named: Mapping[str, Answer] | None = None,
+        queries: Mapping[str, Answer] | None = None,
         *,
         graph: str = "recording",
     ) -> None:
@@ -241,6 +259,21 @@ class RecordingStore:
         answer = self.named.get(name, self.named.get(full))
         assert answer is not None, f"the test gave no rows for the named query {full!r}"
         return self._answer(answer, given)
+
+    def fulltext(
+        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
+    ) -> list[Hit]:
+        raise AssertionError(f"the recording store has no full-text index ({index!r})")
+
+    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
+        raise AssertionError(f"the recording store has no vector index ({index.name!r})")
+
+    def counts(self) -> GraphCounts:
+        """What the double holds: the nodes and relationships written to it."""
+        return GraphCounts(
+            nodes={label: len(rows) for label, rows in self.nodes.items()},
+            relationships={rel: len(rows) for rel, rows in self.edges.items()},
+        )
 
     def run(self, query: str, params: Any = None) -> Rows:
         key = " ".join(query.split())

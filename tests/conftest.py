@@ -41,21 +41,80 @@ _console.err_console.width = 1000
 os.environ[_console.PROGRESS_ENV] = "off"
 
 
-def pytest_itemcollected(item: pytest.Item) -> None:
-    """Under pytest-xdist (``make test`` runs two workers), every test that talks to the
-    session's Neo4j goes to one worker: the database is one per server, and tests clear it,
-    so two workers sharing it would wipe each other's data. ``--dist loadgroup`` keeps each
-    ``xdist_group`` on one worker; the embedded tests spread over both (each worker has its
-    own FalkorDB server, SCHOLARKG_HOME and temp dirs). Marked here, as each item is
-    collected: xdist reads the marks in its own ``pytest_collection_modifyitems``."""
-    # the fixture closure misses a store chosen at run time (``any_store[neo4j]`` asks for
-    # ``neo4j_store`` through getfixturevalue), so the test id counts too
+#: The tiers (``pytest -m unit``, ``-m embedded``, ``-m neo4j``; docs/contributing.md). A test's
+#: tier is read off the fixtures it uses: these reach the session's embedded FalkorDB (all the
+#: store fixtures are built on ``embedded_server``; ``any_store`` and ``getfixturevalue`` pick a
+#: store at run time, which the fixture closure cannot see) ...
+EMBEDDED_FIXTURES = frozenset({"embedded_server", "any_store"})
+#: ... and these the session's Neo4j
+NEO4J_FIXTURES = frozenset({"neo4j_env"})
+TIERS = ("unit", "embedded", "neo4j")
+
+
+def tier_of(item: pytest.Item) -> str:
+    """``neo4j``, ``embedded`` or ``unit`` (no server). The fixtures decide, or a store chosen
+    by parameter (``any_store[neo4j]``: the suite's backend parameters are named
+    ``embedded`` and ``neo4j``), or a tier mark the test sets itself (a test that starts its
+    own server, or picks a store fixture by another name at run time, says so); Neo4j first,
+    as a test that uses both needs both."""
+    names = set(getattr(item, "fixturenames", ()))
+    spec = getattr(item, "callspec", None)
+    params = {str(v) for v in spec.params.values()} if spec is not None else set()
     if (
-        "neo4j_env" in getattr(item, "fixturenames", ())
-        or item.get_closest_marker("neo4j")
+        item.get_closest_marker("neo4j")
+        or names & NEO4J_FIXTURES
+        or "neo4j" in params
         or "neo4j" in item.nodeid.lower()
     ):
+        return "neo4j"
+    if item.get_closest_marker("embedded") or names & EMBEDDED_FIXTURES or "embedded" in params:
+        return "embedded"
+    return "unit"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each test gets its tier mark (:func:`tier_of`). Under pytest-xdist (``make test`` runs
+    two workers), every test that talks to the session's Neo4j goes to one worker: the
+    database is one per server, and tests clear it, so two workers sharing it would wipe each
+    other's data. ``--dist loadgroup`` keeps each ``xdist_group`` on one worker; the embedded
+    tests spread over both (each worker has its own FalkorDB server, SCHOLARKG_HOME and temp
+    dirs). Marked here, as each item is collected: xdist reads the marks in its own
+    ``pytest_collection_modifyitems``."""
+    tier = tier_of(item)
+    if tier == "unit" and (item.get_closest_marker("slow") or item.get_closest_marker("model")):
+        return  # slow and model tests are tiers of their own: the unit tier is quick
+    if item.get_closest_marker(tier) is None:
+        item.add_marker(getattr(pytest.mark, tier))
+    if tier == "neo4j":
         item.add_marker(pytest.mark.xdist_group("neo4j"))
+
+
+@pytest.fixture(autouse=True)
+def _unit_tier_reaches_no_server(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unit tier's promise, checked rather than trusted: in a test marked ``unit``,
+    starting, finding or connecting to a server (embedded FalkorDB or Neo4j, however the code
+    gets there: a fixture, ``open_store``, the CLI in-process) fails the test, naming the fix.
+    Not seen: a server reached from a subprocess the test starts."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+    from scholarkg.store.neo4j.store import Neo4jStore
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError(
+            f"{request.node.nodeid} is in the unit tier (no server) but reached a server: "
+            "use a store fixture, or mark it embedded / neo4j (tests/conftest.py, tier_of)"
+        )
+
+    for cls, names in (
+        (EmbeddedServer, ("start", "ensure_running", "connect")),
+        (ManagedNeo4j, ("start", "ensure_running")),
+        (FalkorDBStore, ("from_settings",)),
+        (Neo4jStore, ("from_settings",)),  # a store around a test's fake driver is no server
+    ):
+        for name in names:
+            monkeypatch.setattr(cls, name, refuse)
 
 
 @pytest.fixture(scope="session")
@@ -236,9 +295,9 @@ def _empty_keeping_the_default_schema(st: Neo4jStore) -> None:
     one of the default schema's (a test's own, or a changed definition)."""
     from scholarkg.store.neo4j import dialect
 
-    if "gds" in st.capabilities:
-        for name in st.projected_graphs("scholarkg_"):
-            st.drop_projected(name)
+    if st.gds is not None:
+        for name in st.gds.projected_graphs("scholarkg_"):
+            st.gds.drop_projected(name)
     # in batches, as the store's own clear: a test's data is small, but a developer's test
     # server may hold what a benchmark loaded into it (one transaction over 470k
     # relationships passes Neo4j's 512 MiB transaction limit and every Neo4j test errors)
@@ -282,4 +341,5 @@ def _default_schema_definitions(st: Neo4jStore) -> dict[str, tuple[object, ...]]
 def any_store(request: pytest.FixtureRequest) -> GraphStore:
     """The embedded test store, or a cleared Neo4j database (skipped without Neo4j)."""
     name = "store" if request.param == "embedded" else "neo4j_store"
-    return request.getfixturevalue(name)
+    store: GraphStore = request.getfixturevalue(name)
+    return store

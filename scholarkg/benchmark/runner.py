@@ -15,6 +15,7 @@ nodes out of the graph again, and SIGINT/SIGTERM wait until the recording is don
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -33,11 +34,11 @@ from scholarkg.benchmark.task import (
     StageProgress,
     report_scoring_to,
 )
-from scholarkg.errors import InputError
+from scholarkg.errors import InputError, NotSupported
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def _joined_notes(notes: str | None, result: TaskResult) -> str | None:
 
 def run_task(
     task: BenchmarkTask,
-    store: GraphStore,
+    store: GraphReader,
     source: AnswerSource,
     options: Mapping[str, Any] | None = None,
     *,
@@ -149,7 +150,7 @@ def run_task(
     SIGINT/SIGTERM wait until the run is recorded. So an unfinished run is neither listed
     nor in the graph.
     """
-    from scholarkg.benchmark.runs import RunRegistry, new_run, record_run
+    from scholarkg.benchmark.runs import RunGraph, RunRegistry, new_run, record_run
 
     resolved = task.resolve_options(options)
     task.check_source(source)
@@ -164,7 +165,7 @@ def run_task(
         instances = instances[:limit]
     if not instances:
         raise InputError(
-            f"task {task.name!r} found no instances in graph {getattr(store, 'graph', '?')!r}; "
+            f"task {task.name!r} found no instances in graph {store.graph!r}; "
             "load its data first (see 'scholarkg load --help')"
         )
     timings["build"] = time.perf_counter() - t0
@@ -189,7 +190,7 @@ def run_task(
         kind=source.kind,
         name=source.name,
         params=answers.params or dict(source.params),
-        graph=getattr(store, "graph", None),
+        graph=store.graph,
         n_instances=len(instances),
     )
     if source.path is not None:
@@ -235,11 +236,21 @@ def run_task(
         # whole or not at all: the graph first (it is what can still fail: a store that died
         # midway raises here, and what was written is removed again), the run file last and
         # atomically; an interruption meanwhile is held until the run is recorded
+        graph: RunGraph | None = None
+        if record_in_graph:
+            if not isinstance(store, RunGraph):
+                raise NotSupported(
+                    f"recording a run in the graph needs a store that writes; "
+                    f"{type(store).__name__} only reads (record_in_graph=False)"
+                )
+            graph = store
         record_run(
-            store if record_in_graph else None,
+            graph,
             RunRegistry(runs_dir),
             record,
-            lambda: task.record_answers(store, record, instances, answers),
+            None
+            if graph is None
+            else functools.partial(task.record_answers, graph, record, instances, answers),
         )
     log.info("%s: %d instances, %s", task.name, len(instances), result.aggregate)
     return TaskRun(

@@ -29,21 +29,22 @@ import signal
 import subprocess
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scholarkg import __version__
 from scholarkg.benchmark.metrics.stats import Method, paired_test
 from scholarkg.errors import InputError
+from scholarkg.store.base import GraphReader
 from scholarkg.textio import atomic_write_text
 
-if TYPE_CHECKING:  # only for annotations: recording a run is the one place that needs a store
-    from scholarkg.store.base import GraphStore
+if TYPE_CHECKING:
+    from scholarkg.store.base import ProgressFn
 
 log = logging.getLogger(__name__)
 
@@ -407,7 +408,34 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def record_run_in_graph(store: GraphStore, run: RunRecord) -> int:
+@runtime_checkable
+class RunGraph(GraphReader, Protocol):
+    """What recording a run needs of a store: reading, and MERGE of nodes and relationships
+    (every ``GraphWriter`` is one; so is the recording test double, which keeps the rows)."""
+
+    def merge_nodes(
+        self,
+        label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+    ) -> int: ...
+
+    def merge_relationships(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+        key: Sequence[str] = (),
+    ) -> int: ...
+
+
+def record_run_in_graph(store: RunGraph, run: RunRecord) -> int:
     """MERGE ``(:Run)`` and one ``(:MetricResult)`` per metric (and per class and metric).
 
     Idempotent: re-recording the same run updates the same nodes. Returns the number of
@@ -447,7 +475,7 @@ def record_run_in_graph(store: GraphStore, run: RunRecord) -> int:
     )
 
 
-def forget_run_in_graph(store: GraphStore, run_id: str) -> int:
+def forget_run_in_graph(store: GraphReader, run_id: str) -> int:
     """Remove run ``run_id`` from the graph (its ``:Run``, its ``:MetricResult`` nodes and
     their relationships); how many ``:Run`` nodes went (0 or 1)."""
     rows = store.run_named("runs/forget_run", {"id": run_id})
@@ -459,7 +487,7 @@ HALF_RECORDED_AFTER = timedelta(minutes=10)
 
 
 def half_recorded_runs(
-    store: GraphStore, registry: RunRegistry, *, now: datetime | None = None
+    store: GraphReader, registry: RunRegistry, *, now: datetime | None = None
 ) -> builtins.list[str]:
     """Ids of ``:Run`` nodes in the graph with no run file, older than
     :data:`HALF_RECORDED_AFTER`: left by a command interrupted while it recorded the run
@@ -504,7 +532,7 @@ def interrupts_deferred() -> Iterator[None]:
 
 
 def record_run(
-    store: GraphStore | None,
+    store: RunGraph | None,
     registry: RunRegistry,
     run: RunRecord,
     write_more: Callable[[], None] | None = None,

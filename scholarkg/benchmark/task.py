@@ -55,8 +55,8 @@ from scholarkg.errors import InputError, NotSupported
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
-    from scholarkg.benchmark.runs import RunRecord
-    from scholarkg.store.base import GraphStore
+    from scholarkg.benchmark.runs import RunGraph, RunRecord
+    from scholarkg.store.base import GraphReader, GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -342,13 +342,13 @@ class BenchmarkTask(ABC):
 
     # -- the three steps ---------------------------------------------------------------
     @abstractmethod
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         """The task's instances, read from the graph (gold labels included in ``data``)."""
 
     @abstractmethod
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -432,7 +432,7 @@ class BenchmarkTask(ABC):
     # -- optional hooks (defaults do nothing) -------------------------------------------
     def record_answers(
         self,
-        store: GraphStore,
+        store: RunGraph,
         record: RunRecord,
         instances: Sequence[Instance],
         answers: Answers,

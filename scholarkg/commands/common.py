@@ -96,15 +96,16 @@ def settings() -> Settings:
 
 @contextmanager
 def server_wait_line() -> Iterator[Callable[[Any], None]]:
-    """While the block runs, a starting or loading embedded server is shown as one line.
+    """While the block runs, a starting or loading server is shown as one line.
 
-    Installed as the process-wide wait callback of ``store.embedded``, so every command
+    Installed as the process-wide wait callback (``store.process.set_wait_callback``), which
+    the embedded FalkorDB and the managed Neo4j both report to, so every command
     that starts the server (through ``open_store``) shows it; yields the callback for
     servers created directly (``db start``).
     """
     import time
 
-    from scholarkg.store.falkordb import server as embedded
+    from scholarkg.store.process import set_wait_callback
 
     status: Status | None = None
     printed = 0.0
@@ -122,11 +123,11 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
             err_console.print(text, highlight=False)
             printed = time.monotonic()
 
-    previous = embedded.set_wait_callback(show)
+    previous = set_wait_callback(show)
     try:
         yield show
     finally:
-        embedded.set_wait_callback(previous)
+        set_wait_callback(previous)
         if status is not None:
             status.stop()
 

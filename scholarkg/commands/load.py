@@ -42,7 +42,8 @@ def load_bulk(
     """Build a NEW graph fast: FalkorDB's GRAPH.BULK on the embedded store, Neo4j's offline
     importer on the managed Neo4j (both refuse a graph that has nodes)."""
     from scholarkg.schema.ddl import check_rel_type
-    from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
+    from scholarkg.store.bulk_files import EdgeSource, NodeSource
+    from scholarkg.store.falkordb.bulk import bulk_load
 
     check_rel_type(rel)
     if settings().backend == "neo4j":

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from scholarkg.errors import InputError, NotSupported, StoreError
 from scholarkg.graphalgo.resident import ProjectionKey as ProjectionKey
-from scholarkg.graphalgo.resident import ResidentGdsGraph, StaleProjection, has_gds
+from scholarkg.graphalgo.resident import ResidentGdsGraph, StaleProjection
 from scholarkg.queries import has_query
 from scholarkg.store.base import EdgeSnapshot, GraphStore, PageRankConfig, PageRankResult
 from scholarkg.store.pagerank import (
@@ -277,18 +277,15 @@ def _checksum(store: GraphStore, key: ProjectionKey) -> str:
 
 
 def _fingerprint(store: GraphStore) -> str:
-    fn = getattr(store, "write_fingerprint", None)
-    if fn is None:
-        raise NotSupported("resident projections need a store with write_fingerprint()")
-    return str(fn())
+    return store.write_fingerprint()
 
 
 def _resident(
     store: GraphStore, key: ProjectionKey, fingerprint: str, proj: Projection
 ) -> ResidentGdsGraph | None:
     """The GDS projection to run whole-graph algorithms on, where the store has GDS."""
-    if has_gds(store):
-        return ResidentGdsGraph(store, key, fingerprint, proj.n_nodes, proj.n_edges)
+    if store.gds is not None:
+        return ResidentGdsGraph(store.gds, key, fingerprint, proj.n_nodes, proj.n_edges)
     return None
 
 
@@ -357,8 +354,8 @@ class ProjectionCatalog:
         for path in paths or ():
             on_disk |= path.is_file()
             path.unlink(missing_ok=True)
-        if has_gds(store):
-            ResidentGdsGraph(store, key, "", 0, 0).drop()
+        if store.gds is not None:
+            ResidentGdsGraph(store.gds, key, "", 0, 0).drop()
         return on_disk
 
     # -- internals -------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from scholarkg.errors import InputError, NotSupported, StoreError
 from scholarkg.schema.ddl import check_label, check_rel_type
-from scholarkg.store.base import GraphStore, PageRankConfig, PageRankResult
+from scholarkg.store.base import GdsCatalog, GraphStore, PageRankConfig, PageRankResult
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +67,8 @@ class StaleProjection(StoreError):
     """The graph changed while (or since) it was projected: GDS cannot project that state."""
 
 
-class GdsCatalogStore(Protocol):
-    """The GDS catalogue calls of ``Neo4jStore`` a resident graph needs."""
+class ResidentCatalog(Protocol):
+    """The GDS catalogue calls a resident graph needs (a ``GdsCatalog`` has them all)."""
 
     def write_fingerprint(self) -> str: ...
 
@@ -84,6 +84,17 @@ class GdsCatalogStore(Protocol):
     ) -> dict[str, int]: ...
 
     def drop_projected(self, name: str) -> None: ...
+
+    def pagerank_projected(
+        self,
+        name: str,
+        node_label: str,
+        config: PageRankConfig,
+        *,
+        weighted: bool = False,
+        node_ids: Sequence[str] | None = None,
+        property_name: str | None = None,
+    ) -> PageRankResult: ...
 
 
 def _properties_tag(node_properties: Mapping[str, Any] | None) -> str:
@@ -108,7 +119,7 @@ class ResidentGdsGraph:
 
     def __init__(
         self,
-        store: Any,
+        gds: ResidentCatalog,
         key: ProjectionKey,
         fingerprint: str,
         n_nodes: int | None = None,
@@ -116,7 +127,7 @@ class ResidentGdsGraph:
         *,
         node_properties: Mapping[str, Any] | None = None,
     ) -> None:
-        self.store = store
+        self.gds = gds
         self.key = key
         self.fingerprint = fingerprint
         self.node_properties = dict(node_properties or {})
@@ -144,7 +155,7 @@ class ResidentGdsGraph:
         """The GDS graph's name, projecting it on the first call (later calls: no query)."""
         if self._ensured:
             return self.name
-        existing = self.store.resident_graphs(self.prefix)
+        existing = self.gds.resident_graphs(self.prefix)
         if self.name in existing:
             info = existing[self.name]
             self.properties = frozenset(info["properties"])
@@ -152,7 +163,7 @@ class ResidentGdsGraph:
         else:
             t0 = time.perf_counter()
             try:
-                got = self.store.project_native(
+                got = self.gds.project_native(
                     self.name,
                     self.key.label,
                     self.key.rel_types,
@@ -170,9 +181,9 @@ class ResidentGdsGraph:
                     raise
             else:  # a write between the state check and the projection: never mislabel it
                 counts = (got["nodes"], got["relationships"])
-                moved = self.store.write_fingerprint() != self.fingerprint
+                moved = self.gds.write_fingerprint() != self.fingerprint
                 if moved or (self.expected is not None and counts != self.expected):
-                    self.store.drop_projected(self.name)
+                    self.gds.drop_projected(self.name)
                     raise StaleProjection(
                         f"the graph changed while it was being projected (projected "
                         f"{counts[0]} nodes / {counts[1]} relationships): run the command again"
@@ -184,7 +195,7 @@ class ResidentGdsGraph:
         for old in existing:  # older states, only once the current one exists
             if old != self.name:
                 try:
-                    self.store.drop_projected(old)
+                    self.gds.drop_projected(old)
                 except StoreError as err:  # another process may be dropping it too
                     log.info("could not drop old GDS projection %s: %s", old, err)
         self._ensured = True
@@ -193,20 +204,25 @@ class ResidentGdsGraph:
     def pagerank(self, config: PageRankConfig) -> PageRankResult:
         """Every node's score (mutate, read back, drop): the client-projection path's
         ``Projection.pagerank``; :func:`pagerank_top` reads only the top ``k`` instead."""
-        result: PageRankResult = self.store.pagerank_projected(
-            self.ensure(), self.key.label, config
-        )
+        result: PageRankResult = self.gds.pagerank_projected(self.ensure(), self.key.label, config)
         return result
 
     def drop(self) -> None:
         """Drop every state of this key (with these node properties) from GDS's catalogue."""
-        for name in self.store.resident_graphs(self.prefix):
-            self.store.drop_projected(name)
+        for name in self.gds.resident_graphs(self.prefix):
+            self.gds.drop_projected(name)
 
 
 def has_gds(store: GraphStore) -> bool:
     """Whether ``store`` runs graph algorithms in GDS on the server (Neo4j with the plugin)."""
-    return "gds" in getattr(store, "capabilities", frozenset()) and hasattr(store, "project_native")
+    return store.gds is not None
+
+
+def require_gds(store: GraphStore, what: str) -> GdsCatalog:
+    """``store``'s GDS catalogue, or :class:`~scholarkg.errors.NotSupported` naming ``what``."""
+    if store.gds is None:
+        raise NotSupported(f"{what} need Neo4j with the Graph Data Science plugin")
+    return store.gds
 
 
 def resident_gds_graph(
@@ -225,10 +241,8 @@ def resident_gds_graph(
     graph with properties is a second resident graph beside the plain one. Raises
     :class:`~scholarkg.errors.NotSupported` without GDS.
     """
-    if not has_gds(store):
-        raise NotSupported("resident GDS graphs need Neo4j with the Graph Data Science plugin")
+    gds = require_gds(store, "resident GDS graphs")
     key = ProjectionKey.of(store, label, rel_types)
-    gds: Any = store
     graph = ResidentGdsGraph(
         gds, key, str(gds.write_fingerprint()), node_properties=node_properties
     )
@@ -254,11 +268,9 @@ def estimate(
     """GDS's own memory estimates (bytes) for projecting ``(label, rel_types)`` and running
     PageRank (and, with ``fastrp_dimension``, FastRP) on it, for the current graph or (counts
     given) a fictitious one of that size."""
-    if not has_gds(store):
-        raise NotSupported("memory estimates come from GDS: Neo4j with the plugin")
+    gds = require_gds(store, "memory estimates (GDS's own)")
     key = ProjectionKey.of(store, label, rel_types)
-    gds: Any = store
-    result: dict[str, Any] = gds.gds_estimates(
+    result: dict[str, Any] = gds.estimates(
         key.label,
         key.rel_types,
         node_count=node_count,
@@ -276,5 +288,6 @@ __all__ = [
     "estimate",
     "has_gds",
     "kept_pagerank_property",
+    "require_gds",
     "resident_gds_graph",
 ]

@@ -25,10 +25,15 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from scholarkg.errors import CypherError, InputError, NotSupported
-from scholarkg.graphalgo.resident import has_gds, kept_pagerank_property, resident_gds_graph
+from scholarkg.graphalgo.resident import (
+    has_gds,
+    kept_pagerank_property,
+    require_gds,
+    resident_gds_graph,
+)
 from scholarkg.store.base import GraphStore, PageRankConfig
 from scholarkg.store.pagerank_config import check_pagerank_config
 
@@ -97,7 +102,7 @@ def _gds_top(
     rel_types: Sequence[str],
     write: str | None,
 ) -> TopPageRank:
-    gds: Any = store
+    gds = require_gds(store, "PageRank in the server")
     t0 = time.perf_counter()
     graph = resident_gds_graph(store, label, rel_types)
     timings: dict[str, float] = {"projection_seconds": time.perf_counter() - t0}
@@ -208,8 +213,8 @@ def pagerank_scores_of(
     check_pagerank_config(cfg)
     if cfg.source_nodes is not None:
         raise InputError("pagerank_scores_of is whole-graph PageRank", field="source_nodes")
-    if has_gds(store):
-        gds: Any = store
+    if store.gds is not None:
+        gds = store.gds
         graph = resident_gds_graph(store, label, rel_types)
         prop = kept_pagerank_property(cfg)
         if prop not in graph.properties:

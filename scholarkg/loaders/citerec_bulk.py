@@ -96,7 +96,7 @@ class BulkSink:
 
     def sources(self) -> tuple[list[Any], list[Any]]:
         """Node and edge sources for ``bulk_load`` (files closed and written)."""
-        from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource
+        from scholarkg.store.bulk_files import EdgeSource, NodeSource
 
         for label, rows in self.nodes.items():
             path = self.workdir / f"nodes-{label}.jsonl"

@@ -341,195 +341,23 @@ def write_bulk_files(
 
     ``workers`` processes parse the files (one file each at a time; 0: here); this process
     keeps the newest record of each work, drops retired ones, dedups authors and venues,
-    and resolves references to node ids at the end.
+    and resolves references to node ids at the end (:class:`_SnapshotWriter`).
     """
     import multiprocessing
 
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.ipc as paipc
-
-    retired: dict[int, int] = {}
-    for path in merged:
-        for old, new in read_merged_ids(path):
-            retired[int(old[1:])] = int(new[1:])
-    retired_old = np.array(sorted(retired), dtype=np.int64)
-    retired_new = np.array([retired[w] for w in retired_old.tolist()], dtype=np.int64)
-    seen: set[int] = set()
-    referenced_retired: set[int] = set()
-    work_w = array("q")
-    work_ids: list[str] = []
-    src_parts: list[Any] = []
-    dst_parts: list[Any] = []
-    authors_seen: set[str] = set()
-    venues_seen: set[str] = set()
-    venue_ids: dict[str, bytes] = {}  # name → its node id as JSON (names repeat a lot)
-    names = ("nodes-Author.jsonl", "nodes-Venue.jsonl", "edges-AUTHORED_BY.jsonl",
-             "edges-IN_VENUE.jsonl")  # fmt: skip
-    files = {name: (out / name).open("wb") for name in names}
-    paper_file = paipc.new_file(str(out / PAPER_FILE), _paper_schema())
     ordered = list(reversed(works))  # newest partition first: the newest record wins
-    n = 0
-    # per kept row: where it was read (file number in ``ordered``, line) and a hash per id
-    # slot it fills, to find the works that share an id (:func:`_id_sharing_rows`)
-    row_file, row_line, row_edges = array("q"), array("q"), array("q")
-    slot_hash, slot_row = array("q"), array("q")
+    writer = _SnapshotWriter(merged, out, files=len(ordered))
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 0 else None
     try:
         results = pool.imap(_read_file, ordered) if pool else map(_read_file, ordered)
         for file_no, rows in enumerate(results):
-            ws = array("q", rows.ws)
-            keep: list[bool] = []
-            for w in ws:
-                first = w not in seen and w not in retired
-                if first:
-                    seen.add(w)
-                keep.append(first)
-            kept = np.array(keep, dtype=bool)
-            base = len(work_ids)
-            work_w.extend(compress(ws, keep))
-            work_ids.extend(compress(rows.ids, keep))
-            papers = rows.papers if kept.all() else rows.papers.filter(pa.array(kept))
-            paper_file.write_table(papers)
-            row_file.extend([file_no] * papers.num_rows)
-            row_line.extend(compress(array("q", rows.lines), keep))
-            row_edges.extend(
-                compress(
-                    (
-                        a + (v is not None)
-                        for a, v in zip(array("q", rows.author_counts), rows.venues, strict=True)
-                    ),
-                    keep,
-                )
-            )
-            for slot in SHARED_SLOTS:
-                for i, value in enumerate(papers.column(slot).to_pylist()):
-                    if value is not None:
-                        slot_hash.append(hash((slot, value)))
-                        slot_row.append(base + i)
-            # references of the kept works, vectorised: ~20 a work, 20M at 1M works
-            ref_counts = np.frombuffer(rows.ref_counts, dtype=np.int64)
-            refs = np.frombuffer(rows.refs, dtype=np.int64)[np.repeat(kept, ref_counts)]
-            if len(retired_old) and len(refs):  # references to retired works → the survivor
-                at = np.minimum(np.searchsorted(retired_old, refs), len(retired_old) - 1)
-                hit = retired_old[at] == refs
-                referenced_retired.update(refs[hit].tolist())
-                refs = np.where(hit, retired_new[at], refs)
-            index = base + np.arange(papers.num_rows, dtype=np.int64)
-            src = np.repeat(index, ref_counts[kept])
-            if len(retired_old) and len(refs) and hit.any():
-                # a work citing both a retired work and its survivor: one CITES, as the
-                # incremental merge leaves it
-                pairs = np.unique(np.stack([src, refs], axis=1), axis=0)
-                src, refs = pairs[:, 0].copy(), pairs[:, 1].copy()
-            src_parts.append(src)
-            dst_parts.append(refs)
-            # authors and venues: a set lookup per row and one write per file and label
-            # (a write call per line was a third of this process's time)
-            authors = rows.authors
-            if not kept.all():
-                author_counts = np.frombuffer(rows.author_counts, dtype=np.int64)
-                authors = list(compress(authors, np.repeat(kept, author_counts).tolist()))
-            new_authors = []
-            for aid, author_line, _ in authors:
-                if aid not in authors_seen:
-                    authors_seen.add(aid)
-                    new_authors.append(author_line)
-            _write_lines(files["nodes-Author.jsonl"], new_authors)
-            _write_lines(files["edges-AUTHORED_BY.jsonl"], [edge for _, _, edge in authors])
-            new_venues, in_venue = [], []
-            for paper_id, venue in compress(zip(rows.ids, rows.venues, strict=True), keep):
-                if not venue:
-                    continue
-                venue_end = venue_ids.get(venue)
-                if venue_end is None:
-                    vid = ids.named_id("venue", venue)
-                    venue_end = venue_ids[venue] = orjson.dumps(vid)
-                    if vid not in venues_seen:  # two spellings, one venue
-                        venues_seen.add(vid)
-                        new_venues.append(_encode({"id": vid, "name": venue}))
-                in_venue.append(
-                    b'{"start":' + orjson.dumps(paper_id) + b',"end":' + venue_end + b"}"
-                )
-            _write_lines(files["nodes-Venue.jsonl"], new_venues)
-            _write_lines(files["edges-IN_VENUE.jsonl"], in_venue)
-            n += papers.num_rows
+            writer.add_file(file_no, rows)
             if progress:
-                progress("read works", n)
+                progress("read works", writer.n)
         # works sharing an id with another (a preprint and its article): left to the
         # incremental path after the import (:func:`load_id_sharing`), so they merge as there
-        shared = _id_sharing_rows(slot_hash, slot_row)
-        kept_rows = np.ones(len(work_ids), dtype=bool)
-        kept_rows[shared] = False
-        id_sharing = [
-            (ordered[row_file[i]], int(row_line[i]), work_ids[i]) for i in shared.tolist()
-        ]
-        if len(shared):
-            new_pos = np.cumsum(kept_rows) - 1
-            src_all = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int64)
-            dst_all = np.concatenate(dst_parts) if dst_parts else np.zeros(0, dtype=np.int64)
-            stated = kept_rows[src_all]
-            src_parts, dst_parts = [new_pos[src_all[stated]]], [dst_all[stated]]
-            work_w = array("q", compress(work_w, kept_rows.tolist()))
-            work_ids = list(compress(work_ids, kept_rows.tolist()))
-        # references → node ids: loaded works by binary search, the rest become stubs
-        loaded_w = np.frombuffer(work_w, dtype=np.int64)
-        order = np.argsort(loaded_w, kind="stable")
-        sorted_w = loaded_w[order]
-        d = np.concatenate(dst_parts) if dst_parts else np.zeros(0, dtype=np.int64)
-        src = np.concatenate(src_parts) if src_parts else np.zeros(0, dtype=np.int64)
-        pos = np.searchsorted(sorted_w, d)
-        if len(sorted_w):
-            pos_clipped = np.minimum(pos, len(sorted_w) - 1)
-            found = sorted_w[pos_clipped] == d
-        else:
-            pos_clipped, found = pos, np.zeros(len(d), dtype=bool)
-        stub_w = np.unique(d[~found])
-        # a retired work that was referenced keeps its id as an alias of the survivor, as
-        # the incremental path's merge of its stub leaves it (identity.retire_ids)
-        alt_ids: dict[int, list[str]] = {}
-        for old_w in sorted(referenced_retired):
-            alt_ids.setdefault(retired[old_w], []).append(f"openalex:W{old_w}")
-        # a stub is known by its OpenAlex id only: "W…" in the openalex_id slot, the node id
-        # "openalex:W…" (what the id rule gives a record with nothing else)
-        stub_numbers = [f"W{w}" for w in stub_w.tolist()]
-        stub_ids = [f"openalex:{w}" for w in stub_numbers]
-        stub_aliases: list[dict[str, Any]] = []
-        stub_alt_ids: list[list[str] | None] = []
-        for w, stub_id in zip(stub_w.tolist(), stub_ids, strict=True):
-            aliases = sorted(alt_ids.pop(w)) if w in alt_ids else None
-            if aliases:
-                stub_aliases.append({"id": stub_id, "props": {"alt_ids": aliases}})
-            stub_alt_ids.append(aliases)
-        stubs = {
-            "id": pa.array(stub_ids, pa.string()),
-            "openalex_id": pa.array(stub_numbers, pa.string()),
-            "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
-        }
-        schema = _paper_schema()
-        # the stubs in a file of their own: its nodes carry the second label Stub
-        with paipc.new_file(str(out / STUB_FILE), schema) as stub_file:
-            stub_file.write_table(
-                pa.table(
-                    [
-                        stubs.get(c, pa.nulls(len(stub_w), schema.field(c).type))
-                        for c in PAPER_COLUMNS
-                    ],
-                    schema=schema,
-                )
-            )
-        # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
-        # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
-        with (out / "alt-ids.jsonl").open("wb") as fh:
-            position = dict(zip(work_w.tolist(), work_ids, strict=True)) if alt_ids else {}
-            for w, aliases in sorted(alt_ids.items()):
-                row = {"id": position[w], "props": {"alt_ids": sorted(aliases)}}
-                fh.write(_encode(row) + b"\n")
-            for row in stub_aliases:
-                fh.write(_encode({**row, "stub": True}) + b"\n")
-        end_index = np.empty(len(d), dtype=np.int64)
-        end_index[found] = order[pos_clipped[found]]
-        end_index[~found] = len(work_ids) + np.searchsorted(stub_w, d[~found])
+        id_sharing = writer.set_aside_id_sharing(ordered)
+        end_index = writer.resolve_references()
         if pool is not None:  # reaped, so their CPU time counts as the caller's children's
             pool.close()
             pool.join()
@@ -537,24 +365,347 @@ def write_bulk_files(
     finally:
         if pool is not None:
             pool.terminate()
-        for fh in files.values():
-            fh.close()
-        paper_file.close()  # before the caller reads it: a file's footer is written here
+        writer.close()
+    writer.author_fill.rewrite(out / "nodes-Author.jsonl")
     if id_sharing:  # their Paper rows out of the node file (their edges' lines are skipped)
-        _drop_rows(out / PAPER_FILE, kept_rows)
-    counts = {
-        "works": n - len(id_sharing),
-        "id_sharing_works": len(id_sharing),
-        "id_sharing_edge_lines": int(np.frombuffer(row_edges, dtype=np.int64)[shared].sum())
-        if id_sharing
-        else 0,
-        "stubs": len(stub_w),
-        "references": len(d),
-        "authors": len(authors_seen),
-        "venues": len(venues_seen),
-        "retired": len(retired),
-    }
-    return SnapshotRows(counts, work_ids + stub_ids, src, end_index, id_sharing)
+        _drop_rows(out / PAPER_FILE, writer.kept_rows)
+    return SnapshotRows(
+        writer.counts(id_sharing),
+        writer.work_ids + writer.stub_ids,
+        writer.src,
+        end_index,
+        id_sharing,
+    )
+
+
+class _SnapshotWriter:
+    """The parent process's side of :func:`write_bulk_files`: the files' rows arrive in
+    partition order (newest first); it keeps each work's newest record (a retired work's
+    none), writes the Paper rows and the authors', venues' and their edges' lines, then sets
+    the works that share an id aside and resolves the references to node positions, the
+    works nothing describes becoming stubs."""
+
+    def __init__(self, merged: Sequence[Path], out: Path, *, files: int) -> None:
+        import numpy as np
+        import pyarrow.ipc as paipc
+
+        self.out = out
+        self.retired: dict[int, int] = {}
+        for path in merged:
+            for old, new in read_merged_ids(path):
+                self.retired[int(old[1:])] = int(new[1:])
+        self.retired_old = np.array(sorted(self.retired), dtype=np.int64)
+        self.retired_new = np.array(
+            [self.retired[w] for w in self.retired_old.tolist()], dtype=np.int64
+        )
+        self.seen: set[int] = set()
+        self.referenced_retired: set[int] = set()
+        self.work_w = array("q")
+        self.work_ids: list[str] = []
+        self.src_parts: list[Any] = []
+        self.dst_parts: list[Any] = []
+        # an Author's first line (in this reading order) is written as seen; a later line
+        # of the same Author that differs is kept aside (:class:`_AuthorFill`)
+        self.authors_seen: dict[str, int] = {}
+        self.author_fill = _AuthorFill(files)
+        self.venues_seen: set[str] = set()
+        self.venue_ids: dict[str, bytes] = {}  # name → its node id as JSON (names repeat a lot)
+        names = ("nodes-Author.jsonl", "nodes-Venue.jsonl", "edges-AUTHORED_BY.jsonl",
+                 "edges-IN_VENUE.jsonl")  # fmt: skip
+        self.files = {name: (out / name).open("wb") for name in names}
+        self.paper_file = paipc.new_file(str(out / PAPER_FILE), _paper_schema())
+        self.n = 0
+        # per kept row: where it was read (file number in ``ordered``, line) and a hash per id
+        # slot it fills, to find the works that share an id (:func:`_id_sharing_rows`)
+        self.row_file, self.row_line, self.row_edges = array("q"), array("q"), array("q")
+        self.slot_hash, self.slot_row = array("q"), array("q")
+        self.shared: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.kept_rows: NDArray[np.bool_] = np.ones(0, dtype=bool)
+        self.stub_w: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.stub_ids: list[str] = []
+        self.src: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.n_references = 0
+
+    def add_file(self, file_no: int, rows: _FileRows) -> None:
+        """One parsed file: its works not seen in a newer partition (nor retired)."""
+        import numpy as np
+        import pyarrow as pa
+
+        ws = array("q", rows.ws)
+        keep: list[bool] = []
+        for w in ws:
+            first = w not in self.seen and w not in self.retired
+            if first:
+                self.seen.add(w)
+            keep.append(first)
+        kept = np.array(keep, dtype=bool)
+        base = len(self.work_ids)
+        self.work_w.extend(compress(ws, keep))
+        self.work_ids.extend(compress(rows.ids, keep))
+        papers = rows.papers if kept.all() else rows.papers.filter(pa.array(kept))
+        self.paper_file.write_table(papers)
+        self.row_file.extend([file_no] * papers.num_rows)
+        self.row_line.extend(compress(array("q", rows.lines), keep))
+        self.row_edges.extend(
+            compress(
+                (
+                    a + (v is not None)
+                    for a, v in zip(array("q", rows.author_counts), rows.venues, strict=True)
+                ),
+                keep,
+            )
+        )
+        for slot in SHARED_SLOTS:
+            for i, value in enumerate(papers.column(slot).to_pylist()):
+                if value is not None:
+                    self.slot_hash.append(hash((slot, value)))
+                    self.slot_row.append(base + i)
+        self._add_references(rows, kept, base, papers.num_rows)
+        self._write_authors_and_venues(file_no, rows, keep, kept)
+        self.n += papers.num_rows
+
+    def _add_references(self, rows: _FileRows, kept: Any, base: int, n_kept: int) -> None:
+        """The kept works' references, vectorised (~20 a work, 20M at 1M works); a reference
+        to a retired work goes to its survivor."""
+        import numpy as np
+
+        ref_counts = np.frombuffer(rows.ref_counts, dtype=np.int64)
+        refs = np.frombuffer(rows.refs, dtype=np.int64)[np.repeat(kept, ref_counts)]
+        retired_old = self.retired_old
+        if len(retired_old) and len(refs):  # references to retired works → the survivor
+            at = np.minimum(np.searchsorted(retired_old, refs), len(retired_old) - 1)
+            hit = retired_old[at] == refs
+            self.referenced_retired.update(refs[hit].tolist())
+            refs = np.where(hit, self.retired_new[at], refs)
+        index = base + np.arange(n_kept, dtype=np.int64)
+        src = np.repeat(index, ref_counts[kept])
+        if len(retired_old) and len(refs) and hit.any():
+            # a work citing both a retired work and its survivor: one CITES, as the
+            # incremental merge leaves it
+            pairs = np.unique(np.stack([src, refs], axis=1), axis=0)
+            src, refs = pairs[:, 0].copy(), pairs[:, 1].copy()
+        self.src_parts.append(src)
+        self.dst_parts.append(refs)
+
+    def _write_authors_and_venues(
+        self, file_no: int, rows: _FileRows, keep: list[bool], kept: Any
+    ) -> None:
+        """Authors and venues: a set lookup per row and one write per file and label (a
+        write call per line was a third of this process's time)."""
+        import numpy as np
+
+        authors = rows.authors
+        if not kept.all():
+            author_counts = np.frombuffer(rows.author_counts, dtype=np.int64)
+            authors = list(compress(authors, np.repeat(kept, author_counts).tolist()))
+        new_authors: list[bytes] = []
+        fresh: set[str] = set()  # first seen in this file
+        for at, (aid, author_line, _) in enumerate(authors):
+            line_hash = hash(author_line)
+            first_hash = self.authors_seen.get(aid)
+            if first_hash is None:
+                self.authors_seen[aid] = line_hash
+                fresh.add(aid)
+                new_authors.append(author_line)
+            elif first_hash != line_hash:
+                self.author_fill.later(aid, author_line, file_no, at, same_file=aid in fresh)
+        _write_lines(self.files["nodes-Author.jsonl"], new_authors)
+        _write_lines(self.files["edges-AUTHORED_BY.jsonl"], [edge for _, _, edge in authors])
+        new_venues, in_venue = [], []
+        for paper_id, venue in compress(zip(rows.ids, rows.venues, strict=True), keep):
+            if not venue:
+                continue
+            venue_end = self.venue_ids.get(venue)
+            if venue_end is None:
+                vid = ids.named_id("venue", venue)
+                venue_end = self.venue_ids[venue] = orjson.dumps(vid)
+                if vid not in self.venues_seen:  # two spellings, one venue
+                    self.venues_seen.add(vid)
+                    new_venues.append(_encode({"id": vid, "name": venue}))
+            in_venue.append(b'{"start":' + orjson.dumps(paper_id) + b',"end":' + venue_end + b"}")
+        _write_lines(self.files["nodes-Venue.jsonl"], new_venues)
+        _write_lines(self.files["edges-IN_VENUE.jsonl"], in_venue)
+
+    def set_aside_id_sharing(self, ordered: Sequence[Path]) -> list[tuple[Path, int, str]]:
+        """The works whose id slots another work fills too, as (file, line, node id): out of
+        the rows and references (``kept_rows`` marks the rows that stay)."""
+        import numpy as np
+
+        self.shared = _id_sharing_rows(self.slot_hash, self.slot_row)
+        self.kept_rows = np.ones(len(self.work_ids), dtype=bool)
+        self.kept_rows[self.shared] = False
+        id_sharing = [
+            (ordered[self.row_file[i]], int(self.row_line[i]), self.work_ids[i])
+            for i in self.shared.tolist()
+        ]
+        if len(self.shared):
+            new_pos = np.cumsum(self.kept_rows) - 1
+            src_all = self._all(self.src_parts)
+            dst_all = self._all(self.dst_parts)
+            stated = self.kept_rows[src_all]
+            self.src_parts, self.dst_parts = [new_pos[src_all[stated]]], [dst_all[stated]]
+            self.work_w = array("q", compress(self.work_w, self.kept_rows.tolist()))
+            self.work_ids = list(compress(self.work_ids, self.kept_rows.tolist()))
+        return id_sharing
+
+    @staticmethod
+    def _all(parts: list[Any]) -> NDArray[np.int64]:
+        import numpy as np
+
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def resolve_references(self) -> NDArray[np.int64]:
+        """References → node positions (the cited end of each; ``self.src`` the citing):
+        loaded works by binary search, the rest become stubs (their own node file,
+        :data:`STUB_FILE`), and the aliases retired works leave (``alt-ids.jsonl``)."""
+        import numpy as np
+
+        loaded_w = np.frombuffer(self.work_w, dtype=np.int64)
+        order = np.argsort(loaded_w, kind="stable")
+        sorted_w = loaded_w[order]
+        d = self._all(self.dst_parts)
+        self.src = self._all(self.src_parts)
+        self.n_references = len(d)
+        pos = np.searchsorted(sorted_w, d)
+        if len(sorted_w):
+            pos_clipped = np.minimum(pos, len(sorted_w) - 1)
+            found = sorted_w[pos_clipped] == d
+        else:
+            pos_clipped, found = pos, np.zeros(len(d), dtype=bool)
+        self.stub_w = np.unique(d[~found])
+        # a retired work that was referenced keeps its id as an alias of the survivor, as
+        # the incremental path's merge of its stub leaves it (identity.retire_ids)
+        alt_ids: dict[int, list[str]] = {}
+        for old_w in sorted(self.referenced_retired):
+            alt_ids.setdefault(self.retired[old_w], []).append(f"openalex:W{old_w}")
+        stub_aliases = self._write_stubs(alt_ids)
+        # loaded survivors get their alt_ids after the load; every survivor (stubs too) gets
+        # the PaperAlias nodes the incremental path's merge leaves (identity.alias_records)
+        with (self.out / "alt-ids.jsonl").open("wb") as fh:
+            position = (
+                dict(zip(self.work_w.tolist(), self.work_ids, strict=True)) if alt_ids else {}
+            )
+            for w, aliases in sorted(alt_ids.items()):
+                row = {"id": position[w], "props": {"alt_ids": sorted(aliases)}}
+                fh.write(_encode(row) + b"\n")
+            for row in stub_aliases:
+                fh.write(_encode({**row, "stub": True}) + b"\n")
+        end_index = np.empty(len(d), dtype=np.int64)
+        end_index[found] = order[pos_clipped[found]]
+        end_index[~found] = len(self.work_ids) + np.searchsorted(self.stub_w, d[~found])
+        return end_index
+
+    def _write_stubs(self, alt_ids: dict[int, list[str]]) -> list[dict[str, Any]]:
+        """The stubs' node file (its nodes carry the second label Stub); takes the stubs'
+        own aliases out of ``alt_ids`` and returns them as rows."""
+        import pyarrow as pa
+        import pyarrow.ipc as paipc
+
+        # a stub is known by its OpenAlex id only: "W…" in the openalex_id slot, the node id
+        # "openalex:W…" (what the id rule gives a record with nothing else)
+        stub_numbers = [f"W{w}" for w in self.stub_w.tolist()]
+        self.stub_ids = [f"openalex:{w}" for w in stub_numbers]
+        stub_aliases: list[dict[str, Any]] = []
+        stub_alt_ids: list[list[str] | None] = []
+        for w, stub_id in zip(self.stub_w.tolist(), self.stub_ids, strict=True):
+            aliases = sorted(alt_ids.pop(w)) if w in alt_ids else None
+            if aliases:
+                stub_aliases.append({"id": stub_id, "props": {"alt_ids": aliases}})
+            stub_alt_ids.append(aliases)
+        stubs = {
+            "id": pa.array(self.stub_ids, pa.string()),
+            "openalex_id": pa.array(stub_numbers, pa.string()),
+            "alt_ids": pa.array(stub_alt_ids, pa.list_(pa.string())),
+        }
+        schema = _paper_schema()
+        with paipc.new_file(str(self.out / STUB_FILE), schema) as stub_file:
+            stub_file.write_table(
+                pa.table(
+                    [
+                        stubs.get(c, pa.nulls(len(self.stub_w), schema.field(c).type))
+                        for c in PAPER_COLUMNS
+                    ],
+                    schema=schema,
+                )
+            )
+        return stub_aliases
+
+    def counts(self, id_sharing: list[tuple[Path, int, str]]) -> dict[str, Any]:
+        import numpy as np
+
+        return {
+            "works": self.n - len(id_sharing),
+            "id_sharing_works": len(id_sharing),
+            "id_sharing_edge_lines": int(
+                np.frombuffer(self.row_edges, dtype=np.int64)[self.shared].sum()
+            )
+            if id_sharing
+            else 0,
+            "stubs": len(self.stub_w),
+            "references": self.n_references,
+            "authors": len(self.authors_seen),
+            "venues": len(self.venues_seen),
+            "retired": len(self.retired),
+        }
+
+    def close(self) -> None:
+        for fh in self.files.values():
+            fh.close()
+        self.paper_file.close()  # before the caller reads it: a file's footer is written here
+
+
+class _AuthorFill:
+    """Author nodes as the incremental path leaves them when records of one Author differ
+    (one names an ORCID, another does not; a name spelled two ways).
+
+    ``load openalex`` reads the partitions oldest first and sets each record's properties
+    over the node's: each property holds the value of the last record (partition, then
+    line, then position) that states it. The bulk path reads newest first
+    and writes an Author's first line as it meets it; the later lines that differ are kept
+    here and the few nodes concerned are rewritten at the end. Identical repeats (nearly all
+    of them) cost a hash each.
+
+    A line's rank in the incremental order is ``(partition, position)``: the partition's
+    index oldest first, the position in the file's author list. The first line written
+    ranks after every line met later in an older file, and before every later line of its
+    own file.
+    """
+
+    def __init__(self, files: int) -> None:
+        self.files = files
+        self.first_rank: dict[str, tuple[int, int]] = {}
+        self.lines: dict[str, list[tuple[tuple[int, int], bytes]]] = {}
+
+    def later(self, aid: str, line: bytes, file_no: int, pos: int, *, same_file: bool) -> None:
+        """A line of ``aid`` that differs from its first, met in file ``file_no`` (newest
+        first) at ``pos``; ``same_file``: the first line was met in this file too."""
+        partition = self.files - 1 - file_no
+        if aid not in self.first_rank:
+            # the first line's rank: before this one in its own file, else after all
+            self.first_rank[aid] = (partition, -1) if same_file else (self.files, 0)
+        self.lines.setdefault(aid, []).append(((partition, pos), line))
+
+    def rewrite(self, path: Path) -> None:
+        """Rewrite the Author node file ``path`` with the filled lines (nothing to do when
+        every record of every Author agreed)."""
+        if not self.lines:
+            return
+        tmp = path.with_suffix(".part")
+        with path.open("rb") as src, tmp.open("wb") as dst:
+            for line in src:
+                row = orjson.loads(line)
+                aid = row["id"]
+                if aid in self.lines:
+                    stated = [(self.first_rank[aid], row)]
+                    stated += [(rank, orjson.loads(text)) for rank, text in self.lines[aid]]
+                    filled: dict[str, Any] = {}
+                    for _, props in sorted(stated, key=lambda pair: pair[0]):
+                        for key, value in props.items():
+                            if value is not None:
+                                filled[key] = value
+                    line = _encode(filled) + b"\n"
+                dst.write(line)
+        tmp.replace(path)
 
 
 #: the id slots two OpenAlex works can share (their own ``W`` ids never are)
@@ -701,18 +852,15 @@ def bulk_load_openalex(
                       for rel, end in (("AUTHORED_BY", "Author"), ("IN_VENUE", "Venue"))
                       if (out / f"edges-{rel}.jsonl").stat().st_size]  # fmt: skip
         if settings.backend == "neo4j":
-            from scholarkg.store.neo4j.importer import (
-                ImportNodes,
-                ImportRelationships,
-                import_files,
-            )
+            from scholarkg.store.bulk_files import EdgeSource, NodeSource
+            from scholarkg.store.neo4j.importer import import_files
             from scholarkg.store.neo4j.server import managed_server
 
             result = import_files(
                 managed_server(settings),
-                [ImportNodes(path, label) for label, path in node_files],
-                [ImportRelationships(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
-                + [ImportRelationships(path, rel, "Paper", end) for rel, path, end in edge_files],
+                [NodeSource(path, label) for label, path in node_files],
+                [EdgeSource(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
+                + [EdgeSource(path, rel, "Paper", end) for rel, path, end in edge_files],
                 node_count=store.counts().total_nodes,
                 progress=(lambda m: progress(m, 0)) if progress else None,
             )
@@ -721,12 +869,8 @@ def bulk_load_openalex(
             counts["import_convert_seconds"] = result.convert_seconds
             counts["import_seconds"] = result.import_seconds
         else:
-            from scholarkg.store.falkordb.bulk import (
-                EdgePositions,
-                EdgeSource,
-                NodeSource,
-                bulk_load,
-            )
+            from scholarkg.store.bulk_files import EdgeSource, NodeSource
+            from scholarkg.store.falkordb.bulk import EdgePositions, bulk_load
             from scholarkg.store.falkordb.store import FalkorDBStore
 
             nodes = [

@@ -55,7 +55,7 @@ import numpy as np
 
 from scholarkg.errors import ConfigError, InputError
 from scholarkg.schema.ddl import VectorIndex, check_label, check_property
-from scholarkg.store.base import GraphStore, Hit
+from scholarkg.store.base import GraphReader, GraphStore, Hit
 
 log = logging.getLogger(__name__)
 
@@ -511,7 +511,7 @@ class EmbedReport:
 
 
 def _pages(
-    store: GraphStore, label: str, fields: Sequence[str], prop: str, page_size: int
+    store: GraphReader, label: str, fields: Sequence[str], prop: str, page_size: int
 ) -> Iterator[list[dict[str, Any]]]:
     """Nodes of ``label`` in id order, ``page_size`` at a time (keyset pagination on ``id``).
 
@@ -531,7 +531,7 @@ def _pages(
 
 
 def iter_node_texts(
-    store: GraphStore, label: str, text_fields: Sequence[str], *, page_size: int = 5_000
+    store: GraphReader, label: str, text_fields: Sequence[str], *, page_size: int = 5_000
 ) -> Iterator[tuple[str, str]]:
     """``(id, text)`` of every ``label`` node in id order; text as embedded (may be ``""``).
 
@@ -553,7 +553,7 @@ def iter_node_texts(
         after = str(rows[-1]["id"])
 
 
-def count_nodes(store: GraphStore, label: str) -> int:
+def count_nodes(store: GraphReader, label: str) -> int:
     rows = store.run_named("embeddings/count_nodes", {}, label=check_label(label))
     return int(rows[0]["n"]) if rows else 0
 
@@ -641,7 +641,7 @@ def embed_nodes(
 
 
 def search_nodes(
-    store: GraphStore, label: str, text: str, *, embedder: Embedder, k: int = 10
+    store: GraphReader, label: str, text: str, *, embedder: Embedder, k: int = 10
 ) -> list[Hit]:
     """The ``k`` nodes of ``label`` nearest to ``text``; score = (1 + cos) / 2, best first."""
     if not text.strip():

@@ -93,7 +93,7 @@ class EmbedGraphReport:
 
 
 def _has_gds(store: GraphStore) -> bool:
-    return store.backend == "neo4j" and "gds" in getattr(store, "capabilities", frozenset())
+    return store.gds is not None
 
 
 def _gds_projection_maps(
@@ -160,12 +160,10 @@ def _embed_gds(
     label, rels = _gds_projection_maps(key.label, key.rel_types, orientation)
     name = f"{GDS_PREFIX}{key.slug()}_{os.getpid()}_{time.time_ns() % 10**9}"
     t0 = time.perf_counter()
-    from scholarkg.store.neo4j.store import Neo4jStore
-
-    # the server's thread count, as every other GDS call gets it (Neo4jStore.gds_concurrency:
+    # the server's thread count, as every other GDS call gets it (GdsCatalog.concurrency:
     # the server's processors, Community's cap, SCHOLARKG_GDS_CONCURRENCY), not this client's
-    assert isinstance(store, Neo4jStore), "GDS runs on the Neo4j store only"
-    conc = store.gds_concurrency
+    assert store.gds is not None, "GDS runs on the Neo4j store with the plugin only"
+    conc = store.gds.concurrency
     projected = store.run_named(
         "graphalgo/fastrp_project",
         {"graph": name, "label": label, "rels": rels, "concurrency": conc},

@@ -9,9 +9,26 @@ from __future__ import annotations
 import scholarkg.families  # noqa: F401  (registers the families' schema parts with the DDL)
 from scholarkg.config import Settings
 from scholarkg.errors import ConfigError
-from scholarkg.store.base import GraphStore, Hit, PageRankConfig, PageRankResult
+from scholarkg.store.base import (
+    GraphExplorer,
+    GraphReader,
+    GraphStore,
+    GraphWriter,
+    Hit,
+    PageRankConfig,
+    PageRankResult,
+)
 
-__all__ = ["GraphStore", "Hit", "PageRankConfig", "PageRankResult", "open_store"]
+__all__ = [
+    "GraphExplorer",
+    "GraphReader",
+    "GraphStore",
+    "GraphWriter",
+    "Hit",
+    "PageRankConfig",
+    "PageRankResult",
+    "open_store",
+]
 
 
 def open_store(

@@ -1,6 +1,9 @@
-"""The one small interface both graph backends implement.
+"""The interface both graph backends implement, in roles a function takes the smallest of.
 
-Tasks, loaders' writers and the CLI talk to ``GraphStore`` only; everything that differs
+``GraphReader`` (named queries, searches, counts) ⊂ ``GraphWriter`` (batched writes, schema,
+vectors) ⊂ ``GraphStore`` (also the graph algorithms' snapshots, PageRank and the write
+fingerprint), which is also a ``GraphExplorer`` (a user's own Cypher under limits). Tasks,
+loaders' writers and the CLI talk to these protocols only; everything that differs
 between FalkorDB and Neo4j (DDL, index procedures, vector score direction, ``vecf32``,
 ``id()`` vs ``elementId()``, algorithms) lives in that backend's dialect module.
 
@@ -109,9 +112,127 @@ CYPHER_MAX_BYTES = 256 << 20
 WATCHDOG_GRACE = 1.0
 
 
+@dataclass(frozen=True)
+class ServerTop:
+    """The top ``k`` (id, score) rows a server-side sort returned, ordered by score then id.
+
+    ``records`` counts what the driver received (the proof that only ``k`` rows crossed
+    Bolt); ``server_millis`` is the server's own time for the queries (available + consumed
+    after, from the result summaries); ``tie_query``: a second query resolved a tie at the
+    ``k``-th score."""
+
+    rows: list[tuple[str, float]]
+    records: int
+    server_millis: float
+    tie_query: bool = False
+
+
 @runtime_checkable
-class GraphStore(Protocol):
-    """A graph backend. Open one with ``scholarkg.store.open_store``."""
+class GdsCatalog(Protocol):
+    """The Graph Data Science catalogue a store may have (``GraphStore.gds``; Neo4j with the
+    plugin: ``store/neo4j/gds.py``): in-memory projections of the graph, kept resident between
+    calls, and the algorithms run on them in the server."""
+
+    @property
+    def concurrency(self) -> int:
+        """Threads every GDS call is given (the server's processors, the edition's cap)."""
+        ...
+
+    def write_fingerprint(self) -> str:
+        """The store's write fingerprint: whether a resident projection is still current."""
+        ...
+
+    def project_native(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_properties: Mapping[str, Any] | None = None,
+    ) -> dict[str, int]:
+        """Project ``(node_label, rel_types)`` as ``name`` in the server; counts and timing."""
+        ...
+
+    def project_graph(
+        self,
+        name: str,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> dict[str, int]:
+        """Project a (weighted, or a node subset's) graph as ``name``; node and edge counts."""
+        ...
+
+    def pagerank_projected(
+        self,
+        name: str,
+        node_label: str,
+        config: PageRankConfig,
+        *,
+        weighted: bool = False,
+        node_ids: Sequence[str] | None = None,
+        property_name: str | None = None,
+    ) -> PageRankResult:
+        """Every node's PageRank on the projected graph ``name``."""
+        ...
+
+    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
+        """The projections named ``prefix…`` with their counts and node properties."""
+        ...
+
+    def projected_graphs(self, prefix: str) -> list[str]:
+        """Names of the projections whose name starts with ``prefix``."""
+        ...
+
+    def drop_projected(self, name: str) -> None:
+        """Drop a projection (none left is no error)."""
+        ...
+
+    def pagerank_keep(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
+        """Whole-graph PageRank kept as ``prop`` of the resident graph; GDS's statistics."""
+        ...
+
+    def pagerank_write(
+        self, graph: str, node_label: str, config: PageRankConfig, prop: str
+    ) -> dict[str, Any]:
+        """Every node's score written to the database property ``prop``; the statistics."""
+        ...
+
+    def top_kept_scores(self, graph: str, prop: str, k: int) -> ServerTop:
+        """The ``k`` highest values of the kept ``prop``, sorted in the server."""
+        ...
+
+    def kept_scores(
+        self, graph: str, node_label: str, prop: str, ids: Sequence[str]
+    ) -> dict[str, float]:
+        """The kept ``prop`` of the nodes ``ids``."""
+        ...
+
+    def personalized_top(
+        self, graph: str, node_label: str, config: PageRankConfig, k: int
+    ) -> ServerTop:
+        """Personalized PageRank's top ``k`` in one round trip."""
+        ...
+
+    def estimates(
+        self,
+        node_label: str,
+        rel_types: Sequence[str],
+        *,
+        node_count: int = 0,
+        relationship_count: int = 0,
+        fastrp_dimension: int | None = None,
+    ) -> dict[str, Any]:
+        """GDS's own memory estimates (bytes) of a projection and PageRank (and FastRP)."""
+        ...
+
+
+@runtime_checkable
+class GraphReader(Protocol):
+    """The reading role: what tasks, rankers and reports need to read a graph (named queries,
+    searches, counts). The test double ``tests/_fakes.RecordingStore`` is one."""
 
     #: "embedded" or "neo4j"
     backend: str
@@ -138,6 +259,29 @@ class GraphStore(Protocol):
         ``{{placeholders}}`` filled from ``identifiers`` after a whitelist check
         (``store/named.py``): the one way any named query runs."""
         ...
+
+    def fulltext(
+        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
+    ) -> list[Hit]:
+        """Full-text search by tokens; escaping and query syntax are the dialect's job.
+
+        Scores are backend-specific (Lucene vs RediSearch): compare ranks, not values.
+        """
+        ...
+
+    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
+        """k nearest nodes by cosine; score = (1 + cos) / 2 in [0, 1], best first (ties by
+        id); at least ``VECTOR_MIN_FETCH`` neighbours are searched (:func:`best_hits`)."""
+        ...
+
+    def counts(self) -> GraphCounts: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class GraphWriter(GraphReader, Protocol):
+    """The writing role: idempotent batched writes, schema and vectors (the loaders)."""
 
     def write_named(
         self,
@@ -223,45 +367,6 @@ class GraphStore(Protocol):
         """Store vectors on existing nodes (``(id, vector)`` pairs) in the dialect's type."""
         ...
 
-    def fulltext(
-        self, index: str, terms: Sequence[str], *, k: int = 100, require_all: bool = False
-    ) -> list[Hit]:
-        """Full-text search by tokens; escaping and query syntax are the dialect's job.
-
-        Scores are backend-specific (Lucene vs RediSearch): compare ranks, not values.
-        """
-        ...
-
-    def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
-        """k nearest nodes by cosine; score = (1 + cos) / 2 in [0, 1], best first (ties by
-        id); at least ``VECTOR_MIN_FETCH`` neighbours are searched (:func:`best_hits`)."""
-        ...
-
-    def counts(self) -> GraphCounts: ...
-
-    def edge_snapshot(
-        self,
-        node_label: str,
-        rel_type: str,
-        *,
-        node_ids: Sequence[str] | None = None,
-        weight_property: str | None = None,
-    ) -> EdgeSnapshot:
-        """Nodes of ``node_label`` (all, or ``node_ids``) and the ``rel_type`` edges among them."""
-        ...
-
-    def pagerank(
-        self,
-        node_label: str,
-        rel_type: str,
-        *,
-        node_ids: Sequence[str] | None = None,
-        weight_property: str | None = None,
-        config: PageRankConfig | None = None,
-    ) -> PageRankResult:
-        """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
-        ...
-
     def clear(self) -> None:
         """Delete every node, relationship and index of this graph."""
         ...
@@ -274,16 +379,11 @@ class GraphStore(Protocol):
         """
         ...
 
-    def close(self) -> None: ...
 
-    def write_fingerprint(self) -> str:
-        """A token that moves whenever a write may have changed the data (cheap to ask).
-
-        Resident projections (``graphalgo/projection.py``) compare it to decide whether their
-        cached copy of the graph is still current. The embedded store's also moves on saves
-        and restarts (callers then re-check content); Neo4j's moves on committed writes only.
-        """
-        ...
+@runtime_checkable
+class GraphExplorer(Protocol):
+    """The explorable role: a user's own Cypher under limits, for ``scholarkg explore`` and
+    ``scholarkg cypher`` (``explorer/``)."""
 
     def explore(
         self,
@@ -332,6 +432,62 @@ class GraphStore(Protocol):
     def explore_indexes(self) -> list[dict[str, Any]]:
         """Indexes and constraints as ``{label, properties, type, state}`` rows."""
         ...
+
+
+@runtime_checkable
+class GraphStore(GraphWriter, GraphExplorer, Protocol):
+    """A graph backend, every role: reading, writing, exploring and the graph algorithms
+    (snapshots, PageRank, the write fingerprint resident projections check). Open one with
+    ``scholarkg.store.open_store``; a function takes the smallest role it needs."""
+
+    @property
+    def gds(self) -> GdsCatalog | None:
+        """The store's GDS catalogue (:class:`GdsCatalog`), or ``None`` where there is none
+        (the embedded store; a Neo4j server without the plugin)."""
+        ...
+
+    def edge_snapshot(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+    ) -> EdgeSnapshot:
+        """Nodes of ``node_label`` (all, or ``node_ids``) and the ``rel_type`` edges among them."""
+        ...
+
+    def pagerank(
+        self,
+        node_label: str,
+        rel_type: str,
+        *,
+        node_ids: Sequence[str] | None = None,
+        weight_property: str | None = None,
+        config: PageRankConfig | None = None,
+    ) -> PageRankResult:
+        """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
+        ...
+
+    def write_fingerprint(self) -> str:
+        """A token that moves whenever a write may have changed the data (cheap to ask).
+
+        Resident projections (``graphalgo/projection.py``) compare it to decide whether their
+        cached copy of the graph is still current. The embedded store's also moves on saves
+        and restarts (callers then re-check content); Neo4j's moves on committed writes only.
+        """
+        ...
+
+
+def full_store(store: GraphReader, what: str) -> GraphStore:
+    """``store`` as the whole ``GraphStore`` that ``what`` needs (a graph algorithm's
+    snapshot, say), or ``NotSupported`` naming it: for code that takes the reading role and
+    needs more on one path only (a ranker that reads citations)."""
+    from scholarkg.errors import NotSupported
+
+    if not isinstance(store, GraphStore):
+        raise NotSupported(f"{what} needs a graph store; {type(store).__name__} only reads")
+    return store
 
 
 # -- the explorer's graph payload (scholarkg explore) -------------------------------------

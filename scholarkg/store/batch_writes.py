@@ -29,6 +29,25 @@ from scholarkg.store.named import render_named
 from scholarkg.store.vector_batches import VectorBatch, vector_batches
 
 
+def one_row_per_node(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``batch``'s ``{id, props}`` rows with one row per id, later rows' properties over
+    earlier ones', in the order ids first appear.
+
+    Why: the backends disagree on ``UNWIND`` + ``MERGE`` over one id twice in a statement.
+    Neo4j applies each row's ``SET`` in turn (the last value stays); FalkorDB keeps the
+    first row's values. Sent one statement per row, both keep the last. Folding the rows
+    here gives every backend and every batch size the last record's values.
+    """
+    folded: dict[str, dict[str, Any]] = {}
+    for row in batch:
+        have = folded.get(row["id"])
+        if have is None:
+            folded[row["id"]] = row
+        else:
+            folded[row["id"]] = {**have, "props": {**have["props"], **row["props"]}}
+    return list(folded.values()) if len(folded) < len(batch) else batch
+
+
 class BatchWriteStore:
     """Shared writes; subclasses set ``_dialect`` and ``_vector_props`` and send statements."""
 
@@ -113,9 +132,13 @@ class BatchWriteStore:
     ) -> int:
         query = merge_nodes_query(label)
         self._prepare_labels(label)
-        return self.write_batches(
-            query, node_rows(rows, label), batch_size=batch_size, progress=progress
-        )
+
+        def send(batch: list[dict[str, Any]]) -> int:
+            self._send(query, {"rows": one_row_per_node(batch)})
+            return len(batch)
+
+        return run_batches(send, node_rows(rows, label), batch_size=batch_size,
+                           progress=progress)[0]  # fmt: skip
 
     def merge_relationships(
         self,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -24,6 +25,18 @@ from scholarkg.schema.ddl import (
     check_rel_type,
     default_schema,
 )
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A query a store can send, with example values for its parameters: what the Neo4j
+    conformance lint checks of the Cypher built in Python (``neo4j/dialect.py``,
+    ``store/transfer.py``)."""
+
+    name: str
+    text: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
 
 T = TypeVar("T")
 

@@ -13,10 +13,42 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from scholarkg.errors import ServerError
+
+
+class ServerWait(Protocol):
+    """What a caller waiting for a server is told: anything that describes itself in one
+    line (the embedded store's ``WaitProgress``, the managed Neo4j's ``StartProgress``)."""
+
+    def describe(self) -> str: ...
+
+
+#: ``progress(ServerWait)``, called while a server this process waits for starts or loads
+ServerWaitCallback = Callable[[ServerWait], None]
+
+#: process-wide default for servers created without ``progress=`` (the CLI sets one, so every
+#: command that starts a server shows the waiting line without threading a callback through
+#: ``open_store``)
+_default_wait_callback: ServerWaitCallback | None = None
+
+
+def wait_callback() -> ServerWaitCallback | None:
+    """The process-wide wait callback, which both backends' servers report to while they
+    start or load (when they were given no ``progress`` of their own)."""
+    return _default_wait_callback
+
+
+def set_wait_callback(callback: ServerWaitCallback | None) -> ServerWaitCallback | None:
+    """Install the default wait callback; returns the previous one (to restore it)."""
+    global _default_wait_callback
+    previous = _default_wait_callback
+    _default_wait_callback = callback
+    return previous
+
 
 #: Popen objects of servers this process started, so they are reaped (no zombies) and
 #: never garbage-collected while running.

@@ -159,7 +159,7 @@ def _checked(
 
 def transfer_statements() -> list[Any]:
     """The queries above with example parameters, for the Neo4j conformance lint."""
-    from scholarkg.store.neo4j.dialect import Statement
+    from scholarkg.store.cypher_common import Statement
 
     return [
         Statement("page_nodes", page_nodes_query("Paper"), {"after": "", "limit": 1000}),

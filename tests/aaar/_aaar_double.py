@@ -65,7 +65,9 @@ def aaar_recording_store(g: LoadedGraph) -> RecordingStore:
         rows = []
         for paper in g.of_label("Paper"):
             for exp, h in ends(paper["id"], "HAS_EXPERIMENT", "Experiment"):
-                explanations = ends(exp, "EXPLAINED_BY", "Explanation") or [(None, {})]
+                explanations: list[tuple[str | None, dict[str, Any]]] = [
+                    *ends(exp, "EXPLAINED_BY", "Explanation")
+                ] or [(None, {})]
                 rows += [
                     {"paper": paper["id"], "arxiv_id": paper.get("arxiv_id"),
                      "ordinal": h.get("ordinal"), "experiment": g.props(exp).get("text"),
@@ -107,7 +109,9 @@ def aaar_recording_store(g: LoadedGraph) -> RecordingStore:
     def weakness_reviews(p: dict[str, Any]) -> Rows:
         rows = []
         for r, paper in reviews(p["source"]):
-            weaknesses = ends(r["id"], "HAS_WEAKNESS", "Weakness") or [(None, {})]
+            weaknesses: list[tuple[str | None, dict[str, Any]]] = [
+                *ends(r["id"], "HAS_WEAKNESS", "Weakness")
+            ] or [(None, {})]
             rows += [
                 {"paper": paper["id"], "title": paper.get("title"),
                  "abstract": paper.get("abstract"), "url": paper.get("url"),

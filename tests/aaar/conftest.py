@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _aaar_double import aaar_recording_store, aaar_records
 from _fakes import CannedServer, LoadedGraph, RecordingStore
 
 from scholarkg.loaders.writer import write_records
 from scholarkg.store.base import GraphStore
+
+from ._aaar_double import aaar_recording_store, aaar_records
 
 FIX = Path(__file__).parent.parent / "fixtures" / "aaar"
 

@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 from _cli import cli_ok
 from _fakes import CANNED_MODEL, CannedServer
-from test_run_tasks import _eq_answer, _exp_answer, _rc_answer
-from test_score_files import KeywordEncoder
 
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
@@ -28,6 +26,9 @@ from scholarkg.benchmark.tasks.aaar.reviewcritique import ReviewCritiqueTask
 from scholarkg.benchmark.tasks.aaar.weakness import WeaknessTask
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.base import GraphStore
+
+from .test_run_tasks import _eq_answer, _exp_answer, _rc_answer
+from .test_score_files import KeywordEncoder
 
 FIX = Path(__file__).parent.parent / "fixtures" / "aaar"
 

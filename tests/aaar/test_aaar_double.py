@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _aaar_double import QUERIES
 from _fakes import LoadedGraph, RecordingStore, assert_double_answers_as_live
 
 from scholarkg.store.base import GraphStore
+
+from ._aaar_double import QUERIES
 
 
 def _params(name: str, g: LoadedGraph) -> list[dict[str, Any]]:

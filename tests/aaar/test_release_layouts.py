@@ -11,7 +11,7 @@ from _cli import cli_ok, runner
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError
-from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "aaar" / "Paper_Weakness"
 
@@ -52,12 +52,12 @@ def _with_captions(tmp: Path) -> Path:
 
 
 def test_figure_captions_and_pages_are_loaded(
-    graph_env: str, store: GraphStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     root = _with_captions(tmp_path)
     out = " ".join(cli_ok(["load", "aaar", str(root), "--task", "weakness"]).split())
     assert "from 1 folder(s)" in out  # one folder step, not "1 file(s)" for many files
-    g = type(store)(store.db, graph_env)
+    g = FalkorDBStore(store.db, graph_env)
     rows = g.run("MATCH (f:Figure) RETURN f.name AS n, f.caption AS c, f.page AS p ORDER BY n")
     assert rows == [
         {"n": "WkA1-Figure1.png", "c": "Figure 1: Zorbs per glim.", "p": 5},

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from _fakes import CannedServer, RecordingStore
-from test_score_files import KeywordEncoder
 
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
@@ -30,6 +29,8 @@ from scholarkg.benchmark.tasks.aaar.weakness import WeaknessTask, combine_lists
 from scholarkg.schema.records import Citation, Paper
 from scholarkg.services.llm import LLMClient
 from scholarkg.store.base import GraphStore
+
+from .test_score_files import KeywordEncoder
 
 # not imported from conftest: a module named 'conftest' is ambiguous when several test
 # folders run together
@@ -244,11 +245,11 @@ def test_bundled_metric_encoder_is_paid_once_across_runs(tmp_path: Path) -> None
             return np.asarray(super().encode(texts), dtype=np.float32)
 
     texts = ["alpha delta", "gamma", "alpha delta", "Zorb helps"]
-    first = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    first = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]  # a counting stand-in for the metric encoder
     a = first.encode(texts)
     direct = np.asarray(Counting().encode(texts), dtype=np.float32)
     assert np.array_equal(a, direct)
     calls.clear()
-    second = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]
+    second = CachingEmbedder(MetricEncoderEmbedder(Counting()), tmp_path)  # type: ignore[arg-type]  # a counting stand-in for the metric encoder
     assert np.array_equal(second.encode(texts), a)
     assert [c for c in calls if c != ["dimension probe"]] == []

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import cli_ok, runner
 
 from scholarkg.cli import app
+from scholarkg.commands.common import OutputFormat
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 FAMILY_TASKS = {
@@ -22,11 +24,12 @@ FAMILY_TASKS = {
 }  # fmt: skip
 
 
-def _json_stdout(args: list[str]) -> dict:
+def _json_stdout(args: list[str]) -> dict[str, Any]:
     """The command's JSON on stdout (a model loading may write warnings to stderr)."""
     result = runner.invoke(app, args)
     assert result.exit_code == 0, (args, result.output, result.exception)
-    return json.loads(result.stdout)
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
 
 
 def test_bench_list_shows_every_family() -> None:
@@ -151,7 +154,7 @@ def test_bench_list_fits_an_80_column_terminal(monkeypatch: pytest.MonkeyPatch) 
 
     buf = io.StringIO()
     monkeypatch.setattr(bench, "console", Console(file=buf, width=80, force_terminal=False))
-    bench.list_tasks("table")
+    bench.list_tasks(OutputFormat.table)
     lines = buf.getvalue().splitlines()
     assert max(len(ln) for ln in lines) <= 80
     for name in task_names():

@@ -17,13 +17,20 @@ from _fakes import RecordingStore
 from scholarkg.benchmark import registry
 from scholarkg.benchmark.metrics.ir import evaluate
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
-from scholarkg.benchmark.results import ReportLayout, TaskMetric, TaskResult
+from scholarkg.benchmark.results import ReportLayout, Score, TaskMetric, TaskResult
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
-from scholarkg.benchmark.task import Answers, AnswerSource, BenchmarkTask, Instance, TaskOption
+from scholarkg.benchmark.task import (
+    Answers,
+    AnswerSource,
+    BenchmarkTask,
+    Instance,
+    StageProgress,
+    TaskOption,
+)
 from scholarkg.commands.task_args import parse_task_args
 from scholarkg.errors import InputError, NotSupported, TaskNotFound
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore
 
 PAPERS = [
     ("arxiv:2001.00001", "graph neural networks for citation recommendation"),
@@ -53,7 +60,7 @@ class TitleLookupTask(BenchmarkTask):
     baseline = "bm25"
     layout = ReportLayout(title="Toy", columns=("MRR@10", "R@1"), instance_label="query")
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS title ORDER BY p.id", {})
         n = options["words"]
         return [
@@ -62,25 +69,36 @@ class TitleLookupTask(BenchmarkTask):
             for r in rows
         ]  # fmt: skip
 
-    def answer(self, store, instances, source, options, progress=None) -> Answers:  # type: ignore[override]
+    def answer(
+        self,
+        store: GraphReader,
+        instances: Sequence[Instance],
+        source: AnswerSource,
+        options: Mapping[str, Any],
+        progress: StageProgress | None = None,
+    ) -> Answers:
         if source.kind == "predictions":
             assert source.path is not None
             data = json.loads(source.path.read_text())
             return Answers(by_instance={k: v for k, v in data.items()}, source=source)
         rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS t ORDER BY p.id", {})
         ranker = BM25Ranker([r["id"] for r in rows], [r["t"] for r in rows])
-        out = {}
+        out: dict[str, list[str]] = {}
         for inst in instances:
             ranking = ranker.rank(inst.data["query"], 10, query_id=inst.id)
             out[inst.id] = ranking.ids
         return Answers(by_instance=out, source=source, params=dict(ranker.params))
 
-    def score(self, instances: Sequence[Instance], answers: Answers, options) -> TaskResult:  # type: ignore[override]
+    def score(
+        self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
+    ) -> TaskResult:
         qrels = {i.id: {i.data["gold"]: 1} for i in instances}
         run = {i.id: answers.by_instance.get(i.id, []) for i in instances}
         res = evaluate(qrels, run, ["MRR@10", "R@1"])
-        pct = {k: 100 * v for k, v in res.aggregate.items()}
-        per = {q: {k: 100 * v for k, v in s.items()} for q, s in res.per_query.items()}
+        pct: dict[str, Score] = {k: 100 * v for k, v in res.aggregate.items()}
+        per: dict[str, dict[str, Score]] = {
+            q: {k: 100 * v for k, v in s.items()} for q, s in res.per_query.items()
+        }
         return TaskResult(aggregate=pct, per_instance=per)
 
 
@@ -109,7 +127,9 @@ def canned_papers() -> RecordingStore:
     return canned(PAPERS)
 
 
-def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, tmp_path: Path):
+def test_run_task_end_to_end_records_units_answer_and_files(
+    papers: GraphStore, tmp_path: Path
+) -> None:
     task = TitleLookupTask()
     run = run_task(
         task, papers, AnswerSource.ranker("bm25"), {"words": "3"},
@@ -138,7 +158,9 @@ def test_run_task_end_to_end_records_units_answer_and_files(papers: GraphStore, 
     assert nodes == [{"task": "toy-title-lookup"}]
 
 
-def test_predictions_are_scored_like_ranker_answers(canned_papers: RecordingStore, tmp_path: Path):
+def test_predictions_are_scored_like_ranker_answers(
+    canned_papers: RecordingStore, tmp_path: Path
+) -> None:
     preds = tmp_path / "preds.json"
     # the first paper answered wrongly at rank 1 and right at rank 2; the second not at all
     preds.write_text(json.dumps({PAPERS[0][0]: [PAPERS[1][0], PAPERS[0][0]],
@@ -151,21 +173,21 @@ def test_predictions_are_scored_like_ranker_answers(canned_papers: RecordingStor
     assert run.record.config["answer"]["path"] == str(preds)
 
 
-def test_limit_keeps_the_first_instances(canned_papers: RecordingStore):
+def test_limit_keeps_the_first_instances(canned_papers: RecordingStore) -> None:
     run = run_task(TitleLookupTask(), canned_papers, AnswerSource.ranker("bm25"), limit=2)
     assert len(run.instances) == 2 and run.record.config["limit"] == 2
     with pytest.raises(InputError, match="--limit must be >= 1"):
         run_task(TitleLookupTask(), canned_papers, AnswerSource.ranker("bm25"), limit=0)
 
 
-def test_no_instances_is_a_clear_error():
+def test_no_instances_is_a_clear_error() -> None:
     store = canned([])
     with pytest.raises(InputError, match=r"found no instances.*load its data first"):
         run_task(TitleLookupTask(), store, AnswerSource.ranker("bm25"))
     assert store.asked("run") == [TITLES_QUERY]  # stopped after building: nothing answered
 
 
-def test_source_checked_before_any_work():
+def test_source_checked_before_any_work() -> None:
     task = TitleLookupTask()
     store = canned(PAPERS)
     with pytest.raises(InputError, match="has no ranker 'dense'; choose one of bm25"):
@@ -175,7 +197,7 @@ def test_source_checked_before_any_work():
     assert store.calls == []  # refused before the store was asked anything
 
 
-def test_resolve_options_defaults_conversion_and_unknown_option():
+def test_resolve_options_defaults_conversion_and_unknown_option() -> None:
     task = TitleLookupTask()
     assert task.resolve_options({}) == {"words": 2, "field": "title", "lowercase": True}
     assert task.resolve_options({"--words": "5", "lowercase": "no"})["words"] == 5
@@ -191,7 +213,7 @@ def test_resolve_options_defaults_conversion_and_unknown_option():
         task.resolve_options({"lowercase": "maybe"})
 
 
-def test_parse_task_args_flags_values_and_negation():
+def test_parse_task_args_flags_values_and_negation() -> None:
     task = TitleLookupTask()
     assert parse_task_args(task, ["--words", "4", "--no-lowercase"]) == {
         "words": "4",
@@ -210,15 +232,17 @@ def test_parse_task_args_flags_values_and_negation():
         parse_task_args(task, ["--words", "3"], fit=True)
 
 
-def test_list_options_take_comma_separated_values():
+def test_list_options_take_comma_separated_values() -> None:
     option = TaskOption("context_words", list, ["1000"], "budgets", choices=())
     assert option.convert("100, 300,1000", task="t") == ["100", "300", "1000"]
     assert option.flag == "--context-words"
 
 
-def test_undeclared_metric_is_refused(canned_papers: RecordingStore):
+def test_undeclared_metric_is_refused(canned_papers: RecordingStore) -> None:
     class Drifting(TitleLookupTask):
-        def score(self, instances, answers, options):  # type: ignore[override]
+        def score(
+            self, instances: Sequence[Instance], answers: Answers, options: Mapping[str, Any]
+        ) -> TaskResult:
             result = super().score(instances, answers, options)
             result.aggregate["mrr"] = result.aggregate["MRR@10"]
             return result
@@ -227,12 +251,12 @@ def test_undeclared_metric_is_refused(canned_papers: RecordingStore):
         run_task(Drifting(), canned_papers, AnswerSource.ranker("bm25"))
 
 
-def test_score_files_is_optional():
+def test_score_files_is_optional() -> None:
     with pytest.raises(NotSupported, match="does not score files"):
         TitleLookupTask().score_files(Path("d"), Path("p"), {})
 
 
-def test_registry_loads_lazily_and_names_known_tasks(monkeypatch: pytest.MonkeyPatch):
+def test_registry_loads_lazily_and_names_known_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
     declared = registry.task_classes()
     extra = {"toy-title-lookup": f"{__name__}:TitleLookupTask"}
     monkeypatch.setattr(registry, "task_classes", lambda: {**declared, **extra})

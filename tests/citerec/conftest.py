@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture
-def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
+def graph(graph_env: str, embedded_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
     st = FalkorDBStore(embedded_server.connect(), graph_env)
     yield st
     st.close()

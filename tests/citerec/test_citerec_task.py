@@ -4,8 +4,9 @@ structure experiment (hybrid vs BM25 with a paired test) on the synthetic S2 wor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import cli_ok
@@ -14,10 +15,11 @@ from scholarkg.benchmark.metrics.stats import paired_test
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import Answers, AnswerSource, Instance
-from scholarkg.benchmark.tasks.citerec.build import build_recommender
+from scholarkg.benchmark.tasks.citerec.build import _PopularityOverBM25, build_recommender
 from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery, query_text
 from scholarkg.benchmark.tasks.citerec.task import class_table, context_queries, split_of
 from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citation_world import generate
 from scholarkg.synthetic.citerec_corpus import write_world
@@ -95,12 +97,15 @@ def test_graph_rankers_never_use_the_held_out_edge(any_store: GraphStore, tmp_pa
     cpl = build_recommender("coupling", store, {}, opts).rank_context(q, 10)
     assert cpl.ids == ["Q"]
     pop = build_recommender("popularity", store, {}, opts)
+    assert isinstance(pop, _PopularityOverBM25)
     # G and R are cited by P: that edge never counts; R keeps Q's citation
     assert pop.pop.in_degree(["G", "R", "X"], q.citing).tolist() == [0.0, 1.0, 1.0]
 
 
 @pytest.fixture
-def synthetic(graph_env: str, embedded_server, tmp_path: Path) -> Iterator[FalkorDBStore]:
+def synthetic(
+    graph_env: str, embedded_server: EmbeddedServer, tmp_path: Path
+) -> Iterator[FalkorDBStore]:
     files = write_world(generate(400, seed=13), tmp_path / "world")
     cli_ok(
         [
@@ -170,7 +175,7 @@ def test_hybrid_beats_bm25_on_planted_structure(synthetic: FalkorDBStore, tmp_pa
 
 
 def test_bulk_load_builds_the_same_graph_as_merge(
-    graph_env: str, embedded_server, tmp_path: Path
+    graph_env: str, embedded_server: EmbeddedServer, tmp_path: Path
 ) -> None:
     files = write_world(generate(150, seed=3), tmp_path / "w")
     args = [
@@ -242,7 +247,7 @@ def test_rrf_hybrids_are_the_rrf_of_their_inputs(
     task = load_task("citerec")
     opts = {"projection_cache": tmp_path / "proj", "depth": 30}
     params = {"embedder": HashingEmbedder(128)}
-    extra: dict = {}
+    extra: dict[str, Any] = {}
     fused = build_recommender(hybrid, synthetic, params, opts, extra)
     assert fused.name == hybrid and extra["encoder"] == "hashing-128"
     assert fused.params["inputs"] == inputs
@@ -271,7 +276,7 @@ def test_dense_inputs_encode_a_runs_contexts_in_one_batched_call(
     class Counting(HashingEmbedder):
         calls = 0
 
-        def encode(self, texts, **kw):  # type: ignore[no-untyped-def]  # test double
+        def encode(self, texts: Sequence[str], **kw: Any) -> Any:
             Counting.calls += 1
             return super().encode(texts, **kw)
 

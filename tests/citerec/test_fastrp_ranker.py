@@ -18,6 +18,7 @@ from scholarkg.benchmark.tasks.citerec.recommenders import ContextQuery
 from scholarkg.benchmark.tasks.citerec.task import context_queries
 from scholarkg.graphalgo.fastrp import FastRPConfig, fastrp, node_keys
 from scholarkg.graphalgo.projection import Projection, ProjectionKey
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citation_world import generate
 from scholarkg.synthetic.citerec_corpus import write_world
@@ -98,7 +99,9 @@ def test_ranks_the_citing_papers_community_first() -> None:
 
 
 @pytest.fixture
-def synthetic(graph_env: str, embedded_server, tmp_path: Path) -> Iterator[FalkorDBStore]:  # type: ignore[no-untyped-def]
+def synthetic(
+    graph_env: str, embedded_server: EmbeddedServer, tmp_path: Path
+) -> Iterator[FalkorDBStore]:
     files = write_world(generate(300, seed=5), tmp_path / "world")
     cli_ok(["load", "s2", *(x for k in ("papers", "abstracts", "citations", "s2orc")
                            for x in (f"--{k}", str(files[k])))])  # fmt: skip

@@ -96,10 +96,12 @@ PARAGRAPHS = [
     "Blips were reported twice <<b3|(Zorb 2010a,b)>>. "
     "An unlinked pair was merged too <<-|(Ann 2001; Bo 2002)>>.",
 ]
-ENTRIES = {"b0": 202, "b1": 203, "b2": 204, "b3": 205}
+ENTRIES: dict[str, int | None] = {"b0": 202, "b1": 203, "b2": 204, "b3": 205}
 
 
-def parse_paper_201(header: str, paragraphs: list[str]) -> tuple[set[tuple], dict[str, int]]:
+def parse_paper_201(
+    header: str, paragraphs: list[str]
+) -> tuple[set[tuple[Any, ...]], dict[str, int]]:
     """Paper 201 (one section, :data:`ENTRIES`) through ``parse_s2orc_record``: its contexts
     as ``(text, marker, cited corpus id, n_refs)`` and its drop counts."""
     record = s2orc_record(201, [(header, paragraphs)], ENTRIES)
@@ -303,7 +305,7 @@ def test_load_s2orc_counts_drops_and_keeps_them_out_of_the_graph(
     assert sorted(r["c"] for r in cited) == [202, 203, 204, 205]
 
 
-UNARXIVE_LINE = {
+UNARXIVE_LINE: dict[str, Any] = {
     "paper_id": "2107.00003",
     "metadata": {
         "id": "2107.00003",
@@ -446,7 +448,9 @@ def test_footnote_rule_never_fires_on_a_marker_even_with_another_splitter() -> N
     text = "Zorbs fold. 12 These glorps differ [3]."
     markers = [Marker(12, 14, "x"), Marker(text.index("[3]"), text.index("[3]") + 3, "y")]
 
-    def naive(t: str, start: int, end: int, protected: Sequence[tuple[int, int]]) -> list:
+    def naive(
+        t: str, start: int, end: int, protected: Sequence[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
         return [(start, 11), (12, end)]  # cuts before the superscript marker
 
     drops: list[str] = []

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.graphalgo.projection import ProjectionCatalog
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.pagerank import pagerank, personalized_pagerank
 
 
-def _matrix(n: int, src: np.ndarray, dst: np.ndarray):
+def _matrix(n: int, src: np.ndarray, dst: np.ndarray) -> Any:
     import scipy.sparse as sp
 
     adj = sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
@@ -62,7 +64,7 @@ def _graph(store: FalkorDBStore, edges: list[tuple[str, str]]) -> None:
 
 
 def test_catalog_memory_disk_and_invalidation(
-    store: FalkorDBStore, tmp_path: Path, embedded_server
+    store: FalkorDBStore, tmp_path: Path, embedded_server: EmbeddedServer
 ) -> None:
     _graph(store, [("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")])
     catalog = ProjectionCatalog(tmp_path)

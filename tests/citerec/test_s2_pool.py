@@ -12,7 +12,9 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,10 +50,12 @@ def _s2orc_with_defects(tmp_path: Path) -> tuple[Path, dict[int, str]]:
     return path, known
 
 
-def _read(path: Path, known: dict[int, str], workers: int) -> tuple[list, SkipReport]:
+def _read(
+    path: Path, known: dict[int, str], workers: int
+) -> tuple[list[tuple[int, list[tuple[str, dict[str, Any]]]]], SkipReport]:
     report = SkipReport()
 
-    def lookup(ids: list[int]) -> dict[int, str]:
+    def lookup(ids: Sequence[int]) -> Mapping[int, str]:
         return {c: known[c] for c in ids if c in known}
 
     groups = [

@@ -97,8 +97,9 @@ def test_no_pointer_to_reference_sheets_outside_the_repository() -> None:
         r"/work/shared|reference sheet|\b(?:legobench|dorismae|citerec|aaar|scireplicate|"
         r"graph-backends|style|architecture)\.md\b"
     )
-    # this site's own pages, as links: (page.md), (docs/page.md), families/x.md
-    own_page = re.compile(r"(?:docs/)?families/\w+\.md|\((?:docs/)?\w+\.md\)")
+    # this site's own pages, as links: (page.md), (docs/page.md), families/x.md, or by their
+    # path in the repository: docs/page.md
+    own_page = re.compile(r"(?:docs/)?families/\w+\.md|\((?:docs/)?\w+\.md\)|\bdocs/\w+\.md")
     paths = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
     for folder in ("scholarkg", "docs", "benchmarks", "tests"):
         paths += [

@@ -331,9 +331,9 @@ def test_toy_family_runs_in_the_demo(
     )  # fmt: skip
     from scholarkg.benchmark.runs import RunRegistry
 
-    runs = [RunRegistry(settings.runs_dir).load(r) for r in summary["runs"]]  # type: ignore[union-attr]
+    runs = [RunRegistry(settings.runs_dir).load(r) for r in summary["runs"]]
     assert [(r.task, r.metrics["R@1"]) for r in runs] == [("toy-notes", 100.0)]
-    report = Path(summary["report"][0]).read_text()  # type: ignore[index]
+    report = Path(summary["report"][0]).read_text()
     assert "## Toy notes" in report
     assert "2. toy notes: load, BM25" in out.getvalue()
     store = FalkorDBStore(embedded_server.connect(), DEMO_GRAPH)

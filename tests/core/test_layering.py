@@ -26,13 +26,16 @@ never one above, with no exceptions list:
   (``llm_run``, ``predictions``), so a family can be read, moved or dropped alone; the same
   holds for the modules its ``FAMILY`` names outside the package (schema records, synthetic
   corpus, load commands);
-* no import cycle between any two modules. Imports under ``if TYPE_CHECKING:`` never run, so
-  the cycle check leaves them out; the layer rules count them (a type is a dependency too).
+* no import cycle between any two modules, imports under ``if TYPE_CHECKING:`` included: they
+  never run, but a type is a dependency too, and a cycle through one is a pair of modules
+  that cannot be read, tested or moved apart (``benchmark/outputs`` and ``benchmark/task``
+  were one until their value types moved to ``benchmark/results``).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -200,10 +203,12 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -
         yield f"{base}.{alias.name}"
 
 
+@functools.cache
 def import_graph(package: Path) -> dict[str, dict[str, tuple[int, bool]]]:
     """``{module: {imported module: (line, under TYPE_CHECKING)}}`` for every module of the
     package, imports inside functions included; names resolve to the longest existing module
-    (``from scholarkg.store.base import GraphStore`` is ``scholarkg.store.base``)."""
+    (``from scholarkg.store.base import GraphStore`` is ``scholarkg.store.base``). Built once
+    per package and shared by the checks below (callers must not change it)."""
     files = {_module_name(p, package): p for p in sorted(package.rglob("*.py"))}
     graph: dict[str, dict[str, tuple[int, bool]]] = {}
     for module, path in files.items():
@@ -250,10 +255,7 @@ def layer_violations(package: Path) -> list[str]:
 def import_cycles(package: Path) -> list[list[str]]:
     """Every strongly connected set of modules (Tarjan), each as one cycle through it, so the
     failure message shows a path to cut: ``a -> b -> c -> a``."""
-    graph = {
-        m: sorted(t for t, (_line, typing) in edges.items() if not typing)
-        for m, edges in import_graph(package).items()
-    }
+    graph = {m: sorted(edges) for m, edges in import_graph(package).items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -431,6 +433,51 @@ def test_the_family_rule_catches_a_crossing(tmp_path: Path) -> None:
     ]
 
 
+BACKENDS = ("scholarkg.store.falkordb", "scholarkg.store.neo4j")
+
+
+def backend_crossings(package: Path) -> list[str]:
+    """``module:line imports other`` for each import from one backend's folder into the
+    other's: what both share lives in ``store/`` itself (``process``, ``bulk_files``,
+    ``batch_writes``, ``cypher_common``...), so a backend can be read, changed or dropped
+    alone."""
+    out = []
+    for module, edges in import_graph(package).items():
+        own = next((b for b in BACKENDS if _under(module, b)), None)
+        if own is None:
+            continue
+        for target, (line, _typing) in edges.items():
+            other = next((b for b in BACKENDS if _under(target, b)), None)
+            if other is not None and other != own:
+                out.append(f"{module}:{line} imports {target}")
+    return sorted(out)
+
+
+def test_no_backend_imports_the_other() -> None:
+    assert backend_crossings(PACKAGE) == []
+
+
+def test_the_backend_rule_catches_a_crossing(tmp_path: Path) -> None:
+    pkg = _write_package(
+        tmp_path,
+        {
+            "scholarkg/__init__.py": "",
+            "scholarkg/store/__init__.py": "",
+            "scholarkg/store/process.py": "",
+            "scholarkg/store/falkordb/__init__.py": "",
+            "scholarkg/store/falkordb/bulk.py": "",
+            "scholarkg/store/neo4j/__init__.py": "",
+            "scholarkg/store/neo4j/importer.py": (
+                "from scholarkg.store import process\n"
+                "def f():\n    from scholarkg.store.falkordb.bulk import x\n"
+            ),
+        },
+    )
+    assert backend_crossings(pkg) == [
+        "scholarkg.store.neo4j.importer:3 imports scholarkg.store.falkordb.bulk"
+    ]
+
+
 def assert_no_cycles(package: Path) -> None:
     cycles = import_cycles(package)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
@@ -487,8 +534,8 @@ def test_the_layer_rules_catch_offenders(tmp_path: Path) -> None:
 
 
 def test_the_cycle_check_prints_the_cycle(tmp_path: Path) -> None:
-    """A cycle closed by a function-level import is found and printed as a path; a cycle that
-    exists only under ``TYPE_CHECKING`` is not one."""
+    """A cycle closed by a function-level import is found and printed as a path; so is a cycle
+    closed under ``TYPE_CHECKING``."""
     pkg = _write_package(
         tmp_path,
         {
@@ -500,6 +547,9 @@ def test_the_cycle_check_prints_the_cycle(tmp_path: Path) -> None:
             "scholarkg/e.py": "import typing\nif typing.TYPE_CHECKING:\n    import scholarkg.d\n",
         },
     )
-    assert import_cycles(pkg) == [["scholarkg.a", "scholarkg.b", "scholarkg.c", "scholarkg.a"]]
+    assert import_cycles(pkg) == [
+        ["scholarkg.a", "scholarkg.b", "scholarkg.c", "scholarkg.a"],
+        ["scholarkg.d", "scholarkg.e", "scholarkg.d"],
+    ]
     with pytest.raises(AssertionError, match=r"scholarkg\.a -> scholarkg\.b -> scholarkg\.c"):
         assert_no_cycles(pkg)

@@ -19,6 +19,7 @@ from scholarkg.loaders.apc import (
 from scholarkg.loaders.base import iter_delimited, iter_edges, iter_jsonl, parse_number
 from scholarkg.loaders.writer import write_records
 from scholarkg.schema.records import Chunk, Paper
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _write(path: Path, text: str) -> Path:
@@ -130,7 +131,7 @@ def test_apc_bad_record_names_file_line_field(tmp_path: Path) -> None:
         list(read_papers(path))
 
 
-def test_write_records_is_idempotent_and_counts_skips(store, tmp_path: Path) -> None:
+def test_write_records_is_idempotent_and_counts_skips(store: FalkorDBStore, tmp_path: Path) -> None:
     papers, cites, comps = _apc_files(tmp_path)
     store.apply_schema()
     for _ in range(2):  # loading twice must not duplicate anything
@@ -157,7 +158,7 @@ def test_write_records_is_idempotent_and_counts_skips(store, tmp_path: Path) -> 
     assert pos == [{"name": "Ann Example", "pos": 0}, {"name": "Bo Sample", "pos": 1}]
 
 
-def test_writer_collapses_duplicate_pairs(store) -> None:
+def test_writer_collapses_duplicate_pairs(store: FalkorDBStore) -> None:
     from scholarkg.schema.records import Comparison
 
     store.apply_schema()
@@ -172,7 +173,7 @@ def test_writer_collapses_duplicate_pairs(store) -> None:
     assert row == {"d": "D2"}
 
 
-def test_unknown_metric_direction_never_erases_a_known_one(store) -> None:
+def test_unknown_metric_direction_never_erases_a_known_one(store: FalkorDBStore) -> None:
     from scholarkg.schema.records import Metric
 
     store.apply_schema()

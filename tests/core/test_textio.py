@@ -109,7 +109,7 @@ def test_failed_atomic_write_keeps_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "keep.bin"
     atomic_write_bytes(target, b"old")
     with pytest.raises(TypeError):
-        atomic_write_bytes(target, "not bytes")  # type: ignore[arg-type]
+        atomic_write_bytes(target, "not bytes")  # type: ignore[arg-type]  # the wrong type is the test
     assert target.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["keep.bin"]
 

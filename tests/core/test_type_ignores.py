@@ -1,4 +1,4 @@
-"""Every ``# type: ignore`` in the package says which error it silences, and why.
+"""Every ``# type: ignore`` in the package and its tests says which error it silences, and why.
 
 The project's contributing rule: a suppressed type error names its error code and gives a
 reason, in the shape ``# type: ignore[code]  # why``. A bare ``# type: ignore`` hides every
@@ -25,7 +25,7 @@ import pytest
 import scholarkg
 
 PACKAGE = Path(scholarkg.__file__).resolve().parent
-#: ``type: ignore`` anywhere in a comment, its ``[codes]`` if any, and the rest of the comment
+#: a mypy ignore comment anywhere in a comment, its ``[codes]`` if any, and the rest of it
 TYPE_IGNORE = re.compile(r"type:\s*ignore(?P<codes>\[[^\]]*\])?(?P<rest>.*)")
 #: what must follow the codes: a further ``#`` with some text, the reason
 REASON = re.compile(r"\s*#\s*\S")
@@ -59,6 +59,17 @@ def offenders(package: Path) -> list[str]:
 def test_every_type_ignore_names_its_error_and_why() -> None:
     assert (PACKAGE / "textio.py").is_file()  # the walk starts at the real package
     found = offenders(PACKAGE)
+    assert found == [], (
+        "type: ignore without an error code or a reason; fix the type, or write "
+        "'# type: ignore[code]  # why':\n" + "\n".join(found)
+    )
+
+
+def test_every_type_ignore_in_the_tests_names_its_error_and_why() -> None:
+    """The tests are type-checked too (mypy over ``tests/``): the same rule there."""
+    tests = Path(__file__).resolve().parents[1]
+    assert (tests / "conftest.py").is_file()
+    found = offenders(tests)
     assert found == [], (
         "type: ignore without an error code or a reason; fix the type, or write "
         "'# type: ignore[code]  # why':\n" + "\n".join(found)

@@ -1,9 +1,12 @@
-"""mypy runs strict on the whole package, and no module of ours is exempt from it.
+"""mypy runs strict on the whole package and its tests, and no module of ours is exempt.
 
-``make lint`` runs mypy with the settings in ``pyproject.toml``; this test reads those settings
-so that relaxing them is a visible, failing change rather than a quiet edit: the global
-``strict`` must stay on, no override may turn a check off for a ``scholarkg`` module, and no
-module of ours is on an ``ignore_errors`` list (fix the module instead).
+``make lint`` runs mypy with the settings in ``pyproject.toml`` over ``scholarkg/`` and
+``tests/``; this test reads those settings so that relaxing them is a visible, failing change
+rather than a quiet edit: the global ``strict`` must stay on, both folders must stay checked,
+no override may turn a check off for a module of ours (the package's, or a test module, which
+mypy names from ``tests/`` down: ``conftest``, ``aaar.test_run_tasks``...), and none is on an
+``ignore_errors`` list (fix the module instead). ``type: ignore`` comments are checked by
+``test_type_ignores.py``.
 """
 
 from __future__ import annotations
@@ -47,14 +50,22 @@ def modules_of(override: dict[str, Any]) -> list[str]:
     return [module] if isinstance(module, str) else list(module)
 
 
+ROOT_TESTS = ROOT / "tests"
+
+
 def ours(module: str) -> bool:
-    return module == "scholarkg" or module.startswith("scholarkg.")
+    """A module of the package, or one mypy finds under ``tests/`` (its name, or its
+    top-level package, is a file or folder there; a pattern like ``aaar.*`` too)."""
+    if module == "scholarkg" or module.startswith("scholarkg."):
+        return True
+    top = module.split(".")[0].rstrip("*")
+    return bool(top) and ((ROOT_TESTS / f"{top}.py").is_file() or (ROOT_TESTS / top).is_dir())
 
 
 def test_strict_is_on_for_the_whole_package() -> None:
     config = mypy_config()
     assert config.get("strict") is True
-    assert config.get("files") == ["scholarkg"]
+    assert config.get("files") == ["scholarkg", "tests"]
     assert not config.get("disable_error_code"), "a globally disabled error code relaxes strict"
 
 
@@ -78,3 +89,9 @@ def test_no_override_relaxes_strict_for_our_modules() -> None:
         if off:
             relaxed.append(f"{names}: {off}")
     assert not relaxed, relaxed
+
+
+def test_the_rule_knows_test_modules_as_ours() -> None:
+    assert ours("scholarkg.store.base") and ours("conftest") and ours("aaar.test_run_tasks")
+    assert ours("aaar.*") and ours("_fakes")
+    assert not ours("numpy") and not ours("yaml.*")

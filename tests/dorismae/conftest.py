@@ -30,7 +30,8 @@ def doris_file(doris_world: SyntheticDoris, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="session")
 def doris_json(doris_file: Path) -> dict[str, Any]:
-    return json.loads(doris_file.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(doris_file.read_text(encoding="utf-8"))
+    return data
 
 
 @pytest.fixture(scope="session")

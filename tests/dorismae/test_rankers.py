@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
 from scholarkg.benchmark.rankers.base import Ranker
@@ -13,9 +16,10 @@ from scholarkg.benchmark.tasks.dorismae.rankers import (
     split_sentences,
 )
 from scholarkg.errors import InputError
+from scholarkg.store.base import GraphStore
 
 
-class FixedRanker(Ranker):
+class FixedRanker(Ranker[str]):
     """Scores given by hand."""
 
     name = "fixed"
@@ -24,8 +28,10 @@ class FixedRanker(Ranker):
         self.scores = scores
         super().__init__({})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
-        ids = sorted(candidates, key=lambda c: -self.scores[c])
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
+        ids = sorted(candidates or self.scores, key=lambda c: -self.scores[c])
         return ids[:k], [self.scores[c] for c in ids[:k]]
 
 
@@ -66,7 +72,7 @@ def test_upstream_cleaning_and_sentence_split() -> None:
     ]
 
 
-def test_llm_annotations_define_relevance_for_new_queries(fresh_doris_graph) -> None:  # type: ignore[no-untyped-def]
+def test_llm_annotations_define_relevance_for_new_queries(fresh_doris_graph: GraphStore) -> None:
     """The optional pipeline: verdict words -> grades -> JUDGED {source: llm} -> relevance."""
     from dataclasses import dataclass
 
@@ -81,7 +87,7 @@ def test_llm_annotations_define_relevance_for_new_queries(fresh_doris_graph) -> 
     class Client:
         model = "fake-llm"
 
-        def complete_many(self, prompts, **_):  # type: ignore[no-untyped-def]
+        def complete_many(self, prompts: Sequence[str], **_: Any) -> list[Done]:
             # the first abstract of the pool satisfies everything, the rest nothing
             return [Done("... CONCUR" if first in p else "... DISAGREE") for p in prompts]
 

@@ -25,7 +25,7 @@ from scholarkg.loaders.dorismae_release import (
     ranking_to_trec,
     read_pickle,
 )
-from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 RULE = "=" * 50
 QUERIES_TXT = f"""Query: 0
@@ -96,12 +96,12 @@ def test_each_side_file_is_recognised_by_its_content(tmp_path: Path) -> None:
 
 
 def test_queries_txt_loads_queries_aspects_and_sub_aspects(
-    graph_env: str, store: GraphStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     root = _release(tmp_path)
     out = " ".join(cli_ok(["load", "dorismae", str(root / "queries.txt")]).split())
     assert "Zenodo: https://doi.org/10.5281/zenodo.8299749" in out
-    g = type(store)(store.db, graph_env)
+    g = FalkorDBStore(store.db, graph_env)
     assert g.counts().nodes == {"Query": 2, "Aspect": 7}
     assert g.counts().relationships == {"HAS_ASPECT": 4, "HAS_SUB_ASPECT": 3, "SUB_ASPECT_OF": 3}
     rows = g.run(
@@ -144,14 +144,14 @@ def test_side_files_alone_are_refused_naming_what_is_needed(
 
 
 def test_a_checkout_loads_what_it_holds_and_converts_published_rankings(
-    graph_env: str, store: GraphStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     root = _release(tmp_path)
     runs = tmp_path / "runs"
     out = " ".join(cli_ok(["load", "dorismae", str(root), "--runs-out", str(runs)]).split())
     assert "skipped best_candidates.txt" in out and "git lfs pull" in out
     assert "1 sub-query/aspect-level ranking file(s) not converted" in out
-    g = type(store)(store.db, graph_env)
+    g = FalkorDBStore(store.db, graph_env)
     assert g.counts().nodes["Query"] == 2
     lines = (runs / "bm25_x_mean_max.trec").read_text().splitlines()
     assert lines == [

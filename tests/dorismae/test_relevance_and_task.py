@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from _cli import cli_ok
-from _fakes import HashEmbedder, RecordingStore
+from _fakes import HashEmbedder, RecordingStore, num
 
 from scholarkg.benchmark.metrics.dorismae import (
     PUBLISHED_METRICS,
@@ -74,7 +74,7 @@ def test_task_metrics_equal_library_and_score_ir(
     for ours, name in METRIC_NAMES.items():
         assert run.result.aggregate[ours] == pytest.approx(100 * lib.aggregate[name])
         low, high = run.result.intervals[ours]
-        assert low <= run.result.aggregate[ours] <= high
+        assert low <= num(run.result.aggregate[ours]) <= high
     table = (tmp_path / "table.md").read_text()
     assert "| bm25 | " in table and "| BM25 (published, real data) | 8.47 | 30.50 |" in table
     assert "Table 14" not in table  # the test-split rows belong to another configuration
@@ -185,7 +185,8 @@ def test_random_follows_the_upstream_protocol(doris_double: RecordingStore) -> N
         "sentence-maxsim",
         "aspect-dense",
         "aspect-both",
-        "graph-ppr",
+        # on the live graph (below), which the fixtures cannot show: the embedded tier
+        pytest.param("graph-ppr", marks=pytest.mark.embedded),
         "hybrid-rrf",
         "fusion-learned",
     ],

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _explorer import LEADERBOARDS, PAPERS, Client
 
 from scholarkg.benchmark.runs import RunRegistry, new_run
 from scholarkg.explorer.app import Explorer, ExplorerConfig
 from scholarkg.explorer.server import ExplorerServer
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._explorer import LEADERBOARDS, PAPERS, Client
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,11 @@ import socket
 
 import psutil
 import pytest
-from _explorer import LEADERBOARDS, PAPERS, Client, listening_ips
 
 from scholarkg.explorer.saved import saved_queries
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._explorer import LEADERBOARDS, PAPERS, Client, listening_ips
 
 GETS = [
     "/",
@@ -137,7 +139,7 @@ def test_query_returns_rows_and_a_graph(client: Client) -> None:
     assert len(res["relationships"]) == 5
 
 
-def test_read_only_refuses_a_write(client: Client, gstore) -> None:  # type: ignore[no-untyped-def]
+def test_read_only_refuses_a_write(client: Client, gstore: FalkorDBStore) -> None:
     before = gstore.counts().total_nodes
     status, res = client.json("/api/query", {"query": "CREATE (:Paper {id: 'sneaky'})"})
     assert status == 400 and "read-only" in res["error"]
@@ -185,7 +187,7 @@ def test_expand(client: Client) -> None:
     assert all(ref in (r["start"], r["end"]) for r in around["relationships"])
 
 
-def test_schema_panel(client: Client, gstore) -> None:  # type: ignore[no-untyped-def]
+def test_schema_panel(client: Client, gstore: FalkorDBStore) -> None:
     status, schema = client.json("/api/schema")
     assert status == 200
     labels = {x["name"]: x["count"] for x in schema["labels"]}

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer import FLAGS, Client, listening_ips
+
+from ._explorer import FLAGS, Client, listening_ips
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -12,6 +12,8 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+import pytest
+
 
 def _get(url: str, token: str | None = None) -> tuple[int, bytes]:
     req = urllib.request.Request(url, headers={"X-Scholarkg-Token": token} if token else {})
@@ -65,14 +67,21 @@ def test_explore_prints_a_tokened_url_serves_it_and_stops_on_ctrl_c(loaded_graph
     assert "stopped" in out, err
 
 
-def test_the_browser_gets_a_private_redirect_file_not_the_token(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_browser_gets_a_private_redirect_file_not_the_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import webbrowser
     from pathlib import Path
 
     from scholarkg.commands.explore import _open_browser
 
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+
+    def open_url(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_url)
     url = "http://127.0.0.1:1234/?token=secret-token"
     path = _open_browser(url)
     assert path is not None

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer import FLAGS
 
 from scholarkg.queries.saved import browser_query_files
 from scholarkg.store.neo4j.browser_guide import cypher_value, grass, guide_html, query_body
@@ -34,6 +33,8 @@ from scholarkg.store.neo4j.server import (
     java_available,
     server_settings,
 )
+
+from ._explorer import FLAGS
 
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "neo4j-browser-guide.png"
 DOCS_STYLE_IMG = DOCS_IMG.with_name("neo4j-browser-style.png")
@@ -275,7 +276,8 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
                 "return performance.getEntriesByType('resource')"
                 ".map(e => [e.name, e.transferSize, e.responseStatus])"
             )
-            log = [e["message"] for e in drv2.get_log("browser") if e["level"] == "SEVERE"]
+            entries: list[dict[str, Any]] = drv2.get_log("browser")  # type: ignore[no-untyped-call]  # selenium's Chrome driver is not annotated
+            log = [e["message"] for e in entries if e["level"] == "SEVERE"]
             refused = " ".join(m for m in log if "Content Security Policy" in m)
             for url, size, status in fetched:
                 if not url.startswith(LOOPBACK):

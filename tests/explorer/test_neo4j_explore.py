@@ -102,7 +102,7 @@ def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> Non
     a, b, rel, path = _graph()
     rows = [[a, rel, b, path, [a, 3]]] + [[a, rel, b, path, None]] * 4
     drv = _FakeDriver(_FakeResult(["a", "r", "b", "p", "x"], rows))
-    store = Neo4jStore(drv, "neo4j")  # type: ignore[arg-type]
+    store = Neo4jStore(drv, "neo4j")  # type: ignore[arg-type]  # a fake driver answering the query, not neo4j.Driver
     res = store.explore("MATCH ...", {"k": 1}, timeout_ms=1500, row_limit=3)
     assert drv.session_kwargs["default_access_mode"] == READ_ACCESS
     assert drv.session_kwargs["fetch_size"] == 4

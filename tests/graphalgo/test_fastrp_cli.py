@@ -9,10 +9,11 @@ from _cli import cli_ok, runner
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.cli import app
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def _doc_graph(server, graph: str) -> None:  # type: ignore[no-untyped-def]
+def _doc_graph(server: EmbeddedServer, graph: str) -> None:
     st = FalkorDBStore(server.connect(), graph)
     try:
         st.merge_nodes("Paper", [{"id": p, "title": f"page {p}"} for p in PAGES])
@@ -23,7 +24,7 @@ def _doc_graph(server, graph: str) -> None:  # type: ignore[no-untyped-def]
         st.close()
 
 
-def test_embed_then_similar(graph_env: str, embedded_server) -> None:  # type: ignore[no-untyped-def]
+def test_embed_then_similar(graph_env: str, embedded_server: EmbeddedServer) -> None:
     _doc_graph(embedded_server, graph_env)
     out = json.loads(cli_ok(["graph", "embed", "--dimension", "16", "--format", "json"]))
     assert out["engine"] == "numpy" and out["property"] == "fastrp_16"

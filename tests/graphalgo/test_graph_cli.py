@@ -10,11 +10,12 @@ from _cli import cli_ok, runner
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.cli import app
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 @pytest.fixture
-def doc_graph(graph_env: str, embedded_server) -> str:  # type: ignore[no-untyped-def]
+def doc_graph(graph_env: str, embedded_server: EmbeddedServer) -> str:
     st = FalkorDBStore(embedded_server.connect(), graph_env)
     try:
         st.merge_nodes("Paper", [{"id": p, "title": f"page {p}"} for p in PAGES])

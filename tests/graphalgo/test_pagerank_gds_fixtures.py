@@ -9,6 +9,8 @@ The small cases below are computed by hand in the test.
 
 from __future__ import annotations
 
+from typing import Any
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -266,10 +268,10 @@ def test_networkx_is_not_interchangeable() -> None:
         ({"n_nodes": -1}, "n_nodes"),
     ],
 )
-def test_bad_input_names_the_field(kwargs: dict, field: str) -> None:
-    args = {"n_nodes": 2, "src": np.array([0]), "dst": np.array([1])} | kwargs
+def test_bad_input_names_the_field(kwargs: dict[str, Any], field: str) -> None:
+    args: dict[str, Any] = {"n_nodes": 2, "src": np.array([0]), "dst": np.array([1])} | kwargs
+    n, src, dst = args.pop("n_nodes"), args.pop("src"), args.pop("dst")
+    weight = args.pop("weight", None)
     with pytest.raises(InputError) as info:
-        pagerank(
-            args.pop("n_nodes"), args.pop("src"), args.pop("dst"), args.pop("weight", None), **args
-        )
+        pagerank(n, src, dst, weight, **args)
     assert info.value.field == field

@@ -69,7 +69,7 @@ def test_operator_equals_the_allocating_loop(
     n = 3000
     src, dst = random_graph(seed=int(damping * 100) + iterations)
     rng = np.random.default_rng(1)
-    weight = rng.random(src.shape[0]) if weighted else None
+    weight = np.asarray(rng.random(len(src))) if weighted else None
     bias = {int(i): float(b) for i, b in zip(rng.integers(0, n, 5), rng.random(5), strict=True)}
     start = np.full(n, 1 - damping)
     if personal:
@@ -78,15 +78,25 @@ def test_operator_equals_the_allocating_loop(
             start[i] = (1 - damping) * b
     expected = allocating_loop(n, src, dst, weight, start, damping, iterations, tol)
 
-    kwargs = {
-        "damping_factor": damping,
-        "max_iterations": iterations,
-        "tolerance": tol,
-        "source_bias": bias if personal else None,
-    }
+    source_bias = bias if personal else None
     op = transition_operator(n, src, dst, weight)
-    fresh = pagerank(n, src, dst, weight, **kwargs)
-    reused = [pagerank(n, src, dst, operator=op, **kwargs) for _ in range(2)]
+    fresh = pagerank(
+        n, src, dst, weight, damping_factor=damping, max_iterations=iterations,
+        tolerance=tol, source_bias=source_bias,
+    )  # fmt: skip
+    reused = [
+        pagerank(
+            n,
+            src,
+            dst,
+            operator=op,
+            damping_factor=damping,
+            max_iterations=iterations,
+            tolerance=tol,
+            source_bias=source_bias,
+        )
+        for _ in range(2)
+    ]
     for got in (fresh, *reused):
         np.testing.assert_allclose(got[0], expected[0], rtol=0, atol=1e-12)
         assert got[1:] == expected[1:]

@@ -17,8 +17,9 @@ import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
 from scholarkg.errors import InputError
-from scholarkg.graphalgo.projection import ProjectionCatalog, ResidentGdsGraph
-from scholarkg.store.base import GraphStore, PageRankConfig
+from scholarkg.graphalgo.projection import ProjectionCatalog
+from scholarkg.graphalgo.resident import ResidentGdsGraph
+from scholarkg.store.base import GdsCatalog, GraphStore, PageRankConfig
 
 #: GDS manual, unweighted stream example and personalized from "Site A" (the Neo4j GDS manual,
 #: PageRank)
@@ -35,6 +36,11 @@ def _doc_graph(store: GraphStore) -> None:
     store.merge_relationships(
         "CITES", "Paper", "Paper", [{"start": a, "end": b} for a, b, _ in LINKS]
     )
+
+
+def _gds(store: GraphStore) -> GdsCatalog:
+    assert store.gds is not None, "the GDS catalogue, on Neo4j only"
+    return store.gds
 
 
 def _uses_gds(store: GraphStore) -> bool:
@@ -104,7 +110,7 @@ def test_drop_forgets_memory_disk_and_gds(any_store: GraphStore, tmp_path: Path)
     catalog.drop(any_store)
     assert list(tmp_path.iterdir()) == []
     if proj.resident is not None:
-        assert any_store.projected_graphs(proj.resident.prefix) == []  # type: ignore[attr-defined]
+        assert _gds(any_store).projected_graphs(proj.resident.prefix) == []
     assert catalog.get(any_store) is not proj and catalog.last_source == "built"
 
 
@@ -131,7 +137,7 @@ def test_gds_projection_stays_resident_until_the_graph_changes(
     assert isinstance(resident, ResidentGdsGraph)
     proj.pagerank()
     proj.pagerank_array()
-    assert any_store.projected_graphs(resident.prefix) == [resident.name]  # type: ignore[attr-defined]
+    assert _gds(any_store).projected_graphs(resident.prefix) == [resident.name]
     again = ProjectionCatalog(tmp_path).get(any_store)  # another process: same GDS graph
     assert again.resident is not None and again.resident.name == resident.name
     assert again.pagerank().scores == pytest.approx(proj.pagerank().scores, abs=0)
@@ -140,7 +146,7 @@ def test_gds_projection_stays_resident_until_the_graph_changes(
     newer = ProjectionCatalog(tmp_path).get(any_store)
     assert newer.resident is not None and newer.resident.name != resident.name
     assert newer.pagerank().scores["New"] == pytest.approx(0.15, abs=1e-12)
-    assert any_store.projected_graphs(resident.prefix) == [newer.resident.name]  # type: ignore[attr-defined]
+    assert _gds(any_store).projected_graphs(resident.prefix) == [newer.resident.name]
 
 
 def test_write_fingerprint_moves_on_writes_only(any_store: GraphStore) -> None:

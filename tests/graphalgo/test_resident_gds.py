@@ -11,6 +11,7 @@ store below records the calls it receives; it stands in only for those four GDS 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -18,7 +19,9 @@ import pytest
 from scholarkg.errors import NotSupported, StoreError
 from scholarkg.graphalgo.projection import ProjectionKey
 from scholarkg.graphalgo.resident import ResidentGdsGraph
+from scholarkg.store.base import PageRankConfig, PageRankResult
 from scholarkg.store.neo4j import dialect as neo4j_dialect
+from scholarkg.store.neo4j.gds import Neo4jGds
 from scholarkg.store.neo4j.store import Neo4jStore
 
 KEY = ProjectionKey("neo4j", "neo4j", "Paper", ("CITES",))
@@ -56,6 +59,18 @@ class RecordingGds:
 
     def write_fingerprint(self) -> str:
         return self.fingerprint
+
+    def pagerank_projected(
+        self,
+        name: str,
+        node_label: str,
+        config: PageRankConfig,
+        *,
+        weighted: bool = False,
+        node_ids: Sequence[str] | None = None,
+        property_name: str | None = None,
+    ) -> PageRankResult:
+        raise AssertionError("these tests rank nothing")
 
 
 def test_one_projection_per_state_reused_then_replaced() -> None:
@@ -110,13 +125,15 @@ def test_drop_removes_every_state_of_the_key_only() -> None:
     assert gds.graphs == {other_key.name}
 
 
-def _store_with_rows(monkeypatch: pytest.MonkeyPatch, database: str | None, rows: list[dict]):  # type: ignore[no-untyped-def]
+def _store_with_rows(
+    monkeypatch: pytest.MonkeyPatch, database: str | None, rows: list[dict[str, Any]]
+) -> tuple[Neo4jStore, list[tuple[str, dict[str, Any]]]]:
     from neo4j import GraphDatabase
 
     store = Neo4jStore(GraphDatabase.driver("bolt://localhost:1"), database)
-    sent: list[tuple[str, dict]] = []
+    sent: list[tuple[str, dict[str, Any]]] = []
 
-    def system(query: str, params: dict | None = None) -> list[dict]:
+    def system(query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         sent.append((query, dict(params or {})))
         if query == neo4j_dialect.HOME_DATABASE:
             return [{"name": "home-db"}]
@@ -185,10 +202,13 @@ def test_gds_concurrency_follows_the_server_within_the_edition_limit(
     monkeypatch: pytest.MonkeyPatch, cpus: int, edition: str, want: int
 ) -> None:
     monkeypatch.delenv("SCHOLARKG_GDS_CONCURRENCY", raising=False)
-    rows = [{"key": "availableCPUs", "value": cpus}, {"key": "gdsEdition", "value": edition}]
+    rows: list[dict[str, Any]] = [
+        {"key": "availableCPUs", "value": cpus},
+        {"key": "gdsEdition", "value": edition},
+    ]
     store = _offline_store(monkeypatch, rows)
     try:
-        assert store.gds_concurrency == want
+        assert store.gds is not None and store.gds.concurrency == want
     finally:
         store.close()
 
@@ -199,17 +219,17 @@ def test_gds_concurrency_override(monkeypatch: pytest.MonkeyPatch) -> None:
     store = _offline_store(monkeypatch, [])
     try:
         monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "3")
-        assert store.gds_concurrency == 3
-        store._gds_concurrency = None
+        assert store.gds is not None and store.gds.concurrency == 3  # asked once, then kept
+        fresh = Neo4jGds(store)
         monkeypatch.setenv("SCHOLARKG_GDS_CONCURRENCY", "many")
         with pytest.raises(ConfigError, match="positive integer"):
-            _ = store.gds_concurrency
+            _ = fresh.concurrency
     finally:
         store.close()
 
 
 def test_gds_memory_figures_are_read_in_bytes() -> None:
-    from scholarkg.store.neo4j.store import memory_bytes
+    from scholarkg.store.neo4j.gds import memory_bytes
 
     assert memory_bytes("230 MiB") == 230 * 2**20
     assert memory_bytes("[314 MiB ... 677 MiB]") == 677 * 2**20  # the upper end

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 from _fakes import LoadedGraph, RecordingStore
-from _lego_double import lego_loaded_graph, lego_recording_store
 
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._lego_double import lego_loaded_graph, lego_recording_store
 
 _WORLD = Path(__file__).parents[1] / "fixtures" / "legobench" / "lgplm" / "world.py"
 

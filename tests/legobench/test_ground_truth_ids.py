@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +21,10 @@ from scholarkg.loaders.apc import read_papers, resolve_paper_ref
 from scholarkg.loaders.legobench_graph import read_ground_truth, read_leaderboards
 from scholarkg.loaders.writer import write_records
 from scholarkg.schema import ids
+from scholarkg.schema.records import HasPaperEntry
+from scholarkg.store.falkordb.store import FalkorDBStore
 
-ROWS = [
+ROWS: list[dict[str, Any]] = [
     {"task": "Glorp Modelling", "dataset": "Glorp-2k", "metric": "Zorbness",
      "ranking": ["xyz", "2001.00011v2", "doi:10.1/abc", "s2:42"],
      "scores": [4.0, 3.0, None, 1.0], "methods": ["X", "A", "D", "S"]},
@@ -29,7 +32,7 @@ ROWS = [
 ]  # fmt: skip
 
 
-def _write(path: Path, rows: list[dict]) -> Path:
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -55,7 +58,7 @@ def test_loader_rpg_and_lgplm_read_the_same_ids(tmp_path: Path) -> None:
         (r.start, r.end)
         for _, group in read_ground_truth(path)
         for r in group
-        if type(r).__name__ == "HasPaperEntry"
+        if isinstance(r, HasPaperEntry)
     ]
     assert entries[:4] == [(board_id, p) for p in want_papers]
 
@@ -76,7 +79,9 @@ def test_lgplm_gold_needs_methods(tmp_path: Path) -> None:
     assert gold[board_id][0] == ("X", 4.0) and gold[board_id][2][0] == "D"
 
 
-def test_non_arxiv_entries_reach_their_papers_in_the_graph(store, tmp_path: Path) -> None:
+def test_non_arxiv_entries_reach_their_papers_in_the_graph(
+    store: FalkorDBStore, tmp_path: Path
+) -> None:
     """Loaded through the APC loader and the ground-truth loader, a non-arXiv paper gets its
     HAS_ENTRY edge, and RPG reads the same gold from the graph as from the file."""
     store.apply_schema()

@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 from _fakes import LoadedGraph, RecordingStore, assert_double_answers_as_live
-from _lego_double import QUERIES
 
+from scholarkg.schema.records import Leaderboard
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._lego_double import QUERIES
 
 WORLD_WITH_RPLM = True  # both kinds of entries, as in test_rplm_run.py
 UNORDERED = {"legobench/lgplm_gold", "legobench/lgplm_leaderboard_papers"}
@@ -47,8 +49,6 @@ def test_double_answers_as_a_papers_with_code_graph(store: FalkorDBStore) -> Non
     """The world has no Papers-with-Code ``Result`` nodes: the branches of the LGPLM queries
     that read them (gold from Results, papers via ``HAS_RESULT``) are compared on a small
     graph of that shape, with a Result without a paper and one in another leaderboard."""
-    from _lego_double import lego_recording_store
-
     from scholarkg.loaders.writer import write_records
     from scholarkg.schema.records import (
         Chunk,
@@ -60,17 +60,20 @@ def test_double_answers_as_a_papers_with_code_graph(store: FalkorDBStore) -> Non
         Result,
     )
 
+    from ._lego_double import lego_recording_store
+
     boards = [Leaderboard(task="toy", dataset=d, metric="acc") for d in ("Toyset", "Other")]
     records: list[Any] = [*boards, Paper(id="paper:a", title="A"), Paper(id="paper:b")]
-    for paper, n in (("paper:a", 2), ("paper:b", 1)):
+    for pid, n in (("paper:a", 2), ("paper:b", 1)):
         for i in reversed(range(n)):  # read out of order: the query orders by ordinal
-            chunk = Chunk(paper=paper, ordinal=i, text=f"{paper} passage {i}")
-            records += [chunk, HasChunk(start=paper, end=chunk.id)]
-    for paper, method, score, board in (
+            chunk = Chunk(paper=pid, ordinal=i, text=f"{pid} passage {i}")
+            records += [chunk, HasChunk(start=pid, end=chunk.id)]
+    results: tuple[tuple[str | None, str, float | None, Leaderboard], ...] = (
         ("paper:a", "Alphanet", 91.5, boards[0]), ("paper:a", "Betaformer", 88.25, boards[0]),
         ("paper:b", "Gammaboost", None, boards[0]), (None, "Deltanet", 70.0, boards[0]),
         ("paper:b", "Gammaboost", 50.0, boards[1]),
-    ):  # fmt: skip
+    )  # fmt: skip
+    for paper, method, score, board in results:
         result = Result(paper=paper, method=method, score=score, task="toy",
                         dataset=board.dataset, metric="acc")  # fmt: skip
         records += [result, InLeaderboard(start=result.id, end=board.id)]

@@ -26,10 +26,11 @@ from scholarkg.benchmark.tasks.legobench.rpg.training import (
     write_models,
 )
 from scholarkg.errors import InputError
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def _fresh(embedded_server) -> FalkorDBStore:
+def _fresh(embedded_server: EmbeddedServer) -> FalkorDBStore:
     return FalkorDBStore(embedded_server.connect(), f"rpg_fit_{uuid.uuid4().hex[:8]}")
 
 
@@ -58,7 +59,7 @@ def test_stored_file_states_its_provenance() -> None:
 # (40 s here); ``bench fit --check`` (tests/legobench/test_tasks.py) is the same computation
 @pytest.mark.slow
 def test_refit_one_configuration_gives_the_stored_coefficients(
-    embedded_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    embedded_server: EmbeddedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import tempfile
 
@@ -82,7 +83,9 @@ def test_fit_refuses_a_graph_that_is_not_empty(store: FalkorDBStore) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(2400)  # ~4 min on a quiet 2-core machine, 10+ on a shared one
-def test_refit_reproduces_the_whole_stored_file(embedded_server, tmp_path: Path) -> None:
+def test_refit_reproduces_the_whole_stored_file(
+    embedded_server: EmbeddedServer, tmp_path: Path
+) -> None:
     store = _fresh(embedded_server)
     try:
         doc = fit_synthetic(store)

@@ -65,7 +65,7 @@ def _rounds_to(value: float | None, printed: float | None, decimals: int, tol: f
     """``value`` prints as ``printed`` at ``decimals`` (half a unit either side, + ``tol``)."""
     if printed is None or value is None:
         return printed is None and value is None
-    return abs(value - printed) <= 0.5 * 10**-decimals + tol + 1e-9
+    return bool(abs(value - printed) <= 0.5 * 10**-decimals + tol + 1e-9)
 
 
 def _paths() -> tuple[Path, list[Path]]:

@@ -29,7 +29,7 @@ from scholarkg.benchmark.tasks.legobench.rplm import (
 )
 from scholarkg.benchmark.tasks.legobench.run import run_rplm
 from scholarkg.errors import InputError
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 WORLD_WITH_RPLM = True  # wstore and wdouble (conftest) also hold the rplm.xlsx leaderboards
@@ -40,7 +40,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _paper_instances(store: GraphStore, **kw: Any) -> list[Any]:
+def _paper_instances(store: GraphReader, **kw: Any) -> list[Any]:
     return build_rplm_instances(store, entries="paper", **kw)
 
 

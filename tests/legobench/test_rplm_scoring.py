@@ -43,7 +43,8 @@ fx = _load_fixtures()
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    return fx.write_all(tmp_path)
+    written: dict[str, Path] = fx.write_all(tmp_path)
+    return written
 
 
 # ----------------------------------------------------------------------------- readers

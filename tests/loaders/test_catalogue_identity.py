@@ -57,7 +57,7 @@ def name_of(row: dict[str, Any]) -> str:
         return "W2"
     if row.get("arxiv_id") == "2402.00002" or row.get("openalex_id") == "W3":
         return "W3"
-    return row.get("openalex_id") or row.get("doi") or row["id"]
+    return str(row.get("openalex_id") or row.get("doi") or row["id"])
 
 
 def graph_view(

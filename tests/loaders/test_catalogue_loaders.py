@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,15 @@ from scholarkg.cli import app
 from scholarkg.errors import InputError
 from scholarkg.loaders import arxiv, crossref, openalex
 from scholarkg.loaders.identity import StatedFields, StatedList
-from scholarkg.schema.records import Author, Authorship, Paper
+from scholarkg.schema.records import Author, Authorship, Citation, Paper
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+
+def _paper(records: Sequence[object]) -> Paper:
+    """The work a reader's group of records describes: its first record, a Paper."""
+    paper = records[0]
+    assert isinstance(paper, Paper)
+    return paper
 
 
 def test_abstract_is_rebuilt_exactly_from_the_inverted_index() -> None:
@@ -62,7 +70,7 @@ def test_an_openalex_work_becomes_paper_authors_venue_and_stub_citations(tmp_pat
     assert [(s.position, s.institutions, s.raw_name) for s in ships] == [
         (0, ["Analytical U"], "Ada L."), (1, None, None),
     ]  # fmt: skip
-    cites = [(r.start, r.end) for r in records if type(r).__name__ == "Citation"]
+    cites = [(r.start, r.end) for r in records if isinstance(r, Citation)]
     assert cites == [("arxiv:2401.00001", f"openalex:W{n}") for n in (2, 3, 9)]
 
 
@@ -71,15 +79,18 @@ def test_api_pages_and_plain_jsonl_read_like_the_snapshot(tmp_path: Path) -> Non
     page.write_text(
         json.dumps({"meta": {"count": 2}, "results": [openalex_work(2), openalex_work(3)]})
     )
-    assert [g[1][0].id for g in openalex.read_works(page)] == ["doi:10.1000/j2", "arxiv:2402.00002"]
+    assert [_paper(g[1]).id for g in openalex.read_works(page)] == [
+        "doi:10.1000/j2",
+        "arxiv:2402.00002",
+    ]
     pages = tmp_path / "pages.jsonl"
     pages.write_text(json.dumps({"meta": {}, "results": [openalex_work(2)]}) + "\n")
-    assert [g[1][0].id for g in openalex.read_works(pages)] == ["doi:10.1000/j2"]
+    assert [_paper(g[1]).id for g in openalex.read_works(pages)] == ["doi:10.1000/j2"]
     # trimmed by select=: no referenced_works → the reference list is not known, not empty
     trimmed = tmp_path / "t.jsonl"
     trimmed.write_text(json.dumps({"id": "https://openalex.org/W5", "display_name": "T"}) + "\n")
     [(_, recs)] = list(openalex.read_works(trimmed))
-    assert recs[0].id == "openalex:W5" and recs[0].title == "T"
+    assert _paper(recs).id == "openalex:W5" and _paper(recs).title == "T"
     # ... and neither are its authors nor the properties only OpenAlex gives
     assert not [r for r in recs if isinstance(r, StatedList | StatedFields)]
 
@@ -109,7 +120,7 @@ def test_a_bad_openalex_line_names_file_line_and_field(
     path = tmp_path / "part_000.jsonl"
     path.write_text(json.dumps(openalex_work(2)) + "\n" + line + "\n")
     groups = openalex.read_works(path)
-    assert next(groups)[1][0].id == "doi:10.1000/j2"
+    assert _paper(next(groups)[1]).id == "doi:10.1000/j2"
     with pytest.raises(InputError) as err:
         next(groups)
     assert (err.value.path, err.value.line, err.value.field) == (str(path), 2, field)
@@ -161,8 +172,8 @@ def test_arxiv_and_crossref_records(tmp_path: Path) -> None:
     ]  # fmt: skip
     groups = list(crossref.read_works(write_crossref(tmp_path / "c.json", [crossref_item(2)])))
     [(_, cr)] = groups
-    assert cr[0].id == "doi:10.1000/j2" and getattr(cr[0], "abstract", None) == "Ids everywhere ."
-    assert [(r.start, r.end) for r in cr if type(r).__name__ == "Citation"] == [
+    assert _paper(cr).id == "doi:10.1000/j2" and _paper(cr).abstract == "Ids everywhere ."
+    assert [(r.start, r.end) for r in cr if isinstance(r, Citation)] == [
         ("doi:10.1000/j2", "arxiv:2402.00002")
     ]
     bad = tmp_path / "c.jsonl"

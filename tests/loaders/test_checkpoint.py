@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders import apc
 from scholarkg.loaders.checkpoint import (
     Checkpoint,
+    Group,
     group_by_start,
     run_resumable,
     single_groups,
@@ -33,7 +35,7 @@ def _write(path: Path, n: int, bad: int | None = None) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _groups(path: Path):
+def _groups(path: Path) -> Iterator[Group]:
     return group_by_start(apc.read_papers(path), lambda r: isinstance(r, Paper))
 
 

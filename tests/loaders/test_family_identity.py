@@ -12,7 +12,9 @@ that S2 keys them by.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
 from scholarkg.config import Settings
 from scholarkg.loaders import openalex
+from scholarkg.loaders.checkpoint import Group
 from scholarkg.loaders.corpus_lookup import corpus_lookup
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps, s2_steps
@@ -101,10 +104,14 @@ def load_s2(store: GraphStore, settings: Settings, files: dict[str, Path]) -> Lo
     return run_steps(store, steps, settings=settings, batch_size=BATCH)
 
 
+def _resolved(resolver: IdentityResolver, part: Path) -> Iterator[Group]:
+    return resolver.resolve(openalex.read_works(part))
+
+
 def load_openalex(store: GraphStore, settings: Settings, parts: list[Path]) -> IdentityResolver:
     resolver = IdentityResolver(store, chunk=BATCH)
     steps = [
-        Step("oa", p, f"oa-{i}", lambda p=p: resolver.resolve(openalex.read_works(p)), family=False)
+        Step("oa", p, f"oa-{i}", functools.partial(_resolved, resolver, p), family=False)
         for i, p in enumerate(parts)
     ]
     run_steps(store, steps, settings=settings, batch_size=BATCH)
@@ -122,7 +129,7 @@ def graph(store: GraphStore) -> tuple[dict[str, dict[str, Any]], set[tuple[str, 
     return {r["id"]: r for r in rows}, {(c["a"], c["b"]) for c in cites}
 
 
-def bm25_scores(store: GraphStore, tmp: Path) -> dict[str, dict[str, float]]:
+def bm25_scores(store: GraphStore, tmp: Path) -> dict[str, dict[str, float | None]]:
     run = run_task(
         load_task("citerec"),
         store,

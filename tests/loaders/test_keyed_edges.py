@@ -12,7 +12,7 @@ import pytest
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.writer import RecordWriter, write_records
-from scholarkg.schema.records import EdgeRecord, Judgement, Paper
+from scholarkg.schema.records import EdgeRecord, Judgement, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
 
 
@@ -36,7 +36,7 @@ def _judged(store: GraphStore) -> list[dict[str, object]]:
 
 
 def test_two_keys_on_one_pair_are_two_edges_and_reloading_keeps_two(store: GraphStore) -> None:
-    records = [
+    records: list[NodeRecord | EdgeRecord] = [
         Paper(id="p1", title="one"),
         Paper(id="p2", title="two"),
         Graded(start="p1", end="p2", source="gpt", score=2.0),

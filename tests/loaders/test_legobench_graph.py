@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openpyxl import Workbook
@@ -127,7 +128,7 @@ def test_rplm_bad_row_names_spreadsheet_row(tmp_path: Path) -> None:
     assert info.value.line == 3 and info.value.field == "instruction"
 
 
-def _gt(path: Path, rows: list[dict]) -> Path:
+def _gt(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -168,7 +169,7 @@ def test_ground_truth_into_graph(store: FalkorDBStore, tmp_path: Path) -> None:
         ({"task": "T", "dataset": "D", "metric": "M", "ranking": [7]}, "ranking[0]"),
     ],
 )  # fmt: skip
-def test_ground_truth_bad_lines(tmp_path: Path, row: dict, field: str) -> None:
+def test_ground_truth_bad_lines(tmp_path: Path, row: dict[str, Any], field: str) -> None:
     good = {"task": "T", "dataset": "D", "metric": "M", "ranking": ["2001.00011"]}
     path = _gt(tmp_path / "gt.jsonl", [good, row])
     with pytest.raises(InputError) as info:

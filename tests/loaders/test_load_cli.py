@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from _cli import cli_ok, runner
 
@@ -17,9 +18,10 @@ from scholarkg.errors import InputError
 FIX = Path(__file__).parent.parent / "fixtures" / "pwc"
 
 
-def _json(args: list[str]) -> list[dict]:
+def _json(args: list[str]) -> list[dict[str, Any]]:
     out = cli_ok([*args, "--format", "json"])
-    return json.loads(out.strip().splitlines()[-1])
+    rows: list[dict[str, Any]] = json.loads(out.strip().splitlines()[-1])
+    return rows
 
 
 def _stats(kind: str) -> dict[str, int]:

@@ -21,6 +21,7 @@ from scholarkg.loaders.aaar import reviewcritique_groups
 from scholarkg.loaders.checkpoint import Checkpoint, LoadStats, run_resumable
 from scholarkg.schema.records import ReviewSegment
 from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
 def _paper(i: int, *, body: str | None = None, reliability: object = "Yes") -> str:
@@ -72,12 +73,12 @@ def _orphans(store: GraphStore) -> int:
 
 
 def test_nul_debris_loads_clean_and_says_what_was_cleaned(
-    graph_env: str, store: GraphStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     path = _write(tmp_path / "ReviewCritique_LLM.jsonl")
     out = " ".join(cli_ok(["load", "reviewcritique", str(path)]).split())
     assert "Section.text: NUL character(s) removed in 2 value(s)" in out
-    g = type(store)(store.db, graph_env)  # the CLI's graph
+    g = FalkorDBStore(store.db, graph_env)  # the CLI's graph
     assert g.counts().nodes == {"Paper": 6, "Review": 12, "ReviewSegment": 18, "Section": 6}
     assert _orphans(g) == 0
     texts = {r["t"] for r in g.run("MATCH (s:Section) RETURN s.text AS t")}
@@ -85,7 +86,7 @@ def test_nul_debris_loads_clean_and_says_what_was_cleaned(
 
 
 def test_bad_line_stops_with_whole_records_and_resume_equals_a_clean_load(
-    graph_env: str, store: GraphStore, tmp_path: Path
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     path = _write(tmp_path / "rc.jsonl", bad_line=4)
     result = runner.invoke(app, ["load", "reviewcritique", str(path), "--batch-size", "2"])
@@ -95,7 +96,7 @@ def test_bad_line_stops_with_whole_records_and_resume_equals_a_clean_load(
     assert "the 3 source record(s) before the error are stored whole" in " ".join(
         result.output.split()
     )
-    g = type(store)(store.db, graph_env)
+    g = FalkorDBStore(store.db, graph_env)
     assert g.counts().nodes["Paper"] == 3 and _orphans(g) == 0
 
     _write(path)  # the user fixes line 4
@@ -103,7 +104,7 @@ def test_bad_line_stops_with_whole_records_and_resume_equals_a_clean_load(
     resumed = _shape(g)
 
     cli_ok(["--graph", f"{graph_env}_clean", "load", "reviewcritique", str(path)])
-    clean = type(store)(store.db, f"{graph_env}_clean")
+    clean = FalkorDBStore(store.db, f"{graph_env}_clean")
     try:
         assert resumed == _shape(clean)
     finally:

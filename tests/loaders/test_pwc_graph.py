@@ -6,6 +6,7 @@ Expected orders are worked out by hand from ``tests/fixtures/pwc/evaluation-tabl
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_paper_records_merge_across_files(store: FalkorDBStore) -> None:
     ]  # fmt: skip
 
 
-def _order(store: FalkorDBStore, task: str, dataset: str, metric: str) -> tuple[str, list]:
+def _order(store: FalkorDBStore, task: str, dataset: str, metric: str) -> tuple[str, list[Any]]:
     board = resolve_leaderboard(store, task, dataset, metric)
     direction, rows = ranked_results(store, board["id"])
     return direction, [(r["rank"], r["method"], r["score"]) for r in rows]

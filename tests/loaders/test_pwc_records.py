@@ -8,12 +8,15 @@ name no paper.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from scholarkg.errors import InputError
 from scholarkg.loaders import pwc
+from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.schema import ids
 from scholarkg.schema.records import (
     HasCode,
@@ -29,12 +32,12 @@ FIX = Path(__file__).parent.parent / "fixtures" / "pwc"
 TABLES = FIX / "evaluation-tables.json"
 
 
-def _records(groups):
+def _records(groups: Iterable[Group]) -> list[AnyRecord]:
     return list(pwc.records(groups))
 
 
-def _by_type(recs):
-    out: dict[str, list] = {}
+def _by_type(recs: Iterable[AnyRecord]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
     for r in recs:
         out.setdefault(type(r).__name__, []).append(r)
     return out

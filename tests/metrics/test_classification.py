@@ -65,7 +65,7 @@ def test_grouped_micro_and_macro() -> None:
     with pytest.raises(InputError):
         grouped_prf([], "micro")
     with pytest.raises(InputError):
-        grouped_prf([review1], "weighted")  # type: ignore[arg-type]
+        grouped_prf([review1], "weighted")  # type: ignore[arg-type]  # the wrong type is the test
 
 
 def test_reviewcritique_ensembles() -> None:

@@ -112,7 +112,7 @@ def test_execution_accuracy_unavailable_is_never_zero() -> None:
     assert (res.value, res.status, res.unavailable) == (None, "unavailable", 1)
     assert execution_accuracy({}).status == "unavailable"
     with pytest.raises(InputError, match="task 'x'"):
-        execution_accuracy({"x": "pass"})  # type: ignore[dict-item]
+        execution_accuracy({"x": "pass"})  # type: ignore[dict-item]  # the wrong type is the test
     with pytest.raises(InputError, match="exceed"):
         execution_accuracy({"a": True, "b": True}, denominator=1)
 
@@ -124,7 +124,7 @@ def test_pooled_recall_is_micro() -> None:
     assert pooled_recall([([], set())]).value == 0.0
     assert pooled_recall([(["a", "a"], ["a"])]).hits == 2
     with pytest.raises(InputError):
-        pooled_recall([("abc", set())])  # type: ignore[list-item]
+        pooled_recall([("abc", set())])
 
 
 def test_dependency_recall_per_category() -> None:

@@ -132,9 +132,9 @@ def test_snippet_that_does_not_parse_alone_uses_whole_function_ast() -> None:
     first, second = (s.stats for s in g.steps)
     assert first is not None and second is not None
     # snippet 1 parses alone: L2 Vd{y} Vu{x} Vt2 C0 O1 (If) -> score .6, total 7.6
-    assert (first.total, first.fallback) == (pytest.approx(7.6), False)
+    assert first.total == pytest.approx(7.6) and first.fallback is False
     # snippet 2 ("else:" block) counted on the whole AST within its lines: L2 Vd1 Vu1 Vt2
-    assert (second.total, second.fallback) == (pytest.approx(2 + 1 + 1 + 2 + 0.3), True)
+    assert second.total == pytest.approx(2 + 1 + 1 + 2 + 0.3) and second.fallback is True
 
 
 def test_data_flow_rules() -> None:
@@ -191,7 +191,7 @@ def test_malformed_numbering_reproduces_released_index_mixup() -> None:
     # boundary positions and snippet names disagree, so no matched edge finds its weight:
     # the reference scored against itself gets N = 1, E = 0 (released task 5/1 scores 0.5)
     res = reasoning_graph_score(g, g, identity_matches(3))
-    assert (res.node, res.edge, res.score) == (pytest.approx(1.0), 0.0, pytest.approx(0.5))
+    assert res.node == pytest.approx(1.0) and res.edge == 0.0 and res.score == pytest.approx(0.5)
 
 
 def test_step_text_takes_text_after_first_colon_of_each_line() -> None:
@@ -225,4 +225,4 @@ def test_parse_judge_matches() -> None:
 
 def test_non_string_code_rejected() -> None:
     with pytest.raises(InputError):
-        build_reasoning_graph(None)  # type: ignore[arg-type]
+        build_reasoning_graph(None)  # type: ignore[arg-type]  # the wrong type is the test

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from math import log2
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from scholarkg.loaders.dorismae import TEST_SPLIT_QIDS, grade_from_response
 FILLER = list(range(100, 116))  # 16 zero-score abstracts -> pools of 20
 
 
-def dataset() -> dict:
+def dataset() -> dict[str, Any]:
     """Two queries in the v1 schema, as a JSON round trip (int keys become strings)."""
     queries = [
         {
@@ -53,7 +54,8 @@ def dataset() -> dict:
         {"aspect_id": "9", "abstract_id": 12, "score": 2},  # unit of no query: ignored
         {"aspect_id": "7", "abstract_id": 20, "score": 1},  # query 1: best S/|Q| = 0.5
     ]
-    return json.loads(json.dumps({"Query": queries, "Annotation": ann}))
+    data: dict[str, Any] = json.loads(json.dumps({"Query": queries, "Annotation": ann}))
+    return data
 
 
 def test_units_are_distinct_ids() -> None:
@@ -139,7 +141,7 @@ def test_errors() -> None:
     with pytest.raises(InputError, match="not a DORIS-MAE query"):
         evaluate_dorismae(rel, {5: [10]})
     with pytest.raises(InputError, match="protocol"):
-        evaluate_dorismae(rel, {}, protocol="nope")  # type: ignore[arg-type]
+        evaluate_dorismae(rel, {}, protocol="nope")  # type: ignore[arg-type]  # the wrong value is the test
     with pytest.raises(InputError, match="valid names"):
         evaluate_dorismae(rel, {}, ["nDCG@10"])
     bad = dataset()

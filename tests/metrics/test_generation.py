@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +57,6 @@ def test_aligned_list_rouge_keeps_number_prefixes() -> None:
 @pytest.mark.skipif(
     importlib.util.find_spec("bert_score") is not None, reason="bert-score is installed"
 )
-def test_bertscore_without_package_names_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bertscore_without_package_names_it(tmp_path: Path) -> None:
     with pytest.raises(NotSupported, match="bert-score"):
         bertscore(["a"], ["a"], model_dir=tmp_path, num_layers=6)

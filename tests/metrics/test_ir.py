@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from math import log2
+from typing import Any
 
 import pytest
 
 from scholarkg.benchmark.metrics import METRICS, evaluate, metric_names, parse_metric
-from scholarkg.benchmark.metrics.ir import MetricSpec, ndcg, parse_metrics, rank_scores
+from scholarkg.benchmark.metrics.ir import MetricSpec, Run, ndcg, parse_metrics, rank_scores
 from scholarkg.errors import InputError
 
 # q1: relevant (grade >= 1) = a, c, d, e (R = 4); x is unjudged.
@@ -16,7 +18,12 @@ QRELS = {"q1": {"a": 2, "b": 0, "c": 1, "d": 3, "e": 1}}
 RUN = {"q1": ["b", "a", "x", "c", "d"]}  # grades 0, 2, -, 1, 3 ; relevant at ranks 2, 4, 5
 
 
-def one(metric: str, qrels=QRELS, run=RUN, **kw) -> float:
+def one(
+    metric: str,
+    qrels: Mapping[str, Mapping[str, float]] = QRELS,
+    run: Run = RUN,
+    **kw: Any,
+) -> float:
     res = evaluate(qrels, run, [metric], **kw)
     return res.per_query["q1"][metric]
 
@@ -69,7 +76,7 @@ def test_ndcg_convenience_function_gains() -> None:
     idcg = 7 + 3 / log2(3) + 1 / log2(4) + 1 / log2(5)
     assert ndcg(QRELS, RUN, gain="exp")["q1"] == pytest.approx(dcg / idcg, abs=1e-12)
     with pytest.raises(InputError, match="gain"):
-        ndcg(QRELS, RUN, 3, gain="log")  # type: ignore[arg-type]
+        ndcg(QRELS, RUN, 3, gain="log")  # type: ignore[arg-type]  # the wrong value is the test
 
 
 def test_ndcg_gain_ignores_threshold_like_trec_eval() -> None:
@@ -212,7 +219,7 @@ def test_bad_inputs_raise() -> None:
     with pytest.raises(InputError, match="non-finite"):
         evaluate(QRELS, {"q1": {"a": float("nan")}}, ["P@1"])
     with pytest.raises(InputError, match="not a number"):
-        evaluate({"q1": {"a": "high"}}, {"q1": ["a"]}, ["P@1"])
+        evaluate({"q1": {"a": "high"}}, {"q1": ["a"]}, ["P@1"])  # type: ignore[dict-item]  # the wrong type is the test
     with pytest.raises(InputError, match="string"):
         evaluate(QRELS, {"q1": "abc"}, ["P@1"])
 

@@ -123,7 +123,7 @@ def test_s_scores_bad_input() -> None:
     with pytest.raises(InputError, match=r"'p2'.*empty gold"):
         s_scores([["a"], ["b"]], [["a"], []], encoder=Bow(), ids=["p1", "p2"])
     with pytest.raises(InputError, match="item 1: expected a string"):
-        s_scores([["a", 5]], [["a"]], encoder=Bow())  # type: ignore[list-item]
+        s_scores([["a", 5]], [["a"]], encoder=Bow())  # type: ignore[list-item]  # the wrong type is the test
     with pytest.raises(InputError, match="no papers"):
         s_scores([], [], encoder=Bow())
 
@@ -237,4 +237,4 @@ def test_pick_reviewer_list() -> None:
     with pytest.raises(InputError):
         pick_reviewer_list([[], []], "random")
     with pytest.raises(InputError):
-        pick_reviewer_list(lists, "best")  # type: ignore[arg-type]
+        pick_reviewer_list(lists, "best")  # type: ignore[arg-type]  # the wrong value is the test

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -65,7 +66,7 @@ def test_table_encodes_each_distinct_text_once_in_batches() -> None:
 
 def test_table_rejects_non_strings_and_bad_shapes() -> None:
     with pytest.raises(InputError, match="item 1"):
-        EmbeddingTable(["a", 3], CountingBow(["a"]))  # type: ignore[list-item]
+        EmbeddingTable(["a", 3], CountingBow(["a"]))  # type: ignore[list-item]  # the wrong type is the test
 
     class Broken:
         def encode(self, texts: list[str]) -> np.ndarray:
@@ -106,6 +107,6 @@ def test_bundled_minilm_orders_similarities_sensibly() -> None:
     assert default_encoder() is enc
 
 
-def test_missing_model_is_not_supported_offline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_model_is_not_supported_offline(tmp_path: Path) -> None:
     with pytest.raises(NotSupported, match="not available offline"):
         SentenceTransformerEncoder(tmp_path / "absent").encode(["x"])

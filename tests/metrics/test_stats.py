@@ -100,7 +100,7 @@ def test_paired_input_errors() -> None:
     with pytest.raises(InputError, match="length"):
         paired_test([1, 2], [1])
     with pytest.raises(InputError, match="method"):
-        paired_test([1], [1], method="t-test")  # type: ignore[arg-type]
+        paired_test([1], [1], method="t-test")  # type: ignore[arg-type]  # the wrong value is the test
 
 
 def test_bootstrap_ci_hand_computed() -> None:

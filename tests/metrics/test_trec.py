@@ -152,7 +152,7 @@ def test_writers_round_trip(tmp_path: Path) -> None:
     lines = (tmp_path / "r.trec").read_text().splitlines()
     assert lines[0] == "q1 Q0 c 1 3.0 t1"
     scored = read_run(tmp_path / "r.trec")
-    assert sorted(scored["q1"], key=scored["q1"].get, reverse=True) == ["c", "a", "b"]
+    assert sorted(scored["q1"], key=scored["q1"].__getitem__, reverse=True) == ["c", "a", "b"]
     write_run(tmp_path / "s.trec", {"q1": {"a": 1.0, "b": 1.0}})
     assert [ln.split()[2] for ln in (tmp_path / "s.trec").read_text().splitlines()] == ["b", "a"]
 

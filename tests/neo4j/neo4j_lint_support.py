@@ -58,7 +58,9 @@ def require_linter() -> str:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for ch in text:
         if ch in "([{<":
             depth += 1
@@ -113,7 +115,8 @@ def parse_signature(signature: str) -> tuple[str, list[dict[str, Any]], str | li
 
 
 def load_schema_file() -> dict[str, Any]:
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return schema
 
 
 def build_db_schema() -> dict[str, Any]:

@@ -11,6 +11,8 @@ Everything is linted in one Node process (module fixture): the analyser takes se
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from neo4j_lint_support import (
     LintOutput,
@@ -32,7 +34,7 @@ from scholarkg.store.neo4j import dialect as neo4j_dialect
 pytestmark = pytest.mark.slow
 
 #: (query, parameters, expected message fragment): each must be rejected.
-NEGATIVE_CONTROLS: dict[str, tuple[str, dict, str]] = {
+NEGATIVE_CONTROLS: dict[str, tuple[str, dict[str, Any], str]] = {
     # FalkorDB-only constructs leaking into the Neo4j path
     "vecf32": (
         "MATCH (p:Paper {id: $id}) SET p.embedding = vecf32($v)",
@@ -75,7 +77,7 @@ NEGATIVE_CONTROLS: dict[str, tuple[str, dict, str]] = {
     ),
 }
 
-POSITIVE_CONTROLS: dict[str, tuple[str, dict]] = {
+POSITIVE_CONTROLS: dict[str, tuple[str, dict[str, Any]]] = {
     "constraint": ("CREATE CONSTRAINT c IF NOT EXISTS FOR (p:Paper) REQUIRE p.id IS UNIQUE", {}),
     "vector": (
         "CALL db.index.vector.queryNodes('paper_vec', $k, $v) YIELD node, score "
@@ -127,7 +129,7 @@ def linted() -> LintOutput:
     return out
 
 
-def _format(failures: dict[str, list[dict]], texts: dict[str, str]) -> str:
+def _format(failures: dict[str, list[dict[str, Any]]], texts: dict[str, str]) -> str:
     lines = []
     for name, diags in failures.items():
         lines.append(f"--- {name}\n{texts[name]}")

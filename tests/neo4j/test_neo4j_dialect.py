@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_schema_ddl_is_idempotent_text_and_skips_keyed_lookups() -> None:
         lambda: d.snapshot_edges_query("Paper", "CITES", "w) RETURN 1 //", subset=False),
     ],
 )
-def test_names_outside_the_whitelist_never_reach_cypher(bad) -> None:  # type: ignore[no-untyped-def]
+def test_names_outside_the_whitelist_never_reach_cypher(bad: Callable[[], object]) -> None:
     with pytest.raises(InputError):
         bad()
 

@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 from graphalgo.gds_doc_graph import LINKS, PAGES
 
-from scholarkg.config import load_settings
+from scholarkg.config import Neo4jSettings, load_settings
 from scholarkg.store import transfer
-from scholarkg.store.base import PageRankConfig
+from scholarkg.store.base import GraphStore, PageRankConfig
+from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.pagerank import pagerank
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.usefixtures("neo4j_env")]
 
 
-def _load_doc_graph(st) -> None:  # type: ignore[no-untyped-def]
+def _load_doc_graph(st: GraphStore) -> None:
     st.merge_nodes("Paper", [{"id": p, "title": p} for p in [*PAGES, "Lonely"]])
     st.merge_relationships(
         "CITES", "Paper", "Paper", [{"start": a, "end": b, "w": w} for a, b, w in LINKS]
@@ -39,7 +40,9 @@ def _load_doc_graph(st) -> None:  # type: ignore[no-untyped-def]
         (True, PageRankConfig(source_nodes={"Site A": 2.0, "Links": 0.5})),
     ],
 )
-def test_gds_pagerank_equals_graphalgo(neo4j_store, weighted: bool, config: PageRankConfig) -> None:  # type: ignore[no-untyped-def]
+def test_gds_pagerank_equals_graphalgo(
+    neo4j_store: GraphStore, weighted: bool, config: PageRankConfig
+) -> None:
     if "gds" not in neo4j_store.capabilities:
         pytest.skip("GDS plugin not installed on this server")
     _load_doc_graph(neo4j_store)
@@ -66,7 +69,9 @@ def test_gds_pagerank_equals_graphalgo(neo4j_store, weighted: bool, config: Page
     assert not neo4j_store.run("CALL gds.graph.list() YIELD graphName RETURN graphName")
 
 
-def test_embedded_to_neo4j_round_trip(store, neo4j_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_embedded_to_neo4j_round_trip(
+    store: FalkorDBStore, neo4j_store: GraphStore, tmp_path: Path
+) -> None:
     """Build on the embedded store, export, import into Neo4j, compare everything."""
     from scholarkg.schema.ddl import VectorIndex
 
@@ -104,7 +109,9 @@ def test_gds_python_client_reaches_the_same_server() -> None:
         gds.close()
 
 
-def test_a_routing_uri_reaches_the_single_server(neo4j_store, neo4j_env) -> None:  # type: ignore[no-untyped-def]
+def test_a_routing_uri_reaches_the_single_server(
+    neo4j_store: GraphStore, neo4j_env: Neo4jSettings
+) -> None:
     """Aura and clusters are reached through routing URIs (``neo4j://``, ``neo4j+s://``): the
     driver asks the server for its routing table, then sends writes to the leader and reads to
     any member. A single server answers with itself, so the same store code runs unchanged."""
@@ -112,7 +119,7 @@ def test_a_routing_uri_reaches_the_single_server(neo4j_store, neo4j_env) -> None
 
     from scholarkg.store.neo4j.store import Neo4jStore
 
-    if not neo4j_env.uri.startswith("bolt://"):
+    if not neo4j_env.uri or not neo4j_env.uri.startswith("bolt://"):
         pytest.skip("the session's server is already reached through a routing URI")
     routed = dataclasses.replace(neo4j_env, uri="neo4j://" + neo4j_env.uri[len("bolt://") :])
     st = Neo4jStore.from_settings(routed)

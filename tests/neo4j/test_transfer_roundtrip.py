@@ -13,17 +13,19 @@ from pathlib import Path
 
 import pytest
 
+from scholarkg.config import Settings
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import VectorIndex
 from scholarkg.schema.records import Paper
 from scholarkg.store import transfer
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 VEC = VectorIndex("paper_emb_test", "Paper", "emb_test", 3)
 
 
 @pytest.fixture
-def target(embedded_server) -> Iterator[FalkorDBStore]:  # type: ignore[no-untyped-def]
+def target(embedded_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
     st = FalkorDBStore(embedded_server.connect(), f"t_{uuid.uuid4().hex[:12]}")
     try:
         yield st
@@ -248,7 +250,7 @@ def test_truncated_file_and_bad_manifest_are_rejected(
     assert target.counts().total_nodes == 0
 
 
-def test_cli_export_then_import(settings, store: FalkorDBStore, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_export_then_import(settings: Settings, store: FalkorDBStore, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from scholarkg.cli import app

@@ -47,7 +47,8 @@ def _demo(settings: Settings, out: Path) -> dict[str, Any]:
         console=Console(file=io.StringIO(), width=160),
     )  # fmt: skip
     report = next(Path(p) for p in summary["report"] if str(p).endswith(".json"))
-    return json.loads(report.read_text())
+    data: dict[str, Any] = json.loads(report.read_text())
+    return data
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ embedders); the dense top-k check on the real MiniLM model is ``model``-marked.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -54,7 +55,14 @@ def load_settings_tmp(scholarkg_home: Path, tmp_path: Path) -> Settings:
     return load_settings().with_overrides(home=tmp_path / "home")
 
 
-def _load_both(both: Mapping[str, GraphStore], load: Callable[[GraphStore], None]) -> None:
+def _ranker(name: str, *, hashed: bool = False) -> Callable[[], AnswerSource]:
+    """A ranker answer source made anew for each backend (with its own hash embedder)."""
+    if hashed:
+        return lambda: AnswerSource.ranker(name, embedder=HashEmbedder())
+    return lambda: AnswerSource.ranker(name)
+
+
+def _load_both(both: Mapping[str, GraphStore], load: Callable[[GraphStore], object]) -> None:
     for st in both.values():
         load(st)
     emb, neo = both["embedded"].counts(), both["neo4j"].counts()
@@ -125,7 +133,7 @@ def test_legobench_rpg_parity(both: dict[str, GraphStore], tmp_path: Path) -> No
         names = ("pagerank", "pagerank-hybrid", "ours", "ours-strict", "date", "indegree")
         for name in names if config == "cn-tabs" else ("pagerank", "ours"):
             tol = PR_TOL if name.startswith("pagerank") else 0.0
-            runs = _run_both(task, both, lambda n=name: AnswerSource.ranker(n), opts)
+            runs = _run_both(task, both, _ranker(name), opts)
             _assert_same(runs, tol=tol)
             _same_rankings(runs, tol=tol)
 
@@ -154,11 +162,11 @@ def test_dorismae_parity(both: dict[str, GraphStore], tmp_path: Path) -> None:
     _load_both(both, lambda st: write_records(st, DorisReader(path).records(), batch_size=500))
     task = load_task("dorismae")
     for name in ("bm25", "tfidf", "aspect-bm25"):
-        runs = _run_both(task, both, lambda n=name: AnswerSource.ranker(n), {"task": "subquery"})
+        runs = _run_both(task, both, _ranker(name), {"task": "subquery"})
         _assert_same(runs)
         assert runs["embedded"].answers.by_instance == runs["neo4j"].answers.by_instance
     for name in ("aspect-both", "graph-ppr", "hybrid-rrf", "fusion-learned"):
-        runs = _run_both(task, both, lambda n=name: AnswerSource.ranker(n, embedder=HashEmbedder()))
+        runs = _run_both(task, both, _ranker(name, hashed=True))
         _assert_same(runs, tol=PR_TOL)
     # the whole corpus through the vector index (Neo4j: a native vector index)
     runs = _run_both(
@@ -237,9 +245,7 @@ def test_retrieval_parity(
     opts = {"dataset": "synth", "depth": 50}
     _assert_same(_run_both(task, both, lambda: AnswerSource.ranker("bm25"), opts))
     for name in ("dense", "hybrid", "hybrid-learned"):
-        runs = _run_both(
-            task, both, lambda n=name: AnswerSource.ranker(n, embedder=HashEmbedder()), opts
-        )
+        runs = _run_both(task, both, _ranker(name, hashed=True), opts)
         _assert_same(runs, tol=PR_TOL)
 
 
@@ -334,7 +340,7 @@ def test_scireplicate_parity(
             runs = _run_both(
                 lambda: ScireplicateTask(encoder=HashEmbedder("scirep-hash")),
                 both,
-                lambda p=path: AnswerSource.predictions(p),
+                functools.partial(AnswerSource.predictions, path),
                 {"judge": judge, "embedding_cache": False},
             )
             _assert_same(runs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -127,7 +128,7 @@ def test_progress_reaches_corpus_size() -> None:
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_save_load_round_trip(tmp_path) -> None:
+def test_save_load_round_trip(tmp_path: Path) -> None:
     ids, texts = synthetic_corpus()
     tok = TokenizerConfig(lower=False, stopwords=("w000", "w001"))
     params = BM25Params(k1=1.2, b=0.6, method="atire", dtype="float64")
@@ -155,7 +156,7 @@ def test_save_load_round_trip(tmp_path) -> None:
     assert BM25Ranker.load(target).rank(texts[0], 3).ids == r.rank(texts[0], 3).ids
 
 
-def test_load_rejects_non_index(tmp_path) -> None:
+def test_load_rejects_non_index(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"no manifest\.json"):
         BM25Ranker.load(tmp_path)
     (tmp_path / "manifest.json").write_text("{not json")
@@ -163,7 +164,7 @@ def test_load_rejects_non_index(tmp_path) -> None:
         BM25Ranker.load(tmp_path)
 
 
-def test_empty_corpus_and_documents_without_tokens(tmp_path) -> None:
+def test_empty_corpus_and_documents_without_tokens(tmp_path: Path) -> None:
     assert BM25Ranker([], []).rank("anything", 5).ids == []
     # "the" is a stopword: d2 and d3 have no tokens at all
     r = BM25Ranker(["d1", "d2", "d3"], ["graph model", "", "the"])

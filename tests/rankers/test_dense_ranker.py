@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ TABLE = {
 }
 
 
-def _ranker(**kw) -> DenseRanker:
+def _ranker(**kw: Any) -> DenseRanker:
     emb = TableEmbedder(TABLE)
     return DenseRanker.from_texts(emb, ["a", "b", "c"], ["doc a", "doc b", "doc c"], **kw)
 

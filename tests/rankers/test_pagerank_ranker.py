@@ -40,7 +40,7 @@ def _by_hand(ids: list[str], bias: dict[str, float] | None = None) -> dict[str, 
     return {n: float(scores[pos[n]]) for n in ids}
 
 
-def test_global_pagerank_on_the_candidates_with_name_params_timing(graph) -> None:
+def test_global_pagerank_on_the_candidates_with_name_params_timing(graph: FalkorDBStore) -> None:
     ranker = GraphPageRank().bind(graph)
     assert isinstance(ranker, StoreRanker) and isinstance(ranker, Ranker)
     got = ranker.rank("ignored text", 3, candidates=["a", "b", "c", "d"], query_id="q1")
@@ -52,7 +52,7 @@ def test_global_pagerank_on_the_candidates_with_name_params_timing(graph) -> Non
     assert got.query_id == "q1" and got.elapsed_s >= 0.0
 
 
-def test_personalized_pagerank_restarts_at_the_seeds(graph) -> None:
+def test_personalized_pagerank_restarts_at_the_seeds(graph: FalkorDBStore) -> None:
     ranker = GraphPageRank(personalized=True).bind(graph)
     got = ranker.rank_query(SeededQuery("q", ("e",)), candidates=["a", "b", "c", "d"])
     want = _by_hand(["a", "b", "c", "d", "e"], {"e": 1.0})

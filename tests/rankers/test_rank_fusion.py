@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -115,7 +118,7 @@ def test_fusion_ranker_combines_bm25_and_dense() -> None:
     ids = ["p1", "p2", "p3"]
     texts = ["graph ranking", "neural model", "citation network"]
     bm25 = BM25Ranker(ids, texts)
-    table = {
+    table: dict[str, list[float]] = {
         "graph ranking": [1, 0, 0],
         "neural model": [0, 1, 0],
         "citation network": [0.8, 0, 0.6],
@@ -152,7 +155,7 @@ def test_weighted_comb_sum_by_hand() -> None:
         comb_sum([A, B], weights=[1.0])
 
 
-class _Fixed(Ranker):
+class _Fixed(Ranker[str]):
     """Scores by hand per query text; records which queries it was asked."""
 
     name = "fixed"
@@ -162,7 +165,9 @@ class _Fixed(Ranker):
         self.asked: list[str] = []
         super().__init__({"table": "by hand"})
 
-    def _score(self, query, k, candidates):  # type: ignore[no-untyped-def]
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
         self.asked.append(query)
         table = self.scores[query]
         ids = sorted(candidates or table, key=lambda d: -table[d])[:k]
@@ -172,7 +177,9 @@ class _Fixed(Ranker):
 class _TopOnly(RunFusion):
     """A run-level fusion: keeps, per query, the input that scores best on the whole run."""
 
-    def _fuse(self, queries, parts):  # type: ignore[no-untyped-def]
+    def _fuse(
+        self, queries: Sequence[RunQuery], parts: Sequence[Mapping[str, Ranking]]
+    ) -> dict[str, Ranking]:
         best = max(range(len(parts)), key=lambda n: sum(p.scores[0] for p in parts[n].values()))
         return {q.id: parts[best][q.id] for q in queries}
 
@@ -329,12 +336,18 @@ def test_simplex_grid() -> None:
         simplex_grid(0)
 
 
+def _rrf_of(rankings: Sequence[Ranking], *, k: int, inputs: tuple[int, ...] | None) -> Ranking:
+    """RRF of all ``rankings`` or of those at ``inputs``, as ``fit_fusion`` tries them."""
+    chosen = rankings if inputs is None else [rankings[i] for i in inputs]
+    return rrf(chosen, k=k, depth=7)
+
+
 def test_fit_fusion_of_three_inputs_matches_the_fusion_functions() -> None:
     """Every candidate of a three-input fit (RRF on all inputs, RRF on a pair, CombSUM on
     the simplex) scores what the fusion functions' own lists score, ties included: the
     rankings are built with many exact RRF and min-max ties, over random queries."""
     from scholarkg.benchmark.metrics.ir import evaluate
-    from scholarkg.benchmark.rankers.fusion import comb_sum, fit_fusion, rrf, simplex_grid
+    from scholarkg.benchmark.rankers.fusion import comb_sum, fit_fusion, simplex_grid
 
     rng = random.Random(3)
     docs = [f"d{i}" for i in range(12)]
@@ -353,7 +366,7 @@ def test_fit_fusion_of_three_inputs_matches_the_fusion_functions() -> None:
         parts, qrels, depth=7, drop=drop, rrf_ks=[5, 60], rrf_inputs=[[0, 2], [0, 1, 2]]
     )
 
-    def score(fuse_one) -> float:
+    def score(fuse_one: Callable[[Any], Any]) -> float | None:
         run = {}
         for q, rankings in parts.items():
             fused = fuse_one(rankings).as_dict()
@@ -363,12 +376,13 @@ def test_fit_fusion_of_three_inputs_matches_the_fusion_functions() -> None:
         return evaluate(qrels, run, ["nDCG@10"]).aggregate["nDCG@10"]
 
     for k in (5, 60):
-        assert fit.grid[f"rrf k={k}"] == pytest.approx(score(lambda r, k=k: rrf(r, k=k, depth=7)))
-        pair = score(lambda r, k=k: rrf([r[0], r[2]], k=k, depth=7))
+        whole = score(functools.partial(_rrf_of, k=k, inputs=None))
+        assert fit.grid[f"rrf k={k}"] == pytest.approx(whole)
+        pair = score(functools.partial(_rrf_of, k=k, inputs=(0, 2)))
         assert fit.grid[f"rrf k={k} of (0, 2)"] == pytest.approx(pair)
     for w in simplex_grid(3):
         label = "combsum w=(" + ", ".join(f"{x:g}" for x in w) + ")"
-        want = score(lambda r, w=w: comb_sum(r, depth=7, weights=w))
+        want = score(functools.partial(comb_sum, depth=7, weights=w))
         assert fit.grid[label] == pytest.approx(want), label
     assert len(fit.grid) == 4 + 66
     assert fit.score == pytest.approx(max(fit.grid.values()))

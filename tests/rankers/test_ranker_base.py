@@ -11,7 +11,7 @@ from scholarkg.benchmark.rankers import Ranker, Ranking, rankings_to_run, top_k
 from scholarkg.errors import InputError
 
 
-class FixedRanker(Ranker):
+class FixedRanker(Ranker[str]):
     """Scores documents from a fixed table; the query is ignored."""
 
     name = "fixed"
@@ -21,7 +21,9 @@ class FixedRanker(Ranker):
         self.table = scores
         self.seen_candidates: list[Sequence[str] | None] = []
 
-    def _score(self, query, k, candidates):
+    def _score(
+        self, query: str, k: int, candidates: Sequence[str] | None
+    ) -> tuple[Sequence[str], Sequence[float]]:
         self.seen_candidates.append(candidates)
         ids = list(self.table) if candidates is None else list(candidates)
         idx, vals = top_k(np.array([self.table.get(i, 0.0) for i in ids]), k)

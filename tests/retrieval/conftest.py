@@ -7,14 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _beir_double import beir_recording_store
 from _fakes import RecordingStore
 
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+from ._beir_double import beir_recording_store
 
 
 @pytest.fixture
-def graph(graph_env: str, embedded_server) -> Iterator[FalkorDBStore]:
+def graph(graph_env: str, embedded_server: EmbeddedServer) -> Iterator[FalkorDBStore]:
     st = FalkorDBStore(embedded_server.connect(), graph_env)
     yield st
     st.close()

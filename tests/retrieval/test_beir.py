@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from _cli import cli_ok
-from _fakes import RecordingStore
+from _fakes import RecordingStore, encoded_by, num
 
+from scholarkg.benchmark.rankers.fusion import FusionRanker
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
@@ -166,7 +168,7 @@ def test_bm25_retrieval_equals_independent_bm25s(graph: FalkorDBStore, tmp_path:
         assert metrics["per_query"][qid]["R@10"] == pytest.approx(per[qid]["recall_10"])
     assert run.record.config["units"]["nDCG@10"] == "fraction"
     assert np.isclose(
-        run.result.aggregate["nDCG@10"], np.mean([per[q]["ndcg_cut_10"] for q in judged])
+        num(run.result.aggregate["nDCG@10"]), np.mean([per[q]["ndcg_cut_10"] for q in judged])
     )
 
 
@@ -213,7 +215,7 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
         progress=lambda stage, done, total: seen.append((stage, done, total)),
     )
     n_docs = dense.answers.extra["n_docs"]
-    assert len(first.inner.encoded) == n_docs + len(dense.instances)
+    assert len(encoded_by(first)) == n_docs + len(dense.instances)
     assert dense.answers.extra["vectors"] == {"cached": 0, "encoded": n_docs + 3}
     assert ("encode", n_docs, n_docs) in seen  # the corpus encoding reports its progress
     assert dense.answers.params["encoder"] == {"model": "hash-embedder", "dim": 32}
@@ -222,9 +224,9 @@ def test_hybrid_after_dense_encodes_nothing(graph: FalkorDBStore, tmp_path: Path
     hybrid = run_task(
         task, graph, AnswerSource.ranker("hybrid", embedder=second), {"dataset": "mini"}
     )
-    assert second.inner.encoded == []  # encoder calls on the second run: none
+    assert encoded_by(second) == []  # encoder calls on the second run: none
     assert hybrid.answers.extra["vectors"] == {"cached": n_docs + 3, "encoded": 0}
-    assert hybrid.result.aggregate["nDCG@10"] > 0
+    assert num(hybrid.result.aggregate["nDCG@10"]) > 0
 
 
 def test_hybrid_learned_fits_its_weight_on_dev(mini: RecordingStore) -> None:
@@ -308,7 +310,8 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
               "rocchio_docs": 2, "fusion_depth": 3}  # fmt: skip
     ranker = build_text_ranker("hybrid-learned", ids, texts, params)
     assert ranker.name == "hybrid-learned"
-    bm25_in, window_in, dense_in, rocchio_in = ranker.rankers  # type: ignore[attr-defined]
+    assert isinstance(ranker, FusionRanker)
+    bm25_in, window_in, dense_in, rocchio_in = ranker.rankers
     raw = "Smith et al. (2019) proved <REF> lattice folding bounds in Theorem REF"
     bm25 = BM25Ranker(ids, texts, strict_candidates=False)
     assert bm25_in.rank(raw, 3).scores == bm25.rank(citation_query(raw), 3).scores
@@ -322,7 +325,8 @@ def test_hybrid_learned_inputs_clean_the_raw_query_themselves() -> None:
     plain = build_text_ranker(
         "hybrid-learned", ids, texts, {**params, "ref_window": 0, "rocchio_docs": 0}
     )
-    assert [r.name for r in plain.rankers] == ["bm25", "dense"]  # type: ignore[attr-defined]
+    assert isinstance(plain, FusionRanker)
+    assert [r.name for r in plain.rankers] == ["bm25", "dense"]
 
 
 def test_fusion_depth_is_what_each_ranker_contributes(mini: RecordingStore) -> None:
@@ -386,12 +390,12 @@ def test_the_recording_double_answers_as_the_loaded_graph(graph: FalkorDBStore) 
     """The unit tests above run on ``beir_recording_store``: its rows for the task's four
     named queries are the live graph's after ``load beir`` (qrels compared as sets: Cypher's
     ``collect`` has no order)."""
-    from _beir_double import beir_recording_store
+    from ._beir_double import beir_recording_store
 
     cli_ok(["load", "beir", str(FIX), "--name", "mini"])
     double = beir_recording_store()
     coll = {"collection": "collection:beir:mini", "source": "beir:mini"}
-    asks = [
+    asks: list[tuple[str, dict[str, Any]]] = [
         ("retrieval/collection_info", {"collection": coll["collection"]}),
         ("retrieval/collection_info", {"collection": "collection:beir:nope"}),
         ("retrieval/beir_splits", coll),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from scholarkg.benchmark.runs import (
+    RunRecord,
     RunRegistry,
     half_recorded_runs,
     interrupts_deferred,
@@ -22,10 +23,12 @@ from scholarkg.benchmark.runs import (
     record_run,
     record_run_in_graph,
 )
+from scholarkg.config import Settings
+from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def _run() -> object:
+def _run() -> RunRecord:
     return new_run(
         "toy-task",
         metrics={"R@1": 50.0},
@@ -46,7 +49,7 @@ def test_a_failure_while_recording_leaves_nothing(store: FalkorDBStore, tmp_path
         raise RuntimeError("the task's answers could not be written")
 
     with pytest.raises(RuntimeError):
-        record_run(store, registry, run, answers_fail)  # type: ignore[arg-type]
+        record_run(store, registry, run, answers_fail)
     assert _runs_in_graph(store) == []
     assert store.run("MATCH (m:MetricResult) RETURN count(m) AS n") == [{"n": 0}]
     assert registry.ids() == []
@@ -62,7 +65,7 @@ def test_a_run_file_that_cannot_be_written_takes_the_graph_record_back(
 
     monkeypatch.setattr(registry, "save", disk_full)
     with pytest.raises(OSError, match="No space"):
-        record_run(store, registry, _run())  # type: ignore[arg-type]
+        record_run(store, registry, _run())
     assert _runs_in_graph(store) == []
     assert store.run("MATCH (m:MetricResult) RETURN count(m) AS n") == [{"n": 0}]
 
@@ -86,19 +89,19 @@ def test_an_interrupt_waits_until_the_run_is_recorded(store: FalkorDBStore, tmp_
             seen.append("answers written")
 
         with pytest.raises(KeyboardInterrupt):
-            record_run(store, registry, run, interrupted_midway)  # type: ignore[arg-type]
+            record_run(store, registry, run, interrupted_midway)
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert seen == ["answers written", "delivered"]
-    assert registry.ids() == [run.id]  # type: ignore[attr-defined]
-    assert _runs_in_graph(store) == [run.id]  # type: ignore[attr-defined]
+    assert registry.ids() == [run.id]
+    assert _runs_in_graph(store) == [run.id]
     with interrupts_deferred():  # nothing pending: leaves the handlers as they were
         pass
     assert signal.getsignal(signal.SIGTERM) is previous
 
 
 def test_runs_list_removes_a_run_left_half_recorded(
-    store: FalkorDBStore, graph_env: str, settings: object, tmp_path: Path
+    store: FalkorDBStore, graph_env: str, settings: Settings, tmp_path: Path
 ) -> None:
     """A :Run an interrupted older version left without its file: gone after `runs list`."""
     from datetime import UTC, datetime, timedelta
@@ -115,7 +118,7 @@ def test_runs_list_removes_a_run_left_half_recorded(
     fresh = new_run("toy-task", metrics={"R@1": 1.0})  # may be being recorded right now
     record_run_in_graph(store, old)
     record_run_in_graph(store, fresh)
-    registry = RunRegistry(settings.runs_dir)  # type: ignore[attr-defined]
+    registry = RunRegistry(settings.runs_dir)
     assert half_recorded_runs(store, registry) == [old.id]
     out = cli_ok(["runs", "list"])
     assert f"removed run {old.id}" in out
@@ -127,7 +130,7 @@ def test_runs_list_removes_a_run_left_half_recorded(
     ("sig", "code", "name"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")]
 )
 def test_an_interrupted_command_exits_with_the_signals_status_and_says_what_is_stored(
-    settings: object, embedded_server: object, sig: int, code: int, name: str
+    settings: Settings, embedded_server: EmbeddedServer, sig: int, code: int, name: str
 ) -> None:
     proc = subprocess.Popen(
         [
@@ -138,10 +141,7 @@ def test_an_interrupted_command_exits_with_the_signals_status_and_says_what_is_s
         env=os.environ | {"SCHOLARKG_GRAPH": "interrupted"},
     )  # fmt: skip
     deadline = time.monotonic() + 120  # started, connected, waiting for the server's answer
-    while not any(
-        f"AS n{code}" in str(q["query"])
-        for q in embedded_server.running_queries()  # type: ignore[attr-defined]
-    ):
+    while not any(f"AS n{code}" in str(q["query"]) for q in embedded_server.running_queries()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     proc.send_signal(sig)

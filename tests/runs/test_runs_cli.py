@@ -19,6 +19,9 @@ runner = CliRunner()
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    # a store of its own, never started: 'runs list' looks at a running server's graph (for
+    # half-recorded runs), and the session's may be running (the unit tier reaches none)
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "falkordb"))
     monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
     reg = RunRegistry(tmp_path / "runs")
     a = new_run(
@@ -107,6 +110,7 @@ def test_runs_list_names_what_ran_and_filters_by_graph(
     """Ranker or model, baseline/ours, dataset and graph in the table and the JSON; the
     global --graph lists only that graph's runs; piped, every row stays on one line."""
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "falkordb"))  # as in ``home``
     monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
     monkeypatch.delenv("SCHOLARKG_GRAPH", raising=False)
     reg = RunRegistry(tmp_path / "runs")

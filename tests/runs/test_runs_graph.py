@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from scholarkg.benchmark.runs import new_run, record_run_in_graph
+from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def test_record_run_in_graph_is_idempotent(store) -> None:
+def test_record_run_in_graph_is_idempotent(store: FalkorDBStore) -> None:
     run = new_run(
         "citerec/field",
         metrics={"Recall@10": 0.5, "MRR@10": float("nan")},

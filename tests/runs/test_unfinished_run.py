@@ -23,9 +23,12 @@ from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.runs import RunRegistry
 from scholarkg.benchmark.task import Answers, AnswerSource, BenchmarkTask, Instance, StageProgress
 from scholarkg.errors import ServerError
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
+
+#: the embedded tier: it starts and kills servers of its own (tests/conftest.py)
+pytestmark = pytest.mark.embedded
 
 PAPERS = [(f"arxiv:2001.0000{i}", f"paper number {i} about topic {i}") for i in range(1, 6)]
 
@@ -53,13 +56,13 @@ class DyingStoreTask(BenchmarkTask):
         self.server = server
         self.die_at = die_at
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         rows = store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS t ORDER BY p.id", {})
         return [Instance(r["id"], {"title": r["t"]}) for r in rows]
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from _cli import cli_ok
+from _fakes import num
 
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
@@ -90,8 +91,11 @@ def scripted_server(synthetic_bench: Path) -> Iterator[tuple[str, type[Scripted]
 
 
 def test_react_loop_with_scripted_server(
-    graph_env, synthetic_bench, scripted_server, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+    graph_env: str,
+    synthetic_bench: Path,
+    scripted_server: tuple[str, type[Scripted]],
+    tmp_path: Path,
+) -> None:
     root = synthetic_bench.parent
     cli_ok(
         [
@@ -154,7 +158,9 @@ def test_final_code_forms() -> None:
 
 
 @pytest.mark.model
-def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path, request) -> None:  # type: ignore[no-untyped-def]
+def test_react_loop_with_local_smollm2(
+    graph_env: str, synthetic_bench: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from scholarkg.services.llm_server import start_local_server
 
     cli_ok(["load", "scireplicate", str(synthetic_bench)])
@@ -178,8 +184,11 @@ def test_react_loop_with_local_smollm2(graph_env, synthetic_bench, tmp_path, req
 
 
 def test_model_answers_are_kept_and_rescore_exactly(
-    graph_env, synthetic_bench, scripted_server, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+    graph_env: str,
+    synthetic_bench: Path,
+    scripted_server: tuple[str, type[Scripted]],
+    tmp_path: Path,
+) -> None:
     """A model run writes ``predictions.jsonl`` (the ``{"paper_id", "task_id", "code"}`` layout
     ``bench score`` reads, with the final reply as ``raw``) and keeps it in the run record;
     ``bench score --data Data.json`` on it gives the run's metrics exactly."""
@@ -202,7 +211,7 @@ def test_model_answers_are_kept_and_rescore_exactly(
     assert first["code"] == "    return None\n" and "Final Answer" in first["raw"]
     assert all(r["model"] == "scripted" for r in rows)
     assert run.record.predictions == rows
-    assert run.result.aggregate["codebleu"] < 1.0
+    assert num(run.result.aggregate["codebleu"]) < 1.0
     out = cli_ok(["bench", "score", "scireplicate", "--data", str(synthetic_bench),
                   "--predictions", str(path), "--judge", "identity", "--no-record",
                   "-f", "json"])  # fmt: skip

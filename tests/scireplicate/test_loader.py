@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import cli_ok, runner
@@ -15,6 +17,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.scireplicate import ScireplicateReport, read_scireplicate, report_rows
 from scholarkg.loaders.scireplicate_data import read_benchmark
 from scholarkg.loaders.scireplicate_sources import parse_bib, parse_python_file
+from scholarkg.schema.records import NodeRecord
 
 WHAT = (
     "papers with tasks",
@@ -122,7 +125,7 @@ def test_reference_graph_in_graph_matches_metrics(graph_env: str, synthetic_benc
     assert edges == set(graph.edges)
 
 
-def _broken(tmp_path: Path, synthetic_bench: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+def _broken(tmp_path: Path, synthetic_bench: Path, edit: Callable[[Any], object]) -> Path:
     raw = json.loads(synthetic_bench.read_text())
     edit(raw)
     path = tmp_path / "Data.json"
@@ -148,14 +151,18 @@ def _broken(tmp_path: Path, synthetic_bench: Path, edit) -> Path:  # type: ignor
         (lambda d: d[1].update(paper_details=[]), "$[1]", "paper_details"),
     ],
 )
-def test_bad_input_names_path_and_field(tmp_path, synthetic_bench, edit, where, field) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_names_path_and_field(
+    tmp_path: Path, synthetic_bench: Path, edit: Callable[[Any], object], where: str, field: str
+) -> None:
     path = _broken(tmp_path, synthetic_bench, edit)
     with pytest.raises(InputError) as err:
         read_benchmark(path)
     assert err.value.field == field and where in str(err.value) and str(path) in str(err.value)
 
 
-def test_bad_input_stores_nothing_new_and_keeps_old(graph_env, tmp_path, synthetic_bench) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_stores_nothing_new_and_keeps_old(
+    graph_env: str, tmp_path: Path, synthetic_bench: Path
+) -> None:
     cli_ok(["load", "scireplicate", str(synthetic_bench)])
     before = _counts(graph_env)
     path = _broken(tmp_path, synthetic_bench, lambda d: d[2]["task_details"][0].pop("latex_code"))
@@ -179,12 +186,14 @@ def test_report_rows_name_the_issue_counts(synthetic_bench: Path) -> None:
 
 
 def test_duplicate_arxiv_url_gets_title_id(tmp_path: Path, synthetic_bench: Path) -> None:
-    def edit(d):  # type: ignore[no-untyped-def]
+    def edit(d: Any) -> None:
         d[2]["paper_details"]["url"] = d[0]["paper_details"]["url"]
 
     path = _broken(tmp_path, synthetic_bench, edit)
     report = ScireplicateReport()
-    papers = [recs[0] for _, recs in read_scireplicate(path, report=report)]
+    firsts = [recs[0] for _, recs in read_scireplicate(path, report=report)]
+    papers = [p for p in firsts if isinstance(p, NodeRecord)]
+    assert papers == firsts
     assert papers[0].id == "arxiv:0001.00000" and papers[2].id.startswith("paper:")
     assert len({p.id for p in papers}) == 3 and "paper 2" in report.notes[0]
 
@@ -246,7 +255,7 @@ def test_target_files_are_not_read_from_the_repository(
     def read_text(self: Path, *args: object, **kwargs: object) -> str:
         if self.is_relative_to(repos):
             reads.append(self)
-        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real_read_text(self, *args, **kwargs)  # type: ignore[arg-type]  # read_text's own arguments, passed through
 
     monkeypatch.setattr(Path, "read_text", read_text)
     groups = list(read_scireplicate(synthetic_bench, repos_dir=repos))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import cli_ok, runner
@@ -32,12 +33,14 @@ def loaded(graph_env: str, synthetic_bench: Path) -> Path:
     return synthetic_bench
 
 
-def _json(args: list[str]) -> object:
+def _json(args: list[str]) -> Any:
     return json.loads(cli_ok([*args, "--format", "json"]).strip().splitlines()[-1])
 
 
 def test_search_paper_and_section(loaded: Path) -> None:
-    tex = loaded.parent / "papers" / read_benchmark(loaded)[1].latex_code_path / "main.tex"
+    latex = read_benchmark(loaded)[1].latex_code_path
+    assert latex is not None
+    tex = loaded.parent / "papers" / latex / "main.tex"
     method_words = tex.read_text().split("Method ")[1].split()[:2]  # made-up words of §Method
     hits = _json(["scireplicate", "search-paper", " ".join(method_words), "--paper", "1"])
     assert hits and hits[0]["title"] == "Method" and hits[0]["label"] == "sec:method"
@@ -46,7 +49,8 @@ def test_search_paper_and_section(loaded: Path) -> None:
         assert lk.search_paper("zzzunknownword") == []
         section = lk.search_section("sec:scoring")
         assert section is not None and section.title == "Scoring" and "equation" in section.text
-        assert lk.search_section("experiments").title == "Experiments"  # by title, any case
+        by_title = lk.search_section("experiments")  # by title, any case
+        assert by_title is not None and by_title.title == "Experiments"
         assert lk.search_section("nothing-like-this") is None
     # sections of another paper never leak into this one
     other = _json(["scireplicate", "search-paper", " ".join(method_words), "--paper", "0"])
@@ -91,8 +95,9 @@ def test_search_code_and_file_mask_the_target(loaded: Path) -> None:
         assert len(lines) == len(spec.ori_python_file.split("\n")) - (
             spec.body_position[1] - spec.body_position[0]
         )
-        assert open_lk.search_file("model.py").content == spec.ori_python_file
-        assert open_lk.search_file("helpers.py").path == "utils/helpers.py"
+        whole, helpers = open_lk.search_file("model.py"), open_lk.search_file("helpers.py")
+        assert whole is not None and whole.content == spec.ori_python_file
+        assert helpers is not None and helpers.path == "utils/helpers.py"
         assert open_lk.search_file("nope.py") is None
     out = cli_ok(["scireplicate", "search-file", "model.py", "--task", key])
     assert MASK in out

@@ -14,6 +14,7 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -44,7 +45,7 @@ def _isolation_available() -> str | None:
 
 REASON = _isolation_available()
 needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox here: {REASON}")
-USER = "nobody" if os.geteuid() == 0 else "current"
+USER: Literal["nobody", "current"] = "nobody" if os.geteuid() == 0 else "current"
 
 
 def _sandbox_dirs() -> set[str]:
@@ -100,7 +101,8 @@ def test_hostile_answers_fail_and_the_run_goes_on(
     with pytest.raises(BlockingIOError):  # nothing ever reached our loopback listener
         listener.accept()
     listener.close()
-    assert report.tasks[specs[1].uid].generated.seconds < 15  # killed at the timeout
+    killed = report.tasks[specs[1].uid].generated
+    assert killed is not None and killed.seconds < 15  # killed at the timeout
     assert report.outcomes()[specs[0].uid] is True and report.outcomes()[specs[1].uid] is False
     assert _sandbox_dirs() == before  # throw-away copies are gone
     # the repository on disk is untouched by the runs

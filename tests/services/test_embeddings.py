@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from scholarkg.errors import ConfigError, InputError
 from scholarkg.services.embeddings import (
     Embedder,
+    SentenceTransformerEmbedder,
     load_embedder,
     model_slug,
     node_text,
@@ -59,8 +62,8 @@ class _Spec:
 
 
 def test_property_and_index_names() -> None:
-    assert property_name(_Spec()) == "emb_minilm_l6"  # type: ignore[arg-type]
-    idx = vector_index_for("Paper", _Spec())  # type: ignore[arg-type]
+    assert property_name(_Spec()) == "emb_minilm_l6"  # type: ignore[arg-type]  # a stand-in spec with the fields these read
+    idx = vector_index_for("Paper", _Spec())  # type: ignore[arg-type]  # a stand-in spec with the fields these read
     assert (idx.name, idx.label, idx.property, idx.dimensions, idx.similarity) == (
         "paper_emb_minilm_l6",
         "Paper",
@@ -69,7 +72,7 @@ def test_property_and_index_names() -> None:
         "cosine",
     )
     with pytest.raises(InputError, match="unknown node label"):
-        vector_index_for("Paper) DETACH DELETE (n", _Spec())  # type: ignore[arg-type]
+        vector_index_for("Paper) DETACH DELETE (n", _Spec())  # type: ignore[arg-type]  # a stand-in spec with the fields these read
 
 
 def test_unknown_backend_and_int8_on_gpu() -> None:
@@ -83,13 +86,15 @@ def test_unknown_backend_and_int8_on_gpu() -> None:
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Embedder:
+def minilm() -> SentenceTransformerEmbedder:
     # the bare model: these tests are about the encoder itself, not the vector cache
-    return load_embedder("minilm", device="cpu", cache=False, max_seq_length=256)
+    model = load_embedder("minilm", device="cpu", cache=False, max_seq_length=256)
+    assert isinstance(model, SentenceTransformerEmbedder)
+    return model
 
 
 @pytest.mark.model
-def test_bundled_minilm_encodes_unit_float32(minilm) -> None:
+def test_bundled_minilm_encodes_unit_float32(minilm: Embedder) -> None:
     assert isinstance(minilm, Embedder)
     assert (minilm.name, minilm.slug, minilm.dim) == ("all-MiniLM-L6-v2", "minilm_l6", 384)
     seen: list[int] = []
@@ -111,7 +116,7 @@ def test_bundled_minilm_encodes_unit_float32(minilm) -> None:
 
 
 @pytest.mark.model
-def test_int8_backend_stays_close_to_torch(minilm) -> None:
+def test_int8_backend_stays_close_to_torch(minilm: Embedder) -> None:
     int8 = load_embedder("minilm", backend="torch-int8", max_seq_length=256)
     assert int8.name == "all-MiniLM-L6-v2+int8"
     assert int8.slug == minilm.slug  # same vector space -> same property
@@ -129,6 +134,7 @@ def test_truncation_is_part_of_the_model_name() -> None:
     assert short.slug == "minilm_l6"
     # the bundled model's default: 128 tokens (measured trade-off, MINILM_MAX_SEQ_LENGTH)
     default = load_embedder("minilm", device="cpu", cache=False)
+    assert isinstance(default, SentenceTransformerEmbedder)
     assert default.name == "all-MiniLM-L6-v2+len128"
     assert default.settings["max_seq_length"] == 128 and default.settings["precision"] == "fp32"
 
@@ -139,7 +145,7 @@ def test_missing_local_model_is_config_error() -> None:
 
 
 @pytest.mark.model
-def test_local_directory_model(tmp_path, minilm) -> None:
+def test_local_directory_model(tmp_path: Path, minilm: SentenceTransformerEmbedder) -> None:
     minilm.model.save(str(tmp_path / "My-Copy"))
     local = load_embedder(str(tmp_path / "My-Copy"), device="cpu")
     assert (local.name, local.slug, local.dim) == ("My-Copy", "my_copy", 384)
@@ -147,7 +153,9 @@ def test_local_directory_model(tmp_path, minilm) -> None:
 
 
 @pytest.mark.model
-def test_load_embedder_caches_corpus_vectors_under_settings_home(tmp_path, monkeypatch) -> None:
+def test_load_embedder_caches_corpus_vectors_under_settings_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from scholarkg.services.embeddings import CachingEmbedder
 
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
@@ -157,6 +165,7 @@ def test_load_embedder_caches_corpus_vectors_under_settings_home(tmp_path, monke
     assert emb.settings["precision"] == "fp32" and emb.settings["max_seq_length"] == 128
     first = emb.encode(TEXTS)
     again = load_embedder("minilm", device="cpu", max_seq_length=128)
+    assert isinstance(again, CachingEmbedder)
     np.testing.assert_array_equal(again.encode(TEXTS), first)
     assert (again.stats.n_cached, again.stats.n_encoded) == (len(TEXTS), 0)
     monkeypatch.setenv("SCHOLARKG_EMBED_CACHE", "0")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 import pytest
 from _fakes import HashEmbedder
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
 from scholarkg.benchmark.rankers.dense import StoreDenseRanker
+from scholarkg.config import Settings
 from scholarkg.errors import InputError
 from scholarkg.services.embeddings import (
     embed_nodes,
@@ -19,8 +21,9 @@ from scholarkg.services.embeddings import (
     load_embedder,
     search_nodes,
 )
+from scholarkg.store.falkordb.store import FalkorDBStore
 
-PAPERS = [
+PAPERS: list[dict[str, Any]] = [
     {"id": "p1", "title": "Graph neural networks", "abstract": "Message passing over molecules."},
     {"id": "p2", "title": "Speech recognition", "abstract": "Self-supervised audio models."},
     {"id": "p3", "title": "Citation recommendation", "abstract": "Which paper to cite."},
@@ -30,12 +33,12 @@ PAPERS = [
 
 
 @pytest.fixture
-def papers(store):
+def papers(store: FalkorDBStore) -> FalkorDBStore:
     store.merge_nodes("Paper", PAPERS)
     return store
 
 
-def test_embed_then_skip_then_reembed_changed(papers) -> None:
+def test_embed_then_skip_then_reembed_changed(papers: FalkorDBStore) -> None:
     emb = HashEmbedder()
     calls: list[tuple[int, int]] = []
     r1 = embed_nodes(
@@ -82,7 +85,7 @@ def test_embed_then_skip_then_reembed_changed(papers) -> None:
     assert r5.n_embedded == 4
 
 
-def test_search_and_store_dense_ranker(papers) -> None:
+def test_search_and_store_dense_ranker(papers: FalkorDBStore) -> None:
     emb = HashEmbedder()
     embed_nodes(papers, "Paper", ["title", "abstract"], embedder=emb)
     hits = search_nodes(papers, "Paper", "graph neural networks message passing", embedder=emb, k=2)
@@ -104,7 +107,7 @@ def test_search_and_store_dense_ranker(papers) -> None:
         assert score == pytest.approx(float(qv @ emb.encode([docs[doc_id]])[0]), abs=1e-5)
 
 
-def test_bm25_from_store_reads_the_embedded_text(papers) -> None:
+def test_bm25_from_store_reads_the_embedded_text(papers: FalkorDBStore) -> None:
     assert list(iter_node_texts(papers, "Paper", ["title", "abstract"], page_size=2)) == [
         ("p1", "Graph neural networks\nMessage passing over molecules."),
         ("p2", "Speech recognition\nSelf-supervised audio models."),
@@ -119,7 +122,7 @@ def test_bm25_from_store_reads_the_embedded_text(papers) -> None:
     assert ranking.scores[0] > 0 and ranking.scores[1] == 0.0
 
 
-def test_bad_input(papers) -> None:
+def test_bad_input(papers: FalkorDBStore) -> None:
     emb = HashEmbedder()
     with pytest.raises(InputError, match="unknown node label"):
         embed_nodes(papers, "Papers", ["title"], embedder=emb)
@@ -132,7 +135,7 @@ def test_bad_input(papers) -> None:
 
 
 @pytest.mark.model
-def test_real_model_search_in_store(papers) -> None:
+def test_real_model_search_in_store(papers: FalkorDBStore) -> None:
     emb = load_embedder("minilm", device="cpu")
     report = embed_nodes(papers, "Paper", ["title", "abstract"], embedder=emb)
     assert (report.n_embedded, report.property) == (4, "emb_minilm_l6")
@@ -141,7 +144,9 @@ def test_real_model_search_in_store(papers) -> None:
 
 
 @pytest.mark.model
-def test_cli_embed_nodes_and_search(papers, settings, graph_name) -> None:
+def test_cli_embed_nodes_and_search(
+    papers: FalkorDBStore, settings: Settings, graph_name: str
+) -> None:
     from scholarkg.cli import app
 
     runner = CliRunner()

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,7 +113,9 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _spec(base: str, filename: str, *, sha: str = "", extract: bool = False, **kw) -> DatasetSpec:
+def _spec(
+    base: str, filename: str, *, sha: str = "", extract: bool = False, **kw: Any
+) -> DatasetSpec:
     return DatasetSpec(
         name="toy",
         title="Toy dataset",
@@ -131,16 +134,21 @@ def _spec(base: str, filename: str, *, sha: str = "", extract: bool = False, **k
     )
 
 
-def test_zip_download_verified_and_extracted(server, tmp_path: Path) -> None:
+def test_zip_download_verified_and_extracted(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, state = server
     archive = _zip_bytes({"toy/data.json": b'{"a": 1}', "toy/README": b"synthetic"})
     state.files["/toy.zip"] = archive
     seen: list[tuple[int, int | None]] = []
     accepted: list[str] = []
+
+    def accept(spec: DatasetSpec) -> bool:
+        accepted.append(spec.licence)
+        return True
+
     res = fetch_dataset(
         _spec(base, "toy.zip", sha=_sha(archive), extract=True),
         tmp_path,
-        accept_licence=lambda s: accepted.append(s.licence) or True,
+        accept_licence=accept,
         progress=lambda name, done, total: seen.append((done, total)),
     )
     [f] = res.files
@@ -158,7 +166,7 @@ def test_zip_download_verified_and_extracted(server, tmp_path: Path) -> None:
     assert again.files[0].reused and len(state.requests) == n_requests
 
 
-def test_unknown_sum_recorded_then_enforced(server, tmp_path: Path) -> None:
+def test_unknown_sum_recorded_then_enforced(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, state = server
     state.files["/d.json"] = b'{"v": 1}'
     res = fetch_dataset(_spec(base, "d.json", size=8), tmp_path)
@@ -175,7 +183,9 @@ def test_unknown_sum_recorded_then_enforced(server, tmp_path: Path) -> None:
     assert not (tmp_path / "d.json.part").exists()
 
 
-def test_wrong_registry_checksum_discards_download(server, tmp_path: Path) -> None:
+def test_wrong_registry_checksum_discards_download(
+    server: tuple[str, Behaviour], tmp_path: Path
+) -> None:
     base, state = server
     state.files["/x.bin"] = b"abc" * 1000
     with pytest.raises(FetchError, match="expected sha256 " + "0" * 64):
@@ -183,7 +193,9 @@ def test_wrong_registry_checksum_discards_download(server, tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == []
 
 
-def test_truncated_download_resumes_with_range(server, tmp_path: Path) -> None:
+def test_truncated_download_resumes_with_range(
+    server: tuple[str, Behaviour], tmp_path: Path
+) -> None:
     base, state = server
     body = bytes(range(256)) * 400  # 102,400 bytes
     state.files["/big.bin"] = body
@@ -199,7 +211,7 @@ def test_truncated_download_resumes_with_range(server, tmp_path: Path) -> None:
     assert not part.exists()
 
 
-def test_server_ignoring_range_restarts(server, tmp_path: Path) -> None:
+def test_server_ignoring_range_restarts(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, state = server
     body = b"0123456789" * 5000
     state.files["/f.bin"] = body
@@ -213,7 +225,9 @@ def test_server_ignoring_range_restarts(server, tmp_path: Path) -> None:
     assert res.files[0].path.read_bytes() == body
 
 
-def test_stale_part_larger_than_file_restarts(server, tmp_path: Path) -> None:
+def test_stale_part_larger_than_file_restarts(
+    server: tuple[str, Behaviour], tmp_path: Path
+) -> None:
     base, state = server
     body = b"short"
     state.files["/s.txt"] = body
@@ -222,7 +236,7 @@ def test_stale_part_larger_than_file_restarts(server, tmp_path: Path) -> None:
     assert res.files[0].path.read_bytes() == body
 
 
-def test_tar_gz_extraction(server, tmp_path: Path) -> None:
+def test_tar_gz_extraction(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, state = server
     archive = _tar_gz_bytes({"pkg/a.txt": b"A", "pkg/sub/b.txt": b"B"})
     state.files["/pkg.tar.gz"] = archive
@@ -257,7 +271,7 @@ def test_tar_symlink_outside_rejected(tmp_path: Path) -> None:
         extract_archive(archive, tmp_path / "l")
 
 
-def test_http_error_and_offline(server, tmp_path: Path) -> None:
+def test_http_error_and_offline(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, _state = server
     with pytest.raises(FetchError, match="HTTP 404"):
         fetch_dataset(_spec(base, "missing.bin"), tmp_path)
@@ -271,7 +285,7 @@ def test_http_error_and_offline(server, tmp_path: Path) -> None:
         fetch_dataset(_spec(f"http://127.0.0.1:{port}", "x.bin"), tmp_path, timeout=2)
 
 
-def test_licence_refused_downloads_nothing(server, tmp_path: Path) -> None:
+def test_licence_refused_downloads_nothing(server: tuple[str, Behaviour], tmp_path: Path) -> None:
     base, state = server
     state.files["/d.json"] = b"{}"
     with pytest.raises(FetchError, match="licence not accepted"):

@@ -65,13 +65,13 @@ instructions = "Email the authors."
         httpd.server_close()
 
 
-def test_fetch_list(served) -> None:
+def test_fetch_list(served: tuple[Path, bytes]) -> None:
     res = runner.invoke(app, ["fetch", "--list"])
     assert res.exit_code == 0, res.output
     assert "toy" in res.stdout and "byhand" in res.stdout and "manual" in res.stdout
 
 
-def test_fetch_with_yes_downloads_to_default_home(served) -> None:
+def test_fetch_with_yes_downloads_to_default_home(served: tuple[Path, bytes]) -> None:
     tmp_path, body = served
     res = runner.invoke(app, ["fetch", "toy", "--yes"])
     assert res.exit_code == 0, res.output
@@ -81,7 +81,7 @@ def test_fetch_with_yes_downloads_to_default_home(served) -> None:
     assert res.exit_code == 0 and "kept (verified)" in res.stdout
 
 
-def test_fetch_licence_prompt_declined(served) -> None:
+def test_fetch_licence_prompt_declined(served: tuple[Path, bytes]) -> None:
     tmp_path, _ = served
     dest = tmp_path / "d"
     res = runner.invoke(app, ["fetch", "toy", "--dest", str(dest)], input="n\n")
@@ -92,7 +92,7 @@ def test_fetch_licence_prompt_declined(served) -> None:
     assert (dest / "toy.tsv").is_file()
 
 
-def test_fetch_manual_and_unknown(served) -> None:
+def test_fetch_manual_and_unknown(served: tuple[Path, bytes]) -> None:
     res = runner.invoke(app, ["fetch", "byhand"])
     assert isinstance(res.exception, ScholarKGError)
     assert "by hand" in str(res.exception) and "Email the authors." in str(res.exception)

@@ -193,7 +193,9 @@ def make_client(url: str, **kwargs: Any) -> LLMClient:
     return LLMClient(url, opts.pop("model", "fake-model"), opts.pop("api_key", SECRET), **opts)
 
 
-def test_chat_round_trip_sends_protocol_fields_and_counts_usage(fake) -> None:
+def test_chat_round_trip_sends_protocol_fields_and_counts_usage(
+    fake: tuple[str, ServerState],
+) -> None:
     url, state = fake
     with make_client(url, params=GenerationParams(max_tokens=64)) as client:
         out = client.chat("echo:hello brave world", system="be brief", top_p=0.9)
@@ -220,7 +222,7 @@ def test_chat_round_trip_sends_protocol_fields_and_counts_usage(fake) -> None:
         assert SECRET not in repr(client)
 
 
-def test_completion_mode_posts_raw_prompt_with_stop(fake) -> None:
+def test_completion_mode_posts_raw_prompt_with_stop(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url) as client:
         out = client.complete("echo:Question one", stop=["Question:", "\n\n\n\n"], seed=7)
@@ -233,7 +235,7 @@ def test_completion_mode_posts_raw_prompt_with_stop(fake) -> None:
     assert out.text == "ECHO Question one" and out.finish_reason == "length"
 
 
-def test_429_is_retried_after_the_servers_retry_after(fake) -> None:
+def test_429_is_retried_after_the_servers_retry_after(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     # the backoff (jitter: 10-20 s) would make the test slow if Retry-After (0.3 s) were ignored
     with make_client(url, backoff=20.0) as client:
@@ -246,7 +248,7 @@ def test_429_is_retried_after_the_servers_retry_after(fake) -> None:
         assert client.usage.retries == 1 and client.usage.requests == 1
 
 
-def test_timeout_is_retried_then_succeeds(fake) -> None:
+def test_timeout_is_retried_then_succeeds(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url, timeout=0.3) as client:
         out = client.chat("slow:x")
@@ -255,7 +257,7 @@ def test_timeout_is_retried_then_succeeds(fake) -> None:
         assert client.usage.retries == 1
 
 
-def test_timeout_every_time_raises_a_clear_error(fake) -> None:
+def test_timeout_every_time_raises_a_clear_error(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with (
         make_client(url, timeout=0.2, max_retries=1) as client,
@@ -269,7 +271,7 @@ def test_timeout_every_time_raises_a_clear_error(fake) -> None:
     assert state.hits["slowalways:"] == 2
 
 
-def test_malformed_body_is_an_error_and_not_retried(fake) -> None:
+def test_malformed_body_is_an_error_and_not_retried(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url) as client:
         with pytest.raises(LLMResponseError, match="malformed response \\(not JSON, HTTP 200\\)"):
@@ -279,7 +281,7 @@ def test_malformed_body_is_an_error_and_not_retried(fake) -> None:
     assert state.hits["malformed"] == 1 and state.hits["nochoices"] == 1
 
 
-def test_missing_usage_is_counted_not_guessed(fake) -> None:
+def test_missing_usage_is_counted_not_guessed(fake: tuple[str, ServerState]) -> None:
     url, _ = fake
     with make_client(url) as client:
         out = client.chat("nousage")
@@ -287,7 +289,7 @@ def test_missing_usage_is_counted_not_guessed(fake) -> None:
         assert client.usage.missing_usage == 1
 
 
-def test_5xx_is_retried_until_attempts_run_out(fake) -> None:
+def test_5xx_is_retried_until_attempts_run_out(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url, max_retries=2) as client, pytest.raises(LLMHTTPError) as info:
         client.chat("boom")
@@ -296,14 +298,16 @@ def test_5xx_is_retried_until_attempts_run_out(fake) -> None:
     assert state.hits["boom"] == 3
 
 
-def test_4xx_is_not_retried_and_shows_the_server_message(fake) -> None:
+def test_4xx_is_not_retried_and_shows_the_server_message(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url) as client, pytest.raises(LLMHTTPError, match="prompt too long") as info:
         client.chat("bad")
     assert info.value.status == 400 and state.hits["bad"] == 1
 
 
-def test_api_key_never_appears_in_errors_or_logs(fake, caplog) -> None:
+def test_api_key_never_appears_in_errors_or_logs(
+    fake: tuple[str, ServerState], caplog: pytest.LogCaptureFixture
+) -> None:
     url, _ = fake
     caplog.set_level(logging.DEBUG)
     with make_client(url) as client:
@@ -327,7 +331,9 @@ def test_connection_refused_raises_connection_error() -> None:
         client.chat("hello")
 
 
-def test_cache_hits_skip_the_server_and_survive_a_new_client(fake, tmp_path: Path) -> None:
+def test_cache_hits_skip_the_server_and_survive_a_new_client(
+    fake: tuple[str, ServerState], tmp_path: Path
+) -> None:
     url, state = fake
     db = tmp_path / "cache.sqlite"
     with make_client(url, cache=db) as client:
@@ -369,7 +375,9 @@ def test_cache_key_depends_on_every_input() -> None:
     assert len({base, *variants}) == 6
 
 
-def test_complete_many_keeps_order_and_bounds_concurrency(fake, tmp_path: Path) -> None:
+def test_complete_many_keeps_order_and_bounds_concurrency(
+    fake: tuple[str, ServerState], tmp_path: Path
+) -> None:
     url, state = fake
     # earlier prompts sleep longer, so they finish last: order must come from the input
     prompts = [f"delay:{0.4 - 0.05 * i:.2f}:item{i}" for i in range(8)]
@@ -387,7 +395,9 @@ def test_complete_many_keeps_order_and_bounds_concurrency(fake, tmp_path: Path) 
         assert all(r["path"] == "/v1/completions" for r in state.requests[-2:])
 
 
-def test_complete_many_stops_on_error_but_keeps_finished_answers(fake, tmp_path: Path) -> None:
+def test_complete_many_stops_on_error_but_keeps_finished_answers(
+    fake: tuple[str, ServerState], tmp_path: Path
+) -> None:
     url, _ = fake
     with make_client(url, cache=tmp_path / "c.sqlite") as client:
         with pytest.raises(LLMHTTPError, match="prompt too long"):
@@ -395,7 +405,9 @@ def test_complete_many_stops_on_error_but_keeps_finished_answers(fake, tmp_path:
         assert client.chat("echo:one").cached
 
 
-def test_model_is_taken_from_models_endpoint_when_not_configured(fake) -> None:
+def test_model_is_taken_from_models_endpoint_when_not_configured(
+    fake: tuple[str, ServerState],
+) -> None:
     url, state = fake
     client = LLMClient(url, None, backoff=0.01)
     with client:
@@ -413,7 +425,9 @@ def test_model_is_taken_from_models_endpoint_when_not_configured(fake) -> None:
         ambiguous.chat("echo:x")
 
 
-def test_from_settings_uses_settings_and_cache_dir(fake, tmp_path: Path, monkeypatch) -> None:
+def test_from_settings_uses_settings_and_cache_dir(
+    fake: tuple[str, ServerState], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url, state = fake
     monkeypatch.setenv("SCHOLARKG_LLM_BASE_URL", url)
     monkeypatch.setenv("SCHOLARKG_LLM_MODEL", "fake-model")
@@ -432,7 +446,9 @@ def test_from_settings_uses_settings_and_cache_dir(fake, tmp_path: Path, monkeyp
         LLMClient("http://:8089/v1", "m")
 
 
-def test_two_clients_share_one_cache_file_concurrently(fake, tmp_path: Path) -> None:
+def test_two_clients_share_one_cache_file_concurrently(
+    fake: tuple[str, ServerState], tmp_path: Path
+) -> None:
     """Two connections to one sqlite file, writing at the same time (as two processes would)."""
     url, state = fake
     db = tmp_path / "shared.sqlite"
@@ -493,7 +509,7 @@ def run_cli(args: list[str], home: Path, env: dict[str, str] | None = None) -> A
     return CliRunner().invoke(app, args, env={**base, **(env or {})})
 
 
-def test_cli_chat_prints_text_and_usage(fake, tmp_path: Path) -> None:
+def test_cli_chat_prints_text_and_usage(fake: tuple[str, ServerState], tmp_path: Path) -> None:
     url, state = fake
     res = run_cli(["llm", "chat", "echo:one two", "--base-url", url, "--max-tokens", "9"], tmp_path)
     assert res.exit_code == 0, res.output
@@ -508,7 +524,7 @@ def test_cli_chat_prints_text_and_usage(fake, tmp_path: Path) -> None:
     assert "cached" in res.stderr and state.hits["echo:one two"] == 1
 
 
-def test_cli_chat_completion_mode_and_json(fake, tmp_path: Path) -> None:
+def test_cli_chat_completion_mode_and_json(fake: tuple[str, ServerState], tmp_path: Path) -> None:
     url, state = fake
     args = ["llm", "chat", "echo:raw", "--completion", "--stop", "Q:", "--json", "--no-cache"]
     res = run_cli([*args, "--model", "fake-model"], tmp_path, {"SCHOLARKG_LLM_BASE_URL": url})
@@ -519,7 +535,7 @@ def test_cli_chat_completion_mode_and_json(fake, tmp_path: Path) -> None:
     assert state.requests[-1]["body"]["stop"] == ["Q:"]
 
 
-def test_cli_models_and_errors(fake, tmp_path: Path) -> None:
+def test_cli_models_and_errors(fake: tuple[str, ServerState], tmp_path: Path) -> None:
     url, _ = fake
     res = run_cli(["llm", "models", "--base-url", url, "--format", "json"], tmp_path)
     assert res.exit_code == 0, res.output
@@ -537,7 +553,7 @@ def test_cli_models_and_errors(fake, tmp_path: Path) -> None:
 
 
 def test_timeout_concurrency_and_token_cap_from_env_config_and_cli(
-    fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: tuple[str, ServerState], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Defaults that let a slow local model finish (600 s, one request in flight, no cap);
     ``[llm]`` in the config file overrides them, the environment overrides the file, and an
@@ -571,7 +587,7 @@ def test_timeout_concurrency_and_token_cap_from_env_config_and_cli(
         load_settings(home=home)
 
 
-def test_complete_many_defaults_to_the_clients_concurrency(fake) -> None:
+def test_complete_many_defaults_to_the_clients_concurrency(fake: tuple[str, ServerState]) -> None:
     url, state = fake
     with make_client(url, concurrency=1) as client:
         client.complete_many([f"delay:0.1:{i}" for i in range(4)])
@@ -581,7 +597,7 @@ def test_complete_many_defaults_to_the_clients_concurrency(fake) -> None:
     assert state.max_inflight == 3
 
 
-def test_a_timeout_says_which_option_to_change(fake) -> None:
+def test_a_timeout_says_which_option_to_change(fake: tuple[str, ServerState]) -> None:
     url, _ = fake
     with (
         make_client(url, timeout=0.2, max_retries=0) as client,

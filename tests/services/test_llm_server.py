@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -105,7 +106,7 @@ def test_stop_does_not_wait_for_an_idle_keep_alive_connection() -> None:
     class NamedOnly:
         name = "stand-in"
 
-    srv = LocalServer(NamedOnly(), port=0).start()  # type: ignore[arg-type]
+    srv = LocalServer(NamedOnly(), port=0).start()  # type: ignore[arg-type]  # a stand-in model with a name only
     host, port = srv._httpd.server_address[:2]
     with socket.create_connection((str(host), int(port)), timeout=5) as conn:
         conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -183,7 +184,7 @@ def test_stop_strings_cut_the_answer_where_they_first_occur(client: LLMClient) -
 
 @pytest.mark.model
 def test_sampling_with_a_seed_is_repeatable(client: LLMClient) -> None:
-    params = {"temperature": 0.9, "top_p": 0.95, "seed": 11, "max_tokens": 8}
+    params: dict[str, Any] = {"temperature": 0.9, "top_p": 0.95, "seed": 11, "max_tokens": 8}
     a = client.chat("Say something about graphs.", **params)
     b = client.chat("Say something about graphs.", **params)
     assert a.text == b.text
@@ -278,18 +279,20 @@ def test_cli_serve_prints_its_url_and_answers(
     cmd += ["--model", str(copy.parent), "--name", "smol-dir", "--max-new-tokens", "4"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline()), daemon=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout, proc.stderr
+    reader = threading.Thread(target=lambda: lines.append(out.readline()), daemon=True)
     reader.start()
     try:
         reader.join(timeout=90)
-        assert lines and lines[0].startswith("http://127.0.0.1:"), proc.stderr.read(2000)
+        assert lines and lines[0].startswith("http://127.0.0.1:"), err.read(2000)
         base_url = lines[0].strip()
         assert base_url.endswith("/v1")
         with LLMClient(base_url, None, timeout=60, max_retries=0) as client:
             assert client.models() == ["smol-dir"]
-            out = client.chat(QUESTION, max_tokens=50)
-        assert out.model == "smol-dir"
-        assert out.completion_tokens <= 4  # capped by --max-new-tokens
+            reply = client.chat(QUESTION, max_tokens=50)
+        assert reply.model == "smol-dir"
+        assert reply.completion_tokens <= 4  # capped by --max-new-tokens
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -297,7 +300,7 @@ def test_cli_serve_prints_its_url_and_answers(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, proc.stderr.read()[-2000:]
+    assert proc.returncode == 0, err.read()[-2000:]
 
 
 @pytest.mark.model

@@ -11,15 +11,10 @@ import numpy as np
 import pytest
 
 from scholarkg.errors import InputError, StoreError
+from scholarkg.store.bulk_files import EdgeSource, NodeSource
 from scholarkg.store.falkordb import bulk
-from scholarkg.store.falkordb.bulk import (
-    EdgePositions,
-    EdgeSource,
-    NodeSource,
-    bulk_load,
-    bulk_load_papers,
-    encode_value,
-)
+from scholarkg.store.falkordb.bulk import EdgePositions, bulk_load, bulk_load_papers
+from scholarkg.store.falkordb.bulk_values import encode_value
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 

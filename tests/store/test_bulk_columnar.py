@@ -9,22 +9,25 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from scholarkg.errors import InputError
+from scholarkg.store.bulk_files import EdgeSource, NodeSource
 from scholarkg.store.falkordb import bulk
-from scholarkg.store.falkordb.bulk import EdgeSource, NodeSource, bulk_load
+from scholarkg.store.falkordb.bulk import bulk_load
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def _jsonl(path: Path, rows: list[dict]) -> Path:
+def _jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
-def _state(store: FalkorDBStore) -> tuple[list, list]:
+def _state(store: FalkorDBStore) -> tuple[list[Any], list[Any]]:
     nodes = store.run("MATCH (n) RETURN labels(n)[0] AS l, properties(n) AS p ORDER BY n.id")
     edges = store.run(
         "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p "
@@ -34,7 +37,7 @@ def _state(store: FalkorDBStore) -> tuple[list, list]:
 
 
 def _both(
-    store: FalkorDBStore, nodes: list[NodeSource], edges: list[EdgeSource], **kw: object
+    store: FalkorDBStore, nodes: list[NodeSource], edges: list[EdgeSource], **kw: Any
 ) -> tuple[bulk.BulkResult, bulk.BulkResult]:
     fast = bulk_load(store, nodes, edges, apply_schema=False, **kw)
     fast_state = _state(store)
@@ -174,7 +177,7 @@ def test_edge_property_missing_on_the_first_edge_goes_line_by_line(
     ],
 )
 def test_files_the_fast_reader_cannot_reproduce_go_line_by_line(
-    store: FalkorDBStore, tmp_path: Path, rows: list[dict], why: str
+    store: FalkorDBStore, tmp_path: Path, rows: list[dict[str, Any]], why: str
 ) -> None:
     papers = _jsonl(tmp_path / "papers.jsonl", rows)
     cites = tmp_path / "cites.csv"
@@ -195,7 +198,11 @@ def test_files_the_fast_reader_cannot_reproduce_go_line_by_line(
     ],
 )
 def test_bad_lines_keep_file_and_line(
-    store: FalkorDBStore, tmp_path: Path, node_lines: list[str], edge_text: str, where: tuple
+    store: FalkorDBStore,
+    tmp_path: Path,
+    node_lines: list[str],
+    edge_text: str,
+    where: tuple[str, int | None, str | None],
 ) -> None:
     papers = tmp_path / "papers.jsonl"
     papers.write_text("\n".join(node_lines) + "\n", encoding="utf-8")
@@ -337,7 +344,7 @@ def test_arrow_cleaner_matches_the_record_layer_character_for_character() -> Non
     import pyarrow as pa
 
     from scholarkg.schema.text import clean_mapping, collect_cleaning
-    from scholarkg.store.falkordb.bulk_arrow import clean_string_columns
+    from scholarkg.store.bulk_files import clean_string_columns
 
     specials = [chr(c) for c in range(0x20)] + ["\x7f", "\ufeff", "\r\n", "é"]
     values = [f"{a}x{b}" for a in specials for b in specials] + ["plain", ""]
@@ -374,7 +381,7 @@ def test_the_byte_precheck_never_misses_what_the_cleaner_would_change() -> None:
     import pyarrow as pa
 
     from scholarkg.schema.text import clean_text
-    from scholarkg.store.falkordb.bulk_arrow import _may_need_cleaning
+    from scholarkg.store.bulk_files import _may_need_cleaning
 
     specials = [chr(c) for c in range(0x20)] + ["\x7f", "\ufeff", "\r\n", "é", "\u2028"]
     for ch in specials:
@@ -435,7 +442,7 @@ def test_list_columns_are_encoded_in_arrow_as_encode_value_encodes_them() -> Non
 def test_list_columns_with_nulls_build_the_line_readers_graph(
     store: FalkorDBStore, tmp_path: Path
 ) -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": "p1", "tags": ["x", None, "y"], "scores": [1, None, 3], "flags": [True]},
         {"id": "p2", "tags": None, "scores": [], "flags": [None, False]},
         {"id": "p3", "tags": [], "scores": None, "flags": None},

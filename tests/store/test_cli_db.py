@@ -18,6 +18,9 @@ from _cli import cli_ok, runner
 from scholarkg.cli import app, main
 from scholarkg.store.falkordb.server import EmbeddedServer
 
+#: the embedded tier: it starts a server of its own (tests/conftest.py)
+pytestmark = pytest.mark.embedded
+
 
 @pytest.fixture
 def own_data_dir(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -74,7 +76,7 @@ def test_write_batches_counts_and_progress(any_store: GraphStore) -> None:
 
 
 def test_merge_nodes_is_idempotent_and_cleans_props(any_store: GraphStore) -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": "a", "title": "T1", "year": 2001, "missing": None, "meta": {"k": [1, 2]}},
         {"id": "b", "tags": ["x", None, "y"], "nested": [{"q": 1}]},
     ]
@@ -136,7 +138,9 @@ INJECTED = "Paper) DETACH DELETE (n"
     ],
     ids=["rel_type", "end_label", "snapshot", "weight", "pagerank", "vector_prop", "vector"],
 )
-def test_no_unlisted_name_reaches_cypher(any_store: GraphStore, call) -> None:  # type: ignore[no-untyped-def]
+def test_no_unlisted_name_reaches_cypher(
+    any_store: GraphStore, call: Callable[[GraphStore], object]
+) -> None:
     """Every method that pastes a name checks it against schema/ddl.py first."""
     _papers(any_store, ["a"])
     with pytest.raises(InputError):
@@ -146,7 +150,7 @@ def test_no_unlisted_name_reaches_cypher(any_store: GraphStore, call) -> None:  
 
 def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> None:
     _papers(any_store, ["a", "b", "c"])
-    rels = [
+    rels: list[dict[str, Any]] = [
         {"start": "a", "end": "b", "w": 1.5},
         {"start": "b", "end": "c"},
         {"start": "a", "end": "nope"},
@@ -161,7 +165,7 @@ def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> N
 def test_merge_relationships_rejects_a_missing_endpoint(any_store: GraphStore) -> None:
     """Regression: ``str(None)`` used to match a node whose id is the text ``"None"``."""
     _papers(any_store, ["a", "b", "None"])
-    rels = [{"start": "a", "end": "b"}, {"start": "a", "end": None}]
+    rels: list[dict[str, Any]] = [{"start": "a", "end": "b"}, {"start": "a", "end": None}]
     with pytest.raises(InputError) as info:
         any_store.merge_relationships("CITES", "Paper", "Paper", rels)
     assert (info.value.line, info.value.field) == (2, "end")
@@ -176,7 +180,7 @@ def test_merge_relationships_rejects_a_missing_endpoint(any_store: GraphStore) -
 def test_keyed_relationships_are_one_per_key(any_store: GraphStore) -> None:
     """``key=``: one relationship per (start, end, key values), MERGEd, so reruns add none."""
     _papers(any_store, ["a", "b"])
-    rels = [
+    rels: list[dict[str, Any]] = [
         {"start": "a", "end": "b", "key": {"source": "gpt"}, "props": {"score": 2.0}},
         {"start": "a", "end": "b", "source": "human", "score": 1.0},  # key from the props
     ]
@@ -248,7 +252,14 @@ def test_fulltext_special_characters_are_escaped(any_store: GraphStore) -> None:
     _fulltext_fixture(any_store)
     assert {h.id for h in any_store.fulltext("paper_text", ["state-of-the-art"])} == {"r"}
     # query syntax in user text is inert: no syntax error, and it matches only as words
-    expected = {"(": set(), '"': set(), "a|b)": set(), "*": set(), "x:y": set(), "\\": set()}
+    expected: dict[str, set[str]] = {
+        "(": set(),
+        '"': set(),
+        "a|b)": set(),
+        "*": set(),
+        "x:y": set(),
+        "\\": set(),
+    }
     expected |= {"-": set(), "C++": {"d"}, "graph*": {"g", "d"}, "ranking)": {"r"}}
     for nasty, ids in expected.items():
         assert {h.id for h in any_store.fulltext("paper_text", [nasty])} == ids, nasty

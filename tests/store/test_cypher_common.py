@@ -8,6 +8,7 @@ MERGE path (``clean_props``) and the bulk path (``bulk.encode_value``).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from scholarkg.store.cypher_common import (
     set_vectors_query,
     storable_value,
 )
-from scholarkg.store.falkordb import bulk
+from scholarkg.store.falkordb import bulk_values
 from scholarkg.store.pagerank import check_pagerank_config, pagerank_on_snapshot
 
 
@@ -40,10 +41,10 @@ def test_bulk_encoding_uses_the_same_storable_form() -> None:
     """A map or nested list must be stored as the same JSON text by MERGE and GRAPH.BULK."""
     value = {"k": [1, None], "a": "é"}
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    assert bulk.encode_value(value) == b"\x03" + text.encode() + b"\x00"
+    assert bulk_values.encode_value(value) == b"\x03" + text.encode() + b"\x00"
     assert clean_props({"m": value}) == {"m": text}
     # a flat list loses its None members on both paths: [1, None, 2] is an array of 2
-    assert bulk.encode_value([1, None, 2])[:9] == bulk.encode_value([1, 2])[:9]
+    assert bulk_values.encode_value([1, None, 2])[:9] == bulk_values.encode_value([1, 2])[:9]
 
 
 def test_node_rows_name_the_record_without_id() -> None:
@@ -68,10 +69,10 @@ def test_rel_rows_props_forms_and_missing_endpoints() -> None:
 
 
 def test_run_batches_counts_sent_and_written() -> None:
-    batches: list[list[dict]] = []
+    batches: list[list[dict[str, Any]]] = []
     seen: list[int] = []
 
-    def send(batch: list[dict]) -> int:
+    def send(batch: list[dict[str, Any]]) -> int:
         batches.append(batch)
         return len(batch) - 1  # pretend one row per batch found no endpoint
 
@@ -125,7 +126,7 @@ def test_pagerank_on_snapshot_by_hand() -> None:
         (PageRankConfig(damping_factor=1.0), "damping_factor"),
         (PageRankConfig(damping_factor=float("nan")), "damping_factor"),
         (PageRankConfig(max_iterations=0), "max_iterations"),
-        (PageRankConfig(max_iterations=2.5), "max_iterations"),  # type: ignore[arg-type]
+        (PageRankConfig(max_iterations=2.5), "max_iterations"),  # type: ignore[arg-type]  # the wrong type is the test
         (PageRankConfig(tolerance=-1e-9), "tolerance"),
         (PageRankConfig(source_nodes={"a": -1.0}), "source_nodes"),
         (PageRankConfig(source_nodes={"a": float("nan")}), "source_nodes"),

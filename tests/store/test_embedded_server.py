@@ -24,6 +24,10 @@ import pytest
 
 from scholarkg.errors import ServerError
 from scholarkg.store.falkordb.server import MAX_SOCKET_PATH, EmbeddedServer, socket_path_for
+from scholarkg.store.process import CHILDREN
+
+#: the embedded tier: the test starts servers of its own (no fixture shows it; tests/conftest.py)
+pytestmark = pytest.mark.embedded
 
 
 @pytest.fixture
@@ -217,12 +221,12 @@ def test_server_without_progress_is_not_left_running(
 
     monkeypatch.setattr(EmbeddedServer, "_probe", lambda self, pid, sock, elapsed: ("busy", None))
     monkeypatch.setattr(embedded, "_cpu_ticks", lambda pid: 0)
-    before = set(embedded._CHILDREN)
+    before = set(CHILDREN)
     srv = EmbeddedServer(tmp_path, persistent=False, stall_timeout=0.3)
     with pytest.raises(ServerError, match="made no progress for 0 s") as info:
         srv.start()
     assert "run 'scholarkg db start' again" in str(info.value)
-    spawned = [pid for pid in embedded._CHILDREN if pid not in before]
+    spawned = [pid for pid in CHILDREN if pid not in before]
     assert spawned == []  # reaped and forgotten
     assert not srv.pid_file.exists() and not socket_path_for(tmp_path).exists()
     assert srv.status().state == "stopped"

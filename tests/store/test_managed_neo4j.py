@@ -13,6 +13,7 @@ import signal
 import stat
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -276,7 +277,7 @@ def test_20k_papers_kill9_mid_load_then_resume_equals_a_clean_load(tmp_path: Pat
          "--leaderboards", "100", "--no-load")  # fmt: skip
     server = ManagedNeo4j(tmp_path / "home" / "neo4j")
 
-    def state() -> dict[str, object]:
+    def state() -> dict[str, Any]:
         st = Neo4jStore.from_settings(
             Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
         )
@@ -288,11 +289,11 @@ def test_20k_papers_kill9_mid_load_then_resume_equals_a_clean_load(tmp_path: Pat
     try:
         _run(env, *_apc_args(corpus))
         clean = state()
-        assert clean["nodes"]["Paper"] == 20000 and clean["rels"]["CITES"] > 140_000  # type: ignore[index]
+        assert clean["nodes"]["Paper"] == 20000 and clean["rels"]["CITES"] > 140_000
         _run(env, "db", "reset", "--yes")  # also forgets the load checkpoints
         assert state()["nodes"] == {}
         load = _cli_proc(env, *_apc_args(corpus))
-        half = clean["rels"]["CITES"] // 2  # type: ignore[index]
+        half = clean["rels"]["CITES"] // 2
         probe = Neo4jStore.from_settings(
             Neo4jSettings(uri=server.uri(), user="neo4j", password=server.password())
         )

@@ -26,7 +26,7 @@ from scholarkg.errors import InputError
 if TYPE_CHECKING:
     from scholarkg.benchmark.runs import RunRecord, RunRegistry
     from scholarkg.services.llm import LLMClient
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ __all__ = [
 
 def run_llm_task(
     task: Any,
-    store: GraphStore,
+    store: GraphReader,
     client: LLMClient | None,
     predictions_path: str | Path | None,
     options: dict[str, Any],

@@ -39,9 +39,7 @@ graph is not created, and an existing graph is never touched (bulk loading refus
 from __future__ import annotations
 
 import contextvars
-import csv
 import logging
-import math
 import queue
 import struct
 import threading
@@ -66,8 +64,9 @@ from scholarkg.schema.text import (
     collect_cleaning,
     describe_cleaning,
     note_cleaning,
-    sanitise_value,
 )
+from scholarkg.store import bulk_files
+from scholarkg.store.bulk_files import EdgeSource, NodeSource
 from scholarkg.store.falkordb import bulk_arrow
 from scholarkg.store.falkordb.bulk_values import (
     _BadValue,
@@ -81,7 +80,7 @@ from scholarkg.store.falkordb.persistence import (
     start_aof_rewrite,
     wait_aof_rewrite,
 )
-from scholarkg.textio import decoded_lines, iter_jsonl, open_binary, open_text
+from scholarkg.textio import iter_jsonl
 
 if TYPE_CHECKING:
     from scholarkg.store.falkordb.store import FalkorDBStore
@@ -106,30 +105,6 @@ _EDGE_DTYPE = np.dtype([("s", "=u8"), ("d", "=u8")])
 #: a command is sent once this many bytes of tokens are parsed (smaller than the cap, so
 #: the server starts while the parser is still reading)
 STREAM_COMMAND_BYTES = 16_000_000
-
-
-@dataclass(frozen=True)
-class NodeSource:
-    """A JSONL file of nodes: one object per line with at least ``id``."""
-
-    path: Path
-    label: str = "Paper"
-    #: labels every node of the file carries besides ``label`` (``("Stub",)``): sent in the
-    #: node token's name (``Paper:Stub``); ids and positions are ``label``'s
-    extra_labels: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class EdgeSource:
-    """CSV/TSV with header ``start,end[,props…]`` or JSONL ``{start, end, …props}``."""
-
-    path: Path
-    rel_type: str = "CITES"
-    start_label: str = "Paper"
-    end_label: str = "Paper"
-    #: the same properties on every edge of a ``start,end`` file (a source's mark, e.g.
-    #: ``(("from_openalex", True),)``): encoded once, not read from a column per edge
-    properties: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,71 +186,7 @@ class BulkResult:
 # -- value encoding ----------------------------------------------------------------------
 
 
-def _sanitised(
-    obj: dict[str, Any], label: str, path: Path, line: int, *, required: Sequence[str]
-) -> dict[str, Any]:
-    """``obj``'s values through the record layer's sanitiser (``schema.text``): NUL and
-    control characters removed, CR/CRLF made LF, BOMs removed, lone surrogates replaced,
-    non-finite numbers stored as missing (refused for ``required`` keys), over-long strings
-    refused with ``file:line: field``. So the bulk path stores what the MERGE loaders store."""
-    out = obj
-    for key, value in obj.items():
-        if isinstance(value, str | float | list):  # ints: encode_value checks the range
-            try:
-                new = sanitise_value(value, label=label, field=key, required=key in required)
-            except ValueError as err:
-                raise InputError(str(err), path=path, line=line, field=key) from None
-            if new is not value:
-                out = dict(obj) if out is obj else out
-                out[key] = new
-    return out
-
-
-def _check_property_at(name: str, path: Path, line: int) -> None:
-    """``check_property`` whose error names the file, line and offending key."""
-    try:
-        check_property(name)
-    except InputError as err:
-        raise InputError(err.message, path=path, line=line, field=name) from None
-
-
-def _infer_cell(text: str) -> Any:
-    """CSV cell → int, float, bool or str (the bulk loader's inference); '' → null."""
-    text = text.strip()
-    if text == "":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        number = float(text)
-        if math.isfinite(number):
-            return number
-    except ValueError:
-        pass
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    return text
-
-
 # -- file reading ------------------------------------------------------------------------
-
-
-def _edge_format(path: Path) -> str:
-    name = path.name.lower().removesuffix(".gz")
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    if name.endswith(".tsv"):
-        return "tsv"
-    if name.endswith(".csv"):
-        return "csv"
-    with open_text(path) as fh:
-        first = fh.readline()
-    if first.lstrip().startswith("{"):
-        return "jsonl"
-    return "tsv" if "\t" in first else "csv"
 
 
 @dataclass
@@ -373,13 +284,13 @@ class _Parser:
         label = check_label(src.label)
         entry = self._entry(label)
         token_label = ":".join([label, *map(check_label, src.extra_labels)])
-        arrow_file = src.path.name.lower().endswith(bulk_arrow.ARROW_SUFFIXES)
+        arrow_file = src.path.name.lower().endswith(bulk_files.ARROW_SUFFIXES)
         if self.columnar or arrow_file:  # an Arrow file has no lines to read one by one
             try:
                 tokens = self._nodes_columnar(src, entry, token_label)
             except ImportError:  # pragma: no cover - pyarrow is a dependency
                 self.columnar = False
-            except bulk_arrow.Unsupported as why:
+            except bulk_files.Unsupported as why:
                 if arrow_file:
                     raise InputError(
                         f"cannot bulk-load this Arrow node file: {why} (the encoder takes "
@@ -407,7 +318,7 @@ class _Parser:
         if entry.chunks or entry.ids:
             known, _ = entry.as_arrays()
             if pc.any(pc.is_in(ids, value_set=known)).as_py():
-                raise bulk_arrow.Unsupported("an id already loaded from another file")
+                raise bulk_files.Unsupported("an id already loaded from another file")
         for name, what, n in cleaned:  # counted once the file is taken (no double count)
             note_cleaning(entry.label, name, what, n)
         entry.add_chunk(ids, np.arange(self.next_id, self.next_id + len(ids), dtype=np.int64))
@@ -430,7 +341,7 @@ class _Parser:
         pending: list[tuple[int, dict[str, Any]]] = []
         checked_keys = {"id"}  # property names already validated
         for lineno, raw in iter_jsonl(src.path):
-            obj = _sanitised(raw, label, src.path, lineno, required=("id",))
+            obj = bulk_files.sanitised(raw, label, src.path, lineno, required=("id",))
             node_id = obj.get("id")
             if isinstance(node_id, str) and node_id != node_id.strip():
                 node_id = node_id.strip()  # keys: see schema.text.KEY_STRIPPED
@@ -445,7 +356,7 @@ class _Parser:
             obj["id"] = node_id
             for key in obj:
                 if key not in checked_keys:
-                    _check_property_at(key, src.path, lineno)
+                    bulk_files.check_property_at(key, src.path, lineno)
                     checked_keys.add(key)
             pending.append((lineno, obj))
             entry.ids[node_id] = -1  # reserved; real internal id set when the token closes
@@ -495,11 +406,11 @@ class _Parser:
         if isinstance(src, EdgePositions):
             yield from self._edges_by_position(src, rel)
             return
-        fmt = _edge_format(src.path)
+        fmt = bulk_files.edge_format(src.path)
         if self.columnar:
             try:
                 tokens = self._edges_columnar(src, rel, fmt, strict=strict)
-            except bulk_arrow.Unsupported as why:
+            except bulk_files.Unsupported as why:
                 log.info("%s: read line by line (%s)", src.path, why)
             else:
                 self.result.fast_files.append(str(src.path))
@@ -525,7 +436,7 @@ class _Parser:
         missing = np.flatnonzero(~ok)
         if missing.size:
             if strict:
-                raise bulk_arrow.Unsupported("an unknown endpoint (the line reader names it)")
+                raise bulk_files.Unsupported("an unknown endpoint (the line reader names it)")
             rows = [(i, not a_ok[i]) for i in missing[:5].tolist()]
             self._skipped_examples(src, fmt, starts, ends, rows, first_line)
             self.result.skipped_relationships += int(missing.size)
@@ -537,7 +448,7 @@ class _Parser:
             # from a null, so a null on that edge leaves the file to the line reader
             unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
             if unset:
-                raise bulk_arrow.Unsupported(f"edge property {unset[0]!r} not on the first edge")
+                raise bulk_files.Unsupported(f"edge property {unset[0]!r} not on the first edge")
         return self._edge_tokens(rel, a, b, props)
 
     def _edges_by_position(self, src: EdgePositions, rel: str) -> Iterator[tuple[int, bytes]]:
@@ -644,12 +555,12 @@ class _Parser:
         room = 5 - len(self.result.skipped_examples)
         if room <= 0:
             return
-        lines = bulk_arrow.line_numbers(src.path, first_line, len(starts))
+        lines = bulk_files.line_numbers(src.path, first_line, len(starts))
         if lines is None:  # blank lines or a compressed file: find them line by line
             known_s = self._entry(src.start_label).as_dict()
             known_e = self._entry(src.end_label).as_dict()
             # only files without text to clean get here (columnar path): raw rows
-            for lineno, start, end, _ in self._raw_edge_rows(src.path, fmt):
+            for lineno, start, end, _ in bulk_files.raw_edge_rows(src.path, fmt):
                 if start not in known_s or end not in known_e:
                     bad = start if start not in known_s else end
                     self.result.skipped_examples.append(f"{src.path}:{lineno} ({bad})")
@@ -666,7 +577,7 @@ class _Parser:
     ) -> Iterator[tuple[int, bytes]]:
         starts = self._entry(src.start_label).as_dict()
         ends = self._entry(src.end_label).as_dict()
-        rows = self._edge_rows(src.path, fmt, rel)
+        rows = bulk_files.read_edge_rows(src.path, fmt, rel)
         s_buf: list[int] = []
         d_buf: list[int] = []
         props_buf: list[bytes] = []
@@ -695,7 +606,7 @@ class _Parser:
             if prop_names is None:  # the first stored edge's keys are the file's properties
                 prop_names = list(props or {})
                 for p in prop_names:
-                    _check_property_at(p, src.path, lineno)
+                    bulk_files.check_property_at(p, src.path, lineno)
             if props is not None or prop_names:
                 props = props or {}
                 try:
@@ -741,72 +652,6 @@ class _Parser:
             body = b"".join(pack(a, b) + p for a, b, p in zip(s, d, props, strict=True))
         self.result.relationships += len(s)
         return len(s), header + body
-
-    @staticmethod
-    def _edge_rows(
-        path: Path, fmt: str, rel: str = "edge"
-    ) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
-        """``(line, start, end, props or None)`` for every data line of an edge file, its
-        text cleaned as the record layer cleans it (``rel`` names the counts)."""
-        for lineno, start, end, props in _Parser._raw_edge_rows(path, fmt):
-            pair = {"start": start, "end": end}
-            ends = _sanitised(pair, rel, path, lineno, required=("start", "end"))
-            if props is not None:
-                props = _sanitised(props, rel, path, lineno, required=())
-            yield lineno, ends["start"], ends["end"], props
-
-    @staticmethod
-    def _raw_edge_rows(
-        path: Path, fmt: str
-    ) -> Iterator[tuple[int, str, str, dict[str, Any] | None]]:
-        if fmt == "jsonl":
-            for lineno, obj in iter_jsonl(path):
-                for key in ("start", "end"):
-                    if obj.get(key) in (None, "") or isinstance(obj.get(key), dict | list):
-                        raise InputError(f"missing {key}", path=path, line=lineno, field=key)
-                props = {k: v for k, v in obj.items() if k not in ("start", "end")}
-                start, end = str(obj["start"]).strip(), str(obj["end"]).strip()
-                if not start or not end:
-                    raise InputError(
-                        "empty endpoint", path=path, line=lineno, field="end" if start else "start"
-                    )
-                yield lineno, start, end, props or None
-            return
-        with open_binary(path) as fh:
-            # decoded line by line: a byte that is not UTF-8 is an InputError at its line
-            lines = decoded_lines(fh, path=path)
-            reader = csv.reader(lines, delimiter="\t" if fmt == "tsv" else ",")
-            try:
-                header = [h.strip() for h in next(reader)]
-            except StopIteration:
-                return
-            low = [h.lower() for h in header]
-            if "start" not in low or "end" not in low:
-                raise InputError(
-                    f"edge file header must name 'start' and 'end' columns, got {header}",
-                    path=path,
-                    line=1,
-                )
-            i_s, i_e = low.index("start"), low.index("end")
-            extra = [(i, h) for i, h in enumerate(header) if i not in (i_s, i_e)]
-            width = len(header)
-            for lineno, row in enumerate(reader, 2):
-                if not row:
-                    continue
-                if len(row) != width:
-                    raise InputError(
-                        f"expected {width} columns, found {len(row)}", path=path, line=lineno
-                    )
-                start, end = row[i_s].strip(), row[i_e].strip()
-                if not start or not end:
-                    raise InputError(
-                        "empty endpoint",
-                        path=path,
-                        line=lineno,
-                        field="start" if not start else "end",
-                    )
-                cells = {h: _infer_cell(row[i]) for i, h in extra} if extra else None
-                yield lineno, start, end, cells
 
 
 # -- sending -----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The columnar fast path of ``store/falkordb/bulk.py``: node and edge files parsed and encoded by
-pyarrow, in native code.
+"""The columnar fast path of ``store/falkordb/bulk.py``: node and edge files read as Arrow
+tables (``store/bulk_files.py``, the reader both backends share), checked for the types
+``GRAPH.BULK`` takes and encoded by pyarrow, in native code.
 
 Why pyarrow: ``benchmarks/bench_load.py --readers`` measures the candidates on the same
 files (pyarrow's JSON and CSV readers, polars, orjson line by line, the stdlib line reader);
@@ -22,217 +23,37 @@ before, which also finds the bad line for the ``file:line`` error. Not taken (by
 * anything Arrow itself rejects (BOM, quoted newlines, ...).
 
 Text defects in node string columns (NUL, other control characters, CR/CRLF, BOMs) are
-cleaned here with Arrow kernels by exactly the rules of ``schema.text.clean_text`` (the
-record layer's sanitiser) and counted with its phrases, so a bulk load stores what the MERGE
-loaders store and a file with one NUL in a million abstracts stays on the fast path. Lone
-surrogates cannot occur: Arrow holds valid UTF-8 only (its JSON reader refuses them, and the
-line reader cleans them).
+cleaned by the shared reader (``bulk_files.clean_string_columns``) with Arrow kernels by
+exactly the rules of ``schema.text.clean_text`` (the record layer's sanitiser) and counted
+with its phrases, so a bulk load stores what the MERGE loaders store and a file with one NUL
+in a million abstracts stays on the fast path. Lone surrogates cannot occur: Arrow holds
+valid UTF-8 only (its JSON reader refuses them, and the line reader cleans them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_property
+from scholarkg.store import bulk_files
+from scholarkg.store.bulk_files import (
+    Cleaned,
+    Unsupported,
+    clean_string_columns,
+    count_true,
+    read_table,
+    string_ids,
+    stripped_keys,
+    without_empty_columns,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-
-class Unsupported(Exception):
-    """This file needs the line reader (which reproduces every case and names bad lines)."""
-
-
-def _stream(path: Path) -> Any:
-    import pyarrow as pa
-
-    return pa.input_stream(str(path), compression="detect")
-
-
-#: node files in Arrow's IPC file format (Feather v2): a loader that builds its rows as Arrow
-#: columns hands them over without a JSON round trip
-ARROW_SUFFIXES = (".arrow", ".feather")
-
-
-def read_table(path: Path) -> pa.Table:
-    """A JSON Lines file, or an Arrow IPC file (:data:`ARROW_SUFFIXES`, memory-mapped), as
-    a table."""
-    if path.name.lower().endswith(ARROW_SUFFIXES):
-        return _read_arrow(path)
-    return _read_json(path)
-
-
-def without_empty_columns(table: pa.Table) -> pa.Table:
-    """``table`` without the columns that are null on every row: a property no node has. A
-    JSON file has such a column only for a key given as ``null`` everywhere; an Arrow file
-    with a fixed schema (the OpenAlex Paper file's ``pmid``, say) has them whenever no row
-    sets the field, and they should not reach the store's schema as property names."""
-    empty = [i for i, col in enumerate(table.columns) if col.null_count == len(col) > 0]
-    for i in reversed(empty):
-        table = table.remove_column(i)
-    return table
-
-
-def _read_arrow(path: Path) -> pa.Table:
-    import pyarrow as pa
-    import pyarrow.ipc as paipc
-
-    try:
-        with pa.memory_map(str(path)) as source:
-            return paipc.open_file(source).read_all()
-    except (pa.ArrowException, OSError, ValueError) as err:
-        raise InputError(f"not a readable Arrow IPC file: {err}", path=path) from None
-
-
-def _read_json(path: Path) -> pa.Table:
-    """The JSONL file as a table. Arrow turns date-like strings (S2's ``publicationdate``)
-    into timestamps; such columns are read again as the strings they are."""
-    import pyarrow as pa
-    import pyarrow.json as pajson
-
-    try:
-        with _stream(path) as fh:
-            table = pajson.read_json(fh)
-        dated = [
-            f.name
-            for f in table.schema
-            if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)
-        ]
-        if dated:
-            strings = pa.schema([(name, pa.string()) for name in dated])
-            options = pajson.ParseOptions(
-                explicit_schema=strings, unexpected_field_behavior="infer"
-            )
-            with _stream(path) as fh:
-                table = pajson.read_json(fh, parse_options=options)
-    except (pa.ArrowException, OSError, ValueError) as err:
-        raise Unsupported(str(err)) from None
-    return table
-
-
-#: RE2 (Arrow's regex engine) forms of ``schema.text``'s character classes; a test checks
-#: they match the same characters as the Python patterns there
-_ARROW_SUSPECT = r"[\x00-\x08\x0b-\x1f\x{FEFF}]"
-_ARROW_CONTROLS = r"[\x00-\x08\x0b\x0c\x0e-\x1f]"
-_ARROW_CONTROLS_BUT_NUL = r"[\x01-\x08\x0b\x0c\x0e-\x1f]"
-
-#: ``(column, what, values changed)`` for the cleaning summary
-Cleaned = list[tuple[str, str, int]]
-
-
-def _count(mask: pa.ChunkedArray | pa.Array) -> int:
-    import pyarrow.compute as pc
-
-    return int(pc.sum(mask).as_py() or 0)
-
-
-def _may_need_cleaning(col: pa.ChunkedArray) -> bool:
-    """Whether any byte of the column's string data is a C0 control other than TAB/LF or
-    starts a BOM: a numpy pass over the data buffers, about twice as fast as the RE2 scan on
-    clean text (measured once on 300k synthetic abstracts), and nearly every file is clean. Bytes of
-    a buffer outside the column's slice can only give a false "maybe" (the exact scan then
-    decides), never a miss."""
-    for chunk in col.chunks:
-        data = chunk.buffers()[2]
-        if data is None:
-            continue
-        a = np.frombuffer(data, dtype=np.uint8)
-        if ((a < 0x20) & (a != 0x09) & (a != 0x0A)).any():
-            return True
-        lead = np.flatnonzero(a[:-2] == 0xEF)
-        if ((a[lead + 1] == 0xBB) & (a[lead + 2] == 0xBF)).any():
-            return True
-    return False
-
-
-def clean_string_columns(table: pa.Table) -> tuple[pa.Table, Cleaned]:
-    """``table`` with every string column cleaned as ``schema.text.clean_text`` cleans a
-    field, and what was changed. One regex scan per column when nothing needs cleaning.
-
-    A list-of-strings column that needs cleaning raises :class:`Unsupported` (the line
-    reader cleans it value by value); so does the same in edge files (rare; not worth the
-    kernels).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from scholarkg.schema.text import BOM_REMOVED, CONTROLS_REMOVED, CR_MADE_LF, NUL_REMOVED
-
-    cleaned: Cleaned = []
-    for i, name in enumerate(table.column_names):
-        col = table.column(i)
-        t = col.type
-        if pa.types.is_list(t) or pa.types.is_large_list(t):
-            flat = pc.list_flatten(col)
-            is_text = pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)
-            if (
-                is_text
-                and _may_need_cleaning(flat)
-                and _count(pc.match_substring_regex(flat, _ARROW_SUSPECT))
-            ):
-                raise Unsupported(f"list column {name!r} needs text cleaning")
-            continue
-        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-            continue
-        if not _may_need_cleaning(col) or not _count(pc.match_substring_regex(col, _ARROW_SUSPECT)):
-            continue
-        # the order of clean_text: NUL noted, CR/CRLF -> LF, BOM removed, other controls
-        # noted (after the CR step), then every control removed
-        found = [(NUL_REMOVED, _count(pc.match_substring(col, "\x00")))]
-        if n_cr := _count(pc.match_substring(col, "\r")):
-            col = pc.replace_substring(pc.replace_substring(col, "\r\n", "\n"), "\r", "\n")
-        found.append((CR_MADE_LF, n_cr))
-        if n_bom := _count(pc.match_substring(col, "\ufeff")):
-            col = pc.replace_substring(col, "\ufeff", "")
-        found.append((BOM_REMOVED, n_bom))
-        n_controls = _count(pc.match_substring_regex(col, _ARROW_CONTROLS_BUT_NUL))
-        found.append((CONTROLS_REMOVED, n_controls))
-        col = pc.replace_substring_regex(col, _ARROW_CONTROLS, "")
-        table = table.set_column(i, name, col)
-        cleaned += [(name, what, n) for what, n in found if n]
-    return table, cleaned
-
-
-def stripped_keys(col: pa.ChunkedArray) -> Cleaned:
-    """How many string ids ``_string_ids`` strips (counted as the line reader counts them)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from scholarkg.schema.text import KEY_STRIPPED
-
-    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
-        return []
-    n = _count(pc.not_equal(pc.utf8_trim_whitespace(col), col))
-    return [("id", KEY_STRIPPED, n)] if n else []
-
-
-def _string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Ids as strings as ``str(value).strip()`` gives them: string or integer columns only."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    if pa.types.is_integer(col.type) or pa.types.is_large_string(col.type):
-        col = col.cast(pa.string())
-    elif not pa.types.is_string(col.type):
-        raise Unsupported(f"ids of type {col.type}")
-    col = pc.utf8_trim_whitespace(col)  # keys: see schema.text.KEY_STRIPPED
-    if col.null_count or _has_empty(col):
-        raise Unsupported("a missing or empty id")
-    return col
-
-
-def _has_empty(col: pa.Array) -> bool:
-    """Any ``""`` in a string array without nulls: two equal consecutive offsets."""
-    offsets = np.frombuffer(col.buffers()[1], dtype=np.int32, count=len(col) + 1,
-                            offset=col.offset * 4)  # fmt: skip
-    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 _SIMPLE_LIST_ITEMS = ("string", "large_string", "int64", "bool", "null")
@@ -272,7 +93,7 @@ def read_node_table(path: Path) -> tuple[pa.Table, pa.Array, Cleaned]:
     cleaned += stripped_keys(table.column("id"))
     for name in table.column_names:
         _check_column(name, table.column(name))
-    ids = _string_ids(table.column("id"))
+    ids = string_ids(table.column("id"))
     import pyarrow.compute as pc
 
     if pc.count_distinct(ids).as_py() != len(ids):
@@ -352,7 +173,7 @@ def _encoded_list(col: pa.Array) -> pa.Array:
     if pa.types.is_null(t) or len(values) == 0:
         items = pa.array([], pa.binary())
     elif pa.types.is_string(t):
-        if _count(pc.match_substring(values, "\x00")):  # GRAPH.BULK ends strings at NUL
+        if count_true(pc.match_substring(values, "\x00")):  # GRAPH.BULK ends strings at NUL
             raise Unsupported("a string with NUL in a list")
         items = pc.binary_join_element_wise(
             pa.scalar(b"\x03"), values.cast(pa.binary()), pa.scalar(b"\x00"), pa.scalar(b"")
@@ -384,7 +205,7 @@ def node_token(table: pa.Table, label: str) -> bytes:
     for name in props:
         col = table.column(name).combine_chunks()
         if name == "id":
-            col = _string_ids(col)
+            col = string_ids(col)
         parts.append(_encoded_column(col))
     rows = pc.binary_join_element_wise(*parts, pa.scalar(b""))
     if isinstance(rows, pa.ChunkedArray):
@@ -396,72 +217,13 @@ def node_token(table: pa.Table, label: str) -> bytes:
 
 
 def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, pa.Table | None]:
-    """``(start ids, end ids, first data line, properties or None)`` of an edge file.
-
-    Properties only from JSONL (the caller checks that the first stored edge has them all).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-
-    props: pa.Table | None = None
-    if fmt == "jsonl":
-        table = _read_json(path)
-        if "start" not in table.column_names or "end" not in table.column_names:
-            raise Unsupported("missing endpoints")
-        starts, ends = table.column("start"), table.column("end")
-        first_line = 1
-        names = [c for c in table.column_names if c not in ("start", "end")]
-        if names:
-            props = table.select(names)
-            if clean_string_columns(props)[1]:
-                raise Unsupported("edge properties that need text cleaning")
-            for name in names:
-                _check_column(name, props.column(name))
-    else:
-        from scholarkg.textio import open_text
-
-        try:
-            with open_text(path) as fh:
-                header_line = fh.readline()
-        except UnicodeDecodeError as err:  # the line reader names line and column
-            raise Unsupported(str(err)) from None
-        delimiter = "\t" if fmt == "tsv" else ","
-        header = [h.strip().lower() for h in header_line.rstrip("\r\n").split(delimiter)]
-        if len(header) != 2 or sorted(header) != ["end", "start"] or '"' in header_line:
-            raise Unsupported("edge properties, quoting or an unusual header")
-        try:
-            with _stream(path) as fh:
-                table = pacsv.read_csv(
-                    fh,
-                    read_options=pacsv.ReadOptions(skip_rows=1, column_names=["a", "b"]),
-                    parse_options=pacsv.ParseOptions(delimiter=delimiter),
-                    convert_options=pacsv.ConvertOptions(
-                        column_types={"a": pa.string(), "b": pa.string()},
-                        strings_can_be_null=False,
-                        quoted_strings_can_be_null=False,
-                    ),
-                )
-        except (pa.ArrowException, OSError, ValueError) as err:
-            raise Unsupported(str(err)) from None
-        pair = (table.column("a"), table.column("b"))
-        starts, ends = pair if header[0] == "start" else pair[::-1]
-        starts, ends = pc.utf8_trim_whitespace(starts), pc.utf8_trim_whitespace(ends)
-        first_line = 2
-    out = []
-    for col in (starts, ends):
-        col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        if pa.types.is_integer(col.type) or pa.types.is_large_string(col.type):
-            col = col.cast(pa.string())
-        elif not pa.types.is_string(col.type):
-            raise Unsupported(f"endpoints of type {col.type}")
-        col = pc.utf8_trim_whitespace(col)  # as the node ids (CSV cells: trimmed already)
-        if col.null_count or _has_empty(col):
-            raise Unsupported("an empty endpoint")
-        if _count(pc.match_substring_regex(col, _ARROW_SUSPECT)):
-            raise Unsupported("an endpoint that needs text cleaning")
-        out.append(col)
-    return out[0], out[1], first_line, props
+    """:func:`~scholarkg.store.bulk_files.read_edge_endpoints`, its JSONL properties also
+    of types the ``GRAPH.BULK`` encoder takes (:class:`Unsupported` otherwise)."""
+    starts, ends, first_line, props = bulk_files.read_edge_endpoints(path, fmt)
+    if props is not None:
+        for name in props.column_names:
+            _check_column(name, props.column(name))
+    return starts, ends, first_line, props
 
 
 def edge_rows(a: np.ndarray, b: np.ndarray, props: pa.Table) -> bytes:
@@ -479,22 +241,6 @@ def edge_rows(a: np.ndarray, b: np.ndarray, props: pa.Table) -> bytes:
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int32, count=len(rows) + 1,
                             offset=rows.offset * 4)  # fmt: skip
     return bytes(memoryview(rows.buffers()[2])[int(offsets[0]) : int(offsets[-1])])
-
-
-def line_numbers(path: Path, first_line: int, n_rows: int) -> np.ndarray | None:
-    """Row ``i`` is on line ``first_line + i`` when the file has no blank lines: checked by
-    counting newlines (plain files only); ``None`` when that cannot be told cheaply."""
-    if path.name.lower().endswith(".gz"):
-        return None
-    newlines, last = 0, b"\n"
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 24):
-            newlines += chunk.count(b"\n")
-            last = chunk[-1:]
-    lines = newlines + (0 if last == b"\n" else 1)
-    if lines != first_line - 1 + n_rows:
-        return None
-    return np.arange(first_line, first_line + n_rows)
 
 
 def slices(table: pa.Table, size: int) -> Iterator[pa.Table]:

@@ -73,7 +73,7 @@ from scholarkg.store.falkordb.persistence import (
 )
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
-from scholarkg.store.process import exclusive_lock, wait_exit
+from scholarkg.store.process import exclusive_lock, wait_callback, wait_exit
 from scholarkg.store.process import pid_alive as _pid_alive
 from scholarkg.store.process import terminate as _terminate_pid
 from scholarkg.textio import atomic_write_text
@@ -128,26 +128,9 @@ class WaitProgress:
         return f"starting embedded FalkorDB (pid {self.pid})"
 
 
-#: ``progress(WaitProgress)``, called while waiting for a starting or loading server
+#: ``progress(WaitProgress)``, called while waiting for a starting or loading server (without
+#: one, the process-wide ``store.process.wait_callback()``)
 WaitCallback = Callable[[WaitProgress], None]
-
-#: process-wide default for servers created without ``progress=`` (the CLI sets one, so every
-#: command that starts the server shows the loading line without threading a callback
-#: through ``open_store``)
-_default_wait_callback: WaitCallback | None = None
-
-
-def wait_callback() -> WaitCallback | None:
-    """The process-wide wait callback (also shown by the managed Neo4j while it starts)."""
-    return _default_wait_callback
-
-
-def set_wait_callback(callback: WaitCallback | None) -> WaitCallback | None:
-    """Install the default wait callback; returns the previous one (to restore it)."""
-    global _default_wait_callback
-    previous = _default_wait_callback
-    _default_wait_callback = callback
-    return previous
 
 
 @dataclass(frozen=True)
@@ -935,7 +918,7 @@ class EmbeddedServer:
         is too busy to answer (a long command in the log), its CPU time. Only a server
         that exits, or shows neither for ``stall_timeout`` seconds, is an error.
         """
-        callback = self.progress or _default_wait_callback
+        callback = self.progress or wait_callback()
         t0 = last_change = time.monotonic()
         marker: tuple[Any, ...] | None = None
         phase = "starting"

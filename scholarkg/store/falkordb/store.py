@@ -126,6 +126,8 @@ class FalkorDBStore(BatchWriteStore):
 
     backend = "embedded"
     capabilities: frozenset[str] = frozenset({"fulltext", "vector"})
+    #: no GDS catalogue: the graph algorithms run beside the store (``graphalgo/``)
+    gds: None = None
     _dialect = dialect
 
     def __init__(

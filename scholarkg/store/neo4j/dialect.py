@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, StoreError
@@ -36,6 +35,7 @@ from scholarkg.schema.ddl import (
     default_schema,
 )
 from scholarkg.store import cypher_common
+from scholarkg.store.cypher_common import Statement
 from scholarkg.store.vector_batches import float64_text
 
 if TYPE_CHECKING:
@@ -589,15 +589,6 @@ SHOW_SCHOLARKG_PROCEDURES = (
 )
 
 # -- the full list, for the conformance lint ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Statement:
-    """A query the Neo4j adapter can send, with example values for its parameters."""
-
-    name: str
-    text: str
-    parameters: dict[str, Any] = field(default_factory=dict)
 
 
 _ROWS: list[dict[str, Any]] = [{"id": "p1", "props": {"title": "t"}}]

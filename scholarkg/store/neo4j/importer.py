@@ -4,11 +4,12 @@ Why the importer: it writes the store files directly (no transactions, no MERGE 
 is how Neo4j itself says to build a large database; the ``UNWIND … MERGE`` writer is for
 incremental loads. Steps, each needing the previous one:
 
-1. the JSONL node files and the edge files are read with the same columnar reader as the
-   embedded bulk load (``bulk_arrow``) and written as the importer's CSVs (``id:ID(<Label>)``
-   plus typed property columns; ``:START_ID(<Label>),:END_ID(<Label>)`` plus the edge's
-   properties); lists become array columns (``string[]``, ``long[]``…) whose elements are
-   joined by a character cleaned text cannot hold (:data:`ARRAY_DELIMITER`);
+1. the node files (JSONL or Arrow) and the edge files are read with the same columnar reader
+   as the embedded bulk load (``store/bulk_files.py``, neither backend's) and written as the
+   importer's CSVs (``id:ID(<Label>)`` plus typed property columns;
+   ``:START_ID(<Label>),:END_ID(<Label>)`` plus the edge's properties); lists become array
+   columns (``string[]``, ``long[]``…) whose elements are joined by a character cleaned text
+   cannot hold (:data:`ARRAY_DELIMITER`);
 2. the managed server is stopped, ``neo4j-admin database import full`` (``org.neo4j.cli.
    AdminTool``, from the launcher's Maven class path) replaces the ``neo4j`` database;
    relationships whose endpoint is not a node are skipped and counted, as on the embedded store;
@@ -34,6 +35,19 @@ from typing import Any
 from scholarkg.errors import InputError, NotSupported, ServerError
 from scholarkg.schema.ddl import check_label, check_property, check_rel_type
 from scholarkg.schema.text import collect_cleaning, describe_cleaning, note_cleaning
+from scholarkg.store.bulk_files import (
+    Cleaned,
+    EdgeSource,
+    NodeSource,
+    Unsupported,
+    clean_string_columns,
+    edge_format,
+    read_edge_endpoints,
+    read_table,
+    string_ids,
+    stripped_keys,
+    without_empty_columns,
+)
 from scholarkg.store.neo4j.server import LAUNCHER_JAR, ManagedNeo4j, build_launcher
 
 log = logging.getLogger(__name__)
@@ -85,8 +99,6 @@ def _array_cells(col: Any, name: str) -> tuple[Any, Cleaned]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from scholarkg.store.falkordb.bulk_arrow import clean_string_columns
-
     lists = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     values = lists.flatten()
     cleaned: Cleaned = []
@@ -101,10 +113,6 @@ def _array_cells(col: Any, name: str) -> tuple[Any, Cleaned]:
         pc.subtract(lists.offsets, lists.offsets[0]), values, mask=lists.is_null()
     )
     return pc.binary_join(rebuilt, ARRAY_DELIMITER), cleaned
-
-
-#: ``(column, what, values changed)``, as ``bulk_arrow`` reports cleaning
-Cleaned = list[tuple[str, str, int]]
 
 
 def _typed_columns(
@@ -143,26 +151,18 @@ def write_node_csv(path: Path, out_csv: Path, *, label: str) -> tuple[list[str],
     """The importer's CSV of one JSONL node file (``id:ID(<label>)`` + typed property
     columns); returns the columns left out and whether a value spans lines.
 
-    Text is cleaned as the record layer cleans it (``bulk_arrow.clean_string_columns``: NUL
+    Text is cleaned as the record layer cleans it (``bulk_files.clean_string_columns``: NUL
     and control characters removed, CR/CRLF made LF, BOMs removed), counted in the active
     ``schema.text`` collector.
 
-    The nodes are read with Arrow's JSON reader directly, not the embedded bulk loader's
-    stricter columnar reader: that one hands floats and nested values to its line reader to
-    match it byte for byte, while here a float column is simply a ``double`` column.
+    The nodes are read with the shared reader's table (``bulk_files.read_table``), without
+    the embedded bulk loader's checks of the types ``GRAPH.BULK`` encodes: that one hands
+    floats and nested values to its line reader to match it byte for byte, while here a
+    float column is simply a ``double`` column.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
-
-    from scholarkg.store.falkordb.bulk_arrow import (
-        Unsupported,
-        _string_ids,
-        clean_string_columns,
-        read_table,
-        stripped_keys,
-        without_empty_columns,
-    )
 
     check_label(label)
     try:
@@ -170,7 +170,7 @@ def write_node_csv(path: Path, out_csv: Path, *, label: str) -> tuple[list[str],
         if "id" not in table.column_names:
             raise Unsupported("no id column")
         cleaned += stripped_keys(table.column("id"))
-        ids = _string_ids(table.column("id"))
+        ids = string_ids(table.column("id"))
     except Unsupported as err:
         raise InputError(
             f"cannot read the {label} nodes for Neo4j's importer ({err}); 'scholarkg load bulk' "
@@ -201,12 +201,9 @@ def write_relationship_csv(
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from scholarkg.store.falkordb.bulk import _edge_format
-    from scholarkg.store.falkordb.bulk_arrow import Unsupported, read_edge_endpoints
-
     check_rel_type(rel_type)
     try:
-        a, b, _first, props = read_edge_endpoints(path, _edge_format(path))
+        a, b, _first, props = read_edge_endpoints(path, edge_format(path))
     except Unsupported as err:
         raise InputError(
             f"the importer path takes start,end edge lists or JSONL edges whose text needs "
@@ -253,26 +250,6 @@ def write_import_csvs(
     return nodes_csv, rels_csv, left_out, multiline
 
 
-@dataclass(frozen=True)
-class ImportNodes:
-    """A JSONL node file for the importer (at least ``id`` on every line)."""
-
-    path: Path
-    label: str = "Paper"
-
-
-@dataclass(frozen=True)
-class ImportRelationships:
-    """An edge file for the importer: ``start,end`` CSV/TSV or JSONL with properties."""
-
-    path: Path
-    rel_type: str = "CITES"
-    start_label: str = "Paper"
-    end_label: str = "Paper"
-    #: the same properties on every edge (a source's mark), as ``bulk.EdgeSource`` has them
-    properties: tuple[tuple[str, Any], ...] = ()
-
-
 def import_into_managed(
     server: ManagedNeo4j,
     papers: Path,
@@ -285,16 +262,16 @@ def import_into_managed(
 ) -> Neo4jImportResult:
     """Replace the managed server's empty ``neo4j`` database by ``papers`` + ``edges``
     (``scholarkg load bulk``; :func:`import_files` for several labels and types)."""
-    rels = [ImportRelationships(edges, rel_type, label, label)] if edges is not None else []
+    rels = [EdgeSource(edges, rel_type, label, label)] if edges is not None else []
     return import_files(
-        server, [ImportNodes(papers, label)], rels, node_count=node_count, progress=progress
+        server, [NodeSource(papers, label)], rels, node_count=node_count, progress=progress
     )
 
 
 def import_files(
     server: ManagedNeo4j,
-    nodes: Sequence[ImportNodes],
-    relationships: Sequence[ImportRelationships] = (),
+    nodes: Sequence[NodeSource],
+    relationships: Sequence[EdgeSource] = (),
     *,
     node_count: int,
     progress: Callable[[str], None] | None = None,
@@ -306,7 +283,8 @@ def import_files(
     space (``id:ID(<label>)``), so an Author and a Paper may share an id string.
     """
     for src in nodes:
-        check_label(src.label)
+        for name in (src.label, *src.extra_labels):
+            check_label(name)
     for rel in relationships:
         check_rel_type(rel.rel_type)
         check_label(rel.start_label)
@@ -329,7 +307,9 @@ def import_files(
             for i, src in enumerate(nodes):
                 csv_path = work / f"nodes-{i}-{src.label}.csv"
                 more, spans = write_node_csv(src.path, csv_path, label=src.label)
-                options.append(f"--nodes={src.label}={csv_path}")
+                # every label of the file's nodes (``Paper:Stub``); the ids are ``label``'s
+                labels = ":".join((src.label, *src.extra_labels))
+                options.append(f"--nodes={labels}={csv_path}")
                 left_out += [f"{src.label}.{name}" for name in more]
                 multiline = multiline or spans
             for i, rel in enumerate(relationships):

@@ -60,6 +60,7 @@ from scholarkg.store.process import (
     pid_alive,
     read_pid,
     terminate,
+    wait_callback,
 )
 from scholarkg.textio import atomic_write_text
 
@@ -266,10 +267,8 @@ class ManagedNeo4j:
         self.progress = progress
 
     def _say(self, message: str) -> None:
-        from scholarkg.store.falkordb import server as embedded
-
         # the CLI's wait line takes anything with describe(): WaitProgress or StartProgress
-        callback: Callable[[Any], None] | None = self.progress or embedded.wait_callback()
+        callback: Callable[[Any], None] | None = self.progress or wait_callback()
         if callback is not None:
             callback(StartProgress(message))
         else:

@@ -22,12 +22,10 @@ client would only wrap these very procedure calls.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +33,6 @@ import numpy as np
 from scholarkg.errors import (
     ConfigError,
     CypherError,
-    InputError,
     NotSupported,
     QueryLimitExceeded,
     ServerError,
@@ -73,6 +70,7 @@ from scholarkg.store.cypher_common import (
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape
 from scholarkg.store.neo4j import dialect
+from scholarkg.store.neo4j.gds import Neo4jGds, has_source_bias
 
 if TYPE_CHECKING:
     import neo4j
@@ -87,52 +85,6 @@ INDEX_TIMEOUT = 300
 _USERINFO = re.compile(r"//[^/@]*@")
 #: ``CALL { … } IN TRANSACTIONS`` cannot run inside a managed transaction.
 _IN_TRANSACTIONS = re.compile(r"\bIN\s+(?:\d+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.I)
-
-
-_NO_SOURCE_BIAS = (
-    "this GDS version takes personalized PageRank source nodes without biases only (all biases 1)"
-)
-
-
-def has_source_bias(config: PageRankConfig) -> bool:
-    """Whether personalized PageRank weights its source nodes (any bias other than 1)."""
-    return bool(config.source_nodes) and any(
-        float(v) != 1.0 for v in (config.source_nodes or {}).values()
-    )
-
-
-@dataclass(frozen=True)
-class ServerTop:
-    """The top ``k`` (id, score) rows a server-side sort returned, ordered by score then id.
-
-    ``records`` counts what the driver received (the proof that only ``k`` rows crossed
-    Bolt); ``server_millis`` is the server's own time for the queries (available + consumed
-    after, from the result summaries); ``tie_query``: a second query resolved a tie at the
-    ``k``-th score."""
-
-    rows: list[tuple[str, float]]
-    records: int
-    server_millis: float
-    tie_query: bool = False
-
-
-_MEMORY = re.compile(r"([\d.]+)\s*(Bytes|KiB|MiB|GiB|TiB)")
-_UNITS = {"Bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
-
-
-def memory_bytes(text: str) -> int:
-    """GDS's human memory figure (``"230 MiB"``, ``"[314 MiB ... 677 MiB]"``) in bytes, the
-    upper end of a range (the ``mapView`` components carry only this text)."""
-    found = _MEMORY.findall(text)
-    if not found:
-        raise StoreError(f"unreadable GDS memory figure {text!r}")
-    number, unit = found[-1]
-    return int(float(number) * _UNITS[unit])
-
-
-def _server_millis(summary: Any) -> float:
-    """Server time of one query: until the first record, plus until the last was consumed."""
-    return float((summary.result_available_after or 0) + (summary.result_consumed_after or 0))
 
 
 def _import_driver() -> None:
@@ -335,9 +287,8 @@ class Neo4jStore(BatchWriteStore):
         self._user = user
         self._schema: SchemaSpec = default_schema()
         self._vector_props: set[str] = {v.property for v in default_schema().vector}
-        #: whether GDS takes [node, bias] source pairs (None: not tried yet)
-        self._gds_source_bias: bool | None = None
-        self._gds_concurrency: int | None = None
+        #: the GDS catalogue (``store/neo4j/gds.py``), where the server has the plugin
+        self.gds: Neo4jGds | None = Neo4jGds(self) if "gds" in self.capabilities else None
         #: db.transaction.timeout in ms (0: none), read once
         self._server_timeout: int | None = None
 
@@ -592,25 +543,6 @@ class Neo4jStore(BatchWriteStore):
         )
 
     # -- PageRank ----------------------------------------------------------------------
-    def _check_sources(
-        self, label: str, config: PageRankConfig, node_ids: Sequence[str] | None
-    ) -> list[dict[str, Any]] | None:
-        """GDS ``sourceNodes`` rows, after checking they exist (GDS would fail obscurely)."""
-        if config.source_nodes is None:
-            return None
-        sources = [{"id": str(k), "bias": float(v)} for k, v in config.source_nodes.items()]
-        wanted = [s["id"] for s in sources]
-        found = {r["id"] for r in self.run(dialect.existing_ids_query(label), {"ids": wanted})}
-        if node_ids is not None:
-            found &= {str(x) for x in node_ids}
-        missing = [x for x in wanted if x not in found]
-        if missing:
-            raise InputError(
-                f"PageRank source node(s) not in the {label} graph: {missing[:5]}",
-                field="source_nodes",
-            )
-        return sources
-
     def pagerank(
         self,
         node_label: str,
@@ -636,18 +568,19 @@ class Neo4jStore(BatchWriteStore):
         check_pagerank_config(cfg)
         if node_ids is not None:
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
-        if "gds" not in self.capabilities:
+        gds = self.gds
+        if gds is None:
             log.info("GDS not installed: PageRank runs in scipy with GDS semantics")
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
-        if has_source_bias(cfg) and self._gds_source_bias is False:
+        if has_source_bias(cfg) and gds.source_bias_refused:
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         graph = f"scholarkg_pr_{uuid.uuid4().hex[:12]}"
         try:
             if weight_property is None:
-                self.project_native(graph, node_label, (rel_type,))
+                gds.project_native(graph, node_label, (rel_type,))
             else:
-                self.project_graph(graph, node_label, (rel_type,), weight_property=weight_property)
-            return self.pagerank_projected(
+                gds.project_graph(graph, node_label, (rel_type,), weight_property=weight_property)
+            return gds.pagerank_projected(
                 graph,
                 node_label,
                 cfg,
@@ -659,339 +592,9 @@ class Neo4jStore(BatchWriteStore):
             return self._pagerank_scipy(node_label, rel_type, node_ids, weight_property, cfg)
         finally:
             try:
-                self.drop_projected(graph)
+                gds.drop_projected(graph)
             except StoreError as err:  # never mask the real error; the projection is on heap
                 log.warning("could not drop GDS projection %s: %s", graph, err)
-
-    # -- GDS projections (also kept resident by graphalgo.projection) -------------------
-    def _require_gds(self) -> None:
-        if "gds" not in self.capabilities:
-            raise NotSupported(
-                "GDS projections need the Graph Data Science plugin on the Neo4j server "
-                "(docker compose up starts one with it)"
-            )
-
-    def project_graph(
-        self,
-        name: str,
-        node_label: str,
-        rel_types: Sequence[str],
-        *,
-        node_ids: Sequence[str] | None = None,
-        weight_property: str | None = None,
-    ) -> dict[str, int]:
-        """Project ``(node_label, rel_types)`` into GDS's catalogue as ``name``; isolated
-        nodes are kept (they score ``1 - d``). Returns node and relationship counts."""
-        self._require_gds()
-        ids = None if node_ids is None else list(dict.fromkeys(str(x) for x in node_ids))
-        row = self._execute(
-            dialect.pagerank_projection_query(node_label, rel_types, weight_property),
-            {"ids": ids, "graph": name},
-        ).records[0]
-        return {"nodes": int(row["nodeCount"]), "relationships": int(row["relationshipCount"])}
-
-    def pagerank_projected(
-        self,
-        name: str,
-        node_label: str,
-        config: PageRankConfig,
-        *,
-        weighted: bool = False,
-        node_ids: Sequence[str] | None = None,
-        property_name: str | None = None,
-    ) -> PageRankResult:
-        """PageRank (global or personalized) on the projected graph ``name``.
-
-        ``mutate`` then read back then drop the property, so a resident projection can be
-        ranked any number of times (GDS refuses to overwrite a mutated property).
-        """
-        self._require_gds()
-        sources = self._check_sources(node_label, config, node_ids)
-        prop = property_name or f"pr_{uuid.uuid4().hex[:12]}"
-        params: dict[str, Any] = {
-            "graph": name,
-            "property": prop,
-            "damping_factor": float(config.damping_factor),
-            "max_iterations": int(config.max_iterations),
-            "tolerance": float(config.tolerance),
-            "concurrency": self.gds_concurrency,
-        }
-        if sources is not None:
-            params["sources"] = sources
-        biased = has_source_bias(config)
-        if biased and self._gds_source_bias is False:
-            raise NotSupported(_NO_SOURCE_BIAS)
-        try:
-            stats = self._execute(
-                dialect.pagerank_mutate_query(
-                    node_label, weighted=weighted, personalized=sources is not None, biased=biased
-                ),
-                params,
-            ).records[0]
-        except CypherError as err:
-            # GDS 2.13 (the line built for Neo4j 5.26) takes node lists only; [node, bias]
-            # pairs came later. Callers run the same semantics on the client arrays instead.
-            if biased and "sourceNodes" in str(err):
-                self._gds_source_bias = False
-                raise NotSupported(_NO_SOURCE_BIAS) from None
-            raise
-        if biased:
-            self._gds_source_bias = True
-        try:
-            cols = self._execute(
-                dialect.PAGERANK_SCORES, {"graph": name, "property": prop}
-            ).records[0]
-            scores = dict(zip(map(str, cols["ids"]), map(float, cols["scores"]), strict=True))
-        finally:
-            if property_name is None:
-                try:
-                    self._execute(dialect.DROP_NODE_PROPERTY, {"graph": name, "property": prop})
-                except StoreError as err:  # never mask the real error
-                    log.warning("could not drop property %s of GDS graph %s: %s", prop, name, err)
-        return PageRankResult(
-            scores=scores,
-            ran_iterations=int(stats["ranIterations"]),
-            did_converge=bool(stats["didConverge"]),
-            compute_millis=float(stats["computeMillis"]),
-        )
-
-    # -- resident GDS graphs (graphalgo/resident.py): only the top k crosses Bolt ---------
-    #: extra rows a server-side top-k sort keeps to resolve a tie at the k-th score in the
-    #: same query (personalized PageRank ties often: a paper's references share its vote)
-    TOP_K_SLACK = 256
-
-    @property
-    def gds_concurrency(self) -> int:
-        """Threads every GDS call is given, set explicitly: the server's processors
-        (``availableCPUs``), at most 4 unless the edition is Enterprise (Community and
-        OpenGDS refuse more). ``SCHOLARKG_GDS_CONCURRENCY`` overrides it. Asked once."""
-        if self._gds_concurrency is None:
-            override = os.environ.get("SCHOLARKG_GDS_CONCURRENCY", "").strip()
-            if override:
-                if not override.isdigit() or int(override) < 1:
-                    raise ConfigError(
-                        f"SCHOLARKG_GDS_CONCURRENCY must be a positive integer, not {override!r}"
-                    )
-                self._gds_concurrency = int(override)
-            else:
-                self._require_gds()
-                info = {str(r["key"]): r["value"] for r in self.run(dialect.GDS_SYSINFO)}
-                cpus = max(1, int(info.get("availableCPUs") or 1))
-                enterprise = str(info.get("gdsEdition", "")).lower() == "enterprise"
-                self._gds_concurrency = cpus if enterprise else min(cpus, 4)
-        return self._gds_concurrency
-
-    def project_native(
-        self,
-        name: str,
-        node_label: str,
-        rel_types: Sequence[str],
-        *,
-        node_properties: Mapping[str, Any] | None = None,
-    ) -> dict[str, int]:
-        """Native projection of ``(node_label, rel_types)`` as ``name``: GDS reads the store
-        with ``readConcurrency`` threads, nothing crosses Bolt. ``node_properties`` maps each
-        projected property to its ``defaultValue`` (the property must exist in the database).
-        Returns node and relationship counts and GDS's ``projectMillis``."""
-        self._require_gds()
-        row = self._execute(
-            dialect.NATIVE_PROJECTION,
-            {
-                "graph": name,
-                "nodes": dialect.native_node_projection(node_label, node_properties),
-                "relationships": dialect.native_relationship_projection(rel_types),
-                "concurrency": self.gds_concurrency,
-            },
-        ).records[0]
-        return {
-            "nodes": int(row["nodeCount"]),
-            "relationships": int(row["relationshipCount"]),
-            "project_millis": int(row["projectMillis"]),
-        }
-
-    def resident_graphs(self, prefix: str) -> dict[str, dict[str, Any]]:
-        """The GDS graphs named ``prefix…``: node and relationship counts and the node
-        properties each holds (``{name: {"nodes", "relationships", "properties"}}``)."""
-        self._require_gds()
-        rows = self.run(dialect.LIST_PROJECTIONS_WITH_PROPERTIES, {"prefix": prefix})
-        return {
-            str(r["graphName"]): {
-                "nodes": int(r["nodeCount"]),
-                "relationships": int(r["relationshipCount"]),
-                "properties": frozenset(map(str, r["properties"])),
-            }
-            for r in rows
-        }
-
-    def _pagerank_params(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
-        return {
-            "graph": graph,
-            "property": prop,
-            "damping_factor": float(config.damping_factor),
-            "max_iterations": int(config.max_iterations),
-            "tolerance": float(config.tolerance),
-            "concurrency": self.gds_concurrency,
-        }
-
-    def pagerank_keep(self, graph: str, config: PageRankConfig, prop: str) -> dict[str, Any]:
-        """Whole-graph PageRank into ``prop`` of the resident graph (kept for later reads);
-        GDS's statistics and timings. GDS refuses an existing ``prop`` (caller checks)."""
-        self._require_gds()
-        row = self._execute(
-            dialect.PAGERANK_KEEP, self._pagerank_params(graph, config, prop)
-        ).records[0]
-        return dict(row.items())
-
-    def pagerank_write(
-        self, graph: str, node_label: str, config: PageRankConfig, prop: str
-    ) -> dict[str, Any]:
-        """``gds.pageRank.write`` (personalized with ``config.source_nodes``): every node's
-        score into the database property ``prop``; GDS's statistics and timings."""
-        self._require_gds()
-        params = self._pagerank_params(graph, config, check_property(prop))
-        personalized = config.source_nodes is not None
-        if personalized:
-            if has_source_bias(config):
-                raise NotSupported(_NO_SOURCE_BIAS)
-            params["sources"] = list(dict.fromkeys(map(str, config.source_nodes or {})))
-        records = self._execute(
-            dialect.pagerank_write_query(node_label, personalized=personalized), params
-        ).records
-        if not records:  # a source is missing
-            self._check_sources(node_label, config, None)
-            raise StoreError("gds.pageRank.write returned no statistics")
-        return dict(records[0].items())
-
-    def _top_rows(self, query: str, ties_query: str, params: dict[str, Any], k: int) -> ServerTop:
-        """Run a top-``k`` query (ties within :attr:`TOP_K_SLACK` nodes are resolved in it)
-        and, only when a tie at the ``k``-th score is wider, its ties variant (nodes at or
-        above that score, by score then id), as the embedded store orders them. Counts the
-        records the driver returned."""
-        first = self._execute(
-            query, params | {"k": int(k), "slack": int(self.TOP_K_SLACK)}, read=True
-        )
-        rows = [(str(r["id"]), float(r["score"])) for r in first.records]
-        records, millis = len(first.records), _server_millis(first.summary)
-        tie = bool(first.records and first.records[0]["tie"])
-        if tie:
-            again = self._execute(
-                ties_query, params | {"k": int(k), "threshold": rows[-1][1]}, read=True
-            )
-            rows = [(str(r["id"]), float(r["score"])) for r in again.records]
-            records += len(again.records)
-            millis += _server_millis(again.summary)
-        rows.sort(key=lambda kv: (-kv[1], kv[0]))
-        return ServerTop(rows=rows, records=records, server_millis=millis, tie_query=tie)
-
-    def top_kept_scores(self, graph: str, prop: str, k: int) -> ServerTop:
-        """The ``k`` highest values of the kept property ``prop``: sorted in the server."""
-        self._require_gds()
-        params = {"graph": graph, "property": prop}
-        return self._top_rows(dialect.TOP_KEPT_PROPERTY, dialect.TOP_KEPT_PROPERTY_TIES, params, k)
-
-    def kept_scores(
-        self, graph: str, node_label: str, prop: str, ids: Sequence[str]
-    ) -> dict[str, float]:
-        """The kept ``prop`` of the nodes ``ids`` (index seek per id; unknown ids absent)."""
-        self._require_gds()
-        wanted = list(dict.fromkeys(str(x) for x in ids))
-        if not wanted:
-            return {}
-        records = self._execute(
-            dialect.kept_scores_query(node_label),
-            {"graph": graph, "property": prop, "ids": wanted},
-            read=True,
-        ).records
-        return {str(r["id"]): float(r["score"]) for r in records}
-
-    def personalized_top(
-        self, graph: str, node_label: str, config: PageRankConfig, k: int
-    ) -> ServerTop:
-        """Personalized PageRank's top ``k`` in one round trip (``gds.pageRank.stream`` with
-        ``sourceNodes``); a missing source is an :class:`InputError` naming it."""
-        self._require_gds()
-        sources = list(dict.fromkeys(str(x) for x in (config.source_nodes or {})))
-        if not sources:
-            raise InputError("personalized PageRank needs source nodes", field="source_nodes")
-        if has_source_bias(config):
-            raise NotSupported(_NO_SOURCE_BIAS)
-        params = self._pagerank_params(graph, config, "")
-        del params["property"]
-        params["sources"] = sources
-        top = self._top_rows(
-            dialect.personalized_top_query(node_label),
-            dialect.personalized_top_query(node_label, ties=True),
-            params,
-            k,
-        )
-        if not top.rows:  # no row at all: a source is missing (or the graph is empty)
-            self._check_sources(node_label, config, None)
-        return top
-
-    def gds_estimates(
-        self,
-        node_label: str,
-        rel_types: Sequence[str],
-        *,
-        node_count: int = 0,
-        relationship_count: int = 0,
-        fastrp_dimension: int | None = None,
-    ) -> dict[str, Any]:
-        """GDS's own memory estimates (bytes) of projecting ``(node_label, rel_types)`` and of
-        PageRank on it (and FastRP of ``fastrp_dimension``): the current graph (counts 0) or
-        a fictitious one of that size."""
-        self._require_gds()
-        nodes = dialect.native_node_projection(node_label)
-        rels = dialect.native_relationship_projection(rel_types)
-        sizes: dict[str, int] = {}
-        if node_count or relationship_count:
-            sizes = {"nodeCount": int(node_count), "relationshipCount": int(relationship_count)}
-        proj = self._execute(
-            dialect.PROJECTION_ESTIMATE,
-            {"nodes": nodes, "relationships": rels, "config": sizes},
-            read=True,
-        ).records[0]
-        config = {"nodeProjection": nodes, "relationshipProjection": rels} | sizes
-        algo = self._execute(
-            dialect.PAGERANK_ESTIMATE,
-            {"config": config, "concurrency": self.gds_concurrency},
-            read=True,
-        ).records[0]
-        parts = {c["name"]: c for c in (algo["mapView"] or {}).get("components", [])}
-        extra: dict[str, Any] = {}
-        if fastrp_dimension is not None:
-            fastrp = self._execute(
-                dialect.FASTRP_ESTIMATE,
-                {
-                    "config": config,
-                    "concurrency": self.gds_concurrency,
-                    "dimension": int(fastrp_dimension),
-                },
-                read=True,
-            ).records[0]
-            extra = {"fastrp_min": int(fastrp["bytesMin"]), "fastrp_max": int(fastrp["bytesMax"])}
-        return extra | {
-            "nodes": int(proj["nodeCount"]),
-            "relationships": int(proj["relationshipCount"]),
-            "projection_min": int(proj["bytesMin"]),
-            "projection_max": int(proj["bytesMax"]),
-            "pagerank_min": int(algo["bytesMin"]),
-            "pagerank_max": int(algo["bytesMax"]),
-            "pagerank_algorithm": str(parts.get("algorithm", {}).get("memoryUsage", "")),
-            "pagerank_algorithm_max": memory_bytes(
-                str(parts.get("algorithm", {}).get("memoryUsage", "0 Bytes"))
-            ),
-            "concurrency": self.gds_concurrency,
-        }
-
-    def projected_graphs(self, prefix: str) -> list[str]:
-        """Names of the GDS projections whose name starts with ``prefix``."""
-        self._require_gds()
-        return [str(r["graphName"]) for r in self.run(dialect.LIST_PROJECTIONS, {"prefix": prefix})]
-
-    def drop_projected(self, name: str) -> None:
-        """Drop a GDS projection (no error when it is already gone)."""
-        self._execute(dialect.DROP_PROJECTION, {"graph": name})
 
     def write_fingerprint(self) -> str:
         """A token that changes with every committed write to this database.
@@ -1049,9 +652,9 @@ class Neo4jStore(BatchWriteStore):
     def clear(self) -> None:
         """Delete every node and relationship (in batches), then constraints and indexes,
         and scholarkg's GDS projections (copies of the deleted graph, held on the heap)."""
-        if "gds" in self.capabilities:
-            for name in self.projected_graphs("scholarkg_"):
-                self.drop_projected(name)
+        if self.gds is not None:
+            for name in self.gds.projected_graphs("scholarkg_"):
+                self.gds.drop_projected(name)
         self._autocommit(dialect.DELETE_ALL)
         for row in self.run(dialect.SHOW_CONSTRAINTS):
             self._execute(dialect.DROP_CONSTRAINT, {"name": row["name"]})

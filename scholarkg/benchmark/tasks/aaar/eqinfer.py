@@ -37,7 +37,7 @@ from scholarkg.errors import InputError
 from scholarkg.textio import atomic_write_text
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 _SRC = "AAAR-1.0 Table (EqInfer, v1), real data"
 PUBLISHED = tuple(
@@ -94,7 +94,7 @@ class EqInferTask(AaarTaskBase):
             out.append(n)
         return out
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         self.budgets(options)
         rows = store.run_named("aaar/eqinfer_items", {})
         return [Instance(r["id"], dict(r)) for r in rows]
@@ -109,7 +109,7 @@ class EqInferTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

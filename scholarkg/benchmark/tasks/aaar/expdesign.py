@@ -44,7 +44,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 )
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 COLUMNS = ("S-F1", "S-P", "S-R", "S-Match", "ROUGE-L", "ROUGE-1")
 _SRC = "AAAR-1.0 Table (ExpDesign, v1), real data, all-mpnet-base-v2"
@@ -116,7 +116,7 @@ class ExpDesignTask(AaarTaskBase):
         keys = ("context_words", "explain_mode", "related_work", "similarity_model")
         return {k: (str(options[k]) if options[k] is not None else None) for k in keys}
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         papers: dict[str, dict[str, Any]] = {}
         for r in store.run_named("aaar/expdesign_experiments", {}):
             p = papers.setdefault(r["paper"], {"arxiv_id": r["arxiv_id"], "experiments": [],
@@ -138,7 +138,7 @@ class ExpDesignTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -48,7 +48,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 _SRC = "Du et al. 2024, ReviewCritique, real data (averaging unit unpublished)"
 PUBLISHED = (
@@ -137,7 +137,7 @@ class ReviewCritiqueTask(AaarTaskBase):
     def configuration(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return {k: options[k] for k in ("ensemble", "average", "paper_words", "related_work")}
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         papers: dict[str, dict[str, Any]] = {}
         for r in store.run_named("aaar/reviewcritique_segments", {"source": options["source"]}):
             p = papers.setdefault(r["paper"], {"title": r["title"], "reviews": {}})
@@ -160,7 +160,7 @@ class ReviewCritiqueTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

@@ -27,7 +27,7 @@ from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
     from scholarkg.services.llm import LLMClient
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ class AaarTaskBase(BenchmarkTask):
 
     # -- graph context ---------------------------------------------------------------------
     @staticmethod
-    def sections(store: GraphStore, paper_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    def sections(store: GraphReader, paper_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
         rows = store.run_named("aaar/paper_sections", {"ids": list(paper_ids)})
         out: dict[str, list[dict[str, Any]]] = {p: [] for p in paper_ids}
         for r in rows:
@@ -198,7 +198,7 @@ class AaarTaskBase(BenchmarkTask):
 
     @staticmethod
     def related_work(
-        store: GraphStore, paper_ids: Sequence[str], options: Mapping[str, Any]
+        store: GraphReader, paper_ids: Sequence[str], options: Mapping[str, Any]
     ) -> dict[str, str]:
         """A short "Related work" block per paper from its cited and citing papers."""
         if not options.get("related_work"):

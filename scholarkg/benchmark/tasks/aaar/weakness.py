@@ -39,7 +39,7 @@ from scholarkg.benchmark.tasks.aaar.task import (
 )
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 COLUMNS = ("SN-F1", "SN-P", "SN-R", "ITF-IDF")
 _SRC = "AAAR-1.0 Table (Weakness, v1), real data, W = 993"
@@ -109,7 +109,7 @@ class WeaknessTask(AaarTaskBase):
         return {k: (str(options[k]) if isinstance(options[k], Path) else options[k])
                 for k in keys}  # fmt: skip
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         papers: dict[str, dict[str, Any]] = {}
         for r in store.run_named("aaar/weakness_reviews", {"source": "aaar"}):
             p = papers.setdefault(r["paper"], {"title": r["title"] or "",
@@ -141,7 +141,7 @@ class WeaknessTask(AaarTaskBase):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

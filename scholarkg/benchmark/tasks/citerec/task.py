@@ -44,7 +44,7 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.benchmark.tasks.citerec.recommenders import RANKERS, ContextQuery, LearnedFusion
 from scholarkg.errors import InputError
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, full_store
 from scholarkg.textio import atomic_write_text
 
 METRICS = ("Recall@10", "MRR@10")
@@ -107,11 +107,11 @@ class CiteRecTask(BenchmarkTask):
 
     # -- instances -----------------------------------------------------------------------
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         return self._instances(store, options, options["split"])
 
     def _instances(
-        self, store: GraphStore, options: Mapping[str, Any], split: str
+        self, store: GraphReader, options: Mapping[str, Any], split: str
     ) -> list[Instance]:
         if not 0.0 <= options["dev_share"] < 1.0:
             raise InputError("--dev-share must be in [0, 1)", field="dev_share")
@@ -162,7 +162,7 @@ class CiteRecTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -171,7 +171,8 @@ class CiteRecTask(BenchmarkTask):
         from scholarkg.benchmark.tasks.citerec.build import build_recommender
 
         extra: dict[str, Any] = {}
-        ranker = build_recommender(source.name, store, source.params, options, extra, progress)
+        graph = full_store(store, f"citation recommendation's {source.name!r} ranker")
+        ranker = build_recommender(source.name, graph, source.params, options, extra, progress)
         if source.name == "hybrid-learned":
             dev = self._instances(store, options, "dev")
             assert isinstance(ranker, LearnedFusion)  # what build_recommender builds for it

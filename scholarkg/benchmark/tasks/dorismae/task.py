@@ -54,7 +54,7 @@ from scholarkg.benchmark.tasks.dorismae import rankers as R
 from scholarkg.errors import InputError, NotSupported
 from scholarkg.loaders.dorismae import TEST_SPLIT_QIDS
 from scholarkg.schema.dorismae import SOURCE
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore, full_store
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ class DorisMaeTask(BenchmarkTask):
         return {k: options[k] for k in keep}
 
     # ------------------------------------------------------------------ instances
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         sub = options["task"] == "subquery"
         params = {"source": SOURCE}
         heads = store.run_named("dorismae/subqueries" if sub else "dorismae/queries", params)
@@ -252,7 +252,7 @@ class DorisMaeTask(BenchmarkTask):
     # ------------------------------------------------------------------ answers
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -260,7 +260,8 @@ class DorisMaeTask(BenchmarkTask):
     ) -> Answers:
         name = source.name
         if options["pool"] == "corpus":
-            return self._answer_corpus(store, instances, source, options, progress)
+            corpus = full_store(store, "ranking the whole corpus (its vectors are stored)")
+            return self._answer_corpus(corpus, instances, source, options, progress)
         if name == "random":
             trials = int(source.params.get("trials", options["trials"]))
             if trials < 1:
@@ -468,7 +469,7 @@ class RankerKit:
 
     def __init__(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -505,7 +506,8 @@ class RankerKit:
             by_paper: dict[str, str] = {}
             for inst in self.instances:
                 by_paper.update({p: a for a, p in inst.data["papers"].items()})
-            snap = self.store.edge_snapshot("Paper", "CITES", node_ids=sorted(by_paper))
+            store = full_store(self.store, "the citations among the pool abstracts")
+            snap = store.edge_snapshot("Paper", "CITES", node_ids=sorted(by_paper))
             out: dict[str, list[str]] = defaultdict(list)
             for s, d in zip(snap.src.tolist(), snap.dst.tolist(), strict=True):
                 out[by_paper[snap.ids[s]]].append(by_paper[snap.ids[d]])

@@ -49,7 +49,7 @@ from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.rankers.bm25 import BM25Params
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ def read_gold_file(path: str | Path) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
-def _gold_from_graph(store: GraphStore, ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+def _gold_from_graph(store: GraphReader, ids: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
     """Gold per leaderboard: ground-truth HAS_ENTRY rows if it has any, else its Results."""
     entries: dict[str, list[tuple[Any, str, str, float]]] = {}
     results: dict[str, list[tuple[Any, str, str, float]]] = {}
@@ -172,7 +172,7 @@ def _gold_from_graph(store: GraphStore, ids: Sequence[str]) -> dict[str, list[tu
 
 
 def build_lgplm_instances(
-    store: GraphStore,
+    store: GraphReader,
     *,
     k: int = 10,
     limit: int | None = None,

@@ -45,7 +45,7 @@ from scholarkg.schema.ids import content_hash
 from scholarkg.services.prompts import PromptTemplate, task_prompt
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ def seeded_shuffle(items: Sequence[str], seed: int, key: str) -> list[str]:
 
 
 def build_rplm_instances(
-    store: GraphStore,
+    store: GraphReader,
     *,
     seed: int = 0,
     limit: int | None = None,

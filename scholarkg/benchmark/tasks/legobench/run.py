@@ -20,11 +20,11 @@ from scholarkg.benchmark.tasks.llm_run import run_llm_task
 
 if TYPE_CHECKING:
     from scholarkg.services.llm import LLMClient
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 
 def run_rplm(
-    store: GraphStore,
+    store: GraphReader,
     client: LLMClient | None = None,
     *,
     predictions_path: str | Path | None = None,
@@ -58,7 +58,7 @@ def run_rplm(
 
 
 def run_lgplm(
-    store: GraphStore,
+    store: GraphReader,
     client: LLMClient | None = None,
     *,
     predictions_path: str | Path | None = None,
@@ -92,7 +92,7 @@ def run_lgplm(
 
 
 def demo_llm_tasks(
-    store: GraphStore,
+    store: GraphReader,
     *,
     base_url: str,
     n_instances: int = 3,

@@ -36,10 +36,11 @@ from scholarkg.benchmark.task import (
 )
 from scholarkg.errors import InputError
 from scholarkg.loaders.legobench_rplm import parse_query
+from scholarkg.store.base import full_store
 
 if TYPE_CHECKING:
-    from scholarkg.benchmark.runs import RunRecord
-    from scholarkg.store.base import GraphStore
+    from scholarkg.benchmark.runs import RunGraph, RunRecord
+    from scholarkg.store.base import GraphReader, GraphStore
 
 FAMILY = "legobench"
 #: the node every LEGOBench instance id names
@@ -142,14 +143,14 @@ class RPGTask(BenchmarkTask):
             "missing_policy": "bottom",
         }
 
-    def _instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Any]:
+    def _instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Any]:
         from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         if not 0.0 < float(options["dev_fraction"]) < 1.0:
             raise InputError("--dev-fraction must be in (0, 1)", field="dev_fraction")
         return rpg.load_instances(store, options.get("ground_truth"))
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.rpg import core as rpg
 
         chosen = rpg.select_split(
@@ -162,7 +163,7 @@ class RPGTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -189,12 +190,12 @@ class RPGTask(BenchmarkTask):
                 dev_fraction=options["dev_fraction"],
             )  # fmt: skip
             params, _ = tune_pairwise(
-                store, dev, cfg,
+                full_store(store, "RPG's tuning"), dev, cfg,
                 progress=None if progress is None else lambda d, t: progress("tune", d, t),
             )  # fmt: skip
         ranker = make_ranker(name, cfg, embedder=embedder, params=params)
         t0 = time.perf_counter()
-        ranker.bind(store).prepare()
+        ranker.bind(full_store(store, f"RPG's {name!r} ranker")).prepare()
         prepare_s = time.perf_counter() - t0
         by_instance: dict[str, Any] = {}
         latencies: list[float] = []
@@ -305,7 +306,7 @@ class LLMLeaderboardTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -349,7 +350,7 @@ class LLMLeaderboardTask(BenchmarkTask):
 
     def record_answers(
         self,
-        store: GraphStore,
+        store: RunGraph,
         record: RunRecord,
         instances: Sequence[Instance],
         answers: Answers,
@@ -457,7 +458,7 @@ class RPLMTask(LLMLeaderboardTask):
 
         return rplm_template()
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.rplm import alignment_keys, build_rplm_instances
 
         prompts = build_rplm_instances(
@@ -596,7 +597,7 @@ class LGPLMTask(LLMLeaderboardTask):
 
         return lgplm_template()
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         from scholarkg.benchmark.tasks.legobench.lgplm import build_lgplm_instances
         from scholarkg.benchmark.tasks.predictions import AlignmentKey
 

@@ -80,7 +80,7 @@ from scholarkg.benchmark.tasks.retrieval.querytext import (
 )
 from scholarkg.errors import InputError
 from scholarkg.schema.retrieval import beir_source, collection_id
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader
 from scholarkg.textio import atomic_write_text
 
 METRICS = ("nDCG@10", "R@10", "R@100", "MRR@10", "MAP")
@@ -98,7 +98,7 @@ PAGE = 20_000
 log = logging.getLogger(__name__)
 
 
-def collection_documents(store: GraphStore, collection: str) -> tuple[list[str], list[str]]:
+def collection_documents(store: GraphReader, collection: str) -> tuple[list[str], list[str]]:
     """``(doc ids, texts)`` of a collection in doc-id order; text = title + " " + text."""
     doc_ids: list[str] = []
     texts: list[str] = []
@@ -306,7 +306,7 @@ class RetrievalTask(BenchmarkTask):
                 "query_mode")  # fmt: skip
         return {k: options[k] for k in keys}
 
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         name = options.get("dataset")
         if not name:
             raise InputError(
@@ -362,7 +362,7 @@ class RetrievalTask(BenchmarkTask):
 
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],
@@ -424,7 +424,7 @@ class RetrievalTask(BenchmarkTask):
 
     def _fit_weight(
         self,
-        store: GraphStore,
+        store: GraphReader,
         ranker: Ranker[str],
         options: Mapping[str, Any],
         progress: StageProgress | None,

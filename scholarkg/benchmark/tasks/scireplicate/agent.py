@@ -36,9 +36,10 @@ from scholarkg.benchmark.metrics.code_graph import build_reasoning_graph
 from scholarkg.benchmark.task import Answers, AnswerSource, StageProgress
 from scholarkg.benchmark.tasks.scireplicate.lookups import ScireplicateLookups
 from scholarkg.loaders.scireplicate_data import TaskSpec
+from scholarkg.store.base import full_store
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +232,7 @@ def implementation_records(
 
 
 def generate_answers(
-    store: GraphStore,
+    store: GraphReader,
     specs: Sequence[TaskSpec],
     source: AnswerSource,
     options: Mapping[str, Any],
@@ -246,7 +247,8 @@ def generate_answers(
     codes: dict[str, str] = {}
     raw: dict[str, str] = {}
     actions: dict[str, list[str]] = {}
-    with RecordWriter(store, batch_size=500) as writer:
+    graph = full_store(store, "the agent's answers (written to the graph as it goes)")
+    with RecordWriter(graph, batch_size=500) as writer:
         for k, spec in enumerate(specs):
             key = f"{spec.paper_index}:{spec.task_index}"
             lookups = ScireplicateLookups(store, task=key) if with_tools else None

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from scholarkg.errors import InputError
 
 if TYPE_CHECKING:
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 SECTION_INDEX = "paper_sections"
 MASK = "# [body removed: this is the function you are asked to implement]"
@@ -115,7 +115,7 @@ class ScireplicateLookups:
     """
 
     def __init__(
-        self, store: GraphStore, paper: int | str | None = None, *, task: str | None = None
+        self, store: GraphReader, paper: int | str | None = None, *, task: str | None = None
     ) -> None:
         self.store = store
         self.task: dict[str, Any] | None = None

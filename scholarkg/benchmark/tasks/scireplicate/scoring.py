@@ -229,69 +229,112 @@ def score_answers(
         raise InputError(f"judge {judge!r} not in {JUDGES}", field="judge")
     if judge == "imported" and judgements is None:
         raise InputError("the imported judge needs a judgements file", field="judgements")
-    scored: dict[str, TaskScores] = {}
+    functions: dict[str, ScoredAnswer] = {}
     ref_graphs: dict[str, ReasoningGraph] = {}
     gen_graphs: dict[str, ReasoningGraph] = {}
-    functions: dict[str, ScoredAnswer] = {}
     for spec in specs:
-        code = answers.get(spec.uid)
-        functions[spec.uid] = answer_function(spec, code or "")
+        functions[spec.uid] = answer_function(spec, answers.get(spec.uid) or "")
         ref_graphs[spec.uid] = build_reasoning_graph(spec.reference_body)
         gen_graphs[spec.uid] = build_reasoning_graph(functions[spec.uid].graph_code)
-    table_encoder: Encoder | None = None
-    exact: dict[str, list[list[int]]] = {}
+    matcher = _StepMatcher(judge, judgements, threshold)
     if judge == "embedding":
+        matcher.prepare_embeddings(ref_graphs, gen_graphs, encoder)
+    scored = {
+        spec.uid: _task_scores(
+            spec,
+            functions[spec.uid],
+            ref_graphs[spec.uid],
+            gen_graphs[spec.uid],
+            matcher.matches(spec.uid, ref_graphs[spec.uid], gen_graphs[spec.uid]),
+            answered=bool(answers.get(spec.uid)),
+        )
+        for spec in specs
+    }
+    aggregate, counts = _aggregate(specs, scored, exec_outcomes, exec_denominator)
+    per_task = {spec.uid: _task_row(spec, scored[spec.uid], exec_outcomes) for spec in specs}
+    return aggregate, per_task, counts
+
+
+class _StepMatcher:
+    """Which generated steps match which reference steps, by the chosen judge: every step
+    its own (``identity``), a judge's imported answer, exact text, or embedding similarity
+    (every step text of the run encoded in one batch first: :meth:`prepare_embeddings`)."""
+
+    def __init__(self, judge: str, judgements: Mapping[str, str] | None, threshold: float) -> None:
+        self.judge = judge
+        self.judgements = judgements or {}
+        self.threshold = threshold
+        self.exact: dict[str, list[list[int]]] = {}
+        self.encoder: Encoder | None = None
+
+    def prepare_embeddings(
+        self,
+        ref_graphs: Mapping[str, ReasoningGraph],
+        gen_graphs: Mapping[str, ReasoningGraph],
+        encoder: Encoder | None,
+    ) -> None:
         need: list[str] = []
         for uid, gen in gen_graphs.items():
             if (same := exact_text_matches(ref_graphs[uid].texts, gen.texts)) is not None:
-                exact[uid] = same
+                self.exact[uid] = same
             else:
                 need += [*ref_graphs[uid].texts, *gen.texts]
         if need:
-            table_encoder = _TableEncoder(EmbeddingTable(need, encoder))
-    for spec in specs:
-        uid = spec.uid
-        answer = functions[uid]
-        ref, gen = ref_graphs[uid], gen_graphs[uid]
-        bleu = codebleu_pair(spec.reference_code, answer.function)
-        matches: list[list[int]] | None
-        if judge == "identity":
-            matches = identity_matches(len(gen.steps))
-        elif judge == "imported":
-            raw = (judgements or {}).get(uid)
-            matches = parse_judge_matches(raw) if raw is not None else None
-        elif uid in exact:
-            matches = exact[uid]
-        else:
-            matches = embedding_matches(
-                ref.texts, gen.texts, encoder=table_encoder, threshold=threshold
-            )
-        rg = rg_node = rg_edge = None
-        reason = None
-        if matches is not None:
-            result = reasoning_graph_score(ref, gen, matches)
-            rg, rg_node, rg_edge, reason = result.score, result.node, result.edge, result.reason
-        else:
-            reason = "no judgement for this task (dropped from rg_acc)"
-        found = found_dependencies(
-            textwrap.dedent(answer.function),
-            ori_python_file=spec.ori_python_file,
-            signature_position=spec.signature_position,
-            body_position=spec.body_position,
-            indent=spec.indent,
-            task_type=spec.type,
-            namespace=spec.namespace,
+            self.encoder = _TableEncoder(EmbeddingTable(need, encoder))
+
+    def matches(self, uid: str, ref: ReasoningGraph, gen: ReasoningGraph) -> list[list[int]] | None:
+        """``None``: no usable judgement (the task is dropped from ``rg_acc``)."""
+        if self.judge == "identity":
+            return identity_matches(len(gen.steps))
+        if self.judge == "imported":
+            raw = self.judgements.get(uid)
+            return parse_judge_matches(raw) if raw is not None else None
+        if uid in self.exact:
+            return self.exact[uid]
+        return embedding_matches(
+            ref.texts, gen.texts, encoder=self.encoder, threshold=self.threshold
         )
-        scored[uid] = TaskScores(
-            bleu,
-            rg,
-            rg_node,
-            rg_edge,
-            reason,
-            found,
-            bool(answers.get(uid)),
-            gen.parse_error is not None,
-        )
+
+
+def _task_scores(
+    spec: TaskSpec,
+    answer: ScoredAnswer,
+    ref: ReasoningGraph,
+    gen: ReasoningGraph,
+    matches: list[list[int]] | None,
+    *,
+    answered: bool,
+) -> TaskScores:
+    """One task's CodeBLEU, reasoning-graph score and the dependencies its code uses."""
+    bleu = codebleu_pair(spec.reference_code, answer.function)
+    rg = rg_node = rg_edge = None
+    reason = None
+    if matches is not None:
+        result = reasoning_graph_score(ref, gen, matches)
+        rg, rg_node, rg_edge, reason = result.score, result.node, result.edge, result.reason
+    else:
+        reason = "no judgement for this task (dropped from rg_acc)"
+    found = found_dependencies(
+        textwrap.dedent(answer.function),
+        ori_python_file=spec.ori_python_file,
+        signature_position=spec.signature_position,
+        body_position=spec.body_position,
+        indent=spec.indent,
+        task_type=spec.type,
+        namespace=spec.namespace,
+    )
+    return TaskScores(
+        bleu, rg, rg_node, rg_edge, reason, found, answered, gen.parse_error is not None
+    )
+
+
+def _aggregate(
+    specs: Sequence[TaskSpec],
+    scored: Mapping[str, TaskScores],
+    exec_outcomes: Mapping[str, bool | None] | None,
+    exec_denominator: int | None,
+) -> tuple[dict[str, float | None], dict[str, int]]:
+    """The aggregates and the counts behind them (see :func:`score_answers`)."""
     recall = dependency_recall(
         [
             DependencyTask(s.external_apis, s.intra_file, s.cross_file, scored[s.uid].found)
@@ -332,26 +375,30 @@ def score_answers(
         counts.update(
             exec_passed=exe.passed, exec_failed=exe.failed, exec_unavailable=exe.unavailable
         )
-    per_task: dict[str, dict[str, float | None]] = {}
-    for spec in specs:
-        s = scored[spec.uid]
-        found = s.found
-        row: dict[str, float | None] = dict(s.codebleu)
-        row.update(
-            rg=s.rg,
-            rg_node=s.rg_node,
-            rg_edge=s.rg_edge,
-            intra_hits=float(sum(d in found for d in spec.intra_file)),
-            intra_annotated=float(len(spec.intra_file)),
-            cross_hits=float(sum(d in found for d in spec.cross_file)),
-            cross_annotated=float(len(spec.cross_file)),
-            api_hits=float(sum(d in found for d in spec.external_apis)),
-            api_annotated=float(len(spec.external_apis)),
-            parse_error=1.0 if s.parse_error else 0.0,
-            answered=1.0 if s.answered else 0.0,
-        )
-        if exec_outcomes is not None:
-            outcome = exec_outcomes.get(spec.uid)
-            row["exec"] = None if outcome is None else float(outcome)
-        per_task[spec.uid] = row
-    return aggregate, per_task, counts
+    return aggregate, counts
+
+
+def _task_row(
+    spec: TaskSpec, s: TaskScores, exec_outcomes: Mapping[str, bool | None] | None
+) -> dict[str, float | None]:
+    """A task's per-instance scores: CodeBLEU and its parts, the reasoning graph, its
+    dependency hits against the annotated ones, and execution when it ran."""
+    found = s.found
+    row: dict[str, float | None] = dict(s.codebleu)
+    row.update(
+        rg=s.rg,
+        rg_node=s.rg_node,
+        rg_edge=s.rg_edge,
+        intra_hits=float(sum(d in found for d in spec.intra_file)),
+        intra_annotated=float(len(spec.intra_file)),
+        cross_hits=float(sum(d in found for d in spec.cross_file)),
+        cross_annotated=float(len(spec.cross_file)),
+        api_hits=float(sum(d in found for d in spec.external_apis)),
+        api_annotated=float(len(spec.external_apis)),
+        parse_error=1.0 if s.parse_error else 0.0,
+        answered=1.0 if s.answered else 0.0,
+    )
+    if exec_outcomes is not None:
+        outcome = exec_outcomes.get(spec.uid)
+        row["exec"] = None if outcome is None else float(outcome)
+    return row

@@ -40,7 +40,7 @@ from scholarkg.loaders.scireplicate_data import TaskSpec, read_benchmark
 
 if TYPE_CHECKING:
     from scholarkg.benchmark.metrics.similarity import Encoder
-    from scholarkg.store.base import GraphStore
+    from scholarkg.store.base import GraphReader
 
 log = logging.getLogger(__name__)
 
@@ -288,7 +288,7 @@ class ScireplicateTask(BenchmarkTask):
         return {k: options[k] for k in keys}
 
     # -- instances ---------------------------------------------------------------------
-    def build_instances(self, store: GraphStore, options: Mapping[str, Any]) -> list[Instance]:
+    def build_instances(self, store: GraphReader, options: Mapping[str, Any]) -> list[Instance]:
         rows = store.run_named("scireplicate/tasks", {})
         return [self._instance(spec_from_graph(r["task"], r["file"])) for r in rows]
 
@@ -302,7 +302,7 @@ class ScireplicateTask(BenchmarkTask):
     # -- answers -----------------------------------------------------------------------
     def answer(
         self,
-        store: GraphStore,
+        store: GraphReader,
         instances: Sequence[Instance],
         source: AnswerSource,
         options: Mapping[str, Any],

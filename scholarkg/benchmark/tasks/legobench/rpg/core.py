@@ -58,7 +58,7 @@ from scholarkg.services.embeddings import (
     text_hash,
     vector_index_for,
 )
-from scholarkg.store.base import GraphStore
+from scholarkg.store.base import GraphReader, GraphStore
 
 TASK_NAME = "legobench-rpg"
 
@@ -153,7 +153,7 @@ def read_ground_truth(path: str | Path) -> list[RPGInstance]:
     ]
 
 
-def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
+def leaderboards_from_graph(store: GraphReader) -> list[RPGInstance]:
     """Ground truth from ``(:Leaderboard)-[:HAS_ENTRY {gt_rank}]->(:Paper)`` (may be empty)."""
     out: list[RPGInstance] = []
     for row in store.run_named("legobench/rpg_leaderboards"):
@@ -169,7 +169,7 @@ def leaderboards_from_graph(store: GraphStore) -> list[RPGInstance]:
     return out
 
 
-def load_instances(store: GraphStore, ground_truth: str | Path | None = None) -> list[RPGInstance]:
+def load_instances(store: GraphReader, ground_truth: str | Path | None = None) -> list[RPGInstance]:
     """``ground_truth`` file if given, else the graph's Leaderboard nodes."""
     if ground_truth is not None:
         return read_ground_truth(ground_truth)
