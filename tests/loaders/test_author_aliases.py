@@ -177,8 +177,8 @@ def test_an_openalex_author_retired_by_merged_ids_stays_an_alias(
         ("W22", "openalexauthor:A8", "A8"),
         ("W23", "openalexauthor:A8", "A8"),
     }
-    name = any_store.run("MATCH (a:Author) RETURN a.name AS name")
-    assert name == [{"name": "Grace B. Hopper"}]  # A8's own record names the person
+    names = any_store.run("MATCH (a:Author) RETURN a.name AS name")
+    assert names == [{"name": "Grace B. Hopper"}]  # A8's own record names the person
 
 
 def test_merging_two_authors_loses_no_edge_and_keeps_the_survivors_authorship(

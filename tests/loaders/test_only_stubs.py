@@ -35,7 +35,7 @@ def cli_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 def rec(w: int, *, cites: tuple[int, ...] = (), **over: Any) -> dict[str, Any]:
-    fields = {"id": f"https://openalex.org/W{w}", "doi": None, "ids": {}, "title": f"Work {w}",
+    fields: dict[str, Any] = {"id": f"https://openalex.org/W{w}", "doi": None, "ids": {}, "title": f"Work {w}",
               "referenced_works": [f"https://openalex.org/W{c}" for c in cites]}  # fmt: skip
     return openalex_work(2, **{**fields, **over})
 
