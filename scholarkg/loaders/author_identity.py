@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 _RANK = {"openalexauthor": 0, "orcid": 1, "s2author": 2}
 #: the id slot of each author id scheme
 _SLOT = {"openalexauthor": "openalex_id", "orcid": "orcid", "s2author": "s2_author_id"}
+#: what a record landing on another node of its person never writes there: the node's name
+#: and its id slots stay (ids go through :func:`write_author_keys`)
+_NOT_FILLED = frozenset({"name", *_SLOT.values()})
 
 
 def author_rank(author_id: str) -> tuple[int, str]:
@@ -132,8 +135,11 @@ class AuthorResolver:
     lands on. ``defer(loser, survivor)`` is the caller's queue for merges whose nodes may
     still sit in the writer's buffer."""
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: GraphStore, *, by_name: bool = True) -> None:
         self.store = store
+        #: align id-less names to a work's list (the catalogues); the benchmark families
+        #: resolve their Authors by id only (their lists are their own)
+        self.by_name = by_name
         #: key → Author id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
         #: Paper id → [(position, Author id, name)] its records listed in the previous chunk
@@ -146,6 +152,9 @@ class AuthorResolver:
         #: (id key, Author id): the ids of records that landed on another node of their
         #: person, kept on it (:func:`write_author_keys`) once the chunk is written
         self._keys: list[tuple[str, str]] = []
+        #: (Author id, properties): what such records say beyond a name and ids (an S2
+        #: author's counts, homepage, DBLP names), filled in where the node lacks it
+        self._fills: list[tuple[str, dict[str, Any]]] = []
 
     def resolve(
         self,
@@ -160,8 +169,7 @@ class AuthorResolver:
         Called after the previous chunk was written (the resolver yields ``FLUSH`` first), so
         the ids its records brought to other nodes of their person are kept now, on nodes
         that exist (:meth:`finish` keeps the last chunk's)."""
-        keys, self._keys = self._keys, []
-        self._write_keys(keys)
+        self._write_pending()
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
@@ -171,7 +179,8 @@ class AuthorResolver:
             for r in recs:
                 if isinstance(r, Author) and by_id.get(r.id, r.id) != r.id:
                     out[(pid, r.id)] = by_id[r.id]
-        out.update(self._by_name(groups, paper_of, by_id, existing))
+        if self.by_name:
+            out.update(self._by_name(groups, paper_of, by_id, existing))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
         names = {a.id: a.name for a in authors}
         for recs, pid in zip(groups, paper_of, strict=True):
@@ -244,11 +253,22 @@ class AuthorResolver:
         for aid, keys in keys_of.items():  # ids of records that land on another node
             if mapping[aid] != aid:
                 self._keys += [(k, mapping[aid]) for k in sorted(keys) if k != mapping[aid]]
+        for a in authors:  # in the file's order: the first record to fill a gap fills it
+            if has_id(a) and mapping[a.id] != a.id:
+                extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
+                if extra:
+                    self._fills.append((mapping[a.id], extra))
         return mapping
 
-    def _write_keys(self, pairs: list[tuple[str, str]]) -> None:
-        if pairs:
-            write_author_keys(self.store, pairs)
+    def _write_pending(self) -> None:
+        """The ids and properties the records of the chunk before brought to another node
+        of their person (written now: that chunk is in the store)."""
+        keys, self._keys = self._keys, []
+        if keys:
+            write_author_keys(self.store, keys)
+        fills, self._fills = self._fills, []
+        if fills:
+            fill_author_properties(self.store, fills)
 
     def finish(self) -> None:
         """After the load's last write: the merges that waited for their nodes, the ids the
@@ -257,8 +277,7 @@ class AuthorResolver:
             loser, survivor = self.deferred.pop(0)
             if loser != survivor and merge_authors(self.store, loser, survivor):
                 self.merged.append((loser, survivor))
-        keys, self._keys = self._keys, []
-        self._write_keys(keys)
+        self._write_pending()
         moves, self.moves = self.moves, []
         self.aligned += move_authorships(self.store, moves)
 
@@ -514,6 +533,29 @@ def write_author_keys(store: GraphStore, pairs: Iterable[tuple[str, str]]) -> in
         done = store.run_named("identity/alias_author_ids", {"rows": rows}, prop=slot)
         aliased += int(done[0]["written"]) if done else 0
     return aliased
+
+
+def fill_author_properties(store: GraphStore, fills: Sequence[tuple[str, dict[str, Any]]]) -> int:
+    """Give each ``(Author id, properties)``'s node the properties it lacks (an S2 author
+    record's counts on the person's OpenAlex-keyed node); the first of ``fills`` to give one
+    wins, and a value the node holds is never replaced. Returns how many nodes gained any."""
+    ids = sorted({aid for aid, _ in fills})
+    have = {
+        str(r["id"]): dict(r["props"])
+        for r in store.run_named("identity/author_properties", {"ids": ids})
+    }
+    update: dict[str, dict[str, Any]] = {}
+    for aid, props in fills:
+        if aid not in have:
+            continue
+        gaps = update.setdefault(aid, {})
+        for k, v in props.items():
+            if have[aid].get(k) is None and k not in gaps:
+                gaps[k] = v
+    rows = [{"id": aid, "props": props} for aid, props in sorted(update.items()) if props]
+    if rows:
+        store.run_named("identity/set_author_properties", {"rows": rows})
+    return len(rows)
 
 
 def lookup_author_keys(store: GraphStore, keys: Iterable[str]) -> dict[str, str]:

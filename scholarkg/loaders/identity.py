@@ -255,8 +255,9 @@ class IdentityResolver:
         #: per Paper id of this chunk that another record of its work lands on: the
         #: properties it holds (stored, then its own record's), which that record only fills
         self._base: dict[str, dict[str, Any]] = {}
-        #: one Author node per person (loaders/author_identity.py), catalogue mode only
-        self._authors = AuthorResolver(store)
+        #: one Author node per person (loaders/author_identity.py): by id in both modes, by
+        #: name on a listed work in the catalogues' only
+        self._authors = AuthorResolver(store, by_name=not family)
         #: (chunk number, loser, survivor): merges whose nodes may still be unwritten
         self._deferred: list[tuple[int, str, str]] = []
         self._chunk_no = 0
@@ -381,11 +382,10 @@ class IdentityResolver:
         ]
         amap: dict[tuple[str | None, str], str] = {}
         paper_of: list[str | None] = []
-        if not self.family:
-            for _, recs, *_ in rewritten:
-                own = paper_of_group(recs)
-                paper_of.append(mapping.get(own, own) if own is not None else None)
-            amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
+        for _, recs, *_ in rewritten:
+            own = paper_of_group(recs)
+            paper_of.append(mapping.get(own, own) if own is not None else None)
+        amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:
                 written = rewrite_authors(written, paper_of[i], amap)

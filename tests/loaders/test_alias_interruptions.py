@@ -2,10 +2,16 @@
 item 7): the load is cut at every statement it sends in turn (the process dies there, as
 under kill -9: nothing after it runs, nothing is undone), and after each cut no
 ``PaperAlias`` or ``AuthorAlias`` lacks its edge; a ``--resume`` after the cut gives the
-clean load's graph. Both backends (Neo4j on every third cut: each costs a load)."""
+clean load's graph. Both backends (Neo4j on every third cut: each costs a load). Then the
+same through a real ``scholarkg load openalex`` process stopped by kill -9 and by Ctrl-C."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -130,3 +136,68 @@ def test_no_alias_without_its_edge_wherever_the_load_dies(
         assert any_store.run(ORPHANS) == [], f"died at statement {k} of {total}"
         load(any_store, settings, path, resume=True)
         assert snapshot(any_store) == clean, f"died at statement {k} of {total}, then --resume"
+
+
+# ----------------------------------------------------------------- a real process, a real signal
+
+
+@pytest.fixture(params=["embedded", "neo4j"])
+def cli_target(request: pytest.FixtureRequest) -> tuple[GraphStore, dict[str, str]]:
+    """A cleared store and the environment a ``scholarkg`` subprocess needs to write to it."""
+    if request.param == "embedded":
+        request.getfixturevalue("settings")
+        store: GraphStore = request.getfixturevalue("store")
+        return store, {"SCHOLARKG_GRAPH": store.graph, "SCHOLARKG_BACKEND": "embedded"}
+    store = request.getfixturevalue("neo4j_store")
+    request.getfixturevalue("settings")
+    return store, {"SCHOLARKG_BACKEND": "neo4j"}
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "scholarkg.cli", "load", "openalex", *args, "--batch-size", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=os.environ | {"SCHOLARKG_PROGRESS": "off"} | env,
+    )  # fmt: skip
+
+
+def finished(proc: subprocess.Popen[str]) -> str:
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, (out, err)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sig", "code"),
+    [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGINT, 130)],
+    ids=["kill-9", "ctrl-c"],
+)
+def test_a_killed_load_leaves_no_alias_without_its_edge_and_resume_equals_a_clean_load(
+    cli_target: tuple[GraphStore, dict[str, str]], tmp_path: Path, sig: int, code: int
+) -> None:
+    """``scholarkg load openalex`` in its own process, stopped by a signal once it has written
+    aliases and before it ends: no alias lacks its edge; ``--resume`` gives the clean load's
+    graph. Ctrl-C ends with 130 and the --resume hint; kill -9 gives the process no say."""
+    store, env = cli_target
+    records = works(150)  # 300 records, 75 batches: the signal lands mid-load
+    finished(cli(env, str(write_openalex(tmp_path / "clean", records))))
+    clean = snapshot(store)
+    store.run("MATCH (n) DETACH DELETE n")
+    path = write_openalex(tmp_path / "cut", records)
+    proc = cli(env, str(path))
+    deadline = time.monotonic() + 300
+    aliases = "MATCH (a) WHERE a:PaperAlias OR a:AuthorAlias RETURN count(a) AS n"
+    while store.run(aliases)[0]["n"] < 4:  # a few batches written, aliases among them
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, (out, err)
+    if sig == signal.SIGINT:
+        assert "interrupted by Ctrl-C" in err and "--resume" in err, err
+    cut = snapshot(store)
+    assert store.run(ORPHANS) == [], err
+    assert len(cut[0]) < len(clean[0]), "the load had ended before the signal: nothing tested"
+    finished(cli(env, str(path), "--resume"))
+    assert snapshot(store) == clean

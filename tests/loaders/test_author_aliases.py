@@ -217,3 +217,60 @@ def test_merging_two_authors_loses_no_edge_and_keeps_the_survivors_authorship(
     }
     assert aliases(any_store) == {("openalexauthor:A9", "openalexauthor:A1")}
     assert any_store.run("MATCH (a:Author {id: 'openalexauthor:A9'}) RETURN a.id AS id") == []
+
+
+S2 = Path(__file__).parent.parent / "fixtures" / "citerec" / "s2"
+
+
+@pytest.fixture(params=["embedded", "neo4j"])
+def cli_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> GraphStore:
+    """A cleared store the in-process CLI writes to (the embedded test graph, or Neo4j)."""
+    if request.param == "embedded":
+        request.getfixturevalue("graph_env")
+        store: GraphStore = request.getfixturevalue("store")
+    else:
+        store = request.getfixturevalue("neo4j_store")
+        request.getfixturevalue("settings")
+        monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
+    return store
+
+
+def test_an_s2_author_and_an_openalex_author_sharing_an_orcid_are_one_node_in_either_order(
+    cli_store: GraphStore, tmp_path: Path
+) -> None:
+    """S2's papers file names Ann Zorb by her S2 author id only, its authors file gives that
+    id's ORCID (and counts, DBLP names); an OpenAlex record of another work names her by
+    OpenAlex id and the same ORCID. Either order: one Author, keyed by the OpenAlex id, with
+    the S2 id in its slot, S2's counts on it, both works' authorships, no alias (every id has
+    its slot)."""
+    from _cli import cli_ok
+
+    oa = work(41, authorship("A77", "Ann Zorb", "https://orcid.org/0000-0001-2345-6789"))
+    s2 = [
+        "load",
+        "s2",
+        "--papers",
+        str(S2 / "papers.jsonl"),
+        "--authors",
+        str(S2 / "authors.jsonl"),
+    ]
+    graphs = []
+    for first_s2 in (False, True):
+        cli_store.run("MATCH (n) DETACH DELETE n")
+        path = write_openalex(tmp_path / f"oa{first_s2}", [oa])
+        loads = [s2, ["load", "openalex", str(path)]]
+        for args in loads if first_s2 else loads[::-1]:
+            cli_ok(args)
+        ann = cli_store.run(
+            "MATCH (a:Author) WHERE a.orcid = '0000-0001-2345-6789' OR a.s2_author_id = '9001' "
+            "OPTIONAL MATCH (p:Paper)-[:AUTHORED_BY]->(a) "
+            "RETURN a.id AS id, a.s2_author_id AS s2, a.h_index AS h, a.paper_count AS n, "
+            "a.name AS name, collect(p.id) AS works"
+        )
+        assert len(ann) == 1, (first_s2, ann)
+        assert ann[0]["id"] == "openalexauthor:A77" and ann[0]["s2"] == "9001", ann
+        assert (ann[0]["h"], ann[0]["n"], ann[0]["name"]) == (2, 3, "Ann Zorb")
+        assert sorted(ann[0]["works"]) == ["arxiv:2101.00001", "doi:10.7777/41"]
+        assert aliases(cli_store) == set()
+        graphs.append(snapshot(cli_store))
+    assert graphs[0] == graphs[1]

@@ -35,8 +35,10 @@ def cli_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 def rec(w: int, *, cites: tuple[int, ...] = (), **over: Any) -> dict[str, Any]:
-    fields: dict[str, Any] = {"id": f"https://openalex.org/W{w}", "doi": None, "ids": {}, "title": f"Work {w}",
-              "referenced_works": [f"https://openalex.org/W{c}" for c in cites]}  # fmt: skip
+    fields: dict[str, Any] = {
+        "id": f"https://openalex.org/W{w}", "doi": None, "ids": {}, "title": f"Work {w}",
+        "referenced_works": [f"https://openalex.org/W{c}" for c in cites],
+    }  # fmt: skip
     return openalex_work(2, **{**fields, **over})
 
 
@@ -125,6 +127,11 @@ def test_only_stubs_fills_the_stubs_and_loads_nothing_else(
     out = cli_ok(["load", "openalex", "--only-stubs", str(snap)])
     assert "filled 1 of 1 stub(s) from 1 record(s); 9 of 10 record(s)" in out
     assert stubs(cli_store) == set()
+    # no stub left: every record is read and skipped, nothing is written, and it says so
+    before = snapshot(cli_store)
+    out = cli_ok(["load", "openalex", "--only-stubs", str(snap)])
+    assert "filled 0 of 0 stub(s) from 0 record(s); 10 of 10 record(s) read describe no stub" in out
+    assert snapshot(cli_store) == before
 
 
 def test_an_interrupted_only_stubs_job_continues_with_the_records_it_chose(
