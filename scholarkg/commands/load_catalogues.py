@@ -119,10 +119,7 @@ def load_openalex(
         return
     if bulk:
         _load_openalex_bulk(works, merged)
-        if merged_authors:
-            with store_session(write=True) as store:
-                for note in retire_author_files(store, merged_authors):
-                    console.print(note)
+        _bulk_author_identity(merged_authors)
         return
 
     def retire(store: GraphStore, resolver: IdentityResolver, summary: LoadSummary) -> None:
@@ -195,6 +192,20 @@ def _load_openalex_stubs(
         files, read, kind="openalex-stubs", title="load openalex --only-stubs", resume=resume,
         batch_size=batch_size, after=after, expected=scan.chosen or None,
     )  # fmt: skip
+
+
+def _bulk_author_identity(merged_authors: Sequence[Path]) -> None:
+    """After ``load openalex --bulk``: the Authors of one person that the bulk files keyed
+    apart (two OpenAlex author ids sharing an ORCID) merged as the incremental load merges
+    them, then OpenAlex's retired author ids applied, in the incremental load's order."""
+    from scholarkg.loaders.author_identity import merge_shared_author_ids
+
+    with store_session(write=True) as store:
+        pairs = merge_shared_author_ids(store)
+        if pairs:
+            console.print(f"{len(pairs):,} Author(s) merged into another node of their person")
+        for note in retire_author_files(store, merged_authors):
+            console.print(note)
 
 
 def retire_author_files(store: GraphStore, files: Sequence[Path]) -> list[str]:

@@ -577,6 +577,32 @@ def lookup_author_keys(store: GraphStore, keys: Iterable[str]) -> dict[str, str]
     return found
 
 
+def merge_shared_author_ids(store: GraphStore) -> list[tuple[str, str]]:
+    """Merge the Authors that share an ORCID or an S2 author id into the best-ranked of each
+    person (:func:`author_rank`, as the incremental load keys them), with
+    :func:`merge_authors` (edges moved, the loser's ids kept as aliases): what the
+    incremental load's look-up by id does, for a graph built without it (``load openalex
+    --bulk`` keys each OpenAlex author id apart). One scan of the Authors with those ids.
+    Returns the ``(loser, survivor)`` pairs."""
+    uf = _UF()
+    members: set[str] = set()
+    for row in store.run_named("identity/shared_author_ids"):
+        ids = [str(i) for i in row["ids"]]
+        members.update(ids)
+        for other in ids[1:]:
+            uf.union(ids[0], other)
+    people: dict[str, list[str]] = {}
+    for aid in members:
+        people.setdefault(uf.find(aid), []).append(aid)
+    merged: list[tuple[str, str]] = []
+    for group in sorted(people.values(), key=min):
+        survivor = min(group, key=author_rank)
+        for loser in sorted(set(group) - {survivor}):
+            if merge_authors(store, loser, survivor):
+                merged.append((loser, survivor))
+    return merged
+
+
 def retire_authors(
     store: GraphStore, pairs: Iterable[tuple[str, str]], *, chunk: int = 5_000
 ) -> int:

@@ -274,3 +274,25 @@ def test_an_s2_author_and_an_openalex_author_sharing_an_orcid_are_one_node_in_ei
         assert aliases(cli_store) == set()
         graphs.append(snapshot(cli_store))
     assert graphs[0] == graphs[1]
+
+
+def test_bulk_gives_the_incremental_loads_authors_and_aliases(
+    graph_env: str, store: GraphStore, tmp_path: Path
+) -> None:
+    """``load openalex --bulk`` on the twins (two OpenAlex ids, one ORCID) and a retired
+    author id: the same Authors, authorships and AuthorAlias nodes as ``load openalex``."""
+    from _cli import cli_ok
+
+    root = tmp_path / "snap"
+    write_openalex(root, [*TWINS["W12"], *RETIRED["W21"]], date="2024-01-01")
+    write_openalex(root, [*TWINS["W11"], *TWINS["W13"], *RETIRED["W22"]], date="2024-02-01")
+    write_merged_authors(root / "data", [("A7", "A8")])
+    cli_ok(["load", "openalex", str(root)])
+    incremental = snapshot(store)
+    assert aliases(store) == {
+        ("openalexauthor:A9", "openalexauthor:A1"),
+        ("openalexauthor:A7", "openalexauthor:A8"),
+    }
+    cli_ok(["db", "reset", "--yes"])
+    cli_ok(["load", "openalex", str(root), "--bulk"])
+    assert snapshot(store) == incremental
