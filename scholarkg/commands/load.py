@@ -109,16 +109,11 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
         )
     with store_session() as store:
         nodes = store.counts().total_nodes
-    with console.status("importing") as status:
+    with progress_display(unit=lambda stage: "%" if stage.startswith("importer ") else "") as show:
         result = import_into_managed(
-            managed_server(cfg),
-            papers,
-            edges,
-            rel_type=rel,
-            node_count=nodes,
-            progress=lambda message: status.update(message),
+            managed_server(cfg), papers, edges, rel_type=rel, node_count=nodes, progress=show
         )
-        status.update("creating the schema (constraints, indexes)")
+        show("creating the schema (constraints, indexes)", 1, 1)
         t0 = time.perf_counter()
         with store_session(write=True) as store:
             store.apply_schema()

@@ -285,6 +285,8 @@ _BULK_UNITS = {"nodes": "nodes", "edges": "relationships", "schema": "indexes an
 
 
 def _bulk_unit(stage: str) -> str:
+    if stage.startswith("importer "):  # Neo4j's importer's stages count percent
+        return "%"
     return _BULK_UNITS.get(stage.split()[-1], "works")
 
 
@@ -301,8 +303,8 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
         )
     with progress_display(unit=_bulk_unit) as show:
 
-        def progress(stage: str, done: int) -> None:
-            show(stage, done, None)
+        def progress(stage: str, done: int, total: int | None = None) -> None:
+            show(stage, done, total)
 
         with store_session(write=True) as store:
             result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)

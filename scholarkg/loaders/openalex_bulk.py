@@ -29,11 +29,11 @@ import re
 import tempfile
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import orjson
 
@@ -50,7 +50,12 @@ if TYPE_CHECKING:
 
     from scholarkg.config import Settings
 
-BulkProgress = Callable[[str, int], None]
+
+class BulkProgress(Protocol):
+    """``progress(stage, done, total=None)``: the command's progress display."""
+
+    def __call__(self, stage: str, done: int, total: int | None = None) -> None: ...
+
 
 #: the Paper node file: Arrow's IPC format (see :func:`paper_table`); the stubs (works only
 #: referenced) follow in a file of their own, after the loaded works' rows
@@ -862,7 +867,7 @@ def bulk_load_openalex(
                 [EdgeSource(write_cites_file(rows, out), "CITES", properties=_CITES_MARK)]
                 + [EdgeSource(path, rel, "Paper", end) for rel, path, end in edge_files],
                 node_count=store.counts().total_nodes,
-                progress=(lambda m: progress(m, 0)) if progress else None,
+                progress=progress,
             )
             counts["nodes"], counts["relationships"] = result.nodes, result.relationships
             counts["skipped_relationships"] = result.skipped_relationships

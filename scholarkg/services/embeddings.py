@@ -312,6 +312,9 @@ def _load_model(
         model_name = path.name if path.is_dir() else name
         if path.is_dir():
             source = str(path)
+        elif name.startswith(("/", "./", "../", "~")):
+            # a path, not a Hugging Face id: said before the ~5-15 s import of torch
+            raise ConfigError(f"cannot load embedding model {name!r}: no such directory")
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as err:

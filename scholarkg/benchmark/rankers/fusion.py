@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scholarkg.benchmark.rankers.base import (
     Ranker,
@@ -455,6 +456,11 @@ def _metric_cutoff(metric: str) -> int | None:
     return int(cut) if at and cut.isdigit() else None
 
 
+#: a fusion candidate: ("rrf", 0/1 weight per input (the inputs it fuses), k) or
+#: ("combsum", the weight per input, None)
+_Candidate = tuple[str, tuple[float, ...] | None, int | None]
+
+
 def fit_fusion(
     parts: Mapping[str, Sequence[Ranking]],
     qrels: Mapping[str, Mapping[str, float]],
@@ -501,98 +507,27 @@ def fit_fusion(
     if len(n_inputs) != 1:
         raise InputError(f"queries have different numbers of inputs: {sorted(n_inputs)}")
     n = n_inputs.pop()
-    if n < 2:
-        raise InputError("fitting a fusion needs at least two inputs", field="parts")
-    if any(not 0.0 <= w <= 1.0 for w in weights):
-        raise InputError(f"weights must lie in [0, 1], got {list(weights)}", field="grid")
-    if any(k < 1 for k in rrf_ks):
-        raise InputError(f"RRF k must be >= 1, got {list(rrf_ks)}", field="grid")
-    vectors = [(1.0 - float(w), float(w)) for w in weights] if n == 2 else simplex_grid(n, steps)
-    subsets = [tuple(range(n))] if rrf_inputs is None else [tuple(sorted(s)) for s in rrf_inputs]
-    subsets = list(dict.fromkeys(subsets))  # two inputs: "the pair" and "all" are one set
-    if any(not s or any(not 0 <= i < n for i in s) for s in subsets):
-        raise InputError(f"rrf_inputs must index the {n} inputs, got {subsets}", field="grid")
-    # an RRF candidate is its constant and a 0/1 weight per input (the inputs it fuses)
-    cands: list[tuple[str, tuple[float, ...] | None, int | None]] = [
-        ("rrf", tuple(1.0 if i in s else 0.0 for i in range(n)), int(k))
-        for s in subsets
-        for k in rrf_ks
-    ] + [("combsum", tuple(v), None) for v in vectors]
+    cands, subsets = _fusion_candidates(n, weights, steps, rrf_ks, rrf_inputs)
     rrf_order = {tuple(1.0 if i in s else 0.0 for i in range(n)): m for m, s in enumerate(subsets)}
-    if not cands:
-        raise InputError("no fusion candidates to fit", field="grid")
     truth = {q: dict(qrels[q]) for q in judged}
     cutoff = _metric_cutoff(metric)
+    prepared = [_FitQuery.of(q, parts[q], rrf_order, drop) for q in judged]
 
-    # per query: the union of the inputs' documents in first-appearance order (the fusion
-    # functions' tie-break) and, per input, its min-max scores and its 1-based ranks there
-    prepared = []
-    for q in judged:
-        pos: dict[str, int] = {}
-        for ranking in parts[q]:
-            for d in ranking.ids:
-                pos.setdefault(d, len(pos))
-        norm = np.zeros((n, len(pos)))
-        ranks = np.full((n, len(pos)), np.inf)
-        for i, ranking in enumerate(parts[q]):
-            cols = [pos[d] for d in ranking.ids]
-            norm[i, cols] = min_max(ranking.scores)
-            ranks[i, cols] = np.arange(1, len(cols) + 1)
-        ids = list(pos)
-        keep = np.ones(len(ids), dtype=bool)
-        if drop and q in drop and drop[q] in pos:
-            keep[pos[drop[q]]] = False
-        # the order each RRF subset's own fusion would list its documents in (first
-        # appearance among *its* inputs), which is its tie-break; CombSUM fuses all inputs
-        orders = {}
-        for w_sub in rrf_order:
-            seen: dict[str, None] = {}
-            for i, ranking in enumerate(parts[q]):
-                if w_sub[i]:
-                    seen.update(dict.fromkeys(ranking.ids))
-            orders[w_sub] = np.asarray([pos[d] for d in seen], dtype=np.int64)
-        prepared.append((q, ids, norm, ranks, keep, orders))
-
-    scores: dict[tuple[str, tuple[float, ...] | None, int | None], float] = {}
+    scores: dict[_Candidate, float] = {}
     for cand in cands:
-        method, w, k = cand
-        run = {}
-        for q, ids, norm, ranks, keep, orders in prepared:
-            # summed input by input, in input order, as the fusion functions add them, so
-            # exact ties stay exact ties
-            fused = np.zeros(len(ids))
-            for i in range(n):
-                if not (w or ())[i]:
-                    continue  # an input this RRF candidate leaves out (or weighs 0)
-                fused = fused + (
-                    1.0 / (int(k or RRF_K) + ranks[i])
-                    if method == "rrf"
-                    else (w or ())[i] * norm[i]
-                )
-            if method == "rrf":
-                order = orders[w or ()]
-                sub, vals = top_k(fused[order], depth)
-                idx = order[sub]
-            else:
-                idx, vals = top_k(fused, depth)
-            kept = keep[idx]
-            idx, vals = idx[kept], vals[kept]
-            if cutoff is not None and len(vals) > cutoff:
-                last = vals[cutoff - 1]
-                idx, vals = idx[vals >= last], vals[vals >= last]
-            run[q] = {ids[i]: float(v) for i, v in zip(idx, vals, strict=True)}
+        run = {fq.qid: fq.fused(cand, depth, cutoff) for fq in prepared}
         res = evaluate(truth, run, [metric], on_unknown="ignore")
         scores[cand] = float(res.aggregate[metric])
     best = max(scores.values())
     uniform = 1.0 / n
 
-    def preference(c: tuple[str, tuple[float, ...] | None, int | None]) -> tuple[int, int, float]:
+    def preference(c: _Candidate) -> tuple[int, int, float]:
         method, w, k = c
         if method == "rrf":
             return (0 if k == default_k else 1, rrf_order[w or ()], abs(float(k or 0) - default_k))
         return (2, 0, sum(abs(x - uniform) for x in (w or ())))
 
-    def label(c: tuple[str, tuple[float, ...] | None, int | None]) -> str:
+    def label(c: _Candidate) -> str:
         method, w, k = c
         if method != "rrf":
             return _weights_label(w or ())
@@ -606,6 +541,113 @@ def fit_fusion(
         {label(c): v for c, v in scores.items()}, label(chosen),
         [i for i, x in enumerate(w or ()) if x] if method == "rrf" else None,
     )  # fmt: skip
+
+
+def _fusion_candidates(
+    n: int,
+    weights: Sequence[float],
+    steps: int,
+    rrf_ks: Sequence[int],
+    rrf_inputs: Sequence[Sequence[int]] | None,
+) -> tuple[list[_Candidate], list[tuple[int, ...]]]:
+    """:func:`fit_fusion`'s candidates for ``n`` inputs (RRF first, in preference order of
+    their input sets) and the RRF input sets; the grid checked, an ``InputError`` naming
+    what is wrong."""
+    if n < 2:
+        raise InputError("fitting a fusion needs at least two inputs", field="parts")
+    if any(not 0.0 <= w <= 1.0 for w in weights):
+        raise InputError(f"weights must lie in [0, 1], got {list(weights)}", field="grid")
+    if any(k < 1 for k in rrf_ks):
+        raise InputError(f"RRF k must be >= 1, got {list(rrf_ks)}", field="grid")
+    vectors = [(1.0 - float(w), float(w)) for w in weights] if n == 2 else simplex_grid(n, steps)
+    subsets = [tuple(range(n))] if rrf_inputs is None else [tuple(sorted(s)) for s in rrf_inputs]
+    subsets = list(dict.fromkeys(subsets))  # two inputs: "the pair" and "all" are one set
+    if any(not s or any(not 0 <= i < n for i in s) for s in subsets):
+        raise InputError(f"rrf_inputs must index the {n} inputs, got {subsets}", field="grid")
+    # an RRF candidate is its constant and a 0/1 weight per input (the inputs it fuses)
+    cands: list[_Candidate] = [
+        ("rrf", tuple(1.0 if i in s else 0.0 for i in range(n)), int(k))
+        for s in subsets
+        for k in rrf_ks
+    ] + [("combsum", tuple(v), None) for v in vectors]
+    if not cands:
+        raise InputError("no fusion candidates to fit", field="grid")
+    return cands, subsets
+
+
+@dataclass
+class _FitQuery:
+    """One query's inputs as matrices: the union of the inputs' documents in
+    first-appearance order (the fusion functions' tie-break) and, per input, its min-max
+    scores and its 1-based ranks there; ``keep`` leaves out the query's own document
+    (``drop``); ``orders``: per RRF input set, the order its own fusion would list its
+    documents in (first appearance among *its* inputs), which is its tie-break."""
+
+    qid: str
+    ids: list[str]
+    norm: NDArray[np.float64]
+    ranks: NDArray[np.float64]
+    keep: NDArray[np.bool_]
+    orders: dict[tuple[float, ...], NDArray[np.int64]]
+
+    @classmethod
+    def of(
+        cls,
+        qid: str,
+        rankings: Sequence[Ranking],
+        rrf_order: Mapping[tuple[float, ...], int],
+        drop: Mapping[str, str] | None,
+    ) -> _FitQuery:
+        n = len(rankings)
+        pos: dict[str, int] = {}
+        for ranking in rankings:
+            for d in ranking.ids:
+                pos.setdefault(d, len(pos))
+        norm = np.zeros((n, len(pos)))
+        ranks = np.full((n, len(pos)), np.inf)
+        for i, ranking in enumerate(rankings):
+            cols = [pos[d] for d in ranking.ids]
+            norm[i, cols] = min_max(ranking.scores)
+            ranks[i, cols] = np.arange(1, len(cols) + 1)
+        keep = np.ones(len(pos), dtype=bool)
+        if drop and qid in drop and drop[qid] in pos:
+            keep[pos[drop[qid]]] = False
+        orders = {}
+        for w_sub in rrf_order:
+            seen: dict[str, None] = {}
+            for i, ranking in enumerate(rankings):
+                if w_sub[i]:
+                    seen.update(dict.fromkeys(ranking.ids))
+            orders[w_sub] = np.asarray([pos[d] for d in seen], dtype=np.int64)
+        return cls(qid, list(pos), norm, ranks, keep, orders)
+
+    def fused(self, cand: _Candidate, depth: int, cutoff: int | None) -> dict[str, float]:
+        """The candidate's fused list for this query, as :func:`rrf`/:func:`comb_sum` give
+        it, cut to ``depth`` (and to the documents scoring at least the ``cutoff``-th)."""
+        method, w, k = cand
+        # summed input by input, in input order, as the fusion functions add them, so exact
+        # ties stay exact ties
+        fused = np.zeros(len(self.ids))
+        for i in range(len(self.norm)):
+            if not (w or ())[i]:
+                continue  # an input this RRF candidate leaves out (or weighs 0)
+            fused = fused + (
+                1.0 / (int(k or RRF_K) + self.ranks[i])
+                if method == "rrf"
+                else (w or ())[i] * self.norm[i]
+            )
+        if method == "rrf":
+            order = self.orders[w or ()]
+            sub, vals = top_k(fused[order], depth)
+            idx = order[sub]
+        else:
+            idx, vals = top_k(fused, depth)
+        kept = self.keep[idx]
+        idx, vals = idx[kept], vals[kept]
+        if cutoff is not None and len(vals) > cutoff:
+            last = vals[cutoff - 1]
+            idx, vals = idx[vals >= last], vals[vals >= last]
+        return {self.ids[i]: float(v) for i, v in zip(idx, vals, strict=True)}
 
 
 #: name -> fusion function, for code that picks a method from configuration

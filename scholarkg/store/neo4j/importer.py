@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -258,7 +259,7 @@ def import_into_managed(
     label: str = "Paper",
     rel_type: str = "CITES",
     node_count: int,
-    progress: Callable[[str], None] | None = None,
+    progress: ImportProgress | None = None,
 ) -> Neo4jImportResult:
     """Replace the managed server's empty ``neo4j`` database by ``papers`` + ``edges``
     (``scholarkg load bulk``; :func:`import_files` for several labels and types)."""
@@ -274,7 +275,7 @@ def import_files(
     relationships: Sequence[EdgeSource] = (),
     *,
     node_count: int,
-    progress: Callable[[str], None] | None = None,
+    progress: ImportProgress | None = None,
 ) -> Neo4jImportResult:
     """Replace the managed server's empty ``neo4j`` database by these node and edge files.
 
@@ -294,7 +295,13 @@ def import_files(
             f"the Neo4j database holds {node_count:,} nodes: the offline importer builds a NEW "
             "database; 'scholarkg --backend neo4j db reset' first, or load incrementally"
         )
-    say = progress or (lambda message: log.info("%s", message))
+
+    def say(stage: str) -> None:
+        if progress:  # a step of one: its line says it began
+            progress(stage, 1, 1)
+        else:
+            log.info("%s", stage)
+
     t0 = time.perf_counter()
     target = build_launcher()
     with tempfile.TemporaryDirectory(prefix="scholarkg-import-") as tmp:
@@ -345,16 +352,22 @@ def import_files(
             *(["--multiline-fields=true"] if multiline else []),
             "neo4j",
         ]
-        say("running Neo4j's importer")
         log_path = server.home / "import.log"
         with open(log_path, "w", encoding="utf-8") as fh:
-            code = subprocess.run(
+            proc = subprocess.Popen(
                 cmd,
-                stdout=fh,
+                stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "NEO4J_HOME": str(server.dbms_dir), "NEO4J_CONF": ""},
-                check=False,
-            ).returncode
+                text=True,
+                errors="replace",
+            )
+            assert proc.stdout is not None
+            relay = _ImporterProgress(progress or (lambda *_: None))
+            for line in proc.stdout:
+                fh.write(line)
+                relay.line(line)
+            code = proc.wait()
         text = log_path.read_text(errors="replace")
         if code != 0 or "IMPORT DONE" not in text:
             tail = "\n".join(text.splitlines()[-12:])
@@ -376,6 +389,44 @@ def import_files(
         seconds=time.perf_counter() - t0,
         cleaned=describe_cleaning(cleaning),
     )
+
+
+#: ``progress(stage, done, total)``: the console's progress display (a stage per step; the
+#: importer's own stages count percent, ``total`` 100)
+ImportProgress = Callable[[str, int, int | None], None]
+
+_IMPORTER_STAGE = re.compile(r"^\((\d+)/(\d+)\)\s+(.+?)(?:\s+\d{4}-\d\d-\d\d.*)?$")
+_IMPORTER_PERCENT = re.compile(r"\s(\d{1,3})%\s")
+
+
+class _ImporterProgress:
+    """Neo4j's importer's output read as it comes: its stages (``(1/4) Node import``) and
+    the percentages on its dotted lines (``.......... 45% ∆1s``) become the progress
+    display's stages and counts, so a log or a pipe shows the import moving (until now
+    the output went to a file and a piped ``load`` sat silent for the whole import)."""
+
+    def __init__(self, progress: ImportProgress) -> None:
+        self.progress = progress
+        self.stage: str | None = None
+        self.done = 0
+
+    def line(self, line: str) -> None:
+        text = line.strip()
+        if stage := _IMPORTER_STAGE.match(text):
+            self.finish()
+            self.stage = f"importer {stage.group(1)}/{stage.group(2)}: {stage.group(3)}"
+            self.done = 0
+            self.progress(self.stage, 0, 100)
+        elif self.stage and (pct := _IMPORTER_PERCENT.findall(f" {text} ")):
+            self.done = min(100, max(self.done, int(pct[-1])))
+            self.progress(self.stage, self.done, 100)
+        elif text.startswith("IMPORT DONE"):
+            self.finish()
+
+    def finish(self) -> None:
+        if self.stage is not None and self.done < 100:
+            self.progress(self.stage, 100, 100)
+        self.stage = None
 
 
 def _imported(log_text: str, what: str) -> int:
