@@ -222,19 +222,6 @@ def test_merging_two_authors_loses_no_edge_and_keeps_the_survivors_authorship(
 S2 = Path(__file__).parent.parent / "fixtures" / "citerec" / "s2"
 
 
-@pytest.fixture(params=["embedded", "neo4j"])
-def cli_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> GraphStore:
-    """A cleared store the in-process CLI writes to (the embedded test graph, or Neo4j)."""
-    if request.param == "embedded":
-        request.getfixturevalue("graph_env")
-        store: GraphStore = request.getfixturevalue("store")
-    else:
-        store = request.getfixturevalue("neo4j_store")
-        request.getfixturevalue("settings")
-        monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
-    return store
-
-
 def test_an_s2_author_and_an_openalex_author_sharing_an_orcid_are_one_node_in_either_order(
     cli_store: GraphStore, tmp_path: Path
 ) -> None:

@@ -21,19 +21,6 @@ from scholarkg.loaders.identity import slot_keys
 from scholarkg.store.base import GraphStore
 
 
-@pytest.fixture(params=["embedded", "neo4j"])
-def cli_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> GraphStore:
-    """A cleared store the in-process CLI writes to (the embedded test graph, or Neo4j)."""
-    if request.param == "embedded":
-        request.getfixturevalue("graph_env")
-        store: GraphStore = request.getfixturevalue("store")
-    else:
-        store = request.getfixturevalue("neo4j_store")
-        request.getfixturevalue("settings")
-        monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
-    return store
-
-
 def rec(w: int, *, cites: tuple[int, ...] = (), **over: Any) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "id": f"https://openalex.org/W{w}", "doi": None, "ids": {}, "title": f"Work {w}",
