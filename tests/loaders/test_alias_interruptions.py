@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,15 +142,25 @@ def test_no_alias_without_its_edge_wherever_the_load_dies(
 
 
 @pytest.fixture(params=["embedded", "neo4j"])
-def cli_target(request: pytest.FixtureRequest) -> tuple[GraphStore, dict[str, str]]:
-    """A cleared store and the environment a ``scholarkg`` subprocess needs to write to it."""
+def cli_target(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[GraphStore, dict[str, str]]]:
+    """A cleared store and the environment a ``scholarkg`` subprocess needs to write to it;
+    on Neo4j, ``db reset`` afterwards forgets the load checkpoints the subprocesses left."""
     if request.param == "embedded":
         request.getfixturevalue("settings")
         store: GraphStore = request.getfixturevalue("store")
-        return store, {"SCHOLARKG_GRAPH": store.graph, "SCHOLARKG_BACKEND": "embedded"}
+        yield store, {"SCHOLARKG_GRAPH": store.graph, "SCHOLARKG_BACKEND": "embedded"}
+        return
     store = request.getfixturevalue("neo4j_store")
     request.getfixturevalue("settings")
-    return store, {"SCHOLARKG_BACKEND": "neo4j"}
+    yield store, {"SCHOLARKG_BACKEND": "neo4j"}
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
+    runner.invoke(app, ["db", "reset", "--yes"])
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
