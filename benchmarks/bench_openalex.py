@@ -28,6 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,85 @@ def generate(
     return root
 
 
+def _write_update_part(args: tuple[Path, list[int], int, int, int, int]) -> None:
+    """Works ``ids`` as a newer partition gives them: a work of the base snapshot (its id at
+    most ``base``) comes back changed (new title, citation count, two references replaced),
+    a new one (past ``base``) is written as ``_write_part`` writes works; references point
+    anywhere in ``1..universe`` (5 % of them past the works: stubs)."""
+    path, work_ids, base, universe, refs, seed = args
+    rng = random.Random(seed * 1_000_003 + work_ids[0])
+    abstracts = _abstracts(rng)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
+        for w in work_ids:
+            k = max(0, int(rng.gauss(refs, 5)))
+            cited = [c for c in (rng.randint(1, universe) for _ in range(k)) if c != w]
+            changed = w <= base
+            authors = ",".join(
+                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
+                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
+                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
+                '"raw_author_name":"A. Author"}'
+                for i, a in enumerate(rng.randint(1, universe) for _ in range(3))
+            )
+            doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
+            title = " ".join(rng.choice(WORDS) for _ in range(8)) + (" revised" if changed else "")
+            year = 2000 + w % 25
+            refs_json = ",".join(f'"https://openalex.org/W{c}"' for c in cited)
+            fh.write(
+                f'{{"id":"https://openalex.org/W{w}","doi":{doi},"title":"{title}",'
+                f'"display_name":"{title}","publication_year":{year},'
+                f'"publication_date":"{year}-01-01","type":"article","language":"en",'
+                f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"cited_by_count":{w % 100 + (5 if changed else 0)},'
+                f'"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
+                f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
+                f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
+                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"referenced_works":[{refs_json}],"related_works":[],'
+                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+            )
+
+
+def generate_update(
+    root: Path,
+    base: int,
+    *,
+    new: int,
+    updated: int,
+    merged: int = 0,
+    refs: int = 20,
+    per_part: int = 50_000,
+    seed: int = 11,
+) -> Path:
+    """A newer slice of the snapshot ``generate(…, base)`` wrote, in OpenAlex's layout:
+    ``updated`` works of the base (spread evenly over it) changed, ``new`` works
+    ``W{base+1}…`` added, in two ``updated_date=`` partitions newer than the base's; and
+    ``merged`` works of the base retired into another in ``merged_ids/works`` (the retired
+    ones are left out of the works, as OpenAlex does)."""
+    step = max(1, base // updated) if updated else 0
+    changed = list(range(step, base + 1, step))[:updated] if updated else []
+    retired = set(range(3, base + 1, max(1, base // merged))[:merged]) if merged else set()
+    ids_ = [w for w in changed if w not in retired] + list(range(base + 1, base + new + 1))
+    universe = int((base + new) * 1.05)
+    works = root / "data" / "works"
+    jobs = []
+    for part, start in enumerate(range(0, len(ids_), per_part)):
+        day = f"updated_date=2026-03-{1 + part // 2 % 28:02d}"
+        chunk = ids_[start : start + per_part]
+        jobs.append((works / day / f"part_{part % 2:03d}.gz", chunk, base, universe, refs, seed))
+    with mp.get_context("spawn").Pool(2) as pool:
+        pool.map(_write_update_part, jobs)
+    if retired:
+        folder = root / "data" / "merged_ids" / "works"
+        folder.mkdir(parents=True, exist_ok=True)
+        with gzip.open(folder / "2026-03-01.csv.gz", "wt", encoding="utf-8") as fh:
+            fh.write("merge_date,id,merge_into_id\n")
+            for w in sorted(retired):
+                fh.write(f"2026-03-01,W{w},W{w + 1}\n")
+    return root
+
+
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -128,7 +208,9 @@ def _server_cpu(store: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> None:
+def _bulk(
+    snapshot: str, backend: str, out: Any, code: str | None = None, keep: bool = False
+) -> None:
     if code:  # the baseline: another commit's scholarkg, extracted by _extract_code
         sys.path.insert(0, code)  # before the editable install's finder (a meta-path append)
     from scholarkg.config import load_settings
@@ -154,7 +236,7 @@ def _bulk(snapshot: str, backend: str, out: Any, code: str | None = None) -> Non
     res["wall_seconds"] = time.perf_counter() - t0
     res["peak_rss_mb"] = _peak_mb()
     res["python_cpu_seconds"] = _cpu_seconds()
-    if backend == "embedded":  # untimed: the next phase's server does not hold this graph
+    if backend == "embedded" and not keep:  # untimed: the next phase starts from empty
         store = open_store(cfg)
         if server_cpu is not None:
             # the server's main and index threads (its AOF-rewrite fork is another process)
@@ -181,7 +263,9 @@ def _extract_code(ref: str, into: Path) -> str:
     return str(into)
 
 
-def _incremental(snapshot: str, backend: str, out: Any, code: str | None = None) -> None:
+def _incremental(
+    snapshot: str, backend: str, out: Any, code: str | None = None, keep: bool = False
+) -> None:
     if code:  # the baseline: another commit's scholarkg (see _bulk)
         sys.path.insert(0, code)
     from scholarkg.config import load_settings
@@ -196,24 +280,26 @@ def _incremental(snapshot: str, backend: str, out: Any, code: str | None = None)
     server_cpu = _server_cpu(store) if backend == "embedded" else None
     t0 = time.perf_counter()
     try:
-        if backend == "neo4j":  # one database: start from empty, as the embedded graph does
+        if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
             store.clear()
         store.apply_schema()
         resolver = IdentityResolver(store, chunk=2_000)
-        steps = [
-            Step(
-                "w",
-                f,
-                "bench-openalex",
-                lambda f=f: resolver.resolve(openalex.read_works(f)),
-                family=False,
-            )
-            for f in works
-        ]
+        # as `load openalex` reads: a parse worker where this code has one (WorkParser)
+        parser = openalex.WorkParser(1) if hasattr(openalex, "WorkParser") else None
+        read = partial(openalex.read_works, parser=parser) if parser else openalex.read_works
+
+        def groups(f: Path) -> Any:
+            return resolver.resolve(read(f))
+
+        steps = [Step("w", f, "bench-openalex", partial(groups, f), family=False) for f in works]
         summary = run_steps(store, steps, settings=cfg, batch_size=2_000)
         resolver.finish()
+        if parser is not None:
+            parser.close()
         wall = time.perf_counter() - t0
+        cpu = _cpu_seconds()
         counts = store.counts()
+        digest = _fingerprint(store) if keep else None
         if server_cpu is not None:  # the server's threads: the Cypher side of the load
             server_cpu = round(_server_cpu(store) - server_cpu, 1)
     finally:
@@ -221,21 +307,97 @@ def _incremental(snapshot: str, backend: str, out: Any, code: str | None = None)
     import scholarkg
 
     out.put({
+        "fingerprint": digest,
         "code": str(Path(scholarkg.__file__).parent),
         "works": sum(s.records for s in summary.stats),
         "nodes": counts.total_nodes,
         "relationships": counts.total_relationships,
         "wall_seconds": wall,
         "peak_rss_mb": _peak_mb(),
-        "python_cpu_seconds": _cpu_seconds(),
+        "python_cpu_seconds": cpu,
         **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
     })  # fmt: skip
 
 
-def _run(target: Any, *args: Any, code: str | None = None) -> dict[str, Any]:
+def _fingerprint(store: Any, page: int = 20_000) -> str:
+    """A digest of every node (labels, id, properties) and relationship (type, ends,
+    properties) of the graph, read a range of internal ids at a time (untimed)."""
+    import hashlib
+    import logging
+
+    logging.getLogger("neo4j").setLevel(logging.ERROR)  # id() is deprecated there: one a page
+    top = store.run("MATCH (n) RETURN max(id(n)) AS m")[0]["m"] or 0
+    nodes: list[str] = []
+    edges: list[str] = []
+    for lo in range(0, int(top) + 1, page):
+        rng = {"lo": lo, "hi": lo + page}
+        for n in store.run(
+            "MATCH (n) WHERE id(n) >= $lo AND id(n) < $hi "
+            "RETURN labels(n) AS l, n.id AS id, properties(n) AS p", rng
+        ):  # fmt: skip
+            nodes.append(repr((sorted(n["l"]), n["id"], sorted(n["p"].items()))))
+        for e in store.run(
+            "MATCH (a)-[r]->(b) WHERE id(a) >= $lo AND id(a) < $hi "
+            "RETURN type(r) AS t, a.id AS a, b.id AS b, properties(r) AS p", rng
+        ):  # fmt: skip
+            edges.append(repr((e["t"], e["a"], e["b"], sorted(e["p"].items()))))
+    h = hashlib.sha256()
+    for line in (*sorted(nodes), "--", *sorted(edges)):
+        h.update(line.encode())
+        h.update(b"\n")
+    return f"{h.hexdigest()[:16]} ({len(nodes):,} nodes, {len(edges):,} relationships)"
+
+
+def _clear(backend: str, out: Any, code: str | None = None, keep: bool = False) -> None:
+    """Drop the phase's graph (the embedded server keeps every graph in memory)."""
+    from scholarkg.config import load_settings
+    from scholarkg.store import open_store
+
+    store = open_store(load_settings())
+    try:
+        store.clear()
+    finally:
+        store.close()
+    out.put({})
+
+
+def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> None:
+    """A base bulk-built from ``--works``, then the newer slice (``--update-new`` new works,
+    ``--update-changed`` changed) loaded incrementally into it: works/s of that load, with
+    this code and (``--baseline-ref``) the baseline's, alternated, and each run's graph
+    fingerprint (they must be equal)."""
+    root = args.snapshot_dir or tmp
+    base = root / f"snap-{args.works}"
+    if not (base / "done").exists():
+        generate(base, args.works)
+        (base / "done").touch()
+    upd = root / f"upd-{args.works}-{args.update_new}-{args.update_changed}-{args.update_merged}"
+    if not (upd / "done").exists():
+        generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
+                        merged=args.update_merged)  # fmt: skip
+        (upd / "done").touch()
+    n = args.update_new + args.update_changed
+    runs = [("update", None)] + ([(f"update @ {args.baseline_ref}", baseline)] if baseline else [])
+    for _ in range(max(1, args.repeat)):
+        for phase, code in runs:
+            _fresh(args.backend, home)
+            built = _run(_bulk, str(base), args.backend, keep=True)
+            res = _run(_incremental, str(upd), args.backend, code=code, keep=True)
+            if args.backend == "embedded":
+                _run(_clear, args.backend)
+            print(f"{phase} ({args.backend}): {n:,} works ({args.update_new:,} new, "
+                  f"{args.update_changed:,} changed) into {args.works:,} bulk-built "
+                  f"({built['wall_seconds']:.0f} s)")  # fmt: skip
+            print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
+                  f"peak RSS {res['peak_rss_mb']:,.0f} MB; "
+                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python; graph {res['fingerprint']}",
+                  flush=True)  # fmt: skip
+
+
+def _run(target: Any, *args: Any, code: str | None = None, keep: bool = False) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q, *((code,) if code else ())))
+    p = ctx.Process(target=target, args=(*args, q, code, keep))
     p.start()
     res = q.get()
     p.join()
@@ -280,13 +442,24 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep generated snapshots here and reuse them (generation is slow)",
     )
+    ap.add_argument(
+        "--update-new", type=int, default=0,
+        help="measure an update instead: bulk-build --works works, then load this many new "
+             "works (plus --update-changed changed ones) incrementally into that graph",
+    )  # fmt: skip
+    ap.add_argument("--update-changed", type=int, default=0)
+    ap.add_argument("--update-merged", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.baseline_ref and args.backend == "neo4j":
+    if args.baseline_ref and args.backend == "neo4j" and not args.update_new:
         # the extracted tree has no Neo4j launcher to build; compare on the embedded store
         ap.error("--baseline-ref runs on the embedded store only")
     tmp = Path(tempfile.mkdtemp(prefix="bench-openalex-"))
     home = args.home or tmp / "home"
     try:
+        if args.update_new:
+            code = _extract_code(args.baseline_ref, tmp / "baseline") if args.baseline_ref else None
+            _update_phases(args, home, tmp, code)
+            return 0
         rows = []
         phases: list[tuple[str, int, bool, Any, str | None]] = [
             ("bulk", args.works, args.skip_bulk, _bulk, None),

@@ -75,6 +75,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("import", "scholarkg.commands.transfer", "import_graph"),
     ("demo", "scholarkg.commands.demo", "demo"),
     ("explore", "scholarkg.commands.explore", "explore"),
+    ("suggest", "scholarkg.commands.suggest", "suggest"),
+    ("related", "scholarkg.commands.suggest", "related"),
 )
 
 

@@ -57,8 +57,12 @@ def print_rows(
     *,
     title: str | None = None,
     out: Console | None = None,
+    nowrap: Sequence[str] = (),
 ) -> None:
-    """Print query rows as a rich table (on ``out``, default stdout), a JSON list, or CSV."""
+    """Print query rows as a rich table (on ``out``, default stdout), a JSON list, or CSV.
+
+    ``nowrap``: columns a table never folds (ids: a reader copies them whole); the other
+    columns give way, long titles are cut with an ellipsis."""
     if fmt == "json":
         print(to_json(list(rows)))
         return
@@ -77,8 +81,25 @@ def print_rows(
         return
     out = out or console
     table = Table(title=title, show_lines=False)
+    widths = {c: max((len(_cell(r.get(c))) for r in rows), default=0) for c in columns}
+    squeeze = "title" if nowrap and "title" in columns else None
     for col in columns:
-        table.add_column(col, overflow="fold")
+        if col in nowrap or (nowrap and col != squeeze and widths[col] <= 12):
+            # ids, ranks, years: whole, never folded
+            table.add_column(col, no_wrap=True, min_width=max(widths[col], len(col)))
+        elif col == squeeze:
+            # what is left of the width once every other column has its minimum
+            others = [c for c in columns if c != col]
+            fixed = sum(
+                max(widths[c], len(c)) if (c in nowrap or widths[c] <= 12) else min(widths[c], 28)
+                for c in others
+            )
+            room = out.width - fixed - 3 * len(columns) - 1
+            table.add_column(col, overflow="ellipsis", no_wrap=True, max_width=max(16, room))
+        elif nowrap:
+            table.add_column(col, overflow="fold", min_width=min(widths[col], 28))
+        else:
+            table.add_column(col, overflow="fold")
     for row in rows:
         table.add_row(*(_cell(row.get(c)) for c in columns))
     out.print(table)

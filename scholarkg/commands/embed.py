@@ -120,16 +120,45 @@ def search(
     show: Annotated[
         str, typer.Option("--show", help="Node property to print beside the id.")
     ] = "title",
+    loaded_only: Annotated[
+        bool,
+        typer.Option("--loaded-only", help="Papers: list loaded works only (no reference stubs)."),
+    ] = False,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
-    """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2)."""
+    """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2); Paper stubs flagged."""
     from scholarkg.services.embeddings import search_nodes
 
     embedder = _load(model, backend, device)
+    stubs: dict[str, bool] = {}
     with store_session() as store:
-        hits = search_nodes(store, label, text, embedder=embedder, k=k)
+        want = k * 4 if loaded_only else k
+        while True:  # --loaded-only: ask the index for more until k loaded works are found
+            hits = search_nodes(store, label, text, embedder=embedder, k=want)
+            if label == "Paper":
+                from scholarkg.services.paper_lookup import paper_cards
+
+                stubs = {i: c.stub for i, c in paper_cards(store, [h.id for h in hits]).items()}
+            kept = [h for h in hits if not (loaded_only and stubs.get(h.id))]
+            if len(kept) >= k or len(hits) < want:
+                break
+            want *= 4
     rows = [
-        {"rank": n, "id": h.id, "score": round(h.score, 6), show: h.properties.get(show)}
-        for n, h in enumerate(hits, 1)
+        {
+            "rank": n,
+            "id": h.id,
+            "score": round(h.score, 6),
+            **(
+                {
+                    "stub": bool(stubs.get(h.id))
+                    if fmt == "json"
+                    else ("stub" if stubs.get(h.id) else "")
+                }
+                if label == "Paper"
+                else {}
+            ),
+            show: h.properties.get(show),
+        }
+        for n, h in enumerate(kept[:k], 1)
     ]
-    print_rows(rows, fmt, title=f"{label} nearest to {text!r}")
+    print_rows(rows, fmt, title=f"{label} nearest to {text!r}", nowrap=("id",))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,8 +27,12 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.errors import InputError
-from scholarkg.schema.ddl import check_label, check_property, declared_properties
+from scholarkg.schema.ddl import check_label
 from scholarkg.store.base import PageRankConfig
+
+if TYPE_CHECKING:
+    from scholarkg.graphalgo.topk import TopPageRank
+    from scholarkg.store.base import GraphStore
 
 app = typer.Typer(
     help="Graph algorithms (PageRank, personalized PageRank, FastRP embeddings) and projections."
@@ -51,12 +55,24 @@ def pagerank(
     rel_type: RelOpt = None,
     source: Annotated[
         list[str] | None,
-        typer.Option("--source", "-s", help="Personalized PageRank from these node ids."),
+        typer.Option(
+            "--source",
+            "-s",
+            help="Personalized PageRank from these works (any id the graph knows: DOI, "
+            "OpenAlex, arXiv, S2, node id).",
+        ),
     ] = None,
     damping_factor: Annotated[float, typer.Option(help="GDS dampingFactor.")] = 0.85,
     max_iterations: Annotated[int, typer.Option(help="GDS maxIterations.")] = 20,
     tolerance: Annotated[float, typer.Option(help="GDS tolerance.")] = 1e-7,
     top: Annotated[int, typer.Option("--top", "-k", help="Rows to print.")] = 20,
+    loaded_only: Annotated[
+        bool,
+        typer.Option(
+            "--loaded-only",
+            help="Rank over the whole graph, list loaded works only (no reference stubs).",
+        ),
+    ] = False,
     write: Annotated[
         str | None,
         typer.Option("--write", help="Also store every score on its node in this property."),
@@ -91,44 +107,33 @@ def pagerank(
     if estimate:
         _print_estimate(label, _rel_types(rel_type), fmt)
         return
-    prop = check_property(write) if write else None
-    if prop is not None and (
-        prop in declared_properties(check_label(label)) or prop.startswith(("emb_", "fastrp_"))
-    ):
-        raise InputError(
-            f"--write {prop!r} would overwrite loaded {label} data (or embeddings, emb_* / "
-            "fastrp_*); choose a new property name (e.g. pagerank)",
-            field="write",
-        )
-    config = PageRankConfig(
-        damping_factor=damping_factor,
-        max_iterations=max_iterations,
-        tolerance=tolerance,
-        source_nodes={s: 1.0 for s in source} if source else None,
-    )
-    from scholarkg.graphalgo.topk import pagerank_top
+    from scholarkg.graphalgo.topk import check_score_property
+
+    prop = check_score_property(label, write) if write else None
 
     t0 = time.perf_counter()
     with store_session(write=prop is not None) as store:
+        sources = _paper_ids(store, label, source or ())
+        config = PageRankConfig(
+            damping_factor=damping_factor,
+            max_iterations=max_iterations,
+            tolerance=tolerance,
+            source_nodes={s: 1.0 for s in sources} if sources else None,
+        )
         with err_console.status("PageRank (the projection is built once per graph state)"):
-            result = pagerank_top(
-                store,
-                top,
-                config,
-                label=label,
-                rel_types=_rel_types(rel_type),
-                write=prop,
-                client_projection=client_projection,
-            )
-        titles = {
-            r["id"]: r["title"]
-            for r in store.run_named(
-                "graphalgo/node_titles", {"ids": [i for i, _ in result.rows]}, label=label
-            )
-        }
+            result, cards = _top_rows(
+                store, label, top, config, rel_types=_rel_types(rel_type), write=prop,
+                loaded_only=loaded_only, client_projection=client_projection,
+            )  # fmt: skip
     wall = time.perf_counter() - t0
     rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
-        {"rank": n, "id": i, "score": v if fmt == "json" else round(v, 6), "title": titles.get(i)}
+        {
+            "rank": n,
+            "id": i,
+            "score": v if fmt == "json" else round(v, 6),
+            "stub": cards[i][1] if fmt == "json" else ("stub" if cards[i][1] else ""),
+            "title": cards[i][0],
+        }
         for n, (i, v) in enumerate(result.rows, start=1)
     ]
     timings = {k: round(v, 3) for k, v in result.timings.items()}
@@ -152,7 +157,9 @@ def pagerank(
         return
     what = "personalized PageRank" if source else "PageRank"
     of = f" of {result.nodes}" if result.nodes is not None else ""
-    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}")
+    only = " (loaded works)" if loaded_only else ""
+    print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}{only}",
+               nowrap=("id",))  # fmt: skip
     if fmt != "table":
         return
     graph = f"{result.nodes} nodes, {result.edges} edges; " if result.nodes is not None else ""
@@ -169,6 +176,22 @@ def pagerank(
     )
     if verbose:
         _print_timings(result.timings, wall, result.records)
+
+
+def _paper_ids(store: Any, label: str, refs: Any) -> list[str]:
+    """Works named by any id the graph knows (Paper); other labels take node ids as given."""
+    if label != "Paper":
+        return list(refs)
+    from scholarkg.services.paper_lookup import resolve_paper
+
+    return [resolve_paper(store, r, field_name="source").id for r in refs]
+
+
+def _cards(store: Any, label: str, ids: list[str]) -> dict[str, tuple[Any, bool]]:
+    """``{id: (title, stub)}`` of ranked nodes (a node without a title: ``None``)."""
+    rows = store.run_named("graphalgo/paper_cards", {"ids": ids}, label=check_label(label))
+    found = {str(r["id"]): (r.get("title"), bool(r.get("stub"))) for r in rows}
+    return {i: found.get(i, (None, False)) for i in ids}
 
 
 def _print_timings(timings: dict[str, float], wall: float, records: int | None) -> None:
@@ -199,6 +222,38 @@ def _print_timings(timings: dict[str, float], wall: float, records: int | None) 
     print_rows(rows, "table", title="where the time went")
     if records is not None:
         console.print(f"records returned by the server for the top k: {records}", highlight=False)
+
+
+def _top_rows(
+    store: GraphStore,
+    label: str,
+    top: int,
+    config: PageRankConfig,
+    *,
+    rel_types: tuple[str, ...],
+    write: str | None,
+    loaded_only: bool,
+    client_projection: bool,
+) -> tuple[TopPageRank, dict[str, tuple[Any, bool]]]:
+    """PageRank's ``top`` rows and their cards (title, stub?); ``loaded_only`` asks for more
+    of the ranking until ``top`` loaded works are in it (the scores are written once)."""
+    from scholarkg.graphalgo.topk import pagerank_top
+
+    want = top * 4 if loaded_only else top
+    write_to = write
+    while True:
+        result = pagerank_top(
+            store, want, config, label=label, rel_types=rel_types, write=write_to,
+            client_projection=client_projection,
+        )  # fmt: skip
+        cards = _cards(store, label, [i for i, _ in result.rows])
+        kept = [(i, v) for i, v in result.rows if not (loaded_only and cards[i][1])]
+        if len(kept) >= top or len(result.rows) < want:
+            break
+        want *= 4
+        write_to = None  # every score is written by the first call
+    result.rows = kept[:top]
+    return result, cards
 
 
 def _print_estimate(label: str, rel_types: tuple[str, ...], fmt: str) -> None:
@@ -374,23 +429,43 @@ def embed(
 
 @app.command()
 def similar(
-    node: Annotated[str, typer.Argument(help="Node id (e.g. s2:123).")],
+    node: Annotated[
+        str,
+        typer.Argument(help="The work: DOI, OpenAlex, arXiv or S2 id, alias or node id."),
+    ],
     label: LabelOpt = "Paper",
     dimension: Annotated[int, typer.Option(help="Which fastrp_<dimension> vectors.")] = 128,
     top: Annotated[int, typer.Option("--top", "-k", help="Neighbours to return.")] = 10,
+    loaded_only: Annotated[
+        bool,
+        typer.Option("--loaded-only", help="List loaded works only (no reference stubs)."),
+    ] = False,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """The TOP nodes nearest to NODE by FastRP embedding, from the vector index (one query,
-    TOP rows; run ``graph embed`` first). Score = (1 + cos) / 2."""
+    TOP rows; run ``graph embed`` first). Score = (1 + cos) / 2; stubs are flagged. For
+    related works by co-citation, coupling and text too: ``scholarkg related``."""
     from scholarkg.services.graph_embeddings import similar as nearest
 
     with store_session() as store:
-        rows = nearest(store, node, label=label, dimension=dimension, k=top)
+        node_id = _paper_ids(store, label, [node])[0]
+        rows = nearest(
+            store, node_id, label=label, dimension=dimension, k=top, loaded_only=loaded_only
+        )
     out = [
-        {"rank": n, "id": r["id"], "score": round(r["score"], 6), "title": r["title"]}
+        {
+            "rank": n,
+            "id": r["id"],
+            "score": round(r["score"], 6),
+            "stub": r["stub"] if fmt == "json" else ("stub" if r["stub"] else ""),
+            "title": r["title"],
+        }
         for n, r in enumerate(rows, start=1)
     ]
     if fmt == "json":
         print(to_json(out))
         return
-    print_rows(out, fmt, title=f"nearest to {node} by FastRP ({label}.fastrp_{dimension})")
+    print_rows(
+        out, fmt, title=f"nearest to {node_id} by FastRP ({label}.fastrp_{dimension})",
+        nowrap=("id",),
+    )  # fmt: skip

@@ -10,6 +10,7 @@ shows works per second. ``load openalex --bulk`` builds a *new* graph from a sna
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from scholarkg.console import err_console, progress_display
 from scholarkg.errors import InputError, NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
+from scholarkg.loaders.openalex_updates import UpdatePlan
 from scholarkg.loaders.steps import LoadSummary, Step
 from scholarkg.loaders.summary import print_summary
 from scholarkg.store.base import GraphStore
@@ -39,13 +41,20 @@ def run_catalogue_load(
     resume: bool,
     batch_size: int,
     after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
-    expected: int | None = None,
+    expected: int | Callable[[Sequence[Path]], int | None] | None = None,
+    before: Callable[[GraphStore, LoadSummary], Sequence[Path]] | None = None,
+    done: Callable[[GraphStore, IdentityResolver, Path], None] | None = None,
 ) -> LoadSummary:
     """Schema, one resumable step per file through one resolver, the summary table;
-    ``expected`` (the works all files hold, when known) gives the progress an ETA."""
+    ``expected`` (the works all files hold, when known, or how to count them in the files
+    read) gives the progress an ETA.
+    ``before`` may narrow ``files`` once the store is open (``load openalex`` skips the
+    partitions the graph took); ``done`` runs after each file is wholly stored."""
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
+        if before is not None:
+            files = before(store, summary)
         upgraded = mark_existing_stubs(store)
         if upgraded:
             summary.notes.append(
@@ -53,12 +62,17 @@ def run_catalogue_load(
                 "labelled Stub"
             )
         resolver = IdentityResolver(store, chunk=batch_size)
-        steps = [
-            Step(kind, f, kind, lambda f=f: resolver.resolve(read(f)), family=False)  # type: ignore[misc]  # default binds the loop variable
-            for f in files
-        ]
+
+        def step(f: Path) -> Step:
+            return Step(
+                kind, f, kind, lambda: resolver.resolve(read(f)), family=False,
+                done=None if done is None else partial(done, store, resolver, f),
+            )  # fmt: skip
+
+        steps = [step(f) for f in files]
         try:
-            with progress_display(unit="works", expected=expected) as progress:
+            total = expected(files) if callable(expected) else expected
+            with progress_display(unit="works", expected=total) as progress:
                 steps_lib.run_steps(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
@@ -97,15 +111,26 @@ def load_openalex(
             "(:Paper:Stub, known only as a reference); the rest are read, skipped and counted.",
         ),
     ] = False,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Read every updated_date partition and merged_ids file of a snapshot folder, "
+            "also those the graph took already (by default only newer ones are read).",
+        ),
+    ] = False,
 ) -> None:
     """OpenAlex works: a snapshot folder (data/works/updated_date=…/part_*.gz, with
     data/merged_ids), part files, JSONL, or saved API pages {"meta", "results"}.
 
-    Re-running on newer updated_date partitions keeps the graph current: each work's
-    properties and OpenAlex reference list are replaced, references from other sources stay.
+    Re-running on a newer snapshot keeps the graph current: each work's properties and
+    OpenAlex reference list are replaced, references from other sources stay. From a snapshot
+    folder only the updated_date partitions newer than those the graph took (recorded in the
+    graph) and the merged_ids files since then are read; --all reads everything.
     With --only-stubs, fills in the graph's stubs from these files and loads nothing else.
     """
     from scholarkg.loaders import openalex
+    from scholarkg.loaders import openalex_updates as updates
 
     works, merged = openalex.snapshot_files(paths)
     merged_authors = openalex.merged_author_files(paths)
@@ -118,22 +143,48 @@ def load_openalex(
         _load_openalex_stubs(works, merged, merged_authors, resume=resume, batch_size=batch_size)
         return
     if bulk:
-        _load_openalex_bulk(works, merged)
+        _load_openalex_bulk(works, merged, updates.plan_update(paths, works, merged,
+                                                               updates.TakenState()))  # fmt: skip
         _bulk_author_identity(merged_authors)
         return
+    plan = updates.plan_update(paths, works, merged, updates.TakenState(), everything=True)
+
+    def skip_taken(store: GraphStore, summary: LoadSummary) -> list[Path]:
+        nonlocal plan
+        plan = updates.plan_update(
+            paths, works, merged, updates.taken_state(store), everything=everything
+        )
+        summary.notes += plan.notes()
+        return plan.works
+
+    def partition_done(store: GraphStore, resolver: IdentityResolver, path: Path) -> None:
+        day = plan.completes.get(path)
+        if day is not None:  # the partition is wholly stored: its merges first, then the record
+            resolver.finish()
+            updates.record_taken(store, updated_through=day)
 
     def retire(store: GraphStore, resolver: IdentityResolver, summary: LoadSummary) -> None:
         from scholarkg.loaders.identity import retire_ids
 
-        for path in merged:
+        for path in plan.merged:
             n = retire_ids(store, openalex.read_merged_ids(path), resolver)
             summary.notes.append(f"{path.name}: {n:,} stored work(s) retired as merged")
         summary.notes += retire_author_files(store, merged_authors)
+        updates.record_taken(store, merged_through=plan.merged_through)
 
-    run_catalogue_load(
-        works, openalex.read_works, kind="openalex-works", title="load openalex",
-        resume=resume, batch_size=batch_size, after=retire, expected=manifest_works(works),
-    )  # fmt: skip
+    # parse workers pay off once there is more to parse than their start-up costs (~1 s)
+    big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
+    with openalex.WorkParser(1) as parser:
+        run_catalogue_load(
+            works, partial(openalex.read_works, parser=parser if big else None),
+            kind="openalex-works", title="load openalex", resume=resume,
+            batch_size=batch_size, after=retire, expected=manifest_works,
+            before=skip_taken, done=partition_done,
+        )  # fmt: skip
+
+
+#: work files this large (bytes, gzipped or not) are parsed in a worker process
+PARSE_WORKERS_FROM_BYTES = 2_000_000
 
 
 def _load_openalex_stubs(
@@ -290,10 +341,11 @@ def _bulk_unit(stage: str) -> str:
     return _BULK_UNITS.get(stage.split()[-1], "works")
 
 
-def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
+def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path], plan: UpdatePlan) -> None:
     from rich.table import Table
 
     from scholarkg.loaders.openalex_bulk import bulk_load_openalex
+    from scholarkg.loaders.openalex_updates import record_taken
 
     cfg = settings()
     if cfg.backend == "neo4j" and cfg.neo4j.uri:
@@ -308,9 +360,15 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path]) -> None:
 
         with store_session(write=True) as store:
             result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)
-    if cfg.backend == "neo4j":  # the importer restarted the server: a new session
-        with store_session(write=True) as store:
+    with store_session(write=True) as store:
+        if cfg.backend == "neo4j":  # the importer restarted the server: a new session
             store.apply_schema()
+        # the partitions taken, as an incremental load records them: a later update of the
+        # snapshot folder reads only newer ones
+        days = sorted(plan.completes.values())
+        record_taken(
+            store, updated_through=days[-1] if days else None, merged_through=plan.merged_through
+        )
     table = Table(title="load openalex --bulk")
     table.add_column("what")
     table.add_column("value", justify="right")

@@ -132,6 +132,9 @@ class FastRPResult:
     pre_processing_millis: float = 0.0  # adjacency and degrees
     compute_millis: float = 0.0  # random vectors and propagation
     timings: dict[str, float] = field(default_factory=dict)
+    #: with ``keep_levels``: the intermediate embeddings ``e^1 … e^k`` (before normalising),
+    #: what :mod:`scholarkg.graphalgo.fastrp_without` updates when works are left out
+    levels: list[F32] = field(default_factory=list)
 
     @property
     def node_count(self) -> int:
@@ -304,12 +307,14 @@ def fastrp(
     features: npt.NDArray[np.floating[Any]] | None = None,
     orientation: str = "undirected",
     progress: Callable[[int, int], None] | None = None,
+    keep_levels: bool = False,
 ) -> FastRPResult:
     """FastRP embeddings of the graph ``(src[i] → dst[i])`` on nodes ``0 … n_nodes-1``.
 
     ``keys`` are the nodes' "original ids" that seed their random vectors (default: the
     position, as a GDS graph generated in memory has); ``features`` a ``(n_nodes, f)`` matrix
-    for ``propertyRatio > 0``; ``progress(done, total)`` counts the iterations.
+    for ``propertyRatio > 0``; ``progress(done, total)`` counts the iterations;
+    ``keep_levels`` keeps every iteration's ``e^i`` in :attr:`FastRPResult.levels`.
     """
     cfg = config or FastRPConfig()
     t0 = time.perf_counter()
@@ -327,8 +332,11 @@ def fastrp(
     if cfg.node_self_influence:
         embeddings += np.float32(cfg.node_self_influence) * _normalized(current)
     total = len(cfg.iteration_weights)
+    levels: list[F32] = []
     for i, weight in enumerate(cfg.iteration_weights):
         current = np.asarray(mean_of_neighbours @ current, np.float32)
+        if keep_levels:
+            levels.append(current)
         if weight:
             embeddings += np.float32(weight) * _normalized(current)
         if progress is not None:
@@ -339,4 +347,5 @@ def fastrp(
         pre_processing_millis=(t1 - t0) * 1000.0,
         compute_millis=(t3 - t1) * 1000.0,
         timings={"adjacency_s": t1 - t0, "random_vectors_s": t2 - t1, "propagation_s": t3 - t2},
+        levels=levels,
     )

@@ -34,6 +34,7 @@ from scholarkg.graphalgo.resident import (
     require_gds,
     resident_gds_graph,
 )
+from scholarkg.schema.ddl import check_label, check_property, declared_properties
 from scholarkg.store.base import GraphStore, PageRankConfig
 from scholarkg.store.pagerank_config import check_pagerank_config
 
@@ -68,6 +69,20 @@ class TopPageRank:
 _STAT_MILLIS = ("preProcessingMillis", "computeMillis", "postProcessingMillis", "mutateMillis")
 
 
+def check_score_property(label: str, prop: str) -> str:
+    """``prop`` if PageRank may write its scores there: a whitelisted name that is neither a
+    property the loaders declare for ``label`` nor an embedding's (``emb_*``, ``fastrp_*``),
+    which a ``--write`` would silently overwrite on every node."""
+    name = check_property(prop)
+    if name in declared_properties(check_label(label)) or name.startswith(("emb_", "fastrp_")):
+        raise InputError(
+            f"--write {name!r} would overwrite loaded {label} data (or embeddings, emb_* / "
+            "fastrp_*); choose a new property name (e.g. pagerank)",
+            field="write",
+        )
+    return name
+
+
 def pagerank_top(
     store: GraphStore,
     k: int,
@@ -84,6 +99,8 @@ def pagerank_top(
     module doc), else — or with ``client_projection`` — on the client-side projection."""
     if k < 1:
         raise InputError("k must be >= 1", field="top")
+    if write is not None:
+        check_score_property(label, write)
     cfg = config or PageRankConfig()
     check_pagerank_config(cfg)
     if has_gds(store) and not client_projection:

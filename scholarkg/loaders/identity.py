@@ -472,7 +472,7 @@ class IdentityResolver:
             self._rename(renames, stored)
         for root, target in final.items():
             have = nodes.get(root, set())
-            if not have.isdisjoint(stored):
+            if any(n in stored for n in have):  # not isdisjoint(dict): a scan of the dict
                 self.report.matched += 1
             for n in sorted(have - {target}):
                 if n in stored and stored[n].get("family_key"):

@@ -105,20 +105,24 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield i, work
         return
     for number, obj in _json_lines(path):
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object (one work per line)", path=path, line=number)
-        if "results" in obj and "id" not in obj:  # a saved API page per line
-            page = obj["results"]
-            if not isinstance(page, list):
-                raise InputError("results is not a list", path=path, line=number, field="results")
-            for work in page:
-                if not isinstance(work, dict):
-                    raise InputError(
-                        "expected a work object", path=path, line=number, field="results"
-                    )
-                yield number, work
-        else:
-            yield number, obj
+        for work in _line_works(obj, path, number):
+            yield number, work
+
+
+def _line_works(obj: Any, path: Path, number: int) -> Iterator[dict[str, Any]]:
+    """The work objects of one JSON Lines value: a work, or a saved API page's results."""
+    if not isinstance(obj, dict):
+        raise InputError("expected a JSON object (one work per line)", path=path, line=number)
+    if "results" in obj and "id" not in obj:  # a saved API page per line
+        page = obj["results"]
+        if not isinstance(page, list):
+            raise InputError("results is not a list", path=path, line=number, field="results")
+        for work in page:
+            if not isinstance(work, dict):
+                raise InputError("expected a work object", path=path, line=number, field="results")
+            yield work
+    else:
+        yield obj
 
 
 def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
@@ -582,18 +586,167 @@ def work_records(
     return out
 
 
-def work_group(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedMark]:
-    """One work object's records and marks, as the incremental path writes them."""
+#: one parsed work object as a parse worker hands it over: the validated records (a few per
+#: work; the ~20 reference stubs and CITES are made from ``Work.references`` by
+#: :func:`work_records` on the receiving side, as copies of a template: pickling them costs
+#: more than making them), the fields it states, and whether it lists its authors
+ParsedWork = tuple[Work, list[str], bool]
+
+
+def parsed_work(obj: dict[str, Any], *, path: Path, line: int) -> ParsedWork:
+    """:func:`parse_work` and what :func:`work_records` needs besides the records."""
     work = parse_work(obj, path=path, line=line)
     # the legacy ``concepts`` states topics too (the parser reads it when topics is absent)
     stated = [k for k in OWNED_FIELDS if k in obj or (k == "topics" and "concepts" in obj)]
-    return work_records(work, stated=stated, authors_known=obj.get("authorships") is not None)
+    return work, stated, obj.get("authorships") is not None
 
 
-def read_works(path: Path) -> Iterator[SourceGroup]:
-    """One group per work of an OpenAlex file (snapshot part, JSONL, or API page)."""
+def work_group(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedMark]:
+    """One work object's records and marks, as the incremental path writes them."""
+    work, stated, authors_known = parsed_work(obj, path=path, line=line)
+    return work_records(work, stated=stated, authors_known=authors_known)
+
+
+def read_works(path: Path, *, parser: WorkParser | None = None) -> Iterator[SourceGroup]:
+    """One group per work of an OpenAlex file (snapshot part, JSONL, or API page).
+
+    With a ``parser`` (:class:`WorkParser`), the lines of a JSON Lines file are parsed in
+    its worker processes while the caller writes the works before them; the groups, their
+    order, the cleaning counts and a bad line's error are the same."""
+    if parser is not None and not path.name.removesuffix(".gz").endswith(".json"):
+        yield from parser.groups(path)
+        return
     for number, obj in iter_work_objects(path):
         yield number, work_group(obj, path=path, line=number)
+
+
+# --------------------------------------------------------------------------- parse workers
+
+#: lines a parse worker gets at a time (~1 MB of a snapshot part)
+BLOCK_LINES = 400
+
+
+@dataclass
+class _Block:
+    """What a parse worker returns for a block of lines: the works before the first bad
+    line, the fields it cleaned, and the bad line's error (message, path, line, field)."""
+
+    works: list[tuple[int, ParsedWork]]
+    cleaned: dict[tuple[str, str, str], int]
+    error: tuple[str, str | None, int | None, str | None] | None = None
+
+
+def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
+    """Parse one block of ``(line number, raw line)`` in a worker (see :class:`WorkParser`)."""
+    from scholarkg.schema.text import collect_cleaning
+
+    path = Path(path_text)
+    out: list[tuple[int, ParsedWork]] = []
+    error = None
+    with collect_cleaning() as counts:
+        try:
+            for number, raw in lines:
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    value = _stdlib_line(raw, path, number)
+                    if value is _BLANK:
+                        continue
+                for work in _line_works(value, path, number):
+                    out.append((number, parsed_work(work, path=path, line=number)))
+        except InputError as err:
+            error = (err.message, err.path, err.line, err.field)
+    return _Block(out, dict(counts), error)
+
+
+def _worker_init() -> None:
+    """Parse workers ignore Ctrl-C (the parent stops them) and do without the cyclic garbage
+    collector (parsed works make no cycles; a collection walked every live record)."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()
+
+
+class WorkParser:
+    """Worker processes that parse OpenAlex work lines while the caller writes (``with
+    WorkParser(1) as parser: read_works(path, parser=parser)``). The parent reads the raw
+    lines (gzip included) and hands blocks of :data:`BLOCK_LINES` to the workers, at most
+    ``2 * workers + 1`` blocks ahead of what it has yielded, so memory stays bounded
+    whatever the file's size; the groups come back in file order."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = max(1, workers)
+        self._pool: Any = None
+
+    def __enter__(self) -> WorkParser:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _executor(self) -> Any:
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_init,
+            )
+        return self._pool
+
+    def groups(self, path: Path) -> Iterator[SourceGroup]:
+        from collections import deque
+
+        from scholarkg.schema.text import note_cleaning
+
+        pool = self._executor()
+        pending: deque[Any] = deque()
+        ahead = 2 * self.workers + 1
+
+        def take() -> Iterator[SourceGroup]:
+            block: _Block = pending.popleft().result()
+            for (label, name, what), n in block.cleaned.items():
+                note_cleaning(label, name, what, n)
+            for number, (work, stated, authors_known) in block.works:
+                yield number, work_records(work, stated=stated, authors_known=authors_known)
+            if block.error is not None:
+                message, where, line, field_name = block.error
+                raise InputError(message, path=where, line=line, field=field_name)
+
+        try:
+            read_error: InputError | None = None
+            with open_binary(path) as handle:
+                block: list[tuple[int, bytes]] = []
+                try:
+                    for number, raw in enumerate(handle, start=1):
+                        block.append((number, raw))
+                        if len(block) >= BLOCK_LINES:
+                            pending.append(pool.submit(_parse_block, str(path), block))
+                            block = []
+                            while len(pending) > ahead:
+                                yield from take()
+                except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+                    read_error = InputError(
+                        f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
+                    )
+                if block:
+                    pending.append(pool.submit(_parse_block, str(path), block))
+            while pending:
+                yield from take()
+            if read_error is not None:
+                raise read_error
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 # --------------------------------------------------------------------------- retired authors

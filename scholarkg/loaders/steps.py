@@ -50,6 +50,9 @@ class Step:
     kind: str
     groups: Callable[[], Iterable[Group]]
     family: bool = True
+    #: called once the file is wholly stored (``load openalex`` records a snapshot partition
+    #: as taken when its last file is done: ``loaders/openalex_updates.py``)
+    done: Callable[[], None] | None = None
 
 
 @dataclass
@@ -139,6 +142,8 @@ def run_steps(
         if resolver is not None:
             resolver.finish()
             summary.notes += [f"{step.source.name}: {n}" for n in resolver.report.notes()]
+        if step.done is not None:
+            step.done()
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)

@@ -42,6 +42,14 @@ from scholarkg.store.cypher_common import chunked, clean_props, node_rows
 
 log = logging.getLogger(__name__)
 
+#: relationship rows buffered per type before they are sent (whatever the batch size): the
+#: node buffers are flushed before any edge batch, so with ~20 references a work an edge
+#: buffer of ``batch_size`` rows made a node batch of ~100 works, and five round trips
+#: (undo ids, MERGE, stub label, stub ids, CREATE) for each; ``run_resumable`` flushes
+#: everything at each checkpoint anyway, so a larger edge buffer only means fewer, fuller
+#: batches
+EDGE_BUFFER = 20_000
+
 #: the named query adding a record's statement to an edge's ``also`` list, per type
 #: (``Citation.also``; ``loaders/identity.py`` names the same queries for its merges)
 _ALSO_QUERIES = {
@@ -88,6 +96,8 @@ class RecordWriter:
     ) -> None:
         self.store = store
         self.batch_size = batch_size
+        #: relationship rows per type buffered before a send (see ``EDGE_BUFFER``)
+        self.edge_buffer = max(batch_size, EDGE_BUFFER)
         self.progress = progress
         self.report = WriteReport()
         #: keep an undo list (one id lookup per node batch); off for throwaway graphs
@@ -215,7 +225,7 @@ class RecordWriter:
             buf[ident] = {"start": start, "end": end, "props": dict(props or {})}
             if merge_key:
                 buf[ident]["key"] = dict(merge_key)
-        if len(buf) >= self.batch_size:
+        if len(buf) >= self.edge_buffer:
             self._flush_nodes()
             self._flush_edges(kind)
 
@@ -229,7 +239,7 @@ class RecordWriter:
             buf[(record.start, record.end, rec)] = {
                 "start": record.start, "end": record.end, "props": props, "rec": rec,
             }  # fmt: skip
-        if len(buf) >= self.batch_size:
+        if len(buf) >= self.edge_buffer:
             self._flush_nodes()
             self._flush_also(record.TYPE)
 
@@ -311,14 +321,10 @@ class RecordWriter:
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
-        if kind.rel_type == "ALIAS_OF":
+        if kind.rel_type == "ALIAS_OF":  # node and edge in one statement
             written = self._flush_aliases(kind, rows)
         else:
-            written = self._store_call(
-                self.store.merge_relationships,
-                kind.rel_type, kind.start_label, kind.end_label, rows,
-                batch_size=self.batch_size, key=kind.merge_key,
-            )  # fmt: skip
+            written = self._merge_grouped(kind, rows)
         self.report.relationships[kind.rel_type] += written
         if written < len(rows):
             self.report.skipped_relationships[kind.rel_type] += len(rows) - written
@@ -326,6 +332,32 @@ class RecordWriter:
                 "%d %s relationship(s) skipped: endpoint not in the graph", len(rows) - written,
                 kind.rel_type,
             )  # fmt: skip
+
+    def _merge_grouped(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
+        # rows that share their properties go together: the store sends such a group as
+        # [start, end] pairs and one property map (every OpenAlex reference is
+        # {from_openalex: true}); the others as before
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        if not kind.merge_key:
+            for row in rows:
+                props = row["props"]
+                try:
+                    groups.setdefault(frozenset(props.items()), []).append(row)
+                except TypeError:  # a list value: not shared, sent row by row
+                    groups.setdefault(None, []).append(row)
+            small = [key for key, group in groups.items() if key is not None and len(group) < 64]
+            for key in small:  # few rows: not worth a statement of their own
+                groups.setdefault(None, []).extend(groups.pop(key))
+        else:
+            groups[None] = rows
+        written = 0
+        for group in groups.values():
+            written += self._store_call(
+                self.store.merge_relationships,
+                kind.rel_type, kind.start_label, kind.end_label, group,
+                batch_size=max(self.batch_size, EDGE_BUFFER // 2), key=kind.merge_key,
+            )  # fmt: skip
+        return written
 
     def _flush_aliases(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
         """``ALIAS_OF`` rows (``identity.alias_records``): the alias node and its edge in one

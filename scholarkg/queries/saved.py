@@ -2,7 +2,10 @@
 
 Each file documents itself in its header: the first comment line is the title, the lines
 from ``// Why:`` on say what it is for, and ``// :param name => value`` lines (Neo4j
-Browser's syntax, so the file can be pasted there too) give example parameters. Two readers
+Browser's syntax, so the file can be pasted there too) give example parameters; a
+``// :example name => <Cypher expression>`` line says how the Neo4j Browser guide picks a
+real value of that parameter from the graph it opens on (e.g. the most cited loaded work),
+where the literal example names no node of the user's graph. Two readers
 list them: ``scholarkg explore`` (``explorer/saved.py``, which adds a view built from the
 families) and the managed Neo4j's Browser guide (``store/neo4j/browser_guide.py``), so the
 parsing lives here, below both.
@@ -18,6 +21,7 @@ from importlib import resources
 from typing import Any
 
 _PARAM = re.compile(r"^//\s*:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*$")
+_EXAMPLE = re.compile(r"^//\s*:example\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class SavedQuery:
     why: str
     params: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    #: parameter -> a Cypher expression (Neo4j) picking a real value from the graph
+    examples: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -37,6 +43,7 @@ class SavedQuery:
             "why": self.why,
             "params": self.params,
             "text": self.text,
+            "examples": self.examples,
         }
 
 
@@ -56,11 +63,17 @@ def parse_saved_query(name: str, text: str) -> SavedQuery:
     title = ""
     why: list[str] = []
     params: dict[str, Any] = {}
+    examples: dict[str, str] = {}
     in_why = False
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped.startswith("//"):
             break
+        e = _EXAMPLE.match(stripped)
+        if e:
+            examples[e.group(1)] = e.group(2)
+            in_why = False
+            continue
         m = _PARAM.match(stripped)
         if m:
             params[m.group(1)] = cypher_literal(m.group(2))
@@ -75,7 +88,12 @@ def parse_saved_query(name: str, text: str) -> SavedQuery:
         elif in_why and body:
             why.append(body)
     return SavedQuery(
-        name=name, title=title or name, why=" ".join(why), params=params, text=text.strip()
+        name=name,
+        title=title or name,
+        why=" ".join(why),
+        params=params,
+        text=text.strip(),
+        examples=examples,
     )
 
 

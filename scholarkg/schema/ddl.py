@@ -59,6 +59,7 @@ CORE = SchemaPart(
             "PaperAlias",  # an id of a Paper no slot holds (loaders/identity.py)
             "AuthorAlias",  # an id of an Author no slot holds (loaders/author_identity.py)
             "Stub",  # second label of a Paper no source record described (MARKER_LABELS)
+            "LoadState",  # the snapshot partitions a graph took (loaders/openalex_updates.py)
         }
     ),
     rel_types=frozenset(

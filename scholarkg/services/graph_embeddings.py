@@ -296,30 +296,48 @@ def similar(
     label: str = "Paper",
     dimension: int = 128,
     k: int = 10,
+    loaded_only: bool = False,
 ) -> list[dict[str, Any]]:
     """The ``k`` nodes nearest to ``node_id`` by FastRP cosine, from the vector index; score =
-    (1 + cos) / 2 on both backends, best first (ties by id). One query returns at most
-    ``k`` rows; a FalkorDB index that answers short (deleted entries it still counts, see
-    ``FalkorDBStore.vector``) is asked again for more candidates, never for more rows."""
+    (1 + cos) / 2 on both backends, best first (ties by id); ``stub`` flags reference stubs
+    (label ``Stub``), which ``loaded_only`` leaves out (in the server). One query returns at
+    most ``k`` rows; an index that answers short (deleted entries FalkorDB still counts, see
+    ``FalkorDBStore.vector``, or the stubs ``loaded_only`` drops) is asked again for more
+    candidates, never for more rows."""
     if k < 1:
         raise InputError("--top must be >= 1", field="top")
     index = fastrp_index(label, dimension)
     fetch = k + 1
+    limit = 8 * (k + 1) + 64 if not loaded_only else max(8 * (k + 1) + 64, 4096)
     while True:
         rows = store.run_named(
             "graphalgo/fastrp_similar",
-            {"id": node_id, "index": index.name, "k": int(k), "fetch": int(fetch)},
+            {
+                "id": node_id,
+                "index": index.name,
+                "k": int(k),
+                "fetch": int(fetch),
+                "loadedOnly": bool(loaded_only),
+            },
             label=index.label,
             prop=index.property,
         )
-        if len(rows) >= k or fetch >= 8 * (k + 1) + 64:
+        if len(rows) >= k or fetch >= limit:
             break
-        if not rows:
+        if not rows and not loaded_only:
             _check_embedded(store, node_id, index)
         fetch *= 2
     if not rows:
         _check_embedded(store, node_id, index)
-    return [{"id": str(r["id"]), "title": r.get("title"), "score": float(r["score"])} for r in rows]
+    return [
+        {
+            "id": str(r["id"]),
+            "title": r.get("title"),
+            "stub": bool(r.get("stub")),
+            "score": float(r["score"]),
+        }
+        for r in rows
+    ]
 
 
 def _check_embedded(store: GraphStore, node_id: str, index: VectorIndex) -> None:

@@ -14,12 +14,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
+from scholarkg.errors import InputError
 from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
     chunked,
+    clean_props,
     delete_nodes_query,
     existing_ids_query,
     merge_nodes_query,
+    merge_pairs_query,
     merge_relationships_query,
     node_rows,
     rel_rows,
@@ -151,9 +154,51 @@ class BatchWriteStore:
         progress: ProgressFn | None = None,
         key: Sequence[str] = (),
     ) -> int:
+        if not key and progress is None:
+            rows = rows if isinstance(rows, list) else list(rows)
+            shared = _shared_props(rows)
+            if shared is not None:
+                return self._merge_pairs(
+                    rel_type, start_label, end_label,
+                    [(r["start"], r["end"]) for r in rows], shared, batch_size=batch_size,
+                )  # fmt: skip
         query = merge_relationships_query(rel_type, start_label, end_label, key)
         self._prepare_labels(start_label, end_label)
         return self._write_counted(query, rel_rows(rows, key), batch_size, progress)
+
+    def _merge_pairs(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        pairs: Sequence[tuple[str, str]],
+        props: Mapping[str, Any],
+        *,
+        batch_size: int = 10_000,
+    ) -> int:
+        """:meth:`merge_relationships` for rows that all get the properties ``props``:
+        ``pairs`` of (start id, end id), sent as lists (``cypher_common.merge_pairs_query``).
+        A blank endpoint is an ``InputError`` naming the row (1-based), as there."""
+        query = merge_pairs_query(rel_type, start_label, end_label)
+        self._prepare_labels(start_label, end_label)
+        clean = clean_props(props)
+        written = 0
+        done = 0
+        for batch in chunked(pairs, batch_size):
+            rows = [[str(a).strip(), str(b).strip()] for a, b in batch]
+            for i, (a, b) in enumerate(rows, done + 1):
+                if not a or not b:
+                    raise InputError(
+                        "relationship record without an endpoint id",
+                        line=i, field="start" if not a else "end",
+                    )  # fmt: skip
+            written += self._count_written(self._send_pairs(query, rows, clean))
+            done += len(rows)
+        return written
+
+    def _send_pairs(self, query: str, pairs: list[list[str]], props: dict[str, Any]) -> Any:
+        """Send one :func:`merge_pairs_query` batch (a backend may encode it faster)."""
+        return self._send(query, {"pairs": pairs, "props": props})
 
     def existing_ids(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> set[str]:
         """The subset of ``ids`` that exist as ``label`` nodes."""
@@ -196,3 +241,23 @@ class BatchWriteStore:
             for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
         ]
         return self._count_written(self._send(query, {"rows": rows}))
+
+
+def _shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The ``props`` map every row of ``rows`` (``{start, end, props}``) carries, when they
+    all carry an equal one of scalars (the writer groups a batch's rows so: every OpenAlex
+    reference is ``{from_openalex: true}``); else ``None``."""
+    if not rows:
+        return None
+    first = rows[0].get("props")
+    if (
+        "start" not in rows[0]
+        or not isinstance(first, dict)
+        or any(isinstance(v, Mapping | list | tuple) for v in first.values())
+    ):
+        return None
+    for r in rows:
+        props = r.get("props")
+        if (props is not first and props != first) or len(r) != 3 or "end" not in r:
+            return None
+    return first

@@ -15,8 +15,10 @@ never one above, with no exceptions list:
   names, nothing of a store), then ``store``, which runs them;
 * over the store: ``loaders``, ``graphalgo``, ``leaderboards``, ``services``; then
   ``synthetic`` (corpora in the real formats, read back by the loaders);
-* ``benchmark`` (task interface, runner, runs, rankers, metrics), then the families' packages
-  ``benchmark/tasks`` (their demo steps get a ``DemoContext`` and never import the demo);
+* ``benchmark`` (task interface, runner, runs, rankers, metrics), then ``recommend`` (suggest
+  and related: the benchmark's rankers fitted on the user's graph), then the families'
+  packages ``benchmark/tasks`` (their demo steps get a ``DemoContext`` and never import the
+  demo);
 * ``explorer`` and ``demo``, then the CLI (``commands``, ``cli``);
 * ``benchmark/metrics`` are pure functions besides: they import only each other and
   ``errors``, ``textio``, ``textnorm``, ``codegraph``, so a metric can be checked by hand on
@@ -143,6 +145,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scholarkg.synthetic",),
     # the task interface, runner, runs, rankers and metrics every family uses
     ("scholarkg.benchmark",),
+    # citation recommendation on the user's graph (suggest, related): the benchmark's
+    # rankers and fusion fitted on the loaded graph
+    ("scholarkg.recommend",),
     # the families' tasks, loaders glue and demo steps
     ("scholarkg.benchmark.tasks",),
     # applications over the library: the explorer and the demo

@@ -203,8 +203,10 @@ def test_saved_queries_are_listed(client: Client) -> None:
     assert status == 200
     assert [q["name"] for q in saved] == [q.name for q in saved_queries()]
     co = next(q for q in saved if q["name"] == "co_citation")
-    assert co["params"] == {"paperId": "p1", "limit": 25}
+    assert co["params"] == {"paperId": "doi:10.1000/example", "limit": 25}
     assert "$paperId" in co["text"]
+    # how the Neo4j Browser guide fills paperId from the graph it opens on
+    assert co["examples"]["paperId"].startswith("COLLECT {")
 
 
 def test_saved_query_runs(client: Client) -> None:

@@ -130,6 +130,15 @@ def test_query_expand_and_saved_queries_in_chromium(
     assert len(expected["nodes"]) >= 2
     driver.save_screenshot(str(tmp_path / "explorer-query.png"))
 
+    # 1b. a saved query that needs a paper, with none selected: it says so instead of
+    # running an example id that names no node (and showing 0 rows without a word)
+    driver.find_element(By.CSS_SELECTOR, '[data-saved="co_citation"]').click()
+    status = wait_for(
+        lambda: driver.find_element(By.CSS_SELECTOR, "#status.error").text, "the message"
+    )
+    assert "needs a :Paper (paperId)" in status and "click one" in status
+    assert "$paperId" in driver.find_element(By.ID, "query").get_attribute("value")
+
     # 2. click a paper: its card shows, and its neighbours (authors, code, ...) are added
     paper = expected["nodes"][0]
     _, around = client.json("/api/expand", {"ref": paper["ref"]})

@@ -25,7 +25,13 @@ from typing import Any
 import pytest
 
 from scholarkg.queries.saved import browser_query_files
-from scholarkg.store.neo4j.browser_guide import cypher_value, grass, guide_html, query_body
+from scholarkg.store.neo4j.browser_guide import (
+    cypher_value,
+    grass,
+    guide_html,
+    param_command,
+    query_body,
+)
 from scholarkg.store.neo4j.server import (
     GUIDE_PAGE,
     GUIDE_STYLE,
@@ -68,18 +74,35 @@ class _Runnables(HTMLParser):
 
 def test_guide_lists_every_saved_query_as_a_runnable_snippet() -> None:
     queries = browser_query_files()
-    assert len(queries) >= 9
+    assert len(queries) >= 12
     page = _Runnables()
-    page.feed(guide_html(queries))
+    page.feed(guide_html(queries, style_url="http://127.0.0.1:1/guide/style.grass"))
     assert page.slides == len(queries) + 1  # a welcome slide, then one per query
+    assert ":style http://127.0.0.1:1/guide/style.grass" in page.snippets  # one click, no dump
     for q in queries:
         assert query_body(q) in page.snippets, q.name
         assert not query_body(q).startswith("//")
-        if q.params:
-            assert any(s.startswith(":params {") and s.count(":") > len(q.params) - 1
-                       for s in page.snippets)  # fmt: skip
+        for name in q.params:
+            assert param_command(name, q) in page.snippets, (q.name, name)
+    # one `:param` per parameter: `:params {limit: 25}` made the Browser send 25.0
+    assert not any(s.startswith(":params") for s in page.snippets)
+    assert ":param limit => 25" in page.snippets
     # every text is escaped: no query can inject markup
     assert "<script" not in guide_html(queries).lower()
+
+
+def test_id_parameters_are_picked_from_the_graph_not_invented() -> None:
+    """An id parameter's block runs the query file's ``:example`` expression (a real node of
+    the graph the Browser opens on), never a literal id like 'p1' that no graph holds."""
+    for q in browser_query_files():
+        for name, value in q.params.items():
+            if name.endswith("Id"):
+                assert name in q.examples, (q.name, name)
+                command = param_command(name, q)
+                assert command.startswith(f":param {name} => COLLECT {{"), command
+                assert repr(value) not in command
+            elif isinstance(value, int):
+                assert param_command(name, q) == f":param {name} => {value}"
 
 
 def test_params_snippets_are_cypher_literals() -> None:
@@ -98,9 +121,9 @@ def test_style_sheet_captions_papers_queries_authors() -> None:
 def test_the_server_plays_the_guide_on_connect(tmp_path: Path) -> None:
     base = "http://127.0.0.1:7777/guide"
     settings = server_settings(import_dir=tmp_path, heap="2g", guide=base, env={})
-    assert settings["browser.post_connect_cmd"] == (
-        f"style {base}/{GUIDE_STYLE}; play {base}/{GUIDE_PAGE}"
-    )
+    # the guide only: a `style` command prints the whole sheet in a frame above the guide
+    assert settings["browser.post_connect_cmd"] == f"play {base}/{GUIDE_PAGE}"
+    assert GUIDE_STYLE not in settings["browser.post_connect_cmd"]
     assert settings["browser.remote_content_hostname_whitelist"] == "127.0.0.1,localhost"
     assert settings["client.allow_telemetry"] == "false"
     assert settings["dbms.usage_report.enabled"] == "false"
@@ -127,6 +150,83 @@ def _wait(check: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
 
 
 GUIDE_TITLE = "scholarkg: the scholarly record as a graph"
+
+#: a small graph on which every saved query has something to show: a loaded work cited by two
+#: others, a stub all three cite, a comparison, a leaderboard, a review, a query's aspect
+GUIDE_DATA = """
+CREATE (a:Paper {id: 'doi:10.1/a', title: 'Attention Is All You Need', source: 'openalex',
+                 year: 2017})-[:AUTHORED_BY]->(:Author {id: 'a1', name: 'Ashish Vaswani'})
+CREATE (b:Paper {id: 'doi:10.1/b', title: 'Citing work one', source: 'openalex', year: 2020})
+CREATE (c:Paper {id: 'doi:10.1/c', title: 'Citing work two', source: 'openalex', year: 2021})
+CREATE (s:Paper:Stub {id: 'openalex:W9'})
+CREATE (b)-[:CITES]->(a), (c)-[:CITES]->(a), (b)-[:CITES]->(s), (c)-[:CITES]->(s),
+       (a)-[:CITES]->(s), (b)-[:COMPARES_WITH]->(c)
+CREATE (l:Leaderboard {id: 'lb:x'})
+CREATE (r:Result {id: 'r1', method: 'ours', score: 1.0})-[:IN_LEADERBOARD]->(l)
+CREATE (b)-[:HAS_RESULT]->(r)
+CREATE (:Review {id: 'rv1', reviewer: 'R1'})-[:REVIEWS]->(a)
+CREATE (:Query {id: 'q1', text: 'a question'})-[:HAS_ASPECT]->(:Aspect {id: 'asp1',
+        aspect_id: '1', text: 'an aspect'})
+"""
+#: the saved queries that must return rows on GUIDE_DATA (the others may return none there)
+ROWS_ON_GUIDE_DATA = {
+    "co_citation", "paper_card", "paper_citation_neighbourhood", "bibliographic_coupling",
+    "cited_not_loaded", "most_cited_per_year", "leaderboard_entries", "leaderboard_graph",
+    "paper_reviews", "comparison_chain", "query_aspects_judgements",
+}  # fmt: skip
+
+
+def _frames(drv: Any) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(drv.find_elements(By.CSS_SELECTOR, "[data-testid=frame]"))
+
+
+def _run(drv: Any, box: Any, text: str) -> str:
+    """Type ``text`` (one line) into the Browser's editor, run it, return the new frame's
+    text once it has finished."""
+    from selenium.webdriver.common.keys import Keys
+
+    for command in (":clear", text):  # one frame at a time: a rerun may reuse its frame
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(Keys.DELETE)
+        box.send_keys(command)
+        box.send_keys(Keys.CONTROL, Keys.ENTER)
+        if command == ":clear":
+            _wait(lambda: not _frames(drv), "the frames cleared")
+
+    def done() -> str | None:
+        frames = _frames(drv)
+        if not frames:
+            return None
+        body = frames[0].get_attribute("textContent") or ""
+        finished = any(
+            mark in body
+            for mark in ("Started streaming", "rror", "Displaying", "no changes, no records",
+                         "no records")
+        ) or (text.startswith(":param") and len(body) > len(text))  # fmt: skip
+        return body if finished else None
+
+    return str(_wait(done, f"the frame of {text[:60]!r}"))
+
+
+def _run_every_guide_query(drv: Any, box: Any) -> None:
+    """Every slide as a user runs it: each ``:param`` block, then the query; no error, the
+    integer parameters stay integers, the id parameters name nodes of the graph."""
+    failures = []
+    for q in browser_query_files():
+        for name in q.params:
+            out = _run(drv, box, param_command(name, q))
+            if "rror" in out:
+                failures.append(f"{q.name} :param {name}: {out[:300]}")
+        out = _run(drv, box, " ".join(query_body(q).split()))
+        if "rror" in out or "Invalid input" in out:
+            failures.append(f"{q.name}: {out[:400]}")
+        elif q.name in ROWS_ON_GUIDE_DATA:
+            m = re.search(r"Started streaming (\d+) record|Displaying (\d+) node", out)
+            if not m or int(m.group(1) or m.group(2)) == 0:
+                failures.append(f"{q.name}: no rows ({out[:200]})")
+    assert failures == [], "\n".join(failures)
 
 
 def _log_in_and_see_the_guide(drv: Any, password: str, timeout: float = 60.0) -> bool:
@@ -192,10 +292,7 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
         from neo4j import GraphDatabase
 
         with GraphDatabase.driver(str(st.uri), auth=("neo4j", server.password())) as drv:
-            drv.execute_query(
-                "CREATE (:Paper {id: 'p1', title: 'Attention Is All You Need'})"
-                "-[:AUTHORED_BY]->(:Author {id: 'a1', name: 'Ashish Vaswani'})"
-            )
+            drv.execute_query(GUIDE_DATA)
         drv2 = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
         try:
             drv2.set_page_load_timeout(60)
@@ -290,6 +387,7 @@ def test_neo4j_browser_opens_the_guide_in_headless_chromium(tmp_path: Path) -> N
                 and not re.search(r"\b(127\.0\.0\.1|localhost)\b", m)
             ]
             assert unexpected == [], unexpected
+            _run_every_guide_query(drv2, box)
         finally:
             drv2.quit()
     finally:

@@ -80,7 +80,7 @@ def test_projections_are_listed_and_dropped(doc_graph: str) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--source", "Nowhere"], "source id(s) not among the 8 Paper nodes: ['Nowhere']"),
+        (["--source", "Nowhere"], "no Paper in this graph has the id 'Nowhere'"),
         (["--write", "pr) DELETE (n"], "invalid property name"),
         (["--rel-type", "CITES]->(x"], "relationship type"),
         (["--damping-factor", "1.5"], "damping_factor"),

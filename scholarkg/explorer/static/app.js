@@ -243,22 +243,42 @@
 
   // A saved query's documented example parameters, with "<label>Id" parameters taken from
   // the node selected in the view when its label matches (paperId from a selected :Paper).
+  // Returns the parameters and the labels it needed but found no selected node for.
   function savedParams(q) {
     const params = Object.assign({}, q.params);
     const sel = state.selected;
-    if (sel && sel.properties.id !== undefined) {
-      for (const name of Object.keys(params)) {
-        const m = /^(.*)Id$/.exec(name);
-        if (m && sel.labels.some((l) => l.toLowerCase() === m[1].toLowerCase())) params[name] = sel.properties.id;
+    const missing = [];
+    for (const name of Object.keys(params)) {
+      const m = /^(.*)Id$/.exec(name);
+      if (!m) continue;
+      const label = m[1].charAt(0).toUpperCase() + m[1].slice(1);
+      if (sel && sel.properties.id !== undefined &&
+          sel.labels.some((l) => l.toLowerCase() === m[1].toLowerCase())) {
+        params[name] = sel.properties.id;
+      } else {
+        missing.push({ name, label });
       }
     }
-    return params;
+    return { params, missing };
   }
 
   function runSaved(name, extra) {
     const q = state.saved.find((s) => s.name === name);
     if (!q) throw new Error("no saved query " + name);
-    return runQuery(q.text, Object.assign(savedParams(q), extra || {}));
+    const { params, missing } = savedParams(q);
+    const all = Object.assign(params, extra || {});
+    const unset = missing.filter((m) => !(extra && m.name in extra));
+    if (unset.length) {
+      // the example id names no node of this graph: running it would return 0 rows and say
+      // nothing; put the query in the editor and say what it needs instead
+      $("query").value = q.text;
+      $("params").value = JSON.stringify(all, null, 2);
+      const what = unset.map((m) => `a :${m.label} (${m.name})`).join(" and ");
+      setStatus(`"${q.title}" needs ${what}: click one in the graph or in a table, then ` +
+                `run it again, or put its id under Parameters and press Run.`, true);
+      return Promise.resolve(null);
+    }
+    return runQuery(q.text, all);
   }
 
   // -- side panels ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // One paper's card: authors in order, venue, reference and citation counts, code links.
 // Why: a quick check that loaders merged a paper's metadata from all sources into one node.
-// :param paperId => 'p1'
+// :param paperId => 'doi:10.1000/example'
+// :example paperId => COLLECT { MATCH (p:Paper)<-[:CITES]-(:Paper) WHERE NOT p:Stub WITH p, count(*) AS n RETURN p.id ORDER BY n DESC, p.id LIMIT 1 }[0]
 MATCH (p:Paper {id: $paperId})
 OPTIONAL MATCH (p)-[au:AUTHORED_BY]->(a:Author)
 WITH p, a ORDER BY au.position

@@ -2,6 +2,7 @@
 // Why: DORIS-MAE scores a paper by summing its per-aspect judgements; seeing them side
 // by side explains why a candidate is relevant or not.
 // :param queryId => 'q1'
+// :example queryId => COLLECT { MATCH (q:Query)-[:HAS_ASPECT]->(:Aspect) RETURN q.id ORDER BY q.id LIMIT 1 }[0]
 MATCH (q:Query {id: $queryId})-[:HAS_ASPECT|HAS_SUB_ASPECT]->(a:Aspect)
 OPTIONAL MATCH (a)-[j:JUDGED]->(p:Paper)
 WITH a, p, j

@@ -1,12 +1,22 @@
 """The scholarkg guide and style sheet Neo4j Browser opens on the managed server.
 
 ``db start --browser`` serves Neo4j Browser; on connecting it runs the server's
-``browser.post_connect_cmd``, which :mod:`scholarkg.store.neo4j.server` sets to ``:style`` this
-module's style sheet and ``:play`` its guide (both fetched from the launcher on 127.0.0.1, the
-only host the Browser may fetch from). The guide lists the saved queries of
-``queries/browser/`` as runnable snippets: a click puts the example parameters (``:params``)
-or the query into the editor. The style sheet captions nodes by what a reader recognises them
-by: a Paper by its title, a Query or an Aspect by its text, an Author or a Venue by its name.
+``browser.post_connect_cmd``, which :mod:`scholarkg.store.neo4j.server` sets to ``:play`` this
+module's guide (fetched from the launcher on 127.0.0.1, the only host the Browser may fetch
+from). The guide lists the saved queries of ``queries/browser/`` as runnable snippets: a click
+puts a parameter or the query into the editor.
+
+Parameters are set one ``:param name => value`` each, never ``:params {…}``: the Browser
+reads a ``:params`` map as JSON, so ``{limit: 25}`` became the float ``25.0`` and ``LIMIT``
+refused it; ``:param`` evaluates its value as Cypher, so ``25`` stays an integer. An id
+parameter is filled from the graph the Browser opens on: the query file's ``:example``
+expression (e.g. the most cited loaded work) runs when the block is run, so the guide never
+names a node (``'p1'``) the user's graph does not hold.
+
+The style sheet (captions by title, text or name; colours per label) is not applied on
+connect: the Browser prints every ``:style`` command as a frame holding the whole sheet, and
+the guide then opened under it. Its default captions already show a Paper's title and an
+Author's or Venue's name; the welcome slide offers the style as one click.
 
 Written at every start (a new saved query shows up after a restart). Guides are HTML in the
 Browser's slide format (``<slide>`` elements in a ``<carousel>``); the Browser strips
@@ -65,28 +75,46 @@ def query_body(query: SavedQuery) -> str:
     return "\n".join(lines).strip()
 
 
-def guide_html(queries: tuple[SavedQuery, ...]) -> str:
+def param_command(name: str, query: SavedQuery) -> str:
+    """``:param name => value``: the query's ``:example`` expression where it has one (a real
+    id from the graph), else its literal example (an integer stays an integer)."""
+    value = query.examples.get(name)
+    if value is None:
+        value = cypher_value(query.params[name])
+    return f":param {name} => {value}"
+
+
+def guide_html(queries: tuple[SavedQuery, ...], *, style_url: str | None = None) -> str:
     """The guide: a welcome slide with the index, then one slide per saved query."""
     esc = html.escape
     index = "".join(f"<li><b>{esc(q.title)}</b> <code>{esc(q.name)}</code></li>" for q in queries)
+    style = (
+        "<p>Colours per label and captions for queries and aspects (by their text): click, "
+        "then run; the Browser shows the sheet it applied in a frame you can close.</p>"
+        f'<pre class="pre-scrollable code runnable">:style {esc(style_url)}</pre>'
+        if style_url
+        else ""
+    )
     slides = [
         '<slide class="row-fluid"><div class="col-sm-12">'
         "<h3>scholarkg: the scholarly record as a graph</h3>"
         '<p class="lead">Papers, authors, citations, leaderboards, queries and reviews, '
         "loaded by <code>scholarkg load</code>. The next slides are the saved queries of "
         "<code>scholarkg/queries/browser/</code>: click a block to put it in the editor, "
-        "then run it (the <code>:params</code> block first sets the example parameters).</p>"
+        "then run it. Run a slide's <code>:param</code> blocks first: an id is picked from "
+        "your graph (e.g. its most cited loaded work); put any id of yours in its place.</p>"
         f"<ol>{index}</ol>"
-        "<p>Nodes are captioned by title (Paper), text (Query, Aspect) or name (Author, "
-        "Venue, Task, Dataset, Metric, Method): <code>:style</code> shows the style sheet, "
-        "<code>:style reset</code> drops it.</p>"
+        "<p>Reference stubs (works your records cite but no record of yours describes) carry "
+        "the label <code>Stub</code>. From the command line: <code>scholarkg suggest "
+        "TEXT</code> (works to cite) and <code>scholarkg related WORK</code>.</p>"
+        f"{style}"
         "</div></slide>"
     ]
     for q in queries:
-        params = ""
-        if q.params:
-            pairs = ", ".join(f"{k}: {cypher_value(v)}" for k, v in q.params.items())
-            params = f'<pre class="pre-scrollable code runnable">:params {{{esc(pairs)}}}</pre>'
+        params = "".join(
+            f'<pre class="pre-scrollable code runnable">{esc(param_command(k, q))}</pre>'
+            for k in q.params
+        )
         slides.append(
             '<slide class="row-fluid">'
             f'<div class="col-sm-3"><h3>{esc(q.title)}</h3>'
@@ -124,8 +152,10 @@ def grass() -> str:
     return "\n".join(rules) + "\n"
 
 
-def write_guide(directory: Path, *, page: str, style: str) -> None:
-    """Write the guide (``page``) and the style sheet (``style``) into ``directory``."""
+def write_guide(directory: Path, *, page: str, style: str, style_url: str | None = None) -> None:
+    """Write the guide (``page``) and the style sheet (``style``) into ``directory``;
+    ``style_url``: where the Browser fetches the sheet (the welcome slide's ``:style``)."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    atomic_write_text(directory / page, guide_html(browser_query_files()), fsync=False)
+    guide = guide_html(browser_query_files(), style_url=style_url)
+    atomic_write_text(directory / page, guide, fsync=False)
     atomic_write_text(directory / style, grass(), fsync=False)

@@ -485,7 +485,10 @@ class ManagedNeo4j:
         if guide_base:
             from scholarkg.store.neo4j.browser_guide import write_guide
 
-            write_guide(self.guide_dir, page=GUIDE_PAGE, style=GUIDE_STYLE)
+            write_guide(
+                self.guide_dir, page=GUIDE_PAGE, style=GUIDE_STYLE,
+                style_url=f"{guide_base}/{GUIDE_STYLE}",
+            )  # fmt: skip
         settings = server_settings(import_dir=self.import_dir, heap=self.heap, guide=guide_base)
         atomic_write_text(self.settings_file, render_settings(settings), fsync=False)
         sep = os.pathsep
@@ -649,7 +652,8 @@ def server_settings(
         "browser.remote_content_hostname_whitelist": "127.0.0.1,localhost",
     }
     if guide:
-        out["browser.post_connect_cmd"] = f"style {guide}/{GUIDE_STYLE}; play {guide}/{GUIDE_PAGE}"
+        # the guide only: a `style` here printed the whole sheet above it (browser_guide.py)
+        out["browser.post_connect_cmd"] = f"play {guide}/{GUIDE_PAGE}"
     return out
 
 

@@ -238,21 +238,6 @@ class CypherGraphRanker(ContextRanker):
         return [str(r["id"]) for r in rows[:k]], [float(r["score"]) for r in rows[:k]]
 
 
-def _gather(
-    matrix: Any, rows: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Column indexes of ``rows`` of a CSR matrix, each with its row's weight."""
-    starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
-    counts = ends - starts
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    cols = matrix.indices[np.repeat(starts, counts) + offsets]
-    w = np.repeat(np.ones(len(rows)) if weights is None else weights, counts)
-    return cols.astype(np.int64), w
-
-
 def projection_graph_scores(
     projection: Any, kind: str, seeds: Sequence[str], citing: str
 ) -> dict[str, float]:
@@ -260,28 +245,23 @@ def projection_graph_scores(
 
     The same numbers as the named queries ``citerec/cocited_with`` and
     ``citerec/coupled_with`` (tested equal), in-process: the hybrid rankers call this per
-    context, where a server round trip per feature would cap throughput.
+    context, where a server round trip per feature would cap throughput. The citing paper is
+    left out of the graph (no co-citer, no answer), the seeds are no answers; the signals are
+    :mod:`scholarkg.graphalgo.neighbours`' (``coupling`` here is the papers citing the seeds).
     """
+    from scholarkg.graphalgo.neighbours import Without, as_ids, citer_scores, cocitation_scores
+
     pos = projection.index
-    seed_idx = np.array([pos[s] for s in seeds if s in pos], dtype=np.int64)
-    if seed_idx.size == 0:
+    weights: dict[int, float] = {}
+    for s in seeds:  # a repeated seed counts once per mention, as before
+        if s in pos:
+            weights[pos[s]] = weights.get(pos[s], 0.0) + 1.0
+    if not weights:
         return {}
-    me = pos.get(citing, -1)
-    reverse = projection.transition("reverse")
-    citers, _ = _gather(reverse, seed_idx)  # one entry per (seed, citer) edge
-    citers = citers[citers != me]
+    view = Without.of(projection, [citing])
     if kind == "coupling":
-        cand, w = citers, np.ones(len(citers))
-    else:
-        qs, shared = np.unique(citers, return_counts=True)
-        cand, w = _gather(projection.transition("natural"), qs, shared.astype(float))
-    keep = (cand != me) & ~np.isin(cand, seed_idx)
-    cand, w = cand[keep], w[keep]
-    if cand.size == 0:
-        return {}
-    uniq, inv = np.unique(cand, return_inverse=True)
-    scores = np.bincount(inv, weights=w)
-    return {projection.ids[i]: float(v) for i, v in zip(uniq, scores, strict=True)}
+        return as_ids(projection, citer_scores(view, weights, drop_seeds=True))
+    return as_ids(projection, cocitation_scores(view, weights, drop_seeds=True))
 
 
 class ProjectionGraphRanker(ContextRanker):
