@@ -277,6 +277,7 @@ def _incremental(
     cfg = load_settings()
     works, _ = openalex.snapshot_files([Path(snapshot)])
     store = open_store(cfg)
+    server_cpu = _server_cpu(store) if backend == "embedded" else None
     t0 = time.perf_counter()
     try:
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
@@ -299,6 +300,8 @@ def _incremental(
         cpu = _cpu_seconds()
         counts = store.counts()
         digest = _fingerprint(store) if keep else None
+        if server_cpu is not None:  # the server's threads: the Cypher side of the load
+            server_cpu = round(_server_cpu(store) - server_cpu, 1)
     finally:
         store.close()
     import scholarkg
@@ -312,6 +315,7 @@ def _incremental(
         "wall_seconds": wall,
         "peak_rss_mb": _peak_mb(),
         "python_cpu_seconds": cpu,
+        **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
     })  # fmt: skip
 
 

@@ -19,7 +19,7 @@ import typer
 from scholarkg.commands.common import console, set_interrupted_note, settings, store_session
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt, interrupt_hint, stop_hint
 from scholarkg.console import err_console, progress_display
-from scholarkg.errors import NotSupported, ScholarKGError
+from scholarkg.errors import InputError, NotSupported, ScholarKGError
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
 from scholarkg.loaders.openalex_updates import UpdatePlan
@@ -106,6 +106,14 @@ def load_openalex(
             "a graph that has nodes).",
         ),
     ] = False,
+    only_stubs: Annotated[
+        bool,
+        typer.Option(
+            "--only-stubs",
+            help="Load only the records that describe a work the graph holds as a stub "
+            "(:Paper:Stub, known only as a reference); the rest are read, skipped and counted.",
+        ),
+    ] = False,
     everything: Annotated[
         bool,
         typer.Option(
@@ -122,14 +130,25 @@ def load_openalex(
     OpenAlex reference list are replaced, references from other sources stay. From a snapshot
     folder only the updated_date partitions newer than those the graph took (recorded in the
     graph) and the merged_ids files since then are read; --all reads everything.
+    With --only-stubs, fills in the graph's stubs from these files and loads nothing else.
     """
     from scholarkg.loaders import openalex
     from scholarkg.loaders import openalex_updates as updates
 
     works, merged = openalex.snapshot_files(paths)
+    merged_authors = openalex.merged_author_files(paths)
+    if only_stubs:
+        if bulk:
+            raise InputError(
+                "--only-stubs fills in the stubs of an existing graph; --bulk builds a new "
+                "graph: use one or the other"
+            )
+        _load_openalex_stubs(works, merged, merged_authors, resume=resume, batch_size=batch_size)
+        return
     if bulk:
         _load_openalex_bulk(works, merged, updates.plan_update(paths, works, merged,
                                                                updates.TakenState()))  # fmt: skip
+        _bulk_author_identity(merged_authors)
         return
     plan = updates.plan_update(paths, works, merged, updates.TakenState(), everything=True)
 
@@ -153,6 +172,7 @@ def load_openalex(
         for path in plan.merged:
             n = retire_ids(store, openalex.read_merged_ids(path), resolver)
             summary.notes.append(f"{path.name}: {n:,} stored work(s) retired as merged")
+        summary.notes += retire_author_files(store, merged_authors)
         updates.record_taken(store, merged_through=plan.merged_through)
 
     # parse workers pay off once there is more to parse than their start-up costs (~1 s)
@@ -168,6 +188,90 @@ def load_openalex(
 
 #: work files this large (bytes, gzipped or not) are parsed in a worker process
 PARSE_WORKERS_FROM_BYTES = 2_000_000
+
+
+def _load_openalex_stubs(
+    works: Sequence[Path],
+    merged: Sequence[Path],
+    merged_authors: Sequence[Path],
+    *,
+    resume: bool,
+    batch_size: int,
+) -> None:
+    """``load openalex --only-stubs``: retired ids first (a stub named by a retired W id is
+    then found by its survivor's record), a scan of every record for those that describe a
+    stub (``loaders/stubs.py``; no writes meanwhile), then the normal load of only those.
+    The scan is kept until the load completes, so a rerun after an interruption loads the
+    same records (``--resume`` then skips what its checkpoints hold)."""
+    from scholarkg.loaders import openalex, stubs
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
+    from scholarkg.loaders.identity import retire_ids
+
+    cfg = settings()
+    notes: list[str] = []
+    with store_session(write=True) as store:
+        store.apply_schema()
+        mark_existing_stubs(store)
+        journal = stubs.StubJournal(
+            cfg.checkpoints_dir, checkpoint_scope_prefix(cfg, store.graph) + "openalex-stubs",
+            works,
+        )  # fmt: skip
+        scan = journal.load()
+        continued = scan is not None
+        if scan is None:
+            resume = False  # a new scan chooses new records: old checkpoints do not apply
+            resolver = IdentityResolver(store, chunk=batch_size)
+            for path in merged:
+                n = retire_ids(store, openalex.read_merged_ids(path), resolver)
+                notes.append(f"{path.name}: {n:,} stored work(s) retired as merged")
+            notes += retire_author_files(store, merged_authors)
+            with progress_display(unit="records", expected=manifest_works(works)) as show:
+                scan = stubs.scan_for_stubs(
+                    store, works, openalex.iter_work_objects, openalex.work_keys,
+                    batch_size=batch_size, progress=show,
+                )  # fmt: skip
+            journal.save(scan)
+    chosen = scan.selected
+    files = [f for f in works if str(f) in chosen]
+
+    def read(path: Path) -> Iterable[SourceGroup]:
+        return openalex.read_selected_works(path, chosen[str(path)])
+
+    def after(store: GraphStore, resolver: IdentityResolver, summary: LoadSummary) -> None:
+        summary.notes += notes
+        summary.notes += stubs.filled_note(scan, stubs.count_stubs(store), continued=continued)
+        journal.clear()
+
+    run_catalogue_load(
+        files, read, kind="openalex-stubs", title="load openalex --only-stubs", resume=resume,
+        batch_size=batch_size, after=after, expected=scan.chosen or None,
+    )  # fmt: skip
+
+
+def _bulk_author_identity(merged_authors: Sequence[Path]) -> None:
+    """After ``load openalex --bulk``: the Authors of one person that the bulk files keyed
+    apart (two OpenAlex author ids sharing an ORCID) merged as the incremental load merges
+    them, then OpenAlex's retired author ids applied, in the incremental load's order."""
+    from scholarkg.loaders.author_identity import merge_shared_author_ids
+
+    with store_session(write=True) as store:
+        pairs = merge_shared_author_ids(store)
+        if pairs:
+            console.print(f"{len(pairs):,} Author(s) merged into another node of their person")
+        for note in retire_author_files(store, merged_authors):
+            console.print(note)
+
+
+def retire_author_files(store: GraphStore, files: Sequence[Path]) -> list[str]:
+    """Apply OpenAlex's ``merged_ids/authors`` files (retired author ids); one note each."""
+    from scholarkg.loaders import openalex
+    from scholarkg.loaders.author_identity import retire_authors
+
+    notes = []
+    for path in files:
+        n = retire_authors(store, openalex.read_merged_author_ids(path))
+        notes.append(f"{path.name}: {n:,} stored author(s) retired as merged (authors)")
+    return notes
 
 
 def manifest_works(files: Sequence[Path]) -> int | None:

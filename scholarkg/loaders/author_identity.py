@@ -15,14 +15,22 @@ The rules (docs/decisions.md, "One Paper per work"):
   normalised name (case, diacritics, punctuation and initials tolerated: "A. Lovelace",
   "Ada Lovelace", "Ada LOVELACE" match), else the one compatible name elsewhere in the list.
   A matched name adds its statement to the existing authorship instead of a second Author;
-  a name becomes a new Author only where nothing matches.
+  a name becomes a new Author only where nothing matches;
+* **ids kept as aliases.** A record that lands on another node of its person fills the
+  node's empty ORCID / S2 slots with its ids; an id whose slot holds another value (an
+  OpenAlex author id merged away, two OpenAlex ids sharing one ORCID; a second ORCID) and the
+  ids of a merged-away node become ``(:AuthorAlias {id})-[:ALIAS_OF]->(:Author)``, node and
+  edge in one statement (:func:`write_author_keys`), so a later record naming only that id
+  lands on the person. An id found through an alias is never a node's key again. OpenAlex's
+  retired author ids (``merged_ids/authors``) merge or re-key the Authors that hold them
+  (:func:`retire_authors`).
 """
 
 from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
@@ -32,6 +40,11 @@ log = logging.getLogger(__name__)
 
 #: author id schemes by priority (``schema/ids.author_id``); a name's hash ranks last
 _RANK = {"openalexauthor": 0, "orcid": 1, "s2author": 2}
+#: the id slot of each author id scheme
+_SLOT = {"openalexauthor": "openalex_id", "orcid": "orcid", "s2author": "s2_author_id"}
+#: what a record landing on another node of its person never writes there: the node's name
+#: and its id slots stay (ids go through :func:`write_author_keys`)
+_NOT_FILLED = frozenset({"name", *_SLOT.values()})
 
 
 def author_rank(author_id: str) -> tuple[int, str]:
@@ -122,8 +135,11 @@ class AuthorResolver:
     lands on. ``defer(loser, survivor)`` is the caller's queue for merges whose nodes may
     still sit in the writer's buffer."""
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: GraphStore, *, by_name: bool = True) -> None:
         self.store = store
+        #: align id-less names to a work's list (the catalogues); the benchmark families
+        #: resolve their Authors by id only (their lists are their own)
+        self.by_name = by_name
         #: key → Author id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
         #: Paper id → [(position, Author id, name)] its records listed in the previous chunk
@@ -133,6 +149,12 @@ class AuthorResolver:
         self.deferred: list[tuple[str, str]] = []
         #: (paper, name-only Author, Author with ids): authorships to move at the end
         self.moves: list[tuple[str, str, str]] = []
+        #: (id key, Author id): the ids of records that landed on another node of their
+        #: person, kept on it (:func:`write_author_keys`) once the chunk is written
+        self._keys: list[tuple[str, str]] = []
+        #: (Author id, properties): what such records say beyond a name and ids (an S2
+        #: author's counts, homepage, DBLP names), filled in where the node lacks it
+        self._fills: list[tuple[str, dict[str, Any]]] = []
 
     def resolve(
         self,
@@ -142,7 +164,12 @@ class AuthorResolver:
     ) -> dict[tuple[str | None, str], str]:
         """``(Paper id of the group, Author record id) → the Author id it lands on`` for the
         records that land elsewhere than their own id. ``groups``: the chunk's records per
-        source record, Paper ids already resolved; ``paper_of``: each group's Paper id."""
+        source record, Paper ids already resolved; ``paper_of``: each group's Paper id.
+
+        Called after the previous chunk was written (the resolver yields ``FLUSH`` first), so
+        the ids its records brought to other nodes of their person are kept now, on nodes
+        that exist (:meth:`finish` keeps the last chunk's)."""
+        self._write_pending()
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
@@ -152,7 +179,8 @@ class AuthorResolver:
             for r in recs:
                 if isinstance(r, Author) and by_id.get(r.id, r.id) != r.id:
                     out[(pid, r.id)] = by_id[r.id]
-        out.update(self._by_name(groups, paper_of, by_id, existing))
+        if self.by_name:
+            out.update(self._by_name(groups, paper_of, by_id, existing))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
         names = {a.id: a.name for a in authors}
         for recs, pid in zip(groups, paper_of, strict=True):
@@ -167,7 +195,10 @@ class AuthorResolver:
 
     # -- by id ---------------------------------------------------------------------------
     def _by_id(self, authors: list[Author]) -> dict[str, str]:
-        keys_of = {a.id: author_keys(a) for a in authors if has_id(a)}
+        keys_of: dict[str, set[str]] = {}
+        for a in authors:  # records of one id: every key any of them carries
+            if has_id(a):
+                keys_of.setdefault(a.id, set()).update(author_keys(a))
         if not keys_of:
             return {}
         params: dict[str, list[str]] = {"ids": [], "orcid": [], "openalex": [], "s2": []}
@@ -185,9 +216,13 @@ class AuthorResolver:
         rows = self.store.run_named("identity/lookup_authors", params)
         uf = _UF()
         stored: set[str] = set()
+        #: ids stored as an alias of a node (merged away, retired): never a key again
+        aliased: set[str] = set()
         for row in rows:
             uf.union(str(row["key"]), _node(str(row["id"])))
             stored.add(str(row["id"]))
+            if row.get("alias"):
+                aliased.add(str(row["key"]))
         pseudo: set[str] = set()
         for keys in keys_of.values():
             first = next(iter(keys))
@@ -202,7 +237,8 @@ class AuthorResolver:
         target: dict[str, str] = {}
         for aid in keys_of:
             root = uf.find(aid)
-            best = min([aid, *nodes.get(root, ())], key=author_rank)
+            own = [] if aid in aliased else [aid]
+            best = min([*own, *nodes.get(root, ())], key=author_rank)
             if root not in target or author_rank(best) < author_rank(target[root]):
                 target[root] = best
         for root, best in target.items():
@@ -214,7 +250,36 @@ class AuthorResolver:
                     self.deferred.append((n, best))
         mapping = {aid: target[uf.find(aid)] for aid in keys_of}
         self._recent = {k: mapping[aid] for aid, keys in keys_of.items() for k in keys}
+        for aid, keys in keys_of.items():  # ids of records that land on another node
+            if mapping[aid] != aid:
+                self._keys += [(k, mapping[aid]) for k in sorted(keys) if k != mapping[aid]]
+        for a in authors:  # in the file's order: the first record to fill a gap fills it
+            if has_id(a) and mapping[a.id] != a.id:
+                extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
+                if extra:
+                    self._fills.append((mapping[a.id], extra))
         return mapping
+
+    def _write_pending(self) -> None:
+        """The ids and properties the records of the chunk before brought to another node
+        of their person (written now: that chunk is in the store)."""
+        keys, self._keys = self._keys, []
+        if keys:
+            write_author_keys(self.store, keys)
+        fills, self._fills = self._fills, []
+        if fills:
+            fill_author_properties(self.store, fills)
+
+    def finish(self) -> None:
+        """After the load's last write: the merges that waited for their nodes, the ids the
+        last chunks brought, the name-only authorships to move."""
+        while self.deferred:
+            loser, survivor = self.deferred.pop(0)
+            if loser != survivor and merge_authors(self.store, loser, survivor):
+                self.merged.append((loser, survivor))
+        self._write_pending()
+        moves, self.moves = self.moves, []
+        self.aligned += move_authorships(self.store, moves)
 
     def _moves_for(
         self,
@@ -374,8 +439,12 @@ def paper_of_group(recs: Sequence[Any]) -> str | None:
 
 def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
     """Merge Author ``loser`` into ``survivor`` (two nodes of one person): the survivor gets
-    the ids and properties it lacks, every relationship moves (re-MERGEd: an authorship both
-    held becomes one, its marks united), then the loser is deleted. ``False`` if either is
+    the ids and properties it lacks, every relationship moves (re-MERGEd; an authorship both
+    held keeps the survivor's properties, gains the loser's missing ones, both records'
+    marks and ``also`` entries), the loser's ids the survivor's slots do not hold become
+    aliases of the survivor (:func:`write_author_keys`), then the loser is deleted. Each
+    step is a whole statement and the delete comes last, so an interruption loses nothing
+    (a rerun finds both nodes again and finishes the merge). ``False`` if either is
     missing."""
     rows = store.run_named("identity/author_properties", {"ids": [loser, survivor]})
     props = {str(r["id"]): dict(r["props"]) for r in rows}
@@ -387,11 +456,19 @@ def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
         store.run_named(
             "identity/set_author_properties", {"rows": [{"id": survivor, "props": update}]}
         )
+    shared = {
+        str(r["paper"]): dict(r["props"] or {})
+        for r in store.run_named(
+            "identity/shared_authorships", {"loser": loser, "survivor": survivor}
+        )
+    }
     batches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in store.run_named("identity/author_relationships", {"id": loser}):
         other = str(r["other"])
         edge_props: dict[str, Any] = dict(r["props"] or {})
         if r["dir"] == "in":
+            if r["type"] == "AUTHORED_BY" and other in shared:
+                edge_props = _joined_authorship(shared[other], edge_props)
             row: dict[str, Any] = {"start": other, "end": survivor, "props": edge_props}
             kind = (str(r["type"]), str(r["label"]), "Author")
         else:
@@ -400,6 +477,178 @@ def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
         batches.setdefault(kind, []).append(row)
     for (rel, start_label, end_label), rel_rows in batches.items():
         store.merge_relationships(rel, start_label, end_label, rel_rows)
+    write_author_keys(store, [(k, survivor) for k in _stored_keys(loser, b)])
     store.delete_nodes("Author", [loser])
     log.info("merged Author %s into %s", loser, survivor)
     return True
+
+
+#: an authorship's source marks (loaders/identity.py: a Paper's own record of a source)
+_MARKS = ("from_openalex", "from_arxiv", "from_crossref")
+
+
+def _joined_authorship(kept: dict[str, Any], moved: dict[str, Any]) -> dict[str, Any]:
+    """One authorship of a work both merged Authors held: the survivor's properties
+    (``kept``) win, the loser's fill the gaps; a source mark either had stays, and the
+    ``also`` lists (records that are not the work's own) are united, sorted."""
+    out = {**moved, **{k: v for k, v in kept.items() if v is not None}}
+    for mark in _MARKS:
+        if kept.get(mark) or moved.get(mark):
+            out[mark] = True
+    also = sorted(set(kept.get("also") or ()) | set(moved.get("also") or ()))
+    if also:
+        out["also"] = also
+    return out
+
+
+def _stored_keys(author_id: str, props: dict[str, Any]) -> list[str]:
+    """The scheme-prefixed ids a stored Author holds: its id and its id slots."""
+    keys = {author_id} if author_id.partition(":")[0] in _SLOT else set()
+    for scheme, slot in _SLOT.items():
+        if props.get(slot):
+            keys.add(f"{scheme}:{props[slot]}")
+    return sorted(keys)
+
+
+def write_author_keys(store: GraphStore, pairs: Iterable[tuple[str, str]]) -> int:
+    """Keep each ``(id key, Author id)`` on that Author (the ids of a record that landed on
+    another node of its person, of a merged-away node, of a retired OpenAlex author): an
+    empty ORCID or S2 slot takes the id (``identity/fill_author_ids``); an id its slot does
+    not hold becomes an ``AuthorAlias`` with its ``ALIAS_OF`` edge, node and edge in one
+    statement (``identity/alias_author_ids``). The OpenAlex slot is never filled this way:
+    an OpenAlex id that is not the node's key is one merged away or retired. Decided in the
+    store against the node as it is, so the result does not depend on what this process
+    knew. Returns how many ids were kept as aliases (or already were)."""
+    by_slot: dict[str, list[dict[str, str]]] = {}
+    for key, author in sorted(set(pairs)):
+        scheme, _, value = key.partition(":")
+        slot = _SLOT.get(scheme)
+        if slot is None or not value or key == author:
+            continue
+        by_slot.setdefault(slot, []).append({"id": key, "of": author, "value": value})
+    aliased = 0
+    for slot, rows in sorted(by_slot.items()):
+        if slot != "openalex_id":
+            store.run_named("identity/fill_author_ids", {"rows": rows}, prop=slot)
+        done = store.run_named("identity/alias_author_ids", {"rows": rows}, prop=slot)
+        aliased += int(done[0]["written"]) if done else 0
+    return aliased
+
+
+def fill_author_properties(store: GraphStore, fills: Sequence[tuple[str, dict[str, Any]]]) -> int:
+    """Give each ``(Author id, properties)``'s node the properties it lacks (an S2 author
+    record's counts on the person's OpenAlex-keyed node); the first of ``fills`` to give one
+    wins, and a value the node holds is never replaced. Returns how many nodes gained any."""
+    ids = sorted({aid for aid, _ in fills})
+    have = {
+        str(r["id"]): dict(r["props"])
+        for r in store.run_named("identity/author_properties", {"ids": ids})
+    }
+    update: dict[str, dict[str, Any]] = {}
+    for aid, props in fills:
+        if aid not in have:
+            continue
+        gaps = update.setdefault(aid, {})
+        for k, v in props.items():
+            if have[aid].get(k) is None and k not in gaps:
+                gaps[k] = v
+    rows = [{"id": aid, "props": props} for aid, props in sorted(update.items()) if props]
+    if rows:
+        store.run_named("identity/set_author_properties", {"rows": rows})
+    return len(rows)
+
+
+def lookup_author_keys(store: GraphStore, keys: Iterable[str]) -> dict[str, str]:
+    """``id key → Author id`` for the keys (``openalexauthor:A1``, ``orcid:…``,
+    ``s2author:…``) some stored Author holds, by its id, a slot or an alias."""
+    params: dict[str, set[str]] = {"ids": set(), "orcid": set(), "openalex": set(), "s2": set()}
+    names = {"orcid": "orcid", "openalexauthor": "openalex", "s2author": "s2"}
+    for key in keys:
+        scheme, _, value = key.partition(":")
+        params["ids"].add(key)
+        if scheme in names and value:
+            params[names[scheme]].add(value)
+    if not params["ids"]:
+        return {}
+    rows = store.run_named("identity/lookup_authors", {k: sorted(v) for k, v in params.items()})
+    found: dict[str, str] = {}
+    for row in sorted(rows, key=lambda r: (bool(r["alias"]), str(r["id"]))):
+        found.setdefault(str(row["key"]), str(row["id"]))  # a node's own id before an alias
+    return found
+
+
+def merge_shared_author_ids(store: GraphStore) -> list[tuple[str, str]]:
+    """Merge the Authors that share an ORCID or an S2 author id into the best-ranked of each
+    person (:func:`author_rank`, as the incremental load keys them), with
+    :func:`merge_authors` (edges moved, the loser's ids kept as aliases): what the
+    incremental load's look-up by id does, for a graph built without it (``load openalex
+    --bulk`` keys each OpenAlex author id apart). One scan of the Authors with those ids.
+    Returns the ``(loser, survivor)`` pairs."""
+    uf = _UF()
+    members: set[str] = set()
+    for row in store.run_named("identity/shared_author_ids"):
+        ids = [str(i) for i in row["ids"]]
+        members.update(ids)
+        for other in ids[1:]:
+            uf.union(ids[0], other)
+    people: dict[str, list[str]] = {}
+    for aid in members:
+        people.setdefault(uf.find(aid), []).append(aid)
+    merged: list[tuple[str, str]] = []
+    for group in sorted(people.values(), key=min):
+        survivor = min(group, key=author_rank)
+        for loser in sorted(set(group) - {survivor}):
+            if merge_authors(store, loser, survivor):
+                merged.append((loser, survivor))
+    return merged
+
+
+def retire_authors(
+    store: GraphStore, pairs: Iterable[tuple[str, str]], *, chunk: int = 5_000
+) -> int:
+    """Apply OpenAlex's ``merged_ids/authors``: each ``(old A id, surviving A id)``. When
+    both are stored, the old one's node is merged into the survivor's (OpenAlex decided, so
+    its survivor wins whatever the ids' text order); when only the old one is, its node is
+    re-keyed to the surviving id (``identity/rename_authors``). Either way the old id stays
+    an ``AuthorAlias`` of the person, so a record still naming it lands there. One lookup
+    per ``chunk`` pairs (the file lists millions, most never loaded). Returns how many
+    stored Authors changed."""
+    changed = 0
+    batch: list[tuple[str, str]] = []
+
+    def apply(batch: list[tuple[str, str]]) -> int:
+        found = lookup_author_keys(store, {f"openalexauthor:{a}" for pair in batch for a in pair})
+        n = 0
+        for old, new in batch:
+            old_key, new_key = f"openalexauthor:{old}", f"openalexauthor:{new}"
+            a, b = found.get(old_key), found.get(new_key)
+            if a is None or a == b:
+                continue
+            if b is not None:
+                merge_authors(store, a, b)
+                survivor = b
+            elif a == old_key:  # keyed by the retired id: it takes the surviving one
+                store.run_named(
+                    "identity/rename_authors",
+                    {"rows": [{"old": a, "new": new_key, "openalex": new}]},
+                )
+                survivor = new_key
+                log.info("re-keyed Author %s to %s (retired by OpenAlex)", a, new_key)
+            else:  # the person's node has another key: the surviving id names it too
+                survivor = a
+            write_author_keys(store, [(old_key, survivor), (new_key, survivor)])
+            for key, value in list(found.items()):
+                if value == a:
+                    found[key] = survivor
+            found[new_key] = survivor
+            n += 1
+        return n
+
+    for pair in pairs:
+        batch.append(pair)
+        if len(batch) >= chunk:
+            changed += apply(batch)
+            batch = []
+    if batch:
+        changed += apply(batch)
+    return changed

@@ -52,8 +52,6 @@ from typing import Any, Literal
 from scholarkg.errors import InputError
 from scholarkg.loaders.author_identity import (
     AuthorResolver,
-    merge_authors,
-    move_authorships,
     paper_of_group,
     rewrite_authors,
 )
@@ -65,7 +63,6 @@ from scholarkg.schema.records import (
     EdgeRecord,
     NodeRecord,
     Paper,
-    PaperAlias,
 )
 from scholarkg.store.base import GraphStore
 
@@ -258,8 +255,9 @@ class IdentityResolver:
         #: per Paper id of this chunk that another record of its work lands on: the
         #: properties it holds (stored, then its own record's), which that record only fills
         self._base: dict[str, dict[str, Any]] = {}
-        #: one Author node per person (loaders/author_identity.py), catalogue mode only
-        self._authors = AuthorResolver(store)
+        #: one Author node per person (loaders/author_identity.py): by id in both modes, by
+        #: name on a listed work in the catalogues' only
+        self._authors = AuthorResolver(store, by_name=not family)
         #: (chunk number, loser, survivor): merges whose nodes may still be unwritten
         self._deferred: list[tuple[int, str, str]] = []
         self._chunk_no = 0
@@ -297,12 +295,7 @@ class IdentityResolver:
         """Run the merges deferred until every record of the load is written."""
         self._run_deferred(final=True)
         authors = self._authors
-        while authors.deferred:
-            loser, survivor = authors.deferred.pop(0)
-            if loser != survivor and merge_authors(self.store, loser, survivor):
-                authors.merged.append((loser, survivor))
-        moves, authors.moves = authors.moves, []
-        authors.aligned += move_authorships(self.store, moves)
+        authors.finish()
         self.report.author_merges = len(authors.merged)
         self.report.authors_aligned = authors.aligned
 
@@ -389,11 +382,10 @@ class IdentityResolver:
         ]
         amap: dict[tuple[str | None, str], str] = {}
         paper_of: list[str | None] = []
-        if not self.family:
-            for _, recs, *_ in rewritten:
-                own = paper_of_group(recs)
-                paper_of.append(mapping.get(own, own) if own is not None else None)
-            amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
+        for _, recs, *_ in rewritten:
+            own = paper_of_group(recs)
+            paper_of.append(mapping.get(own, own) if own is not None else None)
+        amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:
                 written = rewrite_authors(written, paper_of[i], amap)
@@ -780,28 +772,56 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
-    """A ``PaperAlias`` node and its ``ALIAS_OF`` edge per alternative id of ``paper_id``, so
-    a later record carrying that id finds the Paper (``identity/lookup_papers``)."""
-    out: list[AnyRecord] = []
-    for alt in sorted(set(alt_ids) - {paper_id}):
-        out.append(PaperAlias(id=alt))
-        out.append(AliasOf(start=alt, end=paper_id))
-    return out
+    """An ``ALIAS_OF`` edge record per alternative id of ``paper_id``, so a later record
+    carrying that id finds the Paper (``identity/lookup_papers``). No ``PaperAlias`` node
+    record: the writer writes an ``ALIAS_OF`` batch with :func:`write_aliases`'s one
+    statement, which makes the alias node and its edge together."""
+    return [AliasOf(start=alt, end=paper_id) for alt in sorted(set(alt_ids) - {paper_id})]
 
 
-def write_aliases(store: GraphStore, aliases: Mapping[str, Iterable[str]]) -> None:
-    """Write :func:`alias_records` of each ``paper id → alternative ids`` in one batch of
-    nodes and one of edges (the bulk path passes every retired id of a snapshot at once)."""
-    nodes: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    for paper_id, alt_ids in aliases.items():
-        for rec in alias_records(paper_id, alt_ids):
-            if isinstance(rec, PaperAlias):
-                nodes.append(rec.row())
-                edges.append({"start": rec.id, "end": paper_id, "props": {}})
-    if nodes:
-        store.merge_nodes("PaperAlias", nodes)
-        store.merge_relationships("ALIAS_OF", "PaperAlias", "Paper", edges)
+#: the alias label of each node label that has aliases (``identity/write_aliases``)
+ALIAS_LABELS = {"Paper": "PaperAlias", "Author": "AuthorAlias"}
+
+
+def write_aliases(
+    store: GraphStore,
+    aliases: Mapping[str, Iterable[str]],
+    *,
+    label: str = "Paper",
+    batch_size: int = 10_000,
+) -> int:
+    """Make each alternative id of each ``node id → alternative ids`` an alias node
+    (``PaperAlias`` of a Paper, ``AuthorAlias`` of an Author) with its ``ALIAS_OF`` edge to
+    the node, node and edge in one statement (``identity/write_aliases``), so however a load
+    is interrupted no alias is left without its edge. A node not in the graph gets none.
+    Returns how many aliases found their node."""
+    rows = [
+        {"id": alt, "of": node_id}
+        for node_id, alt_ids in sorted(aliases.items())
+        for alt in sorted(set(alt_ids) - {node_id})
+    ]
+    return write_alias_rows(store, rows, label=label, batch_size=batch_size)
+
+
+def write_alias_rows(
+    store: GraphStore,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    label: str = "Paper",
+    batch_size: int = 10_000,
+) -> int:
+    """:func:`write_aliases` for rows ``{id: alias, of: node id}`` (the writer's form)."""
+    written = 0
+    for start in range(0, len(rows), batch_size):
+        batch = list(rows[start : start + batch_size])
+        result = store.run_named(
+            "identity/write_aliases",
+            {"rows": batch},
+            label=label,
+            label_alias=ALIAS_LABELS[label],
+        )
+        written += int(result[0]["written"]) if result else 0
+    return written
 
 
 # --------------------------------------------------------------------------- merging

@@ -69,11 +69,13 @@ def snapshot_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
                         merged.append(f)
                 elif f.name.endswith((".gz", ".jsonl", ".json")):
                     works.append(f)
+        elif _merged_authors(path):
+            continue  # OpenAlex's retired author ids: merged_author_files
         elif "merged_ids" in path.parts or path.name.endswith((".csv", ".csv.gz")):
             merged.append(path)
         else:
             works.append(path)
-    if not works and not merged:
+    if not works and not merged and not merged_author_files(paths):
         raise InputError("no OpenAlex work files found", path=", ".join(map(str, paths)))
     return sorted(works, key=_partition_key), sorted(merged)
 
@@ -745,3 +747,103 @@ class WorkParser:
         finally:
             for future in pending:
                 future.cancel()
+
+
+# --------------------------------------------------------------------------- retired authors
+
+
+def _merged_authors(path: Path) -> bool:
+    return (
+        "merged_ids" in path.parts
+        and "authors" in path.parts
+        and path.name.endswith((".csv", ".csv.gz"))
+    )
+
+
+def merged_author_files(paths: Iterable[Path]) -> list[Path]:
+    """The ``merged_ids/authors/*.csv.gz`` files under ``paths`` (folders or files): the
+    OpenAlex author ids OpenAlex retired into another (:func:`read_merged_author_ids`,
+    applied by ``loaders/author_identity.retire_authors``), oldest first."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += [f for f in sorted(path.rglob("*")) if f.is_file() and _merged_authors(f)]
+        elif _merged_authors(path):
+            out.append(path)
+    return sorted(out)
+
+
+def read_merged_author_ids(path: Path) -> Iterator[tuple[str, str]]:
+    """``(old A id, surviving A id)`` per row of a ``merged_ids/authors`` CSV(.gz) (the
+    works' layout: ``merge_date,id,merge_into_id``)."""
+    with open_binary(path) as handle:
+        lines = decoded_lines(handle, path=path)
+        reader = csv.DictReader(lines)
+        for row in reader:
+            old = ids.normalize_openalex_id(row.get("id") or "")
+            new = ids.normalize_openalex_id(row.get("merge_into_id") or "")
+            for value, name in ((old, "id"), (new, "merge_into_id")):
+                if value is None or not value.startswith("A"):
+                    raise InputError(
+                        "expected OpenAlex author ids (A…) in id and merge_into_id",
+                        path=path,
+                        line=reader.line_num,
+                        field=name,
+                    )
+            yield str(old), str(new)
+
+
+# --------------------------------------------------------------------------- only stubs
+
+
+def work_keys(work: dict[str, Any], path: Path, line: int) -> list[str]:
+    """A work object's ids as scheme-prefixed keys (``openalex:W1``, ``doi:10.1/x``,
+    ``arxiv:…``, ``mag:…``, ``pmid:…``, ``pmcid:…``): the keys of the Paper
+    :func:`parse_work` makes, read without parsing the rest (``load openalex --only-stubs``
+    reads every record of a snapshot to find the few that describe a stub; a test keeps the
+    two in step). Only a missing or malformed ``id`` is an error here: the rest of a record
+    is checked when it is loaded."""
+    raw = work.get("id")
+    openalex = ids.normalize_openalex_id(raw) if isinstance(raw, str) else None
+    if openalex is None or not openalex.startswith("W"):
+        raise InputError(
+            "a work needs its OpenAlex id (https://openalex.org/W…)",
+            path=path,
+            line=line,
+            field="id",
+        )
+    out = [f"openalex:{openalex}"]
+    given = work.get("ids")
+    id_map: dict[str, Any] = given if isinstance(given, dict) else {}
+    doi_raw = work.get("doi")
+    if not (isinstance(doi_raw, str) and doi_raw):
+        doi_raw = id_map.get("doi") if isinstance(id_map.get("doi"), str) else None
+    doi = ids.normalize_doi(doi_raw) if doi_raw else None
+    arxiv_doi = ids.arxiv_id_from_doi(doi)
+    arxiv = arxiv_doi or _arxiv_from_locations(work)
+    if arxiv:
+        out.append(f"arxiv:{arxiv}")
+    if doi and not arxiv_doi:
+        out.append(f"doi:{doi}")
+    mag, pmid, pmcid = id_map.get("mag"), id_map.get("pmid"), id_map.get("pmcid")
+    for scheme, value in (
+        ("mag", ids.normalize_mag_id(mag) if mag is not None else None),
+        ("pmid", ids.normalize_pmid(pmid) if isinstance(pmid, str | int) else None),
+        ("pmcid", ids.normalize_pmcid(pmcid) if isinstance(pmcid, str | int) else None),
+    ):
+        if value:
+            out.append(f"{scheme}:{value}")
+    return out
+
+
+def read_selected_works(path: Path, positions: Iterable[int]) -> Iterator[SourceGroup]:
+    """The groups of the records of ``path`` at ``positions`` (0-based, in
+    :func:`iter_work_objects`' order: what ``loaders/stubs.scan_for_stubs`` chose); the
+    others are not parsed."""
+    wanted = set(positions)
+    last = max(wanted, default=-1)
+    for position, (number, obj) in enumerate(iter_work_objects(path)):
+        if position > last:
+            return
+        if position in wanted:
+            yield number, work_group(obj, path=path, line=number)

@@ -321,6 +321,19 @@ class RecordWriter:
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
+        if kind.rel_type == "ALIAS_OF":  # node and edge in one statement
+            written = self._flush_aliases(kind, rows)
+        else:
+            written = self._merge_grouped(kind, rows)
+        self.report.relationships[kind.rel_type] += written
+        if written < len(rows):
+            self.report.skipped_relationships[kind.rel_type] += len(rows) - written
+            log.warning(
+                "%d %s relationship(s) skipped: endpoint not in the graph", len(rows) - written,
+                kind.rel_type,
+            )  # fmt: skip
+
+    def _merge_grouped(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
         # rows that share their properties go together: the store sends such a group as
         # [start, end] pairs and one property map (every OpenAlex reference is
         # {from_openalex: true}); the others as before
@@ -344,13 +357,23 @@ class RecordWriter:
                 kind.rel_type, kind.start_label, kind.end_label, group,
                 batch_size=max(self.batch_size, EDGE_BUFFER // 2), key=kind.merge_key,
             )  # fmt: skip
-        self.report.relationships[kind.rel_type] += written
-        if written < len(rows):
-            self.report.skipped_relationships[kind.rel_type] += len(rows) - written
-            log.warning(
-                "%d %s relationship(s) skipped: endpoint not in the graph", len(rows) - written,
-                kind.rel_type,
+        return written
+
+    def _flush_aliases(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
+        """``ALIAS_OF`` rows (``identity.alias_records``): the alias node and its edge in one
+        statement (``identity/write_aliases``), so an interrupted load never leaves an alias
+        without its edge; the alias nodes it creates join the undo list."""
+        aliases = [{"id": r["start"], "of": r["end"]} for r in rows]
+        self._note_created(kind.start_label, [{"id": r["id"]} for r in aliases])
+        written = 0
+        for batch in chunked(aliases, self.batch_size):
+            result = self._store_call(
+                self.store.run_named, "identity/write_aliases", {"rows": batch},
+                label=kind.end_label, label_alias=kind.start_label,
             )  # fmt: skip
+            written += int(result[0]["written"]) if result else 0
+        self.report.nodes[kind.start_label] += len(aliases)
+        return written
 
     def flush(self) -> WriteReport:
         self._flush_nodes()

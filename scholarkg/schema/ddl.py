@@ -57,6 +57,7 @@ CORE = SchemaPart(
             "Paper", "Author", "Venue", "CitationContext", "Chunk", "Section", "Repository",
             "Query", "Run", "MetricResult",
             "PaperAlias",  # an id of a Paper no slot holds (loaders/identity.py)
+            "AuthorAlias",  # an id of an Author no slot holds (loaders/author_identity.py)
             "Stub",  # second label of a Paper no source record described (MARKER_LABELS)
             "LoadState",  # the snapshot partitions a graph took (loaders/openalex_updates.py)
         }
@@ -66,7 +67,7 @@ CORE = SchemaPart(
             "AUTHORED_BY", "IN_VENUE", "CITES", "HAS_CHUNK", "HAS_SECTION", "HAS_CODE",
             "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
             "RANKED", "ANSWERED", "SCORED", "PREDICTED",
-            "ALIAS_OF",  # PaperAlias -> Paper
+            "ALIAS_OF",  # PaperAlias -> Paper, AuthorAlias -> Author
         }
     ),
     lookups=(

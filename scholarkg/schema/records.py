@@ -265,6 +265,21 @@ class AliasOf(EdgeRecord):
     END: ClassVar[str] = "Paper"
 
 
+class AuthorAlias(NodeRecord):
+    """An id of an Author that no id slot holds: an OpenAlex author id merged away (two
+    OpenAlex ids of one person, found by a shared ORCID) or retired by OpenAlex's
+    ``merged_ids/authors``, a second ORCID. ``id`` is the scheme-prefixed id
+    (``openalexauthor:A9``); ``ALIAS_OF`` leads to the Author (``loaders/author_identity.py``)."""
+
+    LABEL: ClassVar[str] = "AuthorAlias"
+
+
+class AuthorAliasOf(EdgeRecord):
+    TYPE: ClassVar[str] = "ALIAS_OF"
+    START: ClassVar[str] = "AuthorAlias"
+    END: ClassVar[str] = "Author"
+
+
 class Author(NodeRecord):
     LABEL: ClassVar[str] = "Author"
     name: str
