@@ -227,8 +227,13 @@ def main() -> None:
     except ScholarKGError as err:
         if settings_debug():
             raise
-        err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
-        sys.exit(err.exit_code)
+        if last_interrupt() is None:
+            err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+            sys.exit(err.exit_code)
+        # the signal landed while a driver waited for the server (the neo4j driver turns
+        # the KeyboardInterrupt into a failed query): it is the interruption it caused
+        err_console.print(f"[dim]{err}[/dim]", highlight=False, soft_wrap=True)
+        code = 130
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
