@@ -35,6 +35,7 @@ from typing import Any
 
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
 from scholarkg.store.base import GraphStore
+from scholarkg.store.cypher_common import chunked
 
 log = logging.getLogger(__name__)
 
@@ -613,8 +614,6 @@ def retire_authors(
     an ``AuthorAlias`` of the person, so a record still naming it lands there. One lookup
     per ``chunk`` pairs (the file lists millions, most never loaded). Returns how many
     stored Authors changed."""
-    changed = 0
-    batch: list[tuple[str, str]] = []
 
     def apply(batch: list[tuple[str, str]]) -> int:
         found = lookup_author_keys(store, {f"openalexauthor:{a}" for pair in batch for a in pair})
@@ -644,11 +643,4 @@ def retire_authors(
             n += 1
         return n
 
-    for pair in pairs:
-        batch.append(pair)
-        if len(batch) >= chunk:
-            changed += apply(batch)
-            batch = []
-    if batch:
-        changed += apply(batch)
-    return changed
+    return sum(apply(batch) for batch in chunked(pairs, chunk))

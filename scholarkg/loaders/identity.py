@@ -65,6 +65,7 @@ from scholarkg.schema.records import (
     Paper,
 )
 from scholarkg.store.base import GraphStore
+from scholarkg.store.cypher_common import chunked
 
 log = logging.getLogger(__name__)
 
@@ -924,8 +925,6 @@ def retire_ids(
     whatever the id ranks); when only the old one is, it takes the surviving id (the old one
     goes to ``alt_ids``). One lookup per ``chunk`` pairs (the file lists millions, most of
     them never loaded). Returns how many stored Papers changed."""
-    changed = 0
-    batch: list[tuple[str, str]] = []
 
     def apply(batch: list[tuple[str, str]]) -> int:
         keys = {f"openalex:{w}" for pair in batch for w in pair}
@@ -949,14 +948,7 @@ def retire_ids(
             n += 1
         return n
 
-    for pair in pairs:
-        batch.append(pair)
-        if len(batch) >= chunk:
-            changed += apply(batch)
-            batch = []
-    if batch:
-        changed += apply(batch)
-    return changed
+    return sum(apply(batch) for batch in chunked(pairs, chunk))
 
 
 # --------------------------------------------------------------------------- stubs
