@@ -524,3 +524,43 @@ def stage_counter(
     streams, the final count when it ends)."""
     with progress_display(unit=count_column, out=out) as progress:
         yield progress
+
+
+@contextmanager
+def working(text: str, *, out: Console | None = None) -> Iterator[None]:
+    """A step of unknown length that says it is running wherever the output goes.
+
+    On a terminal: rich's spinner (``Console.status``). In a pipe or a log, where a spinner
+    prints nothing at all: ``text…`` when the step begins, ``text: still running, N s`` every
+    ``SCHOLARKG_PROGRESS_INTERVAL`` seconds (10 by default) and ``text: done in N s`` at the
+    end, so a log shows a long PageRank or a checkpointing server moving. ``SCHOLARKG_PROGRESS
+    =off`` prints nothing.
+    """
+    out = out or err_console
+    mode = progress_mode(out)
+    if mode == "off":
+        yield
+        return
+    if mode == "bars":
+        with out.status(text):
+            yield
+        return
+    t0 = time.monotonic()
+    stop = threading.Event()
+    interval = progress_interval()
+
+    def beat() -> None:
+        while not stop.wait(interval):
+            out.print(f"{text}: still running, {time.monotonic() - t0:.0f} s", highlight=False)
+
+    out.print(f"{text}…", highlight=False)
+    thread = threading.Thread(target=beat, daemon=True) if interval > 0 else None
+    if thread is not None:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        if thread is not None:
+            thread.join()
+    out.print(f"{text}: done in {time.monotonic() - t0:.1f} s", highlight=False)

@@ -23,6 +23,7 @@ from scholarkg.commands.common import (
     store_session,
     to_json,
 )
+from scholarkg.console import working
 from scholarkg.errors import ConfigError
 from scholarkg.store import open_store
 from scholarkg.store.base import GraphStore
@@ -192,13 +193,13 @@ def stop() -> None:
     """Stop the server (embedded: its files are compacted into a snapshot first)."""
     neo = _managed_neo4j()
     if neo is not None:
-        with console.status("stopping Neo4j (it checkpoints its store first)"):
+        with working("stopping Neo4j (it checkpoints its store first)"):
             stopped = neo.stop()
         what = "stopped the managed Neo4j" if stopped else "no managed Neo4j was running"
         console.print(f"{what} of {neo.home}", highlight=False)
         return
     server = _server()
-    with console.status("compacting the store's files and stopping the server"):
+    with working("compacting the store's files and stopping the server"):
         stopped = server.stop()
     if stopped:
         console.print(f"stopped the embedded server of {server.data_dir}", highlight=False)
@@ -236,7 +237,7 @@ def backup(
     server = _server()
     with server_wait_line() as show:
         server.progress = show
-        with console.status("saving a snapshot"):
+        with working("saving a snapshot"):
             manifest = backup_store(server, directory)
     graphs = manifest["graphs"]
     console.print(
@@ -264,7 +265,7 @@ def restore(
     server = _server()
     with server_wait_line() as show:
         server.progress = show
-        with console.status("restoring"):
+        with working("restoring"):
             manifest = restore_store(server, directory, force=force)
     forgotten = _forget_checkpoints("embedded", None)
     console.print(

@@ -19,13 +19,13 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
-    err_console,
     no_csv,
     print_rows,
     settings,
     store_session,
     to_json,
 )
+from scholarkg.console import working
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_label
 from scholarkg.store.base import PageRankConfig
@@ -120,7 +120,7 @@ def pagerank(
             tolerance=tolerance,
             source_nodes={s: 1.0 for s in sources} if sources else None,
         )
-        with err_console.status("PageRank (the projection is built once per graph state)"):
+        with working("PageRank (the projection is built once per graph state)"):
             result, cards = _top_rows(
                 store, label, top, config, rel_types=_rel_types(rel_type), write=prop,
                 loaded_only=loaded_only, client_projection=client_projection,

@@ -241,3 +241,29 @@ def test_graph_embed_json_stays_clean_with_progress_on_stderr(
     err = done.stderr.splitlines()
     assert any(re.match(r"^write: 50 vectors in [\d.]+ s", line) for line in err), done.stderr
     assert any(re.match(r"^iterate: 3 iterations in ", line) for line in err), done.stderr
+
+
+def test_a_step_of_unknown_length_says_it_runs_in_a_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``working`` (graph pagerank, db stop/snapshot/restore): a spinner prints nothing into a
+    pipe, so a log gets a line when the step begins, one per interval, one at the end."""
+    import time
+
+    from rich.console import Console
+
+    from scholarkg.console import working
+
+    monkeypatch.setenv("SCHOLARKG_PROGRESS", "auto")
+    monkeypatch.setenv("SCHOLARKG_PROGRESS_INTERVAL", "0.05")
+    buf = io.StringIO()
+    with working("PageRank", out=Console(file=buf, width=100)):
+        time.sleep(0.18)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "PageRank…"
+    assert any(re.fullmatch(r"PageRank: still running, \d+ s", line) for line in lines[1:-1])
+    assert re.fullmatch(r"PageRank: done in 0\.\d s", lines[-1]), lines
+
+    monkeypatch.setenv("SCHOLARKG_PROGRESS", "off")
+    quiet = io.StringIO()
+    with working("PageRank", out=Console(file=quiet)):
+        pass
+    assert quiet.getvalue() == ""
