@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench_openalex import _fresh, generate
+from bench_openalex import _fresh, cleanup, generate
 
 
 def _cli(*args: str) -> tuple[float, str]:
@@ -90,13 +89,7 @@ def main() -> int:
         print(out.strip())
         return 0
     finally:
-        from scholarkg.store.falkordb.server import EmbeddedServer
-
-        try:
-            EmbeddedServer(tmp / "home" / "falkordb").stop()
-        except Exception as err:  # best effort: report, don't mask the result
-            print(f"could not stop the benchmark server: {err}", file=sys.stderr)
-        shutil.rmtree(tmp, ignore_errors=True)
+        cleanup(tmp, tmp / "home")
 
 
 if __name__ == "__main__":

@@ -415,6 +415,19 @@ def _fresh(backend: str, home: Path) -> None:
     os.environ["SCHOLARKG_GRAPH"] = f"bench_{int(time.time() * 1000)}"
 
 
+def cleanup(tmp: Path, home: Path | None) -> None:
+    """Stop the benchmark's embedded server under ``home`` (if any) and remove ``tmp``; a
+    failure to stop is reported, never raised: it must not mask the figures printed."""
+    if home is not None:
+        try:
+            from scholarkg.store.falkordb.server import EmbeddedServer
+
+            EmbeddedServer(home / "falkordb").stop()
+        except Exception as err:  # best effort: report, don't mask the result
+            print(f"could not stop the benchmark server: {err}", file=sys.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--works", type=int, default=100_000, help="works in the bulk snapshot")
@@ -499,14 +512,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {json.dumps(res)}", flush=True)
         return 0
     finally:
-        if args.backend == "embedded" and args.home is None:
-            try:
-                from scholarkg.store.falkordb.server import EmbeddedServer
-
-                EmbeddedServer(home / "falkordb").stop()
-            except Exception as err:  # best effort: report, don't mask the result
-                print(f"could not stop the benchmark server: {err}", file=sys.stderr)
-        shutil.rmtree(tmp, ignore_errors=True)
+        cleanup(tmp, home if args.backend == "embedded" and args.home is None else None)
 
 
 if __name__ == "__main__":

@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import collections
 import multiprocessing as mp
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench_openalex import _extract_code, _fresh
+from bench_openalex import _extract_code, _fresh, cleanup
 
 
 def _load(snapshot: str, out: Any, code: str | None = None) -> None:
@@ -104,13 +103,7 @@ def main() -> int:
                 print(f"  {w:6.2f} s {n:5d}  {text}")
         return 0
     finally:
-        from scholarkg.store.falkordb.server import EmbeddedServer
-
-        try:
-            EmbeddedServer(tmp / "home" / "falkordb").stop()
-        except Exception as err:  # best effort: report, don't mask the result
-            print(f"could not stop the benchmark server: {err}", file=sys.stderr)
-        shutil.rmtree(tmp, ignore_errors=True)
+        cleanup(tmp, tmp / "home")
 
 
 if __name__ == "__main__":
