@@ -659,6 +659,17 @@ class _SnapshotWriter:
         self.paper_file.close()  # before the caller reads it: a file's footer is written here
 
 
+def _line_id(line: bytes) -> str | None:
+    """The ``id`` of a node line ``_encode`` wrote (``{"id":"…",…}``, the id first) without
+    decoding the line; ``None`` when it is not that plain (an escaped character), and the
+    caller then decodes it."""
+    if not line.startswith(b'{"id":"'):
+        return None
+    end = line.find(b'"', 7)
+    text = line[7:end]
+    return None if end < 0 or b"\\" in text else text.decode("utf-8", "replace")
+
+
 class _AuthorFill:
     """Author nodes as the incremental path leaves them when records of one Author differ
     (one names an ORCID, another does not; a name spelled two ways).
@@ -698,6 +709,10 @@ class _AuthorFill:
         tmp = path.with_suffix(".part")
         with path.open("rb") as src, tmp.open("wb") as dst:
             for line in src:
+                quick = _line_id(line)
+                if quick is not None and quick not in self.lines:  # nearly every line
+                    dst.write(line)
+                    continue
                 row = orjson.loads(line)
                 aid = row["id"]
                 if aid in self.lines:

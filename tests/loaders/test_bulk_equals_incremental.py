@@ -135,3 +135,13 @@ def test_bulk_fills_an_author_as_the_incremental_load_does(
     assert res.exit_code == 0, res.output
     assert re.search(r"id sharing works\s*│\s*0 ", res.output)  # the bulk files hold it
     assert everything(store) == incremental
+
+
+def test_an_author_line_is_read_by_its_id_without_decoding_unless_escaped() -> None:
+    """The fill's rewrite copies every line it does not change by its id alone; a line whose
+    id holds an escape (or that is not ``_encode``'s shape) is decoded instead."""
+    from scholarkg.loaders.openalex_bulk import _line_id
+
+    assert _line_id(b'{"id":"openalexauthor:A9","name":"G. Hopper"}\n') == "openalexauthor:A9"
+    assert _line_id(b'{"id":"name:a\\"b","name":"x"}\n') is None
+    assert _line_id(b'{"name":"no id first"}\n') is None
