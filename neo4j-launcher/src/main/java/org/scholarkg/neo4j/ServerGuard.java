@@ -74,7 +74,10 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
 final class ServerGuard {
     /** a thread is stopped by the heap rule only if it allocated at least this much lately */
     static final long MIN_ALLOCATED = 32L << 20;
-    /** the heap rule acts when the heap left after a collection grew this much since the last */
+    /**
+     * the heap rule acts when the heap left after a collection grew this much above the lowest
+     * reading since the heap went high (or since the rule last stopped a query)
+     */
     static final long GROWTH = 48L << 20;
     /** … or when it fills more than this share of the heap */
     static final double NEARLY_FULL = 0.94;
@@ -111,6 +114,11 @@ final class ServerGuard {
     private boolean cannotStop;
     private volatile boolean heapHigh;
     private volatile long usedAfterGc;
+    /**
+     * the lowest heap-after-collection reading since the heap went above {@link #heapShare}
+     * (the last reading below it included), or since the last stop
+     */
+    private long floorWhileHigh = Long.MAX_VALUE;
     /** a query was stopped by the heap rule: collect its garbage at the next tick */
     private volatile boolean reclaim;
 
@@ -216,15 +224,26 @@ final class ServerGuard {
                 used += e.getValue().getUsed();
             }
         }
-        long before = usedAfterGc;
         usedAfterGc = used;
         heapHigh = heapShare > 0 && used > heapShare * maxHeap;
         // A runaway row keeps what it allocates: the heap left after each collection grows.
         // Uncollected old-generation garbage reads high too, but flat (1806, 1811, 1811 MiB
         // of 2048 while a test suite ran ordinary queries, which were stopped for it): blame
-        // a thread only while the heap grows, or when it is nearly gone.
-        boolean growing = used - before >= GROWTH || used > NEARLY_FULL * maxHeap;
-        if (heapHigh && growing) {
+        // a thread only while the heap grows, or when it is nearly gone. Growth counts from
+        // the lowest reading since the heap went high, not from the last reading: with the
+        // heap nearly full the collector shrinks the young generation, each collection then
+        // promotes less than GROWTH, and a runaway crept from 85 % to 94 % while the server
+        // did little but collect (a CI run: no answer to any client for 4 s).
+        boolean growing;
+        synchronized (this) {
+            if (!heapHigh) {
+                floorWhileHigh = used;  // a climb past the share counts from here
+                return;
+            }
+            growing = used - Math.min(floorWhileHigh, used) >= GROWTH || used > NEARLY_FULL * maxHeap;
+            floorWhileHigh = Math.min(floorWhileHigh, used);
+        }
+        if (growing) {
             stopHeapHog(used);
         }
     }
@@ -270,6 +289,9 @@ final class ServerGuard {
                 used >> 20, maxHeap >> 20, victim.getName(), most >> 20));
         reclaim = !cannotStop;
         lastStop = System.nanoTime();
+        // what the stopped query held is counted until the collection frees it: the next
+        // growth counts from the reading after that
+        floorWhileHigh = Long.MAX_VALUE;
     }
 
     /** A thread that commits is left alone: its transaction is past its last row. */
