@@ -143,8 +143,9 @@ def suggest(
         str,
         typer.Option(
             "--engine",
-            help="auto (Neo4j: graph inputs in GDS/Cypher), client (the client-side "
-            "projection) or server.",
+            help="auto (the managed Neo4j: graph inputs in the server, --exclude included), "
+            "client (the client-side projection: on Neo4j the whole graph pulled once) or "
+            "server.",
         ),
     ] = "auto",
     model: ModelOpt = "minilm",
