@@ -18,7 +18,8 @@ stubs) is bulk-loaded into a throwaway graph (``--home``), or an existing graph 
   excluded queries on the client-side projection, pulled once over Bolt, that pull timed as
   ``old_exclude_cold_projection_s``) run in the same process, alternated query by query, and
   ``same_top10_*`` counts the queries whose top 10 the two give alike (``--no-old``: the new
-  route only).
+  route only). ``--fit-queries N`` also times the leave-one-out fit on ``N`` works on each
+  route (the old one with the projection already pulled).
 
 The fusion is fixed, not fitted (a fit on a million works is a separate, one-off cost, and
 a fixed fusion makes runs comparable): ``--fusion all`` is RRF of every input the graph
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--fusion", choices=("all", "fitted"), default="fitted")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fit-queries", type=int, default=0, help="also time a fit on this many works")
     ap.add_argument(
         "--no-old", action="store_true", help="Neo4j: skip the old routes (GDS PPR, projection)"
     )
@@ -253,6 +255,20 @@ def main(argv: list[str] | None = None) -> int:
             out["same_top10_exclude_old_new"] = sum(
                 a == b for a, b in zip(ex_tops["new"], ex_tops["old"], strict=True)
             )
+        if args.fit_queries:  # the leave-one-out fit (every query excludes its own work)
+            from scholarkg.recommend.fit import fit_recommender
+
+            inputs = rec.graph_inputs
+            for name, route in ex_routes.items():
+                _use(rec, route)
+                if route is None and server is not None:  # the old fit's inputs: the server's
+                    rec.graph_inputs = server.available  # type: ignore[method-assign]  # old
+                t1 = time.perf_counter()
+                record = fit_recommender(rec, n_queries=args.fit_queries)
+                rec.graph_inputs = inputs  # type: ignore[method-assign]  # restored
+                out[f"fit_{name}_s"] = round(time.perf_counter() - t1, 1)
+                out[f"fit_{name}"] = record.fusion.describe()
+            _use(rec, server)
         bm = []
         for _, text in queries:
             t1 = time.perf_counter()
