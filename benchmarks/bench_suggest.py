@@ -19,7 +19,9 @@ stubs) is bulk-loaded into a throwaway graph (``--home``), or an existing graph 
   ``old_exclude_cold_projection_s``) run in the same process, alternated query by query, and
   ``same_top10_*`` counts the queries whose top 10 the two give alike (``--no-old``: the new
   route only). ``--fit-queries N`` also times the leave-one-out fit on ``N`` works on each
-  route (the old one with the projection already pulled).
+  route (the old one with the projection already pulled); ``--per-input N`` times each
+  server input alone on ``N`` queries, and all of them with ``popular`` (whose in-degree
+  query reads the others' rows).
 
 The fusion is fixed, not fitted (a fit on a million works is a separate, one-off cost, and
 a fixed fusion makes runs comparable): ``--fusion all`` is RRF of every input the graph
@@ -102,6 +104,9 @@ def _stats(xs: list[float]) -> dict[str, float]:
     }
 
 
+ALL_INPUTS = "refs+cocited+coupled+ppr+popular"
+
+
 def _gds_pagerank(store: Any) -> Any:
     """The server route before ``scholarkg.recommend.ppr`` (for old-vs-new figures): the
     same signals, personalized PageRank by ``gds.pageRank.stream`` over the whole resident
@@ -151,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fusion", choices=("all", "fitted"), default="fitted")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fit-queries", type=int, default=0, help="also time a fit on this many works")
+    ap.add_argument(
+        "--per-input", type=int, default=0, help="Neo4j: time each server input on N queries"
+    )
     ap.add_argument(
         "--no-old", action="store_true", help="Neo4j: skip the old routes (GDS PPR, projection)"
     )
@@ -269,6 +277,17 @@ def main(argv: list[str] | None = None) -> int:
                 out[f"fit_{name}_s"] = round(time.perf_counter() - t1, 1)
                 out[f"fit_{name}"] = record.fusion.describe()
             _use(rec, server)
+        if args.per_input and server is not None:  # each server input alone
+            per: dict[str, list[float]] = {}
+            for wid, text in queries[: args.per_input]:
+                seeds = rec.seeds(rec.text.bm25_ranking(text, 100, frozenset()), None)
+                for ex in (frozenset(), frozenset({wid})):
+                    for name in ("refs", "cocited", "coupled", "ppr", ALL_INPUTS):
+                        t1 = time.perf_counter()
+                        server.signals(seeds, ex, 100, set(name.split("+")))
+                        key = f"{name}{' exclude' if ex else ''}"
+                        per.setdefault(key, []).append(time.perf_counter() - t1)
+            out["per_input"] = {k: _stats(v) for k, v in sorted(per.items())}
         bm = []
         for _, text in queries:
             t1 = time.perf_counter()
