@@ -358,6 +358,8 @@ class IdentityResolver:
         nodes: dict[str, set[str]] = {}
         for pid in (*stored, *pseudo):
             nodes.setdefault(uf.find(_node(pid)), set()).add(pid)
+        if not self.family:
+            self._fill_slots(stored, self._needing_slots(papers, uf, nodes, stored))
         if self.family:
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
@@ -571,6 +573,34 @@ class IdentityResolver:
             return []
         rows = self.store.run_named("identity/lookup_papers", params)
         return [(str(r["key"]), r) for r in rows]
+
+    @staticmethod
+    def _needing_slots(
+        papers: list[Paper],
+        uf: _UnionFind,
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> list[str]:
+        """The stored Papers whose id slots resolution reads: those of a work a record of the
+        chunk describes, or of a work with more than one node (a merge or a rename). A
+        reference that lands alone on a stored Paper adds nothing to it (its stub is not
+        sent), so the slots of most looked-up Papers are never needed."""
+        described = {uf.find(p.id) for p in papers if not p.is_stub()}
+        return sorted(
+            n
+            for root, have in nodes.items()
+            if root in described or len(have) > 1
+            for n in have
+            if n in stored
+        )
+
+    def _fill_slots(self, stored: dict[str, dict[str, Any]], ids: list[str]) -> None:
+        """Add the id slots and ``alt_ids`` of ``ids`` to their lookup rows
+        (``identity/paper_slots``; the lookup returns only key, id and two flags)."""
+        for part in chunked(ids, self.chunk * 4):
+            for row in self.store.run_named("identity/paper_slots", {"ids": part}):
+                if (have := stored.get(str(row["id"]))) is not None:
+                    have.update(row)
 
     def _lookup_others(self, papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
         """Family mode: the stored Papers, other than each record's own node, that share one
