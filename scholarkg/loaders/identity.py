@@ -668,7 +668,7 @@ class IdentityResolver:
             elif isinstance(rec, Paper):
                 target = mapping[rec.id]
                 if self.family:  # its key is a family's: mark it so nothing merges it away
-                    out.append(rec.model_copy(update={"family_key": True}))
+                    out.append(rec.replaced({"family_key": True}))
                     continue
                 if rec.is_stub() and (target in self._stored or target in self._written):
                     continue  # the node exists (or is written in this chunk): nothing to add
@@ -687,7 +687,7 @@ class IdentityResolver:
                         update["also"] = [other[rec.start]]
                 if rec.END == "Paper" and rec.end in mapping:
                     update["end"] = mapping[rec.end]
-                out.append(rec.model_copy(update=update) if update else rec)
+                out.append(rec.replaced(update) if update else rec)
             else:
                 out.append(rec)
         return out, marks, other
@@ -750,7 +750,7 @@ class IdentityResolver:
                 log.info("%s: %s %r kept in alt_ids (the Paper has %r)", target, s, value, keep[s])
         if alt != list(rec.alt_ids or []):
             update["alt_ids"] = sorted(set(alt))
-        return rec.model_copy(update=update) if update else rec
+        return rec.replaced(update) if update else rec
 
 
 #: a Paper's own record of a source states an edge: the source's mark on it
@@ -799,7 +799,7 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
                 continue
             if getattr(paper, name) is not None and base.get(name) is not None:
                 update[name] = None
-    return paper.model_copy(update=update) if update else paper
+    return paper.replaced(update) if update else paper
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
