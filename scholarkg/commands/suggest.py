@@ -126,7 +126,7 @@ def suggest(
         str,
         typer.Option(
             "--method",
-            help="fused (default); baselines: bm25, text, text-refs, text-refs-hybrid.",
+            help="fused (default); baselines: bm25, text, text-refs, text-refs-hybrid, related-works (OpenAlex's related_works of the excluded work).",
         ),
     ] = "fused",
     loaded_only: LoadedOnlyOpt = False,

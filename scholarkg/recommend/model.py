@@ -72,7 +72,7 @@ SEED_RRF_K = 2
 #: two dev sets together (nDCG@10 AAN 0.221 and the group graph 0.273, against 0.215 and
 #: 0.275 with 20; docs/decisions.md)
 TEXT_REFS_SEEDS = 40
-METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid")
+METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid", "related-works")
 ENGINES = ("auto", "client", "server")
 
 Progress = Callable[[str, int, int | None], None]
@@ -333,12 +333,28 @@ class Recommender:
             used = [parts[n] for n in TEXT_INPUTS if n in parts]
             fused = rrf(used, depth=k)
             fusion = "RRF k=60 of " + ", ".join(n for n in TEXT_INPUTS if n in parts)
+        elif method == "related-works":
+            parts, result = self._related_works(ex), SignalResult()
+            fused = _top(parts["related-works"], k)
+            fusion = method
         else:
             parts, result = self._text_refs(text, ex, vector, hybrid=method == "text-refs-hybrid")
             fused = _top(parts["refs"], k)
             fusion = method
         rows = self._rows(fused, parts, result, cards=cards)
         return Suggestions(query_id, rows, method, fusion, notes, time.perf_counter() - t0)
+
+    def _related_works(self, ex: tuple[str, ...]) -> dict[str, Ranking]:
+        """OpenAlex's own answer as a baseline: the ``related_works`` its record of the
+        query's work lists (the works ``exclude`` names: a held-out work is the query's),
+        in their order, those that are Papers of the graph. It reads no text: a work whose
+        record carried no ``related_works`` (every source but OpenAlex) gets nothing."""
+        rows = self.store.run_named(
+            "recommend/related_works", {"works": list(ex), "limit": DEPTH}
+        ) if ex else []  # fmt: skip
+        ids = [str(r["id"]) for r in rows if str(r["id"]) not in ex]
+        scores = [1.0 / (1 + n) for n in range(len(ids))]  # the list's order, as a score
+        return {"related-works": Ranking(ids, scores, "related-works")}
 
     def _text_refs(
         self, text: str, ex: tuple[str, ...], vector: np.ndarray | None, *, hybrid: bool
@@ -417,7 +433,7 @@ class Recommender:
                 raise InputError(f"query id {q.id!r} appears twice", field="id")
             seen.add(q.id)
         vectors: dict[str, np.ndarray] = {}
-        if method != "bm25" and self.text.dense_available():
+        if method not in ("bm25", "related-works") and self.text.dense_available():
             texts = list(dict.fromkeys(q.text for q in queries))
             encoded = self.text.encoder().encode(texts)
             vectors = dict(zip(texts, np.asarray(encoded, np.float32), strict=True))
