@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.base import validation_input_error
+from scholarkg.loaders.collection_pace import fewer_collections
 from scholarkg.loaders.writer import RecordWriter, WriteReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord
 from scholarkg.schema.text import collect_cleaning
@@ -225,7 +226,7 @@ def run_resumable(
             progress(n)
 
     try:
-        with collect_cleaning() as stats.cleaned:
+        with collect_cleaning() as stats.cleaned, fewer_collections():
             for group in groups:
                 if group is FLUSH:
                     if not skipping and pending:

@@ -1,0 +1,36 @@
+"""Fewer garbage collections while a load runs: a context manager around the record loop.
+
+Why: a load makes millions of small objects (an OpenAlex work alone is ~45 records: its
+reference stubs, CITES, authorships) while a chunk's records stay alive, and CPython's cyclic
+collector runs a young collection every 700 allocations and, as the live set grows, full
+collections that walk every live object. Making 400,000 record copies while keeping them
+took 1.7-2.1 s with the default thresholds, 0.6 s with the collector off and 0.8 s with the
+thresholds here (10,000-100,000 young allocations all gave 0.76-0.86 s). Records and their
+dicts form no reference cycles, so collecting less often keeps no garbage longer than the
+chunk that holds it; the collector still runs, and the thresholds are restored when the
+load ends (also on an error).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: young-generation allocations between collections, and the two older generations' counts
+#: (CPython's defaults: 700, 10, 10)
+LOAD_THRESHOLDS = (20_000, 10, 10)
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Run the body with :data:`LOAD_THRESHOLDS`; nested uses keep the outermost's."""
+    before = gc.get_threshold()
+    if before[0] >= LOAD_THRESHOLDS[0]:  # already raised (a load inside a load, a user's own)
+        yield
+        return
+    gc.set_threshold(*LOAD_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
