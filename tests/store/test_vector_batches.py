@@ -89,7 +89,10 @@ def _stored(st: GraphStore, prop: str) -> dict[str, dict[str, object]]:
     """``{id: {v, model}}`` of the Paper vectors in ``prop`` as each backend keeps them: on
     the node (Neo4j), on the node's vector node (the embedded store)."""
     if st.backend == "neo4j":
-        query = f"MATCH (n:Paper) WHERE n.{prop} IS NOT NULL RETURN n.id AS id, n.{prop} AS v, n.model AS model"
+        query = (
+            f"MATCH (n:Paper) WHERE n.{prop} IS NOT NULL "
+            f"RETURN n.id AS id, n.{prop} AS v, n.model AS model"
+        )
     else:
         query = (
             f"MATCH (v:Vec_Paper_{prop})-[:VECTOR_OF]->(n:Paper) "
