@@ -70,7 +70,8 @@ def test_vectors_in_batches_equal_vectors_one_by_one(any_store: GraphStore) -> N
     assert stored == _read_vectors(any_store, "emb_single")
     for i, v in again.items():
         assert np.allclose(stored[i], v, rtol=1e-6, atol=1e-7)
-    assert _hits(any_store, batched, again["w07"])[0] == ("w07", pytest.approx(1.0, abs=1e-5))
+    top_id, top_score = _hits(any_store, batched, again["w07"])[0]
+    assert top_id == "w07" and top_score == pytest.approx(1.0, abs=1e-5)
     assert _hits(any_store, batched, query) == _hits(any_store, single, query)
 
 

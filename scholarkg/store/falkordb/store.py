@@ -246,7 +246,7 @@ class FalkorDBStore(BatchWriteStore):
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
 
-    def _send_vectors(self, query: str, batch: VectorBatch) -> int:
+    def _vector_payload(self, query: str, batch: VectorBatch) -> tuple[str, dict[str, Any] | None]:
         """``$rows`` written as FalkorDB's ``CYPHER rows=[…]`` parameter header here, one
         ``%`` format per vector, instead of by falkordb-py's recursion into each float; the
         rows were checked whole by ``vector_batches`` (no ``check_params`` walk either).
@@ -258,7 +258,10 @@ class FalkorDBStore(BatchWriteStore):
             f"extra:{stringify_param_value(e)}}}"
             for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
         )
-        return self._count_written(self._query(f"CYPHER rows=[{rows}] {query}"))
+        return f"CYPHER rows=[{rows}] {query}", None
+
+    def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
+        return self._count_written(self._query(payload[0]))
 
     def _prepare_labels(self, *labels: str) -> None:
         for label in labels:
