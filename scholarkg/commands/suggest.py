@@ -126,7 +126,7 @@ def suggest(
         str,
         typer.Option(
             "--method",
-            help="fused (default); baselines: bm25, text, text-refs, text-refs-hybrid.",
+            help="fused (default); baselines: bm25, text, text-refs, text-refs-hybrid, related-works (OpenAlex's related_works of the excluded work).",
         ),
     ] = "fused",
     loaded_only: LoadedOnlyOpt = False,
@@ -143,8 +143,9 @@ def suggest(
         str,
         typer.Option(
             "--engine",
-            help="auto (Neo4j: graph inputs in GDS/Cypher), client (the client-side "
-            "projection) or server.",
+            help="auto (the managed Neo4j: graph inputs in the server, --exclude included), "
+            "client (the client-side projection: on Neo4j the whole graph pulled once) or "
+            "server.",
         ),
     ] = "auto",
     model: ModelOpt = "minilm",

@@ -424,7 +424,7 @@ def rewrite_authors(
         if isinstance(r, Author) and (pid, r.id) in amap:
             continue  # the person's node exists (or another record writes it)
         if isinstance(r, EdgeRecord) and r.END == "Author" and (pid, r.end) in amap:
-            out.append(r.model_copy(update={"end": amap[(pid, r.end)]}))
+            out.append(r.replaced({"end": amap[(pid, r.end)]}))
             continue
         out.append(r)
     return out

@@ -358,6 +358,8 @@ class IdentityResolver:
         nodes: dict[str, set[str]] = {}
         for pid in (*stored, *pseudo):
             nodes.setdefault(uf.find(_node(pid)), set()).add(pid)
+        if not self.family:
+            self._fill_slots(stored, self._needing_slots(papers, uf, nodes, stored))
         if self.family:
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
@@ -572,6 +574,34 @@ class IdentityResolver:
         rows = self.store.run_named("identity/lookup_papers", params)
         return [(str(r["key"]), r) for r in rows]
 
+    @staticmethod
+    def _needing_slots(
+        papers: list[Paper],
+        uf: _UnionFind,
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> list[str]:
+        """The stored Papers whose id slots resolution reads: those of a work a record of the
+        chunk describes, or of a work with more than one node (a merge or a rename). A
+        reference that lands alone on a stored Paper adds nothing to it (its stub is not
+        sent), so the slots of most looked-up Papers are never needed."""
+        described = {uf.find(p.id) for p in papers if not p.is_stub()}
+        return sorted(
+            n
+            for root, have in nodes.items()
+            if root in described or len(have) > 1
+            for n in have
+            if n in stored
+        )
+
+    def _fill_slots(self, stored: dict[str, dict[str, Any]], ids: list[str]) -> None:
+        """Add the id slots and ``alt_ids`` of ``ids`` to their lookup rows
+        (``identity/paper_slots``; the lookup returns only key, id and two flags)."""
+        for part in chunked(ids, self.chunk * 4):
+            for row in self.store.run_named("identity/paper_slots", {"ids": part}):
+                if (have := stored.get(str(row["id"]))) is not None:
+                    have.update(row)
+
     def _lookup_others(self, papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
         """Family mode: the stored Papers, other than each record's own node, that share one
         of its id slots (``identity/lookup_family_papers``). A family record keeps its id, so
@@ -638,7 +668,7 @@ class IdentityResolver:
             elif isinstance(rec, Paper):
                 target = mapping[rec.id]
                 if self.family:  # its key is a family's: mark it so nothing merges it away
-                    out.append(rec.model_copy(update={"family_key": True}))
+                    out.append(rec.replaced({"family_key": True}))
                     continue
                 if rec.is_stub() and (target in self._stored or target in self._written):
                     continue  # the node exists (or is written in this chunk): nothing to add
@@ -657,7 +687,7 @@ class IdentityResolver:
                         update["also"] = [other[rec.start]]
                 if rec.END == "Paper" and rec.end in mapping:
                     update["end"] = mapping[rec.end]
-                out.append(rec.model_copy(update=update) if update else rec)
+                out.append(rec.replaced(update) if update else rec)
             else:
                 out.append(rec)
         return out, marks, other
@@ -720,7 +750,7 @@ class IdentityResolver:
                 log.info("%s: %s %r kept in alt_ids (the Paper has %r)", target, s, value, keep[s])
         if alt != list(rec.alt_ids or []):
             update["alt_ids"] = sorted(set(alt))
-        return rec.model_copy(update=update) if update else rec
+        return rec.replaced(update) if update else rec
 
 
 #: a Paper's own record of a source states an edge: the source's mark on it
@@ -769,7 +799,7 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
                 continue
             if getattr(paper, name) is not None and base.get(name) is not None:
                 update[name] = None
-    return paper.model_copy(update=update) if update else paper
+    return paper.replaced(update) if update else paper
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:

@@ -566,16 +566,14 @@ def work_records(
     out: list[AnyRecord | StatedMark] = [paper]
     # stubs and their edges: ids already normalised above, so no per-reference validation
     # (20 references a work): copies of a template, ~4x cheaper than model_construct
-    stubs = [
-        _STUB.model_copy(update={"id": f"openalex:{w}", "openalex_id": w}) for w in work.references
-    ]
+    stubs = [_STUB.replaced({"id": f"openalex:{w}", "openalex_id": w}) for w in work.references]
     out += stubs
     out += work.authors
     if work.venue is not None:
         out.append(work.venue)
         out.append(PublishedIn(start=paper.id, end=work.venue.id))
-    out += [a.model_copy(update={"from_openalex": True}) for a in work.authorships]
-    out += [_CITES.model_copy(update={"start": paper.id, "end": s.id}) for s in stubs]
+    out += [a.replaced({"from_openalex": True}) for a in work.authorships]
+    out += [_CITES.replaced({"start": paper.id, "end": s.id}) for s in stubs]
     if authors_known:
         out.append(StatedList(paper.id, "openalex", "AUTHORED_BY"))
     if work.references_known:

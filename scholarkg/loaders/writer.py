@@ -141,7 +141,7 @@ class RecordWriter:
                 self.add(ctx)
                 self._add_edge("IN_PAPER", "CitationContext", "Paper", ctx.id, record.start)
                 self._add_edge("GOLD", "CitationContext", "Paper", ctx.id, record.end)
-                record = record.model_copy(update={"sentence": None, "section": None})
+                record = record.replaced({"sentence": None, "section": None})
             also = getattr(record, "also", None)
             if also:  # another record of the work states it: added to its list, not set
                 self._add_also(record, also)

@@ -32,7 +32,7 @@ from scholarkg.textio import atomic_write_text
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from scholarkg.recommend.signals import ProjectionSignals, SignalResult
+    from scholarkg.recommend.signals import ProjectionSignals, ServerSignals, SignalResult
     from scholarkg.recommend.text import TextSearch
     from scholarkg.store.base import GraphStore
 
@@ -57,6 +57,7 @@ class Recommender(Protocol):
     version: str
     text: TextSearch
     client: ProjectionSignals
+    server: ServerSignals | None
 
     def available(self, *, exclude: bool = False) -> tuple[str, ...]: ...
 
@@ -177,21 +178,36 @@ class TrainingWork:
     refs: tuple[str, ...]
 
 
+def _reference_lists(rec: Recommender, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The distinct works each of ``ids`` cites: from the server where the graph inputs run
+    there (nothing proportional to the graph crosses Bolt), else from the projection."""
+    if rec.server is not None:
+        rows = rec.store.run_named("recommend/work_references", {"ids": list(ids)})
+        return {str(r["id"]): tuple(str(x) for x in r["refs"]) for r in rows}
+    proj = rec.client.projection
+    natural = proj.transition("natural")
+    index = proj.index
+    out: dict[str, tuple[str, ...]] = {}
+    for wid in ids:
+        pos = index.get(wid)
+        if pos is not None:
+            lo, hi = natural.indptr[pos], natural.indptr[pos + 1]
+            out[wid] = tuple(proj.ids[j] for j in natural.indices[lo:hi])
+    return out
+
+
 def training_works(rec: Recommender, n: int) -> list[TrainingWork]:
     """Up to ``n`` loaded works with text and at least :data:`MIN_REFS` references, chosen by
     hash of their id (deterministic, spread over the graph)."""
     from scholarkg.recommend.text import work_text
 
-    proj = rec.client.projection
-    bm25 = rec.text.bm25()
-    natural = proj.transition("natural")
-    out_deg = np.diff(natural.indptr)
-    index = proj.index
-    pool = [i for i in bm25.ids if i in index and out_deg[index[i]] >= MIN_REFS]
-    pool.sort(key=_rank_key)
+    pool = sorted(rec.text.bm25().ids, key=_rank_key)
     chosen: list[TrainingWork] = []
     for lo in range(0, len(pool), 500):
-        batch = pool[lo : lo + 500]
+        refs_of = _reference_lists(rec, pool[lo : lo + 500])
+        batch = [w for w in pool[lo : lo + 500] if len(refs_of.get(w, ())) >= MIN_REFS]
+        if not batch:
+            continue
         rows = rec.store.run_named("recommend/work_texts", {"ids": batch})
         by_id = {str(r["id"]): r for r in rows}
         for wid in batch:
@@ -201,11 +217,7 @@ def training_works(rec: Recommender, n: int) -> list[TrainingWork]:
             text = work_text(r.get("title"), r.get("abstract"))
             if not text:
                 continue
-            pos = index[wid]
-            refs = tuple(
-                proj.ids[j] for j in natural.indices[natural.indptr[pos] : natural.indptr[pos + 1]]
-            )
-            chosen.append(TrainingWork(wid, text, refs))
+            chosen.append(TrainingWork(wid, text, refs_of[wid]))
             if len(chosen) >= n:
                 return chosen
     return chosen

@@ -18,8 +18,10 @@ lists of BM25's :data:`TEXT_REFS_SEEDS` best works, each weighted by its BM25 sc
 ``text-refs-hybrid`` (the same with the seeds and weights of step 2).
 
 ``exclude``: works the query treats as absent, with their edges (every graph input reads the
-graph without them, :class:`~scholarkg.graphalgo.neighbours.Without`; the text inputs drop
-them), which is how a work of the graph is asked for its own references.
+graph without them, :class:`~scholarkg.graphalgo.neighbours.Without` on the projection, the
+same semantics in the server's named queries and procedure on Neo4j; the text inputs drop
+them), which is how a work of the graph is asked for its own references. On Neo4j such a
+query gets no ``fastrp`` (:class:`~.signals.ServerSignals`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from scholarkg.benchmark.rankers.fusion import rrf
 from scholarkg.errors import InputError
 from scholarkg.recommend.fusion import INPUTS, TEXT_INPUTS, Fusion
 from scholarkg.recommend.signals import (
+    FASTRP_EXCLUDED,
     GRAPH_SIGNALS,
     GraphSignals,
     ProjectionSignals,
@@ -69,7 +72,7 @@ SEED_RRF_K = 2
 #: two dev sets together (nDCG@10 AAN 0.221 and the group graph 0.273, against 0.215 and
 #: 0.275 with 20; docs/decisions.md)
 TEXT_REFS_SEEDS = 40
-METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid")
+METHODS = ("fused", "bm25", "text", "text-refs", "text-refs-hybrid", "related-works")
 ENGINES = ("auto", "client", "server")
 
 Progress = Callable[[str, int, int | None], None]
@@ -159,10 +162,10 @@ class Suggestions:
 class Recommender:
     """Suggestions of works to cite on one graph (see the module doc).
 
-    ``engine``: ``auto`` (Neo4j with GDS: the graph inputs in the server, the client-side
-    projection when a query leaves works out; elsewhere the projection), ``client`` (always
-    the projection) or ``server`` (Neo4j only). ``cache_root``: where fits and indexes are
-    kept (default ``<data dir>/recommend``).
+    ``engine``: ``auto`` (the managed Neo4j: the graph inputs in the server, ``exclude``
+    included; elsewhere the client-side projection), ``client`` (always the projection: on
+    Neo4j it pulls the whole graph over Bolt once) or ``server`` (the managed Neo4j only).
+    ``cache_root``: where fits and indexes are kept (default ``<data dir>/recommend``).
     """
 
     def __init__(
@@ -176,53 +179,52 @@ class Recommender:
         cache_root: Path | None = None,
         progress: Progress | None = None,
     ) -> None:
-        from scholarkg.graphalgo.resident import has_gds
-
         if engine not in ENGINES:
             raise InputError(f"engine must be one of {', '.join(ENGINES)}", field="engine")
-        if engine == "server" and not has_gds(store):
-            raise InputError("--engine server needs Neo4j with GDS", field="engine")
+        on_server = engine != "client" and ServerSignals.supported(store)
+        if engine == "server" and not on_server:
+            raise InputError(
+                "--engine server needs the managed Neo4j (scholarkg's procedure "
+                "scholarkg.recommend.ppr in its plugins)",
+                field="engine",
+            )
+        if engine == "auto" and not on_server and store.dialect == "neo4j":
+            log.warning(
+                "this Neo4j lacks scholarkg.recommend.ppr (not the managed server): the graph "
+                "inputs read a client-side projection of the whole graph"
+            )
         self.store = store
         self.progress = progress
         self.version = graph_version(store)
         self.cache = cache_dir(store, cache_root)
         self.text = TextSearch(store, self.version, self.cache, model, embedder)
         self.client = ProjectionSignals(store, catalog=catalog, cache=self.cache, progress=progress)
-        self.server: ServerSignals | None = (
-            ServerSignals(store) if has_gds(store) and engine != "client" else None
-        )
+        self.server: ServerSignals | None = ServerSignals(store) if on_server else None
         self.engine = engine
         self.fit_record: FitRecord | None = None
         self.fusion = Fusion()
 
     # -- setting up ---------------------------------------------------------------------
 
-    def graph_for(self, exclude: Iterable[str]) -> GraphSignals:
-        """The server where it can answer (nothing left out), else the projection."""
-        if self.server is not None and not tuple(exclude):
-            return self.server
-        if self.engine == "server" and tuple(exclude):
-            raise InputError(
-                "--engine server: GDS cannot leave works out of PageRank or FastRP; "
-                "--engine auto ranks such queries on the client-side projection",
-                field="engine",
-            )
-        return self.client
+    def graph_for(self, exclude: Iterable[str] = ()) -> GraphSignals:
+        """Where the graph inputs run: the Neo4j server (``exclude`` included) unless
+        ``--engine client`` or the server lacks scholarkg's procedure; else the client-side
+        projection (the embedded store's own path)."""
+        return self.server if self.server is not None else self.client
 
-    def graph_inputs(self) -> set[str]:
-        """The graph inputs a query gets, whether it leaves works out or not: the server's
-        where it answers (Neo4j: FastRP only after ``graph embed``), so a query with
-        ``exclude``, ranked on the client-side projection, uses the inputs the same query
-        gets on a graph loaded without those works (and a fit uses only inputs every query
-        has)."""
+    def graph_inputs(self, *, exclude: bool = False) -> set[str]:
+        """The graph inputs a query gets. On the server, a query that excludes works gets no
+        FastRP (:meth:`ServerSignals.available`), so the fit, whose every query leaves its
+        own work out, uses only inputs such queries have; on the projection, the same with
+        or without ``exclude``."""
         if self.server is not None:
-            return self.server.available() & self.client.available()
+            return self.server.available(exclude=exclude)
         return self.client.available()
 
     def available(self, *, exclude: bool = False) -> tuple[str, ...]:
-        """The inputs this graph offers (``dense`` needs stored vectors); the same with or
-        without ``exclude`` (:meth:`graph_inputs`)."""
-        graph = self.graph_inputs()
+        """The inputs this graph offers (``dense`` needs stored vectors) to queries that
+        exclude works or not (:meth:`graph_inputs`)."""
+        graph = self.graph_inputs(exclude=exclude)
         out = ["bm25"]
         if self.text.dense_available():
             out.append("dense")
@@ -280,8 +282,10 @@ class Recommender:
             dense = self.text.dense_ranking(vec, depth, ex)
             parts["dense"] = dense
         graph_wanted = want & set(GRAPH_SIGNALS)
-        if ex and self.server is not None:  # what the query gets on a graph without them
-            graph_wanted &= self.server.available()
+        dropped: set[str] = set()
+        if ex:  # the inputs a query that leaves works out gets
+            dropped = graph_wanted - self.graph_inputs(exclude=True)
+            graph_wanted -= dropped
         if graph_wanted:
             graph_wanted.add("refs")  # cheap, and what a row's "cited by n text matches" reads
         result = SignalResult()
@@ -290,6 +294,8 @@ class Recommender:
                 self.seeds(parts["bm25"], dense, seeds), ex, depth, graph_wanted
             )
             parts.update(result.rankings)
+        if "fastrp" in dropped and self.server is not None and self.server.fastrp_available():
+            result.notes.append(FASTRP_EXCLUDED)
         return parts, result
 
     def suggest(
@@ -327,12 +333,28 @@ class Recommender:
             used = [parts[n] for n in TEXT_INPUTS if n in parts]
             fused = rrf(used, depth=k)
             fusion = "RRF k=60 of " + ", ".join(n for n in TEXT_INPUTS if n in parts)
+        elif method == "related-works":
+            parts, result = self._related_works(ex), SignalResult()
+            fused = _top(parts["related-works"], k)
+            fusion = method
         else:
             parts, result = self._text_refs(text, ex, vector, hybrid=method == "text-refs-hybrid")
             fused = _top(parts["refs"], k)
             fusion = method
         rows = self._rows(fused, parts, result, cards=cards)
         return Suggestions(query_id, rows, method, fusion, notes, time.perf_counter() - t0)
+
+    def _related_works(self, ex: tuple[str, ...]) -> dict[str, Ranking]:
+        """OpenAlex's own answer as a baseline: the ``related_works`` its record of the
+        query's work lists (the works ``exclude`` names: a held-out work is the query's),
+        in their order, those that are Papers of the graph. It reads no text: a work whose
+        record carried no ``related_works`` (every source but OpenAlex) gets nothing."""
+        rows = self.store.run_named(
+            "recommend/related_works", {"works": list(ex), "limit": DEPTH}
+        ) if ex else []  # fmt: skip
+        ids = [str(r["id"]) for r in rows if str(r["id"]) not in ex]
+        scores = [1.0 / (1 + n) for n in range(len(ids))]  # the list's order, as a score
+        return {"related-works": Ranking(ids, scores, "related-works")}
 
     def _text_refs(
         self, text: str, ex: tuple[str, ...], vector: np.ndarray | None, *, hybrid: bool
@@ -411,7 +433,7 @@ class Recommender:
                 raise InputError(f"query id {q.id!r} appears twice", field="id")
             seen.add(q.id)
         vectors: dict[str, np.ndarray] = {}
-        if method != "bm25" and self.text.dense_available():
+        if method not in ("bm25", "related-works") and self.text.dense_available():
             texts = list(dict.fromkeys(q.text for q in queries))
             encoded = self.text.encoder().encode(texts)
             vectors = dict(zip(texts, np.asarray(encoded, np.float32), strict=True))

@@ -19,16 +19,23 @@ Two implementations, one contract (equal numbers; ``tests/recommend``):
 * :class:`ProjectionSignals` — the client-side projection (:mod:`scholarkg.graphalgo.
   projection`; cached next to the store) with :class:`~scholarkg.graphalgo.neighbours.
   Without` for the left-out works, and FastRP from the projection's own levels
-  (:mod:`scholarkg.graphalgo.fastrp_without`, cached per projection state). The embedded
-  store's path, and Neo4j's when a query leaves works out or for the fit's thousands of
-  queries (GDS has no per-query exclusion; its rankings would include the very citations
-  being held out).
-* :class:`ServerSignals` — Neo4j with GDS: named Cypher queries for the neighbourhood
-  counts, ``gds.pageRank.stream`` from the seeds on the resident graph
-  (:mod:`scholarkg.graphalgo.resident`), the stored ``fastrp_<dim>`` vectors (``graph
-  embed``) through the vector index; only each signal's top rows cross Bolt. FastRP on Neo4j
-  draws its random vectors from GDS's node ids, the client from the paper ids: the same
-  algorithm with another random draw, so that one signal differs between the two paths.
+  (:mod:`scholarkg.graphalgo.fastrp_without`, cached per projection state, updated exactly
+  for the left-out works). The embedded store's path, and Neo4j's only with ``--engine
+  client`` (it pulls the whole graph over Bolt once).
+* :class:`ServerSignals` — the managed Neo4j: named Cypher queries for the neighbourhood
+  counts (``refs``, ``cocited``, ``coupled``, ``popular``), personalized PageRank by
+  scholarkg's own procedure ``scholarkg.recommend.ppr`` (neo4j-launcher's plugin jar: a
+  forward push from the seeds that touches only the walk's neighbourhood, with the
+  projection's semantics, left-out works included), and the stored ``fastrp_<dim>`` vectors
+  (``graph embed``) through the vector index. Every signal honours ``exclude`` in the server
+  and only each signal's top rows cross Bolt. FastRP is the exception: the stored vectors
+  are GDS's embedding of the whole graph, the left-out works included (a work's vector mixes
+  its neighbours'), and updating them as :mod:`~scholarkg.graphalgo.fastrp_without` does
+  needs the intermediate levels GDS does not keep; so a query that excludes works gets no
+  ``fastrp`` on Neo4j rather than one that still reads the works it leaves out
+  (docs/decisions.md). FastRP on Neo4j draws its random vectors from GDS's node ids, the
+  client from the paper ids: the same algorithm with another random draw, so that one
+  signal differs between the two paths.
 """
 
 from __future__ import annotations
@@ -43,7 +50,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from scholarkg.benchmark.rankers.base import Ranking, tie_key, top_k
-from scholarkg.errors import NotSupported
 from scholarkg.store.base import GraphStore, PageRankConfig
 
 if TYPE_CHECKING:
@@ -58,7 +64,21 @@ GRAPH_SIGNALS = ("refs", "cocited", "coupled", "ppr", "fastrp", "popular")
 #: choice citation recommendation's ``ppr`` measured
 PPR = PageRankConfig(damping_factor=0.85, max_iterations=20, tolerance=1e-3)
 
-__all__ = ["GRAPH_SIGNALS", "PPR", "GraphSignals", "ProjectionSignals", "Seeds", "ServerSignals"]
+#: the note of a query that excludes works on Neo4j where FastRP vectors are stored
+FASTRP_EXCLUDED = (
+    "fastrp: left out of queries that exclude works on Neo4j (the stored FastRP vectors are "
+    "of the whole graph, the excluded works included)"
+)
+
+__all__ = [
+    "FASTRP_EXCLUDED",
+    "GRAPH_SIGNALS",
+    "PPR",
+    "GraphSignals",
+    "ProjectionSignals",
+    "Seeds",
+    "ServerSignals",
+]
 
 
 @dataclass(frozen=True)
@@ -274,18 +294,28 @@ class ProjectionSignals:
 
 
 class ServerSignals:
-    """The graph signals in GDS and Cypher on Neo4j (see the module doc)."""
+    """The graph signals in the Neo4j server (see the module doc)."""
 
-    engine = "gds"
+    engine = "server"
 
     def __init__(self, store: GraphStore, *, fastrp_dimension: int = 128) -> None:
         self.store = store
         self.fastrp_dimension = fastrp_dimension
         self._has_fastrp: bool | None = None
 
-    def available(self) -> set[str]:
+    @staticmethod
+    def supported(store: GraphStore) -> bool:
+        """Whether ``store`` is a Neo4j server with scholarkg's PageRank procedure (the
+        managed server's plugin; a Neo4j scholarkg did not start may lack it)."""
+        if store.dialect != "neo4j":
+            return False
+        return bool(store.run_named("recommend/ppr_available", {}))
+
+    def available(self, *, exclude: bool = False) -> set[str]:
+        """The signals a query gets; with ``exclude``, FastRP is not among them (the stored
+        vectors are of the whole graph: see the module doc)."""
         out = set(GRAPH_SIGNALS)
-        if not self.fastrp_available():
+        if exclude or not self.fastrp_available():
             out.discard("fastrp")
         return out
 
@@ -305,13 +335,6 @@ class ServerSignals:
     def signals(
         self, seeds: Seeds, exclude: frozenset[str], depth: int, wanted: set[str]
     ) -> SignalResult:
-        if exclude and wanted & {"ppr", "fastrp", "popular"}:
-            # GDS runs PageRank and keeps FastRP on the whole resident graph: it cannot read
-            # it without some works (the Recommender sends such queries to the projection)
-            raise NotSupported(
-                "GDS cannot leave works out of PageRank or FastRP: rank with the client-side "
-                "projection (--engine auto or client) when a query excludes works"
-            )
         pairs = [(s, w) for s, w in zip(seeds.ids, seeds.weights, strict=True) if s not in exclude]
         out = SignalResult()
         if not pairs:
@@ -337,7 +360,9 @@ class ServerSignals:
         if wanted & {"ppr", "popular"}:
             out.rankings["ppr"] = self._ppr([s for s, _ in pairs], exclude, depth)
         if "fastrp" in wanted:
-            if self.fastrp_available():
+            if exclude:
+                out.notes.append(FASTRP_EXCLUDED)
+            elif self.fastrp_available():
                 out.rankings["fastrp"] = self._fastrp(pairs, exclude, depth)
             else:
                 out.notes.append(
@@ -354,20 +379,20 @@ class ServerSignals:
         return out
 
     def _ppr(self, seeds: Sequence[str], exclude: frozenset[str], depth: int) -> Ranking:
-        from scholarkg.graphalgo.resident import require_gds, resident_gds_graph
-
-        gds = require_gds(self.store, "personalized PageRank on the server")
-        graph = resident_gds_graph(self.store, "Paper", ("CITES",))
-        cfg = PageRankConfig(
-            PPR.damping_factor,
-            PPR.max_iterations,
-            PPR.tolerance,
-            source_nodes=dict.fromkeys(seeds, 1.0),
+        """Personalized PageRank from ``seeds`` without ``exclude``: the server's local push
+        (``scholarkg.recommend.ppr``), only the ``depth`` best rows back."""
+        rows = self.store.run_named(
+            "recommend/ppr",
+            {
+                "seeds": list(dict.fromkeys(seeds)),
+                "exclude": sorted(exclude),
+                "limit": int(depth),
+                "damping_factor": PPR.damping_factor,
+                "max_iterations": PPR.max_iterations,
+                "tolerance": PPR.tolerance,
+            },
         )
-        top = gds.personalized_top(graph.name, "Paper", cfg, depth + len(seeds) + len(exclude))
-        drop = set(seeds) | exclude
-        scores = {i: float(v) for i, v in top.rows if i not in drop and v > 0}
-        return _ranking("ppr", scores, depth)
+        return _ranking("ppr", {str(r["id"]): float(r["score"]) for r in rows}, depth)
 
     def _fastrp(
         self, pairs: Sequence[tuple[str, float]], exclude: frozenset[str], depth: int

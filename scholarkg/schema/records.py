@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -43,6 +43,24 @@ class Record(BaseModel):
     #: optional number fields where NaN/±inf is an error rather than "missing" (a leaderboard
     #: score that is NaN is a broken row, not an unknown one)
     REFUSE_NONFINITE: ClassVar[frozenset[str]] = frozenset()
+
+    def replaced(self, update: dict[str, Any]) -> Self:
+        """A copy with ``update`` applied and not validated, as ``model_copy(update=…)``.
+
+        For the loaders' hot paths only, on values that were validated or normalised
+        already (a work's ~20 reference stubs and CITES edges are copies of a template with
+        two fields changed): pydantic 2.14's ``model_copy`` copies through ``__copy__`` and
+        ``copy.copy`` of each internal dict, ~1.7 µs a record, 15 % of an incremental
+        OpenAlex load; this makes the instance directly (~0.9 µs)."""
+        data = self.__dict__.copy()
+        data.update(update)
+        made = object.__new__(type(self))
+        object.__setattr__(made, "__dict__", data)
+        fields_set = self.__pydantic_fields_set__ | update.keys()
+        object.__setattr__(made, "__pydantic_fields_set__", fields_set)
+        object.__setattr__(made, "__pydantic_extra__", None)  # extra="forbid": never any
+        object.__setattr__(made, "__pydantic_private__", self.__pydantic_private__)
+        return made
 
     @field_validator("*", mode="before")
     @classmethod

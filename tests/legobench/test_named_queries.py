@@ -32,6 +32,8 @@ def test_family_names_load_and_render_on_both_dialects() -> None:
     neo4j_only = {"graphalgo/gds_resident_graphs"}
     # FastRP in GDS (services/graph_embeddings.py): project, write, estimate, drop
     neo4j_only |= {f"graphalgo/fastrp_{step}" for step in ("project", "write", "estimate", "drop")}
+    # suggest's personalized PageRank: the managed server's procedure (scholarkg.recommend.ppr)
+    neo4j_only |= {"recommend/ppr", "recommend/ppr_available"}
     assert set(names) - set(queries.query_names("neo4j")) == falkordb_only
     assert set(names) - set(queries.query_names("falkordb")) == neo4j_only
     for dialect in queries.DIALECTS:

@@ -152,7 +152,8 @@ def build_db_schema() -> dict[str, Any]:
             "isDeprecated": False,
         }
     procedures: dict[str, Any] = {}
-    for name, entry in spec["procedures"].items():
+    # scholarkg's own procedures (the managed server's plugin jar) beside Neo4j's and the plugins'
+    for name, entry in {**spec["procedures"], **spec.get("own_procedures", {})}.items():
         parsed_name, args, yields = parse_signature(entry["signature"])
         assert parsed_name == name, (name, parsed_name)
         procedures[name] = {

@@ -211,3 +211,15 @@ def test_the_table_keeps_ids_whole_on_a_narrow_terminal(
         app, ["suggest", TOPICS["parsing"], "--no-fit", "--loaded-only", "-f", "json"]
     )
     assert all(not r["stub"] for r in json.loads(loaded.output)["suggestions"])
+
+
+def test_engine_server_needs_the_managed_neo4j(store: FalkorDBStore, tmp_path: Path) -> None:
+    """``--engine server`` on a store without scholarkg's PageRank procedure says why; the
+    embedded store ranks on its projection whatever the query excludes."""
+    from scholarkg.errors import InputError
+
+    with pytest.raises(InputError, match=r"scholarkg\.recommend\.ppr"):
+        _rec(store, tmp_path, engine="server")
+    rec = _rec(store, tmp_path)
+    assert rec.server is None and rec.graph_for(["x"]) is rec.client
+    assert rec.graph_inputs(exclude=True) == rec.graph_inputs() == set(GRAPH_SIGNALS)

@@ -119,6 +119,7 @@ ALLOWED_PROCEDURES: tuple[str, ...] = (
     "gds.util.nodeProperty",
     "gds.version",
     "scholarkg.lastCommittedTxId",
+    "scholarkg.recommend.ppr",
 )
 #: procedures that need Neo4j's internal API (``dbms.security.procedures.unrestricted``): GDS
 #: and our own; it loads nothing the allow-list does not
