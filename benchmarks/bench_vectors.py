@@ -1,25 +1,28 @@
-"""``set_vectors`` throughput: the code before (one list parameter of floats per vector) vs
-the text-per-vector path (``store/vector_batches.py``), in the same run, on both backends.
+"""``set_vectors`` throughput on the embedded store: vectors on the papers (the code before)
+vs vectors on nodes of their own (now, ``store/falkordb/dialect.py``, "where vectors
+live"), in the same run; and the managed Neo4j (unchanged: vectors stay on the nodes).
 
 A store holding ``--papers`` Paper nodes (title + a 150-word abstract, the default schema:
 the ``paper_text`` full-text index, the ``id`` keys) gets ``--vectors`` vectors of each of
 ``--dims`` dimensions, under a cosine vector index created first (as ``embed nodes`` and
 ``graph embed`` do), in batches of 2,000 (their batch). For each write it prints vectors/s,
 the client's CPU seconds and the server's CPU seconds (its process, from /proc), so a reader
-can tell the client's part from the server's on a shared machine. Each write goes to a fresh
-property whose index and values are dropped afterwards: FalkorDB keeps one search index per
-label and re-indexes a node's other vectors when any property of it changes, so a property
-left behind would tax the next write (``--text-index`` measures exactly that tax: the FastRP
-write of ``graph embed`` on a graph whose papers hold 384-dimension text embeddings).
-``--no-index`` adds the new path without a vector index: the write alone, what the index
-maintenance costs by difference. ``--recall`` (embedded) builds the index with FalkorDB's
-default ``efConstruction`` (200) and with ours (``VECTOR_EF_CONSTRUCTION``) on clustered and
-on independent random vectors, and prints the build's cost and recall@10 of
-``store.vector`` against exact cosine.
+can tell the client's part from the server's on a shared machine. ``--kind`` picks the
+vectors: ``clustered`` (200 centres plus noise: embeddings of a corpus gather by topic) or
+``iid`` (independent normal components, no neighbourhood structure: HNSW's worst case).
+Each write goes to a fresh property whose index and values are dropped afterwards.
 
-    .venv/bin/python benchmarks/bench_vectors.py                       # both backends
-    .venv/bin/python benchmarks/bench_vectors.py --backends embedded --vectors 20000
-    .venv/bin/python benchmarks/bench_vectors.py --neo4j-home /work/n4j/neo4j  # reuse one
+``--text-index``: 128-dimension vectors (FastRP, what ``graph embed`` writes) onto papers
+that hold indexed 384-dimension text embeddings, then one scalar property written onto
+every paper (what ``graph pagerank --write`` or a reload of the papers does) — before, both
+re-inserted every paper's 384-d vector into the HNSW index. ``--no-index`` adds the write
+without a vector index. ``--recall``: recall@10 of ``store.vector(k=10)`` against exact
+cosine after the write (now).
+
+    .venv/bin/python benchmarks/bench_vectors.py --backends embedded --text-index
+    .venv/bin/python benchmarks/bench_vectors.py --backends embedded --papers 100000 \
+        --vectors 100000 --dims 384
+    .venv/bin/python benchmarks/bench_vectors.py --backends neo4j --neo4j-home /work/n4j/neo4j
 
 Without ``--neo4j-home`` a managed Neo4j is started in a temp dir and stopped at the end
 (Java 17+ needed; ``SCHOLARKG_NEO4J_HEAP`` sets its heap).
@@ -32,17 +35,17 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import psutil
 
 from scholarkg.schema.spec import VectorIndex
 from scholarkg.store.base import GraphStore
-from scholarkg.store.batch_writes import BatchWriteStore
-from scholarkg.store.cypher_common import clean_props, set_vectors_query
+from scholarkg.store.cypher_common import set_vectors_query
+from scholarkg.store.falkordb.dialect import VECTOR_EF_CONSTRUCTION, vector_label
+from scholarkg.store.vector_batches import VectorBatch, vector_batches
 
 BATCH = 2_000
 WORDS = [
@@ -50,35 +53,28 @@ WORDS = [
     "analysis", "study", "corpus", "query", "ranking", "retrieval", "benchmark", "evaluation",
     "open", "scholarly", "identity",
 ]  # fmt: skip
+Rows = list[tuple[str, list[float]]]
 
 
-def old_rows(
-    rows: Iterable[tuple[str, Sequence[float]]], extra: Mapping[str, Mapping[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    """``cypher_common.vector_rows`` as it was: a list of Python floats per row."""
-    for node_id, vec in rows:
-        yield {
-            "id": str(node_id),
-            "v": [float(x) for x in vec],
-            "extra": clean_props(extra.get(str(node_id), {})),
-        }
+def before_set_vectors(store: GraphStore, label: str, prop: str, rows: Rows) -> int:
+    """The embedded store's ``set_vectors`` before: the same parameter text per vector
+    (``FalkorDBStore._send_vectors``), written onto the papers themselves."""
+    from scholarkg.store.falkordb.store import FalkorDBStore
+
+    assert isinstance(store, FalkorDBStore)
+    query = set_vectors_query(label, prop, lambda p: f"vecf32({p})")
+    batches: list[VectorBatch] = list(vector_batches(rows, None, BATCH))
+    return sum(store._send_vectors(query, b) for b in batches)
 
 
-def old_set_vectors(
-    store: GraphStore, label: str, prop: str, rows: list[tuple[str, list[float]]]
-) -> int:
-    """``BatchWriteStore.set_vectors`` before: the dialect's plain list parameter, sent
-    through the generic path (``check_params``, the client library's encoder)."""
-    assert isinstance(store, BatchWriteStore)
-    value = (lambda p: f"vecf32({p})") if store.backend != "neo4j" else (lambda p: p)
-    query = set_vectors_query(label, prop, value)
-    return store._write_counted(query, old_rows(rows, {}), BATCH)
-
-
-def new_set_vectors(
-    store: GraphStore, label: str, prop: str, rows: list[tuple[str, list[float]]]
-) -> int:
+def now_set_vectors(store: GraphStore, label: str, prop: str, rows: Rows) -> int:
     return store.set_vectors(label, prop, rows, batch_size=BATCH)
+
+
+WRITES: dict[str, Callable[[GraphStore, str, str, Rows], int]] = {
+    "before": before_set_vectors,
+    "now": now_set_vectors,
+}
 
 
 def cpu_seconds(proc: psutil.Process) -> float:
@@ -86,7 +82,19 @@ def cpu_seconds(proc: psutil.Process) -> float:
     return float(times.user + times.system)
 
 
-def drop_vectors(store: GraphStore, prop: str, indexed: bool) -> None:
+def create_index(store: GraphStore, prop: str, dims: int, how: str) -> None:
+    """The vector index as the code before made it on the embedded store (on the papers,
+    efConstruction 64) or as ``ensure_vector_index`` makes it now."""
+    if how == "before":
+        store.run(
+            f"CREATE VECTOR INDEX FOR (n:Paper) ON (n.{prop}) OPTIONS {{dimension: {dims}, "
+            f"similarityFunction: 'cosine', efConstruction: {VECTOR_EF_CONSTRUCTION}}}"
+        )
+    else:
+        store.ensure_vector_index(VectorIndex(f"bench_{prop}", "Paper", prop, dims))
+
+
+def drop_vectors(store: GraphStore, prop: str, how: str, indexed: bool) -> None:
     """The property's vector index, then its values (in batches: Neo4j's transaction cap)."""
     if store.backend == "neo4j":
         if indexed:
@@ -95,48 +103,46 @@ def drop_vectors(store: GraphStore, prop: str, indexed: bool) -> None:
             f"MATCH (n:Paper) WHERE n.{prop} IS NOT NULL "
             f"CALL (n) {{ REMOVE n.{prop} }} IN TRANSACTIONS OF 5000 ROWS"
         )
-    else:
+    elif how == "before":
         if indexed:
             store.run(f"DROP VECTOR INDEX FOR (n:Paper) ON (n.{prop})")
         store.run(f"MATCH (n:Paper) WHERE n.{prop} IS NOT NULL REMOVE n.{prop}")
-
-
-def create_index(store: GraphStore, prop: str, dims: int, *, before: bool) -> None:
-    """The vector index as the code before made it (FalkorDB: HNSW efConstruction 200, the
-    server's default) or as it is made now (``dialect.vector_index_ddl``)."""
-    if before and store.backend != "neo4j":
-        store.run(
-            f"CREATE VECTOR INDEX FOR (n:Paper) ON (n.{prop}) "
-            f"OPTIONS {{dimension: {dims}, similarityFunction: 'cosine'}}"
-        )
     else:
-        store.ensure_vector_index(VectorIndex(f"bench_{prop}", "Paper", prop, dims))
+        vlabel = vector_label("Paper", prop)
+        if indexed:
+            store.run(f"DROP VECTOR INDEX FOR (n:{vlabel}) ON (n.{prop})")
+        store.run(f"MATCH (v:{vlabel}) DETACH DELETE v")
+
+
+def timed(server: psutil.Process, work: Callable[[], int]) -> dict[str, float]:
+    c0, s0, t0 = time.process_time(), cpu_seconds(server), time.perf_counter()
+    n = work()
+    return {
+        "n": float(n),
+        "wall": time.perf_counter() - t0,
+        "client": time.process_time() - c0,
+        "server": cpu_seconds(server) - s0,
+    }
 
 
 def measure(
     store: GraphStore,
     server: psutil.Process,
-    write: Callable[[GraphStore, str, str, list[tuple[str, list[float]]]], int],
-    rows: list[tuple[str, list[float]]],
+    how: str,
+    rows: Rows,
     prop: str,
     dims: int,
     *,
-    indexed: bool,
+    indexed: bool = True,
+    keep: bool = False,
 ) -> dict[str, float]:
     if indexed:
-        create_index(store, prop, dims, before=write is old_set_vectors)
-    c0, s0, t0 = time.process_time(), cpu_seconds(server), time.perf_counter()
-    n = write(store, "Paper", prop, rows)
-    wall = time.perf_counter() - t0
-    out = {
-        "n": float(n),
-        "wall": wall,
-        "client": time.process_time() - c0,
-        "server": cpu_seconds(server) - s0,
-    }
-    assert n == len(rows), (n, len(rows))
-    drop_vectors(store, prop, indexed)
-    return out
+        create_index(store, prop, dims, how)
+    f = timed(server, lambda: WRITES[how](store, "Paper", prop, rows))
+    assert f["n"] == len(rows), (f["n"], len(rows))
+    if not keep:
+        drop_vectors(store, prop, how, indexed)
+    return f
 
 
 def fill(store: GraphStore, papers: int, seed: int) -> None:
@@ -155,48 +161,11 @@ def fill(store: GraphStore, papers: int, seed: int) -> None:
     )
 
 
-def line(name: str, f: dict[str, float]) -> str:
+def line(name: str, f: dict[str, float], unit: str = "vectors/s") -> str:
     return (
-        f"  {name:<34} {f['n'] / f['wall']:>8,.0f} vectors/s   wall {f['wall']:6.1f} s   "
+        f"  {name:<44} {f['n'] / f['wall']:>8,.0f} {unit}   wall {f['wall']:6.1f} s   "
         f"client CPU {f['client']:5.1f} s   server CPU {f['server']:5.1f} s"
     )
-
-
-def bench_store(
-    backend: str, store: GraphStore, server: psutil.Process, args: argparse.Namespace
-) -> None:
-    t0 = time.perf_counter()
-    fill(store, args.papers, args.seed)
-    print(
-        f"\n{backend}: {args.papers:,} papers (title + 150-word abstract, default schema) "
-        f"in {time.perf_counter() - t0:.1f} s",
-        flush=True,
-    )
-    rng = np.random.default_rng(args.seed)
-    for dims in args.dims:
-        matrix = rng.standard_normal((args.vectors, dims)).astype(np.float32)
-        rows = [(f"p{i}", matrix[i].tolist()) for i in range(args.vectors)]
-        print(f" {args.vectors:,} vectors of {dims} dimensions, batches of {BATCH:,}:")
-        for rep in range(args.repeat):
-            for name, write in (("before", old_set_vectors), ("now", new_set_vectors)):
-                f = measure(store, server, write, rows, f"v{dims}_{name}", dims, indexed=True)
-                print(line(f"{name}, under a vector index", f), flush=True)
-            if args.no_index and rep == 0:
-                f = measure(store, server, new_set_vectors, rows, f"v{dims}_w", dims, indexed=False)
-                print(line("now, no vector index (the write)", f), flush=True)
-    if args.text_index:
-        text = rng.standard_normal((args.vectors, 384)).astype(np.float32)
-        create_index(store, "v_text", 384, before=True)
-        new_set_vectors(
-            store, "Paper", "v_text", [(f"p{i}", text[i].tolist()) for i in range(args.vectors)]
-        )
-        fastrp = rng.standard_normal((args.vectors, 128)).astype(np.float32)
-        rows = [(f"p{i}", fastrp[i].tolist()) for i in range(args.vectors)]
-        print(f" {args.vectors:,} 128-dimension vectors onto papers holding indexed 384-d ones:")
-        for name, write in (("before", old_set_vectors), ("now", new_set_vectors)):
-            f = measure(store, server, write, rows, f"v128_{name}", 128, indexed=True)
-            print(line(f"{name}, under a vector index", f), flush=True)
-        drop_vectors(store, "v_text", True)
 
 
 def vectors(kind: str, n: int, dims: int, rng: np.random.Generator) -> np.ndarray:
@@ -210,39 +179,80 @@ def vectors(kind: str, n: int, dims: int, rng: np.random.Generator) -> np.ndarra
     )
 
 
-def recall(store: GraphStore, server: psutil.Process, args: argparse.Namespace) -> None:
-    """What efConstruction costs and buys: the index build per server CPU second, and
-    recall@10 of ``store.vector(k=10)`` (which asks the index for 100) against exact cosine."""
-    from scholarkg.store.falkordb.dialect import VECTOR_EF_CONSTRUCTION
+def as_rows(matrix: np.ndarray) -> Rows:
+    return [(f"p{i}", matrix[i].tolist()) for i in range(len(matrix))]
 
-    print(f" recall@10 of store.vector(k=10) against exact cosine, {args.queries} queries:")
-    for kind in ("clustered", "iid"):
-        for dims in args.dims:
-            rng = np.random.default_rng(args.seed + dims)
-            data = vectors(kind, args.vectors + args.queries, dims, rng)
-            x, q = data[: args.vectors], data[args.vectors :]
-            xn = x / np.linalg.norm(x, axis=1, keepdims=True)
-            qn = q / np.linalg.norm(q, axis=1, keepdims=True)
-            truth = np.argsort(-(qn @ xn.T), axis=1)[:, :10]
-            rows = [(f"p{i}", x[i].tolist()) for i in range(args.vectors)]
-            for ef, before in ((200, True), (VECTOR_EF_CONSTRUCTION, False)):
-                prop = f"r{dims}_{ef}"
-                create_index(store, prop, dims, before=before)
-                s0 = cpu_seconds(server)
-                store.set_vectors("Paper", prop, rows, batch_size=BATCH)
-                spent = cpu_seconds(server) - s0
-                index = VectorIndex(f"bench_{prop}", "Paper", prop, dims)
-                found = 0
-                for i in range(args.queries):
-                    hits = {h.id for h in store.vector(index, q[i].tolist(), k=10)}
-                    found += len(hits & {f"p{j}" for j in truth[i]})
-                print(
-                    f"  {kind:<9} {dims:>3} dims, efConstruction {ef:>3}: "
-                    f"{args.vectors / spent:>7,.0f} vectors per server CPU second, "
-                    f"recall@10 {found / (10 * args.queries):.3f}",
-                    flush=True,
-                )
-                drop_vectors(store, prop, True)
+
+def recall(store: GraphStore, data: np.ndarray, queries: np.ndarray, prop: str) -> float:
+    """recall@10 of ``store.vector(k=10)`` against exact cosine."""
+    xn = data / np.linalg.norm(data, axis=1, keepdims=True)
+    qn = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    truth = np.argsort(-(qn @ xn.T), axis=1)[:, :10]
+    index = VectorIndex(f"bench_{prop}", "Paper", prop, data.shape[1])
+    found = 0
+    for i in range(len(queries)):
+        hits = {h.id for h in store.vector(index, queries[i].tolist(), k=10)}
+        found += len(hits & {f"p{j}" for j in truth[i]})
+    return found / (10 * len(queries))
+
+
+def bench_store(
+    backend: str, store: GraphStore, server: psutil.Process, args: argparse.Namespace
+) -> None:
+    t0 = time.perf_counter()
+    fill(store, args.papers, args.seed)
+    print(
+        f"\n{backend}: {args.papers:,} papers (title + 150-word abstract, default schema) "
+        f"in {time.perf_counter() - t0:.1f} s",
+        flush=True,
+    )
+    hows = ["now"] if store.backend == "neo4j" else ["before", "now"]
+    rng = np.random.default_rng(args.seed)
+    for dims in args.dims:
+        data = vectors(args.kind, args.vectors + args.queries, dims, rng)
+        rows = as_rows(data[: args.vectors])
+        print(f" {args.vectors:,} {args.kind} vectors of {dims} dimensions, batches of {BATCH:,}:")
+        for _ in range(args.repeat):
+            for how in hows:
+                keep = args.recall and how == "now"
+                f = measure(store, server, how, rows, f"v{dims}_{how}", dims, keep=keep)
+                print(line(f"{how}, under a vector index", f), flush=True)
+                if keep:
+                    r = recall(store, data[: args.vectors], data[args.vectors :], f"v{dims}_now")
+                    print(
+                        f"  {how}: recall@10 of store.vector(k=10), {args.queries} queries: {r:.3f}"
+                    )
+                    drop_vectors(store, f"v{dims}_now", how, True)
+        if args.no_index:
+            for how in hows:
+                f = measure(store, server, how, rows, f"v{dims}_w{how}", dims, indexed=False)
+                print(line(f"{how}, no vector index (the write)", f), flush=True)
+    if args.text_index:
+        text = as_rows(vectors(args.kind, args.vectors, 384, rng))
+        fastrp = as_rows(vectors(args.kind, args.vectors, 128, rng))
+        print(
+            f" {args.vectors:,} 128-dimension vectors onto papers holding indexed 384-d ones, "
+            "then one number written onto every paper:"
+        )
+        for how in hows:
+            measure(store, server, how, text, "v_text", 384, keep=True)
+            f = measure(store, server, how, fastrp, f"v128_{how}", 128, keep=True)
+            print(line(f"{how}, 128-d under a vector index", f), flush=True)
+            f = timed(server, lambda: score_papers(store, args.papers))
+            print(line(f"{how}, a number onto every paper", f, "papers/s "), flush=True)
+            store.run("MATCH (n:Paper) REMOVE n.score")
+            drop_vectors(store, f"v128_{how}", how, True)
+            drop_vectors(store, "v_text", how, True)
+
+
+def score_papers(store: GraphStore, papers: int) -> int:
+    """One number onto every paper, in batches (``graph pagerank --write``, a reload)."""
+    query = "UNWIND $ids AS i MATCH (n:Paper {id: i}) SET n.score = 1.5 RETURN count(n) AS c"
+    ids = [f"p{i}" for i in range(papers)]
+    return sum(
+        int(store.run(query, {"ids": ids[s : s + BATCH]})[0]["c"])
+        for s in range(0, len(ids), BATCH)
+    )
 
 
 def run_embedded(args: argparse.Namespace, root: Path) -> None:
@@ -255,8 +265,6 @@ def run_embedded(args: argparse.Namespace, root: Path) -> None:
         store = FalkorDBStore(server.connect(), "bench_vectors")
         proc = psutil.Process(server.status().pid or 0)
         bench_store("embedded FalkorDB", store, proc, args)
-        if args.recall:
-            recall(store, proc, args)
         store.clear()
     finally:
         server.stop()
@@ -287,11 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--papers", type=int, default=20_000)
     ap.add_argument("--vectors", type=int, default=20_000)
     ap.add_argument("--dims", type=lambda s: [int(x) for x in s.split(",")], default=[384, 128])
+    ap.add_argument("--kind", choices=("clustered", "iid"), default="clustered")
     ap.add_argument("--backends", default="embedded,neo4j")
     ap.add_argument("--repeat", type=int, default=1, help="before/now pairs per dimension")
     ap.add_argument("--no-index", action="store_true", help="also the write without an index")
     ap.add_argument("--text-index", action="store_true", help="also 128-d onto indexed 384-d")
-    ap.add_argument("--recall", action="store_true", help="embedded: efConstruction vs recall")
+    ap.add_argument("--recall", action="store_true", help="recall@10 of the index (now)")
     ap.add_argument("--queries", type=int, default=200, help="--recall: kNN queries")
     ap.add_argument("--neo4j-home", type=Path, default=None, help="reuse this managed Neo4j")
     ap.add_argument("--seed", type=int, default=7)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -233,18 +233,17 @@ def _embed_numpy(
     t1 = time.perf_counter()
     emb = result.embeddings
     nonzero = np.flatnonzero(np.any(emb != 0, axis=1))  # isolated nodes: no vector to index
-    written = 0
-    batch = 2_000
-    for lo in range(0, nonzero.shape[0], batch):
-        chunk = nonzero[lo : lo + batch]
-        written += store.set_vectors(
-            key.label,
-            index.property,
-            [(proj.ids[i], emb[i].tolist()) for i in chunk],
-            batch_size=batch,
-        )
-        if progress is not None:
-            progress("write", min(lo + batch, nonzero.shape[0]), int(nonzero.shape[0]))
+    batch, total = 2_000, int(nonzero.shape[0])
+
+    def rows() -> Iterator[tuple[str, np.ndarray]]:
+        # one set_vectors call: it formats a batch while the server writes the one before;
+        # progress counts the rows handed over (at most one batch ahead of the server)
+        for n, i in enumerate(nonzero.tolist(), 1):
+            yield proj.ids[i], emb[i]
+            if progress is not None and (n % batch == 0 or n == total):
+                progress("write", n, total)
+
+    written = store.set_vectors(key.label, index.property, rows(), batch_size=batch)
     return EmbedGraphReport(
         backend=store.backend,
         engine="numpy",

@@ -359,7 +359,7 @@ class GraphWriter(GraphReader, Protocol):
         self,
         label: str,
         property: str,
-        rows: Iterable[tuple[str, Sequence[float]]],
+        rows: Iterable[tuple[str, Sequence[float] | np.ndarray]],
         *,
         extra: Mapping[str, Mapping[str, Any]] | None = None,
         batch_size: int = 2_000,

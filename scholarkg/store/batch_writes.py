@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from scholarkg.errors import InputError
 from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
@@ -29,7 +31,7 @@ from scholarkg.store.cypher_common import (
     run_batches,
 )
 from scholarkg.store.named import render_named
-from scholarkg.store.vector_batches import VectorBatch, vector_batches
+from scholarkg.store.vector_batches import VectorBatch, prepared_ahead
 
 
 def one_row_per_node(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -222,25 +224,39 @@ class BatchWriteStore:
         self,
         label: str,
         property: str,
-        rows: Iterable[tuple[str, Sequence[float]]],
+        rows: Iterable[tuple[str, Sequence[float] | np.ndarray]],
         *,
         extra: Mapping[str, Mapping[str, Any]] | None = None,
         batch_size: int = 2_000,
     ) -> int:
+        """Batches checked and formatted one ahead in a worker thread while the server
+        writes the one before (``vector_batches.prepared_ahead``)."""
         query = self._dialect.set_vectors_query(label, property)
         self._vector_props.add(property)
         return sum(
-            self._send_vectors(query, batch) for batch in vector_batches(rows, extra, batch_size)
+            self._send_vector_payload(payload)
+            for payload in prepared_ahead(
+                rows, extra, batch_size, lambda batch: self._vector_payload(query, batch)
+            )
         )
 
     def _send_vectors(self, query: str, batch: VectorBatch) -> int:
-        """One ``set_vectors_query`` batch; each vector travels as the dialect's text
-        (``vector_param``): one string per vector, not one encoded value per component."""
+        """One ``set_vectors_query`` batch, formatted and sent in this thread."""
+        return self._send_vector_payload(self._vector_payload(query, batch))
+
+    def _vector_payload(self, query: str, batch: VectorBatch) -> tuple[str, dict[str, Any] | None]:
+        """``(query, params)`` of one batch; each vector travels as the dialect's text
+        (``vector_param``): one string per vector, not one encoded value per component.
+        Pure formatting (run in ``prepared_ahead``'s worker thread)."""
         rows = [
             {"id": i, "v": self._dialect.vector_param(v), "extra": e}
             for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
         ]
-        return self._count_written(self._send(query, {"rows": rows}))
+        return query, {"rows": rows}
+
+    def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
+        query, params = payload
+        return self._count_written(self._send(query, params or {}))
 
 
 def _shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:

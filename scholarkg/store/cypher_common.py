@@ -325,8 +325,21 @@ def without_vectors(props: dict[str, Any], known: Iterable[str]) -> dict[str, An
 # -- graph transfer (``store/transfer.py``: export / import between backends) -------------
 
 
-def page_nodes_query(label: str) -> str:
-    """One page of ``label`` nodes after ``$after`` in ``id`` order (keyset paging)."""
+def page_nodes_query(label: str, *, vector_nodes: bool = False) -> str:
+    """One page of ``label`` nodes after ``$after`` in ``id`` order (keyset paging).
+
+    ``vector_nodes`` (the embedded store, which keeps each vector on a node of its own,
+    ``(v)-[:VECTOR_OF]->(n)``): also ``vector_props``, the properties of the page's vector
+    nodes (each vector with its hash and model), as a list of maps per node."""
+    if vector_nodes:
+        return (
+            f"MATCH (n:{check_label(label)}) WHERE n.id > $after "
+            "WITH n ORDER BY n.id LIMIT $limit "
+            "OPTIONAL MATCH (v)-[:VECTOR_OF]->(n) "
+            "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, "
+            "collect(properties(v)) AS vector_props "
+            "ORDER BY id"
+        )
     return (
         f"MATCH (n:{check_label(label)}) WHERE n.id > $after "
         "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props "

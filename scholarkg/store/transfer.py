@@ -235,7 +235,10 @@ def export_graph(
                 log.warning("%d %s node(s) have no id and are not exported", missing, label)
             after = ""
             while True:
-                page = store.run(page_nodes_query(label), {"after": after, "limit": page_size})
+                page = store.run(
+                    page_nodes_query(label, vector_nodes=store.backend != "neo4j"),
+                    {"after": after, "limit": page_size},
+                )
                 if not page:
                     break
                 after = str(page[-1]["id"])
@@ -245,6 +248,8 @@ def export_graph(
                     if primary_label(labels, known_labels) != label:
                         continue
                     props = dict(row["props"] or {})
+                    for vprops in row.get("vector_props") or ():  # embedded: vector nodes
+                        props.update(vprops)
                     props.pop("id", None)
                     vecs = {
                         k: [float(x) for x in v]
@@ -428,6 +433,7 @@ def import_graph(
     buffers: dict[str, list[dict[str, Any]]] = {}
     extra_labels: dict[tuple[str, str], list[str]] = {}
     vector_rows: dict[tuple[str, str], list[tuple[str, list[float]]]] = {}
+    vector_extra: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     n_vectors = 0
 
     def flush_nodes(label: str) -> None:
@@ -439,6 +445,10 @@ def import_graph(
     for line, obj in iter_jsonl(nodes_path):
         labels, node_id, props, vecs = _node_record(obj, nodes_path, line)
         label = sorted(labels)[0]
+        for prop in vecs:  # a vector's hash and model (``embed nodes``) go with it: extra
+            about = {k: props.pop(k) for k in (f"{prop}_hash", f"{prop}_model") if k in props}
+            if about:
+                vector_extra.setdefault((label, prop), {})[node_id] = about
         buffers.setdefault(label, []).append({"id": node_id, **props})
         for other in labels:
             if other != label:
@@ -466,7 +476,7 @@ def import_graph(
             store.ensure_vector_index(
                 VectorIndex(f"{label.lower()}_{prop}", label, prop, dims.pop())
             )
-        n_vectors += store.set_vectors(label, prop, rows)
+        n_vectors += store.set_vectors(label, prop, rows, extra=vector_extra.get((label, prop)))
 
     # relationships, buffered per (type, start label, end label)
     rel_buffers: dict[tuple[str, str, str], list[dict[str, Any]]] = {}

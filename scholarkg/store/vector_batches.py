@@ -21,15 +21,18 @@ turns a vector into text with one C-level format operation per vector:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from scholarkg.errors import InputError
 from scholarkg.store.cypher_common import clean_props, unstorable
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -70,21 +73,15 @@ def checked_vector(node_id: str, vec: Sequence[float] | np.ndarray, line: int) -
     return arr
 
 
-def vector_batches(
-    rows: Iterable[tuple[str, Sequence[float] | np.ndarray]],
-    extra: Mapping[str, Mapping[str, Any]] | None,
-    batch_size: int,
-) -> Iterator[VectorBatch]:
-    """``(id, vector)`` pairs → checked batches, without materialising ``rows``.
-
-    Lines count from 1 over all of ``rows``, so an error names the pair whatever its batch;
-    the batches before it are already written (as with every batched write).
-    """
-    if batch_size < 1:
-        raise ValueError("batch size must be >= 1")
-    extra = extra or {}
+def check_rows(
+    rows: Sequence[tuple[str, Sequence[float] | np.ndarray]],
+    extra: Mapping[str, Mapping[str, Any]],
+    first_line: int,
+) -> VectorBatch:
+    """One chunk of ``(id, vector)`` pairs checked into a batch; ``first_line`` is the line
+    (from 1 over all rows) of its first pair, so an error names the pair."""
     batch = VectorBatch()
-    for line, (node_id, vec) in enumerate(rows, 1):
+    for line, (node_id, vec) in enumerate(rows, first_line):
         key = str(node_id)
         found = unstorable(key, "id")
         if found is None and not key.strip():
@@ -98,11 +95,77 @@ def vector_batches(
         batch.ids.append(key)
         batch.vectors.append(checked_vector(key, vec, line))
         batch.extras.append(props)
-        if len(batch) >= batch_size:
-            yield batch
-            batch = VectorBatch()
-    if len(batch):
-        yield batch
+    return batch
+
+
+def _chunks(
+    rows: Iterable[tuple[str, Sequence[float] | np.ndarray]], batch_size: int
+) -> Iterator[tuple[list[tuple[str, Sequence[float] | np.ndarray]], int]]:
+    """``(chunk, line of its first row)``, ``batch_size`` rows each, without materialising
+    ``rows``."""
+    if batch_size < 1:
+        raise ValueError("batch size must be >= 1")
+    chunk: list[tuple[str, Sequence[float] | np.ndarray]] = []
+    first = 1
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= batch_size:
+            yield chunk, first
+            first += len(chunk)
+            chunk = []
+    if chunk:
+        yield chunk, first
+
+
+def vector_batches(
+    rows: Iterable[tuple[str, Sequence[float] | np.ndarray]],
+    extra: Mapping[str, Mapping[str, Any]] | None,
+    batch_size: int,
+) -> Iterator[VectorBatch]:
+    """``(id, vector)`` pairs → checked batches, without materialising ``rows``.
+
+    Lines count from 1 over all of ``rows``, so an error names the pair whatever its batch;
+    the batches before it are already written (as with every batched write).
+    """
+    for chunk, first in _chunks(rows, batch_size):
+        yield check_rows(chunk, extra or {}, first)
+
+
+def prepared_ahead(
+    rows: Iterable[tuple[str, Sequence[float] | np.ndarray]],
+    extra: Mapping[str, Mapping[str, Any]] | None,
+    batch_size: int,
+    prepare: Callable[[VectorBatch], T],
+) -> Iterator[T]:
+    """:func:`vector_batches`, each batch then ``prepare``-d (turned into what the store
+    sends: the vectors' text), one batch ahead of the consumer in a worker thread.
+
+    While the consumer waits for the server to write batch *k* (a socket read, which
+    releases the GIL), the worker checks and formats batch *k + 1*: the client's CPU (the
+    text of 768,000 floats per 2,000 vectors of 384 dimensions) overlaps the server's
+    instead of adding to it. ``rows`` itself is iterated here, in the consumer's thread
+    (it may read the store); ``prepare`` must only format. An error in a batch is raised
+    when the consumer reaches that batch, so the batches before it are written, as
+    without the worker.
+    """
+    pending: Future[T] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-text") as pool:
+        for chunk, first in _chunks(rows, batch_size):
+            job = pool.submit(_check_and_prepare, chunk, extra or {}, first, prepare)
+            if pending is not None:
+                yield pending.result()
+            pending = job
+        if pending is not None:
+            yield pending.result()
+
+
+def _check_and_prepare(
+    chunk: Sequence[tuple[str, Sequence[float] | np.ndarray]],
+    extra: Mapping[str, Mapping[str, Any]],
+    first: int,
+    prepare: Callable[[VectorBatch], T],
+) -> T:
+    return prepare(check_rows(chunk, extra, first))
 
 
 @lru_cache(maxsize=16)

@@ -265,7 +265,9 @@ def test_edge_weights_are_cosines_stored_once(store: FalkorDBStore) -> None:
     assert rpg.ensure_edge_weights(store, "CITES", ["a", "b", "c"], fresh) == 0
     assert set(fresh.get(["a", "b"])) == {"a", "b"}
     assert emb.calls == n_calls
-    stored = store.run("MATCH (p:Paper {id: 'a'}) RETURN p.emb_table_model AS m")
+    # read as RPG reads it (the embedded store keeps the model beside the vector, on the
+    # paper's vector node)
+    stored = store.run_named("legobench/rpg_paper_vectors", {"ids": ["a"]}, prop="emb_table")
     assert stored[0]["m"] == "table-embedder"
 
 

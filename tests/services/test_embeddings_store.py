@@ -61,9 +61,13 @@ def test_embed_then_skip_then_reembed_changed(papers: FalkorDBStore) -> None:
             "Protein folding",
         ]
     )
-    row = papers.run(
-        "MATCH (n:Paper {id: 'p1'}) RETURN n.emb_hash32_hash AS h, n.emb_hash32_model AS m"
-    )[0]
+    page = papers.run_named(
+        "embeddings/node_page",
+        {"after": "", "limit": 10, "fields": ["title"]},
+        label="Paper",
+        prop="emb_hash32",
+    )
+    row = next(r for r in page if r["id"] == "p1")
     p1_text = "Graph neural networks\nMessage passing over molecules."
     assert row["h"] == hashlib.sha256(p1_text.encode()).hexdigest()
     assert row["m"] == "hash-embedder"

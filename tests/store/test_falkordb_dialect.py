@@ -53,7 +53,7 @@ def test_ddl_rendering_uses_whitelists() -> None:
         "CALL db.idx.fulltext.createNodeIndex('Paper', 'title', 'abstract')"
     )
     assert d.vector_index_ddl(VectorIndex("v", "Chunk", "emb", 384)) == (
-        "CREATE VECTOR INDEX FOR (n:Chunk) ON (n.emb) "
+        "CREATE VECTOR INDEX FOR (n:Vec_Chunk_emb) ON (n.emb) "
         "OPTIONS {dimension: 384, similarityFunction: 'cosine', efConstruction: 64}"
     )
     assert d.unique_constraint_command("g", "Paper", "id") == [

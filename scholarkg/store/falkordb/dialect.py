@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scholarkg.errors import CypherError, StoreError
+from scholarkg.errors import CypherError, InputError, StoreError
 from scholarkg.schema.ddl import (
     FulltextIndex,
     SchemaSpec,
@@ -32,7 +32,6 @@ from scholarkg.schema.ddl import (
     check_property,
     check_rel_type,
 )
-from scholarkg.store import cypher_common
 from scholarkg.store.vector_batches import float32_text
 
 if TYPE_CHECKING:
@@ -139,8 +138,9 @@ VECTOR_EF_CONSTRUCTION = 64
 
 
 def vector_index_ddl(index: VectorIndex) -> str:
-    """FalkorDB's vector index DDL; cosine is the only similarity scholarkg uses (HNSW
-    ``M`` and ``efRuntime`` are FalkorDB's defaults, ``efConstruction`` is ours)."""
+    """FalkorDB's vector index DDL, on the vector nodes' label (:func:`vector_label`); cosine
+    is the only similarity scholarkg uses (HNSW ``M`` and ``efRuntime`` are FalkorDB's
+    defaults, ``efConstruction`` is ours)."""
     check_label(index.label)
     check_property(index.property)
     if index.similarity != "cosine":
@@ -148,7 +148,8 @@ def vector_index_ddl(index: VectorIndex) -> str:
     if not 0 < int(index.dimensions) <= 4096:
         raise StoreError(f"vector index {index.name!r}: dimensions must be in 1..4096")
     return (
-        f"CREATE VECTOR INDEX FOR (n:{index.label}) ON (n.{index.property}) "
+        f"CREATE VECTOR INDEX FOR (n:{vector_label(index.label, index.property)}) "
+        f"ON (n.{index.property}) "
         f"OPTIONS {{dimension: {int(index.dimensions)}, similarityFunction: 'cosine', "
         f"efConstruction: {VECTOR_EF_CONSTRUCTION}}}"
     )
@@ -193,7 +194,7 @@ def plan_schema(
         if missing:
             steps.append(DDLStep("fulltext", ft.label, missing))
     for vec in schema.vector:
-        if not has_index(indexes, vec.label, vec.property, "VECTOR"):
+        if not has_index(indexes, vector_label(vec.label, vec.property), vec.property, "VECTOR"):
             steps.append(DDLStep("vector", vec.label, (vec.property,)))
     return steps
 
@@ -311,18 +312,121 @@ def vector_param(vec: np.ndarray) -> str:
 
 
 def set_vectors_query(label: str, prop: str) -> str:
-    """Vectors onto existing nodes, in this dialect's vector type (text in cypher_common)."""
-    return cypher_common.set_vectors_query(label, prop, vector_value)
+    """Vectors of existing ``label`` nodes, each onto the node's vector node (created on the
+    first write, rewritten after; :func:`vector_label`), with the row's extra properties
+    (the content hash and model of ``embed nodes``) beside it. The ``label`` node itself is
+    not written, so none of its indexes is touched.
+
+    ``REMOVE`` first, in a clause of its own: FalkorDB (4.x) compares two ``vecf32`` of one
+    length as equal whatever their components (``vecf32([1,0]) = vecf32([0,1])`` is true)
+    and skips a SET to an "equal" value, so a re-embedded text kept its old vector (also
+    before, when vectors were on the nodes). Consecutive SET/REMOVE clauses are folded
+    into one update, hence the ``WITH`` between them."""
+    vlabel = vector_label(label, prop)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (n:{label} {{id: row.id}}) "
+        f"MERGE (v:{vlabel})-[:{VECTOR_OF}]->(n) "
+        f"REMOVE v.{prop} WITH v, row "
+        f"SET v.{prop} = {vector_value('row.v')} SET v += row.extra "
+        "RETURN count(v) AS written"
+    )
 
 
 def vector_search_query(label: str, prop: str) -> str:
-    """kNN by label and property; returns the node and its cosine *distance*."""
-    check_label(label)
-    check_property(prop)
+    """kNN by label and property: the index of the vector nodes, each hit followed to the
+    node it belongs to; returns that node, the vector node's extra properties (``extra``,
+    without the vector) and the cosine *distance*. A vector node whose node was deleted
+    has no edge and drops out."""
+    vlabel = vector_label(label, prop)
     return (
-        f"CALL db.idx.vector.queryNodes('{label}', '{prop}', $k, {vector_value('$v')}) "
-        "YIELD node, score RETURN node, score AS distance"
+        f"CALL db.idx.vector.queryNodes('{vlabel}', '{prop}', $k, {vector_value('$v')}) "
+        f"YIELD node AS vec, score MATCH (vec)-[:{VECTOR_OF}]->(node:{label}) "
+        "RETURN node, properties(vec) AS extra, score AS distance"
     )
+
+
+def vector_count_query(label: str, prop: str) -> str:
+    """How many ``label`` nodes hold a ``prop`` vector (through their vector nodes)."""
+    return f"MATCH (:{vector_label(label, prop)})-[:{VECTOR_OF}]->(n:{label}) RETURN count(n)"
+
+
+# -- where vectors live --------------------------------------------------------------------
+#
+# FalkorDB keeps one search index per label (its range, full-text and vector fields
+# together) and re-adds the whole node to it when *any* property of the node changes: a
+# vector property on a Paper made every later write to that Paper (another model's vector,
+# a reload, ``graph pagerank --write``) re-insert each of its vectors into HNSW and
+# re-tokenise its title and abstract. So each vector lives on a node of its own, one label
+# per (label, property): ``(:Vec_Paper_emb_minilm_l6 {emb_minilm_l6: vecf32, …_hash,
+# …_model})-[:VECTOR_OF]->(:Paper)``. The vector index is on that label; nothing else is.
+# Neo4j indexes per property and keeps vectors on the node (docs/decisions.md).
+
+#: prefix of the vector nodes' labels: ``Vec_<Label>_<property>``
+VECTOR_LABEL_PREFIX = "Vec_"
+#: the relationship from a vector node to the node it belongs to
+VECTOR_OF = "VECTOR_OF"
+
+
+def vector_label(label: str, prop: str) -> str:
+    """``Vec_<label>_<prop>``: the label of ``label`` nodes' ``prop`` vector nodes (whitelisted
+    parts; scholarkg's labels hold no ``_``, so the name reads back unambiguously)."""
+    return f"{VECTOR_LABEL_PREFIX}{check_label(label)}_{check_property(prop)}"
+
+
+@dataclass(frozen=True)
+class OldVectorIndex:
+    """A vector index the previous layout made on the nodes themselves (``label.prop``)."""
+
+    label: str
+    property: str
+    dimensions: int
+
+
+def old_vector_indexes(graph: Graph) -> list[OldVectorIndex]:
+    """Vector indexes on scholarkg labels (not on vector nodes): a store written before
+    vectors moved to nodes of their own (:meth:`FalkorDBStore.upgrade_vectors`)."""
+    res = graph.query("CALL db.indexes() YIELD label, types, options RETURN label, types, options")
+    out = []
+    for label, types, options in res.result_set:
+        if parse_vector_label(str(label)) is not None:
+            continue
+        for prop, kinds in dict(types).items():
+            if "VECTOR" in {str(k) for k in kinds}:
+                dims = int(dict(dict(options or {}).get(prop) or {}).get("dimension", 0))
+                out.append(OldVectorIndex(str(label), str(prop), dims))
+    return out
+
+
+def move_vectors_query(label: str, prop: str) -> str:
+    """Up to ``$batch`` of ``label``'s ``prop`` vectors (with their hash and model) moved
+    from the nodes onto vector nodes; returns how many moved (0: none left)."""
+    vlabel = vector_label(label, prop)
+    return (
+        f"MATCH (n:{label}) WHERE n.{prop} IS NOT NULL WITH n LIMIT $batch "
+        f"MERGE (v:{vlabel})-[:{VECTOR_OF}]->(n) "
+        f"SET v.{prop} = n.{prop}, v.{prop}_hash = n.{prop}_hash, "
+        f"v.{prop}_model = n.{prop}_model "
+        f"REMOVE n.{prop}, n.{prop}_hash, n.{prop}_model "
+        "RETURN count(v)"
+    )
+
+
+def drop_old_vector_index_ddl(label: str, prop: str) -> str:
+    return f"DROP VECTOR INDEX FOR (n:{check_label(label)}) ON (n.{check_property(prop)})"
+
+
+def parse_vector_label(name: str) -> tuple[str, str] | None:
+    """``(label, property)`` of a vector nodes' label, ``None`` for any other label."""
+    if not name.startswith(VECTOR_LABEL_PREFIX):
+        return None
+    label, sep, prop = name[len(VECTOR_LABEL_PREFIX) :].partition("_")
+    if not sep or not prop:
+        return None
+    try:
+        return check_label(label), check_property(prop)
+    except InputError:
+        return None
 
 
 def similarity_from_distance(distance: float) -> float:

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -187,6 +187,7 @@ class FalkorDBStore(BatchWriteStore):
         if not allow_incomplete:
             try:
                 store.check_complete()
+                store.upgrade_vectors()
             except BaseException:
                 store.close()
                 raise
@@ -245,7 +246,7 @@ class FalkorDBStore(BatchWriteStore):
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
 
-    def _send_vectors(self, query: str, batch: VectorBatch) -> int:
+    def _vector_payload(self, query: str, batch: VectorBatch) -> tuple[str, dict[str, Any] | None]:
         """``$rows`` written as FalkorDB's ``CYPHER rows=[…]`` parameter header here, one
         ``%`` format per vector, instead of by falkordb-py's recursion into each float; the
         rows were checked whole by ``vector_batches`` (no ``check_params`` walk either).
@@ -257,7 +258,10 @@ class FalkorDBStore(BatchWriteStore):
             f"extra:{stringify_param_value(e)}}}"
             for i, v, e in zip(batch.ids, batch.vectors, batch.extras, strict=True)
         )
-        return self._count_written(self._query(f"CYPHER rows=[{rows}] {query}"))
+        return f"CYPHER rows=[{rows}] {query}", None
+
+    def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
+        return self._count_written(self._query(payload[0]))
 
     def _prepare_labels(self, *labels: str) -> None:
         for label in labels:
@@ -389,10 +393,53 @@ class FalkorDBStore(BatchWriteStore):
         self._vector_props.add(index.property)
         with _server_lost_is_server_error():
             indexes = dialect.list_indexes(self._g)
-        if not dialect.has_index(indexes, index.label, index.property, "VECTOR"):
+        vlabel = dialect.vector_label(index.label, index.property)
+        if not dialect.has_index(indexes, vlabel, index.property, "VECTOR"):
             self._query(dialect.vector_index_ddl(index))
             with _server_lost_is_server_error():
                 dialect.await_indexes(self._g)
+
+    def upgrade_vectors(self, progress: Callable[[int], None] | None = None) -> int:
+        """Move the vectors a previous version kept on the nodes onto vector nodes
+        (``dialect.vector_label``); returns how many moved (0 on an upgraded store).
+
+        Per old index: the new index first, then batches of 2,000 (each one query: a node's
+        vector is on it or on its vector node, never half), the old index last — an
+        interrupted upgrade still shows the old index and goes on where it stopped.
+        ``progress(moved so far)`` after each batch. ``from_settings`` runs it when it
+        finds an old index, so a store the previous version wrote answers as before.
+        """
+        if not self._exists():
+            return 0
+        with _server_lost_is_server_error():
+            old = dialect.old_vector_indexes(self._g)
+        moved = 0
+        for idx in old:
+            if idx.dimensions < 1:
+                raise StoreError(
+                    f"vector index on {idx.label}.{idx.property} has no dimension; drop it and "
+                    "re-run 'scholarkg embed nodes' / 'graph embed'"
+                )
+            log.warning(
+                "moving the %s.%s vectors to their own nodes (once, for this version)",
+                idx.label,
+                idx.property,
+            )
+            self.ensure_vector_index(
+                VectorIndex(f"{idx.label}_{idx.property}", idx.label, idx.property, idx.dimensions)
+            )
+            query = dialect.move_vectors_query(idx.label, idx.property)
+            while True:
+                n = int(self._query(query, {"batch": 2_000}).result_set[0][0])
+                if not n:
+                    break
+                moved += n
+                if progress is not None:
+                    progress(moved)
+            self._query(dialect.drop_old_vector_index_ddl(idx.label, idx.property))
+        if old:
+            self.compact()
+        return moved
 
     # -- search ------------------------------------------------------------------------
     def fulltext(
@@ -405,19 +452,24 @@ class FalkorDBStore(BatchWriteStore):
         res = self._query(dialect.fulltext_search_query(), {"label": spec.label, "q": q, "k": k})
         return [self._hit(node, float(score)) for node, score in res.result_set]
 
-    def _hit(self, node: Any, score: float) -> Hit:
-        props = without_vectors(_plain(node), self._vector_props)
+    def _hit(self, node: Any, score: float, extra: Mapping[str, Any] | None = None) -> Hit:
+        """``extra``: the vector node's properties beside the vector (``set_vectors``'
+        ``extra``: they read as the node's, as on Neo4j, where they are)."""
+        props = _plain(node)
+        if extra:
+            props = {**{str(k): _plain(v) for k, v in extra.items()}, **props}
+        props = without_vectors(props, self._vector_props)
         return Hit(id=str(props.get("id")), score=score, properties=props)
 
     def vector(self, index: VectorIndex, vector: Sequence[float], *, k: int = 10) -> list[Hit]:
         """k nearest nodes; asks for more than ``k`` when the index answers with fewer.
 
-        FalkorDB keeps one search index per label: updating *any* indexed property of a
-        node (another model's vector, a title) re-adds the node and leaves a deleted entry
-        in every vector index of the label until garbage collection. A kNN query for ``k``
-        then counts those entries and returns fewer than ``k`` live nodes (seen on
-        FalkorDB 4.16). So when a query comes back short, it is repeated with a doubled
-        ``k`` until it returns ``k`` hits or every node holding the property.
+        The index is over the vector nodes (``dialect.vector_label``); each hit is followed
+        to its node. A rewritten vector leaves a deleted entry in the index until garbage
+        collection, and a vector node whose node was deleted is no hit: a kNN query for
+        ``k`` may then return fewer than ``k`` live nodes (seen on FalkorDB 4.16). So when
+        a query comes back short, it is repeated with a doubled ``k`` until it returns
+        ``k`` hits or every node holding the property.
         """
         want = int(k)
         if want < 1:
@@ -431,8 +483,8 @@ class FalkorDBStore(BatchWriteStore):
         available: int | None = None
         while True:
             hits = [
-                self._hit(node, dialect.similarity_from_distance(distance))
-                for node, distance in self._query(query, params).result_set
+                self._hit(node, dialect.similarity_from_distance(distance), extra)
+                for node, extra, distance in self._query(query, params).result_set
             ]
             if len(hits) >= want:
                 break
@@ -444,8 +496,9 @@ class FalkorDBStore(BatchWriteStore):
         return best_hits(hits, want)
 
     def _count_with(self, label: str, prop: str) -> int:
-        """How many ``label`` nodes hold ``prop`` (a label scan: only on a short kNN answer)."""
-        return int(self._query(dialect.count_with_query(label, prop)).result_set[0][0])
+        """How many ``label`` nodes hold a ``prop`` vector (a label scan: only on a short kNN
+        answer)."""
+        return int(self._query(dialect.vector_count_query(label, prop)).result_set[0][0])
 
     # -- inspection --------------------------------------------------------------------
     def counts(self) -> GraphCounts:
