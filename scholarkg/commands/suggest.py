@@ -126,7 +126,10 @@ def suggest(
         str,
         typer.Option(
             "--method",
-            help="fused (default); baselines: bm25, text, text-refs, text-refs-hybrid, related-works (OpenAlex's related_works of the excluded work).",
+            help=(
+                "fused (default); baselines: bm25, text, text-refs, text-refs-hybrid, "
+                "related-works (OpenAlex's related_works of the excluded work)."
+            ),
         ),
     ] = "fused",
     loaded_only: LoadedOnlyOpt = False,
