@@ -181,3 +181,24 @@ def test_opening_a_store_upgrades_it(
         assert hits[0].id == "w03" and hits[0].score == pytest.approx(1.0, abs=1e-5)
     finally:
         opened.close()
+
+
+def test_deleting_a_node_deletes_its_vector_nodes(store: FalkorDBStore) -> None:
+    """``delete_nodes`` (a merge's loser, a failed batch's undo) takes the node's vector nodes
+    with it: left behind, they would hold slots of the vector index for good."""
+    store.apply_schema()
+    store.merge_nodes("Paper", [{"id": "a"}, {"id": "b"}])
+    for prop in ("emb_x", "emb_y"):
+        store.ensure_vector_index(VectorIndex(f"paper_{prop}", "Paper", prop, 2))
+        store.set_vectors("Paper", prop, [("a", [1.0, 0.0]), ("b", [0.0, 1.0])])
+    assert store.delete_nodes("Paper", ["a", "missing"]) == 1
+    rows = store.run(
+        "MATCH (v)-[:VECTOR_OF]->(n) RETURN labels(v)[0] AS label, n.id AS id ORDER BY label"
+    )
+    assert rows == [
+        {"label": "Vec_Paper_emb_x", "id": "b"},
+        {"label": "Vec_Paper_emb_y", "id": "b"},
+    ]
+    assert store.run(
+        "MATCH (v) WHERE NOT (v)-[:VECTOR_OF]->() AND NOT v:Paper RETURN count(v) AS n"
+    ) == [{"n": 0}]

@@ -368,6 +368,16 @@ VECTOR_LABEL_PREFIX = "Vec_"
 VECTOR_OF = "VECTOR_OF"
 
 
+def delete_vector_nodes_query(label: str) -> str:
+    """Delete the vector nodes of the ``label`` nodes in ``$ids``: deleting a node alone
+    would leave its vector nodes behind, unreachable, each holding a slot of its index."""
+    check_label(label)
+    return (
+        f"UNWIND $ids AS x MATCH (v)-[:{VECTOR_OF}]->(:{label} {{id: x}}) DETACH DELETE v "
+        "RETURN count(v) AS deleted"
+    )
+
+
 def vector_label(label: str, prop: str) -> str:
     """``Vec_<label>_<prop>``: the label of ``label`` nodes' ``prop`` vector nodes (whitelisted
     parts; scholarkg's labels hold no ``_``, so the name reads back unambiguously)."""

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -631,6 +631,14 @@ class FalkorDBStore(BatchWriteStore):
             found.update(zip((str(x) for x in app_ids), (int(i) for i in iids), strict=True))
         ids = [x for x in wanted if x in found]
         return ids, np.asarray([found[x] for x in ids], dtype=np.int64)
+
+    def delete_nodes(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> int:
+        """As on every store, and their vector nodes with them
+        (:func:`dialect.delete_vector_nodes_query`)."""
+        ids = list(ids)
+        for batch in chunked(ids, batch_size):
+            self.run(dialect.delete_vector_nodes_query(label), {"ids": batch})
+        return super().delete_nodes(label, ids, batch_size=batch_size)
 
     def pagerank(
         self,
