@@ -204,7 +204,7 @@ def test_a_piped_load_prints_progress_lines_on_stderr(
     graph_env: str, embedded_server: EmbeddedServer, tmp_path: Path
 ) -> None:
     snap = _snapshot(tmp_path / "snapshot", 600)
-    done = _cli("load", "openalex", str(snap), "--batch-size", "50", interval="0.2")
+    done = _cli("load", "openalex", str(snap), "--batch-size", "50", interval="0.02")
     assert done.returncode == 0, done.stderr
     stage = re.escape("openalex-works (part_000.gz)")
     running = re.compile(
