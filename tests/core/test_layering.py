@@ -344,7 +344,7 @@ def test_the_rankers_list_is_what_they_import_and_what_the_page_says() -> None:
         if _under(target, "scholarkg") and not _under(target, RANKERS)
     }
     assert [a for a in allowed if not any(_under(t, a) for t in reached)] == []
-    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    page = (PACKAGE.parent / "docs/architecture.md").read_text(encoding="utf-8")
     paragraph = page[page.index("**`benchmark/`**") : page.index("**`recommend/`**")]
     named = [a.removeprefix("scholarkg.") for a in allowed]
     assert [n for n in named if f"`{n}`" not in paragraph] == []
