@@ -70,9 +70,10 @@ def _as_records(groups: Iterable[SourceGroup]) -> Iterator[SourceGroup]:
     """The groups with each reference list as the stub and Citation records it stands for
     (how every reference travelled before ``loaders/reference_lists.py``)."""
     for number, recs in groups:
-        yield number, [
-            x for r in recs for x in (r.records() if isinstance(r, ReferenceList) else (r,))
-        ]
+        yield (
+            number,
+            [x for r in recs for x in (r.records() if isinstance(r, ReferenceList) else (r,))],
+        )
 
 
 def _load(
