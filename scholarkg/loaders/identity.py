@@ -240,17 +240,12 @@ class _RefStub:
 
     def keys(self) -> set[str]:
         """What ``slot_keys(row) | {id}`` gives for the stub's row."""
-        return {f"{SLOTS[self.slot]}:{self.value}", self.id}
+        key = f"{SLOTS[self.slot]}:{self.value}"
+        return {key} if key == self.id else {key, self.id}
 
 
 #: what a chunk's resolution groups by work: its Paper records and its references' ends
 _Entry = Paper | _RefStub
-
-
-def _slot_value(entry: _Entry, slot: str) -> Any:
-    if isinstance(entry, _RefStub):
-        return entry.value if slot == entry.slot else None
-    return getattr(entry, slot)
 
 
 def _entries(groups: Sequence[SourceGroup]) -> list[_Entry]:
@@ -514,6 +509,12 @@ class IdentityResolver:
         renames: list[tuple[str, str]] = []
         for root, recs in by_root.items():
             have = nodes.get(root, set())
+            if not have and all(type(p) is _RefStub for p in recs):
+                # references only, to a work nothing stores: what the rule below gives
+                final[root] = (
+                    recs[0].id if len(recs) == 1 else min((p.id for p in recs), key=id_rank)
+                )
+                continue
             real = sorted((n for n in have if n in stored), key=survivor_rank)
             if real and stored[real[0]].get("family_key"):
                 target = real[0]
@@ -537,6 +538,8 @@ class IdentityResolver:
             self._rename(renames, stored)
         for root, target in final.items():
             have = nodes.get(root, set())
+            if not have:
+                continue
             if any(n in stored for n in have):  # not isdisjoint(dict): a scan of the dict
                 self.report.matched += 1
             for n in sorted(have - {target}):
@@ -702,8 +705,12 @@ class IdentityResolver:
         # describing records first: a stub's id must not take the slot of the work's record
         for p in sorted(papers, key=lambda p: p.is_stub()):
             have = slots.setdefault(mapping[p.id], {})
+            if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
+                if p.value not in (None, ""):
+                    have.setdefault(p.slot, p.value)
+                continue
             for s in SLOTS:
-                value = _slot_value(p, s)
+                value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
         self._recent_slots = {t: slots[t] for t in set(mapping.values())}
