@@ -4,16 +4,19 @@
 Fields read (arXiv's OAI metadata as the snapshot serialises it): ``id`` (``0704.0001`` or
 ``hep-th/9901001``), ``title``, ``abstract`` (both with hard line breaks, collapsed here;
 LaTeX is kept as written), ``authors_parsed`` (``[last, first, suffix]``; the flat ``authors``
-string when absent), ``doi`` (sometimes several, space-separated: the first fills the slot,
-the rest go to ``alt_ids``), ``journal-ref``, ``categories`` (space-separated), ``versions``
-(the first version's date is the publication date), ``update_date``. Unknown fields are
-ignored. The snapshot has no reference lists, so arXiv adds no CITES.
+string when absent; LaTeX accents in names, ``Bal\\'azs`` or ``{\\O}degaard`` as the flat
+string writes them, are read as the letters they stand for, so the names align with other
+sources' author lists), ``doi`` (sometimes several, space-separated: the first fills the
+slot, the rest go to ``alt_ids``), ``journal-ref``, ``categories`` (space-separated),
+``versions`` (the first version's date is the publication date), ``update_date``. Unknown
+fields are ignored. The snapshot has no reference lists, so arXiv adds no CITES.
 """
 
 from __future__ import annotations
 
 import email.utils
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,35 @@ from scholarkg.schema.records import Author, Authorship, Paper
 from scholarkg.textio import CUT_LINE, iter_jsonl
 
 _SPACE = re.compile(r"\s+")
+
+#: LaTeX accent commands → the combining mark each stands for
+_TEX_ACCENTS = {"`": "\u0300", "'": "\u0301", "^": "\u0302", "~": "\u0303", "=": "\u0304",
+                ".": "\u0307", '"': "\u0308", "H": "\u030b", "c": "\u0327", "v": "\u030c",
+                "u": "\u0306", "k": "\u0328", "r": "\u030a"}  # fmt: skip
+#: ``\'a``, ``\'{a}``, ``{\'a}``, ``\v{s}``, ``\c c``: a letter with a LaTeX accent
+_TEX_ACCENT = re.compile(
+    r"\\([`'^~=.\"])\s*\{?\s*([^\W\d_])\}?|\\([Hcvukr])(?:\s*\{\s*|\s+)([^\W\d_])\}?"
+)
+#: LaTeX commands for letters of their own (``\o``, ``\ss``, ``\aa``...)
+_TEX_LETTERS = {"o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "ae": "æ", "AE": "Æ",
+                "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "i": "i", "j": "j"}  # fmt: skip
+_TEX_LETTER = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*(?:\{\})?")
+
+
+def untex_name(name: str) -> str:
+    """An author name with its LaTeX accents written as letters (``C. Bal\\'azs`` → ``C.
+    Balázs``, ``{\\O}deg{\\aa}rd`` → ``Ødegård``); braces around them dropped. A name
+    without a backslash is returned as it is."""
+    if "\\" not in name:
+        return name
+
+    def accent(m: re.Match[str]) -> str:
+        mark, letter = (m[1], m[2]) if m[1] else (m[3], m[4])
+        return unicodedata.normalize("NFC", letter + _TEX_ACCENTS[mark])
+
+    text = _TEX_LETTER.sub(lambda m: _TEX_LETTERS[m[1]], name)  # first: \'{\i} is í
+    text = _TEX_ACCENT.sub(accent, text)
+    return text.replace("{", "").replace("}", "")
 
 
 def _text(value: Any, field: str, path: Path, line: int) -> str | None:
@@ -56,7 +88,7 @@ def _authors(obj: dict[str, Any], path: Path, line: int) -> list[str]:
     parsed = obj.get("authors_parsed")
     if parsed is None:
         flat = _text(obj.get("authors"), "authors", path, line)
-        return [a.strip() for a in re.split(r",| and ", flat or "") if a.strip()]
+        return [untex_name(a.strip()) for a in re.split(r",| and ", flat or "") if a.strip()]
     if not isinstance(parsed, list):
         raise InputError(
             "expected a list of [last, first, suffix]", path=path, line=line, field="authors_parsed"
@@ -68,7 +100,7 @@ def _authors(obj: dict[str, Any], path: Path, line: int) -> list[str]:
                 "expected [last, first, suffix]", path=path, line=line, field="authors_parsed"
             )
         last, first, suffix = (*entry, "", "", "")[:3]
-        name = _SPACE.sub(" ", f"{first} {last} {suffix}").strip()
+        name = untex_name(_SPACE.sub(" ", f"{first} {last} {suffix}").strip())
         if name:
             names.append(name)
     return names
