@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from scholarkg.loaders import citerec_s2 as s2
+from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.citerec_bulk import bulk_load_s2
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.tolerant import SkipReport
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citation_world import generate
@@ -58,8 +60,12 @@ def _read(
     def lookup(ids: Sequence[int]) -> Mapping[int, str]:
         return {c: known[c] for c in ids if c in known}
 
+    def dump(r: AnyRecord) -> tuple[str, dict[str, Any]]:
+        assert not isinstance(r, ReferenceList)  # S2ORC's references are records
+        return type(r).__name__, r.model_dump()
+
     groups = [
-        (line, [(type(r).__name__, r.model_dump()) for r in records])
+        (line, [dump(r) for r in records])
         for line, records in s2.read_s2orc(path, report, lookup, workers=workers)
     ]
     return groups, report
