@@ -194,12 +194,19 @@ def redact_uri(uri: str) -> str:
     return _USERINFO.sub("//***@", uri)
 
 
+#: value types the driver returns as they are (an identity-resolution look-up returns
+#: ~30,000 rows of four of them per chunk)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """Driver values → plain Python, the same shapes the FalkorDB store returns.
 
     Nodes and relationships become their property dicts, paths a list alternating node
     and relationship dicts, temporal values ISO-8601 strings, points ``str``.
     """
+    if type(value) in _SCALARS:  # most values: returned before the driver's types are looked up
+        return value
     from neo4j.graph import Node, Path, Relationship
 
     if isinstance(value, Node | Relationship):
