@@ -152,6 +152,10 @@ DROP_INDEX = "DROP INDEX $name IF EXISTS"
 #: Deletes in batches: one huge transaction would need the whole graph in heap.
 #: Needs an auto-commit (implicit) transaction, not a managed one.
 DELETE_ALL = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+#: Relationships first, 10,000 a transaction: DETACH DELETE of 10,000 nodes also deletes all
+#: their relationships in that transaction, which for a citation graph's nodes (a 20,000-work
+#: graph: 515k relationships) went past ``db.memory.transaction.max`` with a 2 GB heap.
+DELETE_ALL_RELATIONSHIPS = "MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS"
 
 #: Optional plugins: a capability is on when its version function exists.
 SHOW_PLUGIN_FUNCTIONS = (
@@ -681,6 +685,7 @@ def all_statements(
         Statement("drop_constraint", DROP_CONSTRAINT, {"name": "key_Paper_id"}),
         Statement("drop_index", DROP_INDEX, {"name": "idx_Paper_year"}),
         Statement("delete_all", DELETE_ALL),
+        Statement("delete_all_relationships", DELETE_ALL_RELATIONSHIPS),
         Statement("show_plugin_functions", SHOW_PLUGIN_FUNCTIONS),
         Statement("server_components", SERVER_COMPONENTS),
         Statement("db_labels", DB_LABELS),

@@ -747,6 +747,7 @@ class Neo4jStore(BatchWriteStore):
         if self.gds is not None:
             for name in self.gds.projected_graphs("scholarkg_"):
                 self.gds.drop_projected(name)
+        self._autocommit(dialect.DELETE_ALL_RELATIONSHIPS)
         self._autocommit(dialect.DELETE_ALL)
         for row in self.run(dialect.SHOW_CONSTRAINTS):
             self._execute(dialect.DROP_CONSTRAINT, {"name": row["name"]})
