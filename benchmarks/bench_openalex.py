@@ -208,6 +208,21 @@ def _server_cpu(store: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _neo4j_server_cpu() -> float | None:
+    """User + system CPU seconds of the managed Neo4j of ``$SCHOLARKG_HOME`` so far (its
+    ``server.json`` names the process), or ``None`` where there is none to read."""
+    import json
+    import os
+
+    try:
+        info = json.loads((Path(os.environ["SCHOLARKG_HOME"]) / "neo4j/server.json").read_text())
+        with open(f"/proc/{int(info['pid'])}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (KeyError, OSError, ValueError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _bulk(
     snapshot: str, backend: str, out: Any, code: str | None = None, keep: bool = False
 ) -> None:
@@ -277,7 +292,7 @@ def _incremental(
     cfg = load_settings()
     works, _ = openalex.snapshot_files([Path(snapshot)])
     store = open_store(cfg)
-    server_cpu = _server_cpu(store) if backend == "embedded" else None
+    server_cpu = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
     t0 = time.perf_counter()
     try:
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
@@ -298,10 +313,11 @@ def _incremental(
             parser.close()
         wall = time.perf_counter() - t0
         cpu = _cpu_seconds()
+        if server_cpu is not None:  # the server's threads: the Cypher side of the load
+            now = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
+            server_cpu = round(now - server_cpu, 1) if now is not None else None
         counts = store.counts()
         digest = _fingerprint(store) if keep else None
-        if server_cpu is not None:  # the server's threads: the Cypher side of the load
-            server_cpu = round(_server_cpu(store) - server_cpu, 1)
     finally:
         store.close()
     import scholarkg
@@ -390,7 +406,10 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                   f"({built['wall_seconds']:.0f} s)")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
                   f"peak RSS {res['peak_rss_mb']:,.0f} MB; "
-                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python; graph {res['fingerprint']}",
+                  f"{res['python_cpu_seconds']:.0f} CPU-s of Python"
+                  + (f", {res['server_cpu_seconds']:.1f} CPU-s of the server"
+                     if "server_cpu_seconds" in res else "")
+                  + f"; graph {res['fingerprint']}",
                   flush=True)  # fmt: skip
 
 

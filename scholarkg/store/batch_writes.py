@@ -53,6 +53,20 @@ def one_row_per_node(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(folded.values()) if len(folded) < len(batch) else batch
 
 
+def checked_pairs(batch: Sequence[tuple[str, str]], done: int = 0) -> list[list[str]]:
+    """``batch``'s (start id, end id) pairs as stripped ``[start, end]`` lists; a blank
+    endpoint is an ``InputError`` naming the row (1-based, counting the ``done`` rows of the
+    batches before)."""
+    rows = [[str(a).strip(), str(b).strip()] for a, b in batch]
+    for i, (a, b) in enumerate(rows, done + 1):
+        if not a or not b:
+            raise InputError(
+                "relationship record without an endpoint id",
+                line=i, field="start" if not a else "end",
+            )  # fmt: skip
+    return rows
+
+
 class BatchWriteStore:
     """Shared writes; subclasses set ``_dialect`` and ``_vector_props`` and send statements."""
 
@@ -158,7 +172,7 @@ class BatchWriteStore:
     ) -> int:
         if not key and progress is None:
             rows = rows if isinstance(rows, list) else list(rows)
-            shared = _shared_props(rows)
+            shared = shared_props(rows)
             if shared is not None:
                 return self._merge_pairs(
                     rel_type, start_label, end_label,
@@ -187,13 +201,7 @@ class BatchWriteStore:
         written = 0
         done = 0
         for batch in chunked(pairs, batch_size):
-            rows = [[str(a).strip(), str(b).strip()] for a, b in batch]
-            for i, (a, b) in enumerate(rows, done + 1):
-                if not a or not b:
-                    raise InputError(
-                        "relationship record without an endpoint id",
-                        line=i, field="start" if not a else "end",
-                    )  # fmt: skip
+            rows = checked_pairs(batch, done)
             written += self._count_written(self._send_pairs(query, rows, clean))
             done += len(rows)
         return written
@@ -259,7 +267,7 @@ class BatchWriteStore:
         return self._count_written(self._send(query, params or {}))
 
 
-def _shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:
+def shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The ``props`` map every row of ``rows`` (``{start, end, props}``) carries, when they
     all carry an equal one of scalars (the writer groups a batch's rows so: every OpenAlex
     reference is ``{from_openalex: true}``); else ``None``."""

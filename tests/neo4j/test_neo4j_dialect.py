@@ -157,3 +157,27 @@ def test_open_store_without_uri_names_the_variable(tmp_path: Path) -> None:
         Neo4jStore.from_settings(settings.neo4j)
     with pytest.raises(ConfigError, match="unknown backend"):
         open_store(dataclasses.replace(settings, backend="nope"))
+
+
+def test_group_by_start_keeps_order_and_refuses_a_repeated_pair() -> None:
+    """Rows grouped for ``merge_grouped_relationships_query``: starts in first-seen order,
+    ends in row order, extra columns kept with their end; a repeated (start, end) pair
+    sends the batch the row-by-row way (``None``)."""
+    assert d.group_by_start([["a", "b"], ["c", "a"], ["a", "c"]]) == [
+        ["a", ["b", "c"]],
+        ["c", ["a"]],
+    ]
+    assert d.group_by_start([("a", "x", {"position": 1}), ("a", "y", {})]) == [
+        ["a", [["x", {"position": 1}], ["y", {}]]]
+    ]
+    assert d.group_by_start([["a", "b"], ["a", "b"]]) is None
+    assert d.group_by_start([]) == []
+
+
+def test_grouped_relationship_writes_take_names_from_the_whitelist() -> None:
+    text = d.merge_grouped_relationships_query("CITES", "Paper", "Paper", shared_props=True)
+    assert "CREATE (a)-[r:CITES]->(b)" in text and "MERGE (a)-[r:CITES]->(b)" in text
+    assert "SET a.id = a.id" in text  # the start node's lock before its degree is read
+    with pytest.raises(InputError):
+        d.merge_grouped_relationships_query("CITES]->() DELETE (a", "Paper", "Paper",
+                                            shared_props=False)  # fmt: skip

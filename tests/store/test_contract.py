@@ -162,6 +162,61 @@ def test_merge_relationships_skips_missing_endpoints(any_store: GraphStore) -> N
     assert any_store.run("MATCH (:Paper {id:'a'})-[r:CITES]->() RETURN r.w AS w") == [{"w": 1.5}]
 
 
+@pytest.mark.parametrize("batch_size", [1, 3, 10_000])
+def test_merge_relationships_from_new_and_known_start_nodes(
+    any_store: GraphStore, batch_size: int
+) -> None:
+    """Neo4j sends relationships grouped by start node and CREATEs them from a start node
+    that has none of the type yet (store/neo4j/dialect.merge_grouped_relationships_query):
+    the graph and the counts are those of a MERGE per row, on both backends, whatever the
+    batching — a start node with edges already, a pair repeated in one call (its later
+    properties win), a self-loop, missing endpoints, shared and per-row properties."""
+    _papers(any_store, ["a", "b", "c", "d"])
+    any_store.merge_nodes("Author", [{"id": "x"}, {"id": "y"}])
+    shared = [{"start": s, "end": e, "props": {"src": 1}} for s, e in
+              [("a", "b"), ("a", "c"), ("a", "nope"), ("ghost", "b"), ("d", "d")]]  # fmt: skip
+    assert any_store.merge_relationships(
+        "CITES", "Paper", "Paper", shared, batch_size=batch_size
+    ) == 3  # fmt: skip
+    again = [{"start": s, "end": e, "props": {"other": 2}} for s, e in
+             [("a", "b"), ("a", "d"), ("b", "c"), ("b", "c"), ("c", "a")]]  # fmt: skip
+    assert any_store.merge_relationships(
+        "CITES", "Paper", "Paper", again, batch_size=batch_size
+    ) == 5  # fmt: skip
+    rows = [
+        {"start": "a", "end": "x", "position": 1},
+        {"start": "a", "end": "y", "position": 2},
+        {"start": "b", "end": "x", "corr": True},
+        {"start": "c", "end": "zz", "position": 1},
+    ]
+    assert any_store.merge_relationships(
+        "AUTHORED_BY", "Paper", "Author", rows, batch_size=batch_size
+    ) == 3  # fmt: skip
+    assert any_store.merge_relationships(
+        "AUTHORED_BY", "Paper", "Author", [{"start": "b", "end": "x", "position": 1}],
+        batch_size=batch_size,
+    ) == 1  # fmt: skip
+    assert any_store.merge_relationships(
+        "AUTHORED_BY", "Paper", "Author", [{"start": "a", "end": "x", "position": 3}],
+        batch_size=batch_size,
+    ) == 1  # fmt: skip
+    got = any_store.run(
+        "MATCH (s)-[r]->(e) RETURN type(r) AS t, s.id AS s, e.id AS e, properties(r) AS p "
+        "ORDER BY t, s, e"
+    )
+    assert got == [
+        {"t": "AUTHORED_BY", "s": "a", "e": "x", "p": {"position": 3}},
+        {"t": "AUTHORED_BY", "s": "a", "e": "y", "p": {"position": 2}},
+        {"t": "AUTHORED_BY", "s": "b", "e": "x", "p": {"position": 1, "corr": True}},
+        {"t": "CITES", "s": "a", "e": "b", "p": {"src": 1, "other": 2}},
+        {"t": "CITES", "s": "a", "e": "c", "p": {"src": 1}},
+        {"t": "CITES", "s": "a", "e": "d", "p": {"other": 2}},
+        {"t": "CITES", "s": "b", "e": "c", "p": {"other": 2}},
+        {"t": "CITES", "s": "c", "e": "a", "p": {"other": 2}},
+        {"t": "CITES", "s": "d", "e": "d", "p": {"src": 1}},
+    ]
+
+
 def test_merge_relationships_rejects_a_missing_endpoint(any_store: GraphStore) -> None:
     """Regression: ``str(None)`` used to match a node whose id is the text ``"None"``."""
     _papers(any_store, ["a", "b", "None"])

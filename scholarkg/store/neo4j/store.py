@@ -58,14 +58,21 @@ from scholarkg.store.base import (
     Hit,
     PageRankConfig,
     PageRankResult,
+    ProgressFn,
     best_hits,
     bounded_timeout_ms,
     explore_check_limits,
 )
-from scholarkg.store.batch_writes import BatchWriteStore
+from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs, shared_props
 from scholarkg.store.cypher_common import (
     check_params,
+    chunked,
+    clean_props,
     find_fulltext_index,
+    merge_pairs_query,
+    merge_relationships_query,
+    rel_rows,
+    run_batches,
     without_vectors,
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape
@@ -187,12 +194,19 @@ def redact_uri(uri: str) -> str:
     return _USERINFO.sub("//***@", uri)
 
 
+#: value types the driver returns as they are (an identity-resolution look-up returns
+#: ~30,000 rows of four of them per chunk)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """Driver values → plain Python, the same shapes the FalkorDB store returns.
 
     Nodes and relationships become their property dicts, paths a list alternating node
     and relationship dicts, temporal values ISO-8601 strings, points ``str``.
     """
+    if type(value) in _SCALARS:  # most values: returned before the driver's types are looked up
+        return value
     from neo4j.graph import Node, Path, Relationship
 
     if isinstance(value, Node | Relationship):
@@ -385,6 +399,75 @@ class Neo4jStore(BatchWriteStore):
 
     def _count_written(self, result: Any) -> int:
         return int(result.records[0]["written"]) if result.records else 0
+
+    def merge_relationships(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int = 10_000,
+        progress: ProgressFn | None = None,
+        key: Sequence[str] = (),
+    ) -> int:
+        """As on every store; without a merge key the rows go grouped by start node
+        (``dialect.merge_grouped_relationships_query``: ``CREATE`` from a start node with no
+        such relationship yet, ``MERGE`` from the others)."""
+        if key:
+            return super().merge_relationships(
+                rel_type, start_label, end_label, rows,
+                batch_size=batch_size, progress=progress, key=key,
+            )  # fmt: skip
+        if progress is None:
+            rows = rows if isinstance(rows, list) else list(rows)
+            shared = shared_props(rows)
+            if shared is not None:
+                return self._merge_pairs(
+                    rel_type, start_label, end_label,
+                    [(r["start"], r["end"]) for r in rows], shared, batch_size=batch_size,
+                )  # fmt: skip
+        grouped = dialect.merge_grouped_relationships_query(
+            rel_type, start_label, end_label, shared_props=False
+        )
+        one_by_one = merge_relationships_query(rel_type, start_label, end_label)
+
+        def send(batch: list[dict[str, Any]]) -> int:
+            groups = dialect.group_by_start((r["start"], r["end"], r["props"]) for r in batch)
+            if groups is None:  # a pair twice: each row MERGEd in turn, as everywhere
+                return self._count_written(self._send(one_by_one, {"rows": batch}))
+            return self._count_written(self._send(grouped, {"groups": groups}))
+
+        return run_batches(send, rel_rows(rows), batch_size=batch_size, progress=progress)[1]
+
+    def _merge_pairs(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        pairs: Sequence[tuple[str, str]],
+        props: Mapping[str, Any],
+        *,
+        batch_size: int = 10_000,
+    ) -> int:
+        """The shared-properties rows grouped by start node, like :meth:`merge_relationships`."""
+        grouped = dialect.merge_grouped_relationships_query(
+            rel_type, start_label, end_label, shared_props=True
+        )
+        one_by_one = merge_pairs_query(rel_type, start_label, end_label)
+        clean = clean_props(props)
+        written = 0
+        done = 0
+        for batch in chunked(pairs, batch_size):
+            rows = checked_pairs(batch, done)
+            groups = dialect.group_by_start(rows)
+            if groups is None:
+                result = self._send(one_by_one, {"pairs": rows, "props": clean})
+            else:
+                result = self._send(grouped, {"groups": groups, "props": clean})
+            written += self._count_written(result)
+            done += len(rows)
+        return written
 
     # -- schema ------------------------------------------------------------------------
     def _index_names(self) -> set[str]:
@@ -664,6 +747,7 @@ class Neo4jStore(BatchWriteStore):
         if self.gds is not None:
             for name in self.gds.projected_graphs("scholarkg_"):
                 self.gds.drop_projected(name)
+        self._autocommit(dialect.DELETE_ALL_RELATIONSHIPS)
         self._autocommit(dialect.DELETE_ALL)
         for row in self.run(dialect.SHOW_CONSTRAINTS):
             self._execute(dialect.DROP_CONSTRAINT, {"name": row["name"]})
