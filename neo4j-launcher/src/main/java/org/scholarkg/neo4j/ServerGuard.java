@@ -108,6 +108,21 @@ final class ServerGuard {
     private final Map<Long, Long> lastSample = new HashMap<>();
     /** per thread the guard stopped: its allocated-bytes counter when it was stopped */
     private final Map<Long, Long> stoppedAt = new HashMap<>();
+    /** per thread the guard stopped: when (System.nanoTime) */
+    private final Map<Long, Long> stoppedWhen = new HashMap<>();
+    /**
+     * the queries the overrun rule stopped (internal ids, the last 1000): a query is stopped
+     * once. A stopped row holding gigabytes may unwind slowly (the collector copies what it
+     * held), its transaction still listed as ended; a second stop could land in whatever its
+     * thread does next: Bolt's own code, another client's query
+     */
+    private final Set<Long> stoppedQueries = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<Long, Boolean>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                    return size() > 1000;
+                }
+            });
     private long lastAction = Long.MIN_VALUE;
     /** when the heap rule last stopped a query */
     private long lastStop = Long.MIN_VALUE;
@@ -307,6 +322,12 @@ final class ServerGuard {
 
     // -- the overrun rule -----------------------------------------------------------------
 
+    /** whether the guard stopped {@code t} within the overrun delay (it may still unwind) */
+    private boolean stoppedLately(Thread t, long now) {
+        Long when = stoppedWhen.get(t.getId());
+        return when != null && now - when < Math.max(overrunNanos, COOLDOWN_NANOS);
+    }
+
     private synchronized void stopOverruns() {
         if (cannotStop) {
             return;
@@ -322,10 +343,15 @@ final class ServerGuard {
             if (late < overrunNanos) {
                 continue;
             }
-            Thread thread = threadNamed(query.get().threadExecutingTheQueryName());
-            if (thread == null || thread.getState() != Thread.State.RUNNABLE || committing(thread)) {
+            if (stoppedQueries.contains(query.get().internalQueryId())) {
                 continue;
             }
+            Thread thread = threadNamed(query.get().threadExecutingTheQueryName());
+            if (thread == null || thread.getState() != Thread.State.RUNNABLE || committing(thread)
+                    || stoppedLately(thread, now)) {
+                continue;
+            }
+            stoppedQueries.add(query.get().internalQueryId());
             String reason = mark.get().getReason().code().serialize();
             stop(thread, String.format(
                     "scholarkg server guard: the query was stopped %.1f s after its transaction "
@@ -503,6 +529,7 @@ final class ServerGuard {
         }
         lastAction = System.nanoTime();
         stoppedAt.put(t.getId(), threads.getThreadAllocatedBytes(t.getId()));
+        stoppedWhen.put(t.getId(), lastAction);
         say(line);
     }
 
