@@ -93,6 +93,12 @@ final class ServerGuard {
     /** after stopping a query, the catalogue rule waits this long before it drops a graph */
     static final long COOLDOWN_NANOS = 2_000_000_000L;
     static final long SAMPLE_MILLIS = 500;
+    /**
+     * the overrun rule looks this often (a list of transactions: no thread is paused for it):
+     * a row growing a list adds ~0.7 GB a second, and each tenth of a second it lives on is
+     * more for the collector to copy while every client waits
+     */
+    static final long OVERRUN_TICK_MILLIS = 100;
     static final String BOLT_WORKER = "neo4j.BoltWorker";
     static final String LINE = "SCHOLARKG-GUARD";
     static final String OWN_GRAPHS = "scholarkg_";
@@ -168,9 +174,17 @@ final class ServerGuard {
         }
         Thread loop = new Thread(() -> {
             long lastLook = 0;
+            long lastSampleAt = System.nanoTime();
             while (true) {
                 try {
-                    Thread.sleep(SAMPLE_MILLIS);
+                    Thread.sleep(OVERRUN_TICK_MILLIS);
+                    if (overrunNanos > 0) {
+                        stopOverruns();
+                    }
+                    if (System.nanoTime() - lastSampleAt < SAMPLE_MILLIS * 1_000_000L) {
+                        continue;
+                    }
+                    lastSampleAt = System.nanoTime();
                     if (reclaim) {
                         // the stopped query has unwound: a collection now frees what it
                         // held, instead of leaving it in the old generation, where the next
@@ -182,9 +196,6 @@ final class ServerGuard {
                         System.gc();
                     }
                     sample();
-                    if (overrunNanos > 0) {
-                        stopOverruns();
-                    }
                     // the catalogue (a 20 ms query) only when the last collection left more of the
                     // heap in use than the catalogue may hold: at most every 2 s, at once when
                     // the heap is full
