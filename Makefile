@@ -7,6 +7,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LINT_DIR := tests/neo4j_lint
 
+# Python writes its bytecode caches here (__pycache__/ is git-ignored): a shell that sets
+# PYTHONDONTWRITEBYTECODE makes every test process (each xdist worker, each CLI subprocess)
+# compile scholarkg, torch and the rest from source again; the unit tier took 62 s of CPU
+# that way against 35 s with the caches.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install neo4j-launcher demo test test-unit test-all test-marked lint docs format perf clean neo4j-lint-deps vendor-explorer
 
 # The install uses uv (PyPI package "uv", pinned below) when it can: it resolves and downloads in

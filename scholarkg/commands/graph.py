@@ -125,7 +125,26 @@ def pagerank(
                 store, label, top, config, rel_types=_rel_types(rel_type), write=prop,
                 loaded_only=loaded_only, client_projection=client_projection,
             )  # fmt: skip
-    wall = time.perf_counter() - t0
+    _report_pagerank(
+        result, cards, label=label, fmt=fmt, wall=time.perf_counter() - t0,
+        personalized=bool(source), loaded_only=loaded_only, prop=prop, verbose=verbose,
+    )  # fmt: skip
+
+
+def _report_pagerank(
+    result: TopPageRank,
+    cards: dict[str, tuple[Any, bool]],
+    *,
+    label: str,
+    fmt: OutputFormat,
+    wall: float,
+    personalized: bool,
+    loaded_only: bool,
+    prop: str | None,
+    verbose: bool,
+) -> None:
+    """Print ``graph pagerank``'s top rows (``cards``: id → title, stub) and how it ran:
+    JSON with every digit, or a table (six decimals) and a line on the projection."""
     rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
         {
             "rank": n,
@@ -155,7 +174,7 @@ def pagerank(
     if fmt == "json":
         print(to_json({"summary": summary, "top": rows_out}))
         return
-    what = "personalized PageRank" if source else "PageRank"
+    what = "personalized PageRank" if personalized else "PageRank"
     of = f" of {result.nodes}" if result.nodes is not None else ""
     only = " (loaded works)" if loaded_only else ""
     print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}{only}",

@@ -193,7 +193,7 @@ def _score_lists(gold: Path, predictions: Path, options: Mapping[str, Any], fmt:
         }
     ]
     print_rows(rows, "table", title=f"ranked lists ({protocol}, matcher={matcher})")
-    for note in getattr(scores, "notes", ()):
+    for note in scores.notes:
         console.print(f"[dim]{note}[/dim]")
 
 

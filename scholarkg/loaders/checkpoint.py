@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from pydantic import ValidationError
 
 from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.base import validation_input_error
 from scholarkg.loaders.collection_pace import fewer_collections
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.writer import RecordWriter, WriteReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord
 from scholarkg.schema.text import collect_cleaning
@@ -65,7 +67,8 @@ def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
     return head if graph is None else f"{head}{graph}:"
 
 
-AnyRecord = NodeRecord | EdgeRecord
+#: a graph record, or a reference list standing for many (``loaders/reference_lists.py``)
+AnyRecord = NodeRecord | EdgeRecord | ReferenceList
 #: one source record (a JSONL line, a JSON array item, a spreadsheet row) and its records
 Group = tuple[int, Sequence[AnyRecord]]
 #: what a reader may yield between its source records to have everything before written now
@@ -163,7 +166,10 @@ class LoadStats:
 def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
     for rec in records:
         h.update(type(rec).__name__.encode())
-        h.update(rec.model_dump_json().encode())
+        if isinstance(rec, ReferenceList):
+            h.update(orjson.dumps([rec.start, rec.ends, rec.values, rec.stubs, rec.slot]))
+        else:
+            h.update(rec.model_dump_json().encode())
         h.update(b"\x1e")
 
 

@@ -56,6 +56,7 @@ from scholarkg.loaders.author_identity import (
     rewrite_authors,
 )
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema.records import (
     AliasOf,
     Authorship,
@@ -223,6 +224,57 @@ def _node(paper_id: str) -> str:
     return "\x00node:" + paper_id  # cannot collide with a scheme-prefixed key
 
 
+class _RefStub:
+    """An end of a :class:`ReferenceList` as resolution sees a reference's stub Paper: its
+    id and the one id slot it fills (a plain object: a chunk holds ~40,000 of them)."""
+
+    __slots__ = ("id", "slot", "value")
+
+    def __init__(self, paper_id: str, slot: str, value: str) -> None:
+        self.id = paper_id
+        self.slot = slot
+        self.value = value
+
+    def is_stub(self) -> bool:
+        return True
+
+    def keys(self) -> set[str]:
+        """What ``slot_keys(row) | {id}`` gives for the stub's row."""
+        key = f"{SLOTS[self.slot]}:{self.value}"
+        return {key} if key == self.id else {key, self.id}
+
+
+#: what a chunk's resolution groups by work: its Paper records and its references' ends
+_Entry = Paper | _RefStub
+
+
+def _entries(groups: Sequence[SourceGroup]) -> list[_Entry]:
+    """The chunk's Paper records and reference ends, in record order (an end once a list)."""
+    out: list[_Entry] = []
+    for _, recs in groups:
+        for r in recs:
+            if isinstance(r, Paper):
+                out.append(r)
+            elif isinstance(r, ReferenceList):
+                seen: set[str] = set()
+                for end, value in zip(r.ends, r.values, strict=True):
+                    if end not in seen:
+                        seen.add(end)
+                        out.append(_RefStub(end, r.slot, value))
+    return out
+
+
+def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | StatedMark]:
+    """``recs`` with each reference list as the records it stands for."""
+    out: list[AnyRecord | StatedMark] = []
+    for r in recs:
+        if isinstance(r, ReferenceList):
+            out += r.records()
+        else:
+            out.append(r)
+    return out
+
+
 class IdentityResolver:
     """Rewrites streamed groups so every Paper record lands on the one node of its work.
 
@@ -333,8 +385,13 @@ class IdentityResolver:
         self._chunk_no += 1
         if self._deferred:
             self._run_deferred(final=False)
-        papers = [r for _, recs in groups for r in recs if isinstance(r, Paper)]
-        rec_keys = [slot_keys(p.__dict__) | {p.id} for p in papers]
+        if self.family:  # family loaders state references as records: nothing to gain
+            groups = [(number, _expanded(recs)) for number, recs in groups]
+        entries = _entries(groups)
+        papers = [p for p in entries if isinstance(p, Paper)]
+        rec_keys = [
+            p.keys() if isinstance(p, _RefStub) else slot_keys(p.__dict__) | {p.id} for p in entries
+        ]
         if self.family:
             found = self._lookup_others(papers)
         else:
@@ -363,11 +420,11 @@ class IdentityResolver:
         if self.family:
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
-            mapping = self._catalogue_targets(papers, uf, nodes, stored)
+            mapping = self._catalogue_targets(entries, uf, nodes, stored)
         self._written = set()
-        slots = {} if self.family else self._slots(stored, papers, mapping)
+        slots = {} if self.family else self._slots(stored, entries, mapping)
         self._recent = {
-            k: mapping[p.id] for p, keys in zip(papers, rec_keys, strict=True) for k in keys
+            k: mapping[p.id] for p, keys in zip(entries, rec_keys, strict=True) for k in keys
         }
         if not self.family:
             self._base = self._merged_bases(papers, mapping, stored, slots)
@@ -430,7 +487,7 @@ class IdentityResolver:
 
     def _catalogue_targets(
         self,
-        papers: list[Paper],
+        papers: list[_Entry],
         uf: _UnionFind,
         nodes: dict[str, set[str]],
         stored: dict[str, dict[str, Any]],
@@ -445,13 +502,19 @@ class IdentityResolver:
         def survivor_rank(n: str) -> tuple[bool, tuple[int, str]]:
             return (not stored[n].get("family_key"), id_rank(n))
 
-        by_root: dict[str, list[Paper]] = {}
+        by_root: dict[str, list[_Entry]] = {}
         for p in papers:
             by_root.setdefault(uf.find(p.id), []).append(p)
         final: dict[str, str] = {}  # component root → the Paper id its records get
         renames: list[tuple[str, str]] = []
         for root, recs in by_root.items():
             have = nodes.get(root, set())
+            if not have and all(type(p) is _RefStub for p in recs):
+                # references only, to a work nothing stores: what the rule below gives
+                final[root] = (
+                    recs[0].id if len(recs) == 1 else min((p.id for p in recs), key=id_rank)
+                )
+                continue
             real = sorted((n for n in have if n in stored), key=survivor_rank)
             if real and stored[real[0]].get("family_key"):
                 target = real[0]
@@ -475,6 +538,8 @@ class IdentityResolver:
             self._rename(renames, stored)
         for root, target in final.items():
             have = nodes.get(root, set())
+            if not have:
+                continue
             if any(n in stored for n in have):  # not isdisjoint(dict): a scan of the dict
                 self.report.matched += 1
             for n in sorted(have - {target}):
@@ -628,7 +693,7 @@ class IdentityResolver:
         return [(str(r["key"]), r) for r in rows]
 
     def _slots(
-        self, stored: dict[str, dict[str, Any]], papers: list[Paper], mapping: dict[str, str]
+        self, stored: dict[str, dict[str, Any]], papers: list[_Entry], mapping: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
         """Per final Paper id, the slot values it keeps (stored ones first, then records')."""
         slots: dict[str, dict[str, Any]] = {}
@@ -638,8 +703,12 @@ class IdentityResolver:
             for s, value in self._recent_slots.get(pid, {}).items():
                 slots.setdefault(pid, {}).setdefault(s, value)
         # describing records first: a stub's id must not take the slot of the work's record
-        for p in sorted(papers, key=Paper.is_stub):
+        for p in sorted(papers, key=lambda p: p.is_stub()):
             have = slots.setdefault(mapping[p.id], {})
+            if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
+                if p.value not in (None, ""):
+                    have.setdefault(p.slot, p.value)
+                continue
             for s in SLOTS:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
@@ -662,9 +731,19 @@ class IdentityResolver:
             for rec in recs:
                 if isinstance(rec, Paper) and not _own_record(rec, slots.get(mapping[rec.id])):
                     other[rec.id] = f"{rec.source}:{rec.id}"
+        if other:  # such a record's references go to the also lists as records
+            recs = [
+                x
+                for r in recs
+                for x in (
+                    r.records() if isinstance(r, ReferenceList) and r.start in other else (r,)
+                )
+            ]
         for rec in recs:
             if isinstance(rec, StatedList | StatedFields):
                 marks.append(rec)
+            elif isinstance(rec, ReferenceList):
+                out += self._rewrite_references(rec, mapping, slots)
             elif isinstance(rec, Paper):
                 target = mapping[rec.id]
                 if self.family:  # its key is a family's: mark it so nothing merges it away
@@ -692,6 +771,34 @@ class IdentityResolver:
                 out.append(rec)
         return out, marks, other
 
+    def _rewrite_references(
+        self, refs: ReferenceList, mapping: dict[str, str], slots: dict[str, dict[str, Any]]
+    ) -> list[AnyRecord]:
+        """A reference list resolved as its stub and ``Citation`` records would be, one by
+        one (:meth:`_rewrite`): its ends mapped to their works' keys, a stub kept only where
+        the node is neither stored nor written by this chunk. A stub that lands on another
+        key or whose slot the node fills differently goes back to the records path (its
+        rewritten Paper record, before the list)."""
+        out: list[AnyRecord] = []
+        ends = tuple(mapping.get(end, end) for end in refs.ends)
+        keep: list[int] = []
+        stored, written = self._stored, self._written
+        for i in refs.stubs:
+            target = ends[i]
+            if target in stored or target in written:
+                continue
+            written.add(target)
+            have = slots.get(target, {}).get(refs.slot)
+            if target == refs.ends[i] and have in (None, refs.values[i]):
+                keep.append(i)
+                continue
+            paper = self._rewrite_paper(refs.stub(i), mapping, slots)
+            out.append(paper)
+            out += alias_records(target, getattr(paper, "alt_ids", None) or ())
+        start = mapping.get(refs.start, refs.start)
+        out.append(refs.with_ends(start, ends, tuple(keep)))
+        return out
+
     def _apply_marks(
         self,
         recs: Sequence[AnyRecord | StatedMark],
@@ -715,16 +822,19 @@ class IdentityResolver:
                 if gone:
                     cleared.append({"id": pid, "props": gone})
                 continue
-            ends = sorted(
-                {
-                    r.end
-                    for r in out
-                    if isinstance(r, EdgeRecord)
-                    and mark.rel == r.TYPE
-                    and r.start == pid
-                    and (key is None or key in (getattr(r, "also", None) or ()))
-                }
-            )
+            stated = {
+                r.end
+                for r in out
+                if isinstance(r, EdgeRecord)
+                and mark.rel == r.TYPE
+                and r.start == pid
+                and (key is None or key in (getattr(r, "also", None) or ()))
+            }
+            if key is None and mark.rel == "CITES":  # a list with also entries is records
+                for r in out:
+                    if isinstance(r, ReferenceList) and r.start == pid:
+                        stated.update(r.ends)
+            ends = sorted(stated)
             if key is None:
                 lists.setdefault((mark.source, mark.rel), []).append({"id": pid, "refs": ends})
             else:

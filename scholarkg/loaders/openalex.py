@@ -40,8 +40,9 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
-from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
+from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
@@ -541,10 +542,6 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
     return parsed
 
 
-_STUB = Paper.model_construct(id="openalex:W0", openalex_id="W0")
-_CITES = Citation.model_construct(start="", end="", from_openalex=True)
-
-
 #: the Paper properties only OpenAlex gives, per work-object field that states them: a work
 #: that has the field (even empty) and no value for a property loses the stored one on reload
 #: (a field trimmed away by the API's ``select=`` states nothing)
@@ -564,16 +561,15 @@ def work_records(
     ``authors_known``: it had ``authorships``, so that list replaces OpenAlex's stored one."""
     paper = work.paper
     out: list[AnyRecord | StatedMark] = [paper]
-    # stubs and their edges: ids already normalised above, so no per-reference validation
-    # (20 references a work): copies of a template, ~4x cheaper than model_construct
-    stubs = [_STUB.replaced({"id": f"openalex:{w}", "openalex_id": w}) for w in work.references]
-    out += stubs
+    # the references (ids normalised by the parser) as one record, not ~20 stub Papers and
+    # ~20 Citations: see loaders/reference_lists.py
+    if work.references:
+        out.append(ReferenceList.openalex(paper.id, work.references))
     out += work.authors
     if work.venue is not None:
         out.append(work.venue)
         out.append(PublishedIn(start=paper.id, end=work.venue.id))
     out += [a.replaced({"from_openalex": True}) for a in work.authorships]
-    out += [_CITES.replaced({"start": paper.id, "end": s.id}) for s in stubs]
     if authors_known:
         out.append(StatedList(paper.id, "openalex", "AUTHORED_BY"))
     if work.references_known:

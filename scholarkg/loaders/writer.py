@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.cypher_common import chunked, clean_props, node_rows
@@ -83,6 +84,10 @@ class _EdgeKind(NamedTuple):
     merge_key: tuple[str, ...] = ()
 
 
+#: the relationship batch of a reference list's edges (``Citation``)
+_CITES_KIND = _EdgeKind(Citation.TYPE, Citation.START, Citation.END)
+
+
 class RecordWriter:
     """Buffering writer; use as a context manager or call ``flush()`` at the end."""
 
@@ -125,7 +130,10 @@ class RecordWriter:
         if exc_type is None:
             self.flush()
 
-    def add(self, record: NodeRecord | EdgeRecord) -> None:
+    def add(self, record: NodeRecord | EdgeRecord | ReferenceList) -> None:
+        if isinstance(record, ReferenceList):
+            self._add_references(record)
+            return
         self.report.records += 1
         if isinstance(record, NodeRecord):
             buf = (
@@ -153,7 +161,33 @@ class RecordWriter:
         if self.progress and self.report.records % 1000 == 0:
             self.progress(self.report.records)
 
-    def add_all(self, records: Iterable[NodeRecord | EdgeRecord]) -> WriteReport:
+    def _add_references(self, refs: ReferenceList) -> None:
+        """A reference list: the rows its stub Papers and ``CITES`` records would add, made
+        here directly (the same buffers, the same flush points as those records)."""
+        before = self.report.records
+        self.report.records += refs.weight()
+        for i in refs.stubs:
+            self._stubs.append(refs.stub_row(i))
+            if len(self._stubs) >= self.batch_size:
+                self._flush_label("Paper")
+        kind = _CITES_KIND
+        props = dict(refs.props)
+        start = refs.start
+        buf = self._edges[kind]
+        for end in refs.ends:
+            ident = (start, end)
+            if ident in buf:
+                buf[ident]["props"].update(props)
+                continue
+            buf[ident] = {"start": start, "end": end, "props": dict(props)}
+            if len(buf) >= self.edge_buffer:
+                self._flush_nodes()
+                self._flush_edges(kind)
+                buf = self._edges[kind]
+        if self.progress and before // 1000 != self.report.records // 1000:
+            self.progress(self.report.records)
+
+    def add_all(self, records: Iterable[NodeRecord | EdgeRecord | ReferenceList]) -> WriteReport:
         """Write every record; on a bad record (``InputError`` from the reader) everything
         read before it is written first, so nothing already validated is lost. A failed
         write rolls back what this call created (:meth:`rollback`) and re-raises."""
@@ -261,12 +295,17 @@ class RecordWriter:
     def _flush_label(self, label: str) -> None:
         rows = self._nodes.pop(label, [])
         if rows:
-            self._note_created(label, rows)
+            had = self._note_created(label, rows)
             self._store_call(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
             self.report.nodes[label] += len(rows)
             if label == "Paper":  # described now: no longer a stub
-                for ids in chunked([str(r["id"]) for r in rows], self.batch_size):
-                    self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": ids})
+                # a node the MERGE created has no Stub label: only those that existed can
+                # (most of an update's works are new: the statement cost 5 % of its load)
+                ids = [str(r["id"]) for r in rows]
+                if had is not None:
+                    ids = [i for i in ids if i in had]
+                for part in chunked(ids, self.batch_size):
+                    self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": part})
         if label == "Paper" and self._stubs:
             # after the described rows: a stub of a work described in this batch is not new.
             # New stubs are CREATEd with both labels: adding a label to an existing node
@@ -290,12 +329,17 @@ class RecordWriter:
                 )
             self.report.nodes[label] += len(stubs)
 
-    def _note_created(self, label: str, rows: list[dict[str, Any]]) -> None:
-        """Put the ids of ``rows`` not yet in the store on the undo list."""
-        if self.undo:
-            ids = {str(r["id"]) for r in rows}
-            have = self._store_call(self.store.existing_ids, label, ids, batch_size=self.batch_size)
-            self._created[label] |= ids - have
+    def _note_created(self, label: str, rows: list[dict[str, Any]]) -> set[str] | None:
+        """Put the ids of ``rows`` not yet in the store on the undo list; returns the ids that
+        are in the store (``None`` without an undo list: not looked up)."""
+        if not self.undo:
+            return None
+        ids = {str(r["id"]) for r in rows}
+        have: set[str] = self._store_call(
+            self.store.existing_ids, label, ids, batch_size=self.batch_size
+        )
+        self._created[label] |= ids - have
+        return have
 
     @property
     def failed(self) -> bool:
@@ -388,7 +432,7 @@ class RecordWriter:
 
 def write_records(
     store: GraphStore,
-    records: Iterable[NodeRecord | EdgeRecord],
+    records: Iterable[NodeRecord | EdgeRecord | ReferenceList],
     *,
     batch_size: int = 5_000,
     progress: Callable[[int], None] | None = None,

@@ -116,3 +116,35 @@ def test_no_pointer_to_reference_sheets_outside_the_repository() -> None:
         if sheet.search(line)
     ]
     assert offenders == []
+
+
+def store_modules_unnamed(page: str, store: Path) -> list[str]:
+    """``store/...py`` modules the Architecture page's table of ``store/`` does not name: a
+    shared module as ``store/<name>.py``, a backend's as its file name in its folder's row."""
+    rows = {m[1]: m[0] for m in re.finditer(r"^\| `store/([^|]*?)`[^|]*\|.*$", page, re.M)}
+    table = "\n".join(line for line in page.splitlines() if line.startswith("| `store/"))
+    missing = []
+    for path in sorted(store.rglob("*.py")):
+        rel = path.relative_to(store).as_posix()
+        if "/" not in rel:
+            named = f"`store/{rel}`" in table
+        else:
+            folder, name = rel.split("/", 1)
+            row = rows.get(f"{folder}/", "")
+            named = name == "__init__.py" or f"`{name}`" in row
+        if not named:
+            missing.append(f"store/{rel}")
+    return missing
+
+
+def test_the_architecture_page_names_every_module_of_the_store() -> None:
+    page = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+    assert store_modules_unnamed(page, ROOT / "scholarkg" / "store") == []
+
+
+def test_the_store_table_check_finds_an_unnamed_module(tmp_path: Path) -> None:
+    for rel in ("base.py", "new.py", "neo4j/gds.py", "neo4j/extra.py", "neo4j/__init__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    page = "| `store/base.py` | the protocols |\n| `store/neo4j/` | `gds.py` (GDS) |\n"
+    assert store_modules_unnamed(page, tmp_path) == ["store/neo4j/extra.py", "store/new.py"]

@@ -22,7 +22,10 @@ never one above, with no exceptions list:
 * ``explorer`` and ``demo``, then the CLI (``commands``, ``cli``);
 * ``benchmark/metrics`` are pure functions besides: they import only each other and
   ``errors``, ``textio``, ``textnorm``, ``codegraph``, so a metric can be checked by hand on
-  plain data;
+  plain data; ``benchmark/rankers`` import only each other, ``errors``, the metrics, and of
+  the layers below the store protocol (``store.base``), the schema whitelists
+  (``schema.ddl``), the embedding service (``services.embeddings``) and the PageRank scores
+  of ``graphalgo.topk`` (:data:`ALLOWED`);
 * the families are siblings: a module of one family's package (``benchmark/tasks/<family>/``)
   never imports another family's package, only the modules ``benchmark/tasks`` shares
   (``llm_run``, ``predictions``), so a family can be read, moved or dropped alone; the same
@@ -159,6 +162,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ALLOWED: dict[str, tuple[str, ...]] = {
     "scholarkg.benchmark.metrics": (
         "scholarkg.errors", "scholarkg.textio", "scholarkg.textnorm", "scholarkg.codegraph",
+    ),
+    # the rankers: text on plain data, the graph through the store protocol; what else they
+    # may reach is named one module at a time (docs/architecture.md says the same)
+    "scholarkg.benchmark.rankers": (
+        "scholarkg.errors", "scholarkg.benchmark.metrics", "scholarkg.store.base",
+        "scholarkg.schema.ddl", "scholarkg.services.embeddings", "scholarkg.graphalgo.topk",
     ),
 }  # fmt: skip
 
@@ -317,6 +326,28 @@ def _cycle_through(graph: dict[str, list[str]], component: list[str]) -> list[st
 
 def test_layers_hold() -> None:
     assert layer_violations(PACKAGE) == []
+
+
+RANKERS = "scholarkg.benchmark.rankers"
+
+
+def test_the_rankers_list_is_what_they_import_and_what_the_page_says() -> None:
+    """:data:`ALLOWED`'s list for the rankers is the code's (every module on it is imported:
+    the list is not a wish) and docs/architecture.md's (its ``benchmark/`` paragraph names
+    each, as ``store.base`` is named), so the page's sentence cannot drift from the code."""
+    allowed = ALLOWED[RANKERS]
+    reached = {
+        target
+        for module, edges in import_graph(PACKAGE).items()
+        if _under(module, RANKERS)
+        for target in edges
+        if _under(target, "scholarkg") and not _under(target, RANKERS)
+    }
+    assert [a for a in allowed if not any(_under(t, a) for t in reached)] == []
+    page = (PACKAGE.parent / "docs/architecture.md").read_text(encoding="utf-8")
+    paragraph = page[page.index("**`benchmark/`**") : page.index("**`recommend/`**")]
+    named = [a.removeprefix("scholarkg.") for a in allowed]
+    assert [n for n in named if f"`{n}`" not in paragraph] == []
 
 
 FAMILIES_ROOT = "scholarkg.benchmark.tasks"

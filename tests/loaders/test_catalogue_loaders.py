@@ -25,6 +25,7 @@ from scholarkg.cli import app
 from scholarkg.errors import InputError
 from scholarkg.loaders import arxiv, crossref, openalex
 from scholarkg.loaders.identity import StatedFields, StatedList
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema.records import Author, Authorship, Citation, Paper
 from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -70,8 +71,16 @@ def test_an_openalex_work_becomes_paper_authors_venue_and_stub_citations(tmp_pat
     assert [(s.position, s.institutions, s.raw_name) for s in ships] == [
         (0, ["Analytical U"], "Ada L."), (1, None, None),
     ]  # fmt: skip
-    cites = [(r.start, r.end) for r in records if isinstance(r, Citation)]
-    assert cites == [("arxiv:2401.00001", f"openalex:W{n}") for n in (2, 3, 9)]
+    # the references travel as one record (loaders/reference_lists.py) standing for the
+    # reference stubs and their Citation records
+    [refs] = [r for r in records if isinstance(r, ReferenceList)]
+    assert refs.ends == tuple(f"openalex:W{n}" for n in (2, 3, 9))
+    expanded = refs.records()
+    assert [r.row() for r in expanded if isinstance(r, Paper)] == [
+        {"id": f"openalex:W{n}", "openalex_id": f"W{n}"} for n in (2, 3, 9)
+    ]
+    cites = [(r.start, r.end, r.from_openalex) for r in expanded if isinstance(r, Citation)]
+    assert cites == [("arxiv:2401.00001", f"openalex:W{n}", True) for n in (2, 3, 9)]
 
 
 def test_api_pages_and_plain_jsonl_read_like_the_snapshot(tmp_path: Path) -> None:

@@ -4,10 +4,13 @@ the graph a load applying one record at a time leaves (chunks and batches of one
 sent on its own, parsed in this process): every node, label, relationship and property, on
 both backends, for a base snapshot and then a newer slice loaded into it (changed works whose
 references and authors change, new works, a work citing one twice, an author named three
-ways, references to works outside the snapshot that a later work describes)."""
+ways, references to works outside the snapshot that a later work describes). And a load
+that carries every reference as a stub and a Citation record, not as one reference list
+(``loaders/reference_lists.py``), leaves that graph too."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,8 @@ from _catalogue_works import openalex_work, write_openalex
 
 from scholarkg.config import load_settings
 from scholarkg.loaders import openalex, writer
-from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.base import GraphStore
 
@@ -62,11 +66,24 @@ def _snapshot(root: Path) -> tuple[list[Path], list[Path]]:
     )
 
 
-def _load(store: GraphStore, files: list[Path], *, batch: int, parser: Any) -> None:
+def _as_records(groups: Iterable[SourceGroup]) -> Iterator[SourceGroup]:
+    """The groups with each reference list as the stub and Citation records it stands for
+    (how every reference travelled before ``loaders/reference_lists.py``)."""
+    for number, recs in groups:
+        yield (
+            number,
+            [x for r in recs for x in (r.records() if isinstance(r, ReferenceList) else (r,))],
+        )
+
+
+def _load(
+    store: GraphStore, files: list[Path], *, batch: int, parser: Any, records: bool = False
+) -> None:
     resolver = IdentityResolver(store, chunk=batch)
 
     def groups(f: Path) -> Any:
-        return resolver.resolve(openalex.read_works(f, parser=parser))
+        read = openalex.read_works(f, parser=parser)
+        return resolver.resolve(_as_records(read) if records else read)
 
     steps = [Step("w", f, f"test-{batch}", partial(groups, f), family=False) for f in files]
     run_steps(store, steps, settings=load_settings(), batch_size=batch)
@@ -96,3 +113,12 @@ def test_the_batched_load_equals_the_record_by_record_load(
     assert set(batched[0]) ^ set(one_by_one[0]) == set()
     assert set(batched[1]) ^ set(one_by_one[1]) == set()
     assert batched == one_by_one
+
+    # the references as records, not lists: the same graph (a reference to a work keyed by
+    # its DOI lands on another key and takes the records path inside the list path too)
+    any_store.clear()
+    any_store.apply_schema()
+    monkeypatch.setattr(writer, "EDGE_BUFFER", 20_000)
+    _load(any_store, base, batch=2_000, parser=None, records=True)
+    _load(any_store, update, batch=2_000, parser=None, records=True)
+    assert everything(any_store) == batched

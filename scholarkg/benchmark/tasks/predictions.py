@@ -70,8 +70,8 @@ def prediction_format(task: str | PredictionFormat) -> PredictionFormat:
         return task
     from scholarkg.benchmark.registry import load_task
 
-    fmt = getattr(load_task(task), "prediction_format", None)
-    if not isinstance(fmt, PredictionFormat):
+    fmt = load_task(task).prediction_format
+    if fmt is None:
         raise InputError(f"task {task!r} takes no prediction files", field="task")
     return fmt
 
