@@ -49,6 +49,20 @@ def _answers_at_once(store: GraphStore) -> None:
     assert time.monotonic() - t0 < 2.0
 
 
+def test_the_young_generation_is_bounded(managed_neo4j: Any) -> None:
+    """The running JVM has the bound (a collection copies at most this much of a live list)."""
+    from pathlib import Path
+
+    from scholarkg.store.neo4j.server import young_generation_arguments
+
+    bound = young_generation_arguments(managed_neo4j.heap)
+    cmdline = Path(f"/proc/{managed_neo4j.status().pid}/cmdline")
+    if not bound or not cmdline.exists():
+        pytest.skip("SCHOLARKG_NEO4J_MAX_YOUNG=0, or no /proc to read the JVM's arguments")
+    args = cmdline.read_bytes().decode().split("\0")
+    assert bound[0] in args, [a for a in args if a.startswith("-X")]
+
+
 def test_a_row_that_takes_the_heap_is_stopped(guarded: Any, neo4j_store: GraphStore) -> None:
     """Neo4j counts no memory inside one row: without the guard this query took the whole
     heap and the JVM died of OutOfMemoryError 39 s later (1 GiB heap)."""

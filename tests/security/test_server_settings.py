@@ -14,6 +14,7 @@ from scholarkg.store.neo4j.server import (
     guard_arguments,
     render_settings,
     server_settings,
+    young_generation_arguments,
 )
 
 
@@ -50,6 +51,18 @@ def test_neo4j_guard_arguments() -> None:
     ):
         with pytest.raises(ConfigError, match=name):
             guard_arguments(env={name: value})
+
+
+def test_neo4j_young_generation_is_bounded() -> None:
+    """64 MiB by default (a pause copies at most that much of a live list), at most half the
+    heap, 0 leaves the sizing to G1, nonsense is refused."""
+    assert young_generation_arguments("2g", env={}) == ["-XX:MaxNewSize=64m"]
+    assert young_generation_arguments("96m", env={}) == ["-XX:MaxNewSize=48m"]
+    env = {"SCHOLARKG_NEO4J_MAX_YOUNG": "256m"}
+    assert young_generation_arguments("8g", env=env) == ["-XX:MaxNewSize=256m"]
+    assert young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "0"}) == []
+    with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_MAX_YOUNG"):
+        young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "lots"})
 
 
 def test_neo4j_overrides(tmp_path: Path) -> None:

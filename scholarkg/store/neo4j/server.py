@@ -31,7 +31,8 @@ With ``--browser``, Neo4j Browser opens the scholarkg guide (``browser_guide.py`
 queries as runnable snippets) and a style sheet that captions nodes by title, text or name.
 
 The port is chosen free at the first start and kept in ``server.json`` (``SCHOLARKG_NEO4J_PORT``
-fixes it); ``SCHOLARKG_NEO4J_HEAP`` and ``SCHOLARKG_NEO4J_PAGECACHE`` size the JVM.
+fixes it); ``SCHOLARKG_NEO4J_HEAP`` and ``SCHOLARKG_NEO4J_PAGECACHE`` size the JVM, and
+``SCHOLARKG_NEO4J_MAX_YOUNG`` bounds its young generation (:data:`DEFAULT_MAX_YOUNG`).
 """
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ DEFAULT_START_TIMEOUT = 300.0
 #: 96 s in all, docs/performance.md) and low enough that a runaway query from the Browser
 #: does not hold the server for hours
 DEFAULT_TX_TIMEOUT = 900
+#: the most the JVM's young generation may hold (``-XX:MaxNewSize``;
+#: ``SCHOLARKG_NEO4J_MAX_YOUNG``, 0: the collector's own sizing). A young collection stops every
+#: thread while it copies what survives, and a row that grows a list (``reduce(s = [], x IN
+#: range(1, 100000000) | s + x)``) keeps all of it alive as one linked chain, which one
+#: collector thread copies at a time: with G1 sizing the young generation itself (up to 60 %
+#: of the heap), one such pause took 2.8 s on 2 cores, and no client got an answer. Bounded,
+#: each pause copies at most this much (0.6 s at most in the same runs, docs/backends.md,
+#: Security); ordinary queries keep little alive, so more frequent young collections each
+#: stay short.
+DEFAULT_MAX_YOUNG = "64m"
 #: the share of the heap one transaction may hold (``db.memory.transaction.max``)
 DEFAULT_TX_MEMORY_SHARE = 4
 #: the launcher's guard (``ServerGuard.java``; docs/backends.md, Security) stops the query that
@@ -517,6 +528,7 @@ class ManagedNeo4j:
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
+            *young_generation_arguments(self.heap),
             "-XX:+ExitOnOutOfMemoryError",
             # the guard asks for a collection after it stopped a query (ServerGuard.java):
             # a concurrent cycle frees what the query held without a pause of the whole JVM
@@ -725,6 +737,23 @@ def guard_arguments(env: Mapping[str, str] | None = None) -> list[str]:
         "--gds-catalogue",
         f"{gds:g}",
     ]
+
+
+def young_generation_arguments(heap: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """``-XX:MaxNewSize`` from ``SCHOLARKG_NEO4J_MAX_YOUNG`` (default :data:`DEFAULT_MAX_YOUNG`,
+    at most half the heap; ``0``: none, the collector sizes it)."""
+    env = os.environ if env is None else env
+    text = env.get("SCHOLARKG_NEO4J_MAX_YOUNG") or DEFAULT_MAX_YOUNG
+    try:
+        young = _size_bytes(text)
+    except ConfigError:
+        raise ConfigError(
+            f"SCHOLARKG_NEO4J_MAX_YOUNG must be a size such as 64m, or 0, got {text!r}"
+        ) from None
+    if young == 0:
+        return []
+    young = min(young, _size_bytes(heap) // 2)
+    return [f"-XX:MaxNewSize={max(young >> 20, 1)}m"]
 
 
 def _env_float(env: Mapping[str, str], name: str, default: float, *, share: bool = False) -> float:

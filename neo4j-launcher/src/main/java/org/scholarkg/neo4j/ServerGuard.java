@@ -93,6 +93,12 @@ final class ServerGuard {
     /** after stopping a query, the catalogue rule waits this long before it drops a graph */
     static final long COOLDOWN_NANOS = 2_000_000_000L;
     static final long SAMPLE_MILLIS = 500;
+    /**
+     * the overrun rule looks this often (a list of transactions: no thread is paused for it):
+     * a row growing a list adds ~0.7 GB a second, and each tenth of a second it lives on is
+     * more for the collector to copy while every client waits
+     */
+    static final long OVERRUN_TICK_MILLIS = 100;
     static final String BOLT_WORKER = "neo4j.BoltWorker";
     static final String LINE = "SCHOLARKG-GUARD";
     static final String OWN_GRAPHS = "scholarkg_";
@@ -108,6 +114,21 @@ final class ServerGuard {
     private final Map<Long, Long> lastSample = new HashMap<>();
     /** per thread the guard stopped: its allocated-bytes counter when it was stopped */
     private final Map<Long, Long> stoppedAt = new HashMap<>();
+    /** per thread the guard stopped: when (System.nanoTime) */
+    private final Map<Long, Long> stoppedWhen = new HashMap<>();
+    /**
+     * the queries the overrun rule stopped (internal ids, the last 1000): a query is stopped
+     * once. A stopped row holding gigabytes may unwind slowly (the collector copies what it
+     * held), its transaction still listed as ended; a second stop could land in whatever its
+     * thread does next: Bolt's own code, another client's query
+     */
+    private final Set<Long> stoppedQueries = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<Long, Boolean>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                    return size() > 1000;
+                }
+            });
     private long lastAction = Long.MIN_VALUE;
     /** when the heap rule last stopped a query */
     private long lastStop = Long.MIN_VALUE;
@@ -153,9 +174,17 @@ final class ServerGuard {
         }
         Thread loop = new Thread(() -> {
             long lastLook = 0;
+            long lastSampleAt = System.nanoTime();
             while (true) {
                 try {
-                    Thread.sleep(SAMPLE_MILLIS);
+                    Thread.sleep(OVERRUN_TICK_MILLIS);
+                    if (overrunNanos > 0) {
+                        stopOverruns();
+                    }
+                    if (System.nanoTime() - lastSampleAt < SAMPLE_MILLIS * 1_000_000L) {
+                        continue;
+                    }
+                    lastSampleAt = System.nanoTime();
                     if (reclaim) {
                         // the stopped query has unwound: a collection now frees what it
                         // held, instead of leaving it in the old generation, where the next
@@ -167,9 +196,6 @@ final class ServerGuard {
                         System.gc();
                     }
                     sample();
-                    if (overrunNanos > 0) {
-                        stopOverruns();
-                    }
                     // the catalogue (a 20 ms query) only when the last collection left more of the
                     // heap in use than the catalogue may hold: at most every 2 s, at once when
                     // the heap is full
@@ -307,6 +333,12 @@ final class ServerGuard {
 
     // -- the overrun rule -----------------------------------------------------------------
 
+    /** whether the guard stopped {@code t} within the overrun delay (it may still unwind) */
+    private boolean stoppedLately(Thread t, long now) {
+        Long when = stoppedWhen.get(t.getId());
+        return when != null && now - when < Math.max(overrunNanos, COOLDOWN_NANOS);
+    }
+
     private synchronized void stopOverruns() {
         if (cannotStop) {
             return;
@@ -322,10 +354,15 @@ final class ServerGuard {
             if (late < overrunNanos) {
                 continue;
             }
-            Thread thread = threadNamed(query.get().threadExecutingTheQueryName());
-            if (thread == null || thread.getState() != Thread.State.RUNNABLE || committing(thread)) {
+            if (stoppedQueries.contains(query.get().internalQueryId())) {
                 continue;
             }
+            Thread thread = threadNamed(query.get().threadExecutingTheQueryName());
+            if (thread == null || thread.getState() != Thread.State.RUNNABLE || committing(thread)
+                    || stoppedLately(thread, now)) {
+                continue;
+            }
+            stoppedQueries.add(query.get().internalQueryId());
             String reason = mark.get().getReason().code().serialize();
             stop(thread, String.format(
                     "scholarkg server guard: the query was stopped %.1f s after its transaction "
@@ -503,6 +540,7 @@ final class ServerGuard {
         }
         lastAction = System.nanoTime();
         stoppedAt.put(t.getId(), threads.getThreadAllocatedBytes(t.getId()));
+        stoppedWhen.put(t.getId(), lastAction);
         say(line);
     }
 

@@ -1,0 +1,160 @@
+"""How long the managed Neo4j answers no one while a row grows a list of gigabytes: the JVM's
+young generation sized by G1 itself (``SCHOLARKG_NEO4J_MAX_YOUNG=0``, the server before) vs
+bounded (the default, 64 MiB), in the same run, alternated, on one fresh server home each.
+
+Each configuration starts the managed server, then runs the hostile suite's four list growers
+(``tests/security/test_hostile_suite.py``, ``needs_guard``) with the suite's 1 s limit,
+``--rounds`` times, while a second client sends ``RETURN 1`` every 20 ms; ``--hogs`` busy
+processes share the cores meanwhile (the full suite's two xdist workers beside the server).
+A quiet query (``noop``, held 2.5 s) in each round is the control: the delay a ping sees
+when the server is not collecting. Per configuration it prints the worst ping delay while
+each grower ran (until 1 s after it ended), how many were over 1 s and over 2 s, the
+``RETURN 1`` right after each, and the longest collector pause in the JVM's GC log.
+
+    .venv/bin/python benchmarks/bench_guard_pause.py                    # 2 GiB heap, 2 hogs
+    .venv/bin/python benchmarks/bench_guard_pause.py --reps 3 --rounds 3 --heap 1g
+
+Needs Java 17 and the launcher (``make neo4j-launcher``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from scholarkg.store.neo4j.server import ManagedNeo4j, java_available
+
+GROWERS = {
+    "reduce-grow": "RETURN size(reduce(s = [], x IN range(1, 100000000) | s + x))",
+    "reduce-concat": "RETURN size(reduce(s = [], x IN range(1, 30000000) | s + [x])) AS n",
+    "listcomp-grow": "RETURN size([x IN range(1, 100000000) | [x, x, x]]) AS n",
+    "range-var": "WITH range(1, 100000000) AS r RETURN size([x IN r | toString(x)]) AS n",
+}
+NOOP = "RETURN 1 AS x"
+CONFIGS = {"G1's own young sizing (before)": "0", "young generation <= 64 MiB (now)": "64m"}
+
+
+def _pauses(gc_log: Path) -> list[float]:
+    """Milliseconds of each stop-the-world pause in a ``-Xlog:gc`` file."""
+    out = []
+    for line in gc_log.read_text(errors="replace").splitlines():
+        m = re.search(r"Pause (Young|Full|Remark|Cleanup).* ([\d.]+)ms$", line)
+        if m:
+            out.append(float(m.group(2)))
+    return out
+
+
+def run_config(label: str, young: str, args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    from neo4j import GraphDatabase, Query
+    from neo4j.exceptions import Neo4jError
+
+    home = root / f"neo4j-{young}"
+    gc_log = root / f"gc-{young}-{time.monotonic_ns()}.log"
+    env = {"SCHOLARKG_NEO4J_MAX_YOUNG": young, "SCHOLARKG_NEO4J_HEAP": args.heap}
+    old = {k: os.environ.get(k) for k in [*env, "JDK_JAVA_OPTIONS"]}
+    os.environ.update(env)
+    os.environ["JDK_JAVA_OPTIONS"] = f"-Xlog:gc:file={gc_log}"
+    server = ManagedNeo4j(home, pagecache="256m")
+    try:
+        server.ensure_running()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hogs)]
+    auth = ("neo4j", server.password())
+    main = GraphDatabase.driver(server.uri() or "", auth=auth)
+    second = GraphDatabase.driver(server.uri() or "", auth=auth)
+    pings: list[tuple[float, float]] = []
+    stop = threading.Event()
+
+    def pinger() -> None:
+        with second.session() as s:
+            while not stop.is_set():
+                t = time.monotonic()
+                s.run(NOOP).consume()
+                pings.append((t, time.monotonic() - t))
+                time.sleep(0.02)
+
+    thread = threading.Thread(target=pinger, daemon=True)
+    thread.start()
+    rows: list[dict[str, Any]] = []
+    try:
+        for _ in range(args.rounds):
+            for name, query in [("noop", NOOP), *GROWERS.items()]:
+                t0 = time.monotonic()
+                try:
+                    with main.session() as s:
+                        s.run(Query(query, timeout=1.0)).consume()
+                except Neo4jError:
+                    pass  # stopped by the guard: what is expected
+                if name == "noop":
+                    time.sleep(2.5)
+                t1 = time.monotonic()
+                with main.session() as s:
+                    s.run(NOOP).consume()
+                after = time.monotonic() - t1
+                time.sleep(1.0)
+                worst = max((d for t, d in pings if t0 - 0.1 <= t <= t1 + 1.0), default=0.0)
+                rows.append({"q": name, "worst": worst, "after": after})
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+        main.close()
+        second.close()
+        for h in hogs:
+            h.kill()
+            h.wait()
+        server.stop()
+    grow = [r for r in rows if r["q"] != "noop"]
+    pauses = _pauses(gc_log) if gc_log.exists() else []
+    return {
+        "config": label,
+        "growers": len(grow),
+        "worst ping s": round(max(r["worst"] for r in grow), 2),
+        "pings > 1 s": sum(r["worst"] > 1 for r in grow),
+        "pings > 2 s": sum(r["worst"] > 2 for r in grow),
+        "RETURN 1 after, worst s": round(max(r["after"] for r in grow), 2),
+        "control worst ping s": round(max(r["worst"] for r in rows if r["q"] == "noop"), 2),
+        "longest pause ms": round(max(pauses, default=0.0)),
+        "pauses > 500 ms": sum(p > 500 for p in pauses),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=2, help="alternations of the two configs")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the four growers each")
+    ap.add_argument("--hogs", type=int, default=2, help="busy processes beside the server")
+    ap.add_argument("--heap", default="2g")
+    args = ap.parse_args(argv)
+    reason = java_available()
+    if reason:
+        print(f"managed Neo4j unavailable: {reason}")
+        return 1
+    print(
+        f"heap {args.heap}, {args.hogs} busy processes, {args.rounds} rounds of 4 growers per "
+        f"run, {args.reps} runs per configuration, alternated; load average "
+        f"{os.getloadavg()[0]:.1f} at the start"
+    )
+    with tempfile.TemporaryDirectory(prefix="bench-guard-pause-") as tmp:
+        for rep in range(args.reps):
+            for label, young in CONFIGS.items():
+                out = run_config(label, young, args, Path(tmp))
+                print(json.dumps({"run": rep + 1, **out}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
