@@ -178,6 +178,24 @@ class BatchWriteStore:
                     rel_type, start_label, end_label,
                     [(r["start"], r["end"]) for r in rows], shared, batch_size=batch_size,
                 )  # fmt: skip
+        return self._merge_rows(
+            rel_type, start_label, end_label, rows,
+            key=key, batch_size=batch_size, progress=progress,
+        )  # fmt: skip
+
+    def _merge_rows(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        key: Sequence[str],
+        batch_size: int,
+        progress: ProgressFn | None,
+    ) -> int:
+        """:meth:`merge_relationships` for rows that carry their own properties, one MERGE
+        per row (a backend may send them its own way: Neo4j groups them by start node)."""
         query = merge_relationships_query(rel_type, start_label, end_label, key)
         self._prepare_labels(start_label, end_label)
         return self._write_counted(query, rel_rows(rows, key), batch_size, progress)

@@ -63,7 +63,7 @@ from scholarkg.store.base import (
     bounded_timeout_ms,
     explore_check_limits,
 )
-from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs, shared_props
+from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs
 from scholarkg.store.cypher_common import (
     check_params,
     chunked,
@@ -400,33 +400,25 @@ class Neo4jStore(BatchWriteStore):
     def _count_written(self, result: Any) -> int:
         return int(result.records[0]["written"]) if result.records else 0
 
-    def merge_relationships(
+    def _merge_rows(
         self,
         rel_type: str,
         start_label: str,
         end_label: str,
         rows: Iterable[Mapping[str, Any]],
         *,
-        batch_size: int = 10_000,
-        progress: ProgressFn | None = None,
-        key: Sequence[str] = (),
+        key: Sequence[str],
+        batch_size: int,
+        progress: ProgressFn | None,
     ) -> int:
-        """As on every store; without a merge key the rows go grouped by start node
+        """Without a merge key the rows go grouped by start node
         (``dialect.merge_grouped_relationships_query``: ``CREATE`` from a start node with no
         such relationship yet, ``MERGE`` from the others)."""
         if key:
-            return super().merge_relationships(
+            return super()._merge_rows(
                 rel_type, start_label, end_label, rows,
-                batch_size=batch_size, progress=progress, key=key,
+                key=key, batch_size=batch_size, progress=progress,
             )  # fmt: skip
-        if progress is None:
-            rows = rows if isinstance(rows, list) else list(rows)
-            shared = shared_props(rows)
-            if shared is not None:
-                return self._merge_pairs(
-                    rel_type, start_label, end_label,
-                    [(r["start"], r["end"]) for r in rows], shared, batch_size=batch_size,
-                )  # fmt: skip
         grouped = dialect.merge_grouped_relationships_query(
             rel_type, start_label, end_label, shared_props=False
         )
