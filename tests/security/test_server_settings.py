@@ -155,6 +155,7 @@ def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None
         APOC_ENVIRONMENT,
         DEFAULT_TX_MEMORY_SHARE,
         _size_bytes,
+        young_generation_arguments,
     )
 
     env = _compose_environment()
@@ -177,6 +178,8 @@ def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None
         assert env[_neo4j_env_name(key)] == managed[key], key
     for key, value in APOC_ENVIRONMENT.items():
         assert env[key] == value
+    # the young generation bounded as the managed server's JVM is
+    assert env["NEO4J_server_jvm_additional"].split() == young_generation_arguments(heap, env={})
 
 
 def test_the_docs_count_the_allow_list_as_configured() -> None:
