@@ -698,8 +698,7 @@ class IdentityResolver:
         """Per final Paper id, the slot values it keeps (stored ones first, then records')."""
         slots: dict[str, dict[str, Any]] = {}
         for pid, row in stored.items():
-            if not row.get("stub"):
-                slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
+            slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
         for pid in set(mapping.values()):  # the previous chunk's, maybe not written yet
             for s, value in self._recent_slots.get(pid, {}).items():
                 slots.setdefault(pid, {}).setdefault(s, value)
@@ -714,13 +713,6 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
-        # a stored stub's ids (a reference's W id) last, as a stub record's
-        for pid, row in stored.items():
-            if row.get("stub"):
-                have = slots.setdefault(pid, {})
-                for s in SLOTS:
-                    if row.get(s) not in (None, "") and s not in have:
-                        have[s] = row[s]
         self._recent_slots = {t: slots[t] for t in set(mapping.values())}
         return slots
 
