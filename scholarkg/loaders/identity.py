@@ -304,6 +304,9 @@ class IdentityResolver:
         #: its own records (record id = Paper id) gave them (maybe not written yet)
         self._recent_described: set[str] = set()
         self._recent_slots: dict[str, dict[str, Any]] = {}
+        #: the slots the previous chunk's references alone gave (a stub's W id): they come
+        #: after every describing record's (``_slots``)
+        self._recent_stub_slots: dict[str, dict[str, Any]] = {}
         self._recent_props: dict[str, dict[str, Any]] = {}
         #: per Paper id a record of this chunk (or the previous one) writes: every alternative
         #: id known for it (stored, then the records'), so each written row carries the union
@@ -442,6 +445,7 @@ class IdentityResolver:
                 )
                 if known:
                     self._alts[t] = known
+            self._keep_displaced(stored, slots, set(mapping.values()))
         self._recent = {
             k: mapping[p.id] for p, keys in zip(entries, rec_keys, strict=True) for k in keys
         }
@@ -654,6 +658,39 @@ class IdentityResolver:
                     base[t]["citation_count"] = max(ints)
         return base
 
+    def _keep_displaced(
+        self,
+        stored: dict[str, dict[str, Any]],
+        slots: dict[str, dict[str, Any]],
+        targets: set[str],
+    ) -> None:
+        """A stored stub's id that a describing record's takes the slot of (a reference's
+        ``W`` id of the work's *later* record, ``_slots``) is written as an alternative id
+        (``alt_ids`` and a ``PaperAlias``) now, before the chunk's records overwrite the
+        slot: so the work stays findable by that id at every moment. An interrupted load
+        that wrote the record's row but not yet its alias would otherwise leave an id
+        nothing finds, and ``--resume``, re-resolving the skipped records that cite it,
+        would take their edges off the work (and not write them again)."""
+        displaced: dict[str, set[str]] = {}
+        for pid in targets:
+            row = stored.get(pid)
+            if row is None or not row.get("stub"):
+                continue
+            keep = slots.get(pid, {})
+            for s, scheme in SLOTS.items():
+                value = row.get(s)
+                if value not in (None, "") and keep.get(s) not in (None, value):
+                    displaced.setdefault(pid, set()).add(f"{scheme}:{value}")
+        if not displaced:
+            return
+        rows = []
+        for pid, alts in sorted(displaced.items()):
+            known = self._alts.setdefault(pid, set(stored[pid].get("alt_ids") or ()))
+            known.update(alts)
+            rows.append({"id": pid, "props": {"alt_ids": sorted(known - {pid})}})
+        self.store.run_named("identity/set_paper_properties", {"rows": rows})
+        write_aliases(self.store, displaced)
+
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
@@ -762,15 +799,43 @@ class IdentityResolver:
     def _slots(
         self, stored: dict[str, dict[str, Any]], papers: list[_Entry], mapping: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
-        """Per final Paper id, the slot values it keeps (stored ones first, then records')."""
+        """Per final Paper id, the slot values it keeps: what describes the work first (the
+        stored node if a record described it, the previous chunk's describing records, this
+        chunk's in file order), then what only names it as a reference (a stored stub, the
+        previous chunk's references, this chunk's). So the first record loaded is the work's
+        own of its source however its references fell into batches: a reference to the
+        *later* record's ``W`` id, stored as a stub or met in the chunk before, does not
+        take the slot from the first record, in a clean load, a resumed one (whose skipped
+        chunks are resolved against a graph holding later ones) or ``--bulk``."""
         slots: dict[str, dict[str, Any]] = {}
         for pid, row in stored.items():
-            slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
-        for pid in set(mapping.values()):  # the previous chunk's, maybe not written yet
+            if not row.get("stub"):
+                slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
+        targets = set(mapping.values())
+        for pid in targets:  # the previous chunk's, maybe not written yet
             for s, value in self._recent_slots.get(pid, {}).items():
                 slots.setdefault(pid, {}).setdefault(s, value)
-        # describing records first: a stub's id must not take the slot of the work's record
-        for p in sorted(papers, key=lambda p: p.is_stub()):
+        stubs: list[_Entry] = []
+        for p in papers:
+            if p.is_stub():
+                stubs.append(p)
+                continue
+            have = slots.setdefault(mapping[p.id], {})
+            for s in SLOTS:
+                value = getattr(p, s)
+                if value not in (None, "") and s not in have:
+                    have[s] = value
+        described = {t: dict(slots[t]) for t in targets if t in slots}
+        for pid, row in stored.items():  # a stored stub's ids (a reference's W id) after
+            if row.get("stub"):
+                have = slots.setdefault(pid, {})
+                for s in SLOTS:
+                    if row.get(s) not in (None, "") and s not in have:
+                        have[s] = row[s]
+        for pid in targets:
+            for s, value in self._recent_stub_slots.get(pid, {}).items():
+                slots.setdefault(pid, {}).setdefault(s, value)
+        for p in stubs:
             have = slots.setdefault(mapping[p.id], {})
             if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
                 if p.value not in (None, ""):
@@ -780,7 +845,12 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
-        self._recent_slots = {t: slots[t] for t in set(mapping.values())}
+        self._recent_slots = described
+        self._recent_stub_slots = {
+            t: {s: v for s, v in slots[t].items() if s not in described.get(t, {})}
+            for t in targets
+            if t in slots
+        }
         return slots
 
     def _rewrite(

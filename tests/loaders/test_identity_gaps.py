@@ -4,11 +4,11 @@ docs/decisions.md ("One Paper per work") that a real-layout snapshot broke; the 
 graph is the one the rule gives.
 
 * Which OpenAlex record of a merged work is its own (its ``W`` id in ``openalex_id``, its
-  title, its marks) is "the first one loaded", whatever the batch size. It is not when a
-  work is cited (so a stub holds the *later* record's ``W`` id) in a batch before the one
-  that holds both of its records: the stub's slot then beats the first record's.
-  ``--bulk`` always meets that case (the import makes every stub first), so it gives the
-  other record as the work's own.
+  title, its marks) is "the first one loaded", whatever the batch size, also when a work is
+  cited (so a stub holds the *later* record's ``W`` id) in a batch before the one that
+  holds both of its records, and on ``--bulk`` (whose import makes every stub first): a
+  stub's ids count after every describing record's (round 6; before, the stub's slot beat
+  the first record's).
 * A record that is not its work's own states its references under the key
   ``<source>:<its id in the source>`` (round 6; before, the parsed Paper's best id, which
   two OpenAlex records sharing a DOI both have, so reloading one of three records took the
@@ -25,7 +25,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from _catalogue_works import openalex_work, write_openalex
 from _cli import runner
 
@@ -66,10 +65,6 @@ def _own(store: GraphStore) -> list[dict[str, Any]]:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="identity.py _slots: a stored stub's openalex_id beats the chunk's first record",
-)
 def test_a_work_cited_before_its_records_keeps_its_first_record_whatever_the_batch_size(
     any_store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
@@ -86,10 +81,6 @@ def test_a_work_cited_before_its_records_keeps_its_first_record_whatever_the_bat
     assert graphs[2] == graphs[1] == graphs[3] == graphs[50]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bulk's import makes every stub first: the stub's W id takes the work's slot",
-)
 def test_bulk_keeps_the_first_record_of_a_work_cited_before_its_records(
     graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
