@@ -175,6 +175,7 @@ class AuthorResolver:
         the ids its records brought to other nodes of their person are kept now, on nodes
         that exist (:meth:`finish` keeps the last chunk's)."""
         self._write_pending()
+        self._unknown = set()
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
@@ -186,7 +187,7 @@ class AuthorResolver:
                     out[(pid, r.id)] = by_id[r.id]
         if self.by_name:
             out.update(self._by_name(groups, paper_of, by_id, existing))
-        elif lists_of:
+        elif lists_of is not None:
             out.update(self._by_work_list(groups, paper_of, lists_of))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
         names = {a.id: a.name for a in authors}
@@ -314,34 +315,35 @@ class AuthorResolver:
         record's Paper id → those nodes, e.g. the OpenAlex node merging into it), as a
         name-only source's are; a matched author's ids join the matched node (an empty
         ``s2_author_id`` slot, else an alias) and what it says beyond them fills it."""
-        wanted = [
-            (recs, pid)
-            for recs, pid in zip(groups, paper_of, strict=True)
-            if pid is not None and lists_of.get(pid)
-        ]
+        wanted: list[tuple[Sequence[Any], str, dict[str, Author], list[str]]] = []
+        for recs, pid in zip(groups, paper_of, strict=True):
+            if pid is None:
+                continue
+            loose = {
+                r.id: r
+                for r in recs
+                if isinstance(r, Author) and (not has_id(r) or r.id in self._unknown)
+            }
+            if loose:  # the record's own node too: a family key can be the stored work's
+                wanted.append((recs, pid, loose, sorted({*lists_of.get(pid, ()), pid})))
         if not wanted:
             return {}
-        ask = sorted({n for _, pid in wanted for n in lists_of[pid or ""]})
+        ask = sorted({n for *_, nodes in wanted for n in nodes})
         have: dict[str, dict[str, tuple[int | None, str]]] = {}
         for row in self.store.run_named("identity/paper_authors", {"ids": ask}):
             have.setdefault(str(row["paper"]), {}).setdefault(
                 str(row["id"]), (row["position"], row["name"])
             )
         out: dict[tuple[str | None, str], str] = {}
-        for recs, pid in wanted:
+        for recs, pid, loose, nodes in wanted:
             listed: dict[str, tuple[int | None, str]] = {}
-            for n in lists_of[pid or ""]:
+            for n in nodes:
                 for aid, v in have.get(n, {}).items():
                     listed.setdefault(aid, v)
-            loose = {
-                r.id: r
-                for r in recs
-                if isinstance(r, Author) and (not has_id(r) or r.id in self._unknown)
-            }
             listed = {aid: v for aid, v in listed.items() if aid not in loose}
-            if not loose or not listed:
+            if not listed:
                 continue
-            for rec_id, aid in _align(recs, pid or "", loose, listed).items():
+            for rec_id, aid in _align(recs, pid, loose, listed).items():
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
                 a = loose[rec_id]

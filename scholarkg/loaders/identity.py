@@ -825,32 +825,33 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
-        described = {t: dict(slots[t]) for t in targets if t in slots}
-        for pid, row in stored.items():  # a stored stub's ids (a reference's W id) after
+        self._recent_slots = {t: slots[t] for t in targets if t in slots}
+        # then what only names the work; kept apart so the described slots stay as they are
+        extra: dict[str, dict[str, Any]] = {}
+        for pid, row in stored.items():  # a stored stub's ids (a reference's W id)
             if row.get("stub"):
-                have = slots.setdefault(pid, {})
+                have = slots.get(pid, {})
                 for s in SLOTS:
                     if row.get(s) not in (None, "") and s not in have:
-                        have[s] = row[s]
+                        extra.setdefault(pid, {}).setdefault(s, row[s])
         for pid in targets:
             for s, value in self._recent_stub_slots.get(pid, {}).items():
-                slots.setdefault(pid, {}).setdefault(s, value)
+                if s not in slots.get(pid, ()):
+                    extra.setdefault(pid, {}).setdefault(s, value)
         for p in stubs:
-            have = slots.setdefault(mapping[p.id], {})
+            pid = mapping[p.id]
+            have = slots.get(pid, {})
             if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
-                if p.value not in (None, ""):
-                    have.setdefault(p.slot, p.value)
+                if p.value not in (None, "") and p.slot not in have:
+                    extra.setdefault(pid, {}).setdefault(p.slot, p.value)
                 continue
             for s in SLOTS:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
-                    have[s] = value
-        self._recent_slots = described
-        self._recent_stub_slots = {
-            t: {s: v for s, v in slots[t].items() if s not in described.get(t, {})}
-            for t in targets
-            if t in slots
-        }
+                    extra.setdefault(pid, {}).setdefault(s, value)
+        for pid, more in extra.items():
+            slots[pid] = {**slots[pid], **more} if pid in slots else more
+        self._recent_stub_slots = {t: extra[t] for t in targets if t in extra}
         return slots
 
     def _rewrite(

@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _catalogue_works import openalex_work, write_openalex
 from _cli import runner
 
@@ -167,8 +168,9 @@ def _changed(a: tuple[list[Any], list[Any]], b: tuple[list[Any], list[Any]]) -> 
     return rows_a ^ rows_b
 
 
+@pytest.mark.parametrize("keyed", ["arxiv", "doi"])
 def test_an_s2_graph_api_paper_adds_no_author_to_a_listed_work(
-    cli_store: GraphStore, tmp_path: Path
+    cli_store: GraphStore, tmp_path: Path, keyed: str
 ) -> None:
     """The OpenAlex record lists Ada Lovelace and Charles Babbage on W1; the S2 Graph API
     paper of the same work (same DOI) names them by S2 author ids the graph has never seen.
@@ -176,7 +178,10 @@ def test_an_s2_graph_api_paper_adds_no_author_to_a_listed_work(
     line or a Crossref item does."""
     import json
 
-    snap = write_openalex(tmp_path / "oa", [openalex_work(1)])
+    # keyed by its arXiv id (the S2 paper's node, keyed by the DOI, takes it in), or by the
+    # DOI (the S2 paper's own key: the stored work is the record's node)
+    work = openalex_work(1) if keyed == "arxiv" else openalex_work(1, locations=[])
+    snap = write_openalex(tmp_path / "oa", [work])
     res = runner.invoke(app, ["load", "openalex", str(snap)])
     assert res.exit_code == 0, res.output
     count = "MATCH (:Paper {doi: '10.1000/j1'})-[:AUTHORED_BY]->(a) RETURN count(a) AS n"
