@@ -67,6 +67,7 @@ def run_catalogue_load(
             return Step(
                 kind, f, kind, lambda: resolver.resolve(read(f)), family=False,
                 done=None if done is None else partial(done, store, resolver, f),
+                resolver=resolver,
             )  # fmt: skip
 
         steps = [step(f) for f in files]

@@ -332,6 +332,8 @@ class IdentityResolver:
         #: family mode, per record's Paper id: the stored nodes of its work (whose author
         #: list the record's authors are aligned to)
         self._work_nodes: dict[str, list[str]] = {}
+        #: groups the next ``resolve`` passes on unresolved (:meth:`skip`)
+        self._skip = 0
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -340,6 +342,7 @@ class IdentityResolver:
         load can resume after them, as without resolution."""
         buf: list[SourceGroup] = []
         source = iter(groups)
+        skip, self._skip = self._skip, 0
         while True:
             try:
                 group = next(source, None)
@@ -349,6 +352,10 @@ class IdentityResolver:
                 raise
             if group is None:
                 break
+            if skip:  # stored, and skipped by the resumed load: counted, not resolved
+                skip -= 1
+                yield group[0], ()
+                continue
             buf.append(group)
             if len(buf) >= self.chunk:
                 yield FLUSH  # the chunk before is written before this one is looked up
@@ -357,6 +364,15 @@ class IdentityResolver:
         if buf:
             yield FLUSH
             yield from self._resolve_chunk(buf)
+
+    def skip(self, records: int) -> None:
+        """The next :meth:`resolve` passes its first ``records`` groups on empty, unresolved:
+        a resumed load skips them (its checkpoint claims them and the file is unchanged:
+        ``Checkpoint.skipped_outright``), so resolution must not touch them either. Resolving
+        them would look their ids up against a graph holding later records and prune their
+        reference and author lists by what it finds now (an id that resolves differently
+        after an interruption took edges off a skipped work, never written again)."""
+        self._skip = records
 
     def finish(self) -> None:
         """Run the merges deferred until every record of the load is written."""

@@ -53,6 +53,10 @@ class Step:
     #: called once the file is wholly stored (``load openalex`` records a snapshot partition
     #: as taken when its last file is done: ``loaders/openalex_updates.py``)
     done: Callable[[], None] | None = None
+    #: the resolver a catalogue step's ``groups`` pass through: a resumed load tells it how
+    #: many records it skips, so resolution neither looks them up nor prunes nor writes for
+    #: them (a family step's resolver is made here, and told the same)
+    resolver: IdentityResolver | None = None
 
 
 @dataclass
@@ -116,6 +120,8 @@ def run_steps(
 
         stats = LoadStats(source=str(step.source))
         resolver = IdentityResolver(store, chunk=batch_size, family=True) if step.family else None
+        if (told := resolver or step.resolver) is not None:
+            told.skip(checkpoint.skipped_outright(resume=resume))
         groups = step.groups()
         try:
             run_resumable(

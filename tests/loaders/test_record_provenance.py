@@ -12,6 +12,7 @@ from _catalogue_works import openalex_work, write_openalex
 
 from scholarkg.config import Settings
 from scholarkg.loaders import openalex
+from scholarkg.loaders.checkpoint import Checkpoint, checkpoint_scope_prefix
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps
 from scholarkg.store.base import GraphStore
@@ -67,7 +68,8 @@ def load(
     kind: str = "oa",
 ) -> IdentityResolver:
     resolver = IdentityResolver(store, chunk=batch)
-    step = Step(kind, path, kind, lambda: resolver.resolve(openalex.read_works(path)), family=False)
+    step = Step(kind, path, kind, lambda: resolver.resolve(openalex.read_works(path)),
+                family=False, resolver=resolver)  # fmt: skip
     run_steps(store, [step], settings=settings, batch_size=batch, resume=resume,
               summary=LoadSummary())  # fmt: skip
     resolver.finish()
@@ -158,3 +160,45 @@ def test_resume_after_a_finished_load_touches_nothing(
     resolver = load(any_store, settings, path, batch=1, resume=True, kind="resume")
     assert snapshot(any_store) == clean
     assert resolver.report.pruned == 0
+
+
+def test_resume_leaves_the_records_it_skips_alone(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """``--resume`` touches nothing it skips: the skipped records are not resolved again, so
+    their reference lists are not pruned by what their ids resolve to now (here a CITES edge
+    the preprint's own OpenAlex list does not hold, which re-reading that record would drop,
+    stands for an edge an interruption left resolving differently)."""
+    any_store.apply_schema()
+    path = write_openalex(tmp_path / "w", [preprint(), article(), openalex_work(2)])
+    load(any_store, settings, path, batch=1, kind="skip")
+    any_store.run(
+        "MATCH (p:Paper {id: 'arxiv:2403.00010'}) CREATE (s:Paper {id: 'openalex:W77', "
+        "openalex_id: 'W77'}) CREATE (p)-[:CITES {from_openalex: true}]->(s)"
+    )
+    assert cites(any_store) == {"W1", "W2", "W3", "W9", "W77"}
+    changed = snapshot(any_store)
+
+    # a finished load: every record skipped, nothing resolved, nothing pruned
+    resolver = load(any_store, settings, path, batch=1, resume=True, kind="skip")
+    assert snapshot(any_store) == changed
+    assert resolver.report.pruned == 0 and resolver.report.matched == 0
+
+    # a checkpoint claiming the first two records (the file unchanged): the third is resolved
+    # and written again (an unchanged record: nothing changes), the two skipped stay as they are
+    cp = Checkpoint.open(
+        path,
+        directory=settings.checkpoints_dir,
+        scope=checkpoint_scope_prefix(settings, any_store.graph) + "skip",
+    )
+    assert cp.done == 3
+    cp.save(cp.points[:2])
+    assert cp.skipped_outright(resume=True) == 2
+    resolver = load(any_store, settings, path, batch=1, resume=True, kind="skip")
+    assert resolver.report.matched == 1  # the third record found its stored node
+    assert snapshot(any_store) == changed
+    assert resolver.report.pruned == 0
+
+    # without --resume every record is read again: the preprint's list drops W77
+    load(any_store, settings, path, batch=1, kind="skip")
+    assert cites(any_store) == {"W1", "W2", "W3", "W9"}
