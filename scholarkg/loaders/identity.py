@@ -290,7 +290,9 @@ class IdentityResolver:
     catalogue created) is merged *into* the record's node, and every node the record writes
     is marked ``family_key``. In the catalogues' mode a record lands on a family-keyed node
     first. Two families that key one work differently keep two nodes (merging would break one
-    family's lookups); the summary names them.
+    family's lookups); the summary names them. A family record of a ranked source (``load
+    s2``'s) on a work an open catalogue described writes its shared properties by the source
+    rank too (:meth:`_family_rank_states`), so the load order does not matter.
     """
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
@@ -319,6 +321,9 @@ class IdentityResolver:
         #: per Paper id of this chunk that sources of different rank describe: what it
         #: holds and which source gave each ranked property (``_RankState``)
         self._ranked: dict[str, _RankState] = {}
+        #: family mode, per record's Paper id (a record of a ranked source, ``load s2``'s):
+        #: the work as the open catalogues described it, whose ranked properties it meets
+        self._family_ranked: dict[str, _RankState] = {}
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
@@ -343,35 +348,40 @@ class IdentityResolver:
         buf: list[SourceGroup] = []
         source = iter(groups)
         skip, self._skip = self._skip, 0
+
+        def chunk(buf: list[SourceGroup]) -> list[Group]:
+            nonlocal skip
+            skipped = min(skip, len(buf))
+            skip -= skipped
+            return self._resolve_chunk(buf, skipped=skipped)
+
         while True:
             try:
                 group = next(source, None)
             except InputError:
                 if buf:
-                    yield from self._resolve_chunk(buf)
+                    yield from chunk(buf)
                 raise
             if group is None:
                 break
-            if skip:  # stored, and skipped by the resumed load: counted, not resolved
-                skip -= 1
-                yield group[0], ()
-                continue
             buf.append(group)
             if len(buf) >= self.chunk:
                 yield FLUSH  # the chunk before is written before this one is looked up
-                yield from self._resolve_chunk(buf)
+                yield from chunk(buf)
                 buf = []
         if buf:
             yield FLUSH
-            yield from self._resolve_chunk(buf)
+            yield from chunk(buf)
 
     def skip(self, records: int) -> None:
-        """The next :meth:`resolve` passes its first ``records`` groups on empty, unresolved:
-        a resumed load skips them (its checkpoint claims them and the file is unchanged:
-        ``Checkpoint.skipped_outright``), so resolution must not touch them either. Resolving
-        them would look their ids up against a graph holding later records and prune their
-        reference and author lists by what it finds now (an id that resolves differently
-        after an interruption took edges off a skipped work, never written again)."""
+        """The next :meth:`resolve`'s first ``records`` groups are skipped by a resumed load
+        (its checkpoint claims them and the file is unchanged:
+        ``Checkpoint.skipped_outright``): they are still resolved, so the merges and renames
+        their ids call for run (an interrupted load may have died before a deferred merge),
+        but what they state is not applied: no prune of their reference or author lists,
+        no removal of their owned fields. Applied, those would follow what their ids resolve
+        to *now*, against a graph holding later records: an id that resolves differently
+        after an interruption took edges off a skipped work, and nothing wrote them again."""
         self._skip = records
 
     def finish(self) -> None:
@@ -411,7 +421,9 @@ class IdentityResolver:
             log.warning("two benchmark families key one work differently: %s and %s", *pair)
 
     # -- one chunk -----------------------------------------------------------------------
-    def _resolve_chunk(self, groups: list[SourceGroup]) -> list[Group]:
+    def _resolve_chunk(self, groups: list[SourceGroup], *, skipped: int = 0) -> list[Group]:
+        """``groups`` resolved; the first ``skipped`` are skipped by a resumed load
+        (:meth:`skip`): resolved, their statements not applied."""
         self._chunk_no += 1
         if self._deferred:
             self._run_deferred(final=False)
@@ -448,6 +460,8 @@ class IdentityResolver:
         if not self.family:
             self._fill_slots(stored, self._needing_slots(papers, uf, nodes, stored))
         if self.family:
+            # before the merges below: they keep the family node's values
+            self._family_ranked = self._family_rank_states(papers, uf, nodes, stored)
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
             mapping = self._catalogue_targets(entries, uf, nodes, stored)
@@ -494,10 +508,13 @@ class IdentityResolver:
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:
                 written = rewrite_authors(written, paper_of[i], amap)
-            self._apply_marks(recs, written, marks, other, mapping, lists, cleared)
+            if i >= skipped:
+                self._apply_marks(recs, written, marks, other, mapping, lists, cleared)
             out.append((number, written))
         if not self.family:
             self._recent_alts = self._alts
+        if skipped == len(groups):  # nothing here is written: nothing of it is applied
+            return out
         self._apply_lists(lists)
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
@@ -635,6 +652,57 @@ class IdentityResolver:
             named = dict(str(x).split(":", 1) for x in props.get("named_by") or ())
             given = {n: named.get(n, best) for n in RANKED_FIELDS if props.get(n) is not None}
             out[str(row["id"])] = _RankState(props, given, best, bool(named))
+        return out
+
+    def _family_rank_states(
+        self,
+        papers: list[Paper],
+        uf: _UnionFind,
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> dict[str, _RankState]:
+        """Family mode: per record of a ranked source (``SOURCE_RANK``: ``load s2``'s) whose
+        work an open catalogue described, the work as those records left it: its own stored
+        node when a catalogue described it (``source`` a catalogue's, or a ``named_by``
+        list), and the catalogue-made nodes that merge into it (:meth:`_family_targets`).
+        Family records of a work no catalogue described get no state: written as they are.
+        One slot read of the chunk's ranked records, then one property read of the few
+        such works."""
+        ranked = [p for p in papers if not p.is_stub() and p.source in SOURCE_RANK]
+        if not ranked:
+            return {}
+        own = {
+            str(r["id"]): r
+            for r in self.store.run_named(
+                "identity/paper_slots", {"ids": sorted({p.id for p in ranked})}
+            )
+        }
+        wanted: dict[str, list[str]] = {}
+        for p in ranked:
+            ids = []
+            row = own.get(p.id)
+            if row is not None and _catalogue_described(row):
+                ids.append(p.id)
+            ids += sorted(
+                n
+                for n in nodes.get(uf.find(p.id), ())
+                if n != p.id and n in stored and not stored[n].get("family_key")
+            )
+            if ids:
+                wanted[p.id] = ids
+        if not wanted:
+            return {}
+        rows = self.store.run_named(
+            "identity/paper_properties",
+            {"ids": sorted({n for ids in wanted.values() for n in ids})},
+        )
+        props = {str(r["id"]): dict(r["props"]) for r in rows}
+        out: dict[str, _RankState] = {}
+        for pid, ids in wanted.items():
+            # what a catalogue described: a stub (no source) or another family's node is not
+            have = [props[n] for n in ids if _catalogue_described(props.get(n, {}))]
+            if have:
+                out[pid] = _combined_state(have)
         return out
 
     def _merged_bases(
@@ -901,6 +969,8 @@ class IdentityResolver:
             elif isinstance(rec, Paper):
                 target = mapping[rec.id]
                 if self.family:  # its key is a family's: mark it so nothing merges it away
+                    if rec.id in self._family_ranked and not rec.is_stub():
+                        rec = _ranked_over(rec, self._family_ranked[rec.id])
                     out.append(rec.replaced({"family_key": True}))
                     continue
                 if rec.is_stub() and (target in self._stored or target in self._written):
@@ -1168,6 +1238,54 @@ def _ranked(paper: NodeRecord, state: _RankState, *, own: bool) -> NodeRecord:
     update["source"] = state.best or None
     update["named_by"] = named or None
     return paper.replaced(update)
+
+
+def _catalogue_described(row: Mapping[str, Any]) -> bool:
+    """Whether a stored Paper (its properties or slot row) holds what an open catalogue's
+    record gave: its ``source`` is a catalogue's, or ``named_by`` says whose values it holds."""
+    return row.get("source") in _SOURCE_SLOT or bool(row.get("named_by"))
+
+
+def _combined_state(rows: Sequence[Mapping[str, Any]]) -> _RankState:
+    """The rank state of a work whose properties several stored nodes hold (family mode: the
+    family record's own node and the catalogue-made ones merging into it): per ranked
+    property the value of the best-ranked source that gave one, the others from the
+    best-ranked node that has them."""
+    rows = sorted(rows, key=lambda r: source_rank(r.get("source")))
+    props: dict[str, Any] = {}
+    given: dict[str, str] = {}
+    had_named = False
+    for row in rows:
+        source = str(row.get("source") or "")
+        named = dict(str(x).split(":", 1) for x in row.get("named_by") or ())
+        had_named = had_named or bool(named)
+        for name, value in row.items():
+            if value is None:
+                continue
+            if name in RANKED_FIELDS:
+                giver = named.get(name, source)
+                if name not in given or source_rank(giver) < source_rank(given[name]):
+                    props[name], given[name] = value, giver
+            else:
+                props.setdefault(name, value)
+    return _RankState(props, given, str(rows[0].get("source") or ""), had_named)
+
+
+def _ranked_over(paper: Paper, state: _RankState) -> NodeRecord:
+    """A family record (``load s2``'s, keyed by its own id) on a work an open catalogue
+    described: ``_ranked`` as the work's own record of its source, except that a ranked
+    value a better source gave is written (not left out): the record's node may be new, or
+    the survivor of a merge that keeps its own values, so the catalogue's value must be on
+    it explicitly for both load orders to give one work."""
+    out = _ranked(paper, state, own=True)
+    keep = {
+        name: state.props[name]
+        for name in RANKED_FIELDS
+        if getattr(paper, name, None) is not None
+        and getattr(out, name, None) is None
+        and state.props.get(name) is not None
+    }
+    return out.replaced(keep) if keep else out
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:

@@ -15,7 +15,7 @@ graph is the one the rule gives.
   other's statements off). Old keys are migrated on the record's next load.
 * A work's shared properties follow the source rank (arXiv > Crossref > S2 > OpenAlex),
   whatever the order the sources are loaded in (round 6; before, the last source loaded
-  named the work).
+  named the work), ``load s2`` (family mode) included.
 * An S2 Graph API paper's authors unknown to the graph are aligned to the work's list
   (round 6; before, they were added beside it).
 """
@@ -297,3 +297,77 @@ def test_a_works_shared_properties_follow_the_source_rank_in_every_order(
     path, read = newer["arxiv"]
     load_source(any_store, settings, path, read, "arxiv-v2")
     assert any_store.run(node)[0]["t"] == "The author's v2"
+
+
+def _s2_papers(tmp: Path, *, arxiv: bool) -> Path:
+    """An S2 Graph API page: W1 (DOI 10.1000/j1; with its arXiv id, the S2 record's key is
+    the arXiv line's, else its DOI) with S2's own title, abstract and venue, and a work no
+    catalogue describes."""
+    import json
+
+    ext: dict[str, Any] = {"DOI": "10.1000/J1", "CorpusId": 4242}
+    if arxiv:
+        ext["ArXiv"] = "2401.00001"
+    papers = [
+        {"paperId": "f" * 40, "corpusId": 4242, "externalIds": ext, "title": "S2's title",
+         "abstract": "S2's abstract.", "venue": "S2 Venue", "year": 2024},
+        {"paperId": "e" * 40, "corpusId": 4343, "externalIds": {"CorpusId": 4343},
+         "title": "Only S2", "abstract": "Only here.", "venue": "S2 Venue", "year": 2023},
+    ]  # fmt: skip
+    path = tmp / ("s2-arxiv.json" if arxiv else "s2-doi.json")
+    path.write_text(json.dumps({"data": papers}), encoding="utf-8")
+    return path
+
+
+def _load_s2(store: GraphStore, settings: Settings, path: Path) -> None:
+    from scholarkg.loaders.corpus_lookup import corpus_lookup
+    from scholarkg.loaders.steps import LoadSummary, run_steps, s2_steps
+    from scholarkg.loaders.tolerant import SkipReport
+
+    steps = s2_steps({"papers": path}, SkipReport(), corpus_lookup(store))
+    run_steps(store, steps, settings=settings, batch_size=50, summary=LoadSummary())
+
+
+@pytest.mark.parametrize("keyed", ["arxiv", "doi"])
+def test_an_s2_paper_follows_the_source_rank_in_both_orders(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, keyed: str
+) -> None:
+    """``load s2`` (family mode) on a work an arXiv line described: the arXiv title and
+    abstract stay (arXiv ranks above S2), S2's venue (which arXiv lacks) is added and named
+    by S2, whether S2 comes first or second and whether the S2 record's key is the arXiv
+    line's node (same arXiv id) or its own (the DOI: the arXiv node merges into it). A work
+    no catalogue describes keeps S2's record as it is; a reload of either changes nothing."""
+    from _catalogue_works import arxiv_record, write_arxiv
+
+    from scholarkg.loaders import arxiv
+
+    line = write_arxiv(tmp_path / "arxiv.json", [arxiv_record(1)])
+    s2 = _s2_papers(tmp_path, arxiv=keyed == "arxiv")
+    node = (
+        "MATCH (p:Paper {doi: '10.1000/j1'}) RETURN p.id AS id, p.title AS t, "
+        "p.abstract AS a, p.venue AS v, p.source AS s, p.named_by AS n, p.family_key AS f"
+    )
+    alone = "MATCH (p:Paper {corpus_id: 4343}) RETURN properties(p) AS p"
+    seen = []
+    for order in (("arxiv", "s2"), ("s2", "arxiv")):
+        any_store.clear()
+        any_store.apply_schema()
+        for name in order:
+            if name == "arxiv":
+                load_source(any_store, settings, line, arxiv.read_snapshot, "-".join(order))
+            else:
+                _load_s2(any_store, settings, s2)
+        [row] = any_store.run(node)
+        assert row == {
+            "id": "arxiv:2401.00001" if keyed == "arxiv" else "doi:10.1000/j1",
+            "t": "Graphs of the scholarly record", "a": "One graph per work.",
+            "v": "S2 Venue", "s": "arxiv", "n": ["venue:s2"], "f": True,
+        }, order  # fmt: skip
+        [only] = any_store.run(alone)
+        assert only["p"]["title"] == "Only S2" and only["p"]["source"] == "s2"
+        assert only["p"].get("named_by") is None
+        seen.append(snapshot(any_store))
+        _load_s2(any_store, settings, s2)  # reloads change nothing
+        load_source(any_store, settings, line, arxiv.read_snapshot, "again-" + "-".join(order))
+        assert _changed(seen[-1], snapshot(any_store)) == set(), order
+    assert _changed(seen[0], seen[1]) == set()
