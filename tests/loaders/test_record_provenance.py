@@ -202,3 +202,27 @@ def test_resume_leaves_the_records_it_skips_alone(
     # without --resume every record is read again: the preprint's list drops W77
     load(any_store, settings, path, batch=1, kind="skip")
     assert cites(any_store) == {"W1", "W2", "W3", "W9"}
+
+
+def test_load_openalex_resume_leaves_the_records_it_skips_alone(
+    cli_store: GraphStore, tmp_path: Path
+) -> None:
+    """The same through the command (its resolver is told what the load skips): a finished
+    ``load openalex``, an edge of a skipped record changed by hand, ``--resume``: unchanged."""
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    path = write_openalex(tmp_path / "w", [preprint(), article(), openalex_work(2)])
+    args = ["load", "openalex", str(path), "--batch-size", "1"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    cli_store.run(
+        "MATCH (p:Paper {id: 'arxiv:2403.00010'}) CREATE (s:Paper {id: 'openalex:W77', "
+        "openalex_id: 'W77'}) CREATE (p)-[:CITES {from_openalex: true}]->(s)"
+    )
+    changed = snapshot(cli_store)
+    res = runner.invoke(app, [*args, "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "skipped 3 record(s)" in res.output
+    assert snapshot(cli_store) == changed
