@@ -337,7 +337,7 @@ class IdentityResolver:
         #: family mode, per record's Paper id: the stored nodes of its work (whose author
         #: list the record's authors are aligned to)
         self._work_nodes: dict[str, list[str]] = {}
-        #: groups the next ``resolve`` passes on unresolved (:meth:`skip`)
+        #: leading groups of the next ``resolve`` a resumed load skips (:meth:`skip`)
         self._skip = 0
 
     # -- public --------------------------------------------------------------------------

@@ -54,8 +54,8 @@ class Step:
     #: as taken when its last file is done: ``loaders/openalex_updates.py``)
     done: Callable[[], None] | None = None
     #: the resolver a catalogue step's ``groups`` pass through: a resumed load tells it how
-    #: many records it skips, so resolution neither looks them up nor prunes nor writes for
-    #: them (a family step's resolver is made here, and told the same)
+    #: many records it skips, so resolution applies none of their statements (no prune:
+    #: ``IdentityResolver.skip``; a family step's resolver is made here, and told the same)
     resolver: IdentityResolver | None = None
 
 
