@@ -107,7 +107,7 @@ DEFAULT_STALL_TIMEOUT = 300.0
 #: thread stopped for good before it read the rest of its snapshot (log ending at "Done
 #: decoding graph", no CPU time, SIGTERM ignored for 30 s). A server that is loading answers
 #: ``LOADING`` and is never killed; one that is busy replaying its log uses CPU time.
-DEFAULT_WEDGE_TIMEOUT = 5.0
+DEFAULT_WEDGE_TIMEOUT = 3.0
 #: spawns of a wedged server before the last one is waited for as long as it takes
 SPAWN_ATTEMPTS = 3
 
@@ -997,14 +997,17 @@ class EmbeddedServer:
             total_bytes=int(total) if total is not None else None,
         )
 
-    def _probe(self, pid: int, sock: Path, elapsed: float) -> tuple[str, WaitProgress | None]:
-        """("ready"|"loading"|"starting"|"busy", progress) of a live server."""
+    def _probe(
+        self, pid: int, sock: Path, elapsed: float, *, timeout: float = 2.0
+    ) -> tuple[str, WaitProgress | None]:
+        """("ready"|"loading"|"starting"|"busy", progress) of a live server; "busy": no answer
+        within ``timeout`` s."""
         import redis
 
         if not sock.exists():
             return "starting", None
         try:
-            with self._raw_client(sock, timeout=2.0) as client:
+            with self._raw_client(sock, timeout=timeout) as client:
                 try:
                     client.ping()
                 except redis.exceptions.BusyLoadingError:
@@ -1054,7 +1057,12 @@ class EmbeddedServer:
                     "restore' a backup"
                 )
             now = time.monotonic()
-            phase, progress = self._probe(pid, sock, now - t0)
+            if wedge_timeout is not None and not answered:
+                # short probes, so a wedge is seen about wedge_timeout s after it began (a
+                # ready server answers PING at once; a loading one within a decoded 2 MB)
+                phase, progress = self._probe(pid, sock, now - t0, timeout=0.5)
+            else:
+                phase, progress = self._probe(pid, sock, now - t0)
             if phase == "ready":
                 return
             answered = answered or phase == "loading"
