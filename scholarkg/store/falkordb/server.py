@@ -1079,6 +1079,7 @@ class EmbeddedServer:
                 wedge_timeout is not None
                 and not answered
                 and phase in ("starting", "busy")
+                and marker[2] is not None  # its CPU clock is read (Linux): else never wedged
                 and now - last_change > wedge_timeout
             ):
                 raise _Wedged(phase, now - last_change, now - t0)
