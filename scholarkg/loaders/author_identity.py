@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
@@ -148,6 +148,8 @@ class AuthorResolver:
         self.merged: list[tuple[str, str]] = []
         self.aligned = 0
         self.deferred: list[tuple[str, str]] = []
+        #: the chunk's Author records (by id) none of whose ids the graph held
+        self._unknown: set[str] = set()
         #: (paper, name-only Author, Author with ids): authorships to move at the end
         self.moves: list[tuple[str, str, str]] = []
         #: (id key, Author id): the ids of records that landed on another node of their
@@ -162,6 +164,8 @@ class AuthorResolver:
         groups: Sequence[Sequence[Any]],
         paper_of: Sequence[str | None],
         existing: set[str] | frozenset[str] = frozenset(),
+        *,
+        lists_of: Mapping[str, Sequence[str]] | None = None,
     ) -> dict[tuple[str | None, str], str]:
         """``(Paper id of the group, Author record id) → the Author id it lands on`` for the
         records that land elsewhere than their own id. ``groups``: the chunk's records per
@@ -171,6 +175,7 @@ class AuthorResolver:
         the ids its records brought to other nodes of their person are kept now, on nodes
         that exist (:meth:`finish` keeps the last chunk's)."""
         self._write_pending()
+        self._unknown = set()
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
@@ -182,6 +187,8 @@ class AuthorResolver:
                     out[(pid, r.id)] = by_id[r.id]
         if self.by_name:
             out.update(self._by_name(groups, paper_of, by_id, existing))
+        elif lists_of is not None:
+            out.update(self._by_work_list(groups, paper_of, lists_of))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
         names = {a.id: a.name for a in authors}
         for recs, pid in zip(groups, paper_of, strict=True):
@@ -250,6 +257,8 @@ class AuthorResolver:
                 else:
                     self.deferred.append((n, best))
         mapping = {aid: target[uf.find(aid)] for aid in keys_of}
+        #: records none of whose ids the graph (or the chunk before) holds
+        self._unknown = {aid for aid in keys_of if not nodes.get(uf.find(aid))}
         self._recent = {k: mapping[aid] for aid, keys in keys_of.items() for k in keys}
         for aid, keys in keys_of.items():  # ids of records that land on another node
             if mapping[aid] != aid:
@@ -294,6 +303,59 @@ class AuthorResolver:
                 self.moves += _moves(recs, pid, by_id, have[pid])
 
     # -- by name -------------------------------------------------------------------------
+    def _by_work_list(
+        self,
+        groups: Sequence[Sequence[Any]],
+        paper_of: Sequence[str | None],
+        lists_of: Mapping[str, Sequence[str]],
+    ) -> dict[tuple[str | None, str], str]:
+        """The benchmark families' mode (``load s2``): a record's authors that no id of the
+        graph names (an S2 author id never seen, or no id at all) are aligned by position
+        and name to the list the work already has on its stored nodes (``lists_of``: the
+        record's Paper id → those nodes, e.g. the OpenAlex node merging into it), as a
+        name-only source's are; a matched author's ids join the matched node (an empty
+        ``s2_author_id`` slot, else an alias) and what it says beyond them fills it."""
+        wanted: list[tuple[Sequence[Any], str, dict[str, Author], list[str]]] = []
+        for recs, pid in zip(groups, paper_of, strict=True):
+            if pid is None:
+                continue
+            loose = {
+                r.id: r
+                for r in recs
+                if isinstance(r, Author) and (not has_id(r) or r.id in self._unknown)
+            }
+            if loose:  # the record's own node too: a family key can be the stored work's
+                wanted.append((recs, pid, loose, sorted({*lists_of.get(pid, ()), pid})))
+        if not wanted:
+            return {}
+        ask = sorted({n for *_, nodes in wanted for n in nodes})
+        have: dict[str, dict[str, tuple[int | None, str]]] = {}
+        for row in self.store.run_named("identity/paper_authors", {"ids": ask}):
+            have.setdefault(str(row["paper"]), {}).setdefault(
+                str(row["id"]), (row["position"], row["name"])
+            )
+        out: dict[tuple[str | None, str], str] = {}
+        for recs, pid, loose, nodes in wanted:
+            listed: dict[str, tuple[int | None, str]] = {}
+            for n in nodes:
+                for aid, v in have.get(n, {}).items():
+                    listed.setdefault(aid, v)
+            listed = {aid: v for aid, v in listed.items() if aid not in loose}
+            if not listed:
+                continue
+            for rec_id, aid in _align(recs, pid, loose, listed).items():
+                out[(pid, rec_id)] = aid
+                self.aligned += 1
+                a = loose[rec_id]
+                if has_id(a):
+                    keys = author_keys(a) - {aid}
+                    self._keys += [(k, aid) for k in sorted(keys)]
+                    self._recent.update(dict.fromkeys(keys, aid))
+                    extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
+                    if extra:
+                        self._fills.append((aid, extra))
+        return out
+
     def _by_name(
         self,
         groups: Sequence[Sequence[Any]],
@@ -342,27 +404,43 @@ class AuthorResolver:
             }  # not the record's own name-only nodes
             if not listed:
                 continue
-            taken: set[str] = set()
-            for r in recs:
-                if not (isinstance(r, Authorship) and r.start == pid and r.end in authors):
-                    continue
-                name = authors[r.end].name
-                match = [
-                    aid
-                    for aid, (pos, other) in listed.items()
-                    if aid not in taken and pos == r.position and names_match(name, other or "")
-                ]
-                if not match:
-                    match = [
-                        aid
-                        for aid, (_, other) in listed.items()
-                        if aid not in taken and names_match(name, other or "")
-                    ]
-                if len(match) == 1:
-                    taken.add(match[0])
-                    out[(pid, r.end)] = match[0]
-                    self.aligned += 1
+            for rec_id, aid in _align(recs, pid, authors, listed).items():
+                out[(pid, rec_id)] = aid
+                self.aligned += 1
         return out
+
+
+def _align(
+    recs: Sequence[Any],
+    pid: str,
+    authors: Mapping[str, Author],
+    listed: Mapping[str, tuple[int | None, str]],
+) -> dict[str, str]:
+    """``Author record id → listed Author id`` for the authorships of ``pid`` in ``recs``
+    whose Author (in ``authors``) matches one of the work's listed authors (``listed``: id →
+    (position, name)): the same position and a compatible name, else the one compatible name
+    elsewhere in the list; each listed author taken once."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for r in recs:
+        if not (isinstance(r, Authorship) and r.start == pid and r.end in authors):
+            continue
+        name = authors[r.end].name
+        match = [
+            aid
+            for aid, (pos, other) in listed.items()
+            if aid not in taken and pos == r.position and names_match(name, other or "")
+        ]
+        if not match:
+            match = [
+                aid
+                for aid, (_, other) in listed.items()
+                if aid not in taken and names_match(name, other or "")
+            ]
+        if len(match) == 1:
+            taken.add(match[0])
+            out[r.end] = match[0]
+    return out
 
 
 def _name_only(author_id: str) -> bool:

@@ -304,10 +304,21 @@ class IdentityResolver:
         #: its own records (record id = Paper id) gave them (maybe not written yet)
         self._recent_described: set[str] = set()
         self._recent_slots: dict[str, dict[str, Any]] = {}
+        #: the slots the previous chunk's references alone gave (a stub's W id): they come
+        #: after every describing record's (``_slots``)
+        self._recent_stub_slots: dict[str, dict[str, Any]] = {}
         self._recent_props: dict[str, dict[str, Any]] = {}
+        #: per Paper id a record of this chunk (or the previous one) writes: every alternative
+        #: id known for it (stored, then the records'), so each written row carries the union
+        self._alts: dict[str, set[str]] = {}
+        self._recent_alts: dict[str, set[str]] = {}
         #: per Paper id of this chunk that another record of its work lands on: the
         #: properties it holds (stored, then its own record's), which that record only fills
         self._base: dict[str, dict[str, Any]] = {}
+        #: Paper ids of this chunk a better-ranked source described: its records only fill
+        #: per Paper id of this chunk that sources of different rank describe: what it
+        #: holds and which source gave each ranked property (``_RankState``)
+        self._ranked: dict[str, _RankState] = {}
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
@@ -318,6 +329,9 @@ class IdentityResolver:
         #: (a reference's stub to either adds nothing, so it is not sent)
         self._stored: set[str] = set()
         self._written: set[str] = set()
+        #: family mode, per record's Paper id: the stored nodes of its work (whose author
+        #: list the record's authors are aligned to)
+        self._work_nodes: dict[str, list[str]] = {}
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -423,10 +437,20 @@ class IdentityResolver:
             mapping = self._catalogue_targets(entries, uf, nodes, stored)
         self._written = set()
         slots = {} if self.family else self._slots(stored, entries, mapping)
+        self._alts = {}
+        if not self.family:
+            for t in {mapping[p.id] for p in papers if not p.is_stub()}:
+                known = set(stored.get(t, {}).get("alt_ids") or ()) | self._recent_alts.get(
+                    t, set()
+                )
+                if known:
+                    self._alts[t] = known
+            self._keep_displaced(stored, slots, set(mapping.values()))
         self._recent = {
             k: mapping[p.id] for p, keys in zip(entries, rec_keys, strict=True) for k in keys
         }
         if not self.family:
+            self._ranked = self._rank_states(papers, mapping, stored)
             self._base = self._merged_bases(papers, mapping, stored, slots)
             self._recent_described = {mapping[p.id] for p in papers if not p.is_stub()}
             self._recent_props = {
@@ -445,13 +469,23 @@ class IdentityResolver:
         for _, recs, *_ in rewritten:
             own = paper_of_group(recs)
             paper_of.append(mapping.get(own, own) if own is not None else None)
-        amap = self._authors.resolve([r[2] for r in rewritten], paper_of, self._stored)
+        amap = self._authors.resolve(
+            [r[2] for r in rewritten],
+            paper_of,
+            self._stored,
+            lists_of=self._work_nodes if self.family else None,
+        )
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:
                 written = rewrite_authors(written, paper_of[i], amap)
             self._apply_marks(recs, written, marks, other, mapping, lists, cleared)
             out.append((number, written))
+        if not self.family:
+            self._recent_alts = self._alts
         self._apply_lists(lists)
+        for t, state in self._ranked.items():  # every property now the best source's
+            if state.had_named and all(g == state.best for g in state.given.values()):
+                cleared.append({"id": t, "props": {"named_by": None}})
         if cleared:
             self.store.run_named("identity/set_paper_properties", {"rows": cleared})
         return out
@@ -483,6 +517,15 @@ class IdentityResolver:
                 else:  # the record's node is written with this chunk: merge once it is
                     self._defer(n, target)
         self._stored = set()
+        # the nodes holding each work's author list before this chunk: the catalogue-made
+        # ones merging into the record's node, and that node when stored
+        self._work_nodes = {
+            target: sorted(
+                n for n in nodes.get(root, set()) if n == target or not stored[n].get("family_key")
+            )
+            for root, target in best.items()
+            if nodes.get(root)
+        }
         return {p.id: p.id for p in papers}
 
     def _catalogue_targets(
@@ -552,6 +595,32 @@ class IdentityResolver:
         self._stored = {t for root, t in final.items() if t in nodes.get(root, set())}
         return {p.id: final[uf.find(p.id)] for p in papers}
 
+    def _rank_states(
+        self, papers: list[Paper], mapping: dict[str, str], stored: dict[str, dict[str, Any]]
+    ) -> dict[str, _RankState]:
+        """The stored Papers a record of this chunk describes that another source described
+        (the node's ``source`` differs from the record's, or ``named_by`` lists a property
+        another source gave): their properties, read in one query, and who gave each ranked
+        one, so each record writes only what ``source_rank`` lets it (``_ranked``)."""
+        wanted: set[str] = set()
+        for p in papers:
+            if p.is_stub():
+                continue
+            t = mapping[p.id]
+            row = stored.get(t)
+            if row and row.get("source") and (row["source"] != p.source or row.get("named_by")):
+                wanted.add(t)
+        if not wanted:
+            return {}
+        out: dict[str, _RankState] = {}
+        for row in self.store.run_named("identity/paper_properties", {"ids": sorted(wanted)}):
+            props = dict(row["props"])
+            best = str(props.get("source") or "")
+            named = dict(str(x).split(":", 1) for x in props.get("named_by") or ())
+            given = {n: named.get(n, best) for n in RANKED_FIELDS if props.get(n) is not None}
+            out[str(row["id"])] = _RankState(props, given, best, bool(named))
+        return out
+
     def _merged_bases(
         self,
         papers: list[Paper],
@@ -589,6 +658,39 @@ class IdentityResolver:
                     base[t]["citation_count"] = max(ints)
         return base
 
+    def _keep_displaced(
+        self,
+        stored: dict[str, dict[str, Any]],
+        slots: dict[str, dict[str, Any]],
+        targets: set[str],
+    ) -> None:
+        """A stored stub's id that a describing record's takes the slot of (a reference's
+        ``W`` id of the work's *later* record, ``_slots``) is written as an alternative id
+        (``alt_ids`` and a ``PaperAlias``) now, before the chunk's records overwrite the
+        slot: so the work stays findable by that id at every moment. An interrupted load
+        that wrote the record's row but not yet its alias would otherwise leave an id
+        nothing finds, and ``--resume``, re-resolving the skipped records that cite it,
+        would take their edges off the work (and not write them again)."""
+        displaced: dict[str, set[str]] = {}
+        for pid in targets:
+            row = stored.get(pid)
+            if row is None or not row.get("stub"):
+                continue
+            keep = slots.get(pid, {})
+            for s, scheme in SLOTS.items():
+                value = row.get(s)
+                if value not in (None, "") and keep.get(s) not in (None, value):
+                    displaced.setdefault(pid, set()).add(f"{scheme}:{value}")
+        if not displaced:
+            return
+        rows = []
+        for pid, alts in sorted(displaced.items()):
+            known = self._alts.setdefault(pid, set(stored[pid].get("alt_ids") or ()))
+            known.update(alts)
+            rows.append({"id": pid, "props": {"alt_ids": sorted(known - {pid})}})
+        self.store.run_named("identity/set_paper_properties", {"rows": rows})
+        write_aliases(self.store, displaced)
+
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
@@ -612,6 +714,8 @@ class IdentityResolver:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
         for (source, rel), works in lists.items():
             name = _LISTS[rel]
+            if source == "also":
+                self.store.run_named(f"identity/migrate_also_{name}", {"works": works})
             rows = self.store.run_named(f"identity/prune_{source}_{name}", {"works": works})
             deleted = int(rows[0]["deleted"]) if rows else 0
             if rel == "CITES":
@@ -695,25 +799,59 @@ class IdentityResolver:
     def _slots(
         self, stored: dict[str, dict[str, Any]], papers: list[_Entry], mapping: dict[str, str]
     ) -> dict[str, dict[str, Any]]:
-        """Per final Paper id, the slot values it keeps (stored ones first, then records')."""
+        """Per final Paper id, the slot values it keeps: what describes the work first (the
+        stored node if a record described it, the previous chunk's describing records, this
+        chunk's in file order), then what only names it as a reference (a stored stub, the
+        previous chunk's references, this chunk's). So the first record loaded is the work's
+        own of its source however its references fell into batches: a reference to the
+        *later* record's ``W`` id, stored as a stub or met in the chunk before, does not
+        take the slot from the first record, in a clean load, a resumed one (whose skipped
+        chunks are resolved against a graph holding later ones) or ``--bulk``."""
         slots: dict[str, dict[str, Any]] = {}
         for pid, row in stored.items():
-            slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
-        for pid in set(mapping.values()):  # the previous chunk's, maybe not written yet
+            if not row.get("stub"):
+                slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
+        targets = set(mapping.values())
+        for pid in targets:  # the previous chunk's, maybe not written yet
             for s, value in self._recent_slots.get(pid, {}).items():
                 slots.setdefault(pid, {}).setdefault(s, value)
-        # describing records first: a stub's id must not take the slot of the work's record
-        for p in sorted(papers, key=lambda p: p.is_stub()):
-            have = slots.setdefault(mapping[p.id], {})
-            if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
-                if p.value not in (None, ""):
-                    have.setdefault(p.slot, p.value)
+        stubs: list[_Entry] = []
+        for p in papers:
+            if p.is_stub():
+                stubs.append(p)
                 continue
+            have = slots.setdefault(mapping[p.id], {})
             for s in SLOTS:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
-        self._recent_slots = {t: slots[t] for t in set(mapping.values())}
+        self._recent_slots = {t: slots[t] for t in targets if t in slots}
+        # then what only names the work; kept apart so the described slots stay as they are
+        extra: dict[str, dict[str, Any]] = {}
+        for pid, row in stored.items():  # a stored stub's ids (a reference's W id)
+            if row.get("stub"):
+                have = slots.get(pid, {})
+                for s in SLOTS:
+                    if row.get(s) not in (None, "") and s not in have:
+                        extra.setdefault(pid, {}).setdefault(s, row[s])
+        for pid in targets:
+            for s, value in self._recent_stub_slots.get(pid, {}).items():
+                if s not in slots.get(pid, ()):
+                    extra.setdefault(pid, {}).setdefault(s, value)
+        for p in stubs:
+            pid = mapping[p.id]
+            have = slots.get(pid, {})
+            if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
+                if p.value not in (None, "") and p.slot not in have:
+                    extra.setdefault(pid, {}).setdefault(p.slot, p.value)
+                continue
+            for s in SLOTS:
+                value = getattr(p, s)
+                if value not in (None, "") and s not in have:
+                    extra.setdefault(pid, {}).setdefault(s, value)
+        for pid, more in extra.items():
+            slots[pid] = {**slots[pid], **more} if pid in slots else more
+        self._recent_stub_slots = {t: extra[t] for t in targets if t in extra}
         return slots
 
     def _rewrite(
@@ -730,7 +868,7 @@ class IdentityResolver:
         if not self.family:
             for rec in recs:
                 if isinstance(rec, Paper) and not _own_record(rec, slots.get(mapping[rec.id])):
-                    other[rec.id] = f"{rec.source}:{rec.id}"
+                    other[rec.id] = record_key(rec)
         if other:  # such a record's references go to the also lists as records
             recs = [
                 x
@@ -753,7 +891,9 @@ class IdentityResolver:
                     continue  # the node exists (or is written in this chunk): nothing to add
                 self._written.add(target)
                 paper = self._rewrite_paper(rec, mapping, slots)
-                if target in self._base and not rec.is_stub():
+                if target in self._ranked and not rec.is_stub():
+                    paper = _ranked(paper, self._ranked[target], own=rec.id not in other)
+                elif target in self._base and not rec.is_stub():
                     paper = _fill_only(paper, self._base[target], own=rec.id not in other)
                 out.append(paper)
                 out += alias_records(target, getattr(paper, "alt_ids", None) or ())
@@ -838,8 +978,18 @@ class IdentityResolver:
             if key is None:
                 lists.setdefault((mark.source, mark.rel), []).append({"id": pid, "refs": ends})
             else:
+                # the key graphs loaded before round 6 hold (migrate_also_*): renamed to key
+                # on every edge when no other record of the source shares the work
+                scheme = SLOTS[_SOURCE_SLOT[mark.source]] + ":"
+                others = sum(1 for a in self._alts.get(pid, ()) if a.startswith(scheme))
                 lists.setdefault(("also", mark.rel), []).append(
-                    {"id": pid, "rec": key, "refs": ends}
+                    {
+                        "id": pid,
+                        "rec": key,
+                        "old": f"{mark.source}:{mark.paper}",
+                        "sole": others <= 1,
+                        "refs": ends,
+                    }
                 )
 
     def _rewrite_paper(
@@ -858,8 +1008,14 @@ class IdentityResolver:
                 alt.append(f"{scheme}:{value}")
                 self.report.conflicts += 1
                 log.info("%s: %s %r kept in alt_ids (the Paper has %r)", target, s, value, keep[s])
-        if alt != list(rec.alt_ids or []):
-            update["alt_ids"] = sorted(set(alt))
+        if alt:
+            # every record's alternative ids, not the last written one's: two records of one
+            # source beside the work's own each add their id (stored ones are kept)
+            known = self._alts.setdefault(target, set())
+            known.update(alt)
+            union = sorted(known - {target})
+            if union != list(rec.alt_ids or []):
+                update["alt_ids"] = union
         return rec.replaced(update) if update else rec
 
 
@@ -883,6 +1039,29 @@ _ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
 _SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id"}
 
 
+#: which source's values a work's shared properties (title, abstract, dates, venue…) hold
+#: when several describe it, best first: the author's own deposit (arXiv), then the
+#: publisher's (Crossref), then the aggregators (S2, OpenAlex). Anything else ranks last.
+SOURCE_RANK = {"arxiv": 0, "crossref": 1, "s2": 2, "openalex": 3}
+
+
+def source_rank(source: str | None) -> int:
+    """``SOURCE_RANK`` of ``source`` (lower is better; unknown and none rank last)."""
+    return SOURCE_RANK.get(source or "", 9)
+
+
+def record_key(rec: Paper) -> str:
+    """The key ``<source>:<id within the source>`` under which a record that is not its
+    Paper's own states its edges (``also`` lists): its id in the source's slot
+    (``openalex:W5``, ``crossref:10.1/x``, ``arxiv:2101.00001``), so two records of one
+    source sharing a DOI (hence one best id) keep two keys. A record without that id falls
+    back to its parsed id."""
+    source = rec.source or ""
+    slot = _SOURCE_SLOT.get(source)
+    value = getattr(rec, slot) if slot is not None else None
+    return f"{source}:{value}" if value not in (None, "") else f"{source}:{rec.id}"
+
+
 def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
     """Whether ``rec`` is its Paper's own record of its source (see ``_SOURCE_SLOT``); a stub
     or a record of another loader (no catalogue source) always is."""
@@ -894,10 +1073,11 @@ def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
 
 
 def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> NodeRecord:
-    """``paper`` as written on a Paper several records describe (``base``: the properties it
-    holds). Its own record (``own``) overwrites as usual; another record only fills what the
-    Paper lacks, so the result does not depend on which record came last. The citation
-    count is the largest any record gives (citations of either version are the work's)."""
+    """``paper`` as written on a Paper several records of one source describe (``base``:
+    the properties it holds). Its own record (``own``) overwrites as usual; another record
+    only fills what the Paper lacks, so the result does not depend on which record came
+    last. The citation count is the largest any record gives (citations of either version
+    are the work's)."""
     update: dict[str, Any] = {}
     count = getattr(paper, "citation_count", None)
     stored_count = base.get("citation_count")
@@ -910,6 +1090,68 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
             if getattr(paper, name) is not None and base.get(name) is not None:
                 update[name] = None
     return paper.replaced(update) if update else paper
+
+
+#: the properties several sources give a work, whose value follows ``SOURCE_RANK``; the
+#: rest are a source's own (OpenAlex's open-access status, arXiv's categories), the ids, the
+#: citation count (the largest) and the bookkeeping (``source``, ``named_by``)
+RANKED_FIELDS = (
+    "title", "title_norm", "abstract", "year", "date", "venue", "work_type", "language", "url",
+    "fields_of_study",
+)  # fmt: skip
+
+
+@dataclass
+class _RankState:
+    """A Paper several sources describe, as a chunk's records update it in turn: its
+    properties, the source that gave each ranked one, the best source that described it
+    (the node's ``source``), and whether the stored node had a ``named_by`` list."""
+
+    props: dict[str, Any]
+    given: dict[str, str]
+    best: str
+    had_named: bool
+
+
+def _ranked(paper: NodeRecord, state: _RankState, *, own: bool) -> NodeRecord:
+    """``paper`` as written on a Paper another source described too. A ranked property it
+    gives is written where the Paper lacks it, or, by the work's own record of its source,
+    over a value a source of the same or a worse rank gave (``source_rank``: a record
+    reloaded replaces its own values); else the Paper's value stays. Other properties
+    follow ``_fill_only``. The node's ``source`` becomes the best source that described
+    it, and ``named_by`` lists the ranked properties another source gave
+    (``"venue:crossref"``), so the next record knows whose value it meets: the result does
+    not depend on the order in which the sources are loaded."""
+    source = str(getattr(paper, "source", None) or "")
+    props, given = state.props, state.given
+    update: dict[str, Any] = {}
+    for name in type(paper).model_fields:
+        value = getattr(paper, name)
+        if value is None or name in _ID_FIELDS or name in ("source", "named_by"):
+            continue
+        have = props.get(name)
+        if name == "citation_count":
+            if isinstance(have, int) and isinstance(value, int) and have > value:
+                update[name] = have
+            else:
+                props[name] = value
+        elif name in RANKED_FIELDS:
+            if have is None or (
+                own and source_rank(source) <= source_rank(given.get(name, state.best))
+            ):
+                props[name], given[name] = value, source
+            else:
+                update[name] = None
+        elif have is not None and not own:
+            update[name] = None
+        else:
+            props[name] = value
+    if source_rank(source) < source_rank(state.best):
+        state.best = source
+    named = sorted(f"{n}:{g}" for n, g in given.items() if g != state.best)
+    update["source"] = state.best or None
+    update["named_by"] = named or None
+    return paper.replaced(update)
 
 
 def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
@@ -1023,7 +1265,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
                 slot = _SOURCE_SLOT[source]
                 if props.get(m) and a.get(slot) not in (None, b.get(slot)):
                     props.pop(m)
-                    recs.append(f"{source}:{loser}")
+                    recs.append(f"{source}:{b.get(slot) or loser}")
             for rec in recs:
                 also.setdefault(str(r["type"]), []).append({**row, "rec": rec})
             if recs and not any(props.get(m) for m in _MARKS):

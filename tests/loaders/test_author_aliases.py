@@ -206,10 +206,10 @@ def test_merging_two_authors_loses_no_edge_and_keeps_the_survivors_authorship(
     )
     shared = [r for r in after if r["p"] == "doi:10.7777/31" and r["a"] == "openalexauthor:A1"]
     # W31 is the work's own OpenAlex record (its mark); W32's statement is an also entry,
-    # keyed by the record's id (its DOI)
+    # keyed by the record's own id in its source (its W id)
     assert shared == [
         {"p": "doi:10.7777/31", "a": "openalexauthor:A1", "pos": 1, "oa": True,
-         "also": ["openalex:doi:10.7777/31"]}
+         "also": ["openalex:W32"]}
     ]  # fmt: skip
     # every work the loser was on is the survivor's now
     assert {r["p"] for r in after if r["a"] == "openalexauthor:A1"} == {

@@ -175,7 +175,8 @@ def test_reloading_an_updated_record_replaces_that_sources_reference_list(
     part = write_openalex(tmp_path / "oa-new", [newer], date="2024-06-01")
     resolver = load(any_store, settings, part, openalex.read_works, "oa-new")
     _, cites, by_name = graph_view(any_store)
-    assert by_name["W1"]["title"] == "Graphs of the scholarly record, revised"
+    # the title stays Crossref's: it ranks above OpenAlex (docs/decisions.md, source rank)
+    assert by_name["W1"]["title"] == "Graphs of the scholarly record"
     from_w1 = {(b, s) for a, b, s in cites if a == "W1"}
     assert from_w1 == {
         ("W2", ("cr",)),  # OpenAlex dropped it, Crossref still lists it

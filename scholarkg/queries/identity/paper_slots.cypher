@@ -1,4 +1,4 @@
-// The id slots and alternative ids of the Papers in $ids (identity resolution: the stored
+// The id slots, alternative ids and naming source of the Papers in $ids (identity resolution: the stored
 // Papers a chunk's records describe or merge, loaders/identity.py).
 UNWIND $ids AS v MATCH (p:Paper {id: v})
-RETURN p.id AS id, p.arxiv_id AS arxiv_id, p.doi AS doi, p.corpus_id AS corpus_id, p.openalex_id AS openalex_id, p.mag_id AS mag_id, p.pmid AS pmid, p.pmcid AS pmcid, p.s2_paper_id AS s2_paper_id, p.alt_ids AS alt_ids
+RETURN p.id AS id, p.source AS source, p.named_by AS named_by, p.arxiv_id AS arxiv_id, p.doi AS doi, p.corpus_id AS corpus_id, p.openalex_id AS openalex_id, p.mag_id AS mag_id, p.pmid AS pmid, p.pmcid AS pmcid, p.s2_paper_id AS s2_paper_id, p.alt_ids AS alt_ids

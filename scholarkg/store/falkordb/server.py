@@ -18,7 +18,10 @@ So (docs/backends.md, embedded FalkorDB):
 * a server that is *loading* its data is never killed: readiness waits as long as the
   server makes progress (INFO persistence ``loading_loaded_bytes``, or CPU time while it is
   too busy to answer) and reports it; only a dead server or one that made no progress for
-  ``stall_timeout`` seconds is an error;
+  ``stall_timeout`` seconds is an error. The one exception: a server this process has just
+  spawned that, before it ever answered, neither answers nor uses CPU time for
+  ``wedge_timeout`` seconds is wedged (seen once after a watchdog restart) and is killed and
+  spawned again on the same files;
 * the data live in FalkorDB's own snapshot: an AOF whose base is an RDB preamble,
   rewritten (``compact()``) after every bulk-writing command and on ``stop()``, so a
   restart loads a snapshot instead of replaying every query ever run. Replaying logged
@@ -40,6 +43,7 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,6 +100,16 @@ SOCKET_NAME = "redis.sock"
 #: A loading server is waited for as long as it makes progress; this long without any is
 #: an error (never a kill: we only stop servers that do not answer *and* do not run).
 DEFAULT_STALL_TIMEOUT = 300.0
+#: A server scholarkg just spawned that, before it ever answered, neither answers nor uses
+#: any CPU time for this long is *wedged*: it is killed and spawned again on the same files
+#: (:data:`SPAWN_ATTEMPTS` in all; the last one is waited for up to ``stall_timeout``). Seen
+#: once in CI: a server restarted by the watchdog decoded its 3-node graph, then its main
+#: thread stopped for good before it read the rest of its snapshot (log ending at "Done
+#: decoding graph", no CPU time, SIGTERM ignored for 30 s). A server that is loading answers
+#: ``LOADING`` and is never killed; one that is busy replaying its log uses CPU time.
+DEFAULT_WEDGE_TIMEOUT = 3.0
+#: spawns of a wedged server before the last one is waited for as long as it takes
+SPAWN_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -162,6 +176,33 @@ class ServerStatus:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class _Wedged(Exception):
+    """A server this process spawned stopped before it ever answered (see ``_wait_ready``)."""
+
+    def __init__(self, phase: str, idle: float, elapsed: float) -> None:
+        super().__init__(phase)
+        self.phase = phase
+        self.idle = idle
+        self.elapsed = elapsed
+
+
+def thread_states(pid: int) -> str:
+    """``name state wchan`` of each thread of ``pid`` (Linux ``/proc``; ``""`` elsewhere): what a
+    server that stopped answering is waiting on (``futex_wait_queue``: a lock)."""
+    out: list[str] = []
+    tasks = Path(f"/proc/{pid}/task")
+    with contextlib.suppress(OSError):
+        for task in sorted(tasks.iterdir(), key=lambda t: int(t.name)):
+            try:
+                comm = (task / "comm").read_text().strip()
+                state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                wchan = (task / "wchan").read_text().strip() or "-"
+            except (OSError, IndexError):
+                continue
+            out.append(f"{task.name} {comm} {state} {wchan}")
+    return "; ".join(out)
 
 
 def socket_path_for(data_dir: Path) -> Path:
@@ -325,7 +366,9 @@ class EmbeddedServer:
 
     ``stall_timeout``: how long a starting or loading server may make *no progress*
     before it is given up on; a server that makes progress is waited for however long it
-    takes (``progress`` is told how far it got).
+    takes (``progress`` is told how far it got). ``wedge_timeout``: how long a server this
+    object spawned may go without answering and without CPU time, before it ever answered,
+    until it is killed and spawned again (:data:`DEFAULT_WEDGE_TIMEOUT`).
     """
 
     def __init__(
@@ -337,6 +380,7 @@ class EmbeddedServer:
         module_args: Mapping[str, str | int] | None = None,
         server_args: Mapping[str, str | int] | None = None,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT,
+        wedge_timeout: float = DEFAULT_WEDGE_TIMEOUT,
         lock_timeout: float = 120.0,
         progress: WaitCallback | None = None,
         memory: int | None = None,
@@ -359,6 +403,7 @@ class EmbeddedServer:
         #: :func:`memory_limit` unless given
         self.memory_limit = memory_limit() if memory is None else (memory or None)
         self.stall_timeout = stall_timeout
+        self.wedge_timeout = wedge_timeout
         self.lock_timeout = lock_timeout
         self.progress = progress
         self._atexit_registered = False
@@ -779,38 +824,35 @@ class EmbeddedServer:
         bootstrap = self._needs_rdb_bootstrap()
         cmd = self._command(sock, bootstrap=bootstrap, background_indexes=background_indexes)
         log.info("starting embedded FalkorDB: %s", " ".join(cmd))
-        try:
-            proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=self.data_dir,
-                start_new_session=self.persistent,
-            )
-        except OSError as err:
-            raise ServerError(f"cannot run redis-server: {err}") from err
-        _CHILDREN[proc.pid] = proc
-        # our own pid file right away, so a crash during startup is seen as stale later
-        self.pid_file.write_text(f"{proc.pid}\n")
-        limit = self._limit_memory(proc.pid)
-        try:
-            self._wait_ready(proc.pid, sock, proc=proc)
-            with self._raw_client(sock, timeout=60.0) as client:
-                if bootstrap:
-                    self._aof_from_loaded_rdb(client)
-                versions = {"redis": str(client.info("server").get("redis_version", ""))}
-                versions.update(self._module_versions(client))
-                self._rewrite_replayed_log(client)
-        except BaseException:
-            # a server that never became ready must not be left running: it would hold
-            # the AOF files and the socket path, and (detached) outlive this process
-            if proc.poll() is None:
-                with contextlib.suppress(ServerError):
-                    self._terminate(proc.pid)
-            _CHILDREN.pop(proc.pid, None)
-            self._clean_leftovers()
-            raise
+        attempt = 1
+        while True:
+            last = attempt >= SPAWN_ATTEMPTS or self.wedge_timeout >= self.stall_timeout
+            proc = self._popen(cmd)
+            limit = self._limit_memory(proc.pid)
+            try:
+                self._wait_ready(
+                    proc.pid, sock, proc=proc, wedge_timeout=None if last else self.wedge_timeout
+                )
+                with self._raw_client(sock, timeout=60.0) as client:
+                    if bootstrap:
+                        self._aof_from_loaded_rdb(client)
+                    versions = {"redis": str(client.info("server").get("redis_version", ""))}
+                    versions.update(self._module_versions(client))
+                    self._rewrite_replayed_log(client)
+            except _Wedged as wedged:
+                self._kill_wedged(proc, wedged, attempt)
+                attempt += 1
+                continue
+            except BaseException:
+                # a server that never became ready must not be left running: it would hold
+                # the AOF files and the socket path, and (detached) outlive this process
+                if proc.poll() is None:
+                    with contextlib.suppress(ServerError):
+                        self._terminate(proc.pid)
+                _CHILDREN.pop(proc.pid, None)
+                self._clean_leftovers()
+                raise
+            break
         info = {
             "pid": proc.pid,
             "socket": str(sock),
@@ -827,6 +869,51 @@ class EmbeddedServer:
         if not self.persistent and not self._atexit_registered:
             atexit.register(self._stop_quietly)
             self._atexit_registered = True
+
+    def _popen(self, cmd: list[str]) -> subprocess.Popen[bytes]:
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.data_dir,
+                start_new_session=self.persistent,
+            )
+        except OSError as err:
+            raise ServerError(f"cannot run redis-server: {err}") from err
+        _CHILDREN[proc.pid] = proc
+        # our own pid file right away, so a crash during startup is seen as stale later
+        self.pid_file.write_text(f"{proc.pid}\n")
+        return proc
+
+    def _kill_wedged(self, proc: subprocess.Popen[bytes], wedged: _Wedged, attempt: int) -> None:
+        """Kill a spawned server that stopped before it ever answered; say so in its log.
+
+        SIGKILL at once: a wedged server does not act on SIGTERM (Redis only notes it while
+        loading; the one seen in CI outlived 30 s of it). Nothing is lost: it never answered,
+        so it acknowledged no write, and it was only reading its files (a kill while a server
+        loads is the ``kill -9`` restart the store is built for, docs/backends.md). What its
+        threads were doing goes into ``falkordb.log`` first, for the report.
+        """
+        threads = thread_states(proc.pid)
+        note = (
+            f"scholarkg: embedded FalkorDB pid {proc.pid} is wedged: no answer and no CPU time "
+            f"for {wedged.idle:.0f} s while {wedged.phase}, {wedged.elapsed:.0f} s after it "
+            f"was started; killed and started again (attempt {attempt + 1} of "
+            f"{SPAWN_ATTEMPTS}). Its threads: {threads}"
+        )
+        log.warning("%s", note)
+        with contextlib.suppress(OSError), open(self.log_file, "a", encoding="utf-8") as fh:
+            fh.write(note + "\n")
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=30.0)
+        if proc.poll() is None:
+            raise ServerError(f"embedded server pid {proc.pid} survived SIGKILL")
+        _CHILDREN.pop(proc.pid, None)
+        self._clean_leftovers()
 
     def _limit_memory(self, pid: int) -> int | None:
         """Apply :func:`memory_limit` to the new server (``RLIMIT_AS``, Linux); the limit set."""
@@ -910,14 +997,17 @@ class EmbeddedServer:
             total_bytes=int(total) if total is not None else None,
         )
 
-    def _probe(self, pid: int, sock: Path, elapsed: float) -> tuple[str, WaitProgress | None]:
-        """("ready"|"loading"|"starting"|"busy", progress) of a live server."""
+    def _probe(
+        self, pid: int, sock: Path, elapsed: float, *, timeout: float = 2.0
+    ) -> tuple[str, WaitProgress | None]:
+        """("ready"|"loading"|"starting"|"busy", progress) of a live server; "busy": no answer
+        within ``timeout`` s."""
         import redis
 
         if not sock.exists():
             return "starting", None
         try:
-            with self._raw_client(sock, timeout=2.0) as client:
+            with self._raw_client(sock, timeout=timeout) as client:
                 try:
                     client.ping()
                 except redis.exceptions.BusyLoadingError:
@@ -934,17 +1024,28 @@ class EmbeddedServer:
         except redis.exceptions.ResponseError:
             return "starting", None
 
-    def _wait_ready(self, pid: int, sock: Path, *, proc: subprocess.Popen[bytes] | None) -> None:
+    def _wait_ready(
+        self,
+        pid: int,
+        sock: Path,
+        *,
+        proc: subprocess.Popen[bytes] | None,
+        wedge_timeout: float | None = None,
+    ) -> None:
         """Wait until PING answers and the graph module is loaded; never kill a loader.
 
         Progress is the loaded byte count INFO reports while loading, or, when the server
         is too busy to answer (a long command in the log), its CPU time. Only a server
         that exits, or shows neither for ``stall_timeout`` seconds, is an error.
+
+        ``wedge_timeout`` (a server this process just spawned): a server that shows neither
+        for that long without ever having answered ``LOADING`` raises :class:`_Wedged`.
         """
         callback = self.progress or wait_callback()
         t0 = last_change = time.monotonic()
         marker: tuple[Any, ...] | None = None
         phase = "starting"
+        answered = False
         while True:
             if (proc is not None and proc.poll() is not None) or not _pid_alive(pid):
                 code = proc.returncode if proc is not None else "?"
@@ -956,9 +1057,15 @@ class EmbeddedServer:
                     "restore' a backup"
                 )
             now = time.monotonic()
-            phase, progress = self._probe(pid, sock, now - t0)
+            if wedge_timeout is not None and not answered:
+                # short probes, so a wedge is seen about wedge_timeout s after it began (a
+                # ready server answers PING at once; a loading one within a decoded 2 MB)
+                phase, progress = self._probe(pid, sock, now - t0, timeout=0.5)
+            else:
+                phase, progress = self._probe(pid, sock, now - t0)
             if phase == "ready":
                 return
+            answered = answered or phase == "loading"
             new_marker = (
                 phase,
                 progress.loaded_bytes if progress is not None else None,
@@ -968,6 +1075,14 @@ class EmbeddedServer:
                 marker, last_change = new_marker, now
             elif now - last_change > self.stall_timeout:
                 break
+            elif (
+                wedge_timeout is not None
+                and not answered
+                and phase in ("starting", "busy")
+                and marker[2] is not None  # its CPU clock is read (Linux): else never wedged
+                and now - last_change > wedge_timeout
+            ):
+                raise _Wedged(phase, now - last_change, now - t0)
             if callback is not None and (phase != "starting" or now - t0 > 1.0):
                 callback(progress or WaitProgress(pid=pid, phase=phase, elapsed=now - t0))
             time.sleep(0.05 if now - t0 < 2.0 else 0.25)
