@@ -313,6 +313,7 @@ def _incremental(
             parser.close()
         wall = time.perf_counter() - t0
         cpu = _cpu_seconds()
+        load_peak = _peak_mb()  # the load's own: the fingerprint below reads the whole graph
         if server_cpu is not None:  # the server's threads: the Cypher side of the load
             now = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
             server_cpu = round(now - server_cpu, 1) if now is not None else None
@@ -330,6 +331,7 @@ def _incremental(
         "relationships": counts.total_relationships,
         "wall_seconds": wall,
         "peak_rss_mb": _peak_mb(),
+        "load_peak_rss_mb": load_peak,
         "python_cpu_seconds": cpu,
         **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
     })  # fmt: skip
@@ -405,7 +407,8 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                   f"{args.update_changed:,} changed) into {args.works:,} bulk-built "
                   f"({built['wall_seconds']:.0f} s)")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
-                  f"peak RSS {res['peak_rss_mb']:,.0f} MB; "
+                  f"peak RSS {res['load_peak_rss_mb']:,.0f} MB during the load "
+                  f"({res['peak_rss_mb']:,.0f} MB after the fingerprint read); "
                   f"{res['python_cpu_seconds']:.0f} CPU-s of Python"
                   + (f", {res['server_cpu_seconds']:.1f} CPU-s of the server"
                      if "server_cpu_seconds" in res else "")

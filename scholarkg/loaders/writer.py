@@ -122,6 +122,16 @@ class RecordWriter:
         # keyed type), so one seen twice in a batch is one write (later properties win), and
         # the skipped count stays exact
         self._edges: dict[_EdgeKind, dict[tuple[Any, ...], dict[str, Any]]] = defaultdict(dict)
+        #: since the last :meth:`flush`: per label, the ids this writer's node MERGEs created,
+        #: and per type, the start ids relationships were sent from. A created node no
+        #: relationship of a type was sent from has none (nothing else writes between two
+        #: flushes: identity resolution runs its statements after one), so the store may
+        #: CREATE its relationships instead of MERGEing them (``merge_relationships``'
+        #: ``new_starts``). Known only with the undo list (its id look-up).
+        self._new: dict[str, set[str]] = defaultdict(set)
+        self._sent_from: dict[str, set[str]] = defaultdict(set)
+        #: the properties map shared by the rows of reference lists, per ``props`` tuple
+        self._ref_props: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -171,15 +181,21 @@ class RecordWriter:
             if len(self._stubs) >= self.batch_size:
                 self._flush_label("Paper")
         kind = _CITES_KIND
-        props = dict(refs.props)
+        # one map for every row of the lists with these properties: rows' maps are never
+        # changed in place (a row seen again gets a new one), and the edge flush groups
+        # rows by their map (every OpenAlex reference: {from_openalex: true})
+        props = self._ref_props.get(refs.props)
+        if props is None:
+            props = self._ref_props[refs.props] = dict(refs.props)
         start = refs.start
         buf = self._edges[kind]
         for end in refs.ends:
             ident = (start, end)
             if ident in buf:
-                buf[ident]["props"].update(props)
+                row = buf[ident]
+                row["props"] = {**row["props"], **props}
                 continue
-            buf[ident] = {"start": start, "end": end, "props": dict(props)}
+            buf[ident] = {"start": start, "end": end, "props": props}
             if len(buf) >= self.edge_buffer:
                 self._flush_nodes()
                 self._flush_edges(kind)
@@ -229,6 +245,8 @@ class RecordWriter:
         self._stubs = []
         self._also.clear()
         self._edges.clear()
+        self._new.clear()
+        self._sent_from.clear()
         deleted = 0
         try:
             for label, ids in self._created.items():
@@ -253,8 +271,8 @@ class RecordWriter:
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
         buf = self._edges[kind]
         ident = (start, end, *merge_key.values())
-        if ident in buf:
-            buf[ident]["props"].update(props or {})
+        if ident in buf:  # a new map: rows may share theirs (``_add_references``)
+            buf[ident]["props"] = {**buf[ident]["props"], **(props or {})}
         else:
             buf[ident] = {"start": start, "end": end, "props": dict(props or {})}
             if merge_key:
@@ -288,6 +306,7 @@ class RecordWriter:
                 row["props"] = clean_props(row["props"])
             result = self._store_call(self.store.run_named, name, {"rows": batch})
             written += int(result[0]["written"]) if result else 0
+        self._sent_from[rel_type].update(row["start"] for row in rows)
         self.report.relationships[rel_type] += written
         if written < len(rows):
             self.report.skipped_relationships[rel_type] += len(rows) - written
@@ -338,7 +357,9 @@ class RecordWriter:
         have: set[str] = self._store_call(
             self.store.existing_ids, label, ids, batch_size=self.batch_size
         )
-        self._created[label] |= ids - have
+        created = ids - have
+        self._created[label] |= created
+        self._new[label] |= created
         return have
 
     @property
@@ -383,24 +404,34 @@ class RecordWriter:
         # {from_openalex: true}); the others as before
         groups: dict[Any, list[dict[str, Any]]] = {}
         if not kind.merge_key:
+            seen: dict[int, Any] = {}  # a map many rows share is keyed once
             for row in rows:
                 props = row["props"]
-                try:
-                    groups.setdefault(frozenset(props.items()), []).append(row)
-                except TypeError:  # a list value: not shared, sent row by row
-                    groups.setdefault(None, []).append(row)
+                key = seen.get(id(props), seen)
+                if key is seen:
+                    try:
+                        key = frozenset(props.items())
+                    except TypeError:  # a list value: not shared, sent row by row
+                        key = None
+                    seen[id(props)] = key
+                groups.setdefault(key, []).append(row)
             small = [key for key, group in groups.items() if key is not None and len(group) < 64]
             for key in small:  # few rows: not worth a statement of their own
                 groups.setdefault(None, []).extend(groups.pop(key))
         else:
             groups[None] = rows
+        new = self._new.get(kind.start_label)
+        sent = self._sent_from[kind.rel_type]
+        new_starts = new - sent if new and not kind.merge_key else frozenset()
         written = 0
         for group in groups.values():
             written += self._store_call(
                 self.store.merge_relationships,
                 kind.rel_type, kind.start_label, kind.end_label, group,
                 batch_size=max(self.batch_size, EDGE_BUFFER // 2), key=kind.merge_key,
+                new_starts=new_starts,
             )  # fmt: skip
+        sent.update(row["start"] for row in rows)
         return written
 
     def _flush_aliases(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
@@ -425,6 +456,8 @@ class RecordWriter:
             self._flush_edges(key)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
+        self._new.clear()  # statements of others may run before the next flush
+        self._sent_from.clear()
         if self.progress:
             self.progress(self.report.records)
         return self.report

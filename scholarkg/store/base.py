@@ -20,7 +20,7 @@ Rules every implementation keeps (pinned by ``tests/store/test_contract.py``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -328,13 +328,15 @@ class GraphWriter(GraphReader, Protocol):
         batch_size: int = 10_000,
         progress: ProgressFn | None = None,
         key: Sequence[str] = (),
+        new_starts: Collection[str] = frozenset(),
     ) -> int:
         """MERGE ``(start {id: row.start})-[:TYPE]->(end {id: row.end})``; ``row.props`` set.
 
         ``key``: property names that, with the endpoints, identify a relationship (one per
         (start, end, key values) instead of one per pair; values from ``row.key`` or the
         row's properties). Rows whose endpoints do not exist are skipped (counted out of the
-        return value).
+        return value). ``new_starts``: start ids of nodes the caller just created, with no
+        ``TYPE`` relationship yet: a store may CREATE their rows (nothing to merge with).
         """
         ...
 

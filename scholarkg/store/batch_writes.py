@@ -10,7 +10,7 @@ subclasses :class:`BatchWriteStore` and provides :meth:`_send` and :meth:`_count
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +21,7 @@ from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
     chunked,
     clean_props,
+    create_grouped_query,
     delete_nodes_query,
     existing_ids_query,
     merge_nodes_query,
@@ -169,15 +170,20 @@ class BatchWriteStore:
         batch_size: int = 10_000,
         progress: ProgressFn | None = None,
         key: Sequence[str] = (),
+        new_starts: Collection[str] = frozenset(),
     ) -> int:
         if not key and progress is None:
             rows = rows if isinstance(rows, list) else list(rows)
             shared = shared_props(rows)
             if shared is not None:
+                pairs = [(r["start"], r["end"]) for r in rows]
+                if new_starts and self._creates_from_new_starts:
+                    return self._create_then_merge(
+                        rel_type, start_label, end_label, pairs, shared, new_starts, batch_size
+                    )
                 return self._merge_pairs(
-                    rel_type, start_label, end_label,
-                    [(r["start"], r["end"]) for r in rows], shared, batch_size=batch_size,
-                )  # fmt: skip
+                    rel_type, start_label, end_label, pairs, shared, batch_size=batch_size
+                )
         return self._merge_rows(
             rel_type, start_label, end_label, rows,
             key=key, batch_size=batch_size, progress=progress,
@@ -222,6 +228,57 @@ class BatchWriteStore:
             rows = checked_pairs(batch, done)
             written += self._count_written(self._send_pairs(query, rows, clean))
             done += len(rows)
+        return written
+
+    #: ``merge_relationships(new_starts=…)`` CREATEs those rows (Neo4j decides that on the
+    #: server: ``neo4j/dialect.merge_grouped_relationships_query``)
+    _creates_from_new_starts = True
+
+    def _create_then_merge(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        pairs: Sequence[tuple[str, str]],
+        props: Mapping[str, Any],
+        new_starts: Collection[str],
+        batch_size: int,
+    ) -> int:
+        """Shared-property rows whose start node is in ``new_starts`` (created by the caller,
+        no ``rel_type`` relationship from it yet) by ``create_grouped_query``, the rest (and
+        a pair seen again) after them by :meth:`_merge_pairs`: the same relationships and
+        the same count as MERGE. Every row is checked first, so a blank endpoint names the
+        same row as without ``new_starts``."""
+        rows = checked_pairs(pairs)
+        groups: dict[str, dict[str, None]] = {}
+        rest: list[tuple[str, str]] = []
+        for start, end in rows:
+            ends = groups.setdefault(start, {}) if start in new_starts else None
+            if ends is None or end in ends:  # a pair again: MERGEd onto the one CREATEd
+                rest.append((start, end))
+            else:
+                ends[end] = None
+        written = 0
+        if groups:
+            query = create_grouped_query(rel_type, start_label, end_label)
+            self._prepare_labels(start_label, end_label)
+            clean = clean_props(props)
+            batch: list[list[Any]] = []
+            size = 0
+            for start, ends in groups.items():
+                batch.append([start, list(ends)])
+                size += len(ends)
+                if size >= batch_size:
+                    written += self._count_written(
+                        self._send(query, {"groups": batch, "props": clean})
+                    )
+                    batch, size = [], 0
+            if batch:
+                written += self._count_written(self._send(query, {"groups": batch, "props": clean}))
+        if rest:
+            written += self._merge_pairs(
+                rel_type, start_label, end_label, rest, props, batch_size=batch_size
+            )
         return written
 
     def _send_pairs(self, query: str, pairs: list[list[str]], props: dict[str, Any]) -> Any:

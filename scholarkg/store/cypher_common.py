@@ -215,6 +215,26 @@ def merge_pairs_query(rel_type: str, start_label: str, end_label: str) -> str:
     )
 
 
+def create_grouped_query(rel_type: str, start_label: str, end_label: str) -> str:
+    """``CREATE`` the relationships of start nodes that have none of ``rel_type`` yet (the
+    writer's new nodes): ``$groups`` a list of ``[start id, [end ids]]``, each pair once,
+    every relationship gets ``$props``. One index seek of the start node per group, and no
+    ``MERGE`` (nothing to match): on a 200,000-work FalkorDB graph 20,000 references of new
+    works took the server ~0.45 s this way against ~0.9 s as ``merge_pairs_query``.
+    ``written`` counts the rows that found both endpoints."""
+    check_rel_type(rel_type)
+    check_label(start_label)
+    check_label(end_label)
+    return (
+        "UNWIND $groups AS g "
+        f"MATCH (a:{start_label} {{id: g[0]}}) "
+        "UNWIND g[1] AS e "
+        f"MATCH (b:{end_label} {{id: e}}) "
+        f"CREATE (a)-[r:{rel_type}]->(b) SET r += $props "
+        "RETURN count(r) AS written"
+    )
+
+
 def set_vectors_query(label: str, prop: str, vector_value: Callable[[str], str]) -> str:
     """Store ``row.v`` as ``label.prop`` on existing nodes; ``vector_value`` is the dialect's
     spelling of a vector (``vecf32(…)`` on FalkorDB, a plain list on Neo4j)."""

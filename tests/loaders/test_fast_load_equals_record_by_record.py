@@ -113,6 +113,18 @@ def test_the_batched_load_equals_the_record_by_record_load(
     assert set(batched[0]) ^ set(one_by_one[0]) == set()
     assert set(batched[1]) ^ set(one_by_one[1]) == set()
     assert batched == one_by_one
+    # one relationship per pair: the references of a new work are CREATEd (the writer's
+    # new_starts), and a work citing one twice, its list split over two edge batches,
+    # gets the second by MERGE
+    assert len(set(batched[1])) == len(batched[1])
+
+    # edge batches of three: a work's references split over several batches
+    any_store.clear()
+    any_store.apply_schema()
+    monkeypatch.setattr(writer, "EDGE_BUFFER", 3)
+    _load(any_store, base, batch=2_000, parser=None)
+    _load(any_store, update, batch=2_000, parser=None)
+    assert everything(any_store) == batched
 
     # the references as records, not lists: the same graph (a reference to a work keyed by
     # its DOI lands on another key and takes the records path inside the list path too)

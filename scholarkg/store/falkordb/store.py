@@ -56,6 +56,7 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
+from scholarkg.store.falkordb.wire import params_header, plain_reply
 
 if TYPE_CHECKING:
     import falkordb
@@ -195,13 +196,19 @@ class FalkorDBStore(BatchWriteStore):
 
     # -- raw access --------------------------------------------------------------------
     def _query(self, query: str, params: Mapping[str, Any] | None = None) -> Any:
+        """``GRAPH.QUERY``: the parameter header written and a reply of plain values read by
+        ``wire.py`` (the client's ``QueryResult`` for any other reply)."""
         import redis
+        from falkordb.query_result import QueryResult
 
         check_params(params)
+        text = params_header(params) + query if params else query
         with _server_lost_is_server_error():
             self._settle_indexes(query)
             try:
-                return self._g.query(query, dict(params) if params else None)
+                raw = self._g.execute_command("GRAPH.QUERY", self._g.name, text, "--compact")
+                reply = plain_reply(raw)
+                return reply if reply is not None else QueryResult(self._g, raw)
             except redis.exceptions.ResponseError as err:
                 raise dialect.cypher_error(err, query) from err
 

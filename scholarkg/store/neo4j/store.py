@@ -400,6 +400,10 @@ class Neo4jStore(BatchWriteStore):
     def _count_written(self, result: Any) -> int:
         return int(result.records[0]["written"]) if result.records else 0
 
+    #: relationships from new start nodes: CREATEd on the server's own test
+    #: (``dialect.merge_grouped_relationships_query``), whatever the caller's ``new_starts``
+    _creates_from_new_starts = False
+
     def _merge_rows(
         self,
         rel_type: str,
