@@ -36,15 +36,22 @@ def _quote(text: str) -> str:
 _KEYS: dict[Any, str] = {}
 
 
-def _key(key: Any) -> str:
+def _identifier(key: Any, what: str) -> str:
+    """``key`` as a name between backticks can hold, or the client's ``ValueError`` for
+    ``what`` ("map key", "parameter name")."""
     name = key.decode() if isinstance(key, bytes) else str(key)
     if name == "":
-        raise ValueError("Cypher map key cannot be empty")
+        raise ValueError(f"Cypher {what} cannot be empty")
     if "`" in name:
         raise ValueError(
-            f"Cypher map key cannot contain a backtick: {name!r} (FalkorDB does not support "
+            f"Cypher {what} cannot contain a backtick: {name!r} (FalkorDB does not support "
             "escaped backticks in identifiers)"
         )
+    return name
+
+
+def _key(key: Any) -> str:
+    name = _identifier(key, "map key")
     text = f"`{name}`:"
     if type(key) is str and len(_KEYS) < 4096:
         _KEYS[key] = text
@@ -123,14 +130,7 @@ def params_header(params: Mapping[str, Any]) -> str:
     """The ``CYPHER `name`=value … `` text falkordb-py's ``Graph._build_params_header`` makes."""
     parts = ["CYPHER "]
     for key, value in params.items():
-        name = key.decode() if isinstance(key, bytes) else str(key)
-        if name == "":
-            raise ValueError("Cypher parameter name cannot be empty")
-        if "`" in name:
-            raise ValueError(
-                f"Cypher parameter name cannot contain a backtick: {name!r} (FalkorDB does "
-                "not support escaped backticks in identifiers)"
-            )
+        name = _identifier(key, "parameter name")
         parts.append(f"`{name}`={encode_value(value)} ")
     return "".join(parts)
 
