@@ -645,14 +645,10 @@ class IdentityResolver:
                 wanted.add(t)
         if not wanted:
             return {}
-        out: dict[str, _RankState] = {}
-        for row in self.store.run_named("identity/paper_properties", {"ids": sorted(wanted)}):
-            props = dict(row["props"])
-            best = str(props.get("source") or "")
-            named = dict(str(x).split(":", 1) for x in props.get("named_by") or ())
-            given = {n: named.get(n, best) for n in RANKED_FIELDS if props.get(n) is not None}
-            out[str(row["id"])] = _RankState(props, given, best, bool(named))
-        return out
+        return {
+            str(row["id"]): _combined_state([row["props"]])
+            for row in self.store.run_named("identity/paper_properties", {"ids": sorted(wanted)})
+        }
 
     def _family_rank_states(
         self,
@@ -1247,10 +1243,10 @@ def _catalogue_described(row: Mapping[str, Any]) -> bool:
 
 
 def _combined_state(rows: Sequence[Mapping[str, Any]]) -> _RankState:
-    """The rank state of a work whose properties several stored nodes hold (family mode: the
-    family record's own node and the catalogue-made ones merging into it): per ranked
-    property the value of the best-ranked source that gave one, the others from the
-    best-ranked node that has them."""
+    """The rank state of a work whose properties one stored node holds (catalogue mode) or
+    several (family mode: the family record's own node and the catalogue-made ones merging
+    into it): per ranked property the value of the best-ranked source that gave one, the
+    others from the best-ranked node that has them."""
     rows = sorted(rows, key=lambda r: source_rank(r.get("source")))
     props: dict[str, Any] = {}
     given: dict[str, str] = {}
