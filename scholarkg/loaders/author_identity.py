@@ -181,9 +181,10 @@ class AuthorResolver:
             return {}
         by_id = self._by_id(authors)
         out: dict[tuple[str | None, str], str] = {}
-        for recs, pid in zip(groups, paper_of, strict=True):
+        moved = {aid for aid, to in by_id.items() if aid != to}
+        for recs, pid in zip(groups, paper_of, strict=True) if moved else ():
             for r in recs:
-                if isinstance(r, Author) and by_id.get(r.id, r.id) != r.id:
+                if isinstance(r, Author) and r.id in moved:
                     out[(pid, r.id)] = by_id[r.id]
         if self.by_name:
             out.update(self._by_name(groups, paper_of, by_id, existing))
@@ -245,8 +246,11 @@ class AuthorResolver:
         target: dict[str, str] = {}
         for aid in keys_of:
             root = uf.find(aid)
-            own = [] if aid in aliased else [aid]
-            best = min([*own, *nodes.get(root, ())], key=author_rank)
+            if root not in nodes and aid not in aliased:  # no stored node: its own id
+                best = aid
+            else:
+                own = [] if aid in aliased else [aid]
+                best = min([*own, *nodes.get(root, ())], key=author_rank)
             if root not in target or author_rank(best) < author_rank(target[root]):
                 target[root] = best
         for root, best in target.items():
@@ -384,8 +388,9 @@ class AuthorResolver:
         for pid, entries in self._recent_lists.items():
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))
+        wanted_pids = set(wanted.values())  # not ``in wanted.values()``: a scan per group
         for recs, pid in zip(groups, paper_of, strict=True):
-            if pid is None or pid not in wanted.values():
+            if pid is None or pid not in wanted_pids:
                 continue
             names = {r.id: r for r in recs if isinstance(r, Author)}
             for r in recs:
@@ -399,6 +404,8 @@ class AuthorResolver:
         for i, pid in wanted.items():
             recs = groups[i]
             authors = {r.id: r for r in recs if isinstance(r, Author) and not has_id(r)}
+            if not authors:
+                continue  # every author named by an id: nothing to align by name
             listed = {
                 aid: v for aid, v in have.get(pid, {}).items() if aid not in authors
             }  # not the record's own name-only nodes
@@ -456,8 +463,10 @@ def _moves(
     """``(paper, name-only Author, Author with ids)``: where a record naming its authors by
     id lists a person the work already lists by name only (a source read earlier), that
     authorship moves to the person's node (:func:`move_authorships`)."""
-    names = {r.id: r for r in recs if isinstance(r, Author) and has_id(r)}
     loose = {aid: v for aid, v in listed.items() if _name_only(aid)}
+    if not loose:  # the work lists nobody by name only: nothing to move
+        return []
+    names = {r.id: r for r in recs if isinstance(r, Author) and has_id(r)}
     out: list[tuple[str, str, str]] = []
     for r in recs:
         if not (isinstance(r, Authorship) and r.start == pid and r.end in names) or not loose:

@@ -45,9 +45,9 @@ their nodes' flush.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.author_identity import (
@@ -82,6 +82,8 @@ SLOTS: dict[str, str] = {
     "pmcid": "pmcid",
     "s2_paper_id": "s2paper",
 }
+_SLOT_NAMES = frozenset(SLOTS)
+_EMPTY: dict[str, Any] = {}  # read only
 #: lookup query parameter per slot (``identity/lookup_papers``)
 _PARAMS = {
     "arxiv_id": "arxiv",
@@ -202,15 +204,22 @@ class IdentityReport:
 
 
 class _UnionFind:
+    """Union-find over keys and nodes. A value never united is its own root and is not
+    stored: a chunk's ~40,000 reference ends are mostly alone in their work."""
+
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
 
     def find(self, x: str) -> str:
         parent = self.parent
-        root = parent.setdefault(x, x)
-        while root != parent[root]:
-            root = parent[root]
-        while parent[x] != root:
+        root = parent.get(x)
+        if root is None:
+            return x
+        if root == x:
+            return root
+        while (up := parent.get(root, root)) != root:
+            root = up
+        while x != root:
             parent[x], x = root, parent[x]
         return root
 
@@ -226,42 +235,55 @@ def _node(paper_id: str) -> str:
 
 class _RefStub:
     """An end of a :class:`ReferenceList` as resolution sees a reference's stub Paper: its
-    id and the one id slot it fills (a plain object: a chunk holds ~40,000 of them)."""
+    id, the one id slot it fills and that slot's key (``slot_keys`` of the stub's row; the
+    stub's keys are that and its id). A plain object: a chunk holds ~40,000 of them."""
 
-    __slots__ = ("id", "slot", "value")
+    __slots__ = ("id", "key", "slot", "value")
 
-    def __init__(self, paper_id: str, slot: str, value: str) -> None:
+    def __init__(self, paper_id: str, slot: str, value: str, key: str) -> None:
         self.id = paper_id
         self.slot = slot
         self.value = value
+        self.key = key
 
     def is_stub(self) -> bool:
         return True
-
-    def keys(self) -> set[str]:
-        """What ``slot_keys(row) | {id}`` gives for the stub's row."""
-        key = f"{SLOTS[self.slot]}:{self.value}"
-        return {key} if key == self.id else {key, self.id}
 
 
 #: what a chunk's resolution groups by work: its Paper records and its references' ends
 _Entry = Paper | _RefStub
 
 
-def _entries(groups: Sequence[SourceGroup]) -> list[_Entry]:
-    """The chunk's Paper records and reference ends, in record order (an end once a list)."""
+def _entries(
+    groups: Sequence[SourceGroup],
+) -> tuple[list[_Entry], list[tuple[_Entry, Collection[str]]]]:
+    """The chunk's Paper records and reference ends, in record order (an end once a list),
+    and those whose keys (``slot_keys`` of the row, and the id) are more than their id,
+    with their keys: an entry's id is always one of its keys, and most have no other."""
     out: list[_Entry] = []
+    multi: list[tuple[_Entry, Collection[str]]] = []
+    add = out.append
     for _, recs in groups:
         for r in recs:
             if isinstance(r, Paper):
-                out.append(r)
+                add(r)
+                keys = slot_keys(r.__dict__)
+                if keys and keys != {r.id}:
+                    keys.add(r.id)
+                    multi.append((r, keys))
             elif isinstance(r, ReferenceList):
+                slot = r.slot
+                scheme = SLOTS[slot]
                 seen: set[str] = set()
                 for end, value in zip(r.ends, r.values, strict=True):
                     if end not in seen:
                         seen.add(end)
-                        out.append(_RefStub(end, r.slot, value))
-    return out
+                        key = f"{scheme}:{value}"
+                        stub = _RefStub(end, slot, value, key)
+                        add(stub)
+                        if key != end:
+                            multi.append((stub, (key, end)))
+    return out, multi
 
 
 def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | StatedMark]:
@@ -429,44 +451,60 @@ class IdentityResolver:
             self._run_deferred(final=False)
         if self.family:  # family loaders state references as records: nothing to gain
             groups = [(number, _expanded(recs)) for number, recs in groups]
-        entries = _entries(groups)
+        entries, multi = _entries(groups)
         papers = [p for p in entries if isinstance(p, Paper)]
-        rec_keys = [
-            p.keys() if isinstance(p, _RefStub) else slot_keys(p.__dict__) | {p.id} for p in entries
-        ]
         if self.family:
             found = self._lookup_others(papers)
         else:
-            found = self._lookup(set().union(*rec_keys) if rec_keys else set())
+            wanted = {p.id for p in entries}
+            for _, keys in multi:
+                wanted.update(keys)
+            found = self._lookup(wanted)
         uf = _UnionFind()
+        union, find, parent = uf.union, uf.find, uf.parent
         stored: dict[str, dict[str, Any]] = {}
         for key, row in found:
-            uf.union(key, _node(row["id"]))
-            stored[row["id"]] = row
-        pseudo: set[str] = set()
-        for keys in rec_keys:
+            pid = row["id"]
+            stored[pid] = row
+            node = _node(pid)
+            if key in parent or node in parent:
+                union(key, node)
+            else:  # two roots (most rows: a key and the one node it finds)
+                parent[node] = key
+        for _, keys in multi:
             first = next(iter(keys))
             for k in keys:
-                uf.union(first, k)
-                if self.family:
-                    continue  # a family record keeps its id: nothing to land on
-                if (prev := self._recent.get(k)) is not None and prev not in stored:
+                union(first, k)
+        pseudo: set[str] = set()
+        recent = self._recent
+        if recent and not self.family:  # a family record keeps its id: nothing to land on
+            get = recent.get
+            for k in wanted:
+                if (prev := get(k)) is not None and prev not in stored:
                     pseudo.add(prev)
-                    uf.union(k, _node(prev))
+                    union(k, _node(prev))
         # per component: the stored (or previous-chunk) Papers it touches and its records
         nodes: dict[str, set[str]] = {}
         for pid in (*stored, *pseudo):
-            nodes.setdefault(uf.find(_node(pid)), set()).add(pid)
+            root = find(_node(pid))
+            if (have := nodes.get(root)) is None:
+                nodes[root] = {pid}  # not setdefault(root, set()): a set made per call
+            else:
+                have.add(pid)
+        #: each entry's component, found once (an id never united is its own root)
+        roots = [p.id if p.id not in parent else find(p.id) for p in entries]
+        described = {find(p.id) for p in papers if not p.is_stub()}
         if not self.family:
-            self._fill_slots(stored, self._needing_slots(papers, uf, nodes, stored))
+            self._fill_slots(stored, self._needing_slots(described, nodes, stored))
         if self.family:
             # before the merges below: they keep the family node's values
             self._family_ranked = self._family_rank_states(papers, uf, nodes, stored)
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
-            mapping = self._catalogue_targets(entries, uf, nodes, stored)
+            mapping = self._catalogue_targets(entries, roots, described, nodes, stored)
         self._written = set()
-        slots = {} if self.family else self._slots(stored, entries, mapping)
+        targets = set(mapping.values())
+        slots = {} if self.family else self._slots(stored, entries, mapping, targets)
         self._alts = {}
         if not self.family:
             for t in {mapping[p.id] for p in papers if not p.is_stub()}:
@@ -475,10 +513,15 @@ class IdentityResolver:
                 )
                 if known:
                     self._alts[t] = known
-            self._keep_displaced(stored, slots, set(mapping.values()))
-        self._recent = {
-            k: mapping[p.id] for p, keys in zip(entries, rec_keys, strict=True) for k in keys
-        }
+            self._keep_displaced(stored, slots, targets)
+        # every key of the chunk → its record's Paper id: an entry's keys hold its id, and
+        # entries sharing a key are one work's, so the mapping plus the other keys
+        keyed = dict(mapping)
+        for p, keys in multi:
+            t = mapping[p.id]
+            for k in keys:
+                keyed[k] = t
+        self._recent = keyed
         if not self.family:
             self._ranked = self._rank_states(papers, mapping, stored)
             self._base = self._merged_bases(papers, mapping, stored, slots)
@@ -564,7 +607,8 @@ class IdentityResolver:
     def _catalogue_targets(
         self,
         papers: list[_Entry],
-        uf: _UnionFind,
+        roots: list[str],
+        described: set[str],
         nodes: dict[str, set[str]],
         stored: dict[str, dict[str, Any]],
     ) -> dict[str, str]:
@@ -578,28 +622,42 @@ class IdentityResolver:
         def survivor_rank(n: str) -> tuple[bool, tuple[int, str]]:
             return (not stored[n].get("family_key"), id_rank(n))
 
-        by_root: dict[str, list[_Entry]] = {}
-        for p in papers:
-            by_root.setdefault(uf.find(p.id), []).append(p)
         final: dict[str, str] = {}  # component root → the Paper id its records get
+        # A component no record describes, with at most one node, keeps that node, else its
+        # best id (what the rule below gives): most of a chunk's, one reference's work each.
+        # Only the others are grouped and go through the rule.
+        by_root: dict[str, list[_Entry]] = {}
+        alone: dict[str, str] = {}  # such a component → the best id of its entries so far
+        for p, root in zip(papers, roots, strict=True):
+            if root in described or len(nodes.get(root, ())) > 1:
+                by_root.setdefault(root, []).append(p)
+            elif (best := alone.get(root)) is None or (
+                best != p.id and id_rank(p.id) < id_rank(best)
+            ):
+                alone[root] = p.id
+        landed: set[str] = set()  # the targets that are nodes of their work
+        for root, best in alone.items():
+            have = nodes.get(root)
+            if have:
+                (node,) = have
+                final[root] = node
+                landed.add(node)
+                if node in stored:
+                    self.report.matched += 1
+            else:
+                final[root] = best
         renames: list[tuple[str, str]] = []
         for root, recs in by_root.items():
             have = nodes.get(root, set())
-            if not have and all(type(p) is _RefStub for p in recs):
-                # references only, to a work nothing stores: what the rule below gives
-                final[root] = (
-                    recs[0].id if len(recs) == 1 else min((p.id for p in recs), key=id_rank)
-                )
-                continue
             real = sorted((n for n in have if n in stored), key=survivor_rank)
             if real and stored[real[0]].get("family_key"):
                 target = real[0]
             else:
-                described = [p.id for p in recs if not p.is_stub()]
-                described += [n for n in real if not stored[n].get("stub")]
-                described += [n for n in have - set(real) if n in self._recent_described]
-                target = min(described or (real or sorted(have)) or [recs[0].id], key=id_rank)
-                if not described and not have:
+                describing = [p.id for p in recs if not p.is_stub()]
+                describing += [n for n in real if not stored[n].get("stub")]
+                describing += [n for n in have - set(real) if n in self._recent_described]
+                target = min(describing or (real or sorted(have)) or [recs[0].id], key=id_rank)
+                if not describing and not have:
                     target = min((p.id for p in recs), key=id_rank)
             if real and target not in have:
                 # a new key for a stored work: its node (the described one first) is renamed
@@ -612,7 +670,8 @@ class IdentityResolver:
             final[root] = target
         if renames:
             self._rename(renames, stored)
-        for root, target in final.items():
+        for root in by_root:
+            target = final[root]
             have = nodes.get(root, set())
             if not have:
                 continue
@@ -625,8 +684,9 @@ class IdentityResolver:
                     self.merge([(n, target)])
                 else:  # one of the two is written with this chunk or the previous one
                     self._defer(n, target)
-        self._stored = {t for root, t in final.items() if t in nodes.get(root, set())}
-        return {p.id: final[uf.find(p.id)] for p in papers}
+        landed.update(t for root in by_root if (t := final[root]) in nodes.get(root, ()))
+        self._stored = landed
+        return {p.id: final[root] for p, root in zip(papers, roots, strict=True)}
 
     def _rank_states(
         self, papers: list[Paper], mapping: dict[str, str], stored: dict[str, dict[str, Any]]
@@ -752,11 +812,10 @@ class IdentityResolver:
         nothing finds, and ``--resume``, re-resolving the skipped records that cite it,
         would take their edges off the work (and not write them again)."""
         displaced: dict[str, set[str]] = {}
-        for pid in targets:
-            row = stored.get(pid)
-            if row is None or not row.get("stub"):
+        for pid, row in stored.items():
+            if not row.get("stub") or pid not in targets:
                 continue
-            keep = slots.get(pid, {})
+            keep = slots.get(pid, _EMPTY)
             for s, scheme in SLOTS.items():
                 value = row.get(s)
                 if value not in (None, "") and keep.get(s) not in (None, value):
@@ -825,20 +884,19 @@ class IdentityResolver:
 
     @staticmethod
     def _needing_slots(
-        papers: list[Paper],
-        uf: _UnionFind,
+        described: set[str],
         nodes: dict[str, set[str]],
         stored: dict[str, dict[str, Any]],
     ) -> list[str]:
         """The stored Papers whose id slots resolution reads: those of a work a record of the
-        chunk describes, or of a work with more than one node (a merge or a rename). A
-        reference that lands alone on a stored Paper adds nothing to it (its stub is not
-        sent), so the slots of most looked-up Papers are never needed."""
-        described = {uf.find(p.id) for p in papers if not p.is_stub()}
+        chunk describes (``described``: their components), or of a work with more than one
+        node (a merge or a rename). A reference that lands alone on a stored Paper adds
+        nothing to it (its stub is not sent), so the slots of most looked-up Papers are never
+        needed."""
         return sorted(
             n
             for root, have in nodes.items()
-            if root in described or len(have) > 1
+            if len(have) > 1 or root in described
             for n in have
             if n in stored
         )
@@ -877,7 +935,11 @@ class IdentityResolver:
         return [(str(r["key"]), r) for r in rows]
 
     def _slots(
-        self, stored: dict[str, dict[str, Any]], papers: list[_Entry], mapping: dict[str, str]
+        self,
+        stored: dict[str, dict[str, Any]],
+        papers: list[_Entry],
+        mapping: dict[str, str],
+        targets: set[str],
     ) -> dict[str, dict[str, Any]]:
         """Per final Paper id, the slot values it keeps: what describes the work first (the
         stored node if a record described it, the previous chunk's describing records, this
@@ -886,15 +948,21 @@ class IdentityResolver:
         own of its source however its references fell into batches: a reference to the
         *later* record's ``W`` id, stored as a stub or met in the chunk before, does not
         take the slot from the first record, in a clean load, a resumed one (whose skipped
-        chunks are resolved against a graph holding later ones) or ``--bulk``."""
+        chunks are resolved against a graph holding later ones) or ``--bulk``. ``targets``:
+        the values of ``mapping``. A Paper with no slot value has no entry (read as empty)."""
         slots: dict[str, dict[str, Any]] = {}
-        for pid, row in stored.items():
+        # a looked-up row holds slots only where _fill_slots added them
+        with_slots = [(pid, row) for pid, row in stored.items() if not _SLOT_NAMES.isdisjoint(row)]
+        for pid, row in with_slots:
             if not row.get("stub"):
-                slots[pid] = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
-        targets = set(mapping.values())
-        for pid in targets:  # the previous chunk's, maybe not written yet
-            for s, value in self._recent_slots.get(pid, {}).items():
-                slots.setdefault(pid, {}).setdefault(s, value)
+                have = {s: row[s] for s in SLOTS if row.get(s) not in (None, "")}
+                if have:
+                    slots[pid] = have
+        for pid, more in self._recent_slots.items():  # the previous chunk's, maybe unwritten
+            if pid in targets:
+                have = slots.setdefault(pid, {})
+                for s, value in more.items():
+                    have.setdefault(s, value)
         stubs: list[_Entry] = []
         for p in papers:
             if p.is_stub():
@@ -905,25 +973,31 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
-        self._recent_slots = {t: slots[t] for t in targets if t in slots}
+        self._recent_slots = {t: v for t, v in slots.items() if t in targets}
         # then what only names the work; kept apart so the described slots stay as they are
         extra: dict[str, dict[str, Any]] = {}
-        for pid, row in stored.items():  # a stored stub's ids (a reference's W id)
+        for pid, row in with_slots:  # a stored stub's ids (a reference's W id)
             if row.get("stub"):
-                have = slots.get(pid, {})
+                have = slots.get(pid, _EMPTY)
                 for s in SLOTS:
                     if row.get(s) not in (None, "") and s not in have:
                         extra.setdefault(pid, {}).setdefault(s, row[s])
-        for pid in targets:
-            for s, value in self._recent_stub_slots.get(pid, {}).items():
-                if s not in slots.get(pid, ()):
-                    extra.setdefault(pid, {}).setdefault(s, value)
+        for pid, more in self._recent_stub_slots.items():
+            if pid in targets:
+                have = slots.get(pid, _EMPTY)
+                for s, value in more.items():
+                    if s not in have:
+                        extra.setdefault(pid, {}).setdefault(s, value)
         for p in stubs:
             pid = mapping[p.id]
-            have = slots.get(pid, {})
+            have = slots.get(pid, _EMPTY)
             if isinstance(p, _RefStub):  # one slot: ~40,000 a chunk
-                if p.value not in (None, "") and p.slot not in have:
-                    extra.setdefault(pid, {}).setdefault(p.slot, p.value)
+                slot, value = p.slot, p.value
+                if value not in (None, "") and slot not in have:
+                    if (given := extra.get(pid)) is None:
+                        extra[pid] = {slot: value}
+                    elif slot not in given:
+                        given[slot] = value
                 continue
             for s in SLOTS:
                 value = getattr(p, s)
@@ -931,7 +1005,7 @@ class IdentityResolver:
                     extra.setdefault(pid, {}).setdefault(s, value)
         for pid, more in extra.items():
             slots[pid] = {**slots[pid], **more} if pid in slots else more
-        self._recent_stub_slots = {t: extra[t] for t in targets if t in extra}
+        self._recent_stub_slots = {t: v for t, v in extra.items() if t in targets}
         return slots
 
     def _rewrite(
@@ -958,8 +1032,26 @@ class IdentityResolver:
                 )
             ]
         for rec in recs:
-            if isinstance(rec, StatedList | StatedFields):
-                marks.append(rec)
+            kind = _KINDS.get(type(rec))
+            if kind is None:
+                kind = _KINDS[type(rec)] = _kind(type(rec))
+            if kind == _OTHER:
+                out.append(cast(AnyRecord, rec))
+            elif kind == _EDGE:
+                edge = cast(EdgeRecord, rec)
+                update: dict[str, Any] = {}
+                if edge.START == "Paper" and (start := mapping.get(edge.start)) is not None:
+                    if start != edge.start:
+                        update["start"] = start
+                    if edge.start in other and isinstance(edge, Citation | Authorship):
+                        update.update({f: None for f in _MARKS if getattr(edge, f, None)})
+                        update["also"] = [other[edge.start]]
+                end = mapping.get(edge.end) if edge.END == "Paper" else None
+                if end is not None and end != edge.end:
+                    update["end"] = end
+                out.append(edge.replaced(update) if update else edge)
+            elif kind == _MARK:
+                marks.append(cast(StatedMark, rec))
             elif isinstance(rec, ReferenceList):
                 out += self._rewrite_references(rec, mapping, slots)
             elif isinstance(rec, Paper):
@@ -979,18 +1071,6 @@ class IdentityResolver:
                     paper = _fill_only(paper, self._base[target], own=rec.id not in other)
                 out.append(paper)
                 out += alias_records(target, getattr(paper, "alt_ids", None) or ())
-            elif isinstance(rec, EdgeRecord):
-                update: dict[str, Any] = {}
-                if rec.START == "Paper" and rec.start in mapping:
-                    update["start"] = mapping[rec.start]
-                    if rec.start in other and isinstance(rec, Citation | Authorship):
-                        update.update({f: None for f in _MARKS if getattr(rec, f, None)})
-                        update["also"] = [other[rec.start]]
-                if rec.END == "Paper" and rec.end in mapping:
-                    update["end"] = mapping[rec.end]
-                out.append(rec.replaced(update) if update else rec)
-            else:
-                out.append(rec)
         return out, marks, other
 
     def _rewrite_references(
@@ -1002,7 +1082,7 @@ class IdentityResolver:
         key or whose slot the node fills differently goes back to the records path (its
         rewritten Paper record, before the list)."""
         out: list[AnyRecord] = []
-        ends = tuple(mapping.get(end, end) for end in refs.ends)
+        ends = tuple(map(mapping.get, refs.ends, refs.ends))  # mapping.get(end, end) each
         keep: list[int] = []
         stored, written = self._stored, self._written
         for i in refs.stubs:
@@ -1099,6 +1179,21 @@ class IdentityResolver:
             if union != list(rec.alt_ids or []):
                 update["alt_ids"] = union
         return rec.replaced(update) if update else rec
+
+
+#: what ``_rewrite`` does with a record, by its class (``_kind``, cached in ``_KINDS``)
+_OTHER, _EDGE, _MARK, _SPECIAL = 0, 1, 2, 3
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    if issubclass(cls, StatedList | StatedFields):
+        return _MARK
+    if issubclass(cls, ReferenceList | Paper):
+        return _SPECIAL
+    if issubclass(cls, EdgeRecord):
+        return _EDGE
+    return _OTHER
 
 
 #: a Paper's own record of a source states an edge: the source's mark on it

@@ -216,3 +216,22 @@ def test_the_one_pass_position_test_is_the_type_by_type_rule(positions: list[Any
         assert isinstance(got, str) and "w" in got.split()
     else:
         assert got == "abstract_inverted_index" or positions == []
+
+
+def test_a_works_venue_edge_is_the_validated_record() -> None:
+    """``work_records`` makes a work's ``IN_VENUE`` edge as a copy of a template (no second
+    validation of two validated ids): it equals the record validation makes."""
+    from scholarkg.schema.records import Paper, PublishedIn
+
+    found = 0
+    for n in (1, 2, 3):
+        records = openalex.work_group(openalex_work(n), path=Path("w.jsonl"), line=n)
+        paper = records[0]
+        assert isinstance(paper, Paper)
+        for rec in records:
+            if isinstance(rec, PublishedIn):
+                found += 1
+                assert rec == PublishedIn(start=rec.start, end=rec.end)
+                assert rec.model_dump() == PublishedIn(start=rec.start, end=rec.end).model_dump()
+                assert rec.start == paper.id
+    assert found >= 1
