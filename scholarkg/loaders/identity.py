@@ -254,23 +254,39 @@ class _RefStub:
 _Entry = Paper | _RefStub
 
 
-def _entries(
-    groups: Sequence[SourceGroup],
-) -> tuple[list[_Entry], list[tuple[_Entry, Collection[str]]]]:
-    """The chunk's Paper records and reference ends, in record order (an end once a list),
-    and those whose keys (``slot_keys`` of the row, and the id) are more than their id,
-    with their keys: an entry's id is always one of its keys, and most have no other."""
+@dataclass
+class _Entries:
+    """A chunk's entries (:func:`_entries`)."""
+
+    #: its Paper records and reference ends, in record order (an end once a list)
+    all: list[_Entry]
+    #: the Paper records among them
+    papers: list[Paper]
+    #: the entries whose keys (``slot_keys`` of the row, and the id) are more than their
+    #: id, with their keys: an entry's id is always one of its keys, and most have no other
+    multi: list[tuple[_Entry, Collection[str]]]
+    #: every key of every entry
+    keys: set[str]
+
+
+def _entries(groups: Sequence[SourceGroup]) -> _Entries:
+    """The chunk's Paper records and reference ends, with their keys, in one pass."""
     out: list[_Entry] = []
+    papers: list[Paper] = []
     multi: list[tuple[_Entry, Collection[str]]] = []
-    add = out.append
+    wanted: set[str] = set()
+    add, want = out.append, wanted.add
     for _, recs in groups:
         for r in recs:
             if isinstance(r, Paper):
                 add(r)
+                papers.append(r)
+                want(r.id)
                 keys = slot_keys(r.__dict__)
                 if keys and keys != {r.id}:
                     keys.add(r.id)
                     multi.append((r, keys))
+                    wanted.update(keys)
             elif isinstance(r, ReferenceList):
                 slot = r.slot
                 scheme = SLOTS[slot]
@@ -283,7 +299,9 @@ def _entries(
                         add(stub)
                         if key != end:
                             multi.append((stub, (key, end)))
-    return out, multi
+                            want(key)
+                wanted.update(seen)
+    return _Entries(out, papers, multi, wanted)
 
 
 def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | StatedMark]:
@@ -451,15 +469,9 @@ class IdentityResolver:
             self._run_deferred(final=False)
         if self.family:  # family loaders state references as records: nothing to gain
             groups = [(number, _expanded(recs)) for number, recs in groups]
-        entries, multi = _entries(groups)
-        papers = [p for p in entries if isinstance(p, Paper)]
-        if self.family:
-            found = self._lookup_others(papers)
-        else:
-            wanted = {p.id for p in entries}
-            for _, keys in multi:
-                wanted.update(keys)
-            found = self._lookup(wanted)
+        chunk = _entries(groups)
+        entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
+        found = self._lookup_others(papers) if self.family else self._lookup(wanted)
         uf = _UnionFind()
         union, find, parent = uf.union, uf.find, uf.parent
         stored: dict[str, dict[str, Any]] = {}
@@ -628,8 +640,9 @@ class IdentityResolver:
         # Only the others are grouped and go through the rule.
         by_root: dict[str, list[_Entry]] = {}
         alone: dict[str, str] = {}  # such a component → the best id of its entries so far
+        ruled = described.union(root for root, have in nodes.items() if len(have) > 1)
         for p, root in zip(papers, roots, strict=True):
-            if root in described or len(nodes.get(root, ())) > 1:
+            if root in ruled:
                 by_root.setdefault(root, []).append(p)
             elif (best := alone.get(root)) is None or (
                 best != p.id and id_rank(p.id) < id_rank(best)
@@ -965,7 +978,7 @@ class IdentityResolver:
                     have.setdefault(s, value)
         stubs: list[_Entry] = []
         for p in papers:
-            if p.is_stub():
+            if type(p) is _RefStub or p.is_stub():
                 stubs.append(p)
                 continue
             have = slots.setdefault(mapping[p.id], {})
