@@ -122,8 +122,10 @@ class RecordWriter:
         # keyed type), so one seen twice in a batch is one write (later properties win), and
         # the skipped count stays exact
         self._edges: dict[_EdgeKind, dict[tuple[Any, ...], dict[str, Any]]] = defaultdict(dict)
-        #: since the last :meth:`flush`: per label, the ids this writer's node MERGEs created,
-        #: and per type, the start ids relationships were sent from. A created node no
+        #: since the last :meth:`flush`: per label, the ids this writer's node MERGEs created
+        #: or took the Stub label off while they had no relationship out (a work cited before
+        #: its record: most of an update's new works), and per type, the start ids
+        #: relationships were sent from. A created node no
         #: relationship of a type was sent from has none (nothing else writes between two
         #: flushes: identity resolution runs its statements after one), so the store may
         #: CREATE its relationships instead of MERGEing them (``merge_relationships``'
@@ -324,7 +326,11 @@ class RecordWriter:
                 if had is not None:
                     ids = [i for i in ids if i in had]
                 for part in chunked(ids, self.batch_size):
-                    self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": part})
+                    unmarked = self._store_call(
+                        self.store.run_named, "identity/unmark_stubs", {"ids": part}
+                    )
+                    if had is not None:  # works cited before their record: new starts too
+                        self._new[label].update(str(r["id"]) for r in unmarked if r["bare"])
         if label == "Paper" and self._stubs:
             # after the described rows: a stub of a work described in this batch is not new.
             # New stubs are CREATEd with both labels: adding a label to an existing node

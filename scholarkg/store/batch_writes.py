@@ -150,7 +150,7 @@ class BatchWriteStore:
         batch_size: int = 10_000,
         progress: ProgressFn | None = None,
     ) -> int:
-        query = merge_nodes_query(label)
+        query = self._merge_nodes_query(label)
         self._prepare_labels(label)
 
         def send(batch: list[dict[str, Any]]) -> int:
@@ -159,6 +159,10 @@ class BatchWriteStore:
 
         return run_batches(send, node_rows(rows, label), batch_size=batch_size,
                            progress=progress)[0]  # fmt: skip
+
+    def _merge_nodes_query(self, label: str) -> str:
+        """The statement :meth:`merge_nodes` sends (a backend may write only what changed)."""
+        return merge_nodes_query(label)
 
     def merge_relationships(
         self,

@@ -119,3 +119,31 @@ def test_an_old_graph_gets_the_label_from_the_next_load_or_the_one_shot_command(
     assert res.exit_code == 0, res.output
     assert "1 Paper(s) known only by an id" in res.output
     assert _labels(store) == {"W8": True, "doi:10.1/t": False, "W2": False}
+
+
+def test_a_work_cited_before_its_record_gets_each_reference_once(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """The writer CREATEs the references of a stub its record describes only while the stub
+    has no relationship out (``identity/unmark_stubs`` returns those): one another source
+    gave the stub (here a hand-made edge, as a family's citation would) is MERGEd onto."""
+    _load(any_store, settings, write_openalex(tmp_path / "a", [openalex_work(1)]))
+    any_store.run(
+        "MATCH (a:Paper {openalex_id: 'W2'}), (b:Paper {openalex_id: 'W3'}) "
+        "CREATE (a)-[:CITES {from_crossref: true}]->(b)"
+    )
+    refs = ["https://openalex.org/W3", "https://openalex.org/W9"]
+    two = openalex_work(2, referenced_works=refs)
+    four = openalex_work(2, id="https://openalex.org/W4", doi=None, ids={}, referenced_works=refs)
+    _load(any_store, settings, write_openalex(tmp_path / "b", [two, four]))
+    rows = any_store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) WHERE a.openalex_id IN ['W2', 'W4'] "
+        "RETURN a.openalex_id AS a, b.openalex_id AS b, r.from_openalex AS oa, "
+        "r.from_crossref AS cr"
+    )
+    got = sorted((r["a"], r["b"], r["oa"], r["cr"]) for r in rows)
+    assert got == [
+        ("W2", "W3", True, True), ("W2", "W9", True, None),
+        ("W4", "W3", True, None), ("W4", "W9", True, None),
+    ]  # fmt: skip
+    assert _labels(any_store) == {"W1": False, "W2": False, "W3": True, "W4": False, "W9": True}

@@ -253,6 +253,9 @@ class FalkorDBStore(BatchWriteStore):
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
 
+    def _merge_nodes_query(self, label: str) -> str:
+        return dialect.merge_changed_nodes_query(label)
+
     def _vector_payload(self, query: str, batch: VectorBatch) -> tuple[str, dict[str, Any] | None]:
         """``$rows`` written as FalkorDB's ``CYPHER rows=[…]`` parameter header here, one
         ``%`` format per vector, instead of by falkordb-py's recursion into each float; the
