@@ -11,6 +11,7 @@ from scholarkg.errors import ConfigError, InputError
 from scholarkg.store.falkordb.server import DEFAULT_QUERY_MEMORY, default_module_args
 from scholarkg.store.neo4j.server import (
     DEFAULT_TX_TIMEOUT,
+    compiler_arguments,
     guard_arguments,
     render_settings,
     server_settings,
@@ -63,6 +64,25 @@ def test_neo4j_young_generation_is_bounded() -> None:
     assert young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "0"}) == []
     with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_MAX_YOUNG"):
         young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "lots"})
+
+
+def test_neo4j_optimising_compiler_starts_later() -> None:
+    """The JIT's C2 thresholds ten times the JVM's by default (a just-started server spent 40 %
+    of a load's CPU compiling), SCHOLARKG_NEO4J_C2_DELAY scales them, 1 gives the JVM's own,
+    nonsense is refused."""
+    assert compiler_arguments(env={}) == [
+        "-XX:Tier4InvocationThreshold=50000",
+        "-XX:Tier4MinInvocationThreshold=6000",
+        "-XX:Tier4CompileThreshold=150000",
+        "-XX:Tier4BackEdgeThreshold=400000",
+    ]
+    assert compiler_arguments(env={"SCHOLARKG_NEO4J_C2_DELAY": "3"})[0] == (
+        "-XX:Tier4InvocationThreshold=15000"
+    )
+    assert compiler_arguments(env={"SCHOLARKG_NEO4J_C2_DELAY": "1"}) == []
+    for value in ("0", "-2", "soon", "1.5"):
+        with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_C2_DELAY"):
+            compiler_arguments(env={"SCHOLARKG_NEO4J_C2_DELAY": value})
 
 
 def test_neo4j_overrides(tmp_path: Path) -> None:

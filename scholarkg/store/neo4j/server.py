@@ -32,7 +32,8 @@ queries as runnable snippets) and a style sheet that captions nodes by title, te
 
 The port is chosen free at the first start and kept in ``server.json`` (``SCHOLARKG_NEO4J_PORT``
 fixes it); ``SCHOLARKG_NEO4J_HEAP`` and ``SCHOLARKG_NEO4J_PAGECACHE`` size the JVM, and
-``SCHOLARKG_NEO4J_MAX_YOUNG`` bounds its young generation (:data:`DEFAULT_MAX_YOUNG`).
+``SCHOLARKG_NEO4J_MAX_YOUNG`` bounds its young generation (:data:`DEFAULT_MAX_YOUNG`) and
+``SCHOLARKG_NEO4J_C2_DELAY`` sets how late its JIT optimises (:data:`DEFAULT_C2_DELAY`).
 """
 
 from __future__ import annotations
@@ -91,6 +92,22 @@ DEFAULT_TX_TIMEOUT = 900
 #: Security); ordinary queries keep little alive, so more frequent young collections each
 #: stay short.
 DEFAULT_MAX_YOUNG = "64m"
+#: how much later than the JVM's default a method is handed to the optimising compiler (C2):
+#: its four ``Tier4*Threshold`` settings times this (``SCHOLARKG_NEO4J_C2_DELAY``; 1: the
+#: JVM's own). A just-started server compiles Neo4j's Cypher and storage code while the first
+#: load runs: on 2 cores the compiler threads took 34 of the server's 83 CPU-s of a 22,000-work
+#: update into a 200,000-work graph (``bench_openalex.py --backend neo4j``, docs/performance.md);
+#: with the thresholds ten times higher, 23 CPU-s, the query threads' own CPU unchanged (the
+#: hottest methods still reach C2; the lukewarm majority stays on C1's code). Thirty times:
+#: no further gain; C1 only (``-XX:TieredStopAtLevel=1``): the query threads 60 % slower.
+DEFAULT_C2_DELAY = 10
+#: the JVM's (17) own values of the thresholds :data:`DEFAULT_C2_DELAY` scales
+_TIER4_THRESHOLDS = {
+    "Tier4InvocationThreshold": 5_000,
+    "Tier4MinInvocationThreshold": 600,
+    "Tier4CompileThreshold": 15_000,
+    "Tier4BackEdgeThreshold": 40_000,
+}
 #: the share of the heap one transaction may hold (``db.memory.transaction.max``)
 DEFAULT_TX_MEMORY_SHARE = 4
 #: the launcher's guard (``ServerGuard.java``; docs/backends.md, Security) stops the query that
@@ -529,6 +546,7 @@ class ManagedNeo4j:
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
             *young_generation_arguments(self.heap),
+            *compiler_arguments(),
             "-XX:+ExitOnOutOfMemoryError",
             # the guard asks for a collection after it stopped a query (ServerGuard.java):
             # a concurrent cycle frees what the query held without a pause of the whole JVM
@@ -754,6 +772,25 @@ def young_generation_arguments(heap: str, env: Mapping[str, str] | None = None) 
         return []
     young = min(young, _size_bytes(heap) // 2)
     return [f"-XX:MaxNewSize={max(young >> 20, 1)}m"]
+
+
+def compiler_arguments(env: Mapping[str, str] | None = None) -> list[str]:
+    """The C2 thresholds scaled by ``SCHOLARKG_NEO4J_C2_DELAY`` (default
+    :data:`DEFAULT_C2_DELAY`; 1: none given, the JVM's own)."""
+    env = os.environ if env is None else env
+    text = env.get("SCHOLARKG_NEO4J_C2_DELAY") or str(DEFAULT_C2_DELAY)
+    try:
+        delay = int(text)
+    except ValueError:
+        delay = 0
+    if delay < 1:
+        raise ConfigError(
+            f"SCHOLARKG_NEO4J_C2_DELAY must be a whole number, 1 (the JVM's own) or more, "
+            f"got {text!r}"
+        )
+    if delay == 1:
+        return []
+    return [f"-XX:{name}={value * delay}" for name, value in _TIER4_THRESHOLDS.items()]
 
 
 def _env_float(env: Mapping[str, str], name: str, default: float, *, share: bool = False) -> float:
