@@ -125,11 +125,11 @@ class RecordWriter:
         #: since the last :meth:`flush`: per label, the ids this writer's node MERGEs created
         #: or took the Stub label off while they had no relationship out (a work cited before
         #: its record: most of an update's new works), and per type, the start ids
-        #: relationships were sent from. A created node no
-        #: relationship of a type was sent from has none (nothing else writes between two
-        #: flushes: identity resolution runs its statements after one), so the store may
-        #: CREATE its relationships instead of MERGEing them (``merge_relationships``'
-        #: ``new_starts``). Known only with the undo list (its id look-up).
+        #: relationships were sent from. Such a node no relationship of a type was sent from
+        #: has none (nothing else writes between two flushes: identity resolution runs its
+        #: statements after one), so the store may CREATE its relationships instead of
+        #: MERGEing them (``merge_relationships``' ``new_starts``). Known only with the undo
+        #: list (its id look-up).
         self._new: dict[str, set[str]] = defaultdict(set)
         self._sent_from: dict[str, set[str]] = defaultdict(set)
         #: the properties map shared by the rows of reference lists, per ``props`` tuple

@@ -269,16 +269,13 @@ class BatchWriteStore:
             clean = clean_props(props)
             batch: list[list[Any]] = []
             size = 0
-            for start, ends in groups.items():
+            for i, (start, ends) in enumerate(groups.items(), 1):
                 batch.append([start, list(ends)])
                 size += len(ends)
-                if size >= batch_size:
-                    written += self._count_written(
-                        self._send(query, {"groups": batch, "props": clean})
-                    )
+                if size >= batch_size or i == len(groups):
+                    sent = self._send(query, {"groups": batch, "props": clean})
+                    written += self._count_written(sent)
                     batch, size = [], 0
-            if batch:
-                written += self._count_written(self._send(query, {"groups": batch, "props": clean}))
         if rest:
             written += self._merge_pairs(
                 rel_type, start_label, end_label, rest, props, batch_size=batch_size

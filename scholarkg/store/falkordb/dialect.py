@@ -17,6 +17,7 @@ Neo4j store and a reviewer can compare the two dialects side by side:
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -37,6 +38,8 @@ from scholarkg.store.vector_batches import float32_text
 if TYPE_CHECKING:
     import numpy as np
     from falkordb import Graph
+
+log = logging.getLogger(__name__)
 
 DIALECT = "falkordb"
 
@@ -406,6 +409,22 @@ def old_vector_indexes(graph: Graph) -> list[OldVectorIndex]:
                 dims = int(dict(dict(options or {}).get(prop) or {}).get("dimension", 0))
                 out.append(OldVectorIndex(str(label), str(prop), dims))
     return out
+
+
+def await_dropped_vector_indexes(
+    graph: Graph, dropped: Iterable[OldVectorIndex], timeout: float = 30.0, poll: float = 0.05
+) -> None:
+    """Block until :func:`old_vector_indexes` no longer lists ``dropped``: FalkorDB drops an
+    index in the background, and a command run right after the upgrade (or the check that
+    the store is upgraded) still saw it on a busy machine. Logs, not raises, after
+    ``timeout``: the vectors have moved either way."""
+    gone = {(i.label, i.property) for i in dropped}
+    deadline = time.monotonic() + timeout
+    while any((i.label, i.property) in gone for i in old_vector_indexes(graph)):
+        if time.monotonic() > deadline:
+            log.warning("FalkorDB still lists a dropped vector index after %.0f s", timeout)
+            return
+        time.sleep(poll)
 
 
 def move_vectors_query(label: str, prop: str) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -455,23 +454,10 @@ class FalkorDBStore(BatchWriteStore):
                 if "no such index" not in str(err):
                     raise
         if old:
-            self._await_dropped(old)
+            with _server_lost_is_server_error():
+                dialect.await_dropped_vector_indexes(self._g, old)
             self.compact()
         return moved
-
-    def _await_dropped(self, dropped: Sequence[Any], timeout: float = 30.0) -> None:
-        """Wait until FalkorDB no longer lists the old vector indexes just dropped: it drops
-        an index in the background, and a command run right after the upgrade (or the
-        check that the store is upgraded) still saw it on a busy machine."""
-        gone = {(i.label, i.property) for i in dropped}
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with _server_lost_is_server_error():
-                left = dialect.old_vector_indexes(self._g)
-            if not any((i.label, i.property) in gone for i in left):
-                return
-            time.sleep(0.05)
-        log.warning("FalkorDB still lists a dropped vector index after %.0f s", timeout)
 
     # -- search ------------------------------------------------------------------------
     def fulltext(
