@@ -496,10 +496,10 @@ def merge_changed_nodes_query(label: str) -> str:
     """``merge_nodes_query`` that sets a row's properties only on a node they change: the
     same graph (FalkorDB keeps a stored value its equal would replace, ``1`` for ``1.0``
     too, and no row's map holds a null: ``node_rows`` drops them), without the write.
-    An update's Authors and Venues are mostly what the graph holds already; writing them
-    again cost the server 36 µs a row against 21 µs for this check on a 200,000-work graph
-    (4,000-row batches, alternated, median), and a reload with ``--all`` rewrites every
-    node."""
+    An update's Authors and Venues are mostly what the graph holds already, and a reload
+    with ``--all`` rewrites every node: an unchanged Author row costs 5.4 µs this way against
+    9.4 µs written again, a changed one 10.9 against 9.8 (``benchmarks/bench_node_writes.py``,
+    200,000 Authors, 4,000-row batches alternated)."""
     check_label(label)
     return (
         f"UNWIND $rows AS row MERGE (n:{label} {{id: row.id}}) "
