@@ -95,6 +95,8 @@ _PARAMS = {
     "pmcid": "pmcid",
     "s2_paper_id": "s2paper",
 }
+#: key scheme → its slot's lookup query parameter (``IdentityResolver._lookup``)
+_BY_SCHEME = {scheme: _PARAMS[slot] for slot, scheme in SLOTS.items()}
 #: primary id schemes by priority (``schema/ids.paper_id``); anything else ranks last
 _RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
 
@@ -471,13 +473,19 @@ class IdentityResolver:
             groups = [(number, _expanded(recs)) for number, recs in groups]
         chunk = _entries(groups)
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
-        found = self._lookup_others(papers) if self.family else self._lookup(wanted)
+        stored: dict[str, dict[str, Any]] = {}
+        found: list[tuple[str, str]]
+        if self.family:
+            found = []
+            for key, row in self._lookup_others(papers):
+                stored[row["id"]] = row
+                found.append((key, row["id"]))
+        else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
+            found = self._lookup(wanted)
+            stored = {pid: {"id": pid} for _, pid in found}
         uf = _UnionFind()
         union, find, parent = uf.union, uf.find, uf.parent
-        stored: dict[str, dict[str, Any]] = {}
-        for key, row in found:
-            pid = row["id"]
-            stored[pid] = row
+        for key, pid in found:
             node = _node(pid)
             if key in parent or node in parent:
                 union(key, node)
@@ -876,24 +884,37 @@ class IdentityResolver:
                 self.report.pruned_authorships += deleted
             self.store.run_named(f"identity/unmark_{source}_{name}", {"works": works})
 
-    def _lookup(self, keys: set[str]) -> list[tuple[str, dict[str, Any]]]:
-        params: dict[str, list[Any]] = {name: [] for name in ("ids", *_PARAMS.values())}
-        params["ids"] = sorted(keys)
-        by_scheme = {scheme: slot for slot, scheme in SLOTS.items()}
-        for key in keys:
-            scheme, _, value = key.partition(":")
-            slot = by_scheme.get(scheme)
-            if slot is None or not value:
-                continue
-            if slot == "corpus_id":
-                if value.isdigit():
-                    params["corpus"].append(int(value))
-            else:
-                params[_PARAMS[slot]].append(value)
+    def _lookup(self, keys: Collection[str]) -> list[tuple[str, str]]:
+        """``(key, Paper id)`` for every stored Paper each key names: by its slot, as its id,
+        through a ``PaperAlias`` (``identity/lookup_papers``; a pair the slot and the id both
+        give comes once). A key of a slot's scheme goes to that slot's list (its id seek
+        reads the same value), any other to ``$ids``; every key is sought as an alias."""
         if not keys:
             return []
+        params: dict[str, list[Any]] = {
+            name: [] for name in ("ids", "corpus_slot", *_PARAMS.values())
+        }
+        other = params["ids"]
+        by_scheme = _BY_SCHEME
+        for key in keys:
+            scheme, _, value = key.partition(":")
+            name = by_scheme.get(scheme)
+            if name is None or not value:
+                other.append(key)
+            elif name == "corpus":
+                if not value.isdigit():  # "s2:x": no corpus id, only an id or alias names it
+                    other.append(key)
+                elif str(int(value)) == value:
+                    params["corpus"].append(int(value))
+                else:  # "s2:007": its id is not "s2:" + the slot's value (the query's comment)
+                    other.append(key)
+                    params["corpus_slot"].append(int(value))
+            else:
+                params[name].append(value)
+        other.sort()
+        params["aliases"] = sorted(keys)
         rows = self.store.run_named("identity/lookup_papers", params)
-        return [(str(r["key"]), r) for r in rows]
+        return [(str(r["key"]), str(r["id"])) for r in rows]
 
     @staticmethod
     def _needing_slots(
@@ -915,8 +936,8 @@ class IdentityResolver:
         )
 
     def _fill_slots(self, stored: dict[str, dict[str, Any]], ids: list[str]) -> None:
-        """Add the id slots and ``alt_ids`` of ``ids`` to their lookup rows
-        (``identity/paper_slots``; the lookup returns only key, id and two flags)."""
+        """Add the id slots, ``alt_ids`` and flags (``family_key``, ``stub``) of ``ids`` to
+        their lookup rows (``identity/paper_slots``; the look-up answers with key and id)."""
         for part in chunked(ids, self.chunk * 4):
             for row in self.store.run_named("identity/paper_slots", {"ids": part}):
                 if (have := stored.get(str(row["id"]))) is not None:
@@ -1548,7 +1569,7 @@ def retire_ids(
 
     def apply(batch: list[tuple[str, str]]) -> int:
         keys = {f"openalex:{w}" for pair in batch for w in pair}
-        found = {key: str(row["id"]) for key, row in resolver._lookup(keys)}
+        found = dict(resolver._lookup(keys))  # per key the last row's id, as before
         n = 0
         for old, new in batch:
             a, b = found.get(f"openalex:{old}"), found.get(f"openalex:{new}")
