@@ -210,19 +210,10 @@ class AuthorResolver:
                 keys_of.setdefault(a.id, set()).update(author_keys(a))
         if not keys_of:
             return {}
-        params: dict[str, list[str]] = {"ids": [], "orcid": [], "openalex": [], "s2": []}
-        for keys in keys_of.values():
-            for k in keys:
-                scheme, _, value = k.partition(":")
-                params["ids"].append(k)
-                if scheme == "orcid":
-                    params["orcid"].append(value)
-                elif scheme == "openalexauthor":
-                    params["openalex"].append(value)
-                elif scheme == "s2author":
-                    params["s2"].append(value)
-        params = {k: sorted(set(v)) for k, v in params.items()}
-        rows = self.store.run_named("identity/lookup_authors", params)
+        rows = self.store.run_named(
+            "identity/lookup_authors",
+            _lookup_params({k for keys in keys_of.values() for k in keys}),
+        )
         uf = _UF()
         stored: set[str] = set()
         #: ids stored as an alias of a node (merged away, retired): never a key again
@@ -646,19 +637,37 @@ def fill_author_properties(store: GraphStore, fills: Sequence[tuple[str, dict[st
     return len(rows)
 
 
+#: key scheme → its slot's ``identity/lookup_authors`` parameter
+_SLOT_PARAMS = {"orcid": "orcid", "openalexauthor": "openalex", "s2author": "s2"}
+
+
+def _lookup_params(keys: set[str], *, empty: bool = True) -> dict[str, list[str]]:
+    """``identity/lookup_authors``' parameters for ``keys``: a key of a slot's scheme goes to
+    that slot's list (the query seeks it as a node id from there), any other to ``ids``;
+    ``aliases`` holds every key. ``empty=False``: a key with an empty value ("orcid:") is not
+    sought in its slot (:func:`lookup_author_keys`), only as an id and an alias."""
+    params: dict[str, list[str]] = {"ids": [], "orcid": [], "openalex": [], "s2": []}
+    other = params["ids"]
+    for key in keys:
+        scheme, _, value = key.partition(":")
+        name = _SLOT_PARAMS.get(scheme)
+        if name is None or not (value or empty):
+            other.append(key)
+        else:
+            params[name].append(value)
+    for v in params.values():
+        v.sort()
+    params["aliases"] = sorted(keys)
+    return params
+
+
 def lookup_author_keys(store: GraphStore, keys: Iterable[str]) -> dict[str, str]:
     """``id key → Author id`` for the keys (``openalexauthor:A1``, ``orcid:…``,
     ``s2author:…``) some stored Author holds, by its id, a slot or an alias."""
-    params: dict[str, set[str]] = {"ids": set(), "orcid": set(), "openalex": set(), "s2": set()}
-    names = {"orcid": "orcid", "openalexauthor": "openalex", "s2author": "s2"}
-    for key in keys:
-        scheme, _, value = key.partition(":")
-        params["ids"].add(key)
-        if scheme in names and value:
-            params[names[scheme]].add(value)
-    if not params["ids"]:
+    wanted = set(keys)
+    if not wanted:
         return {}
-    rows = store.run_named("identity/lookup_authors", {k: sorted(v) for k, v in params.items()})
+    rows = store.run_named("identity/lookup_authors", _lookup_params(wanted, empty=False))
     found: dict[str, str] = {}
     for row in sorted(rows, key=lambda r: (bool(r["alias"]), str(r["id"]))):
         found.setdefault(str(row["key"]), str(row["id"]))  # a node's own id before an alias
