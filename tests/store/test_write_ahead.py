@@ -14,7 +14,7 @@ import pytest
 
 from scholarkg.errors import ScholarKGError
 from scholarkg.loaders.writer import RecordWriter
-from scholarkg.schema.records import Author, Citation, Paper
+from scholarkg.schema.records import Author, Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.falkordb import dialect
@@ -25,7 +25,7 @@ from scholarkg.store.falkordb.store import FalkorDBStore
 _CREATE = "UNWIND $rows AS row CREATE (n:Paper {id: row.id}) SET n.q = 10 / row.d"
 
 
-def _ids(store: GraphStore) -> list[str]:
+def _ids(store: GraphStore | BatchWriteStore) -> list[str]:
     return sorted(str(r["id"]) for r in store.run("MATCH (n:Paper) RETURN n.id AS id"))
 
 
@@ -69,10 +69,9 @@ def test_a_failed_statement_is_its_own_error_and_the_last_one_run(
     store, tally = ahead_store, _Tally()
     rows = [{"id": "a", "d": 1}, {"id": "b", "d": 2}, {"id": "c", "d": 1}, {"id": "x", "d": 0}]
     rows += [{"id": "e", "d": 1}, {"id": "f", "d": 1}]
-    with pytest.raises(ScholarKGError) as err:
-        with store.writes_ahead(tally.written, tally.failed):
-            store.write_batches(_CREATE, rows, batch_size=2)  # batches [a b] [c x] [e f]
-            store.settle()
+    with pytest.raises(ScholarKGError) as err, store.writes_ahead(tally.written, tally.failed):
+        store.write_batches(_CREATE, rows, batch_size=2)  # batches [a b] [c x] [e f]
+        store.settle()
     assert "zero" in str(err.value).lower()  # the server's division by zero: statement 2's
     # statement 1 stayed; statement 2 is undone whole (its row c too); statement 3 never ran
     assert _ids(store) == ["a", "b"]
@@ -80,7 +79,7 @@ def test_a_failed_statement_is_its_own_error_and_the_last_one_run(
     if isinstance(store, FalkorDBStore):
         assert tally.failures == 1
         pool = store.db.connection.connection_pool
-        assert not pool._in_use_connections  # type: ignore[attr-defined]  # redis-py's own
+        assert not pool._in_use_connections  # redis-py's own: no connection still lent out
         for n in range(3):  # every pooled connection answers its own command
             assert store.run("RETURN $n AS x", {"n": n}) == [{"x": n}]
 
@@ -90,7 +89,7 @@ def test_an_error_surfaces_at_the_next_call_that_reaches_the_server(store: Falko
     with store.writes_ahead(tally.written, tally.failed):
         store.write_batches(_CREATE, [{"id": "a", "d": 0}])
     # the statement's reply is unread: a read reads it first and raises its error
-    with pytest.raises(ScholarKGError, match="(?i)zero.*CREATE"):
+    with pytest.raises(ScholarKGError, match=r"(?i)zero.*CREATE"):
         store.run("MATCH (n) RETURN count(n) AS n")
     assert tally.failures == 1
     assert store.run("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]
@@ -123,14 +122,14 @@ def test_writer_rolls_back_a_statement_failed_ahead(store: FalkorDBStore) -> Non
     shape = (_ids(store), store.counts())
 
     writer = RecordWriter(store, batch_size=2)
-    records = [_paper("p1"), _paper("p2"), _paper("p3")]
+    records: list[NodeRecord | EdgeRecord] = [_paper("p1"), _paper("p2"), _paper("p3")]
     records += [
         Author(id="a1", name="One", orcid="0000-0000-0000-0002"),
         Author(id="a2", name="Two", orcid="0000-0000-0000-0002"),  # taken in its batch
         Author(id="a3", name="Three", orcid="0000-0000-0000-0003"),
     ]
     records += [Citation(start="p1", end="p0"), Citation(start="p2", end="p3")]
-    with pytest.raises(ScholarKGError, match="(?i)unique constraint"):
+    with pytest.raises(ScholarKGError, match=r"(?i)unique constraint"):
         writer.add_all(records)
     assert writer.failed
     assert (_ids(store), store.counts()) == shape
