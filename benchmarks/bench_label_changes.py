@@ -1,0 +1,123 @@
+"""What it costs the embedded store to take the ``Stub`` label off a Paper
+(``identity/unmark_stubs``, run for every work an update describes that the graph held as a
+cited-only stub), against the obvious alternative of a marker property, at two graph sizes.
+
+    python benchmarks/bench_label_changes.py --papers 60000,240000 --batch 2000 --rounds 4
+
+Each size gets a throwaway server with the load's schema (the Paper range and full-text
+indexes) and that many Papers (a title and an abstract of synthetic words), half of them
+created as stubs by the loader's own ``identity/create_stub_papers``, each stub also holding a
+``marker`` property. Then, after a round that warms up (the first change after the
+creations also settles their pending writes), alternated batch by batch on stubs in random
+order (an update's cited works lie anywhere in the graph):
+
+* ``REMOVE p:Stub``: ``identity/unmark_stubs``, what the writer runs;
+* ``REMOVE p.marker``: the same nodes' marker property removed instead;
+* ``SET p.title_norm``: a changed plain property, for scale (FalkorDB re-indexes a node on any
+  change to it, as for the two above).
+
+The label's cost grows with the graph: in FalkorDB 4.16 each node's label change is followed,
+in the same commit, by a read of the node-label matrix for re-indexing it, and that read first
+prunes the matrix of the entry just removed (GraphBLAS ``GB_wait``, linear in the matrix), per
+node (``perf`` on the server: 48 % of a removal's time under ``Graph_GetNodeLabels`` →
+``GB_wait``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+_WORDS = [
+    *("graph", "citation", "model", "data", "learning", "network", "paper", "method"),
+    *("result", "analysis", "retrieval", "query", "ranking", "corpus", "embedding"),
+    *("benchmark", "evaluation", "score", "dataset", "task", "metric"),
+]
+
+
+def _props(rng: random.Random, i: int) -> dict[str, Any]:
+    return {
+        "title": " ".join(rng.choice(_WORDS) for _ in range(8)),
+        "abstract": " ".join(rng.choice(_WORDS) for _ in range(120)),
+        "title_norm": f"title {i}",
+        "year": 2000 + i % 25,
+    }
+
+
+def _graph(store: Any, papers: int, rng: random.Random) -> list[str]:
+    """``papers`` Papers, every other one a stub with a marker; the stubs' ids."""
+    described = [{"id": f"openalex:W{i}", "props": _props(rng, i)} for i in range(0, papers, 2)]
+    stubs = [
+        {"id": f"openalex:W{i}", "props": {**_props(rng, i), "marker": True}}
+        for i in range(1, papers, 2)
+    ]
+    store.merge_nodes("Paper", described, batch_size=5_000)
+    for k in range(0, len(stubs), 5_000):
+        store.run_named("identity/create_stub_papers", {"rows": stubs[k : k + 5_000]})
+    ids = [str(row["id"]) for row in stubs]
+    rng.shuffle(ids)
+    return ids
+
+
+def _size(papers: int, batch: int, rounds: int) -> dict[str, list[float]]:
+    from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.falkordb.store import FalkorDBStore
+
+    statements = {
+        "REMOVE p:Stub": lambda st, ids: st.run_named("identity/unmark_stubs", {"ids": ids}),
+        "REMOVE p.marker": lambda st, ids: st.run(
+            "UNWIND $ids AS v MATCH (p:Paper {id: v}) REMOVE p.marker", {"ids": ids}
+        ),
+        "SET p.title_norm": lambda st, ids: st.run(
+            "UNWIND $ids AS v MATCH (p:Paper {id: v}) SET p.title_norm = v", {"ids": ids}
+        ),
+    }
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(prefix="bench-label-changes-") as tmp:
+        server = EmbeddedServer(Path(tmp) / "falkordb", persistent=False)
+        server.start()
+        try:
+            store = FalkorDBStore(server.connect(), "bench_label_changes")
+            store.apply_schema()
+            ids = _graph(store, papers, rng)
+            times: dict[str, list[float]] = {name: [] for name in statements}
+            at = 0
+            for r in range(rounds + 1):  # round 0 warms up: the creations' pending writes
+                order = list(statements) if r % 2 == 0 else list(statements)[::-1]
+                for name in order:
+                    part = ids[at : at + batch]
+                    at += batch
+                    t0 = time.perf_counter()
+                    statements[name](store, part)
+                    if r:
+                        times[name].append((time.perf_counter() - t0) / len(part) * 1e6)
+            return times
+        finally:
+            server.stop()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--papers", default="60000,240000", help="graph sizes, comma-separated")
+    ap.add_argument("--batch", type=int, default=2_000, help="nodes a statement")
+    ap.add_argument("--rounds", type=int, default=4, help="batches of each kind, alternated")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.papers.split(",") if s.strip()]
+    need = 3 * args.batch * (args.rounds + 1)
+    if any(n // 2 < need for n in sizes):
+        ap.error(f"each size needs at least {2 * need} Papers ({need} stubs to change)")
+    print(f"{'Papers':>9} {'statement':<18} {'median µs/node':>15} {'min':>7} {'max':>7}")
+    for papers in sizes:
+        for name, values in _size(papers, args.batch, args.rounds).items():
+            med = statistics.median(values)
+            print(f"{papers:>9,} {name:<18} {med:>15.1f} {min(values):>7.1f} {max(values):>7.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
