@@ -1,13 +1,14 @@
 """What it costs the embedded store to take the ``Stub`` label off a Paper
 (``identity/unmark_stubs``, run for every work an update describes that the graph held as a
-cited-only stub), against the obvious alternative of a marker property, at two graph sizes.
+cited-only stub), against the obvious alternative of a marker property, by graph size and
+share of stubs.
 
-    python benchmarks/bench_label_changes.py --papers 60000,240000 --batch 2000 --rounds 4
+    python benchmarks/bench_label_changes.py --papers 60000,240000 --stubs 0.5,0.125
 
 Each size gets a throwaway server with the load's schema (the Paper range and full-text
-indexes) and that many Papers (a title and an abstract of synthetic words), half of them
-created as stubs by the loader's own ``identity/create_stub_papers``, each stub also holding a
-``marker`` property. Then, after a round that warms up (the first change after the
+indexes) and that many Papers (a title and an abstract of synthetic words), a share of them
+(``--stubs``) created as stubs by the loader's own ``identity/create_stub_papers``, each stub
+also holding a ``marker`` property. Then, after a round that warms up (the first change after the
 creations also settles their pending writes), alternated batch by batch on stubs in random
 order (an update's cited works lie anywhere in the graph):
 
@@ -49,12 +50,16 @@ def _props(rng: random.Random, i: int) -> dict[str, Any]:
     }
 
 
-def _graph(store: Any, papers: int, rng: random.Random) -> list[str]:
-    """``papers`` Papers, every other one a stub with a marker; the stubs' ids."""
-    described = [{"id": f"openalex:W{i}", "props": _props(rng, i)} for i in range(0, papers, 2)]
+def _graph(store: Any, papers: int, stubs_share: float, rng: random.Random) -> list[str]:
+    """``papers`` Papers, ``stubs_share`` of them stubs with a marker (spread over the
+    graph); the stubs' ids."""
+    every = max(1, round(1 / stubs_share))
+    described = [
+        {"id": f"openalex:W{i}", "props": _props(rng, i)} for i in range(papers) if i % every
+    ]
     stubs = [
         {"id": f"openalex:W{i}", "props": {**_props(rng, i), "marker": True}}
-        for i in range(1, papers, 2)
+        for i in range(0, papers, every)
     ]
     store.merge_nodes("Paper", described, batch_size=5_000)
     for k in range(0, len(stubs), 5_000):
@@ -64,7 +69,7 @@ def _graph(store: Any, papers: int, rng: random.Random) -> list[str]:
     return ids
 
 
-def _size(papers: int, batch: int, rounds: int) -> dict[str, list[float]]:
+def _size(papers: int, stubs_share: float, batch: int, rounds: int) -> dict[str, list[float]]:
     from scholarkg.store.falkordb.server import EmbeddedServer
     from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -84,7 +89,7 @@ def _size(papers: int, batch: int, rounds: int) -> dict[str, list[float]]:
         try:
             store = FalkorDBStore(server.connect(), "bench_label_changes")
             store.apply_schema()
-            ids = _graph(store, papers, rng)
+            ids = _graph(store, papers, stubs_share, rng)
             times: dict[str, list[float]] = {name: [] for name in statements}
             at = 0
             for r in range(rounds + 1):  # round 0 warms up: the creations' pending writes
@@ -106,16 +111,28 @@ def main() -> int:
     ap.add_argument("--papers", default="60000,240000", help="graph sizes, comma-separated")
     ap.add_argument("--batch", type=int, default=2_000, help="nodes a statement")
     ap.add_argument("--rounds", type=int, default=4, help="batches of each kind, alternated")
+    ap.add_argument(
+        "--stubs", default="0.5", help="shares of the Papers that are stubs, comma-separated"
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.papers.split(",") if s.strip()]
+    shares = [float(s) for s in args.stubs.split(",") if s.strip()]
     need = 3 * args.batch * (args.rounds + 1)
-    if any(n // 2 < need for n in sizes):
-        ap.error(f"each size needs at least {2 * need} Papers ({need} stubs to change)")
-    print(f"{'Papers':>9} {'statement':<18} {'median µs/node':>15} {'min':>7} {'max':>7}")
     for papers in sizes:
-        for name, values in _size(papers, args.batch, args.rounds).items():
-            med = statistics.median(values)
-            print(f"{papers:>9,} {name:<18} {med:>15.1f} {min(values):>7.1f} {max(values):>7.1f}")
+        for share in shares:
+            if papers // max(1, round(1 / share)) < need:
+                ap.error(f"{papers} Papers with {share} stubs: fewer than the {need} to change")
+    head = f"{'Papers':>9} {'stubs':>8} {'statement':<18} {'median µs/node':>15}"
+    print(f"{head} {'min':>7} {'max':>7}")
+    for papers in sizes:
+        for share in shares:
+            stubs = papers // max(1, round(1 / share))
+            for name, values in _size(papers, share, args.batch, args.rounds).items():
+                med = statistics.median(values)
+                print(
+                    f"{papers:>9,} {stubs:>8,} {name:<18} {med:>15.1f}"
+                    f" {min(values):>7.1f} {max(values):>7.1f}"
+                )
     return 0
 
 
