@@ -22,6 +22,16 @@ label ``Stub``; every other Paper batch is followed by ``identity/unmark_stubs``
 label off the nodes it describes. So whichever order a work's stub and its record arrive in,
 the node is ``:Paper:Stub`` exactly while no record has described it.
 
+Writes overlap the Python that follows them: node and relationship batches go out under the
+store's ``writes_ahead`` (``store/batch_writes.py``), so on a store that writes ahead (the
+embedded FalkorDB) the server executes a statement while this writer builds and encodes the
+next one, and a relationship batch sent from :meth:`RecordWriter.add` runs while the next
+records are added. A statement's ``written`` count arrives when its reply is read; the
+counts of a flush go into the report at its end, after :meth:`RecordWriter.flush` has read
+every reply (``store.settle``), so a checkpoint saved after a flush never claims a write
+still under way. A failed statement is the last one the server ran (the next is sent only
+after its reply), and its error is raised as it is, as without writing ahead.
+
 Re-running a load is safe: everything is MERGE on stable ids. A relationship type whose
 record declares ``MERGE_KEY`` (e.g. ``Judgement``: several judgements of one pair) is MERGEd
 on its endpoints *and* those key properties, so it keeps one relationship per key.
@@ -39,6 +49,7 @@ from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
+from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import chunked, clean_props, node_rows
 
 log = logging.getLogger(__name__)
@@ -134,6 +145,12 @@ class RecordWriter:
         self._sent_from: dict[str, set[str]] = defaultdict(set)
         #: the properties map shared by the rows of reference lists, per ``props`` tuple
         self._ref_props: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+        #: since the last :meth:`flush`, per type: relationship rows sent, and what the
+        #: server answered it wrote (counts of statements written ahead arrive late)
+        self._rows_sent: Counter[str] = Counter()
+        self._written: Counter[str] = Counter()
+        #: the store, when it may write ahead (``BatchWriteStore.writes_ahead``)
+        self._ahead = store if isinstance(store, BatchWriteStore) else None
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -249,6 +266,8 @@ class RecordWriter:
         self._edges.clear()
         self._new.clear()
         self._sent_from.clear()
+        self._rows_sent.clear()
+        self._written.clear()
         deleted = 0
         try:
             for label, ids in self._created.items():
@@ -317,7 +336,7 @@ class RecordWriter:
         rows = self._nodes.pop(label, [])
         if rows:
             had = self._note_created(label, rows)
-            self._store_call(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
+            self._write_ahead(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
             self.report.nodes[label] += len(rows)
             if label == "Paper":  # described now: no longer a stub
                 # a node the MERGE created has no Stub label: only those that existed can
@@ -346,12 +365,13 @@ class RecordWriter:
                 self._created[label] |= set(stubs) - have
             old = [row for sid, row in stubs.items() if sid in have]
             if old:
-                self._store_call(self.store.merge_nodes, label, old, batch_size=self.batch_size)
+                self._write_ahead(self.store.merge_nodes, label, old, batch_size=self.batch_size)
             new = [row for sid, row in stubs.items() if sid not in have]
-            for batch in chunked(node_rows(new, label), self.batch_size):
-                self._store_call(
-                    self.store.run_named, "identity/create_stub_papers", {"rows": batch}
-                )
+            if new:
+                self._write_ahead(
+                    self.store.write_named, "identity/create_stub_papers",
+                    node_rows(new, label), batch_size=self.batch_size,
+                )  # fmt: skip
             self.report.nodes[label] += len(stubs)
 
     def _note_created(self, label: str, rows: list[dict[str, Any]]) -> set[str] | None:
@@ -382,6 +402,27 @@ class RecordWriter:
             self._failed = True
             raise
 
+    def _write_ahead(
+        self, fn: Callable[..., Any], *args: Any, counts: str | None = None, **kwargs: Any
+    ) -> Any:
+        """:meth:`_store_call` of a write whose statements may be answered after it returns
+        (``store.writes_ahead``); their ``written`` counts, late or not, go to
+        ``self._written[counts]`` (the return value holds only those answered in time)."""
+        if self._ahead is None:
+            return self._store_call(fn, *args, **kwargs)
+        written = self._written
+
+        def late(n: int) -> None:
+            if counts is not None:
+                written[counts] += n
+
+        with self._ahead.writes_ahead(late, self._fail):
+            return self._store_call(fn, *args, **kwargs)
+
+    def _fail(self) -> None:
+        """A statement written ahead failed (its error is raised where its reply is read)."""
+        self._failed = True
+
     def _flush_nodes(self) -> None:
         for label in list(self._nodes):
             self._flush_label(label)
@@ -396,13 +437,22 @@ class RecordWriter:
             written = self._flush_aliases(kind, rows)
         else:
             written = self._merge_grouped(kind, rows)
-        self.report.relationships[kind.rel_type] += written
-        if written < len(rows):
-            self.report.skipped_relationships[kind.rel_type] += len(rows) - written
-            log.warning(
-                "%d %s relationship(s) skipped: endpoint not in the graph", len(rows) - written,
-                kind.rel_type,
-            )  # fmt: skip
+        self._rows_sent[kind.rel_type] += len(rows)
+        self._written[kind.rel_type] += written
+
+    def _count_edges(self) -> None:
+        """The relationship counts of the flush (every reply read) into the report."""
+        for rel_type, rows in self._rows_sent.items():
+            written = self._written[rel_type]
+            self.report.relationships[rel_type] += written
+            if written < rows:
+                self.report.skipped_relationships[rel_type] += rows - written
+                log.warning(
+                    "%d %s relationship(s) skipped: endpoint not in the graph", rows - written,
+                    rel_type,
+                )  # fmt: skip
+        self._rows_sent.clear()
+        self._written.clear()
 
     def _merge_grouped(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
         # rows that share their properties go together: the store sends such a group as
@@ -431,11 +481,11 @@ class RecordWriter:
         new_starts = new - sent if new and not kind.merge_key else frozenset()
         written = 0
         for group in groups.values():
-            written += self._store_call(
+            written += self._write_ahead(
                 self.store.merge_relationships,
                 kind.rel_type, kind.start_label, kind.end_label, group,
                 batch_size=max(self.batch_size, EDGE_BUFFER // 2), key=kind.merge_key,
-                new_starts=new_starts,
+                new_starts=new_starts, counts=kind.rel_type,
             )  # fmt: skip
         sent.update(row["start"] for row in rows)
         return written
@@ -462,6 +512,9 @@ class RecordWriter:
             self._flush_edges(key)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
+        if self._ahead is not None:  # every reply read before a checkpoint claims the records
+            self._store_call(self._ahead.settle)
+        self._count_edges()
         self._new.clear()  # statements of others may run before the next flush
         self._sent_from.clear()
         if self.progress:

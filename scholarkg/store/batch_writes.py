@@ -6,11 +6,21 @@ render the shared openCypher (``cypher_common``) or the dialect's text, send ``U
 batches and count what the server reports written. Only *sending* a statement differs, so a backend
 subclasses :class:`BatchWriteStore` and provides :meth:`_send` and :meth:`_count_written`
 (and, if it needs indexes before MERGE, :meth:`_prepare_labels`).
+
+*Writing ahead* (:meth:`BatchWriteStore.writes_ahead`): a backend may send a write statement
+and return before its reply, so the caller's Python (the next batch's rows, their encoding,
+the next records) runs while the server executes it. At most one statement is unanswered:
+the next call that reaches the server reads its reply first, so a failed statement stops
+everything after it, and its error is its own. Its count reaches the ``written`` callback
+when its reply is read; :meth:`BatchWriteStore.settle` reads it at once (the writer's flush,
+before a checkpoint claims the records). A backend that does not write ahead (the default,
+Neo4j) answers every statement at once and returns its counts as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -91,6 +101,29 @@ class BatchWriteStore:
     def _prepare_labels(self, *labels: str) -> None:
         """Hook before MERGE on ``labels`` (FalkorDB creates the ``id`` index lazily)."""
 
+    def _send_counted(self, query: str, params: Mapping[str, Any]) -> int:
+        """Run one ``RETURN count(…) AS written`` statement; its count (0 when the backend
+        writes it ahead: the count then goes to :meth:`writes_ahead`'s ``written``)."""
+        return self._count_written(self._send(query, params))
+
+    @contextmanager
+    def writes_ahead(
+        self, written: Callable[[int], None], failed: Callable[[], None]
+    ) -> Iterator[None]:
+        """Within the block, the write statements of ``merge_nodes``,
+        ``merge_relationships``, ``write_named`` and ``write_batches`` may be answered
+        later: the counts of those not answered when the call returns are passed to
+        ``written`` once their replies are read (the call's own return value leaves them
+        out), and ``failed()`` is called before a late reply's error is raised, wherever
+        it surfaces. Replies are read in the order the statements were sent, by the next
+        call that reaches the server or by :meth:`settle`. This default answers every
+        statement at once (``written`` is never called)."""
+        yield
+
+    def settle(self) -> None:
+        """Read the reply of a statement written ahead (raising its error); a no-op when
+        none is unanswered."""
+
     # -- shared ------------------------------------------------------------------------
     @property
     def dialect(self) -> str:
@@ -138,7 +171,7 @@ class BatchWriteStore:
         """Send batches of a ``RETURN count(…) AS written`` statement; the total written."""
 
         def send(batch: list[dict[str, Any]]) -> int:
-            return self._count_written(self._send(query, {"rows": batch}))
+            return self._send_counted(query, {"rows": batch})
 
         return run_batches(send, rows, batch_size=batch_size, progress=progress)[1]
 
@@ -230,7 +263,7 @@ class BatchWriteStore:
         done = 0
         for batch in chunked(pairs, batch_size):
             rows = checked_pairs(batch, done)
-            written += self._count_written(self._send_pairs(query, rows, clean))
+            written += self._send_pairs(query, rows, clean)
             done += len(rows)
         return written
 
@@ -273,8 +306,7 @@ class BatchWriteStore:
                 batch.append([start, list(ends)])
                 size += len(ends)
                 if size >= batch_size or i == len(groups):
-                    sent = self._send(query, {"groups": batch, "props": clean})
-                    written += self._count_written(sent)
+                    written += self._send_counted(query, {"groups": batch, "props": clean})
                     batch, size = [], 0
         if rest:
             written += self._merge_pairs(
@@ -282,9 +314,9 @@ class BatchWriteStore:
             )
         return written
 
-    def _send_pairs(self, query: str, pairs: list[list[str]], props: dict[str, Any]) -> Any:
-        """Send one :func:`merge_pairs_query` batch (a backend may encode it faster)."""
-        return self._send(query, {"pairs": pairs, "props": props})
+    def _send_pairs(self, query: str, pairs: list[list[str]], props: dict[str, Any]) -> int:
+        """Send one :func:`merge_pairs_query` batch; its count (as :meth:`_send_counted`)."""
+        return self._send_counted(query, {"pairs": pairs, "props": props})
 
     def existing_ids(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> set[str]:
         """The subset of ``ids`` that exist as ``label`` nodes."""

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -141,6 +141,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
+class _Ahead(NamedTuple):
+    """A write statement sent and not answered yet (:meth:`FalkorDBStore.writes_ahead`)."""
+
+    #: the pool connection it went out on (back to the pool once its reply is read)
+    conn: Any
+    #: its text without the parameter header, for its error
+    query: str
+    #: gets its ``written`` count (``None``: a statement without one)
+    written: Callable[[int], None] | None
+    failed: Callable[[], None]
+
+
 class FalkorDBStore(BatchWriteStore):
     """One FalkorDB graph (a Redis key) behind the ``GraphStore`` protocol."""
 
@@ -169,6 +181,10 @@ class FalkorDBStore(BatchWriteStore):
         #: the server was (re)started building its indexes in the background and this store
         #: has not yet seen them all built (:meth:`_settle_indexes`)
         self._indexes_settling = False
+        #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
+        self._ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
+        #: the write statement sent ahead and not answered yet (at most one)
+        self._unanswered: _Ahead | None = None
 
     @classmethod
     def from_settings(
@@ -201,6 +217,7 @@ class FalkorDBStore(BatchWriteStore):
         import redis
         from falkordb.query_result import QueryResult
 
+        self.settle()
         check_params(params)
         text = params_header(params) + query if params else query
         with _server_lost_is_server_error():
@@ -212,12 +229,91 @@ class FalkorDBStore(BatchWriteStore):
             except redis.exceptions.ResponseError as err:
                 raise dialect.cypher_error(err, query) from err
 
+    # -- writing ahead (BatchWriteStore.writes_ahead) -----------------------------------
+    @contextmanager
+    def writes_ahead(
+        self, written: Callable[[int], None], failed: Callable[[], None]
+    ) -> Iterator[None]:
+        """Write statements are sent and left unanswered while the caller goes on: redis
+        runs one connection's commands in order, so the server executes a statement while
+        Python encodes the next (and builds its rows). One statement at most is
+        unanswered: sending the next one, or any other call that reaches the server, reads
+        its reply first (:meth:`settle`), so nothing runs after a failed statement and its
+        error is its own. The connection it went out on stays out of the pool until then."""
+        outer = self._ahead_to
+        self._ahead_to = (written, failed)
+        try:
+            yield
+        finally:
+            self._ahead_to = outer
+
+    def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
+        """``GRAPH.QUERY`` sent without waiting for its reply (:meth:`writes_ahead`)."""
+        assert self._ahead_to is not None
+        written, failed = self._ahead_to
+        try:
+            check_params(params)
+            # the Python work that overlaps the statement before (still running)
+            text = params_header(params) + query if params else query
+        except BaseException:
+            self.settle()  # the statement before first: its error, if any, came first
+            raise
+        self.settle()
+        with _server_lost_is_server_error():
+            self._settle_indexes(query)
+            pool = self.db.connection.connection_pool
+            conn = pool.get_connection()
+            try:
+                conn.send_command("GRAPH.QUERY", self._g.name, text, "--compact")
+            except BaseException:
+                conn.disconnect()
+                pool.release(conn)
+                failed()
+                raise
+        self._unanswered = _Ahead(conn, query, written if counted else None, failed)
+
+    def settle(self) -> None:
+        """Read the reply of the statement written ahead, if any: its count to its
+        ``written``, its error raised (after its ``failed``). A connection whose reply could
+        not be read (lost, interrupted) is closed, never given back with a reply pending."""
+        ahead = self._unanswered
+        if ahead is None:
+            return
+        self._unanswered = None
+        import redis
+        from falkordb.query_result import QueryResult
+
+        pool = self.db.connection.connection_pool
+        try:
+            raw = ahead.conn.read_response()
+        except redis.exceptions.ResponseError as err:
+            pool.release(ahead.conn)  # the reply was read: the connection is clean
+            ahead.failed()
+            raise dialect.cypher_error(err, ahead.query) from err
+        except BaseException as err:
+            ahead.conn.disconnect()
+            pool.release(ahead.conn)
+            ahead.failed()
+            if isinstance(err, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+                raise ServerError(_LOST.format(err=err)) from err
+            raise
+        pool.release(ahead.conn)
+        try:
+            reply = plain_reply(raw)
+            result = reply if reply is not None else QueryResult(self._g, raw)
+        except redis.exceptions.ResponseError as err:  # an error inside the reply
+            ahead.failed()
+            raise dialect.cypher_error(err, ahead.query) from err
+        if ahead.written is not None:
+            ahead.written(self._count_written(result))
+
     def _settle_indexes(self, query: str, *, read_only: bool = False) -> None:
         """After a restart that builds the indexes in the background: wait until they are
         built before a query that needs them (:data:`_NEEDS_INDEXES`; a read-only query
         only for the index procedures). Once seen built, never again for this store."""
         if not self._indexes_settling:
             return
+        self.settle()
         if not (_READ_NEEDS_INDEXES if read_only else _NEEDS_INDEXES).search(query):
             return
         log.info("waiting for graph %r's indexes, rebuilt after a restart", self.graph)
@@ -227,6 +323,7 @@ class FalkorDBStore(BatchWriteStore):
     def _command(self, *args: Any) -> Any:
         import redis
 
+        self.settle()
         with _server_lost_is_server_error():
             try:
                 return self.db.connection.execute_command(*args)
@@ -248,7 +345,16 @@ class FalkorDBStore(BatchWriteStore):
 
     # -- writes (shared in BatchWriteStore) --------------------------------------------
     def _send(self, query: str, params: Mapping[str, Any]) -> Any:
+        if self._ahead_to is not None:
+            self._send_ahead(query, params, counted=False)
+            return None
         return self._query(query, params)
+
+    def _send_counted(self, query: str, params: Mapping[str, Any]) -> int:
+        if self._ahead_to is not None:
+            self._send_ahead(query, params, counted=True)
+            return 0
+        return self._count_written(self._query(query, params))
 
     def _count_written(self, result: Any) -> int:
         return int(result.result_set[0][0]) if result.result_set else 0
@@ -285,6 +391,7 @@ class FalkorDBStore(BatchWriteStore):
         """
         if label in self._key_indexed:
             return
+        self.settle()
         with _server_lost_is_server_error():
             indexes = dialect.list_indexes(self._g)
         if not dialect.has_index(indexes, label, "id", "RANGE"):
@@ -311,6 +418,7 @@ class FalkorDBStore(BatchWriteStore):
 
         from scholarkg.store.falkordb.persistence import compact_aof
 
+        self.settle()
         try:
             compact_aof(self.db.connection)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
@@ -373,6 +481,7 @@ class FalkorDBStore(BatchWriteStore):
         Either way the store searches by ``spec`` from here on."""
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
+        self.settle()
         with _server_lost_is_server_error():
             steps = dialect.plan_schema(
                 spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
@@ -401,6 +510,7 @@ class FalkorDBStore(BatchWriteStore):
 
     def ensure_vector_index(self, index: VectorIndex) -> None:
         self._vector_props.add(index.property)
+        self.settle()
         with _server_lost_is_server_error():
             indexes = dialect.list_indexes(self._g)
         vlabel = dialect.vector_label(index.label, index.property)
@@ -421,6 +531,7 @@ class FalkorDBStore(BatchWriteStore):
         """
         if not self._exists():
             return 0
+        self.settle()
         with _server_lost_is_server_error():
             old = dialect.old_vector_indexes(self._g)
         moved = 0
@@ -684,6 +795,7 @@ class FalkorDBStore(BatchWriteStore):
         """``GRAPH.DELETE``: nodes, relationships, indexes and constraints go at once."""
         import redis
 
+        self.settle()
         try:
             self.db.connection.execute_command("GRAPH.DELETE", self.graph)
         except redis.exceptions.ResponseError as err:
@@ -693,6 +805,10 @@ class FalkorDBStore(BatchWriteStore):
         self._key_indexed.clear()
 
     def close(self) -> None:
+        try:
+            self.settle()
+        except Exception as err:  # the caller settles what it needs; never mask its error
+            log.warning("a write sent ahead failed as the store closed: %s", err)
         try:
             self.db.connection.close()
         except Exception as err:  # closing must never mask the caller's own error
@@ -736,6 +852,7 @@ class FalkorDBStore(BatchWriteStore):
         if not path:
             raise ServerError("the embedded store is reached over its unix socket only")
         pid = self._server.pid() if self._server is not None else None
+        self.settle()
         with _server_lost_is_server_error():
             self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
@@ -924,6 +1041,7 @@ class FalkorDBStore(BatchWriteStore):
         """``db.indexes()`` (one row per label and property) and ``db.constraints()``."""
         if not self._exists():
             return []
+        self.settle()
         rows: list[dict[str, Any]] = []
         with _server_lost_is_server_error():
             indexes = dialect.list_indexes(self._g)
@@ -959,6 +1077,7 @@ class FalkorDBStore(BatchWriteStore):
         reads and MERGEs that change nothing leave it as it is; a restart or a save changes
         it, after which callers re-validate with a content checksum. Cheap (one INFO call).
         """
+        self.settle()
         info = self.db.connection.info("persistence", "server")
         return (
             f"{info.get('run_id', '')}:{info.get('rdb_last_save_time')}:"

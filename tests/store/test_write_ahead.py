@@ -1,0 +1,136 @@
+"""Writing ahead (``BatchWriteStore.writes_ahead``): a write statement may be answered after
+the call that sent it returns, so the server executes it while Python prepares the next.
+
+What must not change: the counts (late ones reach the ``written`` callback), a failed
+statement's error is its own and nothing sent after it runs (the store is as it was before
+that statement), no reply is left unread on a connection the pool hands out again, and a
+load's writer still rolls a failed batch back to its mark."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from scholarkg.errors import ScholarKGError
+from scholarkg.loaders.writer import RecordWriter
+from scholarkg.schema.records import Author, Citation, EdgeRecord, NodeRecord, Paper
+from scholarkg.store.base import GraphStore
+from scholarkg.store.batch_writes import BatchWriteStore
+from scholarkg.store.falkordb import dialect
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+#: one Paper per row; ``row.d = 0`` makes the statement fail on the server (integer division
+#: by zero, a runtime error on both backends) after earlier rows of it were created
+_CREATE = "UNWIND $rows AS row CREATE (n:Paper {id: row.id}) SET n.q = 10 / row.d"
+
+
+def _ids(store: GraphStore | BatchWriteStore) -> list[str]:
+    return sorted(str(r["id"]) for r in store.run("MATCH (n:Paper) RETURN n.id AS id"))
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.late: list[int] = []
+        self.failures = 0
+
+    def written(self, n: int) -> None:
+        self.late.append(n)
+
+    def failed(self) -> None:
+        self.failures += 1
+
+
+@pytest.fixture
+def ahead_store(any_store: GraphStore) -> Iterator[BatchWriteStore]:
+    assert isinstance(any_store, BatchWriteStore)
+    yield any_store
+
+
+def test_counts_written_ahead_add_up(ahead_store: BatchWriteStore) -> None:
+    store, tally = ahead_store, _Tally()
+    store.merge_nodes("Paper", [{"id": f"p{i}"} for i in range(7)])
+    rows = [{"start": f"p{i}", "end": f"p{(i + 1) % 7}", "props": {"w": i}} for i in range(7)]
+    rows.append({"start": "p1", "end": "missing", "props": {"w": 9}})  # skipped, not counted
+    with store.writes_ahead(tally.written, tally.failed):
+        now = store.merge_relationships("CITES", "Paper", "Paper", rows, batch_size=3)
+        store.settle()
+    assert now + sum(tally.late) == 7 and tally.failures == 0
+    if isinstance(store, FalkorDBStore):  # it writes ahead: the last batch answered late
+        assert tally.late
+    # every reply was read: the next statements get their own answers
+    assert store.run("RETURN 1 AS x") == [{"x": 1}]
+    assert store.run("MATCH ()-[r:CITES]->() RETURN count(r) AS n") == [{"n": 7}]
+
+
+def test_a_failed_statement_is_its_own_error_and_the_last_one_run(
+    ahead_store: BatchWriteStore,
+) -> None:
+    store, tally = ahead_store, _Tally()
+    rows = [{"id": "a", "d": 1}, {"id": "b", "d": 2}, {"id": "c", "d": 1}, {"id": "x", "d": 0}]
+    rows += [{"id": "e", "d": 1}, {"id": "f", "d": 1}]
+    with pytest.raises(ScholarKGError) as err, store.writes_ahead(tally.written, tally.failed):
+        store.write_batches(_CREATE, rows, batch_size=2)  # batches [a b] [c x] [e f]
+        store.settle()
+    assert "zero" in str(err.value).lower()  # the server's division by zero: statement 2's
+    # statement 1 stayed; statement 2 is undone whole (its row c too); statement 3 never ran
+    assert _ids(store) == ["a", "b"]
+    assert store.run("RETURN 2 AS x") == [{"x": 2}]  # no reply left unread
+    if isinstance(store, FalkorDBStore):
+        assert tally.failures == 1
+        pool = store.db.connection.connection_pool
+        assert not pool._in_use_connections  # redis-py's own: no connection still lent out
+        for n in range(3):  # every pooled connection answers its own command
+            assert store.run("RETURN $n AS x", {"n": n}) == [{"x": n}]
+
+
+def test_an_error_surfaces_at_the_next_call_that_reaches_the_server(store: FalkorDBStore) -> None:
+    tally = _Tally()
+    with store.writes_ahead(tally.written, tally.failed):
+        store.write_batches(_CREATE, [{"id": "a", "d": 0}])
+    # the statement's reply is unread: a read reads it first and raises its error
+    with pytest.raises(ScholarKGError, match=r"(?i)zero.*CREATE"):
+        store.run("MATCH (n) RETURN count(n) AS n")
+    assert tally.failures == 1
+    assert store.run("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]
+
+
+def test_closing_with_a_statement_unanswered_reads_it(store: FalkorDBStore) -> None:
+    tally = _Tally()
+    store.merge_nodes("Paper", [{"id": "p"}])
+    rows = [{"start": "p", "end": "p", "props": {}}]
+    with store.writes_ahead(tally.written, tally.failed):
+        assert store.merge_relationships("CITES", "Paper", "Paper", rows) == 0
+    assert tally.late == []  # not read yet
+    store.compact()  # any call to the server reads it first
+    assert tally.late == [1]
+
+
+def _paper(pid: str) -> Paper:
+    return Paper(id=pid, title=f"Work {pid}")
+
+
+def test_writer_rolls_back_a_statement_failed_ahead(store: FalkorDBStore) -> None:
+    """A server error in a node batch written ahead (a unique constraint beside the key):
+    the writer raises that error, runs nothing after it and undoes its load back to the
+    mark, so the graph is what it was before."""
+    store.run("CREATE INDEX FOR (a:Author) ON (a.orcid)")
+    store._command(*dialect.unique_constraint_command(store.graph, "Author", "orcid"))
+    dialect.await_indexes(store._g)
+    before = RecordWriter(store, batch_size=2)
+    before.add_all([_paper("p0"), Author(id="a0", name="Zero", orcid="0000-0000-0000-0001")])
+    shape = (_ids(store), store.counts())
+
+    writer = RecordWriter(store, batch_size=2)
+    records: list[NodeRecord | EdgeRecord] = [_paper("p1"), _paper("p2"), _paper("p3")]
+    records += [
+        Author(id="a1", name="One", orcid="0000-0000-0000-0002"),
+        Author(id="a2", name="Two", orcid="0000-0000-0000-0002"),  # taken in its batch
+        Author(id="a3", name="Three", orcid="0000-0000-0000-0003"),
+    ]
+    records += [Citation(start="p1", end="p0"), Citation(start="p2", end="p3")]
+    with pytest.raises(ScholarKGError, match=r"(?i)unique constraint"):
+        writer.add_all(records)
+    assert writer.failed
+    assert (_ids(store), store.counts()) == shape
+    assert store.run("MATCH (a:Author {id: 'a3'}) RETURN a.id AS id") == []
