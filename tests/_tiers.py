@@ -1,21 +1,23 @@
-"""Parametrizations of the contract fixture ``any_store`` that move one backend's run of a
-test to the marked tier.
+"""Which tests run on Neo4j in the marked tier (``make test-marked``) only.
 
 The default suite (``make test``) has a 5-minute budget on two cores, and every Neo4j test
 runs on one worker (tests/conftest.py: the database is one per server), so that worker is
-the suite's critical path. Right after the session starts the test Neo4j its JVM is cold,
-and the heaviest contract tests take 12-20 s there. Those run on Neo4j in the marked tier
-(``make test-marked``, which CI runs too) and stay on the embedded store in the default one:
-the behaviour is still held on both backends on every CI run.
+the suite's critical path: ~4 min 45 s of Neo4j tests run one after another, and a freshly
+started test Neo4j (as on CI) adds its start and a cold JVM. The loaders' identity contract
+tests are the heaviest of them (5-30 s a module on Neo4j, ~2 minutes in all): their Neo4j
+runs are in the marked tier, which CI runs too, and their embedded runs stay in the default
+suite. So every CI run still holds the identity contract on both backends.
 """
 
 from __future__ import annotations
 
-import pytest
-
-#: ``any_store`` on both backends, the Neo4j run marked ``slow``
-neo4j_run_in_marked_tier = pytest.mark.parametrize(
-    "any_store",
-    ["embedded", pytest.param("neo4j", marks=pytest.mark.slow)],
-    indirect=True,
+#: test modules whose Neo4j runs are marked ``slow`` (``tests/conftest.py``, when collected)
+NEO4J_RUNS_IN_MARKED_TIER = frozenset(
+    {
+        "tests/loaders/test_identity_gaps.py",
+        "tests/loaders/test_catalogue_identity.py",
+        "tests/loaders/test_author_aliases.py",
+        "tests/loaders/test_author_identity.py",
+        "tests/loaders/test_fast_load_equals_record_by_record.py",
+    }
 )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _tiers import NEO4J_RUNS_IN_MARKED_TIER
 
 from scholarkg import console as _console
 from scholarkg.config import Neo4jSettings, Settings, load_settings
@@ -87,6 +88,8 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(getattr(pytest.mark, tier))
     if tier == "neo4j":
         item.add_marker(pytest.mark.xdist_group("neo4j"))
+        if item.nodeid.split("::")[0] in NEO4J_RUNS_IN_MARKED_TIER:
+            item.add_marker(pytest.mark.slow)  # the default suite's budget: tests/_tiers.py
 
 
 @pytest.fixture(autouse=True)

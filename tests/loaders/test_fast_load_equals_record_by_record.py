@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from _catalogue_works import openalex_work, write_openalex
-from _tiers import neo4j_run_in_marked_tier
 
 from scholarkg.config import load_settings
 from scholarkg.loaders import openalex, writer
@@ -91,7 +90,6 @@ def _load(
     resolver.finish()
 
 
-@neo4j_run_in_marked_tier
 def test_the_batched_load_equals_the_record_by_record_load(
     any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

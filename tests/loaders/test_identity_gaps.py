@@ -28,7 +28,6 @@ from typing import Any
 import pytest
 from _catalogue_works import openalex_work, write_openalex
 from _cli import runner
-from _tiers import neo4j_run_in_marked_tier
 
 from scholarkg.cli import app
 from scholarkg.config import Settings
@@ -263,7 +262,6 @@ def _three_sources(tmp: Path, *, arxiv_title: str, openalex_title: str) -> dict[
     }  # fmt: skip
 
 
-@neo4j_run_in_marked_tier
 def test_a_works_shared_properties_follow_the_source_rank_in_every_order(
     any_store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
