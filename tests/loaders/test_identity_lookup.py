@@ -42,14 +42,26 @@ PAPER_KEYS = {
 }  # fmt: skip
 
 
-def _papers(store: GraphStore) -> None:
+#: the node and alias labels the fixtures write (constants of this module, never input)
+_ALIAS_LABEL = {"Paper": "PaperAlias", "Author": "AuthorAlias"}
+
+
+def _graph(
+    store: GraphStore,
+    label: str,
+    nodes: list[tuple[str, dict[str, Any]]],
+    aliases: dict[str, str],
+) -> None:
+    """``nodes`` (id, properties) of ``label``, and a ``<label>Alias`` node per alias id
+    pointing at the node it names."""
+    alias_label = _ALIAS_LABEL[label]
     store.apply_schema()
-    for pid, props in PAPERS:
-        store.run("CREATE (p:Paper {id: $id}) SET p += $props", {"id": pid, "props": props})
-    for alias, pid in PAPER_ALIASES.items():
+    for nid, props in nodes:
+        store.run(f"CREATE (n:{label} {{id: $id}}) SET n += $props", {"id": nid, "props": props})
+    for alias, nid in aliases.items():
         store.run(
-            "MATCH (p:Paper {id: $of}) CREATE (:PaperAlias {id: $id})-[:ALIAS_OF]->(p)",
-            {"id": alias, "of": pid},
+            f"MATCH (n:{label} {{id: $of}}) CREATE (:{alias_label} {{id: $id}})-[:ALIAS_OF]->(n)",
+            {"id": alias, "of": nid},
         )
 
 
@@ -82,7 +94,7 @@ def _paper_seeks(store: GraphStore, key: str) -> set[tuple[str, str]]:
 def test_the_paper_lookup_answers_each_pair_the_three_seeks_give_once(
     any_store: GraphStore,
 ) -> None:
-    _papers(any_store)
+    _graph(any_store, "Paper", PAPERS, PAPER_ALIASES)
     rows = IdentityResolver(any_store, chunk=100)._lookup(PAPER_KEYS)
     want = set().union(*(_paper_seeks(any_store, k) for k in PAPER_KEYS))
     assert set(rows) == want
@@ -149,14 +161,7 @@ def test_the_author_lookup_answers_each_row_the_three_seeks_give_once(
 ) -> None:
     from scholarkg.loaders.author_identity import _lookup_params
 
-    any_store.apply_schema()
-    for aid, props in AUTHORS:
-        any_store.run("CREATE (a:Author {id: $id}) SET a += $props", {"id": aid, "props": props})
-    for alias, aid in AUTHOR_ALIASES.items():
-        any_store.run(
-            "MATCH (a:Author {id: $of}) CREATE (:AuthorAlias {id: $id})-[:ALIAS_OF]->(a)",
-            {"id": alias, "of": aid},
-        )
+    _graph(any_store, "Author", AUTHORS, AUTHOR_ALIASES)
     rows = any_store.run_named("identity/lookup_authors", _lookup_params(AUTHOR_KEYS))
     got = [(r["key"], r["id"], bool(r["alias"])) for r in rows]
     want = set().union(*(_author_seeks(any_store, k) for k in AUTHOR_KEYS))

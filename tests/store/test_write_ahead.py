@@ -95,7 +95,9 @@ def test_an_error_surfaces_at_the_next_call_that_reaches_the_server(store: Falko
     assert store.run("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]
 
 
-def test_closing_with_a_statement_unanswered_reads_it(store: FalkorDBStore) -> None:
+def test_a_late_count_arrives_at_the_next_call_that_reaches_the_server(
+    store: FalkorDBStore,
+) -> None:
     tally = _Tally()
     store.merge_nodes("Paper", [{"id": "p"}])
     rows = [{"start": "p", "end": "p", "props": {}}]
