@@ -7,6 +7,9 @@ offline by Neo4j's own parser); this module sends statements and returns plain d
 
 * Queries run in managed transactions (``driver.execute_query``), which the driver retries
   on transient errors; writes are idempotent ``UNWIND … MERGE`` batches, so retries are safe.
+* Inside ``writes_ahead`` a loader's write statement runs in a sender thread while the
+  caller goes on (builds the next batch, resolves the next records): one unanswered at
+  most, its reply read by the next call that reaches the server (``settle``).
 * ``clear()`` deletes in batches with ``CALL … IN TRANSACTIONS``, which needs an
   auto-commit transaction (a session ``run``), not a managed one.
 * PageRank runs in GDS (Cypher projection → ``gds.pageRank.mutate`` → read back → drop).
@@ -25,8 +28,10 @@ import logging
 import re
 import sys
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -286,6 +291,19 @@ def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset
     return frozenset(caps)
 
 
+class _Ahead(NamedTuple):
+    """A write statement handed to the sender thread and not answered yet
+    (:meth:`Neo4jStore.writes_ahead`)."""
+
+    #: its managed transaction, running in the sender thread
+    future: Future[Any]
+    #: its text, for its error
+    query: str
+    #: gets its ``written`` count (``None``: a statement without one)
+    written: Callable[[int], None] | None
+    failed: Callable[[], None]
+
+
 class Neo4jStore(BatchWriteStore):
     """One Neo4j database behind the ``GraphStore`` protocol."""
 
@@ -314,6 +332,12 @@ class Neo4jStore(BatchWriteStore):
         self.gds: Neo4jGds | None = Neo4jGds(self) if "gds" in self.capabilities else None
         #: db.transaction.timeout in ms (0: none), read once
         self._server_timeout: int | None = None
+        #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
+        self._ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
+        #: the write statement sent ahead and not answered yet (at most one)
+        self._unanswered: _Ahead | None = None
+        #: the one thread statements written ahead run in (made when first needed)
+        self._sender: ThreadPoolExecutor | None = None
 
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
@@ -368,6 +392,7 @@ class Neo4jStore(BatchWriteStore):
         transform: Callable[[Any], Any] | None = None,
     ) -> Any:
         """``execute_query`` (managed transaction, retried on transient errors)."""
+        self.settle()
         check_params(params)
         kwargs: dict[str, Any] = {"database_": self._database, "routing_": "r" if read else "w"}
         if transform is not None:
@@ -379,6 +404,7 @@ class Neo4jStore(BatchWriteStore):
 
     def _autocommit(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """Implicit transaction: required by ``CALL … IN TRANSACTIONS`` (no driver retry)."""
+        self.settle()
         check_params(params)
         try:
             with self._driver.session(database=self._database) as session:
@@ -395,10 +421,80 @@ class Neo4jStore(BatchWriteStore):
 
     # -- writes (shared in BatchWriteStore) --------------------------------------------
     def _send(self, query: str, params: Mapping[str, Any]) -> Any:
+        if self._ahead_to is not None:
+            self._send_ahead(query, params, counted=False)
+            return None
         return self._execute(query, params)
+
+    def _send_counted(self, query: str, params: Mapping[str, Any]) -> int:
+        if self._ahead_to is not None:
+            self._send_ahead(query, params, counted=True)
+            return 0
+        return self._count_written(self._execute(query, params))
 
     def _count_written(self, result: Any) -> int:
         return int(result.records[0]["written"]) if result.records else 0
+
+    def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
+        query, params = payload
+        return self._count_written(self._execute(query, params or {}))
+
+    # -- writing ahead (BatchWriteStore.writes_ahead) -----------------------------------
+    @contextmanager
+    def writes_ahead(
+        self, written: Callable[[int], None], failed: Callable[[], None]
+    ) -> Iterator[None]:
+        """Write statements run in a sender thread, each in its own managed transaction,
+        while the caller goes on: the server executes one while Python builds the next
+        (and resolves the next records). One statement at most is unanswered: sending the
+        next one, or any other call that reaches the server, waits for its answer first
+        (:meth:`settle`), so nothing runs after a failed statement and its error is its own.
+        """
+        outer = self._ahead_to
+        self._ahead_to = (written, failed)
+        try:
+            yield
+        finally:
+            self._ahead_to = outer
+
+    def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
+        """``execute_query`` handed to the sender thread (:meth:`writes_ahead`)."""
+        assert self._ahead_to is not None
+        written, failed = self._ahead_to
+        try:
+            check_params(params)  # Python that overlaps the statement before (still running)
+            args = dict(params)
+        except BaseException:
+            self.settle()  # the statement before first: its error, if any, came first
+            raise
+        self.settle()
+        if self._sender is None:
+            self._sender = ThreadPoolExecutor(1, thread_name_prefix="neo4j-write-ahead")
+        future = self._sender.submit(
+            self._driver.execute_query, query, args, database_=self._database, routing_="w"
+        )
+        self._unanswered = _Ahead(future, query, written if counted else None, failed)
+
+    def settle(self) -> None:
+        """Wait for the statement written ahead, if any: its count to its ``written``, its
+        error raised (after its ``failed``). Interrupted while it runs (Ctrl-C), it stays
+        unanswered: the next call that reaches the server waits for it first."""
+        ahead = self._unanswered
+        if ahead is None:
+            return
+        try:
+            result = ahead.future.result()
+        except BaseException as err:
+            if not ahead.future.done():  # the wait was interrupted, not the statement
+                raise
+            self._unanswered = None
+            ahead.failed()
+            if isinstance(err, Exception):
+                raise cypher_error(err, ahead.query) from err
+            raise
+        self._unanswered = None
+        if ahead.written is not None:
+            ahead.written(self._count_written(result))
 
     #: relationships from new start nodes: CREATEd on the server's own test
     #: (``dialect.merge_grouped_relationships_query``), whatever the caller's ``new_starts``
@@ -431,8 +527,8 @@ class Neo4jStore(BatchWriteStore):
         def send(batch: list[dict[str, Any]]) -> int:
             groups = dialect.group_by_start((r["start"], r["end"], r["props"]) for r in batch)
             if groups is None:  # a pair twice: each row MERGEd in turn, as everywhere
-                return self._count_written(self._send(one_by_one, {"rows": batch}))
-            return self._count_written(self._send(grouped, {"groups": groups}))
+                return self._send_counted(one_by_one, {"rows": batch})
+            return self._send_counted(grouped, {"groups": groups})
 
         return run_batches(send, rel_rows(rows), batch_size=batch_size, progress=progress)[1]
 
@@ -458,10 +554,9 @@ class Neo4jStore(BatchWriteStore):
             rows = checked_pairs(batch, done)
             groups = dialect.group_by_start(rows)
             if groups is None:
-                result = self._send(one_by_one, {"pairs": rows, "props": clean})
+                written += self._send_counted(one_by_one, {"pairs": rows, "props": clean})
             else:
-                result = self._send(grouped, {"groups": groups, "props": clean})
-            written += self._count_written(result)
+                written += self._send_counted(grouped, {"groups": groups, "props": clean})
             done += len(rows)
         return written
 
@@ -712,6 +807,7 @@ class Neo4jStore(BatchWriteStore):
 
     def _system(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """An administration command (``SHOW DATABASES``) on the ``system`` database."""
+        self.settle()
         try:
             return list(
                 self._driver.execute_query(
@@ -756,6 +852,13 @@ class Neo4jStore(BatchWriteStore):
         """No-op: Neo4j checkpoints its transaction log itself."""
 
     def close(self) -> None:
+        try:
+            self.settle()
+        except Exception as err:  # the caller settles what it needs; never mask its error
+            log.warning("a write sent ahead failed as the store closed: %s", err)
+        if self._sender is not None:
+            self._sender.shutdown()
+            self._sender = None
         try:
             self._driver.close()
         except Exception as err:  # closing must never mask the caller's own error
@@ -806,6 +909,7 @@ class Neo4jStore(BatchWriteStore):
 
         explore_check_limits(timeout_ms, row_limit)
         check_shape(query, self.shape_limits)
+        self.settle()
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         mode = WRITE_ACCESS if allow_writes else READ_ACCESS
         start = time.perf_counter()
@@ -870,6 +974,7 @@ class Neo4jStore(BatchWriteStore):
         from scholarkg.store.base import QueryPlan
 
         check_shape(query, self.shape_limits)
+        self.settle()
         try:
             with self._driver.session(
                 database=self._database, default_access_mode=READ_ACCESS

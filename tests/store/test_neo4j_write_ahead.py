@@ -1,0 +1,120 @@
+"""Writing ahead on Neo4j (``Neo4jStore.writes_ahead``): a write statement runs in the store's
+sender thread, in its own managed transaction, while the caller goes on; the next call that
+reaches the server waits for it. What the shared tests (``test_write_ahead.py``) check on both
+backends holds here too; these add what only the sender thread can get wrong: a wait
+interrupted by Ctrl-C leaves the statement to the next call (nothing runs beside it),
+``close()`` waits for it, and a load's writer rolls a statement failed ahead back."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+import pytest
+
+from scholarkg.config import Neo4jSettings
+from scholarkg.errors import ScholarKGError
+from scholarkg.loaders.writer import RecordWriter
+from scholarkg.schema.records import Author, Citation, EdgeRecord, NodeRecord, Paper
+from scholarkg.store.base import GraphStore
+from scholarkg.store.neo4j.store import Neo4jStore
+
+pytestmark = pytest.mark.neo4j
+
+#: a write that takes the server a second or so: a count over 3M rows before its CREATE
+_SLOW_CREATE = (
+    "UNWIND range(1, 3000000) AS i WITH count(i) AS c "
+    "UNWIND $rows AS row CREATE (n:Paper {id: row.id, c: c})"
+)
+
+
+@pytest.fixture
+def nstore(neo4j_store: GraphStore) -> Iterator[Neo4jStore]:
+    assert isinstance(neo4j_store, Neo4jStore)
+    yield neo4j_store
+
+
+def _ids(store: Neo4jStore) -> list[str]:
+    return sorted(str(r["id"]) for r in store.run("MATCH (n:Paper) RETURN n.id AS id"))
+
+
+def test_the_statement_runs_in_the_sender_thread_and_the_next_call_waits(
+    nstore: Neo4jStore,
+) -> None:
+    late: list[int] = []
+    with nstore.writes_ahead(late.append, lambda: None):
+        assert nstore.merge_nodes("Paper", [{"id": "p1"}, {"id": "p2"}]) == 2
+        ahead = nstore._unanswered
+        assert ahead is not None  # returned with its statement handed over, not answered
+        nstore.write_batches(_SLOW_CREATE, [{"id": "p3"}])
+        assert ahead.future.done()  # sending the next one waited for the one before
+        slow = nstore._unanswered
+        assert slow is not None and not slow.future.done()  # the caller goes on meanwhile
+    assert _ids(nstore) == ["p1", "p2", "p3"]  # the read waited for the last write
+    assert nstore._unanswered is None
+    assert nstore._sender is not None
+    names = {t.name for t in threading.enumerate()}
+    assert any(n.startswith("neo4j-write-ahead") for n in names)
+
+
+def test_an_interrupted_wait_leaves_the_statement_to_the_next_call(nstore: Neo4jStore) -> None:
+    """Ctrl-C while a statement written ahead runs: the wait ends, the statement does not
+    (it is the server's already); the next call that reaches the server (a rollback, say)
+    waits for it first, so nothing the caller runs after the interruption runs beside it."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with nstore.writes_ahead(lambda n: None, lambda: None):
+            nstore.write_batches(_SLOW_CREATE, [{"id": "slow"}])
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            with pytest.raises(KeyboardInterrupt):
+                nstore.settle()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    pending = nstore._unanswered
+    assert pending is not None and not pending.future.done()
+    assert _ids(nstore) == ["slow"]  # this read waited for it
+    assert nstore._unanswered is None
+
+
+def test_close_waits_for_a_statement_written_ahead(
+    nstore: Neo4jStore, neo4j_env: Neo4jSettings
+) -> None:
+    other = Neo4jStore.from_settings(neo4j_env)
+    with other.writes_ahead(lambda n: None, lambda: None):
+        other.write_batches(_SLOW_CREATE, [{"id": "closed"}])
+    other.close()
+    assert other._sender is None
+    assert _ids(nstore) == ["closed"]
+
+
+def test_writer_rolls_back_a_statement_failed_ahead(nstore: Neo4jStore) -> None:
+    """A server error in a node batch written ahead (a uniqueness constraint beside the key):
+    the writer raises that error, runs nothing after it and undoes its load back to the
+    mark, so the graph is what it was before."""
+    nstore.clear()  # no schema: the default one indexes Author.orcid, which a constraint may not
+    nstore.run("CREATE CONSTRAINT test_author_orcid FOR (a:Author) REQUIRE a.orcid IS UNIQUE")
+    before = RecordWriter(nstore, batch_size=2)
+    before.add_all([Paper(id="p0", title="Work p0"),
+                    Author(id="a0", name="Zero", orcid="0000-0000-0000-0001")])  # fmt: skip
+    shape = (_ids(nstore), nstore.counts())
+
+    writer = RecordWriter(nstore, batch_size=2)
+    records: list[NodeRecord | EdgeRecord] = [Paper(id=f"p{i}", title=f"Work {i}") for i in (1, 2, 3)]
+    records += [
+        Author(id="a1", name="One", orcid="0000-0000-0000-0002"),
+        Author(id="a2", name="Two", orcid="0000-0000-0000-0002"),  # taken in its batch
+        Author(id="a3", name="Three", orcid="0000-0000-0000-0003"),
+    ]
+    records += [Citation(start="p1", end="p0"), Citation(start="p2", end="p3")]
+    with pytest.raises(ScholarKGError, match=r"(?i)already exists|constraint"):
+        writer.add_all(records)
+    assert writer.failed
+    assert (_ids(nstore), nstore.counts()) == shape
+    assert nstore.run("MATCH (a:Author {id: 'a3'}) RETURN a.id AS id") == []
