@@ -13,8 +13,8 @@ the next records) runs while the server executes it. At most one statement is un
 the next call that reaches the server reads its reply first, so a failed statement stops
 everything after it, and its error is its own. Its count reaches the ``written`` callback
 when its reply is read; :meth:`BatchWriteStore.settle` reads it at once (the writer's flush,
-before a checkpoint claims the records). A backend that does not write ahead (the default,
-Neo4j) answers every statement at once and returns its counts as before.
+before a checkpoint claims the records). A backend that does not write ahead (the default;
+both stores override it) answers every statement at once and returns its counts as before.
 """
 
 from __future__ import annotations

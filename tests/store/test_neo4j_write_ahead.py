@@ -106,7 +106,7 @@ def test_writer_rolls_back_a_statement_failed_ahead(nstore: Neo4jStore) -> None:
     shape = (_ids(nstore), nstore.counts())
 
     writer = RecordWriter(nstore, batch_size=2)
-    records: list[NodeRecord | EdgeRecord] = [Paper(id=f"p{i}", title=f"Work {i}") for i in (1, 2, 3)]
+    records: list[NodeRecord | EdgeRecord] = [Paper(id=f"p{i}", title=f"W{i}") for i in (1, 2, 3)]
     records += [
         Author(id="a1", name="One", orcid="0000-0000-0000-0002"),
         Author(id="a2", name="Two", orcid="0000-0000-0000-0002"),  # taken in its batch
