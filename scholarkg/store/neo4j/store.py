@@ -449,6 +449,9 @@ class Neo4jStore(BatchWriteStore):
         (and resolves the next records). One statement at most is unanswered: sending the
         next one, or any other call that reaches the server, waits for its answer first
         (:meth:`settle`), so nothing runs after a failed statement and its error is its own.
+        The driver encodes the parameters in the sender thread: the batches the shared
+        writes send are lists and dicts built for that statement (``run_batches``,
+        ``node_rows``, ``rel_rows``, ``checked_pairs``), never changed after the call.
         """
         outer = self._ahead_to
         self._ahead_to = (written, failed)
