@@ -163,6 +163,8 @@ class IdentityReport:
     #: Author nodes of one person merged; names aligned to a work's listed authors
     author_merges: int = 0
     authors_aligned: int = 0
+    #: keys answered from an earlier chunk's look-up instead of the server's
+    lookups_reused: int = 0
 
     def notes(self) -> list[str]:
         out = []
@@ -337,6 +339,10 @@ class IdentityResolver:
     rank too (:meth:`_family_rank_states`), so the load order does not matter.
     """
 
+    #: answer a chunk's reference-only keys from earlier look-ups (:meth:`_lookup_with_finds`);
+    #: off only to compare (tests/loaders/test_lookup_reuse.py)
+    reuse_lookups = True
+
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
         self.chunk = chunk
@@ -381,6 +387,11 @@ class IdentityResolver:
         self._work_nodes: dict[str, list[str]] = {}
         #: leading groups of the next ``resolve`` a resumed load skips (:meth:`skip`)
         self._skip = 0
+        #: key -> the one Paper id an earlier chunk's look-up found for it, reused for keys a
+        #: chunk's references alone name (:meth:`_lookup_with_finds`)
+        self._finds: dict[str, str] = {}
+        #: the keys of the previous chunk's Paper records (their rows may be unwritten)
+        self._recent_record_keys: set[str] = set()
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -436,6 +447,7 @@ class IdentityResolver:
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
+        self._forget_finds()
         for loser, survivor in pairs:
             if loser != survivor and merge_papers(self.store, loser, survivor):
                 self.report.merges.append((loser, survivor))
@@ -445,6 +457,7 @@ class IdentityResolver:
         if not due:
             return
         self._deferred = [d for d in self._deferred if d not in due]
+        self._forget_finds()
         for number, loser, survivor in due:
             if loser == survivor:
                 continue
@@ -481,7 +494,7 @@ class IdentityResolver:
                 stored[row["id"]] = row
                 found.append((key, row["id"]))
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
-            found = self._lookup(wanted)
+            found = self._lookup_with_finds(wanted, papers, multi)
             stored = {pid: {"id": pid} for _, pid in found}
         uf = _UnionFind()
         union, find, parent = uf.union, uf.find, uf.parent
@@ -843,6 +856,7 @@ class IdentityResolver:
                     displaced.setdefault(pid, set()).add(f"{scheme}:{value}")
         if not displaced:
             return
+        self._forget_finds()
         rows = []
         for pid, alts in sorted(displaced.items()):
             known = self._alts.setdefault(pid, set(stored[pid].get("alt_ids") or ()))
@@ -854,6 +868,7 @@ class IdentityResolver:
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
+        self._forget_finds()
         self.store.run_named(
             "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
         )
@@ -883,6 +898,57 @@ class IdentityResolver:
             else:
                 self.report.pruned_authorships += deleted
             self.store.run_named(f"identity/unmark_{source}_{name}", {"works": works})
+
+    def _lookup_with_finds(
+        self,
+        wanted: set[str],
+        papers: list[Paper],
+        multi: list[tuple[_Entry, Collection[str]]],
+    ) -> list[tuple[str, str]]:
+        """:meth:`_lookup` of a chunk's keys, the keys only its references name answered from
+        what an earlier chunk's look-up found (``_finds``) when that still holds.
+
+        Why: an update's works cite ~20 works each, mostly stored ones, and a chunk's look-up
+        seeks every key three ways (slot, id, alias); the works a file cites repeat from
+        chunk to chunk (every work of a quarterly update is cited by others of the slice).
+        A key answered by one row is remembered; the answer stays what the graph would give
+        while nothing changes which Paper holds that key, and only these change it: a record
+        holding the key or stating it among its ``alt_ids`` (looked up afresh and dropped
+        from ``_finds``, as are the previous chunk's records' keys, whose rows may still be
+        on their way), a merge, a rename, a displaced stub id or a retired id (each clears
+        ``_finds``: :meth:`_forget_finds`). A key no Paper holds is never remembered: the
+        chunk's writer may create its stub, and a stub written under another key leaves an
+        alias the next look-up finds."""
+        if not self.reuse_lookups:
+            return self._lookup(wanted)
+        finds = self._finds
+        record_keys = {p.id for p in papers}
+        for p in papers:  # a record's other ids become aliases of its node (the writer's)
+            if p.alt_ids:
+                record_keys.update(p.alt_ids)
+        for entry, keys in multi:
+            if isinstance(entry, Paper):
+                record_keys.update(keys)
+        for k in record_keys:
+            finds.pop(k, None)
+        ask = [k for k in wanted if k not in finds] if finds else wanted
+        found = self._lookup(ask)
+        rows_of: dict[str, int] = {}
+        for key, _ in found:
+            rows_of[key] = rows_of.get(key, 0) + 1
+        unsettled = record_keys | self._recent_record_keys
+        self._recent_record_keys = record_keys
+        reused = [(k, finds[k]) for k in wanted if k in finds] if len(ask) < len(wanted) else []
+        for key, pid in found:
+            if rows_of[key] == 1 and key not in unsettled:
+                finds[key] = pid
+        self.report.lookups_reused += len(reused)
+        return found + reused
+
+    def _forget_finds(self) -> None:
+        """Something other than the writer's rows changed which Paper holds a key (a merge,
+        a rename, an alias, a retired id): no earlier look-up's answer is reused."""
+        self._finds.clear()
 
     def _lookup(self, keys: Collection[str]) -> list[tuple[str, str]]:
         """``(key, Paper id)`` for every stored Paper each key names: by its slot, as its id,
@@ -1568,6 +1634,7 @@ def retire_ids(
     them never loaded). Returns how many stored Papers changed."""
 
     def apply(batch: list[tuple[str, str]]) -> int:
+        resolver._forget_finds()  # a retired id moves to its survivor
         keys = {f"openalex:{w}" for pair in batch for w in pair}
         found = dict(resolver._lookup(keys))  # per key the last row's id, as before
         n = 0

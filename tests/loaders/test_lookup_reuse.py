@@ -1,0 +1,80 @@
+"""A chunk's reference-only keys answered from an earlier chunk's look-up
+(``IdentityResolver._lookup_with_finds``) leave exactly the graph that looking every key up
+again leaves, on both backends, when what a key names changes between the chunks: a work
+merged into another (its id then names the survivor), a stub described later, a reference to
+a work keyed by its DOI. Chunks of one work make every chunk a later one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import openalex_work, write_openalex
+
+from scholarkg.config import load_settings
+from scholarkg.loaders import openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.store.base import GraphStore
+
+from .test_bulk_equals_incremental import everything
+
+
+def _work(w: int, refs: list[int], *, doi: str | None = None) -> dict[str, Any]:
+    return openalex_work(
+        1, id=f"https://openalex.org/W{w}", title=f"Work {w}",
+        doi=f"https://doi.org/{doi}" if doi else None,
+        ids={"openalex": f"https://openalex.org/W{w}"}, locations=[], cited_by_count=w,
+        publication_year=2001, referenced_works=[f"https://openalex.org/W{r}" for r in refs],
+        authorships=[], primary_location=None,
+    )  # fmt: skip
+
+
+def _stored(store: GraphStore) -> None:
+    """Before the load: W50 as a stub of its OpenAlex id, and the same work as a node keyed by
+    its DOI (a Crossref record's), so W50's own record, when it comes, merges the two."""
+    store.apply_schema()
+    store.run("CREATE (:Paper:Stub {id: 'openalex:W50', openalex_id: 'W50'})")
+    store.run("CREATE (:Paper {id: 'doi:10.5555/50', doi: '10.5555/50', title: 'Work 50'})")
+
+
+def _load(store: GraphStore, path: Path, *, reuse: bool) -> IdentityResolver:
+    resolver = IdentityResolver(store, chunk=1)
+    resolver.reuse_lookups = reuse
+    step = Step("w", path, "reuse", lambda: resolver.resolve(openalex.read_works(path)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+    return resolver
+
+
+def test_reused_lookups_leave_the_graph_fresh_lookups_leave(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))  # checkpoints apart
+    works = [
+        _work(1, [50, 60]),  # W50 found as its stub, W60 unknown: its stub is written
+        _work(2, [50, 60, 3]),  # both answered from chunk 1's look-up ... W60 as written
+        _work(50, [1], doi="10.5555/50"),  # W50 described: its stub merges into the DOI node
+        _work(3, [50, 60, 1]),  # W50 now names the survivor
+        _work(60, [2], doi="10.5555/60"),  # the stub W60 described, under its DOI
+        _work(4, [50, 60, 2, 3]),  # both keys name the works' nodes as they are now
+        _work(5, [50, 60, 4]),
+    ]
+    path = write_openalex(tmp_path / "snap", works)
+    graphs = []
+    for reuse in (True, False):
+        any_store.clear()
+        _stored(any_store)
+        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        assert (resolver.report.lookups_reused > 0) is reuse
+        graphs.append(everything(any_store))
+    assert graphs[0] == graphs[1]
+    cites = any_store.run(
+        "MATCH (a:Paper)-[:CITES]->(b:Paper) WHERE b.openalex_id IN ['W50', 'W60'] "
+        "RETURN a.openalex_id AS a, b.id AS b ORDER BY a, b"
+    )
+    survivors = {r["b"] for r in cites}
+    assert len(survivors) == 2 and all(not b.startswith("openalex:W50") for b in survivors)
+    assert {r["a"] for r in cites} == {"W1", "W2", "W3", "W4", "W5"}
