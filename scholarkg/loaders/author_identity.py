@@ -362,11 +362,16 @@ class AuthorResolver:
         ``existing``: the chunk's Paper ids already stored (or written by the previous
         chunk): only their stored lists are read (a load of new works reads none)."""
         wanted: dict[int, str] = {}
+        #: per wanted group, its Author records (a group holds ~15 records, ~4 of them
+        #: Authors: the passes below read these, not the whole group again)
+        authors_of: dict[int, list[Author]] = {}
         for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is None:
                 continue
-            if any(isinstance(r, Author) for r in recs):
+            found = [r for r in recs if isinstance(r, Author)]
+            if found:
                 wanted[i] = pid
+                authors_of[i] = found
         if not wanted:
             return {}
         # the lists the works have: stored, then this chunk's other records, the previous
@@ -380,10 +385,12 @@ class AuthorResolver:
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))
         wanted_pids = set(wanted.values())  # not ``in wanted.values()``: a scan per group
-        for recs, pid in zip(groups, paper_of, strict=True):
+        for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is None or pid not in wanted_pids:
                 continue
-            names = {r.id: r for r in recs if isinstance(r, Author)}
+            names = {r.id: r for r in authors_of.get(i, ())}
+            if not names:
+                continue  # no Author record: no authorship below can name one
             for r in recs:
                 if isinstance(r, Authorship) and r.start == pid and r.end in names:
                     a = names[r.end]
@@ -394,7 +401,7 @@ class AuthorResolver:
         self._moves_for(groups, paper_of, by_id, have)
         for i, pid in wanted.items():
             recs = groups[i]
-            authors = {r.id: r for r in recs if isinstance(r, Author) and not has_id(r)}
+            authors = {r.id: r for r in authors_of[i] if not has_id(r)}
             if not authors:
                 continue  # every author named by an id: nothing to align by name
             listed = {

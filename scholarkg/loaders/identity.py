@@ -56,6 +56,7 @@ from scholarkg.loaders.author_identity import (
     rewrite_authors,
 )
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
+from scholarkg.loaders.collection_pace import paused_collections
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema.records import (
     AliasOf,
@@ -233,8 +234,16 @@ class _UnionFind:
             self.parent[rb] = ra
 
 
+_NODE = "\x00node:"  # cannot collide with a scheme-prefixed key
+
+
 def _node(paper_id: str) -> str:
-    return "\x00node:" + paper_id  # cannot collide with a scheme-prefixed key
+    return _NODE + paper_id
+
+
+#: the row of a looked-up Paper whose slots were not read (``_fill_slots``): shared, never
+#: written to
+_UNFILLED: dict[str, Any] = {}
 
 
 class _RefStub:
@@ -478,7 +487,14 @@ class IdentityResolver:
     # -- one chunk -----------------------------------------------------------------------
     def _resolve_chunk(self, groups: list[SourceGroup], *, skipped: int = 0) -> list[Group]:
         """``groups`` resolved; the first ``skipped`` are skipped by a resumed load
-        (:meth:`skip`): resolved, their statements not applied."""
+        (:meth:`skip`): resolved, their statements not applied. The cyclic collector is off
+        meanwhile (``collection_pace.paused_collections``): a chunk makes ~40,000 reference
+        ends, their look-up rows and maps, nearly all dropped at its end; with it on, its
+        young collections walked them again and again (~4 CPU-s of a 22,000-work update)."""
+        with paused_collections():
+            return self._resolve_chunk_now(groups, skipped=skipped)
+
+    def _resolve_chunk_now(self, groups: list[SourceGroup], *, skipped: int) -> list[Group]:
         self._chunk_no += 1
         if self._deferred:
             self._run_deferred(final=False)
@@ -495,11 +511,13 @@ class IdentityResolver:
                 found.append((key, row["id"]))
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
             found = self._lookup_with_finds(wanted, papers, multi)
-            stored = {pid: {"id": pid} for _, pid in found}
+            # one shared empty row, not a dict per Paper (~50,000 a chunk): _fill_slots
+            # puts the rows resolution reads in its place
+            stored = dict.fromkeys([pid for _, pid in found], _UNFILLED)
         uf = _UnionFind()
         union, find, parent = uf.union, uf.find, uf.parent
         for key, pid in found:
-            node = _node(pid)
+            node = _NODE + pid  # _node(pid), inline: a call per row
             if key in parent or node in parent:
                 union(key, node)
             else:  # two roots (most rows: a key and the one node it finds)
@@ -511,15 +529,14 @@ class IdentityResolver:
         pseudo: set[str] = set()
         recent = self._recent
         if recent and not self.family:  # a family record keeps its id: nothing to land on
-            get = recent.get
-            for k in wanted:
-                if (prev := get(k)) is not None and prev not in stored:
+            for k in recent.keys() & wanted:  # set order, as iterating wanted was
+                if (prev := recent[k]) not in stored:
                     pseudo.add(prev)
                     union(k, _node(prev))
         # per component: the stored (or previous-chunk) Papers it touches and its records
         nodes: dict[str, set[str]] = {}
         for pid in (*stored, *pseudo):
-            root = find(_node(pid))
+            root = find(_NODE + pid)
             if (have := nodes.get(root)) is None:
                 nodes[root] = {pid}  # not setdefault(root, set()): a set made per call
             else:
@@ -541,7 +558,7 @@ class IdentityResolver:
         self._alts = {}
         if not self.family:
             for t in {mapping[p.id] for p in papers if not p.is_stub()}:
-                known = set(stored.get(t, {}).get("alt_ids") or ()) | self._recent_alts.get(
+                known = set(stored.get(t, _EMPTY).get("alt_ids") or ()) | self._recent_alts.get(
                     t, set()
                 )
                 if known:
@@ -980,7 +997,8 @@ class IdentityResolver:
         other.sort()
         params["aliases"] = sorted(keys)
         rows = self.store.run_named("identity/lookup_papers", params)
-        return [(str(r["key"]), str(r["id"])) for r in rows]
+        # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
+        return [(r["key"], r["id"]) for r in rows]
 
     @staticmethod
     def _needing_slots(
@@ -1006,8 +1024,9 @@ class IdentityResolver:
         their lookup rows (``identity/paper_slots``; the look-up answers with key and id)."""
         for part in chunked(ids, self.chunk * 4):
             for row in self.store.run_named("identity/paper_slots", {"ids": part}):
-                if (have := stored.get(str(row["id"]))) is not None:
-                    have.update(row)
+                pid = str(row["id"])
+                if (have := stored.get(pid)) is not None:  # the row holds the id too
+                    stored[pid] = row if have is _UNFILLED else {**have, **row}
 
     def _lookup_others(self, papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
         """Family mode: the stored Papers, other than each record's own node, that share one

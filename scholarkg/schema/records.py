@@ -65,13 +65,29 @@ class Record(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _sanitise(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None:  # what sanitise_value gives back for it, without the look-ups
+            return None
         name = info.field_name or "?"
-        # the class's own dict, not ``cls.model_fields``: pydantic 2.11+ reaches that
-        # through a deprecation descriptor, ~3 % of an incremental OpenAlex load
-        spec = cls.__pydantic_fields__.get(name)
-        label = getattr(cls, "LABEL", None) or getattr(cls, "TYPE", None) or cls.__name__
-        required = bool(spec and spec.is_required()) or name in cls.REFUSE_NONFINITE
+        try:
+            label, required = _FIELD_SPECS[(cls, name)]
+        except KeyError:
+            label, required = _FIELD_SPECS.setdefault((cls, name), _field_spec(cls, name))
         return sanitise_value(value, label=label, field=name, required=required)
+
+
+#: (record class, field name) → (label, required) as ``Record._sanitise`` reports them: a
+#: work's ~50 field values each looked both up (a missing ``LABEL`` on an edge class goes
+#: through pydantic's metaclass ``__getattr__``), ~15 % of an OpenAlex parse worker's time
+_FIELD_SPECS: dict[tuple[type, str], tuple[str, bool]] = {}
+
+
+def _field_spec(cls: type[Record], name: str) -> tuple[str, bool]:
+    # the class's own dict, not ``cls.model_fields``: pydantic 2.11+ reaches that through a
+    # deprecation descriptor
+    spec = cls.__pydantic_fields__.get(name)
+    label = getattr(cls, "LABEL", None) or getattr(cls, "TYPE", None) or cls.__name__
+    required = bool(spec and spec.is_required()) or name in cls.REFUSE_NONFINITE
+    return str(label), required
 
 
 class NodeRecord(Record):

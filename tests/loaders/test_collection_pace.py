@@ -1,4 +1,6 @@
-"""``fewer_collections``: raised thresholds inside a load, the caller's restored after it."""
+"""``fewer_collections``: raised thresholds inside a load, the caller's restored after it;
+``paused_collections``: the collector off inside (identity resolution of a chunk), its state
+restored after."""
 
 from __future__ import annotations
 
@@ -7,7 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholarkg.loaders.collection_pace import LOAD_THRESHOLDS, fewer_collections
+from scholarkg.loaders.collection_pace import (
+    LOAD_THRESHOLDS,
+    fewer_collections,
+    paused_collections,
+)
 
 
 @pytest.fixture
@@ -46,3 +52,30 @@ def test_the_collector_still_runs_inside() -> None:
         keep = [[i] for i in range(3 * LOAD_THRESHOLDS[0])]
     assert gc.get_stats()[0]["collections"] > before
     assert len(keep) == 3 * LOAD_THRESHOLDS[0]
+
+
+def test_paused_collections_turn_the_collector_off_and_restore_it_even_on_an_error() -> None:
+    assert gc.isenabled()
+    before = gc.get_stats()[0]["collections"]
+    with paused_collections():
+        assert not gc.isenabled()
+        keep = [[i] for i in range(3 * 700)]  # past the default young threshold
+        assert gc.get_stats()[0]["collections"] == before
+        with paused_collections():  # nested: still off, and the outer one re-enables
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert len(keep) == 3 * 700
+    with pytest.raises(RuntimeError), paused_collections():
+        raise RuntimeError("a chunk failed")
+    assert gc.isenabled()
+
+
+def test_paused_collections_leave_a_callers_disabled_collector_off() -> None:
+    gc.disable()
+    try:
+        with paused_collections():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

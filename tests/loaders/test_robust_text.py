@@ -73,6 +73,26 @@ def test_over_long_fields_and_huge_integers_are_refused(monkeypatch: pytest.Monk
         Paper(id="p", corpus_id=2**64)
 
 
+def test_a_cleaning_block_reads_the_field_cap_once_when_it_begins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside ``collect_cleaning`` (a load, a parse worker's block) the cap is the one in
+    force when the block began; outside, the environment is read for each value."""
+    monkeypatch.setenv("SCHOLARKG_MAX_FIELD_CHARS", "50")
+    with collect_cleaning():
+        monkeypatch.setenv("SCHOLARKG_MAX_FIELD_CHARS", "100")
+        with pytest.raises(ValidationError, match="over the 50-character field limit"):
+            Paper(id="p", abstract="x" * 51)
+        with collect_cleaning():  # a block inside reads it again
+            assert Paper(id="p", abstract="x" * 51).abstract == "x" * 51
+        with pytest.raises(ValidationError, match="over the 50-character field limit"):
+            Paper(id="p", abstract="x" * 51)
+    assert Paper(id="p", abstract="x" * 100).abstract == "x" * 100
+    monkeypatch.setenv("SCHOLARKG_MAX_FIELD_CHARS", "20")
+    with pytest.raises(ValidationError, match="over the 20-character field limit"):
+        Paper(id="p", abstract="x" * 21)
+
+
 # --------------------------------------------------------------------------- reading side
 
 
