@@ -66,8 +66,10 @@ def _load(snapshot: str, out: Any, code: str | None = None) -> None:
             sent_at[0] = time.perf_counter()
 
         def settle_timed(self: Any) -> None:
+            # one statement (before 2026-11-29's sender thread) or a queue of them
             unanswered = self._unanswered
-            if unanswered is None:
+            queued = [unanswered] if hasattr(unanswered, "query") else list(unanswered or ())
+            if not queued:
                 return
             t = time.perf_counter()
             try:
@@ -75,10 +77,11 @@ def _load(snapshot: str, out: Any, code: str | None = None) -> None:
             finally:
                 spent = time.perf_counter() - t
                 settled[0] += spent
-                ahead_stats["statements"] += 1
+                ahead_stats["statements"] += len(queued)
                 ahead_stats["overlapped_seconds"] += t - sent_at[0]
                 ahead_stats["waited_seconds"] += spent
-                waits[" ".join(unanswered.query.split())[:80]] += spent
+                for item in queued:
+                    waits[" ".join(item.query.split())[:80]] += spent / len(queued)
 
         FalkorDBStore._send_ahead = ahead  # type: ignore[method-assign,assignment]  # counting
         FalkorDBStore.settle = settle_timed  # type: ignore[method-assign]  # timing wrapper

@@ -73,8 +73,10 @@ AnyRecord = NodeRecord | EdgeRecord | ReferenceList
 Group = tuple[int, Sequence[AnyRecord]]
 #: what a reader may yield between its source records to have everything before written now
 #: (identity resolution asks for it before it looks a chunk up, so the chunk before it is in
-#: the store: ``loaders/identity.py``). Not a source record: not counted, never checkpointed
-#: on its own, ignored while a resumed load skips what is stored.
+#: the store: ``loaders/identity.py``). The flush is sent, not waited for: the store runs
+#: statements in the order they are sent, so the look-up that follows reads the graph with
+#: them written. Not a source record: not counted, never checkpointed on its own, ignored
+#: while a resumed load skips what is stored.
 FLUSH: Group = (0, ())
 
 
@@ -221,9 +223,14 @@ def run_resumable(
     ``undo=False`` skips the undo list (one id lookup per node batch): for throwaway graphs
     and for ``benchmarks/bench_load_guard.py``, which measures what it costs.
 
-    After each flush the checkpoint (if any) is saved. On a bad record (``InputError`` from
-    the loader) every complete group read before it is flushed and checkpointed, then the
-    error propagates, so a rerun with ``resume=True`` continues where this one stopped.
+    After each flush the checkpoint (if any) is saved, once the flush's replies are read: the
+    loop does not wait for them (``RecordWriter.flush(then=…)``), so on a store that writes
+    ahead the next records are read, resolved and added while the server writes, and the
+    next call that reaches the server (a look-up, the next batch's id check) reads them
+    first; a failure there rolls back to the last saved checkpoint. On a bad record
+    (``InputError`` from the loader) every complete group read before it is flushed and
+    checkpointed, then the error propagates, so a rerun with ``resume=True`` continues where
+    this one stopped.
     """
     stats = stats if stats is not None else LoadStats(source=str(source))
     writer = RecordWriter(store, batch_size=batch_size, undo=undo)
@@ -245,24 +252,36 @@ def run_resumable(
         buffered += len(records)
         stats.written_records += 1
 
-    def flush(*, complete: bool = False) -> None:
+    def flush(*, complete: bool = False, wait: bool = True) -> None:
+        """Write what is buffered, then claim it in the checkpoint. ``wait=False`` (every
+        flush but the last): return once it is sent; the checkpoint is saved when its
+        replies are read (the next call that reaches the server), so the loader's Python
+        (the next records, the resolver's next chunk) runs while the server writes."""
         nonlocal pending, buffered
-        writer.flush()
         pending = buffered = 0
         if not points or points[-1][0] != n:
             points.append((n, h.hexdigest()))
-        if checkpoint is not None:
-            checkpoint.save(points, complete=complete)
-        writer.mark()  # durable and claimed by the checkpoint: no longer to undo
-        if progress:
-            progress(n)
+        claimed, done = list(points), n
+
+        def durable() -> None:
+            if checkpoint is not None:
+                checkpoint.save(claimed, complete=complete)
+            writer.mark()  # durable and claimed by the checkpoint: no longer to undo
+            if progress:
+                progress(done)
+
+        if wait:
+            writer.flush()
+            durable()
+        else:
+            writer.flush(then=durable)
 
     try:
         with collect_cleaning() as stats.cleaned, fewer_collections():
             for group in groups:
                 if group is FLUSH:
                     if not skipping and pending:
-                        flush()
+                        flush(wait=False)
                     continue
                 records = group[1]
                 n += 1
@@ -293,7 +312,7 @@ def run_resumable(
                     continue
                 add(records)
                 if pending >= batch_size or buffered >= max_records:
-                    flush()
+                    flush(wait=False)
                 elif progress and n % 1000 == 0:
                     progress(n)
             if held:  # the file got shorter than the checkpoint: write what we held back

@@ -428,7 +428,10 @@ class IdentityResolver:
                 break
             buf.append(group)
             if len(buf) >= self.chunk:
-                yield FLUSH  # the chunk before is written before this one is looked up
+                # the chunk before is sent before this one is looked up: the store runs the
+                # look-up after it (the flush is not waited for: the Python up to the
+                # look-up, this chunk's parse and keys, runs while the server writes it)
+                yield FLUSH
                 yield from chunk(buf)
                 buf = []
         if buf:

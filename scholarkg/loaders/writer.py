@@ -25,12 +25,15 @@ the node is ``:Paper:Stub`` exactly while no record has described it.
 Writes overlap the Python that follows them: node and relationship batches go out under the
 store's ``writes_ahead`` (``store/batch_writes.py``), so on a store that writes ahead (the
 embedded FalkorDB) the server executes a statement while this writer builds and encodes the
-next one, and a relationship batch sent from :meth:`RecordWriter.add` runs while the next
-records are added. A statement's ``written`` count arrives when its reply is read; the
-counts of a flush go into the report at its end, after :meth:`RecordWriter.flush` has read
-every reply (``store.settle``), so a checkpoint saved after a flush never claims a write
-still under way. A failed statement is the last one the server ran (the next is sent only
-after its reply), and its error is raised as it is, as without writing ahead.
+next ones, and the statements of a flush run while the next records are added. A node flush
+first reads what it needs (which ids exist, and which Papers are stubs with no relationship
+out: ``identity/paper_states``), then sends all its writes, so they go out one after another.
+A statement's ``written`` count arrives when its reply is read; the counts of a flush go into
+the report once every reply of it is read: at the end of :meth:`RecordWriter.flush`, or, with
+``flush(then=…)`` (``run_resumable``), when the next call that reaches the server reads them,
+just before ``then`` saves the checkpoint, so a checkpoint never claims a write still under
+way. A failed statement is the last one the server ran (none is sent after it), and its
+error is raised as it is, as without writing ahead.
 
 Re-running a load is safe: everything is MERGE on stable ids. A relationship type whose
 record declares ``MERGE_KEY`` (e.g. ``Judgement``: several judgements of one pair) is MERGEd
@@ -268,9 +271,17 @@ class RecordWriter:
         self._sent_from.clear()
         self._rows_sent.clear()
         self._written.clear()
+        if self._ahead is not None:
+            # a flush not yet answered: read it first, so a flush that landed is claimed
+            # (``flush(then=…)``: its checkpoint saved, its nodes off the undo list) and one
+            # that failed is not
+            try:
+                self._ahead.settle()
+            except ScholarKGError as err:
+                log.warning("a write sent ahead failed too: %s", err)
         deleted = 0
         try:
-            for label, ids in self._created.items():
+            for label, ids in list(self._created.items()):
                 if ids:
                     deleted += self.store.delete_nodes(label, sorted(ids))
         except ScholarKGError as err:
@@ -333,9 +344,63 @@ class RecordWriter:
             self.report.skipped_relationships[rel_type] += len(rows) - written
 
     def _flush_label(self, label: str) -> None:
-        rows = self._nodes.pop(label, [])
+        self._flush_labels([label])
+
+    def _flush_labels(self, labels: list[str]) -> None:
+        """Write the buffered nodes of ``labels`` (the Paper stubs with ``Paper``): first
+        every read they need (which ids exist, :meth:`_found`), then every write, so the
+        writes go out one after another (written ahead, the server runs them while this
+        writer goes on). Labels do not meet: one label's writes change nothing another's
+        read sees."""
+        batches = []
+        for label in labels:
+            rows = self._nodes.pop(label, [])
+            stubs: dict[str, dict[str, Any]] = {}
+            if label == "Paper" and self._stubs:
+                for row in self._stubs:
+                    stubs.setdefault(str(row["id"]), {}).update(row)
+                self._stubs = []
+            if rows or stubs:
+                batches.append((label, rows, stubs, self._found(label, rows, stubs)))
+        for label, rows, stubs, found in batches:
+            self._write_label(label, rows, stubs, found)
+
+    def _found(
+        self, label: str, rows: list[dict[str, Any]], stubs: dict[str, dict[str, Any]]
+    ) -> dict[str, bool] | None:
+        """Which ids of ``rows`` and ``stubs`` the store holds (``None``: not looked up,
+        without an undo list and stubs); for Papers, per id, whether it is a stub with no
+        relationship out (``identity/paper_states``), else ``False``."""
+        if not stubs and not self.undo:
+            return None
+        ids = sorted({str(r["id"]) for r in rows}.union(stubs))
+        if label != "Paper":
+            have = self._store_call(self.store.existing_ids, label, ids, batch_size=self.batch_size)
+            return dict.fromkeys(have, False)
+        found: dict[str, bool] = {}
+        for part in chunked(ids, self.batch_size):
+            rows_found = self._store_call(
+                self.store.run_named, "identity/paper_states", {"ids": part}
+            )
+            found.update((str(r["id"]), bool(r["bare"])) for r in rows_found)
+        return found
+
+    def _write_label(
+        self,
+        label: str,
+        rows: list[dict[str, Any]],
+        stubs: dict[str, dict[str, Any]],
+        found: dict[str, bool] | None,
+    ) -> None:
+        described: set[str] = set()
         if rows:
-            had = self._note_created(label, rows)
+            described = {str(r["id"]) for r in rows}
+            had: set[str] | None = None
+            if self.undo and found is not None:
+                had = {i for i in described if i in found}
+                created = described - had
+                self._created[label] |= created
+                self._new[label] |= created
             self._write_ahead(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
             self.report.nodes[label] += len(rows)
             if label == "Paper":  # described now: no longer a stub
@@ -345,22 +410,23 @@ class RecordWriter:
                 if had is not None:
                     ids = [i for i in ids if i in had]
                 for part in chunked(ids, self.batch_size):
-                    unmarked = self._store_call(
-                        self.store.run_named, "identity/unmark_stubs", {"ids": part}
-                    )
-                    if had is not None:  # works cited before their record: new starts too
-                        self._new[label].update(str(r["id"]) for r in unmarked if r["bare"])
-        if label == "Paper" and self._stubs:
+                    if self._ahead is not None:  # its rows are not needed: written ahead
+                        self._write_ahead(
+                            self._ahead.send_named, "identity/unmark_stubs", {"ids": part}
+                        )
+                    else:
+                        self._store_call(
+                            self.store.run_named, "identity/unmark_stubs", {"ids": part}
+                        )
+                if had is not None and found is not None:  # works cited before their record
+                    # (stubs with no relationship out, as read before): new starts too
+                    self._new[label].update(i for i in had if found[i])
+        if stubs:
             # after the described rows: a stub of a work described in this batch is not new.
             # New stubs are CREATEd with both labels: adding a label to an existing node
             # (MERGE … ON CREATE SET p:Stub) cost FalkorDB ~2-4 ms a node, 35x the write
-            stubs: dict[str, dict[str, Any]] = {}
-            for row in self._stubs:
-                stubs.setdefault(str(row["id"]), {}).update(row)
-            self._stubs = []
-            have = self._store_call(
-                self.store.existing_ids, label, stubs, batch_size=self.batch_size
-            )
+            assert found is not None
+            have = {sid for sid in stubs if sid in found or sid in described}
             if self.undo:
                 self._created[label] |= set(stubs) - have
             old = [row for sid, row in stubs.items() if sid in have]
@@ -424,10 +490,10 @@ class RecordWriter:
         self._failed = True
 
     def _flush_nodes(self) -> None:
-        for label in list(self._nodes):
-            self._flush_label(label)
-        if self._stubs:
-            self._flush_label("Paper")
+        labels = list(self._nodes)
+        if self._stubs and "Paper" not in labels:
+            labels.append("Paper")
+        self._flush_labels(labels)
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
         rows = list(self._edges.pop(kind, {}).values())
@@ -440,19 +506,17 @@ class RecordWriter:
         self._rows_sent[kind.rel_type] += len(rows)
         self._written[kind.rel_type] += written
 
-    def _count_edges(self) -> None:
-        """The relationship counts of the flush (every reply read) into the report."""
-        for rel_type, rows in self._rows_sent.items():
-            written = self._written[rel_type]
-            self.report.relationships[rel_type] += written
-            if written < rows:
-                self.report.skipped_relationships[rel_type] += rows - written
+    def _count_edges(self, rows_sent: Counter[str], written: Counter[str]) -> None:
+        """The relationship counts of a flush (every reply read) into the report."""
+        for rel_type, rows in rows_sent.items():
+            got = written[rel_type]
+            self.report.relationships[rel_type] += got
+            if got < rows:
+                self.report.skipped_relationships[rel_type] += rows - got
                 log.warning(
-                    "%d %s relationship(s) skipped: endpoint not in the graph", rows - written,
+                    "%d %s relationship(s) skipped: endpoint not in the graph", rows - got,
                     rel_type,
                 )  # fmt: skip
-        self._rows_sent.clear()
-        self._written.clear()
 
     def _merge_grouped(self, kind: _EdgeKind, rows: list[dict[str, Any]]) -> int:
         # rows that share their properties go together: the store sends such a group as
@@ -506,15 +570,33 @@ class RecordWriter:
         self.report.nodes[kind.start_label] += len(aliases)
         return written
 
-    def flush(self) -> WriteReport:
+    def flush(self, *, then: Callable[[], None] | None = None) -> WriteReport:
+        """Send everything buffered and wait for every reply. With ``then``, do not wait:
+        ``then()`` is called once every statement of the flush has answered without an
+        error (on a store that writes ahead: when the next call that reaches the server
+        reads their replies; at once on one that does not), never if one failed; the
+        flush's relationship counts reach the report just before."""
         self._flush_nodes()
         for key in list(self._edges):
             self._flush_edges(key)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
-        if self._ahead is not None:  # every reply read before a checkpoint claims the records
+        # this flush's counts: late ones still arrive in ``written`` (its writes captured it)
+        rows_sent, written = self._rows_sent, self._written
+        self._rows_sent, self._written = Counter(), Counter()
+
+        def counted() -> None:
+            self._count_edges(rows_sent, written)
+            if then is not None:
+                then()
+
+        if self._ahead is None:
+            counted()
+        elif then is None:  # every reply read before a checkpoint claims the records
             self._store_call(self._ahead.settle)
-        self._count_edges()
+            counted()
+        else:
+            self._ahead.when_settled(counted)
         self._new.clear()  # statements of others may run before the next flush
         self._sent_from.clear()
         if self.progress:

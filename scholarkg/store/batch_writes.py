@@ -9,12 +9,14 @@ subclasses :class:`BatchWriteStore` and provides :meth:`_send` and :meth:`_count
 
 *Writing ahead* (:meth:`BatchWriteStore.writes_ahead`): a backend may send a write statement
 and return before its reply, so the caller's Python (the next batch's rows, their encoding,
-the next records) runs while the server executes it. At most one statement is unanswered:
-the next call that reaches the server reads its reply first, so a failed statement stops
-everything after it, and its error is its own. Its count reaches the ``written`` callback
-when its reply is read; :meth:`BatchWriteStore.settle` reads it at once (the writer's flush,
-before a checkpoint claims the records). A backend that does not write ahead (the default;
-both stores override it) answers every statement at once and returns its counts as before.
+the next records) runs while the server executes it. The statements run in the order they
+were sent and none after one that failed, so its error is its own; the next call that
+reaches the server reads every reply first. A count reaches the ``written`` callback when
+its reply is read; :meth:`BatchWriteStore.settle` reads them at once, and
+:meth:`BatchWriteStore.when_settled` calls back once they are read without an error (the
+load's checkpoint is saved then, never before). A backend that does not write ahead (the
+default; both stores override it) answers every statement at once and returns its counts as
+before.
 """
 
 from __future__ import annotations
@@ -124,6 +126,15 @@ class BatchWriteStore:
         """Read the reply of a statement written ahead (raising its error); a no-op when
         none is unanswered."""
 
+    def when_settled(self, then: Callable[[], None]) -> None:
+        """Call ``then()`` once every statement written ahead so far has answered without
+        an error (when their replies are read: the next call that reaches the server, or
+        :meth:`settle`), and never if one of them failed. This default reads what is
+        unanswered first (:meth:`settle`: a store writing ahead one statement at a time, as
+        the managed Neo4j does, raises its error there), then calls it."""
+        self.settle()
+        then()
+
     # -- shared ------------------------------------------------------------------------
     @property
     def dialect(self) -> str:
@@ -134,6 +145,13 @@ class BatchWriteStore:
         self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
     ) -> list[dict[str, Any]]:
         return self.run(render_named(name, self.dialect, identifiers), params)
+
+    def send_named(
+        self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
+    ) -> None:
+        """Run the named write ``name`` once with ``params``, its rows not read: under
+        :meth:`writes_ahead` it may be answered later, like the other writes."""
+        self._send(render_named(name, self.dialect, identifiers), params or {})
 
     def write_named(
         self,

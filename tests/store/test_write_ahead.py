@@ -137,3 +137,63 @@ def test_writer_rolls_back_a_statement_failed_ahead(store: FalkorDBStore) -> Non
     assert writer.failed
     assert (_ids(store), store.counts()) == shape
     assert store.run("MATCH (a:Author {id: 'a3'}) RETURN a.id AS id") == []
+
+
+def test_many_statements_unanswered_in_order(ahead_store: BatchWriteStore) -> None:
+    """More statements than may be unanswered at once: each later one waits for the oldest,
+    every count arrives once, and the server ran them in the order they were sent (each
+    batch sets ``n.last`` of one node: the last batch's value stays)."""
+    store, tally = ahead_store, _Tally()
+    limit = 4
+    if isinstance(store, FalkorDBStore):
+        import scholarkg.store.falkordb.store as module
+
+        limit = module.AHEAD_STATEMENTS + 3
+    rows = [{"id": "p", "last": i} for i in range(limit)]
+    with store.writes_ahead(tally.written, tally.failed):
+        for row in rows:
+            store.merge_nodes("Paper", [row])
+        store.merge_nodes("Paper", [{"id": f"q{i}"} for i in range(5)], batch_size=1)
+        store.settle()
+    assert store.run("MATCH (n:Paper {id: 'p'}) RETURN n.last AS last") == [{"last": limit - 1}]
+    assert len(_ids(store)) == 6 and tally.failures == 0
+
+
+def test_when_settled_waits_for_the_replies_and_never_follows_a_failure(
+    ahead_store: BatchWriteStore,
+) -> None:
+    store, tally = ahead_store, _Tally()
+    settled: list[str] = []
+    with store.writes_ahead(tally.written, tally.failed):
+        store.write_batches(_CREATE, [{"id": "a", "d": 1}])
+        store.when_settled(lambda: settled.append("first"))
+        if isinstance(store, FalkorDBStore):  # written ahead: not answered yet
+            assert settled == []
+        assert _ids(store) == ["a"]  # a call that reaches the server reads the reply
+        assert settled == ["first"]
+        with pytest.raises(ScholarKGError, match=r"(?i)zero"):
+            # Neo4j answers at once: the error is raised here, before the callback is given
+            store.write_batches(_CREATE, [{"id": "b", "d": 0}, {"id": "c", "d": 1}])
+            store.when_settled(lambda: settled.append("second"))
+            store.settle()
+    assert settled == ["first"]  # the statement before it failed: never called
+    assert _ids(store) == ["a"]
+    store.when_settled(lambda: settled.append("idle"))  # nothing unanswered: at once
+    assert settled == ["first", "idle"]
+
+
+def test_closing_reads_what_is_still_unanswered(store: FalkorDBStore) -> None:
+    """A store closed with statements still queued sends them and reads their replies:
+    nothing sent ahead is lost, and the sender thread ends."""
+    tally = _Tally()
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_nodes("Paper", [{"id": f"p{i}"} for i in range(6)], batch_size=1)
+    sender = store._sender
+    assert sender is not None
+    store.close()
+    assert not sender._thread.is_alive()
+    again = FalkorDBStore(store.db, store.graph)
+    try:
+        assert len(_ids(again)) == 6
+    finally:
+        again.close()

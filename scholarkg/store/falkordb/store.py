@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import OrderedDict
+import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -141,16 +142,121 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class _Ahead(NamedTuple):
-    """A write statement sent and not answered yet (:meth:`FalkorDBStore.writes_ahead`)."""
+#: statements written ahead and not yet read back at most (``FalkorDBStore.writes_ahead``)
+#: and their parameter text at most: the queue holds each one's text until it is sent
+AHEAD_STATEMENTS = 32
+AHEAD_BYTES = 64 << 20
 
-    #: the pool connection it went out on (back to the pool once its reply is read)
-    conn: Any
-    #: its text without the parameter header, for its error
-    query: str
-    #: gets its ``written`` count (``None``: a statement without one)
-    written: Callable[[int], None] | None
-    failed: Callable[[], None]
+
+class _Ahead:
+    """A write statement written ahead (:meth:`FalkorDBStore.writes_ahead`): queued for the
+    sender thread, sent, answered; its reply is read back by the store's own thread."""
+
+    __slots__ = (
+        "done", "error", "failed", "query", "raw", "sent", "size", "text", "then", "written",
+    )  # fmt: skip
+
+    def __init__(
+        self, text: str, query: str, written: Callable[[int], None] | None,
+        failed: Callable[[], None],
+    ) -> None:  # fmt: skip
+        #: the whole statement (parameter header and query); dropped once sent
+        self.text: str | None = text
+        self.size = len(text)
+        #: its text without the parameter header, for its error
+        self.query = query
+        #: gets its ``written`` count (``None``: a statement without one)
+        self.written = written
+        self.failed = failed
+        #: set by the sender once the reply is in (or the statement was dropped)
+        self.done = threading.Event()
+        self.raw: Any = None
+        #: what sending it or reading its reply raised (a redis exception), else ``None``
+        self.error: BaseException | None = None
+        #: it reached the server (``False``: dropped after a statement before it failed)
+        self.sent = False
+        #: called once its reply (and every one before) is read without an error
+        #: (:meth:`FalkorDBStore.when_settled`)
+        self.then: list[Callable[[], None]] = []
+
+
+def _failed_reply(raw: Any) -> bool:
+    """A reply that holds an error (FalkorDB answers a runtime error inside the array)."""
+    return isinstance(raw, Exception) or (
+        isinstance(raw, list) and any(isinstance(part, Exception) for part in raw)
+    )
+
+
+class _Sender:
+    """The thread that sends the statements written ahead, in order, one at a time on one
+    pooled connection: it sends a statement, waits for its reply (the socket wait releases
+    the GIL, so the loader's Python runs meanwhile) and only then sends the next. After a
+    statement that failed (an error reply, a lost connection) it sends nothing more: what
+    is queued behind it is dropped until the store has read that failure (:meth:`resume`),
+    so a failed statement is the last one the server ran."""
+
+    def __init__(self, pool: Any, graph: str) -> None:
+        self._pool = pool
+        self._graph = graph
+        self._queue: deque[_Ahead | None] = deque()
+        self._ready = threading.Condition(threading.Lock())
+        self._stopped = False
+        self._thread = threading.Thread(
+            target=self._run, name=f"falkordb-writes-ahead-{graph}", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, item: _Ahead | None) -> None:
+        with self._ready:
+            self._queue.append(item)
+            self._ready.notify()
+
+    def resume(self) -> None:
+        """The store read the failure: statements queued from now on are sent again."""
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Send nothing more (what is queued is dropped) and end the thread."""
+        self._stopped = True
+        self.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                item = self._queue.popleft()
+            if item is None:
+                return
+            try:
+                if not self._stopped:
+                    self._send(item)
+                    if item.error is not None or _failed_reply(item.raw):
+                        self._stopped = True
+            finally:
+                item.text = None
+                item.done.set()
+
+    def _send(self, item: _Ahead) -> None:
+        import redis
+
+        try:
+            conn = self._pool.get_connection()
+        except BaseException as err:  # the server is gone: nothing was sent
+            item.error = err
+            return
+        try:
+            item.sent = True
+            conn.send_command("GRAPH.QUERY", self._graph, item.text, "--compact")
+            item.raw = conn.read_response()
+        except redis.exceptions.ResponseError as err:  # read whole: the connection is clean
+            item.error = err
+        except BaseException as err:  # lost or interrupted: never reused with a reply pending
+            item.error = err
+            conn.disconnect()
+        finally:
+            self._pool.release(conn)
 
 
 class FalkorDBStore(BatchWriteStore):
@@ -183,8 +289,12 @@ class FalkorDBStore(BatchWriteStore):
         self._indexes_settling = False
         #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
         self._ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
-        #: the write statement sent ahead and not answered yet (at most one)
-        self._unanswered: _Ahead | None = None
+        #: the write statements written ahead whose replies this thread has not read, in
+        #: the order they were sent, and their text's size
+        self._unanswered: deque[_Ahead] = deque()
+        self._unanswered_bytes = 0
+        #: the thread that sends them (started by the first)
+        self._sender: _Sender | None = None
 
     @classmethod
     def from_settings(
@@ -234,12 +344,15 @@ class FalkorDBStore(BatchWriteStore):
     def writes_ahead(
         self, written: Callable[[int], None], failed: Callable[[], None]
     ) -> Iterator[None]:
-        """Write statements are sent and left unanswered while the caller goes on: redis
-        runs one connection's commands in order, so the server executes a statement while
-        Python encodes the next (and builds its rows). One statement at most is
-        unanswered: sending the next one, or any other call that reaches the server, reads
-        its reply first (:meth:`settle`), so nothing runs after a failed statement and its
-        error is its own. The connection it went out on stays out of the pool until then."""
+        """Write statements are queued for a sender thread (:class:`_Sender`) and the caller
+        goes on: the server executes them in order while Python builds and encodes the next
+        rows, the next batches, the next records. The thread sends a statement only once the
+        one before answered, and none after one that failed, so nothing runs after a failed
+        statement and its error is its own; this thread reads the replies back in order
+        (counts to ``written``, a failure raised after ``failed()``) at the next call that
+        reaches the server, or at :meth:`settle`. At most :data:`AHEAD_STATEMENTS`
+        statements (:data:`AHEAD_BYTES` of text) are unanswered: one more waits for the
+        oldest."""
         outer = self._ahead_to
         self._ahead_to = (written, failed)
         try:
@@ -248,64 +361,97 @@ class FalkorDBStore(BatchWriteStore):
             self._ahead_to = outer
 
     def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
-        """``GRAPH.QUERY`` sent without waiting for its reply (:meth:`writes_ahead`)."""
+        """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`)."""
         assert self._ahead_to is not None
         written, failed = self._ahead_to
         try:
             check_params(params)
-            # the Python work that overlaps the statement before (still running)
+            # the Python work that overlaps the statements before (still running)
             text = params_header(params) + query if params else query
         except BaseException:
-            self.settle()  # the statement before first: its error, if any, came first
+            self.settle()  # the statements before first: their error, if any, came first
             raise
-        self.settle()
-        with _server_lost_is_server_error():
+        self._read_answered()
+        if self._indexes_settling:
             self._settle_indexes(query)
-            pool = self.db.connection.connection_pool
-            conn = pool.get_connection()
-            try:
-                conn.send_command("GRAPH.QUERY", self._g.name, text, "--compact")
-            except BaseException:
-                conn.disconnect()
-                pool.release(conn)
-                failed()
-                raise
-        self._unanswered = _Ahead(conn, query, written if counted else None, failed)
+        while self._unanswered and (
+            len(self._unanswered) >= AHEAD_STATEMENTS
+            or self._unanswered_bytes + len(text) > AHEAD_BYTES
+        ):
+            self._read_oldest()
+        item = _Ahead(text, query, written if counted else None, failed)
+        sender = self._sender
+        if sender is None:
+            sender = self._sender = _Sender(self.db.connection.connection_pool, self._g.name)
+        self._unanswered.append(item)
+        self._unanswered_bytes += item.size
+        sender.put(item)
 
     def settle(self) -> None:
-        """Read the reply of the statement written ahead, if any: its count to its
-        ``written``, its error raised (after its ``failed``). A connection whose reply could
-        not be read (lost, interrupted) is closed, never given back with a reply pending."""
-        ahead = self._unanswered
-        if ahead is None:
-            return
-        self._unanswered = None
+        """Read the replies of the statements written ahead, in order: counts to their
+        ``written``, the first error raised (after its ``failed``; the statements queued
+        behind it were never sent). A no-op when none is unanswered."""
+        while self._unanswered:
+            self._read_oldest()
+
+    def when_settled(self, then: Callable[[], None]) -> None:
+        """``then()`` once the statements written ahead so far have answered (their
+        replies read, in order, without an error): at once when none is unanswered, else
+        when the last one's reply is read; never if one of them failed."""
+        if self._unanswered:
+            self._unanswered[-1].then.append(then)
+        else:
+            then()
+
+    def _read_answered(self) -> None:
+        """Read the replies already in (a failure raised now rather than later)."""
+        while self._unanswered and self._unanswered[0].done.is_set():
+            self._read_oldest()
+
+    def _read_oldest(self) -> None:
         import redis
         from falkordb.query_result import QueryResult
 
-        pool = self.db.connection.connection_pool
-        try:
-            raw = ahead.conn.read_response()
-        except redis.exceptions.ResponseError as err:
-            pool.release(ahead.conn)  # the reply was read: the connection is clean
-            ahead.failed()
+        ahead = self._unanswered[0]
+        ahead.done.wait()
+        self._unanswered.popleft()
+        self._unanswered_bytes -= ahead.size
+        err = ahead.error
+        if err is None and not _failed_reply(ahead.raw):
+            try:
+                reply = plain_reply(ahead.raw)
+                result = reply if reply is not None else QueryResult(self._g, ahead.raw)
+            except redis.exceptions.ResponseError as parse_err:  # defensive: an error inside
+                err = parse_err
+            else:
+                if ahead.written is not None:
+                    ahead.written(self._count_written(result))
+                for then in ahead.then:
+                    then()
+                return
+        if err is None:  # an error inside the reply: the client's reading raises it
+            try:
+                QueryResult(self._g, ahead.raw)
+            except redis.exceptions.ResponseError as inner:
+                err = inner
+            else:  # pragma: no cover - _failed_reply said it holds one
+                err = redis.exceptions.ResponseError(str(ahead.raw))
+        self._drop_unsent()
+        ahead.failed()
+        if isinstance(err, redis.exceptions.ResponseError):
             raise dialect.cypher_error(err, ahead.query) from err
-        except BaseException as err:
-            ahead.conn.disconnect()
-            pool.release(ahead.conn)
-            ahead.failed()
-            if isinstance(err, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
-                raise ServerError(_LOST.format(err=err)) from err
-            raise
-        pool.release(ahead.conn)
-        try:
-            reply = plain_reply(raw)
-            result = reply if reply is not None else QueryResult(self._g, raw)
-        except redis.exceptions.ResponseError as err:  # an error inside the reply
-            ahead.failed()
-            raise dialect.cypher_error(err, ahead.query) from err
-        if ahead.written is not None:
-            ahead.written(self._count_written(result))
+        if isinstance(err, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+            raise ServerError(_LOST.format(err=err)) from err
+        raise err
+
+    def _drop_unsent(self) -> None:
+        """After a failure: the statements queued behind it, which the sender dropped."""
+        for item in self._unanswered:
+            item.done.wait()
+        self._unanswered.clear()
+        self._unanswered_bytes = 0
+        if self._sender is not None:
+            self._sender.resume()
 
     def _settle_indexes(self, query: str, *, read_only: bool = False) -> None:
         """After a restart that builds the indexes in the background: wait until they are
@@ -809,6 +955,10 @@ class FalkorDBStore(BatchWriteStore):
             self.settle()
         except Exception as err:  # the caller settles what it needs; never mask its error
             log.warning("a write sent ahead failed as the store closed: %s", err)
+        finally:
+            sender, self._sender = self._sender, None
+            if sender is not None:
+                sender.stop()
         try:
             self.db.connection.close()
         except Exception as err:  # closing must never mask the caller's own error
