@@ -122,6 +122,23 @@ class BatchWriteStore:
         statement at once (``written`` is never called)."""
         yield
 
+    #: inside :meth:`writes_ahead` of a store that writes ahead: its ``written`` and
+    #: ``failed`` callbacks (:meth:`_writing_ahead_to`)
+    _ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
+
+    @contextmanager
+    def _writing_ahead_to(
+        self, written: Callable[[int], None], failed: Callable[[], None]
+    ) -> Iterator[None]:
+        """The callbacks of a :meth:`writes_ahead` block, the outer block's restored after
+        it (blocks nest): what a store that writes ahead keeps for its late replies."""
+        outer = self._ahead_to
+        self._ahead_to = (written, failed)
+        try:
+            yield
+        finally:
+            self._ahead_to = outer
+
     def settle(self) -> None:
         """Read the reply of a statement written ahead (raising its error); a no-op when
         none is unanswered."""

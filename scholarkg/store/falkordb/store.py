@@ -288,7 +288,6 @@ class FalkorDBStore(BatchWriteStore):
         #: has not yet seen them all built (:meth:`_settle_indexes`)
         self._indexes_settling = False
         #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
-        self._ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
         #: the write statements written ahead whose replies this thread has not read, in
         #: the order they were sent, and their text's size
         self._unanswered: deque[_Ahead] = deque()
@@ -353,12 +352,8 @@ class FalkorDBStore(BatchWriteStore):
         reaches the server, or at :meth:`settle`. At most :data:`AHEAD_STATEMENTS`
         statements (:data:`AHEAD_BYTES` of text) are unanswered: one more waits for the
         oldest."""
-        outer = self._ahead_to
-        self._ahead_to = (written, failed)
-        try:
+        with self._writing_ahead_to(written, failed):
             yield
-        finally:
-            self._ahead_to = outer
 
     def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
         """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`)."""

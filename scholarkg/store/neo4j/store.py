@@ -333,7 +333,6 @@ class Neo4jStore(BatchWriteStore):
         #: db.transaction.timeout in ms (0: none), read once
         self._server_timeout: int | None = None
         #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
-        self._ahead_to: tuple[Callable[[int], None], Callable[[], None]] | None = None
         #: the write statement sent ahead and not answered yet (at most one)
         self._unanswered: _Ahead | None = None
         #: the one thread statements written ahead run in (made when first needed)
@@ -453,12 +452,8 @@ class Neo4jStore(BatchWriteStore):
         writes send are lists and dicts built for that statement (``run_batches``,
         ``node_rows``, ``rel_rows``, ``checked_pairs``), never changed after the call.
         """
-        outer = self._ahead_to
-        self._ahead_to = (written, failed)
-        try:
+        with self._writing_ahead_to(written, failed):
             yield
-        finally:
-            self._ahead_to = outer
 
     def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
         """``execute_query`` handed to the sender thread (:meth:`writes_ahead`)."""
