@@ -24,13 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from scholarkg.errors import InputError
 from scholarkg.store.base import ProgressFn
 from scholarkg.store.cypher_common import (
+    check_params,
     chunked,
     clean_props,
     create_grouped_query,
@@ -45,6 +46,8 @@ from scholarkg.store.cypher_common import (
 )
 from scholarkg.store.named import render_named
 from scholarkg.store.vector_batches import VectorBatch, prepared_ahead
+
+_Prepared = TypeVar("_Prepared")
 
 
 def one_row_per_node(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -138,6 +141,22 @@ class BatchWriteStore:
             yield
         finally:
             self._ahead_to = outer
+
+    def _ahead_prepared(
+        self, params: Mapping[str, Any], prepare: Callable[[], _Prepared]
+    ) -> tuple[Callable[[int], None], Callable[[], None], _Prepared]:
+        """A statement about to be written ahead: the block's callbacks, and its parameters
+        checked and ``prepare()``d (the Python that overlaps the statements still running).
+        A bad parameter is raised only after what is unanswered was read: their error, if
+        any, came first."""
+        assert self._ahead_to is not None
+        written, failed = self._ahead_to
+        try:
+            check_params(params)
+            return written, failed, prepare()
+        except BaseException:
+            self.settle()
+            raise
 
     def settle(self) -> None:
         """Read the reply of a statement written ahead (raising its error); a no-op when

@@ -357,15 +357,9 @@ class FalkorDBStore(BatchWriteStore):
 
     def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
         """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`)."""
-        assert self._ahead_to is not None
-        written, failed = self._ahead_to
-        try:
-            check_params(params)
-            # the Python work that overlaps the statements before (still running)
-            text = params_header(params) + query if params else query
-        except BaseException:
-            self.settle()  # the statements before first: their error, if any, came first
-            raise
+        written, failed, text = self._ahead_prepared(
+            params, lambda: params_header(params) + query if params else query
+        )
         self._read_answered()
         if self._indexes_settling:
             self._settle_indexes(query)

@@ -457,14 +457,7 @@ class Neo4jStore(BatchWriteStore):
 
     def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
         """``execute_query`` handed to the sender thread (:meth:`writes_ahead`)."""
-        assert self._ahead_to is not None
-        written, failed = self._ahead_to
-        try:
-            check_params(params)  # Python that overlaps the statement before (still running)
-            args = dict(params)
-        except BaseException:
-            self.settle()  # the statement before first: its error, if any, came first
-            raise
+        written, failed, args = self._ahead_prepared(params, lambda: dict(params))
         self.settle()
         if self._sender is None:
             self._sender = ThreadPoolExecutor(1, thread_name_prefix="neo4j-write-ahead")
