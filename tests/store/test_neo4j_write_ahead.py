@@ -15,9 +15,6 @@ from types import FrameType
 import pytest
 
 from scholarkg.config import Neo4jSettings
-from scholarkg.errors import ScholarKGError
-from scholarkg.loaders.writer import RecordWriter
-from scholarkg.schema.records import Author, Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.neo4j.store import Neo4jStore
 
@@ -92,29 +89,3 @@ def test_close_waits_for_a_statement_written_ahead(
     other.close()
     assert other._sender is None
     assert _ids(nstore) == ["closed"]
-
-
-def test_writer_rolls_back_a_statement_failed_ahead(nstore: Neo4jStore) -> None:
-    """A server error in a node batch written ahead (a uniqueness constraint beside the key):
-    the writer raises that error, runs nothing after it and undoes its load back to the
-    mark, so the graph is what it was before."""
-    nstore.clear()  # no schema: the default one indexes Author.orcid, which a constraint may not
-    nstore.run("CREATE CONSTRAINT test_author_orcid FOR (a:Author) REQUIRE a.orcid IS UNIQUE")
-    before = RecordWriter(nstore, batch_size=2)
-    before.add_all([Paper(id="p0", title="Work p0"),
-                    Author(id="a0", name="Zero", orcid="0000-0000-0000-0001")])  # fmt: skip
-    shape = (_ids(nstore), nstore.counts())
-
-    writer = RecordWriter(nstore, batch_size=2)
-    records: list[NodeRecord | EdgeRecord] = [Paper(id=f"p{i}", title=f"W{i}") for i in (1, 2, 3)]
-    records += [
-        Author(id="a1", name="One", orcid="0000-0000-0000-0002"),
-        Author(id="a2", name="Two", orcid="0000-0000-0000-0002"),  # taken in its batch
-        Author(id="a3", name="Three", orcid="0000-0000-0000-0003"),
-    ]
-    records += [Citation(start="p1", end="p0"), Citation(start="p2", end="p3")]
-    with pytest.raises(ScholarKGError, match=r"(?i)already exists|constraint"):
-        writer.add_all(records)
-    assert writer.failed
-    assert (_ids(nstore), nstore.counts()) == shape
-    assert nstore.run("MATCH (a:Author {id: 'a3'}) RETURN a.id AS id") == []
