@@ -59,12 +59,17 @@ print(json.dumps({"wall": wall, "cpu": cpu, "works": len(rows.ids),
 """
 
 
-def _measure(part: Path, code: str, calls: int) -> dict[str, float | str]:
+def child_result(child: str, *args: str) -> dict[str, float | str]:
+    """Run ``child`` (Python source) in a fresh interpreter with ``args``; the JSON object
+    its last line prints (the parse benchmarks' measurements)."""
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(part), code, str(calls)],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        [sys.executable, "-c", child, *args], check=True, capture_output=True, text=True
+    ).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def _measure(part: Path, code: str, calls: int) -> dict[str, float | str]:
+    return child_result(_CHILD, str(part), code, str(calls))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,13 +17,11 @@ states and the cleaning counts): the speed-up may change nothing.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from bench_openalex import _extract_code, generate_update
+from bench_openalex_parse import child_result
 
 # runs in the child: parse every line of the update in blocks, as the workers do, and pickle
 # each block's result as a worker sends it back; print the CPU seconds and the digest
@@ -63,11 +61,7 @@ print(json.dumps({"cpu": cpu, "works": works, "bytes": sum(map(len, sent)),
 
 
 def _measure(folder: Path, code: str) -> dict[str, float | str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(folder), code],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    return dict(json.loads(out.strip().splitlines()[-1]))
+    return child_result(_CHILD, str(folder), code)
 
 
 def main(argv: list[str] | None = None) -> int:
