@@ -24,7 +24,6 @@ writing the AOF, which the CPU includes.
 from __future__ import annotations
 
 import argparse
-import os
 import queue
 import re
 import sys
@@ -142,7 +141,6 @@ def main(argv: list[str] | None = None) -> int:
         times = StatementTimes()
         times.install()
         out: queue.Queue[dict[str, Any]] = queue.Queue()
-        os.environ.setdefault("SCHOLARKG_BACKEND", "embedded")
         base_bench._incremental(str(upd), "embedded", out, None, False)
         res = out.get()
     finally:

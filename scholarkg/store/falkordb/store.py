@@ -287,7 +287,6 @@ class FalkorDBStore(BatchWriteStore):
         #: the server was (re)started building its indexes in the background and this store
         #: has not yet seen them all built (:meth:`_settle_indexes`)
         self._indexes_settling = False
-        #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
         #: the write statements written ahead whose replies this thread has not read, in
         #: the order they were sent, and their text's size
         self._unanswered: deque[_Ahead] = deque()

@@ -332,7 +332,6 @@ class Neo4jStore(BatchWriteStore):
         self.gds: Neo4jGds | None = Neo4jGds(self) if "gds" in self.capabilities else None
         #: db.transaction.timeout in ms (0: none), read once
         self._server_timeout: int | None = None
-        #: inside :meth:`writes_ahead`: its ``written`` and ``failed`` callbacks
         #: the write statement sent ahead and not answered yet (at most one)
         self._unanswered: _Ahead | None = None
         #: the one thread statements written ahead run in (made when first needed)
