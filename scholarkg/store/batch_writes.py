@@ -44,7 +44,7 @@ from scholarkg.store.cypher_common import (
     rel_rows,
     run_batches,
 )
-from scholarkg.store.named import render_named
+from scholarkg.store.named import render_named, without_empty_branches
 from scholarkg.store.vector_batches import VectorBatch, prepared_ahead
 
 _Prepared = TypeVar("_Prepared")
@@ -180,7 +180,8 @@ class BatchWriteStore:
     def run_named(
         self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
     ) -> list[dict[str, Any]]:
-        return self.run(render_named(name, self.dialect, identifiers), params)
+        query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
+        return [] if query is None else self.run(query, params)
 
     def send_named(
         self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str

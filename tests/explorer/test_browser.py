@@ -91,14 +91,26 @@ def open_page(drv: Any, client: Client) -> None:
 
 
 def click_node(drv: Any, ref: str) -> None:
-    """A real mouse click on the canvas where Cytoscape drew node ``ref``."""
+    """A real mouse click on the canvas where Cytoscape drew node ``ref``, once the layout
+    has stopped moving it (on a loaded machine the layout still animated when the position
+    was read, and the click landed beside the node)."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    pos = drv.execute_script(
-        "return window.scholarkgExplorer.cy.getElementById('n' + arguments[0]).renderedPosition()",
-        ref,
-    )
+    def position() -> Any:
+        return drv.execute_script(
+            "return window.scholarkgExplorer.cy.getElementById('n' + arguments[0])"
+            ".renderedPosition()",
+            ref,
+        )
+
+    def settled() -> Any:
+        before = position()
+        time.sleep(0.3)
+        after = position()
+        return after if after == before else None
+
+    pos = wait_for(settled, f"node {ref} to stop moving")
     graph = drv.find_element(By.ID, "graph")
     rect = graph.rect
     ActionChains(drv).move_to_element_with_offset(

@@ -1,3 +1,4 @@
+// skip-empty-branches: a branch whose list is empty is left out before this runs (store/named.py)
 // Identity resolution for a benchmark family's records (loaders/identity.py, family mode):
 // the Papers *other than the record's own node* that share one of its id slots. Per slot a
 // list of {v: the slot value, own: the record's Paper id}: $arxiv, $doi, $corpus (v an int),

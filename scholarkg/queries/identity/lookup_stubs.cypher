@@ -1,3 +1,4 @@
+// skip-empty-branches: a branch whose list is empty is left out before this runs (store/named.py)
 // The stub Papers (:Paper:Stub, known only by an id: a reference no record described) that any
 // of the given ids names (load openalex --only-stubs, loaders/stubs.py): $ids scheme-prefixed ids
 // ("openalex:W2", "doi:10.1/x"), matched against Paper ids and PaperAlias nodes, and one list

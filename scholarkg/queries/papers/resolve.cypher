@@ -1,3 +1,4 @@
+// skip-empty-branches: a branch whose list is empty is left out before this runs (store/named.py)
 // Every Paper a user's reference may name (services/paper_lookup.py): one list per kind of id.
 // $ids: node ids and scheme-prefixed aliases ("doi:10.1/x"); $doi "10.1/x"; $arxiv "2401.00001";
 // $corpus [int]; $openalex "W1"; $mag "123"; $pmid "123"; $pmcid "PMC1"; $s2paper "<sha>".
