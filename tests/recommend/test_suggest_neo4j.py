@@ -132,7 +132,10 @@ def test_suggest_on_neo4j_from_the_command_line_with_fastrp_from_gds(
     assert rel["work"]["id"] == "doi:10.5555/w101" and "fastrp" in rel["lists"]
 
 
-@pytest.mark.parametrize("topic,n", [(0, 6), (2, 11)])
+@pytest.mark.parametrize(
+    "topic,n",
+    [(0, 6), pytest.param(2, 11, marks=pytest.mark.slow)],  # the second in make test-marked
+)
 def test_exclude_on_neo4j_equals_the_graph_loaded_without_the_work(
     neo4j_store: Any, group_loader: Callable[..., None], tmp_path: Path, topic: int, n: int
 ) -> None:

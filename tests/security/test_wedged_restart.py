@@ -60,6 +60,7 @@ def _decoded(server: EmbeddedServer) -> str:
     return "\n".join(line for line in text.splitlines() if "Done decoding graph" in line)
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_a_restarted_server_that_wedges_before_it_answers_is_replaced(tmp_path: Path) -> None:
     server = EmbeddedServer(
         tmp_path / "store",

@@ -89,6 +89,7 @@ def test_killed_server_restarts_with_data(data_dir: Path) -> None:
     assert _count(srv) == 20
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_hung_server_is_replaced_with_data(data_dir: Path) -> None:
     """A live redis-server that does not answer (here: SIGSTOP) is terminated and replaced."""
     srv = EmbeddedServer(data_dir)

@@ -159,6 +159,7 @@ def test_writes_after_the_snapshot_survive_kill9_and_schema_replays_cleanly(
     assert graph_state(server) == before
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_readiness_waits_for_a_loading_server(own_store: Path) -> None:
     """A server that is loading is waited for and reported, never killed (issue 9).
 
