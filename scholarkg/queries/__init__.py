@@ -30,7 +30,9 @@ is a label, one starting with ``rel`` a relationship type, any other a property
 every named query: ``store.run_named("<family>/<name>", params, prop=...)`` (or
 ``store.write_named`` for ``UNWIND $rows`` writes) loads the text in its own dialect and
 fills the identifiers after checking each against the ``schema/ddl.py`` whitelists
-(``scholarkg.store.named``).
+(``scholarkg.store.named``). A ``UNION ALL`` of ``UNWIND $list AS …`` look-ups whose header
+says ``// skip-empty-branches`` runs without the branches whose list is empty (Neo4j plans
+a statement per size of its list parameters; ``store.named.without_empty_branches``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ label, relationship type or property pasted into Cypher is the store's responsib
 every other identifier it pastes (``cypher_common``), so the whitelist check sits beside the
 code that runs the result. Both backends' ``run_named`` and ``write_named``
 (``batch_writes.BatchWriteStore``) go through :func:`render_named`; nothing else fills a
-placeholder for running.
+placeholder for running. A look-up whose header says ``// skip-empty-branches`` also runs
+without its ``UNION ALL`` branches whose list parameter is empty (:func:`without_empty_branches`).
 """
 
 from __future__ import annotations
