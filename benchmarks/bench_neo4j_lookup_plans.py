@@ -50,7 +50,7 @@ def _bucket(n: int) -> int:
     """Neo4j's size bucket of a list parameter, as measured: 0, 1, 2, ≤ 10, ≤ 100, …"""
     if n <= 2:
         return n
-    return 10 ** len(str(n - 1))
+    return int(10 ** len(str(n - 1)))
 
 
 def _batches(calls: int, seed: int) -> list[dict[str, list[Any]]]:
@@ -68,13 +68,10 @@ def _batches(calls: int, seed: int) -> list[dict[str, list[Any]]]:
     return out
 
 
-def _timed(store: Any, text: str, batches: list[dict[str, list[Any]]]) -> list[float]:
-    times = []
-    for params in batches:
-        t0 = time.perf_counter()
-        store.run(text, params)
-        times.append(time.perf_counter() - t0)
-    return times
+def _seconds(store: Any, text: str, params: dict[str, list[Any]]) -> float:
+    t0 = time.perf_counter()
+    store.run(text, params)
+    return time.perf_counter() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                     text = pruned
                 return re.sub(r"\bv\b", fresh, text)
 
-            first = [_timed(store, text_of(p), [p])[0] for p in batches]
-            cached = [_timed(store, text_of(p), [p])[0] for p in batches]
+            first = [_seconds(store, text_of(p), p) for p in batches]
+            cached = [_seconds(store, text_of(p), p) for p in batches]
             a_call = sum(first) / len(first) * 1000
             print(
                 f"  {way:18s}: {sum(first):6.2f} s first pass ({a_call:5.0f} ms a call), "

@@ -2,11 +2,12 @@
 
 The default suite (``make test``) has a 5-minute budget on two cores, and every Neo4j test
 runs on one worker (tests/conftest.py: the database is one per server), so that worker is
-the suite's critical path: ~4 min 45 s of Neo4j tests run one after another, and a freshly
-started test Neo4j (as on CI) adds its start and a cold JVM. The loaders' identity contract
-tests are the heaviest of them (5-35 s a module on Neo4j, ~4 minutes in all on a cold
-server): their Neo4j runs are in the marked tier, which CI runs too, and their embedded runs
-stay in the default suite. So every CI run still holds the identity contract on both
+the suite's critical path, and a freshly started test Neo4j (as on CI) adds a cold JVM: the
+Neo4j tests run one after another while the other worker runs the rest, and on two cores the
+two workers, the test Neo4j and the embedded servers share the CPU. The loaders' identity
+contract tests are the heaviest of them (5-35 s a module on Neo4j, ~4 minutes in all on a
+cold server): their Neo4j runs are in the marked tier, which CI runs too, and their embedded
+runs stay in the default suite. So every CI run still holds the identity contract on both
 backends; the default suite keeps the store contract, the families' parity, the look-ups'
 (tests/store/test_empty_branches.py) and the security suites on Neo4j.
 """

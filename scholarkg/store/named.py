@@ -56,13 +56,13 @@ def without_empty_branches(name: str, text: str, params: Mapping[str, Any] | Non
     None when every branch does (the query would return no row); ``text`` unchanged unless
     its header holds :data:`SKIP_EMPTY_BRANCHES`.
 
-    Why: Neo4j caches a plan per statement text *and* per size bucket of each list
-    parameter (0, 1, 2, up to 10, up to 100, …), and planning the identity look-ups'
-    UNIONs of 9 to 19 branches took 0.3 to 0.7 s each time a batch brought lists of new
-    sizes: a small load spent most of its time planning. The branches that UNWIND an empty
-    list return nothing, so leaving them out changes no row, the plan is that of the lists
-    a load uses, and an update whose works carry only OpenAlex ids and DOIs plans 5 of the
-    19 branches. The marker is opt-in: a branch that aggregates after an empty UNWIND
+    Why: Neo4j caches a plan per statement text *and* per size bucket of each list parameter
+    (0, 1, 2, up to 10, up to 100, …), and planning the identity look-ups' UNIONs of 9 to 19
+    branches took 0.3 to 0.7 s each time a batch brought lists of new sizes (a cached plan
+    runs in 2-3 ms: bench_neo4j_lookup_plans.py). The branches that UNWIND an empty list
+    return nothing, so leaving them out changes no row, the plan is that of the lists a load
+    uses, and an update whose works carry only OpenAlex ids and DOIs plans 5 of the 19
+    branches. The marker is opt-in: a branch that aggregates after an empty UNWIND
     (``count(v)``) does return a row, so a query says it has none (every branch must start
     with ``UNWIND $list AS``: InputError otherwise)."""
     if SKIP_EMPTY_BRANCHES not in text:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from scholarkg.errors import InputError
@@ -71,7 +73,9 @@ def test_every_marked_query_splits_into_unwind_branches(dialect: str) -> None:
         assert without_empty_branches(name, text, {}) == text
 
 
-def test_the_pruned_look_up_answers_as_the_whole_one(any_store: GraphStore) -> None:
+def test_the_pruned_look_up_answers_as_the_whole_one(
+    any_store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     any_store.apply_schema()
     any_store.run(
         "CREATE (:Paper {id: 'openalex:W1', openalex_id: 'W1', doi: '10.1/a'}), "
@@ -83,6 +87,15 @@ def test_the_pruned_look_up_answers_as_the_whole_one(any_store: GraphStore) -> N
     )  # fmt: skip
     whole = render_named("identity/lookup_papers", any_store.dialect)
     expected = sorted((r["key"], r["id"]) for r in any_store.run(whole, params))
+    # what run_named sends: the store's own run, seen on its way (so the pruning is wired in)
+    sent: list[str] = []
+    run = any_store.run
+
+    def seen(query: str, p: Any = None) -> list[dict[str, Any]]:
+        sent.append(query)
+        return run(query, p)
+
+    monkeypatch.setattr(any_store, "run", seen)
     got = sorted((r["key"], r["id"]) for r in any_store.run_named("identity/lookup_papers", params))
     assert (
         got
@@ -94,4 +107,7 @@ def test_the_pruned_look_up_answers_as_the_whole_one(any_store: GraphStore) -> N
             ("openalex:W3", "openalex:W3"),
         ]
     )
+    # the openalex, doi and aliases branches only (2 + 2 + 1), and nothing sent for no list
+    assert len(sent) == 1 and sent[0].count("\nUNION ALL\n") == 4
     assert any_store.run_named("identity/lookup_papers", _lookup_params()) == []
+    assert len(sent) == 1
