@@ -7,7 +7,10 @@ limits cannot stop is stopped inside the server, and the server keeps its pid.
   server's CPU is free again;
 * GDS graphs that scholarkg did not make hold at most a quarter of the heap: repeated
   projections from ``scholarkg cypher`` or the Browser (they killed the JVM, issue #37) drop
-  the oldest instead.
+  the oldest instead;
+* with most of the heap held by scholarkg's own GDS graphs, the list growers still end as
+  answers and the server keeps its pid (a server whose heap was this full died of
+  OutOfMemoryError: a grower's array found no room, and the JVM ended on it).
 
 Each needs a server whose guard can stop a query (Java 17); the tests skip otherwise, saying so.
 """
@@ -103,8 +106,8 @@ def test_a_row_past_its_transaction_is_stopped_in_the_server(
     deadline = time.monotonic() + 6
     while running() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not running(), "the row was still computing 6 s after its time limit"
     new = _guard_lines(guarded)[before:]
+    assert not running(), f"the row was still computing 6 s after its time limit; guard: {new}"
     assert any(
         "after its transaction ended" in ln or "heap in use after a collection" in ln for ln in new
     ), new
@@ -157,3 +160,50 @@ def test_the_gds_catalogue_is_bounded(guarded: Any, neo4j_store: GraphStore) -> 
             "CALL gds.graph.list() YIELD graphName WHERE graphName STARTS WITH 'evil' "
             "CALL gds.graph.drop(graphName, false) YIELD graphName AS dropped RETURN count(*)"
         )
+
+
+#: the hostile suite's one-row list growers (tests/security/test_hostile_suite.py)
+GROWERS = [
+    HEAP_HOG,
+    "RETURN size(reduce(s = [], x IN range(1, 30000000) | s + [x])) AS n",
+    "RETURN size([x IN range(1, 100000000) | [x, x, x]]) AS n",
+    "WITH range(1, 100000000) AS r RETURN size([x IN r | toString(x)]) AS n",
+    OVERRUN,
+]
+
+
+@pytest.mark.slow
+def test_growers_on_a_heap_mostly_held_by_graphs(guarded: Any, neo4j_store: GraphStore) -> None:
+    """The growers again, with scholarkg's own GDS graphs holding ~60 % of the heap (a large
+    corpus's projections on a small heap): each ends as an answer, `RETURN 1` answers at once
+    and the pid stays. Before, such a server died: the guard stopped a grower too late, or the
+    grower asked for one array of 100+ MiB that a heap in pieces had no room for, and
+    ``-XX:+ExitOnOutOfMemoryError`` ended the JVM on an error that was that query's alone."""
+    from scholarkg.store.neo4j.server import _size_bytes
+
+    heap = _size_bytes(guarded.heap)
+    project = (
+        "UNWIND range(1, $n) AS x WITH gds.graph.project($name, x, x + 1) AS g "
+        "RETURN g.nodeCount AS nodes"
+    )
+    size = "CALL gds.graph.list($name) YIELD sizeInBytes RETURN sizeInBytes AS bytes"
+    pid = guarded.status().pid
+    held = 0
+    names: list[str] = []
+    try:
+        while held < 0.6 * heap and len(names) < 20:
+            names.append(f"scholarkg_test_fill{len(names)}")
+            neo4j_store.run(project, {"n": 2_000_000, "name": names[-1]})
+            held += int(neo4j_store.run(size, {"name": names[-1]})[0]["bytes"])
+        for query in GROWERS:
+            before = len(_guard_lines(guarded))
+            t0 = time.monotonic()
+            with pytest.raises(QueryLimitExceeded):
+                neo4j_store.explore(query, timeout_ms=1000)
+            assert time.monotonic() - t0 < 10, (query, _guard_lines(guarded)[before:])
+            assert guarded.status().pid == pid, (query, _guard_lines(guarded)[before:])
+            _answers_at_once(neo4j_store)
+    finally:
+        for name in names:
+            drop = "CALL gds.graph.drop($name, false) YIELD graphName RETURN 1"
+            neo4j_store.run(drop, {"name": name})

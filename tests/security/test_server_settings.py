@@ -13,6 +13,7 @@ from scholarkg.store.neo4j.server import (
     DEFAULT_TX_TIMEOUT,
     compiler_arguments,
     guard_arguments,
+    out_of_memory_arguments,
     render_settings,
     server_settings,
     young_generation_arguments,
@@ -64,6 +65,18 @@ def test_neo4j_young_generation_is_bounded() -> None:
     assert young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "0"}) == []
     with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_MAX_YOUNG"):
         young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "lots"})
+
+
+def test_neo4j_ends_on_out_of_memory_only_where_the_guard_cannot_stop_a_query() -> None:
+    """Java 17 (the guard stops runaway rows): an allocation that fails ends its query, not
+    the server. A Java without ``Thread.stop0``, an unknown one, or the heap rule off: the
+    JVM ends on the first OutOfMemoryError, and the next command starts it again."""
+    assert out_of_memory_arguments(17, env={}) == []
+    assert out_of_memory_arguments(19, env={}) == []
+    assert out_of_memory_arguments(21, env={}) == ["-XX:+ExitOnOutOfMemoryError"]
+    assert out_of_memory_arguments(None, env={}) == ["-XX:+ExitOnOutOfMemoryError"]
+    off = {"SCHOLARKG_NEO4J_HEAP_GUARD": "0"}
+    assert out_of_memory_arguments(17, env=off) == ["-XX:+ExitOnOutOfMemoryError"]
 
 
 def test_neo4j_optimising_compiler_starts_later() -> None:

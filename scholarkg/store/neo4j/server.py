@@ -204,6 +204,20 @@ def java_available() -> str | None:
     return None
 
 
+def java_major() -> int | None:
+    """The feature version of the ``java`` on PATH (17), or ``None`` if it cannot be told."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        out = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
+        ).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return _java_major(out)
+
+
 def _java_major(version_text: str) -> int | None:
     m = re.search(r'version "(\d+)(?:\.(\d+))?', version_text)
     if not m:
@@ -547,7 +561,7 @@ class ManagedNeo4j:
             "-XX:+UseG1GC",
             *young_generation_arguments(self.heap),
             *compiler_arguments(),
-            "-XX:+ExitOnOutOfMemoryError",
+            *out_of_memory_arguments(java_major()),
             # the guard asks for a collection after it stopped a query (ServerGuard.java):
             # a concurrent cycle frees what the query held without a pause of the whole JVM
             "-XX:+ExplicitGCInvokesConcurrent",
@@ -755,6 +769,31 @@ def guard_arguments(env: Mapping[str, str] | None = None) -> list[str]:
         "--gds-catalogue",
         f"{gds:g}",
     ]
+
+
+#: the first Java whose ``Thread.stop0`` the guard may not find (Java 20 refuses ``Thread.stop``,
+#: Java 25 has neither; docs/backends.md, Security)
+FIRST_JAVA_WITHOUT_STOP = 20
+
+
+def out_of_memory_arguments(major: int | None, env: Mapping[str, str] | None = None) -> list[str]:
+    """``-XX:+ExitOnOutOfMemoryError``, only where the guard cannot stop a query.
+
+    Why not always: with the guard stopping runaway rows, an ``OutOfMemoryError`` left is
+    mostly one query's own allocation that failed, e.g. a list grower's array of 100+ MiB on a
+    heap that GDS graphs hold 72 % of (their arrays pinned, free space in pieces: the JVM ended
+    at 61 % in use). Neo4j is built for that (the query fails with
+    ``Neo.TransientError.General.OutOfMemoryError``, the server goes on; Neo4j's own
+    configuration leaves the flag off); the flag ended the server, every client with it, for
+    a minute's restart. One that lands in the kernel panics its database: the guard then ends
+    the JVM itself (ServerGuard.java, ``endIfPanicked``). Where the guard cannot stop a row
+    (a Java without ``Thread.stop0``, or ``SCHOLARKG_NEO4J_HEAP_GUARD=0``) a runaway takes
+    the whole heap and the flag stays: a restart beats a JVM out of memory everywhere."""
+    env = os.environ if env is None else env
+    heap_guard = _env_float(env, "SCHOLARKG_NEO4J_HEAP_GUARD", DEFAULT_HEAP_GUARD, share=True)
+    if major is not None and major < FIRST_JAVA_WITHOUT_STOP and heap_guard > 0:
+        return []
+    return ["-XX:+ExitOnOutOfMemoryError"]
 
 
 def young_generation_arguments(heap: str, env: Mapping[str, str] | None = None) -> list[str]:

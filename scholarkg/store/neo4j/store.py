@@ -237,6 +237,10 @@ def plain(value: Any) -> Any:
 GUARD_PREFIX = "scholarkg server guard:"
 
 
+#: what Neo4j answers when an allocation inside a query failed
+OUT_OF_HEAP = "Neo.TransientError.General.OutOfMemoryError"
+
+
 def cypher_error(err: Exception, query: str | None = None) -> StoreError:
     """One clear line from a driver error (Neo4j's message spans lines with a caret)."""
     from neo4j.exceptions import (
@@ -258,6 +262,13 @@ def cypher_error(err: Exception, query: str | None = None) -> StoreError:
         said = str(message).split(GUARD_PREFIX, 1)[1].strip().splitlines()[0]
         return QueryLimitExceeded("the managed Neo4j's guard: " + said)
     code = getattr(err, "code", None) if isinstance(err, Neo4jError) else None
+    if code == OUT_OF_HEAP:
+        # one allocation of this query failed (the server runs on: store/neo4j/server.py,
+        # out_of_memory_arguments); a limit the query met, not a broken query
+        return QueryLimitExceeded(
+            "Neo4j ran out of heap for this query and stopped it (the server goes on): "
+            "it built a value too large for the server's memory"
+        )
     snippet = ""
     if query:
         q = " ".join(query.split())

@@ -1,10 +1,13 @@
 package org.scholarkg.neo4j;
 
 import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.lang.management.MonitorInfo;
+import java.lang.management.ThreadInfo;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
@@ -30,6 +34,7 @@ import org.neo4j.kernel.api.query.ExecutingQuery;
 import org.neo4j.kernel.impl.api.KernelTransactions;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
+import org.neo4j.monitoring.DatabaseHealth;
 
 /**
  * Stops what Neo4j's own limits cannot: a query that takes the heap inside one row, a row that
@@ -48,10 +53,11 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  *   <li><b>heap</b>: after a garbage collection that leaves more than {@code heapShare} of the
  *       maximum heap in use, the Bolt thread (every client query: the Browser, {@code scholarkg
  *       cypher}, the explorer, the code) that allocated the most in the last half second, at
- *       least {@link #MIN_ALLOCATED}, is stopped (not one that is committing);
+ *       least {@link #MIN_ALLOCATED}, is stopped (only while it evaluates the query: {@link
+ *       #stoppableAt});
  *   <li><b>overrun</b>: a query whose transaction was ended (time limit, {@code TERMINATE
  *       TRANSACTION}) and whose thread is still running it {@code overrunSeconds} later is
- *       stopped;
+ *       stopped, and stopped again each second its thread still evaluates it;
  *   <li><b>GDS catalogue</b>: graphs that scholarkg did not create (names not starting with
  *       {@code scholarkg_}) may hold at most {@code gdsShare} of the heap together: past it the
  *       oldest are dropped; and when a collection leaves the heap above {@code heapShare} with
@@ -89,6 +95,14 @@ final class ServerGuard {
      * runaway row allocates far more (178–447 MiB a sample in the hostile runs).
      */
     static final long RECOVERY_MIN_ALLOCATED = 128L << 20;
+    /**
+     * with the heap {@link #NEARLY_FULL} (and, while recovering, grown past where it was at
+     * the last stop), a thread that allocated this much is enough: the collector then takes
+     * most of the CPU and a runaway allocates less, 32 MiB in a window no longer (with five
+     * GDS graphs holding 72 % of the heap, a list grower went on from 91 % to 95 % blamed on
+     * nobody, and the next one ended the JVM)
+     */
+    static final long NEARLY_FULL_MIN_ALLOCATED = 8L << 20;
     static final long RECOVERY_NANOS = 5_000_000_000L;
     /** after stopping a query, the catalogue rule waits this long before it drops a graph */
     static final long COOLDOWN_NANOS = 2_000_000_000L;
@@ -99,6 +113,21 @@ final class ServerGuard {
      * more for the collector to copy while every client waits
      */
     static final long OVERRUN_TICK_MILLIS = 100;
+    /**
+     * the overrun rule stops a query again if its thread is still evaluating it this long after
+     * the last stop: the error was caught somewhere in the query's code, and the row went on
+     * (a CI run: a string grower still listed 6 s after its time limit)
+     */
+    static final long RESTOP_NANOS = 1_000_000_000L;
+    /** packages whose frames on top of a Bolt worker's stack mean it is evaluating a query */
+    static final String[] QUERY_ENGINE = {
+        "org.neo4j.cypher.internal.runtime.", "org.neo4j.cypher.operations.", "org.neo4j.values.",
+        "org.neo4j.gds.", "org.neo4j.procedure.",
+    };
+    /** methods a thread must not be stopped in: it is ending something or handling an error */
+    static final Pattern ENDING = Pattern.compile(
+            "(?i)rollback|close|commit|terminat|release|dispose|cleanup|fail|error|exception|finish|unlock");
+    static final String BOLT = "org.neo4j.bolt.";
     static final String BOLT_WORKER = "neo4j.BoltWorker";
     static final String LINE = "SCHOLARKG-GUARD";
     static final String OWN_GRAPHS = "scholarkg_";
@@ -111,24 +140,31 @@ final class ServerGuard {
     private final Set<String> heapPools = new HashSet<>();
     private final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private final Map<Long, Long> lastSample = new HashMap<>();
+    private Map<Long, Long> lastSample = new HashMap<>();
+    /**
+     * the sample before {@link #lastSample}: what a thread allocated is counted from it, over
+     * half a second to a second, not from the last sample alone (a collection 10 ms after a
+     * sample saw 10 ms of allocation, and blamed nobody)
+     */
+    private Map<Long, Long> olderSample = new HashMap<>();
+    /** the heap in use after the collection at which the heap rule last stopped a query */
+    private long usedAtStop;
     /** per thread the guard stopped: its allocated-bytes counter when it was stopped */
     private final Map<Long, Long> stoppedAt = new HashMap<>();
     /** per thread the guard stopped: when (System.nanoTime) */
     private final Map<Long, Long> stoppedWhen = new HashMap<>();
     /**
-     * the queries the overrun rule stopped (internal ids, the last 1000): a query is stopped
-     * once. A stopped row holding gigabytes may unwind slowly (the collector copies what it
-     * held), its transaction still listed as ended; a second stop could land in whatever its
-     * thread does next: Bolt's own code, another client's query
+     * the queries the overrun rule stopped (internal ids, the last 1000) and when it last did:
+     * one is stopped again only if its thread is still evaluating it {@link #RESTOP_NANOS}
+     * later ({@link #stoppableAt}); a stopped row holding gigabytes may unwind slowly (the
+     * collector copies what it held), its transaction still listed as ended
      */
-    private final Set<Long> stoppedQueries = java.util.Collections.newSetFromMap(
-            new java.util.LinkedHashMap<Long, Boolean>() {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                    return size() > 1000;
-                }
-            });
+    private final Map<Long, Long> stoppedQueries = new java.util.LinkedHashMap<Long, Long>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > 1000;
+        }
+    };
     private long lastAction = Long.MIN_VALUE;
     /** when the heap rule last stopped a query */
     private long lastStop = Long.MIN_VALUE;
@@ -196,6 +232,7 @@ final class ServerGuard {
                         System.gc();
                     }
                     sample();
+                    endIfPanicked();
                     // the catalogue (a 20 ms query) only when the last collection left more of the
                     // heap in use than the catalogue may hold: at most every 2 s, at once when
                     // the heap is full
@@ -219,7 +256,8 @@ final class ServerGuard {
     // -- the heap rule --------------------------------------------------------------------
 
     private synchronized void sample() {
-        lastSample.clear();
+        olderSample = lastSample;
+        lastSample = new HashMap<>();
         for (Thread t : boltWorkers()) {
             long bytes = threads.getThreadAllocatedBytes(t.getId());
             if (bytes >= 0) {
@@ -283,22 +321,32 @@ final class ServerGuard {
         // held this rule back). A thread stopped before is passed over until it has done
         // MIN_ALLOCATED of new work: while it unwinds, what it held is not yet freed.
         Thread victim = null;
+        String where = null;
         boolean recovering = lastStop != Long.MIN_VALUE && System.nanoTime() - lastStop < RECOVERY_NANOS;
-        long most = (recovering ? RECOVERY_MIN_ALLOCATED : MIN_ALLOCATED) - 1;
+        long least = recovering ? RECOVERY_MIN_ALLOCATED : MIN_ALLOCATED;
+        if (used > NEARLY_FULL * maxHeap && (!recovering || used >= usedAtStop + GROWTH)) {
+            least = NEARLY_FULL_MIN_ALLOCATED;
+        }
+        long most = least - 1;
         for (Thread t : boltWorkers()) {
             // a thread born since the last sample (a new connection's worker) counts all it
             // allocated: a query on it filled most of a 1 GiB heap before it was looked at
-            Long before = lastSample.getOrDefault(t.getId(), 0L);
+            Long before = olderSample.getOrDefault(t.getId(), lastSample.getOrDefault(t.getId(), 0L));
             long bytes = threads.getThreadAllocatedBytes(t.getId());
-            if (bytes < 0 || bytes - before <= most || committing(t)) {
+            if (bytes < 0 || bytes - before <= most) {
                 continue;
             }
             Long stopped = stoppedAt.get(t.getId());
             if (stopped != null && bytes - stopped < MIN_ALLOCATED) {
                 continue;
             }
+            String at = stoppableAt(t);
+            if (at == null) {
+                continue;  // past its query, or ending it: the next collection looks again
+            }
             most = bytes - before;
             victim = t;
+            where = at;
         }
         if (victim == null) {
             return;  // nothing to blame: the catalogue rule looks at GDS graphs
@@ -311,24 +359,81 @@ final class ServerGuard {
                 used >> 20, maxHeap >> 20);
         stop(victim, message, String.format(
                 "%d MiB of the %d MiB heap in use after a collection; stopped the query of '%s' "
-                        + "(it allocated %d MiB since the last sample)",
-                used >> 20, maxHeap >> 20, victim.getName(), most >> 20));
+                        + "in %s (it allocated %d MiB in the last 0.5-1 s)",
+                used >> 20, maxHeap >> 20, victim.getName(), where, most >> 20));
         reclaim = !cannotStop;
         lastStop = System.nanoTime();
+        usedAtStop = used;
         // what the stopped query held is counted until the collection frees it: the next
         // growth counts from the reading after that
         floorWhileHigh = Long.MAX_VALUE;
     }
 
-    /** A thread that commits is left alone: its transaction is past its last row. */
-    private static boolean committing(Thread t) {
-        for (StackTraceElement frame : t.getStackTrace()) {
-            String m = frame.getMethodName();
-            if (m.equals("commit") || m.equals("doCommit") || m.startsWith("commitTransaction")) {
-                return true;
+    /**
+     * Where {@code t} evaluates a query now (its top query-engine frame, e.g. {@code
+     * ReduceFunction.compute}), or null if it must not be stopped now.
+     *
+     * <p>Why: the error thrown into a thread lands where it is when it next polls, and
+     * {@code Thread.stop} is deprecated because that can be inside a lock, leaving shared state
+     * half-changed. A thread is stopped only while, above the Bolt code that called into the
+     * query, it runs query-engine code ({@link #QUERY_ENGINE}), holds no monitor taken there
+     * and no lock beyond what a Bolt worker holds for its whole job (its pool worker and its
+     * connection's lock, seen in jstack), and is in no method that ends something or handles
+     * an error ({@link #ENDING}: commit, rollback, close…). Not a thread that has finished its
+     * query and is back in Bolt's own code: the overrun rule once stopped one there (its
+     * transaction still listed as ended while Bolt answered), and a stop in Bolt's cleanup left
+     * the transaction listed for good. Refused now means asked again at the next look.
+     */
+    private String stoppableAt(Thread t) {
+        ThreadInfo[] infos = threads.getThreadInfo(new long[] {t.getId()}, true, true);
+        if (infos.length == 0 || infos[0] == null
+                || infos[0].getThreadState() != Thread.State.RUNNABLE) {
+            return null;
+        }
+        ThreadInfo info = infos[0];
+        StackTraceElement[] frames = info.getStackTrace();
+        int bolt = -1;
+        for (int i = 0; i < frames.length && bolt < 0; i++) {
+            if (frames[i].getClassName().startsWith(BOLT)) {
+                bolt = i;
             }
         }
-        return false;
+        if (bolt < 0) {
+            return null;  // not running a Bolt job
+        }
+        for (MonitorInfo m : info.getLockedMonitors()) {
+            if (m.getLockedStackDepth() < bolt) {
+                return null;
+            }
+        }
+        int reentrant = 0;
+        for (LockInfo lock : info.getLockedSynchronizers()) {
+            String kind = lock.getClassName();
+            if (kind.equals("java.util.concurrent.ThreadPoolExecutor$Worker")) {
+                continue;
+            }
+            if (kind.equals("java.util.concurrent.locks.ReentrantLock$NonfairSync") && reentrant++ == 0) {
+                continue;
+            }
+            return null;
+        }
+        String where = null;
+        for (int i = 0; i < bolt; i++) {
+            StackTraceElement f = frames[i];
+            if (ENDING.matcher(f.getMethodName()).find()) {
+                return null;
+            }
+            if (where == null) {
+                for (String engine : QUERY_ENGINE) {
+                    if (f.getClassName().startsWith(engine)) {
+                        String cls = f.getClassName();
+                        where = cls.substring(cls.lastIndexOf('.') + 1) + "." + f.getMethodName();
+                        break;
+                    }
+                }
+            }
+        }
+        return where;
     }
 
     // -- the overrun rule -----------------------------------------------------------------
@@ -354,23 +459,29 @@ final class ServerGuard {
             if (late < overrunNanos) {
                 continue;
             }
-            if (stoppedQueries.contains(query.get().internalQueryId())) {
+            long id = query.get().internalQueryId();
+            Long last = stoppedQueries.get(id);
+            if (last != null && now - last < RESTOP_NANOS) {
                 continue;
             }
             Thread thread = threadNamed(query.get().threadExecutingTheQueryName());
-            if (thread == null || thread.getState() != Thread.State.RUNNABLE || committing(thread)
-                    || stoppedLately(thread, now)) {
+            if (thread == null || (last == null && stoppedLately(thread, now))) {
+                continue;  // stopped by the heap rule a moment ago: unwinding
+            }
+            String where = stoppableAt(thread);
+            if (where == null) {
                 continue;
             }
-            stoppedQueries.add(query.get().internalQueryId());
+            stoppedQueries.put(id, now);
             String reason = mark.get().getReason().code().serialize();
             stop(thread, String.format(
                     "scholarkg server guard: the query was stopped %.1f s after its transaction "
                             + "ended (%s): Neo4j checks its time limit between rows only, and "
                             + "this row went on computing",
                     late / 1e9, reason), String.format(
-                    "stopped the query of '%s', still running %.1f s after its transaction ended (%s)",
-                    thread.getName(), late / 1e9, reason));
+                    "stopped%s the query of '%s' in %s, still running %.1f s after its transaction "
+                            + "ended (%s)",
+                    last == null ? "" : " again", thread.getName(), where, late / 1e9, reason));
         }
     }
 
@@ -398,6 +509,38 @@ final class ServerGuard {
             }
         }
         return null;
+    }
+
+    // -- a panicked database ----------------------------------------------------------------
+
+    /**
+     * Ends the JVM when a database has panicked (Neo4j refuses every transaction on it until a
+     * restart), so that the next scholarkg command starts the server again on its store.
+     *
+     * <p>Why: the server runs without {@code -XX:+ExitOnOutOfMemoryError} when this guard can
+     * stop a query (store/neo4j/server.py says why: an allocation that fails inside one query
+     * ends that query, as Neo4j is built for, not the server). An {@code OutOfMemoryError}
+     * that lands in the kernel instead panics its database; that server answers nothing
+     * useful again, and ending it is what the flag did.
+     */
+    private void endIfPanicked() {
+        for (String name : dbms.listDatabases()) {
+            DatabaseHealth health;
+            try {
+                GraphDatabaseService db = dbms.database(name);
+                if (!(db instanceof GraphDatabaseAPI api)) {
+                    continue;
+                }
+                health = api.getDependencyResolver().resolveDependency(DatabaseHealth.class);
+            } catch (RuntimeException e) {
+                continue;  // a database stopping or starting: next time
+            }
+            if (health != null && !health.hasNoPanic()) {
+                say("database '" + name + "' has panicked (" + health.causeOfPanic()
+                        + "): ending the server, the next scholarkg command starts it again");
+                Runtime.getRuntime().halt(3);
+            }
+        }
     }
 
     // -- the GDS catalogue rule -----------------------------------------------------------
