@@ -108,6 +108,7 @@ def _same_scores(a: Mapping[str, Any], b: Mapping[str, Any], tol: float, where: 
 # --------------------------------------------------------------------------- LEGOBench RPG
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_legobench_rpg_parity(both: dict[str, GraphStore], tmp_path: Path) -> None:
     """PageRank baseline (edge weights from the hashing encoder, PageRank in GDS on Neo4j)
     and the pairwise 'ours', in a text-only and a citation configuration."""
@@ -152,6 +153,7 @@ def _same_rankings(runs: Mapping[str, TaskRun], *, tol: float = 0.0) -> None:
 # --------------------------------------------------------------------------- DORIS-MAE
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_dorismae_parity(both: dict[str, GraphStore], tmp_path: Path) -> None:
     """BM25 baseline, aspect-BM25 and graph PPR (ours) on the candidate pools."""
     from scholarkg.loaders.dorismae import DorisReader
@@ -180,6 +182,7 @@ def test_dorismae_parity(both: dict[str, GraphStore], tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- citerec
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_citerec_parity(
     both: dict[str, GraphStore], tmp_path: Path, load_settings_tmp: Settings
 ) -> None:

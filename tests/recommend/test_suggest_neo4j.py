@@ -93,6 +93,7 @@ def test_suggest_and_related_equal_on_both_backends(
         emb.close()
 
 
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_suggest_on_neo4j_from_the_command_line_with_fastrp_from_gds(
     neo4j_store: Any, neo4j_env: Any, group_loader: Callable[..., None]
 ) -> None:

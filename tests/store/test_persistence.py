@@ -351,6 +351,7 @@ def test_resume_after_reset_or_restore_rewrites_what_the_graph_lost(
 
 
 @pytest.mark.neo4j
+@pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_resume_after_reset_rewrites_what_the_neo4j_database_lost(
     neo4j_store: GraphStore, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
