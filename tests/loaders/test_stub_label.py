@@ -125,7 +125,7 @@ def test_a_work_cited_before_its_record_gets_each_reference_once(
     any_store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
     """The writer CREATEs the references of a stub its record describes only while the stub
-    has no relationship out (``identity/unmark_stubs`` returns those): one another source
+    has no relationship out (``identity/paper_states`` reads those): one another source
     gave the stub (here a hand-made edge, as a family's citation would) is MERGEd onto."""
     _load(any_store, settings, write_openalex(tmp_path / "a", [openalex_work(1)]))
     any_store.run(
