@@ -166,6 +166,16 @@ final class ServerGuard {
         }
     };
     private long lastAction = Long.MIN_VALUE;
+    /** why {@link #stoppableAt} last refused a thread (the guard's methods hold its lock) */
+    private String refusal = "";
+    /** the overrun queries the guard said it could not stop yet (ids, the last 1000) */
+    private final Set<Long> notStoppedSaid = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<Long, Boolean>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                    return size() > 1000;
+                }
+            });
     /** when the heap rule last stopped a query */
     private long lastStop = Long.MIN_VALUE;
     private boolean cannotStop;
@@ -227,9 +237,15 @@ final class ServerGuard {
                         // collections would count it as in use and blame the next query
                         // that allocates. A concurrent cycle
                         // (-XX:+ExplicitGCInvokesConcurrent on the JVM's command line): the
-                        // regions it held are freed without stopping every other query
+                        // regions it held are freed without stopping every other query. On a
+                        // thread of its own: System.gc() returns only when that cycle ends
+                        // (seconds, with gigabytes to mark), and this loop stopped nothing
+                        // meanwhile (a string grower sent right after a heap test was stopped
+                        // 4.4 s after its end, not 1 s)
                         reclaim = false;
-                        System.gc();
+                        Thread collect = new Thread(System::gc, "scholarkg-guard-collect");
+                        collect.setDaemon(true);
+                        collect.start();
                     }
                     sample();
                     endIfPanicked();
@@ -388,6 +404,8 @@ final class ServerGuard {
         ThreadInfo[] infos = threads.getThreadInfo(new long[] {t.getId()}, true, true);
         if (infos.length == 0 || infos[0] == null
                 || infos[0].getThreadState() != Thread.State.RUNNABLE) {
+            refusal = "its thread is " + (infos.length == 0 || infos[0] == null
+                    ? "gone" : infos[0].getThreadState());
             return null;
         }
         ThreadInfo info = infos[0];
@@ -399,10 +417,12 @@ final class ServerGuard {
             }
         }
         if (bolt < 0) {
-            return null;  // not running a Bolt job
+            refusal = "not running a Bolt job";
+            return null;
         }
         for (MonitorInfo m : info.getLockedMonitors()) {
             if (m.getLockedStackDepth() < bolt) {
+                refusal = "it holds the monitor of a " + m.getClassName() + " at " + top(frames);
                 return null;
             }
         }
@@ -415,12 +435,14 @@ final class ServerGuard {
             if (kind.equals("java.util.concurrent.locks.ReentrantLock$NonfairSync") && reentrant++ == 0) {
                 continue;
             }
+            refusal = "it holds a " + kind + " at " + top(frames);
             return null;
         }
         String where = null;
         for (int i = 0; i < bolt; i++) {
             StackTraceElement f = frames[i];
             if (ENDING.matcher(f.getMethodName()).find()) {
+                refusal = "it is in " + f.getClassName() + "." + f.getMethodName();
                 return null;
             }
             if (where == null) {
@@ -433,7 +455,20 @@ final class ServerGuard {
                 }
             }
         }
+        if (where == null) {
+            refusal = "no query-engine frame above Bolt's: " + top(frames);
+        }
         return where;
+    }
+
+    /** the top three frames, for a line saying why a thread was not stopped */
+    private static String top(StackTraceElement[] frames) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < Math.min(3, frames.length); i++) {
+            out.append(i == 0 ? "" : " < ").append(frames[i].getClassName())
+                    .append('.').append(frames[i].getMethodName());
+        }
+        return out.toString();
     }
 
     // -- the overrun rule -----------------------------------------------------------------
@@ -452,7 +487,11 @@ final class ServerGuard {
         for (KernelTransactionHandle handle : activeTransactions()) {
             Optional<TerminationMark> mark = handle.terminationMark();
             Optional<ExecutingQuery> query = handle.executingQuery();
-            if (mark.isEmpty() || query.isEmpty() || handle.isClosing() || handle.isCommitting()) {
+            // not handle.isClosing(): a client that gave up on the query closes its transaction
+            // from Bolt's I/O side while the row computes on (the explorer does at its limit +
+            // 1 s); a CI run's string grower computed on unstopped, its transaction closing.
+            // Where the worker itself is closing it, stoppableAt refuses (rollback, close…)
+            if (mark.isEmpty() || query.isEmpty() || handle.isCommitting()) {
                 continue;
             }
             long late = now - mark.get().getTimestampNanos();
@@ -470,6 +509,11 @@ final class ServerGuard {
             }
             String where = stoppableAt(thread);
             if (where == null) {
+                if (late > 3 * overrunNanos && notStoppedSaid.add(id)) {
+                    // said once a query: why a row past its end still runs (none said it before)
+                    say(String.format("the query of '%s' still runs %.1f s after its transaction "
+                            + "ended, not stopped yet: %s", thread.getName(), late / 1e9, refusal));
+                }
                 continue;
             }
             stoppedQueries.put(id, now);
