@@ -10,9 +10,10 @@ cold server): their Neo4j runs are in the marked tier, which CI runs too, and th
 runs stay in the default suite. So every CI run still holds the identity contract on both
 backends; the default suite keeps the store contract, the parity of three families (AAAR,
 SciReplicate, retrieval), the look-ups' (tests/store/test_empty_branches.py) and the security
-suites on Neo4j. Five more single tests are marked ``slow`` where they are defined (2026-11-30,
+suites on Neo4j. Six more single tests are marked ``slow`` where they are defined (2026-11-30,
 CI's make test took 306 s): the LEGOBench RPG, DORIS-MAE and citeBench parity (10-16 s each on
-Neo4j), ``suggest`` from the command line with FastRP in GDS, and the Neo4j reset/resume.
+Neo4j), ``suggest`` from the command line with FastRP in GDS, ``suggest --exclude`` on Neo4j
+and the Neo4j reset/resume.
 """
 
 from __future__ import annotations

@@ -135,7 +135,8 @@ def test_suggest_on_neo4j_from_the_command_line_with_fastrp_from_gds(
 
 @pytest.mark.parametrize(
     "topic,n",
-    [(0, 6), pytest.param(2, 11, marks=pytest.mark.slow)],  # the second in make test-marked
+    # both in make test-marked (make test's 5-minute budget: 10 s each on a cold Neo4j)
+    [pytest.param(0, 6, marks=pytest.mark.slow), pytest.param(2, 11, marks=pytest.mark.slow)],
 )
 def test_exclude_on_neo4j_equals_the_graph_loaded_without_the_work(
     neo4j_store: Any, group_loader: Callable[..., None], tmp_path: Path, topic: int, n: int
