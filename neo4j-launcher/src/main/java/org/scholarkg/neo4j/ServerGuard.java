@@ -579,7 +579,11 @@ final class ServerGuard {
             } catch (RuntimeException e) {
                 continue;  // a database stopping or starting: next time
             }
-            if (health != null && !health.hasNoPanic()) {
+            if (health == null) {
+                continue;
+            }
+            sayOnce("watches database '" + name + "' for a panic");
+            if (!health.hasNoPanic()) {
                 say("database '" + name + "' has panicked (" + health.causeOfPanic()
                         + "): ending the server, the next scholarkg command starts it again");
                 Runtime.getRuntime().halt(3);
