@@ -189,9 +189,7 @@ def java_available() -> str | None:
     if java is None:
         return "no 'java' on PATH (the managed Neo4j needs Java 17 or newer)"
     try:
-        out = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
-        ).stderr
+        out = _java_version_text(java)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"'java -version' failed: {err}"
     major = _java_major(out)
@@ -210,12 +208,16 @@ def java_major() -> int | None:
     if java is None:
         return None
     try:
-        out = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
-        ).stderr
+        return _java_major(_java_version_text(java))
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return _java_major(out)
+
+
+def _java_version_text(java: str) -> str:
+    """What ``java -version`` prints (to stderr)."""
+    return subprocess.run(
+        [java, "-version"], capture_output=True, text=True, timeout=30, check=False
+    ).stderr
 
 
 def _java_major(version_text: str) -> int | None:
