@@ -223,3 +223,24 @@ def test_the_docs_count_the_allow_list_as_configured() -> None:
     text = (root / "docs" / "backends.md").read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if "`dbms.security.procedures.allowlist`" in line)
     assert f"the {len(ALLOWED_PROCEDURES)} GDS/APOC/scholarkg names" in row
+
+
+def test_neo4j_out_of_heap_in_a_query_is_a_query_limit() -> None:
+    """Without the exit flag, an allocation that fails inside one query comes back as Neo4j's
+    transient OutOfMemoryError: scholarkg shows it as a query limit (the server went on), not
+    as a broken query; other transient errors stay what they were."""
+    from neo4j.exceptions import Neo4jError
+
+    from scholarkg.errors import CypherError, QueryLimitExceeded
+    from scholarkg.store.neo4j.store import OUT_OF_HEAP, cypher_error
+
+    # the driver's own constructor of a server error (private, but what it builds from a
+    # FAILURE message); if it goes away this test fails loudly, it cannot pass silently
+    oom = Neo4jError._hydrate_neo4j(code=OUT_OF_HEAP, message="Java heap space")
+    err = cypher_error(oom, "RETURN 1")
+    assert isinstance(err, QueryLimitExceeded)
+    assert "ran out of heap" in str(err) and "server goes on" in str(err)
+    other = Neo4jError._hydrate_neo4j(
+        code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock"
+    )
+    assert type(cypher_error(other, "RETURN 1")) is CypherError

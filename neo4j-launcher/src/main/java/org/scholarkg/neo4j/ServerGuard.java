@@ -159,23 +159,22 @@ final class ServerGuard {
      * later ({@link #stoppableAt}); a stopped row holding gigabytes may unwind slowly (the
      * collector copies what it held), its transaction still listed as ended
      */
-    private final Map<Long, Long> stoppedQueries = new java.util.LinkedHashMap<Long, Long>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
-            return size() > 1000;
-        }
-    };
+    private final Map<Long, Long> stoppedQueries = lastThousand();
     private long lastAction = Long.MIN_VALUE;
     /** why {@link #stoppableAt} last refused a thread (the guard's methods hold its lock) */
     private String refusal = "";
     /** the overrun queries the guard said it could not stop yet (ids, the last 1000) */
-    private final Set<Long> notStoppedSaid = java.util.Collections.newSetFromMap(
-            new java.util.LinkedHashMap<Long, Boolean>() {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                    return size() > 1000;
-                }
-            });
+    private final Set<Long> notStoppedSaid = java.util.Collections.newSetFromMap(lastThousand());
+
+    /** A map that keeps its last 1000 entries (what the guard remembers of past queries). */
+    private static <V> Map<Long, V> lastThousand() {
+        return new java.util.LinkedHashMap<Long, V>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, V> eldest) {
+                return size() > 1000;
+            }
+        };
+    }
     /** when the heap rule last stopped a query */
     private long lastStop = Long.MIN_VALUE;
     private boolean cannotStop;
