@@ -1,6 +1,6 @@
-"""Where the embedded server's time goes in an incremental ``load openalex`` into a graph that
-holds data: each statement of ``bench_openalex.py``'s update phase with the time FalkorDB says
-it spent executing it (``bench_openalex_statements.py`` measures the other side: how long the
+"""Where the server's time goes in an incremental ``load openalex`` into a graph that holds
+data: each statement of ``bench_openalex.py``'s update phase with the time the server says it
+spent executing it (``bench_openalex_statements.py`` measures the other side: how long the
 loader waits for each statement, loading into an empty graph).
 
     python benchmarks/bench_openalex_server_time.py --works 200000 --update-new 20000 \\
@@ -19,6 +19,14 @@ write replies raw in its sender thread (``FalkorDBStore.writes_ahead``), and eve
 statement of both paths goes through redis-py's connection. The server's own CPU (``/proc``)
 is printed too: execution time leaves out parsing the statement's parameter header and
 writing the AOF, which the CPU includes.
+
+``--backend neo4j --home <managed Neo4j home>`` does the same on the managed Neo4j (its
+offline importer builds the base): every statement goes through the driver's
+``execute_query``, whose summary carries the server's ``result_available_after`` and
+``result_consumed_after``; their sum is the "server" column. It leaves out the commit (the
+transaction's changes applied to the store and its indexes), so the table adds each call's
+wall time as the loader saw it: the commit, the Bolt round trips and the driver's encoding
+and decoding are the difference.
 """
 
 from __future__ import annotations
@@ -39,15 +47,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_openalex as base_bench  # the sibling script's phases
 
 
-def _statement_names() -> dict[str, str]:
-    """The last 200 characters of each named query's FalkorDB text → its name."""
+def _statement_names(backend: str = "embedded") -> dict[str, str]:
+    """The last 200 characters of each named query's text for ``backend`` → its name."""
     from scholarkg.queries import _files
 
+    other = ".neo4j.cypher" if backend == "embedded" else ".falkordb.cypher"
     names: dict[str, str] = {}
     for fname, text in _files().items():
-        if fname.endswith(".neo4j.cypher"):
+        if fname.endswith(other):
             continue
-        name = fname.removesuffix(".cypher").removesuffix(".falkordb")
+        name = fname.removesuffix(".cypher").removesuffix(".falkordb").removesuffix(".neo4j")
         names[text.strip()[-200:]] = name
     return names
 
@@ -55,9 +64,13 @@ def _statement_names() -> dict[str, str]:
 class StatementTimes:
     """Per statement kind: calls, server milliseconds, bytes of statement text."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "embedded") -> None:
         self.by_kind: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
-        self._names = _statement_names()
+        #: Neo4j only: per kind, the calls' wall time in the loader (commit included)
+        self.wall: dict[str, float] = defaultdict(float)
+        self._names = _statement_names(backend)
+        #: set when the load is over (the graph's fingerprint read after it is not counted)
+        self.stopped = False
         self._kinds: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -69,12 +82,39 @@ class StatementTimes:
             self._kinds[tail] = found
         return found
 
-    def add(self, kind: str, millis: float, size: int) -> None:
+    def add(self, kind: str, millis: float, size: int, wall: float = 0.0) -> None:
+        if self.stopped:
+            return
         with self._lock:
             entry = self.by_kind[kind]
             entry[0] += 1
             entry[1] += millis
             entry[2] += size
+            self.wall[kind] += wall
+
+    def install_neo4j(self) -> None:
+        """Wrap the driver's ``execute_query`` (every statement of the loader, managed
+        transactions, some in its write-ahead thread): the summary's server times, the
+        call's wall time. The text column stays 0: the parameters go out as PackStream."""
+        import neo4j
+
+        execute = neo4j.Driver.execute_query
+        times = self
+
+        def execute_query(driver: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            result = execute(driver, query, *args, **kwargs)
+            wall = (time.perf_counter() - t0) * 1000
+            summary = getattr(result, "summary", None)
+            server = 0.0
+            if summary is not None:
+                server = float(summary.result_available_after or 0) + float(
+                    summary.result_consumed_after or 0
+                )
+            times.add(times.kind(str(query)), server, 0, wall)
+            return result
+
+        neo4j.Driver.execute_query = execute_query  # type: ignore[method-assign]
 
     def install(self) -> None:
         """Wrap redis-py's connection: a ``GRAPH.QUERY`` sent is remembered on its
@@ -101,6 +141,30 @@ class StatementTimes:
         rc.AbstractConnection.read_response = read_response  # type: ignore[method-assign]
 
 
+def _thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds per thread kind of process ``pid`` (``/proc``; a name's trailing number
+    dropped, so a pool's threads add up: "GC Thread#0" and "GC Thread#1" are "GC Thread")."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    kinds: dict[str, float] = defaultdict(float)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        kind = re.sub(r"[#-]?\d+$", "", name).strip() or name
+        kinds[kind] += (int(fields[11]) + int(fields[12])) / tick
+    return kinds
+
+
+def _neo4j_pid(home: Path) -> int:
+    import json
+
+    return int(json.loads((home / "neo4j" / "server.json").read_text())["pid"])
+
+
 def _execution_millis(stats: Any) -> float:
     """'Query internal execution time: 1.2 milliseconds' from a reply's statistics."""
     if not isinstance(stats, list):
@@ -120,7 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update-merged", type=int, default=0)
     ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse generated snapshots")
     ap.add_argument("--top", type=int, default=20, help="statement kinds listed")
+    ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")
+    ap.add_argument("--home", type=Path, default=None, help="the managed Neo4j's home (neo4j)")
     args = ap.parse_args(argv)
+    if args.backend == "neo4j" and args.home is None:
+        ap.error("--backend neo4j needs --home (a managed Neo4j's, started)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-statements-"))
     home = tmp / "home"
     root = args.snapshot_dir or tmp
@@ -135,30 +203,57 @@ def main(argv: list[str] | None = None) -> int:
             merged=args.update_merged,
         )  # fmt: skip
         (upd / "done").touch()
+    backend = args.backend
+    if backend == "neo4j":
+        home = args.home
     try:
-        base_bench._fresh("embedded", home)
-        built = base_bench._run(base_bench._bulk, str(snap), "embedded", keep=True)
-        times = StatementTimes()
-        times.install()
+        base_bench._fresh(backend, home)
+        built = base_bench._run(base_bench._bulk, str(snap), backend, keep=True)
+        times = StatementTimes(backend)
+        times.install() if backend == "embedded" else times.install_neo4j()
+        threads_before = _thread_cpu(_neo4j_pid(home)) if backend == "neo4j" else {}
+        threads: dict[str, float] = {}
+        fingerprint = base_bench._fingerprint
+
+        def load_over(store: Any, *a: Any, **kw: Any) -> str:
+            """The load is over: the fingerprint's reads are not the load's."""
+            times.stopped = True
+            if backend == "neo4j":
+                after = _thread_cpu(_neo4j_pid(home))
+                threads.update({k: v - threads_before.get(k, 0.0) for k, v in after.items()})
+            return str(fingerprint(store, *a, **kw))
+
+        base_bench._fingerprint = load_over
         out: queue.Queue[dict[str, Any]] = queue.Queue()
-        base_bench._incremental(str(upd), "embedded", out, None, False)
+        # neo4j: keep the base (the phase clears the database otherwise), so the graph's
+        # fingerprint is read too; the embedded phase reads none here
+        base_bench._incremental(str(upd), backend, out, None, backend == "neo4j")
         res = out.get()
     finally:
-        base_bench.cleanup(tmp, home)
+        base_bench.cleanup(tmp, home if backend == "embedded" else None)
     n = args.update_new + args.update_changed
     total = sum(v[1] for v in times.by_kind.values())
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"update (embedded): {n:,} works into {args.works:,} bulk-built "
+    print(f"update ({backend}): {n:,} works into {args.works:,} bulk-built "
           f"({built['wall_seconds']:.0f} s), {when}")  # fmt: skip
     print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
           f"{res.get('server_cpu_seconds', float('nan'))} CPU-s of the server, of which "
           f"{total / 1000:.1f} s executing {sum(int(v[0]) for v in times.by_kind.values())} "
           "statements")  # fmt: skip
-    print(f"  {'server s':>9} {'share':>6} {'calls':>6} {'text MB':>8}  statement")
+    last = "text MB" if backend == "embedded" else "wall s"
+    print(f"  {'server s':>9} {'share':>6} {'calls':>6} {last:>8}  statement")
     ranked = sorted(times.by_kind.items(), key=lambda kv: -kv[1][1])
     for kind, (calls, millis, size) in ranked[: args.top]:
+        extra = size / 1e6 if backend == "embedded" else times.wall[kind] / 1000
         print(f"  {millis / 1000:9.2f} {millis / total:6.1%} {int(calls):6d} "
-              f"{size / 1e6:8.1f}  {kind}")  # fmt: skip
+              f"{extra:8.1f}  {kind}")  # fmt: skip
+    if backend == "neo4j":
+        print(f"  wall of all calls: {sum(times.wall.values()) / 1000:.1f} s; "
+              f"graph {res['fingerprint']}")  # fmt: skip
+        print("  the server's CPU during the load by thread kind (CPU-s):")
+        for kind, cpu in sorted(threads.items(), key=lambda kv: -kv[1])[:12]:
+            if cpu >= 0.1:
+                print(f"    {cpu:7.1f}  {kind}")
     return 0
 
 
