@@ -111,3 +111,44 @@ def test_the_pruned_look_up_answers_as_the_whole_one(
     assert len(sent) == 1 and sent[0].count("\nUNION ALL\n") == 4
     assert any_store.run_named("identity/lookup_papers", _lookup_params()) == []
     assert len(sent) == 1
+
+
+def test_rows_in_one_record_come_back_as_the_rows(any_store: GraphStore) -> None:
+    """``// rows-in-one-record`` (Neo4j sends the rows as one record, store/neo4j/store.py;
+    FalkorDB reads it as a comment): the same rows, in their order, nulls kept, on both."""
+    any_store.apply_schema()
+    any_store.run("CREATE (:Paper {id: 'p1', year: 2001}), (:Paper {id: 'p2'})")
+    text = (
+        "MATCH (p:Paper) RETURN p.id AS key, p.year AS year ORDER BY key DESC\n"
+        "UNION ALL\n"
+        "UNWIND $ids AS v RETURN v AS key, null AS year"
+    )
+    params = {"ids": ["x", "a"]}
+    plain = any_store.run(text, params)
+    marked = any_store.run("// rows-in-one-record: key, year\n" + text, params)
+    assert (
+        marked
+        == plain
+        == [
+            {"key": "p2", "year": None},
+            {"key": "p1", "year": 2001},
+            {"key": "x", "year": None},
+            {"key": "a", "year": None},
+        ]
+    )
+    assert any_store.run("// rows-in-one-record: key, year\n" + text, {"ids": []})[:2] == plain[:2]
+
+
+def test_the_one_record_form_is_opt_in() -> None:
+    from scholarkg.store.neo4j.store import rows_in_one_record
+
+    assert rows_in_one_record("MATCH (n) RETURN n.id AS id") is None
+    wrapped = rows_in_one_record(
+        "// rows-in-one-record: key, id\nUNWIND $v AS v RETURN v AS key, v AS id"
+    )
+    assert wrapped is not None and wrapped[1] == ("key", "id")
+    assert wrapped[0].startswith("CALL () {\n") and wrapped[0].endswith(
+        "RETURN collect([key, id]) AS rows_in_one_record"
+    )
+    # a column list that is not plain identifiers is not taken
+    assert rows_in_one_record("// rows-in-one-record: key}) RETURN 1 //\nRETURN 1 AS key") is None
