@@ -32,7 +32,10 @@ every named query: ``store.run_named("<family>/<name>", params, prop=...)`` (or
 fills the identifiers after checking each against the ``schema/ddl.py`` whitelists
 (``scholarkg.store.named``). A ``UNION ALL`` of ``UNWIND $list AS …`` look-ups whose header
 says ``// skip-empty-branches`` runs without the branches whose list is empty (Neo4j plans
-a statement per size of its list parameters; ``store.named.without_empty_branches``).
+a statement per size of its list parameters; ``store.named.without_empty_branches``). A
+read whose header says ``// rows-in-one-record: key, id`` (its columns) comes back from Neo4j
+as one record holding every row, handed back as rows (the driver's cost is per record;
+``store.neo4j.store.rows_in_one_record``).
 """
 
 from __future__ import annotations
