@@ -113,10 +113,21 @@ def test_the_pruned_look_up_answers_as_the_whole_one(
     assert len(sent) == 1
 
 
-def test_rows_in_one_record_come_back_as_the_rows(any_store: GraphStore) -> None:
+def test_rows_in_one_record_come_back_as_the_rows(
+    any_store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``// rows-in-one-record`` (Neo4j sends the rows as one record, store/neo4j/store.py;
     FalkorDB reads it as a comment): the same rows, in their order, nulls kept, on both."""
     any_store.apply_schema()
+    sent: list[str] = []
+    if any_store.dialect == "neo4j":  # what reaches the driver: the wrapped read
+        execute = any_store._execute  # type: ignore[attr-defined]
+
+        def seen(query: str, params: Any = None, **kw: Any) -> Any:
+            sent.append(query)
+            return execute(query, params, **kw)
+
+        monkeypatch.setattr(any_store, "_execute", seen)
     any_store.run("CREATE (:Paper {id: 'p1', year: 2001}), (:Paper {id: 'p2'})")
     text = (
         "MATCH (p:Paper) RETURN p.id AS key, p.year AS year ORDER BY key DESC\n"
@@ -137,6 +148,9 @@ def test_rows_in_one_record_come_back_as_the_rows(any_store: GraphStore) -> None
         ]
     )
     assert any_store.run("// rows-in-one-record: key, year\n" + text, {"ids": []})[:2] == plain[:2]
+    if any_store.dialect == "neo4j":
+        wrapped = [q for q in sent if q.startswith("CALL () {")]
+        assert len(wrapped) == 2 and all(q.endswith("AS rows_in_one_record") for q in wrapped)
 
 
 def test_the_one_record_form_is_opt_in() -> None:
