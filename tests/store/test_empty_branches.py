@@ -164,5 +164,7 @@ def test_the_one_record_form_is_opt_in() -> None:
     assert wrapped[0].startswith("CALL () {\n") and wrapped[0].endswith(
         "RETURN collect([key, id]) AS rows_in_one_record"
     )
+    # only a header line counts: the marker inside the statement (a string) is not one
+    assert rows_in_one_record("RETURN '\n// rows-in-one-record: key' AS key") is None
     # a column list that is not plain identifiers is not taken
     assert rows_in_one_record("// rows-in-one-record: key}) RETURN 1 //\nRETURN 1 AS key") is None

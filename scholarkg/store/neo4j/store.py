@@ -24,6 +24,7 @@ client would only wrap these very procedure calls.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import sys
@@ -114,7 +115,11 @@ def rows_in_one_record(query: str) -> tuple[str, tuple[str, ...]] | None:
     0.25 s; the same pairs as one record 0.21 s (bench_neo4j_record_rows.py). Opt-in, for
     reads whose every branch returns the listed columns (a ``UNION``'s do): ``collect`` of a
     list keeps nulls and the rows' order. FalkorDB reads the header as a comment."""
-    found = _ONE_RECORD.search(query)
+    if not query.startswith("//"):  # the marker is a header line: the usual read returns here
+        return None
+    lines = query.split("\n", 40)[:40]
+    header = "\n".join(itertools.takewhile(lambda line: line.startswith("//"), lines))
+    found = _ONE_RECORD.search(header)
     if found is None:
         return None
     columns = tuple(found.group(1).split(", "))
