@@ -121,7 +121,7 @@ def test_rows_in_one_record_come_back_as_the_rows(
     any_store.apply_schema()
     sent: list[str] = []
     if any_store.dialect == "neo4j":  # what reaches the driver: the wrapped read
-        execute = any_store._execute  # type: ignore[attr-defined]
+        execute = any_store._execute  # type: ignore[attr-defined]  # Neo4jStore only, not GraphStore
 
         def seen(query: str, params: Any = None, **kw: Any) -> Any:
             sent.append(query)
