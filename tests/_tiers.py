@@ -36,5 +36,7 @@ NEO4J_RUNS_IN_MARKED_TIER = frozenset(
         "tests/loaders/test_stub_label.py",
         "tests/loaders/test_identity_lookup.py",
         "tests/recommend/test_paper_lookup.py",
+        # six loads on Neo4j, ~50 s (make test took 5:40 with it in the default suite)
+        "tests/loaders/test_stated_references.py",
     }
 )

@@ -45,6 +45,7 @@ their nodes' flush.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -85,6 +86,9 @@ SLOTS: dict[str, str] = {
 }
 _SLOT_NAMES = frozenset(SLOTS)
 _EMPTY: dict[str, Any] = {}  # read only
+_NO_ENDS: frozenset[str] = frozenset()
+#: what every edge of an OpenAlex reference list carries (``ReferenceList.openalex``)
+_OPENALEX_REF_PROPS = (("from_openalex", True),)
 #: lookup query parameter per slot (``identity/lookup_papers``)
 _PARAMS = {
     "arxiv_id": "arxiv",
@@ -351,6 +355,10 @@ class IdentityResolver:
     #: answer a chunk's reference-only keys from earlier look-ups (:meth:`_lookup_with_finds`);
     #: off only to compare (tests/loaders/test_lookup_reuse.py)
     reuse_lookups = True
+    #: leave out the reference edges a chunk's works already hold as OpenAlex states them
+    #: (:meth:`_skip_stored_references`); off only to compare (tests/loaders/
+    #: test_stated_references.py)
+    skip_stored_references = True
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
@@ -401,6 +409,9 @@ class IdentityResolver:
         self._finds: dict[str, str] = {}
         #: the keys of the previous chunk's Paper records (their rows may be unwritten)
         self._recent_record_keys: set[str] = set()
+        #: this chunk's works whose OpenAlex list lost ends, with those ends
+        #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
+        self._gone_ends: list[dict[str, Any]] = []
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -611,6 +622,8 @@ class IdentityResolver:
             self._recent_alts = self._alts
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
+        if not self.family and self.skip_stored_references:
+            self._skip_stored_references(out, lists)
         self._apply_lists(lists)
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
@@ -905,19 +918,87 @@ class IdentityResolver:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)
 
+    def _skip_stored_references(
+        self, out: list[Group], lists: dict[tuple[str, str], list[dict[str, Any]]]
+    ) -> None:
+        """What an OpenAlex work's reference list would write again, left out.
+
+        Why: in an update most works come back with the references the graph already holds
+        for them, and each one used to be ``MERGE``d again (an index seek for each end and a
+        ``SET`` that changes nothing) and then scanned by the prune that looks for the ones
+        the record no longer lists: in a quarterly-style update of a 200,000-work graph,
+        ~4 million edges and 45 % of the server's time (``bench_openalex_server_time.py``).
+        One read per chunk (``identity/stored_openalex_references``) says which edges out of
+        the chunk's works OpenAlex already states; the writer skips those ends
+        (``ReferenceList.stated``) and a work none of whose stated edges left its list is
+        not sent to the prune (it would find nothing). The graph is the same: a skipped
+        ``MERGE`` would have matched that one edge and set what it holds, and the prune
+        deletes only ends outside the record's list.
+
+        A work that two lists of the chunk name (two OpenAlex records landing on one node) is
+        left as it was: the prune for one list runs before the other list's edges are
+        written, so an edge the second one states may be gone by then.
+        """
+        works = lists.get(("openalex", "CITES"))
+        if not works:
+            return
+        times = Counter(w["id"] for w in works)
+        single = sorted(pid for pid, n in times.items() if n == 1)
+        if not single:
+            return
+        stated: dict[str, set[str]] = {}
+        unchanged: dict[str, frozenset[str]] = {}
+        for row in self.store.run_named("identity/stored_openalex_references", {"ids": single}):
+            mine = set(row["stated"])
+            stated[row["id"]] = mine
+            # an end with a second edge that OpenAlex does not state is written as before
+            unchanged[row["id"]] = frozenset(mine.difference(row["other"]))
+        # a single work sends only the ends it lost (the prune's scan of each work's edges
+        # against its whole list was most of the prune's time), one named twice its list
+        lists[("openalex", "CITES")] = [w for w in works if times[w["id"]] > 1]
+        self._gone_ends = [
+            {"id": w["id"], "gone": sorted(gone)}
+            for w in works
+            if times[w["id"]] == 1 and (gone := stated.get(w["id"], _NO_ENDS) - set(w["refs"]))
+        ]
+        if not unchanged:
+            return
+        for k, (number, recs) in enumerate(out):
+            changed: list[AnyRecord] | None = None
+            for i, rec in enumerate(recs):
+                if (
+                    isinstance(rec, ReferenceList)
+                    and rec.props == _OPENALEX_REF_PROPS
+                    and (known := unchanged.get(rec.start))
+                ):
+                    keep = tuple(j for j, end in enumerate(rec.ends) if end in known)
+                    if keep:
+                        changed = list(recs) if changed is None else changed
+                        changed[i] = rec.with_stated(keep)
+            if changed is not None:
+                out[k] = (number, changed)
+
     def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
         for (source, rel), works in lists.items():
             name = _LISTS[rel]
             if source == "also":
                 self.store.run_named(f"identity/migrate_also_{name}", {"works": works})
-            rows = self.store.run_named(f"identity/prune_{source}_{name}", {"works": works})
-            deleted = int(rows[0]["deleted"]) if rows else 0
-            if rel == "CITES":
-                self.report.pruned += deleted
-            else:
-                self.report.pruned_authorships += deleted
-            self.store.run_named(f"identity/unmark_{source}_{name}", {"works": works})
+            if works:
+                rows = self.store.run_named(f"identity/prune_{source}_{name}", {"works": works})
+                deleted = int(rows[0]["deleted"]) if rows else 0
+                if rel == "CITES":
+                    self.report.pruned += deleted
+                else:
+                    self.report.pruned_authorships += deleted
+                self.store.run_named(f"identity/unmark_{source}_{name}", {"works": works})
+            if (source, rel) == ("openalex", "CITES") and self._gone_ends:
+                gone, self._gone_ends = self._gone_ends, []
+                rows = self.store.run_named(
+                    "identity/prune_openalex_reference_ends", {"works": gone}
+                )
+                self.report.pruned += int(rows[0]["deleted"]) if rows else 0
+                self.store.run_named("identity/unmark_openalex_reference_ends", {"works": gone})
 
     def _lookup_with_finds(
         self,

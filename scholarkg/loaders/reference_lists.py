@@ -14,7 +14,7 @@ way (``tests/loaders/test_reference_lists.py`` checks both).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scholarkg.schema.records import Citation, Paper
@@ -32,7 +32,10 @@ class ReferenceList:
     ``slot`` (OpenAlex: ``openalex:W1`` has ``openalex_id`` ``W1``), what its stub holds;
     ``stubs``: the positions in ``ends`` whose stub is written (all of them as read; identity
     resolution keeps those whose node is neither stored nor written by its chunk);
-    ``props``: what every ``CITES`` edge of the list carries (``from_openalex``).
+    ``props``: what every ``CITES`` edge of the list carries (``from_openalex``);
+    ``stated``: the positions in ``ends`` whose edge the graph already holds with ``props``
+    (identity resolution reads them, ``IdentityResolver._skip_stored_references``): the
+    writer counts them and sends nothing.
     """
 
     start: str
@@ -41,6 +44,7 @@ class ReferenceList:
     stubs: tuple[int, ...]
     slot: str = "openalex_id"
     props: tuple[tuple[str, Any], ...] = (("from_openalex", True),)
+    stated: tuple[int, ...] = ()
 
     @classmethod
     def openalex(cls, start: str, works: list[str]) -> ReferenceList:
@@ -70,6 +74,10 @@ class ReferenceList:
     def with_ends(self, start: str, ends: tuple[str, ...], stubs: tuple[int, ...]) -> ReferenceList:
         """The list resolved: its ends mapped to the works' keys, the stubs left to write."""
         return ReferenceList(start, ends, self.values, stubs, self.slot, self.props)
+
+    def with_stated(self, stated: tuple[int, ...]) -> ReferenceList:
+        """The list with the positions of the edges the graph already holds as it states."""
+        return replace(self, stated=stated)
 
     def weight(self) -> int:
         """How many records this one stands for (the writer's and checkpoint's counts)."""

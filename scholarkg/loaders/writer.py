@@ -146,6 +146,9 @@ class RecordWriter:
         #: list (its id look-up).
         self._new: dict[str, set[str]] = defaultdict(set)
         self._sent_from: dict[str, set[str]] = defaultdict(set)
+        #: ``CITES`` (start, end) pairs of reference lists the graph already holds as
+        #: stated (``ReferenceList.stated``), not sent; counted at the next edge flush
+        self._unchanged: dict[tuple[str, str], None] = {}
         #: the properties map shared by the rows of reference lists, per ``props`` tuple
         self._ref_props: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         #: since the last :meth:`flush`, per type: relationship rows sent, and what the
@@ -211,8 +214,16 @@ class RecordWriter:
             props = self._ref_props[refs.props] = dict(refs.props)
         start = refs.start
         buf = self._edges[kind]
-        for end in refs.ends:
+        stated = frozenset(refs.stated)
+        unchanged = self._unchanged
+        for i, end in enumerate(refs.ends):
             ident = (start, end)
+            if stated and i in stated and ident not in buf:
+                # the graph holds it as the list states it (identity resolution read it)
+                unchanged[ident] = None
+                continue
+            if unchanged:
+                unchanged.pop(ident, None)  # this row's MERGE counts it
             if ident in buf:
                 row = buf[ident]
                 row["props"] = {**row["props"], **props}
@@ -267,6 +278,7 @@ class RecordWriter:
         self._stubs = []
         self._also.clear()
         self._edges.clear()
+        self._unchanged.clear()
         self._new.clear()
         self._sent_from.clear()
         self._rows_sent.clear()
@@ -303,6 +315,8 @@ class RecordWriter:
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
         buf = self._edges[kind]
         ident = (start, end, *merge_key.values())
+        if self._unchanged and kind == _CITES_KIND:
+            self._unchanged.pop((start, end), None)  # this row's MERGE counts it
         if ident in buf:  # a new map: rows may share theirs (``_add_references``)
             buf[ident]["props"] = {**buf[ident]["props"], **(props or {})}
         else:
@@ -496,6 +510,12 @@ class RecordWriter:
         self._flush_labels(labels)
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
+        if kind == _CITES_KIND and self._unchanged:
+            # counted as their MERGE would have counted them: the report's relationships
+            # are the ones the load's records state, written or already there
+            self._rows_sent[kind.rel_type] += len(self._unchanged)
+            self._written[kind.rel_type] += len(self._unchanged)
+            self._unchanged.clear()
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
@@ -579,6 +599,8 @@ class RecordWriter:
         self._flush_nodes()
         for key in list(self._edges):
             self._flush_edges(key)
+        if self._unchanged:  # a flush whose reference rows were all stated already
+            self._flush_edges(_CITES_KIND)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
         # this flush's counts: late ones still arrive in ``written`` (its writes captured it)

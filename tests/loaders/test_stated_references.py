@@ -1,0 +1,147 @@
+"""An update leaves out the reference edges the graph already holds as OpenAlex states them
+(``IdentityResolver._skip_stored_references``) and still leaves exactly the graph, and the
+load report, that writing every reference again leaves: on both backends, for works whose
+lists come back the same, lose an end, gain one, list one end twice; for edges Crossref
+states too; for a pair joined by a second edge that OpenAlex does not state; and for two
+OpenAlex records (a preprint and its article) that land on one node in one chunk."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import openalex_work, write_crossref, write_openalex
+
+from scholarkg.config import load_settings
+from scholarkg.loaders import crossref, openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.store.base import GraphStore
+
+from .test_bulk_equals_incremental import everything
+
+
+def _work(w: int, refs: list[int], **extra: Any) -> dict[str, Any]:
+    return openalex_work(
+        1, id=f"https://openalex.org/W{w}", title=extra.pop("title", f"Work {w}"),
+        doi=extra.pop("doi", f"https://doi.org/10.5555/{w}"), ids={},
+        locations=extra.pop("locations", []),
+        referenced_works=[f"https://openalex.org/W{r}" for r in refs],
+        authorships=[{"author": {"id": f"https://openalex.org/A{w % 4}",
+                                 "display_name": f"Author {w % 4}"}}],
+        **extra,
+    )  # fmt: skip
+
+
+def _pair(w: int, refs: list[int], *, title: str) -> list[dict[str, Any]]:
+    """A preprint and its article: two OpenAlex works that are one Paper (one arXiv id)."""
+    arxiv = f"2405.{w:05d}"
+    preprint = _work(w, refs[:2], title=title, doi=f"https://doi.org/10.48550/arXiv.{arxiv}")
+    article = _work(w + 1, refs[1:], title=title,
+                    locations=[{"landing_page_url": f"https://arxiv.org/abs/{arxiv}"}])  # fmt: skip
+    return [preprint, article]
+
+
+def _snapshots(root: Path) -> tuple[list[Path], Path, list[Path]]:
+    base = [_work(w, [(w * 7 + k) % 40 + 1 for k in range(5)]) for w in range(1, 41)]
+    base += _pair(100, [1, 2, 3, 4], title="Pair")
+    write_openalex(root / "base", base, date="2024-01-01")
+    # Crossref states W1 -> W2 and W1 -> W3 too (by DOI): those edges carry both marks
+    items = [{"type": "journal-article", "publisher": "x", "DOI": "10.5555/1",
+              "title": ["Work 1"], "reference": [{"key": "a", "DOI": "10.5555/2"},
+                                                 {"key": "b", "DOI": "10.5555/3"}]}]  # fmt: skip
+    cross = write_crossref(root / "crossref.json", items)
+    update = [
+        _work(w, [(w * 7 + k) % 40 + 1 for k in range(5)], title=f"Work {w}, revised")
+        for w in range(1, 11)  # the same lists
+    ] + [
+        _work(11, [(11 * 7 + k) % 40 + 1 for k in range(4)]),  # an end gone
+        _work(12, [(12 * 7 + k) % 40 + 1 for k in range(5)] + [77]),  # an end added
+        _work(13, [(13 * 7 + k) % 40 + 1 for k in range(5)] * 2),  # every end listed twice
+        _work(1, [2, 5]),  # W1 again, later in the chunk: W3 left its list (Crossref keeps it)
+        *_pair(100, [1, 2, 3, 5], title="Pair, revised"),  # two records, one node
+        _work(50, [1, 2, 50]),  # a new work
+    ]
+    write_openalex(root / "update", update, date="2024-03-01")
+    return (
+        openalex.snapshot_files([root / "base"])[0],
+        cross,
+        openalex.snapshot_files([root / "update"])[0],
+    )
+
+
+def _load(store: GraphStore, files: list[Path], read: Any = None) -> dict[str, Any]:
+    resolver = IdentityResolver(store, chunk=2_000)
+
+    def groups(f: Path) -> Any:
+        return resolver.resolve((read or openalex.read_works)(f))
+
+    steps = [Step("w", f, f"test-{f.name}", partial(groups, f), family=False) for f in files]
+    summary = run_steps(store, steps, settings=load_settings(), batch_size=2_000)
+    resolver.finish()
+    return {"pruned": resolver.report.pruned, "totals": summary.totals()}
+
+
+def _update_graph(
+    store: GraphStore, root: Path, *, skip: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, dict[str, Any], int]:
+    """The graph and report after base, Crossref and update, and the CITES rows sent."""
+    store.clear()
+    store.apply_schema()
+    base, cross, update = _snapshots(root)
+    _load(store, base)
+    _load(store, [cross], crossref.read_works)
+    # a second edge W4 -> W29 that OpenAlex does not state (W4 lists W29 first)
+    ends = [(4 * 7 + k) % 40 + 1 for k in range(5)]
+    made = store.run(
+        "MATCH (a:Paper {openalex_id: $a}), (b:Paper {openalex_id: $b}) "
+        "CREATE (a)-[r:CITES {from_s2: true}]->(b) RETURN count(r) AS n",
+        {"a": "W4", "b": f"W{ends[0]}"},
+    )
+    assert made == [{"n": 1}]
+    sent = 0
+    real = store.merge_relationships
+
+    def counting(rel_type: str, *args: Any, **kwargs: Any) -> Any:
+        nonlocal sent
+        if rel_type == "CITES":
+            sent += len(args[2])
+        return real(rel_type, *args, **kwargs)
+
+    monkeypatch.setattr(store, "merge_relationships", counting)
+    monkeypatch.setattr(IdentityResolver, "skip_stored_references", skip)
+    report = _load(store, update)
+    monkeypatch.undo()
+    return everything(store), report, sent
+
+
+def test_skipping_stated_references_leaves_the_same_graph_and_report(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))  # checkpoints apart
+    written, report, sent = _update_graph(
+        any_store, tmp_path / "a", skip=False, monkeypatch=monkeypatch
+    )
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home2"))
+    skipped, report_skipped, sent_skipped = _update_graph(
+        any_store, tmp_path / "b", skip=True, monkeypatch=monkeypatch
+    )
+    assert set(written[0]) ^ set(skipped[0]) == set()
+    assert set(written[1]) ^ set(skipped[1]) == set()
+    assert written == skipped
+    assert report == report_skipped
+    # what the skip saves: the unchanged lists' edges are not sent again
+    assert sent >= 60 and sent_skipped <= sent - 40, (sent, sent_skipped)
+    marks = {
+        (row["b"], tuple(sorted(row["p"].items())))
+        for row in any_store.run(
+            "MATCH (:Paper {openalex_id: 'W1'})-[r:CITES]->(b:Paper) "
+            "RETURN b.openalex_id AS b, properties(r) AS p"
+        )
+    }
+    # W1's second record dropped W3: Crossref's mark keeps the edge, OpenAlex's is off
+    assert ("W3", (("from_crossref", True),)) in marks
+    assert ("W2", (("from_crossref", True), ("from_openalex", True))) in marks
+    assert report["pruned"] >= 1  # W11's lost end
