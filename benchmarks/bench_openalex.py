@@ -51,6 +51,53 @@ def _abstracts(rng: random.Random, n: int = 64) -> list[str]:
     return out
 
 
+def _base_lists(rng: random.Random, w: int, works: int, refs: int) -> tuple[list[int], list[int]]:
+    """Work ``w``'s references and author numbers in the base snapshot, drawn from the part's
+    ``rng`` (the update generator replays it to keep them: ``_base_lists_of``)."""
+    k = max(0, int(rng.gauss(refs, 5)))
+    cited = [c for c in (rng.randint(1, int(works * 1.05)) for _ in range(k)) if c != w]
+    return cited, [rng.randint(1, works) for _ in range(3)]
+
+
+def _authors_json(w: int, authors: list[int]) -> str:
+    return ",".join(
+        f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
+        f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
+        f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
+        '"raw_author_name":"A. Author"}'
+        for i, a in enumerate(authors)
+    )
+
+
+def _base_parts(works: int, per_part: int = 50_000) -> list[tuple[int, int]]:
+    """The (first, last) work numbers of each part ``generate`` writes."""
+    n_parts = max(1, (works + per_part - 1) // per_part)
+    return [(p * per_part + 1, min(works, (p + 1) * per_part)) for p in range(n_parts)]
+
+
+def _base_lists_of(
+    wanted: list[int], works: int, refs: int = 20, seed: int = 7
+) -> dict[int, tuple[list[int], list[int]]]:
+    """The base snapshot's references and authors of the works ``wanted``, replayed from the
+    parts' generators as ``_write_part`` draws them (nothing of the base is read)."""
+    want = set(wanted)
+    out: dict[int, tuple[list[int], list[int]]] = {}
+    for first, last in _base_parts(works):
+        if not any(first <= w <= last for w in want):
+            continue
+        rng = random.Random(seed * 1_000_003 + first)
+        _abstracts(rng)
+        for w in range(first, last + 1):
+            lists = _base_lists(rng, w, works, refs)
+            for _ in range(8):  # the title's words, then the topic and the abstract
+                rng.choice(WORDS)
+            rng.choice(WORDS)
+            rng.choice(range(64))  # the abstract: one of _abstracts' 64
+            if w in want:
+                out[w] = lists
+    return out
+
+
 def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
     path, first, last, works, refs, seed = args
     rng = random.Random(seed * 1_000_003 + first)
@@ -58,19 +105,9 @@ def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
         for w in range(first, last + 1):
-            k = max(0, int(rng.gauss(refs, 5)))
-            cited = ",".join(
-                f'"https://openalex.org/W{c}"'
-                for c in (rng.randint(1, int(works * 1.05)) for _ in range(k))
-                if c != w
-            )
-            authors = ",".join(
-                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
-                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
-                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
-                '"raw_author_name":"A. Author"}'
-                for i, a in enumerate(rng.randint(1, works) for _ in range(3))
-            )
+            cited_ids, author_ids = _base_lists(rng, w, works, refs)
+            cited = ",".join(f'"https://openalex.org/W{c}"' for c in cited_ids)
+            authors = _authors_json(w, author_ids)
             doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
             title = " ".join(rng.choice(WORDS) for _ in range(8))
             year = 2000 + w % 25
@@ -107,27 +144,28 @@ def generate(
     return root
 
 
-def _write_update_part(args: tuple[Path, list[int], int, int, int, int]) -> None:
+def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -> None:
     """Works ``ids`` as a newer partition gives them: a work of the base snapshot (its id at
-    most ``base``) comes back changed (new title, citation count, two references replaced),
-    a new one (past ``base``) is written as ``_write_part`` writes works; references point
-    anywhere in ``1..universe`` (5 % of them past the works: stubs)."""
-    path, work_ids, base, universe, refs, seed = args
+    most ``base``) comes back changed (new title and citation count; its references and
+    authors drawn again, or with ``kept`` the base's, two references replaced), a new one
+    (past ``base``) is written as ``_write_part`` writes works; references point anywhere in
+    ``1..universe`` (5 % of them past the works: stubs)."""
+    path, work_ids, base, universe, refs, seed, kept = args
     rng = random.Random(seed * 1_000_003 + work_ids[0])
     abstracts = _abstracts(rng)
+    stored = _base_lists_of([w for w in work_ids if w <= base], base) if kept else {}
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:
         for w in work_ids:
             k = max(0, int(rng.gauss(refs, 5)))
             cited = [c for c in (rng.randint(1, universe) for _ in range(k)) if c != w]
             changed = w <= base
-            authors = ",".join(
-                f'{{"author_position":"{"first" if i == 0 else "middle"}","author":'
-                f'{{"id":"https://openalex.org/A{a}","display_name":"Author {a}","orcid":null}},'
-                f'"institutions":[{{"display_name":"Institute {w % 500}"}}],'
-                '"raw_author_name":"A. Author"}'
-                for i, a in enumerate(rng.randint(1, universe) for _ in range(3))
-            )
+            author_ids = [rng.randint(1, universe) for _ in range(3)]
+            if changed and kept:
+                cited, author_ids = list(stored[w][0]), stored[w][1]
+                for j in rng.sample(range(len(cited)), min(2, len(cited))):
+                    cited[j] = next(c for c in iter(lambda: rng.randint(1, universe), 0) if c != w)
+            authors = _authors_json(w, author_ids)
             doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
             title = " ".join(rng.choice(WORDS) for _ in range(8)) + (" revised" if changed else "")
             year = 2000 + w % 25
@@ -157,12 +195,16 @@ def generate_update(
     refs: int = 20,
     per_part: int = 50_000,
     seed: int = 11,
+    kept: bool = False,
 ) -> Path:
     """A newer slice of the snapshot ``generate(…, base)`` wrote, in OpenAlex's layout:
     ``updated`` works of the base (spread evenly over it) changed, ``new`` works
     ``W{base+1}…`` added, in two ``updated_date=`` partitions newer than the base's; and
     ``merged`` works of the base retired into another in ``merged_ids/works`` (the retired
-    ones are left out of the works, as OpenAlex does)."""
+    ones are left out of the works, as OpenAlex does). A changed work's references and
+    authors are drawn again (every list differs: the dearest update), or with ``kept`` are
+    the base's with two references replaced (as a work's lists mostly stay between two
+    snapshots)."""
     step = max(1, base // updated) if updated else 0
     changed = list(range(step, base + 1, step))[:updated] if updated else []
     retired = set(range(3, base + 1, max(1, base // merged))[:merged]) if merged else set()
@@ -173,7 +215,9 @@ def generate_update(
     for part, start in enumerate(range(0, len(ids_), per_part)):
         day = f"updated_date=2026-03-{1 + part // 2 % 28:02d}"
         chunk = ids_[start : start + per_part]
-        jobs.append((works / day / f"part_{part % 2:03d}.gz", chunk, base, universe, refs, seed))
+        jobs.append(
+            (works / day / f"part_{part % 2:03d}.gz", chunk, base, universe, refs, seed, kept)
+        )
     with mp.get_context("spawn").Pool(2) as pool:
         pool.map(_write_update_part, jobs)
     if retired:
@@ -184,6 +228,18 @@ def generate_update(
             for w in sorted(retired):
                 fh.write(f"2026-03-01,W{w},W{w + 1}\n")
     return root
+
+
+def update_snapshot(root: Path, args: Any) -> Path:
+    """The update slice ``args`` describe under ``root`` (generated once, then reused)."""
+    kept = args.changed_lists == "kept"
+    upd = root / (f"upd-{args.works}-{args.update_new}-{args.update_changed}-"
+                  f"{args.update_merged}" + ("-kept" if kept else ""))  # fmt: skip
+    if not (upd / "done").exists():
+        generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
+                        merged=args.update_merged, kept=kept)  # fmt: skip
+        (upd / "done").touch()
+    return upd
 
 
 def _peak_mb() -> float:
@@ -389,11 +445,7 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
     if not (base / "done").exists():
         generate(base, args.works)
         (base / "done").touch()
-    upd = root / f"upd-{args.works}-{args.update_new}-{args.update_changed}-{args.update_merged}"
-    if not (upd / "done").exists():
-        generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
-                        merged=args.update_merged)  # fmt: skip
-        (upd / "done").touch()
+    upd = update_snapshot(root, args)
     n = args.update_new + args.update_changed
     runs = [("update", None)] + ([(f"update @ {args.baseline_ref}", baseline)] if baseline else [])
     for _ in range(max(1, args.repeat)):
@@ -484,6 +536,11 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ap.add_argument("--update-changed", type=int, default=0)
     ap.add_argument("--update-merged", type=int, default=0)
+    ap.add_argument(
+        "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
+        help="a changed work's references and authors: drawn again (every list differs, "
+             "the figures before 2026-11-30) or the base's with two references replaced",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.baseline_ref and args.backend == "neo4j" and not args.update_new:
         # the extracted tree has no Neo4j launcher to build; compare on the embedded store

@@ -182,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update-new", type=int, default=20_000)
     ap.add_argument("--update-changed", type=int, default=2_000)
     ap.add_argument("--update-merged", type=int, default=0)
+    ap.add_argument(
+        "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
+        help="a changed work's references and authors: drawn again, or the base's with two "
+             "references replaced (bench_openalex.py's option)",
+    )  # fmt: skip
     ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse generated snapshots")
     ap.add_argument("--top", type=int, default=20, help="statement kinds listed")
     ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")
@@ -196,13 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (snap / "done").exists():
         base_bench.generate(snap, args.works)
         (snap / "done").touch()
-    upd = root / (f"upd-{args.works}-{args.update_new}-{args.update_changed}-{args.update_merged}")
-    if not (upd / "done").exists():
-        base_bench.generate_update(
-            upd, args.works, new=args.update_new, updated=args.update_changed,
-            merged=args.update_merged,
-        )  # fmt: skip
-        (upd / "done").touch()
+    upd = base_bench.update_snapshot(root, args)
     backend = args.backend
     if backend == "neo4j":
         home = args.home
