@@ -939,6 +939,7 @@ class IdentityResolver:
         left as it was: the prune for one list runs before the other list's edges are
         written, so an edge the second one states may be gone by then.
         """
+        self._gone_ends = []  # this chunk's only, whatever an earlier chunk left
         works = lists.get(("openalex", "CITES"))
         if not works:
             return
