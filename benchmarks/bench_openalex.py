@@ -132,12 +132,10 @@ def generate(
     day), ~``refs`` references a work of which ~5% point outside the snapshot (stubs); parts
     are written by two processes."""
     base = root / "data" / "works"
-    n_parts = max(1, (works + per_part - 1) // per_part)
     jobs = [
         (base / f"updated_date=2025-{1 + part // 56 % 12:02d}-{1 + part // 2 % 28:02d}"
-         / f"part_{part % 2:03d}.gz",
-         part * per_part + 1, min(works, (part + 1) * per_part), works, refs, seed)
-        for part in range(n_parts)
+         / f"part_{part % 2:03d}.gz", first, last, works, refs, seed)
+        for part, (first, last) in enumerate(_base_parts(works, per_part))
     ]  # fmt: skip
     with mp.get_context("spawn").Pool(2) as pool:
         pool.map(_write_part, jobs)
