@@ -158,6 +158,10 @@ class AuthorResolver:
         #: (Author id, properties): what such records say beyond a name and ids (an S2
         #: author's counts, homepage, DBLP names), filled in where the node lacks it
         self._fills: list[tuple[str, dict[str, Any]]] = []
+        #: the chunk's works whose stored author lists :meth:`_by_name` read, and per work
+        #: its stored ``AUTHORED_BY`` edges as (Author id, the edge's properties)
+        self.lists_read: set[str] = set()
+        self.stored_authorships: dict[str, list[tuple[str, dict[str, Any]]]] = {}
 
     def resolve(
         self,
@@ -176,6 +180,7 @@ class AuthorResolver:
         that exist (:meth:`finish` keeps the last chunk's)."""
         self._write_pending()
         self._unknown = set()
+        self.lists_read, self.stored_authorships = set(), {}
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
@@ -379,8 +384,12 @@ class AuthorResolver:
         have: dict[str, dict[str, tuple[int | None, str]]] = {}
         ask = sorted(set(wanted.values()) & existing)
         rows = self.store.run_named("identity/paper_authors", {"ids": ask}) if ask else []
+        self.lists_read = set(ask)
+        stored = self.stored_authorships
         for row in rows:
-            have.setdefault(str(row["paper"]), {})[str(row["id"])] = (row["position"], row["name"])
+            pid, aid = str(row["paper"]), str(row["id"])
+            have.setdefault(pid, {})[aid] = (row["position"], row["name"])
+            stored.setdefault(pid, []).append((aid, row["props"]))
         for pid, entries in self._recent_lists.items():
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))

@@ -38,6 +38,7 @@ from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.base import validation_input_error
 from scholarkg.loaders.collection_pace import fewer_collections
 from scholarkg.loaders.reference_lists import ReferenceList
+from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.loaders.writer import RecordWriter, WriteReport
 from scholarkg.schema.records import EdgeRecord, NodeRecord
 from scholarkg.schema.text import collect_cleaning
@@ -67,8 +68,9 @@ def checkpoint_scope_prefix(cfg: Settings, graph: str | None) -> str:
     return head if graph is None else f"{head}{graph}:"
 
 
-#: a graph record, or a reference list standing for many (``loaders/reference_lists.py``)
-AnyRecord = NodeRecord | EdgeRecord | ReferenceList
+#: a graph record, a reference list standing for many (``loaders/reference_lists.py``), or
+#: an edge record the graph already holds (``loaders/unchanged_edges.py``)
+AnyRecord = NodeRecord | EdgeRecord | ReferenceList | UnchangedEdge
 #: one source record (a JSONL line, a JSON array item, a spreadsheet row) and its records
 Group = tuple[int, Sequence[AnyRecord]]
 #: what a reader may yield between its source records to have everything before written now
@@ -193,6 +195,8 @@ def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
     mismatch."""
     dumps, update = orjson.dumps, h.update
     for rec in records:
+        if isinstance(rec, UnchangedEdge):  # what the graph held decides it: not digested
+            rec = rec.record
         update(type(rec).__name__.encode())
         if isinstance(rec, ReferenceList):
             update(dumps([rec.start, rec.ends, rec.values, rec.stubs, rec.slot]))

@@ -59,6 +59,7 @@ from scholarkg.loaders.author_identity import (
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
 from scholarkg.loaders.collection_pace import paused_collections
 from scholarkg.loaders.reference_lists import ReferenceList
+from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.schema.records import (
     AliasOf,
     Authorship,
@@ -359,6 +360,9 @@ class IdentityResolver:
     #: (:meth:`_skip_stored_references`); off only to compare (tests/loaders/
     #: test_stated_references.py)
     skip_stored_references = True
+    #: the same for the ``AUTHORED_BY`` edges of OpenAlex author lists
+    #: (:meth:`_skip_stored_authorships`); off only to compare (the same test module)
+    skip_stored_authorships = True
     #: a chunk whose stored-references read found at least ``stated_read_floor`` ends and
     #: fewer than ``stated_share_to_read`` of them listed again pauses that read for the next
     #: ``stated_read_pause`` chunks (:meth:`_skip_stored_references`)
@@ -632,6 +636,8 @@ class IdentityResolver:
             return out
         if not self.family and self.skip_stored_references:
             self._skip_stored_references(out, lists)
+        if not self.family and self.skip_stored_authorships:
+            self._skip_stored_authorships(out, lists)
         self._apply_lists(lists)
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
@@ -999,6 +1005,75 @@ class IdentityResolver:
                     if keep:
                         changed = list(recs) if changed is None else changed
                         changed[i] = rec.with_stated(keep)
+            if changed is not None:
+                out[k] = (number, changed)
+
+    def _skip_stored_authorships(
+        self, out: list[Group], lists: dict[tuple[str, str], list[dict[str, Any]]]
+    ) -> None:
+        """The OpenAlex authorships a chunk's works already hold as stated, left out.
+
+        Why: as for references (:meth:`_skip_stored_references`), an update's works mostly
+        come back with the authors they have, and each ``AUTHORED_BY`` edge was ``MERGE``d
+        again with a ``SET`` that changed nothing, then scanned by the prune. The stored
+        edges come from the read author alignment already makes (``identity/paper_authors``,
+        :class:`AuthorResolver`), so nothing more is read. An ``Authorship`` is wrapped as
+        :class:`UnchangedEdge` (counted, not sent) when its pair has one stored edge holding
+        every property the record sets, with the same value; a work whose stored OpenAlex
+        edges are all in its list leaves the prune. Left as before: a work two OpenAlex
+        records of the chunk name or another source's list names in it, and a pair two
+        records of the chunk state (the later record's properties win in the writer, so
+        which one is left out would matter).
+        """
+        works = lists.get(("openalex", "AUTHORED_BY"))
+        read = self._authors.lists_read
+        if not works or not read:
+            return
+        stored = self._authors.stored_authorships
+        times = Counter(w["id"] for w in works)
+        for (source, rel), others in lists.items():
+            if rel == "AUTHORED_BY" and source != "openalex":
+                times.update(w["id"] for w in others)
+                times.update(w["id"] for w in others)  # never once: left as before
+        single = {pid for pid, n in times.items() if n == 1 and pid in read}
+        if not single:
+            return
+        # a pair stated twice: the writer merges two rows it holds at once (the later's
+        # properties win), but a flush between them would let the first change the edge
+        # the second was compared with
+        pairs: Counter[tuple[str, str]] = Counter()
+        for _, recs in out:
+            for r in recs:
+                if isinstance(r, Authorship):
+                    pairs[(r.start, r.end)] += 1
+        lists[("openalex", "AUTHORED_BY")] = [
+            w
+            for w in works
+            if w["id"] not in single
+            or not {
+                aid for aid, props in stored.get(w["id"], ()) if props.get("from_openalex") is True
+            }.issubset(w["refs"])
+        ]
+        held: dict[tuple[str, str], dict[str, Any] | None] = {}
+        for pid in single:
+            for aid, props in stored.get(pid, ()):
+                # a pair joined by two edges: a MERGE would set both, so it is written
+                held[(pid, aid)] = None if (pid, aid) in held else props
+        if not held:
+            return
+        for k, (number, recs) in enumerate(out):
+            changed: list[AnyRecord] | None = None
+            for i, rec in enumerate(recs):
+                if (
+                    isinstance(rec, Authorship)
+                    and rec.also is None
+                    and rec.start in single
+                    and (have := held.get((rec.start, rec.end))) is not None
+                    and pairs[(rec.start, rec.end)] == 1
+                    and all(have.get(key) == value for key, value in rec.properties().items())
+                ):
+                    changed = list(recs) if changed is None else changed
+                    changed[i] = UnchangedEdge(rec)
             if changed is not None:
                 out[k] = (number, changed)
 

@@ -50,6 +50,7 @@ from typing import Any, NamedTuple
 
 from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.reference_lists import ReferenceList
+from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -146,9 +147,10 @@ class RecordWriter:
         #: list (its id look-up).
         self._new: dict[str, set[str]] = defaultdict(set)
         self._sent_from: dict[str, set[str]] = defaultdict(set)
-        #: ``CITES`` (start, end) pairs of reference lists the graph already holds as
-        #: stated (``ReferenceList.stated``), not sent; counted at the next edge flush
-        self._unchanged: dict[tuple[str, str], None] = {}
+        #: per kind, (start, end) pairs the graph already holds as the records state them
+        #: (``ReferenceList.stated``, ``UnchangedEdge``), not sent; counted at the kind's
+        #: next flush
+        self._unchanged: dict[_EdgeKind, dict[tuple[str, str], None]] = defaultdict(dict)
         #: the properties map shared by the rows of reference lists, per ``props`` tuple
         self._ref_props: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
         #: since the last :meth:`flush`, per type: relationship rows sent, and what the
@@ -165,9 +167,12 @@ class RecordWriter:
         if exc_type is None:
             self.flush()
 
-    def add(self, record: NodeRecord | EdgeRecord | ReferenceList) -> None:
+    def add(self, record: NodeRecord | EdgeRecord | ReferenceList | UnchangedEdge) -> None:
         if isinstance(record, ReferenceList):
             self._add_references(record)
+            return
+        if isinstance(record, UnchangedEdge):
+            self._add_unchanged(record.record)
             return
         self.report.records += 1
         if isinstance(record, NodeRecord):
@@ -196,6 +201,19 @@ class RecordWriter:
         if self.progress and self.report.records % 1000 == 0:
             self.progress(self.report.records)
 
+    def _add_unchanged(self, record: EdgeRecord) -> None:
+        """An edge the graph holds as ``record`` states it: counted, not sent (a row of the
+        same pair already buffered is written, and counts it)."""
+        kind = _EdgeKind(record.TYPE, record.START, record.END, ())
+        ident = (record.start, record.end)
+        if record.MERGE_KEY or ident in self._edges[kind]:
+            self.add(record)
+            return
+        self.report.records += 1
+        self._unchanged[kind][ident] = None
+        if self.progress and self.report.records % 1000 == 0:
+            self.progress(self.report.records)
+
     def _add_references(self, refs: ReferenceList) -> None:
         """A reference list: the rows its stub Papers and ``CITES`` records would add, made
         here directly (the same buffers, the same flush points as those records)."""
@@ -215,7 +233,7 @@ class RecordWriter:
         start = refs.start
         buf = self._edges[kind]
         stated = frozenset(refs.stated)
-        unchanged = self._unchanged
+        unchanged = self._unchanged[kind]
         for i, end in enumerate(refs.ends):
             ident = (start, end)
             if stated and i in stated and ident not in buf:
@@ -236,7 +254,9 @@ class RecordWriter:
         if self.progress and before // 1000 != self.report.records // 1000:
             self.progress(self.report.records)
 
-    def add_all(self, records: Iterable[NodeRecord | EdgeRecord | ReferenceList]) -> WriteReport:
+    def add_all(
+        self, records: Iterable[NodeRecord | EdgeRecord | ReferenceList | UnchangedEdge]
+    ) -> WriteReport:
         """Write every record; on a bad record (``InputError`` from the reader) everything
         read before it is written first, so nothing already validated is lost. A failed
         write rolls back what this call created (:meth:`rollback`) and re-raises."""
@@ -315,8 +335,8 @@ class RecordWriter:
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
         buf = self._edges[kind]
         ident = (start, end, *merge_key.values())
-        if self._unchanged and kind == _CITES_KIND:
-            self._unchanged.pop((start, end), None)  # this row's MERGE counts it
+        if (unchanged := self._unchanged.get(kind)) is not None:
+            unchanged.pop((start, end), None)  # this row's MERGE counts it
         if ident in buf:  # a new map: rows may share theirs (``_add_references``)
             buf[ident]["props"] = {**buf[ident]["props"], **(props or {})}
         else:
@@ -510,12 +530,11 @@ class RecordWriter:
         self._flush_labels(labels)
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
-        if kind == _CITES_KIND and self._unchanged:
+        if unchanged := self._unchanged.pop(kind, None):
             # counted as their MERGE would have counted them: the report's relationships
             # are the ones the load's records state, written or already there
-            self._rows_sent[kind.rel_type] += len(self._unchanged)
-            self._written[kind.rel_type] += len(self._unchanged)
-            self._unchanged.clear()
+            self._rows_sent[kind.rel_type] += len(unchanged)
+            self._written[kind.rel_type] += len(unchanged)
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return
@@ -599,8 +618,8 @@ class RecordWriter:
         self._flush_nodes()
         for key in list(self._edges):
             self._flush_edges(key)
-        if self._unchanged:  # a flush whose reference rows were all stated already
-            self._flush_edges(_CITES_KIND)
+        for kind in list(self._unchanged):  # kinds whose rows were all held already
+            self._flush_edges(kind)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
         # this flush's counts: late ones still arrive in ``written`` (its writes captured it)
@@ -628,7 +647,7 @@ class RecordWriter:
 
 def write_records(
     store: GraphStore,
-    records: Iterable[NodeRecord | EdgeRecord | ReferenceList],
+    records: Iterable[NodeRecord | EdgeRecord | ReferenceList | UnchangedEdge],
     *,
     batch_size: int = 5_000,
     progress: Callable[[int], None] | None = None,
