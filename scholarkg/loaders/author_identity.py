@@ -159,7 +159,8 @@ class AuthorResolver:
         #: author's counts, homepage, DBLP names), filled in where the node lacks it
         self._fills: list[tuple[str, dict[str, Any]]] = []
         #: the chunk's works whose stored author lists :meth:`_by_name` read, and per work
-        #: its stored ``AUTHORED_BY`` edges as (Author id, the edge's properties)
+        #: its stored ``AUTHORED_BY`` edges as (Author id, the row read: the properties an
+        #: OpenAlex authorship sets, ``identity/paper_authors``)
         self.lists_read: set[str] = set()
         self.stored_authorships: dict[str, list[tuple[str, dict[str, Any]]]] = {}
 
@@ -389,7 +390,7 @@ class AuthorResolver:
         for row in rows:
             pid, aid = str(row["paper"]), str(row["id"])
             have.setdefault(pid, {})[aid] = (row["position"], row["name"])
-            stored.setdefault(pid, []).append((aid, row["props"]))
+            stored.setdefault(pid, []).append((aid, row))
         for pid, entries in self._recent_lists.items():
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))

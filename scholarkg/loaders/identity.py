@@ -333,6 +333,28 @@ def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | Stated
     return out
 
 
+#: what an authorship record may set on its edge, compared with the stored edge by
+#: :func:`_held_as_stated` (a field the stored-authors read does not return reads as
+#: absent, so a record that sets it is written as before)
+_AUTHORSHIP_SET = tuple(
+    sorted(set(Authorship.model_fields) - {"start", "end", "also", "from_arxiv", "from_crossref"})
+)
+
+
+def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
+    """Whether ``rec``'s ``MERGE … SET r += props`` would change nothing on the stored edge
+    whose properties ``have`` holds: every value it sets is there already (a field it leaves
+    unset, ``None``, is not sent). The record's fields, not ``properties()``: pydantic's dump
+    cost more than the comparison saved."""
+    if rec.from_arxiv is not None or rec.from_crossref is not None:
+        return False
+    for key in _AUTHORSHIP_SET:
+        value = getattr(rec, key)
+        if value is not None and have.get(key) != value:
+            return False
+    return True
+
+
 class IdentityResolver:
     """Rewrites streamed groups so every Paper record lands on the one node of its work.
 
@@ -1054,7 +1076,7 @@ class IdentityResolver:
                 aid for aid, props in stored.get(w["id"], ()) if props.get("from_openalex") is True
             }.issubset(w["refs"])
         ]
-        held: dict[tuple[str, str], dict[str, Any] | None] = {}
+        held: dict[tuple[str, str], Mapping[str, Any] | None] = {}
         for pid in single:
             for aid, props in stored.get(pid, ()):
                 # a pair joined by two edges: a MERGE would set both, so it is written
@@ -1070,7 +1092,7 @@ class IdentityResolver:
                     and rec.start in single
                     and (have := held.get((rec.start, rec.end))) is not None
                     and pairs[(rec.start, rec.end)] == 1
-                    and all(have.get(key) == value for key, value in rec.properties().items())
+                    and _held_as_stated(rec, have)
                 ):
                     changed = list(recs) if changed is None else changed
                     changed[i] = UnchangedEdge(rec)

@@ -1,7 +1,10 @@
 // The author lists of the Papers in $ids (aligning a source that names authors only by name
 // to the list a work already has, loaders/identity.py): per AUTHORED_BY edge the Paper, the
-// Author's id and name, the position, and the edge's properties (an update leaves out the
-// OpenAlex authorships a work already holds as stated: IdentityResolver._skip_stored_authorships).
+// Author's id and name, the position, and the other properties an OpenAlex authorship sets (an
+// update leaves out the ones a work already holds as stated:
+// IdentityResolver._skip_stored_authorships). Columns, not properties(r): a map makes the
+// embedded store's client decode the whole reply the slow way.
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})-[r:AUTHORED_BY]->(a:Author)
-RETURN p.id AS paper, a.id AS id, a.name AS name, r.position AS position, properties(r) AS props
+RETURN p.id AS paper, a.id AS id, a.name AS name, r.position AS position,
+       r.institutions AS institutions, r.raw_name AS raw_name, r.from_openalex AS from_openalex
