@@ -1053,11 +1053,15 @@ class IdentityResolver:
             return
         stored = self._authors.stored_authorships
         times = Counter(w["id"] for w in works)
-        for (source, rel), others in lists.items():
-            if rel == "AUTHORED_BY" and source != "openalex":
-                times.update(w["id"] for w in others)
-                times.update(w["id"] for w in others)  # never once: left as before
-        single = {pid for pid, n in times.items() if n == 1 and pid in read}
+        elsewhere = {  # works another source's list (or an ``also`` list) names here
+            w["id"]
+            for (source, rel), others in lists.items()
+            if rel == "AUTHORED_BY" and source != "openalex"
+            for w in others
+        }
+        single = {
+            pid for pid, n in times.items() if n == 1 and pid in read and pid not in elsewhere
+        }
         if not single:
             return
         # a pair stated twice: the writer merges two rows it holds at once (the later's
