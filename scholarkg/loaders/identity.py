@@ -385,12 +385,6 @@ class IdentityResolver:
     #: the same for the ``AUTHORED_BY`` edges of OpenAlex author lists
     #: (:meth:`_skip_stored_authorships`); off only to compare (the same test module)
     skip_stored_authorships = True
-    #: a chunk whose stored-references read found at least ``stated_read_floor`` ends and
-    #: fewer than ``stated_share_to_read`` of them listed again pauses that read for the next
-    #: ``stated_read_pause`` chunks (:meth:`_skip_stored_references`)
-    stated_share_to_read = 0.25
-    stated_read_floor = 1_000
-    stated_read_pause = 8
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
@@ -444,8 +438,6 @@ class IdentityResolver:
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
         self._gone_ends: list[dict[str, Any]] = []
-        #: chunks left before the stored references are read again
-        self._stated_reads_paused = 0
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -974,22 +966,11 @@ class IdentityResolver:
         A work that two lists of the chunk name (two OpenAlex records landing on one node) is
         left as it was: the prune for one list runs before the other list's edges are
         written, so an edge the second one states may be gone by then.
-
-        The read pays only where lists come back much as they were. Where they do not (an
-        update whose works' references were all redrawn), it costs more than it saves: the
-        quarterly-style update with every list redrawn took 541 s with a read per chunk
-        against 399-469 s without (``bench_openalex.py --changed-lists redrawn``). So a
-        chunk whose read found that few of its stored ends are listed again pauses the read
-        for the next few chunks (the class's ``stated_*`` settings), which are written and
-        pruned whole as before; the read after the pause probes again.
         """
         self._gone_ends = []  # this chunk's only, whatever an earlier chunk left
         works = lists.get(("openalex", "CITES"))
         if not works:
             return
-        if self._stated_reads_paused:
-            self._stated_reads_paused -= 1
-            return  # every list written and pruned whole, as without the read
         times = Counter(w["id"] for w in works)
         single = sorted(pid for pid, n in times.items() if n == 1)
         if not single:
@@ -1009,10 +990,6 @@ class IdentityResolver:
             for w in works
             if times[w["id"]] == 1 and (gone := stated.get(w["id"], _NO_ENDS) - set(w["refs"]))
         ]
-        read = sum(map(len, stated.values()))
-        listed_again = read - sum(len(w["gone"]) for w in self._gone_ends)
-        if read >= self.stated_read_floor and listed_again < self.stated_share_to_read * read:
-            self._stated_reads_paused = self.stated_read_pause
         if not unchanged:
             return
         for k, (number, recs) in enumerate(out):

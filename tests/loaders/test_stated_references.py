@@ -5,8 +5,7 @@ writing every edge again leaves: on both backends, for works whose lists come ba
 lose an end, gain one, list one end twice, reorder their authors or change an author's
 institutions or raw name; for edges Crossref states too; for a pair joined by a second edge
 that OpenAlex does not state; and for two OpenAlex records (a preprint and its article) that
-land on one node in one chunk. An update whose lists were redrawn pauses the references read
-and leaves the same graph."""
+land on one node in one chunk."""
 
 from __future__ import annotations
 
@@ -111,16 +110,14 @@ def _snapshots(root: Path) -> tuple[list[Path], Path, list[Path]]:
     )
 
 
-def _load(
-    store: GraphStore, files: list[Path], read: Any = None, *, chunk: int = 2_000
-) -> dict[str, Any]:
-    resolver = IdentityResolver(store, chunk=chunk)
+def _load(store: GraphStore, files: list[Path], read: Any = None) -> dict[str, Any]:
+    resolver = IdentityResolver(store, chunk=2_000)
 
     def groups(f: Path) -> Any:
         return resolver.resolve((read or openalex.read_works)(f))
 
     steps = [Step("w", f, f"test-{f.name}", partial(groups, f), family=False) for f in files]
-    summary = run_steps(store, steps, settings=load_settings(), batch_size=chunk)
+    summary = run_steps(store, steps, settings=load_settings(), batch_size=2_000)
     resolver.finish()
     return {"pruned": resolver.report.pruned, "totals": summary.totals()}
 
@@ -128,7 +125,7 @@ def _load(
 def _update_graph(
     store: GraphStore, root: Path, *, skip: bool, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Any, dict[str, Any], Counter[str]]:
-    """The graph and report after base, Crossref and update, and the relationship rows sent per type."""
+    """The graph and report after base, Crossref and update, and the rows sent per type."""
     store.clear()
     store.apply_schema()
     base, cross, update = _snapshots(root)
@@ -193,55 +190,3 @@ def test_skipping_stated_references_leaves_the_same_graph_and_report(
     assert ("W3", (("from_crossref", True),)) in marks
     assert ("W2", (("from_crossref", True), ("from_openalex", True))) in marks
     assert report["pruned"] >= 1  # W11's lost end
-
-
-def _redrawn_update(
-    store: GraphStore, root: Path, *, skip: bool, reads: list[int], monkeypatch: pytest.MonkeyPatch
-) -> tuple[Any, dict[str, Any]]:
-    """Base, then an update in chunks of ten: three chunks of works whose lists were all
-    redrawn, then one whose lists came back unchanged."""
-    store.clear()
-    store.apply_schema()
-    base = [_work(w, [(w * 7 + k) % 40 + 1 for k in range(5)]) for w in range(1, 41)]
-    write_openalex(root / "base", base, date="2024-01-01")
-    update = [_work(w, [(w * 11 + 3 * k) % 40 + 1 for k in range(5)]) for w in range(1, 31)]
-    update += [_work(w, [(w * 7 + k) % 40 + 1 for k in range(5)]) for w in range(31, 41)]
-    write_openalex(root / "update", update, date="2024-03-01")
-    _load(store, openalex.snapshot_files([root / "base"])[0], chunk=10)
-    reads.clear()  # the update's only
-    monkeypatch.setattr(IdentityResolver, "skip_stored_references", skip)
-    report = _load(store, openalex.snapshot_files([root / "update"])[0], chunk=10)
-    return everything(store), report
-
-
-def test_a_chunk_whose_lists_were_redrawn_pauses_the_read_and_the_graph_is_the_same(
-    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The read pauses after a chunk whose stored ends are mostly gone from its lists (the
-    chunks after it are written and pruned whole), reads again after the pause, and the
-    graph and report are those of writing every list whole."""
-    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(IdentityResolver, "stated_read_floor", 10)
-    monkeypatch.setattr(IdentityResolver, "stated_read_pause", 2)
-    reads: list[int] = []
-    real = any_store.run_named
-
-    def counting(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "identity/stored_openalex_references":
-            reads.append(len(args[0]["ids"]))
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(any_store, "run_named", counting)
-    whole, report_whole = _redrawn_update(
-        any_store, tmp_path / "a", skip=False, reads=reads, monkeypatch=monkeypatch
-    )
-    assert reads == []
-    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home2"))
-    paused, report_paused = _redrawn_update(
-        any_store, tmp_path / "b", skip=True, reads=reads, monkeypatch=monkeypatch
-    )
-    # chunk 1 read (its lists redrawn: paused for two chunks), chunk 4 read again
-    assert reads == [10, 10], reads
-    assert whole == paused
-    assert report_whole == report_paused
-    assert report_paused["pruned"] >= 30
