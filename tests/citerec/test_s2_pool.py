@@ -23,6 +23,7 @@ from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.citerec_bulk import bulk_load_s2
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.tolerant import SkipReport
+from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.synthetic.citation_world import generate
 from scholarkg.synthetic.citerec_corpus import write_world
@@ -61,7 +62,8 @@ def _read(
         return {c: known[c] for c in ids if c in known}
 
     def dump(r: AnyRecord) -> tuple[str, dict[str, Any]]:
-        assert not isinstance(r, ReferenceList)  # S2ORC's references are records
+        # S2ORC's references are records; only identity resolution makes UnchangedEdge
+        assert not isinstance(r, ReferenceList | UnchangedEdge)
         return type(r).__name__, r.model_dump()
 
     groups = [
