@@ -530,11 +530,12 @@ class RecordWriter:
         self._flush_labels(labels)
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
-        if unchanged := self._unchanged.pop(kind, None):
+        if unchanged := self._unchanged.get(kind):
             # counted as their MERGE would have counted them: the report's relationships
             # are the ones the load's records state, written or already there
             self._rows_sent[kind.rel_type] += len(unchanged)
             self._written[kind.rel_type] += len(unchanged)
+            unchanged.clear()  # in place: _add_references holds it across a flush
         rows = list(self._edges.pop(kind, {}).values())
         if not rows:
             return

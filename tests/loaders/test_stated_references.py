@@ -20,7 +20,11 @@ from _catalogue_works import openalex_work, write_crossref, write_openalex
 from scholarkg.config import load_settings
 from scholarkg.loaders import crossref, openalex
 from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.loaders.unchanged_edges import UnchangedEdge
+from scholarkg.loaders.writer import RecordWriter
+from scholarkg.schema.records import Author, Authorship, Paper
 from scholarkg.store.base import GraphStore
 
 from .test_bulk_equals_incremental import everything
@@ -190,3 +194,27 @@ def test_skipping_stated_references_leaves_the_same_graph_and_report(
     assert ("W3", (("from_crossref", True),)) in marks
     assert ("W2", (("from_crossref", True), ("from_openalex", True))) in marks
     assert report["pruned"] >= 1  # W11's lost end
+
+
+def test_stated_ends_and_unchanged_authorships_are_counted_across_a_buffer_flush(
+    store: GraphStore,
+) -> None:
+    """The writer counts a held edge (``ReferenceList.stated``, ``UnchangedEdge``) as its
+    ``MERGE`` would have, also when the edge buffer is flushed in the middle of a list."""
+    store.clear()
+    store.apply_schema()
+    ends = tuple(f"openalex:W{n}" for n in range(2, 12))
+    base = ReferenceList(
+        "openalex:W1", ends, tuple(e.split(":")[1] for e in ends), tuple(range(10))
+    )
+    ship = Authorship(start="openalex:W1", end="openalex:A1", position=0, from_openalex=True)
+    with RecordWriter(store) as writer:
+        writer.add_all([Paper(id="openalex:W1", openalex_id="W1"), base,
+                        Author(id="openalex:A1", name="A One"), ship])  # fmt: skip
+    held = base.with_ends(base.start, ends, ()).with_stated(tuple(range(0, 10, 2)))
+    writer = RecordWriter(store)
+    writer.edge_buffer = 3  # a flush every three rows: inside the list
+    report = writer.add_all([held, UnchangedEdge(ship)])
+    assert report.relationships["CITES"] == 10
+    assert report.relationships["AUTHORED_BY"] == 1
+    assert store.run("MATCH ()-[r:CITES]->() RETURN count(r) AS n") == [{"n": 10}]
