@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -353,6 +353,19 @@ def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
         if value is not None and have.get(key) != value:
             return False
     return True
+
+
+def _swap_records(out: list[Group], swap: Callable[[AnyRecord], AnyRecord | None]) -> None:
+    """Each group of ``out`` with the records ``swap`` gives a replacement for replaced (a
+    group is copied only when one is: most of a chunk's groups keep their list)."""
+    for k, (number, recs) in enumerate(out):
+        changed: list[AnyRecord] | None = None
+        for i, rec in enumerate(recs):
+            if (new := swap(rec)) is not None:
+                changed = list(recs) if changed is None else changed
+                changed[i] = new
+        if changed is not None:
+            out[k] = (number, changed)
 
 
 class IdentityResolver:
@@ -992,20 +1005,18 @@ class IdentityResolver:
         ]
         if not unchanged:
             return
-        for k, (number, recs) in enumerate(out):
-            changed: list[AnyRecord] | None = None
-            for i, rec in enumerate(recs):
-                if (
-                    isinstance(rec, ReferenceList)
-                    and rec.props == _OPENALEX_REF_PROPS
-                    and (known := unchanged.get(rec.start))
-                ):
-                    keep = tuple(j for j, end in enumerate(rec.ends) if end in known)
-                    if keep:
-                        changed = list(recs) if changed is None else changed
-                        changed[i] = rec.with_stated(keep)
-            if changed is not None:
-                out[k] = (number, changed)
+
+        def held(rec: AnyRecord) -> AnyRecord | None:
+            if (
+                isinstance(rec, ReferenceList)
+                and rec.props == _OPENALEX_REF_PROPS
+                and (known := unchanged.get(rec.start))
+            ):
+                keep = tuple(j for j, end in enumerate(rec.ends) if end in known)
+                return rec.with_stated(keep) if keep else None
+            return None
+
+        _swap_records(out, held)
 
     def _skip_stored_authorships(
         self, out: list[Group], lists: dict[tuple[str, str], list[dict[str, Any]]]
@@ -1064,21 +1075,20 @@ class IdentityResolver:
                 held[(pid, aid)] = None if (pid, aid) in held else props
         if not held:
             return
-        for k, (number, recs) in enumerate(out):
-            changed: list[AnyRecord] | None = None
-            for i, rec in enumerate(recs):
-                if (
-                    isinstance(rec, Authorship)
-                    and rec.also is None
-                    and rec.start in single
-                    and (have := held.get((rec.start, rec.end))) is not None
-                    and pairs[(rec.start, rec.end)] == 1
-                    and _held_as_stated(rec, have)
-                ):
-                    changed = list(recs) if changed is None else changed
-                    changed[i] = UnchangedEdge(rec)
-            if changed is not None:
-                out[k] = (number, changed)
+
+        def unchanged(rec: AnyRecord) -> AnyRecord | None:
+            if (
+                isinstance(rec, Authorship)
+                and rec.also is None
+                and rec.start in single
+                and (have := held.get((rec.start, rec.end))) is not None
+                and pairs[(rec.start, rec.end)] == 1
+                and _held_as_stated(rec, have)
+            ):
+                return UnchangedEdge(rec)
+            return None
+
+        _swap_records(out, unchanged)
 
     def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
