@@ -343,8 +343,9 @@ _AUTHORSHIP_SET = tuple(
 
 def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
     """Whether ``rec``'s ``MERGE … SET r += props`` would change nothing on the stored edge
-    whose properties ``have`` holds: every value it sets is there already (a field it leaves
-    unset, ``None``, is not sent). The record's fields, not ``properties()``: pydantic's dump
+    whose properties ``have`` holds: every value it sets is there already, and every
+    ``Authorship.OWNED`` field it leaves unset is absent (it sends a null for those; another
+    field left unset is not sent). The record's fields, not ``properties()``: pydantic's dump
     cost more than the comparison saved."""
     if rec.from_arxiv is not None or rec.from_crossref is not None:
         return False
@@ -352,7 +353,8 @@ def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
         value = getattr(rec, key)
         if value is not None and have.get(key) != value:
             return False
-    return True
+    # an owned field left unset removes the stored value (Authorship.OWNED)
+    return all(have.get(key) is None for key in rec.owned_unset())
 
 
 def _swap_records(out: list[Group], swap: Callable[[AnyRecord], AnyRecord | None]) -> None:
@@ -666,6 +668,8 @@ class IdentityResolver:
         if not self.family and self.skip_stored_authorships:
             self._skip_stored_authorships(out, lists)
         self._apply_lists(lists)
+        if not self.family and (gone := self._cleared_authorship_fields(out[skipped:])):
+            self.store.run_named("identity/clear_authorship_fields", {"rows": gone})
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
                 cleared.append({"id": t, "props": {"named_by": None}})
@@ -1089,6 +1093,41 @@ class IdentityResolver:
             return None
 
         _swap_records(out, unchanged)
+
+    def _cleared_authorship_fields(self, out: Sequence[Group]) -> list[dict[str, Any]]:
+        """Rows for ``identity/clear_authorship_fields``: per stored authorship a work's own
+        record restates without a value ``Authorship.OWNED`` gives it, the values it held.
+
+        Why here: the writer's ``SET r += props`` never sends a null (the store drops them:
+        a missing value states nothing for most records), so what a newer record no longer
+        gives would stay. The stored values come from the author lists alignment read
+        (``identity/paper_authors``, every stored work of the chunk that lists authors), so
+        only edges that change are touched. Runs before the chunk is written, after the
+        chunks before it (the resolver yields ``FLUSH`` first); two records of one pair in a
+        chunk are merged by the writer, the later one's unset fields dropped."""
+        stored = self._authors.stored_authorships
+        if not stored:
+            return []
+        held: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+        rows: list[dict[str, Any]] = []
+        for _, recs in out:
+            for r in recs:
+                if (
+                    type(r) is not Authorship
+                    or r.also is not None
+                    or r.start not in stored
+                    or not (names := r.owned_unset())
+                ):
+                    continue
+                if not held:
+                    for pid, edges in stored.items():
+                        for aid, have in edges:
+                            held.setdefault((pid, aid), []).append(have)
+                values = held.get((r.start, r.end), ())
+                gone = {n: None for n in names if any(h.get(n) is not None for h in values)}
+                if gone:
+                    rows.append({"paper": r.start, "author": r.end, "props": gone})
+        return rows
 
     def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
         """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""

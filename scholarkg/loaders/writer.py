@@ -197,6 +197,7 @@ class RecordWriter:
             self._add_edge(
                 record.TYPE, record.START, record.END, record.start, record.end,
                 record.properties(), record.merge_key(),
+                record.owned_unset() if record.OWNED else (),
             )  # fmt: skip
         if self.progress and self.report.records % 1000 == 0:
             self.progress(self.report.records)
@@ -330,7 +331,11 @@ class RecordWriter:
         end: str,
         props: dict[str, Any] | None = None,
         merge_key: dict[str, Any] | None = None,
+        unset: tuple[str, ...] = (),
     ) -> None:
+        """Buffer one edge row; a second row of the same edge adds its properties to the
+        first's, less the ``unset`` ones (``EdgeRecord.owned_unset``: the later record of
+        the source that owns them gives none, so none is written)."""
         merge_key = merge_key or {}
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
         buf = self._edges[kind]
@@ -338,7 +343,10 @@ class RecordWriter:
         if (unchanged := self._unchanged.get(kind)) is not None:
             unchanged.pop((start, end), None)  # this row's MERGE counts it
         if ident in buf:  # a new map: rows may share theirs (``_add_references``)
-            buf[ident]["props"] = {**buf[ident]["props"], **(props or {})}
+            merged = {**buf[ident]["props"], **(props or {})}
+            for name in unset:
+                merged.pop(name, None)
+            buf[ident]["props"] = merged
         else:
             buf[ident] = {"start": start, "end": end, "props": dict(props or {})}
             if merge_key:

@@ -165,12 +165,28 @@ class EdgeRecord(Record):
     #: one per (start, end, key values), e.g. several judgements of one pair
     #: (``MERGE (a)-[r:TYPE {k: row.key.k}]->(b)``, ``store.cypher_common``).
     MERGE_KEY: ClassVar[tuple[str, ...]] = ()
+    #: properties a source's own record always states, by the mark that names the source
+    #: (``{"from_openalex": ("institutions", …)}``): such a record with no value for one
+    #: removes the stored value (identity resolution clears it, ``identity/
+    #: clear_authorship_fields``), so reloading a newer record equals loading it fresh (the
+    #: edge-level ``loaders/openalex.OWNED_FIELDS``)
+    OWNED: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     start: str
     end: str
 
     def properties(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True, exclude={"start", "end"})
+
+    def owned_unset(self) -> tuple[str, ...]:
+        """The ``OWNED`` properties this record states by leaving them unset."""
+        return tuple(
+            name
+            for mark, names in self.OWNED.items()
+            if getattr(self, mark, None)
+            for name in names
+            if getattr(self, name) is None
+        )
 
     def merge_key(self) -> dict[str, Any]:
         """``{name: value}`` of the ``MERGE_KEY`` properties; a missing value is an error."""
@@ -366,6 +382,10 @@ class Authorship(EdgeRecord):
     from_crossref: bool | None = None
     #: the other source records listing this author, as ``Citation.also``
     also: list[str] | None = None
+
+    #: OpenAlex's ``authorships`` entry gives the institutions and the raw name (or none):
+    #: a newer record without them clears the ones an older record gave
+    OWNED: ClassVar[dict[str, tuple[str, ...]]] = {"from_openalex": ("institutions", "raw_name")}
 
 
 class PublishedIn(EdgeRecord):

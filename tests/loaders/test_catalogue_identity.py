@@ -217,6 +217,16 @@ def authorships(store: GraphStore) -> set[tuple[str, int | None, tuple[str, ...]
     return {(r["name"], r["pos"], tuple(s for s in ("oa", "ax", "cr") if r[s])) for r in rows}
 
 
+def ada_edge(store: GraphStore) -> dict[str, Any]:
+    """What OpenAlex's list entry set on W1's edge to Ada: institutions and raw name."""
+    rows = store.run(
+        "MATCH (:Paper {doi: '10.1000/j1'})-[r:AUTHORED_BY]->(:Author {name: 'Ada Lovelace'}) "
+        "RETURN r.institutions AS inst, r.raw_name AS raw"
+    )
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
 def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properties(
     any_store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
@@ -269,6 +279,13 @@ def test_reloading_a_record_replaces_that_sources_authorships_and_owned_properti
             "title": "Graphs of the scholarly record",
         }
     ]
+    # a newer record listing Ada without institutions or a raw name clears the stored ones
+    # (what OpenAlex's list entry gave), as a fresh load of that record would
+    assert ada_edge(any_store) == {"inst": ["Analytical U"], "raw": "Ada L."}
+    bare = dict(newer, authorships=[newer["authorships"][0], {"author": ada["author"]}])
+    load(any_store, settings, write_openalex(tmp_path / "oa-bare", [bare], date="2024-06-15"),
+         openalex.read_works, "oa-bare")  # fmt: skip
+    assert ada_edge(any_store) == {"inst": None, "raw": None}
     # OpenAlex dropping Ada leaves the others' marks on her edge, without OpenAlex's
     no_ada = dict(newer, authorships=newer["authorships"][:1])
     part2 = write_openalex(tmp_path / "oa-newer", [no_ada], date="2024-07-01")

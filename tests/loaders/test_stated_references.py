@@ -95,13 +95,17 @@ def _snapshots(root: Path) -> tuple[list[Path], Path, list[Path]]:
                 (18, [_authors(18)[1], _authors(18)[0]]),  # the order swapped: positions
                 (19, [*_authors(19), _authors(19)[0]]),  # an author listed twice
                 (20, []),  # no authors any more
+                # institutions and raw name gone: the stored ones are cleared
+                (21, [{"author": s["author"]} for s in _authors(21)[:2]] + _authors(21)[2:]),
             ]
         ]
         + [
             _work(11, [(11 * 7 + k) % 40 + 1 for k in range(4)]),  # an end gone
             _work(12, [(12 * 7 + k) % 40 + 1 for k in range(5)] + [77]),  # an end added
             _work(13, [(13 * 7 + k) % 40 + 1 for k in range(5)] * 2),  # every end listed twice
-            _work(1, [2, 5]),  # W1 again, later in the chunk: W3 left its list (Crossref keeps it)
+            # W1 again, later in the chunk: W3 left its list (Crossref keeps it), and its
+            # authors come without institutions (the earlier record's are not written)
+            _work(1, [2, 5], authorships=[{"author": s["author"]} for s in _authors(1)]),
             *_pair(100, [1, 2, 3, 5], title="Pair, revised"),  # two records, one node
             _work(50, [1, 2, 50]),  # a new work
         ]
@@ -194,6 +198,19 @@ def test_skipping_stated_references_leaves_the_same_graph_and_report(
     assert ("W3", (("from_crossref", True),)) in marks
     assert ("W2", (("from_crossref", True), ("from_openalex", True))) in marks
     assert report["pruned"] >= 1  # W11's lost end
+    cleared = any_store.run(
+        "MATCH (p:Paper)-[r:AUTHORED_BY]->(a:Author) WHERE p.openalex_id IN ['W1', 'W21'] "
+        "RETURN p.openalex_id AS p, a.openalex_id AS a, r.institutions AS inst, "
+        "r.raw_name AS raw ORDER BY p, a"
+    )
+    assert cleared == [
+        {"p": "W1", "a": "A1", "inst": None, "raw": None},
+        {"p": "W1", "a": "A5", "inst": None, "raw": None},
+        {"p": "W1", "a": "A7", "inst": None, "raw": None},
+        {"p": "W21", "a": "A1", "inst": None, "raw": None},
+        {"p": "W21", "a": "A4", "inst": None, "raw": None},
+        {"p": "W21", "a": "A7", "inst": ["University I1"], "raw": None},
+    ]
 
 
 def test_stated_ends_and_unchanged_authorships_are_counted_across_a_buffer_flush(
