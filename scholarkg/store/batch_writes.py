@@ -100,7 +100,8 @@ class BatchWriteStore:
         raise NotImplementedError
 
     def _count_written(self, result: Any) -> int:
-        """The ``written`` count a ``RETURN count(…) AS written`` statement produced."""
+        """The count a ``RETURN count(…) AS written`` statement produced: its first column
+        (``deleted``, ``unmarked`` … count the same way)."""
         raise NotImplementedError
 
     def _prepare_labels(self, *labels: str) -> None:
@@ -189,6 +190,12 @@ class BatchWriteStore:
         """Run the named write ``name`` once with ``params``, its rows not read: under
         :meth:`writes_ahead` it may be answered later, like the other writes."""
         self._send(render_named(name, self.dialect, identifiers), params or {})
+
+    def send_named_counted(self, name: str, params: Mapping[str, Any], **identifiers: str) -> int:
+        """:meth:`send_named` of a statement whose one row is a count (``RETURN count(…)``):
+        the count, or 0 under :meth:`writes_ahead` when it is answered later (the count then
+        goes to the block's ``written``)."""
+        return self._send_counted(render_named(name, self.dialect, identifiers), params)
 
     def write_named(
         self,

@@ -476,7 +476,7 @@ class Neo4jStore(BatchWriteStore):
         return self._count_written(self._execute(query, params))
 
     def _count_written(self, result: Any) -> int:
-        return int(result.records[0]["written"]) if result.records else 0
+        return int(result.records[0][0]) if result.records else 0
 
     def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
         query, params = payload
