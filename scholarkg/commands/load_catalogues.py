@@ -178,7 +178,8 @@ def load_openalex(
 
     # parse workers pay off once there is more to parse than their start-up costs (~1 s)
     big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
-    with openalex.WorkParser(1) as parser:
+    # two of resolution's chunks parsed ahead (capped: each line ahead holds a parsed work)
+    with openalex.WorkParser(1, ahead_lines=min(2 * batch_size, 40_000)) as parser:
         run_catalogue_load(
             works, partial(openalex.read_works, parser=parser if big else None),
             kind="openalex-works", title="load openalex", resume=resume,

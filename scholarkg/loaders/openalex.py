@@ -624,6 +624,9 @@ def read_works(path: Path, *, parser: WorkParser | None = None) -> Iterator[Sour
 
 #: lines a parse worker gets at a time (~1 MB of a snapshot part)
 BLOCK_LINES = 400
+#: lines :class:`WorkParser` parses ahead of the caller by default: two chunks of identity
+#: resolution at ``load openalex``'s default batch size (2,000)
+AHEAD_LINES = 4_000
 
 
 @dataclass
@@ -673,11 +676,20 @@ class WorkParser:
     """Worker processes that parse OpenAlex work lines while the caller writes (``with
     WorkParser(1) as parser: read_works(path, parser=parser)``). The parent reads the raw
     lines (gzip included) and hands blocks of :data:`BLOCK_LINES` to the workers, at most
-    ``2 * workers + 1`` blocks ahead of what it has yielded, so memory stays bounded
-    whatever the file's size; the groups come back in file order."""
+    ``ahead_lines`` lines (and ``2 * workers + 1`` blocks) ahead of what it has yielded, so
+    memory stays bounded whatever the file's size; the groups come back in file order.
 
-    def __init__(self, workers: int = 1) -> None:
+    Why that many lines ahead: identity resolution takes works a chunk at a time (the
+    load's batch size, 2,000 by default), then resolves and writes them for about a
+    second; the workers parse the next chunk meanwhile. With three blocks (1,200 works)
+    ahead, the loading thread waited for them ~29 s of a quarterly-style update of a
+    200,000-work graph (``py-spy --idle`` over ``bench_openalex.py``): most of each chunk
+    was parsed only once it asked. Each line ahead holds its parsed work (a few KB) until
+    it is taken."""
+
+    def __init__(self, workers: int = 1, *, ahead_lines: int = AHEAD_LINES) -> None:
         self.workers = max(1, workers)
+        self.ahead = max(2 * self.workers + 1, -(-ahead_lines // BLOCK_LINES))
         self._pool: Any = None
 
     def __enter__(self) -> WorkParser:
@@ -710,7 +722,7 @@ class WorkParser:
 
         pool = self._executor()
         pending: deque[Any] = deque()
-        ahead = 2 * self.workers + 1
+        ahead = self.ahead
 
         def take() -> Iterator[SourceGroup]:
             block: _Block = pending.popleft().result()

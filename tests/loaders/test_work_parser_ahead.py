@@ -1,0 +1,48 @@
+"""``WorkParser`` parses a bounded number of lines ahead of its caller: enough for the next
+chunk of identity resolution (so the loading thread does not wait for the worker), never the
+whole file (so memory stays bounded whatever its size); the groups come in file order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import openalex_work
+
+from scholarkg.loaders import openalex
+
+
+def _jsonl(path: Path, works: int) -> Path:
+    lines = [
+        json.dumps(openalex_work(1, id=f"https://openalex.org/W{w}", title=f"Work {w}", ids={}))
+        for w in range(1, works + 1)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("ahead_lines", "blocks"), [(0, 3), (500, 5), (1_025, 11)])
+def test_the_parser_stays_a_bounded_number_of_lines_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead_lines: int, blocks: int
+) -> None:
+    monkeypatch.setattr(openalex, "BLOCK_LINES", 100)  # 25 blocks; 3 at least ahead
+    path = _jsonl(tmp_path / "part_000.jsonl", 2_500)
+    submitted: list[int] = []
+    with openalex.WorkParser(1, ahead_lines=ahead_lines) as parser:
+        pool = parser._executor()
+        real = pool.submit
+
+        def counting(fn: Any, *args: Any) -> Any:
+            submitted.append(len(args[1]))
+            return real(fn, *args)
+
+        monkeypatch.setattr(pool, "submit", counting)
+        seen: list[int] = []
+        for number, _ in parser.groups(path):
+            if not seen:  # the first group: the blocks read so far are the look-ahead
+                assert len(submitted) == parser.ahead + 1 == blocks + 1
+            seen.append(number)
+    assert seen == list(range(1, 2_501))
+    assert sum(submitted) == 2_500
