@@ -23,14 +23,23 @@ def _jsonl(path: Path, works: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("ahead_lines", "blocks"), [(0, 3), (500, 5), (1_025, 11)])
+def test_the_look_ahead_is_whole_blocks_and_at_least_one_per_worker_and_more() -> None:
+    """No worker process is started here (the pool is made on the first file)."""
+    blocks = openalex.BLOCK_LINES
+    assert openalex.WorkParser(1, ahead_lines=0).ahead == 3
+    assert openalex.WorkParser(2, ahead_lines=blocks).ahead == 5
+    assert openalex.WorkParser(1, ahead_lines=10 * blocks + 1).ahead == 11
+    assert openalex.WorkParser(1).ahead * blocks >= openalex.AHEAD_LINES
+
+
 def test_the_parser_stays_a_bounded_number_of_lines_ahead(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead_lines: int, blocks: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(openalex, "BLOCK_LINES", 100)  # 25 blocks; 3 at least ahead
+    monkeypatch.setattr(openalex, "BLOCK_LINES", 100)  # 25 blocks, 11 of them ahead
     path = _jsonl(tmp_path / "part_000.jsonl", 2_500)
     submitted: list[int] = []
-    with openalex.WorkParser(1, ahead_lines=ahead_lines) as parser:
+    blocks = 11
+    with openalex.WorkParser(1, ahead_lines=1_025) as parser:
         pool = parser._executor()
         real = pool.submit
 
