@@ -354,9 +354,10 @@ _AUTHORSHIP_SET = tuple(
 def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
     """Whether ``rec``'s ``MERGE … SET r += props`` would change nothing on the stored edge
     whose properties ``have`` holds: every value it sets is there already, and every
-    ``Authorship.OWNED`` field it leaves unset is absent (it sends a null for those; another
-    field left unset is not sent). The record's fields, not ``properties()``: pydantic's dump
-    cost more than the comparison saved."""
+    ``Authorship.OWNED`` field it leaves unset is absent (one that is not is cleared,
+    :meth:`IdentityResolver._cleared_authorship_fields`, and the edge written). The
+    record's fields, not ``properties()``: pydantic's dump cost more than the comparison
+    saved."""
     if rec.from_arxiv is not None or rec.from_crossref is not None:
         return False
     for key in _AUTHORSHIP_SET:
