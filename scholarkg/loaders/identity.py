@@ -513,12 +513,15 @@ class IdentityResolver:
         self._skip = records
 
     def finish(self) -> None:
-        """Run the merges deferred until every record of the load is written."""
+        """Run the merges deferred until every record of the load is written; then every
+        statement written ahead has answered, so the report counts what they did."""
         self._run_deferred(final=True)
         authors = self._authors
         authors.finish()
         self.report.author_merges = len(authors.merged)
         self.report.authors_aligned = authors.aligned
+        if isinstance(self.store, BatchWriteStore):
+            self.store.settle()  # the last chunk's prunes (_write_ahead): their counts
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
