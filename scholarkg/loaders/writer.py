@@ -196,8 +196,7 @@ class RecordWriter:
                 return
             self._add_edge(
                 record.TYPE, record.START, record.END, record.start, record.end,
-                record.properties(), record.merge_key(),
-                record.owned_unset() if record.OWNED else (),
+                record.properties(), record.merge_key(), record if record.OWNED else None,
             )  # fmt: skip
         if self.progress and self.report.records % 1000 == 0:
             self.progress(self.report.records)
@@ -331,11 +330,12 @@ class RecordWriter:
         end: str,
         props: dict[str, Any] | None = None,
         merge_key: dict[str, Any] | None = None,
-        unset: tuple[str, ...] = (),
+        owner: EdgeRecord | None = None,
     ) -> None:
         """Buffer one edge row; a second row of the same edge adds its properties to the
-        first's, less the ``unset`` ones (``EdgeRecord.owned_unset``: the later record of
-        the source that owns them gives none, so none is written)."""
+        first's, less the ones its record ``owner`` leaves unset among those its source owns
+        (``EdgeRecord.owned_unset``: the later record gives none, so none is written). Asked
+        only then: a second row of one edge is rare, an authorship record on every work."""
         merge_key = merge_key or {}
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
         buf = self._edges[kind]
@@ -344,7 +344,7 @@ class RecordWriter:
             unchanged.pop((start, end), None)  # this row's MERGE counts it
         if ident in buf:  # a new map: rows may share theirs (``_add_references``)
             merged = {**buf[ident]["props"], **(props or {})}
-            for name in unset:
+            for name in owner.owned_unset() if owner is not None else ():
                 merged.pop(name, None)
             buf[ident]["props"] = merged
         else:
