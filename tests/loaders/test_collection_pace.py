@@ -1,10 +1,11 @@
 """``fewer_collections``: raised thresholds inside a load, the caller's restored after it;
 ``paused_collections``: the collector off inside (identity resolution of a chunk), its state
-restored after."""
+restored after; inside a load, a resolved chunk's survivors frozen until the load ends."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -79,3 +80,58 @@ def test_paused_collections_leave_a_callers_disabled_collector_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_load_freezes_a_resolved_chunks_survivors_and_hands_them_back_at_its_end() -> None:
+    assert gc.get_freeze_count() == 0
+    with fewer_collections():
+        with paused_collections():  # a chunk's resolution
+            survivors = [[i] for i in range(1_000)]
+            garbage = weakref.ref(_Cycle())  # cyclic garbage made while resolving
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(survivors)  # out of every generation: no collection walks them
+        gc.collect()
+        assert garbage() is not None  # frozen: kept until the load ends
+        del survivors  # still freed by reference counting while frozen
+        assert gc.get_freeze_count() < frozen
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert garbage() is None  # handed back to the collector when the load ended
+
+
+def test_the_frozen_chunks_are_handed_back_when_a_load_fails() -> None:
+    with pytest.raises(RuntimeError), fewer_collections():
+        with paused_collections():
+            keep = [[i] for i in range(100)]
+        assert gc.get_freeze_count() > 0
+        raise RuntimeError("a load failed")
+    assert gc.get_freeze_count() == 0
+    assert len(keep) == 100
+
+
+def test_a_callers_own_frozen_objects_stay_frozen_and_nothing_is_added() -> None:
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()
+        with fewer_collections():
+            with paused_collections():
+                keep = [[i] for i in range(100)]
+            assert gc.get_freeze_count() <= mine  # the load froze nothing
+        assert 0 < gc.get_freeze_count() <= mine  # and unfroze nothing of the caller's
+    finally:
+        gc.unfreeze()
+    assert len(keep) == 100
+
+
+def test_resolution_outside_a_load_freezes_nothing() -> None:
+    with paused_collections():
+        keep = [[i] for i in range(100)]
+    assert gc.get_freeze_count() == 0
+    assert len(keep) == 100
