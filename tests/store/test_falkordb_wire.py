@@ -133,5 +133,11 @@ def test_replies_read_as_the_client_reads_them(store: FalkorDBStore) -> None:
         ]
     rows = store.run("UNWIND $pairs AS p RETURN p[0] AS a, p[1] AS b", params)
     assert rows == [{"a": "x\\y", "b": 'q"'}, {"a": "é", "b": ""}]
+    # rows of a plain reply are returned as read (no second pass): arrays, nested and mixed
+    listed = store.run(
+        "RETURN ['W1', 'a \"q\"'] AS ids, [1, 'x', null, [2.5, false, 'y']] AS l, [] AS e"
+    )
+    assert listed == [{"ids": ["W1", 'a "q"'], "l": [1, "x", None, [2.5, False, "y"]], "e": []}]
+    assert [type(v) for v in listed[0]["l"][3]] == [float, bool, str]
     hits = store.run("MATCH (p:Paper) RETURN p")  # a node: read by the client
     assert hits[0]["p"]["id"] == "p1"

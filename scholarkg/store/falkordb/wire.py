@@ -158,8 +158,9 @@ def _scalar(cell: list[Any]) -> Any:
         return (value.decode() if isinstance(value, bytes) else value) == "true"
     if kind == _DOUBLE:
         return float(value)
-    if kind == _ARRAY:
-        return [_scalar(v) for v in value]
+    if kind == _ARRAY:  # most arrays hold ids: their strings read inline, as plain_reply's
+        string = _STRING
+        return [v[1] if v[0] == string and type(v[1]) is str else _scalar(v) for v in value]
     raise _NotPlain
 
 
