@@ -235,3 +235,34 @@ def test_stated_ends_and_unchanged_authorships_are_counted_across_a_buffer_flush
     assert report.relationships["CITES"] == 10
     assert report.relationships["AUTHORED_BY"] == 1
     assert store.run("MATCH ()-[r:CITES]->() RETURN count(r) AS n") == [{"n": 10}]
+
+
+def test_stated_ends_of_a_list_are_counted_with_the_rows_of_the_same_pairs_around_them(
+    store: GraphStore,
+) -> None:
+    """A list's stated ends are counted once each with the rows around them: a later row
+    of one of those pairs is counted by its ``MERGE`` (not twice), a list stating a pair
+    already buffered merges into that row, and a held end is never sent."""
+    store.clear()
+    store.apply_schema()
+    ends = tuple(f"openalex:W{n}" for n in range(2, 12))
+    values = tuple(e.split(":")[1] for e in ends)
+    base = ReferenceList("openalex:W1", ends, values, tuple(range(10)))
+    with RecordWriter(store) as writer:
+        writer.add_all([Paper(id="openalex:W1", openalex_id="W1"), base])
+    held = base.with_ends(base.start, ends, ()).with_stated(tuple(range(0, 10, 2)))
+    crossref_w4 = ReferenceList(  # a later row of the stated pair W1 → W4
+        "openalex:W1", ends[2:3], values[2:3], (), props=(("from_crossref", True),)
+    )
+    again = ReferenceList("openalex:W1", ends[2:5:2], values[2:5:2], (), stated=(0, 1))
+    held_elsewhere = ReferenceList("openalex:W12", ends[:3], values[:3], (), stated=(0, 1, 2))
+    writer = RecordWriter(store)
+    report = writer.add_all([held, crossref_w4, again, held_elsewhere])
+    # W1's ten ends (W4 written again, counted by its row) and W12's three (held: not sent)
+    assert report.relationships["CITES"] == 13
+    rows = store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN b.id AS b, r.from_crossref AS crossref, "
+        "r.from_openalex AS openalex ORDER BY b"
+    )
+    assert len(rows) == 10 and all(r["openalex"] for r in rows)
+    assert {r["b"] for r in rows if r["crossref"]} == {"openalex:W4"}
