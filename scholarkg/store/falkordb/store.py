@@ -57,7 +57,7 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
-from scholarkg.store.falkordb.wire import params_header, plain_reply
+from scholarkg.store.falkordb.wire import PlainReply, params_header, plain_reply
 
 if TYPE_CHECKING:
     import falkordb
@@ -468,6 +468,8 @@ class FalkorDBStore(BatchWriteStore):
         res = self._query(query, params)
         header = [h[1] if isinstance(h, list | tuple) else h for h in res.header]
         cols = [str(col) for col in header]
+        if type(res) is PlainReply:  # its cells are plain already (wire.plain_reply)
+            return [dict(zip(cols, row, strict=False)) for row in res.result_set]
         scalars = _SCALARS
         return [
             {
