@@ -34,9 +34,9 @@ def fewer_collections() -> Iterator[None]:
     Inside it, what a resolved chunk leaves alive is frozen (:func:`paused_collections`):
     moved out of the collector's generations, so no later collection walks it again. In a
     quarterly-style update of a 200,000-work graph (``bench_openalex.py``, timed with
-    ``gc.callbacks``) the load's collections took 20-22 s (~370 young ones of up to 0.2 s,
+    ``gc.callbacks``) the load's collections took 20-23 s (~370 young ones of up to 0.2 s,
     each walking what the last chunk left alive, and ~35 older ones) and freed 23 objects
-    in all — records, rows and their dicts make no cycles; frozen, 2.3-2.6 s. Frozen
+    in all — records, rows and their dicts make no cycles; frozen, 2.2-2.6 s. Frozen
     objects are still freed by reference counting as soon as the writer drops them; the
     permanent generation is handed back (``gc.unfreeze``) when the load ends, so a cycle
     made meanwhile is collected then. A caller that froze objects of its own
