@@ -394,8 +394,8 @@ def _incremental(
 def _fingerprint(store: Any, page: int = 20_000) -> str:
     """A digest of every node (labels, id, properties) and relationship (type, ends,
     properties) of the graph, read a range of internal ids at a time (untimed). The cyclic
-    collector is off meanwhile: with the load's objects still alive it made ~240 full
-    collections of up to 1 s each over the pages' rows (~70 s a run, untimed but waited for)."""
+    collector is off meanwhile: reading the pages' rows made ~240 full collections of up to
+    1 s each (``gc.callbacks``; ~70 s a run, untimed but waited for)."""
     import gc
 
     gc.disable()
