@@ -79,6 +79,9 @@ class StatementTimes:
         found = self._kinds.get(tail)
         if found is None:
             found = self._names.get(tail) or "… " + re.sub(r"\s+", " ", text[-110:])
+            merged = re.search(r"MERGE \(\w+:(\w+) \{", text[-600:])
+            if found.startswith("…") and merged:  # node batches of each label apart
+                found = f"[{merged.group(1)}] {found}"
             self._kinds[tail] = found
         return found
 
