@@ -19,6 +19,7 @@ Each phase runs in its own process, so peak memory is that phase's.
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import json
 import multiprocessing as mp
@@ -252,6 +253,31 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+class _CollectionClock:
+    """The cyclic collector's time in this process while it is on (``gc.callbacks``): the
+    load's collections, which ``scholarkg.loaders.collection_pace`` paces, for either code
+    of an A/B run (the callback is the benchmark's, not the loader's)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.count = 0
+        self._began = 0.0
+
+    def __enter__(self) -> _CollectionClock:
+        gc.callbacks.append(self._tick)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._tick)
+
+    def _tick(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._began
+            self.count += 1
+
+
 def _server_cpu(store: Any) -> float:
     """User + system CPU seconds of the embedded server process so far (``/proc``)."""
     import os
@@ -361,8 +387,9 @@ def _incremental(
             return resolver.resolve(read(f))
 
         steps = [Step("w", f, "bench-openalex", partial(groups, f), family=False) for f in works]
-        summary = run_steps(store, steps, settings=cfg, batch_size=2_000)
-        resolver.finish()
+        with _CollectionClock() as collections:
+            summary = run_steps(store, steps, settings=cfg, batch_size=2_000)
+            resolver.finish()
         if parser is not None:
             parser.close()
         wall = time.perf_counter() - t0
@@ -387,6 +414,8 @@ def _incremental(
         "peak_rss_mb": _peak_mb(),
         "load_peak_rss_mb": load_peak,
         "python_cpu_seconds": cpu,
+        "collection_seconds": collections.seconds,
+        "collections": collections.count,
         **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
     })  # fmt: skip
 
@@ -396,8 +425,6 @@ def _fingerprint(store: Any, page: int = 20_000) -> str:
     properties) of the graph, read a range of internal ids at a time (untimed). The cyclic
     collector is off meanwhile: reading the pages' rows made ~240 full collections of up to
     1 s each (``gc.callbacks``; ~70 s a run, untimed but waited for)."""
-    import gc
-
     gc.disable()
     try:
         return _fingerprint_now(store, page)
@@ -474,6 +501,8 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                   f"{res['python_cpu_seconds']:.0f} CPU-s of Python"
                   + (f", {res['server_cpu_seconds']:.1f} CPU-s of the server"
                      if "server_cpu_seconds" in res else "")
+                  + f"; {res['collections']:,} collections in the load "
+                  f"({res['collection_seconds']:.1f} s)"
                   + f"; graph {res['fingerprint']}",
                   flush=True)  # fmt: skip
 
