@@ -18,8 +18,10 @@ records of their own (MERGE on both endpoints) and are left as written.
 
 A Paper record that describes no work (``Paper.is_stub``: a reference known only by its ids)
 that is not in the graph yet is created by ``identity/create_stub_papers`` with the second
-label ``Stub``; every other Paper batch is followed by ``identity/unmark_stubs``, which takes the
-label off the nodes it describes. So whichever order a work's stub and its record arrive in,
+label ``Stub``; a record of a Paper the graph holds as a stub is written by
+``identity/describe_stubs``, which takes the label off in the same statement (a writer without
+an undo list, which reads nothing before a batch, follows the batch with
+``identity/unmark_stubs`` instead). So whichever order a work's stub and its record arrive in,
 the node is ``:Paper:Stub`` exactly while no record has described it.
 
 Writes overlap the Python that follows them: node and relationship batches go out under the
@@ -53,7 +55,7 @@ from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
-from scholarkg.store.batch_writes import BatchWriteStore
+from scholarkg.store.batch_writes import BatchWriteStore, one_row_per_node
 from scholarkg.store.cypher_common import chunked, clean_props, node_rows
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,15 @@ class _EdgeKind(NamedTuple):
     start_label: str
     end_label: str
     merge_key: tuple[str, ...] = ()
+
+
+class _Stored(NamedTuple):
+    """What the store holds of a node batch's ids, read before the batch is written."""
+
+    #: id → whether it is a stub with no relationship out (always ``False`` but for Papers)
+    bare: dict[str, bool]
+    #: the Papers among them with the ``Stub`` label
+    stubs: frozenset[str]
 
 
 #: the relationship batch of a reference list's edges (``Citation``)
@@ -409,33 +420,39 @@ class RecordWriter:
 
     def _found(
         self, label: str, rows: list[dict[str, Any]], stubs: dict[str, dict[str, Any]]
-    ) -> dict[str, bool] | None:
+    ) -> _Stored | None:
         """Which ids of ``rows`` and ``stubs`` the store holds (``None``: not looked up,
-        without an undo list and stubs); for Papers, per id, whether it is a stub with no
-        relationship out (``identity/paper_states``), else ``False``."""
+        without an undo list and stubs); for Papers, which of them are stubs, and per id
+        whether it is a stub with no relationship out (``identity/paper_states``)."""
         if not stubs and not self.undo:
             return None
         ids = sorted({str(r["id"]) for r in rows}.union(stubs))
         if label != "Paper":
             have = self._store_call(self.store.existing_ids, label, ids, batch_size=self.batch_size)
-            return dict.fromkeys(have, False)
+            return _Stored(dict.fromkeys(have, False), frozenset())
         found: dict[str, bool] = {}
+        stub_ids: set[str] = set()
         for part in chunked(ids, self.batch_size):
             rows_found = self._store_call(
                 self.store.run_named, "identity/paper_states", {"ids": part}
             )
-            found.update((str(r["id"]), bool(r["bare"])) for r in rows_found)
-        return found
+            for r in rows_found:
+                found[str(r["id"])] = bool(r["bare"])
+                if r["stub"]:
+                    stub_ids.add(str(r["id"]))
+        return _Stored(found, frozenset(stub_ids))
 
     def _write_label(
         self,
         label: str,
         rows: list[dict[str, Any]],
         stubs: dict[str, dict[str, Any]],
-        found: dict[str, bool] | None,
+        stored: _Stored | None,
     ) -> None:
+        found = None if stored is None else stored.bare
         described: set[str] = set()
         if rows:
+            self.report.nodes[label] += len(rows)
             described = {str(r["id"]) for r in rows}
             had: set[str] | None = None
             if self.undo and found is not None:
@@ -443,26 +460,25 @@ class RecordWriter:
                 created = described - had
                 self._created[label] |= created
                 self._new[label] |= created
-            self._write_ahead(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
-            self.report.nodes[label] += len(rows)
-            if label == "Paper":  # described now: no longer a stub
-                # a node the MERGE created has no Stub label: only those that existed can
-                # (most of an update's works are new: the statement cost 5 % of its load)
-                ids = [str(r["id"]) for r in rows]
-                if had is not None:
-                    ids = [i for i in ids if i in had]
-                for part in chunked(ids, self.batch_size):
-                    if self._ahead is not None:  # its rows are not needed: written ahead
-                        self._write_ahead(
-                            self._ahead.send_named, "identity/unmark_stubs", {"ids": part}
-                        )
-                    else:
-                        self._store_call(
-                            self.store.run_named, "identity/unmark_stubs", {"ids": part}
-                        )
-                if had is not None and found is not None:  # works cited before their record
-                    # (stubs with no relationship out, as read before): new starts too
-                    self._new[label].update(i for i in had if found[i])
+            if label == "Paper" and stored is not None:
+                # described now: no longer a stub. The stubs among the rows are described
+                # and unlabelled in one statement, the rest MERGEd (a node the MERGE creates
+                # has no Stub label); see identity/describe_stubs for what one statement saves
+                if stored.stubs & described:
+                    self._describe_stubs([r for r in rows if str(r["id"]) in stored.stubs])
+                    rows = [r for r in rows if str(r["id"]) not in stored.stubs]
+                if rows:
+                    self._write_ahead(
+                        self.store.merge_nodes, label, rows, batch_size=self.batch_size
+                    )
+            else:
+                self._write_ahead(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
+                if label == "Paper":  # not read before (no undo list): unmark what is a stub
+                    self._unmark_stubs([str(r["id"]) for r in rows])
+            if label == "Paper" and had is not None and found is not None:
+                # works cited before their record (stubs with no relationship out, as read
+                # before): new starts too
+                self._new[label].update(i for i in had if found[i])
         if stubs:
             # after the described rows: a stub of a work described in this batch is not new.
             # New stubs are CREATEd with both labels: adding a label to an existing node
@@ -481,6 +497,25 @@ class RecordWriter:
                     node_rows(new, label), batch_size=self.batch_size,
                 )  # fmt: skip
             self.report.nodes[label] += len(stubs)
+
+    def _describe_stubs(self, rows: list[dict[str, Any]]) -> None:
+        """Write the records of Papers the graph holds as stubs with ``identity/describe_stubs``:
+        their properties set and the ``Stub`` label taken off in one statement (one re-index
+        of each node, its full-text fields included, where a MERGE and then
+        ``identity/unmark_stubs`` re-indexed it twice), one row per id, the later record's
+        properties over the earlier's as :meth:`GraphStore.merge_nodes` folds them."""
+        folded = one_row_per_node(list(node_rows(rows, "Paper")))
+        self._write_ahead(
+            self.store.write_named, "identity/describe_stubs", folded, batch_size=self.batch_size
+        )
+
+    def _unmark_stubs(self, ids: list[str]) -> None:
+        """Take the ``Stub`` label off the Papers among ``ids`` that have it (described now)."""
+        for part in chunked(ids, self.batch_size):
+            if self._ahead is not None:  # its rows are not needed: written ahead
+                self._write_ahead(self._ahead.send_named, "identity/unmark_stubs", {"ids": part})
+            else:
+                self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": part})
 
     def _note_created(self, label: str, rows: list[dict[str, Any]]) -> set[str] | None:
         """Put the ids of ``rows`` not yet in the store on the undo list; returns the ids that

@@ -15,8 +15,8 @@ from scholarkg.config import Settings
 from scholarkg.loaders import crossref, openalex
 from scholarkg.loaders.identity import IdentityResolver, mark_existing_stubs
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps
-from scholarkg.loaders.writer import write_records
-from scholarkg.schema.records import Paper
+from scholarkg.loaders.writer import RecordWriter, write_records
+from scholarkg.schema.records import Citation, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -84,6 +84,37 @@ def test_a_stub_and_its_record_in_one_batch_in_either_order(any_store: GraphStor
         {"id": "doi:10.1/b", "stub": True},
         {"id": "doi:10.1/c", "stub": False},
     ]
+
+
+def test_a_described_stub_takes_the_last_record_and_loses_the_label_with_or_without_undo(
+    any_store: GraphStore,
+) -> None:
+    """A stub's records are written and its label taken off in one statement
+    (``identity/describe_stubs``): two records of it in one batch leave the later one's
+    values, as ``merge_nodes`` folds a batch; its incoming citation stays; a writer without
+    an undo list (it reads nothing before a batch) MERGEs and then unmarks instead, to the
+    same graph."""
+    citing = Paper(doi="10.1/x", title="X", source="test")
+    write_records(any_store, [citing, Paper(doi="10.1/a"), Paper(doi="10.1/b")])
+    write_records(any_store, [Citation(start="doi:10.1/x", end="doi:10.1/a")])
+    write_records(
+        any_store,
+        [Paper(doi="10.1/a", title="first", source="test"),
+         Paper(doi="10.1/a", title="second", source="test", year=2020)],
+    )  # fmt: skip
+    writer = RecordWriter(any_store, undo=False)
+    writer.add_all([Paper(doi="10.1/b", title="B", source="test")])
+    rows = any_store.run(
+        "MATCH (p:Paper) OPTIONAL MATCH (:Paper)-[c:CITES]->(p) "
+        "RETURN p.id AS id, p:Stub AS stub, p.title AS title, p.year AS year, "
+        "count(c) AS cited ORDER BY id"
+    )
+    assert rows == [
+        {"id": "doi:10.1/a", "stub": False, "title": "second", "year": 2020, "cited": 1},
+        {"id": "doi:10.1/b", "stub": False, "title": "B", "year": None, "cited": 0},
+        {"id": "doi:10.1/x", "stub": False, "title": "X", "year": None, "cited": 0},
+    ]
+    assert any_store.counts().nodes.get("Stub", 0) == 0
 
 
 def test_the_bulk_path_labels_the_same_stubs(

@@ -1,8 +1,9 @@
-// rows-in-one-record: id, bare
-// The Papers among $ids in the graph, each with whether it is a stub with no relationship out
-// (`bare`): what the writer reads before it writes a Paper batch (loaders/writer.py). The ids
-// not found are the batch's new nodes (its undo list); a stub the batch describes loses its
-// label (identity/unmark_stubs, sent without reading its rows), and a bare one, a work cited
+// rows-in-one-record: id, bare, stub
+// The Papers among $ids in the graph, each with whether it is a stub (`stub`) and a stub with
+// no relationship out (`bare`): what the writer reads before it writes a Paper batch
+// (loaders/writer.py). The ids not found are the batch's new nodes (its undo list); a stub
+// the batch describes is written by identity/describe_stubs, which takes its label off in
+// the same statement, and a bare one, a work cited
 // before its own record, gets its record's relationships CREATEd rather than MERGEd
 // (merge_relationships' new_starts), as a node the MERGE creates. Read before any of the
 // batch's writes, so those all go out one after another (a store writing ahead runs them
@@ -13,11 +14,11 @@
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})
 WHERE NOT p:Stub
-RETURN p.id AS id, false AS bare
+RETURN p.id AS id, false AS bare, false AS stub
 UNION ALL
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})
 WHERE p:Stub
 OPTIONAL MATCH (p)-[o]->()
 WITH p, count(o) AS out
-RETURN p.id AS id, out = 0 AS bare
+RETURN p.id AS id, out = 0 AS bare, true AS stub
