@@ -452,7 +452,7 @@ class RecordWriter:
         found = None if stored is None else stored.bare
         described: set[str] = set()
         if rows:
-            self.report.nodes[label] += len(rows)
+            written = len(rows)
             described = {str(r["id"]) for r in rows}
             had: set[str] | None = None
             if self.undo and found is not None:
@@ -475,6 +475,7 @@ class RecordWriter:
                 self._write_ahead(self.store.merge_nodes, label, rows, batch_size=self.batch_size)
                 if label == "Paper":  # not read before (no undo list): unmark what is a stub
                     self._unmark_stubs([str(r["id"]) for r in rows])
+            self.report.nodes[label] += written
             if label == "Paper" and had is not None and found is not None:
                 # works cited before their record (stubs with no relationship out, as read
                 # before): new starts too
