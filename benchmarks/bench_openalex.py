@@ -273,9 +273,10 @@ class _CollectionClock:
     def _tick(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._began = time.perf_counter()
-        else:
+        elif self._began:  # not the end of a collection that began before the clock did
             self.seconds += time.perf_counter() - self._began
             self.count += 1
+            self._began = 0.0
 
 
 def _server_cpu(store: Any) -> float:
