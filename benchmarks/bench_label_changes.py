@@ -15,6 +15,8 @@ order (an update's cited works lie anywhere in the graph):
 * ``REMOVE p:Stub``: ``identity/unmark_stubs``, what the writer runs;
 * ``REMOVE p:Stub, no labels() read``: the same before its FalkorDB text read ``labels(p)``
   first (2026-12-01);
+* ``SET p:Marked`` with and without a read of ``labels(p)`` first: adding a label, as the
+  one-shot upgrade of an old graph does (``identity/mark_unlabelled_stubs``);
 * ``REMOVE p.marker``: the same nodes' marker property removed instead;
 * ``SET p.title_norm``: a changed plain property, for scale (FalkorDB re-indexes a node on any
   change to it, as for the two above).
@@ -94,6 +96,14 @@ def _size(
         "REMOVE p:Stub, no labels() read": lambda st, ids: st.run(
             _UNMARK_UNSYNCHRONISED, {"ids": ids}
         ),
+        "SET p:Marked": lambda st, ids: st.run(
+            "UNWIND $ids AS v MATCH (p:Paper {id: v}) SET p:Marked", {"ids": ids}
+        ),
+        "SET p:Marked, labels() read first": lambda st, ids: st.run(
+            "UNWIND $ids AS v MATCH (p:Paper {id: v}) WITH p, size(labels(p)) AS synchronised "
+            "SET p:Marked",
+            {"ids": ids},
+        ),
         "REMOVE p.marker": lambda st, ids: st.run(
             "UNWIND $ids AS v MATCH (p:Paper {id: v}) REMOVE p.marker", {"ids": ids}
         ),
@@ -156,7 +166,7 @@ def main() -> int:
     args = ap.parse_args()
     sizes = [int(s) for s in args.papers.split(",") if s.strip()]
     shares = [float(s) for s in args.stubs.split(",") if s.strip()]
-    need = 4 * args.batch * (args.rounds + 1) * (2 if args.restart else 1)
+    need = 6 * args.batch * (args.rounds + 1) * (2 if args.restart else 1)
     for papers in sizes:
         for share in shares:
             if papers // max(1, round(1 / share)) < need:
