@@ -11,9 +11,11 @@
 // (all of them in a graph GRAPH.BULK just built, or one written by Cypher since the server
 // started); a label removed there leaves an entry that the next node's re-indexing (part of
 // every REMOVE) must settle, a pass over the delta for each node. Reading labels(p) makes the
-// query synchronise the matrix first (a read does once the delta holds 10,000 entries):
-// 497.5 -> 278.8 µs a stub in a 200,000-Paper graph, against ~115 µs for a property change
-// (benchmarks/bench_label_changes.py --papers 200000 --stubs 0.25, 2026-12-01).
+// query synchronise the matrix first (a read does once the delta holds 10,000 entries).
+// Measured (benchmarks/bench_label_changes.py --papers 200000, 2026-12-01): 497.5 -> 278.8
+// µs a stub with 50,000 stubs, but 259.9 against 326.5 with 100,000, where the statements
+// share one server and a read in one synchronises the matrix for the next; in the load, 8.6
+// -> 6.2 s for the new works' update's unmarks (bench_openalex_server_time.py, one run each).
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})
 WHERE p:Stub
