@@ -21,6 +21,8 @@ order (an update's cited works lie anywhere in the graph):
 * ``SET p.title_norm``: a changed plain property, for scale (FalkorDB re-indexes a node on any
   change to it, as for the two above).
 
+``--isolated`` times each statement on a server and graph of its own: on a shared server a
+``labels()`` read in one statement synchronises the node-label matrix for the next.
 ``--restart`` then restarts the server, which reloads the graph from disk, and measures again.
 
 On the server as ``scholarkg db start`` runs it (persistent), taking the label off costs about
@@ -85,9 +87,16 @@ def _graph(store: Any, papers: int, stubs_share: float, rng: random.Random) -> l
 
 
 def _size(
-    papers: int, stubs_share: float, batch: int, rounds: int, restart: bool, in_memory: bool
+    papers: int,
+    stubs_share: float,
+    batch: int,
+    rounds: int,
+    restart: bool,
+    in_memory: bool,
+    only: str | None = None,
 ) -> dict[str, list[float]]:
-    """Per statement (prefixed ``after restart:`` for the second pass), µs a node."""
+    """Per statement (prefixed ``after restart:`` for the second pass), µs a node; ``only``:
+    that statement alone, on a server of its own."""
     from scholarkg.store.falkordb.server import EmbeddedServer
     from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -111,6 +120,9 @@ def _size(
             "UNWIND $ids AS v MATCH (p:Paper {id: v}) SET p.title_norm = v", {"ids": ids}
         ),
     }
+    assert set(statements) == set(STATEMENT_NAMES)
+    if only is not None:
+        statements = {only: statements[only]}
     rng = random.Random(7)
     times: dict[str, list[float]] = {}
 
@@ -145,6 +157,17 @@ def _size(
             server.stop()
 
 
+#: the statements ``_size`` times, in its order
+STATEMENT_NAMES = (
+    "REMOVE p:Stub",
+    "REMOVE p:Stub, no labels() read",
+    "SET p:Marked",
+    "SET p:Marked, labels() read first",
+    "REMOVE p.marker",
+    "SET p.title_norm",
+)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--papers", default="60000,240000", help="graph sizes, comma-separated")
@@ -163,10 +186,17 @@ def main() -> int:
         action="store_true",
         help="then restart the server (it reloads the graph) and measure again",
     )
+    ap.add_argument(
+        "--isolated",
+        action="store_true",
+        help="each statement on a server and graph of its own (a labels() read in one "
+        "statement synchronises the node-label matrix for the next on a shared server)",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.papers.split(",") if s.strip()]
     shares = [float(s) for s in args.stubs.split(",") if s.strip()]
-    need = 6 * args.batch * (args.rounds + 1) * (2 if args.restart else 1)
+    kinds = 1 if args.isolated else len(STATEMENT_NAMES)
+    need = kinds * args.batch * (args.rounds + 1) * (2 if args.restart else 1)
     for papers in sizes:
         for share in shares:
             if papers // max(1, round(1 / share)) < need:
@@ -176,9 +206,14 @@ def main() -> int:
     for papers in sizes:
         for share in shares:
             stubs = papers // max(1, round(1 / share))
-            for name, values in _size(
-                papers, share, args.batch, args.rounds, args.restart, args.in_memory
-            ).items():
+            params = (papers, share, args.batch, args.rounds, args.restart, args.in_memory)
+            if args.isolated:
+                times: dict[str, list[float]] = {}
+                for only in STATEMENT_NAMES:
+                    times.update(_size(*params, only=only))
+            else:
+                times = _size(*params)
+            for name, values in times.items():
                 med = statistics.median(values)
                 print(
                     f"{papers:>9,} {stubs:>8,} {name:<34} {med:>15.1f}"
