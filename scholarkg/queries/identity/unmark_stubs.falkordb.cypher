@@ -12,10 +12,9 @@
 // started); a label removed there leaves an entry that the next node's re-indexing (part of
 // every REMOVE) must settle, a pass over the delta for each node. Reading labels(p) makes the
 // query synchronise the matrix first (a read does once the delta holds 10,000 entries).
-// Measured (benchmarks/bench_label_changes.py --papers 200000, 2026-12-01): 497.5 -> 278.8
-// µs a stub with 50,000 stubs, but 259.9 against 326.5 with 100,000, where the statements
-// share one server and a read in one synchronises the matrix for the next; in the load, 8.6
-// -> 6.2 s for the new works' update's unmarks (bench_openalex_server_time.py, one run each).
+// Measured with each statement on a server of its own (benchmarks/bench_label_changes.py
+// --papers 200000 --stubs 0.25 --isolated, 2026-12-01): 406.5 -> 315.0 µs a stub, a property
+// change ~110 µs; adding a label gained nothing from the read (415.8 against 400.3).
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})
 WHERE p:Stub
