@@ -38,9 +38,14 @@ _MISSING = [
     )
     if not ok
 ]
-pytestmark = pytest.mark.skipif(
-    bool(_MISSING), reason=f"browser tests need {', '.join(_MISSING)}: not installed"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        bool(_MISSING), reason=f"browser tests need {', '.join(_MISSING)}: not installed"
+    ),
+    # headless Chromium's start and page loads, 14 s in all: make test's 5-minute budget; the
+    # explorer's API and CLI tests stay in it; these run in make test-marked (CI runs both)
+    pytest.mark.slow,
+]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,9 @@ import pytest
 from scholarkg.benchmark.metrics import evaluate, rank_scores
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
-ranx = pytest.importorskip("ranx")
+# ranx is imported by its (slow-marked) test alone: importing it pulls in numba, matplotlib
+# and seaborn (~5 s), which every pytest-xdist worker paid at collection for a test that the
+# default suite leaves out
 
 TOL = 1e-9
 
@@ -117,6 +119,7 @@ def test_parity_mrr_at_k_with_pytrec_on_truncated_runs() -> None:
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 @pytest.mark.parametrize("graded", [True, False])
 def test_parity_with_ranx_without_ties(graded: bool) -> None:
+    ranx = pytest.importorskip("ranx")
     qrels, run = make_data(7, graded=graded, ties=False)
     ours = evaluate(qrels, run, list(RANX))
     full_run = {q: run.get(q, {}) for q in qrels}

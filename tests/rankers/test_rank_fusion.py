@@ -10,11 +10,6 @@ from typing import Any
 import numpy as np
 import pytest
 from _fakes import TableEmbedder, synthetic_corpus
-from ranx import Run
-from ranx.fusion import comb_mnz as ranx_comb_mnz
-from ranx.fusion import comb_sum as ranx_comb_sum
-from ranx.fusion import rrf as ranx_rrf
-from ranx.normalization import min_max_norm
 
 from scholarkg.benchmark.rankers import Ranker, Ranking, RunQuery
 from scholarkg.benchmark.rankers.bm25 import BM25Ranker
@@ -77,18 +72,22 @@ def _random_rankings(seed: int) -> list[Ranking]:
     return out
 
 
-def _to_ranx(r: Ranking) -> Run:
-    return Run({"q": r.as_dict()})
-
-
 # slow: ranx JIT-compiles its fusion with numba on first use (20 s here, most of the module);
-# the formulas are checked by hand above in the default suite
+# the formulas are checked by hand above in the default suite. ranx is imported here, not at
+# the top: importing it (numba, matplotlib, seaborn: ~5 s) cost every pytest-xdist worker that
+# much at collection, for a test the default suite leaves out
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_agrees_with_ranx(seed: int) -> None:
+    from ranx import Run
+    from ranx.fusion import comb_mnz as ranx_comb_mnz
+    from ranx.fusion import comb_sum as ranx_comb_sum
+    from ranx.fusion import rrf as ranx_rrf
+    from ranx.normalization import min_max_norm
+
     rankings = _random_rankings(seed)
-    runs = [_to_ranx(r) for r in rankings]
+    runs = [Run({"q": r.as_dict()}) for r in rankings]
     expected_rrf = ranx_rrf(runs, k=60).to_dict()["q"]
     got = rrf(rankings).as_dict()
     assert got.keys() == expected_rrf.keys()

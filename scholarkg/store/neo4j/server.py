@@ -47,6 +47,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -56,6 +57,7 @@ from typing import Any
 
 from scholarkg.config import Neo4jSettings, Settings
 from scholarkg.errors import ConfigError, ServerError
+from scholarkg.store.neo4j import class_archive
 from scholarkg.store.process import (
     CHILDREN,
     exclusive_lock,
@@ -254,6 +256,7 @@ def build_launcher(progress: Callable[[str], None] | None = None, *, force: bool
     # a clean plugin dir: jars of an older pinned version must not be loaded beside the new
     shutil.rmtree(target / "plugins", ignore_errors=True)
     shutil.rmtree(target / "lib", ignore_errors=True)
+    class_archive.discard(target)  # it names the jars being replaced
     with open(build_log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=project
@@ -270,6 +273,31 @@ def build_launcher(progress: Callable[[str], None] | None = None, *, force: bool
     if code != 0 or not jar.exists():
         tail = "\n".join(build_log.read_text(errors="replace").splitlines()[-15:])
         raise ServerError(f"building the Neo4j launcher failed (log {build_log}):\n{tail}")
+    class_archive.ensure(target, record_class_archive, progress)
+    return target
+
+
+def record_class_archive(path: Path) -> None:
+    """Start a server on a temporary home with its JVM recording the classes it loads into
+    ``path`` (``class_archive.py``), wait for its first answer (the versions query, which
+    loads the first classes of Cypher, GDS and APOC too) and stop it: the JVM writes the
+    archive as it exits."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))  # a free port of its own, whatever SCHOLARKG_NEO4J_PORT says
+        port = int(s.getsockname()[1])
+    with tempfile.TemporaryDirectory(prefix="scholarkg-neo4j-classes-") as tmp:
+        server = ManagedNeo4j(Path(tmp) / "neo4j", port=port, browser=False)
+        server.jvm_options = [f"-XX:ArchiveClassesAtExit={path}"]
+        server.start()
+        server.stop(timeout=120.0)
+
+
+def prepare_launcher(progress: Callable[[str], None] | None = None) -> Path:
+    """The launcher built (:func:`build_launcher`) and its class-data archive recorded
+    (``class_archive.ensure``: also for a launcher built before archives were recorded);
+    returns ``target/``. What ``make neo4j-launcher`` runs, so no start pays for either."""
+    target = build_launcher(progress)
+    class_archive.ensure(target, record_class_archive, progress)
     return target
 
 
@@ -325,6 +353,8 @@ class ManagedNeo4j:
         )
         self.start_timeout = start_timeout
         self.progress = progress
+        #: JVM options of this server alone (class_archive.py's recording server)
+        self.jvm_options: list[str] = []
 
     def _say(self, message: str) -> None:
         # the CLI's wait line takes anything with describe(): WaitProgress or StartProgress
@@ -561,6 +591,9 @@ class ManagedNeo4j:
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
+            # the classes mapped from the archive recorded once per build (class_archive.py)
+            *([] if self.jvm_options else class_archive.start_arguments(target)),
+            *self.jvm_options,
             *young_generation_arguments(self.heap),
             *compiler_arguments(),
             *out_of_memory_arguments(java_major()),
