@@ -34,6 +34,8 @@ The port is chosen free at the first start and kept in ``server.json`` (``SCHOLA
 fixes it); ``SCHOLARKG_NEO4J_HEAP`` and ``SCHOLARKG_NEO4J_PAGECACHE`` size the JVM, and
 ``SCHOLARKG_NEO4J_MAX_YOUNG`` bounds its young generation (:data:`DEFAULT_MAX_YOUNG`) and
 ``SCHOLARKG_NEO4J_C2_DELAY`` sets how late its JIT optimises (:data:`DEFAULT_C2_DELAY`).
+A start maps the class-data archive recorded once per launcher build (``class_archive.py``:
+ready in about half the time); ``SCHOLARKG_NEO4J_CLASS_ARCHIVE=0`` leaves it out.
 """
 
 from __future__ import annotations
@@ -769,6 +771,11 @@ def server_settings(
         # and style sheets from this machine only
         "client.allow_telemetry": "false",
         "browser.remote_content_hostname_whitelist": "127.0.0.1,localhost",
+        # Bolt's network threads end without netty's 5-s quiet period (twice: two event loop
+        # groups): a stop took 10.4 s, nearly all of it that wait. They are shut down last,
+        # after every database has closed its transactions and checkpointed, and after the
+        # connections are closed, so no task can still arrive for them to wait for
+        "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
     }
     if guide:
         # the guide only: a `style` here printed the whole sheet above it (browser_guide.py)
