@@ -1,12 +1,12 @@
 """The managed Neo4j's class-data archive: the JVM's classes recorded once, mapped at start.
 
 Why: a managed Neo4j spends most of its start loading, verifying and linking the classes of
-Neo4j, GDS and APOC (tens of thousands). On 2 cores a start took 24.6 s and 33.8 CPU-s before
-its first Bolt answer; with the classes mapped from an archive the JVM recorded once (Java's
+Neo4j, GDS and APOC (tens of thousands). On 2 cores a start took 22.9 s and 31.8 CPU-s to its
+first Bolt answer; with the classes mapped from an archive the JVM recorded once (Java's
 application class-data sharing, JEP 350: ``-XX:ArchiveClassesAtExit`` writes it when a
-recording server stops, ``-XX:SharedArchiveFile`` maps it), 11.9 s and 18.7 CPU-s
-(docs/performance.md, "The managed Neo4j's start"). Every ``db start``, every test session and
-every benchmark starts one.
+recording server stops, ``-XX:SharedArchiveFile`` maps it), 13.9 s and 20.7 CPU-s (medians,
+``benchmarks/bench_neo4j_start.py``; docs/performance.md, "The managed Neo4j's start").
+Every ``db start``, every test session and every benchmark starts one.
 
 The archive belongs to one launcher build and one Java: it sits in the launcher's
 ``target/`` (removed when the launcher is rebuilt) beside a stamp holding ``java -version``'s
