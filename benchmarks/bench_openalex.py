@@ -529,14 +529,21 @@ def _fresh(backend: str, home: Path) -> None:
     os.environ["SCHOLARKG_GRAPH"] = f"bench_{int(time.time() * 1000)}"
 
 
-def cleanup(tmp: Path, home: Path | None) -> None:
-    """Stop the benchmark's embedded server under ``home`` (if any) and remove ``tmp``; a
-    failure to stop is reported, never raised: it must not mask the figures printed."""
+def cleanup(tmp: Path, home: Path | None, *, backend: str = "embedded") -> None:
+    """Stop the benchmark's server under ``home`` (if any: the embedded one, or with
+    ``backend="neo4j"`` the managed Neo4j the phases started there) and remove ``tmp``; a
+    failure to stop is reported, never raised: it must not mask the figures printed. (Before
+    2026-12-01 a Neo4j run left its JVM running with its home removed.)"""
     if home is not None:
         try:
-            from scholarkg.store.falkordb.server import EmbeddedServer
+            if backend == "neo4j":
+                from scholarkg.store.neo4j.server import ManagedNeo4j
 
-            EmbeddedServer(home / "falkordb").stop()
+                ManagedNeo4j(home / "neo4j").stop()
+            else:
+                from scholarkg.store.falkordb.server import EmbeddedServer
+
+                EmbeddedServer(home / "falkordb").stop()
         except Exception as err:  # best effort: report, don't mask the result
             print(f"could not stop the benchmark server: {err}", file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -631,7 +638,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {json.dumps(res)}", flush=True)
         return 0
     finally:
-        cleanup(tmp, home if args.backend == "embedded" and args.home is None else None)
+        # a server in a --home of the user's is theirs: left running
+        cleanup(tmp, home if args.home is None else None, backend=args.backend)
 
 
 if __name__ == "__main__":
