@@ -61,7 +61,7 @@ demo: install
 # The default suite leaves out tests marked slow (> 20 s) or model (start the local LLM, encode
 # with MiniLM at scale); test-all runs everything, test-marked only those (CI runs both halves).
 # The managed Neo4j's launcher (neo4j-launcher/, Maven): built once, jars cached in ~/.m2,
-# then its class-data archive recorded (~1 min, once: starts take half the time after);
+# then its class-data archive recorded (1-1.5 min, once: starts take half the time after);
 # the first build downloads Neo4j 5.26, GDS and APOC (~140 MB). Without Java 17+ and Maven it
 # says so, and the Neo4j tests skip with that reason.
 neo4j-launcher: install

@@ -23,7 +23,12 @@ import time
 from pathlib import Path
 
 from scholarkg.store.neo4j import class_archive
-from scholarkg.store.neo4j.server import ManagedNeo4j, java_available, prepare_launcher
+from scholarkg.store.neo4j.server import (
+    ManagedNeo4j,
+    java_available,
+    java_version_text,
+    prepare_launcher,
+)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -55,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"managed Neo4j unavailable: {reason}", file=sys.stderr)
         return 1
     target = prepare_launcher(print)  # records the archive if there is none yet
-    if not class_archive.usable(target):
+    if not class_archive.usable(target, java_version_text() or ""):
         print("no usable class-data archive (SCHOLARKG_NEO4J_CLASS_ARCHIVE=0?)", file=sys.stderr)
         return 1
     size = class_archive.archive_path(target).stat().st_size

@@ -14,6 +14,7 @@ from scholarkg.store.neo4j import class_archive
 from scholarkg.store.neo4j.server import (
     ManagedNeo4j,
     java_available,
+    java_version_text,
     launcher_dir,
     record_class_archive,
 )
@@ -41,9 +42,9 @@ def _stamped(target: Path, archive: bytes, stamp: str) -> None:
 
 
 def _java_text() -> str:
-    java = shutil.which("java")
-    assert java is not None
-    return subprocess.run([java, "-version"], capture_output=True, text=True, check=True).stderr
+    text = java_version_text()
+    assert text is not None
+    return text
 
 
 @needs_java
@@ -51,20 +52,21 @@ def test_the_archive_is_mapped_only_when_this_java_recorded_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = tmp_path / "target"
-    assert class_archive.start_arguments(target) == []  # none recorded
-    _stamped(target, b"recorded", _java_text())
+    java = _java_text()
+    assert class_archive.start_arguments(target, java) == []  # none recorded
+    _stamped(target, b"recorded", java)
     expected = [f"-XX:SharedArchiveFile={class_archive.archive_path(target)}"]
-    assert class_archive.start_arguments(target) == expected
+    assert class_archive.start_arguments(target, java) == expected
     monkeypatch.setenv("SCHOLARKG_NEO4J_CLASS_ARCHIVE", "0")
-    assert class_archive.start_arguments(target) == []
+    assert class_archive.start_arguments(target, java) == []
 
     def fail(path: Path) -> None:
         raise AssertionError(f"recorded {path} while turned off")
 
-    assert class_archive.ensure(target, fail) is False  # off: nothing recorded either
+    assert class_archive.ensure(target, java, fail) is False  # off: nothing recorded either
     monkeypatch.delenv("SCHOLARKG_NEO4J_CLASS_ARCHIVE")
     _stamped(target, b"recorded", 'openjdk version "11.0.2"\n')  # another Java recorded it
-    assert class_archive.start_arguments(target) == []
+    assert class_archive.start_arguments(target, java) == []
     class_archive.discard(target)  # what a rebuild of the launcher does first
     assert list(target.iterdir()) == []
 
@@ -89,7 +91,7 @@ def test_the_managed_server_maps_the_recorded_archive(managed_neo4j: ManagedNeo4
     """``make neo4j-launcher`` (which make test runs first) records the archive, so the
     session's server, started after it, has it mapped."""
     target = launcher_dir() / "target"
-    assert class_archive.usable(target), (
+    assert class_archive.usable(target, _java_text()), (
         "no class-data archive for this Java: `make neo4j-launcher` records it"
     )
     pid = managed_neo4j.status(details=False).pid

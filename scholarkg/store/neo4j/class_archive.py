@@ -14,7 +14,7 @@ text; a start maps it only when that text is the running Java's. The JVM checks 
 again itself (class path, base archive, a damaged file) and starts without it, printing a
 warning to the launcher log, if anything does not match: an archive can make a start faster,
 never make it fail. Recording runs a throw-away server (its own temporary home, never a
-user's) to its first answer and stops it: ~50 s, once per build, after ``mvn package``
+user's) to its first answer and stops it: 1-1.5 min, once per build, after ``mvn package``
 (``make neo4j-launcher``, or the first start on a new machine). ``SCHOLARKG_NEO4J_CLASS_ARCHIVE=0``
 turns both the recording and the mapping off.
 """
@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,31 +47,19 @@ def enabled() -> bool:
     return os.environ.get("SCHOLARKG_NEO4J_CLASS_ARCHIVE", "1").lower() not in ("0", "false", "no")
 
 
-def _java_text() -> str | None:
-    java = shutil.which("java")
-    if java is None:
-        return None
-    try:
-        return subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
-        ).stderr
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-
-
-def usable(target: Path) -> bool:
-    """Whether ``target`` holds an archive recorded by the Java on PATH now."""
+def usable(target: Path, java: str) -> bool:
+    """Whether ``target`` holds an archive recorded by the Java whose ``java -version`` text
+    is ``java`` (the server module reads it once per start)."""
     archive = archive_path(target)
     stamp = archive.with_name(archive.name + STAMP_SUFFIX)
     if not (archive.is_file() and stamp.is_file()):
         return False
-    java = _java_text()
-    return java is not None and stamp.read_text(encoding="utf-8") == java
+    return stamp.read_text(encoding="utf-8") == java
 
 
-def start_arguments(target: Path) -> list[str]:
+def start_arguments(target: Path, java: str) -> list[str]:
     """The JVM option that maps the archive, or none (no usable archive, or turned off)."""
-    if not enabled() or not usable(target):
+    if not enabled() or not usable(target, java):
         return []
     return [f"-XX:SharedArchiveFile={archive_path(target)}"]
 
@@ -86,35 +73,35 @@ def discard(target: Path) -> None:
 
 def ensure(
     target: Path,
+    java: str,
     record: Callable[[Path], None],
     progress: Callable[[str], None] | None = None,
 ) -> bool:
     """Record the archive unless a usable one is there; returns whether one is usable after.
 
-    ``record(path)`` runs a server whose JVM writes its classes to ``path`` as it exits
-    (``server.record_class_archive``: passed in, as the server module imports this one). A
-    recording that fails is logged and reported through ``progress``, not raised: the
-    server starts without an archive as it always did, only slower."""
+    ``java`` is the ``java -version`` text of the Java that will run the servers (the
+    stamp); ``record(path)`` runs a server whose JVM writes its classes to ``path`` as it
+    exits (``server.record_class_archive``: both passed in, as the server module imports
+    this one). A recording that fails is logged and reported through ``progress``, not
+    raised: the server starts without an archive as it always did, only slower."""
     if not enabled():
         return False
-    if usable(target):
+    if usable(target, java):
         return True
-    java = _java_text()
-    if java is None:
-        return False
     target.mkdir(parents=True, exist_ok=True)
     # two processes building at once (make targets run in parallel): one records
     with exclusive_lock(target / ".class-archive.lock", 900.0, "the Neo4j class archive"):
-        if usable(target):
+        if usable(target, java):
             return True
         if progress:
             progress(
-                "recording the managed Neo4j's class-data archive (once per build, ~1 min: "
+                "recording the managed Neo4j's class-data archive (once per build, 1-1.5 min: "
                 "later starts take about half the time)"
             )
         archive = archive_path(target)
         partial = archive.with_name(archive.name + ".partial")
         partial.unlink(missing_ok=True)
+        began = time.monotonic()
         try:
             record(partial)
         except (ScholarKGError, OSError) as err:
@@ -130,4 +117,9 @@ def ensure(
         partial.replace(archive)
         stamp = archive.with_name(archive.name + STAMP_SUFFIX)
         stamp.write_text(java, encoding="utf-8")
+        if progress:  # the recording prints nothing while it runs: say that it is over
+            size = archive.stat().st_size / 2**20
+            progress(
+                f"class-data archive recorded: {size:,.0f} MB in {time.monotonic() - began:.0f} s"
+            )
         return True

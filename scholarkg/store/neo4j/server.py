@@ -206,17 +206,6 @@ def java_available() -> str | None:
     return None
 
 
-def java_major() -> int | None:
-    """The feature version of the ``java`` on PATH (17), or ``None`` if it cannot be told."""
-    java = shutil.which("java")
-    if java is None:
-        return None
-    try:
-        return _java_major(_java_version_text(java))
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-
-
 def _java_version_text(java: str) -> str:
     """What ``java -version`` prints (to stderr)."""
     return subprocess.run(
@@ -275,8 +264,26 @@ def build_launcher(progress: Callable[[str], None] | None = None, *, force: bool
     if code != 0 or not jar.exists():
         tail = "\n".join(build_log.read_text(errors="replace").splitlines()[-15:])
         raise ServerError(f"building the Neo4j launcher failed (log {build_log}):\n{tail}")
-    class_archive.ensure(target, record_class_archive, progress)
+    _ensure_class_archive(target, progress)
     return target
+
+
+def java_version_text() -> str | None:
+    """What ``java -version`` prints for the ``java`` on PATH, or ``None`` (none, or it
+    failed): what the class-data archive's stamp holds."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        return _java_version_text(java)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _ensure_class_archive(target: Path, progress: Callable[[str], None] | None) -> None:
+    """``class_archive.ensure`` for the Java on PATH (none on PATH: nothing to record)."""
+    if (java := java_version_text()) is not None:
+        class_archive.ensure(target, java, record_class_archive, progress)
 
 
 def record_class_archive(path: Path) -> None:
@@ -299,7 +306,7 @@ def prepare_launcher(progress: Callable[[str], None] | None = None) -> Path:
     (``class_archive.ensure``: also for a launcher built before archives were recorded);
     returns ``target/``. What ``make neo4j-launcher`` runs, so no start pays for either."""
     target = build_launcher(progress)
-    class_archive.ensure(target, record_class_archive, progress)
+    _ensure_class_archive(target, progress)
     return target
 
 
@@ -588,17 +595,23 @@ class ManagedNeo4j:
         classpath = sep.join(
             [str(target / LAUNCHER_JAR), str(target / "lib" / "*"), str(target / "plugins" / "*")]
         )
+        java = shutil.which("java") or "java"
+        # read once for the options that depend on the Java (java_available read it too)
+        try:
+            version = _java_version_text(java)
+        except (OSError, subprocess.TimeoutExpired):
+            version = ""  # no Java-dependent options then; the start itself will say why
         cmd = [
-            shutil.which("java") or "java",
+            java,
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
             # the classes mapped from the archive recorded once per build (class_archive.py)
-            *([] if self.jvm_options else class_archive.start_arguments(target)),
+            *([] if self.jvm_options else class_archive.start_arguments(target, version)),
             *self.jvm_options,
             *young_generation_arguments(self.heap),
             *compiler_arguments(),
-            *out_of_memory_arguments(java_major()),
+            *out_of_memory_arguments(_java_major(version)),
             # the guard asks for a collection after it stopped a query (ServerGuard.java):
             # a concurrent cycle frees what the query held without a pause of the whole JVM
             "-XX:+ExplicitGCInvokesConcurrent",
