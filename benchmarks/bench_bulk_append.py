@@ -56,7 +56,7 @@ def _base(snapshot: Path, home: Path) -> tuple[Any, Any]:
     store = FalkorDBStore(server.connect(), "bench_bulk_append")
     works, merged = snapshot_files([snapshot])
     bulk_load_openalex(store, works, merged, settings=load_settings())
-    store.close()
+    store.close()  # the update comes later, on a connection of its own, as a user's would
     return server, FalkorDBStore(server.connect(), "bench_bulk_append")
 
 
