@@ -18,7 +18,10 @@ throwaway persistent server, as ``scholarkg db start`` runs it):
   too but not counted: identity resolution's look-up could return them with its rows.
 
 Each prints its wall time and the server's CPU (``INFO cpu``), and both graphs are checked to
-hold as many Papers and the same ``CITES`` pairs. Why it is a measurement, not a loader
+hold as many Papers and the same ``CITES`` pairs. Then, on the last base, what reading an id
+map of the whole graph costs (every Paper's key, OpenAlex id and internal id, in windows of
+internal ids, joined into strings on the server): the price of answering identity
+resolution's look-up in the loader instead of on the server. Why it is a measurement, not a loader
 path: a ``GRAPH.BULK`` command that FalkorDB refuses deletes the whole graph key
 (``cmd_bulk_insert.c``), and the saving is a small share of an update's server time
 (docs/performance.md, issue 36's round 20).
@@ -116,6 +119,26 @@ def _written(store: Any, new_ids: list[str]) -> tuple[int, set[tuple[str, str]]]
     return int(papers), {(str(r["s"]), str(r["e"])) for r in rows}
 
 
+def _id_map(store: Any) -> tuple[int, float, float]:
+    """(Papers, wall, server CPU) of reading every Paper's key, OpenAlex id and internal id."""
+    conn = store.db.connection
+    t0, c0 = time.perf_counter(), _cpu(conn)
+    top = store.run("MATCH (p:Paper) RETURN max(id(p)) AS top")[0]["top"]
+    ids: dict[str, tuple[str, int]] = {}
+    for lo in range(0, int(top) + 1, 50_000):
+        row = store.run(
+            "MATCH (p:Paper) WHERE id(p) >= $lo AND id(p) < $hi "
+            "RETURN string.join(collect(p.id), '\\t') AS k, "
+            "string.join(collect(coalesce(p.openalex_id, '')), '\\t') AS o, "
+            "string.join(collect(toString(id(p))), ',') AS i",
+            {"lo": lo, "hi": lo + 50_000},
+        )[0]
+        if row["i"]:
+            keys, oa, nodes = row["k"].split("\t"), row["o"].split("\t"), row["i"].split(",")
+            ids.update(zip(keys, zip(oa, map(int, nodes), strict=True), strict=True))
+    return len(ids), time.perf_counter() - t0, _cpu(conn) - c0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--works", type=int, default=200_000, help="works in the base graph")
@@ -157,6 +180,14 @@ def main() -> int:
                     f"{args.works:,} works: {wall:.2f} s, {cpu:.2f} CPU-s of the server",
                     flush=True,
                 )
+                if n == 1:
+                    for _ in range(2):  # the first read also settles the appended writes
+                        papers, wall, cpu = _id_map(store)
+                        print(
+                            f"{'id map':<18} {papers:,} Papers (key, OpenAlex id, internal id):"
+                            f" {wall:.2f} s, {cpu:.2f} CPU-s of the server",
+                            flush=True,
+                        )
             finally:
                 store.close()
                 server.stop()
