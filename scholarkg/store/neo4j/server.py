@@ -189,21 +189,27 @@ def launcher_dir() -> Path:
 
 def java_available() -> str | None:
     """Why the managed server cannot run here (``None`` if Java 17+ and Maven are present)."""
+    return _java_check()[0]
+
+
+def _java_check() -> tuple[str | None, str]:
+    """(:func:`java_available`'s answer, the ``java -version`` text it read, ``""`` if none):
+    a start needs both, and ``java -version`` launches a JVM, so it is read once."""
     java = shutil.which("java")
     if java is None:
-        return "no 'java' on PATH (the managed Neo4j needs Java 17 or newer)"
+        return "no 'java' on PATH (the managed Neo4j needs Java 17 or newer)", ""
     try:
         out = _java_version_text(java)
     except (OSError, subprocess.TimeoutExpired) as err:
-        return f"'java -version' failed: {err}"
+        return f"'java -version' failed: {err}", ""
     major = _java_major(out)
     if major is not None and major < 17:
-        return f"Java {major} found; Neo4j 5.26 needs Java 17 or newer"
+        return f"Java {major} found; Neo4j 5.26 needs Java 17 or newer", out
     if not (launcher_dir() / "target" / LAUNCHER_JAR).exists() and shutil.which("mvn") is None:
-        return "the launcher is not built and no 'mvn' is on PATH to build it"
+        return "the launcher is not built and no 'mvn' is on PATH to build it", out
     if not (launcher_dir() / "pom.xml").exists():
-        return f"no launcher project at {launcher_dir()} (set SCHOLARKG_NEO4J_LAUNCHER)"
-    return None
+        return f"no launcher project at {launcher_dir()} (set SCHOLARKG_NEO4J_LAUNCHER)", out
+    return None, out
 
 
 def _java_version_text(java: str) -> str:
@@ -569,7 +575,7 @@ class ManagedNeo4j:
         return "\n".join(keep[-lines:])
 
     def _spawn(self) -> None:
-        reason = java_available()
+        reason, version = _java_check()
         if reason:
             raise ConfigError(f"cannot start the managed Neo4j: {reason}")
         target = build_launcher(self._say)
@@ -595,14 +601,8 @@ class ManagedNeo4j:
         classpath = sep.join(
             [str(target / LAUNCHER_JAR), str(target / "lib" / "*"), str(target / "plugins" / "*")]
         )
-        java = shutil.which("java") or "java"
-        # read once for the options that depend on the Java (java_available read it too)
-        try:
-            version = _java_version_text(java)
-        except (OSError, subprocess.TimeoutExpired):
-            version = ""  # no Java-dependent options then; the start itself will say why
         cmd = [
-            java,
+            shutil.which("java") or "java",
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             "-XX:+UseG1GC",
