@@ -19,12 +19,13 @@ throwaway persistent server, as ``scholarkg db start`` runs it):
 
 Each prints its wall time and the server's CPU (``INFO cpu``), and both graphs are checked to
 hold as many Papers and the same ``CITES`` pairs. Then, on the last base, what reading an id
-map of the whole graph costs (every Paper's key, OpenAlex id and internal id, in windows of
-internal ids, joined into strings on the server): the price of answering identity
-resolution's look-up in the loader instead of on the server. Why it is a measurement, not a loader
-path: a ``GRAPH.BULK`` command that FalkorDB refuses deletes the whole graph key
-(``cmd_bulk_insert.c``), and the saving is a small share of an update's server time
-(docs/performance.md, issue 36's round 20).
+map of the whole graph costs (every Paper's key and internal id, read as the store reads them
+for ``edge_snapshot``: windows of internal ids joined into strings on the server): the price
+of answering identity resolution's look-up in the loader instead of on the server.
+
+Why it is a measurement, not a loader path: a ``GRAPH.BULK`` command that FalkorDB refuses
+deletes the whole graph key (``cmd_bulk_insert.c``), and the saving is a small share of an
+update's server time (docs/performance.md, issue 36's round 20).
 """
 
 from __future__ import annotations
@@ -71,14 +72,9 @@ def _statements(store: Any, new: list[dict[str, Any]], refs: dict[str, list[str]
 
 
 def _internal_ids(store: Any, keys: list[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for i in range(0, len(keys), 50_000):
-        rows = store.run(
-            "UNWIND $ks AS k MATCH (p:Paper {id: k}) RETURN p.id AS k, id(p) AS i",
-            {"ks": keys[i : i + 50_000]},
-        )
-        out.update((str(r["k"]), int(r["i"])) for r in rows)
-    return out
+    """The store's own read of ids → internal ids (what ``edge_snapshot`` reads for a subset)."""
+    ids, internal = store._some_nodes("Paper", keys)
+    return dict(zip(ids, internal.tolist(), strict=True))
 
 
 def _bulk_append(
@@ -120,22 +116,11 @@ def _written(store: Any, new_ids: list[str]) -> tuple[int, set[tuple[str, str]]]
 
 
 def _id_map(store: Any) -> tuple[int, float, float]:
-    """(Papers, wall, server CPU) of reading every Paper's key, OpenAlex id and internal id."""
+    """(Papers, wall, server CPU) of reading every Paper's key and internal id: the store's
+    own windowed read (``edge_snapshot``'s, joined into strings on the server)."""
     conn = store.db.connection
     t0, c0 = time.perf_counter(), _cpu(conn)
-    top = store.run("MATCH (p:Paper) RETURN max(id(p)) AS top")[0]["top"]
-    ids: dict[str, tuple[str, int]] = {}
-    for lo in range(0, int(top) + 1, 50_000):
-        row = store.run(
-            "MATCH (p:Paper) WHERE id(p) >= $lo AND id(p) < $hi "
-            "RETURN string.join(collect(p.id), '\\t') AS k, "
-            "string.join(collect(coalesce(p.openalex_id, '')), '\\t') AS o, "
-            "string.join(collect(toString(id(p))), ',') AS i",
-            {"lo": lo, "hi": lo + 50_000},
-        )[0]
-        if row["i"]:
-            keys, oa, nodes = row["k"].split("\t"), row["o"].split("\t"), row["i"].split(",")
-            ids.update(zip(keys, zip(oa, map(int, nodes), strict=True), strict=True))
+    ids, _ = store._all_nodes("Paper")
     return len(ids), time.perf_counter() - t0, _cpu(conn) - c0
 
 
@@ -184,7 +169,7 @@ def main() -> int:
                     for _ in range(2):  # the first read also settles the appended writes
                         papers, wall, cpu = _id_map(store)
                         print(
-                            f"{'id map':<18} {papers:,} Papers (key, OpenAlex id, internal id):"
+                            f"{'id map':<18} {papers:,} Papers (key, internal id):"
                             f" {wall:.2f} s, {cpu:.2f} CPU-s of the server",
                             flush=True,
                         )
