@@ -148,6 +148,7 @@ def main() -> int:
         for n, (name, write) in enumerate(
             (("statements", _statements), ("GRAPH.BULK append", _bulk_append))
         ):
+            print(f"bulk-building the {args.works:,}-work base for {name}…", flush=True)
             server, store = _base(snapshot / "data", Path(tmp) / f"run{n}")
             try:
                 if n == 0:
