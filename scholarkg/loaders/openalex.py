@@ -42,6 +42,7 @@ from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
+from scholarkg.schema.plain_records import plain_record
 from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
 
@@ -526,19 +527,23 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
 def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
     """One OpenAlex work object → :class:`Work`: :func:`work_fields`, validated as records."""
     fields = work_fields(work, path=path, line=line)
+    # each record made without pydantic where nothing needs validating (schema/plain_records:
+    # most of a parse worker's time was the constructors), else validated as ever
     with validating(path, line):
-        paper = Paper(**fields.paper)
+        paper = plain_record(Paper, fields.paper) or Paper(**fields.paper)
         parsed = Work(
             paper=paper,
             references=fields.references,
             references_known=fields.references_known,
         )
         for author_fields, ship in zip(fields.authors, fields.authorships, strict=True):
-            author = Author(**author_fields)
+            author = plain_record(Author, author_fields) or Author(**author_fields)
             parsed.authors.append(author)
-            parsed.authorships.append(Authorship(start=paper.id, end=author.id, **ship))
+            edge = {"start": paper.id, "end": author.id, **ship}
+            parsed.authorships.append(plain_record(Authorship, edge) or Authorship(**edge))
         if paper.venue:
-            parsed.venue = Venue(name=paper.venue)
+            venue = {"name": paper.venue}
+            parsed.venue = plain_record(Venue, venue) or Venue(**venue)
     return parsed
 
 

@@ -207,8 +207,14 @@ def clean_mapping(data: dict[str, Any], *, label: str) -> dict[str, Any]:
     return data if out is None else out
 
 
+def current_field_cap() -> int:
+    """The field cap a value is checked against now: the active :func:`collect_cleaning`
+    block's, else the environment's."""
+    return _block_cap.get() or max_field_chars()
+
+
 def _sanitise_str(value: str, *, label: str, field: str) -> str:
-    cap = _block_cap.get() or max_field_chars()
+    cap = current_field_cap()
     if len(value) > cap:
         raise ValueError(
             f"{len(value):,} characters, over the {cap:,}-character field limit "
