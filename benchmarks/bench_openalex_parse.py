@@ -1,6 +1,9 @@
-"""The bulk reader's per-work parse: one snapshot part through ``openalex_bulk._read_file``
-(what each of ``load openalex --bulk``'s worker processes runs per file), this tree against
-the same function at ``--baseline-ref`` in the same run.
+"""A reader's per-work parse, this tree against the same function at ``--baseline-ref`` in the
+same run: the bulk reader's (``--reader bulk``, the default: one snapshot part through
+``openalex_bulk._read_file``, what each of ``load openalex --bulk``'s worker processes runs
+per file) or the incremental path's (``--reader incremental``: the part's lines, 2,000 at a
+time, through ``openalex._parse_block``, what ``load openalex``'s parse worker runs on each
+block it is handed; the records it returns are compared field by field).
 
 The part is the first of a snapshot ``bench_openalex.py`` generates (50,000 works a part;
 reused from ``--snapshot-dir``). Each measurement is a fresh interpreter; the two trees
@@ -59,6 +62,42 @@ print(json.dumps({"wall": wall, "cpu": cpu, "works": len(rows.ids),
 """
 
 
+# runs in the child: the incremental path's parse worker over the part's lines, blocks of
+# 2,000 (its records and cleaning counts digested: class, every field in order, set fields)
+_INCREMENTAL_CHILD = """
+import gzip, hashlib, json, sys, time
+code = sys.argv[2]
+if code:
+    sys.path.insert(0, code)
+from scholarkg.loaders.openalex import _parse_block
+part = sys.argv[1]
+with gzip.open(part, "rb") as fh:
+    lines = list(enumerate(fh, 1))
+blocks = [lines[i:i + 2000] for i in range(0, len(lines), 2000)]
+wall = cpu = float("inf")
+for _ in range(int(sys.argv[3])):
+    out = None
+    c, w = time.process_time(), time.perf_counter()
+    out = [_parse_block(part, block) for block in blocks]
+    wall, cpu = min(wall, time.perf_counter() - w), min(cpu, time.process_time() - c)
+digest = hashlib.sha256()
+works = 0
+for block in out:
+    digest.update(repr((sorted(block.cleaned.items()), block.error)).encode())
+    for line, (work, stated, authors_known) in block.works:
+        works += 1
+        recs = [work.paper, *work.authors, *work.authorships, work.venue]
+        for r in recs:
+            if r is not None:
+                digest.update(repr((type(r).__name__, list(r.__dict__.items()),
+                                    sorted(r.__pydantic_fields_set__))).encode())
+        digest.update(repr((line, work.references, work.references_known, stated,
+                            authors_known)).encode())
+print(json.dumps({"wall": wall, "cpu": cpu, "works": works,
+                  "digest": digest.hexdigest()[:16]}))
+"""
+
+
 def child_result(child: str, *args: str) -> dict[str, float | str]:
     """Run ``child`` (Python source) in a fresh interpreter with ``args``; the JSON object
     its last line prints (the parse benchmarks' measurements)."""
@@ -68,8 +107,9 @@ def child_result(child: str, *args: str) -> dict[str, float | str]:
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
-def _measure(part: Path, code: str, calls: int) -> dict[str, float | str]:
-    return child_result(_CHILD, str(part), code, str(calls))
+def _measure(part: Path, code: str, calls: int, reader: str) -> dict[str, float | str]:
+    child = _CHILD if reader == "bulk" else _INCREMENTAL_CHILD
+    return child_result(child, str(part), code, str(calls))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--works", type=int, default=200_000, help="works in the generated snapshot")
     ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse snapshots kept here")
     ap.add_argument("--rounds", type=int, default=3, help="fresh interpreters per tree")
-    ap.add_argument("--calls", type=int, default=2, help="_read_file calls per interpreter")
+    ap.add_argument("--calls", type=int, default=2, help="parses of the part per interpreter")
+    ap.add_argument(
+        "--reader",
+        choices=("bulk", "incremental"),
+        default="bulk",
+        help="the bulk path's _read_file, or the incremental path's parse worker",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-openalex-parse-") as tmp:
         where = (args.snapshot_dir or Path(tmp)) / f"snap-{args.works}"
@@ -90,19 +136,26 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, list[dict[str, float | str]]] = {name: [] for name in trees}
         for _ in range(args.rounds):
             for name, code in trees.items():
-                runs[name].append(_measure(part, code, args.calls))
+                runs[name].append(_measure(part, code, args.calls, args.reader))
         works = runs["this tree"][0]["works"]
-        print(f"{part} ({works:,} works), best of {args.rounds} x {args.calls} calls:")
+        print(
+            f"{part} ({works:,} works), {args.reader} reader, "
+            f"best of {args.rounds} x {args.calls} calls:"
+        )
         best = {}
         for name, results in runs.items():
             wall = min(float(r["wall"]) for r in results)
             cpu = min(float(r["cpu"]) for r in results)
             best[name] = cpu
             digests = {r["digest"] for r in results}
-            print(f"  {name:>12}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, rows digest {digests}")
+            per = cpu / float(works) * 1e6
+            print(
+                f"  {name:>12}: {wall:6.2f} s wall, {cpu:6.2f} s CPU ({per:.0f} µs a work), "
+                f"digest {digests}"
+            )
         same = {r["digest"] for rs in runs.values() for r in rs}
         change = best["this tree"] / best[args.baseline_ref] - 1
-        print(f"  CPU per work {change:+.1%}; rows identical: {len(same) == 1}")
+        print(f"  CPU per work {change:+.1%}; output identical: {len(same) == 1}")
         return 0 if len(same) == 1 else 1
 
 
