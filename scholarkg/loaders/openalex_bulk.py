@@ -40,6 +40,7 @@ import orjson
 from scholarkg.errors import InputError
 from scholarkg.loaders.openalex import WorkFields, iter_work_objects, read_merged_ids, work_fields
 from scholarkg.schema import ids
+from scholarkg.schema.plain_records import needs_no_cleaning
 from scholarkg.schema.text import clean_text, max_field_chars, note_cleaning
 from scholarkg.store.base import GraphStore
 
@@ -103,30 +104,15 @@ def _clean_fields(values: dict[str, Any], label: str, path: Path, line: int) -> 
     return _cleaned(values, label, path, line)
 
 
-#: UTF-8 of U+FEFF: orjson writes the BOM as these bytes (it escapes only controls, ``"``, ``\``)
-_BOM_UTF8 = "\ufeff".encode()
-
-
 def _needs_no_cleaning(values: object) -> bool:
     """True when no string in ``values`` can be changed or refused by :func:`_clean_str`
-    but for its surrounding whitespace: one C pass over the whole record instead of a
-    ``clean_text`` call per string (~25 strings a work; this halves the rows' cost).
-
-    Decided on the values, by orjson's encoding of them: it escapes every character below
-    U+0020 (the NUL, the other controls and CR that ``clean_text`` handles; TAB and LF too,
-    which only costs the fast path), so an encoding without a backslash holds none; it
-    refuses a lone surrogate (not UTF-8); it writes the BOM as its three UTF-8 bytes; and
-    no string is longer in characters than the encoding is in bytes, so an encoding within
-    the field cap holds no string over it. Anything it refuses (a lone surrogate, an
-    integer past 64 bits) takes the per-string path, which cleans or names it. A backslash
-    in the text itself (a LaTeX title) takes that path too: slower, same result.
+    but for its surrounding whitespace (``plain_records.needs_no_cleaning`` at the cap this
+    file was read with): one C pass over the whole record instead of a ``clean_text`` call
+    per string (~25 strings a work; this halves the rows' cost). A backslash in the text
+    itself (a LaTeX title) takes the per-string path: slower, same result.
     ``tests/loaders/test_catalogue_loaders.py`` checks both paths agree on dirty records.
     """
-    try:
-        encoded = orjson.dumps(values)
-    except orjson.JSONEncodeError:
-        return False
-    return len(encoded) <= _CAP[0] and b"\\" not in encoded and _BOM_UTF8 not in encoded
+    return needs_no_cleaning(values, _CAP[0])
 
 
 def _stripped(values: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,7 @@ validators); otherwise it returns ``None`` and the caller validates as before, s
 refusal, cleaning count and error message stays the record layer's. Proof per record:
 
 * no string of the input needs cleaning or is over the field cap: one ``orjson`` encoding
-  (as the bulk path's ``_needs_no_cleaning``: it escapes every control character, refuses a
-  lone surrogate, writes the BOM as its bytes, and is never shorter than a string's length);
+  (:func:`needs_no_cleaning`, the check the bulk path's rows rely on too);
 * every value is of its field's exact type (``int`` in the 64-bit range, not ``bool``; a
   ``float`` finite; lists of those), every key a field, every required field given;
 * the class validates nothing else: only ``_sanitise`` and ``after`` field validators, and
@@ -113,10 +112,22 @@ def _plan(cls: type[Record]) -> _Plan | None:
     return _Plan(codes, defaults, frozenset(required), tuple(after), issubclass(cls, NodeRecord))
 
 
-def _clean(data: dict[str, Any], cap: int) -> bool:
-    """No string in ``data`` needs cleaning and none is over ``cap`` (see the module doc)."""
+def needs_no_cleaning(values: object, cap: int) -> bool:
+    """True when no string in ``values`` (also in lists, tuples and dicts in it) can be
+    changed or refused by the record sanitiser (``schema/text.py``) with field cap ``cap``,
+    but for its surrounding whitespace.
+
+    Decided on the values, by orjson's encoding of them (one C pass): it escapes every
+    character below U+0020 (the NUL, the other controls and CR the sanitiser handles; TAB and
+    LF too, which only costs a fast path), so an encoding without a backslash holds none; it
+    refuses a lone surrogate (not UTF-8); it writes the BOM as its three UTF-8 bytes; and no
+    string is longer in characters than the encoding is in bytes, so an encoding within the
+    cap holds no string over it. Anything it refuses (a lone surrogate, an integer past 64
+    bits) is ``False``, as is a backslash in the text itself (a LaTeX title): the caller's
+    per-value path then cleans, keeps or names it.
+    """
     try:
-        encoded = orjson.dumps(data)
+        encoded = orjson.dumps(values)
     except orjson.JSONEncodeError:
         return False
     return len(encoded) <= cap and b"\\" not in encoded and _BOM_UTF8 not in encoded
@@ -136,7 +147,7 @@ def plain_record(cls: type[R], data: dict[str, Any]) -> R | None:
     if plan is None:
         return None
     cap = current_field_cap()
-    if not _clean(data, cap):
+    if not needs_no_cleaning(data, cap):
         return None
     if plan.node:
         node = typing.cast(type[NodeRecord], cls)
@@ -150,7 +161,7 @@ def plain_record(cls: type[R], data: dict[str, Any]) -> R | None:
                 data = {**data, "id": made}
         except (TypeError, AttributeError, KeyError, ValueError):
             return None  # validation names the field
-        if not _clean(data, cap):  # what the normaliser and the id rule derived
+        if not needs_no_cleaning(data, cap):  # what the normaliser and the id rule derived
             return None
     codes = plan.codes
     values = dict(plan.defaults)
