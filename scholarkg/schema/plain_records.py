@@ -107,8 +107,10 @@ def _plan(cls: type[Record]) -> _Plan | None:
         if info.is_required():
             required.add(name)
             defaults[name] = None
-        else:
+        elif isinstance(info.default, str | int | float | None):
             defaults[name] = info.default
+        else:
+            return None  # a mutable default would be shared by the records made here
     return _Plan(codes, defaults, frozenset(required), tuple(after), issubclass(cls, NodeRecord))
 
 
@@ -218,9 +220,4 @@ def plain_record(cls: type[R], data: dict[str, Any]) -> R | None:
                     values[name] = validator(values[name])
                 except ValueError:
                     return None
-    made_record = object.__new__(cls)
-    object.__setattr__(made_record, "__dict__", values)
-    object.__setattr__(made_record, "__pydantic_fields_set__", set(data))
-    object.__setattr__(made_record, "__pydantic_extra__", None)
-    object.__setattr__(made_record, "__pydantic_private__", None)
-    return made_record
+    return cls.unvalidated(values, set(data))  # no private attributes (_plan)

@@ -54,12 +54,21 @@ class Record(BaseModel):
         OpenAlex load; this makes the instance directly (~0.9 µs)."""
         data = self.__dict__.copy()
         data.update(update)
-        made = object.__new__(type(self))
-        object.__setattr__(made, "__dict__", data)
         fields_set = self.__pydantic_fields_set__ | update.keys()
+        return type(self).unvalidated(data, fields_set, self.__pydantic_private__)
+
+    @classmethod
+    def unvalidated(
+        cls, values: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None = None
+    ) -> Self:
+        """An instance holding ``values`` (every field, in declaration order) as they are,
+        without validation: for :meth:`replaced` and ``schema/plain_records``, which have
+        made sure the values are what validation would leave."""
+        made = object.__new__(cls)
+        object.__setattr__(made, "__dict__", values)
         object.__setattr__(made, "__pydantic_fields_set__", fields_set)
         object.__setattr__(made, "__pydantic_extra__", None)  # extra="forbid": never any
-        object.__setattr__(made, "__pydantic_private__", self.__pydantic_private__)
+        object.__setattr__(made, "__pydantic_private__", private)
         return made
 
     @field_validator("*", mode="before")

@@ -185,3 +185,15 @@ def test_every_record_class_is_made_equal_or_declined() -> None:
         for data in (required, {**required, "id": "some:id"} if "id" in fields else required, full):
             made += _check(cls, data) is not None
     assert made > 40  # most classes are plain enough to be made here
+
+
+class _Tagged(NodeRecord):
+    """A record with a mutable default: pydantic copies it per record, a plain one could not."""
+
+    LABEL = "Tagged"
+    tags: list[str] | None = ["x"]  # noqa: RUF012 (the case under test)
+
+
+def test_a_class_with_a_mutable_default_is_left_to_validation() -> None:
+    assert _Tagged(id="t:1").tags == ["x"]
+    assert plain_record(_Tagged, {"id": "t:1"}) is None
