@@ -134,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         trees = {args.baseline_ref: _extract_code(args.baseline_ref, Path(tmp) / "baseline"),
                  "this tree": ""}  # fmt: skip
         runs: dict[str, list[dict[str, float | str]]] = {name: [] for name in trees}
-        for _ in range(args.rounds):
+        for round_no in range(1, args.rounds + 1):
             for name, code in trees.items():
+                # a line per measurement (~10-40 s each), on a terminal or in a log alike
+                print(f"  round {round_no}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
                 runs[name].append(_measure(part, code, args.calls, args.reader))
         works = runs["this tree"][0]["works"]
         print(
