@@ -515,6 +515,7 @@ class IdentityResolver:
     def finish(self) -> None:
         """Run the merges deferred until every record of the load is written; then every
         statement written ahead has answered, so the report counts what they did."""
+        self._send_held()
         self._run_deferred(final=True)
         authors = self._authors
         authors.finish()
@@ -525,6 +526,7 @@ class IdentityResolver:
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
+        self._send_held()
         self._forget_finds()
         for loser, survivor in pairs:
             if loser != survivor and merge_papers(self.store, loser, survivor):
@@ -565,6 +567,7 @@ class IdentityResolver:
 
     def _resolve_chunk_now(self, groups: list[SourceGroup], *, skipped: int) -> list[Group]:
         self._chunk_no += 1
+        self._send_held()
         if self._deferred:
             self._run_deferred(final=False)
         if self.family:  # family loaders state references as records: nothing to gain
@@ -1170,25 +1173,50 @@ class IdentityResolver:
     ) -> None:
         """Run a write of resolution whose reply nothing here reads (a prune, an unmark, a
         property cleared): on a store that writes ahead (``BatchWriteStore.writes_ahead``)
-        it is queued and this goes on, its count (the statement's one row) passed to
-        ``counted`` once its reply is read.
+        it is held back (``hold_until_write``) and sent, written ahead, just before the
+        record writer's first write of the chunk, its count (the statement's one row)
+        passed to ``counted`` once its reply is read.
 
         Why: waiting for these took ~22 s of the loading thread in a quarterly-style update
         of a 200,000-work graph (``py-spy --idle`` over ``bench_openalex.py``), while the
-        chunk's records, built next, need none of their answers. Order is kept: the store
-        sends statements in order, and a read (the next chunk's look-up) reads every reply
-        before it, so it sees the graph they leave; an error is raised where it is read
-        (the next call that reaches the server), and that chunk's checkpoint is not saved."""
+        chunk's records, built next, need none of their answers; queued at once, they still
+        made the writer's first read of the chunk (which ids exist) wait ~60 s in all, and
+        that read cannot see what they change: they delete and mark edges and set
+        properties, never create, delete or relabel a node. A stub's "no relationship out"
+        (``identity/paper_states``) can only be read as false where a prune would have made
+        it true, and false is the safe answer (its edges are then MERGEd, not CREATEd).
+
+        Order is kept where it matters: they go before every write of the chunk (a cleared
+        property before the MERGE that may set it again, a list's prune before the other
+        list's edges), and before this resolver's next read (:meth:`_send_held`); a read
+        reads every reply before it, so it sees the graph they leave; an error is raised
+        where it is read (the next call that reaches the server), and that chunk's
+        checkpoint is not saved."""
         store = self.store
         if not isinstance(store, BatchWriteStore):
             rows = store.run_named(name, dict(params))
             if counted is not None:
                 counted(int(next(iter(rows[0].values()))) if rows else 0)
             return
-        with store.writes_ahead(counted or _ignore_count, _nothing):
-            answered = store.send_named_counted(name, params)
-        if counted is not None and answered:  # a store that answers at once
-            counted(answered)
+
+        def send() -> None:
+            with store.writes_ahead(counted or _ignore_count, _nothing):
+                answered = store.send_named_counted(name, params)
+            if counted is not None and answered:  # a store that answers at once
+                counted(answered)
+
+        # held until the writer's next write (or this resolver's next read): the writer's
+        # first reads of the chunk (which ids exist, which Papers are stubs) see nothing
+        # these change, and would otherwise wait for the server to run them
+        store.hold_until_write(send)
+
+    def _send_held(self) -> None:
+        """Send the writes :meth:`_write_ahead` held back, before this resolver reads or
+        merges anything: the look-up, the stored lists and the merges see what they did.
+        The record writer sends them before its own writes (``RecordWriter._store_call``);
+        this covers a chunk the writer never wrote (a resumed load skipping it)."""
+        if isinstance(self.store, BatchWriteStore):
+            self.store.send_held()
 
     def _count_pruned(self, n: int) -> None:
         self.report.pruned += n

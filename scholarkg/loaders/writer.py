@@ -315,6 +315,9 @@ class RecordWriter:
         self._rows_sent.clear()
         self._written.clear()
         if self._ahead is not None:
+            # what resolution held for this chunk's writes goes with them (--resume
+            # resolves the chunk again)
+            self._ahead.drop_held()
             # a flush not yet answered: read it first, so a flush that landed is claimed
             # (``flush(then=…)``: its checkpoint saved, its nodes off the undo list) and one
             # that failed is not
@@ -428,12 +431,14 @@ class RecordWriter:
             return None
         ids = sorted({str(r["id"]) for r in rows}.union(stubs))
         if label != "Paper":
-            have = self._store_call(self.store.existing_ids, label, ids, batch_size=self.batch_size)
+            have = self._existence_read(
+                self.store.existing_ids, label, ids, batch_size=self.batch_size
+            )
             return _Stored(dict.fromkeys(have, False), frozenset())
         found: dict[str, bool] = {}
         stub_ids: set[str] = set()
         for part in chunked(ids, self.batch_size):
-            rows_found = self._store_call(
+            rows_found = self._existence_read(
                 self.store.run_named, "identity/paper_states", {"ids": part}
             )
             for r in rows_found:
@@ -524,7 +529,7 @@ class RecordWriter:
         if not self.undo:
             return None
         ids = {str(r["id"]) for r in rows}
-        have: set[str] = self._store_call(
+        have: set[str] = self._existence_read(
             self.store.existing_ids, label, ids, batch_size=self.batch_size
         )
         created = ids - have
@@ -539,7 +544,23 @@ class RecordWriter:
 
     def _store_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """One write; a failure marks the writer failed, so ``add_all`` does not mistake a
-        store refusal (an ``InputError`` naming a parameter) for a bad source record."""
+        store refusal (an ``InputError`` naming a parameter) for a bad source record. The
+        writes identity resolution held back (``BatchWriteStore.hold_until_write``: a
+        chunk's prunes, unmarks and cleared properties) are sent first, so they run before
+        any of the chunk's own writes."""
+        try:
+            if self._ahead is not None:
+                self._ahead.send_held()
+            return fn(*args, **kwargs)
+        except ScholarKGError:
+            self._failed = True
+            raise
+
+    def _existence_read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`_store_call` of a read of which ids exist (and which Papers are stubs, and
+        whether one has a relationship out), sent ahead of the held writes: those never
+        create, delete or relabel a node, so the read answers the same without waiting for
+        them (see ``IdentityResolver._write_ahead`` for the stub case)."""
         try:
             return fn(*args, **kwargs)
         except ScholarKGError:
@@ -676,6 +697,8 @@ class RecordWriter:
             if then is not None:
                 then()
 
+        if self._ahead is not None:  # a flush that wrote nothing: what resolution held
+            self._store_call(self._ahead.send_held)
         if self._ahead is None:
             counted()
         elif then is None:  # every reply read before a checkpoint claims the records

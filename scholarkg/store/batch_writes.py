@@ -17,6 +17,14 @@ its reply is read; :meth:`BatchWriteStore.settle` reads them at once, and
 load's checkpoint is saved then, never before). A backend that does not write ahead (the
 default; both stores override it) answers every statement at once and returns its counts as
 before.
+
+*Held writes* (:meth:`BatchWriteStore.hold_until_write`): a write a caller knows no read
+until the next write depends on may be held back and sent just before that write
+(:meth:`BatchWriteStore.send_held`), so the reads in between do not wait behind it. Identity
+resolution holds a chunk's prunes and unmarks this way; the record writer's existence reads
+come next, then its writes, which send them first. The store does not decide what depends
+on what: whoever holds a write and whoever reads next agree on it (``loaders/identity.py``,
+``loaders/writer.py``).
 """
 
 from __future__ import annotations
@@ -171,6 +179,37 @@ class BatchWriteStore:
         the managed Neo4j does, raises its error there), then calls it."""
         self.settle()
         then()
+
+    # -- held writes -------------------------------------------------------------------
+    #: the sends held back by :meth:`hold_until_write`, in the order they were held
+    _held: list[Callable[[], None]] | None = None
+
+    def hold_until_write(self, send: Callable[[], None]) -> None:
+        """Hold ``send`` (one write, written ahead when it runs) until :meth:`send_held`.
+
+        Why: a write the next reads cannot see the difference of need not run before them.
+        The loading thread then reads without waiting for the server to finish it, and the
+        server runs it while the thread builds the writes that follow (a quarterly-style
+        update's prunes and unmarks had the writer's first read of each chunk wait ~0.4 s).
+        The caller keeps the order it needs by calling :meth:`send_held` before any write,
+        and before any read that could see what the held writes change."""
+        if self._held is None:
+            self._held = []
+        self._held.append(send)
+
+    def send_held(self) -> None:
+        """Send the held writes, in the order they were held (a no-op when none is held).
+        All are taken off first: a send that reaches this again (a write sends what is held
+        before it) finds nothing left to send out of order."""
+        held, self._held = self._held, None
+        for send in held or ():
+            send()
+
+    def drop_held(self) -> list[Callable[[], None]]:
+        """Forget the held writes, unsent (a failed load rolled back: ``--resume`` writes
+        their chunk again); returns them."""
+        held, self._held = self._held or [], None
+        return held
 
     # -- shared ------------------------------------------------------------------------
     @property
