@@ -1161,9 +1161,8 @@ class IdentityResolver:
             if (source, rel) == ("openalex", "CITES") and self._gone_ends:
                 gone, self._gone_ends = self._gone_ends, []
                 self._write_ahead(
-                    "identity/prune_openalex_reference_ends", {"works": gone}, self._count_pruned
+                    "identity/retire_openalex_reference_ends", {"works": gone}, self._count_pruned
                 )
-                self._write_ahead("identity/unmark_openalex_reference_ends", {"works": gone})
 
     def _write_ahead(
         self,
