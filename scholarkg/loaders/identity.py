@@ -624,6 +624,7 @@ class IdentityResolver:
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
             mapping = self._catalogue_targets(entries, roots, described, nodes, stored)
+        stated_ahead = self._stored_references_ahead(groups[skipped:], mapping)
         self._written = set()
         targets = set(mapping.values())
         slots = {} if self.family else self._slots(stored, entries, mapping, targets)
@@ -681,7 +682,7 @@ class IdentityResolver:
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
         if not self.family and self.skip_stored_references:
-            self._skip_stored_references(out, lists)
+            self._skip_stored_references(out, lists, stated_ahead)
         if not self.family and self.skip_stored_authorships:
             self._skip_stored_authorships(out, lists)
         self._apply_lists(lists)
@@ -980,8 +981,43 @@ class IdentityResolver:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)
 
+    def _stored_references_ahead(
+        self, groups: Sequence[SourceGroup], mapping: Mapping[str, str]
+    ) -> Callable[[], list[dict[str, Any]]] | None:
+        """``identity/stored_openalex_references`` of every work whose OpenAlex reference
+        list the chunk states, sent now (``BatchWriteStore.read_named_ahead``) and read by
+        :meth:`_skip_stored_references` (which keeps the rows of the works it asks about).
+
+        Why now: the works are known once their ids are resolved, and nothing resolution
+        does after that changes a ``CITES`` edge (renames and merges are done; what follows
+        reads, or writes aliases and authors), so the server answers it while the chunk's
+        slots and records are made. Waiting for it took ~14-20 s of a quarterly-style
+        update's loading thread (200,000 works, ``py-spy --idle`` over
+        ``bench_openalex.py``). Sent ahead while the chunk's prunes were queued at once, the
+        wait only moved to the writer's first read, which then waited for the prunes; those
+        are held until the writer's first write now (:meth:`_write_ahead`)."""
+        store = self.store
+        if self.family or not self.skip_stored_references:
+            return None
+        if not isinstance(store, BatchWriteStore):
+            return None
+        ids = sorted(
+            {
+                mapping.get(m.paper, m.paper)
+                for _, recs in groups
+                for m in recs
+                if type(m) is StatedList and m.rel == "CITES" and m.source == "openalex"
+            }
+        )
+        if not ids:
+            return None
+        return store.read_named_ahead("identity/stored_openalex_references", {"ids": ids})
+
     def _skip_stored_references(
-        self, out: list[Group], lists: dict[tuple[str, str], list[dict[str, Any]]]
+        self,
+        out: list[Group],
+        lists: dict[tuple[str, str], list[dict[str, Any]]],
+        stated_ahead: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         """What an OpenAlex work's reference list would write again, left out.
 
@@ -1011,7 +1047,12 @@ class IdentityResolver:
             return
         stated: dict[str, set[str]] = {}
         unchanged: dict[str, frozenset[str]] = {}
-        for row in self.store.run_named("identity/stored_openalex_references", {"ids": single}):
+        if stated_ahead is not None:  # every work of the chunk's lists: these are asked about
+            asked = set(single)
+            rows = [row for row in stated_ahead() if row["id"] in asked]
+        else:
+            rows = self.store.run_named("identity/stored_openalex_references", {"ids": single})
+        for row in rows:
             mine = set(row["stated"])
             stated[row["id"]] = mine
             # an end with a second edge that OpenAlex does not state is written as before

@@ -223,6 +223,18 @@ class BatchWriteStore:
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         return [] if query is None else self.run(query, params)
 
+    def read_named_ahead(
+        self, name: str, params: Mapping[str, Any], **identifiers: str
+    ) -> Callable[[], list[dict[str, Any]]]:
+        """The named read ``name`` sent now, its rows returned by the function handed back:
+        :meth:`run_named`'s rows, as the graph stands after every statement sent before it
+        (and before any sent after it). A store that writes ahead queues it behind those
+        statements and goes on, so the server runs it while the caller's Python does; this
+        default runs it at once. Its error (or an earlier statement's) is raised where its
+        reply is read: by the function, or by the next call that reaches the server."""
+        rows = self.run_named(name, params, **identifiers)
+        return lambda: rows
+
     def send_named(
         self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
     ) -> None:

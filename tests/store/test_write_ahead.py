@@ -9,6 +9,7 @@ load's writer still rolls a failed batch back to its mark."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -209,3 +210,47 @@ def test_closing_reads_what_is_still_unanswered(store: FalkorDBStore) -> None:
         assert len(_ids(again)) == 6
     finally:
         again.close()
+
+
+def _stated(rows: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    return [(str(r["id"]), sorted(map(str, r["stated"]))) for r in rows]
+
+
+def test_a_read_sent_ahead_sees_the_writes_before_it_and_none_after(
+    ahead_store: BatchWriteStore,
+) -> None:
+    """``read_named_ahead``: the rows ``run_named`` gives at that point of the statements,
+    read later (FalkorDB queues it behind the writes; Neo4j runs it at once)."""
+    store, tally = ahead_store, _Tally()
+    store.merge_nodes("Paper", [{"id": p} for p in ("a", "b", "c", "d")])
+    marked = {"from_openalex": True}
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_relationships(
+            "CITES", "Paper", "Paper", [{"start": "a", "end": "b", "props": marked}]
+        )
+        rows = store.read_named_ahead("identity/stored_openalex_references", {"ids": ["a"]})
+        store.merge_relationships(
+            "CITES", "Paper", "Paper", [{"start": "a", "end": "c", "props": marked}]
+        )
+        early = _stated(rows())
+    now = store.run_named("identity/stored_openalex_references", {"ids": ["a"]})
+    assert early == [("a", ["b"])]
+    assert _stated(now) == [("a", ["b", "c"])]
+    assert tally.failures == 0
+    nothing = store.read_named_ahead("identity/stored_openalex_references", {"ids": ["d"]})
+    assert nothing() == []
+
+
+def test_a_read_sent_ahead_behind_a_failed_write_raises_that_error(
+    ahead_store: BatchWriteStore,
+) -> None:
+    store, tally = ahead_store, _Tally()
+    with (
+        pytest.raises(ScholarKGError, match=r"(?i)zero"),
+        store.writes_ahead(tally.written, tally.failed),
+    ):
+        store.write_batches(_CREATE, [{"id": "a", "d": 0}])
+        rows = store.read_named_ahead("identity/stored_openalex_references", {"ids": ["a"]})
+        rows()
+    assert tally.failures == 1
+    assert store.run("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]  # no reply left unread

@@ -58,6 +58,7 @@ from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expre
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
 from scholarkg.store.falkordb.wire import PlainReply, params_header, plain_reply
+from scholarkg.store.named import render_named, without_empty_branches
 
 if TYPE_CHECKING:
     import falkordb
@@ -148,12 +149,21 @@ AHEAD_STATEMENTS = 32
 AHEAD_BYTES = 64 << 20
 
 
+def _no_count(_: int) -> None:
+    """A statement's count nobody reads (a read sent ahead)."""
+
+
+def _no_failure() -> None:
+    """Nothing to undo when a read sent ahead fails: its error is raised where it is read."""
+
+
 class _Ahead:
     """A write statement written ahead (:meth:`FalkorDBStore.writes_ahead`): queued for the
     sender thread, sent, answered; its reply is read back by the store's own thread."""
 
     __slots__ = (
-        "done", "error", "failed", "query", "raw", "sent", "size", "text", "then", "written",
+        "done", "error", "failed", "keep_reply", "query", "raw", "reply", "sent", "size",
+        "text", "then", "written",
     )  # fmt: skip
 
     def __init__(
@@ -178,6 +188,10 @@ class _Ahead:
         #: called once its reply (and every one before) is read without an error
         #: (:meth:`FalkorDBStore.when_settled`)
         self.then: list[Callable[[], None]] = []
+        #: a read sent ahead (:meth:`FalkorDBStore.read_named_ahead`): its reply, kept once
+        #: read without an error
+        self.keep_reply = False
+        self.reply: Any = None
 
 
 def _failed_reply(raw: Any) -> bool:
@@ -354,8 +368,32 @@ class FalkorDBStore(BatchWriteStore):
         with self._writing_ahead_to(written, failed):
             yield
 
-    def _send_ahead(self, query: str, params: Mapping[str, Any], *, counted: bool) -> None:
-        """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`)."""
+    def read_named_ahead(
+        self, name: str, params: Mapping[str, Any], **identifiers: str
+    ) -> Callable[[], list[dict[str, Any]]]:
+        """The read queued for the sender thread like a write (:meth:`writes_ahead`): the
+        server runs it after the statements sent before it while this thread goes on; the
+        function returned reads the replies up to its own (in order, as :meth:`settle`)."""
+        query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
+        if query is None:
+            return list
+        with self._writing_ahead_to(_no_count, _no_failure):
+            item = self._send_ahead(query, params, counted=False, keep_reply=True)
+
+        def rows() -> list[dict[str, Any]]:
+            while item in self._unanswered:
+                self._read_oldest()
+            if item.reply is None:  # it or a statement before it failed (raised when read)
+                raise StoreError(f"{name} was not read: a statement before it failed")
+            return self._rows(item.reply)
+
+        return rows
+
+    def _send_ahead(
+        self, query: str, params: Mapping[str, Any], *, counted: bool, keep_reply: bool = False
+    ) -> _Ahead:
+        """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`); with
+        ``keep_reply`` its reply is kept on the item when read (a read sent ahead)."""
         written, failed, text = self._ahead_prepared(
             params, lambda: params_header(params) + query if params else query
         )
@@ -368,12 +406,14 @@ class FalkorDBStore(BatchWriteStore):
         ):
             self._read_oldest()
         item = _Ahead(text, query, written if counted else None, failed)
+        item.keep_reply = keep_reply
         sender = self._sender
         if sender is None:
             sender = self._sender = _Sender(self.db.connection.connection_pool, self._g.name)
         self._unanswered.append(item)
         self._unanswered_bytes += item.size
         sender.put(item)
+        return item
 
     def settle(self) -> None:
         """Read the replies of the statements written ahead, in order: counts to their
@@ -412,6 +452,8 @@ class FalkorDBStore(BatchWriteStore):
             except redis.exceptions.ResponseError as parse_err:  # defensive: an error inside
                 err = parse_err
             else:
+                if ahead.keep_reply:
+                    ahead.reply = result
                 if ahead.written is not None:
                     ahead.written(self._count_written(result))
                 for then in ahead.then:
@@ -465,7 +507,10 @@ class FalkorDBStore(BatchWriteStore):
                 raise StoreError(f"FalkorDB {args[0]} failed: {err}") from err
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        res = self._query(query, params)
+        return self._rows(self._query(query, params))
+
+    def _rows(self, res: Any) -> list[dict[str, Any]]:
+        """A reply's rows as dicts of plain values."""
         header = [h[1] if isinstance(h, list | tuple) else h for h in res.header]
         cols = [str(col) for col in header]
         if type(res) is PlainReply:  # its cells are plain already (wire.plain_reply)
