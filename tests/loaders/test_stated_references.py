@@ -266,3 +266,72 @@ def test_stated_ends_of_a_list_are_counted_with_the_rows_of_the_same_pairs_aroun
     )
     assert len(rows) == 10 and all(r["openalex"] for r in rows)
     assert {r["b"] for r in rows if r["crossref"]} == {"openalex:W4"}
+
+
+def test_a_chunks_prunes_wait_for_the_writers_reads_and_go_before_its_writes(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resolution's writes (the ends W11 and W1 lost, retired; the fields W21 no longer
+    gives, cleared) are held (``hold_until_write``) past the writer's reads of which ids
+    exist, and sent before any write of the chunk: the order the store sees."""
+    from scholarkg.store.batch_writes import BatchWriteStore
+
+    assert isinstance(any_store, BatchWriteStore)
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
+    any_store.clear()
+    any_store.apply_schema()
+    base, _, update = _snapshots(tmp_path)
+    _load(any_store, base)
+    events: list[str] = []
+    store: Any = any_store
+    real_named, real_counted = store.run_named, store.send_named_counted
+    real_exists, real_merge, real_send_held = (
+        store.existing_ids, store.merge_nodes, store.send_held,
+    )  # fmt: skip
+
+    def run_named(name: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"read {name}")
+        return real_named(name, *args, **kwargs)
+
+    def send_named_counted(name: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"write {name}")
+        return real_counted(name, *args, **kwargs)
+
+    def existing_ids(label: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"read existing {label}")
+        return real_exists(label, *args, **kwargs)
+
+    def merge_nodes(label: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"write merge {label}")
+        return real_merge(label, *args, **kwargs)
+
+    def send_held() -> None:
+        if store._held:
+            events.append("send held")
+        real_send_held()
+
+    for name, fn in [("run_named", run_named), ("send_named_counted", send_named_counted),
+                     ("existing_ids", existing_ids), ("merge_nodes", merge_nodes),
+                     ("send_held", send_held)]:  # fmt: skip
+        monkeypatch.setattr(store, name, fn)
+    _load(any_store, update)
+    monkeypatch.undo()
+    assert events.count("send held") == 1, events  # one chunk: its held writes sent once
+    at = events.index("send held")
+    after = events[at + 1 :]
+    n_held = next(i for i, e in enumerate(after) if not e.startswith("write identity/"))
+    held = set(after[:n_held])
+    assert {
+        "write identity/retire_openalex_reference_ends",  # W11's lost end
+        "write identity/clear_authorship_fields",  # W21's institutions and raw name
+    } <= held, events
+    assert after[n_held].startswith("write merge"), events  # then the chunk's own writes
+    before = events[:at]
+    # resolution's reads, then the writer's reads of which ids exist: none waited for them
+    assert "read identity/lookup_papers" in before and "read identity/paper_states" in before
+    writer_reads = before[before.index("read identity/paper_states") :]
+    assert not any(e.startswith("write") for e in writer_reads), before
+    retired = any_store.run(
+        "MATCH (:Paper {openalex_id: 'W11'})-[r:CITES]->(b:Paper) RETURN count(r) AS n"
+    )
+    assert retired == [{"n": 4}]  # W11's lost end is gone, as the whole-list prune leaves it

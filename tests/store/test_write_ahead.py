@@ -254,3 +254,34 @@ def test_a_read_sent_ahead_behind_a_failed_write_raises_that_error(
         rows()
     assert tally.failures == 1
     assert store.run("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]  # no reply left unread
+
+
+def test_held_writes_go_out_in_order_when_sent_and_never_when_dropped(
+    ahead_store: BatchWriteStore,
+) -> None:
+    """``hold_until_write``: nothing reaches the server until ``send_held``; then every held
+    write, in the order held, even when a held send writes (and so sends what is held) itself.
+    A rolled-back load drops them unsent."""
+    store, tally, order = ahead_store, _Tally(), []
+
+    def held(pid: str) -> Any:
+        def send() -> None:
+            order.append(pid)
+            store.send_held()  # a write sends what is held first: must not jump the queue
+            with store.writes_ahead(tally.written, tally.failed):
+                store.write_named("identity/create_stub_papers", [{"id": pid, "props": {}}])
+
+        return send
+
+    for pid in ("a", "b", "c"):
+        store.hold_until_write(held(pid))
+    assert _ids(store) == []  # a read does not send them
+    store.send_held()
+    store.settle()
+    assert order == ["a", "b", "c"] and _ids(store) == ["a", "b", "c"]
+    store.send_held()  # nothing held: nothing sent again
+    assert order == ["a", "b", "c"]
+    store.hold_until_write(held("d"))
+    assert len(store.drop_held()) == 1
+    store.send_held()
+    assert _ids(store) == ["a", "b", "c"] and tally.failures == 0
