@@ -96,3 +96,48 @@ def test_resume_after_the_failure_gives_the_clean_graph(
     again = Checkpoint.open(src, directory=tmp_path / "cp2", scope="test:flush")
     run_resumable(store, _groups(23), source=src, checkpoint=again, resume=True, batch_size=5)
     assert _shape(store) == clean
+
+
+def test_a_chunk_larger_than_the_batch_is_read_once_before_any_of_its_writes(
+    any_store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Node rows are flushed per ``NODE_BUFFER``, not per ``batch_size``: a chunk whose
+    authors fill several batches reads which of them exist before any of its writes (a
+    flush per batch made each read wait for the writes of the one before), and still
+    sends them in ``batch_size`` statements."""
+    from typing import Any
+
+    from scholarkg.loaders.writer import NODE_BUFFER, RecordWriter
+
+    any_store.clear()
+    any_store.apply_schema()
+    any_store.merge_nodes("Author", [{"id": "a3", "name": "Stored"}])
+    events: list[str] = []
+    store: Any = any_store
+    real_exists, real_merge = store.existing_ids, store.merge_nodes
+
+    def existing_ids(label: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"read {label}")
+        return real_exists(label, *args, **kwargs)
+
+    def merge_nodes(label: str, rows: Any, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"write {label} x{len(rows)} by {kwargs.get('batch_size')}")
+        return real_merge(label, rows, *args, **kwargs)
+
+    monkeypatch.setattr(store, "existing_ids", existing_ids)
+    monkeypatch.setattr(store, "merge_nodes", merge_nodes)
+    writer = RecordWriter(any_store, batch_size=5)
+    for i in range(23):
+        writer.add(Author(id=f"a{i}", name=f"Person {i}"))
+        writer.add(Paper(id=f"p{i}", title=f"Work {i}"))
+    assert events == []  # 23 rows a label: under NODE_BUFFER, nothing flushed yet
+    assert NODE_BUFFER > 23
+    writer.flush()
+    monkeypatch.undo()
+    reads = [i for i, e in enumerate(events) if e.startswith("read")]
+    writes = [i for i, e in enumerate(events) if e.startswith("write")]
+    assert reads and writes and max(reads) < min(writes), events
+    assert "write Author x23 by 5" in events, events  # one call, statements of 5 rows
+    assert writer.report.nodes["Author"] == 23
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 23}]
+    assert any_store.run("MATCH (a:Author {id: 'a3'}) RETURN a.name AS n") == [{"n": "Person 3"}]
