@@ -284,36 +284,26 @@ def test_a_chunks_prunes_wait_for_the_writers_reads_and_go_before_its_writes(
     _load(any_store, base)
     events: list[str] = []
     store: Any = any_store
-    real_named, real_counted = store.run_named, store.send_named_counted
-    real_exists, real_merge, real_send_held = (
-        store.existing_ids, store.merge_nodes, store.send_held,
-    )  # fmt: skip
 
-    def run_named(name: str, *args: Any, **kwargs: Any) -> Any:
-        events.append(f"read {name}")
-        return real_named(name, *args, **kwargs)
+    def recording(kind: str, real: Any) -> Any:
+        def call(first: str, *args: Any, **kwargs: Any) -> Any:
+            events.append(f"{kind} {first}")
+            return real(first, *args, **kwargs)
 
-    def send_named_counted(name: str, *args: Any, **kwargs: Any) -> Any:
-        events.append(f"write {name}")
-        return real_counted(name, *args, **kwargs)
+        return call
 
-    def existing_ids(label: str, *args: Any, **kwargs: Any) -> Any:
-        events.append(f"read existing {label}")
-        return real_exists(label, *args, **kwargs)
-
-    def merge_nodes(label: str, *args: Any, **kwargs: Any) -> Any:
-        events.append(f"write merge {label}")
-        return real_merge(label, *args, **kwargs)
+    real_send_held = store.send_held
 
     def send_held() -> None:
         if store._held:
             events.append("send held")
         real_send_held()
 
-    for name, fn in [("run_named", run_named), ("send_named_counted", send_named_counted),
-                     ("existing_ids", existing_ids), ("merge_nodes", merge_nodes),
-                     ("send_held", send_held)]:  # fmt: skip
-        monkeypatch.setattr(store, name, fn)
+    monkeypatch.setattr(store, "run_named", recording("read", store.run_named))
+    monkeypatch.setattr(store, "send_named_counted", recording("write", store.send_named_counted))
+    monkeypatch.setattr(store, "existing_ids", recording("read existing", store.existing_ids))
+    monkeypatch.setattr(store, "merge_nodes", recording("write merge", store.merge_nodes))
+    monkeypatch.setattr(store, "send_held", send_held)
     _load(any_store, update)
     monkeypatch.undo()
     assert events.count("send held") == 1, events  # one chunk: its held writes sent once
