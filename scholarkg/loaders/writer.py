@@ -551,24 +551,23 @@ class RecordWriter:
         return self._failed
 
     def _store_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """One write; a failure marks the writer failed, so ``add_all`` does not mistake a
-        store refusal (an ``InputError`` naming a parameter) for a bad source record. The
-        writes identity resolution held back (``BatchWriteStore.hold_until_write``: a
-        chunk's prunes, unmarks and cleared properties) are sent first, so they run before
-        any of the chunk's own writes."""
-        try:
-            if self._ahead is not None:
-                self._ahead.send_held()
-            return fn(*args, **kwargs)
-        except ScholarKGError:
-            self._failed = True
-            raise
+        """One write (:meth:`_call`), after the writes identity resolution held back
+        (``BatchWriteStore.hold_until_write``: a chunk's prunes, unmarks and cleared
+        properties), so they run before any of the chunk's own writes."""
+        if self._ahead is not None:
+            self._call(self._ahead.send_held)
+        return self._call(fn, *args, **kwargs)
 
     def _existence_read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """:meth:`_store_call` of a read of which ids exist (and which Papers are stubs, and
-        whether one has a relationship out), sent ahead of the held writes: those never
+        """A read of which ids exist (and which Papers are stubs, and whether one has a
+        relationship out), sent ahead of the held writes (:meth:`_call` alone): those never
         create, delete or relabel a node, so the read answers the same without waiting for
         them (see ``IdentityResolver._write_ahead`` for the stub case)."""
+        return self._call(fn, *args, **kwargs)
+
+    def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(...)``; a failure marks the writer failed, so ``add_all`` does not mistake a
+        store refusal (an ``InputError`` naming a parameter) for a bad source record."""
         try:
             return fn(*args, **kwargs)
         except ScholarKGError:
@@ -706,7 +705,7 @@ class RecordWriter:
                 then()
 
         if self._ahead is not None:  # a flush that wrote nothing: what resolution held
-            self._store_call(self._ahead.send_held)
+            self._call(self._ahead.send_held)
         if self._ahead is None:
             counted()
         elif then is None:  # every reply read before a checkpoint claims the records
