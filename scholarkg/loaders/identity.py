@@ -89,6 +89,11 @@ SLOTS: dict[str, str] = {
 _SLOT_NAMES = frozenset(SLOTS)
 _EMPTY: dict[str, Any] = {}  # read only
 _NO_ENDS: frozenset[str] = frozenset()
+#: an OpenAlex work's key, its slot, and where its bare id starts in the key: a settled
+#: reference's slot is read off its id (``IdentityResolver._settled_references``)
+_OPENALEX_SLOT = "openalex_id"
+_OPENALEX_KEY = SLOTS[_OPENALEX_SLOT] + ":"
+_OPENALEX_CUT = len(_OPENALEX_KEY)
 #: what every edge of an OpenAlex reference list carries (``ReferenceList.openalex``)
 _OPENALEX_REF_PROPS = (("from_openalex", True),)
 #: lookup query parameter per slot (``identity/lookup_papers``)
@@ -411,6 +416,10 @@ class IdentityResolver:
     #: the same for the ``AUTHORED_BY`` edges of OpenAlex author lists
     #: (:meth:`_skip_stored_authorships`); off only to compare (the same test module)
     skip_stored_authorships = True
+    #: settle a reference whose key names only the stored Paper of that id outside the
+    #: union-find (:meth:`_settled_references`); off only to compare (tests/loaders/
+    #: test_settled_references.py)
+    settle_references = True
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
@@ -426,6 +435,10 @@ class IdentityResolver:
         #: the slots the previous chunk's references alone gave (a stub's W id): they come
         #: after every describing record's (``_slots``)
         self._recent_stub_slots: dict[str, dict[str, Any]] = {}
+        #: the previous chunk's settled references (:meth:`_settled_references`) whose own
+        #: OpenAlex id is the one slot their references gave (``_recent_stub_slots``, kept
+        #: as ids: ~40,000 a chunk, each slot read off its id)
+        self._recent_settled: set[str] | frozenset[str] = _NO_ENDS
         self._recent_props: dict[str, dict[str, Any]] = {}
         #: per Paper id a record of this chunk (or the previous one) writes: every alternative
         #: id known for it (stored, then the records'), so each written row carries the union
@@ -576,6 +589,7 @@ class IdentityResolver:
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
         stored: dict[str, dict[str, Any]] = {}
         found: list[tuple[str, str]]
+        settled: set[str] = set()
         if self.family:
             found = []
             for key, row in self._lookup_others(papers):
@@ -583,6 +597,10 @@ class IdentityResolver:
                 found.append((key, row["id"]))
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
             found = self._lookup_with_finds(wanted, papers, multi)
+            settled = self._settled_references(found, papers, multi)
+            if settled:
+                found = [row for row in found if row[0] not in settled]
+                entries = [e for e in entries if e.id not in settled]
             # one shared empty row, not a dict per Paper (~50,000 a chunk): _fill_slots
             # puts the rows resolution reads in its place
             stored = dict.fromkeys([pid for _, pid in found], _UNFILLED)
@@ -602,7 +620,7 @@ class IdentityResolver:
         recent = self._recent
         if recent and not self.family:  # a family record keeps its id: nothing to land on
             for k in recent.keys() & wanted:  # set order, as iterating wanted was
-                if (prev := recent[k]) not in stored:
+                if (prev := recent[k]) not in stored and prev not in settled:
                     pseudo.add(prev)
                     union(k, _node(prev))
         # per component: the stored (or previous-chunk) Papers it touches and its records
@@ -624,10 +642,14 @@ class IdentityResolver:
             mapping = self._family_targets(papers, uf, nodes, stored)
         else:
             mapping = self._catalogue_targets(entries, roots, described, nodes, stored)
+            if settled:  # what _catalogue_targets gives a reference alone on its stored node
+                mapping.update(zip(settled, settled, strict=True))
+                self._stored |= settled
+                self.report.matched += len(settled)
         stated_ahead = self._stored_references_ahead(groups[skipped:], mapping)
         self._written = set()
         targets = set(mapping.values())
-        slots = {} if self.family else self._slots(stored, entries, mapping, targets)
+        slots = {} if self.family else self._slots(stored, entries, mapping, targets, settled)
         self._alts = {}
         if not self.family:
             for t in {mapping[p.id] for p in papers if not p.is_stub()}:
@@ -1310,6 +1332,50 @@ class IdentityResolver:
         self.report.lookups_reused += len(reused)
         return found + reused
 
+    def _settled_references(
+        self,
+        found: list[tuple[str, str]],
+        papers: list[Paper],
+        multi: list[tuple[_Entry, Collection[str]]],
+    ) -> set[str]:
+        """The chunk's reference keys resolution has nothing to decide for: an OpenAlex
+        reference ``openalex:W1`` that the look-up answers with one row, the stored Paper
+        whose id it is, that no other key of the chunk finds, that no record of the chunk
+        (or the previous chunk's resolution) gives to another node. Its component is that
+        key and that node; :meth:`_catalogue_targets` would land it there (a match), and
+        :meth:`_slots` would give that node only the reference's own ``openalex_id``. The
+        caller does exactly that for them, outside the union-find.
+
+        Why: in an update nearly every reference names a stored work by its own id (a
+        quarterly-style update of a 200,000-work slice: ~40,000 of a chunk's ~50,000 keys),
+        and each went through the union-find, the component targets and the slots, a
+        third of the loading thread's Python (``py-spy`` over ``bench_openalex.py``).
+        Nothing in the graph differs: ``tests/loaders/test_settled_references.py`` loads
+        with and without them, on both backends."""
+        if not self.settle_references:
+            return set()
+        per_key = Counter([k for k, _ in found])
+        per_node = Counter([pid for _, pid in found])
+        # the keys a record of the chunk holds (its id, id slots, alternative ids) or that
+        # a reference names under another id: those go through the union-find
+        held = {p.id for p in papers}
+        for p in papers:
+            if p.alt_ids:
+                held.update(p.alt_ids)
+        for _, keys in multi:
+            held.update(keys)
+        recent = self._recent
+        return {
+            k
+            for k, pid in found
+            if k == pid
+            and per_key[k] == 1
+            and per_node[pid] == 1
+            and k.startswith(_OPENALEX_KEY)
+            and k not in held
+            and recent.get(k, k) == k
+        }
+
     def _forget_finds(self) -> None:
         """Something other than the writer's rows changed which Paper holds a key (a merge,
         a rename, an alias, a retired id): no earlier look-up's answer is reused."""
@@ -1407,6 +1473,7 @@ class IdentityResolver:
         papers: list[_Entry],
         mapping: dict[str, str],
         targets: set[str],
+        settled: set[str] | frozenset[str] = _NO_ENDS,
     ) -> dict[str, dict[str, Any]]:
         """Per final Paper id, the slot values it keeps: what describes the work first (the
         stored node if a record described it, the previous chunk's describing records, this
@@ -1416,7 +1483,13 @@ class IdentityResolver:
         *later* record's ``W`` id, stored as a stub or met in the chunk before, does not
         take the slot from the first record, in a clean load, a resumed one (whose skipped
         chunks are resolved against a graph holding later ones) or ``--bulk``. ``targets``:
-        the values of ``mapping``. A Paper with no slot value has no entry (read as empty)."""
+        the values of ``mapping``. A Paper with no slot value has no entry (read as empty).
+
+        ``settled`` (:meth:`_settled_references`): stored Papers only their own id's
+        references name; each gets ``openalex_id`` from its id as such a reference would
+        give it, but is left out of the returned slots (nothing of the chunk reads them:
+        the node is stored and no record lands on it) and kept for the next chunk as an id
+        (``_recent_settled``), unless an earlier slot makes it differ from that."""
         slots: dict[str, dict[str, Any]] = {}
         # a looked-up row holds slots only where _fill_slots added them
         with_slots = [(pid, row) for pid, row in stored.items() if not _SLOT_NAMES.isdisjoint(row)]
@@ -1455,6 +1528,11 @@ class IdentityResolver:
                 for s, value in more.items():
                     if s not in have:
                         extra.setdefault(pid, {}).setdefault(s, value)
+        # the previous chunk's settled ids (one implicit slot each); one settled again now
+        # gets the same slot below
+        for pid in (self._recent_settled & targets) - settled:
+            if _OPENALEX_SLOT not in slots.get(pid, _EMPTY):
+                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, pid[_OPENALEX_CUT:])
         for p in stubs:
             pid = mapping[p.id]
             have = slots.get(pid, _EMPTY)
@@ -1470,9 +1548,16 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     extra.setdefault(pid, {}).setdefault(s, value)
+        # a settled id: its references give it its own OpenAlex id, after anything above
+        # (only a slot the previous chunk gave can come first: those few are written out)
+        known = settled.intersection(slots.keys() | extra.keys()) if settled else _NO_ENDS
+        for pid in known:
+            if _OPENALEX_SLOT not in slots.get(pid, _EMPTY):
+                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, pid[_OPENALEX_CUT:])
         for pid, more in extra.items():
             slots[pid] = {**slots[pid], **more} if pid in slots else more
         self._recent_stub_slots = {t: v for t, v in extra.items() if t in targets}
+        self._recent_settled = settled - known if known else settled
         return slots
 
     def _rewrite(

@@ -1,0 +1,141 @@
+"""References settled outside the union-find (``IdentityResolver._settled_references``: a key
+that names only the stored Paper of that id) leave exactly the graph and the report that
+resolving every key through the union-find leaves, on both backends.
+
+The stored graph holds the cases next to the plain one: a stub later described under a DOI
+(its node merges away, so its key names the survivor afterwards), a Paper whose id is
+``openalex:W70`` but which holds no OpenAlex id (its slot comes from the references alone),
+a key two nodes hold (``W80``: not settled, they merge), a merged-away id kept as an alias
+(``W90``), a stored work whose DOI a later record of another OpenAlex id states (``W60``,
+``W61``: the chunk finds the node by two keys, so its reference is not settled). Two loads go through it, a base and an update, with references drawn at random
+among works described before, later, in the same chunk, or never; chunks of one work and of
+four carry the settled ids from chunk to chunk."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import openalex_work, write_openalex
+
+from scholarkg.config import load_settings
+from scholarkg.loaders import openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.store.base import GraphStore
+
+from .test_bulk_equals_incremental import everything
+
+#: works a reference may name: described by the loads (1-24), stored before them (50, 60,
+#: 70, 80, 90), or never described (30-34, written as stubs)
+_CITABLE = [*range(1, 25), 50, 60, 70, 80, 90, *range(30, 35)]
+
+
+def _work(w: int, refs: list[int], *, doi: str | None = None, year: int = 2001) -> dict[str, Any]:
+    return openalex_work(
+        1, id=f"https://openalex.org/W{w}", title=f"Work {w}",
+        doi=f"https://doi.org/{doi}" if doi else None,
+        ids={"openalex": f"https://openalex.org/W{w}"}, locations=[], cited_by_count=w,
+        publication_year=year, referenced_works=[f"https://openalex.org/W{r}" for r in refs],
+        authorships=[], primary_location=None,
+    )  # fmt: skip
+
+
+def _stored(store: GraphStore) -> None:
+    """The graph before the loads (see the module's docstring)."""
+    store.apply_schema()
+    for statement in (
+        "CREATE (:Paper:Stub {id: 'openalex:W50', openalex_id: 'W50'})",
+        "CREATE (:Paper {id: 'doi:10.5555/50', doi: '10.5555/50', title: 'Work 50'})",
+        "CREATE (:Paper {id: 'openalex:W60', openalex_id: 'W60', doi: '10.5555/60'})",
+        "CREATE (:Paper {id: 'openalex:W70', title: 'Work 70'})",
+        "CREATE (:Paper {id: 'openalex:W80', openalex_id: 'W80', title: 'Work 80'})",
+        "CREATE (:Paper {id: 'doi:10.5555/80', doi: '10.5555/80', openalex_id: 'W80'})",
+        "CREATE (:Paper {id: 'doi:10.5555/90', doi: '10.5555/90', title: 'Work 90'})",
+        "CREATE (:PaperAlias {id: 'openalex:W90'})",
+        "MATCH (a:PaperAlias {id: 'openalex:W90'}), (p:Paper {id: 'doi:10.5555/90'}) "
+        "CREATE (a)-[:ALIAS_OF]->(p)",
+    ):
+        store.run(statement)
+
+
+def _files(root: Path) -> tuple[Path, Path]:
+    """A base (works 1-12) and an update (1-12 again, some lists redrawn; 13-24 new; W50 and
+    W70 described under DOIs, W61 under W60's), references drawn with a fixed seed."""
+    rng = random.Random(7)
+
+    def refs(w: int) -> list[int]:
+        return rng.sample([c for c in _CITABLE if c != w], 6)
+
+    base_lists = {w: refs(w) for w in range(1, 13)}
+    base = [_work(w, base_lists[w]) for w in range(1, 13)]
+    update = [
+        _work(w, base_lists[w] if w % 3 else refs(w), year=2002) for w in range(1, 13)
+    ]
+    update.insert(4, _work(50, refs(50), doi="10.5555/50"))
+    update += [_work(w, refs(w)) for w in range(13, 25)]
+    update.insert(9, _work(70, refs(70), doi="10.5555/70"))
+    update.insert(14, _work(61, [60, *refs(61)[:3]], doi="10.5555/60"))
+    return (
+        write_openalex(root / "base", base, date="2024-05-01"),
+        write_openalex(root / "update", update, date="2024-06-01"),
+    )
+
+
+def _load(
+    store: GraphStore, path: Path, *, chunk: int, settle: bool, settled: list[int]
+) -> dict[str, Any]:
+    resolver = IdentityResolver(store, chunk=chunk)
+    resolver.settle_references = settle
+    find = resolver._settled_references
+
+    def counted(*args: Any) -> set[str]:
+        out = find(*args)
+        settled.append(len(out))
+        return out
+
+    resolver._settled_references = counted  # type: ignore[method-assign]  # counts what settles
+    step = Step("w", path, "settle", lambda: resolver.resolve(openalex.read_works(path)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=chunk)
+    resolver.finish()
+    return dataclasses.asdict(resolver.report)
+
+
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_settled_references_leave_the_graph_and_report_the_union_find_leaves(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    base, update = _files(tmp_path / "snap")
+    results = []
+    for settle in (True, False):
+        monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / f"home-{settle}"))  # checkpoints
+        any_store.clear()
+        _stored(any_store)
+        settled: list[int] = []
+        reports = [
+            _load(any_store, path, chunk=chunk, settle=settle, settled=settled)
+            for path in (base, update)
+        ]
+        assert (sum(settled) > 0) is settle, settled
+        results.append((everything(any_store), reports))
+    assert results[0][0] == results[1][0]
+    assert results[0][1] == results[1][1]
+    # the cases the stored graph holds came out as a catalogue keeps them
+    ids = {
+        r["o"]: r["id"]
+        for r in any_store.run(
+            "MATCH (p:Paper) WHERE p.openalex_id IN ['W50', 'W70', 'W80', 'W90'] "
+            "RETURN p.openalex_id AS o, p.id AS id"
+        )
+    }
+    assert ids["W50"] == "doi:10.5555/50" and ids["W70"] == "doi:10.5555/70"
+    assert len(any_store.run("MATCH (p:Paper {openalex_id: 'W80'}) RETURN p.id AS id")) == 1
+    cited = any_store.run(
+        "MATCH (:Paper)-[:CITES]->(b:Paper) WHERE b.id STARTS WITH 'openalex:W' "
+        "RETURN count(*) AS n"
+    )
+    assert cited[0]["n"] > 0  # references landed on their own ids (the settled kind)
