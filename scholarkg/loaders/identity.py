@@ -90,7 +90,7 @@ _SLOT_NAMES = frozenset(SLOTS)
 _EMPTY: dict[str, Any] = {}  # read only
 _NO_ENDS: frozenset[str] = frozenset()
 #: an OpenAlex work's key, its slot, and where its bare id starts in the key: a settled
-#: reference's slot is read off its id (``IdentityResolver._settled_references``)
+#: reference's slot is read off its key (``IdentityResolver._settled_references``)
 _OPENALEX_SLOT = "openalex_id"
 _OPENALEX_KEY = SLOTS[_OPENALEX_SLOT] + ":"
 _OPENALEX_CUT = len(_OPENALEX_KEY)
@@ -435,10 +435,10 @@ class IdentityResolver:
         #: the slots the previous chunk's references alone gave (a stub's W id): they come
         #: after every describing record's (``_slots``)
         self._recent_stub_slots: dict[str, dict[str, Any]] = {}
-        #: the previous chunk's settled references (:meth:`_settled_references`) whose own
-        #: OpenAlex id is the one slot their references gave (``_recent_stub_slots``, kept
-        #: as ids: ~40,000 a chunk, each slot read off its id)
-        self._recent_settled: set[str] | frozenset[str] = _NO_ENDS
+        #: Paper id → key of the previous chunk's settled references
+        #: (:meth:`_settled_references`) whose one slot is the OpenAlex id of that key
+        #: (``_recent_stub_slots`` kept as keys: ~40,000 a chunk, each slot read off it)
+        self._recent_settled: dict[str, str] = {}
         self._recent_props: dict[str, dict[str, Any]] = {}
         #: per Paper id a record of this chunk (or the previous one) writes: every alternative
         #: id known for it (stored, then the records'), so each written row carries the union
@@ -589,7 +589,8 @@ class IdentityResolver:
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
         stored: dict[str, dict[str, Any]] = {}
         found: list[tuple[str, str]]
-        settled: set[str] = set()
+        #: reference key → the stored Paper it settles on (:meth:`_settled_references`)
+        settled: dict[str, str] = {}
         if self.family:
             found = []
             for key, row in self._lookup_others(papers):
@@ -604,6 +605,8 @@ class IdentityResolver:
             # one shared empty row, not a dict per Paper (~50,000 a chunk): _fill_slots
             # puts the rows resolution reads in its place
             stored = dict.fromkeys([pid for _, pid in found], _UNFILLED)
+        #: Paper id → the one key that settles on it
+        settled_on = {pid: k for k, pid in settled.items()}
         uf = _UnionFind()
         union, find, parent = uf.union, uf.find, uf.parent
         for key, pid in found:
@@ -620,7 +623,7 @@ class IdentityResolver:
         recent = self._recent
         if recent and not self.family:  # a family record keeps its id: nothing to land on
             for k in recent.keys() & wanted:  # set order, as iterating wanted was
-                if (prev := recent[k]) not in stored and prev not in settled:
+                if (prev := recent[k]) not in stored and prev not in settled_on:
                     pseudo.add(prev)
                     union(k, _node(prev))
         # per component: the stored (or previous-chunk) Papers it touches and its records
@@ -643,13 +646,13 @@ class IdentityResolver:
         else:
             mapping = self._catalogue_targets(entries, roots, described, nodes, stored)
             if settled:  # what _catalogue_targets gives a reference alone on its stored node
-                mapping.update(zip(settled, settled, strict=True))
-                self._stored |= settled
+                mapping.update(settled)
+                self._stored.update(settled_on)
                 self.report.matched += len(settled)
         stated_ahead = self._stored_references_ahead(groups[skipped:], mapping)
         self._written = set()
         targets = set(mapping.values())
-        slots = {} if self.family else self._slots(stored, entries, mapping, targets, settled)
+        slots = {} if self.family else self._slots(stored, entries, mapping, targets, settled_on)
         self._alts = {}
         if not self.family:
             for t in {mapping[p.id] for p in papers if not p.is_stub()}:
@@ -1337,13 +1340,14 @@ class IdentityResolver:
         found: list[tuple[str, str]],
         papers: list[Paper],
         multi: list[tuple[_Entry, Collection[str]]],
-    ) -> set[str]:
-        """The chunk's reference keys resolution has nothing to decide for: an OpenAlex
-        reference ``openalex:W1`` that the look-up answers with one row, the stored Paper
-        whose id it is, that no other key of the chunk finds, that no record of the chunk
-        (or the previous chunk's resolution) gives to another node. Its component is that
+    ) -> dict[str, str]:
+        """The chunk's reference keys resolution has nothing to decide for, each with the
+        Paper it lands on: an OpenAlex reference ``openalex:W1`` that the look-up answers
+        with one row (the stored Paper ``openalex:W1``, or ``doi:…`` holding ``W1`` in its
+        slot), a Paper no other key of the chunk finds and no record of the chunk is, and
+        that the previous chunk's resolution gave to no other node. Its component is that
         key and that node; :meth:`_catalogue_targets` would land it there (a match), and
-        :meth:`_slots` would give that node only the reference's own ``openalex_id``. The
+        :meth:`_slots` would give that node only the reference's ``openalex_id``. The
         caller does exactly that for them, outside the union-find.
 
         Why: in an update nearly every reference names a stored work by its own id (a
@@ -1353,7 +1357,7 @@ class IdentityResolver:
         Nothing in the graph differs: ``tests/loaders/test_settled_references.py`` loads
         with and without them, on both backends."""
         if not self.settle_references:
-            return set()
+            return {}
         per_key = Counter([k for k, _ in found])
         per_node = Counter([pid for _, pid in found])
         # the keys a record of the chunk holds (its id, id slots, alternative ids) or that
@@ -1366,14 +1370,14 @@ class IdentityResolver:
             held.update(keys)
         recent = self._recent
         return {
-            k
+            k: pid
             for k, pid in found
-            if k == pid
-            and per_key[k] == 1
+            if per_key[k] == 1
             and per_node[pid] == 1
             and k.startswith(_OPENALEX_KEY)
             and k not in held
-            and recent.get(k, k) == k
+            and pid not in held
+            and recent.get(k, pid) == pid
         }
 
     def _forget_finds(self) -> None:
@@ -1473,7 +1477,7 @@ class IdentityResolver:
         papers: list[_Entry],
         mapping: dict[str, str],
         targets: set[str],
-        settled: set[str] | frozenset[str] = _NO_ENDS,
+        settled: Mapping[str, str] = _EMPTY,
     ) -> dict[str, dict[str, Any]]:
         """Per final Paper id, the slot values it keeps: what describes the work first (the
         stored node if a record described it, the previous chunk's describing records, this
@@ -1485,11 +1489,11 @@ class IdentityResolver:
         chunks are resolved against a graph holding later ones) or ``--bulk``. ``targets``:
         the values of ``mapping``. A Paper with no slot value has no entry (read as empty).
 
-        ``settled`` (:meth:`_settled_references`): stored Papers only their own id's
-        references name; each gets ``openalex_id`` from its id as such a reference would
+        ``settled`` (:meth:`_settled_references`): Paper id → the one reference key that
+        names it; each such Paper gets that key's ``openalex_id`` as the reference would
         give it, but is left out of the returned slots (nothing of the chunk reads them:
-        the node is stored and no record lands on it) and kept for the next chunk as an id
-        (``_recent_settled``), unless an earlier slot makes it differ from that."""
+        the node is stored and no record lands on it) and kept for the next chunk as its
+        key (``_recent_settled``), unless a slot given before makes it differ from that."""
         slots: dict[str, dict[str, Any]] = {}
         # a looked-up row holds slots only where _fill_slots added them
         with_slots = [(pid, row) for pid, row in stored.items() if not _SLOT_NAMES.isdisjoint(row)]
@@ -1528,11 +1532,13 @@ class IdentityResolver:
                 for s, value in more.items():
                     if s not in have:
                         extra.setdefault(pid, {}).setdefault(s, value)
-        # the previous chunk's settled ids (one implicit slot each); one settled again now
-        # gets the same slot below
-        for pid in (self._recent_settled & targets) - settled:
-            if _OPENALEX_SLOT not in slots.get(pid, _EMPTY):
-                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, pid[_OPENALEX_CUT:])
+        # the previous chunk's settled Papers (one implicit slot each); one settled again
+        # now by the same key gets the same slot below
+        recent_settled = self._recent_settled
+        for pid in recent_settled.keys() & targets:
+            key = recent_settled[pid]
+            if key != settled.get(pid) and _OPENALEX_SLOT not in slots.get(pid, _EMPTY):
+                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, key[_OPENALEX_CUT:])
         for p in stubs:
             pid = mapping[p.id]
             have = slots.get(pid, _EMPTY)
@@ -1548,16 +1554,19 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     extra.setdefault(pid, {}).setdefault(s, value)
-        # a settled id: its references give it its own OpenAlex id, after anything above
-        # (only a slot the previous chunk gave can come first: those few are written out)
-        known = settled.intersection(slots.keys() | extra.keys()) if settled else _NO_ENDS
+        # a settled Paper: its references give it their key's OpenAlex id, after anything
+        # above (only a slot the previous chunk gave can come first: those few are written
+        # out, the others kept as their keys)
+        known = settled.keys() & (slots.keys() | extra.keys()) if settled else _NO_ENDS
         for pid in known:
             if _OPENALEX_SLOT not in slots.get(pid, _EMPTY):
-                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, pid[_OPENALEX_CUT:])
+                extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, settled[pid][_OPENALEX_CUT:])
         for pid, more in extra.items():
             slots[pid] = {**slots[pid], **more} if pid in slots else more
         self._recent_stub_slots = {t: v for t, v in extra.items() if t in targets}
-        self._recent_settled = settled - known if known else settled
+        self._recent_settled = (
+            {pid: k for pid, k in settled.items() if pid not in known} if known else dict(settled)
+        )
         return slots
 
     def _rewrite(

@@ -1,15 +1,17 @@
 """References settled outside the union-find (``IdentityResolver._settled_references``: a key
-that names only the stored Paper of that id) leave exactly the graph and the report that
-resolving every key through the union-find leaves, on both backends.
+that names one stored Paper, which no other key of the chunk finds) leave exactly the graph
+and the report that resolving every key through the union-find leaves, on both backends.
 
-The stored graph holds the cases next to the plain one: a stub later described under a DOI
-(its node merges away, so its key names the survivor afterwards), a Paper whose id is
-``openalex:W70`` but which holds no OpenAlex id (its slot comes from the references alone),
-a key two nodes hold (``W80``: not settled, they merge), a merged-away id kept as an alias
-(``W90``), a stored work whose DOI a later record of another OpenAlex id states (``W60``,
-``W61``: the chunk finds the node by two keys, so its reference is not settled). Two loads go through it, a base and an update, with references drawn at random
-among works described before, later, in the same chunk, or never; chunks of one work and of
-four carry the settled ids from chunk to chunk."""
+The stored graph holds the cases next to the plain ones (a reference to ``openalex:W4``, or
+to ``doi:…`` holding ``W3`` in its slot): a stub later described under a DOI (its node merges
+away, so its key names the survivor afterwards), a Paper whose id is ``openalex:W70`` but
+which holds no OpenAlex id (its slot comes from the references alone), a key two nodes hold
+(``W80``: not settled, they merge), a merged-away id kept as an alias (``W90``), a stored
+work whose DOI a later record of another OpenAlex id states (``W60``, ``W61``: the chunk
+finds the node by two keys, so its reference is not settled). Two loads go through it, a
+base and an update, with references drawn at random among works described before, later,
+in the same chunk, or never; chunks of one work and of four carry the settled Papers from
+chunk to chunk."""
 
 from __future__ import annotations
 
@@ -71,10 +73,17 @@ def _files(root: Path) -> tuple[Path, Path]:
         return rng.sample([c for c in _CITABLE if c != w], 6)
 
     base_lists = {w: refs(w) for w in range(1, 13)}
-    base = [_work(w, base_lists[w]) for w in range(1, 13)]
-    update = [
-        _work(w, base_lists[w] if w % 3 else refs(w), year=2002) for w in range(1, 13)
+    # every third work has a DOI, so its node is keyed by it and its references land there
+    base = [
+        _work(w, base_lists[w], doi=f"10.5555/{w}" if w % 3 == 0 else None) for w in range(1, 13)
     ]
+    update = [
+        _work(
+            w, base_lists[w] if w % 3 else refs(w), doi=f"10.5555/{w}" if w % 3 == 0 else None,
+            year=2002,
+        )
+        for w in range(1, 13)
+    ]  # fmt: skip
     update.insert(4, _work(50, refs(50), doi="10.5555/50"))
     update += [_work(w, refs(w)) for w in range(13, 25)]
     update.insert(9, _work(70, refs(70), doi="10.5555/70"))
@@ -86,18 +95,24 @@ def _files(root: Path) -> tuple[Path, Path]:
 
 
 def _load(
-    store: GraphStore, path: Path, *, chunk: int, settle: bool, settled: list[int]
+    store: GraphStore,
+    path: Path,
+    *,
+    chunk: int,
+    settle: bool,
+    settled: list[dict[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> dict[str, Any]:
     resolver = IdentityResolver(store, chunk=chunk)
     resolver.settle_references = settle
     find = resolver._settled_references
 
-    def counted(*args: Any) -> set[str]:
+    def counted(*args: Any) -> dict[str, str]:
         out = find(*args)
-        settled.append(len(out))
+        settled.append(out)
         return out
 
-    resolver._settled_references = counted  # type: ignore[method-assign]  # counts what settles
+    monkeypatch.setattr(resolver, "_settled_references", counted)  # counts what settles
     step = Step("w", path, "settle", lambda: resolver.resolve(openalex.read_works(path)),
                 family=False)  # fmt: skip
     run_steps(store, [step], settings=load_settings(), batch_size=chunk)
@@ -115,12 +130,23 @@ def test_settled_references_leave_the_graph_and_report_the_union_find_leaves(
         monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / f"home-{settle}"))  # checkpoints
         any_store.clear()
         _stored(any_store)
-        settled: list[int] = []
+        settled: list[dict[str, str]] = []
         reports = [
-            _load(any_store, path, chunk=chunk, settle=settle, settled=settled)
+            _load(
+                any_store,
+                path,
+                chunk=chunk,
+                settle=settle,
+                settled=settled,
+                monkeypatch=monkeypatch,
+            )
             for path in (base, update)
         ]
-        assert (sum(settled) > 0) is settle, settled
+        pairs = [(k, pid) for out in settled for k, pid in out.items()]
+        assert bool(pairs) is settle, settled
+        # both kinds: a reference to the Paper of its own id, and to one keyed by a DOI
+        assert any(k == pid for k, pid in pairs) is settle, pairs
+        assert any(pid.startswith("doi:") for _, pid in pairs) is settle, pairs
         results.append((everything(any_store), reports))
     assert results[0][0] == results[1][0]
     assert results[0][1] == results[1][1]
