@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from scholarkg.config import load_settings
 from scholarkg.loaders import openalex
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.schema.records import Paper
 from scholarkg.store.base import GraphStore
 
 from .test_bulk_equals_incremental import everything
@@ -165,3 +168,55 @@ def test_settled_references_leave_the_graph_and_report_the_union_find_leaves(
         "RETURN count(*) AS n"
     )
     assert cited[0]["n"] > 0  # references landed on their own ids (the settled kind)
+
+
+def _settled_as_stated(
+    found: list[tuple[str, str]], held: set[str], recent: dict[str, str]
+) -> dict[str, str]:
+    """The rule of ``_settled_references`` written plainly, row by row."""
+    per_key = Counter(k for k, _ in found)
+    per_node = Counter(pid for _, pid in found)
+    return {
+        k: pid
+        for k, pid in found
+        if per_key[k] == 1
+        and per_node[pid] == 1
+        and k.startswith("openalex:")
+        and k not in held
+        and pid not in held
+        and recent.get(k, pid) == pid
+    }
+
+
+def test_the_settled_keys_follow_the_rule_as_stated() -> None:
+    """The resolver finds them with whole-list passes in C; they are the keys the rule,
+    applied row by row, gives: random look-up rows with repeated keys and Papers, records'
+    keys and alternative ids, the previous chunk's keys."""
+    rng = random.Random(11)
+
+    def key() -> str:
+        return rng.choice(["openalex:W", "doi:10.1/", "openalex:W", "mag:"]) + str(
+            rng.randint(0, 25)
+        )
+
+    for _ in range(2_000):
+        found = [
+            (k, rng.choice([k, key(), key()])) for k in (key() for _ in range(rng.randint(0, 40)))
+        ]
+        papers = [
+            Paper(id=f"openalex:W{rng.randint(0, 25)}", openalex_id="W1",
+                  alt_ids=[key()] if rng.random() < 0.3 else None)
+            for _ in range(rng.randint(0, 4))
+        ]  # fmt: skip
+        multi: list[tuple[Any, Collection[str]]] = [
+            (papers[0], {key(), key()}) for _ in range(rng.randint(0, 2) if papers else 0)
+        ]
+        recent = {key(): key() for _ in range(rng.randint(0, 10))}
+        resolver = IdentityResolver.__new__(IdentityResolver)  # the rule reads only _recent
+        resolver.settle_references = True
+        resolver._recent = recent
+        held = {p.id for p in papers} | {a for p in papers for a in p.alt_ids or ()}
+        held |= {k for _, keys in multi for k in keys}
+        assert resolver._settled_references(found, papers, multi) == _settled_as_stated(
+            found, held, recent
+        )
