@@ -424,9 +424,9 @@ class IdentityResolver:
     #: the same for the ``AUTHORED_BY`` edges of OpenAlex author lists
     #: (:meth:`_skip_stored_authorships`); off only to compare (the same test module)
     skip_stored_authorships = True
-    #: settle a reference whose key names only the stored Paper of that id outside the
-    #: union-find (:meth:`_settled_references`); off only to compare (tests/loaders/
-    #: test_settled_references.py)
+    #: settle a reference whose key finds one stored Paper that nothing else of the chunk
+    #: touches outside the union-find (:meth:`_settled_references`); off only to compare
+    #: (tests/loaders/test_settled_references.py)
     settle_references = True
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
@@ -1358,10 +1358,10 @@ class IdentityResolver:
         :meth:`_slots` would give that node only the reference's ``openalex_id``. The
         caller does exactly that for them, outside the union-find.
 
-        Why: in an update nearly every reference names a stored work by its own id (a
-        quarterly-style update of a 200,000-work slice: ~40,000 of a chunk's ~50,000 keys),
-        and each went through the union-find, the component targets and the slots, a
-        third of the loading thread's Python (``py-spy`` over ``bench_openalex.py``).
+        Why: in an update nearly every reference names one stored work (a quarterly-style
+        update of a 200,000-work slice: ~40,000 of a chunk's ~50,000 keys), and each went
+        through the union-find, the component targets and the slots, a fifth of the loading
+        thread's Python (``py-spy`` over ``bench_openalex.py``).
         Nothing in the graph differs: ``tests/loaders/test_settled_references.py`` loads
         with and without them, on both backends."""
         if not self.settle_references:
