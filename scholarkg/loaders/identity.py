@@ -345,6 +345,21 @@ def _entries(groups: Sequence[SourceGroup]) -> _Entries:
     return _Entries(out, papers, multi, wanted)
 
 
+def _record_keys(papers: list[Paper], multi: list[tuple[_Entry, Collection[str]]]) -> set[str]:
+    """The keys a chunk's Paper records hold: their ids, the keys of their id slots, and
+    their alternative ids (which the writer makes aliases of their nodes). Neither an earlier
+    look-up's answer (``_lookup_with_finds``) nor a settled reference
+    (``_settled_references``) may stand for one of them: the records decide them."""
+    keys = {p.id for p in papers}
+    for p in papers:
+        if p.alt_ids:
+            keys.update(p.alt_ids)
+    for entry, slot_keys_of in multi:
+        if isinstance(entry, Paper):
+            keys.update(slot_keys_of)
+    return keys
+
+
 def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | StatedMark]:
     """``recs`` with each reference list as the records it stands for."""
     out: list[AnyRecord | StatedMark] = []
@@ -605,8 +620,9 @@ class IdentityResolver:
                 stored[row["id"]] = row
                 found.append((key, row["id"]))
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
-            found = self._lookup_with_finds(wanted, papers, multi)
-            settled = self._settled_references(found, papers, multi)
+            record_keys = _record_keys(papers, multi)
+            found = self._lookup_with_finds(wanted, record_keys)
+            settled = self._settled_references(found, record_keys, multi)
             if settled:
                 found = [row for row in found if row[0] not in settled]
                 entries = [e for e in entries if e.id not in settled]
@@ -1297,12 +1313,7 @@ class IdentityResolver:
     def _count_pruned_authorships(self, n: int) -> None:
         self.report.pruned_authorships += n
 
-    def _lookup_with_finds(
-        self,
-        wanted: set[str],
-        papers: list[Paper],
-        multi: list[tuple[_Entry, Collection[str]]],
-    ) -> list[tuple[str, str]]:
+    def _lookup_with_finds(self, wanted: set[str], record_keys: set[str]) -> list[tuple[str, str]]:
         """:meth:`_lookup` of a chunk's keys, the keys only its references name answered from
         what an earlier chunk's look-up found (``_finds``) when that still holds.
 
@@ -1316,17 +1327,10 @@ class IdentityResolver:
         on their way), a merge, a rename, a displaced stub id or a retired id (each clears
         ``_finds``: :meth:`_forget_finds`). A key no Paper holds is never remembered: the
         chunk's writer may create its stub, and a stub written under another key leaves an
-        alias the next look-up finds."""
+        alias the next look-up finds. ``record_keys``: :func:`_record_keys` of the chunk."""
         if not self.reuse_lookups:
             return self._lookup(wanted)
         finds = self._finds
-        record_keys = {p.id for p in papers}
-        for p in papers:  # a record's other ids become aliases of its node (the writer's)
-            if p.alt_ids:
-                record_keys.update(p.alt_ids)
-        for entry, keys in multi:
-            if isinstance(entry, Paper):
-                record_keys.update(keys)
         for k in record_keys:
             finds.pop(k, None)
         ask = [k for k in wanted if k not in finds] if finds else wanted
@@ -1346,7 +1350,7 @@ class IdentityResolver:
     def _settled_references(
         self,
         found: list[tuple[str, str]],
-        papers: list[Paper],
+        record_keys: set[str],
         multi: list[tuple[_Entry, Collection[str]]],
     ) -> dict[str, str]:
         """The chunk's reference keys resolution has nothing to decide for, each with the
@@ -1377,12 +1381,9 @@ class IdentityResolver:
         per_node = Counter(map(_SECOND, found))
         # Papers two rows find (a described work's, by its id and DOI): the union-find's
         shared = {pid for pid, n in per_node.items() if n > 1}
-        # the keys a record of the chunk holds (its id, id slots, alternative ids) or that
-        # a reference names under another id, and the Papers that are records of the chunk
-        held = {p.id for p in papers}
-        for p in papers:
-            if p.alt_ids:
-                held.update(p.alt_ids)
+        # the keys a record of the chunk holds (:func:`_record_keys`) or that a reference
+        # names under another id, and the Papers that are records of the chunk
+        held = set(record_keys)
         for _, keys in multi:
             held.update(keys)
         shared |= held

@@ -27,7 +27,7 @@ from _catalogue_works import openalex_work, write_openalex
 
 from scholarkg.config import load_settings
 from scholarkg.loaders import openalex
-from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.identity import IdentityResolver, _record_keys
 from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.schema.records import Paper
 from scholarkg.store.base import GraphStore
@@ -219,6 +219,6 @@ def test_the_settled_keys_follow_the_rule_as_stated() -> None:
         resolver._recent = recent
         held = {p.id for p in papers} | {a for p in papers for a in p.alt_ids or ()}
         held |= {k for _, keys in multi for k in keys}
-        assert resolver._settled_references(found, papers, multi) == _settled_as_stated(
-            found, held, recent
-        )
+        assert resolver._settled_references(
+            found, _record_keys(papers, multi), multi
+        ) == _settled_as_stated(found, held, recent)
