@@ -141,6 +141,9 @@ class AuthorResolver:
         #: align id-less names to a work's list (the catalogues); the benchmark families
         #: resolve their Authors by id only (their lists are their own)
         self.by_name = by_name
+        #: land the records that can only land on their own id without the union-find
+        #: (:meth:`_settled`); off only to compare (tests/loaders/test_settled_authors.py)
+        self.settle_authors = True
         #: key → Author id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
         #: Paper id → [(position, Author id, name)] its records listed in the previous chunk
@@ -220,17 +223,21 @@ class AuthorResolver:
             "identity/lookup_authors",
             _lookup_params({k for keys in keys_of.values() for k in keys}),
         )
+        stored = {str(row["id"]) for row in rows}
+        settled = self._settled(keys_of, rows, stored) if self.settle_authors else set()
+        if settled:
+            rows = [row for row in rows if str(row["id"]) not in settled]
         uf = _UF()
-        stored: set[str] = set()
         #: ids stored as an alias of a node (merged away, retired): never a key again
         aliased: set[str] = set()
         for row in rows:
             uf.union(str(row["key"]), _node(str(row["id"])))
-            stored.add(str(row["id"]))
             if row.get("alias"):
                 aliased.add(str(row["key"]))
         pseudo: set[str] = set()
-        for keys in keys_of.values():
+        for aid, keys in keys_of.items():
+            if aid in settled:
+                continue
             first = next(iter(keys))
             for k in keys:
                 uf.union(first, k)
@@ -238,10 +245,12 @@ class AuthorResolver:
                     pseudo.add(prev)
                     uf.union(k, _node(prev))
         nodes: dict[str, set[str]] = {}
-        for aid in (*stored, *pseudo):
+        for aid in (*(stored - settled), *pseudo):
             nodes.setdefault(uf.find(_node(aid)), set()).add(aid)
         target: dict[str, str] = {}
         for aid in keys_of:
+            if aid in settled:
+                continue
             root = uf.find(aid)
             if root not in nodes and aid not in aliased:  # no stored node: its own id
                 best = aid
@@ -257,9 +266,13 @@ class AuthorResolver:
                         self.merged.append((n, best))
                 else:
                     self.deferred.append((n, best))
-        mapping = {aid: target[uf.find(aid)] for aid in keys_of}
+        mapping = {aid: aid if aid in settled else target[uf.find(aid)] for aid in keys_of}
         #: records none of whose ids the graph (or the chunk before) holds
-        self._unknown = {aid for aid in keys_of if not nodes.get(uf.find(aid))}
+        self._unknown = {
+            aid
+            for aid in keys_of
+            if (aid not in stored if aid in settled else not nodes.get(uf.find(aid)))
+        }
         self._recent = {k: mapping[aid] for aid, keys in keys_of.items() for k in keys}
         for aid, keys in keys_of.items():  # ids of records that land on another node
             if mapping[aid] != aid:
@@ -270,6 +283,50 @@ class AuthorResolver:
                 if extra:
                     self._fills.append((mapping[a.id], extra))
         return mapping
+
+    def _settled(
+        self, keys_of: dict[str, set[str]], rows: list[dict[str, Any]], stored: set[str]
+    ) -> set[str]:
+        """The chunk's Author record ids the union-find of :meth:`_by_id` has nothing to
+        decide for: each lands on its own id, with no merge, no id to keep elsewhere and
+        nothing to fill. A record id ``aid`` with keys ``K`` (``keys_of[aid]``) is one when
+
+        * every row the look-up gave for a key of ``K`` names the node ``aid``, not through
+          an alias (``K``'s component holds that node and nothing else stored);
+        * no row names the node ``aid`` for a key outside ``K`` (no other record reaches it);
+        * no other record id of the chunk shares a key of ``K``;
+        * the previous chunk gave no key of ``K`` to a node not stored yet (which the
+          union-find would join to ``K``; a stored one it leaves out).
+
+        Then ``aid``'s component is ``K`` (with the node ``aid`` if the graph holds it), whose
+        best id is ``aid`` itself; the record is unknown exactly when no row names ``aid``.
+
+        Why: in an update nearly every author is stored under the id the record carries
+        (a quarterly-style update of a 200,000-work slice: ~6,000 Author records a chunk), and
+        each went through the union-find, the ranks and the per-component sets, ~12 s of the
+        loading thread's Python (``py-spy`` over ``bench_openalex.py``). Nothing in the graph
+        differs: ``tests/loaders/test_settled_authors.py`` loads with and without them."""
+        owner: dict[str, str] = {}
+        unsettled: set[str] = set()
+        for aid, keys in keys_of.items():
+            for k in keys:
+                if (other := owner.setdefault(k, aid)) != aid:  # a key two records share
+                    unsettled.add(other)
+                    unsettled.add(aid)
+        for row in rows:
+            key, nid = str(row["key"]), str(row["id"])
+            mine = owner.get(key)  # every key asked is a record's (the query rebuilds it)
+            if nid != mine or row.get("alias"):
+                if mine is not None:
+                    unsettled.add(mine)
+                if nid in keys_of:  # the node of another record, found by this key
+                    unsettled.add(nid)
+        recent = self._recent
+        if recent:
+            for key in owner.keys() & recent.keys():
+                if recent[key] not in stored:
+                    unsettled.add(owner[key])
+        return keys_of.keys() - unsettled
 
     def _write_pending(self) -> None:
         """The ids and properties the records of the chunk before brought to another node
