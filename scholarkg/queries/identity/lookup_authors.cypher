@@ -1,5 +1,6 @@
 // skip-empty-branches: a branch whose list is empty is left out before this runs (store/named.py)
 // rows-in-one-record: key, id, alias
+// falkordb-joined-rows: key str, id str, alias bool
 // Every Author any of the given ids names (one node per person, loaders/author_identity.py):
 // $orcid bare ORCID iDs, $openalex "A…", $s2 S2 author ids (the values of the keys of those
 // schemes); $ids the keys of any other scheme; $aliases every key. Each row: the id as a key

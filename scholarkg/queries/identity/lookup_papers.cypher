@@ -1,5 +1,6 @@
 // skip-empty-branches: a branch whose list is empty is left out before this runs (store/named.py)
 // rows-in-one-record: key, id
+// falkordb-joined-rows: key str, id str
 // Every Paper any of the given identifiers names (identity resolution, loaders/identity.py),
 // as rows {key, id}: the identifier as a scheme-prefixed key ("doi:10.1/x") and the Paper's id.
 // Parameters: one list per id slot, the bare values of the keys of its scheme ($arxiv

@@ -1,4 +1,5 @@
 // rows-in-one-record: id, bare, stub
+// falkordb-joined-rows: id str, bare bool, stub bool
 // The Papers among $ids in the graph, each with whether it is a stub (`stub`) and a stub with
 // no relationship out (`bare`): what the writer reads before it writes a Paper batch
 // (loaders/writer.py). The ids not found are the batch's new nodes (its undo list); a stub

@@ -1,4 +1,5 @@
 // rows-in-one-record: id, stated, other
+// falkordb-joined-rows: id str, stated strs, other strs
 // The CITES edges out of the Papers in $ids as they are stored, per Paper: the ends of the
 // edges OpenAlex states (`from_openalex` true) and of the others (loaders/identity.py reads
 // them for the works whose OpenAlex record a chunk writes again). An edge OpenAlex already

@@ -56,6 +56,7 @@ from scholarkg.store.cypher_common import (
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
+from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
 from scholarkg.store.falkordb.wire import PlainReply, params_header, plain_reply
 from scholarkg.store.named import render_named, without_empty_branches
@@ -507,6 +508,10 @@ class FalkorDBStore(BatchWriteStore):
                 raise StoreError(f"FalkorDB {args[0]} failed: {err}") from err
 
     def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        if (joined := joined_read(query)) is not None:  # rows as joined strings
+            reply = self._rows(self._query(joined.query, params))
+            if (rows := joined.rows(reply[0])) is not None:
+                return rows  # else a value held a separator: the plain read
         return self._rows(self._query(query, params))
 
     def _rows(self, res: Any) -> list[dict[str, Any]]:

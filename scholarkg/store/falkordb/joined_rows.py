@@ -1,0 +1,107 @@
+"""A read's rows as one string per column: FalkorDB joins them (``string.join``), the
+client splits them, and the rows come out as the plain read gives them.
+
+Why: FalkorDB spends more on a reply's rows than on finding them. The identity look-up's
+two OpenAlex branches over 50,000 stored works (an index seek each): 0.9 s answering
+``count(*)``, 2.2 s returning the 50,000 ``(key, id)`` rows, 1.0 s returning them as two
+joined strings (``benchmarks/bench_joined_rows.py``); the server's reply of one RESP array
+per row and per cell, and the client's reading of it, are the difference. An update's
+identity resolution reads ~50,000 such rows a chunk, and the loading thread waits for them.
+
+Opt-in per named query, by a header line naming each column with its kind::
+
+    // falkordb-joined-rows: key str, id str, alias bool
+
+``str`` a string never null, ``bool`` a boolean or null, ``strs`` a list of strings never
+null (none of them empty). The query runs as ``CALL { query } RETURN string.join(collect(…))``
+per column, with the row count and, per ``strs`` column, the count of its strings; a value
+holding a separator (or a null ``str``) makes a count differ, and the store then runs the
+plain query: the rows are always the plain read's, only the cost differs. The rows keep
+their order (``collect`` keeps the order of the rows it is given).
+
+Not a library: this is FalkorDB's reply format, and ``string.join`` its function.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: between rows, and between the strings of a ``strs`` cell (ASCII's unit and record
+#: separators: no identifier holds them, and one that did only costs the plain read)
+ROW_SEPARATOR = "\x1f"
+LIST_SEPARATOR = "\x1e"
+_COLUMN = r"[A-Za-z_]\w* (?:str|bool|strs)"
+_HEADER = re.compile(rf"^// falkordb-joined-rows: ({_COLUMN}(?:, {_COLUMN})*)$", re.M)
+_BOOLS = {"t": True, "f": False, "n": None}
+
+
+@dataclass(frozen=True)
+class JoinedRead:
+    """A read wrapped to return its rows joined (:func:`joined_read`)."""
+
+    #: the wrapped query
+    query: str
+    #: the read's columns and their kinds, in order
+    columns: tuple[tuple[str, str], ...]
+
+    def rows(self, row: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The read's rows from the wrapped query's one row; ``None`` when a count says a
+        value held a separator (the caller then runs the plain read)."""
+        n = int(row["__rows"])
+        if n == 0:
+            return []
+        cells: list[list[Any]] = []
+        for name, kind in self.columns:
+            parts = str(row[name]).split(ROW_SEPARATOR)
+            if len(parts) != n:
+                return None
+            if kind == "bool":
+                cells.append(list(map(_BOOLS.__getitem__, parts)))
+            elif kind == "strs":
+                lists = [part.split(LIST_SEPARATOR) if part else [] for part in parts]
+                if sum(map(len, lists)) != int(row[f"__{name}_strings"]):
+                    return None
+                cells.append(lists)
+            else:
+                cells.append(parts)
+        names = [name for name, _ in self.columns]
+        return [dict(zip(names, values, strict=True)) for values in zip(*cells, strict=True)]
+
+
+@functools.lru_cache(maxsize=512)  # a load sends the same few texts again and again
+def joined_read(query: str) -> JoinedRead | None:
+    """``query`` wrapped to return its rows joined, when its header asks for it (a line
+    ``// falkordb-joined-rows: c1 kind, c2 kind``); else ``None``."""
+    if not query.startswith("//"):  # the marker is a header line: the usual read returns here
+        return None
+    header = "\n".join(
+        itertools.takewhile(lambda line: line.startswith("//"), query.split("\n", 40)[:40])
+    )
+    found = _HEADER.search(header)
+    if found is None:
+        return None
+    columns = tuple(
+        (name, kind) for name, _, kind in (c.partition(" ") for c in found.group(1).split(", "))
+    )
+    sep = _literal(ROW_SEPARATOR)
+    out = []
+    for name, kind in columns:
+        if kind == "bool":
+            cell = f"CASE {name} WHEN true THEN 't' WHEN false THEN 'f' ELSE 'n' END"
+        elif kind == "strs":
+            cell = f"string.join({name}, {_literal(LIST_SEPARATOR)})"
+            out.append(f"sum(size({name})) AS __{name}_strings")
+        else:
+            cell = name
+        out.append(f"string.join(collect({cell}), {sep}) AS {name}")
+    return JoinedRead(f"CALL {{\n{query}\n}}\nRETURN {', '.join(out)}, count(*) AS __rows", columns)
+
+
+def _literal(text: str) -> str:
+    """A separator as a Cypher string literal (FalkorDB reads no ``\\u`` escape: the
+    character itself, which needs no quoting)."""
+    return f"'{text}'"
