@@ -70,5 +70,7 @@ NEO4J_RUNS_IN_MARKED_TIER = frozenset(
         # 2026-12-01 (session 21): four loads on Neo4j, 18 s in chunks of four (make test
         # 5:00 with it; its chunk-of-one variant, 30 s, is slow on both backends)
         "tests/loaders/test_settled_references.py",
+        # 2026-12-01 (session 22): the settled authors' four loads on Neo4j, as above
+        "tests/loaders/test_settled_authors.py",
     }
 )
