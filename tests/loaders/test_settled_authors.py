@@ -149,9 +149,14 @@ def test_settled_authors_leave_the_graph_and_report_the_union_find_leaves(
         unsettled: list[set[str]] = []
         reports = [
             _load(
-                any_store, path, chunk=chunk, settle=settle, settled=settled,
-                unsettled=unsettled, monkeypatch=monkeypatch,
-            )  # fmt: skip
+                any_store,
+                path,
+                chunk=chunk,
+                settle=settle,
+                settled=settled,
+                unsettled=unsettled,
+                monkeypatch=monkeypatch,
+            )
             for path in (base, update)
         ]
         ids = set().union(*settled)
