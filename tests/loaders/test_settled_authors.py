@@ -15,7 +15,6 @@ at random; chunks of one work carry each chunk's new Authors (not yet written) t
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,11 @@ from typing import Any
 import pytest
 from _catalogue_works import openalex_work, write_openalex
 
-from scholarkg.config import load_settings
-from scholarkg.loaders import openalex
 from scholarkg.loaders.identity import IdentityResolver
-from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.base import GraphStore
 
 from .test_bulk_equals_incremental import everything
+from .test_settled_references import fresh_graph, resolved_load
 
 #: the ORCIDs records state: A3's is the stored ``orcid:`` node's, A11 and A12 share one,
 #: A41's is the stored A40's
@@ -97,79 +94,64 @@ def _files(root: Path) -> tuple[Path, Path]:
         return rng.sample(_PEOPLE, 3)
 
     lists = {w: people() for w in range(1, 13)}
-    base = [_work(w, lists[w]) for w in range(1, 13)]
-    update = [_work(w, lists[w] if w % 3 else people(), year=2002) for w in range(1, 13)]
-    update += [_work(w, people()) for w in range(13, 25)]
-    return (
-        write_openalex(root / "base", base, date="2024-05-01"),
-        write_openalex(root / "update", update, date="2024-06-01"),
+    works = {
+        "base": [_work(w, lists[w]) for w in range(1, 13)],
+        "update": [_work(w, lists[w] if w % 3 else people(), year=2002) for w in range(1, 13)]
+        + [_work(w, people()) for w in range(13, 25)],
+    }
+    base, update = (
+        write_openalex(root / name, works[name], date=date)
+        for name, date in (("base", "2024-05-01"), ("update", "2024-06-01"))
     )
+    return base, update
 
 
-def _load(
+def _resolver(
     store: GraphStore,
-    path: Path,
-    *,
     chunk: int,
     settle: bool,
-    settled: list[set[str]],
-    unsettled: list[set[str]],
+    calls: list[tuple[set[str], set[str]]],
     monkeypatch: pytest.MonkeyPatch,
-) -> dict[str, Any]:
+) -> IdentityResolver:
+    """A resolver settling authors or not, noting per chunk what settled and what did not."""
     resolver = IdentityResolver(store, chunk=chunk)
     authors = resolver._authors
     authors.settle_authors = settle
     find = authors._settled
 
-    def counted(keys_of: dict[str, set[str]], *args: Any) -> set[str]:
+    def noted(keys_of: dict[str, set[str]], *args: Any) -> set[str]:
         out = find(keys_of, *args)
-        settled.append(out)
-        unsettled.append(keys_of.keys() - out)
+        calls.append((out, keys_of.keys() - out))
         return out
 
-    monkeypatch.setattr(authors, "_settled", counted)  # counts what settles
-    step = Step("w", path, "settle", lambda: resolver.resolve(openalex.read_works(path)),
-                family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=chunk)
-    resolver.finish()
-    return dataclasses.asdict(resolver.report)
+    monkeypatch.setattr(authors, "_settled", noted)
+    return resolver
 
 
 @pytest.mark.parametrize("chunk", [pytest.param(1, marks=pytest.mark.slow), 4])
 def test_settled_authors_leave_the_graph_and_report_the_union_find_leaves(
     any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    base, update = _files(tmp_path / "snap")
-    results = []
-    for settle in (True, False):
-        monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / f"home-{settle}"))  # checkpoints
-        any_store.clear()
-        _stored(any_store)
-        settled: list[set[str]] = []
-        unsettled: list[set[str]] = []
+    snapshots = _files(tmp_path / "snap")
+
+    def loaded(settle: bool) -> tuple[Any, list[dict[str, Any]], list[tuple[set[str], set[str]]]]:
+        """The graph and the two loads' reports, settling or not, and per chunk what settled."""
+        fresh_graph(any_store, _stored, tmp_path / f"home-{settle}", monkeypatch)
+        calls: list[tuple[set[str], set[str]]] = []
         reports = [
-            _load(
-                any_store,
-                path,
-                chunk=chunk,
-                settle=settle,
-                settled=settled,
-                unsettled=unsettled,
-                monkeypatch=monkeypatch,
-            )
-            for path in (base, update)
+            resolved_load(any_store, _resolver(any_store, chunk, settle, calls, monkeypatch), p)
+            for p in snapshots
         ]
-        ids = set().union(*settled)
-        if settle:  # both kinds: a stored Author of the record's id, and a new one
-            assert "openalexauthor:A1" in ids and "openalexauthor:A20" in ids, ids
-            # the hard cases went through the union-find (at least where they first met it)
-            left = set().union(*unsettled)
-            assert {"openalexauthor:A3", "openalexauthor:A90", "openalexauthor:A41"} <= left
-        else:
-            assert not ids
-        results.append((everything(any_store), reports))
-    assert results[0][0] == results[1][0]
-    assert results[0][1] == results[1][1]
+        return everything(any_store), reports, calls
+
+    graph, reports, calls = loaded(True)
+    settled = set().union(*(done for done, _ in calls))
+    # both kinds: a stored Author of the record's id, and a new one
+    assert {"openalexauthor:A1", "openalexauthor:A20"} <= settled, settled
+    # the hard cases went through the union-find (at least where they first met it)
+    left = set().union(*(rest for _, rest in calls))
+    assert {"openalexauthor:A3", "openalexauthor:A90", "openalexauthor:A41"} <= left
+    assert loaded(False) == (graph, reports, [])  # the union-find alone: the same graph
     # the cases the stored graph holds came out as one node per person
     people = {
         r["id"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +116,28 @@ def _load(
         return out
 
     monkeypatch.setattr(resolver, "_settled_references", counted)  # counts what settles
+    return resolved_load(store, resolver, path)
+
+
+def fresh_graph(
+    store: GraphStore,
+    stored: Callable[[GraphStore], None],
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``store`` emptied and given the graph ``stored`` writes; the load's checkpoints in
+    ``home`` (a home per way of loading, so neither resumes from the other's)."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(home))
+    store.clear()
+    stored(store)
+
+
+def resolved_load(store: GraphStore, resolver: IdentityResolver, path: Path) -> dict[str, Any]:
+    """``path`` loaded through ``resolver`` (its chunk also the writer's batch size); the
+    identity report."""
     step = Step("w", path, "settle", lambda: resolver.resolve(openalex.read_works(path)),
                 family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=chunk)
+    run_steps(store, [step], settings=load_settings(), batch_size=resolver.chunk)
     resolver.finish()
     return dataclasses.asdict(resolver.report)
 
@@ -132,9 +151,7 @@ def test_settled_references_leave_the_graph_and_report_the_union_find_leaves(
     base, update = _files(tmp_path / "snap")
     results = []
     for settle in (True, False):
-        monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / f"home-{settle}"))  # checkpoints
-        any_store.clear()
-        _stored(any_store)
+        fresh_graph(any_store, _stored, tmp_path / f"home-{settle}", monkeypatch)
         settled: list[dict[str, str]] = []
         reports = [
             _load(
