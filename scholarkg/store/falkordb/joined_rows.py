@@ -1,12 +1,14 @@
 """A read's rows as one string per column: FalkorDB joins them (``string.join``), the
 client splits them, and the rows come out as the plain read gives them.
 
-Why: FalkorDB spends more on a reply's rows than on finding them. The identity look-up's
-two OpenAlex branches over 50,000 stored works (an index seek each): 0.9 s answering
-``count(*)``, 2.2 s returning the 50,000 ``(key, id)`` rows, 1.0 s returning them as two
-joined strings (``benchmarks/bench_joined_rows.py``); the server's reply of one RESP array
-per row and per cell, and the client's reading of it, are the difference. An update's
-identity resolution reads ~50,000 such rows a chunk, and the loading thread waits for them.
+Why: returning a look-up's rows costs the server little beyond finding them; reading them
+costs the loader a third as much again, one Python object per row and per cell. The identity
+look-up's two OpenAlex branches for 36,317 keys in a 200,000-Paper graph
+(``benchmarks/bench_joined_rows.py``, machine otherwise idle): the server's CPU is the same
+whether it returns the rows or only counts them (0.48 against 0.45 s), but the call takes
+0.79 s with 0.29 s of the loader's CPU (hiredis makes a Python list per row and per cell, the
+store a dict per row); as two joined strings 0.57 s and 0.10 s. An update's identity
+resolution reads ~40,000 such rows a chunk, and the loading thread waits for them.
 
 Opt-in per named query, by a header line naming each column with its kind::
 
