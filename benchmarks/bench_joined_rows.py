@@ -14,7 +14,6 @@ server's CPU seconds (``/proc``) and the loader's; the rows of both forms must b
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import resource
 import sys
@@ -23,7 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_openalex import _server_cpu  # the sibling script's reading of the server's CPU
 
 QUERY = """// falkordb-joined-rows: key str, id str
 UNWIND $openalex AS v MATCH (p:Paper {id: 'openalex:' + v})
@@ -32,13 +33,6 @@ RETURN 'openalex:' + v AS key, p.id AS id
 UNION ALL
 UNWIND $openalex AS v MATCH (p:Paper {openalex_id: v})
 RETURN 'openalex:' + v AS key, p.id AS id"""
-
-
-def _server_cpu(store: Any) -> float:
-    pid = int(store.db.connection.info("server")["process_id"])
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _own_cpu() -> float:

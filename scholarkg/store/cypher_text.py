@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import Literal
 
 from scholarkg.errors import InputError
@@ -449,3 +449,14 @@ def subquery_expressions(query: str) -> list[str]:
 def names(calls: Iterable[Call], kind: CallKind) -> list[str]:
     """The names of ``kind`` among ``calls``, sorted."""
     return sorted(c.name for c in calls if c.kind == kind)
+
+
+def comment_header(query: str, *, max_lines: int = 40) -> str:
+    """The ``//`` lines ``query`` starts with (at most ``max_lines``), joined: where a named
+    query says what a store may do with it (``// rows-in-one-record: …`` on Neo4j,
+    ``// falkordb-joined-rows: …`` on FalkorDB); ``""`` for a query that starts otherwise,
+    at the cost of one ``startswith`` (every statement a store runs is asked)."""
+    if not query.startswith("//"):
+        return ""
+    lines = query.split("\n", max_lines)[:max_lines]
+    return "\n".join(takewhile(lambda line: line.startswith("//"), lines))

@@ -27,10 +27,11 @@ Not a library: this is FalkorDB's reply format, and ``string.join`` its function
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from scholarkg.store.cypher_text import comment_header
 
 #: between rows, and between the strings of a ``strs`` cell (ASCII's unit and record
 #: separators: no identifier holds them, and one that did only costs the plain read)
@@ -74,16 +75,17 @@ class JoinedRead:
         return [dict(zip(names, values, strict=True)) for values in zip(*cells, strict=True)]
 
 
-@functools.lru_cache(maxsize=512)  # a load sends the same few texts again and again
 def joined_read(query: str) -> JoinedRead | None:
     """``query`` wrapped to return its rows joined, when its header asks for it (a line
     ``// falkordb-joined-rows: c1 kind, c2 kind``); else ``None``."""
-    if not query.startswith("//"):  # the marker is a header line: the usual read returns here
-        return None
-    header = "\n".join(
-        itertools.takewhile(lambda line: line.startswith("//"), query.split("\n", 40)[:40])
-    )
-    found = _HEADER.search(header)
+    if not query.startswith("//"):  # the marker is a header line: the usual statement
+        return None  # returns here, before the cache hashes its text
+    return _joined_read(query)
+
+
+@functools.lru_cache(maxsize=512)  # a load sends the same few texts again and again
+def _joined_read(query: str) -> JoinedRead | None:
+    found = _HEADER.search(comment_header(query))
     if found is None:
         return None
     columns = tuple(

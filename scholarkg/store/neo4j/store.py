@@ -24,7 +24,6 @@ client would only wrap these very procedure calls.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 import sys
@@ -81,7 +80,7 @@ from scholarkg.store.cypher_common import (
     run_batches,
     without_vectors,
 )
-from scholarkg.store.cypher_text import ShapeLimits, check_shape
+from scholarkg.store.cypher_text import ShapeLimits, check_shape, comment_header
 from scholarkg.store.neo4j import dialect
 from scholarkg.store.neo4j.gds import Neo4jGds, has_source_bias
 
@@ -115,11 +114,7 @@ def rows_in_one_record(query: str) -> tuple[str, tuple[str, ...]] | None:
     0.25 s; the same pairs as one record 0.21 s (bench_neo4j_record_rows.py). Opt-in, for
     reads whose every branch returns the listed columns (a ``UNION``'s do): ``collect`` of a
     list keeps nulls and the rows' order. FalkorDB reads the header as a comment."""
-    if not query.startswith("//"):  # the marker is a header line: the usual read returns here
-        return None
-    lines = query.split("\n", 40)[:40]
-    header = "\n".join(itertools.takewhile(lambda line: line.startswith("//"), lines))
-    found = _ONE_RECORD.search(header)
+    found = _ONE_RECORD.search(comment_header(query))
     if found is None:
         return None
     columns = tuple(found.group(1).split(", "))
