@@ -65,8 +65,15 @@ log = logging.getLogger(__name__)
 #: buffer of ``batch_size`` rows made a node batch of ~100 works, and five round trips
 #: (undo ids, MERGE, stub label, stub ids, CREATE) for each; ``run_resumable`` flushes
 #: everything at each checkpoint anyway, so a larger edge buffer only means fewer, fuller
-#: batches
-EDGE_BUFFER = 20_000
+#: batches. 100,000 holds a chunk of ``load openalex`` (2,000 works citing 20-40 each): at
+#: 20,000 the references filled it twice or more a chunk, and each such flush read which
+#: node ids exist again, a read that waited for the writes of the flush before it
+#: (``bench_openalex.py --update-new``: 39.1 → 34.0 s). ~20 MB of rows at most
+EDGE_BUFFER = 100_000
+
+#: relationship rows a statement of an edge flush carries (at least ``batch_size``): the size
+#: the edge statements always had, whatever the buffer
+EDGE_BATCH = 10_000
 
 #: node rows buffered per label (and stub rows) before a flush of that label: a chunk of an
 #: update (2,000 works: ~6,000 authors, 2,000 venues, the stubs its references name) is
@@ -660,7 +667,7 @@ class RecordWriter:
             written += self._write_ahead(
                 self.store.merge_relationships,
                 kind.rel_type, kind.start_label, kind.end_label, group,
-                batch_size=max(self.batch_size, EDGE_BUFFER // 2), key=kind.merge_key,
+                batch_size=max(self.batch_size, EDGE_BATCH), key=kind.merge_key,
                 new_starts=new_starts, counts=kind.rel_type,
             )  # fmt: skip
         sent.update(row["start"] for row in rows)

@@ -141,3 +141,67 @@ def test_a_chunk_larger_than_the_batch_is_read_once_before_any_of_its_writes(
     assert writer.report.nodes["Author"] == 23
     assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 23}]
     assert any_store.run("MATCH (a:Author {id: 'a3'}) RETURN a.name AS n") == [{"n": "Person 3"}]
+
+
+def test_a_chunks_references_do_not_flush_its_nodes_before_its_end(
+    any_store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk's ``CITES`` rows stay buffered up to ``EDGE_BUFFER`` (more than an update's
+    chunk holds: 2,000 works, ~40,000 references): filling the buffer flushes every
+    label's nodes first, and each such flush's read of which ids exist waited for the
+    writes of the flush before it. Here a chunk's 3 references a work fill several
+    ``batch_size`` statements and nothing is sent before the chunk's flush, which reads
+    every label's ids before any write and sends the references in statements of
+    ``EDGE_BATCH`` rows."""
+    from typing import Any
+
+    from scholarkg.loaders.writer import EDGE_BATCH, EDGE_BUFFER, RecordWriter
+
+    any_store.clear()
+    any_store.apply_schema()
+    any_store.merge_nodes("Paper", [{"id": "p0", "title": "Stored"}])
+    events: list[str] = []
+    store: Any = any_store
+    real_exists, real_run = store.existing_ids, store.run_named
+    real_merge, real_rels = store.merge_nodes, store.merge_relationships
+
+    def existing_ids(label: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"read {label}")
+        return real_exists(label, *args, **kwargs)
+
+    def run_named(name: str, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"read {name}" if name == "identity/paper_states" else f"run {name}")
+        return real_run(name, *args, **kwargs)
+
+    def merge_nodes(label: str, rows: Any, *args: Any, **kwargs: Any) -> Any:
+        events.append(f"write {label}")
+        return real_merge(label, rows, *args, **kwargs)
+
+    def merge_relationships(rel_type: str, s: str, e: str, rows: Any, **kwargs: Any) -> Any:
+        events.append(f"write {rel_type} x{len(rows)} by {kwargs.get('batch_size')}")
+        return real_rels(rel_type, s, e, rows, **kwargs)
+
+    for name, fn in [
+        ("existing_ids", existing_ids), ("run_named", run_named),
+        ("merge_nodes", merge_nodes), ("merge_relationships", merge_relationships),
+    ]:  # fmt: skip
+        monkeypatch.setattr(store, name, fn)
+    writer = RecordWriter(any_store, batch_size=5)
+    for i in range(1, 24):
+        writer.add(Author(id=f"a{i}", name=f"Person {i}"))
+        writer.add(Paper(id=f"p{i}", title=f"Work {i}"))
+        for end in ("p0", f"p{i % 23 + 1}", f"p{(i + 1) % 23 + 1}"):  # stored, then the chunk's
+            writer.add(Citation(start=f"p{i}", end=end))
+    assert events == []  # 69 references: more than 5, under EDGE_BUFFER: nothing sent
+    # and a chunk of `load openalex` (--batch-size 2,000) whose works cite 40 each fits too
+    assert EDGE_BUFFER >= 40 * 2_000
+    writer.flush()
+    monkeypatch.undo()
+    reads = [i for i, e in enumerate(events) if e.startswith("read")]
+    writes = [i for i, e in enumerate(events) if e.startswith("write")]
+    assert reads and writes and max(reads) < min(writes), events
+    assert [e for e in events if "CITES" in e] == [f"write CITES x69 by {EDGE_BATCH}"], events
+    assert writer.report.relationships["CITES"] == 69
+    assert any_store.run("MATCH (:Paper)-[r:CITES]->(:Paper) RETURN count(r) AS n") == [{"n": 69}]
+    cited = any_store.run("MATCH (:Paper)-[:CITES]->(p:Paper {id: 'p0'}) RETURN count(*) AS n")
+    assert cited == [{"n": 23}]
