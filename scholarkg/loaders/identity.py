@@ -310,6 +310,26 @@ class _Entries:
     keys: set[str]
 
 
+@dataclass
+class _AheadLookup:
+    """The next chunk's look-up, sent while this chunk resolves
+    (:meth:`IdentityResolver._send_lookup_ahead`)."""
+
+    #: the next chunk's groups (the object ``_resolve_chunk`` is then called with)
+    groups: list[SourceGroup]
+    #: their entries, made once
+    entries: _Entries
+    #: the keys the read asked about
+    asked: set[str]
+    #: every key of the chunk resolving when it was sent (its records' and references'):
+    #: that chunk's writes may change what these name, so they are looked up afresh
+    touched: set[str]
+    #: ``IdentityResolver._identity_changes`` when it was sent
+    changes: int
+    #: its rows, read when called
+    rows: Callable[[], list[dict[str, Any]]]
+
+
 def _entries(groups: Sequence[SourceGroup]) -> _Entries:
     """The chunk's Paper records and reference ends, with their keys, in one pass."""
     out: list[_Entry] = []
@@ -443,6 +463,9 @@ class IdentityResolver:
     #: touches outside the union-find (:meth:`_settled_references`); off only to compare
     #: (tests/loaders/test_settled_references.py)
     settle_references = True
+    #: send the next chunk's look-up while a chunk resolves (:meth:`_send_lookup_ahead`);
+    #: off only to compare (tests/loaders/test_lookup_ahead.py)
+    lookup_ahead = True
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
         self.store = store
@@ -497,6 +520,14 @@ class IdentityResolver:
         self._finds: dict[str, str] = {}
         #: the keys of the previous chunk's Paper records (their rows may be unwritten)
         self._recent_record_keys: set[str] = set()
+        #: the next chunk's groups while this one resolves (:meth:`resolve`), and its
+        #: look-up sent ahead (:meth:`_send_lookup_ahead`)
+        self._next_groups: list[SourceGroup] = []
+        self._ahead_lookup: _AheadLookup | None = None
+        #: counts what may change which Paper a key names beyond the keys a chunk holds:
+        #: a merge (deferred or not), a rename, a displaced stub's alias, a retired id. A
+        #: look-up sent ahead across one is not used
+        self._identity_changes = 0
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
         self._gone_ends: list[dict[str, Any]] = []
@@ -506,9 +537,26 @@ class IdentityResolver:
         """``groups`` resolved a chunk at a time. A bad record (``InputError`` from the
         reader) first lets the groups read before it through, so they are stored and the
         load can resume after them, as without resolution."""
-        buf: list[SourceGroup] = []
         source = iter(groups)
         skip, self._skip = self._skip, 0
+        failed: InputError | None = None
+        self._ahead_lookup = None
+
+        def take() -> list[SourceGroup]:
+            """The next chunk's groups; those before a bad record, which is raised after
+            them (``failed``)."""
+            nonlocal failed
+            buf: list[SourceGroup] = []
+            while failed is None and len(buf) < self.chunk:
+                try:
+                    group = next(source, None)
+                except InputError as err:
+                    failed = err
+                    break
+                if group is None:
+                    break
+                buf.append(group)
+            return buf
 
         def chunk(buf: list[SourceGroup]) -> list[Group]:
             nonlocal skip
@@ -516,26 +564,26 @@ class IdentityResolver:
             skip -= skipped
             return self._resolve_chunk(buf, skipped=skipped)
 
-        while True:
-            try:
-                group = next(source, None)
-            except InputError:
-                if buf:
-                    yield from chunk(buf)
-                raise
-            if group is None:
-                break
-            buf.append(group)
-            if len(buf) >= self.chunk:
-                # the chunk before is sent before this one is looked up: the store runs the
-                # look-up after it (the flush is not waited for: the Python up to the
-                # look-up, this chunk's parse and keys, runs while the server writes it)
-                yield FLUSH
-                yield from chunk(buf)
-                buf = []
-        if buf:
+        buf = take()
+        while buf and failed is None:
+            # the chunk before is sent before this one is looked up: the store runs the
+            # look-up after it (the flush is not waited for: the Python up to the look-up,
+            # the next chunk's parse and this chunk's keys, runs while the server writes it)
             yield FLUSH
-            yield from chunk(buf)
+            # the next chunk is read before this one resolves: its look-up goes out while
+            # this one resolves (:meth:`_send_lookup_ahead`)
+            nxt = take()
+            self._next_groups = nxt
+            try:
+                yield from chunk(buf)
+            finally:
+                self._next_groups = []
+            buf = nxt
+        if failed is not None:
+            if buf:  # the groups before the bad record: flushed with the chunk before
+                yield from chunk(buf)
+            raise failed
+        self._ahead_lookup = None
 
     def skip(self, records: int) -> None:
         """The next :meth:`resolve`'s first ``records`` groups are skipped by a resumed load
@@ -584,6 +632,7 @@ class IdentityResolver:
 
     def _defer(self, loser: str, survivor: str) -> None:
         self._deferred.append((self._chunk_no, loser, survivor))
+        self._identity_changes += 1  # the chunk's writes may give the survivor the loser's ids
 
     def _keep_apart(self, a: str, b: str) -> None:
         pair = (min(a, b), max(a, b))
@@ -608,7 +657,12 @@ class IdentityResolver:
             self._run_deferred(final=False)
         if self.family:  # family loaders state references as records: nothing to gain
             groups = [(number, _expanded(recs)) for number, recs in groups]
-        chunk = _entries(groups)
+        ahead, self._ahead_lookup = self._ahead_lookup, None
+        if ahead is not None and ahead.groups is not groups:
+            ahead = None
+        chunk = _entries(groups) if ahead is None else ahead.entries
+        if ahead is not None and ahead.changes != self._identity_changes:
+            ahead = None  # a merge, rename or alias since it was sent: every key afresh
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
         stored: dict[str, dict[str, Any]] = {}
         found: list[tuple[str, str]]
@@ -621,7 +675,8 @@ class IdentityResolver:
                 found.append((key, row["id"]))
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
             record_keys = _record_keys(papers, multi)
-            found = self._lookup_with_finds(wanted, record_keys)
+            found = self._lookup_with_finds(wanted, record_keys, ahead)
+            self._send_lookup_ahead(wanted | record_keys)
             settled = self._settled_references(found, record_keys, multi)
             if settled:
                 found = [row for row in found if row[0] not in settled]
@@ -1313,7 +1368,9 @@ class IdentityResolver:
     def _count_pruned_authorships(self, n: int) -> None:
         self.report.pruned_authorships += n
 
-    def _lookup_with_finds(self, wanted: set[str], record_keys: set[str]) -> list[tuple[str, str]]:
+    def _lookup_with_finds(
+        self, wanted: set[str], record_keys: set[str], ahead: _AheadLookup | None = None
+    ) -> list[tuple[str, str]]:
         """:meth:`_lookup` of a chunk's keys, the keys only its references name answered from
         what an earlier chunk's look-up found (``_finds``) when that still holds.
 
@@ -1327,9 +1384,11 @@ class IdentityResolver:
         on their way), a merge, a rename, a displaced stub id or a retired id (each clears
         ``_finds``: :meth:`_forget_finds`). A key no Paper holds is never remembered: the
         chunk's writer may create its stub, and a stub written under another key leaves an
-        alias the next look-up finds. ``record_keys``: :func:`_record_keys` of the chunk."""
+        alias the next look-up finds. ``record_keys``: :func:`_record_keys` of the chunk;
+        ``ahead``: its look-up sent while the chunk before resolved, when still usable
+        (:meth:`_lookup_from_ahead`)."""
         if not self.reuse_lookups:
-            return self._lookup(wanted)
+            return self._lookup_from_ahead(wanted, ahead)
         finds = self._finds
         for k in record_keys:
             finds.pop(k, None)
@@ -1349,7 +1408,7 @@ class IdentityResolver:
                     list[tuple[str, str]],
                     list(zip(compress(keys, mask), compress(had, mask), strict=True)),
                 )
-        found = self._lookup(ask)
+        found = self._lookup_from_ahead(ask, ahead)
         rows_of: dict[str, int] = {}
         for key, _ in found:
             rows_of[key] = rows_of.get(key, 0) + 1
@@ -1419,14 +1478,71 @@ class IdentityResolver:
         """Something other than the writer's rows changed which Paper holds a key (a merge,
         a rename, an alias, a retired id): no earlier look-up's answer is reused."""
         self._finds.clear()
+        self._identity_changes += 1
+
+    def _send_lookup_ahead(self, touched: set[str]) -> None:
+        """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), while
+        this chunk resolves; ``touched``: every key of this chunk.
+
+        Why: a chunk's look-up waited for the chunk before's writes and then for its own
+        seeks (three a key, ~40,000 keys), while the server had nothing to do as the
+        loading thread resolved the chunk before. Sent ahead, the server answers it during
+        that resolution. It reads the graph before this chunk's writes, which change what a
+        key names only for the keys this chunk holds (the Papers its records and references
+        write, their slots and alternative ids) or through a merge, a rename, a displaced
+        stub's alias or a retired id (``_identity_changes``): the next chunk seeks the
+        ``touched`` keys afresh, and uses none of it across one of those (nor when the
+        chunk it was sent for is not the one resolving). The rows it gives are then the
+        ones a look-up after the writes gives (``tests/loaders/test_lookup_ahead.py``)."""
+        nxt = self._next_groups
+        store = self.store
+        if not nxt or self.family or not self.lookup_ahead:
+            return
+        if not isinstance(store, BatchWriteStore):
+            return
+        entries = _entries(nxt)
+        keys = list(entries.keys)
+        if self.reuse_lookups and self._finds:  # what _lookup_with_finds will not ask
+            keys = list(compress(keys, map(is_, map(self._finds.get, keys), repeat(None))))
+        self._ahead_lookup = _AheadLookup(
+            groups=nxt,
+            entries=entries,
+            asked=set(keys),
+            touched=touched,
+            changes=self._identity_changes,
+            rows=store.read_named_ahead("identity/lookup_papers", self._lookup_params(keys))
+            if keys
+            else list,
+        )
+
+    def _lookup_from_ahead(
+        self, keys: Collection[str], ahead: _AheadLookup | None
+    ) -> list[tuple[str, str]]:
+        """:meth:`_lookup` of ``keys``: those the look-up sent ahead asked about and the
+        chunk before did not touch answered from its rows, the rest sought now."""
+        if ahead is None:
+            return self._lookup(keys)
+        covered = (ahead.asked & set(keys)) - ahead.touched
+        fresh = [k for k in keys if k not in covered]
+        rows = [(r["key"], r["id"]) for r in ahead.rows()]
+        answered = list(compress(rows, map(covered.__contains__, map(_FIRST, rows))))
+        return self._lookup(fresh) + answered
 
     def _lookup(self, keys: Collection[str]) -> list[tuple[str, str]]:
         """``(key, Paper id)`` for every stored Paper each key names: by its slot, as its id,
         through a ``PaperAlias`` (``identity/lookup_papers``; a pair the slot and the id both
-        give comes once). A key of a slot's scheme goes to that slot's list (its id seek
-        reads the same value), any other to ``$ids``; every key is sought as an alias."""
+        give comes once)."""
         if not keys:
             return []
+        rows = self.store.run_named("identity/lookup_papers", self._lookup_params(keys))
+        # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
+        return [(r["key"], r["id"]) for r in rows]
+
+    @staticmethod
+    def _lookup_params(keys: Collection[str]) -> dict[str, list[Any]]:
+        """``identity/lookup_papers``'s parameters for ``keys``: a key of a slot's scheme goes
+        to that slot's list (its id seek reads the same value), any other to ``$ids``;
+        every key is sought as an alias."""
         params: dict[str, list[Any]] = {
             name: [] for name in ("ids", "corpus_slot", *_PARAMS.values())
         }
@@ -1449,9 +1565,7 @@ class IdentityResolver:
                 params[name].append(value)
         other.sort()
         params["aliases"] = sorted(keys)
-        rows = self.store.run_named("identity/lookup_papers", params)
-        # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
-        return [(r["key"], r["id"]) for r in rows]
+        return params
 
     @staticmethod
     def _needing_slots(

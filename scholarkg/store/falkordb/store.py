@@ -374,19 +374,30 @@ class FalkorDBStore(BatchWriteStore):
     ) -> Callable[[], list[dict[str, Any]]]:
         """The read queued for the sender thread like a write (:meth:`writes_ahead`): the
         server runs it after the statements sent before it while this thread goes on; the
-        function returned reads the replies up to its own (in order, as :meth:`settle`)."""
+        function returned reads the replies up to its own (in order, as :meth:`settle`).
+        A read whose rows come joined (:meth:`run`) is sent joined; in the one case where
+        they cannot be split (a value held a separator) its plain form is run then, on the
+        graph as it stands at that moment, which the two callers (identity resolution's
+        reads ahead) accept: what they read is not changed by what they send after it."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return list
+        joined = joined_read(query)
         with self._writing_ahead_to(_no_count, _no_failure):
-            item = self._send_ahead(query, params, counted=False, keep_reply=True)
+            sent = query if joined is None else joined.query
+            item = self._send_ahead(sent, params, counted=False, keep_reply=True)
 
         def rows() -> list[dict[str, Any]]:
             while item in self._unanswered:
                 self._read_oldest()
             if item.reply is None:  # it or a statement before it failed (raised when read)
                 raise StoreError(f"{name} was not read: a statement before it failed")
-            return self._rows(item.reply)
+            got = self._rows(item.reply)
+            if joined is None:
+                return got
+            if (split := joined.rows(got[0])) is not None:
+                return split
+            return self._rows(self._query(query, params))
 
         return rows
 
