@@ -72,5 +72,7 @@ NEO4J_RUNS_IN_MARKED_TIER = frozenset(
         "tests/loaders/test_settled_references.py",
         # 2026-12-01 (session 22): the settled authors' four loads on Neo4j, as above
         "tests/loaders/test_settled_authors.py",
+        # 2026-12-02 (session 23): the look-up sent ahead, nine loads on Neo4j
+        "tests/loaders/test_lookup_ahead.py",
     }
 )

@@ -328,6 +328,9 @@ class _AheadLookup:
     changes: int
     #: its rows, read when called
     rows: Callable[[], list[dict[str, Any]]]
+    #: Papers renamed, or whose ids were kept as aliases, since it was sent: the keys whose
+    #: rows name one are sought afresh (``IdentityResolver._forget_finds``)
+    moved: set[str] = field(default_factory=set)
 
 
 def _entries(groups: Sequence[SourceGroup]) -> _Entries:
@@ -1056,7 +1059,7 @@ class IdentityResolver:
                     displaced.setdefault(pid, set()).add(f"{scheme}:{value}")
         if not displaced:
             return
-        self._forget_finds()
+        self._forget_finds(moved=displaced)
         rows = []
         for pid, alts in sorted(displaced.items()):
             known = self._alts.setdefault(pid, set(stored[pid].get("alt_ids") or ()))
@@ -1068,7 +1071,7 @@ class IdentityResolver:
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
-        self._forget_finds()
+        self._forget_finds(moved=[p for pair in renames for p in pair])
         self.store.run_named(
             "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
         )
@@ -1474,11 +1477,17 @@ class IdentityResolver:
             settled.pop(k, None)
         return settled
 
-    def _forget_finds(self) -> None:
+    def _forget_finds(self, *, moved: Iterable[str] | None = None) -> None:
         """Something other than the writer's rows changed which Paper holds a key (a merge,
-        a rename, an alias, a retired id): no earlier look-up's answer is reused."""
+        a rename, an alias, a retired id): no earlier look-up's answer is reused.
+        ``moved``: the change renamed these Papers or kept ids they lose as aliases (every
+        key that named one of them still names it, under its new id), so the look-up sent
+        ahead stays usable for the keys that name none of them; else nothing of it is."""
         self._finds.clear()
-        self._identity_changes += 1
+        if moved is None:
+            self._identity_changes += 1
+        elif self._ahead_lookup is not None:
+            self._ahead_lookup.moved.update(moved)
 
     def _send_lookup_ahead(self, touched: set[str]) -> None:
         """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), while
@@ -1523,8 +1532,10 @@ class IdentityResolver:
         if ahead is None:
             return self._lookup(keys)
         covered = (ahead.asked & set(keys)) - ahead.touched
-        fresh = [k for k in keys if k not in covered]
         rows = [(r["key"], r["id"]) for r in ahead.rows()]
+        if moved := ahead.moved:
+            covered.difference_update(k for k, pid in rows if pid in moved)
+        fresh = [k for k in keys if k not in covered]
         answered = list(compress(rows, map(covered.__contains__, map(_FIRST, rows))))
         return self._lookup(fresh) + answered
 

@@ -32,9 +32,18 @@ from . import test_settled_references as settled
 from .test_bulk_equals_incremental import everything
 
 
-def _load(store: GraphStore, path: Path, *, chunk: int, ahead: bool, used: list[int]) -> Any:
+def _load(
+    store: GraphStore,
+    path: Path,
+    *,
+    chunk: int,
+    ahead: bool,
+    used: list[int],
+    moved: list[str] | None = None,
+) -> Any:
     """``path`` loaded through a resolver with the look-up ahead on or off; ``used`` gets
-    how many keys each chunk answered from a look-up sent ahead."""
+    how many keys each chunk answered from a look-up sent ahead, ``moved`` the Papers
+    renamed (or given aliases) while one was on its way."""
     resolver = IdentityResolver(store, chunk=chunk)
     resolver.lookup_ahead = ahead
     real = resolver._lookup_from_ahead
@@ -42,6 +51,8 @@ def _load(store: GraphStore, path: Path, *, chunk: int, ahead: bool, used: list[
     def counted(keys: Any, sent: _AheadLookup | None) -> list[tuple[str, str]]:
         if sent is not None:
             used.append(len((sent.asked & set(keys)) - sent.touched))
+            if moved is not None:
+                moved.extend(sent.moved)
         return real(keys, sent)
 
     resolver._lookup_from_ahead = counted  # type: ignore[method-assign,assignment]  # counts its use
@@ -57,10 +68,14 @@ def test_the_look_up_sent_ahead_leaves_the_graph_and_report_a_look_up_after_the_
     for ahead in (True, False):
         settled.fresh_graph(any_store, settled._stored, tmp_path / f"home-{ahead}", monkeypatch)
         used: list[int] = []
+        moved: list[str] = []
         reports = [
-            _load(any_store, path, chunk=chunk, ahead=ahead, used=used) for path in (base, update)
+            _load(any_store, path, chunk=chunk, ahead=ahead, used=used, moved=moved)
+            for path in (base, update)
         ]
         assert (sum(used) > 0) is ahead, used
+        # W70's node renamed to its DOI's key while the next chunk's look-up was on its way
+        assert ("openalex:W70" in moved) is ahead, moved
         results.append((everything(any_store), reports))
     assert results[0][0] == results[1][0]
     assert results[0][1] == results[1][1]

@@ -158,3 +158,31 @@ def test_the_identity_reads_answer_as_without_the_header(
         assert papers.run(text, params) == plain, name
         assert len(sent) == 1, name
         monkeypatch.undo()
+
+
+def test_a_read_sent_ahead_comes_joined_and_its_rows_are_the_plain_reads(
+    papers: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``read_named_ahead`` (identity resolution's look-up of the next chunk) sends the
+    joined form and splits it; an id holding a separator gets the plain read, run then."""
+    params: dict[str, Any] = {
+        **{k: [] for k in ("arxiv", "corpus", "corpus_slot", "mag", "pmid", "pmcid")},
+        "s2paper": [],
+        "ids": ["W4"],
+        "doi": ["10.1/2"],
+        "openalex": ["W1", "W2", "W3", "W7", "W9"],
+        "aliases": ["W4", "doi:10.1/2", "openalex:W1"],
+    }
+    plain = papers.run_named("identity/lookup_papers", params)
+    sent = _calls(papers, monkeypatch)
+    rows = papers.read_named_ahead("identity/lookup_papers", params)
+    assert rows() == plain and len(plain) >= 4
+    assert sent == []  # answered by the read sent ahead, joined
+    monkeypatch.undo()
+    papers.run(f"CREATE (:Paper {{id: 'odd{ROW_SEPARATOR}id', openalex_id: 'W7', n: 7}})")
+    plain = papers.run_named("identity/lookup_papers", params)
+    assert f"odd{ROW_SEPARATOR}id" in [r["id"] for r in plain]
+    sent = _calls(papers, monkeypatch)
+    rows = papers.read_named_ahead("identity/lookup_papers", params)
+    assert rows() == plain
+    assert len(sent) == 1 and not sent[0].startswith("CALL {")  # the plain read, run then
