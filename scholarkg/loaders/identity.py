@@ -1507,8 +1507,8 @@ class IdentityResolver:
         store = self.store
         if not nxt or self.family or not self.lookup_ahead:
             return
-        if not isinstance(store, BatchWriteStore):
-            return
+        if not isinstance(store, BatchWriteStore) or not store.reads_ahead:
+            return  # run at once, it would only add the seeks of the keys sought afresh
         entries = _entries(nxt)
         keys = list(entries.keys)
         if self.reuse_lookups and self._finds:  # what _lookup_with_finds will not ask

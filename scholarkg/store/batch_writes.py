@@ -223,6 +223,10 @@ class BatchWriteStore:
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         return [] if query is None else self.run(query, params)
 
+    #: whether :meth:`read_named_ahead` returns before the server answers (a store that
+    #: writes ahead queues it); this default runs the read at once
+    reads_ahead: bool = False
+
     def read_named_ahead(
         self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:

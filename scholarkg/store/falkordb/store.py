@@ -279,6 +279,8 @@ class FalkorDBStore(BatchWriteStore):
 
     backend = "embedded"
     capabilities: frozenset[str] = frozenset({"fulltext", "vector"})
+    #: reads sent ahead go to the sender thread's queue (:meth:`read_named_ahead`)
+    reads_ahead = True
     #: no GDS catalogue: the graph algorithms run beside the store (``graphalgo/``)
     gds: None = None
     _dialect = dialect
