@@ -328,6 +328,9 @@ class _AheadLookup:
     changes: int
     #: its rows, read when called
     rows: Callable[[], list[dict[str, Any]]]
+    #: Papers renamed, or whose ids were kept as aliases, since it was sent: the keys whose
+    #: rows name one are sought afresh (``IdentityResolver._forget_finds``)
+    moved: set[str] = field(default_factory=set)
 
 
 def _entries(groups: Sequence[SourceGroup]) -> _Entries:
@@ -528,9 +531,6 @@ class IdentityResolver:
         #: a merge (deferred or not), a rename, a displaced stub's alias, a retired id. A
         #: look-up sent ahead across one is not used
         self._identity_changes = 0
-        #: every key of the chunk resolving (its records' and its references'), for the
-        #: next chunk's look-up sent ahead
-        self._chunk_keys: set[str] = set()
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
         self._gone_ends: list[dict[str, Any]] = []
@@ -651,11 +651,7 @@ class IdentityResolver:
         ends, their look-up rows and maps, nearly all dropped at its end; with it on, its
         young collections walked them again and again (~4 CPU-s of a 22,000-work update)."""
         with paused_collections():
-            self._chunk_keys = set()
-            out = self._resolve_chunk_now(groups, skipped=skipped)
-            # after the chunk's own reads, which it would otherwise wait for
-            self._send_lookup_ahead(self._chunk_keys)
-            return out
+            return self._resolve_chunk_now(groups, skipped=skipped)
 
     def _resolve_chunk_now(self, groups: list[SourceGroup], *, skipped: int) -> list[Group]:
         self._chunk_no += 1
@@ -683,7 +679,7 @@ class IdentityResolver:
         else:  # (key, id): the rows resolution reads get their flags and slots in _fill_slots
             record_keys = _record_keys(papers, multi)
             found = self._lookup_with_finds(wanted, record_keys, ahead)
-            self._chunk_keys = wanted | record_keys
+            self._send_lookup_ahead(wanted | record_keys)
             settled = self._settled_references(found, record_keys, multi)
             if settled:
                 found = [row for row in found if row[0] not in settled]
@@ -1063,7 +1059,7 @@ class IdentityResolver:
                     displaced.setdefault(pid, set()).add(f"{scheme}:{value}")
         if not displaced:
             return
-        self._forget_finds()
+        self._forget_finds(moved=displaced)
         rows = []
         for pid, alts in sorted(displaced.items()):
             known = self._alts.setdefault(pid, set(stored[pid].get("alt_ids") or ()))
@@ -1075,7 +1071,7 @@ class IdentityResolver:
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
-        self._forget_finds()
+        self._forget_finds(moved=[p for pair in renames for p in pair])
         self.store.run_named(
             "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
         )
@@ -1481,30 +1477,32 @@ class IdentityResolver:
             settled.pop(k, None)
         return settled
 
-    def _forget_finds(self) -> None:
+    def _forget_finds(self, *, moved: Iterable[str] | None = None) -> None:
         """Something other than the writer's rows changed which Paper holds a key (a merge,
-        a rename, an alias, a retired id): no earlier look-up's answer is reused, nor a
-        look-up sent ahead before it (``_identity_changes``)."""
+        a rename, an alias, a retired id): no earlier look-up's answer is reused.
+        ``moved``: the change renamed these Papers or kept ids they lose as aliases (every
+        key that named one of them still names it, under its new id), so the look-up sent
+        ahead stays usable for the keys that name none of them; else nothing of it is."""
         self._finds.clear()
-        self._identity_changes += 1
+        if moved is None:
+            self._identity_changes += 1
+        elif self._ahead_lookup is not None:
+            self._ahead_lookup.moved.update(moved)
 
     def _send_lookup_ahead(self, touched: set[str]) -> None:
-        """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), once
-        this chunk is resolved and before its records are written; ``touched``: every key
-        of this chunk.
+        """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), while
+        this chunk resolves; ``touched``: every key of this chunk.
 
         Why: a chunk's look-up waited for the chunk before's writes and then for its own
-        seeks (three a key, ~40,000 keys). Sent ahead, the server answers it while the
-        writer makes the chunk's rows; sent as soon as the chunk's own look-up was answered,
-        it made the chunk's next reads (the slots, the authors) wait for it. It reads the
-        graph before this chunk's writes, which change what a key names only for the keys
-        this chunk holds (the Papers its records and references write, their slots and
-        alternative ids), or through a merge, a rename, a displaced stub's alias or a
-        retired id (``_identity_changes``; this chunk's renames and aliases are done before
-        it is sent). The next chunk seeks the ``touched`` keys afresh, and uses none of it
-        across one of those (nor when the chunk it was sent for is not the one resolving):
-        the rows it gives are the ones a look-up after the writes gives
-        (``tests/loaders/test_lookup_ahead.py``)."""
+        seeks (three a key, ~40,000 keys), while the server had nothing to do as the
+        loading thread resolved the chunk before. Sent ahead, the server answers it during
+        that resolution. It reads the graph before this chunk's writes, which change what a
+        key names only for the keys this chunk holds (the Papers its records and references
+        write, their slots and alternative ids) or through a merge, a rename, a displaced
+        stub's alias or a retired id (``_identity_changes``): the next chunk seeks the
+        ``touched`` keys afresh, and uses none of it across one of those (nor when the
+        chunk it was sent for is not the one resolving). The rows it gives are then the
+        ones a look-up after the writes gives (``tests/loaders/test_lookup_ahead.py``)."""
         nxt = self._next_groups
         store = self.store
         if not nxt or self.family or not self.lookup_ahead:
@@ -1535,6 +1533,8 @@ class IdentityResolver:
             return self._lookup(keys)
         covered = (ahead.asked & set(keys)) - ahead.touched
         rows = [(r["key"], r["id"]) for r in ahead.rows()]
+        if moved := ahead.moved:
+            covered.difference_update(k for k, pid in rows if pid in moved)
         fresh = [k for k in keys if k not in covered]
         answered = list(compress(rows, map(covered.__contains__, map(_FIRST, rows))))
         return self._lookup(fresh) + answered
