@@ -98,6 +98,15 @@ def test_resume_after_the_failure_gives_the_clean_graph(
     assert _shape(store) == clean
 
 
+def _with_one_node(store: GraphStore, label: str, row: dict[str, str]) -> GraphStore:
+    """``store`` emptied, its schema applied and one node of ``label`` stored (so the
+    writer's reads of which ids exist find one)."""
+    store.clear()
+    store.apply_schema()
+    store.merge_nodes(label, [row])
+    return store
+
+
 def test_a_chunk_larger_than_the_batch_is_read_once_before_any_of_its_writes(
     any_store: GraphStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,11 +118,8 @@ def test_a_chunk_larger_than_the_batch_is_read_once_before_any_of_its_writes(
 
     from scholarkg.loaders.writer import NODE_BUFFER, RecordWriter
 
-    any_store.clear()
-    any_store.apply_schema()
-    any_store.merge_nodes("Author", [{"id": "a3", "name": "Stored"}])
+    store: Any = _with_one_node(any_store, "Author", {"id": "a3", "name": "Stored"})
     events: list[str] = []
-    store: Any = any_store
     real_exists, real_merge = store.existing_ids, store.merge_nodes
 
     def existing_ids(label: str, *args: Any, **kwargs: Any) -> Any:
@@ -157,11 +163,8 @@ def test_a_chunks_references_do_not_flush_its_nodes_before_its_end(
 
     from scholarkg.loaders.writer import EDGE_BATCH, EDGE_BUFFER, RecordWriter
 
-    any_store.clear()
-    any_store.apply_schema()
-    any_store.merge_nodes("Paper", [{"id": "p0", "title": "Stored"}])
+    store: Any = _with_one_node(any_store, "Paper", {"id": "p0", "title": "Stored"})
     events: list[str] = []
-    store: Any = any_store
     real_exists, real_run = store.existing_ids, store.run_named
     real_merge, real_rels = store.merge_nodes, store.merge_relationships
 
