@@ -527,9 +527,9 @@ class IdentityResolver:
         #: look-up sent ahead (:meth:`_send_lookup_ahead`)
         self._next_groups: list[SourceGroup] = []
         self._ahead_lookup: _AheadLookup | None = None
-        #: counts what may change which Paper a key names beyond the keys a chunk holds:
-        #: a merge (deferred or not), a rename, a displaced stub's alias, a retired id. A
-        #: look-up sent ahead across one is not used
+        #: counts what may change which Paper a key names beyond the keys a chunk holds,
+        #: a merge (deferred or not) or a retired id: a look-up sent ahead across one is
+        #: not used (a rename or a displaced id only moves Papers: ``_AheadLookup.moved``)
         self._identity_changes = 0
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
@@ -665,7 +665,7 @@ class IdentityResolver:
             ahead = None
         chunk = _entries(groups) if ahead is None else ahead.entries
         if ahead is not None and ahead.changes != self._identity_changes:
-            ahead = None  # a merge, rename or alias since it was sent: every key afresh
+            ahead = None  # a merge or a retired id since it was sent: every key afresh
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
         stored: dict[str, dict[str, Any]] = {}
         found: list[tuple[str, str]]
@@ -1498,17 +1498,21 @@ class IdentityResolver:
         loading thread resolved the chunk before. Sent ahead, the server answers it during
         that resolution. It reads the graph before this chunk's writes, which change what a
         key names only for the keys this chunk holds (the Papers its records and references
-        write, their slots and alternative ids) or through a merge, a rename, a displaced
-        stub's alias or a retired id (``_identity_changes``): the next chunk seeks the
-        ``touched`` keys afresh, and uses none of it across one of those (nor when the
-        chunk it was sent for is not the one resolving). The rows it gives are then the
-        ones a look-up after the writes gives (``tests/loaders/test_lookup_ahead.py``)."""
+        write, their slots and alternative ids), for the keys naming a Paper this chunk
+        renames or keeps a displaced id of (``_AheadLookup.moved``), or through a merge or
+        a retired id (``_identity_changes``): the next chunk seeks the ``touched`` keys and
+        those naming a moved Paper afresh, and uses none of it across a merge or a retired
+        id (nor when the chunk it was sent for is not the one resolving). The rows it gives
+        are then the ones a look-up after the writes gives
+        (``tests/loaders/test_lookup_ahead.py``). A store that does not queue reads
+        (``BatchWriteStore.reads_ahead``, the managed Neo4j) is sent none: run at once, it
+        would only add the seeks of the keys sought afresh."""
         nxt = self._next_groups
         store = self.store
         if not nxt or self.family or not self.lookup_ahead:
             return
         if not isinstance(store, BatchWriteStore) or not store.reads_ahead:
-            return  # run at once, it would only add the seeks of the keys sought afresh
+            return
         entries = _entries(nxt)
         keys = list(entries.keys)
         if self.reuse_lookups and self._finds:  # what _lookup_with_finds will not ask
