@@ -1514,7 +1514,8 @@ class IdentityResolver:
         if not isinstance(store, BatchWriteStore) or not store.reads_ahead:
             return
         entries = _entries(nxt)
-        keys = list(entries.keys)
+        # not the keys this chunk holds: the next chunk seeks them again after the writes
+        keys = list(entries.keys - touched)
         if self.reuse_lookups and self._finds:  # what _lookup_with_finds will not ask
             keys = list(compress(keys, map(is_, map(self._finds.get, keys), repeat(None))))
         self._ahead_lookup = _AheadLookup(
