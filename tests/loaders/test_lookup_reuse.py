@@ -78,3 +78,47 @@ def test_reused_lookups_leave_the_graph_fresh_lookups_leave(
     survivors = {r["b"] for r in cites}
     assert len(survivors) == 2 and all(not b.startswith("openalex:W50") for b in survivors)
     assert {r["a"] for r in cites} == {"W1", "W2", "W3", "W4", "W5"}
+
+
+def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename drops only the finds that name the renamed Paper: a stored work every chunk
+    cites is sought once, not again after each chunk that renames a stub to its DOI."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
+    asked: list[set[str]] = []
+    params = IdentityResolver._lookup_params
+
+    def recording(keys: Any) -> dict[str, list[Any]]:
+        asked.append(set(keys))
+        return params(keys)
+
+    monkeypatch.setattr(IdentityResolver, "_lookup_params", staticmethod(recording))
+    works = [
+        _work(1, [80, 60, 70]),  # W80 stored, found; W60 and W70 unknown: stubs written
+        _work(60, [1], doi="10.5555/60"),  # the stub W60 described: renamed to its DOI
+        _work(2, [80, 60, 1]),  # W80 from chunk 1's look-up; W60 sought afresh
+        _work(70, [2], doi="10.5555/70"),  # another rename
+        _work(3, [80, 60, 70]),
+    ]
+    path = write_openalex(tmp_path / "snap", works)
+    graphs = []
+    for reuse in (True, False):
+        any_store.clear()
+        any_store.apply_schema()
+        any_store.run("CREATE (:Paper {id: 'openalex:W80', openalex_id: 'W80', title: 'Work 80'})")
+        asked.clear()
+        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        assert resolver.report.renamed == 2
+        seeks = sum("openalex:W80" in keys for keys in asked)
+        assert seeks == (1 if reuse else 3)  # the three works citing it, one a chunk
+        graphs.append(everything(any_store))
+    assert graphs[0] == graphs[1]
+    rows = any_store.run(
+        "MATCH (a:Paper)-[:CITES]->(b:Paper) WHERE b.id IN ['doi:10.5555/60', 'doi:10.5555/70'] "
+        "RETURN a.openalex_id AS a, b.id AS b ORDER BY a, b"
+    )
+    assert [(r["a"], r["b"]) for r in rows] == [
+        ("W1", "doi:10.5555/60"), ("W1", "doi:10.5555/70"), ("W2", "doi:10.5555/60"),
+        ("W3", "doi:10.5555/60"), ("W3", "doi:10.5555/70"),
+    ]  # fmt: skip
