@@ -3,14 +3,14 @@ _send_lookup_ahead``) leaves exactly the graph and the report that looking the c
 the writes of the chunk before leaves, on both backends.
 
 It reads the graph before those writes; the chunk seeks afresh every key the chunk before
-held, and drops it all after a merge, a rename or an alias. The stored graphs hold what makes
+held and every key naming a Paper renamed or given an alias since, and drops it all after a
+merge. The stored graphs hold what makes
 that matter: a stub described later under a DOI (its node merges away, so its key names the
 survivor afterwards), a merged-away id kept as an alias, a Paper holding a key two records
 state, references to works described in the same chunk, the next or never. Chunks of one
 work make every chunk depend on the one before; chunks of four carry several. A bad record
 stops the load after the groups before it, as it did before the next chunk was read ahead.
-The resolver sends it only to a store that queues reads (the embedded one); here Neo4j gets
-it too, run at once."""
+Both stores queue it behind the writes sent before it (Neo4j in its sender thread)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,6 @@ from scholarkg.store.base import GraphStore
 from . import test_lookup_reuse as reuse
 from . import test_settled_references as settled
 from .test_bulk_equals_incremental import everything
-
-
-@pytest.fixture(autouse=True)
-def _reads_sent_ahead(any_store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The managed Neo4j runs a read sent ahead at once (its reads are not queued), and the
-    resolver then sends none; sent anyway, it reads the same graph, so the rule is held on
-    both backends."""
-    monkeypatch.setattr(any_store, "reads_ahead", True)
 
 
 def _load(

@@ -15,10 +15,13 @@ from types import FrameType
 import pytest
 
 from scholarkg.config import Neo4jSettings
+from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.store.base import GraphStore
 from scholarkg.store.neo4j.store import Neo4jStore
 
 pytestmark = pytest.mark.neo4j
+
+lookup_params = IdentityResolver._lookup_params
 
 #: a write that takes the server a second or so: a count over 3M rows before its CREATE
 _SLOW_CREATE = (
@@ -89,3 +92,22 @@ def test_close_waits_for_a_statement_written_ahead(
     other.close()
     assert other._sender is None
     assert _ids(nstore) == ["closed"]
+
+
+def test_a_read_sent_ahead_waits_in_the_sender_thread_not_in_the_caller(
+    nstore: Neo4jStore,
+) -> None:
+    """``read_named_ahead`` behind a slow write returns before either is answered; its rows
+    hold that write, not the one sent after it; and the write after it waits only for the
+    write before it, as every write does."""
+    with nstore.writes_ahead(lambda n: None, lambda: None):
+        nstore.write_batches(_SLOW_CREATE, [{"id": "doi:10.1/slow"}])
+        slow = nstore._unanswered
+        keys = ["doi:10.1/slow", "doi:10.1/after"]
+        rows = nstore.read_named_ahead("identity/lookup_papers", lookup_params(keys))
+        assert slow is not None and not slow.future.done()  # the caller went on
+        nstore.write_batches(_SLOW_CREATE, [{"id": "doi:10.1/after"}])
+        assert slow.future.done()
+        got = rows()
+    assert got == [{"key": "doi:10.1/slow", "id": "doi:10.1/slow"}]
+    assert _ids(nstore) == ["doi:10.1/after", "doi:10.1/slow"]

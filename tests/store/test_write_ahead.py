@@ -220,7 +220,7 @@ def test_a_read_sent_ahead_sees_the_writes_before_it_and_none_after(
     ahead_store: BatchWriteStore,
 ) -> None:
     """``read_named_ahead``: the rows ``run_named`` gives at that point of the statements,
-    read later (FalkorDB queues it behind the writes; Neo4j runs it at once)."""
+    read later (both stores queue it behind the writes sent before it)."""
     store, tally = ahead_store, _Tally()
     store.merge_nodes("Paper", [{"id": p} for p in ("a", "b", "c", "d")])
     marked = {"from_openalex": True}

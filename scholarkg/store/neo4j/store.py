@@ -81,6 +81,7 @@ from scholarkg.store.cypher_common import (
     without_vectors,
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, comment_header
+from scholarkg.store.named import render_named, without_empty_branches
 from scholarkg.store.neo4j import dialect
 from scholarkg.store.neo4j.gds import Neo4jGds, has_source_bias
 
@@ -327,6 +328,19 @@ def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset
     return frozenset(caps)
 
 
+def _plain_rows(
+    records: Sequence[Any], columns: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The records as plain dicts; with ``columns``, the rows of a read run as one record
+    (:func:`rows_in_one_record`)."""
+    if columns is None:
+        return [{k: plain(v) for k, v in rec.items()} for rec in records]
+    return [
+        {k: plain(v) for k, v in zip(columns, row, strict=True)}
+        for row in records[0]["rows_in_one_record"]
+    ]
+
+
 class _Ahead(NamedTuple):
     """A write statement handed to the sender thread and not answered yet
     (:meth:`Neo4jStore.writes_ahead`)."""
@@ -450,12 +464,10 @@ class Neo4jStore(BatchWriteStore):
         if _IN_TRANSACTIONS.search(query):
             records = self._autocommit(query, params)
         elif (one := rows_in_one_record(query)) is not None:
-            wrapped, columns = one
-            rows = self._execute(wrapped, params).records[0]["rows_in_one_record"]
-            return [{k: plain(v) for k, v in zip(columns, row, strict=True)} for row in rows]
+            return _plain_rows(self._execute(one[0], params).records, one[1])
         else:
             records = self._execute(query, params).records
-        return [{k: plain(v) for k, v in rec.items()} for rec in records]
+        return _plain_rows(records)
 
     # -- writes (shared in BatchWriteStore) --------------------------------------------
     def _send(self, query: str, params: Mapping[str, Any]) -> Any:
@@ -498,12 +510,59 @@ class Neo4jStore(BatchWriteStore):
         """``execute_query`` handed to the sender thread (:meth:`writes_ahead`)."""
         written, failed, args = self._ahead_prepared(params, lambda: dict(params))
         self.settle()
-        if self._sender is None:
-            self._sender = ThreadPoolExecutor(1, thread_name_prefix="neo4j-write-ahead")
-        future = self._sender.submit(
+        future = self._sender_thread().submit(
             self._driver.execute_query, query, args, database_=self._database, routing_="w"
         )
         self._unanswered = _Ahead(future, query, written if counted else None, failed)
+
+    def _sender_thread(self) -> ThreadPoolExecutor:
+        """The one thread statements sent ahead run in, in the order they were sent."""
+        if self._sender is None:
+            self._sender = ThreadPoolExecutor(1, thread_name_prefix="neo4j-write-ahead")
+        return self._sender
+
+    #: reads sent ahead run in the sender thread, behind the writes sent before them
+    reads_ahead = True
+
+    def read_named_ahead(
+        self, name: str, params: Mapping[str, Any], **identifiers: str
+    ) -> Callable[[], list[dict[str, Any]]]:
+        """The read handed to the sender thread (:meth:`writes_ahead`) behind the statements
+        sent before it: that thread runs them one at a time in the order they were sent,
+        each committed before the next starts, so the read sees the graph after them and
+        before any statement sent after it, while this thread goes on. The function
+        returned waits for its rows; it raises the read's error, or the error of the statement
+        written ahead just before it (the rows would miss its writes).
+
+        Why: identity resolution sends the next chunk's look-up while a chunk resolves
+        (``IdentityResolver._send_lookup_ahead``); run at once, the loading thread waited
+        for its seeks (the dearest statement of an update on Neo4j, bench_openalex_server_time.py)
+        instead of resolving meanwhile. The sender thread keeps one statement unanswered at
+        most as before: the read is not :attr:`_unanswered`, and the next write's settle
+        waits only for the write before it."""
+        query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
+        if query is None:
+            return list
+        check_params(params)
+        one = rows_in_one_record(query)
+        sent = query if one is None else one[0]
+        before = self._unanswered
+        future = self._sender_thread().submit(
+            self._driver.execute_query, sent, dict(params), database_=self._database, routing_="r"
+        )
+
+        def rows() -> list[dict[str, Any]]:
+            if before is not None and before is self._unanswered:
+                self.settle()  # answered before the read ran: its count, or its own error
+            elif before is not None and before.future.exception() is not None:
+                raise StoreError(f"{name} was not read: a statement before it failed")
+            try:
+                records = future.result().records
+            except Exception as err:
+                raise cypher_error(err, sent) from err
+            return _plain_rows(records, None if one is None else one[1])
+
+        return rows
 
     def settle(self) -> None:
         """Wait for the statement written ahead, if any: its count to its ``written``, its
