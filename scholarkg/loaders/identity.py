@@ -50,7 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import is_, is_not, itemgetter, ne, not_
+from operator import is_, is_not, itemgetter, ne
 from typing import Any, Literal, cast
 
 from scholarkg.errors import InputError
@@ -521,6 +521,9 @@ class IdentityResolver:
         #: key -> the one Paper id an earlier chunk's look-up found for it, reused for keys a
         #: chunk's references alone name (:meth:`_lookup_with_finds`)
         self._finds: dict[str, str] = {}
+        #: Papers renamed (or whose displaced ids became aliases) since ``_finds`` was last
+        #: cleared: a find naming one is stale (:meth:`_held_finds`)
+        self._finds_moved: set[str] = set()
         #: the keys of the previous chunk's Paper records (their rows may be unwritten)
         self._recent_record_keys: set[str] = set()
         #: the next chunk's groups while this one resolves (:meth:`resolve`), and its
@@ -1403,7 +1406,7 @@ class IdentityResolver:
             # every key an update's chunks found (~10^5), so each probe is a cache miss, and
             # two Python passes (``not in``, then ``in`` and ``[]``) cost ~0.17 s a chunk
             keys = list(wanted)
-            had = list(map(finds.get, keys))
+            had = self._held_finds(keys)
             ask = list(compress(keys, map(is_, had, repeat(None))))
             if len(ask) < len(keys):
                 mask = list(map(is_not, had, repeat(None)))
@@ -1418,8 +1421,9 @@ class IdentityResolver:
             rows_of[key] = rows_of.get(key, 0) + 1
         unsettled = record_keys | self._recent_record_keys
         self._recent_record_keys = record_keys
+        moved = self._finds_moved
         for key, pid in found:
-            if rows_of[key] == 1 and key not in unsettled:
+            if rows_of[key] == 1 and key not in unsettled and pid not in moved:
                 finds[key] = pid
         self.report.lookups_reused += len(reused)
         return found + reused
@@ -1491,17 +1495,34 @@ class IdentityResolver:
         works a file cites were sought again in every chunk (bench_openalex.py)."""
         if moved is None:
             self._finds.clear()
+            self._finds_moved.clear()
             self._identity_changes += 1
             return
         gone = set(moved)
-        if self._finds and gone:
-            # one pass in C over the ~10^5 finds (a Python loop cost ~20 ms a chunk)
-            finds = self._finds
-            drop = list(map(gone.__contains__, finds.values()))
-            if any(drop):
-                self._finds = dict(compress(finds.items(), map(not_, drop)))
+        self._finds_moved.update(gone)  # their finds are dropped where met (_held_finds)
         if self._ahead_lookup is not None:
             self._ahead_lookup.moved.update(gone)
+
+    def _held_finds(self, keys: list[str]) -> list[str | None]:
+        """``_finds.get`` of each key, ``None`` for a find naming a Paper moved since
+        (``_finds_moved``: renamed, or its displaced id kept as an alias), which is dropped.
+
+        Why not drop those when the Paper moves: that is a pass over every find (~10^5 at
+        200,000 works, ~10^6 at 1M: 0.05-0.5 s), and nearly every chunk renames; the keys
+        a chunk asks are ~40,000, checked here in C. A find made after the move is not
+        kept either (:meth:`_lookup_with_finds`): a moved Paper's keys are sought each time,
+        a few hundred a chunk."""
+        finds = self._finds
+        had = list(map(finds.get, keys))
+        moved = self._finds_moved
+        if not moved:
+            return had
+        stale = list(map(moved.__contains__, had))
+        if not any(stale):
+            return had
+        for k in compress(keys, stale):
+            del finds[k]
+        return [None if s else h for h, s in zip(had, stale, strict=True)]
 
     def _send_lookup_ahead(self, touched: set[str]) -> None:
         """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), while
@@ -1531,7 +1552,7 @@ class IdentityResolver:
         # not the keys this chunk holds: the next chunk seeks them again after the writes
         keys = list(entries.keys - touched)
         if self.reuse_lookups and self._finds:  # what _lookup_with_finds will not ask
-            keys = list(compress(keys, map(is_, map(self._finds.get, keys), repeat(None))))
+            keys = list(compress(keys, map(is_, self._held_finds(keys), repeat(None))))
         self._ahead_lookup = _AheadLookup(
             groups=nxt,
             entries=entries,
