@@ -1074,7 +1074,11 @@ class IdentityResolver:
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
         that the node's id slots do not express stays findable as an alias."""
-        self._forget_finds(moved=[p for pair in renames for p in pair])
+        olds = {a for a, _ in renames}
+        self._forget_finds(
+            moved=[p for pair in renames for p in pair],
+            renamed_to={b for _, b in renames} - olds,  # not an id renamed in turn
+        )
         self.store.run_named(
             "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
         )
@@ -1482,13 +1486,20 @@ class IdentityResolver:
             settled.pop(k, None)
         return settled
 
-    def _forget_finds(self, *, moved: Iterable[str] | None = None) -> None:
+    def _forget_finds(
+        self, *, moved: Iterable[str] | None = None, renamed_to: Collection[str] = ()
+    ) -> None:
         """Something other than the writer's rows changed which Paper holds a key (a merge,
         a rename, an alias, a retired id): no earlier look-up's answer is reused.
         ``moved``: the change renamed these Papers or kept ids they lose as aliases (every
         key that named one of them still names it, under its new id), so what an earlier
         look-up found stays true for the keys that name none of them, in ``_finds`` as in
         the look-up sent ahead; else nothing of either is.
+
+        ``renamed_to``: those of ``moved`` that are a rename's new id. No find names one
+        (a Paper holding that id would have been found with the renamed one, and the two
+        merged instead), so only the look-up sent ahead, read before the rename, treats
+        them as moved, and what a look-up finds for them afterwards is kept.
 
         Why not clear ``_finds`` on a rename too: nearly every chunk of an update renames a
         stub to its work's better id, so ``_finds`` was emptied chunk after chunk and the
@@ -1499,7 +1510,8 @@ class IdentityResolver:
             self._identity_changes += 1
             return
         gone = set(moved)
-        self._finds_moved.update(gone)  # their finds are dropped where met (_held_finds)
+        # their finds are dropped where met (_held_finds)
+        self._finds_moved.update(gone.difference(renamed_to))
         if self._ahead_lookup is not None:
             self._ahead_lookup.moved.update(gone)
 
@@ -1511,7 +1523,7 @@ class IdentityResolver:
         200,000 works, ~10^6 at 1M: 0.05-0.5 s), and nearly every chunk renames; the keys
         a chunk asks are ~40,000, checked here in C. A find made after the move is not
         kept either (:meth:`_lookup_with_finds`): a moved Paper's keys are sought each time,
-        a few hundred a chunk."""
+        a few hundred a chunk (a rename's new id is not moved here: :meth:`_forget_finds`)."""
         finds = self._finds
         had = list(map(finds.get, keys))
         moved = self._finds_moved

@@ -84,7 +84,8 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
     any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A rename drops only the finds that name the renamed Paper: a stored work every chunk
-    cites is sought once, not again after each chunk that renames a stub to its DOI."""
+    cites is sought once, not again after each chunk that renames a stub to its DOI; and
+    what a later look-up finds for the renamed Paper is kept."""
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
     asked: list[set[str]] = []
     params = IdentityResolver._lookup_params
@@ -99,7 +100,8 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
         _work(60, [1], doi="10.5555/60"),  # the stub W60 described: renamed to its DOI
         _work(2, [80, 60, 1]),  # W80 from chunk 1's look-up; W60 sought afresh
         _work(70, [2], doi="10.5555/70"),  # another rename
-        _work(3, [80, 60, 70]),
+        _work(3, [80, 60, 70]),  # W60 found again, under its new id: kept
+        _work(4, [80, 60]),
     ]
     path = write_openalex(tmp_path / "snap", works)
     graphs = []
@@ -111,7 +113,9 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
         resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
         assert resolver.report.renamed == 2
         seeks = sum("openalex:W80" in keys for keys in asked)
-        assert seeks == (1 if reuse else 3)  # the three works citing it, one a chunk
+        assert seeks == (1 if reuse else 4)  # the four works citing it, one a chunk
+        if reuse:  # what the look-up found for the renamed stub afterwards is kept
+            assert resolver._finds.get("openalex:W60") == "doi:10.5555/60"
         graphs.append(everything(any_store))
     assert graphs[0] == graphs[1]
     rows = any_store.run(
@@ -120,5 +124,5 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
     )
     assert [(r["a"], r["b"]) for r in rows] == [
         ("W1", "doi:10.5555/60"), ("W1", "doi:10.5555/70"), ("W2", "doi:10.5555/60"),
-        ("W3", "doi:10.5555/60"), ("W3", "doi:10.5555/70"),
+        ("W3", "doi:10.5555/60"), ("W3", "doi:10.5555/70"), ("W4", "doi:10.5555/60"),
     ]  # fmt: skip
