@@ -1552,7 +1552,7 @@ class IdentityResolver:
         id (nor when the chunk it was sent for is not the one resolving). The rows it gives
         are then the ones a look-up after the writes gives
         (``tests/loaders/test_lookup_ahead.py``). A store that does not queue reads
-        (``BatchWriteStore.reads_ahead``, the managed Neo4j) is sent none: run at once, it
+        (``BatchWriteStore.reads_ahead``; both of ours do) is sent none: run at once, it
         would only add the seeks of the keys sought afresh."""
         nxt = self._next_groups
         store = self.store
