@@ -466,6 +466,11 @@ class IdentityResolver:
     #: touches outside the union-find (:meth:`_settled_references`); off only to compare
     #: (tests/loaders/test_settled_references.py)
     settle_references = True
+    #: the most keys ``_finds`` remembers (:meth:`_lookup_with_finds`); past it, it starts
+    #: again empty. Why: it holds a key per distinct work the load's references cite and a
+    #: look-up found (~170 bytes with its Paper id), and a load's peak RSS must not grow
+    #: with its input (1M + 100k in bench_openalex.py: 459 MB, hundreds of thousands held)
+    finds_limit = 1_000_000
     #: send the next chunk's look-up while a chunk resolves (:meth:`_send_lookup_ahead`);
     #: off only to compare (tests/loaders/test_lookup_ahead.py)
     lookup_ahead = True
@@ -1429,6 +1434,9 @@ class IdentityResolver:
         for key, pid in found:
             if rows_of[key] == 1 and key not in unsettled and pid not in moved:
                 finds[key] = pid
+        if len(finds) > self.finds_limit:
+            finds.clear()  # nothing stale is left to guard against either
+            moved.clear()
         self.report.lookups_reused += len(reused)
         return found + reused
 

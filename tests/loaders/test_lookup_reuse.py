@@ -126,3 +126,27 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
         ("W1", "doi:10.5555/60"), ("W1", "doi:10.5555/70"), ("W2", "doi:10.5555/60"),
         ("W3", "doi:10.5555/60"), ("W3", "doi:10.5555/70"), ("W4", "doi:10.5555/60"),
     ]  # fmt: skip
+
+
+def test_the_memory_starts_again_past_its_limit_and_leaves_the_same_graph(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``finds_limit``: past it ``_finds`` is emptied, so it never outgrows the limit (a
+    load's memory stays bounded whatever its input), and the graph is the one without it."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(IdentityResolver, "finds_limit", 2)
+    works = [_work(1, [80, 81, 82]), _work(2, [80, 81, 82]), _work(3, [80, 81]), _work(4, [80])]
+    path = write_openalex(tmp_path / "snap", works)
+    graphs = []
+    for reuse in (True, False):
+        any_store.clear()
+        any_store.apply_schema()
+        for w in (80, 81, 82):
+            any_store.run(
+                "CREATE (:Paper {id: $id, openalex_id: $w, title: 'Work'})",
+                {"id": f"openalex:W{w}", "w": f"W{w}"},
+            )
+        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        assert len(resolver._finds) <= 2
+        graphs.append(everything(any_store))
+    assert graphs[0] == graphs[1]
