@@ -18,7 +18,8 @@ throwaway persistent server, as ``scholarkg db start`` runs it):
   too but not counted: identity resolution's look-up could return them with its rows.
 
 Each prints its wall time and the server's CPU (``INFO cpu``), and both graphs are checked to
-hold as many Papers and the same ``CITES`` pairs. Then, on the last base, what reading an id
+hold as many Papers and the same ``CITES`` pairs. Then, on the last base, what a
+``GRAPH.COPY`` of the whole graph costs (a way back kept before an append), and what reading an id
 map of the whole graph costs (every Paper's key and internal id, read as the store reads them
 for ``edge_snapshot``: windows of internal ids joined into strings on the server): the price
 of answering identity resolution's look-up in the loader instead of on the server.
@@ -42,9 +43,10 @@ from typing import Any
 import bench_openalex  # the sibling script's snapshot generator
 
 
-def _cpu(conn: Any) -> float:
+def _cpu(conn: Any, whose: str = "") -> float:
+    """The server's CPU-s so far (``whose="_children"``: its forked children's)."""
     info = conn.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return float(info[f"used_cpu_user{whose}"]) + float(info[f"used_cpu_sys{whose}"])
 
 
 def _base(snapshot: Path, home: Path) -> tuple[Any, Any]:
@@ -124,6 +126,20 @@ def _id_map(store: Any) -> tuple[int, float, float]:
     return len(ids), time.perf_counter() - t0, _cpu(conn) - c0
 
 
+def _graph_copy(store: Any) -> tuple[float, float, float]:
+    """(wall, server CPU, its forked children's CPU) of ``GRAPH.COPY`` of the whole graph,
+    the copy deleted after: what keeping a way back before an append would cost (a refused
+    ``GRAPH.BULK`` deletes the graph key; the copy could be renamed back)."""
+    conn = store.db.connection
+    t0, c0, k0 = time.perf_counter(), _cpu(conn), _cpu(conn, "_children")
+    copy = f"{store.graph}-way-back"
+    conn.execute_command("GRAPH.COPY", store.graph, copy)
+    wall, cpu = time.perf_counter() - t0, _cpu(conn) - c0
+    children = _cpu(conn, "_children") - k0
+    conn.execute_command("GRAPH.DELETE", copy)
+    return wall, cpu, children
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--works", type=int, default=200_000, help="works in the base graph")
@@ -167,6 +183,12 @@ def main() -> int:
                     flush=True,
                 )
                 if n == 1:
+                    wall, cpu, children = _graph_copy(store)
+                    print(
+                        f"{'GRAPH.COPY':<18} the whole graph: {wall:.2f} s, {cpu:.2f} CPU-s of"
+                        f" the server, {children:.2f} of its forked child",
+                        flush=True,
+                    )
                     for _ in range(2):  # the first read also settles the appended writes
                         papers, wall, cpu = _id_map(store)
                         print(
