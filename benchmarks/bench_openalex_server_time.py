@@ -12,7 +12,10 @@ The base graph is bulk-built from ``--works`` works (in a child process, as
 time" in each reply. The statements are grouped by the named query they come from (their
 text ends as its file does) or, for the statements the store builds (node and relationship
 batches), by the end of their text. The table lists the server's execution time, the calls,
-the statement text sent (parameters included) and the share of the total.
+the statement text sent (parameters included) and the share of the total, each marked
+``r`` (it only reads) or ``w`` (a write clause among its words). The last line adds each
+side up and says how many works a second the writes alone would allow: the floor no change
+to the loader's reads can go under, since FalkorDB executes a graph's writes one at a time.
 
 Why the connection is wrapped, not ``QueryResult.run_time_ms`` read: the store reads most
 write replies raw in its sender thread (``FalkorDBStore.writes_ahead``), and every
@@ -47,18 +50,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_openalex as base_bench  # the sibling script's phases
 
 
-def _statement_names(backend: str = "embedded") -> dict[str, str]:
-    """The last 200 characters of each named query's text for ``backend`` → its name."""
+def _statement_names(backend: str = "embedded") -> dict[str, tuple[str, str]]:
+    """The last 200 characters of each named query's text for ``backend`` → its name and
+    its whole text."""
     from scholarkg.queries import _files
 
     other = ".neo4j.cypher" if backend == "embedded" else ".falkordb.cypher"
-    names: dict[str, str] = {}
+    names: dict[str, tuple[str, str]] = {}
     for fname, text in _files().items():
         if fname.endswith(other):
             continue
         name = fname.removesuffix(".cypher").removesuffix(".falkordb").removesuffix(".neo4j")
-        names[text.strip()[-200:]] = name
+        names[text.strip()[-200:]] = (name, text)
     return names
+
+
+#: the clauses that make a statement a write
+_WRITE_WORDS = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE")
+
+
+def _writes(text: str) -> bool:
+    """Whether the Cypher ``text`` (a statement without its parameter header) writes: a
+    write clause among its words (comments and strings are not words)."""
+    from scholarkg.store.cypher_text import tokens
+
+    return any(t.is_word(*_WRITE_WORDS) for t in tokens(text))
 
 
 class StatementTimes:
@@ -72,16 +88,27 @@ class StatementTimes:
         #: set when the load is over (the graph's fingerprint read after it is not counted)
         self.stopped = False
         self._kinds: dict[str, str] = {}
+        #: the kinds that write (:func:`_writes`); the others only read
+        self.writing: set[str] = set()
         self._lock = threading.Lock()
 
     def kind(self, text: str) -> str:
         tail = text[-200:]
         found = self._kinds.get(tail)
         if found is None:
-            found = self._names.get(tail) or "… " + re.sub(r"\s+", " ", text[-110:])
+            named = self._names.get(tail)
+            # a statement the store builds is short and starts at its first `UNWIND $`: its
+            # last 600 characters hold it, after the end of the parameter header (whose
+            # strings may hold any word)
+            body = named[1] if named else text[-600:][max(text[-600:].find("UNWIND $"), 0) :]
+            # a short statement's last 110 characters would hold some of its ids: cut from
+            # its body (one kind for the existence reads of every batch)
+            found = named[0] if named else "… " + re.sub(r"\s+", " ", body[-110:])
             merged = re.search(r"MERGE \(\w+:(\w+) \{", text[-600:])
             if found.startswith("…") and merged:  # node batches of each label apart
                 found = f"[{merged.group(1)}] {found}"
+            if _writes(body):
+                self.writing.add(found)
             self._kinds[tail] = found
         return found
 
@@ -247,8 +274,20 @@ def main(argv: list[str] | None = None) -> int:
     ranked = sorted(times.by_kind.items(), key=lambda kv: -kv[1][1])
     for kind, (calls, millis, size) in ranked[: args.top]:
         extra = size / 1e6 if backend == "embedded" else times.wall[kind] / 1000
+        mark = "w" if kind in times.writing else "r"
         print(f"  {millis / 1000:9.2f} {millis / total:6.1%} {int(calls):6d} "
-              f"{extra:8.1f}  {kind}")  # fmt: skip
+              f"{extra:8.1f}  {mark} {kind}")  # fmt: skip
+    # the floor reads cannot lower: the write statements alone, one after another (FalkorDB
+    # runs a graph's writes on one thread; on Neo4j the commits come on top)
+    split = {w: [0, 0.0] for w in (True, False)}
+    for kind, (calls, millis, _) in times.by_kind.items():
+        split[kind in times.writing][0] += int(calls)
+        split[kind in times.writing][1] += millis
+    (w_calls, w_ms), (r_calls, r_ms) = split[True], split[False]
+    print(f"  reads (r) {r_ms / 1000:.1f} s in {r_calls} statements, writes (w) "
+          f"{w_ms / 1000:.1f} s in {w_calls}: the writes alone allow "
+          f"{n / (w_ms / 1000):,.0f} works/s at most"
+          + (" (their commits not counted)" if backend == "neo4j" else ""))  # fmt: skip
     if backend == "neo4j":
         print(f"  wall of all calls: {sum(times.wall.values()) / 1000:.1f} s; "
               f"graph {res['fingerprint']}")  # fmt: skip
