@@ -235,6 +235,24 @@ def create_grouped_query(rel_type: str, start_label: str, end_label: str) -> str
     )
 
 
+def create_grouped_rows_query(rel_type: str, start_label: str, end_label: str) -> str:
+    """:func:`create_grouped_query` for relationships that carry their own properties (an
+    authorship's position and the names it was stated with): ``$groups`` a list of
+    ``[start id, [[end id, props], …]]``, each pair once. ``written`` counts the rows that
+    found both endpoints, as :func:`merge_relationships_query` does."""
+    check_rel_type(rel_type)
+    check_label(start_label)
+    check_label(end_label)
+    return (
+        "UNWIND $groups AS g "
+        f"MATCH (a:{start_label} {{id: g[0]}}) "
+        "UNWIND g[1] AS e "
+        f"MATCH (b:{end_label} {{id: e[0]}}) "
+        f"CREATE (a)-[r:{rel_type}]->(b) SET r += e[1] "
+        "RETURN count(r) AS written"
+    )
+
+
 def set_vectors_query(label: str, prop: str, vector_value: Callable[[str], str]) -> str:
     """Store ``row.v`` as ``label.prop`` on existing nodes; ``vector_value`` is the dialect's
     spelling of a vector (``vecf32(…)`` on FalkorDB, a plain list on Neo4j)."""
