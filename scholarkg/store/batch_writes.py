@@ -453,7 +453,7 @@ class BatchWriteStore:
         folds a batch's repeats, so that is only a guard).
 
         Why: a MERGE a row (two index seeks, the match of the pattern, the ``SET``) cost the
-        embedded server ~23 µs an ``AUTHORED_BY`` row in an update of 22,000 works into
+        embedded server 16-23 µs an ``AUTHORED_BY`` row in an update of 22,000 works into
         200,000 (``bench_openalex_server_time.py``), nearly all of them from works the
         update describes for the first time; grouped and CREATEd, one seek of the work a
         group and none of the pattern."""
