@@ -43,7 +43,6 @@ from scholarkg.store.cypher_common import (
     chunked,
     clean_props,
     create_grouped_query,
-    create_grouped_rows_query,
     delete_nodes_query,
     existing_ids_query,
     merge_nodes_query,
@@ -447,7 +446,7 @@ class BatchWriteStore:
     ) -> int:
         """:meth:`_create_then_merge` for rows that carry their own properties: those whose
         start is in ``new_starts`` CREATEd in ``[start, [[end, props], …]]`` groups
-        (``create_grouped_rows_query``), the rest after them by :meth:`_merge_rows`; the
+        (``create_grouped_query(own_props=True)``), the rest after them by :meth:`_merge_rows`; the
         same relationships, properties and count as a MERGE a row. A (start, end) pair seen
         twice sends them all by :meth:`_merge_rows`, row by row as before (the record writer
         folds a batch's repeats, so that is only a guard).
@@ -473,7 +472,7 @@ class BatchWriteStore:
                 rest.append(row)
         written = 0
         if groups:
-            query = create_grouped_rows_query(rel_type, start_label, end_label)
+            query = create_grouped_query(rel_type, start_label, end_label, own_props=True)
             self._prepare_labels(start_label, end_label)
             batch: list[list[Any]] = []
             size = 0

@@ -215,40 +215,27 @@ def merge_pairs_query(rel_type: str, start_label: str, end_label: str) -> str:
     )
 
 
-def create_grouped_query(rel_type: str, start_label: str, end_label: str) -> str:
+def create_grouped_query(
+    rel_type: str, start_label: str, end_label: str, *, own_props: bool = False
+) -> str:
     """``CREATE`` the relationships of start nodes that have none of ``rel_type`` yet (the
     writer's new nodes): ``$groups`` a list of ``[start id, [end ids]]``, each pair once,
     every relationship gets ``$props``. One index seek of the start node per group, and no
     ``MERGE`` (nothing to match): on a 200,000-work FalkorDB graph 20,000 references of new
     works took the server ~0.45 s this way against ~0.9 s as ``merge_pairs_query``.
-    ``written`` counts the rows that found both endpoints."""
+    ``own_props``: relationships that carry their own properties (an authorship's position
+    and the names it was stated with), ``[start id, [[end id, props], …]]`` groups.
+    ``written`` counts the rows that found both endpoints, as a ``MERGE`` a row does."""
     check_rel_type(rel_type)
     check_label(start_label)
     check_label(end_label)
+    end, props = ("e[0]", "e[1]") if own_props else ("e", "$props")
     return (
         "UNWIND $groups AS g "
         f"MATCH (a:{start_label} {{id: g[0]}}) "
         "UNWIND g[1] AS e "
-        f"MATCH (b:{end_label} {{id: e}}) "
-        f"CREATE (a)-[r:{rel_type}]->(b) SET r += $props "
-        "RETURN count(r) AS written"
-    )
-
-
-def create_grouped_rows_query(rel_type: str, start_label: str, end_label: str) -> str:
-    """:func:`create_grouped_query` for relationships that carry their own properties (an
-    authorship's position and the names it was stated with): ``$groups`` a list of
-    ``[start id, [[end id, props], …]]``, each pair once. ``written`` counts the rows that
-    found both endpoints, as :func:`merge_relationships_query` does."""
-    check_rel_type(rel_type)
-    check_label(start_label)
-    check_label(end_label)
-    return (
-        "UNWIND $groups AS g "
-        f"MATCH (a:{start_label} {{id: g[0]}}) "
-        "UNWIND g[1] AS e "
-        f"MATCH (b:{end_label} {{id: e[0]}}) "
-        f"CREATE (a)-[r:{rel_type}]->(b) SET r += e[1] "
+        f"MATCH (b:{end_label} {{id: {end}}}) "
+        f"CREATE (a)-[r:{rel_type}]->(b) SET r += {props} "
         "RETURN count(r) AS written"
     )
 
