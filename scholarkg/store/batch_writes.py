@@ -420,15 +420,10 @@ class BatchWriteStore:
         if groups:
             query = create_grouped_query(rel_type, start_label, end_label)
             self._prepare_labels(start_label, end_label)
-            clean = clean_props(props)
-            batch: list[list[Any]] = []
-            size = 0
-            for i, (start, ends) in enumerate(groups.items(), 1):
-                batch.append([start, list(ends)])
-                size += len(ends)
-                if size >= batch_size or i == len(groups):
-                    written += self._send_counted(query, {"groups": batch, "props": clean})
-                    batch, size = [], 0
+            written += self._send_groups(
+                query, [[start, list(ends)] for start, ends in groups.items()], batch_size,
+                {"props": clean_props(props)},
+            )  # fmt: skip
         if rest:
             written += self._merge_pairs(
                 rel_type, start_label, end_label, rest, props, batch_size=batch_size
@@ -474,19 +469,35 @@ class BatchWriteStore:
         if groups:
             query = create_grouped_query(rel_type, start_label, end_label, own_props=True)
             self._prepare_labels(start_label, end_label)
-            batch: list[list[Any]] = []
-            size = 0
-            for i, (start, ends) in enumerate(groups.items(), 1):
-                batch.append([start, ends])
-                size += len(ends)
-                if size >= batch_size or i == len(groups):
-                    written += self._send_counted(query, {"groups": batch})
-                    batch, size = [], 0
+            written += self._send_groups(
+                query, [[start, ends] for start, ends in groups.items()], batch_size
+            )
         if rest:
             written += self._merge_rows(
                 rel_type, start_label, end_label, rest,
                 key=(), batch_size=batch_size, progress=None,
             )  # fmt: skip
+        return written
+
+    def _send_groups(
+        self,
+        query: str,
+        groups: list[list[Any]],
+        batch_size: int,
+        params: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Send ``create_grouped_query``'s ``[start, ends]`` groups, a statement each time
+        ``batch_size`` relationships are reached (a group is never split); the counts added.
+        ``params``: the statement's other parameters (the shared ``props``)."""
+        written = 0
+        batch: list[list[Any]] = []
+        size = 0
+        for i, group in enumerate(groups, 1):
+            batch.append(group)
+            size += len(group[1])
+            if size >= batch_size or i == len(groups):
+                written += self._send_counted(query, {"groups": batch, **(params or {})})
+                batch, size = [], 0
         return written
 
     def _send_pairs(self, query: str, pairs: list[list[str]], props: dict[str, Any]) -> int:
