@@ -285,3 +285,45 @@ def test_held_writes_go_out_in_order_when_sent_and_never_when_dropped(
     assert len(store.drop_held()) == 1
     store.send_held()
     assert _ids(store) == ["a", "b", "c"] and tally.failures == 0
+
+
+#: a read the embedded server takes a while over (~10^7 rows unwound, none returned)
+_SLOW_READ = "UNWIND range(1, 8000000) AS x WITH x WHERE x < 0 RETURN count(x) AS n"
+
+
+def _read_ahead(store: FalkorDBStore, query: str) -> Any:
+    """``query`` sent ahead as ``read_named_ahead`` sends a named read (its queue item)."""
+    with store._writing_ahead_to(lambda n: None, lambda: None):
+        return store._send_ahead(query, {}, counted=False, side=True)
+
+
+def test_the_stores_own_read_runs_beside_a_read_sent_ahead_and_a_write_waits_for_it(
+    store: FalkorDBStore,
+) -> None:
+    """A read sent ahead runs on a connection of its own once the statements before it have
+    answered: the store's next read does not wait for it (FalkorDB runs reads of a graph side
+    by side), a write the store runs itself does, so the read never sees that write."""
+    store.merge_nodes("Paper", [{"id": "a"}])
+    slow = _read_ahead(store, _SLOW_READ)
+    assert store.run("MATCH (n:Paper) RETURN count(n) AS n") == [{"n": 1}]
+    assert not slow.done.is_set()  # the read above did not wait for it
+    store.run("CREATE (:Paper {id: 'b'})")
+    assert slow.done.is_set()  # the write did
+    assert store._reply_of(slow).result_set == [[0]]
+    assert _ids(store) == ["a", "b"]
+
+
+def test_a_failed_read_sent_ahead_is_its_own_error_and_stops_no_write(
+    store: FalkorDBStore,
+) -> None:
+    """A read sent ahead that fails raises where its rows are read; the writes queued after
+    it still run (a read changes nothing, so nothing after it is dropped)."""
+    tally = _Tally()
+    with store.writes_ahead(tally.written, tally.failed):
+        failing = _read_ahead(store, "UNWIND [0] AS d RETURN 1 / d AS x")
+        store.merge_nodes("Paper", [{"id": "after"}])
+    store.settle()
+    assert failing.done.is_set() and failing.sent
+    with pytest.raises(ScholarKGError, match=r"(?i)zero"):
+        store._reply_of(failing)
+    assert _ids(store) == ["after"] and tally.failures == 0
