@@ -327,3 +327,17 @@ def test_a_failed_read_sent_ahead_is_its_own_error_and_stops_no_write(
     with pytest.raises(ScholarKGError, match=r"(?i)zero"):
         store._reply_of(failing)
     assert _ids(store) == ["after"] and tally.failures == 0
+
+
+def test_only_a_statement_that_may_write_waits_for_the_reads_sent_ahead() -> None:
+    """Comments and strings do not make a read a write (the named queries' comments say
+    "set" and "merge" often); a write clause, a procedure call or a ``\\u`` escape does."""
+    from scholarkg.store.falkordb.store import _may_write
+    from scholarkg.store.named import render_named
+
+    assert not _may_write(render_named("identity/paper_slots", "falkordb", {}))
+    assert not _may_write("// SET n.x = 1\nMATCH (n) WHERE n.t = 'MERGE' RETURN n /* CREATE */")
+    assert _may_write(render_named("identity/rename_papers", "falkordb", {}))
+    assert _may_write("match (n) set n.x = 1")
+    assert _may_write("CALL db.idx.fulltext.queryNodes('Paper', 'x') YIELD node RETURN node")
+    assert _may_write("MATCH (n) RETURN n.\\u0053ET")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,7 +56,7 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
-from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
+from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions, tokens
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
@@ -81,11 +82,22 @@ _LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows 
 #: never a wrong answer.
 _NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
 _READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
-#: a query that may write (read loosely, as above: a word in a string only costs a wait): it
-#: waits for the reads sent ahead still running (:meth:`FalkorDBStore.read_named_ahead`)
-_MAY_WRITE = re.compile(
-    r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|CALL|DROP|FOREACH|LOAD)\b", re.IGNORECASE
-)
+#: the words that make a statement one that may write (a procedure call is taken as one)
+_WRITE_WORDS = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE", "CALL", "DROP", "FOREACH", "LOAD")
+
+
+@lru_cache(maxsize=512)
+def _may_write(query: str) -> bool:
+    """Whether ``query`` may write: one of :data:`_WRITE_WORDS` among its words (not its
+    comments, which the named queries are full of, nor its strings); a ``\\u`` escape is
+    taken as one. Such a statement waits for the reads sent ahead still running
+    (:meth:`FalkorDBStore.read_named_ahead`); a read does not. Cached: the store sends the
+    same few statement texts over and over, their values in parameters."""
+    if "\\u" in query:
+        return True
+    return any(t.is_word(*_WRITE_WORDS) for t in tokens(query, doubled_backticks=False))
+
+
 #: how long a query waits for indexes being built after a restart
 INDEX_WAIT_SECONDS = 3600.0
 
@@ -387,7 +399,7 @@ class FalkorDBStore(BatchWriteStore):
         import redis
         from falkordb.query_result import QueryResult
 
-        if _MAY_WRITE.search(query):
+        if _may_write(query):
             self.settle()
         else:  # a read runs beside the reads sent ahead
             self._settle_queue()
