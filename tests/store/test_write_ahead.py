@@ -297,20 +297,27 @@ def _read_ahead(store: FalkorDBStore, query: str) -> Any:
         return store._send_ahead(query, {}, counted=False, side=True)
 
 
-def test_the_stores_own_read_runs_beside_a_read_sent_ahead_and_a_write_waits_for_it(
+def test_the_stores_own_statements_run_beside_a_read_sent_ahead_writes_ahead_wait(
     store: FalkorDBStore,
 ) -> None:
     """A read sent ahead runs on a connection of its own once the statements before it have
-    answered: the store's next read does not wait for it (FalkorDB runs reads of a graph side
-    by side), a write the store runs itself does, so the read never sees that write."""
+    answered: the store's own statements do not wait for it (FalkorDB runs reads of a graph
+    side by side), a statement written ahead after it does, so it never sees that one;
+    ``settle`` waits for it too."""
     store.merge_nodes("Paper", [{"id": "a"}])
     slow = _read_ahead(store, _SLOW_READ)
     assert store.run("MATCH (n:Paper) RETURN count(n) AS n") == [{"n": 1}]
     assert not slow.done.is_set()  # the read above did not wait for it
-    store.run("CREATE (:Paper {id: 'b'})")
-    assert slow.done.is_set()  # the write did
+    tally = _Tally()
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_nodes("Paper", [{"id": "b"}])
+    written = store._unanswered[-1]
+    written.done.wait()
+    assert slow.done.is_set()  # the write ahead went out only once the read had answered
+    store.settle()
+    assert not store._reads_out
     assert store._reply_of(slow).result_set == [[0]]
-    assert _ids(store) == ["a", "b"]
+    assert _ids(store) == ["a", "b"] and tally.failures == 0
 
 
 def test_a_failed_read_sent_ahead_is_its_own_error_and_stops_no_write(
@@ -327,17 +334,3 @@ def test_a_failed_read_sent_ahead_is_its_own_error_and_stops_no_write(
     with pytest.raises(ScholarKGError, match=r"(?i)zero"):
         store._reply_of(failing)
     assert _ids(store) == ["after"] and tally.failures == 0
-
-
-def test_only_a_statement_that_may_write_waits_for_the_reads_sent_ahead() -> None:
-    """Comments and strings do not make a read a write (the named queries' comments say
-    "set" and "merge" often); a write clause, a procedure call or a ``\\u`` escape does."""
-    from scholarkg.store.falkordb.store import _may_write
-    from scholarkg.store.named import render_named
-
-    assert not _may_write(render_named("identity/paper_slots", "falkordb", {}))
-    assert not _may_write("// SET n.x = 1\nMATCH (n) WHERE n.t = 'MERGE' RETURN n /* CREATE */")
-    assert _may_write(render_named("identity/rename_papers", "falkordb", {}))
-    assert _may_write("match (n) set n.x = 1")
-    assert _may_write("CALL db.idx.fulltext.queryNodes('Paper', 'x') YIELD node RETURN node")
-    assert _may_write("MATCH (n) RETURN n.\\u0053ET")

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,7 +55,7 @@ from scholarkg.store.cypher_common import (
     find_fulltext_index,
     without_vectors,
 )
-from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions, tokens
+from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
@@ -82,22 +81,6 @@ _LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows 
 #: never a wrong answer.
 _NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
 _READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
-#: the words that make a statement one that may write (a procedure call is taken as one)
-_WRITE_WORDS = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE", "CALL", "DROP", "FOREACH", "LOAD")
-
-
-@lru_cache(maxsize=512)
-def _may_write(query: str) -> bool:
-    """Whether ``query`` may write: one of :data:`_WRITE_WORDS` among its words (not its
-    comments, which the named queries are full of, nor its strings); a ``\\u`` escape is
-    taken as one. Such a statement waits for the reads sent ahead still running
-    (:meth:`FalkorDBStore.read_named_ahead`); a read does not. Cached: the store sends the
-    same few statement texts over and over, their values in parameters."""
-    if "\\u" in query:
-        return True
-    return any(t.is_word(*_WRITE_WORDS) for t in tokens(query, doubled_backticks=False))
-
-
 #: how long a query waits for indexes being built after a restart
 INDEX_WAIT_SECONDS = 3600.0
 
@@ -231,15 +214,15 @@ class _Sender:
 
     A read sent ahead (``_Ahead.side``) goes out once every statement before it has
     answered, on a pooled connection of its own (:meth:`_send_side`), and the thread goes
-    on: the store's own reads then run beside it, while the next statement of the queue
-    waits for it, so the read sees every write sent before it and none sent after.
+    on: the store's own statements then run beside it, while the next statement of the
+    queue waits for it, so the read sees every write sent before it and none written
+    ahead after it, as on the managed Neo4j (``Neo4jStore.read_named_ahead``).
 
     Why: the read sent ahead (identity resolution's look-up of the next chunk) sat in the
-    queue in front of the loading thread's next read, and that read, sent on the store's
-    connection, waited for it: ~1.4 s of a 22,000-work update of a 200,000-work graph
-    (``py-spy --idle`` over ``bench_openalex.py``). FalkorDB runs reads of a graph
-    side by side; the managed Neo4j's reads sent ahead did not hold the caller's reads
-    either."""
+    queue in front of the loading thread's next statement, which waited for it: ~1.4 s of
+    a 22,000-work update of a 200,000-work graph (``py-spy --idle`` over
+    ``bench_openalex.py``), where the managed Neo4j's reads sent ahead held the caller's
+    statements not at all."""
 
     def __init__(self, pool: Any, graph: str) -> None:
         self._pool = pool
@@ -399,10 +382,7 @@ class FalkorDBStore(BatchWriteStore):
         import redis
         from falkordb.query_result import QueryResult
 
-        if _may_write(query):
-            self.settle()
-        else:  # a read runs beside the reads sent ahead
-            self._settle_queue()
+        self._settle_queue()  # not the reads sent ahead: this runs beside them
         check_params(params)
         text = params_header(params) + query if params else query
         with _server_lost_is_server_error():
@@ -437,11 +417,12 @@ class FalkorDBStore(BatchWriteStore):
         """The read queued for the sender thread like a write (:meth:`writes_ahead`): the
         server runs it once the statements sent before it have answered, on a connection
         of its own (:class:`_Sender`), while this thread goes on; the function returned
-        waits for its rows. It sees every write sent before it and none written ahead
-        after it (the sender holds those until it is answered); a write this thread runs
-        itself (:meth:`run`) waits for it too, while a read runs beside it. Its error, or
-        the error of a statement before it (whose failure kept it from being sent), is
-        raised by the function.
+        waits for its rows. It sees every statement sent before it and none written ahead
+        after it (the sender holds those until it is answered); a statement this thread
+        runs itself meanwhile (:meth:`run`) runs beside it and may reach the server first,
+        as on the managed Neo4j, whose reads sent ahead wait in its sender thread. Its
+        error, or the error of a statement before it (whose failure kept it from being
+        sent), is raised by the function.
         A read whose rows come joined (:meth:`run`) is sent joined; in the one case where
         they cannot be split (a value held a separator) its plain form is run then, on the
         graph as it stands at that moment, which the two callers (identity resolution's
@@ -502,8 +483,7 @@ class FalkorDBStore(BatchWriteStore):
         return item
 
     def _wait_for_reads(self) -> None:
-        """Before a statement this thread sends that may write: the reads sent ahead still
-        running have answered (they must not see it)."""
+        """The reads sent ahead still running have answered (:meth:`settle`)."""
         for item in self._reads_out:
             item.done.wait()
         self._reads_out.clear()
@@ -546,7 +526,7 @@ class FalkorDBStore(BatchWriteStore):
 
     def _settle_queue(self) -> None:
         """:meth:`settle` of the statements written ahead, not of the reads sent ahead
-        (what this thread's own reads wait for)."""
+        (what this thread's own statements wait for: :meth:`read_named_ahead`)."""
         while self._unanswered:
             self._read_oldest()
 
