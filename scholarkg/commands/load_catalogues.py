@@ -180,6 +180,8 @@ def load_openalex(
     big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
     # two of resolution's chunks parsed ahead (capped: each line ahead holds a parsed work)
     with openalex.WorkParser(1, ahead_lines=min(2 * batch_size, 40_000)) as parser:
+        if big:
+            parser.warm()  # it starts while the store opens
         run_catalogue_load(
             works, partial(openalex.read_works, parser=parser if big else None),
             kind="openalex-works", title="load openalex", resume=resume,

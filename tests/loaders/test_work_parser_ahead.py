@@ -55,3 +55,17 @@ def test_the_parser_stays_a_bounded_number_of_lines_ahead(
             seen.append(number)
     assert seen == list(range(1, 2_501))
     assert sum(submitted) == 2_500
+
+
+def test_a_warmed_parser_has_its_worker_up_before_the_first_file(tmp_path: Path) -> None:
+    """``warm`` starts the worker (its import done) before any file is read; what it parses
+    afterwards is what a cold parser gives."""
+    path = _jsonl(tmp_path / "part_000.jsonl", 30)
+    with openalex.WorkParser(1) as cold:
+        expected = [(n, len(recs)) for n, recs in cold.groups(path)]
+    with openalex.WorkParser(1) as parser:
+        parser.warm()
+        processes = parser._pool._processes
+        assert processes and all(p.is_alive() for p in processes.values())
+        assert [(n, len(recs)) for n, recs in parser.groups(path)] == expected
+    assert [n for n, _ in expected] == list(range(1, 31))
