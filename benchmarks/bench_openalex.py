@@ -376,12 +376,15 @@ def _incremental(
     server_cpu = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
     t0 = time.perf_counter()
     try:
+        # as `load openalex` reads: a parse worker where this code has one (WorkParser),
+        # started before the store's own work where this code does that (WorkParser.warm)
+        parser = openalex.WorkParser(1) if hasattr(openalex, "WorkParser") else None
+        if parser is not None and hasattr(parser, "warm"):
+            parser.warm()
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
             store.clear()
         store.apply_schema()
         resolver = IdentityResolver(store, chunk=2_000)
-        # as `load openalex` reads: a parse worker where this code has one (WorkParser)
-        parser = openalex.WorkParser(1) if hasattr(openalex, "WorkParser") else None
         read = partial(openalex.read_works, parser=parser) if parser else openalex.read_works
 
         def groups(f: Path) -> Any:
