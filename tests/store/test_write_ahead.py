@@ -334,3 +334,30 @@ def test_a_failed_read_sent_ahead_is_its_own_error_and_stops_no_write(
     with pytest.raises(ScholarKGError, match=r"(?i)zero"):
         store._reply_of(failing)
     assert _ids(store) == ["after"] and tally.failures == 0
+
+
+def test_a_read_sent_ahead_that_reaches_no_server_says_so(
+    store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sender found no connection for the read (the server gone): its rows raise that
+    loss (``ServerError``), not "a statement before it failed", which none did."""
+    import redis
+
+    from scholarkg.errors import ServerError
+
+    pool = store.db.connection.connection_pool
+    real = pool.get_connection
+    calls: list[int] = []
+
+    def lost(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise redis.exceptions.ConnectionError("no socket")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "get_connection", lost)
+    rows = store.read_named_ahead("identity/stored_openalex_references", {"ids": ["a"]})
+    with pytest.raises(ServerError, match="lost the embedded FalkorDB server"):
+        rows()
+    monkeypatch.setattr(pool, "get_connection", real)
+    assert store.run("RETURN 1 AS one") == [{"one": 1}]

@@ -437,8 +437,8 @@ class FalkorDBStore(BatchWriteStore):
 
         def rows() -> list[dict[str, Any]]:
             item.done.wait()
-            if not item.sent:  # dropped: a statement before it failed, raised when read
-                self.settle()
+            if not item.sent and item.error is None:  # dropped: a statement before it failed
+                self.settle()  # raises that failure, unless it was read already
                 raise StoreError(f"{name} was not read: a statement before it failed")
             if item.reply is None:
                 item.reply = self._reply_of(item)
