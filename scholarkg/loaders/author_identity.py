@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
 from scholarkg.store.base import GraphStore
+from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import chunked
 
 log = logging.getLogger(__name__)
@@ -166,6 +167,36 @@ class AuthorResolver:
         #: OpenAlex authorship sets, ``identity/paper_authors``)
         self.lists_read: set[str] = set()
         self.stored_authorships: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        #: the chunk's ``identity/lookup_authors`` sent ahead (:meth:`send_lookup_ahead`):
+        #: the keys it asked, and the function giving its rows
+        self._ahead: tuple[set[str], Callable[[], list[dict[str, Any]]]] | None = None
+
+    def send_lookup_ahead(self, groups: Iterable[Sequence[Any]]) -> None:
+        """Send the look-up of the ids of ``groups``' Author records now
+        (``BatchWriteStore.read_named_ahead``), with the ids the chunk before brought to
+        other nodes of their person written first; :meth:`resolve` reads its rows when it
+        asks the same keys, else looks up afresh.
+
+        Why: the identity resolver calls this once its chunk's Paper look-up has answered
+        (the chunk before is then in the store), and the server answers this read while the
+        loading thread resolves the chunk's Papers. Run where :meth:`resolve` needed it, the
+        loading thread waited 1.7 s of a 22,000-work update for it (``py-spy --idle`` over
+        ``bench_openalex.py``). Between the two calls the resolver writes Papers, their
+        aliases and renames, never an Author, an ``AuthorAlias`` or an Author's id slot, so
+        the rows are the ones a look-up in :meth:`resolve` gives
+        (``tests/loaders/test_author_lookup_ahead.py``). A store that does not queue reads
+        is sent none: it would only run the read earlier."""
+        self._ahead = None
+        store = self.store
+        if not isinstance(store, BatchWriteStore) or not store.reads_ahead:
+            return
+        self._write_pending()
+        keys = {k for a in _id_authors(groups) for k in author_keys(a)}
+        if keys:
+            self._ahead = (
+                keys,
+                store.read_named_ahead("identity/lookup_authors", _lookup_params(keys)),
+            )
 
     def resolve(
         self,
@@ -182,13 +213,14 @@ class AuthorResolver:
         Called after the previous chunk was written (the resolver yields ``FLUSH`` first), so
         the ids its records brought to other nodes of their person are kept now, on nodes
         that exist (:meth:`finish` keeps the last chunk's)."""
+        ahead, self._ahead = self._ahead, None
         self._write_pending()
         self._unknown = set()
         self.lists_read, self.stored_authorships = set(), {}
         authors = [r for recs in groups for r in recs if isinstance(r, Author)]
         if not authors:
             return {}
-        by_id = self._by_id(authors)
+        by_id = self._by_id(authors, ahead)
         out: dict[tuple[str | None, str], str] = {}
         moved = {aid for aid, to in by_id.items() if aid != to}
         for recs, pid in zip(groups, paper_of, strict=True) if moved else ():
@@ -212,17 +244,22 @@ class AuthorResolver:
         return out
 
     # -- by id ---------------------------------------------------------------------------
-    def _by_id(self, authors: list[Author]) -> dict[str, str]:
+    def _by_id(
+        self,
+        authors: list[Author],
+        ahead: tuple[set[str], Callable[[], list[dict[str, Any]]]] | None = None,
+    ) -> dict[str, str]:
         keys_of: dict[str, set[str]] = {}
         for a in authors:  # records of one id: every key any of them carries
             if has_id(a):
                 keys_of.setdefault(a.id, set()).update(author_keys(a))
         if not keys_of:
             return {}
-        rows = self.store.run_named(
-            "identity/lookup_authors",
-            _lookup_params({k for keys in keys_of.values() for k in keys}),
-        )
+        keys = {k for ks in keys_of.values() for k in ks}
+        if ahead is not None and ahead[0] == keys:
+            rows = ahead[1]()
+        else:
+            rows = self.store.run_named("identity/lookup_authors", _lookup_params(keys))
         stored = {str(row["id"]) for row in rows}
         settled = self._settled(keys_of, rows, stored) if self.settle_authors else set()
         if settled:
@@ -484,6 +521,15 @@ class AuthorResolver:
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
         return out
+
+
+def _id_authors(groups: Iterable[Sequence[Any]]) -> Iterator[Author]:
+    """The Author records of ``groups`` that carry an id (those :meth:`AuthorResolver._by_id`
+    looks up)."""
+    for recs in groups:
+        for r in recs:
+            if isinstance(r, Author) and has_id(r):
+                yield r
 
 
 def _align(

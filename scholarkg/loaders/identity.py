@@ -471,8 +471,10 @@ class IdentityResolver:
     #: look-up found (~170 bytes with its Paper id), and a load's peak RSS must not grow
     #: with its input (1M + 100k in bench_openalex.py: 459 MB, hundreds of thousands held)
     finds_limit = 1_000_000
-    #: send the next chunk's look-up while a chunk resolves (:meth:`_send_lookup_ahead`);
-    #: off only to compare (tests/loaders/test_lookup_ahead.py)
+    #: send the next chunk's look-up while a chunk resolves (:meth:`_send_lookup_ahead`),
+    #: and the chunk's Author look-up while its Papers resolve
+    #: (``AuthorResolver.send_lookup_ahead``); off only to compare
+    #: (tests/loaders/test_lookup_ahead.py, tests/loaders/test_author_lookup_ahead.py)
     lookup_ahead = True
 
     def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
@@ -697,6 +699,9 @@ class IdentityResolver:
             # one shared empty row, not a dict per Paper (~50,000 a chunk): _fill_slots
             # puts the rows resolution reads in its place
             stored = dict.fromkeys([pid for _, pid in found], _UNFILLED)
+        if self.lookup_ahead:  # the chunk before is in the store: its authors' look-up
+            # runs on the server while the Papers resolve below
+            self._authors.send_lookup_ahead([recs for _, recs in groups])
         #: Paper id → the one key that settles on it
         settled_on = {pid: k for k, pid in settled.items()}
         uf = _UnionFind()
