@@ -281,7 +281,7 @@ def _has_empty(col: pa.Array) -> bool:
 def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, pa.Table | None]:
     """``(start ids, end ids, first data line, properties or None)`` of an edge file.
 
-    Properties only from JSONL (the caller checks that the first stored edge has them all).
+    Properties only from JSONL; a key an edge lacks is a null in its column (no value).
     """
     import pyarrow as pa
     import pyarrow.compute as pc

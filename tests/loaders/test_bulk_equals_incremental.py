@@ -137,6 +137,43 @@ def test_bulk_fills_an_author_as_the_incremental_load_does(
     assert everything(store) == incremental
 
 
+def test_bulk_takes_an_authorship_property_the_first_authorship_lacks(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """The first work's authorship lists no institution, later ones do (as in most API pages):
+    the bulk path once refused the file ("edge property not present on the first edge",
+    naming its own temporary file); now it builds the incremental load's graph, the
+    institutions on the authorships that state them."""
+    root = tmp_path / "snap"
+    ships = [
+        {"author": {"id": "https://openalex.org/A1", "display_name": "Ann One"},
+         "institutions": []},
+        {"author": {"id": "https://openalex.org/A2", "display_name": "Bob Two"},
+         "institutions": [{"id": "https://openalex.org/I1", "display_name": "Uni X"}]},
+        {"author": {"id": "https://openalex.org/A3", "display_name": "Cy Three"}},
+    ]  # fmt: skip
+    works = [
+        openalex_work(1, id=f"https://openalex.org/W{w}", title=f"Work {w}", doi=None, ids={},
+                      locations=[], authorships=[ship])
+        for w, ship in enumerate(ships, start=700)
+    ]  # fmt: skip
+    write_openalex(root, works, date="2024-01-01")
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    incremental = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    assert everything(store) == incremental
+    rows = store.run(
+        "MATCH (p:Paper)-[r:AUTHORED_BY]->(a:Author) RETURN a.name AS a, r.institutions AS i "
+        "ORDER BY a"
+    )
+    assert [r["a"] for r in rows] == ["Ann One", "Bob Two", "Cy Three"]
+    assert rows[0]["i"] is None and rows[2]["i"] is None
+    assert "Uni X" in str(rows[1]["i"])
+
+
 def test_an_author_line_is_read_by_its_id_without_decoding_unless_escaped() -> None:
     """The fill's rewrite copies every line it does not change by its id alone; a line whose
     id holds an escape (or that is not ``_encode``'s shape) is decoded instead."""

@@ -442,13 +442,8 @@ class _Parser:
             self.result.skipped_relationships += int(missing.size)
             a, b = a[ok], b[ok]
             props = props.filter(ok)
-        if props.num_rows:
-            # the line reader takes the first stored edge's keys as the file's properties
-            # (a key first seen later is an error there); Arrow cannot tell a missing key
-            # from a null, so a null on that edge leaves the file to the line reader
-            unset = [n for n in props.column_names if not props.column(n)[0].is_valid]
-            if unset:
-                raise bulk_files.Unsupported(f"edge property {unset[0]!r} not on the first edge")
+        # a key an edge lacks is a null in its column, sent as no value: what the line
+        # reader sends for it (an OpenAlex authorship lists institutions or not)
         return self._edge_tokens(rel, a, b, props)
 
     def _edges_by_position(self, src: EdgePositions, rel: str) -> Iterator[tuple[int, bytes]]:
@@ -581,7 +576,8 @@ class _Parser:
         s_buf: list[int] = []
         d_buf: list[int] = []
         props_buf: list[bytes] = []
-        prop_names: list[str] | None = None
+        #: the properties the edges so far carried, in the order first met
+        prop_names: list[str] = []
         constant = _constant(src.properties)
         for lineno, start, end, props in rows:
             if props and src.properties:
@@ -603,34 +599,33 @@ class _Parser:
                 if len(self.result.skipped_examples) < 5:
                     self.result.skipped_examples.append(f"{src.path}:{lineno} ({missing})")
                 continue
-            if prop_names is None:  # the first stored edge's keys are the file's properties
-                prop_names = list(props or {})
-                for p in prop_names:
+            if props and (extra := [k for k in props if k not in prop_names]):
+                # a key first seen here (an OpenAlex authorship with institutions after
+                # one without): the edges before go with the names so far, as a token of
+                # their own (each token names its properties), and every later edge
+                # lacking one of the names sends no value for it
+                for p in extra:
                     bulk_files.check_property_at(p, src.path, lineno)
-            if props is not None or prop_names:
+                if s_buf:
+                    yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names, constant)
+                    s_buf, d_buf, props_buf = [], [], []
+                prop_names = prop_names + extra
+            if prop_names:
                 props = props or {}
                 try:
                     enc = b"".join(encode_value(props.get(p)) for p in prop_names)
                 except _BadValue as err:
                     raise InputError(str(err), path=src.path, line=lineno) from None
-                extra = [k for k in props if k not in prop_names]
-                if extra:
-                    raise InputError(
-                        "edge property not present on the first edge of the file",
-                        path=src.path,
-                        line=lineno,
-                        field=extra[0],
-                    )
                 props_buf.append(enc)
             s_buf.append(a)
             d_buf.append(b)
             if len(s_buf) >= EDGES_PER_TOKEN:
-                yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [], constant)
+                yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names, constant)
                 s_buf, d_buf, props_buf = [], [], []
                 if self.progress:
                     self.progress("parse edges", self.result.relationships)
         if s_buf:
-            yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names or [], constant)
+            yield self._close_edges(rel, s_buf, d_buf, props_buf, prop_names, constant)
             if self.progress:
                 self.progress("parse edges", self.result.relationships)
 

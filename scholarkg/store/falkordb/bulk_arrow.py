@@ -19,7 +19,7 @@ before, which also finds the bad line for the ``file:line`` error. Not taken (by
   edge files whose strings need cleaning (below);
 * a missing/empty/duplicate id, an invalid property name, an empty endpoint, a row with the
   wrong number of columns, CSV edge files with property columns (their per-cell type
-  inference is the line reader's), JSONL edge properties missing on the first edge;
+  inference is the line reader's);
 * anything Arrow itself rejects (BOM, quoted newlines, ...).
 
 Text defects in node string columns (NUL, other control characters, CR/CRLF, BOMs) are
