@@ -47,6 +47,12 @@ from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Ven
 from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
+#: the folders of an OpenAlex snapshot's ``data/`` that hold other entities than works: a
+#: walk of ``data/`` (the whole snapshot synced) reads ``works/`` and ``merged_ids/`` only
+OTHER_ENTITIES = frozenset(
+    {"authors", "awards", "concepts", "domains", "fields", "funders", "institutions",
+     "keywords", "publishers", "sources", "subfields", "topics"}
+)  # fmt: skip
 _ARXIV_LANDING = re.compile(r"arxiv\.org/(?:abs|pdf)/(.+?)(?:\.pdf)?/?$", re.IGNORECASE)
 
 
@@ -63,9 +69,18 @@ def snapshot_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     merged: list[Path] = []
     for path in paths:
         if path.is_dir():
+            if path.name in OTHER_ENTITIES and "merged_ids" not in path.parts:
+                raise InputError(
+                    f"this folder holds OpenAlex {path.name}, not works: give the snapshot's "
+                    "data/ folder or its data/works",
+                    path=path,
+                )
             for f in sorted(path.rglob("*")):
                 if not f.is_file() or f.name.startswith(".") or f.name == "manifest":
                     continue
+                inside = f.relative_to(path).parts[:-1]
+                if "merged_ids" not in inside and OTHER_ENTITIES.intersection(inside):
+                    continue  # data/authors, data/sources, …: not works
                 if "merged_ids" in f.parts:
                     if "works" in f.parts and f.name.endswith((".csv", ".csv.gz")):
                         merged.append(f)

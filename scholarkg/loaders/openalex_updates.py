@@ -13,7 +13,9 @@ applied. The graph records both days on one node, ``(:LoadState {id: "openalex:w
 * ``merged_through``: the newest merged_ids file applied.
 
 Only files found by walking a folder are skipped or recorded: a file named on the command line
-is always read (the user asked for it) and moves nothing. ``--all`` reads every partition
+is always read (the user asked for it) and moves nothing, and a walk of one partition folder
+(``data/works/updated_date=2026-02-10``) moves nothing either: it cannot tell that the
+partitions before it were taken. ``--all`` reads every partition
 again (the load is idempotent, so that is safe, only slower).
 """
 
@@ -151,7 +153,7 @@ def plan_update(
         day = partition_day(f)
         if day is None:
             continue
-        if f in walked:
+        if f in walked and _partition_below(f, folders):
             last[day] = f
         else:
             partial.add(day)
@@ -163,3 +165,14 @@ def plan_update(
 
 def _under(path: Path, folders: Iterable[Path]) -> bool:
     return any(path.is_relative_to(folder) for folder in folders)
+
+
+def _partition_below(path: Path, folders: Iterable[Path]) -> bool:
+    """``path``'s ``updated_date=`` folder lies inside a walked folder, not above it: a walk
+    of ``data/works`` sees every partition, a walk of one partition folder sees no other, so
+    only the first tells that the partitions before a day were all taken."""
+    return any(
+        path.is_relative_to(folder)
+        and _PARTITION.search(path.relative_to(folder).as_posix()) is not None
+        for folder in folders
+    )

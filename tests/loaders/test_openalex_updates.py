@@ -7,6 +7,7 @@ is exactly the graph a clean load of the whole snapshot gives."""
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,67 @@ def test_the_record_only_moves_forward(any_store: GraphStore) -> None:
     record_taken(any_store, updated_through="2024-02-01", merged_through="2024-01-05")
     assert taken_state(any_store) == TakenState("2024-03-01", "2024-01-05")
     assert any_store.counts().nodes == {"LoadState": 1}
+
+
+def test_a_walk_of_one_partition_folder_moves_no_record(tmp_path: Path) -> None:
+    """A walk of ``data/works/updated_date=D`` cannot tell that the partitions before D were
+    taken: it reads D and records nothing, so a later walk of ``data/works`` still reads
+    them (it once recorded D, and the older partitions were skipped, never loaded)."""
+    root = tmp_path / "snap"
+    _base(root)
+    newest = root / "data" / "works" / "updated_date=2024-02-01"
+    works, merged = snapshot_files([newest])
+    plan = plan_update([newest], works, merged, TakenState())
+    assert plan.works == works and plan.completes == {}
+    whole = root / "data" / "works"
+    works, merged = snapshot_files([whole])
+    plan = plan_update([whole], works, merged, TakenState())
+    assert sorted(plan.completes.values()) == ["2024-01-01", "2024-02-01"]
+
+
+def test_one_partition_then_the_folder_loads_every_partition(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    root = tmp_path / "snap"
+    _base(root)
+    _load(str(root / "data" / "works" / "updated_date=2024-02-01"))
+    assert taken_state(store).updated_through is None
+    out = _load(str(root / "data"))
+    assert "work file(s) in" not in out  # no partition skipped
+    described = store.run("MATCH (p:Paper) WHERE NOT p:Stub RETURN p.openalex_id AS w ORDER BY w")
+    assert [r["w"] for r in described] == ["W1", "W2", "W3", "W4"]
+    assert taken_state(store).updated_through == "2024-02-01"
+
+
+def _entity_part(root: Path, entity: str, obj: dict[str, Any]) -> Path:
+    part = root / "data" / entity / "updated_date=2024-01-01" / "part_000.gz"
+    part.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(part, "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps(obj) + "\n")
+    return part
+
+
+def test_the_whole_snapshot_folder_reads_works_and_merged_ids_only(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``aws s3 sync s3://openalex/data`` brings authors/, sources/, institutions/, … next to
+    works/: a load of ``data/`` reads works/ and merged_ids/ (it once read an author record
+    as a work and stopped: "a work needs its OpenAlex id"); ``data/authors`` itself is
+    refused, naming what the folder holds."""
+    root = tmp_path / "snap"
+    _base(root)
+    author = {"id": "https://openalex.org/A5023888391", "display_name": "Someone",
+              "works_count": 3}  # fmt: skip
+    _entity_part(root, "authors", author)
+    _entity_part(root, "sources", {"id": "https://openalex.org/S1", "display_name": "J"})
+    works, merged = snapshot_files([root / "data"])
+    assert {p.parts[-3] for p in works} == {"works"}
+    assert [p.name for p in merged] == ["2024-02-01.csv.gz"]
+    for bulk in ((), ("--bulk",)):
+        runner.invoke(app, ["db", "reset", "--yes"])
+        _load(str(root / "data"), *bulk)
+        described = store.run("MATCH (p:Paper) WHERE NOT p:Stub RETURN count(p) AS n")
+        assert described == [{"n": 4}], bulk
+    res = runner.invoke(app, ["load", "openalex", str(root / "data" / "authors")])
+    assert res.exit_code != 0
+    assert "holds OpenAlex authors, not works" in str(res.exception) + res.output
