@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +205,38 @@ def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
         update(b"\x1e")
 
 
+class SourceDigests:
+    """The running digest of a file's groups *as read*, before identity resolution rewrites
+    them, for :func:`run_resumable`'s flush points (``wrap`` the reader, hand this to it).
+
+    Why: a resolved group depends on the graph as well as on the file (a reference to a
+    work stored since is no longer a new stub; an unchanged one is not written again), so a
+    digest of resolved groups never matched on a rerun: "fix line 150 and ``--resume``"
+    wrote the whole file again ("changed after record 0"). The source records are what
+    the flush points must vouch for."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+        #: (group number, digest through it), oldest first: the resolver reads a chunk or
+        #: two ahead of what it yields, and yields every group it read, in order
+        self._after: deque[tuple[int, str]] = deque()
+
+    def wrap(self, groups: Iterable[tuple[int, Sequence[Any]]]) -> Iterator[Any]:
+        """``groups`` unchanged, each digested as it passes."""
+        h, after = self._h, self._after
+        for group in groups:
+            _digest_update(h, group[1])
+            after.append((group[0], h.hexdigest()))
+            yield group
+
+    def through(self, number: int) -> str:
+        """The digest through the next group read, which must be ``number``."""
+        got, digest = self._after.popleft()
+        if got != number:  # the resolver yields what it read, in order: a bug otherwise
+            raise RuntimeError(f"source group {got} digested, group {number} written")
+        return digest
+
+
 def run_resumable(
     store: GraphStore,
     groups: Iterable[Group],
@@ -217,6 +249,7 @@ def run_resumable(
     progress: Callable[[int], None] | None = None,
     stats: LoadStats | None = None,
     undo: bool = True,
+    digests: SourceDigests | None = None,
 ) -> LoadStats:
     """Write ``groups`` through a ``RecordWriter``, flushing every ``batch_size`` groups.
 
@@ -226,6 +259,10 @@ def run_resumable(
 
     ``undo=False`` skips the undo list (one id lookup per node batch): for throwaway graphs
     and for ``benchmarks/bench_load_guard.py``, which measures what it costs.
+
+    ``digests``: the source groups' digests (:class:`SourceDigests`, wrapped around the
+    reader before identity resolution) for the flush points; without it the groups given
+    here are digested (a loader whose groups are the file's records as read).
 
     After each flush the checkpoint (if any) is saved, once the flush's replies are read: the
     loop does not wait for them (``RecordWriter.flush(then=…)``), so on a store that writes
@@ -242,6 +279,12 @@ def run_resumable(
     saved = list(checkpoint.points) if (checkpoint and resume) else []
     trusted = checkpoint is not None and checkpoint.skipped_outright(resume=resume) > 0
     h = hashlib.sha256()
+    #: the digest through the last group, when ``digests`` gives it
+    through = ""
+
+    def digest() -> str:
+        return through if digests is not None else h.hexdigest()
+
     points: list[tuple[int, str]] = []
     n = pending = buffered = 0
     point_idx = 0
@@ -264,7 +307,7 @@ def run_resumable(
         nonlocal pending, buffered
         pending = buffered = 0
         if not points or points[-1][0] != n:
-            points.append((n, h.hexdigest()))
+            points.append((n, digest()))
         claimed, done = list(points), n
 
         def durable() -> None:
@@ -289,13 +332,16 @@ def run_resumable(
                     continue
                 records = group[1]
                 n += 1
-                _digest_update(h, records)
+                if digests is None:
+                    _digest_update(h, records)
+                else:
+                    through = digests.through(group[0])
                 if skipping:
                     if not trusted:
                         held.append(records)
                     want_n, want_digest = saved[point_idx]
                     if n == want_n:
-                        if trusted or want_digest == h.hexdigest():
+                        if trusted or want_digest == digest():
                             points.append((n, want_digest))
                             stats.skipped_on_resume = n
                             held.clear()

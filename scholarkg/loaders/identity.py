@@ -59,7 +59,7 @@ from scholarkg.loaders.author_identity import (
     paper_of_group,
     rewrite_authors,
 )
-from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group
+from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
@@ -513,6 +513,9 @@ class IdentityResolver:
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
+        #: the source groups' digests for the load's checkpoints (``run_steps`` sets one per
+        #: file): taken as :meth:`resolve` reads them, before resolution rewrites them
+        self.digests: SourceDigests | None = None
         #: (chunk number, loser, survivor): merges whose nodes may still be unwritten
         self._deferred: list[tuple[int, str, str]] = []
         self._chunk_no = 0
@@ -550,7 +553,7 @@ class IdentityResolver:
         """``groups`` resolved a chunk at a time. A bad record (``InputError`` from the
         reader) first lets the groups read before it through, so they are stored and the
         load can resume after them, as without resolution."""
-        source = iter(groups)
+        source = iter(groups if self.digests is None else self.digests.wrap(groups))
         skip, self._skip = self._skip, 0
         failed: InputError | None = None
         self._ahead_lookup = None

@@ -20,6 +20,7 @@ from scholarkg.loaders.checkpoint import (
     Checkpoint,
     Group,
     LoadStats,
+    SourceDigests,
     checkpoint_scope_prefix,
     run_resumable,
 )
@@ -120,8 +121,11 @@ def run_steps(
 
         stats = LoadStats(source=str(step.source))
         resolver = IdentityResolver(store, chunk=batch_size, family=True) if step.family else None
+        digests: SourceDigests | None = None
         if (told := resolver or step.resolver) is not None:
             told.skip(checkpoint.skipped_outright(resume=resume))
+            # the checkpoint vouches for the file's records as read, not as resolved
+            told.digests = digests = SourceDigests()
         groups = step.groups()
         try:
             run_resumable(
@@ -133,6 +137,7 @@ def run_steps(
                 batch_size=batch_size,
                 progress=count,
                 stats=stats,
+                digests=digests,
             )
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the CLI says what is stored
             summary.stopped = (step.source, checkpoint.done)
@@ -145,6 +150,9 @@ def run_steps(
                 # bad input: what was read before it is stored, so its merges can run
                 resolver.finish()
             raise
+        finally:
+            if told is not None:
+                told.digests = None  # this file's: a later read through it digests nothing
         if resolver is not None:
             resolver.finish()
             summary.notes += [f"{step.source.name}: {n}" for n in resolver.report.notes()]

@@ -177,3 +177,49 @@ def test_the_digest_tells_every_field_apart() -> None:
     ]
     digests = {_digest(v) for v in variants}
     assert base not in digests and len(digests) == len(variants)
+
+
+def _openalex(path: Path, *, bad: int | None = None, title15: str = "Work 15") -> None:
+    """200 works, each citing the next; line ``bad`` cites a malformed id."""
+    lines = []
+    for i in range(1, 201):
+        refs: list[Any] = [123] if i == bad else [f"https://openalex.org/W{i + 1}"]
+        title = title15 if i == 15 else f"Work {i}"
+        lines.append(json.dumps({"id": f"https://openalex.org/W{i}", "title": title,
+                                 "referenced_works": refs}))  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_fix_the_line_and_resume_skips_the_resolved_prefix(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``load openalex``'s records pass identity resolution, which depends on the graph (a
+    reference to a work stored since is no longer a new stub): the flush points vouch for
+    the records as read. Fixing line 150 and ``--resume`` skips the 149 works stored (it
+    once rewrote them all: "changed after record 0"); a changed record 15 rewrites from
+    the flush point before it."""
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    src = tmp_path / "works.jsonl"
+    _openalex(src, bad=150)
+    load = ["load", "openalex", str(src), "--batch-size", "50"]
+    res = runner.invoke(app, load)
+    assert res.exit_code != 0 and "line 150" in str(res.exception)
+    _openalex(src)
+    res = runner.invoke(app, [*load, "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "resumed, skipped 149 record(s)" in res.output
+    assert "changed after" not in res.output
+    assert store.run("MATCH (p:Paper) WHERE NOT p:Stub RETURN count(p) AS n") == [{"n": 200}]
+
+    runner.invoke(app, ["db", "reset", "--yes"])
+    _openalex(src, bad=150)
+    runner.invoke(app, load)
+    _openalex(src, title15="Work 15, revised")
+    res = runner.invoke(app, [*load, "--resume"])
+    assert res.exit_code == 0, res.output
+    assert "resumed, skipped" not in res.output  # nothing before record 15 is a flush point
+    title = store.run("MATCH (p:Paper {openalex_id: 'W15'}) RETURN p.title AS t")
+    assert title == [{"t": "Work 15, revised"}]
