@@ -93,7 +93,8 @@ def unstorable(value: Any, path: str = "$") -> tuple[str, str] | None:
     such values, but a query built elsewhere (a search string, a hand-written row) must get
     a clear refusal naming the value, not a server-side syntax error about a cut query, a
     traceback from the client's encoder, or an integer silently clamped to 2^63 - 1
-    (FalkorDB does that).
+    (FalkorDB does that), or NaN and infinities (FalkorDB's parameter text has no literal for
+    them: its parser said "Invalid input at end of input").
     """
     if isinstance(value, str):
         m = _UNSENDABLE.search(value)
@@ -101,7 +102,11 @@ def unstorable(value: Any, path: str = "$") -> tuple[str, str] | None:
             return None
         what = "a NUL character (U+0000)" if m.group() == "\x00" else "a lone surrogate"
         return path, f"holds {what} at position {m.start()}"
-    if isinstance(value, bool) or value is None or isinstance(value, float):
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return path, f"is a non-finite number ({value})"
+        return None
+    if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
         if not _INT64[0] <= value <= _INT64[1]:

@@ -162,3 +162,24 @@ def test_a_json_nul_escape_survives_a_whole_load_path(store: GraphStore, tmp_pat
     sec = Section(paper="p", ordinal=0, text=obj["text"], kind="body")
     store.merge_nodes("Section", [sec.row()])
     assert store.run("MATCH (s:Section) RETURN s.text AS t") == [{"t": "beforeafter"}]
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        (12345678901234567890123, "outside the 64-bit range"),
+        (-(2**63) - 1, "outside the 64-bit range"),
+        (float("nan"), "non-finite number"),
+        (float("inf"), "non-finite number"),
+        ({"deep": [1, float("-inf")]}, r"parameter x\.deep\[1\] is a non-finite number"),
+    ],
+)
+def test_a_users_query_parameter_the_store_cannot_take_is_refused_by_name(
+    store: GraphStore, value: object, what: str
+) -> None:
+    """``scholarkg cypher -p x=…`` and the explorer: an integer past 64 bits was clamped to
+    2^63 - 1 and answered as that, NaN gave FalkorDB's "Invalid input at end of input"."""
+    store.merge_nodes("Paper", [{"id": "p1"}])
+    with pytest.raises(InputError, match=what):
+        store.explore("RETURN $x AS v", {"x": value})
+    assert store.explore("RETURN $x AS v", {"x": 2**63 - 1}).rows == [[2**63 - 1]]

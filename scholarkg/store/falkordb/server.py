@@ -346,14 +346,19 @@ def memory_limit(env: Mapping[str, str] | None = None) -> int | None:
 
 
 def out_of_memory_in_log(log_file: Path, tail_bytes: int = 1 << 16) -> bool:
-    """Whether the server's log ends with Redis' report of a failed allocation."""
+    """Whether the server's log ends with Redis' report of a failed allocation, made since
+    the server last started (an older server's report, before its restart's "Ready to
+    accept connections", is another query's: blaming it misled the next query that lost
+    the server to a kill)."""
     try:
         with open(log_file, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             fh.seek(max(0, fh.tell() - tail_bytes))
-            return b"Out Of Memory allocating" in fh.read()
+            tail = fh.read()
     except OSError:
         return False
+    started = tail.rfind(b"Ready to accept connections")
+    return b"Out Of Memory allocating" in tail[max(started, 0) :]
 
 
 class EmbeddedServer:
@@ -492,6 +497,10 @@ class EmbeddedServer:
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
             return self.status(details=False)
         return self.start(background_indexes=background_indexes)
+
+    def answers(self) -> bool:
+        """Whether the server answers PING on its socket now (a probe: any failure is no)."""
+        return self._answers(self.socket_path)
 
     def indexes_in_background(self) -> bool:
         """Whether the running server was started building its indexes after it answered

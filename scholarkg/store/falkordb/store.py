@@ -53,6 +53,7 @@ from scholarkg.store.cypher_common import (
     check_params,
     chunked,
     find_fulltext_index,
+    unstorable,
     without_vectors,
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
@@ -73,6 +74,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows its state"
+#: how long a server that dropped a query's connection may take to exit before it is taken
+#: for alive (an abort on a failed allocation frees its heap first: seconds at many GB)
+_DYING_GRACE = 30.0
 
 #: what a query needs the indexes built for (a server restarted with its indexes built in
 #: the background, ``EmbeddedServer.start``): writes (key constraints are enforced through
@@ -1103,6 +1107,11 @@ class FalkorDBStore(BatchWriteStore):
     def _user_text(self, query: str, params: Mapping[str, Any] | None) -> str:
         """What goes to the server for ``query``: the client's ``CYPHER name=value`` header
         (parameters travel in the text) and the query, shape-checked as a whole."""
+        if params and (found := unstorable(dict(params), "")):  # small: always walked
+            where, what = found
+            raise InputError(
+                f"parameter {where.lstrip('.')} {what}: the embedded store cannot take it"
+            )
         try:
             header = self._g._build_params_header(dict(params)) if params else ""
         except (ValueError, TypeError) as err:  # a map key the client cannot quote
@@ -1176,11 +1185,23 @@ class FalkorDBStore(BatchWriteStore):
         )
 
     def _lost_during_query(self, pid: int | None, err: Exception) -> StoreError:
-        """The connection dropped mid-query: a server that died (its memory limit) comes back."""
-        server = self._server
-        if server is None or pid is None or server.pid() == pid or not server.keeps_files():
-            return ServerError(_LOST.format(err=err))
+        """The connection dropped mid-query: a server that died (its memory limit) comes back.
+
+        A server that aborted on a failed allocation closes its connections before its
+        process is gone (it writes its crash report and frees a heap of many GB first), so
+        its pid is waited for (``_DYING_GRACE``, or until it answers PING: a server that
+        only closed this connection lives on) before deciding that it lives: taken for
+        alive at once, it was never restarted and ``db status`` said ``stale``."""
         import time
+
+        server = self._server
+        if server is None or pid is None or not server.keeps_files():
+            return ServerError(_LOST.format(err=err))
+        deadline = time.monotonic() + _DYING_GRACE
+        while server.pid() == pid and not server.answers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if server.pid() == pid:  # it lives (it answers, or never ended): not restarted
+            return ServerError(_LOST.format(err=err))
 
         from scholarkg.store.falkordb.server import out_of_memory_in_log
 
