@@ -107,7 +107,10 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             edges.append(
                 Authorship(start=paper.id, end=author.id, position=position, from_crossref=True)
             )
-        edges.append(StatedList(paper.id, "crossref", "AUTHORED_BY"))  # the whole author list
+        if "author" in item:  # the whole author list; a record trimmed by the API's
+            # select= (no "author" key) states none, so the stored authors stay, as its
+            # references stay without a "reference" key
+            edges.append(StatedList(paper.id, "crossref", "AUTHORED_BY"))
         if paper.venue:
             venue = Venue(name=paper.venue)
             nodes.append(venue)

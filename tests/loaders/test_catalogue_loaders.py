@@ -326,3 +326,34 @@ def test_the_fixture_folders_load_through_the_cli_into_one_graph(
     ]
     w1 = store.run("MATCH (p:Paper {openalex_id: 'W1'}) RETURN p.arxiv_id AS a, p.categories AS c")
     assert w1 == [{"a": "2401.00001", "c": ["cs.DL", "cs.DB"]}]  # arXiv's fields joined W1
+
+
+def test_a_trimmed_crossref_record_keeps_the_stored_authors_and_references(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A record fetched with ``select=DOI,title`` has no ``author`` and no ``reference`` key:
+    it states neither list, so reloading it drops nothing (it dropped every Crossref
+    authorship of the work: "1 AUTHORED_BY edge(s) dropped")."""
+    full = write_crossref(tmp_path / "full.json", [crossref_item(1)])
+    trimmed = write_crossref(
+        tmp_path / "trimmed.json", [{"DOI": "10.1000/J1", "title": ["Graphs, retitled"]}]
+    )
+    for path in (full, trimmed):
+        res = runner.invoke(app, ["load", "crossref", str(path)])
+        assert res.exit_code == 0, res.output
+        assert "dropped" not in res.output
+    rows = store.run(
+        "MATCH (p:Paper {doi: '10.1000/j1'}) "
+        "RETURN size([(p)-[:AUTHORED_BY]->(a) | a]) AS authors, "
+        "size([(p)-[:CITES]->(c) | c]) AS refs"
+    )
+    assert rows == [{"authors": 1, "refs": 2}]
+    # an author list the record does state replaces the stored one
+    item = {**crossref_item(1), "author": []}
+    res = runner.invoke(
+        app, ["load", "crossref", str(write_crossref(tmp_path / "no.json", [item]))]
+    )
+    assert res.exit_code == 0, res.output
+    assert store.run(
+        "MATCH (p:Paper {doi: '10.1000/j1'})-[:AUTHORED_BY]->(a) RETURN count(a) AS n"
+    ) == [{"n": 0}]
