@@ -12,7 +12,12 @@ out here instead, on its own unix-socket connection:
   cut after ``row_limit + 1`` rows or ``max_bytes`` bytes: the connection is then closed, so
   the rest is never read and the server drops it;
 * ``deadline`` seconds without the complete reply raise :class:`NoAnswer`, and the caller
-  decides what stops the query (``FalkorDBStore``: restart the server, nothing stored lost).
+  decides what stops the query (``FalkorDBStore``: restart the server, nothing stored lost);
+* while it waits, ``over_memory()`` is asked every :data:`MEMORY_POLL_S` seconds, and a yes
+  raises :class:`OverMemory` (the caller's measure: the server's resident memory grown past
+  the query's share), so a query that builds gigabytes in one row or in its result set
+  (FalkorDB builds the whole reply before it sends a byte) is stopped long before the
+  server's address-space limit, or the machine, runs out.
 
 The reply comes back as redis-py would have returned it (lists, ``str``, ``int``, errors as
 ``ResponseError`` objects in place), so ``falkordb.QueryResult`` reads it unchanged.
@@ -22,11 +27,15 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 #: values nested deeper than this in a reply are not read (QueryResult's parser recurses)
 MAX_VALUE_DEPTH = 200
+#: seconds between two ``over_memory()`` checks while a reply is awaited (a runaway list
+#: grows ~250 MB/s: a check every quarter second overshoots the share by ~60 MB)
+MEMORY_POLL_S = 0.25
 
 
 class NoAnswer(Exception):
@@ -35,6 +44,10 @@ class NoAnswer(Exception):
 
 class ConnectionLost(Exception):
     """The server closed the connection or could not be reached."""
+
+
+class OverMemory(Exception):
+    """``over_memory()`` said yes while the reply was awaited (the query still runs)."""
 
 
 @dataclass
@@ -63,25 +76,39 @@ class _Cut(Exception):
 
 
 class _Reader:
-    def __init__(self, sock: socket.socket, deadline: float, max_bytes: int) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        deadline: float,
+        max_bytes: int,
+        over_memory: Callable[[], bool] | None = None,
+    ) -> None:
         self.sock = sock
         self.deadline = deadline
         self.max_bytes = max_bytes
+        self.over_memory = over_memory
         self.buf = bytearray()
         self.pos = 0
         self.total = 0
 
+    def _recv(self) -> bytes:
+        """The next bytes, waiting until the deadline, asking ``over_memory`` meanwhile."""
+        while True:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise NoAnswer()
+            poll = remaining if self.over_memory is None else min(remaining, MEMORY_POLL_S)
+            self.sock.settimeout(poll)
+            try:
+                return self.sock.recv(1 << 16)
+            except TimeoutError:
+                if self.over_memory is not None and self.over_memory():
+                    raise OverMemory() from None
+            except OSError as err:
+                raise ConnectionLost(str(err)) from err
+
     def _fill(self) -> None:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise NoAnswer()
-        self.sock.settimeout(remaining)
-        try:
-            chunk = self.sock.recv(1 << 16)
-        except TimeoutError:
-            raise NoAnswer() from None
-        except OSError as err:
-            raise ConnectionLost(str(err)) from err
+        chunk = self._recv()
         if not chunk:
             raise ConnectionLost("Connection closed by server.")
         if self.pos > (1 << 20):  # drop what was consumed
@@ -179,6 +206,7 @@ def send_limited(
     deadline: float,
     row_limit: int,
     max_bytes: int,
+    over_memory: Callable[[], bool] | None = None,
 ) -> LimitedReply:
     """Send one command on a new connection to the unix socket ``path`` and read its reply
     under the limits (module docstring). ``deadline`` is a ``time.monotonic()`` instant."""
@@ -192,7 +220,7 @@ def send_limited(
             raise NoAnswer() from None
         except OSError as err:
             raise ConnectionLost(str(err)) from err
-        reader = _Reader(sock, deadline, max_bytes)
+        reader = _Reader(sock, deadline, max_bytes, over_memory)
         try:
             reply, cut = _read(reader, row_limit)
         except _Cut as cut_early:  # before the first array: nothing kept

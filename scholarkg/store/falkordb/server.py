@@ -303,8 +303,7 @@ def default_module_args(
       own ``TIMEOUT`` may be shorter, and a longer one is refused by the server.
     """
     env = os.environ if env is None else env
-    text = env.get("SCHOLARKG_FALKORDB_QUERY_MEMORY", "").strip().lower()
-    memory = _size("SCHOLARKG_FALKORDB_QUERY_MEMORY", text) if text else DEFAULT_QUERY_MEMORY
+    memory = query_memory(env) or 0
     args: dict[str, str | int] = {
         "IMPORT_FOLDER": f"{data_dir / 'import'}/",
         "QUERY_MEM_CAPACITY": memory,
@@ -322,6 +321,27 @@ def default_module_args(
         args["TIMEOUT_MAX"] = timeout * 1000
         args["TIMEOUT_DEFAULT"] = timeout * 1000
     return args
+
+
+def query_memory(env: Mapping[str, str] | None = None) -> int | None:
+    """Bytes one query may take (``SCHOLARKG_FALKORDB_QUERY_MEMORY``, else
+    :data:`DEFAULT_QUERY_MEMORY`; ``None``: 0, no limit). FalkorDB's ``QUERY_MEM_CAPACITY``
+    counts only some of a query's allocations (``range(1, 1e9)`` grew the server by 5 GB
+    past a 2 GiB capacity), so a user's query is also watched from outside: the server's
+    resident memory may grow by this much while it runs (``FalkorDBStore``)."""
+    env = os.environ if env is None else env
+    text = env.get("SCHOLARKG_FALKORDB_QUERY_MEMORY", "").strip().lower()
+    memory = _size("SCHOLARKG_FALKORDB_QUERY_MEMORY", text) if text else DEFAULT_QUERY_MEMORY
+    return memory or None
+
+
+def resident_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid`` (``/proc``; ``None``: gone or unknown)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def memory_limit(env: Mapping[str, str] | None = None) -> int | None:
@@ -516,7 +536,7 @@ class EmbeddedServer:
         pid = self._read_pid()
         return pid if pid is not None and _pid_alive(pid) else None
 
-    def restart_runaway(self, pid: int) -> float:
+    def restart_runaway(self, pid: int, why: str = "a query outlived its limit") -> float:
         """Stop server ``pid`` and start it again on the same files; seconds it took.
 
         For a query that no limit stops (FalkorDB's TIMEOUT covers neither parsing nor the
@@ -539,7 +559,7 @@ class EmbeddedServer:
         t0 = time.monotonic()
         with self._locked():
             if self._read_pid() == pid and _pid_alive(pid) and _is_redis_server(pid):
-                log.warning("restarting embedded server pid %s: a query outlived its limit", pid)
+                log.warning("restarting embedded server pid %s: %s", pid, why)
                 try:
                     with self._raw_client(self.socket_path, timeout=5.0) as client:
                         client.execute_command("SHUTDOWN")

@@ -59,7 +59,13 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.joined_rows import joined_read
-from scholarkg.store.falkordb.resp import ConnectionLost, LimitedReply, NoAnswer, send_limited
+from scholarkg.store.falkordb.resp import (
+    ConnectionLost,
+    LimitedReply,
+    NoAnswer,
+    OverMemory,
+    send_limited,
+)
 from scholarkg.store.falkordb.wire import PlainReply, params_header, plain_reply
 from scholarkg.store.named import render_named, without_empty_branches
 
@@ -1141,14 +1147,59 @@ class FalkorDBStore(BatchWriteStore):
         with _server_lost_is_server_error():
             self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
+        over_memory, budget = self._memory_watch(pid)
         try:
             return send_limited(
-                str(path), args, deadline=deadline, row_limit=row_limit, max_bytes=max_bytes
-            )
+                str(path), args, deadline=deadline, row_limit=row_limit, max_bytes=max_bytes,
+                over_memory=over_memory,
+            )  # fmt: skip
         except NoAnswer:
             raise self._stop_runaway(pid, args[2], limit_ms) from None
+        except OverMemory:
+            raise self._stop_memory_hog(pid, budget) from None
         except ConnectionLost as err:
             raise self._lost_during_query(pid, err) from None
+
+    def _memory_watch(self, pid: int | None) -> tuple[Callable[[], bool] | None, int]:
+        """``(over, budget)``: ``over()`` says whether server ``pid``'s resident memory grew
+        past ``budget`` bytes (``SCHOLARKG_FALKORDB_QUERY_MEMORY``) since now; ``None``
+        without a server of its own, a limit or ``/proc``."""
+        from scholarkg.store.falkordb.server import query_memory, resident_bytes
+
+        budget = query_memory()
+        base = resident_bytes(pid) if pid is not None and self._server is not None else None
+        if budget is None or base is None or pid is None:
+            return None, 0
+        watched, start = pid, base
+
+        def over() -> bool:
+            now = resident_bytes(watched)
+            return now is not None and now - start > budget
+
+        return over, budget
+
+    def _stop_memory_hog(self, pid: int | None, budget: int) -> StoreError:
+        """A user's query grew the server past its memory share: restart the server (its
+        files are kept), other clients' queries running or not: left alone, the query grows
+        until the server's address-space limit aborts it, which ends those queries too."""
+        what = (
+            f"the query took more than {budget / (1 << 30):.1f} GiB of the server's memory "
+            "(SCHOLARKG_FALKORDB_QUERY_MEMORY) and FalkorDB did not stop it"
+        )
+        server = self._server
+        if server is None or pid is None:
+            return QueryLimitExceeded(f"{what}; 'scholarkg db stop' ends it")
+        if not server.keeps_files():
+            return QueryLimitExceeded(
+                f"{what}; this server keeps no files, so scholarkg did not restart it "
+                "('scholarkg db stop' ends the query, and the data)"
+            )
+        took = server.restart_runaway(pid, "a query took more than its memory share")
+        self._indexes_settling = server.indexes_in_background()
+        return QueryLimitExceeded(
+            f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
+            "stored was lost"
+        )
 
     def _stop_runaway(self, pid: int | None, text: str, limit_ms: int) -> StoreError:
         """A query with no answer ``WATCHDOG_GRACE`` s past its limit: stop it (restart)."""
