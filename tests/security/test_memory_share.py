@@ -96,3 +96,26 @@ def test_a_query_past_its_share_is_stopped_and_the_server_restarted(
     assert server.pid() not in (None, pid)
     rows = store.run("MATCH (a:Paper)-[:CITES]->(b) RETURN a.title AS t, b.id AS b")
     assert rows == [{"t": "kept", "b": "p2"}]
+
+
+@pytest.mark.embedded
+def test_a_killed_server_is_started_again_by_the_next_users_query(
+    persistent: FalkorDBStore,
+) -> None:
+    """``scholarkg explore`` keeps one store open for hours: after a ``kill -9`` of its server
+    every query said "lost the embedded FalkorDB server" until another command started it."""
+    import os
+    import signal
+
+    store = persistent
+    server = store._server
+    assert server is not None
+    pid = server.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while server.pid() == pid and time.monotonic() < deadline:
+        time.sleep(0.05)
+    result = store.explore("MATCH (p:Paper {id: 'p1'}) RETURN p.title AS t")
+    assert result.rows == [["kept"]]
+    assert server.pid() not in (None, pid)

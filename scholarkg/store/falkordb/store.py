@@ -1142,6 +1142,7 @@ class FalkorDBStore(BatchWriteStore):
         path = self.db.connection.connection_pool.connection_kwargs.get("path")
         if not path:
             raise ServerError("the embedded store is reached over its unix socket only")
+        self._start_if_gone()
         pid = self._server.pid() if self._server is not None else None
         self.settle()
         with _server_lost_is_server_error():
@@ -1159,6 +1160,21 @@ class FalkorDBStore(BatchWriteStore):
             raise self._stop_memory_hog(pid, budget) from None
         except ConnectionLost as err:
             raise self._lost_during_query(pid, err) from None
+
+    def _start_if_gone(self) -> None:
+        """Start this store's server again on its files if its process is gone (killed, or
+        ended by the machine's OOM killer) before a user's query is sent.
+
+        Why: a CLI command starts the server as it opens the store, but ``scholarkg
+        explore`` keeps one store for hours; after a ``kill -9`` it answered every query
+        with "lost the embedded FalkorDB server" until another command started it."""
+        server = self._server
+        if server is None or server.pid() is not None or not server.keeps_files():
+            return
+        log.warning("the embedded server is not running: starting it again on its files")
+        with _server_lost_is_server_error():
+            server.ensure_running(background_indexes=True)
+        self._indexes_settling = server.indexes_in_background()
 
     def _memory_watch(self, pid: int | None) -> tuple[Callable[[], bool] | None, int]:
         """``(over, budget)``: ``over()`` says whether server ``pid``'s resident memory grew
@@ -1310,6 +1326,7 @@ class FalkorDBStore(BatchWriteStore):
 
         explore_check_limits(timeout_ms, row_limit)
         text = self._user_text(query, params)
+        self._start_if_gone()
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         cmd = "GRAPH.QUERY" if allow_writes else "GRAPH.RO_QUERY"
         start = time.perf_counter()
@@ -1367,6 +1384,7 @@ class FalkorDBStore(BatchWriteStore):
         from scholarkg.store.base import QueryPlan
 
         text = self._user_text(query, params)
+        self._start_if_gone()
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         limited = self._send_user(
             ("GRAPH.EXPLAIN", self.graph, text), query, limit_ms=limit_ms, row_limit=1 << 30,
