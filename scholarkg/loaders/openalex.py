@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -332,6 +333,28 @@ def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | Non
     return value
 
 
+def _opt_int(work: dict[str, Any], key: str, path: Path, line: int) -> int | float | None:
+    """A whole number or nothing, as the record's rules take numbers: ``12.0`` is 12, NaN
+    and infinities go through (the record stores them as missing and counts them), an
+    integer past 64 bits too (the record refuses it: orjson reads it as a float);
+    ``"12"``, ``12.5`` or ``true`` stop the load naming the field (they were dropped
+    silently)."""
+    value = work.get(key)
+    if value is None or type(value) is int:
+        return value
+    if type(value) is float:
+        if not math.isfinite(value):
+            return value
+        if value.is_integer():
+            return int(value)
+    raise InputError(
+        f"expected a whole number, got {type(value).__name__} {str(value)[:40]!r}",
+        path=path,
+        line=line,
+        field=key,
+    )
+
+
 def _opt_dict(work: dict[str, Any], key: str, path: Path, line: int) -> dict[str, Any]:
     value = work.get(key)
     if value is None:
@@ -436,17 +459,31 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
     pmid = id_map.get("pmid")
     pmcid = id_map.get("pmcid")
     oa = _opt_dict(work, "open_access", path, line)
-    topics = _opt_list(work, "topics", path, line) or _opt_list(work, "concepts", path, line)
+    # the legacy concepts only when the record has no topics at all: "topics": [] states
+    # that the work has none (its concepts once became ten topics)
+    topics = (
+        _opt_list(work, "topics", path, line)
+        if work.get("topics") is not None
+        else _opt_list(work, "concepts", path, line)
+    )
     topic_names: list[str] = []
     topic_scores: list[int] = []
     for t in topics:
         if isinstance(t, dict) and isinstance(t.get("display_name"), str):
             topic_names.append(t["display_name"])
             score = t.get("score")
-            number = score if isinstance(score, int | float) and score is not True else 0
-            topic_scores.append(round(float(number) * 10_000))
+            if score is not None and (
+                type(score) not in (int, float) or not math.isfinite(score)
+            ):  # "high" was stored as 0
+                raise InputError(
+                    f"expected a number as a topic's score, got {str(score)[:40]!r}",
+                    path=path,
+                    line=line,
+                    field="topics",
+                )
+            topic_scores.append(round(float(score or 0) * 10_000))
     primary = _opt_dict(work, "primary_location", path, line)
-    source = src if isinstance(src := primary.get("source"), dict) else None
+    source = _opt_dict(primary, "source", path, line) or None  # "Nature": not a source object
     refs_raw = work.get("referenced_works")
     ref_list = _opt_list(work, "referenced_works", path, line)
     references = _canonical_work_ids(ref_list)
@@ -464,12 +501,12 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
     abstract = abstract_from_inverted_index(
         work.get("abstract_inverted_index"), path=path, line=line
     ) or _opt_str(work, "abstract", path, line)  # plain text, as OpenAlex client tools write it
-    year = work.get("publication_year")
-    cited_by = work.get("cited_by_count")
+    year = _opt_int(work, "publication_year", path, line)
+    cited_by = _opt_int(work, "cited_by_count", path, line)
     paper = {
         "title": _opt_str(work, "title", path, line) or _opt_str(work, "display_name", path, line),
         "abstract": abstract,
-        "year": year if isinstance(year, int) and not isinstance(year, bool) else None,
+        "year": year,
         "date": _opt_str(work, "publication_date", path, line),
         "arxiv_id": arxiv,
         "doi": doi,
@@ -482,9 +519,7 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         "is_oa": is_oa if isinstance(is_oa := oa.get("is_oa"), bool) else None,
         "oa_status": status if isinstance(status := oa.get("oa_status"), str) else None,
         "oa_url": oa_url if isinstance(oa_url := oa.get("oa_url"), str) else None,
-        "citation_count": cited_by
-        if isinstance(cited_by, int) and not isinstance(cited_by, bool)
-        else None,
+        "citation_count": cited_by,
         "venue": venue if source and isinstance(venue := source.get("display_name"), str) else None,
         "topics": topic_names or None,
         "topic_scores_e4": topic_scores or None,
@@ -507,6 +542,13 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
             continue
         orcid = person.get("orcid")
         author_oa = person.get("id")
+        if author_oa is not None and not isinstance(author_oa, str):  # 5: was name-keyed
+            raise InputError(
+                f"expected an OpenAlex author id, got {str(author_oa)[:40]!r}",
+                path=path,
+                line=line,
+                field="authorships.author.id",
+            )
         authors.append(
             {
                 "name": name,

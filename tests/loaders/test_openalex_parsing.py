@@ -116,11 +116,59 @@ def test_a_bad_line_is_the_same_error_as_the_plain_reader(
     assert message in str(fast.value)
 
 
-def test_an_integer_past_64_bits_is_left_out_not_stored(tmp_path: Path) -> None:
-    """orjson reads it as a float (the documented difference): the count is not an integer,
-    so the Paper has none, and nothing stores a clamped or rounded number."""
+def test_an_integer_past_64_bits_is_refused_naming_its_field(tmp_path: Path) -> None:
+    """orjson reads it as a float; it is still the whole number the file states, which no
+    backend stores: refused as every loader refuses it (it was left out silently), never
+    stored clamped or rounded."""
     path = tmp_path / "part_000.jsonl"
-    path.write_text(_work(1, cited_by_count=2**70, publication_year=2**64) + "\n")
+    path.write_text(_work(1, cited_by_count=2**70) + "\n")
+    [(line, obj)] = list(openalex.iter_work_objects(path))
+    with pytest.raises(InputError, match="64-bit range") as err:
+        openalex.parse_work(obj, path=path, line=line)
+    assert err.value.line == 1 and err.value.field == "citation_count"
+
+
+@pytest.mark.parametrize(
+    ("over", "field", "what"),
+    [
+        ({"cited_by_count": "12"}, "cited_by_count", "expected a whole number"),
+        ({"cited_by_count": 12.5}, "cited_by_count", "expected a whole number"),
+        ({"publication_year": "2020"}, "publication_year", "expected a whole number"),
+        ({"publication_year": True}, "publication_year", "expected a whole number"),
+        ({"topics": [{"display_name": "T", "score": "high"}]}, "topics", "topic's score"),
+        ({"primary_location": {"source": "Nature"}}, "source", "expected an object"),
+        ({"authorships": [{"author": {"id": 5, "display_name": "A"}}]},
+         "authorships.author.id", "OpenAlex author id"),
+    ],
+)  # fmt: skip
+def test_a_field_of_the_wrong_type_stops_the_load_naming_it(
+    tmp_path: Path, over: dict[str, object], field: str, what: str
+) -> None:
+    """Each was stored as something else or dropped without a word: a score "high" as 0, a
+    count "12" or a year "2020" left out, an author id 5 keyed by the name, a source
+    "Nature" as no venue."""
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(_work(1, **over) + "\n")
+    [(line, obj)] = list(openalex.iter_work_objects(path))
+    with pytest.raises(InputError, match=what) as err:
+        openalex.parse_work(obj, path=path, line=line)
+    assert err.value.line == 1 and err.value.field == field
+
+
+def test_a_whole_float_is_a_number_and_nan_is_missing(tmp_path: Path) -> None:
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(_work(1, cited_by_count=float("nan"), publication_year=2024.0) + "\n")
     [(line, obj)] = list(openalex.iter_work_objects(path))
     paper = openalex.parse_work(obj, path=path, line=line).paper
-    assert paper.citation_count is None and paper.year is None
+    assert paper.citation_count is None and paper.year == 2024
+
+
+def test_empty_topics_state_none_and_the_legacy_concepts_are_not_read(tmp_path: Path) -> None:
+    concepts = [{"display_name": "Old concept", "score": 0.5}]
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(_work(1, topics=[], concepts=concepts) + "\n" + _work(2, concepts=concepts)
+                    + "\n")  # fmt: skip
+    first, second = (openalex.parse_work(o, path=path, line=n).paper
+                     for n, o in openalex.iter_work_objects(path))  # fmt: skip
+    assert first.topics is None
+    assert second.topics == ["Old concept"]
