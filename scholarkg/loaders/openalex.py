@@ -732,12 +732,28 @@ def _warmed_up() -> bool:
 
 def _worker_init() -> None:
     """Parse workers ignore Ctrl-C (the parent stops them) and do without the cyclic garbage
-    collector (parsed works make no cycles; a collection walked every live record)."""
+    collector (parsed works make no cycles; a collection walked every live record). Each
+    ends when its parent does: after a ``kill -9`` of the load, the worker (and Python's
+    resource tracker, which waits for it) stayed alive, blocked on a queue whose other end
+    it holds itself."""
     import gc
+    import multiprocessing
+    import os
     import signal
+    import threading
+    from multiprocessing.connection import wait
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        sentinel = parent.sentinel
+
+        def end_with_parent() -> None:
+            wait([sentinel])
+            os._exit(1)
+
+        threading.Thread(target=end_with_parent, name="end-with-parent", daemon=True).start()
 
 
 class WorkParser:

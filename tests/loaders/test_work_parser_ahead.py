@@ -69,3 +69,46 @@ def test_a_warmed_parser_has_its_worker_up_before_the_first_file(tmp_path: Path)
         assert processes and all(p.is_alive() for p in processes.values())
         assert [(n, len(recs)) for n, recs in parser.groups(path)] == expected
     assert [n for n, _ in expected] == list(range(1, 31))
+
+
+def test_the_parse_worker_ends_when_its_load_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` of a load left its parse worker (and Python's resource tracker) running:
+    the worker blocks on a queue whose other end it holds itself. It now watches its
+    parent."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import sys, time\n"
+        "from scholarkg.loaders import openalex\n"
+        "parser = openalex.WorkParser(1)\n"
+        "parser.warm()\n"
+        "pool = parser._executor()\n"
+        "pool.submit(int, 1).result()\n"
+        "print(*pool._processes, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    load = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert load.stdout is not None
+    workers = [int(p) for p in load.stdout.readline().split()]
+    assert workers
+    os.kill(load.pid, signal.SIGKILL)
+    load.wait()
+    deadline = time.monotonic() + 10
+    alive = list(workers)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [p for p in alive if _running(p)]
+    assert alive == [], "the parse worker outlived its load"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not reaped by its dead parent's init, no)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
