@@ -116,9 +116,23 @@ def read_text(path: str | Path, *, missing: str | None = "file not found") -> st
         raise not_utf8(err, data, path=path) from None
 
 
+def cannot_read(err: BaseException, path: str | Path, *, lines_read: int) -> InputError:
+    """The error for a file that stops being readable after ``lines_read`` whole lines (a
+    truncated ``.gz`` above all: Python's "Compressed file ended before the end-of-stream
+    marker was reached" named no place), with the line it stopped at."""
+    why = getattr(err, "strerror", None) or err
+    return InputError(
+        f"cannot read file past line {lines_read:,}: {why} (a truncated download? the lines "
+        "before it are read)",
+        path=path,
+        line=lines_read + 1,
+    )
+
+
 def decoded_lines(handle: IO[bytes], *, path: str | Path) -> Iterator[str]:
     """Every line of a binary handle decoded as UTF-8 (newline kept, leading BOM dropped);
     a bad byte is an :class:`InputError` at its line and column (:func:`not_utf8`)."""
+    number = 0
     try:
         for number, raw in enumerate(handle, start=1):
             try:
@@ -127,9 +141,7 @@ def decoded_lines(handle: IO[bytes], *, path: str | Path) -> Iterator[str]:
                 raise not_utf8(err, raw, path=path, line=number) from None
             yield line.removeprefix("\ufeff") if number == 1 else line
     except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-        raise InputError(
-            f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
-        ) from err
+        raise cannot_read(err, path, lines_read=number) from err
 
 
 def iter_lines(
@@ -169,7 +181,9 @@ def iter_json_lines(
         try:
             value = json.loads(line)
         except json.JSONDecodeError as err:
-            msg = f"{invalid_json.format(msg=err.msg)} at column {err.colno}"
+            # the decoder's "Invalid control character at" ends with the word this adds
+            what = err.msg.removesuffix(" at")
+            msg = f"{invalid_json.format(msg=what)} at column {err.colno}"
             raise InputError(msg, path=path, line=lineno) from None
         yield lineno, value
 
@@ -210,8 +224,15 @@ def load_json(path: str | Path, *, missing: str | None = "file not found") -> An
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
+        hint = ""
+        if err.msg == "Extra data" and err.lineno > 1 and err.colno == 1:
+            # a second value at the start of a line: JSON Lines under a .json name (as some
+            # API clients save their pages)
+            hint = "; one JSON value per line is JSON Lines: name the file .jsonl"
         raise InputError(
-            f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=err.lineno
+            f"invalid JSON: {err.msg.removesuffix(' at')} (column {err.colno}){hint}",
+            path=path,
+            line=err.lineno,
         ) from None
 
 

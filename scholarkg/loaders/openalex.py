@@ -45,7 +45,7 @@ from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import plain_record
 from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Venue
-from scholarkg.textio import CUT_LINE, decoded_lines, not_utf8, open_binary
+from scholarkg.textio import CUT_LINE, cannot_read, decoded_lines, not_utf8, open_binary
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
 #: the folders of an OpenAlex snapshot's ``data/`` that hold other entities than works: a
@@ -158,6 +158,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """
     loads = orjson.loads
     with open_binary(path) as handle:
+        number = 0
         try:
             for number, raw in enumerate(handle, start=1):
                 try:
@@ -168,9 +169,7 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                         continue
                 yield number, value
         except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-            raise InputError(
-                f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
-            ) from err
+            raise cannot_read(err, path, lines_read=number) from err
 
 
 _BLANK = object()
@@ -189,7 +188,7 @@ def _stdlib_line(raw: bytes, path: Path, number: int) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as err:
-        msg = f"{CUT_LINE.format(msg=err.msg)} at column {err.colno}"
+        msg = f"{CUT_LINE.format(msg=err.msg.removesuffix(' at'))} at column {err.colno}"
         raise InputError(msg, path=path, line=number) from None
 
 
@@ -831,6 +830,7 @@ class WorkParser:
             read_error: InputError | None = None
             with open_binary(path) as handle:
                 block: list[tuple[int, bytes]] = []
+                number = 0
                 try:
                     for number, raw in enumerate(handle, start=1):
                         block.append((number, raw))
@@ -840,9 +840,7 @@ class WorkParser:
                             while len(pending) > ahead:
                                 yield from take()
                 except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-                    read_error = InputError(
-                        f"cannot read file: {getattr(err, 'strerror', None) or err}", path=path
-                    )
+                    read_error = cannot_read(err, path, lines_read=number)
                 if block:
                     pending.append(pool.submit(_parse_block, str(path), block))
             while pending:

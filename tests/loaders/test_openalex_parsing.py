@@ -172,3 +172,38 @@ def test_empty_topics_state_none_and_the_legacy_concepts_are_not_read(tmp_path: 
                      for n, o in openalex.iter_work_objects(path))  # fmt: skip
     assert first.topics is None
     assert second.topics == ["Old concept"]
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_truncated_gz_names_the_line_it_stopped_at(tmp_path: Path, workers: int) -> None:
+    """A download cut short: Python's "Compressed file ended before the end-of-stream marker
+    was reached" named no place; now the line after the last whole one, and every work
+    before it is read."""
+    part = tmp_path / "part_000.gz"
+    data = gzip.compress("".join(_work(w) + "\n" for w in range(1, 3001)).encode())
+    part.write_bytes(data[: len(data) * 2 // 3])
+    read: list[int] = []
+    with pytest.raises(InputError, match="cannot read file past line") as err:
+        if workers:
+            with openalex.WorkParser(workers) as parser:
+                for n, _ in openalex.read_works(part, parser=parser):
+                    read.append(n)
+        else:
+            for n, _ in openalex.read_works(part):
+                read.append(n)
+    assert err.value.line is not None and err.value.line > 1000
+    assert read == list(range(1, err.value.line))
+
+
+def test_invalid_json_messages_read_as_sentences(tmp_path: Path) -> None:
+    """A raw control character said "Invalid control character at at column 9"; JSON Lines
+    saved under a .json name said only "Extra data"."""
+    lines = tmp_path / "pages.jsonl"
+    lines.write_text('{"id": "W1", "title": "a\tb"}\n'.replace("\t", "\x01"))
+    with pytest.raises(InputError, match=r"Invalid control character at column \d+$"):
+        list(iter_json_lines(lines))
+    named = tmp_path / "pages.json"
+    named.write_text(_work(1) + "\n" + _work(2) + "\n")
+    with pytest.raises(InputError, match=r"name the file \.jsonl") as err:
+        list(openalex.iter_work_objects(named))
+    assert err.value.line == 2
