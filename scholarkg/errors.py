@@ -33,15 +33,19 @@ class InputError(ScholarKGError):
         path: str | Path | None = None,
         line: int | None = None,
         field: str | None = None,
+        unit: str = "line",
     ) -> None:
         self.path = str(path) if path is not None else None
+        #: the line, or (``unit="record"``) the position of the record in a whole-file JSON
+        #: document such as an API page, where a line number would point elsewhere
         self.line = line
         self.field = field
         self.message = message
+        self.unit = unit
         # "path:line 7 (field 'x')", or as much of it as is known
         prefix = self.path or ""
         if line is not None:
-            prefix = f"{prefix}:line {line}" if prefix else f"line {line}"
+            prefix = f"{prefix}:{unit} {line}" if prefix else f"{unit} {line}"
         if field:
             prefix = f"{prefix} (field '{field}')" if prefix else f"field '{field}'"
         super().__init__(f"{prefix}: {message}" if prefix else message)

@@ -158,8 +158,21 @@ def read_works(path: Path) -> Iterator[SourceGroup]:
     if name.endswith(".json"):
         for i, item in enumerate(_items(load_json(path), path, 1), start=1):
             if not isinstance(item, dict):
-                raise InputError("expected a work object", path=path, line=i, field="items")
-            yield i, parse_item(item, path=path, line=i)
+                raise InputError(
+                    "expected a work object", path=path, line=i, field="items", unit="record"
+                )
+            try:
+                group = parse_item(item, path=path, line=i)
+            except InputError as err:  # a page's lines are not its records: name the work
+                doi = item.get("DOI")
+                raise InputError(
+                    f"{err.message} (the work {doi!r})" if isinstance(doi, str) else err.message,
+                    path=path,
+                    line=i,
+                    field=err.field,
+                    unit="record",
+                ) from None
+            yield i, group
         return
     for number, obj in iter_json_lines(path, invalid_json=CUT_LINE):
         for item in _items(obj, path, number):

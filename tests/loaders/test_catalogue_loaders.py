@@ -357,3 +357,14 @@ def test_a_trimmed_crossref_record_keeps_the_stored_authors_and_references(
     assert store.run(
         "MATCH (p:Paper {doi: '10.1000/j1'})-[:AUTHORED_BY]->(a) RETURN count(a) AS n"
     ) == [{"n": 0}]
+
+
+def test_a_bad_work_in_a_crossref_page_is_named_by_record_and_doi(tmp_path: Path) -> None:
+    """A pretty-printed API page: its lines are not its works, so the error says which
+    record (and which DOI), not "line 2" of a file whose line 2 is something else."""
+    bad = {**crossref_item(2), "reference": "not a list"}
+    page = write_crossref(tmp_path / "page.json", [crossref_item(1), bad])
+    with pytest.raises(InputError) as err:
+        list(crossref.read_works(page))
+    assert str(err.value).startswith(f"{page}:record 2 (field 'reference')")
+    assert "10.1000/j2" in str(err.value)
