@@ -81,9 +81,11 @@ def _read_queries(path: Path) -> list[Any]:
     return out
 
 
-def _resolve_excludes(store: Any, queries: list[Any]) -> list[Any]:
-    """Each query's ``exclude`` ids as the graph's Paper ids (any id the graph knows); an id
-    the graph does not hold is already absent and is dropped."""
+def _resolve_excludes(store: Any, queries: list[Any]) -> tuple[list[Any], list[str]]:
+    """Each query's ``exclude`` ids as the graph's Paper ids (any id the graph knows), and
+    the ids no work of the graph holds: those are already absent and are dropped, and the
+    caller says so (a typo in a held-out evaluation would otherwise leak the work into its
+    results without a word; one query's ``--exclude`` refuses an unknown id outright)."""
     from dataclasses import replace
 
     from scholarkg.services.paper_lookup import resolve_papers
@@ -94,7 +96,7 @@ def _resolve_excludes(store: Any, queries: list[Any]) -> list[Any]:
     for q in queries:
         ids = [p.id for x in q.exclude for p in found.get(x, [])]
         out.append(replace(q, exclude=tuple(dict.fromkeys(ids))))
-    return out
+    return out, sorted(x for x in refs if not found.get(x))
 
 
 def suggest(
@@ -180,7 +182,14 @@ def suggest(
             fit=not no_fit and method == "fused", refit=refit, fit_queries=fit_queries
         )
         if batch is not None:
-            batch = _resolve_excludes(store, batch)
+            batch, unknown = _resolve_excludes(store, batch)
+            if unknown:
+                shown = ", ".join(unknown[:5]) + (", …" if len(unknown) > 5 else "")
+                err_console.print(
+                    f"note: {len(unknown):,} exclude id(s) name no work in the graph, so they "
+                    f"exclude nothing: {shown}",
+                    highlight=False,
+                )
 
             def step(done: int, total: int) -> None:
                 progress("suggesting", done, total)

@@ -41,6 +41,7 @@ from scholarkg.errors import InputError
 from scholarkg.recommend.fusion import INPUTS, TEXT_INPUTS, Fusion
 from scholarkg.recommend.signals import (
     FASTRP_EXCLUDED,
+    FASTRP_MISSING,
     GRAPH_SIGNALS,
     GraphSignals,
     ProjectionSignals,
@@ -296,6 +297,13 @@ class Recommender:
             parts.update(result.rankings)
         if "fastrp" in dropped and self.server is not None and self.server.fastrp_available():
             result.notes.append(FASTRP_EXCLUDED)
+        elif (
+            self.server is not None
+            and (wanted is None or "fastrp" in want)
+            and graph_wanted
+            and not self.server.fastrp_available()
+        ):  # the fusion was fitted without it: still say what the query did not get
+            result.notes.append(FASTRP_MISSING)
         return parts, result
 
     def suggest(

@@ -65,6 +65,11 @@ GRAPH_SIGNALS = ("refs", "cocited", "coupled", "ppr", "fastrp", "popular")
 PPR = PageRankConfig(damping_factor=0.85, max_iterations=20, tolerance=1e-3)
 
 #: the note of a query that excludes works on Neo4j where FastRP vectors are stored
+#: the note of a query on Neo4j without stored FastRP vectors (the server reads them)
+FASTRP_MISSING = (
+    "fastrp: left out, this graph has no FastRP vectors on the server (run `scholarkg graph "
+    "embed` to use it)"
+)
 FASTRP_EXCLUDED = (
     "fastrp: left out of queries that exclude works on Neo4j (the stored FastRP vectors are "
     "of the whole graph, the excluded works included)"

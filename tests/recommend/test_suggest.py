@@ -144,7 +144,7 @@ def test_batch_mode_writes_a_trec_run_with_the_graphs_paper_ids(
     queries = tmp_path / "q.jsonl"
     lines = [
         {"id": "q1", "text": text_of(works[3]), "exclude": ["W103"]},  # an OpenAlex id
-        {"id": "q2", "text": TOPICS["speech"], "exclude": []},
+        {"id": "q2", "text": TOPICS["speech"], "exclude": ["W99999999", "nonexistent-id"]},
         {"id": "q3", "text": TOPICS["vision"]},
     ]
     queries.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
@@ -159,6 +159,9 @@ def test_batch_mode_writes_a_trec_run_with_the_graphs_paper_ids(
     q1 = [r[2] for r in rows if r[0] == "q1"]
     assert len(q1) == 5 and "doi:10.5555/w103" not in q1
     assert all(d.startswith(("doi:", "openalex:")) for d in q1)  # the graph's Paper ids
+    # ids no work holds exclude nothing, and the output says so (a typo would leak a work)
+    assert "2 exclude id(s) name no work in the graph" in res.output
+    assert "W99999999" in res.output and "nonexistent-id" in res.output
 
 
 @pytest.mark.parametrize(
