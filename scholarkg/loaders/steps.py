@@ -88,6 +88,14 @@ class LoadSummary:
         return nodes, rels, skipped
 
 
+def shown_name(path: Path) -> str:
+    """How progress lines and notes name a file: its name, with its snapshot partition
+    folder when it sits in one (every OpenAlex partition holds a ``part_000.gz``)."""
+    if path.parent.name.startswith("updated_date="):
+        return f"{path.parent.name}/{path.name}"
+    return path.name
+
+
 def run_steps(
     store: GraphStore,
     steps: Sequence[Step],
@@ -106,7 +114,7 @@ def run_steps(
     summary = summary if summary is not None else LoadSummary()
     directory = settings.checkpoints_dir
     for step in steps:
-        stage = f"{step.label} ({step.source.name})"
+        stage = f"{step.label} ({shown_name(step.source)})"
         if progress is not None:
             progress(stage, 0, None)
         checkpoint = Checkpoint.open(
@@ -155,7 +163,7 @@ def run_steps(
                 told.digests = None  # this file's: a later read through it digests nothing
         if resolver is not None:
             resolver.finish()
-            summary.notes += [f"{step.source.name}: {n}" for n in resolver.report.notes()]
+            summary.notes += [f"{shown_name(step.source)}: {n}" for n in resolver.report.notes()]
         if step.done is not None:
             step.done()
         if progress is not None:
@@ -164,18 +172,18 @@ def run_steps(
         if stats.cleaned:
             total = sum(stats.cleaned.values())
             summary.notes.append(
-                f"{step.source.name}: cleaned {total:,} field value(s) "
+                f"{shown_name(step.source)}: cleaned {total:,} field value(s) "
                 "(control characters, BOMs, CR line ends, lone surrogates, NaN → missing):"
             )
             summary.notes += [f"  {line}" for line in describe_cleaning(stats.cleaned)]
         if stats.skipped_on_resume:
             summary.notes.append(
-                f"{step.source.name}: resumed, skipped {stats.skipped_on_resume} record(s) "
+                f"{shown_name(step.source)}: resumed, skipped {stats.skipped_on_resume} record(s) "
                 "already stored"
             )
         if stats.prefix_changed:
             summary.notes.append(
-                f"{step.source.name}: file changed since the checkpoint; rewrote from the "
+                f"{shown_name(step.source)}: file changed since the checkpoint; rewrote from the "
                 "last verified point"
             )
     summary.graph = store.counts()

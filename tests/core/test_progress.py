@@ -206,7 +206,7 @@ def test_a_piped_load_prints_progress_lines_on_stderr(
     snap = _snapshot(tmp_path / "snapshot", 600)
     done = _cli("load", "openalex", str(snap), "--batch-size", "50", interval="0.02")
     assert done.returncode == 0, done.stderr
-    stage = re.escape("openalex-works (part_000.gz)")
+    stage = re.escape("openalex-works (updated_date=2024-01-01/part_000.gz)")  # its partition
     running = re.compile(
         rf"^{stage}: [\d,]+ works, [\d,.]+ works/s, [\d.]+ s elapsed; "
         r"all: [\d,]+/600 \(\d+%\), eta [\d.]+ s$"  # the manifest's record counts: an ETA
