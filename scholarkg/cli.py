@@ -241,9 +241,14 @@ def main() -> None:
     except Exception as exc:  # click usage errors come through as ClickException
         import click
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+        # typer 0.29 raises its own vendored click's errors (an option's range among them):
+        # not click.ClickException, but shown the same way, naming the option
+        if isinstance(exc, click.ClickException) or (
+            callable(getattr(exc, "show", None))
+            and isinstance(getattr(exc, "exit_code", None), int)
+        ):
+            exc.show()  # type: ignore[attr-defined]  # checked just above
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]  # checked just above
         if settings_debug():
             raise
         err_console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}", highlight=False)
