@@ -27,7 +27,7 @@ from scholarkg.commands.common import (
     store_session,
 )
 from scholarkg.commands.help_text import plain_help
-from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.errors import CypherError, InputError, QueryLimitExceeded, ScholarKGError
 
 
 def _fit_help_to_the_output() -> None:
@@ -162,14 +162,25 @@ def cypher(
                 f"{server_ms / 1000:g} s: the query stops at {server_ms / 1000:g} s",
                 highlight=False,
             )
-        result = store.explore(
-            query,
-            params,
-            allow_writes=True,
-            timeout_ms=timeout_ms,
-            row_limit=row_limit,
-            max_bytes=CYPHER_MAX_BYTES,
-        )
+        try:
+            result = store.explore(
+                query,
+                params,
+                allow_writes=True,
+                timeout_ms=timeout_ms,
+                row_limit=row_limit,
+                max_bytes=CYPHER_MAX_BYTES,
+            )
+        except CypherError as err:
+            if not any(m in str(err) for m in ("Query timed out", "TransactionTimedOut")):
+                raise
+            # the server's own words ("Query timed out", or Neo4j's advice to retry in a
+            # new transaction) said neither which limit nor how to change it
+            raise QueryLimitExceeded(
+                f"the query was stopped at its time limit of {timeout_ms / 1000:g} s "
+                "(--timeout; the server's own limit: SCHOLARKG_FALKORDB_TIMEOUT or the "
+                "managed Neo4j's db.transaction.timeout)"
+            ) from None
     rows = plain_rows(result)
     print_rows(rows, fmt)
     if result.truncated:

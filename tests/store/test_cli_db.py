@@ -104,3 +104,13 @@ def test_db_commands_refuse_an_external_neo4j(
     assert result.exit_code != 0
     message = str(result.exception)
     assert "external server" in message and "secret" not in message
+
+
+def test_a_cypher_query_past_its_time_limit_says_which_limit(graph_env: str) -> None:
+    """FalkorDB says only "Query timed out" (and Neo4j to retry in a new transaction)."""
+    cli_ok(["cypher", "CREATE (:Paper {id: 'a'})"])
+    res = runner.invoke(app, ["cypher", "--timeout", "1",
+                              "UNWIND range(1, 10000000) AS a UNWIND range(1, 100) AS b "
+                              "RETURN count(*)"])  # fmt: skip
+    assert res.exit_code != 0
+    assert "stopped at its time limit of 1 s (--timeout" in str(res.exception)
