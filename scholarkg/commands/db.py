@@ -199,6 +199,10 @@ def stop() -> None:
         console.print(f"{what} of {neo.home}", highlight=False)
         return
     server = _server()
+    if server.pid() is None:  # not "compacting … done", then "no server was running"
+        server.stop()  # a dead server's leftovers (pid file, socket) go
+        console.print(f"no embedded server was running for {server.data_dir}", highlight=False)
+        return
     with working("compacting the store's files and stopping the server"):
         stopped = server.stop()
     if stopped:

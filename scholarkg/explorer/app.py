@@ -87,7 +87,11 @@ class Explorer:
     def query(self, text: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run the editor's Cypher under the configured limits, after the guard has read
         its plan (read-only: no writes, files, URLs or procedures off the list)."""
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):  # {"query": 5} is not an empty query
+            raise InputError(
+                f"the query must be Cypher text, got {type(text).__name__}", field="query"
+            )
+        if not text.strip():
             raise InputError("the query is empty", field="query")
         if params is not None and not isinstance(params, Mapping):
             raise InputError("parameters must be a JSON object", field="params")
