@@ -148,6 +148,13 @@ def test_read_only_refuses_a_write(client: Client, gstore: FalkorDBStore) -> Non
     assert gstore.counts().total_nodes == before
 
 
+def test_a_query_that_is_no_text_says_so(client: Client) -> None:
+    status, res = client.json("/api/query", {"query": 5})
+    assert status == 400 and "must be Cypher text, got int" in res["error"]
+    status, res = client.json("/api/query", {"query": "  "})
+    assert status == 400 and "the query is empty" in res["error"]
+
+
 def test_timeout_and_row_limit(client: Client) -> None:
     status, res = client.json(
         "/api/query",

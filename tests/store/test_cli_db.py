@@ -50,6 +50,9 @@ def test_db_start_cypher_stop_start_keeps_data(own_data_dir: Path) -> None:
     rows = json.loads(cli_ok(["cypher", "MATCH (p:Paper) RETURN p.id AS id", "-f", "json"]))
     assert rows == [{"id": "keep-me"}]
     cli_ok(["db", "stop"])
+    # nothing to stop: said so, with no "compacting … done" before it
+    again = cli_ok(["db", "stop"])
+    assert "no embedded server was running" in again and "compacting" not in again
 
 
 def test_cypher_params_and_csv(graph_env: str) -> None:
