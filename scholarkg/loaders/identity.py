@@ -1060,7 +1060,9 @@ class IdentityResolver:
         targets: set[str],
     ) -> None:
         """A stored stub's id that a describing record's takes the slot of (a reference's
-        ``W`` id of the work's *later* record, ``_slots``) is written as an alternative id
+        ``W`` id of the work's *later* record, ``_slots``), or a described node's slot value
+        that its key now names otherwise (a DOI the work's record changed, when the new
+        DOI is the better key: ``_own_key_in_slot``), is written as an alternative id
         (``alt_ids`` and a ``PaperAlias``) now, before the chunk's records overwrite the
         slot: so the work stays findable by that id at every moment. An interrupted load
         that wrote the record's row but not yet its alias would otherwise leave an id
@@ -1068,7 +1070,7 @@ class IdentityResolver:
         would take their edges off the work (and not write them again)."""
         displaced: dict[str, set[str]] = {}
         for pid, row in stored.items():
-            if not row.get("stub") or pid not in targets:
+            if row is _UNFILLED or pid not in targets:  # no slot read: nothing displaced
                 continue
             keep = slots.get(pid, _EMPTY)
             for s, scheme in SLOTS.items():
@@ -1747,6 +1749,9 @@ class IdentityResolver:
                 value = getattr(p, s)
                 if value not in (None, "") and s not in have:
                     have[s] = value
+        for pid, have in slots.items():
+            if pid in targets:
+                _own_key_in_slot(pid, have)
         self._recent_slots = {t: v for t, v in slots.items() if t in targets}
         # then what only names the work; kept apart so the described slots stay as they are
         extra: dict[str, dict[str, Any]] = {}
@@ -1793,6 +1798,8 @@ class IdentityResolver:
                 extra.setdefault(pid, {}).setdefault(_OPENALEX_SLOT, settled[pid][_OPENALEX_CUT:])
         for pid, more in extra.items():
             slots[pid] = {**slots[pid], **more} if pid in slots else more
+            if pid in targets:
+                _own_key_in_slot(pid, slots[pid])
         self._recent_stub_slots = {t: v for t, v in extra.items() if t in targets}
         self._recent_settled = (
             {pid: k for pid, k in settled.items() if pid not in known} if known else dict(settled)
@@ -1975,6 +1982,27 @@ class IdentityResolver:
 #: what ``_rewrite`` does with a record, by its class (``_kind``, cached in ``_KINDS``)
 _OTHER, _EDGE, _MARK, _SPECIAL = 0, 1, 2, 3
 _KINDS: dict[type, int] = {}
+
+
+#: key scheme → the slot whose value a Paper keyed by that scheme holds ("doi:10.1/x" is the
+#: Paper whose ``doi`` is "10.1/x"); the corpus id's key is not its slot's (an integer)
+_KEY_SLOT = {"arxiv": "arxiv_id", "doi": "doi", "openalex": "openalex_id"}
+
+
+def _own_key_in_slot(pid: str, have: dict[str, Any]) -> None:
+    """The Paper keyed ``pid`` holds its key's value in that key's slot (``have``: the slot
+    values :meth:`IdentityResolver._slots` keeps for it), whatever the first record gave.
+
+    Why: the key is the best id of the records describing the work, whatever their order;
+    the slots keep the first record's values. When a source changes a work's DOI and the new
+    one is the better key, the node was keyed ``doi:10.1/aaa`` with ``doi`` "10.2/zzz" and
+    the new DOI nowhere else (a ``MATCH (p:Paper {doi: '10.1/aaa'})`` found nothing, and the
+    load said "kept in alt_ids" of a value it was not kept in); loaded the other way round,
+    ``doi`` "10.1/aaa" and ``alt_ids`` ["doi:10.2/zzz"]. Now both orders give the second."""
+    scheme, _, value = pid.partition(":")
+    slot = _KEY_SLOT.get(scheme)
+    if slot is not None and value and have.get(slot) not in (None, value):
+        have[slot] = value
 
 
 def _kind(cls: type) -> int:

@@ -374,3 +374,33 @@ def test_ids_no_slot_holds_still_find_their_paper(
         ("doi:10.1000/j1b", "arxiv:2401.00001"),
         ("openalex:W9", by_name["W3"]["id"]),
     }
+
+
+@pytest.mark.parametrize("order", [("zzz", "aaa"), ("aaa", "zzz")])
+def test_a_changed_doi_leaves_the_node_keyed_by_what_its_slot_holds(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """One OpenAlex work stated with two DOIs by two records: the key is the better DOI
+    whatever the order, and the node holds that DOI in its ``doi`` slot, the other in
+    ``alt_ids`` and as a ``PaperAlias``. Loaded "zzz" first, the node was keyed
+    ``doi:10.1/aaa`` with ``doi`` "10.2/zzz" and ``alt_ids`` empty, although the load
+    said the id was "kept in alt_ids"."""
+    any_store.apply_schema()
+    for name in order:
+        doi = {"aaa": "10.1/aaa", "zzz": "10.2/zzz"}[name]
+        work = openalex_work(1, id="https://openalex.org/W100", doi=f"https://doi.org/{doi}",
+                             ids={}, locations=[], title=f"X {name}",
+                             referenced_works=[])  # fmt: skip
+        part = write_openalex(tmp_path / name, [work])
+        load(any_store, settings, part, openalex.read_works, f"oa-{name}")
+    rows = any_store.run(
+        "MATCH (p:Paper) RETURN p.id AS id, p.doi AS doi, p.alt_ids AS alt, p.openalex_id AS w"
+    )
+    assert rows == [{"id": "doi:10.1/aaa", "doi": "10.1/aaa", "alt": ["doi:10.2/zzz"],
+                     "w": "W100"}]  # fmt: skip
+    by_slot = any_store.run("MATCH (p:Paper {doi: '10.1/aaa'}) RETURN p.id AS id")
+    assert by_slot == [{"id": "doi:10.1/aaa"}]
+    aliases = any_store.run(
+        "MATCH (a:PaperAlias)-[:ALIAS_OF]->(p:Paper) RETURN a.id AS alias, p.id AS paper"
+    )
+    assert {(r["alias"], r["paper"]) for r in aliases} == {("doi:10.2/zzz", "doi:10.1/aaa")}
