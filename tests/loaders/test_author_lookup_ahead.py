@@ -38,7 +38,7 @@ def _load(store: GraphStore, path: Path, *, chunk: int, ahead: bool, used: list[
         used.append(sent is not None)
         return by_id(found, sent)
 
-    resolver_authors._by_id = noted  # type: ignore[method-assign]  # notes each chunk's look-up
+    resolver_authors._by_id = noted  # type: ignore[method-assign,assignment]  # notes each chunk's look-up
     return resolved_load(store, resolver, path)
 
 
