@@ -185,6 +185,8 @@ class IdentityReport:
     authors_aligned: int = 0
     #: keys answered from an earlier chunk's look-up instead of the server's
     lookups_reused: int = 0
+    #: OpenAlex records skipped: the graph or the load held a newer record of their work
+    older_skipped: int = 0
 
     def notes(self) -> list[str]:
         out = []
@@ -210,6 +212,11 @@ class IdentityReport:
             out.append(
                 f"{self.renamed:,} stored Paper(s) re-keyed by a better id of their work "
                 "(a reference's id, then its record's)"
+            )
+        if self.older_skipped:
+            out.append(
+                f"{self.older_skipped:,} OpenAlex record(s) skipped: the graph or a file read "
+                "earlier holds a newer record of the work (updated_date)"
             )
         if self.author_merges:
             out.append(f"merged {self.author_merges:,} Author node(s) into another of one person")
@@ -739,6 +746,15 @@ class IdentityResolver:
         described = {find(p.id) for p in papers if not p.is_stub()}
         if not self.family:
             self._fill_slots(stored, self._needing_slots(described, nodes, stored))
+            older = self._older_records(papers, find, nodes, stored)
+            if older:  # rare: the rest of the chunk resolves without them
+                groups = [
+                    (n, [] if any(id(r) in older for r in recs) else recs) for n, recs in groups
+                ]
+                papers = [p for p in papers if id(p) not in older]
+                entries = [e for e in entries if id(e) not in older]
+                roots = [p.id if p.id not in parent else find(p.id) for p in entries]
+                described = {find(p.id) for p in papers if not p.is_stub()}
         if self.family:
             # before the merges below: they keep the family node's values
             self._family_ranked = self._family_rank_states(papers, uf, nodes, stored)
@@ -819,6 +835,52 @@ class IdentityResolver:
         if cleared:
             self._write_ahead("identity/set_paper_properties", {"rows": cleared})
         return out
+
+    def _older_records(
+        self,
+        papers: list[Paper],
+        find: Callable[[str], str],
+        nodes: dict[str, set[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> set[int]:
+        """The Paper records of the chunk (as ``id()``: records are not hashable) older
+        than another record of *their* OpenAlex work (same ``openalex_id``) that the graph
+        took, the previous chunk wrote, or this chunk holds: their ``openalex_updated``
+        (the record's ``updated_date``) sorts before it. Their groups are skipped (counted
+        in ``IdentityReport.older_skipped``).
+
+        Why: OpenAlex re-publishes a work whenever it changes, and only its newest record
+        is right. A snapshot folder is read oldest partition first, but files named on the
+        command line, pages saved at different times, or an older snapshot applied to a
+        graph restored from a newer dump come in any order; before, the record read last
+        won. A record without ``updated_date`` (trimmed by ``select=``) is never skipped,
+        and records of one date are applied in file order, as before. The stored dates
+        come with the slots ``_fill_slots`` reads for every described work anyway, so this
+        costs no query."""
+        dated = [p for p in papers if p.openalex_updated is not None and p.openalex_id]
+        if not dated:
+            return set()
+        recent, recent_keys = self._recent_props, self._recent
+        newest: dict[tuple[str, str], str] = {}
+        for p in dated:  # the newest date the graph, the chunk before and this chunk hold
+            work = cast(str, p.openalex_id)
+            key = (find(p.id), work)
+            have = [stored.get(pid, _EMPTY) for pid in nodes.get(key[0], ())]
+            for k in (p.id, "openalex:" + work):
+                if (prev := recent_keys.get(k)) is not None:
+                    have.append(recent.get(prev, _EMPTY))
+            date = cast(str, p.openalex_updated)
+            for row in have:
+                if row.get("openalex_id") == work and (other := row.get("openalex_updated")):
+                    date = max(date, other)
+            newest[key] = max(date, newest.get(key, date))
+        older = {
+            id(p)
+            for p in dated
+            if cast(str, p.openalex_updated) < newest[(find(p.id), cast(str, p.openalex_id))]
+        }
+        self.report.older_skipped += len(older)
+        return older
 
     def _family_targets(
         self,

@@ -354,6 +354,31 @@ def _opt_int(work: dict[str, Any], key: str, path: Path, line: int) -> int | flo
     )
 
 
+#: an OpenAlex ``updated_date``: a day, or a day and a time (``2024-01-15T06:36:47.513290``)
+_UPDATED = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+)?")
+
+
+def _updated_date(work: dict[str, Any], path: Path, line: int) -> str | None:
+    """The record's ``updated_date`` as an ISO ``YYYY-MM-DDTHH:MM:SS[.ffffff]`` string (a day
+    alone is its midnight), so two records' dates compare as strings: identity resolution
+    skips a record older than the one the graph took (``identity._older_records``). A value
+    that is not such a date stops the load naming the field: compared as text, a date in
+    another format would make a record win or lose at random."""
+    value = _opt_str(work, "updated_date", path, line)
+    if value is None:
+        return None
+    if _UPDATED.fullmatch(value) is None:
+        raise InputError(
+            f"expected an ISO date (YYYY-MM-DD[THH:MM:SS]), got {value[:40]!r}",
+            path=path,
+            line=line,
+            field="updated_date",
+        )
+    if len(value) == 10:
+        return value + "T00:00:00"
+    return value.replace(" ", "T", 1)
+
+
 def _opt_dict(work: dict[str, Any], key: str, path: Path, line: int) -> dict[str, Any]:
     value = work.get(key)
     if value is None:
@@ -515,6 +540,7 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         "pmcid": ids.normalize_pmcid(pmcid) if isinstance(pmcid, str | int) else None,
         "work_type": _opt_str(work, "type", path, line),
         "language": _opt_str(work, "language", path, line),
+        "openalex_updated": _updated_date(work, path, line),
         "is_oa": is_oa if isinstance(is_oa := oa.get("is_oa"), bool) else None,
         "oa_status": status if isinstance(status := oa.get("oa_status"), str) else None,
         "oa_url": oa_url if isinstance(oa_url := oa.get("oa_url"), str) else None,

@@ -207,7 +207,7 @@ PAPER_COLUMNS = (
     "id", "title", "abstract", "year", "date", "arxiv_id", "doi", "openalex_id", "mag_id",
     "pmid", "pmcid", "work_type", "language", "is_oa", "oa_status", "oa_url",
     "citation_count", "venue", "topics", "topic_scores_e4", "related", "url", "source",
-    "title_norm", "alt_ids",
+    "title_norm", "alt_ids", "openalex_updated",
 )  # fmt: skip
 
 

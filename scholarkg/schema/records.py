@@ -268,6 +268,9 @@ class Paper(NodeRecord):
     #: line reader)
     topic_scores_e4: list[int] | None = None
     related: list[str] | None = Field(default=None, description="OpenAlex related_works (W ids)")
+    #: the ``updated_date`` of the OpenAlex record the node last took (ISO, ``T``-separated):
+    #: a record older than it is skipped, whatever order the files were read in
+    openalex_updated: str | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.paper_id(
