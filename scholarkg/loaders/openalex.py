@@ -119,12 +119,37 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError("expected an API page {meta, results: [...]}", path=path)
         for i, work in enumerate(results, start=1):
             if not isinstance(work, dict):
-                raise InputError("expected a work object", path=path, line=i, field="results")
+                raise InputError(
+                    "expected a work object", path=path, line=i, field="results", unit="record"
+                )
             yield i, work
         return
     for number, obj in _json_lines(path):
         for work in _line_works(obj, path, number):
             yield number, work
+
+
+def is_page(path: Path) -> bool:
+    """A whole-file JSON document (an API page, ``.json``): its records are numbered by
+    their place in ``results``, not by a line (:func:`iter_work_objects`)."""
+    return path.name.removesuffix(".gz").endswith(".json")
+
+
+def page_record_error(err: InputError, path: Path, work: Any) -> InputError:
+    """``err``, raised for a work of ``path``, as the user can find it: in an API page
+    (:func:`is_page`) the number is the work's place in ``results`` (``record N``) and
+    the work's id is named; a line number would point into a page printed on one line, or
+    at the wrong line of an indented one. Any other error is returned as it is."""
+    if err.unit != "line" or err.line is None or not is_page(path):
+        return err
+    wid = work.get("id") if isinstance(work, dict) else None
+    return InputError(
+        f"{err.message} (the work {wid!r})" if isinstance(wid, str) else err.message,
+        path=err.path or path,
+        line=err.line,
+        field=err.field,
+        unit="record",
+    )
 
 
 def _line_works(obj: Any, path: Path, number: int) -> Iterator[dict[str, Any]]:
@@ -700,11 +725,15 @@ def read_works(path: Path, *, parser: WorkParser | None = None) -> Iterator[Sour
     With a ``parser`` (:class:`WorkParser`), the lines of a JSON Lines file are parsed in
     its worker processes while the caller writes the works before them; the groups, their
     order, the cleaning counts and a bad line's error are the same."""
-    if parser is not None and not path.name.removesuffix(".gz").endswith(".json"):
+    if parser is not None and not is_page(path):
         yield from parser.groups(path)
         return
     for number, obj in iter_work_objects(path):
-        yield number, work_group(obj, path=path, line=number)
+        try:
+            group = work_group(obj, path=path, line=number)
+        except InputError as err:
+            raise page_record_error(err, path, obj) from None
+        yield number, group
 
 
 # --------------------------------------------------------------------------- parse workers
@@ -975,4 +1004,8 @@ def read_selected_works(path: Path, positions: Iterable[int]) -> Iterator[Source
         if position > last:
             return
         if position in wanted:
-            yield number, work_group(obj, path=path, line=number)
+            try:
+                group = work_group(obj, path=path, line=number)
+            except InputError as err:
+                raise page_record_error(err, path, obj) from None
+            yield number, group

@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import orjson
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.openalex import WorkFields, iter_work_objects, read_merged_ids, work_fields
+from scholarkg.loaders.openalex import (
+    WorkFields,
+    iter_work_objects,
+    page_record_error,
+    read_merged_ids,
+    work_fields,
+)
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import needs_no_cleaning
 from scholarkg.schema.text import clean_text, max_field_chars, note_cleaning
@@ -291,15 +297,18 @@ def _read_file(path: Path) -> _FileRows:
     gc.disable()
     try:
         for line, obj in iter_work_objects(path):
-            fields = work_fields(obj, path=path, line=line)
-            row = paper_row(fields, path=path, line=line)
+            try:
+                fields = work_fields(obj, path=path, line=line)
+                row = paper_row(fields, path=path, line=line)
+                work_authors = _author_rows(fields, row["id"], path, line)
+            except InputError as err:  # an API page's works are records, not lines
+                raise page_record_error(err, path, obj) from None
             ws.append(int(row["openalex_id"][1:]))
             node_ids.append(row["id"])
             papers.append(row)
             lines.append(line)
             ref_counts.append(len(fields.references))
             refs.extend([int(r[1:]) for r in fields.references])
-            work_authors = _author_rows(fields, row["id"], path, line)
             author_counts.append(len(work_authors))
             authors.extend(work_authors)
             venues.append(row.get("venue"))
@@ -774,7 +783,11 @@ def load_id_sharing(
             for number, obj in iter_work_objects(path):
                 if number not in lines:
                     continue
-                yield number, work_group(obj, path=path, line=number)
+                try:
+                    group = work_group(obj, path=path, line=number)
+                except InputError as err:
+                    raise page_record_error(err, path, obj) from None
+                yield number, group
 
     stats = run_resumable(
         store, resolver.resolve(groups()), source="id-sharing works", batch_size=batch_size

@@ -207,3 +207,26 @@ def test_invalid_json_messages_read_as_sentences(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"name the file \.jsonl") as err:
         list(openalex.iter_work_objects(named))
     assert err.value.line == 2
+
+
+def test_an_api_page_names_a_bad_work_by_record_and_id(tmp_path: Path) -> None:
+    """A saved API page (``.json``, indented) numbers its works by their place in
+    ``results``: the error says ``record 2`` and the work's id, not a "line 2" of the file,
+    in the incremental reader and in the snapshot bulk reader."""
+    from scholarkg.loaders.openalex_bulk import _read_file
+
+    good = {"id": "https://openalex.org/W1", "title": "One"}
+    bad = {"id": "https://openalex.org/W2", "title": "Two", "cited_by_count": "12"}
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"meta": {}, "results": [good, bad]}, indent=2), "utf-8")
+    for read in (lambda: list(openalex.read_works(page)), lambda: _read_file(page)):
+        with pytest.raises(InputError) as caught:
+            read()
+        err = caught.value
+        assert (err.line, err.unit, err.field) == (2, "record", "cited_by_count")
+        assert "page.json:record 2" in str(err) and "W2" in str(err), str(err)
+    lines = tmp_path / "works.jsonl"  # a JSON Lines file keeps its lines
+    lines.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n", "utf-8")
+    with pytest.raises(InputError) as caught:
+        list(openalex.read_works(lines))
+    assert (caught.value.line, caught.value.unit) == (2, "line")
