@@ -117,3 +117,16 @@ def test_a_cypher_query_past_its_time_limit_says_which_limit(graph_env: str) -> 
                               "RETURN count(*)"])  # fmt: skip
     assert res.exit_code != 0
     assert "stopped at its time limit of 1 s (--timeout" in str(res.exception)
+
+
+def test_a_cypher_query_past_its_time_limit_says_which_limit_on_neo4j(
+    neo4j_store: object, settings: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same message from the managed Neo4j, whose own words are a transient error that
+    tells the user to retry (a retry meets the same limit)."""
+    monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
+    res = runner.invoke(app, ["cypher", "--timeout", "1",
+                              "UNWIND range(1, 100000000) AS a UNWIND range(1, 100) AS b "
+                              "RETURN count(*)"])  # fmt: skip
+    assert res.exit_code != 0
+    assert "stopped at its time limit of 1 s (--timeout" in str(res.exception), res.output
