@@ -148,7 +148,7 @@ def main() -> int:
     ap.add_argument("--snapshot-dir", type=Path, help="keep and reuse generated snapshots here")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-bulk-append-") as tmp:
-        where = (args.snapshot_dir or Path(tmp)) / f"snap-{args.works}"
+        where = (args.snapshot_dir or Path(tmp)) / f"snap2-{args.works}"
         snapshot = (
             where if (where / "done").exists() else bench_openalex.generate(where, args.works)
         )

@@ -60,7 +60,7 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-only-stubs-"))
     try:
-        where = (args.snapshot_dir or tmp) / f"snap-{args.works}"
+        where = (args.snapshot_dir or tmp) / f"snap2-{args.works}"
         snap = where if (where / "done").exists() else generate(where, args.works)
         (snap / "done").touch()
         first = sorted(snap.rglob("part_*.gz"))[0]

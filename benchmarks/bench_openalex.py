@@ -99,8 +99,15 @@ def _base_lists_of(
     return out
 
 
+def _updated_date(part: Path) -> str:
+    """The ``updated_date`` of the works of a part file: its partition's day, as OpenAlex
+    writes it (a time of that day)."""
+    return part.parent.name.removeprefix("updated_date=") + "T06:36:47.513290"
+
+
 def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
     path, first, last, works, refs, seed = args
+    updated = _updated_date(path)
     rng = random.Random(seed * 1_000_003 + first)
     abstracts = _abstracts(rng)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,6 +124,7 @@ def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
                 f'"display_name":"{title}","publication_year":{year},'
                 f'"publication_date":"{year}-01-01","type":"article","language":"en",'
                 f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"updated_date":"{updated}",'
                 f'"cited_by_count":{w % 100},"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
                 f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
                 f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
@@ -150,6 +158,7 @@ def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -
     (past ``base``) is written as ``_write_part`` writes works; references point anywhere in
     ``1..universe`` (5 % of them past the works: stubs)."""
     path, work_ids, base, universe, refs, seed, kept = args
+    updated = _updated_date(path)
     rng = random.Random(seed * 1_000_003 + work_ids[0])
     abstracts = _abstracts(rng)
     stored = _base_lists_of([w for w in work_ids if w <= base], base) if kept else {}
@@ -174,6 +183,7 @@ def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -
                 f'"display_name":"{title}","publication_year":{year},'
                 f'"publication_date":"{year}-01-01","type":"article","language":"en",'
                 f'"ids":{{"openalex":"https://openalex.org/W{w}","mag":"{w * 7}"}},'
+                f'"updated_date":"{updated}",'
                 f'"cited_by_count":{w % 100 + (5 if changed else 0)},'
                 f'"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
                 f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
@@ -232,7 +242,7 @@ def generate_update(
 def update_snapshot(root: Path, args: Any) -> Path:
     """The update slice ``args`` describe under ``root`` (generated once, then reused)."""
     kept = args.changed_lists == "kept"
-    upd = root / (f"upd-{args.works}-{args.update_new}-{args.update_changed}-"
+    upd = root / (f"upd2-{args.works}-{args.update_new}-{args.update_changed}-"
                   f"{args.update_merged}" + ("-kept" if kept else ""))  # fmt: skip
     if not (upd / "done").exists():
         generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
@@ -482,7 +492,7 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
     this code and (``--baseline-ref``) the baseline's, alternated, and each run's graph
     fingerprint (they must be equal)."""
     root = args.snapshot_dir or tmp
-    base = root / f"snap-{args.works}"
+    base = root / f"snap2-{args.works}"
     if not (base / "done").exists():
         generate(base, args.works)
         (base / "done").touch()
@@ -622,7 +632,7 @@ def main(argv: list[str] | None = None) -> int:
             if skip:
                 continue
             t0 = time.perf_counter()
-            where = (args.snapshot_dir or tmp) / f"snap-{n}"
+            where = (args.snapshot_dir or tmp) / f"snap2-{n}"
             snap = where if (where / "done").exists() else generate(where, n)
             (snap / "done").touch()
             gen = time.perf_counter() - t0

@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-openalex-parse-") as tmp:
-        where = (args.snapshot_dir or Path(tmp)) / f"snap-{args.works}"
+        where = (args.snapshot_dir or Path(tmp)) / f"snap2-{args.works}"
         snap = where if (where / "done").exists() else generate(where, args.works)
         (snap / "done").touch()
         part = sorted(snap.rglob("part_*.gz"))[0]

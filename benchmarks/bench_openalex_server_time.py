@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-statements-"))
     home = tmp / "home"
     root = args.snapshot_dir or tmp
-    snap = root / f"snap-{args.works}"
+    snap = root / f"snap2-{args.works}"
     if not (snap / "done").exists():
         base_bench.generate(snap, args.works)
         (snap / "done").touch()

@@ -5,8 +5,8 @@ reply is awaited),
 for this code and, with ``--baseline-ref``, another commit's, on the same snapshot.
 
     python benchmarks/bench_openalex.py --skip-bulk --incremental-works 5000 \\
-        --snapshot-dir /tmp/openalex-snapshots          # makes /tmp/openalex-snapshots/snap-5000
-    python benchmarks/bench_openalex_statements.py /tmp/openalex-snapshots/snap-5000 \\
+        --snapshot-dir /tmp/openalex-snapshots          # makes /tmp/openalex-snapshots/snap2-5000
+    python benchmarks/bench_openalex_statements.py /tmp/openalex-snapshots/snap2-5000 \\
         --baseline-ref c5802ac
 
 Prints, per code: wall and CPU seconds, the statements sent, the seconds spent waiting on

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="fresh interpreters per tree")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-openalex-workers-") as tmp:
-        name = f"upd-{args.works}-{args.update_new}-{args.update_changed}-0"
+        name = f"upd2-{args.works}-{args.update_new}-{args.update_changed}-0"
         where = (args.snapshot_dir or Path(tmp)) / name
         if not (where / "done").exists():
             generate_update(
