@@ -26,6 +26,7 @@ Unknown fields are ignored (OpenAlex adds fields); a field of the wrong shape is
 from __future__ import annotations
 
 import csv
+import datetime as _dt
 import json
 import math
 import re
@@ -379,29 +380,31 @@ def _opt_int(work: dict[str, Any], key: str, path: Path, line: int) -> int | flo
     )
 
 
-#: an OpenAlex ``updated_date``: a day, or a day and a time (``2024-01-15T06:36:47.513290``)
-_UPDATED = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+)?")
-
-
 def _updated_date(work: dict[str, Any], path: Path, line: int) -> str | None:
-    """The record's ``updated_date`` as an ISO ``YYYY-MM-DDTHH:MM:SS[.ffffff]`` string (a day
-    alone is its midnight), so two records' dates compare as strings: identity resolution
-    skips a record older than the one the graph took (``identity._older_records``). A value
-    that is not such a date stops the load naming the field: compared as text, a date in
-    another format would make a record win or lose at random."""
+    """The record's ``updated_date`` in one canonical ISO form, ``YYYY-MM-DDTHH:MM:SS`` with
+    ``.ffffff`` only when the time has a fraction (a day alone is its midnight; a time with a
+    zone, ``Z`` or ``+02:00``, as UTC), so two records' dates compare as strings: identity
+    resolution skips a record older than the one the graph took
+    (``identity._older_records``). OpenAlex writes ``2024-01-15T06:36:47.513290``; a file
+    re-saved by another tool may carry a zone or another precision, and the same instant
+    must not win or lose by its spelling. A value that is no ISO date stops the load naming
+    the field: compared as text, a date in another format would make a record win or lose
+    at random."""
     value = _opt_str(work, "updated_date", path, line)
     if value is None:
         return None
-    if _UPDATED.fullmatch(value) is None:
+    try:
+        when = _dt.datetime.fromisoformat(value)
+    except ValueError:
         raise InputError(
             f"expected an ISO date (YYYY-MM-DD[THH:MM:SS]), got {value[:40]!r}",
             path=path,
             line=line,
             field="updated_date",
-        )
-    if len(value) == 10:
-        return value + "T00:00:00"
-    return value.replace(" ", "T", 1)
+        ) from None
+    if when.tzinfo is not None:
+        when = when.astimezone(_dt.UTC).replace(tzinfo=None)
+    return when.isoformat()
 
 
 def _opt_dict(work: dict[str, Any], key: str, path: Path, line: int) -> dict[str, Any]:

@@ -159,3 +159,25 @@ def test_an_updated_date_that_is_no_date_names_the_field(tmp_path: Path, graph_e
     assert res.exit_code != 0 and isinstance(err, InputError), res.output
     assert (Path(str(err.path)).name, err.line, err.field) == ("bad.jsonl", 2, "updated_date")
     assert "15/01/2024" in err.message
+
+
+def test_the_same_instant_spelled_with_a_zone_compares_as_the_instant(
+    cli_store: GraphStore, tmp_path: Path
+) -> None:
+    """A file re-saved by another tool may write the date with a zone (``Z``, ``+02:00``).
+    It is taken as the UTC instant, so a record is older or newer by its time, not by its
+    spelling: as text, ``10:00:00+02:00`` (08:00 UTC) sorts after ``09:00:00`` and the newer
+    record would have been skipped; an offset was refused as no date before."""
+    zoned = _work("Outdated title", (3,), "2024-05-01T10:00:00+02:00")
+    plain = _work("Current title", (2,), "2024-05-01T09:00:00")
+    out = _load(str(_jsonl(tmp_path / "zoned.jsonl", [zoned])))
+    assert _w1(cli_store)["updated"] == "2024-05-01T08:00:00", out
+    out = _load(str(_jsonl(tmp_path / "plain.jsonl", [plain])))
+    assert "record(s) skipped" not in out, out
+    assert _w1(cli_store) == {**CURRENT, "updated": "2024-05-01T09:00:00"}
+    # the older one again, now with a UTC "Z": skipped against the graph's newer record
+    out = _load(
+        str(_jsonl(tmp_path / "z.jsonl", [{**zoned, "updated_date": "2024-05-01T08:00:00Z"}]))
+    )
+    assert "1 OpenAlex record(s) skipped" in out, out
+    assert _w1(cli_store)["title"] == "Current title"
