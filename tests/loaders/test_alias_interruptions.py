@@ -167,8 +167,23 @@ def cli(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "scholarkg.cli", "load", "openalex", *args, "--batch-size", "4"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=os.environ | {"SCHOLARKG_PROGRESS": "off"} | env,
+        env=os.environ | {"SCHOLARKG_PROGRESS": "off", "PYTHONFAULTHANDLER": "1"} | env,
     )  # fmt: skip
+
+
+def ended(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[str, str]:
+    """The process's output once it has exited; one still running after ``timeout`` seconds
+    is aborted (SIGABRT: the fault handler prints every thread's stack) and the test fails
+    with those stacks, so a hang says where it hung (once in ~100 runs on Neo4j, 2026-12-03,
+    not reproduced in 36 more)."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        _, err = proc.communicate(timeout=60)
+        raise AssertionError(
+            f"still running {timeout:.0f} s after the signal:\n{err[-6000:]}"
+        ) from None
 
 
 def finished(proc: subprocess.Popen[str]) -> str:
@@ -202,7 +217,7 @@ def test_a_killed_load_leaves_no_alias_without_its_edge_and_resume_equals_a_clea
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.02)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=120)
+    out, err = ended(proc)
     cut = snapshot(store)
     assert store.run(ORPHANS) == [], err
     assert len(cut[0]) < len(clean[0]), "the load had ended before the signal: nothing tested"
