@@ -180,7 +180,11 @@ def ended(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[str, str]:
         return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGABRT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # not even the abort ended it: no stacks to show
+            proc.kill()
+            _, err = proc.communicate()
         raise AssertionError(
             f"still running {timeout:.0f} s after the signal:\n{err[-6000:]}"
         ) from None
