@@ -120,6 +120,10 @@ def _old_layout(st: FalkorDBStore, n: int = 30) -> dict[str, list[float]]:
         "CREATE VECTOR INDEX FOR (n:Paper) ON (n.emb_old) "
         "OPTIONS {dimension: 8, similarityFunction: 'cosine'}"
     )
+    # built before the vectors are written, as the previous version waited for it: adding
+    # a field rebuilds the label's index, and during the rebuild FalkorDB's look-ups by id
+    # miss nodes that are there (the SET below then wrote some of the 30 vectors, or none)
+    dialect.await_indexes(st._g)
     vecs = {i: v for i, v in _vectors(8, seed=3).items() if i in ids}
     st.run(
         "UNWIND $rows AS r MATCH (n:Paper {id: r.id}) SET n.emb_old = vecf32(r.v), "
