@@ -5,7 +5,8 @@ FalkorDB builds an index in the background and answers queries meanwhile, wrongl
 writer: a new index is bypassed by a label scan per row (minutes for a few thousand merges
 into a label of tens of thousands of nodes), and a field added to a label's existing index
 rebuilds that index, during which look-ups miss nodes that are there. Labels here get their
-nodes through raw Cypher, as a user's own ``CREATE`` would, before any scholarkg write."""
+nodes through raw Cypher, as a user's own ``CREATE`` would, before any scholarkg write; and an
+index the user creates through ``scholarkg cypher`` is built when the command returns."""
 
 from __future__ import annotations
 
@@ -69,3 +70,16 @@ def test_a_write_waits_for_an_index_another_client_is_rebuilding(
         {"n": NODES, "ids": NODES}
     ]
     assert store.run("MATCH (v:Venue {name: 'y'}) RETURN count(v) AS n") == [{"n": len(rows)}]
+
+
+def test_an_index_made_through_scholarkg_cypher_is_built_when_it_returns(
+    store: FalkorDBStore,
+) -> None:
+    """``scholarkg cypher`` (``explore`` with writes) answers a ``CREATE INDEX`` once the
+    index is built, as ``schema apply`` does, so the user's next query meets no build."""
+    _create_venues(store)
+    store.merge_nodes("Venue", [{"id": "v0", "name": "x"}])
+    store.settle()
+    store.explore("CREATE INDEX FOR (v:Venue) ON (v.name)", allow_writes=True)
+    info = _venue_index(store)
+    assert "RANGE" in info.types["name"] and info.status == "OPERATIONAL"

@@ -1360,6 +1360,13 @@ class FalkorDBStore(BatchWriteStore):
             raise self._user_error(err, query) from err
         except RecursionError:
             raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
+        if res.indices_created or res.indices_deleted:
+            # returned once the index is usable, as ``schema apply`` does: FalkorDB builds it
+            # in the background, and a write meanwhile scans the label per row (or, while a
+            # field added to a label's index rebuilds it, misses nodes that are there)
+            log.info("waiting for graph %r's indexes to be built", self.graph)
+            with _server_lost_is_server_error():
+                dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
         rows = res.result_set
