@@ -123,6 +123,10 @@ _RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
 Source = Literal["openalex", "arxiv", "crossref"]
 
 
+#: the relationships identity/lookup_papers reads (a PaperAlias to its Paper)
+_ALIAS_OF = frozenset({"ALIAS_OF"})
+
+
 def id_rank(paper_id: str) -> tuple[int, str]:
     """Sort key choosing a merge's survivor: the id ``paper_id`` would prefer, then by text."""
     return (_RANK.get(paper_id.split(":", 1)[0], 9), paper_id)
@@ -1158,8 +1162,12 @@ class IdentityResolver:
             moved=[p for pair in renames for p in pair],
             renamed_to={b for _, b in renames} - olds,  # not an id renamed in turn
         )
-        self.store.run_named(
-            "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
+        # beside the chunk before's relationship writes that name neither id: the others
+        # must find the node under the id they name (an edge to the old id runs first)
+        self._read_nodes(
+            "identity/rename_papers",
+            {"rows": [{"old": a, "new": b} for a, b in renames]},
+            ids=[p for pair in renames for p in pair],
         )
         aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
         if aliases:
@@ -1679,9 +1687,29 @@ class IdentityResolver:
         give comes once)."""
         if not keys:
             return []
-        rows = self.store.run_named("identity/lookup_papers", self._lookup_params(keys))
+        rows = self._read_nodes(
+            "identity/lookup_papers", self._lookup_params(keys), reads=_ALIAS_OF
+        )
         # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
         return [(r["key"], r["id"]) for r in rows]
+
+    def _read_nodes(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        reads: frozenset[str] = frozenset(),
+        ids: Collection[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The named statement ``name``, which sees (or sets) Papers' ids, slots and labels
+        and relationships of the types ``reads`` anywhere (or, with ``ids``, at those nodes
+        only), run beside the chunk before's last relationship writes when the store can
+        (``BatchWriteStore.run_named_beside_relationships``): its ``CITES`` and authorships
+        change nothing a look-up, a slot read or a rename of other nodes sees."""
+        store = self.store
+        if isinstance(store, BatchWriteStore):
+            return store.run_named_beside_relationships(name, params, reads=reads, ids=ids)
+        return store.run_named(name, params)
 
     @staticmethod
     def _lookup_params(keys: Collection[str]) -> dict[str, list[Any]]:
@@ -1735,7 +1763,7 @@ class IdentityResolver:
         """Add the id slots, ``alt_ids`` and flags (``family_key``, ``stub``) of ``ids`` to
         their lookup rows (``identity/paper_slots``; the look-up answers with key and id)."""
         for part in chunked(ids, self.chunk * 4):
-            for row in self.store.run_named("identity/paper_slots", {"ids": part}):
+            for row in self._read_nodes("identity/paper_slots", {"ids": part}):
                 pid = str(row["id"])
                 if (have := stored.get(pid)) is not None:  # the row holds the id too
                     stored[pid] = row if have is _UNFILLED else {**have, **row}

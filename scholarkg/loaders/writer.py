@@ -148,6 +148,8 @@ class RecordWriter:
         self.undo = undo
         #: label -> ids of the nodes this writer created since the last ``mark()``
         self._created: dict[str, set[str]] = defaultdict(set)
+        #: while a flush's late ``then`` runs: the nodes that flush left created (:meth:`mark`)
+        self._marking: dict[str, set[str]] | None = None
         #: a write failed: the buffers are no longer what the graph lacks
         self._failed = False
         self._nodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -310,8 +312,14 @@ class RecordWriter:
 
     # -- undo ----------------------------------------------------------------------------
     def mark(self) -> None:
-        """Everything written so far is durable (its checkpoint is saved): forget the undo list."""
-        self._created.clear()
+        """Everything written so far is durable (its checkpoint is saved): forget the undo list.
+        Called from a flush's ``then`` (its replies read after later writes were sent), only
+        what that flush created is durable: the nodes created since stay on the list."""
+        if self._marking is None:
+            self._created.clear()
+            return
+        for label, ids in self._marking.items():
+            self._created[label] -= ids
 
     def rollback(self) -> int:
         """Drop unsent buffers and delete the nodes created since :meth:`mark`.
@@ -453,9 +461,7 @@ class RecordWriter:
         found: dict[str, bool] = {}
         stub_ids: set[str] = set()
         for part in chunked(ids, self.batch_size):
-            rows_found = self._existence_read(
-                self.store.run_named, "identity/paper_states", {"ids": part}
-            )
+            rows_found = self._existence_read(self._paper_states, part)
             for r in rows_found:
                 found[str(r["id"])] = bool(r["bare"])
                 if r["stub"]:
@@ -571,6 +577,17 @@ class RecordWriter:
         create, delete or relabel a node, so the read answers the same without waiting for
         them (see ``IdentityResolver._write_ahead`` for the stub case)."""
         return self._call(fn, *args, **kwargs)
+
+    def _paper_states(self, ids: list[str]) -> list[dict[str, Any]]:
+        """``identity/paper_states`` of ``ids``, beside the relationship writes still running
+        that name none of them (``BatchWriteStore.run_named_beside_relationships``): only
+        those change whether one of these Papers has a relationship out."""
+        store = self.store
+        if isinstance(store, BatchWriteStore):
+            return store.run_named_beside_relationships(
+                "identity/paper_states", {"ids": ids}, ids=ids
+            )
+        return store.run_named("identity/paper_states", {"ids": ids})
 
     def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(...)``; a failure marks the writer failed, so ``add_all`` does not mistake a
@@ -706,10 +723,19 @@ class RecordWriter:
         rows_sent, written = self._rows_sent, self._written
         self._rows_sent, self._written = Counter(), Counter()
 
+        # what this flush leaves created, for a mark() its late ``then`` calls: by then the
+        # next flush may have put nodes of its own on the undo list (a statement run beside
+        # relationship writes reads before this flush's last replies)
+        created = {label: set(ids) for label, ids in self._created.items() if ids}
+
         def counted() -> None:
             self._count_edges(rows_sent, written)
             if then is not None:
-                then()
+                self._marking = created
+                try:
+                    then()
+                finally:
+                    self._marking = None
 
         if self._ahead is not None:  # a flush that wrote nothing: what resolution held
             self._call(self._ahead.send_held)

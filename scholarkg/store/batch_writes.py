@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -130,8 +130,10 @@ class BatchWriteStore:
         ``written`` once their replies are read (the call's own return value leaves them
         out), and ``failed()`` is called before a late reply's error is raised, wherever
         it surfaces. Replies are read in the order the statements were sent, by the next
-        call that reaches the server or by :meth:`settle`. This default answers every
-        statement at once (``written`` is never called)."""
+        call that reaches the server or by :meth:`settle` (a statement run beside
+        relationship writes, :meth:`run_named_beside_relationships`, reads those it must
+        follow and those already in). This default answers every statement at once
+        (``written`` is never called)."""
         yield
 
     #: inside :meth:`writes_ahead` of a store that writes ahead: its ``written`` and
@@ -240,6 +242,42 @@ class BatchWriteStore:
         rows = self.run_named(name, params, **identifiers)
         return lambda: rows
 
+    #: whether :meth:`run_named_beside_relationships` runs a statement before the
+    #: relationship writes written ahead have answered (it needs their end ids)
+    reads_beside_relationships: bool = False
+
+    def run_named_beside_relationships(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        reads: frozenset[str] = frozenset(),
+        ids: Collection[str] | None = None,
+        **identifiers: str,
+    ) -> list[dict[str, Any]]:
+        """:meth:`run_named` of a statement that relationships written ahead cannot change
+        the result of, nor be changed by, unless they are of a type in ``reads`` or (with
+        ``ids``) start or end at one of the nodes ``ids``: it sees and sets nodes' labels and
+        properties, and relationships of those types anywhere, or (``ids``) only at those
+        nodes. A store that writes ahead may run it while such relationships are still being
+        written (:attr:`reads_beside_relationships`); this default waits for every
+        statement, as :meth:`run_named` does."""
+        query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
+        if query is None:
+            return []
+        return self._run_beside(query, params, reads, None if ids is None else frozenset(ids))
+
+    def _run_beside(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None,
+        reads: frozenset[str],
+        ids: frozenset[str] | None,
+    ) -> list[dict[str, Any]]:
+        """:meth:`run_named_beside_relationships` of a rendered statement; this default
+        :meth:`run`s it."""
+        return self.run(query, params)
+
     def send_named(
         self, name: str, params: Mapping[str, Any] | None = None, **identifiers: str
     ) -> None:
@@ -326,6 +364,36 @@ class BatchWriteStore:
         progress: ProgressFn | None = None,
         key: Sequence[str] = (),
         new_starts: Collection[str] = frozenset(),
+    ) -> int:
+        ends: frozenset[str] | None = None
+        if self.reads_beside_relationships:
+            rows = rows if isinstance(rows, list) else list(rows)
+            ends = relationship_ends(rows)
+        outer = self._relationship_writes
+        self._relationship_writes = RelationshipWrites(rel_type, ends)
+        try:
+            return self._merge_relationships(
+                rel_type, start_label, end_label, rows,
+                batch_size=batch_size, progress=progress, key=key, new_starts=new_starts,
+            )  # fmt: skip
+        finally:
+            self._relationship_writes = outer
+
+    #: while :meth:`merge_relationships` sends its statements: what they write (they
+    #: change relationships of one type and nothing else), else ``None``
+    _relationship_writes: RelationshipWrites | None = None
+
+    def _merge_relationships(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        rows: Iterable[Mapping[str, Any]],
+        *,
+        batch_size: int,
+        progress: ProgressFn | None,
+        key: Sequence[str],
+        new_starts: Collection[str],
     ) -> int:
         if not key and progress is None:
             rows = rows if isinstance(rows, list) else list(rows)
@@ -511,7 +579,10 @@ class BatchWriteStore:
         self._prepare_labels(label)
         found: set[str] = set()
         for batch in chunked(ids, batch_size):
-            found.update(str(r["id"]) for r in self.run(query, {"ids": batch}))
+            # whether a node exists no relationship write changes: run beside them
+            found.update(
+                str(r["id"]) for r in self._run_beside(query, {"ids": batch}, frozenset(), None)
+            )
         return found
 
     def delete_nodes(self, label: str, ids: Iterable[str], *, batch_size: int = 10_000) -> int:
@@ -560,6 +631,24 @@ class BatchWriteStore:
     def _send_vector_payload(self, payload: tuple[str, dict[str, Any] | None]) -> int:
         query, params = payload
         return self._count_written(self._send(query, params or {}))
+
+
+class RelationshipWrites(NamedTuple):
+    """What the statements :meth:`BatchWriteStore.merge_relationships` sends write: only
+    relationships of ``rel_type``, between the nodes ``ends`` (``None``: not known)."""
+
+    rel_type: str
+    ends: frozenset[str] | None
+
+
+def relationship_ends(rows: Sequence[Mapping[str, Any]]) -> frozenset[str] | None:
+    """The start and end ids of relationship rows (``None`` when one is not a string: such a
+    row is refused later, by the checks that name it)."""
+    try:
+        ends = frozenset(r["start"] for r in rows) | frozenset(r["end"] for r in rows)
+    except (KeyError, TypeError):
+        return None
+    return ends if all(type(e) is str for e in ends) else None
 
 
 def shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:

@@ -208,3 +208,29 @@ def test_a_chunks_references_do_not_flush_its_nodes_before_its_end(
     assert any_store.run("MATCH (:Paper)-[r:CITES]->(:Paper) RETURN count(r) AS n") == [{"n": 69}]
     cited = any_store.run("MATCH (:Paper)-[:CITES]->(p:Paper {id: 'p0'}) RETURN count(*) AS n")
     assert cited == [{"n": 23}]
+
+
+def test_a_flush_answered_late_marks_only_what_it_created(store: FalkorDBStore) -> None:
+    """A flush's ``then`` (its checkpoint saved, ``mark()``) may run after the next flush
+    put nodes on the undo list: a statement run beside relationship writes
+    (``run_named_beside_relationships``, the next chunk's existence read) does not read the
+    flush's last replies. Only the nodes that flush created leave the list; a later
+    failure still deletes the next flush's."""
+    from scholarkg.loaders.writer import RecordWriter
+
+    writer = RecordWriter(store, batch_size=5)
+    writer.add(Paper(id="p1", title="Work 1"))
+    writer.add(Citation(start="p1", end="p1"))
+    marked: list[set[str]] = []
+
+    def durable() -> None:
+        writer.mark()
+        marked.append(set(writer._created["Paper"]))
+
+    writer.flush(then=durable)
+    assert not marked  # its replies are not read yet
+    writer._created["Paper"].add("p2")  # as the next flush's existence read puts it
+    store.settle()
+    assert marked == [{"p2"}]  # p1 is durable, p2 still to undo
+    writer.mark()
+    assert not writer._created["Paper"]

@@ -300,6 +300,11 @@ def test_a_chunks_prunes_wait_for_the_writers_reads_and_go_before_its_writes(
         real_send_held()
 
     monkeypatch.setattr(store, "run_named", recording("read", store.run_named))
+    monkeypatch.setattr(
+        store,
+        "run_named_beside_relationships",
+        recording("read", store.run_named_beside_relationships),
+    )
     monkeypatch.setattr(store, "send_named_counted", recording("write", store.send_named_counted))
     monkeypatch.setattr(store, "existing_ids", recording("read existing", store.existing_ids))
     monkeypatch.setattr(store, "merge_nodes", recording("write merge", store.merge_nodes))

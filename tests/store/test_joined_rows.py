@@ -48,9 +48,9 @@ def _calls(store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     sent: list[str] = []
     query = store._query
 
-    def counted(text: str, params: Any = None) -> Any:
+    def counted(text: str, params: Any = None, **how: Any) -> Any:
         sent.append(text)
-        return query(text, params)
+        return query(text, params, **how)
 
     monkeypatch.setattr(store, "_query", counted)
     return sent

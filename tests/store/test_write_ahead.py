@@ -17,7 +17,7 @@ from scholarkg.errors import ScholarKGError
 from scholarkg.loaders.writer import RecordWriter
 from scholarkg.schema.records import Author, Citation, EdgeRecord, NodeRecord, Paper
 from scholarkg.store.base import GraphStore
-from scholarkg.store.batch_writes import BatchWriteStore
+from scholarkg.store.batch_writes import BatchWriteStore, RelationshipWrites
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -106,8 +106,8 @@ def test_a_late_count_arrives_at_the_next_call_that_reaches_the_server(
     with store.writes_ahead(tally.written, tally.failed):
         assert store.merge_relationships("CITES", "Paper", "Paper", rows) == 0
     assert tally.late == []  # not read yet
-    store.existing_ids("Paper", ["q"])  # any call to the server reads it first
-    assert tally.late == [1]
+    store.run("RETURN 1 AS x")  # any call to the server reads it first (but one run
+    assert tally.late == [1]  # beside relationship writes: test_beside_relationship_writes_…)
 
 
 def _paper(pid: str) -> Paper:
@@ -361,3 +361,93 @@ def test_a_read_sent_ahead_that_reaches_no_server_says_so(
         rows()
     monkeypatch.setattr(pool, "get_connection", real)
     assert store.run("RETURN 1 AS one") == [{"one": 1}]
+
+
+#: a write statement (FalkorDB plans a CREATE) that runs ~1 s and changes nothing
+_SLOW_WRITE = (
+    "UNWIND range(1, 8000000) AS x WITH x WHERE x < 0 CREATE (:Never) RETURN count(x) AS n"
+)
+
+
+def _slow_relationship_write(store: FalkorDBStore, ends: frozenset[str] | None) -> Any:
+    """``_SLOW_WRITE`` written ahead as ``merge_relationships`` marks its statements: a
+    write of ``CITES`` between the nodes ``ends`` (its queue item)."""
+    with store._writing_ahead_to(lambda n: None, lambda: None):
+        store._relationship_writes = RelationshipWrites("CITES", ends)
+        try:
+            return store._send_ahead(_SLOW_WRITE, {}, counted=False)
+        finally:
+            store._relationship_writes = None
+
+
+def test_merge_relationships_marks_what_its_statements_write(store: FalkorDBStore) -> None:
+    store.merge_nodes("Paper", [{"id": p} for p in ("a", "b", "c")])
+    rows = [{"start": "a", "end": "b", "props": {}}, {"start": "a", "end": "c", "props": {}}]
+    with store.writes_ahead(lambda n: None, lambda: None):
+        store.merge_relationships("CITES", "Paper", "Paper", rows)
+        marked = store._unanswered[-1].rel_type
+        store.merge_nodes("Paper", [{"id": "d"}])
+        unmarked = store._unanswered[-1].rel_type
+    store.settle()
+    assert marked == RelationshipWrites("CITES", frozenset({"a", "b", "c"}))
+    assert unmarked is None and store._relationship_writes is None
+
+
+def test_a_statement_beside_relationship_writes_waits_only_for_what_it_sees(
+    store: FalkorDBStore,
+) -> None:
+    """``run_named_beside_relationships`` runs once every node write written ahead has
+    answered, beside the relationship writes after them unless it reads their type or (with
+    ``ids``) names one of their ends; their replies are read in order later."""
+    store.merge_nodes("Paper", [{"id": "a"}, {"id": "b"}])
+    with store.writes_ahead(lambda n: None, lambda: None):
+        store.merge_nodes("Paper", [{"id": "c"}])  # a node write before: always waited for
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    rows = store.run_named_beside_relationships("identity/paper_slots", {"ids": ["c"]}, ids=["c"])
+    assert [r["id"] for r in rows] == ["c"]
+    assert not slow.done.is_set()  # it ran beside the relationship write
+    assert store._unanswered[-1] is slow  # still to be read, in order
+    store.run_named_beside_relationships("identity/paper_states", {"ids": ["a"]}, ids=["a", "x"])
+    assert slow.done.is_set() and not store._unanswered  # "a" is one of its ends: waited
+
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    store.run_named_beside_relationships(
+        "identity/paper_slots", {"ids": ["c"]}, reads=frozenset({"CITES"})
+    )
+    assert slow.done.is_set()  # it reads CITES (so its caller says): waited
+
+    slow = _slow_relationship_write(store, None)  # ends not known: any ids may be among them
+    store.run_named_beside_relationships("identity/paper_states", {"ids": ["c"]}, ids=["c"])
+    assert slow.done.is_set()
+
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    with store.writes_ahead(lambda n: None, lambda: None):
+        store.merge_nodes("Paper", [{"id": "e"}])  # a node write after it
+    rows = store.run_named_beside_relationships("identity/paper_slots", {"ids": ["e"]}, ids=["e"])
+    assert slow.done.is_set() and [r["id"] for r in rows] == ["e"]
+    store.settle()
+
+
+def test_a_rename_beside_relationship_writes_follows_those_naming_its_ids(
+    store: FalkorDBStore,
+) -> None:
+    """A rename run beside relationship writes (identity resolution's, naming the old and
+    the new id) runs after every queued relationship write that names the old id, here
+    behind a slow one: the edge lands on the renamed node, as when every statement ran in
+    order (run at once, the rename would leave the edge no node to find)."""
+    tally = _Tally()
+    store.merge_nodes("Paper", [{"id": p} for p in ("w1", "doi:10.1/x", "w3")])
+    slow = _slow_relationship_write(store, frozenset({"w3"}))
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_relationships(
+            "CITES", "Paper", "Paper", [{"start": "w1", "end": "doi:10.1/x", "props": {}}]
+        )
+        store.run_named_beside_relationships(
+            "identity/rename_papers",
+            {"rows": [{"old": "doi:10.1/x", "new": "openalex:W9"}]},
+            ids=["doi:10.1/x", "openalex:W9"],
+        )
+        assert slow.done.is_set()
+    store.settle()
+    cited = store.run("MATCH (:Paper {id: 'w1'})-[:CITES]->(b:Paper) RETURN b.id AS id")
+    assert cited == [{"id": "openalex:W9"}] and tally.late == [1] and tally.failures == 0
