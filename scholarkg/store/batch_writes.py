@@ -366,8 +366,9 @@ class BatchWriteStore:
         new_starts: Collection[str] = frozenset(),
     ) -> int:
         ends: frozenset[str] | None = None
-        if self.reads_beside_relationships:
-            rows = rows if isinstance(rows, list) else list(rows)
+        if self.reads_beside_relationships and isinstance(rows, list):
+            # A streamed iterable is not materialised to learn its ends: that would
+            # hold the whole stream in memory; unknown ends only make reads wait.
             ends = relationship_ends(rows)
         outer = self._relationship_writes
         self._relationship_writes = RelationshipWrites(rel_type, ends)
