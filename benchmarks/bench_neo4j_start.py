@@ -10,6 +10,12 @@ call to the first Bolt answer (``ManagedNeo4j.start``: the server's ready line, 
 versions query); the JVM's CPU seconds up to then are read from ``/proc``. The server is then
 stopped (timed too) and its home removed. Without a usable archive the script records one
 first, and says so.
+
+    python benchmarks/bench_neo4j_start.py --rounds 3 --compare pre-touch
+
+compares the same start with the heap touched when the JVM starts (``-XX:+AlwaysPreTouch``,
+the default) against ``SCHOLARKG_NEO4J_PRE_TOUCH=0``: what the start pays so that no query
+later pages the heap in while every other thread waits at a safepoint.
 """
 
 from __future__ import annotations
@@ -37,9 +43,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
 
 
-def _one_start(archive: bool) -> tuple[float, float, float]:
+#: what each comparison starts: a kind's name and the environment it starts with
+KINDS = {
+    "archive": {
+        "archive": {"SCHOLARKG_NEO4J_CLASS_ARCHIVE": "1"},
+        "no archive": {"SCHOLARKG_NEO4J_CLASS_ARCHIVE": "0"},
+    },
+    "pre-touch": {
+        "pre-touch": {"SCHOLARKG_NEO4J_PRE_TOUCH": "1"},
+        "no pre-touch": {"SCHOLARKG_NEO4J_PRE_TOUCH": "0"},
+    },
+}
+
+
+def _one_start(env: dict[str, str]) -> tuple[float, float, float]:
     """Wall seconds to the first answer, the JVM's CPU seconds then, seconds to stop."""
-    os.environ["SCHOLARKG_NEO4J_CLASS_ARCHIVE"] = "1" if archive else "0"
+    os.environ.update(env)
     with tempfile.TemporaryDirectory(prefix="bench-neo4j-start-") as tmp:
         server = ManagedNeo4j(Path(tmp) / "neo4j", browser=False)
         t0 = time.perf_counter()
@@ -55,6 +74,12 @@ def _one_start(archive: bool) -> tuple[float, float, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="starts of each kind, alternated")
+    ap.add_argument(
+        "--compare",
+        choices=sorted(KINDS),
+        default="archive",
+        help="the class-data archive against none, or the heap touched at start against not",
+    )
     args = ap.parse_args(argv)
     if reason := java_available():
         print(f"managed Neo4j unavailable: {reason}", file=sys.stderr)
@@ -65,10 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     size = class_archive.archive_path(target).stat().st_size
     print(f"class-data archive: {size / 2**20:,.0f} MB")
-    runs: dict[str, list[tuple[float, float, float]]] = {"archive": [], "no archive": []}
+    kinds = KINDS[args.compare]
+    first, second = kinds
+    runs: dict[str, list[tuple[float, float, float]]] = {first: [], second: []}
     for i in range(args.rounds):
-        for name in ("archive", "no archive") if i % 2 == 0 else ("no archive", "archive"):
-            wall, cpu, stop = _one_start(name == "archive")
+        for name in (first, second) if i % 2 == 0 else (second, first):
+            wall, cpu, stop = _one_start(kinds[name])
             runs[name].append((wall, cpu, stop))
             print(
                 f"round {i + 1}, {name}: ready in {wall:.1f} s, {cpu:.1f} CPU-s; stop {stop:.1f} s"

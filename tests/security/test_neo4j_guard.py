@@ -52,18 +52,26 @@ def _answers_at_once(store: GraphStore) -> None:
     assert time.monotonic() - t0 < 2.0
 
 
-def test_the_young_generation_is_bounded(managed_neo4j: Any) -> None:
-    """The running JVM has the bound (a collection copies at most this much of a live list)."""
+def test_the_young_generation_is_bounded_and_the_heap_touched(managed_neo4j: Any) -> None:
+    """The running JVM has the bound (a collection copies at most this much of a live list)
+    and touched its heap at start, and holds it: its resident memory is at least the heap."""
     from pathlib import Path
 
-    from scholarkg.store.neo4j.server import young_generation_arguments
+    from scholarkg.store.neo4j.server import PRE_TOUCH, _size_bytes, young_generation_arguments
 
     bound = young_generation_arguments(managed_neo4j.heap)
-    cmdline = Path(f"/proc/{managed_neo4j.status().pid}/cmdline")
+    pid = managed_neo4j.status().pid
+    cmdline = Path(f"/proc/{pid}/cmdline")
     if not bound or not cmdline.exists():
         pytest.skip("SCHOLARKG_NEO4J_MAX_YOUNG=0, or no /proc to read the JVM's arguments")
     args = cmdline.read_bytes().decode().split("\0")
     assert bound[0] in args, [a for a in args if a.startswith("-X")]
+    assert PRE_TOUCH in args, [a for a in args if a.startswith("-X")]
+    status = Path(f"/proc/{pid}/status").read_text()
+    vm_rss = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+    assert vm_rss is not None, status
+    resident_kib = int(vm_rss.group(1))
+    assert resident_kib * 1024 >= _size_bytes(managed_neo4j.heap), resident_kib
 
 
 def test_a_row_that_takes_the_heap_is_stopped(guarded: Any, neo4j_store: GraphStore) -> None:

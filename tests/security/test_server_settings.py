@@ -14,6 +14,7 @@ from scholarkg.store.neo4j.server import (
     compiler_arguments,
     guard_arguments,
     out_of_memory_arguments,
+    pause_arguments,
     render_settings,
     server_settings,
     young_generation_arguments,
@@ -65,6 +66,16 @@ def test_neo4j_young_generation_is_bounded() -> None:
     assert young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "0"}) == []
     with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_MAX_YOUNG"):
         young_generation_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "lots"})
+
+
+def test_neo4j_heap_is_touched_at_start_whatever_the_young_bound() -> None:
+    """The managed JVM touches its heap at start (no thread pages it in at a safepoint's
+    cost), with the young generation bounded or left to G1, unless told not to."""
+    assert pause_arguments("2g", env={}) == ["-XX:MaxNewSize=64m", "-XX:+AlwaysPreTouch"]
+    assert pause_arguments("2g", env={"SCHOLARKG_NEO4J_MAX_YOUNG": "0"}) == ["-XX:+AlwaysPreTouch"]
+    assert pause_arguments("2g", env={"SCHOLARKG_NEO4J_PRE_TOUCH": "0"}) == ["-XX:MaxNewSize=64m"]
+    with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_PRE_TOUCH"):
+        pause_arguments("2g", env={"SCHOLARKG_NEO4J_PRE_TOUCH": "sometimes"})
 
 
 def test_neo4j_ends_on_out_of_memory_only_where_the_guard_cannot_stop_a_query() -> None:
@@ -188,7 +199,7 @@ def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None
         APOC_ENVIRONMENT,
         DEFAULT_TX_MEMORY_SHARE,
         _size_bytes,
-        young_generation_arguments,
+        pause_arguments,
     )
 
     env = _compose_environment()
@@ -211,8 +222,9 @@ def test_docker_compose_has_the_managed_servers_lockdown(tmp_path: Path) -> None
         assert env[_neo4j_env_name(key)] == managed[key], key
     for key, value in APOC_ENVIRONMENT.items():
         assert env[key] == value
-    # the young generation bounded as the managed server's JVM is
-    assert env["NEO4J_server_jvm_additional"].split() == young_generation_arguments(heap, env={})
+    # the young generation bounded and the heap touched at start, as the managed server's JVM
+    # has them (the image's own -XX:+AlwaysPreTouch is replaced by this variable)
+    assert env["NEO4J_server_jvm_additional"].split() == pause_arguments(heap, env={})
 
 
 def test_the_docs_count_the_allow_list_as_configured() -> None:

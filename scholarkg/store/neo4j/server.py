@@ -96,6 +96,14 @@ DEFAULT_TX_TIMEOUT = 900
 #: Security); ordinary queries keep little alive, so more frequent young collections each
 #: stay short.
 DEFAULT_MAX_YOUNG = "64m"
+#: the heap's pages touched once when the JVM starts (Neo4j's own neo4j.conf ships it too).
+#: Untouched, a page is first written when the heap grows into it, by the thread that
+#: allocates there: a row that grows a list of hundreds of MiB then spends seconds in the
+#: kernel zeroing (and, in a VM that hands free pages back to its host, fetching) fresh pages
+#: while inside the JVM, where no safepoint can stop it; every other thread waits at the
+#: safepoint meanwhile. Measured: "Reaching safepoint" 4.8-5.2 s in the hostile suite's list
+#: growers, and no client answered (docs/backends.md, Security).
+PRE_TOUCH = "-XX:+AlwaysPreTouch"
 #: how much later than the JVM's default a method is handed to the optimising compiler (C2):
 #: its four ``Tier4*Threshold`` settings times this (``SCHOLARKG_NEO4J_C2_DELAY``; 1: the
 #: JVM's own). A just-started server compiles Neo4j's Cypher and storage code while the first
@@ -609,7 +617,7 @@ class ManagedNeo4j:
             # the classes mapped from the archive recorded once per build (class_archive.py)
             *([] if self.jvm_options else class_archive.start_arguments(target, version)),
             *self.jvm_options,
-            *young_generation_arguments(self.heap),
+            *pause_arguments(self.heap),
             *compiler_arguments(),
             *out_of_memory_arguments(_java_major(version)),
             # the guard asks for a collection after it stopped a query (ServerGuard.java):
@@ -849,6 +857,19 @@ def out_of_memory_arguments(major: int | None, env: Mapping[str, str] | None = N
     if major is not None and major < FIRST_JAVA_WITHOUT_STOP and heap_guard > 0:
         return []
     return ["-XX:+ExitOnOutOfMemoryError"]
+
+
+def pause_arguments(heap: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The JVM settings that keep every client answered while one row grows a list: the young
+    generation bounded (:func:`young_generation_arguments`) and the heap touched at start
+    (:data:`PRE_TOUCH`; ``SCHOLARKG_NEO4J_PRE_TOUCH=0`` leaves it out, for a start that does
+    not wait for a large heap's pages). docker-compose.yml gives its server the same."""
+    env = os.environ if env is None else env
+    touch = env.get("SCHOLARKG_NEO4J_PRE_TOUCH", "1").strip().lower()
+    if touch not in {"0", "1", "no", "yes", "false", "true"}:
+        raise ConfigError(f"SCHOLARKG_NEO4J_PRE_TOUCH must be 1 or 0, got {touch!r}")
+    pre_touch = [] if touch in {"0", "no", "false"} else [PRE_TOUCH]
+    return [*young_generation_arguments(heap, env), *pre_touch]
 
 
 def young_generation_arguments(heap: str, env: Mapping[str, str] | None = None) -> list[str]:
