@@ -1162,12 +1162,11 @@ class IdentityResolver:
             moved=[p for pair in renames for p in pair],
             renamed_to={b for _, b in renames} - olds,  # not an id renamed in turn
         )
-        # beside the chunk before's relationship writes that name neither id: the others
-        # must find the node under the id they name (an edge to the old id runs first)
-        self._read_nodes(
-            "identity/rename_papers",
-            {"rows": [{"old": a, "new": b} for a, b in renames]},
-            ids=[p for pair in renames for p in pair],
+        # after every statement written ahead, not beside the chunk before's relationship
+        # writes: if one of those failed after the rename had run, the load would stop before
+        # the alias below is written, and the old key (kept in no slot) would lead nowhere
+        self.store.run_named(
+            "identity/rename_papers", {"rows": [{"old": a, "new": b} for a, b in renames]}
         )
         aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
         if aliases:

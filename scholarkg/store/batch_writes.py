@@ -643,13 +643,17 @@ class RelationshipWrites(NamedTuple):
 
 
 def relationship_ends(rows: Sequence[Mapping[str, Any]]) -> frozenset[str] | None:
-    """The start and end ids of relationship rows (``None`` when one is not a string: such a
-    row is refused later, by the checks that name it)."""
+    """The start and end ids of relationship rows, stripped as the statements send them
+    (``rel_rows``, ``checked_pairs``): a row naming ``" openalex:W2"`` writes an edge of
+    ``openalex:W2``. ``None`` when one is not a string (such a row is refused later, by the
+    checks that name it)."""
     try:
         ends = frozenset(r["start"] for r in rows) | frozenset(r["end"] for r in rows)
     except (KeyError, TypeError):
         return None
-    return ends if all(type(e) is str for e in ends) else None
+    if not all(type(e) is str for e in ends):
+        return None
+    return frozenset(e.strip() for e in ends)
 
 
 def shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:

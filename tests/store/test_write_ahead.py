@@ -428,19 +428,20 @@ def test_a_statement_beside_relationship_writes_waits_only_for_what_it_sees(
     store.settle()
 
 
-def test_a_rename_beside_relationship_writes_follows_those_naming_its_ids(
+def test_a_statement_beside_relationship_writes_follows_those_naming_its_ids(
     store: FalkorDBStore,
 ) -> None:
-    """A rename run beside relationship writes (identity resolution's, naming the old and
-    the new id) runs after every queued relationship write that names the old id, here
-    behind a slow one: the edge lands on the renamed node, as when every statement ran in
-    order (run at once, the rename would leave the edge no node to find)."""
+    """A statement run beside relationship writes with ``ids`` (here a rename naming the old
+    and the new id, which shows the order in the graph) runs after every queued relationship
+    write naming one of them, here behind a slow one, even when the row spells the id with
+    spaces the statement strips: the edge lands on the renamed node, as when every statement
+    ran in order (run at once, the rename would leave the edge no node to find)."""
     tally = _Tally()
     store.merge_nodes("Paper", [{"id": p} for p in ("w1", "doi:10.1/x", "w3")])
     slow = _slow_relationship_write(store, frozenset({"w3"}))
     with store.writes_ahead(tally.written, tally.failed):
         store.merge_relationships(
-            "CITES", "Paper", "Paper", [{"start": "w1", "end": "doi:10.1/x", "props": {}}]
+            "CITES", "Paper", "Paper", [{"start": "w1", "end": " doi:10.1/x ", "props": {}}]
         )
         store.run_named_beside_relationships(
             "identity/rename_papers",
