@@ -1700,11 +1700,12 @@ class IdentityResolver:
         reads: frozenset[str] = frozenset(),
         ids: Collection[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """The named statement ``name``, which sees (or sets) Papers' ids, slots and labels
-        and relationships of the types ``reads`` anywhere (or, with ``ids``, at those nodes
-        only), run beside the chunk before's last relationship writes when the store can
-        (``BatchWriteStore.run_named_beside_relationships``): its ``CITES`` and authorships
-        change nothing a look-up, a slot read or a rename of other nodes sees."""
+        """The named statement ``name``, which reads Papers' ids, slots and labels and
+        relationships of the types ``reads`` anywhere (or, with ``ids``, at those nodes only)
+        and writes nothing, run beside the chunk before's last relationship writes when the
+        store can (``BatchWriteStore.run_named_beside_relationships``): its ``CITES`` and
+        authorships change nothing a look-up or a slot read sees. A write does not come
+        here: a failure of a write it passed would surface after it had run."""
         store = self.store
         if isinstance(store, BatchWriteStore):
             return store.run_named_beside_relationships(name, params, reads=reads, ids=ids)

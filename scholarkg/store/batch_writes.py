@@ -257,11 +257,13 @@ class BatchWriteStore:
     ) -> list[dict[str, Any]]:
         """:meth:`run_named` of a statement that relationships written ahead cannot change
         the result of, nor be changed by, unless they are of a type in ``reads`` or (with
-        ``ids``) start or end at one of the nodes ``ids``: it sees and sets nodes' labels and
+        ``ids``) start or end at one of the nodes ``ids``: it sees nodes' labels and
         properties, and relationships of those types anywhere, or (``ids``) only at those
-        nodes. A store that writes ahead may run it while such relationships are still being
-        written (:attr:`reads_beside_relationships`); this default waits for every
-        statement, as :meth:`run_named` does."""
+        nodes. It should write nothing: a write it passed may fail after it ran, and the load
+        stops there with this statement's change in the graph. A store that writes ahead may
+        run it while such relationships are still being written
+        (:attr:`reads_beside_relationships`); this default waits for every statement, as
+        :meth:`run_named` does."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return []
