@@ -452,3 +452,25 @@ def test_a_statement_beside_relationship_writes_follows_those_naming_its_ids(
     store.settle()
     cited = store.run("MATCH (:Paper {id: 'w1'})-[:CITES]->(b:Paper) RETURN b.id AS id")
     assert cited == [{"id": "openalex:W9"}] and tally.late == [1] and tally.failures == 0
+
+
+def test_a_callback_run_while_relationships_are_sent_is_not_counted_as_their_write(
+    store: FalkorDBStore,
+) -> None:
+    """A flush's ``then`` (or ``written``) that runs while ``merge_relationships`` sends (its
+    tag held) sees no tag: a statement it queued would otherwise count as that relationship
+    write and could be overtaken. The tag is back once the callback returns."""
+    tally = _Tally()
+    seen: list[RelationshipWrites | None] = []
+    tag = RelationshipWrites("CITES", frozenset({"x"}))
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_nodes("Paper", [{"id": "a"}])
+        assert store._unanswered  # the callback waits for that reply
+        store.when_settled(lambda: seen.append(store._relationship_writes))
+        store._relationship_writes = tag  # as while merge_relationships sends
+        try:
+            store._settle_queue()
+            assert store._relationship_writes is tag
+        finally:
+            store._relationship_writes = None
+    assert seen == [None] and tally.failures == 0

@@ -597,16 +597,23 @@ class FalkorDBStore(BatchWriteStore):
         ahead.done.wait()
         self._unanswered.popleft()
         self._unanswered_bytes -= ahead.size
+        # the callbacks below are the caller's, not part of a relationship write that may be
+        # sending now (merge_relationships holds its tag while it sends): a statement one of
+        # them queued must not count as that write
+        tag, self._relationship_writes = self._relationship_writes, None
         try:
-            result = self._reply_of(ahead)
-        except BaseException:
-            self._drop_unsent()
-            ahead.failed()
-            raise
-        if ahead.written is not None:
-            ahead.written(self._count_written(result))
-        for then in ahead.then:
-            then()
+            try:
+                result = self._reply_of(ahead)
+            except BaseException:
+                self._drop_unsent()
+                ahead.failed()
+                raise
+            if ahead.written is not None:
+                ahead.written(self._count_written(result))
+            for then in ahead.then:
+                then()
+        finally:
+            self._relationship_writes = tag
 
     def _drop_unsent(self) -> None:
         """After a failure: the statements queued behind it, which the sender dropped (the
