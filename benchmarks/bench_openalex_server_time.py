@@ -49,6 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_openalex as base_bench  # the sibling script's phases
 
+from scholarkg.store.cypher_text import writes
+
 
 def _statement_names(backend: str = "embedded") -> dict[str, tuple[str, str]]:
     """The last 200 characters of each named query's text for ``backend`` → its name and
@@ -65,18 +67,6 @@ def _statement_names(backend: str = "embedded") -> dict[str, tuple[str, str]]:
     return names
 
 
-#: the clauses that make a statement a write
-_WRITE_WORDS = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE")
-
-
-def _writes(text: str) -> bool:
-    """Whether the Cypher ``text`` (a statement without its parameter header) writes: a
-    write clause among its words (comments and strings are not words)."""
-    from scholarkg.store.cypher_text import tokens
-
-    return any(t.is_word(*_WRITE_WORDS) for t in tokens(text))
-
-
 class StatementTimes:
     """Per statement kind: calls, server milliseconds, bytes of statement text."""
 
@@ -88,7 +78,7 @@ class StatementTimes:
         #: set when the load is over (the graph's fingerprint read after it is not counted)
         self.stopped = False
         self._kinds: dict[str, str] = {}
-        #: the kinds that write (:func:`_writes`); the others only read
+        #: the kinds that write (``cypher_text.writes``); the others only read
         self.writing: set[str] = set()
         self._lock = threading.Lock()
 
@@ -107,7 +97,7 @@ class StatementTimes:
             merged = re.search(r"MERGE \(\w+:(\w+) \{", text[-600:])
             if found.startswith("…") and merged:  # node batches of each label apart
                 found = f"[{merged.group(1)}] {found}"
-            if _writes(body):
+            if writes(body):
                 self.writing.add(found)
             self._kinds[tail] = found
         return found

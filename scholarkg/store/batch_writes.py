@@ -52,6 +52,7 @@ from scholarkg.store.cypher_common import (
     rel_rows,
     run_batches,
 )
+from scholarkg.store.cypher_text import writes
 from scholarkg.store.named import render_named, without_empty_branches
 from scholarkg.store.vector_batches import VectorBatch, prepared_ahead
 
@@ -259,14 +260,16 @@ class BatchWriteStore:
         the result of, nor be changed by, unless they are of a type in ``reads`` or (with
         ``ids``) start or end at one of the nodes ``ids``: it sees nodes' labels and
         properties, and relationships of those types anywhere, or (``ids``) only at those
-        nodes. It should write nothing: a write it passed may fail after it ran, and the load
-        stops there with this statement's change in the graph. A store that writes ahead may
-        run it while such relationships are still being written
-        (:attr:`reads_beside_relationships`); this default waits for every statement, as
-        :meth:`run_named` does."""
+        nodes. A store that writes ahead may run it while such relationships are still being
+        written (:attr:`reads_beside_relationships`); this default waits for every
+        statement, as :meth:`run_named` does. A statement that writes always waits: had a
+        write it passed failed after it ran, the load would stop with its change in the graph
+        and what was to follow it (a rename's alias) never written."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return []
+        if writes(query):
+            return self.run(query, params)
         return self._run_beside(query, params, reads, None if ids is None else frozenset(ids))
 
     def _run_beside(

@@ -27,6 +27,7 @@ miss one a server would.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -302,6 +303,18 @@ def procedure_call_count(query: str) -> int:
                 count += 1
         most = max(most, count)
     return most
+
+
+#: the clauses that make a statement a write
+WRITE_WORDS = ("CREATE", "MERGE", "SET", "DELETE", "REMOVE")
+
+
+@functools.lru_cache(maxsize=256)
+def writes(text: str) -> bool:
+    """Whether the Cypher ``text`` (a statement without its parameter header) writes: a write
+    clause among its words (comments and strings are not words). Cached: the store asks it
+    of the same few named statements once a chunk."""
+    return any(t.is_word(*WRITE_WORDS) for t in tokens(text))
 
 
 def has_load_csv(query: str) -> bool:

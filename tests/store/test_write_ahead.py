@@ -431,11 +431,30 @@ def test_a_statement_beside_relationship_writes_waits_only_for_what_it_sees(
 def test_a_statement_beside_relationship_writes_follows_those_naming_its_ids(
     store: FalkorDBStore,
 ) -> None:
-    """A statement run beside relationship writes with ``ids`` (here a rename naming the old
-    and the new id, which shows the order in the graph) runs after every queued relationship
-    write naming one of them, here behind a slow one, even when the row spells the id with
-    spaces the statement strips: the edge lands on the renamed node, as when every statement
-    ran in order (run at once, the rename would leave the edge no node to find)."""
+    """A read run beside relationship writes with ``ids`` runs after every queued
+    relationship write naming one of them, here behind a slow one, even when the row spells
+    the id with spaces the statement strips: it sees the edge, as when every statement ran in
+    order (run at once, it would find none)."""
+    tally = _Tally()
+    store.merge_nodes("Paper", [{"id": p} for p in ("w1", "w2", "w3")])
+    slow = _slow_relationship_write(store, frozenset({"w3"}))
+    with store.writes_ahead(tally.written, tally.failed):
+        store.merge_relationships(
+            "CITES", "Paper", "Paper", [{"start": " w1 ", "end": "w2", "props": {}}]
+        )
+        rows = store.run_named_beside_relationships(
+            "identity/stored_openalex_references", {"ids": ["w1"]}, ids=["w1"]
+        )
+        assert slow.done.is_set()
+    store.settle()
+    assert [(r["id"], r["other"]) for r in rows] == [("w1", ["w2"])]
+    assert tally.late == [1] and tally.failures == 0
+
+
+def test_a_write_beside_relationship_writes_waits_for_every_one(store: FalkorDBStore) -> None:
+    """A statement that writes (a rename) is run after every statement written ahead, even a
+    relationship write naming none of its ids: had that write failed after the rename ran,
+    the load would stop with the rename in the graph and the old key's alias never written."""
     tally = _Tally()
     store.merge_nodes("Paper", [{"id": p} for p in ("w1", "doi:10.1/x", "w3")])
     slow = _slow_relationship_write(store, frozenset({"w3"}))
@@ -446,7 +465,7 @@ def test_a_statement_beside_relationship_writes_follows_those_naming_its_ids(
         store.run_named_beside_relationships(
             "identity/rename_papers",
             {"rows": [{"old": "doi:10.1/x", "new": "openalex:W9"}]},
-            ids=["doi:10.1/x", "openalex:W9"],
+            ids=["w2"],  # naming neither queued write: it still waits, since it writes
         )
         assert slow.done.is_set()
     store.settle()
