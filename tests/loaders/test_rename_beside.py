@@ -1,0 +1,83 @@
+"""Where a chunk's rename runs on a store that writes ahead (the embedded one): beside the
+chunk before's relationship writes when every renamed node keeps its old key in its id slot
+(the rename alone leaves each key findable), after every queued statement when an alias must
+follow it (had a write it passed failed, the load would stop before the alias and the old key
+would lead nowhere). Both leave the graph the load would leave in strict order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import openalex_work, write_openalex
+
+from scholarkg.config import load_settings
+from scholarkg.loaders import openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+
+def _work(w: int, refs: list[int], *, doi: str | None = None) -> dict[str, Any]:
+    return openalex_work(
+        1, id=f"https://openalex.org/W{w}", title=f"Work {w}",
+        doi=f"https://doi.org/{doi}" if doi else None,
+        ids={"openalex": f"https://openalex.org/W{w}"}, locations=[], cited_by_count=w,
+        publication_year=2001, referenced_works=[f"https://openalex.org/W{r}" for r in refs],
+        authorships=[], primary_location=None,
+    )  # fmt: skip
+
+
+def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
+    store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))  # checkpoints apart
+    calls: list[tuple[str, bool]] = []  # (how it ran, self-contained)
+    beside = store.run_named_beside_relationships
+    strict = store.run_named
+
+    def spy_beside(name: str, params: Any = None, **kw: Any) -> list[dict[str, Any]]:
+        if name == "identity/rename_papers":
+            calls.append(("beside", bool(kw.get("self_contained"))))
+        return beside(name, params, **kw)
+
+    def spy_strict(name: str, params: Any = None, **kw: Any) -> list[dict[str, Any]]:
+        if name == "identity/rename_papers":
+            calls.append(("strict", False))
+        return strict(name, params, **kw)
+
+    monkeypatch.setattr(store, "run_named_beside_relationships", spy_beside)
+    monkeypatch.setattr(store, "run_named", spy_strict)
+    store.apply_schema()
+    # W70 stored as a stub keyed by its OpenAlex id but without the slot: renamed to its DOI,
+    # that key is kept only by an alias written after the rename
+    store.run("CREATE (:Paper:Stub {id: 'openalex:W70'})")
+    works = [
+        _work(1, [60, 70]),  # W60 unknown: its stub is written with its slot
+        _work(60, [1], doi="10.5555/60"),  # the stub W60 described under its DOI: slot kept
+        _work(2, [60, 70]),
+        _work(70, [2], doi="10.5555/70"),  # the stub W70 described: an alias must follow
+        _work(3, [60, 70]),
+    ]
+    path = write_openalex(tmp_path / "snap", works)
+    resolver = IdentityResolver(store, chunk=1)
+    part = openalex.snapshot_files([path.parents[2]])[0][0]
+    step = Step("w", part, "rename", lambda: resolver.resolve(openalex.read_works(part)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+
+    assert resolver.report.renamed == 2
+    assert calls == [("beside", True), ("strict", False)]
+    rows = store.run(
+        "MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.openalex_id AS a, b.id AS b ORDER BY a, b"
+    )
+    assert [(r["a"], r["b"]) for r in rows] == [
+        ("W1", "doi:10.5555/60"), ("W1", "doi:10.5555/70"), ("W2", "doi:10.5555/60"),
+        ("W2", "doi:10.5555/70"), ("W3", "doi:10.5555/60"), ("W3", "doi:10.5555/70"),
+        ("W60", "openalex:W1"), ("W70", "openalex:W2"),
+    ]  # fmt: skip
+    aliases = store.run("MATCH (a:PaperAlias)-[:ALIAS_OF]->(p:Paper) RETURN a.id AS a, p.id AS p")
+    assert aliases == [{"a": "openalex:W70", "p": "doi:10.5555/70"}]
+    assert store.run("MATCH (p:Paper:Stub) RETURN count(p) AS n") == [{"n": 0}]
