@@ -1174,8 +1174,8 @@ class IdentityResolver:
             # every old key stays in its node's id slot, so the rename alone leaves each
             # findable: it runs beside the chunk before's relationship writes naming neither
             # id (those naming one must find the node under the id they name, so they go
-            # first). Waiting for all of them took ~2 s of a 22,000-work update into
-            # 200,000 and ~30 s of 110,000 into 1M (performance.md, round 36)
+            # first). The wait for all of them was the loading thread's largest, ~2 s of a
+            # 22,000-work update into 200,000 (py-spy; performance.md, round 36)
             store.run_named_beside_relationships(
                 "identity/rename_papers", renamed, ids=[p for pair in renames for p in pair],
                 self_contained=True,
