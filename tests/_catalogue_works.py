@@ -102,6 +102,18 @@ def openalex_work(n: int, **over: Any) -> dict[str, Any]:
     return base
 
 
+def citing_work(w: int, refs: list[int], *, doi: str | None = None) -> dict[str, Any]:
+    """A bare OpenAlex work ``W{w}`` citing ``W{r}`` for each of ``refs`` (no authors, no
+    venue, no locations), with an optional DOI: the identity tests' works."""
+    return openalex_work(
+        1, id=f"https://openalex.org/W{w}", title=f"Work {w}",
+        doi=f"https://doi.org/{doi}" if doi else None,
+        ids={"openalex": f"https://openalex.org/W{w}"}, locations=[], cited_by_count=w,
+        publication_year=2001, referenced_works=[f"https://openalex.org/W{r}" for r in refs],
+        authorships=[], primary_location=None,
+    )  # fmt: skip
+
+
 def arxiv_record(n: int) -> dict[str, Any]:
     recs: dict[int, dict[str, Any]] = {
         1: {

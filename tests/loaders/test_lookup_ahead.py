@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _catalogue_works import write_openalex
+from _catalogue_works import citing_work, write_openalex
 
 from scholarkg.config import load_settings
 from scholarkg.errors import InputError
@@ -91,13 +91,13 @@ def test_a_merge_between_two_chunks_drops_the_look_up_sent_ahead(
     chunks after it cite W50 (whose id then names the survivor): the same graph with the
     look-up ahead as without, every reference to W50 on the survivor."""
     works = [
-        reuse._work(1, [50, 60]),
-        reuse._work(2, [50, 60, 3]),
-        reuse._work(50, [1], doi="10.5555/50"),
-        reuse._work(3, [50, 60, 1]),
-        reuse._work(60, [2], doi="10.5555/60"),
-        reuse._work(4, [50, 60, 2, 3]),
-        reuse._work(5, [50, 60, 4]),
+        citing_work(1, [50, 60]),
+        citing_work(2, [50, 60, 3]),
+        citing_work(50, [1], doi="10.5555/50"),
+        citing_work(3, [50, 60, 1]),
+        citing_work(60, [2], doi="10.5555/60"),
+        citing_work(4, [50, 60, 2, 3]),
+        citing_work(5, [50, 60, 4]),
     ]
     path = write_openalex(tmp_path / "snap", works)
     graphs = []

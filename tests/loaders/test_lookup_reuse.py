@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _catalogue_works import openalex_work, write_openalex
+from _catalogue_works import citing_work as _work
+from _catalogue_works import write_openalex
 
 from scholarkg.config import load_settings
 from scholarkg.loaders import openalex
@@ -19,16 +20,6 @@ from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.base import GraphStore
 
 from .test_bulk_equals_incremental import everything
-
-
-def _work(w: int, refs: list[int], *, doi: str | None = None) -> dict[str, Any]:
-    return openalex_work(
-        1, id=f"https://openalex.org/W{w}", title=f"Work {w}",
-        doi=f"https://doi.org/{doi}" if doi else None,
-        ids={"openalex": f"https://openalex.org/W{w}"}, locations=[], cited_by_count=w,
-        publication_year=2001, referenced_works=[f"https://openalex.org/W{r}" for r in refs],
-        authorships=[], primary_location=None,
-    )  # fmt: skip
 
 
 def _stored(store: GraphStore) -> None:
