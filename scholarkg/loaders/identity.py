@@ -1181,13 +1181,13 @@ class IdentityResolver:
                 self_contained=True,
             )  # fmt: skip
         if aliases:
-            rows = self.store.run_named("identity/paper_properties", {"ids": sorted(aliases)})
+            rows = store.run_named("identity/paper_properties", {"ids": sorted(aliases)})
             props = []
             for row in rows:
                 alt = sorted(set(row["props"].get("alt_ids") or []) | set(aliases[row["id"]]))
                 props.append({"id": row["id"], "props": {"alt_ids": alt}})
-            self.store.run_named("identity/set_paper_properties", {"rows": props})
-            write_aliases(self.store, aliases)
+            store.run_named("identity/set_paper_properties", {"rows": props})
+            write_aliases(store, aliases)
         for old, new in renames:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)
