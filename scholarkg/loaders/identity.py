@@ -1156,7 +1156,8 @@ class IdentityResolver:
 
     def _rename(self, renames: list[tuple[str, str]], stored: dict[str, dict[str, Any]]) -> None:
         """Give stored Papers their work's new key (``identity/rename_papers``); an old key
-        that the node's id slots do not express stays findable as an alias."""
+        that the node's id slots do not express stays findable as an alias, written by the
+        rename's own statement (``identity/rename_papers_aliased``)."""
         olds = {a for a, _ in renames}
         self._forget_finds(
             moved=[p for pair in renames for p in pair],
@@ -1165,10 +1166,30 @@ class IdentityResolver:
         aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
         renamed = {"rows": [{"old": a, "new": b} for a, b in renames]}
         store = self.store
-        if aliases or not isinstance(store, BatchWriteStore):
-            # after every statement written ahead: had one of them failed after the rename
-            # ran, the load would stop before the alias below is written, and the old key
-            # (kept in no slot) would lead nowhere
+        if aliases:
+            # the rename, the old keys' alt_ids and their aliases in one statement (a load
+            # stopped between them left an old key leading nowhere, and --resume, finding
+            # the node by its new key, would rename nothing and never write the alias). The
+            # alt_ids it extends are read first, after every statement written ahead
+            # (run_named: the chunk before may have written them); such renames are rare (a
+            # key without its slot), so the wait is too
+            new_of = {old: new for old, new in renames if new in aliases}
+            held = store.run_named("identity/paper_properties", {"ids": sorted(new_of)})
+            alt_ids = {
+                new_of[row["id"]]: sorted(
+                    set(row["props"].get("alt_ids") or []) | set(aliases[new_of[row["id"]]])
+                )
+                for row in held
+            }
+            rows = [
+                {"old": a, "new": b, "alt_ids": alt_ids.get(b),
+                 "aliases": aliases[b] if b in alt_ids else []}
+                for a, b in renames
+            ]  # fmt: skip
+            for b, alts in alt_ids.items():
+                stored[b]["alt_ids"] = alts  # what the chunk's records add theirs to
+            store.run_named("identity/rename_papers_aliased", {"rows": rows})
+        elif not isinstance(store, BatchWriteStore):
             store.run_named("identity/rename_papers", renamed)
         else:
             # every old key stays in its node's id slot, so the rename alone leaves each
@@ -1180,14 +1201,6 @@ class IdentityResolver:
                 "identity/rename_papers", renamed, ids=[p for pair in renames for p in pair],
                 self_contained=True,
             )  # fmt: skip
-        if aliases:
-            rows = store.run_named("identity/paper_properties", {"ids": sorted(aliases)})
-            props = []
-            for row in rows:
-                alt = sorted(set(row["props"].get("alt_ids") or []) | set(aliases[row["id"]]))
-                props.append({"id": row["id"], "props": {"alt_ids": alt}})
-            store.run_named("identity/set_paper_properties", {"rows": props})
-            write_aliases(store, aliases)
         for old, new in renames:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)

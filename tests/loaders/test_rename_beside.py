@@ -1,8 +1,9 @@
 """Where a chunk's rename runs on a store that writes ahead (the embedded one): beside the
 chunk before's relationship writes when every renamed node keeps its old key in its id slot
 (the rename alone leaves each key findable), after every queued statement when an alias must
-follow it (had a write it passed failed, the load would stop before the alias and the old key
-would lead nowhere). Both leave the graph the load would leave in strict order."""
+follow it (rename, ``alt_ids`` and alias are one statement, ``identity/rename_papers_aliased``,
+and the ``alt_ids`` it extends are read first, which must see what the chunk before wrote).
+Both leave the graph the load would leave in strict order."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
         return beside(name, params, **kw)
 
     def spy_strict(name: str, params: Any = None, **kw: Any) -> list[dict[str, Any]]:
-        if name == "identity/rename_papers":
+        if name in ("identity/rename_papers", "identity/rename_papers_aliased"):
             calls.append(("strict", False))
         return strict(name, params, **kw)
 
