@@ -164,6 +164,23 @@ def iter_lines(
 CUT_LINE = "invalid JSON (a cut or corrupt line): {msg}"
 
 
+def json_line_error(
+    err: json.JSONDecodeError, line: str, wording: str = "invalid JSON: {msg}"
+) -> str:
+    """The message for one JSON Lines line the decoder refused: ``wording`` (``{msg}`` the
+    decoder's words) and the column in that line.
+
+    Why not the decoder's column alone: the line is decoded with its newline, so a line that
+    stops mid-value (a cut download, a truncated write) fails *after* the newline, which the
+    decoder calls "line 2 column 1"; said as "at column 1", it points at the line's first
+    character, which is fine. Such a line is told by where it ends instead."""
+    what = wording.format(msg=err.msg.removesuffix(" at"))  # "Invalid control character at"
+    content = len(line.rstrip("\r\n"))
+    if err.pos >= content:
+        return f"{what} at column {content + 1}, where the line ends"
+    return f"{what} at column {err.colno}"
+
+
 def iter_json_lines(
     path: str | Path,
     *,
@@ -181,10 +198,9 @@ def iter_json_lines(
         try:
             value = json.loads(line)
         except json.JSONDecodeError as err:
-            # the decoder's "Invalid control character at" ends with the word this adds
-            what = err.msg.removesuffix(" at")
-            msg = f"{invalid_json.format(msg=what)} at column {err.colno}"
-            raise InputError(msg, path=path, line=lineno) from None
+            raise InputError(
+                json_line_error(err, line, invalid_json), path=path, line=lineno
+            ) from None
         yield lineno, value
 
 

@@ -40,7 +40,7 @@ from scholarkg.schema import aaar as ar
 from scholarkg.schema import ids
 from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Review, ReviewSegment, Weakness
 from scholarkg.schema.records import Experiment as ExperimentRecord
-from scholarkg.textio import iter_lines, load_json
+from scholarkg.textio import iter_lines, json_line_error, load_json
 
 log = logging.getLogger(__name__)
 
@@ -630,9 +630,7 @@ def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
         try:
             obj = denan(json.loads(raw))
         except json.JSONDecodeError as err:
-            raise InputError(
-                f"invalid JSON: {err.msg} (column {err.colno})", path=path, line=lineno
-            ) from err
+            raise InputError(json_line_error(err, raw), path=path, line=lineno) from err
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=path, line=lineno)
         title = _text(obj.get("title"), path=path, line=lineno, field="title")

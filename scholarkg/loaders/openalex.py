@@ -46,7 +46,14 @@ from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import plain_record
 from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Venue
-from scholarkg.textio import CUT_LINE, cannot_read, decoded_lines, not_utf8, open_binary
+from scholarkg.textio import (
+    CUT_LINE,
+    cannot_read,
+    decoded_lines,
+    json_line_error,
+    not_utf8,
+    open_binary,
+)
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")
 #: the folders of an OpenAlex snapshot's ``data/`` that hold other entities than works: a
@@ -214,8 +221,7 @@ def _stdlib_line(raw: bytes, path: Path, number: int) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as err:
-        msg = f"{CUT_LINE.format(msg=err.msg.removesuffix(' at'))} at column {err.colno}"
-        raise InputError(msg, path=path, line=number) from None
+        raise InputError(json_line_error(err, line, CUT_LINE), path=path, line=number) from None
 
 
 def read_merged_ids(path: Path) -> Iterator[tuple[str, str]]:

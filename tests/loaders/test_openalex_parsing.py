@@ -101,6 +101,13 @@ def test_lines_orjson_refuses_read_as_the_stdlib_reads_them(tmp_path: Path) -> N
     [
         (b'{"id": "https://openalex.org/W1", "title": "cut', "invalid JSON (a cut or corrupt"),
         (b'{"id": "https://openalex.org/W1", "title": "\xff"}', "UTF-8"),
+        # stops before a value: the decoder calls it "line 2 column 1" (past the newline), once
+        # said here as "at column 1", the line's first character
+        (
+            b'{"id": "https://openalex.org/W1", "title": ',
+            "Expecting value at column 44, where the line ends",
+        ),
+        (b'{"id": "https://openalex.org/W1", "title": "a"', "at column 47, where the line ends"),
     ],
 )
 def test_a_bad_line_is_the_same_error_as_the_plain_reader(
