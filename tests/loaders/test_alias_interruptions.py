@@ -94,6 +94,17 @@ def dies_at(store: GraphStore, k: int) -> Callable[[], None]:
     return undo
 
 
+def load_dying_at(store: GraphStore, settings: Settings, path: Path, k: int) -> None:
+    """:func:`load` of ``path`` that dies at its ``k``-th statement (if it sends that many)."""
+    undo = dies_at(store, k)
+    try:
+        load(store, settings, path)
+    except Died:
+        pass
+    finally:
+        undo()
+
+
 def statements(store: GraphStore, settings: Settings, path: Path) -> int:
     """How many statements a clean load of ``path`` sends."""
     count = [0]
@@ -126,13 +137,7 @@ def test_no_alias_without_its_edge_wherever_the_load_dies(
     for k in range(1, total + 1, step):
         any_store.run("MATCH (n) DETACH DELETE n")
         path = write_openalex(tmp_path / f"cut{k}", works())  # a file with no checkpoint yet
-        undo = dies_at(any_store, k)
-        try:
-            load(any_store, settings, path)
-        except Died:
-            pass
-        finally:
-            undo()
+        load_dying_at(any_store, settings, path, k)
         assert any_store.run(ORPHANS) == [], f"died at statement {k} of {total}"
         load(any_store, settings, path, resume=True)
         assert snapshot(any_store) == clean, f"died at statement {k} of {total}, then --resume"
@@ -269,13 +274,7 @@ def test_a_renamed_stub_stays_findable_by_its_old_key_wherever_the_load_dies(
     step = 2 if "neo4j" in request.node.name else 1
     for k in range(1, total + 1, step):
         path = seeded(f"cut{k}")
-        undo = dies_at(any_store, k)
-        try:
-            load(any_store, settings, path)
-        except Died:
-            pass
-        finally:
-            undo()
+        load_dying_at(any_store, settings, path, k)
         assert any_store.run(findable)[0]["n"] >= 1, f"died at statement {k} of {total}"
         load(any_store, settings, path, resume=True)
         assert snapshot(any_store) == clean, f"died at statement {k} of {total}, then --resume"
