@@ -172,8 +172,8 @@ def json_line_error(
 
     Why not the decoder's column alone: the line is decoded with its newline, so a line that
     stops mid-value (a cut download, a truncated write) fails *after* the newline, which the
-    decoder calls "line 2 column 1"; said as "at column 1", it points at the line's first
-    character, which is fine. Such a line is told by where it ends instead."""
+    decoder calls "line 2 column 1"; said as "at column 1", it pointed at the line's first
+    character, where nothing is wrong. Such a line is told by where it ends instead."""
     what = wording.format(msg=err.msg.removesuffix(" at"))  # "Invalid control character at"
     content = len(line.rstrip("\r\n"))
     if err.pos >= content:
