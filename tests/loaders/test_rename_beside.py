@@ -73,3 +73,31 @@ def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
     aliases = store.run("MATCH (a:PaperAlias)-[:ALIAS_OF]->(p:Paper) RETURN a.id AS a, p.id AS p")
     assert aliases == [{"a": "openalex:W70", "p": "doi:10.5555/70"}]
     assert store.run("MATCH (p:Paper:Stub) RETURN count(p) AS n") == [{"n": 0}]
+
+
+def test_an_aliased_rename_keeps_its_old_key_in_alt_ids_beside_what_the_record_adds(
+    store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stub ``openalex:W70`` (no ``openalex_id`` slot; MAG id 1) is renamed to its work's
+    DOI with the old key as an alias and in ``alt_ids``; the record's own MAG id (999) takes
+    the slot, so the stub's goes to ``alt_ids`` too. That write comes after the rename, so it
+    must start from what the rename wrote: started from the ids read before it, it dropped the
+    old key from ``alt_ids`` again."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
+    store.apply_schema()
+    store.run("CREATE (:Paper:Stub {id: 'openalex:W70', mag_id: '1'})")
+    work = _work(70, [], doi="10.5555/70")
+    work["ids"] = {**work["ids"], "mag": "999"}
+    path = write_openalex(tmp_path / "snap", [_work(1, [70]), work])
+    resolver = IdentityResolver(store, chunk=1)
+    part = openalex.snapshot_files([path.parents[2]])[0][0]
+    step = Step("w", part, "alts", lambda: resolver.resolve(openalex.read_works(part)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+
+    [row] = store.run(
+        "MATCH (p:Paper {id: 'doi:10.5555/70'}) RETURN p.alt_ids AS alt, p.mag_id AS mag"
+    )
+    assert row["mag"] == "999"
+    assert set(row["alt"]) >= {"openalex:W70", "mag:1"}
