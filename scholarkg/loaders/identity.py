@@ -1164,31 +1164,10 @@ class IdentityResolver:
             renamed_to={b for _, b in renames} - olds,  # not an id renamed in turn
         )
         aliases = {new: [old] for old, new in renames if old not in slot_keys(stored[new])}
-        renamed = {"rows": [{"old": a, "new": b} for a, b in renames]}
         store = self.store
+        renamed = {"rows": [{"old": a, "new": b} for a, b in renames]}
         if aliases:
-            # the rename, the old keys' alt_ids and their aliases in one statement (a load
-            # stopped between them left an old key leading nowhere, and --resume, finding
-            # the node by its new key, would rename nothing and never write the alias). The
-            # alt_ids it extends are read first, after every statement written ahead
-            # (run_named: the chunk before may have written them); such renames are rare (a
-            # key without its slot), so the wait is too
-            new_of = {old: new for old, new in renames if new in aliases}
-            held = store.run_named("identity/paper_properties", {"ids": sorted(new_of)})
-            alt_ids = {
-                new_of[row["id"]]: sorted(
-                    set(row["props"].get("alt_ids") or []) | set(aliases[new_of[row["id"]]])
-                )
-                for row in held
-            }
-            rows = [
-                {"old": a, "new": b, "alt_ids": alt_ids.get(b),
-                 "aliases": aliases[b] if b in alt_ids else []}
-                for a, b in renames
-            ]  # fmt: skip
-            for b, alts in alt_ids.items():
-                stored[b]["alt_ids"] = alts  # what the chunk's records add theirs to
-            store.run_named("identity/rename_papers_aliased", {"rows": rows})
+            self._rename_aliased(renames, aliases, stored)
         elif not isinstance(store, BatchWriteStore):
             store.run_named("identity/rename_papers", renamed)
         else:
@@ -1204,6 +1183,37 @@ class IdentityResolver:
         for old, new in renames:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)
+
+    def _rename_aliased(
+        self,
+        renames: list[tuple[str, str]],
+        aliases: dict[str, list[str]],
+        stored: dict[str, dict[str, Any]],
+    ) -> None:
+        """The chunk's renames when some old key (``aliases``: new id → old keys) stays
+        findable only as an alias: the rename, the node's ``alt_ids`` and the alias in one
+        statement (``identity/rename_papers_aliased``). As three, a load stopped between
+        them left an old key leading nowhere, and ``--resume``, finding the node by its new
+        key, renamed nothing and never wrote the alias. The ``alt_ids`` it extends are read
+        first, after every statement written ahead (``run_named``: the chunk before may have
+        written them); such renames are rare (a key without its slot), so the wait is too."""
+        store = self.store
+        new_of = {old: new for old, new in renames if new in aliases}
+        held = store.run_named("identity/paper_properties", {"ids": sorted(new_of)})
+        alt_ids = {
+            new_of[row["id"]]: sorted(
+                set(row["props"].get("alt_ids") or []) | set(aliases[new_of[row["id"]]])
+            )
+            for row in held
+        }
+        rows = [
+            {"old": a, "new": b, "alt_ids": alt_ids.get(b),
+             "aliases": aliases[b] if b in alt_ids else []}
+            for a, b in renames
+        ]  # fmt: skip
+        for b, alts in alt_ids.items():
+            stored[b]["alt_ids"] = alts  # what the chunk's later alt_ids writes start from
+        store.run_named("identity/rename_papers_aliased", {"rows": rows})
 
     def _stored_references_ahead(
         self, groups: Sequence[SourceGroup], mapping: Mapping[str, str]
