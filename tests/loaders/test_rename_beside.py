@@ -21,6 +21,18 @@ from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
+def load_a_work_a_chunk(store: FalkorDBStore, path: Path) -> IdentityResolver:
+    """``load openalex`` of the snapshot holding ``path``, a chunk and a batch a work (so each
+    work's rename is its own chunk's); returns the resolver, for its report."""
+    resolver = IdentityResolver(store, chunk=1)
+    part = openalex.snapshot_files([path.parents[2]])[0][0]
+    step = Step("w", part, "rename", lambda: resolver.resolve(openalex.read_works(part)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+    return resolver
+
+
 def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
     store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,12 +65,7 @@ def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
         _work(3, [60, 70]),
     ]
     path = write_openalex(tmp_path / "snap", works)
-    resolver = IdentityResolver(store, chunk=1)
-    part = openalex.snapshot_files([path.parents[2]])[0][0]
-    step = Step("w", part, "rename", lambda: resolver.resolve(openalex.read_works(part)),
-                family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=1)
-    resolver.finish()
+    resolver = load_a_work_a_chunk(store, path)
 
     assert resolver.report.renamed == 2
     assert calls == [("beside", True), ("strict", False)]
@@ -89,13 +96,9 @@ def test_an_aliased_rename_keeps_its_old_key_in_alt_ids_beside_what_the_record_a
     work = _work(70, [], doi="10.5555/70")
     work["ids"] = {**work["ids"], "mag": "999"}
     path = write_openalex(tmp_path / "snap", [_work(1, [70]), work])
-    resolver = IdentityResolver(store, chunk=1)
-    part = openalex.snapshot_files([path.parents[2]])[0][0]
-    step = Step("w", part, "alts", lambda: resolver.resolve(openalex.read_works(part)),
-                family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=1)
-    resolver.finish()
+    resolver = load_a_work_a_chunk(store, path)
 
+    assert resolver.report.renamed == 1
     [row] = store.run(
         "MATCH (p:Paper {id: 'doi:10.5555/70'}) RETURN p.alt_ids AS alt, p.mag_id AS mag"
     )
