@@ -358,6 +358,43 @@ def _plain_rows(
     ]
 
 
+def dropping_parameters(
+    transform: Callable[[neo4j.Result], Any] | None = None,
+) -> Callable[[neo4j.Result], Any]:
+    """``execute_query``'s result transformer (``transform``, or ``Result.to_eager_result``)
+    that then lets the statement's parameters go: the driver's copy of them
+    (``ResultSummary.parameters``, made in ``Transaction.run``; the caller's own dict is not
+    touched) is emptied once the result is read.
+
+    Why: the driver's transaction and result refer to each other (the result's on-closed
+    callback is a method of the transaction), so only the cyclic collector frees them, and
+    the result keeps that copy: a write batch's rows, a look-up's 40,000 keys. A load
+    freezes what survives each chunk (``loaders/collection_pace``), and such garbage stayed
+    until the load ended: 210,000 objects every 40 s (``gc.DEBUG_SAVEALL``), a loading
+    process of 2.1 GB after 330,000 works into a 1M-work graph (``bench_openalex.py
+    --backend neo4j --update-new 300000``). Emptied, the rows go by reference counting;
+    the cycle's few objects of the driver's wait for a collection. A retried transaction
+    runs the caller's parameters again, copied afresh."""
+    read = transform or _eager
+
+    def run(result: neo4j.Result) -> Any:
+        value = read(result)
+        parameters = result.consume().parameters  # the summary read already: no round trip
+        if isinstance(parameters, dict):
+            parameters.clear()
+        return value
+
+    return run
+
+
+def _eager(result: neo4j.Result) -> neo4j.EagerResult:
+    return result.to_eager_result()
+
+
+#: ``execute_query``'s default transformer, with the parameters let go (:func:`dropping_parameters`)
+_EAGER = dropping_parameters()
+
+
 class _Ahead(NamedTuple):
     """A write statement handed to the sender thread and not answered yet
     (:meth:`Neo4jStore.writes_ahead`)."""
@@ -459,9 +496,11 @@ class Neo4jStore(BatchWriteStore):
         """``execute_query`` (managed transaction, retried on transient errors)."""
         self.settle()
         check_params(params)
-        kwargs: dict[str, Any] = {"database_": self._database, "routing_": "r" if read else "w"}
-        if transform is not None:
-            kwargs["result_transformer_"] = transform
+        kwargs: dict[str, Any] = {
+            "database_": self._database,
+            "routing_": "r" if read else "w",
+            "result_transformer_": _EAGER if transform is None else dropping_parameters(transform),
+        }
         try:
             return self._driver.execute_query(query, dict(params or {}), **kwargs)
         except Exception as err:
@@ -473,7 +512,8 @@ class Neo4jStore(BatchWriteStore):
         check_params(params)
         try:
             with self._driver.session(database=self._database) as session:
-                return list(session.run(query, dict(params or {})))
+                rows: list[Any] = dropping_parameters(list)(session.run(query, dict(params or {})))
+                return rows
         except Exception as err:
             raise cypher_error(err, query) from err
 
@@ -528,8 +568,9 @@ class Neo4jStore(BatchWriteStore):
         written, failed, args = self._ahead_prepared(params, lambda: dict(params))
         self.settle()
         future = self._sender_thread().submit(
-            self._driver.execute_query, query, args, database_=self._database, routing_="w"
-        )
+            self._driver.execute_query, query, args, database_=self._database, routing_="w",
+            result_transformer_=_EAGER,
+        )  # fmt: skip
         self._unanswered = _Ahead(future, query, written if counted else None, failed)
 
     def _sender_thread(self) -> ThreadPoolExecutor:
@@ -565,8 +606,9 @@ class Neo4jStore(BatchWriteStore):
         sent = query if one is None else one[0]
         before = self._unanswered
         future = self._sender_thread().submit(
-            self._driver.execute_query, sent, dict(params), database_=self._database, routing_="r"
-        )
+            self._driver.execute_query, sent, dict(params), database_=self._database, routing_="r",
+            result_transformer_=_EAGER,
+        )  # fmt: skip
 
         def rows() -> list[dict[str, Any]]:
             if before is not None and before is self._unanswered:
