@@ -14,6 +14,7 @@ load ends (also on an error).
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -25,6 +26,16 @@ LOAD_THRESHOLDS = (20_000, 10, 10)
 #: whether the running load owns the permanent generation (:func:`fewer_collections`), so
 #: that :func:`paused_collections` may move a chunk's survivors into it
 _freezing = False
+
+#: the interpreter's allocated blocks (``sys.getallocatedblocks``) just after the load's
+#: last full collection (:func:`_freeze_survivors`)
+_blocks_after_collection = 0
+
+#: how many blocks the load may gain since its last full collection before the next one:
+#: :data:`BLOCKS_GROWTH`, or this share of what it held then if more (see
+#: :func:`_freeze_survivors`)
+BLOCKS_GROWTH = 500_000
+BLOCKS_GROWTH_SHARE = 0.25
 
 
 @contextmanager
@@ -38,11 +49,12 @@ def fewer_collections() -> Iterator[None]:
     each walking what the last chunk left alive, and ~35 older ones) and freed 23 objects
     in all — records, rows and their dicts make no cycles; frozen, 2.2-2.6 s. Frozen
     objects are still freed by reference counting as soon as the writer drops them; the
-    permanent generation is handed back (``gc.unfreeze``) when the load ends, so a cycle
-    made meanwhile is collected then. A caller that froze objects of its own
+    permanent generation is handed back (``gc.unfreeze``) when the load ends, and collected
+    whole whenever the load has grown by :data:`BLOCKS_GROWTH` blocks
+    (:func:`_freeze_survivors`), so a cycle made meanwhile is collected then. A caller that froze objects of its own
     (``gc.get_freeze_count()``, e.g. before forking workers) keeps its permanent
     generation: the load then only raises the thresholds."""
-    global _freezing
+    global _freezing, _blocks_after_collection
     before = gc.get_threshold()
     if before[0] >= LOAD_THRESHOLDS[0]:  # already raised (a load inside a load, a user's own)
         yield
@@ -50,6 +62,7 @@ def fewer_collections() -> Iterator[None]:
     gc.set_threshold(*LOAD_THRESHOLDS)
     own = gc.get_freeze_count() == 0
     _freezing = own
+    _blocks_after_collection = sys.getallocatedblocks()
     try:
         yield
     finally:
@@ -77,5 +90,32 @@ def paused_collections() -> Iterator[None]:
         yield
     finally:
         if _freezing:
-            gc.freeze()
+            _freeze_survivors()
         gc.enable()
+
+
+def _freeze_survivors() -> None:
+    """Move what is alive into the permanent generation; first collect everything, frozen
+    included, when the interpreter holds :data:`BLOCKS_GROWTH` more allocated blocks (or
+    :data:`BLOCKS_GROWTH_SHARE` more, if that is more) than after the load's last full
+    collection.
+
+    Why: a frozen object in a reference cycle is freed only when the permanent generation is
+    collected, and a load makes some: the Neo4j driver's session, transaction and result
+    of each statement refer to each other (and kept the statement's parameters: rows, a
+    look-up's 40,000 keys, until ``store.neo4j.store.dropping_parameters`` let them go), an
+    error's traceback refers to its frames. Frozen until the load ended, the driver's grew
+    the loading process by ~1.5 MB a second, to 2.1 GB after 330,000 works into a 1M-work
+    graph (``bench_openalex.py --backend neo4j --update-new 300000``). Whatever makes them,
+    this keeps them within a bound. Blocks, not the permanent generation's object count:
+    a few frozen objects can hold thousands of rows. A load that makes no cycles grows only by
+    what it keeps (``IdentityResolver._finds``, up to its cap), so it is collected a few
+    times a load (~0.5 s each at 1M works: the collection walks every live object)."""
+    global _blocks_after_collection
+    blocks = sys.getallocatedblocks()
+    growth = max(BLOCKS_GROWTH, int(_blocks_after_collection * BLOCKS_GROWTH_SHARE))
+    if blocks > _blocks_after_collection + growth:
+        gc.unfreeze()
+        gc.collect()
+        _blocks_after_collection = sys.getallocatedblocks()
+    gc.freeze()

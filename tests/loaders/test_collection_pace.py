@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from scholarkg.loaders import collection_pace
 from scholarkg.loaders.collection_pace import (
     LOAD_THRESHOLDS,
     fewer_collections,
@@ -87,6 +88,7 @@ class _Cycle:
 
     def __init__(self) -> None:
         self.me = self
+        self.rows: list[list[int]] = []
 
 
 def test_a_load_freezes_a_resolved_chunks_survivors_and_hands_them_back_at_its_end() -> None:
@@ -104,6 +106,33 @@ def test_a_load_freezes_a_resolved_chunks_survivors_and_hands_them_back_at_its_e
     assert gc.get_freeze_count() == 0
     gc.collect()
     assert garbage() is None  # handed back to the collector when the load ended
+
+
+def test_frozen_cycles_are_collected_once_the_load_has_grown_by_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cyclic garbage holding many blocks (as the Neo4j driver's results held their rows) is
+    not kept until the load ends: the chunk after which the interpreter holds
+    ``BLOCKS_GROWTH`` more blocks collects everything, frozen included, before freezing."""
+    monkeypatch.setattr(collection_pace, "BLOCKS_GROWTH", 50_000)
+    monkeypatch.setattr(collection_pace, "BLOCKS_GROWTH_SHARE", 0.0)
+    with fewer_collections():
+        with paused_collections():  # a chunk that makes a little cyclic garbage
+            small = weakref.ref(_Cycle())
+        assert small() is not None  # frozen: under the bound
+        with paused_collections():  # one that makes a cycle holding 100,000 blocks
+            cycle = _Cycle()
+            cycle.rows = [[i] for i in range(100_000)]
+            big = weakref.ref(cycle)
+            del cycle
+            survivors = [[i] for i in range(1_000)]
+        assert big() is None and small() is None  # collected before the freeze
+        assert gc.get_freeze_count() >= len(survivors)  # and what is alive frozen
+        with paused_collections():  # the bound counts from that collection
+            later = weakref.ref(_Cycle())
+        assert later() is not None
+    gc.collect()
+    assert later() is None
 
 
 def test_the_frozen_chunks_are_handed_back_when_a_load_fails() -> None:
