@@ -51,9 +51,9 @@ def fewer_collections() -> Iterator[None]:
     objects are still freed by reference counting as soon as the writer drops them; the
     permanent generation is handed back (``gc.unfreeze``) when the load ends, and collected
     whole whenever the load has grown by :data:`BLOCKS_GROWTH` blocks
-    (:func:`_freeze_survivors`), so a cycle made meanwhile is collected then. A caller that froze objects of its own
-    (``gc.get_freeze_count()``, e.g. before forking workers) keeps its permanent
-    generation: the load then only raises the thresholds."""
+    (:func:`_freeze_survivors`), so a cycle made meanwhile is collected then. A caller
+    that froze objects of its own (``gc.get_freeze_count()``, e.g. before forking workers)
+    keeps its permanent generation: the load then only raises the thresholds."""
     global _freezing, _blocks_after_collection
     before = gc.get_threshold()
     if before[0] >= LOAD_THRESHOLDS[0]:  # already raised (a load inside a load, a user's own)
