@@ -1666,10 +1666,8 @@ class IdentityResolver:
         Why: a chunk's look-up waited for the chunk before's writes and then for its own
         seeks (three a key, ~40,000 keys), while the server had nothing to do as the
         loading thread resolved the chunk before. Sent ahead, the server answers it during
-        that resolution. It reads the graph before this chunk's writes (or beside them, on
-        a store that runs the writes sent after a read beside it: the managed Neo4j, where
-        it may see some of them), which change what a key names only for the keys this
-        chunk holds (the Papers its records and references
+        that resolution. It reads the graph before this chunk's writes, which change what a
+        key names only for the keys this chunk holds (the Papers its records and references
         write, their slots and alternative ids), for the keys naming a Paper this chunk
         renames or keeps a displaced id of (``_AheadLookup.moved``), or through a merge or
         a retired id (``_identity_changes``): the next chunk seeks the ``touched`` keys and

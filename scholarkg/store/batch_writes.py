@@ -234,14 +234,12 @@ class BatchWriteStore:
         self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:
         """The named read ``name`` sent now, its rows returned by the function handed back:
-        :meth:`run_named`'s rows, as the graph stands after every statement sent before it.
-        A statement sent after it may reach the server first or run beside it (one the
-        caller runs itself; on the managed Neo4j, one written ahead), so a caller reads
-        only what the statements it sends before reading the rows leave alone. A store
-        that writes ahead sends it once those before it have answered and goes on, so the
-        server runs it while the caller's Python does; this default runs it at once. Its
-        error (or an earlier statement's) is raised where its reply is read: by the
-        function, or by the next call that reaches the server."""
+        :meth:`run_named`'s rows, as the graph stands after every statement sent before it
+        (and before any written ahead after it; a statement the caller runs itself
+        meanwhile may reach the server first). A store that writes ahead queues it behind
+        those statements and goes on, so the server runs it while the caller's Python does;
+        this default runs it at once. Its error (or an earlier statement's) is raised where
+        its reply is read: by the function, or by the next call that reaches the server."""
         rows = self.run_named(name, params, **identifiers)
         return lambda: rows
 

@@ -234,8 +234,7 @@ class _Sender:
     answered, on a pooled connection of its own (:meth:`_send_side`), and the thread goes
     on: the store's own statements then run beside it, while the next statement of the
     queue waits for it, so the read sees every write sent before it and none written
-    ahead after it (the managed Neo4j runs those beside it: ``Neo4jStore.read_named_ahead``;
-    here a write would only wait for the graph's lock the read holds).
+    ahead after it, as on the managed Neo4j (``Neo4jStore.read_named_ahead``).
 
     Why: the read sent ahead (identity resolution's look-up of the next chunk) sat in the
     queue in front of the loading thread's next statement, which waited for it: ~1.4 s of

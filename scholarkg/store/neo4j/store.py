@@ -440,8 +440,6 @@ class Neo4jStore(BatchWriteStore):
         self._unanswered: _Ahead | None = None
         #: the one thread statements written ahead run in (made when first needed)
         self._sender: ThreadPoolExecutor | None = None
-        #: the one thread reads sent ahead run in, beside the writes (:meth:`read_named_ahead`)
-        self._reader: ThreadPoolExecutor | None = None
 
     @classmethod
     def from_settings(cls, s: Neo4jSettings) -> Neo4jStore:
@@ -581,36 +579,25 @@ class Neo4jStore(BatchWriteStore):
             self._sender = ThreadPoolExecutor(1, thread_name_prefix="neo4j-write-ahead")
         return self._sender
 
-    def _reader_thread(self) -> ThreadPoolExecutor:
-        """The one thread reads sent ahead run in, in the order they were sent."""
-        if self._reader is None:
-            self._reader = ThreadPoolExecutor(1, thread_name_prefix="neo4j-read-ahead")
-        return self._reader
-
-    #: reads sent ahead run in a thread of their own, after the writes sent before them
+    #: reads sent ahead run in the sender thread, behind the writes sent before them
     reads_ahead = True
 
     def read_named_ahead(
         self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:
-        """The read handed to a thread of its own once the statement written ahead before
-        it (:meth:`writes_ahead`; the sender thread runs them one at a time, in order, each
-        committed before the next starts) has committed: it sees the graph after every
-        statement sent before it, while this thread goes on. Statements written ahead
-        *after* it run beside it in the sender thread, and it may see some of what they
-        write (each caller reads only what those leave alone: ``BatchWriteStore``). The
-        function returned waits for its rows; it raises the read's error, or the error of
-        the statement written ahead just before it (the rows would miss its writes).
+        """The read handed to the sender thread (:meth:`writes_ahead`) behind the statements
+        sent before it: that thread runs them one at a time in the order they were sent,
+        each committed before the next starts, so the read sees the graph after them and
+        before any statement sent after it, while this thread goes on. The function
+        returned waits for its rows; it raises the read's error, or the error of the statement
+        written ahead just before it (the rows would miss its writes).
 
         Why: identity resolution sends the next chunk's look-up while a chunk resolves
         (``IdentityResolver._send_lookup_ahead``); run at once, the loading thread waited
         for its seeks (the dearest statement of an update on Neo4j, bench_openalex_server_time.py)
-        instead of resolving meanwhile. Why beside the writes after it: the server runs one
-        statement of the load at a time otherwise, less than one core of two, and on Neo4j
-        the server's CPU is the load's critical path (``bench_openalex.py --backend neo4j``).
-        A read takes no locks, so nothing waits on it. The sender thread keeps one statement
-        unanswered at most as before: the read is not :attr:`_unanswered`, and the next
-        write's settle waits only for the write before it."""
+        instead of resolving meanwhile. The sender thread keeps one statement unanswered at
+        most as before: the read is not :attr:`_unanswered`, and the next write's settle
+        waits only for the write before it."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return list
@@ -618,16 +605,10 @@ class Neo4jStore(BatchWriteStore):
         one = rows_in_one_record(query)
         sent = query if one is None else one[0]
         before = self._unanswered
-        driver, database, args = self._driver, self._database, dict(params)
-
-        def read() -> Any:
-            if before is not None and before.future.exception() is not None:
-                return None  # not run: rows() raises the error of the write before it
-            return driver.execute_query(
-                sent, args, database_=database, routing_="r", result_transformer_=_EAGER
-            )
-
-        future = self._reader_thread().submit(read)
+        future = self._sender_thread().submit(
+            self._driver.execute_query, sent, dict(params), database_=self._database, routing_="r",
+            result_transformer_=_EAGER,
+        )  # fmt: skip
 
         def rows() -> list[dict[str, Any]]:
             if before is not None and before is self._unanswered:
@@ -1023,10 +1004,9 @@ class Neo4jStore(BatchWriteStore):
             self.settle()
         except Exception as err:  # the caller settles what it needs; never mask its error
             log.warning("a write sent ahead failed as the store closed: %s", err)
-        for pool in (self._reader, self._sender):
-            if pool is not None:
-                pool.shutdown()
-        self._sender = self._reader = None
+        if self._sender is not None:
+            self._sender.shutdown()
+            self._sender = None
         try:
             self._driver.close()
         except Exception as err:  # closing must never mask the caller's own error
