@@ -15,6 +15,7 @@ from types import FrameType
 import pytest
 
 from scholarkg.config import Neo4jSettings
+from scholarkg.errors import ScholarKGError
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.store.base import GraphStore
 from scholarkg.store.neo4j.store import Neo4jStore
@@ -111,3 +112,16 @@ def test_a_read_sent_ahead_waits_in_the_sender_thread_not_in_the_caller(
         got = rows()
     assert got == [{"key": "doi:10.1/slow", "id": "doi:10.1/slow"}]
     assert _ids(nstore) == ["doi:10.1/after", "doi:10.1/slow"]
+
+
+def test_a_read_after_a_failed_write_raises_its_error(nstore: Neo4jStore) -> None:
+    """The write before a read sent ahead failed: reading the read's rows raises that
+    write's error (the rows would miss its writes), not rows."""
+    failing = "UNWIND $rows AS r CREATE (:Paper {id: r.id / 0})"
+    with (
+        pytest.raises(ScholarKGError, match=r"(?i)zero"),
+        nstore.writes_ahead(lambda n: None, lambda: None),
+    ):
+        nstore.write_batches(failing, [{"id": 1}])
+        rows = nstore.read_named_ahead("identity/lookup_papers", lookup_params(["doi:10.1/x"]))
+        rows()
