@@ -30,6 +30,11 @@ offline importer builds the base): every statement goes through the driver's
 transaction's changes applied to the store and its indexes), so the table adds each call's
 wall time as the loader saw it: the commit, the Bolt round trips and the driver's encoding
 and decoding are the difference.
+
+``--falkordb-config NAME=VALUE`` (embedded, repeatable) changes a FalkorDB setting that the
+server takes at run time (``GRAPH.CONFIG SET``, e.g. ``DELTA_MAX_PENDING_CHANGES=40000``)
+after the base is built and before the update, so one setting's cost is measured on the
+same update as the default's.
 """
 
 from __future__ import annotations
@@ -185,6 +190,20 @@ def _neo4j_pid(home: Path) -> int:
     return int(json.loads((home / "neo4j" / "server.json").read_text())["pid"])
 
 
+def _set_falkordb_config(home: Path, name: str, value: str) -> None:
+    """``GRAPH.CONFIG SET name value`` on the embedded server the base phase left running
+    under ``home`` (a setting it refuses at run time raises: measured, not assumed)."""
+    import redis
+
+    from scholarkg.store.falkordb.server import socket_path_for
+
+    client = redis.Redis(unix_socket_path=str(socket_path_for(home / "falkordb")))
+    try:
+        client.execute_command("GRAPH.CONFIG", "SET", name, value)
+    finally:
+        client.close()
+
+
 def _execution_millis(stats: Any) -> float:
     """'Query internal execution time: 1.2 milliseconds' from a reply's statistics."""
     if not isinstance(stats, list):
@@ -211,7 +230,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=20, help="statement kinds listed")
     ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")
     ap.add_argument("--home", type=Path, default=None, help="the managed Neo4j's home (neo4j)")
+    ap.add_argument(
+        "--falkordb-config", action="append", default=[], metavar="NAME=VALUE",
+        help="a FalkorDB run-time setting (GRAPH.CONFIG SET) before the update (embedded)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    settings = [item.partition("=") for item in args.falkordb_config]
+    if any(not name or not value for name, _, value in settings):
+        ap.error("--falkordb-config takes NAME=VALUE")
+    if settings and args.backend != "embedded":
+        ap.error("--falkordb-config is for the embedded store")
     if args.backend == "neo4j" and args.home is None:
         ap.error("--backend neo4j needs --home (a managed Neo4j's, started)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-statements-"))
@@ -228,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         base_bench._fresh(backend, home)
         built = base_bench._run(base_bench._bulk, str(snap), backend, keep=True)
+        for name, _, value in settings:
+            _set_falkordb_config(home, name, value)
         times = StatementTimes(backend)
         times.install() if backend == "embedded" else times.install_neo4j()
         threads_before = _thread_cpu(_neo4j_pid(home)) if backend == "neo4j" else {}
@@ -253,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     n = args.update_new + args.update_changed
     total = sum(v[1] for v in times.by_kind.values())
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    changed = "".join(f", {name}={value}" for name, _, value in settings)
     print(f"update ({backend}): {n:,} works into {args.works:,} bulk-built "
-          f"({built['wall_seconds']:.0f} s), {when}")  # fmt: skip
+          f"({built['wall_seconds']:.0f} s), {when}{changed}")  # fmt: skip
     print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
           f"{res.get('server_cpu_seconds', float('nan'))} CPU-s of the server, of which "
           f"{total / 1000:.1f} s executing {sum(int(v[0]) for v in times.by_kind.values())} "
