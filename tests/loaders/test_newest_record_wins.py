@@ -181,3 +181,35 @@ def test_the_same_instant_spelled_with_a_zone_compares_as_the_instant(
     )
     assert "1 OpenAlex record(s) skipped" in out, out
     assert _w1(cli_store)["title"] == "Current title"
+
+
+def test_the_chunk_before_keeps_its_papers_properties_as_they_were_made_on_first_read(
+    monkeypatch: Any,
+) -> None:
+    """The next chunk's checks read the properties of the few works two chunks share: they
+    are made on first read, once, and equal what the record gives."""
+    from scholarkg.loaders.identity import _PropertiesOnRead
+    from scholarkg.schema.records import Paper
+
+    papers = {
+        "openalex:W1": Paper(id="openalex:W1", title="One", openalex_id="W1", year=2020),
+        "openalex:W2": Paper(id="openalex:W2", title="Two", openalex_id="W2"),
+    }
+    made: list[str] = []
+    properties = Paper.properties
+
+    def counted(self: Paper) -> dict[str, Any]:
+        made.append(self.id)
+        return properties(self)
+
+    monkeypatch.setattr(Paper, "properties", counted)
+    recent = _PropertiesOnRead(papers)
+    assert made == []
+    assert sorted(recent) == ["openalex:W1", "openalex:W2"] and len(recent) == 2
+    first = recent.get("openalex:W1", {})
+    assert first == properties(papers["openalex:W1"])
+    assert first["year"] == 2020 and "id" not in first
+    assert recent["openalex:W1"] is first
+    assert made == ["openalex:W1"]
+    assert recent.get("openalex:W3", {}) == {}
+    assert made == ["openalex:W1"]
