@@ -24,9 +24,11 @@ pytestmark = pytest.mark.neo4j
 
 lookup_params = IdentityResolver._lookup_params
 
-#: a write that takes the server a second or so: a count over 3M rows before its CREATE
+#: a write that takes the server a while however warm its compiled code: a count over 30M
+#: rows before its CREATE (over 3M it once ended before the interrupted-wait test's 50 ms
+#: alarm, late in a full run: the server's query code compiled by then)
 _SLOW_CREATE = (
-    "UNWIND range(1, 3000000) AS i WITH count(i) AS c "
+    "UNWIND range(1, 30000000) AS i WITH count(i) AS c "
     "UNWIND $rows AS row CREATE (n:Paper {id: row.id, c: c})"
 )
 
