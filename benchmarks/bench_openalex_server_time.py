@@ -190,18 +190,24 @@ def _neo4j_pid(home: Path) -> int:
     return int(json.loads((home / "neo4j" / "server.json").read_text())["pid"])
 
 
-def _set_falkordb_config(home: Path, name: str, value: str) -> None:
-    """``GRAPH.CONFIG SET name value`` on the embedded server the base phase left running
-    under ``home`` (a setting it refuses at run time raises: measured, not assumed)."""
-    import redis
+def _set_falkordb_config(name: str, value: str) -> None:
+    """``GRAPH.CONFIG SET name value`` through the store (the embedded server the base phase
+    left running); read back, so a setting the server refuses or rewrites is not reported
+    as measured."""
+    from scholarkg.config import load_settings
+    from scholarkg.store import open_store
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
-    from scholarkg.store.falkordb.server import socket_path_for
-
-    client = redis.Redis(unix_socket_path=str(socket_path_for(home / "falkordb")))
+    store = open_store(load_settings())
     try:
-        client.execute_command("GRAPH.CONFIG", "SET", name, value)
+        if not isinstance(store, FalkorDBStore):
+            raise SystemExit("--falkordb-config: the update's store is not the embedded one")
+        store._command("GRAPH.CONFIG", "SET", name, value)
+        now = store._command("GRAPH.CONFIG", "GET", name)
     finally:
-        client.close()
+        store.close()
+    if str(now[1]) != value:
+        raise SystemExit(f"FalkorDB took {name}={value} as {now[1]!r}")
 
 
 def _execution_millis(stats: Any) -> float:
@@ -257,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         base_bench._fresh(backend, home)
         built = base_bench._run(base_bench._bulk, str(snap), backend, keep=True)
         for name, _, value in settings:
-            _set_falkordb_config(home, name, value)
+            _set_falkordb_config(name, value)
         times = StatementTimes(backend)
         times.install() if backend == "embedded" else times.install_neo4j()
         threads_before = _thread_cpu(_neo4j_pid(home)) if backend == "neo4j" else {}
