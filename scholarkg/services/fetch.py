@@ -402,13 +402,37 @@ def _check_member(name: str, archive: Path) -> None:
         raise FetchError(f"{archive.name}: unsafe member path {name!r}; extraction aborted")
 
 
+#: tarfile's extraction filters (PEP 706) came in Python 3.11.4; Debian 12's python3.11 is
+#: 3.11.2, where ``extractall(filter=...)`` is a TypeError
+_TAR_FILTERS = hasattr(tarfile, "data_filter")
+_FILTER_ERRORS: tuple[type[Exception], ...] = (tarfile.FilterError,) if _TAR_FILTERS else ()
+
+
+def _plain_members(members: list[tarfile.TarInfo], archive: Path) -> list[tarfile.TarInfo]:
+    """The tar members to unpack where tarfile has no ``data`` filter: only plain files and
+    folders, as for a zip (a link or a device member aborts: telling a link that stays
+    inside the folder from one that leaves it is what the filter does, and is not redone
+    here), their modes without the set-id, sticky and group/other write bits, as the
+    filter leaves them. Names were checked before (``_check_member``)."""
+    for member in members:
+        if not (member.isfile() or member.isdir()):
+            raise FetchError(
+                f"{archive.name}: unsafe member {member.name!r} (a link or device; this "
+                "Python, before 3.11.4, unpacks plain files and folders only); "
+                "extraction aborted"
+            )
+        member.mode &= 0o755
+    return members
+
+
 def extract_archive(archive: Path, target: Path) -> Path:
     """Unpack a .zip / .tar(.gz) / .tgz into ``target`` safely and atomically.
 
     Members are unpacked into a temporary sibling directory which replaces ``target`` only
     when everything succeeded. Absolute paths, ``..`` components and (in tars) links or
     devices pointing outside the directory abort with ``FetchError`` (tar uses Python's
-    ``filter="data"``; zip members are checked here because zipfile has no such filter).
+    ``filter="data"``, and on a Python without it takes plain files and folders only;
+    zip members are checked here because zipfile has no such filter).
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.extract-", dir=target.parent))
@@ -431,10 +455,14 @@ def extract_archive(archive: Path, target: Path) -> Path:
         elif lower.endswith((".tar.gz", ".tgz", ".tar")):
             try:
                 with tarfile.open(archive, "r:*") as tf:
-                    for member in tf.getmembers():
-                        _check_member(member.name, archive)
-                    tf.extractall(tmp, filter="data")
-            except tarfile.FilterError as err:
+                    entries = tf.getmembers()
+                    for entry in entries:
+                        _check_member(entry.name, archive)
+                    if _TAR_FILTERS:
+                        tf.extractall(tmp, filter="data")
+                    else:
+                        tf.extractall(tmp, _plain_members(entries, archive))
+            except _FILTER_ERRORS as err:
                 raise FetchError(
                     f"{archive.name}: unsafe member ({err}); extraction aborted"
                 ) from err

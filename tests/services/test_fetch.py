@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from scholarkg.errors import FetchError, InputError
+from scholarkg.services import fetch as fetch_mod
 from scholarkg.services.fetch import (
     SUMS_FILE,
     DatasetSpec,
@@ -269,6 +270,44 @@ def test_tar_symlink_outside_rejected(tmp_path: Path) -> None:
     archive.write_bytes(buf.getvalue())
     with pytest.raises(FetchError, match="unsafe"):
         extract_archive(archive, tmp_path / "l")
+
+
+def test_tar_without_extraction_filters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a Python before 3.11.4 (no ``filter="data"``: Debian 12's 3.11.2) a tar unpacks
+    its plain files and folders with the set-id and group/other write bits cleared, and a
+    link member aborts, even one that stays inside."""
+    monkeypatch.setattr(fetch_mod, "_TAR_FILTERS", False)
+    monkeypatch.setattr(fetch_mod, "_FILTER_ERRORS", ())
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        info = tarfile.TarInfo("pkg/run.sh")
+        info.size, info.mode = 2, 0o6777
+        tf.addfile(info, io.BytesIO(b"ok"))
+    archive = tmp_path / "ok.tar.gz"
+    archive.write_bytes(buf.getvalue())
+    out = extract_archive(archive, tmp_path / "ok")
+    unpacked = out / "pkg" / "run.sh"
+    assert unpacked.read_bytes() == b"ok"
+    assert unpacked.stat().st_mode & 0o7777 == 0o755
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        tf.addfile(tarfile.TarInfo("pkg/a.txt"), io.BytesIO(b""))
+        link = tarfile.TarInfo("pkg/link")
+        link.type, link.linkname = tarfile.SYMTYPE, "a.txt"
+        tf.addfile(link)
+    archive = tmp_path / "link.tar.gz"
+    archive.write_bytes(buf.getvalue())
+    with pytest.raises(FetchError, match="unsafe member 'pkg/link'"):
+        extract_archive(archive, tmp_path / "link")
+    assert not (tmp_path / "link").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".link")] == []
+    for name in ("../evil.txt", "/abs/evil.txt"):
+        archive = tmp_path / "bad.tar.gz"
+        archive.write_bytes(_tar_gz_bytes({name: b"x"}))
+        with pytest.raises(FetchError, match="unsafe"):
+            extract_archive(archive, tmp_path / "bad")
+    assert not (tmp_path / "evil.txt").exists()
 
 
 def test_http_error_and_offline(server: tuple[str, Behaviour], tmp_path: Path) -> None:
