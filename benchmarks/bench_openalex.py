@@ -370,8 +370,16 @@ def _extract_code(ref: str, into: Path) -> str:
 
 
 def _incremental(
-    snapshot: str, backend: str, out: Any, code: str | None = None, keep: bool = False
+    snapshot: str,
+    backend: str,
+    out: Any,
+    code: str | None = None,
+    keep: bool = False,
+    chunk: int = 2_000,
 ) -> None:
+    """``load openalex``'s incremental path over ``snapshot``: identity resolution and the
+    writer at ``chunk`` works a chunk (``load openalex --batch-size``; its default 2,000), the
+    parse worker reading two chunks ahead as the command's does."""
     if code:  # the baseline: another commit's scholarkg (see _bulk)
         sys.path.insert(0, code)
     from scholarkg.config import load_settings
@@ -388,13 +396,17 @@ def _incremental(
     try:
         # as `load openalex` reads: a parse worker where this code has one (WorkParser),
         # started before the store's own work where this code does that (WorkParser.warm)
-        parser = openalex.WorkParser(1) if hasattr(openalex, "WorkParser") else None
+        parser = (
+            openalex.WorkParser(1, ahead_lines=min(2 * chunk, 40_000))
+            if hasattr(openalex, "WorkParser")
+            else None
+        )
         if parser is not None and hasattr(parser, "warm"):
             parser.warm()
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
             store.clear()
         store.apply_schema()
-        resolver = IdentityResolver(store, chunk=2_000)
+        resolver = IdentityResolver(store, chunk=chunk)
         read = partial(openalex.read_works, parser=parser) if parser else openalex.read_works
 
         def groups(f: Path) -> Any:
@@ -402,7 +414,7 @@ def _incremental(
 
         steps = [Step("w", f, "bench-openalex", partial(groups, f), family=False) for f in works]
         with _CollectionClock() as collections:
-            summary = run_steps(store, steps, settings=cfg, batch_size=2_000)
+            summary = run_steps(store, steps, settings=cfg, batch_size=chunk)
             resolver.finish()
         if parser is not None:
             parser.close()
@@ -503,12 +515,12 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
         for phase, code in runs:
             _fresh(args.backend, home)
             built = _run(_bulk, str(base), args.backend, keep=True)
-            res = _run(_incremental, str(upd), args.backend, code=code, keep=True)
+            res = _run(_incremental, str(upd), args.backend, code=code, keep=True, chunk=args.chunk)
             if args.backend == "embedded":
                 _run(_clear, args.backend)
             print(f"{phase} ({args.backend}): {n:,} works ({args.update_new:,} new, "
                   f"{args.update_changed:,} changed) into {args.works:,} bulk-built "
-                  f"({built['wall_seconds']:.0f} s)")  # fmt: skip
+                  f"({built['wall_seconds']:.0f} s), chunks of {args.chunk:,} works")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
                   f"peak RSS {res['load_peak_rss_mb']:,.0f} MB during the load "
                   f"({res['peak_rss_mb']:,.0f} MB after the fingerprint read); "
@@ -521,10 +533,12 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                   flush=True)  # fmt: skip
 
 
-def _run(target: Any, *args: Any, code: str | None = None, keep: bool = False) -> dict[str, Any]:
+def _run(
+    target: Any, *args: Any, code: str | None = None, keep: bool = False, **kwargs: Any
+) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q, code, keep))
+    p = ctx.Process(target=target, args=(*args, q, code, keep), kwargs=kwargs)
     p.start()
     res = q.get()
     p.join()
@@ -595,6 +609,11 @@ def main(argv: list[str] | None = None) -> int:
              "works (plus --update-changed changed ones) incrementally into that graph",
     )  # fmt: skip
     ap.add_argument("--update-changed", type=int, default=0)
+    ap.add_argument(
+        "--chunk", type=int, default=2_000,
+        help="the update's works a chunk (identity resolution, the writer's batch; "
+             "load openalex --batch-size, default 2,000)",
+    )  # fmt: skip
     ap.add_argument("--update-merged", type=int, default=0)
     ap.add_argument(
         "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
