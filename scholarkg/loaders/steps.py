@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,6 +28,7 @@ from scholarkg.loaders.checkpoint import (
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.schema.text import describe_cleaning
 from scholarkg.store.base import GraphCounts, GraphStore
+from scholarkg.store.batch_writes import BatchWriteStore
 
 if TYPE_CHECKING:
     from scholarkg.config import Settings
@@ -109,8 +111,28 @@ def run_steps(
     """Run ``steps`` in order; checkpoints live under ``<home>/checkpoints`` of ``settings``.
 
     On bad input the ``InputError`` propagates after ``summary.stopped`` records how much of
-    that file is stored, so the caller can say how to resume.
+    that file is stored, so the caller can say how to resume. The steps run inside the
+    store's ``loading()`` (``BatchWriteStore.loading``: the embedded server merges pending
+    matrix changes less often while a load reads between its writes).
     """
+    loading = store.loading() if isinstance(store, BatchWriteStore) else nullcontext()
+    with loading:
+        return _run_steps(
+            store, steps, settings=settings, resume=resume, batch_size=batch_size,
+            summary=summary, progress=progress,
+        )  # fmt: skip
+
+
+def _run_steps(
+    store: GraphStore,
+    steps: Sequence[Step],
+    *,
+    settings: Settings,
+    resume: bool,
+    batch_size: int,
+    summary: LoadSummary | None,
+    progress: StepProgress | None,
+) -> LoadSummary:
     summary = summary if summary is not None else LoadSummary()
     directory = settings.checkpoints_dir
     for step in steps:

@@ -532,9 +532,19 @@ class RecordWriter:
         ``identity/unmark_stubs`` re-indexed it twice), one row per id, the later record's
         properties over the earlier's as :meth:`GraphStore.merge_nodes` folds them."""
         folded = one_row_per_node(list(node_rows(rows, "Paper")))
-        self._write_ahead(
-            self.store.write_named, "identity/describe_stubs", folded, batch_size=self.batch_size
-        )
+        for part in chunked(folded, self.batch_size):
+            self._write_ahead(
+                self.store.write_named, "identity/describe_stubs", part,
+                batch_size=self.batch_size,
+            )  # fmt: skip
+            self._labels_removed()
+
+    def _labels_removed(self) -> None:
+        """After a statement that took the ``Stub`` label off Papers: the store settles what
+        it left pending (``BatchWriteStore.labels_removed``; each statement's removals
+        settled before the next's, as ``pending_changes.py`` of the embedded store says)."""
+        if isinstance(self.store, BatchWriteStore):
+            self._write_ahead(self.store.labels_removed)
 
     def _unmark_stubs(self, ids: list[str]) -> None:
         """Take the ``Stub`` label off the Papers among ``ids`` that have it (described now)."""
@@ -543,6 +553,7 @@ class RecordWriter:
                 self._write_ahead(self._ahead.send_named, "identity/unmark_stubs", {"ids": part})
             else:
                 self._store_call(self.store.run_named, "identity/unmark_stubs", {"ids": part})
+            self._labels_removed()
 
     def _note_created(self, label: str, rows: list[dict[str, Any]]) -> set[str] | None:
         """Put the ids of ``rows`` not yet in the store on the undo list; returns the ids that

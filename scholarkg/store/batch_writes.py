@@ -174,6 +174,19 @@ class BatchWriteStore:
         """Read the reply of a statement written ahead (raising its error); a no-op when
         none is unanswered."""
 
+    @contextmanager
+    def loading(self) -> Iterator[None]:
+        """A load runs inside this block: many write statements into a graph that may hold
+        data, with reads between them. The embedded store tunes how often its server merges
+        pending matrix changes for it (``falkordb/pending_changes.py``); this default does
+        nothing."""
+        yield
+
+    def labels_removed(self) -> None:
+        """Called after statements that took labels off nodes (a stub described), inside
+        :meth:`loading`. The embedded store settles what they left pending in its server's
+        node-label matrix (``falkordb/pending_changes.py``); this default does nothing."""
+
     def when_settled(self, then: Callable[[], None]) -> None:
         """Call ``then()`` once every statement written ahead so far has answered without
         an error (when their replies are read: the next call that reaches the server, or

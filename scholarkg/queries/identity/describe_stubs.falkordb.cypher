@@ -8,7 +8,7 @@
 // FalkorDB re-indexes a node (its full-text fields included) each time a statement changes
 // it; one statement instead of a MERGE and then identity/unmark_stubs re-indexes it once.
 // `labels(p)` is read before the writes for FalkorDB's node-label matrix, not for its value:
-// see identity/unmark_stubs.
+// see identity/unmark_stubs (and, inside a load, store/falkordb/pending_changes.py).
 UNWIND $rows AS row
 MERGE (p:Paper {id: row.id})
 WITH p, row, size(labels(p)) AS synchronised

@@ -15,6 +15,8 @@
 // Measured with each statement on a server of its own (benchmarks/bench_label_changes.py
 // --papers 200000 --stubs 0.25 --isolated, 2026-12-01): 406.5 -> 315.0 µs a stub, a property
 // change ~110 µs; adding a label gained nothing from the read (415.8 against 400.3).
+// Inside a load the threshold is raised and this read merges nothing: the writer settles
+// the matrix after the statement instead (store/falkordb/pending_changes.py).
 UNWIND $ids AS v
 MATCH (p:Paper {id: v})
 WHERE p:Stub

@@ -10,6 +10,7 @@ implementation, because FalkorDB's ``algo.pageRank`` has different semantics
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -57,8 +58,9 @@ from scholarkg.store.cypher_common import (
     without_vectors,
 )
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
-from scholarkg.store.falkordb import dialect
+from scholarkg.store.falkordb import dialect, pending_changes
 from scholarkg.store.falkordb.joined_rows import joined_read
+from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
 from scholarkg.store.falkordb.resp import (
     ConnectionLost,
     LimitedReply,
@@ -179,8 +181,8 @@ class _Ahead:
     sender thread, sent, answered; its reply is read back by the store's own thread."""
 
     __slots__ = (
-        "done", "error", "failed", "query", "raw", "rel_type", "reply", "sent", "side", "size",
-        "text", "then", "written",
+        "command", "done", "error", "failed", "query", "raw", "rel_type", "reply", "sent", "side",
+        "size", "text", "then", "written",
     )  # fmt: skip
 
     def __init__(
@@ -213,6 +215,9 @@ class _Ahead:
         #: what a statement that writes relationships of one type and nothing else writes
         #: (``BatchWriteStore.merge_relationships``), else ``None``
         self.rel_type: RelationshipWrites | None = None
+        #: a server command sent in the queue's order instead of ``GRAPH.QUERY`` (a setting
+        #: changed between two statements: :meth:`FalkorDBStore.labels_removed`), else ``None``
+        self.command: tuple[str, ...] | None = None
 
 
 def _failed_reply(raw: Any) -> bool:
@@ -319,7 +324,10 @@ class _Sender:
             return
         try:
             item.sent = True
-            conn.send_command("GRAPH.QUERY", self._graph, item.text, "--compact")
+            if item.command is not None:
+                conn.send_command(*item.command)
+            else:
+                conn.send_command("GRAPH.QUERY", self._graph, item.text, "--compact")
             item.raw = conn.read_response()
         except redis.exceptions.ResponseError as err:  # read whole: the connection is clean
             item.error = err
@@ -368,6 +376,8 @@ class FalkorDBStore(BatchWriteStore):
         self._sender: _Sender | None = None
         #: the reads sent ahead, each answered on a connection of its own (:class:`_Sender`)
         self._reads_out: list[_Ahead] = []
+        #: inside :meth:`loading`: the ``DELTA_MAX_PENDING_CHANGES`` to put back after it
+        self._pending_kept: int | None = None
 
     @classmethod
     def from_settings(
@@ -482,11 +492,18 @@ class FalkorDBStore(BatchWriteStore):
         return rows
 
     def _send_ahead(
-        self, query: str, params: Mapping[str, Any], *, counted: bool, side: bool = False
+        self,
+        query: str,
+        params: Mapping[str, Any],
+        *,
+        counted: bool,
+        side: bool = False,
+        command: tuple[str, ...] | None = None,
     ) -> _Ahead:
         """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`); with
         ``side``, a read sent ahead, answered on a connection of its own (:class:`_Sender`)
-        and read by its caller, not in the queue's order."""
+        and read by its caller, not in the queue's order; with ``command``, that server
+        command sent instead (``query`` then only names it)."""
         written, failed, text = self._ahead_prepared(
             params, lambda: params_header(params) + query if params else query
         )
@@ -500,6 +517,7 @@ class FalkorDBStore(BatchWriteStore):
             self._read_oldest()
         item = _Ahead(text, query, written if counted else None, failed)
         item.side = side
+        item.command = command
         item.rel_type = self._relationship_writes
         sender = self._sender
         if sender is None:
@@ -512,6 +530,52 @@ class FalkorDBStore(BatchWriteStore):
             self._unanswered_bytes += item.size
         sender.put(item)
         return item
+
+    def _send_command_ahead(self, *command: str) -> None:
+        """A server command queued like a statement written ahead (:class:`_Sender` sends it
+        between the statements before and after it; its "OK" is read in their order)."""
+        self._send_ahead(" ".join(command), {}, counted=False, command=command)
+
+    @contextmanager
+    def loading(self) -> Iterator[None]:
+        """FalkorDB's ``DELTA_MAX_PENDING_CHANGES`` raised for the block (a load that reads
+        between its writes), the value found put back after it; see ``pending_changes.py``
+        for why. Blocks nest (the outer one sets and puts back)."""
+        if self._pending_kept is not None:
+            yield
+            return
+        conn = self.db.connection
+        with _server_lost_is_server_error():
+            before = pending_changes.current_setting(conn)
+            conn.execute_command(*pending_changes.setting_command(LOAD_PENDING_CHANGES))
+        self._pending_kept = before
+        try:
+            yield
+        finally:
+            self._pending_kept = None
+            # not in the statements' order: those still queued run under either setting
+            with contextlib.suppress(Exception):  # a server gone starts with the default
+                conn.execute_command(*pending_changes.setting_command(before))
+
+    def labels_removed(self) -> None:
+        """Inside :meth:`loading`, after statements that took labels off nodes: FalkorDB
+        merges the node-label matrix's delta now (``pending_changes.SETTLE_LABELS`` under a
+        setting of 1, in the order of the statements written ahead), so the next label
+        change does not pass over what these left pending."""
+        if self._pending_kept is None:
+            return
+        low = pending_changes.setting_command(1)
+        high = pending_changes.setting_command(LOAD_PENDING_CHANGES)
+        if self._ahead_to is None:
+            self._command(*low)
+            try:
+                self._query(pending_changes.SETTLE_LABELS)
+            finally:
+                self._command(*high)
+            return
+        self._send_command_ahead(*low)
+        self._send_ahead(pending_changes.SETTLE_LABELS, {}, counted=False)
+        self._send_command_ahead(*high)
 
     def _wait_for_reads(self) -> None:
         """The reads sent ahead still running have answered (:meth:`settle`)."""
@@ -527,6 +591,8 @@ class FalkorDBStore(BatchWriteStore):
         from falkordb.query_result import QueryResult
 
         err = item.error
+        if item.command is not None and err is None:  # a setting: its reply is "OK"
+            return None
         if err is None and not _failed_reply(item.raw):
             try:
                 reply = plain_reply(item.raw)
