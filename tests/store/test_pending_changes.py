@@ -171,3 +171,21 @@ def test_run_steps_loads_inside_the_raised_setting(
     assert seen == [pc.LOAD_PENDING_CHANGES]
     assert _setting(tuned) == pc.DEFAULT_PENDING_CHANGES
     assert _stub_ids(tuned) == ["openalex:W3", "openalex:W9"]
+
+
+def test_a_server_that_refuses_the_setting_loads_at_its_own(
+    tuned: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis
+
+    def refused(conn: Any) -> int:  # as a FalkorDB without the setting answers
+        raise redis.exceptions.ResponseError("Unknown configuration field")
+
+    monkeypatch.setattr(pc, "current_setting", refused)
+    _set(tuned, 9_000)
+    _stubs(tuned, 1)
+    with tuned.loading():
+        tuned.run("MATCH (p:Paper {id: 'p1'}) REMOVE p:Stub")
+        tuned.labels_removed()  # not raised: nothing to settle
+        assert _setting(tuned) == 9_000
+    assert _setting(tuned) == 9_000 and _stub_ids(tuned) == []

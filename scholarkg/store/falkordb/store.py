@@ -544,10 +544,20 @@ class FalkorDBStore(BatchWriteStore):
         if self._pending_kept is not None:
             yield
             return
+        import redis
+
         conn = self.db.connection
+        before: int | None = None
         with _server_lost_is_server_error():
-            before = pending_changes.current_setting(conn)
-            conn.execute_command(*pending_changes.setting_command(LOAD_PENDING_CHANGES))
+            try:
+                before = pending_changes.current_setting(conn)
+                conn.execute_command(*pending_changes.setting_command(LOAD_PENDING_CHANGES))
+            except redis.exceptions.ResponseError as err:  # a FalkorDB without the setting
+                log.info("loading at FalkorDB's own %s: %s", pending_changes.SETTING, err)
+                before = None
+        if before is None:
+            yield
+            return
         self._pending_kept = before
         try:
             yield
