@@ -188,3 +188,21 @@ def test_a_server_that_refuses_the_setting_loads_at_its_own(
         tuned.labels_removed()  # not raised: nothing to settle
         assert _setting(tuned) == 9_000
     assert _setting(tuned) == 9_000 and _stub_ids(tuned) == []
+
+
+def test_a_load_that_ends_with_settlings_still_queued_puts_its_setting_back(
+    tuned: FalkorDBStore,
+) -> None:
+    """The load's block ends while a slow statement and the settling behind it are still
+    queued (their replies not read): the setting is put back only after they went out, so
+    the last queued raise cannot outlive the load."""
+    _stubs(tuned, 1)
+    _set(tuned, 6_000)
+    slow = "UNWIND range(1, 3000000) AS x WITH x WHERE x < 0 RETURN count(x) AS written"
+    with tuned.loading(), tuned.writes_ahead(lambda n: None, lambda: None):
+        tuned._send_counted(slow, {})
+        tuned._send("UNWIND $ids AS v MATCH (p:Paper {id: v}) REMOVE p:Stub", {"ids": ["p1"]})
+        tuned.labels_removed()
+    assert _setting(tuned) == 6_000
+    tuned.settle()
+    assert _setting(tuned) == 6_000 and _stub_ids(tuned) == []

@@ -563,7 +563,11 @@ class FalkorDBStore(BatchWriteStore):
             yield
         finally:
             self._pending_kept = None
-            # not in the statements' order: those still queued run under either setting
+            # the settings labels_removed queued go out before the value is put back (else
+            # its last one, queued, would raise it again for good); their replies, and any
+            # error among them, stay for the caller to read as always
+            for item in tuple(self._unanswered):
+                item.done.wait()
             with contextlib.suppress(Exception):  # a server gone starts with the default
                 conn.execute_command(*pending_changes.setting_command(before))
 
