@@ -32,9 +32,12 @@ wall time as the loader saw it: the commit, the Bolt round trips and the driver'
 and decoding are the difference.
 
 ``--falkordb-config NAME=VALUE`` (embedded, repeatable) changes a FalkorDB setting that the
-server takes at run time (``GRAPH.CONFIG SET``, e.g. ``DELTA_MAX_PENDING_CHANGES=40000``)
-after the base is built and before the update, so one setting's cost is measured on the
-same update as the default's.
+server takes at run time (``GRAPH.CONFIG SET``, e.g. ``EFFECTS_THRESHOLD=0``; one it takes
+only at load time, such as ``OMP_THREAD_COUNT``, is refused) after the base is built and
+before the update, so one setting's cost is measured on the same update as the default's.
+``DELTA_MAX_PENDING_CHANGES`` is refused: since round 44 a load sets it itself for its
+duration (``store/falkordb/pending_changes.py``); the code before that is measured with its
+``scholarkg/`` first on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -242,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     args = ap.parse_args(argv)
     settings = [item.partition("=") for item in args.falkordb_config]
+    if any(name == "DELTA_MAX_PENDING_CHANGES" for name, _, _ in settings):
+        ap.error(
+            "--falkordb-config: a load sets DELTA_MAX_PENDING_CHANGES itself for its duration "
+            "(store/falkordb/pending_changes.py), so a value set here would not be measured"
+        )
     if any(not name or not value for name, _, value in settings):
         ap.error("--falkordb-config takes NAME=VALUE")
     if settings and args.backend != "embedded":
