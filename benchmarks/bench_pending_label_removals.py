@@ -28,23 +28,14 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from bench_relationship_ends import execution_ms  # the sibling script's reply reading
 
 WAYS = (
     "default setting, nothing settled",
     "load setting, nothing settled",
     "load setting, settled after each",
 )
-
-
-def _execution_ms(store: Any, query: str, params: dict[str, Any] | None = None) -> float:
-    """The server's execution time of ``query`` (ms), from its reply's statistics."""
-    from scholarkg.store.falkordb.wire import params_header
-
-    text = params_header(params) + query if params else query
-    reply = store._command("GRAPH.QUERY", store.graph, text)
-    stats = [s.decode() if isinstance(s, bytes) else str(s) for s in reply[-1]]
-    return next(float(s.split(":")[1].split()[0]) for s in stats if "execution time" in s)
 
 
 def run_way(way: str, papers: int, batch: int, batches: int) -> list[tuple[float, float]]:
@@ -69,11 +60,11 @@ def run_way(way: str, papers: int, batch: int, batches: int) -> list[tuple[float
             remove = "UNWIND $ids AS i MATCH (p:Paper {id: i}) REMOVE p:Stub RETURN count(p) AS n"
             for b in range(batches):
                 ids = list(range(1 + b * batch, 1 + (b + 1) * batch))
-                ms = _execution_ms(store, remove, {"ids": ids})
+                ms, _ = execution_ms(store, remove, {"ids": ids})
                 settle = 0.0
                 if way == WAYS[2]:
                     store._command(*pc.setting_command(1))
-                    settle = _execution_ms(store, pc.SETTLE_LABELS)
+                    settle, _ = execution_ms(store, pc.SETTLE_LABELS, {})
                     store._command(*pc.setting_command(pc.LOAD_PENDING_CHANGES))
                 out.append((ms * 1000 / batch, settle))
         finally:

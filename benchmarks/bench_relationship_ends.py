@@ -47,8 +47,9 @@ FORMS = {
 }
 
 
-def _execution_ms(store: Any, query: str, params: dict[str, Any]) -> tuple[float, int]:
-    """The server's execution time of ``query`` (ms) and its ``written`` count."""
+def execution_ms(store: Any, query: str, params: dict[str, Any]) -> tuple[float, int]:
+    """The server's execution time of ``query`` (ms) and its first column's first value (its
+    ``written`` count), from its reply (``bench_pending_label_removals.py`` uses it too)."""
     from scholarkg.store.falkordb.wire import params_header
 
     reply = store._command("GRAPH.QUERY", store.graph, params_header(params) + query)
@@ -102,7 +103,7 @@ def run(papers: int, starts: int, refs: int, rounds: int) -> dict[str, list[floa
                         ]
                     query = FORMS[name] or by_id
                     params = {"groups": groups, "props": {"from_openalex": True}}
-                    ms, written = _execution_ms(store, query, params)
+                    ms, written = execution_ms(store, query, params)
                     if written != starts * refs:
                         raise SystemExit(f"{name}: wrote {written} of {starts * refs}")
                     if r:
