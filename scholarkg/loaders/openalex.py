@@ -45,7 +45,15 @@ from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, St
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import plain_record
-from scholarkg.schema.records import Author, Authorship, Paper, PublishedIn, Venue
+from scholarkg.schema.records import (
+    Author,
+    Authorship,
+    Paper,
+    PublishedIn,
+    Record,
+    Venue,
+    share_fields_sets,
+)
 from scholarkg.textio import (
     CUT_LINE,
     cannot_read,
@@ -784,7 +792,19 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
                     out.append((number, parsed_work(work, path=path, line=number)))
         except InputError as err:
             error = (err.message, err.path, err.line, err.field)
+    # pickled once per class a block, not once a record: the loading process unpickles them
+    share_fields_sets(_block_records(out))
     return _Block(out, dict(counts), error)
+
+
+def _block_records(works: list[tuple[int, ParsedWork]]) -> Iterator[Record]:
+    """Every record of a block's parsed works (their Papers, authors, authorships, venues)."""
+    for _, (work, _, _) in works:
+        yield work.paper
+        yield from work.authors
+        yield from work.authorships
+        if work.venue is not None:
+            yield work.venue
 
 
 def _warmed_up() -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import (
@@ -97,6 +97,23 @@ def _field_spec(cls: type[Record], name: str) -> tuple[str, bool]:
     label = getattr(cls, "LABEL", None) or getattr(cls, "TYPE", None) or cls.__name__
     required = bool(spec and spec.is_required()) or name in cls.REFUSE_NONFINITE
     return str(label), required
+
+
+def share_fields_sets(records: Iterable[Record]) -> None:
+    """Give records of one class that set the same fields one shared fields-set object.
+
+    Why: records are pickled in a parse worker and unpickled by the loading process, where
+    every record's ``__pydantic_fields_set__`` (a set of ~5-30 names) used to be built
+    again: half of the unpickling's time (a 2,000-work chunk of OpenAlex: 16,000 records,
+    ~100 ms; shared, pickle writes each set once and ~50 ms). Safe because records are
+    frozen: pydantic never adds to the set of a frozen model, and :meth:`Record.replaced`
+    makes a new one."""
+    shared: dict[tuple[type[Record], frozenset[str]], set[str]] = {}
+    for rec in records:
+        names = rec.__pydantic_fields_set__
+        one = shared.setdefault((type(rec), frozenset(names)), names)
+        if one is not names:
+            object.__setattr__(rec, "__pydantic_fields_set__", one)
 
 
 class NodeRecord(Record):

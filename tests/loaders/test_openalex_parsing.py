@@ -237,3 +237,37 @@ def test_an_api_page_names_a_bad_work_by_record_and_id(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         list(openalex.read_works(lines))
     assert (caught.value.line, caught.value.unit) == (2, "line")
+
+
+def test_a_parse_workers_block_shares_one_fields_set_per_class_and_shape() -> None:
+    """Records of a parsed block that set the same fields share one fields-set object (so
+    pickle writes it once), hold what they held, and survive pickling and ``replaced``."""
+    import pickle
+
+    def authorship(a: int) -> dict[str, object]:
+        return {"author": {"id": f"https://openalex.org/A{a}", "display_name": f"Name {a}"}}
+
+    lines = [
+        (1, _work(1, authorships=[authorship(1), authorship(2)], publication_year=2020).encode()),
+        (2, _work(2, authorships=[authorship(3)]).encode()),
+        (3, _work(3, publication_year=2021, doi="https://doi.org/10.1/x").encode()),
+    ]
+    block = openalex._parse_block("part_000.jsonl", lines)
+    separate = [openalex.parse_work(json.loads(raw), path=Path("p"), line=n) for n, raw in lines]
+    again = pickle.loads(pickle.dumps(block, protocol=pickle.HIGHEST_PROTOCOL))
+    for got in (block, again):
+        works = [w for _, (w, _, _) in got.works]
+        assert [w.paper for w in works] == [w.paper for w in separate]
+        assert [w.paper.model_fields_set for w in works] == [
+            w.paper.model_fields_set for w in separate
+        ]
+        authorships = [a for w in works for a in w.authorships]
+        assert authorships == [a for w in separate for a in w.authorships]
+        assert len({id(a.__pydantic_fields_set__) for a in authorships}) == 1
+        # works 1 and 3 set different Paper fields (3 has a DOI): a set each
+        papers = {id(w.paper.__pydantic_fields_set__) for w in works}
+        assert len(papers) == len({frozenset(w.paper.model_fields_set) for w in works})
+        first, second = authorships[:2]
+        changed = first.replaced({"position": 7})
+        assert "position" in changed.model_fields_set
+        assert second.model_fields_set == separate[0].authorships[1].model_fields_set
