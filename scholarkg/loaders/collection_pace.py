@@ -14,7 +14,8 @@ Why 200,000 young allocations and not 20,000: a load's objects mostly die young 
 rows once sent, a block's records once resolved), so a count of live young objects rarely
 reaches 200,000 and nearly every young collection is gone. In ``bench_openalex.py``'s update
 of 110,000 works into a 1M-work graph: 646 collections in the load (7.0 s) at 20,000, 4
-(1.3 s) at 200,000, 8 CPU-s less Python and a peak RSS of 444 MB instead of 481. Cycles are
+(1.3 s) at 200,000 (with a parse worker's shared fields sets, ``records.share_fields_sets``,
+in the same run: 8 CPU-s less Python, a peak RSS of 444 MB instead of 481). Cycles are
 still bounded by the full collections :func:`_freeze_survivors` runs as the load grows.
 """
 

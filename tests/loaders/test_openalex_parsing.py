@@ -264,10 +264,13 @@ def test_a_parse_workers_block_shares_one_fields_set_per_class_and_shape() -> No
         authorships = [a for w in works for a in w.authorships]
         assert authorships == [a for w in separate for a in w.authorships]
         assert len({id(a.__pydantic_fields_set__) for a in authorships}) == 1
-        # works 1 and 3 set different Paper fields (3 has a DOI): a set each
+        # the Papers set different fields (a year, no year, a DOI): one set per shape
         papers = {id(w.paper.__pydantic_fields_set__) for w in works}
         assert len(papers) == len({frozenset(w.paper.model_fields_set) for w in works})
         first, second = authorships[:2]
-        changed = first.replaced({"position": 7})
-        assert "position" in changed.model_fields_set
+        assert "from_openalex" not in first.model_fields_set  # the parser leaves it unset
+        changed = first.replaced({"from_openalex": True})
+        assert "from_openalex" in changed.model_fields_set
+        # the set the two share is not the one the copy extended
+        assert "from_openalex" not in second.model_fields_set
         assert second.model_fields_set == separate[0].authorships[1].model_fields_set
