@@ -3,7 +3,8 @@ same run: the bulk reader's (``--reader bulk``, the default: one snapshot part t
 ``openalex_bulk._read_file``, what each of ``load openalex --bulk``'s worker processes runs
 per file) or the incremental path's (``--reader incremental``: the part's lines, 2,000 at a
 time, through ``openalex._parse_block``, what ``load openalex``'s parse worker runs on each
-block it is handed; the records it returns are compared field by field).
+block it is handed; the records it returns are compared field by field, and the time the
+loading process then takes to unpickle them is printed too).
 
 The part is the first of a snapshot ``bench_openalex.py`` generates (50,000 works a part;
 reused from ``--snapshot-dir``). Each measurement is a fresh interpreter; the two trees
@@ -93,8 +94,21 @@ for block in out:
                                     sorted(r.__pydantic_fields_set__))).encode())
         digest.update(repr((line, work.references, work.references_known, stated,
                             authors_known)).encode())
-print(json.dumps({"wall": wall, "cpu": cpu, "works": works,
-                  "digest": digest.hexdigest()[:16]}))
+# what the loading process then spends unpickling the blocks (its executor's result thread),
+# under the collector's pace of a load in each tree; the parsed records let go first
+import pickle
+pickled = [pickle.dumps(block, protocol=pickle.HIGHEST_PROTOCOL) for block in out]
+out = None
+from scholarkg.loaders.collection_pace import fewer_collections
+unpickle = float("inf")
+with fewer_collections():
+    for _ in range(int(sys.argv[3])):
+        w = time.perf_counter()
+        for data in pickled:
+            pickle.loads(data)
+        unpickle = min(unpickle, time.perf_counter() - w)
+print(json.dumps({"wall": wall, "cpu": cpu, "works": works, "unpickle": unpickle,
+                  "pickled_bytes": sum(map(len, pickled)), "digest": digest.hexdigest()[:16]}))
 """
 
 
@@ -155,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name:>12}: {wall:6.2f} s wall, {cpu:6.2f} s CPU ({per:.0f} µs a work), "
                 f"digest {digests}"
             )
+            if "unpickle" in results[0]:  # the incremental reader: what the loader unpickles
+                unpickle = min(float(r["unpickle"]) for r in results)
+                print(
+                    f"  {'':>12}  unpickled by the loading process in {unpickle:.3f} s "
+                    f"({unpickle / float(works) * 1e6:.1f} µs a work), "
+                    f"{int(results[0]['pickled_bytes']):,} bytes pickled"
+                )
         same = {r["digest"] for rs in runs.values() for r in rs}
         change = best["this tree"] / best[args.baseline_ref] - 1
         print(f"  CPU per work {change:+.1%}; output identical: {len(same) == 1}")

@@ -104,8 +104,10 @@ def share_fields_sets(records: Iterable[Record]) -> None:
 
     Why: records are pickled in a parse worker and unpickled by the loading process, where
     every record's ``__pydantic_fields_set__`` (a set of ~5-30 names) used to be built
-    again: half of the unpickling's time (a 2,000-work chunk of OpenAlex: 16,000 records,
-    ~100 ms; shared, pickle writes each set once and ~50 ms). Safe because records are
+    again for each (16,000 records a 2,000-work chunk of OpenAlex); shared, pickle writes
+    each set once a block. With the load's fewer collections, unpickling fell from 45.9 to
+    24.5 µs a work (``benchmarks/bench_openalex_parse.py --reader incremental``, against the
+    code before both; docs/performance.md, round 45). Safe because records are
     frozen: pydantic never adds to the set of a frozen model, and :meth:`Record.replaced`
     makes a new one."""
     shared: dict[tuple[type[Record], frozenset[str]], set[str]] = {}
