@@ -1,5 +1,6 @@
 """Synthetic works written in OpenAlex, arXiv and Crossref's real file layouts (we made them
-up; no third-party content), shared by the catalogue loader tests.
+up; no third-party content), shared by the catalogue loader tests, and a load of a snapshot
+part one work a chunk (:func:`load_work_by_work`).
 
 Three works, each known to the sources by different ids, chosen so that every load order
 exercises matching and merging:
@@ -19,7 +20,11 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scholarkg.loaders.identity import IdentityResolver
+    from scholarkg.store.base import GraphStore
 
 
 def inverted(text: str) -> dict[str, list[int]]:
@@ -196,3 +201,24 @@ def write_crossref(path: Path, items: list[dict[str, Any]]) -> Path:
     }
     path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
     return path
+
+
+def load_work_by_work(
+    store: GraphStore, snapshot_part: Path, *, reuse_lookups: bool = True
+) -> IdentityResolver:
+    """``load openalex``'s incremental path over one snapshot part, a chunk and a batch a
+    work: each work resolves, and its renames and merges run, in a chunk of its own, after
+    the work before is written. Returns the resolver, for its report."""
+    from scholarkg.config import load_settings
+    from scholarkg.loaders import openalex
+    from scholarkg.loaders.identity import IdentityResolver
+    from scholarkg.loaders.steps import Step, run_steps
+
+    resolver = IdentityResolver(store, chunk=1)
+    resolver.reuse_lookups = reuse_lookups
+    step = Step("w", snapshot_part, "work-by-work",
+                lambda: resolver.resolve(openalex.read_works(snapshot_part)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+    return resolver

@@ -1203,15 +1203,16 @@ class IdentityResolver:
         elif not isinstance(store, BatchWriteStore):
             store.run_named("identity/rename_papers", renamed)
         else:
-            # every old key stays in its node's id slot, so the rename alone leaves each
-            # findable: it runs beside the chunk before's relationship writes naming neither
-            # id (those naming one must find the node under the id they name, so they go
-            # first). The wait for all of them was the loading thread's largest, ~2 s of a
-            # 22,000-work update into 200,000 (py-spy; performance.md, round 36)
-            store.run_named_beside_relationships(
-                "identity/rename_papers", renamed, ids=[p for pair in renames for p in pair],
-                self_contained=True,
-            )  # fmt: skip
+            # every old key stays in its node's id slot, so the rename alone leaves the
+            # graph whole: it is written ahead, not waited for. It goes out behind what is
+            # queued (the chunk before's writes, the next chunk's look-up and this chunk's
+            # author look-up, which read the graph before it, as they were sent to), and
+            # every later read waits for it (a read runs after every statement but trailing
+            # relationship writes, and the look-ups queued before it are none). Run beside
+            # those and waited for, it had the loading thread wait for all of them: ~9 s of
+            # a 110,000-work update into 1M (py-spy; performance.md, round 46)
+            with store.writes_ahead(_ignore_count, _nothing):
+                store.send_named("identity/rename_papers", renamed)
         for old, new in renames:
             log.info("renamed Paper %s to %s (a better id of the work)", old, new)
         self.report.renamed += len(renames)

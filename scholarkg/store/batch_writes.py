@@ -267,7 +267,6 @@ class BatchWriteStore:
         *,
         reads: frozenset[str] = frozenset(),
         ids: Collection[str] | None = None,
-        self_contained: bool = False,
         **identifiers: str,
     ) -> list[dict[str, Any]]:
         """:meth:`run_named` of a statement that relationships written ahead cannot change
@@ -278,15 +277,15 @@ class BatchWriteStore:
         written (:attr:`reads_beside_relationships`); this default waits for every
         statement, as :meth:`run_named` does.
 
-        A statement that writes waits for every statement, unless its caller says it is
-        ``self_contained``: its change leaves the graph whole by itself, with nothing to
-        follow it. Had a write it passed failed after it ran, the load would stop with its
-        change in the graph; a write that something must complete (a rename whose old key
-        only an alias written next keeps findable) would then be left half done."""
+        A statement that writes waits for every statement: had a write it passed failed after
+        it ran, the load would stop with its change in the graph, and a write that something
+        must complete (a rename whose old key only an alias written next keeps findable)
+        would be left half done. (A write that leaves the graph whole by itself is written
+        ahead instead, in order, and waited for by nobody: identity resolution's renames.)"""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return []
-        if writes(query) and not self_contained:
+        if writes(query):
             return self.run(query, params)
         return self._run_beside(query, params, reads, None if ids is None else frozenset(ids))
 

@@ -11,12 +11,10 @@ from typing import Any
 
 import pytest
 from _catalogue_works import citing_work as _work
-from _catalogue_works import write_openalex
+from _catalogue_works import load_work_by_work, write_openalex
 
-from scholarkg.config import load_settings
 from scholarkg.loaders import openalex
 from scholarkg.loaders.identity import IdentityResolver
-from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.base import GraphStore
 
 from .test_bulk_equals_incremental import everything
@@ -28,16 +26,6 @@ def _stored(store: GraphStore) -> None:
     store.apply_schema()
     store.run("CREATE (:Paper:Stub {id: 'openalex:W50', openalex_id: 'W50'})")
     store.run("CREATE (:Paper {id: 'doi:10.5555/50', doi: '10.5555/50', title: 'Work 50'})")
-
-
-def _load(store: GraphStore, path: Path, *, reuse: bool) -> IdentityResolver:
-    resolver = IdentityResolver(store, chunk=1)
-    resolver.reuse_lookups = reuse
-    step = Step("w", path, "reuse", lambda: resolver.resolve(openalex.read_works(path)),
-                family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=1)
-    resolver.finish()
-    return resolver
 
 
 def test_reused_lookups_leave_the_graph_fresh_lookups_leave(
@@ -58,7 +46,9 @@ def test_reused_lookups_leave_the_graph_fresh_lookups_leave(
     for reuse in (True, False):
         any_store.clear()
         _stored(any_store)
-        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        resolver = load_work_by_work(
+            any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse_lookups=reuse
+        )
         assert (resolver.report.lookups_reused > 0) is reuse
         graphs.append(everything(any_store))
     assert graphs[0] == graphs[1]
@@ -101,7 +91,9 @@ def test_a_rename_keeps_what_earlier_look_ups_found_for_other_works(
         any_store.apply_schema()
         any_store.run("CREATE (:Paper {id: 'openalex:W80', openalex_id: 'W80', title: 'Work 80'})")
         asked.clear()
-        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        resolver = load_work_by_work(
+            any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse_lookups=reuse
+        )
         assert resolver.report.renamed == 2
         seeks = sum("openalex:W80" in keys for keys in asked)
         assert seeks == (1 if reuse else 4)  # the four works citing it, one a chunk
@@ -137,7 +129,9 @@ def test_the_memory_starts_again_past_its_limit_and_leaves_the_same_graph(
                 "CREATE (:Paper {id: $id, openalex_id: $w, title: 'Work'})",
                 {"id": f"openalex:W{w}", "w": f"W{w}"},
             )
-        resolver = _load(any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse=reuse)
+        resolver = load_work_by_work(
+            any_store, openalex.snapshot_files([path.parents[2]])[0][0], reuse_lookups=reuse
+        )
         assert len(resolver._finds) <= 2
         graphs.append(everything(any_store))
     assert graphs[0] == graphs[1]

@@ -452,10 +452,9 @@ def test_a_statement_beside_relationship_writes_follows_those_naming_its_ids(
 
 
 def test_a_write_beside_relationship_writes_waits_for_every_one(store: FalkorDBStore) -> None:
-    """A statement that writes (a rename), unless its caller says it is self-contained, is
-    run after every statement written ahead, even a relationship write naming none of its
-    ids: had that write failed after the rename ran, the load would stop with the rename in
-    the graph and the old key's alias never written."""
+    """A statement that writes (a rename) is run after every statement written ahead, even
+    a relationship write naming none of its ids: had that write failed after the rename ran,
+    the load would stop with the rename in the graph and the old key's alias never written."""
     tally = _Tally()
     store.merge_nodes("Paper", [{"id": p} for p in ("w1", "doi:10.1/x", "w3")])
     slow = _slow_relationship_write(store, frozenset({"w3"}))
@@ -472,43 +471,6 @@ def test_a_write_beside_relationship_writes_waits_for_every_one(store: FalkorDBS
     store.settle()
     cited = store.run("MATCH (:Paper {id: 'w1'})-[:CITES]->(b:Paper) RETURN b.id AS id")
     assert cited == [{"id": "openalex:W9"}] and tally.late == [1] and tally.failures == 0
-
-
-def test_a_self_contained_write_runs_beside_relationship_writes_naming_none_of_its_ids(
-    store: FalkorDBStore,
-) -> None:
-    """A write its caller calls ``self_contained`` (a rename whose old key stays in the
-    node's id slot: nothing must follow it) runs beside the relationship writes naming none
-    of its ids, and after every one naming one of them: the edge written ahead to the old id
-    lands on the renamed node, the slow write to another node is still running when it
-    returns, and both replies are read in order later."""
-    tally = _Tally()
-    store.merge_nodes("Paper", [{"id": p} for p in ("w1", "w2", "w3")])
-    slow = _slow_relationship_write(store, frozenset({"w3"}))
-    with store.writes_ahead(tally.written, tally.failed):
-        store.merge_relationships(
-            "CITES", "Paper", "Paper", [{"start": "w1", "end": "w2", "props": {}}]
-        )
-        store.run_named_beside_relationships(
-            "identity/rename_papers",
-            {"rows": [{"old": "w2", "new": "openalex:W9"}]},
-            ids=["w2", "openalex:W9"],
-            self_contained=True,
-        )
-        assert slow.done.is_set()  # the CITES to w2, queued behind it, had to go first
-    slow = _slow_relationship_write(store, frozenset({"w3"}))
-    store.run_named_beside_relationships(
-        "identity/rename_papers",
-        {"rows": [{"old": "w1", "new": "openalex:W8"}]},
-        ids=["w1", "openalex:W8"],
-        self_contained=True,
-    )
-    assert not slow.done.is_set()  # names neither id: ran beside it
-    assert store._unanswered[-1] is slow  # its reply still to be read, in order
-    store.settle()
-    cited = store.run("MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.id AS a, b.id AS b")
-    assert cited == [{"a": "openalex:W8", "b": "openalex:W9"}]
-    assert tally.late == [1] and tally.failures == 0
 
 
 def test_a_callback_run_while_relationships_are_sent_is_not_counted_as_their_write(

@@ -1,9 +1,9 @@
-"""Where a chunk's rename runs on a store that writes ahead (the embedded one): beside the
-chunk before's relationship writes when every renamed node keeps its old key in its id slot
-(the rename alone leaves each key findable), after every queued statement when an alias must
-follow it (rename, ``alt_ids`` and alias are one statement, ``identity/rename_papers_aliased``,
-and the ``alt_ids`` it extends are read first, which must see what the chunk before wrote).
-Both leave the graph the load would leave in strict order."""
+"""How a chunk's rename runs on a store that writes ahead (the embedded one): written ahead,
+not waited for, when every renamed node keeps its old key in its id slot (the rename alone
+leaves each key findable), after every queued statement when an alias must follow it
+(rename, ``alt_ids`` and alias are one statement, ``identity/rename_papers_aliased``, and the
+``alt_ids`` it extends are read first, which must see what the chunk before wrote). Both
+leave the graph the load would leave in strict order."""
 
 from __future__ import annotations
 
@@ -12,46 +12,31 @@ from typing import Any
 
 import pytest
 from _catalogue_works import citing_work as _work
-from _catalogue_works import write_openalex
+from _catalogue_works import load_work_by_work, write_openalex
 
-from scholarkg.config import load_settings
 from scholarkg.loaders import openalex
-from scholarkg.loaders.identity import IdentityResolver
-from scholarkg.loaders.steps import Step, run_steps
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
-def load_a_work_a_chunk(store: FalkorDBStore, path: Path) -> IdentityResolver:
-    """``load openalex`` of the snapshot holding ``path``, a chunk and a batch a work (so each
-    work's rename is its own chunk's); returns the resolver, for its report."""
-    resolver = IdentityResolver(store, chunk=1)
-    part = openalex.snapshot_files([path.parents[2]])[0][0]
-    step = Step("w", part, "rename", lambda: resolver.resolve(openalex.read_works(part)),
-                family=False)  # fmt: skip
-    run_steps(store, [step], settings=load_settings(), batch_size=1)
-    resolver.finish()
-    return resolver
-
-
-def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
+def test_a_rename_is_written_ahead_only_when_no_alias_must_follow_it(
     store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))  # checkpoints apart
-    calls: list[tuple[str, bool]] = []  # (how it ran, self-contained)
-    beside = store.run_named_beside_relationships
+    calls: list[tuple[str, bool]] = []  # (how it ran, inside a writes_ahead block)
+    send = store.send_named
     strict = store.run_named
 
-    def spy_beside(name: str, params: Any = None, **kw: Any) -> list[dict[str, Any]]:
+    def spy_send(name: str, params: Any = None, **kw: Any) -> None:
         if name == "identity/rename_papers":
-            calls.append(("beside", bool(kw.get("self_contained"))))
-        return beside(name, params, **kw)
+            calls.append(("ahead", store._ahead_to is not None))
+        send(name, params, **kw)
 
     def spy_strict(name: str, params: Any = None, **kw: Any) -> list[dict[str, Any]]:
         if name in ("identity/rename_papers", "identity/rename_papers_aliased"):
             calls.append(("strict", False))
         return strict(name, params, **kw)
 
-    monkeypatch.setattr(store, "run_named_beside_relationships", spy_beside)
+    monkeypatch.setattr(store, "send_named", spy_send)
     monkeypatch.setattr(store, "run_named", spy_strict)
     store.apply_schema()
     # W70 stored as a stub keyed by its OpenAlex id but without the slot: renamed to its DOI,
@@ -65,10 +50,10 @@ def test_a_rename_runs_beside_the_queue_only_when_no_alias_must_follow_it(
         _work(3, [60, 70]),
     ]
     path = write_openalex(tmp_path / "snap", works)
-    resolver = load_a_work_a_chunk(store, path)
+    resolver = load_work_by_work(store, openalex.snapshot_files([path.parents[2]])[0][0])
 
     assert resolver.report.renamed == 2
-    assert calls == [("beside", True), ("strict", False)]
+    assert calls == [("ahead", True), ("strict", False)]
     rows = store.run(
         "MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.openalex_id AS a, b.id AS b ORDER BY a, b"
     )
@@ -96,7 +81,7 @@ def test_an_aliased_rename_keeps_its_old_key_in_alt_ids_beside_what_the_record_a
     work = _work(70, [], doi="10.5555/70")
     work["ids"] = {**work["ids"], "mag": "999"}
     path = write_openalex(tmp_path / "snap", [_work(1, [70]), work])
-    resolver = load_a_work_a_chunk(store, path)
+    resolver = load_work_by_work(store, openalex.snapshot_files([path.parents[2]])[0][0])
 
     assert resolver.report.renamed == 1
     [row] = store.run(
