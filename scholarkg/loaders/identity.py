@@ -1204,13 +1204,12 @@ class IdentityResolver:
             store.run_named("identity/rename_papers", renamed)
         else:
             # every old key stays in its node's id slot, so the rename alone leaves the
-            # graph whole: it is written ahead, not waited for. It goes out behind what is
-            # queued (the chunk before's writes, the next chunk's look-up and this chunk's
-            # author look-up, which read the graph before it, as they were sent to), and
-            # every later read waits for it (a read runs after every statement but trailing
-            # relationship writes, and the look-ups queued before it are none). Run beside
-            # those and waited for, it had the loading thread wait for all of them: ~9 s of
-            # a 110,000-work update into 1M (py-spy; performance.md, round 46)
+            # graph whole: it is written ahead like any write, queued behind what was sent
+            # before it (relationship writes naming its old id among them), and every later
+            # read follows it (a read passes trailing relationship writes only). The look-ups
+            # sent ahead before it see the graph before it, as _forget_finds expects. It ran
+            # beside the queue and was waited for until round 46 of performance.md, which
+            # found the wait only moved to the chunk's next read: the simpler order is kept
             with store.writes_ahead(_ignore_count, _nothing):
                 store.send_named("identity/rename_papers", renamed)
         for old, new in renames:
