@@ -1200,7 +1200,10 @@ class IdentityResolver:
         renamed = {"rows": [{"old": a, "new": b} for a, b in renames]}
         if aliases:
             self._rename_aliased(renames, aliases, stored)
-        elif not isinstance(store, BatchWriteStore):
+        elif not isinstance(store, BatchWriteStore) or not store.reads_beside_relationships:
+            # the managed Neo4j (whose reads wait for every queued statement anyway) runs it
+            # after every queued statement, as before: written ahead there, two A/B pairs of
+            # a 22,000-work update into 200,000 were 2-15 % slower (performance.md, round 46)
             store.run_named("identity/rename_papers", renamed)
         else:
             # every old key stays in its node's id slot, so the rename alone leaves the

@@ -281,7 +281,8 @@ class BatchWriteStore:
         it ran, the load would stop with its change in the graph, and a write that something
         must complete (a rename whose old key only an alias written next keeps findable)
         would be left half done. (A write that leaves the graph whole by itself is written
-        ahead instead, in order, and waited for by nobody: identity resolution's renames.)"""
+        ahead instead, in order, and waited for by nobody: identity resolution's renames on
+        a store that reads beside relationship writes.)"""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return []
