@@ -20,11 +20,13 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from scholarkg.loaders.identity import IdentityResolver
-    from scholarkg.store.base import GraphStore
+from scholarkg.config import load_settings
+from scholarkg.loaders import openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.store.base import GraphStore
 
 
 def inverted(text: str) -> dict[str, list[int]]:
@@ -209,11 +211,6 @@ def load_work_by_work(
     """``load openalex``'s incremental path over one snapshot part, a chunk and a batch a
     work: each work resolves, and its renames and merges run, in a chunk of its own, after
     the work before is written. Returns the resolver, for its report."""
-    from scholarkg.config import load_settings
-    from scholarkg.loaders import openalex
-    from scholarkg.loaders.identity import IdentityResolver
-    from scholarkg.loaders.steps import Step, run_steps
-
     resolver = IdentityResolver(store, chunk=1)
     resolver.reuse_lookups = reuse_lookups
     step = Step("w", snapshot_part, "work-by-work",
