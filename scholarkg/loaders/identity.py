@@ -575,6 +575,16 @@ class IdentityResolver:
         #: Papers renamed (or whose displaced ids became aliases) since ``_finds`` was last
         #: cleared: a find naming one is stale (:meth:`_held_finds`)
         self._finds_moved: set[str] = set()
+        #: Paper id -> its internal node id (as text, as it is read and sent), as the look-ups
+        #: since ``_finds`` was last cleared read it (FalkorDB's look-up returns it:
+        #: ``identity/lookup_papers.falkordb.cypher``);
+        #: given to the writer with the references that land on that Paper
+        #: (:meth:`_rewrite_references`), whose ``CITES`` then take their end by it. Kept as
+        #: long as ``_finds`` (most of an update's references are answered from there), and
+        #: dropped where a find is: a merge or a retired id clears both (a merge deletes a
+        #: node, and FalkorDB gives a deleted node's id to the next one created), a renamed
+        #: or displaced Paper's entry goes (:meth:`_forget_finds`)
+        self._nodes: dict[str, str] = {}
         #: the keys of the previous chunk's Paper records (their rows may be unwritten)
         self._recent_record_keys: set[str] = set()
         #: the next chunk's groups while this one resolves (:meth:`resolve`), and its
@@ -1587,6 +1597,7 @@ class IdentityResolver:
         if len(finds) > self.finds_limit:
             finds.clear()  # nothing stale is left to guard against either
             moved.clear()
+            self._nodes.clear()
         self.report.lookups_reused += len(reused)
         return found + reused
 
@@ -1665,9 +1676,13 @@ class IdentityResolver:
         if moved is None:
             self._finds.clear()
             self._finds_moved.clear()
+            self._nodes.clear()
             self._identity_changes += 1
             return
         gone = set(moved)
+        nodes = self._nodes
+        for pid in gone:
+            nodes.pop(pid, None)
         # their finds are dropped where met (_held_finds)
         self._finds_moved.update(gone.difference(renamed_to))
         if self._ahead_lookup is not None:
@@ -1742,7 +1757,9 @@ class IdentityResolver:
         if ahead is None:
             return self._lookup(keys)
         covered = (ahead.asked & set(keys)) - ahead.touched
-        rows = [(r["key"], r["id"]) for r in ahead.rows()]
+        read = ahead.rows()
+        rows = [(r["key"], r["id"]) for r in read]
+        self._note_nodes(read)
         if moved := ahead.moved:
             covered.difference_update(k for k, pid in rows if pid in moved)
         fresh = [k for k in keys if k not in covered]
@@ -1758,8 +1775,23 @@ class IdentityResolver:
         rows = self._read_nodes(
             "identity/lookup_papers", self._lookup_params(keys), reads=_ALIAS_OF
         )
+        self._note_nodes(rows)
         # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
         return [(r["key"], r["id"]) for r in rows]
+
+    def _note_nodes(self, rows: list[dict[str, Any]]) -> None:
+        """Keep the internal node id of each Paper a look-up's ``rows`` name, where the
+        store's look-up gives it (``_nodes``). A Paper the graph holds twice over cannot
+        be (ids are unique), so a later row only repeats an earlier one's node; what a
+        move dropped is noted afresh only by a look-up made after the move."""
+        if not rows or "node" not in rows[0]:
+            return
+        nodes = self._nodes
+        moved = self._finds_moved
+        for r in rows:
+            pid = r["id"]
+            if pid not in moved:
+                nodes[pid] = str(r["node"])
 
     def _read_nodes(
         self,
@@ -2055,7 +2087,11 @@ class IdentityResolver:
             out.append(paper)
             out += alias_records(target, getattr(paper, "alt_ids", None) or ())
         start = mapping.get(refs.start, refs.start)
-        out.append(refs.with_ends(start, ends, tuple(keep)))
+        nodes = self._nodes
+        # each end's node as a look-up read it ("": none read): a Paper the chunk creates or
+        # renames has none, and its CITES seek it by id as before
+        held = tuple(map(nodes.get, ends, repeat(""))) if nodes else ()
+        out.append(refs.with_ends(start, ends, tuple(keep), held))
         return out
 
     def _apply_marks(

@@ -35,7 +35,12 @@ class ReferenceList:
     ``props``: what every ``CITES`` edge of the list carries (``from_openalex``);
     ``stated``: the positions in ``ends`` whose edge the graph already holds with ``props``
     (identity resolution reads them, ``IdentityResolver._skip_stored_references``): the
-    writer counts them and sends nothing.
+    writer counts them and sends nothing;
+    ``nodes``: per end, the internal node id the store's look-up read for its Paper (as
+    text, as the look-up reads it and the writer sends it), ``""`` where none was read (a
+    Paper the chunk creates or renames), empty when no end has one (identity resolution sets
+    them: ``IdentityResolver._nodes``). The writer hands them to the store with the ``CITES``
+    rows, which takes such an end by its node and checks its id.
     """
 
     start: str
@@ -45,6 +50,7 @@ class ReferenceList:
     slot: str = "openalex_id"
     props: tuple[tuple[str, Any], ...] = (("from_openalex", True),)
     stated: tuple[int, ...] = ()
+    nodes: tuple[str, ...] = ()
 
     @classmethod
     def openalex(cls, start: str, works: list[str]) -> ReferenceList:
@@ -71,9 +77,16 @@ class ReferenceList:
         out += [base.replaced({"start": self.start, "end": end}) for end in self.ends]
         return out
 
-    def with_ends(self, start: str, ends: tuple[str, ...], stubs: tuple[int, ...]) -> ReferenceList:
-        """The list resolved: its ends mapped to the works' keys, the stubs left to write."""
-        return ReferenceList(start, ends, self.values, stubs, self.slot, self.props)
+    def with_ends(
+        self,
+        start: str,
+        ends: tuple[str, ...],
+        stubs: tuple[int, ...],
+        nodes: tuple[str, ...] = (),
+    ) -> ReferenceList:
+        """The list resolved: its ends mapped to the works' keys, the stubs left to write,
+        the ends' nodes where a look-up read them."""
+        return ReferenceList(start, ends, self.values, stubs, self.slot, self.props, nodes=nodes)
 
     def with_stated(self, stated: tuple[int, ...]) -> ReferenceList:
         """The list with the positions of the edges the graph already holds as it states."""

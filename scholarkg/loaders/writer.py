@@ -262,6 +262,7 @@ class RecordWriter:
         buf = self._edges[kind]
         stated = frozenset(refs.stated)
         unchanged = self._unchanged[kind]
+        nodes = refs.nodes
         for i, end in enumerate(refs.ends):
             ident = (start, end)
             if stated and i in stated and ident not in buf:
@@ -274,7 +275,10 @@ class RecordWriter:
                 row = buf[ident]
                 row["props"] = {**row["props"], **props}
                 continue
-            buf[ident] = {"start": start, "end": end, "props": props}
+            if nodes and nodes[i]:  # its node as read: the store may take the end by it
+                buf[ident] = {"start": start, "end": end, "props": props, "node": nodes[i]}
+            else:
+                buf[ident] = {"start": start, "end": end, "props": props}
             if len(buf) >= self.edge_buffer:
                 self._flush_nodes()
                 self._flush_edges(kind)

@@ -426,8 +426,9 @@ class BatchWriteStore:
                 pairs = [(r["start"], r["end"]) for r in rows]
                 if new_starts and self._creates_from_new_starts:
                     return self._create_then_merge(
-                        rel_type, start_label, end_label, pairs, shared, new_starts, batch_size
-                    )
+                        rel_type, start_label, end_label, pairs, shared, new_starts, batch_size,
+                        nodes=self._end_nodes(rows),
+                    )  # fmt: skip
                 return self._merge_pairs(
                     rel_type, start_label, end_label, pairs, shared, batch_size=batch_size
                 )
@@ -485,6 +486,26 @@ class BatchWriteStore:
     #: server: ``neo4j/dialect.merge_grouped_relationships_query``)
     _creates_from_new_starts = True
 
+    #: rows' ``node`` hints (the internal node id a look-up read for the end: the writer's
+    #: ``CITES`` of references it found) are used: :meth:`_grouped_by_node_query` takes such
+    #: ends by node. Off where the backend has no such statement (Neo4j's look-up reads no
+    #: node), and its rows carry none anyway.
+    _takes_ends_by_node = False
+
+    def _grouped_by_node_query(self, rel_type: str, start_label: str, end_label: str) -> str:
+        """The backend's :func:`~scholarkg.store.cypher_common.create_grouped_query` whose
+        ends are taken by their internal node id and checked against the id they carry
+        (``[start id, [end id, …], [node, …]]`` groups), where :attr:`_takes_ends_by_node`."""
+        raise NotImplementedError(type(self).__name__)
+
+    def _end_nodes(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+        """End id → the internal node id a row hints for it, where the backend takes ends by
+        it and some row hints one."""
+        if not self._takes_ends_by_node:
+            return None
+        nodes = {r["end"]: r["node"] for r in rows if "node" in r}
+        return nodes or None
+
     def _create_then_merge(
         self,
         rel_type: str,
@@ -494,12 +515,24 @@ class BatchWriteStore:
         props: Mapping[str, Any],
         new_starts: Collection[str],
         batch_size: int,
+        *,
+        nodes: Mapping[str, str] | None = None,
     ) -> int:
         """Shared-property rows whose start node is in ``new_starts`` (created by the caller,
         no ``rel_type`` relationship from it yet) by ``create_grouped_query``, the rest (and
         a pair seen again) after them by :meth:`_merge_pairs`: the same relationships and
         the same count as MERGE. Every row is checked first, so a blank endpoint names the
-        same row as without ``new_starts``."""
+        same row as without ``new_starts``.
+
+        ``nodes``: end id → its internal node id as a look-up read it (:meth:`_end_nodes`);
+        those ends are taken by node (:meth:`_grouped_by_node_query`), checked to carry
+        their id still. Why: seeking an end in the id index was most of the server's cost
+        of a new work's ``CITES`` (``bench_relationship_ends.py``). The check keeps the
+        graph what the seek gives as long as the node that held the id when read holds it
+        when written, which the identity resolver guarantees for its own load (a merge,
+        the one statement of a load that deletes a Paper, drops every node it read:
+        ``IdentityResolver._nodes``); a row whose node no longer carries its id is not
+        written, as a row whose end is gone is not."""
         rows = checked_pairs(pairs)
         groups: dict[str, dict[str, None]] = {}
         rest: list[tuple[str, str]] = []
@@ -510,7 +543,27 @@ class BatchWriteStore:
             else:
                 ends[end] = None
         written = 0
-        if groups:
+        if groups and nodes:
+            keyed: list[list[Any]] = []
+            noded: list[list[Any]] = []
+            for start, ends in groups.items():
+                by_id = [end for end in ends if end not in nodes]
+                if by_id:
+                    keyed.append([start, by_id])
+                if len(by_id) < len(ends):
+                    found = [end for end in ends if end in nodes]
+                    # two flat lists, not [node, end] pairs: a list of strings is sent as
+                    # one join (falkordb/wire.py), a list of lists one value at a time
+                    noded.append([start, found, [nodes[end] for end in found]])
+            self._prepare_labels(start_label, end_label)
+            clean = clean_props(props)
+            if keyed:
+                query = create_grouped_query(rel_type, start_label, end_label)
+                written += self._send_groups(query, keyed, batch_size, {"props": clean})
+            if noded:
+                query = self._grouped_by_node_query(rel_type, start_label, end_label)
+                written += self._send_groups(query, noded, batch_size, {"props": clean})
+        elif groups:
             query = create_grouped_query(rel_type, start_label, end_label)
             self._prepare_labels(start_label, end_label)
             written += self._send_groups(
@@ -682,7 +735,8 @@ def relationship_ends(rows: Sequence[Mapping[str, Any]]) -> frozenset[str] | Non
 def shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The ``props`` map every row of ``rows`` (``{start, end, props}``) carries, when they
     all carry an equal one of scalars (the writer groups a batch's rows so: every OpenAlex
-    reference is ``{from_openalex: true}``); else ``None``."""
+    reference is ``{from_openalex: true}``); else ``None``. A row may also carry its end's
+    ``node`` (a hint, not a property: ``RecordWriter._add_references``)."""
     if not rows:
         return None
     first = rows[0].get("props")
@@ -694,6 +748,8 @@ def shared_props(rows: list[Mapping[str, Any]]) -> dict[str, Any] | None:
         return None
     for r in rows:
         props = r.get("props")
-        if (props is not first and props != first) or len(r) != 3 or "end" not in r:
+        if (props is not first and props != first) or "end" not in r:
+            return None
+        if len(r) != 3 and (len(r) != 4 or "node" not in r):
             return None
     return first

@@ -348,6 +348,12 @@ class FalkorDBStore(BatchWriteStore):
     #: no GDS catalogue: the graph algorithms run beside the store (``graphalgo/``)
     gds: None = None
     _dialect = dialect
+    #: a new work's ``CITES`` take the ends its look-up found by node (``identity/
+    #: lookup_papers.falkordb.cypher`` reads them; ``dialect.create_grouped_by_node_query``)
+    _takes_ends_by_node = True
+
+    def _grouped_by_node_query(self, rel_type: str, start_label: str, end_label: str) -> str:
+        return dialect.create_grouped_by_node_query(rel_type, start_label, end_label)
 
     def __init__(
         self, db: falkordb.FalkorDB, graph: str, *, server: EmbeddedServer | None = None
