@@ -1759,7 +1759,7 @@ class IdentityResolver:
         covered = (ahead.asked & set(keys)) - ahead.touched
         read = ahead.rows()
         rows = [(r["key"], r["id"]) for r in read]
-        self._note_nodes(read)
+        self._note_nodes(read, ahead.moved)
         if moved := ahead.moved:
             covered.difference_update(k for k, pid in rows if pid in moved)
         fresh = [k for k in keys if k not in covered]
@@ -1779,18 +1779,21 @@ class IdentityResolver:
         # both columns are strings as the stores return them (str() of each: ~50,000 a chunk)
         return [(r["key"], r["id"]) for r in rows]
 
-    def _note_nodes(self, rows: list[dict[str, Any]]) -> None:
+    def _note_nodes(
+        self, rows: list[dict[str, Any]], moved_since: Collection[str] = frozenset()
+    ) -> None:
         """Keep the internal node id of each Paper a look-up's ``rows`` name, where the
         store's look-up gives it (``_nodes``). A Paper the graph holds twice over cannot
         be (ids are unique), so a later row only repeats an earlier one's node; what a
-        move dropped is noted afresh only by a look-up made after the move."""
+        move dropped is noted afresh only by a look-up made after the move
+        (``moved_since``: the Papers moved after a look-up sent ahead was read)."""
         if not rows or "node" not in rows[0]:
             return
         nodes = self._nodes
         moved = self._finds_moved
         for r in rows:
             pid = r["id"]
-            if pid not in moved:
+            if pid not in moved and pid not in moved_since:
                 nodes[pid] = str(r["node"])
 
     def _read_nodes(
