@@ -16,6 +16,7 @@ from _catalogue_works import citing_work as _work
 from _catalogue_works import load_work_by_work, write_openalex
 
 from scholarkg.loaders import openalex
+from scholarkg.queries import load_query
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 from .test_bulk_equals_incremental import everything
@@ -106,3 +107,21 @@ def test_a_hint_naming_another_node_writes_nothing_to_it(store: FalkorDBStore) -
     edges = store.run("MATCH (a)-[r:CITES]->(b) RETURN a.id AS a, b.id AS b ORDER BY b")
     assert [(r["a"], r["b"]) for r in edges] == [("new", "b"), ("new", "new")]
     assert store.run("MATCH ()-[r]->(:Author) RETURN count(r) AS n")[0]["n"] == 0
+
+
+def test_the_falkordb_look_up_is_the_look_up_with_each_rows_node() -> None:
+    """The FalkorDB variant of ``identity/lookup_papers`` is the shared look-up, branch for
+    branch, with the node column added: an edit of one that the other misses fails here."""
+
+    def body(text: str) -> list[str]:
+        return [line for line in text.splitlines() if not line.startswith("//")]
+
+    shared = body(load_query("identity/lookup_papers", "neo4j"))
+    with_node = [
+        line.replace("p.id AS id", "p.id AS id, toString(id(p)) AS node")
+        if line.startswith("RETURN")
+        else line
+        for line in shared
+    ]
+    assert body(load_query("identity/lookup_papers", "falkordb")) == with_node
+    assert sum(line.startswith("RETURN") for line in shared) == 19
