@@ -375,11 +375,12 @@ def _incremental(
     out: Any,
     code: str | None = None,
     keep: bool = False,
-    chunk: int = 2_000,
+    chunk: int | None = None,
 ) -> None:
     """``load openalex``'s incremental path over ``snapshot``: identity resolution and the
-    writer at ``chunk`` works a chunk (``load openalex --batch-size``; its default 2,000), the
-    parse worker reading two chunks ahead as the command's does."""
+    writer at ``chunk`` works a chunk (``load openalex --batch-size``; ``None``: as the
+    command chooses it from the graph's size, ``loaders/chunk_size.py``, or 2,000 in code
+    that predates it), the parse worker reading two chunks ahead as the command's does."""
     if code:  # the baseline: another commit's scholarkg (see _bulk)
         sys.path.insert(0, code)
     from scholarkg.config import load_settings
@@ -391,6 +392,13 @@ def _incremental(
     cfg = load_settings()
     works, _ = openalex.snapshot_files([Path(snapshot)])
     store = open_store(cfg)
+    if chunk is None:  # before the clock: the command counts the Papers as the load starts
+        try:
+            from scholarkg.loaders import chunk_size
+        except ImportError:  # a baseline before it: its own default
+            chunk = 2_000
+        else:
+            chunk = chunk_size.chunk_for(chunk_size.stored_papers(store) if keep else 0)
     server_cpu = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
     t0 = time.perf_counter()
     try:
@@ -442,6 +450,7 @@ def _incremental(
         "python_cpu_seconds": cpu,
         "collection_seconds": collections.seconds,
         "collections": collections.count,
+        "chunk": chunk,
         **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
     })  # fmt: skip
 
@@ -520,7 +529,7 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                 _run(_clear, args.backend)
             print(f"{phase} ({args.backend}): {n:,} works ({args.update_new:,} new, "
                   f"{args.update_changed:,} changed) into {args.works:,} bulk-built "
-                  f"({built['wall_seconds']:.0f} s), chunks of {args.chunk:,} works")  # fmt: skip
+                  f"({built['wall_seconds']:.0f} s), chunks of {res['chunk']:,} works")  # fmt: skip
             print(f"  {res['wall_seconds']:.1f} s = {n / res['wall_seconds']:,.0f} works/s; "
                   f"peak RSS {res['load_peak_rss_mb']:,.0f} MB during the load "
                   f"({res['peak_rss_mb']:,.0f} MB after the fingerprint read); "
@@ -610,9 +619,9 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ap.add_argument("--update-changed", type=int, default=0)
     ap.add_argument(
-        "--chunk", type=int, default=2_000,
+        "--chunk", type=int, default=None,
         help="the update's works a chunk (identity resolution, the writer's batch; "
-             "load openalex --batch-size, default 2,000)",
+             "load openalex --batch-size; default: as the command chooses it)",
     )  # fmt: skip
     ap.add_argument("--update-merged", type=int, default=0)
     ap.add_argument(

@@ -20,6 +20,7 @@ from scholarkg.commands.common import console, set_interrupted_note, settings, s
 from scholarkg.commands.load_common import BatchOpt, ResumeOpt, interrupt_hint, stop_hint
 from scholarkg.console import err_console, progress_display
 from scholarkg.errors import InputError, NotSupported, ScholarKGError
+from scholarkg.loaders import chunk_size
 from scholarkg.loaders import steps as steps_lib
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
 from scholarkg.loaders.openalex_updates import UpdatePlan
@@ -39,7 +40,7 @@ def run_catalogue_load(
     kind: str,
     title: str,
     resume: bool,
-    batch_size: int,
+    batch_size: int | Callable[[GraphStore, LoadSummary], int],
     after: Callable[[GraphStore, IdentityResolver, LoadSummary], None] | None = None,
     expected: int | Callable[[Sequence[Path]], int | None] | None = None,
     before: Callable[[GraphStore, LoadSummary], Sequence[Path]] | None = None,
@@ -49,7 +50,9 @@ def run_catalogue_load(
     ``expected`` (the works all files hold, when known, or how to count them in the files
     read) gives the progress an ETA.
     ``before`` may narrow ``files`` once the store is open (``load openalex`` skips the
-    partitions the graph took); ``done`` runs after each file is wholly stored."""
+    partitions the graph took); ``done`` runs after each file is wholly stored;
+    ``batch_size`` may be chosen once the store is open too (``load openalex`` without
+    ``--batch-size``: ``loaders/chunk_size.py``)."""
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
@@ -61,6 +64,8 @@ def run_catalogue_load(
                 f"{upgraded:,} Paper(s) known only by an id (loaded before the Stub label) "
                 "labelled Stub"
             )
+        if callable(batch_size):
+            batch_size = batch_size(store, summary)
         resolver = IdentityResolver(store, chunk=batch_size)
 
         def step(f: Path) -> Step:
@@ -98,7 +103,15 @@ def run_catalogue_load(
 def load_openalex(
     paths: PathsArg,
     resume: ResumeOpt = False,
-    batch_size: BatchOpt = 2_000,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            "--batch-size",
+            min=1,
+            help="Works resolved and written at a time [default: 2,000; 4,000 on a graph "
+            "already holding 500,000 Papers or more, where it loads faster].",
+        ),
+    ] = None,
     bulk: Annotated[
         bool,
         typer.Option(
@@ -144,7 +157,10 @@ def load_openalex(
                 "--only-stubs fills in the stubs of an existing graph; --bulk builds a new "
                 "graph: use one or the other"
             )
-        _load_openalex_stubs(works, merged, merged_authors, resume=resume, batch_size=batch_size)
+        _load_openalex_stubs(
+            works, merged, merged_authors, resume=resume,
+            batch_size=batch_size or chunk_size.DEFAULT_CHUNK,
+        )  # fmt: skip
         return
     if bulk:
         _load_openalex_bulk(works, merged, updates.plan_update(paths, works, merged,
@@ -178,20 +194,42 @@ def load_openalex(
 
     # parse workers pay off once there is more to parse than their start-up costs (~1 s)
     big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
-    # two of resolution's chunks parsed ahead (capped: each line ahead holds a parsed work)
-    with openalex.WorkParser(1, ahead_lines=min(2 * batch_size, 40_000)) as parser:
+    first_chunk = batch_size or chunk_size.DEFAULT_CHUNK  # until the store says otherwise
+    with openalex.WorkParser(1, ahead_lines=parse_ahead(first_chunk)) as parser:
         if big:
             parser.warm()  # it starts while the store opens
+
+        def chunk(store: GraphStore, summary: LoadSummary) -> int:
+            """``--batch-size``, else the chunk the graph's size calls for (said in the
+            summary), with the parser's lead to match."""
+            if batch_size is not None:
+                return batch_size
+            papers = chunk_size.stored_papers(store)
+            chosen = chunk_size.chunk_for(papers)
+            if chosen != chunk_size.DEFAULT_CHUNK:
+                summary.notes.append(
+                    f"chunks of {chosen:,} works: the graph held {papers:,} Papers "
+                    f"(--batch-size chooses another)"
+                )
+            parser.look_ahead(parse_ahead(chosen))
+            return chosen
+
         run_catalogue_load(
             works, partial(openalex.read_works, parser=parser if big else None),
             kind="openalex-works", title="load openalex", resume=resume,
-            batch_size=batch_size, after=retire, expected=manifest_works,
+            batch_size=chunk, after=retire, expected=manifest_works,
             before=skip_taken, done=partition_done,
         )  # fmt: skip
 
 
 #: work files this large (bytes, gzipped or not) are parsed in a worker process
 PARSE_WORKERS_FROM_BYTES = 2_000_000
+
+
+def parse_ahead(chunk: int) -> int:
+    """How many lines the parse worker reads ahead of a load resolving ``chunk`` works at a
+    time: two chunks, at most 40,000 lines (each line ahead holds a parsed work)."""
+    return min(2 * chunk, 40_000)
 
 
 def _load_openalex_stubs(

@@ -856,8 +856,14 @@ class WorkParser:
 
     def __init__(self, workers: int = 1, *, ahead_lines: int = AHEAD_LINES) -> None:
         self.workers = max(1, workers)
-        self.ahead = max(2 * self.workers + 1, -(-ahead_lines // BLOCK_LINES))
+        self.ahead = 0
+        self.look_ahead(ahead_lines)
         self._pool: Any = None
+
+    def look_ahead(self, lines: int) -> None:
+        """Read up to ``lines`` lines ahead from the next file on (``load openalex`` chooses its
+        chunk, and so this lead, once the store is open: ``loaders/chunk_size.py``)."""
+        self.ahead = max(2 * self.workers + 1, -(-lines // BLOCK_LINES))
 
     def __enter__(self) -> WorkParser:
         return self
