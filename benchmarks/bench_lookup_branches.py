@@ -28,6 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench_relationship_ends import raw_reply, reply_ms
+
 #: each form: which of the look-up's branches it keeps (by what the branch seeks)
 FORMS = ("the look-up", "id seeks", "slot seeks", "alias seeks", "rows, no seek")
 
@@ -35,12 +37,8 @@ FORMS = ("the look-up", "id seeks", "slot seeks", "alias seeks", "rows, no seek"
 def execution(store: Any, query: str, params: dict[str, Any]) -> tuple[float, int]:
     """The server's execution time of ``query`` (ms, from its reply's statistics) and the
     rows it joined (its ``__rows`` column, the last)."""
-    from scholarkg.store.falkordb.wire import params_header
-
-    reply = store._command("GRAPH.QUERY", store.graph, params_header(params) + query)
-    stats = [s.decode() if isinstance(s, bytes) else str(s) for s in reply[-1]]
-    ms = next(float(s.split(":")[1].split()[0]) for s in stats if "execution time" in s)
-    return ms, int(reply[1][0][-1])
+    reply = raw_reply(store, query, params)
+    return reply_ms(reply), int(reply[1][0][-1])
 
 
 def _branches(text: str) -> list[str]:

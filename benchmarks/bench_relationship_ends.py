@@ -50,13 +50,22 @@ FORMS = {
 def execution_ms(store: Any, query: str, params: dict[str, Any]) -> tuple[float, int]:
     """The server's execution time of ``query`` (ms) and its first column's first value (its
     ``written`` count), from its reply (``bench_pending_label_removals.py`` uses it too)."""
+    reply = raw_reply(store, query, params)
+    return reply_ms(reply), int(reply[1][0][0])
+
+
+def raw_reply(store: Any, query: str, params: dict[str, Any]) -> Any:
+    """``GRAPH.QUERY``'s reply to ``query`` as the server sends it: header, rows, statistics
+    (``bench_lookup_branches.py`` reads its rows' last column)."""
     from scholarkg.store.falkordb.wire import params_header
 
-    reply = store._command("GRAPH.QUERY", store.graph, params_header(params) + query)
+    return store._command("GRAPH.QUERY", store.graph, params_header(params) + query)
+
+
+def reply_ms(reply: Any) -> float:
+    """The "Query internal execution time" (ms) of a :func:`raw_reply`."""
     stats = [s.decode() if isinstance(s, bytes) else str(s) for s in reply[-1]]
-    ms = next(float(s.split(":")[1].split()[0]) for s in stats if "execution time" in s)
-    written = reply[1][0][0]
-    return ms, int(written)
+    return next(float(s.split(":")[1].split()[0]) for s in stats if "execution time" in s)
 
 
 def run(papers: int, starts: int, refs: int, rounds: int) -> dict[str, list[float]]:
