@@ -350,7 +350,7 @@ def run(
         float | None,
         typer.Option(
             min=0.1,
-            help="LLM tasks: seconds per request (default: SCHOLARKG_LLM_TIMEOUT, [llm] "
+            help="LLM tasks: seconds per request (default: SCHOLARKG_LLM_TIMEOUT, \\[llm] "
             "timeout, else 600).",
         ),
     ] = None,

@@ -59,7 +59,7 @@ TimeoutOpt = Annotated[
     typer.Option(
         "--timeout",
         min=0.1,
-        help="Per-request seconds (default: SCHOLARKG_LLM_TIMEOUT, [llm] timeout, else 600).",
+        help="Per-request seconds (default: SCHOLARKG_LLM_TIMEOUT, \\[llm] timeout, else 600).",
     ),
 ]
 

@@ -108,8 +108,8 @@ def load_openalex(
         typer.Option(
             "--batch-size",
             min=1,
-            help="Works resolved and written at a time [default: 2,000; 4,000 on a graph "
-            "already holding 500,000 Papers or more, where it loads faster].",
+            help="Works resolved and written at a time (default 2,000; 4,000 on a graph "
+            "already holding 500,000 Papers or more, where it loads faster).",
         ),
     ] = None,
     bulk: Annotated[

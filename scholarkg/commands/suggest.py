@@ -108,7 +108,7 @@ def suggest(
         Path | None,
         typer.Option(
             "--queries",
-            help='Batch: JSON Lines {"id", "text", "exclude": [work ids]} (needs --out).',
+            help='Batch: JSON Lines {"id", "text", "exclude": \\[work ids]} (needs --out).',
         ),
     ] = None,
     out: Annotated[

@@ -134,3 +134,22 @@ def test_piped_help_is_100_columns_too() -> None:
     widths = [len(line) for line in out.splitlines()]
     assert max(widths) == 100
     assert "'bench run --out DIR' wrote" in out  # one line, not folded at 80
+
+
+def test_no_help_text_loses_words_to_markup() -> None:
+    """Typer renders help texts as rich markup, where ``[llm]`` or ``[work ids]`` is a style
+    tag and vanishes from ``--help`` (``[llm] timeout`` showed as `` timeout``): every bracket
+    meant as text is escaped (``\\\\[``), so the rendered text is the written one."""
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    lost = []
+    for path, cmd in _commands().items():
+        for text in [cmd.help or "", *(getattr(p, "help", None) or "" for p in cmd.params)]:
+            try:
+                shown = Text.from_markup(text).plain
+            except MarkupError:
+                shown = None
+            if shown != text.replace("\\[", "["):
+                lost.append((" ".join(path), text))
+    assert lost == []
