@@ -65,6 +65,12 @@ class ServerError(StoreError):
     """The embedded server could not be started, reached or stopped."""
 
 
+class ServerWedged(ServerError):
+    """The embedded server stopped working (no CPU time, no answer) while a statement waited
+    on it, and was killed; the message says what was lost (nothing acknowledged) and what to
+    run (``falkordb/wedge_watch.py``)."""
+
+
 class QueryLimitExceeded(StoreError):
     """A user's query was stopped by a limit (time, memory); the message says which, and what
     became of the server."""

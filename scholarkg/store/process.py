@@ -91,6 +91,23 @@ def cpu_ticks(pid: int) -> int | None:
         return None
 
 
+def thread_states(pid: int) -> str:
+    """``name state wchan`` of each thread of ``pid`` (Linux ``/proc``; ``""`` elsewhere): what a
+    server that stopped answering is waiting on (``futex_wait_queue``: a lock)."""
+    out: list[str] = []
+    tasks = Path(f"/proc/{pid}/task")
+    with contextlib.suppress(OSError):
+        for task in sorted(tasks.iterdir(), key=lambda t: int(t.name)):
+            try:
+                comm = (task / "comm").read_text().strip()
+                state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                wchan = (task / "wchan").read_text().strip() or "-"
+            except (OSError, IndexError):
+                continue
+            out.append(f"{task.name} {comm} {state} {wchan}")
+    return "; ".join(out)
+
+
 def read_pid(path: Path) -> int | None:
     try:
         return int(path.read_text().strip())

@@ -143,6 +143,8 @@ def test_falkordb_defaults_and_override(tmp_path: Path) -> None:
         # the same 15 minutes as the managed Neo4j's db.transaction.timeout, reads and writes
         "TIMEOUT_MAX": 900_000,
         "TIMEOUT_DEFAULT": 900_000,
+        # no finished-query log: its task races the module's start (test_start_race.py)
+        "CMD_INFO": "no",
     }
     assert DEFAULT_QUERY_MEMORY == 2 << 30
     timeouts = default_module_args(tmp_path, env={"SCHOLARKG_FALKORDB_TIMEOUT": "20"})

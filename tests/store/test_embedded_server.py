@@ -98,7 +98,9 @@ def test_hung_server_is_replaced_with_data(data_dir: Path) -> None:
     srv.connect().select_graph("g").query("UNWIND range(1, 5) AS i CREATE (:Paper {id: i})")
     os.kill(pid, signal.SIGSTOP)
     try:
-        st = EmbeddedServer(data_dir, stall_timeout=0.5).start()
+        # 3 s: the new server's own start must not look stalled either (at 0.5 s it did,
+        # on a 2-core machine at load 4)
+        st = EmbeddedServer(data_dir, stall_timeout=3.0).start()
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
@@ -249,6 +251,14 @@ def test_module_args_are_passed(tmp_path: Path) -> None:
         assert args["THREAD_COUNT"] == "1"
         assert args["IMPORT_FOLDER"] == f"{tmp_path / 'import'}/"
         assert int(args["QUERY_MEM_CAPACITY"]) > 0
+        # no finished-query log: its task races the module's start (server.py says how)
+        assert args["CMD_INFO"] == "no"
+
+
+def test_a_module_arg_given_as_none_is_left_to_falkordb(tmp_path: Path) -> None:
+    srv = EmbeddedServer(tmp_path, persistent=False, module_args={"CMD_INFO": None})
+    assert "CMD_INFO" not in srv.module_args
+    assert "CMD_INFO" not in srv._command(srv.socket_path)
 
 
 def test_connect_without_server_is_a_clear_error(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ from scholarkg.store.falkordb.persistence import (
 )
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
-from scholarkg.store.process import exclusive_lock, wait_callback, wait_exit
+from scholarkg.store.process import exclusive_lock, thread_states, wait_callback, wait_exit
 from scholarkg.store.process import pid_alive as _pid_alive
 from scholarkg.store.process import terminate as _terminate_pid
 from scholarkg.textio import atomic_write_text
@@ -110,6 +110,12 @@ DEFAULT_STALL_TIMEOUT = 300.0
 DEFAULT_WEDGE_TIMEOUT = 3.0
 #: spawns of a wedged server before the last one is waited for as long as it takes
 SPAWN_ATTEMPTS = 3
+#: A running server that, while a statement of the store waits on it, neither uses CPU time
+#: nor answers PING for this long is wedged (FalkorDB's deadlock, FalkorDB/FalkorDB#2129):
+#: killed, and the statement fails (``falkordb/wedge_watch.py``). A working server moves its
+#: CPU clock 100 times a second; a statement waiting for another's lock waits on one that
+#: works.
+DEFAULT_STATEMENT_WEDGE = 30.0
 
 
 @dataclass(frozen=True)
@@ -186,23 +192,6 @@ class _Wedged(Exception):
         self.phase = phase
         self.idle = idle
         self.elapsed = elapsed
-
-
-def thread_states(pid: int) -> str:
-    """``name state wchan`` of each thread of ``pid`` (Linux ``/proc``; ``""`` elsewhere): what a
-    server that stopped answering is waiting on (``futex_wait_queue``: a lock)."""
-    out: list[str] = []
-    tasks = Path(f"/proc/{pid}/task")
-    with contextlib.suppress(OSError):
-        for task in sorted(tasks.iterdir(), key=lambda t: int(t.name)):
-            try:
-                comm = (task / "comm").read_text().strip()
-                state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                wchan = (task / "wchan").read_text().strip() or "-"
-            except (OSError, IndexError):
-                continue
-            out.append(f"{task.name} {comm} {state} {wchan}")
-    return "; ".join(out)
 
 
 def socket_path_for(data_dir: Path) -> Path:
@@ -300,13 +289,24 @@ def default_module_args(
       (``SCHOLARKG_FALKORDB_QUERY_MEMORY``: bytes, or ``512m``/``4g``; 0 = no limit);
     * ``TIMEOUT_MAX`` and ``TIMEOUT_DEFAULT``: :data:`DEFAULT_QUERY_TIMEOUT` seconds for every
       query, reads and writes (``SCHOLARKG_FALKORDB_TIMEOUT``, seconds; 0 = none); a query's
-      own ``TIMEOUT`` may be shorter, and a longer one is refused by the server.
+      own ``TIMEOUT`` may be shorter, and a longer one is refused by the server;
+    * ``CMD_INFO no``: no finished-query log. With it on (FalkorDB's default), the module
+      starts the log's recurring task on its cron thread *before* it initialises its
+      globals, and that task takes and releases the globals' read-write lock while the main
+      thread may be re-initialising it (``Globals_Init`` at the end of the module's load);
+      when they meet, the lock is left corrupt and the first graph created or decoded waits
+      on it for ever: a fresh server that never answers its first write, or a restarted one
+      that stops after "Done decoding graph" (``benchmarks/bench_first_query_race.py``). The
+      log also wrote a ``telemetry{graph}`` stream into the keyspace (and the AOF) after each
+      query; nothing here reads it, and ``GRAPH.INFO``'s running and waiting queries, which
+      the watchdog reads, do not depend on it.
     """
     env = os.environ if env is None else env
     memory = query_memory(env) or 0
     args: dict[str, str | int] = {
         "IMPORT_FOLDER": f"{data_dir / 'import'}/",
         "QUERY_MEM_CAPACITY": memory,
+        "CMD_INFO": "no",
     }
     timeout_text = env.get("SCHOLARKG_FALKORDB_TIMEOUT", "").strip()
     try:
@@ -402,10 +402,11 @@ class EmbeddedServer:
         *,
         persistent: bool = True,
         persistence: str | None = None,
-        module_args: Mapping[str, str | int] | None = None,
+        module_args: Mapping[str, str | int | None] | None = None,
         server_args: Mapping[str, str | int] | None = None,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT,
         wedge_timeout: float = DEFAULT_WEDGE_TIMEOUT,
+        statement_wedge_timeout: float | None = None,
         lock_timeout: float = 120.0,
         progress: WaitCallback | None = None,
         memory: int | None = None,
@@ -420,8 +421,9 @@ class EmbeddedServer:
         self.persistence = mode
         self.persistent = mode != "none"
         #: FalkorDB's load-time options: the locked-down defaults (:func:`default_module_args`),
-        #: then the caller's
-        self.module_args = {**default_module_args(self.data_dir), **(module_args or {})}
+        #: then the caller's (``None``: FalkorDB's own default, the option not passed)
+        merged = {**default_module_args(self.data_dir), **(module_args or {})}
+        self.module_args = {k: v for k, v in merged.items() if v is not None}
         #: extra redis-server options, ``{"key-load-delay": 100}`` (tests, benchmarks)
         self.server_args = dict(server_args or {})
         #: bytes the server process may map (``RLIMIT_AS``; ``None``: none): the default of
@@ -429,6 +431,11 @@ class EmbeddedServer:
         self.memory_limit = memory_limit() if memory is None else (memory or None)
         self.stall_timeout = stall_timeout
         self.wedge_timeout = wedge_timeout
+        #: how long a running server may neither use CPU time nor answer while a statement
+        #: of :meth:`connect`'s client waits on it before it is killed as wedged
+        self.statement_wedge_timeout = (
+            DEFAULT_STATEMENT_WEDGE if statement_wedge_timeout is None else statement_wedge_timeout
+        )
         self.lock_timeout = lock_timeout
         self.progress = progress
         self._atexit_registered = False
@@ -692,15 +699,22 @@ class EmbeddedServer:
         )
 
     def connect(self, *, socket_timeout: float | None = None) -> falkordb.FalkorDB:
-        """A FalkorDB client over the unix socket (the server must be running)."""
+        """A FalkorDB client over the unix socket (the server must be running); a reply it
+        awaits from a server that stopped working ends in ``ServerWedged`` after
+        ``statement_wedge_timeout`` s (``falkordb/wedge_watch.py``), not never."""
         from falkordb import FalkorDB
+
+        from scholarkg.store.falkordb.wedge_watch import watched_pool
 
         sock = self.socket_path
         if not sock.exists():
             raise ServerError(
                 f"embedded server is not running (no socket {sock}); run 'scholarkg db start'"
             )
-        return FalkorDB(unix_socket_path=str(sock), socket_timeout=socket_timeout)
+        pool = watched_pool(
+            self, sock, socket_timeout=socket_timeout, after=self.statement_wedge_timeout
+        )
+        return FalkorDB(connection_pool=pool)
 
     def admin_client(self, *, timeout: float = 60.0) -> redis.Redis:
         """A short-lived plain Redis client on the server's socket (``INFO``, ``BGSAVE``,
