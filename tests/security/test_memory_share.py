@@ -59,9 +59,16 @@ def test_the_share_and_the_resident_memory_are_read(monkeypatch: pytest.MonkeyPa
 @pytest.fixture
 def persistent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FalkorDBStore]:
     """A server that keeps its files (only such a server is restarted), its queries' share
-    256 MiB."""
+    256 MiB. FalkorDB's own per-query capacity, which the share sets too, is raised here to
+    4 GiB: it counts a reply's rows, and on a loaded machine it stopped ``a-huge-result``
+    before the share's watcher (polled every quarter second) did, so the test did not
+    always see the share at work."""
     monkeypatch.setenv("SCHOLARKG_FALKORDB_QUERY_MEMORY", "256m")
-    server = EmbeddedServer(tmp_path / "db", memory=32 << 30)  # range(1, 1e9) fits: 16 GB
+    server = EmbeddedServer(
+        tmp_path / "db",
+        memory=32 << 30,  # range(1, 1e9) fits: 16 GB
+        module_args={"QUERY_MEM_CAPACITY": 4 << 30},
+    )
     server.start()
     store = FalkorDBStore(server.connect(), "share", server=server)
     store.run("CREATE (:Paper {id: 'p1', title: 'kept'})-[:CITES]->(:Paper {id: 'p2'})")
