@@ -111,10 +111,10 @@ DEFAULT_WEDGE_TIMEOUT = 3.0
 #: spawns of a wedged server before the last one is waited for as long as it takes
 SPAWN_ATTEMPTS = 3
 #: A running server that, while a statement of the store waits on it, neither uses CPU time
-#: nor answers PING for this long is wedged (FalkorDB's deadlock, FalkorDB/FalkorDB#2129):
-#: killed, and the statement fails (``falkordb/wedge_watch.py``). A working server moves its
-#: CPU clock 100 times a second; a statement waiting for another's lock waits on one that
-#: works.
+#: nor answers PING for this long is wedged (a deadlock inside FalkorDB, such as
+#: FalkorDB/FalkorDB#2129): killed, and the statement fails (``falkordb/wedge_watch.py``). A
+#: working server moves its CPU clock 100 times a second; a statement waiting for another's
+#: lock waits on one that works.
 DEFAULT_STATEMENT_WEDGE = 30.0
 
 
@@ -406,7 +406,7 @@ class EmbeddedServer:
         server_args: Mapping[str, str | int] | None = None,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT,
         wedge_timeout: float = DEFAULT_WEDGE_TIMEOUT,
-        statement_wedge_timeout: float | None = None,
+        statement_wedge_timeout: float = DEFAULT_STATEMENT_WEDGE,
         lock_timeout: float = 120.0,
         progress: WaitCallback | None = None,
         memory: int | None = None,
@@ -433,9 +433,7 @@ class EmbeddedServer:
         self.wedge_timeout = wedge_timeout
         #: how long a running server may neither use CPU time nor answer while a statement
         #: of :meth:`connect`'s client waits on it before it is killed as wedged
-        self.statement_wedge_timeout = (
-            DEFAULT_STATEMENT_WEDGE if statement_wedge_timeout is None else statement_wedge_timeout
-        )
+        self.statement_wedge_timeout = statement_wedge_timeout
         self.lock_timeout = lock_timeout
         self.progress = progress
         self._atexit_registered = False

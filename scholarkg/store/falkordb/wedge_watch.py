@@ -12,16 +12,16 @@ such deadlock open upstream (FalkorDB/FalkorDB#2129: under write load every thre
 a lock, nothing is answered, only a restart recovers); this module is for whatever such
 deadlock is left.
 
-:class:`WatchedConnection` waits for each reply in short polls, and between them asks
-:class:`WedgeWatch` whether the server still works: its CPU clock moved, or it answers
-``PING`` on a connection of its own. A server that has done neither for ``after`` seconds is
-*wedged*: what its threads wait on goes into ``falkordb.log``, it is killed (SIGKILL: a
-deadlocked Redis acts on no other signal) and the statement raises
-:class:`~scholarkg.errors.ServerWedged`. Nothing it acknowledged is lost (every acknowledged
-write is in its log, ``appendfsync always``); the statement it held may or may not have been
-applied, which is why it is not sent again here: a load is rerun with ``--resume`` (its
-statements are idempotent), and the next command, or the explorer's next query, starts the
-server again on its files.
+:class:`WatchedConnection` notes each reply it awaits with its :class:`WedgeWatch`, whose
+thread looks at the server once a second while any is awaited: did its CPU clock move, or
+does it answer ``PING`` on a connection of its own? A server that has done neither for
+``after`` seconds is *wedged*: what its threads wait on goes into ``falkordb.log``, it is
+killed (SIGKILL: a deadlocked Redis acts on no other signal), and the statement, whose read
+then ends, raises :class:`~scholarkg.errors.ServerWedged`. Nothing it acknowledged is lost
+(every acknowledged write is in its log, ``appendfsync always``); the statement it held
+may or may not have been applied, which is why it is not sent again here: a load is rerun
+with ``--resume`` (its statements are idempotent), and the next command, or the explorer's
+next query, starts the server again on its files.
 
 A working server is never taken for wedged: a long statement uses CPU time, and one that
 waits for another's lock waits for a statement that does; a server loading its files answers
@@ -35,6 +35,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +46,13 @@ from redis.retry import Retry
 
 from scholarkg.errors import ServerWedged
 from scholarkg.store.process import cpu_ticks, thread_states, wait_exit
+
+log = logging.getLogger(__name__)
+
+#: seconds between two looks at the server while a reply is awaited
+POLL_SECONDS = 1.0
+#: the watching thread ends after this long with no reply awaited
+IDLE_SECONDS = 10.0
 
 
 class WatchedServer(Protocol):
@@ -58,33 +66,61 @@ class WatchedServer(Protocol):
     def answers(self) -> bool: ...
 
 
-log = logging.getLogger(__name__)
-
-#: seconds between two looks at the server while a reply is awaited
-POLL_SECONDS = 1.0
-
-
 class WedgeWatch:
-    """Decides whether the server a statement waits on still works; kills it if not."""
+    """Watches, from a thread of its own, the replies its connections await; kills the
+    server once it is wedged.
+
+    Why a thread: the reading thread itself must wait as before, in one blocking read. A
+    read with a timeout (polled) hands the interpreter back twice per reply, and each
+    hand-back waits for the loading thread's switch interval: a 22,000-work update ran about
+    5 % slower that way (docs/performance.md, round 49)."""
 
     def __init__(self, server: WatchedServer, *, after: float) -> None:
         self.server = server
         self.after = after
+        #: connection id -> when its read began (one entry a connection waiting)
+        self._waiting: dict[int, float] = {}
+        self._lock = threading.Lock()
+        self._running = False
+        #: when the watch killed the server, and the error a read waiting then raises
+        self.killed_at: float | None = None
+        self.verdict = ""
 
-    def await_reply(self, conn: WatchedConnection) -> None:
-        """Return once ``conn`` has a reply to read; raise :class:`ServerWedged` once the
-        server is wedged."""
-        t0 = still_since = time.monotonic()
+    def begin(self, key: int) -> float:
+        """A read on connection ``key`` begins; its start (``time.monotonic``)."""
+        started = time.monotonic()
+        self._waiting[key] = started
+        with self._lock:  # the thread ends under this lock only once nothing is awaited
+            if not self._running:
+                self._running = True
+                threading.Thread(
+                    target=self._watch, name="falkordb-wedge-watch", daemon=True
+                ).start()
+        return started
+
+    def end(self, key: int) -> None:
+        self._waiting.pop(key, None)
+
+    def _watch(self) -> None:
+        """Every :data:`POLL_SECONDS` while reads are awaited: has the server's CPU clock
+        moved? Ends once nothing has been awaited for a while (``begin`` starts it again)."""
         last: int | None = None
-        while not conn.can_read(timeout=POLL_SECONDS):
+        still_since = idle_since = time.monotonic()
+        while True:
+            time.sleep(POLL_SECONDS)
             now = time.monotonic()
+            if not self._waiting:
+                last, still_since = None, now
+                if now - idle_since > IDLE_SECONDS:
+                    with self._lock:
+                        if not self._waiting:
+                            self._running = False
+                            return
+                continue
+            idle_since = now
             pid = self.server.pid()
-            if pid is None:  # gone: its socket's end shows as readable at the next poll
-                continue
-            ticks = cpu_ticks(pid)
-            if ticks is None:  # no /proc (macOS): nothing to judge by, wait as before
-                continue
-            if ticks != last:
+            ticks = cpu_ticks(pid) if pid is not None else None
+            if ticks is None or ticks != last:  # gone, no /proc (macOS), or working
                 last, still_since = ticks, now
                 continue
             if now - still_since < self.after:
@@ -92,16 +128,19 @@ class WedgeWatch:
             if self.server.answers():  # its main thread works: a statement still queued
                 still_since = now
                 continue
-            self._kill(pid, now - still_since, now - t0)
-            conn.disconnect()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
-            raise ServerWedged(
+            assert pid is not None  # ticks were read
+            waited = now - min(list(self._waiting.values()), default=now)
+            self.verdict = (
                 f"the embedded FalkorDB server (pid {pid}) stopped working while a statement "
                 f"waited on it: no CPU time and no answer for {now - still_since:.0f} s (a "
-                "deadlock inside FalkorDB). scholarkg killed it; nothing it "
-                "acknowledged is lost, and the statement it held may not have been applied. "
-                "Run the command again (a load with --resume); it starts the server on its "
-                f"files. What its threads waited on is in {self.server.log_file}"
+                "deadlock inside FalkorDB). scholarkg killed it; nothing it acknowledged is "
+                "lost, and the statement it held may not have been applied. Run the command "
+                "again (a load with --resume); it starts the server on its files. What its "
+                f"threads waited on is in {self.server.log_file}"
             )
+            self.killed_at = time.monotonic()
+            self._kill(pid, now - still_since, waited)
+            last, still_since = None, time.monotonic()
 
     def _kill(self, pid: int, idle: float, waited: float) -> None:
         """SIGKILL, after noting each thread's state and wait channel in ``falkordb.log``."""
@@ -113,7 +152,7 @@ class WedgeWatch:
         log.error("%s", note)
         with (
             contextlib.suppress(OSError),
-            Path(self.server.log_file).open("a", encoding="utf-8") as fh,
+            self.server.log_file.open("a", encoding="utf-8") as fh,
         ):
             fh.write(note + "\n")
         with contextlib.suppress(ProcessLookupError):
@@ -130,11 +169,18 @@ class WatchedConnection(redis.UnixDomainSocketConnection):
         self._watch = watch
 
     def read_response(self, *args: Any, **kwargs: Any) -> Any:
-        # a client with a socket timeout never waits for ever: its timeout applies as before;
-        # a reply that is in within one poll (nearly all) costs one readiness check
-        if self.socket_timeout is None and not self.can_read(timeout=POLL_SECONDS):
-            self._watch.await_reply(self)
-        return super().read_response(*args, **kwargs)
+        if self.socket_timeout is not None:  # never waits for ever: its timeout applies
+            return super().read_response(*args, **kwargs)
+        watch = self._watch
+        started = watch.begin(id(self))
+        try:
+            return super().read_response(*args, **kwargs)
+        except redis.exceptions.ConnectionError as err:
+            if watch.killed_at is not None and watch.killed_at >= started:
+                raise ServerWedged(watch.verdict) from err
+            raise
+        finally:
+            watch.end(id(self))
 
 
 def watched_pool(
