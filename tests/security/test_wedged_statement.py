@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,3 +111,58 @@ def test_a_client_timeout_still_applies(server: EmbeddedServer) -> None:
         os.kill(pid, signal.SIGCONT)
         client.close()
     assert server.answers()
+
+
+def test_a_statement_written_ahead_on_a_stopped_server_fails_at_settle(
+    server: EmbeddedServer,
+) -> None:
+    """A load's statements are sent and read by the store's sender thread: the wedge ends
+    that read too, and the load sees ``ServerWedged`` where it reads the replies, with its
+    failure callback called (the checkpoint is not advanced past it)."""
+    store = FalkorDBStore(server.connect(), "ahead", server=server)
+    written: list[int] = []
+    failures: list[bool] = []
+    try:
+        store.run("CREATE (:Paper {id: 'p0'})")
+        pid = server.pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        with (
+            pytest.raises(ServerWedged),
+            store.writes_ahead(written.append, lambda: failures.append(True)),
+        ):
+            store.write_batches(
+                "UNWIND $rows AS r CREATE (:Paper {id: r.id})",
+                [{"id": f"p{i}"} for i in range(1, 5)],
+                batch_size=2,
+            )
+            store.settle()
+        assert time.monotonic() - t0 < WEDGE_S + 10
+        assert failures == [True] and written == []
+        server.ensure_running()
+        assert store.run("MATCH (p:Paper) RETURN p.id AS id") == [{"id": "p0"}]
+    finally:
+        store.close()
+
+
+def test_a_server_killed_by_someone_else_is_a_lost_server_not_a_wedge(
+    server: EmbeddedServer,
+) -> None:
+    """Only a read the watch itself ended says ``ServerWedged``: a server that died under a
+    statement for another reason is the lost-server error it always was."""
+    from scholarkg.errors import ServerError
+
+    store = FalkorDBStore(server.connect(), "killed", server=server)
+    pid = server.pid()
+    assert pid is not None
+    try:
+        killer = threading.Timer(0.5, os.kill, (pid, signal.SIGKILL))
+        killer.start()
+        with pytest.raises(ServerError) as err:
+            store.run("UNWIND range(1, 5000) AS a UNWIND range(1, 5000) AS b RETURN count(*) AS n")
+        killer.join()
+        assert not isinstance(err.value, ServerWedged)
+        assert "lost the embedded FalkorDB server" in str(err.value)
+    finally:
+        store.close()
