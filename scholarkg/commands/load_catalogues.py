@@ -22,6 +22,7 @@ from scholarkg.console import err_console, progress_display
 from scholarkg.errors import InputError, NotSupported, ScholarKGError
 from scholarkg.loaders import chunk_size
 from scholarkg.loaders import steps as steps_lib
+from scholarkg.loaders.held_references import HeldReferences
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup, mark_existing_stubs
 from scholarkg.loaders.openalex_updates import UpdatePlan
 from scholarkg.loaders.steps import LoadSummary, Step
@@ -45,6 +46,7 @@ def run_catalogue_load(
     expected: int | Callable[[Sequence[Path]], int | None] | None = None,
     before: Callable[[GraphStore, LoadSummary], Sequence[Path]] | None = None,
     done: Callable[[GraphStore, IdentityResolver, Path], None] | None = None,
+    held: Callable[[GraphStore, Sequence[Path]], HeldReferences | None] | None = None,
 ) -> LoadSummary:
     """Schema, one resumable step per file through one resolver, the summary table;
     ``expected`` (the works all files hold, when known, or how to count them in the files
@@ -52,7 +54,9 @@ def run_catalogue_load(
     ``before`` may narrow ``files`` once the store is open (``load openalex`` skips the
     partitions the graph took); ``done`` runs after each file is wholly stored;
     ``batch_size`` may be chosen once the store is open too (``load openalex`` without
-    ``--batch-size``: ``loaders/chunk_size.py``)."""
+    ``--batch-size``: ``loaders/chunk_size.py``); ``held`` gives the resolver the load's
+    foresight (``load openalex``: ``loaders/held_references.py``), whose references still
+    held at the end are written before the last merges."""
     summary = LoadSummary()
     with store_session(write=True) as store:
         store.apply_schema()
@@ -66,7 +70,8 @@ def run_catalogue_load(
             )
         if callable(batch_size):
             batch_size = batch_size(store, summary)
-        resolver = IdentityResolver(store, chunk=batch_size)
+        held_refs = held(store, files) if held is not None else None
+        resolver = IdentityResolver(store, chunk=batch_size, held=held_refs)
 
         def step(f: Path) -> Step:
             return Step(
@@ -83,6 +88,12 @@ def run_catalogue_load(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
                 )  # fmt: skip
+            left = resolver.write_held(batch_size)
+            if left:
+                summary.notes.append(
+                    f"{left:,} reference(s) held for a work whose record did not come "
+                    "(or held again by a resumed load) written at the end"
+                )
             resolver.finish()
             if after is not None:
                 after(store, resolver, summary)
@@ -95,6 +106,8 @@ def run_catalogue_load(
             raise
         finally:
             summary.notes += resolver.report.notes()
+            if held_refs is not None:
+                held_refs.close()
         summary.graph = store.counts()
     print_summary(summary, title=title)
     return summary
@@ -218,8 +231,28 @@ def load_openalex(
             works, partial(openalex.read_works, parser=parser if big else None),
             kind="openalex-works", title="load openalex", resume=resume,
             batch_size=chunk, after=retire, expected=manifest_works,
-            before=skip_taken, done=partition_done,
+            before=skip_taken, done=partition_done, held=openalex_foresight,
         )  # fmt: skip
+
+
+def openalex_foresight(store: GraphStore, files: Sequence[Path]) -> HeldReferences:
+    """``load openalex``'s foresight: the works ``files`` describe (read once before the
+    load, ``loaders/coming_works.py``), and the graph's journal of references held
+    (``loaders/held_references.py``), with what an earlier run left held."""
+    from scholarkg.loaders import openalex
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
+    from scholarkg.loaders.coming_works import scan_coming_works
+    from scholarkg.loaders.held_references import journal_path
+
+    cfg = settings()
+    with progress_display(unit="works") as show:
+
+        def progress(done: int) -> None:
+            show("reading ahead: the works the files describe", done)
+
+        coming = scan_coming_works(files, is_page=openalex.is_page, progress=progress)
+    journal = journal_path(cfg.checkpoints_dir, checkpoint_scope_prefix(cfg, store.graph))
+    return HeldReferences(coming, journal)
 
 
 #: work files this large (bytes, gzipped or not) are parsed in a worker process

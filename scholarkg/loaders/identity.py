@@ -61,8 +61,10 @@ from scholarkg.loaders.author_identity import (
 )
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
+from scholarkg.loaders.held_references import HeldReferences
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
+from scholarkg.loaders.writer import RecordWriter
 from scholarkg.schema.records import (
     AliasOf,
     Authorship,
@@ -518,10 +520,20 @@ class IdentityResolver:
     #: (tests/loaders/test_lookup_ahead.py, tests/loaders/test_author_lookup_ahead.py)
     lookup_ahead = True
 
-    def __init__(self, store: GraphStore, *, chunk: int = 5_000, family: bool = False) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        *,
+        chunk: int = 5_000,
+        family: bool = False,
+        held: HeldReferences | None = None,
+    ) -> None:
         self.store = store
         self.chunk = chunk
         self.family = family
+        #: references to works a later record of the load describes, held until it comes
+        #: (``loaders/held_references.py``; catalogue mode, ``load openalex``)
+        self.held = None if family else held
         self.report = IdentityReport()
         #: key → Paper id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
@@ -679,6 +691,7 @@ class IdentityResolver:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""
         self._send_held()
         self._forget_finds()
+        self._note_moves(pairs)
         for loser, survivor in pairs:
             if loser != survivor and merge_papers(self.store, loser, survivor):
                 self.report.merges.append((loser, survivor))
@@ -689,6 +702,7 @@ class IdentityResolver:
             return
         self._deferred = [d for d in self._deferred if d not in due]
         self._forget_finds()
+        self._note_moves([(loser, survivor) for _, loser, survivor in due])
         for number, loser, survivor in due:
             if loser == survivor:
                 continue
@@ -696,6 +710,17 @@ class IdentityResolver:
                 self.report.merges.append((loser, survivor))
             elif not final:  # a resumed load may flush later than usual: try again at the end
                 self._deferred.append((number, loser, survivor))
+
+    def _note_moves(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Papers about to be renamed or merged (``old``, ``new``): the references they
+        hold follow, journalled before the statement runs (a crash between the two leaves
+        them naming the work's other node, which the merge then joins)."""
+        held = self.held
+        if held is None or not held:
+            return
+        for old, new in pairs:
+            held.moved(old, new)
+        held.save()
 
     def _defer(self, loser: str, survivor: str) -> None:
         self._deferred.append((self._chunk_no, loser, survivor))
@@ -880,7 +905,92 @@ class IdentityResolver:
                 cleared.append({"id": t, "props": {"named_by": None}})
         if cleared:
             self._write_ahead("identity/set_paper_properties", {"rows": cleared})
+        if self.held is not None:
+            if self.held:
+                self._release_held(groups, out, mapping, skipped)
+            self.held.save()  # before the chunk's flush, so before its checkpoint
         return out
+
+    def _release_held(
+        self,
+        groups: list[SourceGroup],
+        out: list[Group],
+        mapping: Mapping[str, str],
+        skipped: int,
+    ) -> None:
+        """The references held for the works this chunk's records describe, each added to
+        the group of the record describing its work as ``CITES`` lists to its node
+        (``held_references``). The citing Papers were written by earlier chunks, so the
+        writer ``MERGE``s them.
+
+        Why the work's own group: a resumed load that cannot trust its checkpoint's count
+        resolves the records its checkpoint claims and leaves them unwritten, and a release
+        must be written exactly when its work's record is (the run that stored that record
+        wrote its releases with it). A group the resolver itself skips (:meth:`skip`)
+        releases nothing: its references stay held and are written at the end
+        (:meth:`write_held`)."""
+        held = self.held
+        assert held is not None
+        for k in range(skipped, len(groups)):
+            works = [
+                r.openalex_id
+                for r in groups[k][1]
+                if type(r) is Paper and r.openalex_id is not None and not r.is_stub()
+            ]
+            if not works or not (waiting := held.waiting(works)):
+                continue
+            per_start: dict[str, tuple[list[str], list[str]]] = {}
+            for rec in groups[k][1]:
+                if type(rec) is not Paper or rec.openalex_id not in waiting or rec.is_stub():
+                    continue
+                target = mapping.get(rec.id, rec.id)
+                work = rec.openalex_id
+                for start in held.release(work):
+                    ends, values = per_start.setdefault(start, ([], []))
+                    ends.append(target)
+                    values.append(work)
+            lists = [
+                ReferenceList(start, tuple(ends), tuple(values), ())
+                for start, (ends, values) in per_start.items()
+            ]
+            number, recs = out[k]
+            out[k] = (number, [*recs, *lists])
+
+    def write_held(self, batch_size: int) -> int:
+        """Write the references still held at the end of a load (their work's record never
+        came, or a resumed load held them again from its journal): resolved like any
+        reference list, so each lands on its work's node where the graph has one and on a
+        stub where it has none; then the journal is deleted. Returns how many."""
+        held = self.held
+        if held is None:
+            return 0
+        lists = [
+            (n, [ReferenceList.openalex(start, works)])
+            for n, (start, works) in enumerate(held.leftovers(), start=1)
+        ]
+        if not lists:
+            held.clear()
+            return 0
+        coming, held.coming = held.coming, None  # nothing is held again
+        digests, self.digests = self.digests, None
+        try:
+            writer = RecordWriter(self.store, batch_size=batch_size)
+            for group in self.resolve(lists):
+                if group is FLUSH:
+                    writer.flush()
+                    continue
+                for rec in group[1]:
+                    writer.add(rec)
+            writer.flush()
+            self._send_held()
+            if isinstance(self.store, BatchWriteStore):
+                self.store.settle()
+        finally:
+            held.coming, self.digests = coming, digests
+        n = sum(len(recs[0].ends) for _, recs in lists if isinstance(recs[0], ReferenceList))
+        held.leftover += n
+        held.clear()
+        return n
 
     def _older_records(
         self,
@@ -1201,6 +1311,7 @@ class IdentityResolver:
         that the node's id slots do not express stays findable as an alias, written by the
         rename's own statement (``identity/rename_papers_aliased``)."""
         olds = {a for a, _ in renames}
+        self._note_moves(renames)
         self._forget_finds(
             moved=[p for pair in renames for p in pair],
             renamed_to={b for _, b in renames} - olds,  # not an id renamed in turn
@@ -2077,6 +2188,15 @@ class IdentityResolver:
         ends = tuple(map(mapping.get, refs.ends, refs.ends))  # mapping.get(end, end) each
         keep: list[int] = []
         stored, written = self._stored, self._written
+        start = mapping.get(refs.start, refs.start)
+        held = self.held
+        if held is not None and refs.props == _OPENALEX_REF_PROPS:
+            if held:
+                held.supersede(start, self._chunk_no)
+            if refs.stubs and held.can_hold():
+                kept = self._hold_references(refs, ends, start)
+                if kept is not None:
+                    refs, ends = kept
         for i in refs.stubs:
             target = ends[i]
             if target in stored or target in written:
@@ -2089,13 +2209,52 @@ class IdentityResolver:
             paper = self._rewrite_paper(refs.stub(i), mapping, slots)
             out.append(paper)
             out += alias_records(target, getattr(paper, "alt_ids", None) or ())
-        start = mapping.get(refs.start, refs.start)
         nodes = self._nodes
         # each end's node as a look-up read it ("": none read): a Paper the chunk creates or
         # renames has none, and its CITES seek it by id as before
-        held = tuple(map(nodes.get, ends, repeat(""))) if nodes else ()
-        out.append(refs.with_ends(start, ends, tuple(keep), held))
+        read = tuple(map(nodes.get, ends, repeat(""))) if nodes else ()
+        out.append(refs.with_ends(start, ends, tuple(keep), read))
         return out
+
+    def _hold_references(
+        self, refs: ReferenceList, ends: tuple[str, ...], start: str
+    ) -> tuple[ReferenceList, tuple[str, ...]] | None:
+        """``refs`` (its ends resolved: ``ends``) without the ends held for a later record
+        (``held_references``): a stub end the graph lacks (neither stored, nor written or
+        described by this chunk) whose work a later record of the load describes. ``None``
+        when it holds none."""
+        held = self.held
+        assert held is not None
+        stored, written, described = self._stored, self._written, self._recent_described
+        originals = refs.ends
+        candidates = [
+            i
+            for i in refs.stubs
+            if (end := ends[i]) == originals[i]
+            and end not in stored
+            and end not in written
+            and end not in described
+        ]
+        if not candidates:
+            return None
+        values = refs.values
+        coming = held.coming_mask([values[i] for i in candidates])
+        held_ends = {ends[i] for i, c in zip(candidates, coming, strict=True) if c}
+        if not held_ends:
+            return None
+        held.hold(start, sorted({values[i] for i in candidates if ends[i] in held_ends}),
+                  self._chunk_no)  # fmt: skip
+        recent = self._recent  # the next chunk must not take them for nodes this one wrote
+        for end in held_ends:
+            recent.pop(end, None)
+        kept = [j for j, end in enumerate(ends) if end not in held_ends]
+        at = {j: n for n, j in enumerate(kept)}
+        stubs = tuple(at[i] for i in refs.stubs if i in at)
+        smaller = ReferenceList(
+            refs.start, tuple(originals[j] for j in kept), tuple(values[j] for j in kept),
+            stubs, refs.slot, refs.props, (), (),
+        )  # fmt: skip
+        return smaller, tuple(ends[j] for j in kept)
 
     def _apply_marks(
         self,
