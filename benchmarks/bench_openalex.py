@@ -376,11 +376,14 @@ def _incremental(
     code: str | None = None,
     keep: bool = False,
     chunk: int | None = None,
+    foresight: bool = True,
 ) -> None:
     """``load openalex``'s incremental path over ``snapshot``: identity resolution and the
     writer at ``chunk`` works a chunk (``load openalex --batch-size``; ``None``: as the
     command chooses it from the graph's size, ``loaders/chunk_size.py``, or 2,000 in code
-    that predates it), the parse worker reading two chunks ahead as the command's does."""
+    that predates it), the parse worker reading two chunks ahead as the command's does;
+    with ``foresight`` (where the code has it), the works the files describe read first and
+    references to them held until their record comes, as the command does."""
     if code:  # the baseline: another commit's scholarkg (see _bulk)
         sys.path.insert(0, code)
     from scholarkg.config import load_settings
@@ -414,7 +417,12 @@ def _incremental(
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
             store.clear()
         store.apply_schema()
-        resolver = IdentityResolver(store, chunk=chunk)
+        held = _foresight(works, cfg, store) if foresight else None
+        resolver = (
+            IdentityResolver(store, chunk=chunk, held=held)
+            if held is not None
+            else IdentityResolver(store, chunk=chunk)
+        )
         read = partial(openalex.read_works, parser=parser) if parser else openalex.read_works
 
         def groups(f: Path) -> Any:
@@ -423,6 +431,8 @@ def _incremental(
         steps = [Step("w", f, "bench-openalex", partial(groups, f), family=False) for f in works]
         with _CollectionClock() as collections:
             summary = run_steps(store, steps, settings=cfg, batch_size=chunk)
+            if held is not None:  # as `load openalex` does before its last merges
+                resolver.write_held(chunk)
             resolver.finish()
         if parser is not None:
             parser.close()
@@ -494,6 +504,23 @@ def _fingerprint_now(store: Any, page: int) -> str:
     return f"{h.hexdigest()[:16]} ({len(nodes):,} nodes, {len(edges):,} relationships)"
 
 
+def _foresight(works: list[Path], cfg: Any, store: Any) -> Any:
+    """``load openalex``'s foresight (``commands/load_catalogues.openalex_foresight``), its
+    journal in the bench's checkpoints folder; ``None`` in code that predates it."""
+    try:
+        from scholarkg.loaders.coming_works import scan_coming_works
+        from scholarkg.loaders.held_references import HeldReferences, journal_path
+    except ImportError:
+        return None
+    from scholarkg.loaders import openalex
+    from scholarkg.loaders.checkpoint import checkpoint_scope_prefix
+
+    coming = scan_coming_works(works, is_page=openalex.is_page)
+    journal = journal_path(cfg.checkpoints_dir, checkpoint_scope_prefix(cfg, store.graph))
+    journal.unlink(missing_ok=True)  # a fresh home each run: nothing left by another
+    return HeldReferences(coming, journal)
+
+
 def _clear(backend: str, out: Any, code: str | None = None, keep: bool = False) -> None:
     """Drop the phase's graph (the embedded server keeps every graph in memory)."""
     from scholarkg.config import load_settings
@@ -519,12 +546,19 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
         (base / "done").touch()
     upd = update_snapshot(root, args)
     n = args.update_new + args.update_changed
-    runs = [("update", None)] + ([(f"update @ {args.baseline_ref}", baseline)] if baseline else [])
+    runs = [("update", None, args.foresight != "off")]
+    if args.foresight == "both":
+        runs.append(("update without foresight", None, False))
+    if baseline:
+        runs.append((f"update @ {args.baseline_ref}", baseline, True))
     for _ in range(max(1, args.repeat)):
-        for phase, code in runs:
+        for phase, code, foresight in runs:
             _fresh(args.backend, home)
             built = _run(_bulk, str(base), args.backend, keep=True)
-            res = _run(_incremental, str(upd), args.backend, code=code, keep=True, chunk=args.chunk)
+            res = _run(
+                _incremental, str(upd), args.backend, code=code, keep=True, chunk=args.chunk,
+                foresight=foresight,
+            )  # fmt: skip
             if args.backend == "embedded":
                 _run(_clear, args.backend)
             print(f"{phase} ({args.backend}): {n:,} works ({args.update_new:,} new, "
@@ -618,6 +652,13 @@ def main(argv: list[str] | None = None) -> int:
              "works (plus --update-changed changed ones) incrementally into that graph",
     )  # fmt: skip
     ap.add_argument("--update-changed", type=int, default=0)
+    ap.add_argument(
+        "--foresight",
+        choices=("on", "off", "both"),
+        default="on",
+        help="the update with load openalex's foresight (references to works the files "
+        "describe held until their record comes), without it (stubs), or both alternated",
+    )
     ap.add_argument(
         "--chunk", type=int, default=None,
         help="the update's works a chunk (identity resolution, the writer's batch; "
