@@ -77,6 +77,8 @@ def scan_coming_works(
     """The works ``files`` describe, or ``None`` past :data:`MAX_COMING`. API pages
     (``is_page``) are not scanned: their works are cited through stubs as without a scan."""
     numbers = array("q")  # 8 bytes a work, not a Python int's 28 and a list slot
+    if progress is not None:
+        progress(0)  # the stage starts now (its time and rate count from here)
     for path in files:
         if is_page(path):
             continue
