@@ -22,7 +22,12 @@ missing). The journal belongs to the graph, not to one run: any later ``load ope
 into the same graph writes what an abandoned one left held, and only then deletes it.
 
 A list restated by a newer record of its work (a later partition's copy) supersedes what an
-earlier chunk held for it, as the newer list's prune supersedes the older list's edges.
+earlier chunk held for it, as the newer list's prune supersedes the older list's edges. Each
+hold names its source record (file and record number), and a record read again (a resumed
+load resolves the records its checkpoint claims, and those after it that an interrupted run
+had resolved) never supersedes its own holds: the work it cites may be in the graph by then
+(written by a chunk the interruption left unclaimed) while the reference to it is not, and
+dropping the hold then lost that reference.
 """
 
 from __future__ import annotations
@@ -54,8 +59,9 @@ class HeldReferences:
         self.limit = limit
         #: W id → the Paper ids that cite it
         self._by_work: dict[str, set[str]] = {}
-        #: citing Paper id → (the chunk that held its references, the W ids it holds)
-        self._by_start: dict[str, tuple[int, set[str]]] = {}
+        #: citing Paper id → (the chunk that held its references, the source records whose
+        #: lists held them, the W ids it holds)
+        self._by_start: dict[str, tuple[int, set[str], set[str]]] = {}
         self.count = 0
         #: references released with their work's record, and written at the end
         self.released = 0
@@ -74,18 +80,18 @@ class HeldReferences:
         assert self.coming is not None
         return self.coming.coming(values)
 
-    def hold(self, start: str, works: Sequence[str], chunk: int) -> None:
-        """``start`` cites ``works``, whose records come later: held (journalled at
-        :meth:`save`)."""
-        self.supersede(start, chunk)
-        self._hold(start, works, chunk)
-        self._events.append(orjson.dumps(["h", start, list(works)]))
+    def hold(self, start: str, works: Sequence[str], chunk: int, record: str) -> None:
+        """``start`` cites ``works``, whose records come later, as source ``record`` (file
+        and record number) states it: held (journalled at :meth:`save`)."""
+        self.supersede(start, chunk, record)
+        self._hold(start, works, chunk, record)
+        self._events.append(orjson.dumps(["h", start, list(works), record]))
 
-    def supersede(self, start: str, chunk: int) -> None:
-        """A list of ``start`` read in ``chunk`` restates its references: what an earlier
-        chunk held for it goes."""
+    def supersede(self, start: str, chunk: int, record: str) -> None:
+        """A list of ``start`` read in ``chunk`` from source ``record`` restates its
+        references: what an earlier chunk held for it from another record goes."""
         entry = self._by_start.get(start)
-        if entry is None or entry[0] >= chunk:
+        if entry is None or entry[0] >= chunk or record in entry[1]:
             return
         self._drop(start)
         self._events.append(orjson.dumps(["d", start]))
@@ -106,8 +112,8 @@ class HeldReferences:
         for s in starts:
             entry = self._by_start.get(s)
             if entry is not None:
-                entry[1].discard(work)
-                if not entry[1]:
+                entry[2].discard(work)
+                if not entry[2]:
                     del self._by_start[s]
             out.append(s)
         self.count -= len(starts)
@@ -173,22 +179,22 @@ class HeldReferences:
             if not isinstance(event, list) or not event:
                 continue
             kind = event[0]
-            if kind == "h" and len(event) == 3:
-                self._drop(event[1])
-                self._hold(str(event[1]), [str(w) for w in event[2]], _REPLAYED)
+            if kind == "h" and len(event) == 4:  # a hold adds (a supersession is a "d")
+                self._hold(str(event[1]), [str(w) for w in event[2]], _REPLAYED, str(event[3]))
             elif kind == "d" and len(event) == 2:
                 self._drop(str(event[1]))
             elif kind == "m" and len(event) == 3:
                 self._move(str(event[1]), str(event[2]))
 
     # -- the state ------------------------------------------------------------------------
-    def _hold(self, start: str, works: Sequence[str], chunk: int) -> None:
+    def _hold(self, start: str, works: Sequence[str], chunk: int, record: str) -> None:
         entry = self._by_start.get(start)
         if entry is None:
-            entry = self._by_start[start] = (chunk, set())
+            entry = self._by_start[start] = (chunk, set(), set())
+        entry[1].add(record)
         for w in works:
-            if w not in entry[1]:
-                entry[1].add(w)
+            if w not in entry[2]:
+                entry[2].add(w)
                 self._by_work.setdefault(w, set()).add(start)
                 self.count += 1
 
@@ -196,13 +202,13 @@ class HeldReferences:
         entry = self._by_start.pop(start, None)
         if entry is None:
             return
-        for w in entry[1]:
+        for w in entry[2]:
             starts = self._by_work.get(w)
             if starts is not None:
                 starts.discard(start)
                 if not starts:
                     del self._by_work[w]
-        self.count -= len(entry[1])
+        self.count -= len(entry[2])
 
     def _move(self, old: str, new: str) -> None:
         """Every reference ``old`` holds, now ``new``'s (a newer list of ``new`` supersedes
@@ -214,8 +220,8 @@ class HeldReferences:
         if have is None:
             self._by_start[new] = entry
         else:
-            self._by_start[new] = (min(have[0], entry[0]), have[1] | entry[1])
-        for w in entry[1]:
+            self._by_start[new] = (min(have[0], entry[0]), have[1] | entry[1], have[2] | entry[2])
+        for w in entry[2]:
             starts = self._by_work.get(w)
             if starts is not None and old in starts:
                 starts.discard(old)

@@ -534,6 +534,12 @@ class IdentityResolver:
         #: references to works a later record of the load describes, held until it comes
         #: (``loaders/held_references.py``; catalogue mode, ``load openalex``)
         self.held = None if family else held
+        #: the file being resolved (``run_steps`` sets it per step): with a group's number,
+        #: the source record a hold names; else the count of :meth:`resolve` calls
+        self.source = ""
+        self._resolves = 0
+        #: the source record whose group :meth:`_rewrite` is rewriting
+        self._record = ""
         self.report = IdentityReport()
         #: key → Paper id assigned in the previous chunk (maybe not written yet)
         self._recent: dict[str, str] = {}
@@ -617,6 +623,7 @@ class IdentityResolver:
         reader) first lets the groups read before it through, so they are stored and the
         load can resume after them, as without resolution."""
         source = iter(groups if self.digests is None else self.digests.wrap(groups))
+        self._resolves += 1
         skip, self._skip = self._skip, 0
         failed: InputError | None = None
         self._ahead_lookup = None
@@ -869,9 +876,11 @@ class IdentityResolver:
         out: list[Group] = []
         lists: dict[tuple[str, str], list[dict[str, Any]]] = {}
         cleared: list[dict[str, Any]] = []
-        rewritten = [
-            (number, recs, *self._rewrite(recs, mapping, slots)) for number, recs in groups
-        ]
+        rewritten = []
+        file = self.source or str(self._resolves)
+        for number, recs in groups:
+            self._record = f"{file}#{number}"  # the holds' source record (held_references)
+            rewritten.append((number, recs, *self._rewrite(recs, mapping, slots)))
         amap: dict[tuple[str | None, str], str] = {}
         paper_of: list[str | None] = []
         for _, recs, *_ in rewritten:
@@ -2192,7 +2201,7 @@ class IdentityResolver:
         held = self.held
         if held is not None and refs.props == _OPENALEX_REF_PROPS:
             if held:
-                held.supersede(start, self._chunk_no)
+                held.supersede(start, self._chunk_no, self._record)
             if refs.stubs and held.can_hold():
                 kept = self._hold_references(refs, ends, start)
                 if kept is not None:
@@ -2243,7 +2252,7 @@ class IdentityResolver:
         if not held_ends:
             return None
         held.hold(start, sorted({values[i] for i in candidates if ends[i] in held_ends}),
-                  self._chunk_no)  # fmt: skip
+                  self._chunk_no, self._record)  # fmt: skip
         recent = self._recent  # the next chunk must not take them for nodes this one wrote
         for end in held_ends:
             recent.pop(end, None)

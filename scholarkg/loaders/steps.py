@@ -154,6 +154,7 @@ def _run_steps(
         digests: SourceDigests | None = None
         if (told := resolver or step.resolver) is not None:
             told.skip(checkpoint.skipped_outright(resume=resume))
+            told.source = str(Path(step.source).resolve())  # the holds' source records
             # the checkpoint vouches for the file's records as read, not as resolved
             told.digests = digests = SourceDigests()
         groups = step.groups()

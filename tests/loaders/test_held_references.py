@@ -214,11 +214,12 @@ def test_held_references_follow_moves_and_supersedes_and_replay_from_the_journal
     coming = ComingWorks(np.array([7, 8, 9]))
     journal = tmp_path / "held.jsonl"
     held = HeldReferences(coming, journal)
-    held.hold("openalex:W1", ["W7", "W8"], chunk=1)
-    held.hold("openalex:W2", ["W7"], chunk=1)
-    held.hold("openalex:W3", ["W9"], chunk=2)
+    held.hold("openalex:W1", ["W7", "W8"], chunk=1, record="f#1")
+    held.hold("openalex:W2", ["W7"], chunk=1, record="f#2")
+    held.hold("openalex:W3", ["W9"], chunk=2, record="f#3")
     held.moved("openalex:W1", "doi:10.1/1")  # renamed after it held
-    held.supersede("openalex:W3", chunk=3)  # a newer list of W3
+    held.supersede("openalex:W1", chunk=3, record="f#1")  # its own record read again: kept
+    held.supersede("openalex:W3", chunk=3, record="f#9")  # a newer list of W3
     held.save()
     assert held.count == 3
     assert held.release("W7") == ["doi:10.1/1", "openalex:W2"]
@@ -230,6 +231,12 @@ def test_held_references_follow_moves_and_supersedes_and_replay_from_the_journal
     # load needs them (written at its end); the rest is as above
     again = HeldReferences(coming, journal)
     assert sorted(again.leftovers()) == [("doi:10.1/1", ["W7", "W8"]), ("openalex:W2", ["W7"])]
+    # a resumed load reads W1's record again (its work W7 may be stored by then): its own
+    # holds stay; another record of W1 supersedes them
+    again.supersede("doi:10.1/1", chunk=1, record="f#1")
+    assert again.count == 3
+    again.supersede("doi:10.1/1", chunk=1, record="g#1")
+    assert sorted(again.leftovers()) == [("openalex:W2", ["W7"])]
     # a cut last line (a crash mid-write) is ignored
     with journal.open("ab") as fh:
         fh.write(b'["h", "openalex:W4", ["W')
