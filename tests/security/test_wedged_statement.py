@@ -43,16 +43,22 @@ def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
     srv.stop(compact=False)
 
 
+def stop_server(server: EmbeddedServer) -> tuple[int, float]:
+    """SIGSTOP the server (it then looks exactly like a deadlocked one: no CPU, no answer);
+    its pid and when it stopped. The fixture sends SIGCONT whatever the test did."""
+    pid = server.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    return pid, time.monotonic()
+
+
 def test_a_statement_on_a_stopped_server_is_ended_and_nothing_stored_is_lost(
     server: EmbeddedServer,
 ) -> None:
     store = FalkorDBStore(server.connect(), "wedge", server=server)
     try:
         store.run("CREATE (:Paper {id: 'p1'})-[:CITES]->(:Paper {id: 'p2'})")
-        pid = server.pid()
-        assert pid is not None
-        os.kill(pid, signal.SIGSTOP)
-        t0 = time.monotonic()
+        pid, t0 = stop_server(server)
         with pytest.raises(ServerWedged, match=r"stopped working .* no CPU time and no answer"):
             store.run("MATCH (p:Paper) RETURN count(p) AS n")
         took = time.monotonic() - t0
@@ -98,9 +104,7 @@ def test_a_client_timeout_still_applies(server: EmbeddedServer) -> None:
     its timeout, not later), and the server is not killed."""
     server.statement_wedge_timeout = 0.5
     client = server.connect(socket_timeout=1.5).connection
-    pid = server.pid()
-    assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
+    pid, _ = stop_server(server)
     try:
         t0 = time.monotonic()
         with pytest.raises(redis.exceptions.TimeoutError):
@@ -124,10 +128,7 @@ def test_a_statement_written_ahead_on_a_stopped_server_fails_at_settle(
     failures: list[bool] = []
     try:
         store.run("CREATE (:Paper {id: 'p0'})")
-        pid = server.pid()
-        assert pid is not None
-        os.kill(pid, signal.SIGSTOP)
-        t0 = time.monotonic()
+        _, t0 = stop_server(server)
         with (
             pytest.raises(ServerWedged),
             store.writes_ahead(written.append, lambda: failures.append(True)),
