@@ -88,7 +88,13 @@ def run_catalogue_load(
                     store, steps, settings=settings(), resume=resume, batch_size=batch_size,
                     summary=summary, progress=progress,
                 )  # fmt: skip
-            left = resolver.write_held(batch_size)
+            if held_refs:  # what is still held (one stage line, also in a log)
+                with progress_display(unit="records") as show:
+                    left = resolver.write_held(
+                        batch_size, progress=partial(show, "writing the references still held")
+                    )
+            else:
+                left = resolver.write_held(batch_size)  # nothing: the journal goes
             if left:
                 summary.notes.append(
                     f"{left:,} reference(s) held for a work whose record did not come "

@@ -965,11 +965,12 @@ class IdentityResolver:
             number, recs = out[k]
             out[k] = (number, [*recs, *lists])
 
-    def write_held(self, batch_size: int) -> int:
+    def write_held(self, batch_size: int, progress: Callable[[int], None] | None = None) -> int:
         """Write the references still held at the end of a load (their work's record never
         came, or a resumed load held them again from its journal): resolved like any
         reference list, so each lands on its work's node where the graph has one and on a
-        stub where it has none; then the journal is deleted. Returns how many."""
+        stub where it has none; then the journal is deleted. Returns how many.
+        ``progress(records written)``: a resumed load may hold up to ``MAX_HELD``."""
         held = self.held
         if held is None:
             return 0
@@ -980,10 +981,12 @@ class IdentityResolver:
         if not lists:
             held.clear()
             return 0
+        if progress is not None:
+            progress(0)  # the stage starts (the writer reports each thousand records)
         coming, held.coming = held.coming, None  # nothing is held again
         digests, self.digests = self.digests, None
         try:
-            writer = RecordWriter(self.store, batch_size=batch_size)
+            writer = RecordWriter(self.store, batch_size=batch_size, progress=progress)
             for group in self.resolve(lists):
                 if group is FLUSH:
                     writer.flush()
