@@ -408,7 +408,7 @@ def _incremental(
         # as `load openalex` reads: a parse worker where this code has one (WorkParser),
         # started before the store's own work where this code does that (WorkParser.warm)
         parser = (
-            openalex.WorkParser(ahead_lines=min(2 * chunk, 40_000))
+            openalex.WorkParser(1, ahead_lines=min(2 * chunk, 40_000))
             if hasattr(openalex, "WorkParser")
             else None
         )

@@ -214,7 +214,7 @@ def load_openalex(
     # parse workers pay off once there is more to parse than their start-up costs (~1 s)
     big = sum(f.stat().st_size for f in works) >= PARSE_WORKERS_FROM_BYTES
     first_chunk = batch_size or chunk_size.DEFAULT_CHUNK  # until the store says otherwise
-    with openalex.WorkParser(ahead_lines=parse_ahead(first_chunk)) as parser:
+    with openalex.WorkParser(1, ahead_lines=parse_ahead(first_chunk)) as parser:
         if big:
             parser.warm()  # it starts while the store opens
 

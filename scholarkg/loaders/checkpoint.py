@@ -183,9 +183,8 @@ def _digest_value(value: Any) -> Any:
     raise TypeError(f"not digestible: {type(value).__name__}")
 
 
-def digest_bytes(records: Sequence[Any]) -> bytes:
-    """What a group's records (its stated-field marks too) add to the running digest of
-    the load (the flush points').
+def _digest_update(h: Any, records: Sequence[AnyRecord]) -> None:
+    """Add a group's records to the running digest of the load (the flush points').
 
     A record's fields are written by ``orjson`` from the model's ``__dict__`` (records are
     frozen and forbid extra fields, so it holds their whole state), not by pydantic's
@@ -194,35 +193,16 @@ def digest_bytes(records: Sequence[Any]) -> bytes:
     by an older version hashed differently: resuming with the file unchanged skips by count
     and never compares digests; with the file changed the prefix is written again, as for any
     mismatch."""
-    dumps = orjson.dumps
-    parts: list[bytes] = []
-    add = parts.append
+    dumps, update = orjson.dumps, h.update
     for rec in records:
         if isinstance(rec, UnchangedEdge):  # what the graph held decides it: not digested
             rec = rec.record
-        add(type(rec).__name__.encode())
+        update(type(rec).__name__.encode())
         if isinstance(rec, ReferenceList):
-            add(dumps([rec.start, rec.ends, rec.values, rec.stubs, rec.slot]))
+            update(dumps([rec.start, rec.ends, rec.values, rec.stubs, rec.slot]))
         else:
-            add(dumps(rec.__dict__, default=_digest_value, option=orjson.OPT_NON_STR_KEYS))
-        add(b"\x1e")
-    return b"".join(parts)
-
-
-class DigestedGroup(list[Any]):
-    """A group's records with :func:`digest_bytes` of them, computed by whoever made them.
-
-    Why: ``load openalex``'s parse worker makes each work's records anyway, so it digests
-    them there (``openalex.WorkParser``), off the loading thread, which otherwise spent ~3 %
-    of its Python on the digest of a 22,000-work update (``py-spy`` over
-    ``bench_openalex.py``). :class:`SourceDigests` takes the bytes as they are; a plain list
-    is digested as it passes."""
-
-    __slots__ = ("digest",)
-
-    def __init__(self, records: Iterable[Any], digest: bytes) -> None:
-        super().__init__(records)
-        self.digest = digest
+            update(dumps(rec.__dict__, default=_digest_value, option=orjson.OPT_NON_STR_KEYS))
+        update(b"\x1e")
 
 
 class SourceDigests:
@@ -245,8 +225,7 @@ class SourceDigests:
         """``groups`` unchanged, each digested as it passes."""
         h, after = self._h, self._after
         for group in groups:
-            recs = group[1]
-            h.update(recs.digest if type(recs) is DigestedGroup else digest_bytes(recs))
+            _digest_update(h, group[1])
             after.append((group[0], h.hexdigest()))
             yield group
 
@@ -354,7 +333,7 @@ def run_resumable(
                 records = group[1]
                 n += 1
                 if digests is None:
-                    h.update(digest_bytes(records))
+                    _digest_update(h, records)
                 else:
                     through = digests.through(group[0])
                 if skipping:

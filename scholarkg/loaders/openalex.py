@@ -40,7 +40,7 @@ import orjson
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating
-from scholarkg.loaders.checkpoint import AnyRecord, DigestedGroup, digest_bytes
+from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
@@ -764,20 +764,16 @@ AHEAD_LINES = 4_000
 
 @dataclass
 class _Block:
-    """What the parse worker returns for a block of lines: the works before the first bad
-    line with each one's digest (``checkpoint.digest_bytes`` of its records), the fields it
-    cleaned, the first error (a bad line's, or the file's becoming unreadable: message,
-    path, line, field), and whether the file ended with it."""
+    """What a parse worker returns for a block of lines: the works before the first bad
+    line, the fields it cleaned, and the bad line's error (message, path, line, field)."""
 
     works: list[tuple[int, ParsedWork]]
     cleaned: dict[tuple[str, str, str], int]
     error: tuple[str, str | None, int | None, str | None] | None = None
-    digests: list[bytes] = field(default_factory=list)
-    end: bool = False
 
 
 def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
-    """Parse one block of ``(line number, raw line)`` (see :class:`WorkParser`)."""
+    """Parse one block of ``(line number, raw line)`` in a worker (see :class:`WorkParser`)."""
     from scholarkg.schema.text import collect_cleaning
 
     path = Path(path_text)
@@ -795,72 +791,10 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
                 for work in _line_works(value, path, number):
                     out.append((number, parsed_work(work, path=path, line=number)))
         except InputError as err:
-            error = _error_fields(err)
-    # the records the loading process makes of each work (``work_records``), digested here
-    digests = [digest_bytes(work_records(w, stated=s, authors_known=a)) for _, (w, s, a) in out]
+            error = (err.message, err.path, err.line, err.field)
     # pickled once per class a block, not once a record: the loading process unpickles them
     share_fields_sets(_block_records(out))
-    return _Block(out, dict(counts), error, digests)
-
-
-def _error_fields(err: InputError) -> tuple[str, str | None, int | None, str | None]:
-    """An ``InputError`` as the plain values that cross to the loading process."""
-    return err.message, err.path, err.line, err.field
-
-
-@dataclass
-class _OpenFile:
-    """The file the parse worker reads, and the lines it has read of it."""
-
-    path: str
-    handle: Any
-    lines: int = 0
-
-
-#: the parse worker's open file (one worker reads one file at a time, in order)
-_reading: _OpenFile | None = None
-
-
-def _read_block(path_text: str, first: bool, size: int) -> _Block:
-    """The next ``size`` lines of ``path_text``, read and parsed in the parse worker;
-    ``first`` opens the file (closing any other). A block asked for after the file ended is
-    empty and ``end``."""
-    global _reading
-    if first:
-        if _reading is not None:
-            _reading.handle.close()
-            _reading = None
-        try:
-            _reading = _OpenFile(path_text, open_binary(path_text))
-        except InputError as err:
-            return _Block([], {}, _error_fields(err), end=True)
-    reading = _reading
-    if reading is None or reading.path != path_text:
-        return _Block([], {}, end=True)
-    lines: list[tuple[int, bytes]] = []
-    readline, number = reading.handle.readline, reading.lines
-    read_error: InputError | None = None
-    ended = False
-    try:
-        while len(lines) < size:
-            raw = readline()
-            if not raw:
-                ended = True
-                break
-            number += 1
-            lines.append((number, raw))
-    except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-        read_error = cannot_read(err, path_text, lines_read=number)
-        ended = True
-    reading.lines = number
-    if ended:
-        reading.handle.close()
-        _reading = None
-    block = _parse_block(path_text, lines)
-    if read_error is not None and block.error is None:
-        block.error = _error_fields(read_error)
-    block.end = ended
-    return block
+    return _Block(out, dict(counts), error)
 
 
 def _block_records(works: list[tuple[int, ParsedWork]]) -> Iterator[Record]:
@@ -906,28 +840,22 @@ def _worker_init() -> None:
 
 
 class WorkParser:
-    """A worker process that reads and parses OpenAlex work lines while the caller writes
-    (``with WorkParser() as parser: read_works(path, parser=parser)``). The worker opens
-    the file (gzip included), reads it :data:`BLOCK_LINES` lines at a time and parses them,
-    at most ``ahead`` blocks ahead of what the caller has taken, so memory stays bounded
-    whatever the file's size; the groups come back in file order, each with its digest for
-    the load's checkpoints (``checkpoint.DigestedGroup``).
+    """Worker processes that parse OpenAlex work lines while the caller writes (``with
+    WorkParser(1) as parser: read_works(path, parser=parser)``). The parent reads the raw
+    lines (gzip included) and hands blocks of :data:`BLOCK_LINES` to the workers, at most
+    ``ahead_lines`` lines (and ``2 * workers + 1`` blocks) ahead of what it has yielded, so
+    memory stays bounded whatever the file's size; the groups come back in file order.
 
     Why that many lines ahead: identity resolution takes works a chunk at a time (the
     load's batch size, 2,000 by default), then resolves and writes them for about a
-    second; the worker parses the next chunk meanwhile. With three blocks (1,200 works)
+    second; the workers parse the next chunk meanwhile. With three blocks (1,200 works)
     ahead, the loading thread waited for them ~29 s of a quarterly-style update of a
     200,000-work graph (``py-spy --idle`` over ``bench_openalex.py``): most of each chunk
     was parsed only once it asked. Each line ahead holds its parsed work (a few KB) until
-    it is taken.
+    it is taken."""
 
-    Why the worker reads the file too, and one worker: the loading thread is the longer side
-    of an update (the server writes while it resolves the next chunk), and decompressing the
-    lines, handing them over and digesting each work's records took ~5 % of its Python
-    (``py-spy`` over ``bench_openalex.py``); the worker is idle most of the time, and a
-    load's identity resolution takes one file's works in order anyway."""
-
-    def __init__(self, *, ahead_lines: int = AHEAD_LINES) -> None:
+    def __init__(self, workers: int = 1, *, ahead_lines: int = AHEAD_LINES) -> None:
+        self.workers = max(1, workers)
         self.ahead = 0
         self.look_ahead(ahead_lines)
         self._pool: Any = None
@@ -935,7 +863,7 @@ class WorkParser:
     def look_ahead(self, lines: int) -> None:
         """Read up to ``lines`` lines ahead from the next file on (``load openalex`` chooses its
         chunk, and so this lead, once the store is open: ``loaders/chunk_size.py``)."""
-        self.ahead = max(3, -(-lines // BLOCK_LINES))
+        self.ahead = max(2 * self.workers + 1, -(-lines // BLOCK_LINES))
 
     def __enter__(self) -> WorkParser:
         return self
@@ -949,20 +877,21 @@ class WorkParser:
             self._pool = None
 
     def warm(self) -> None:
-        """Start the worker process now, importing the parser, while the caller opens the
-        store: a spawned worker takes ~1 s to start and import, which the first block
-        otherwise waits for (0.7-1.1 s of the loading thread in a 22,000-work update,
+        """Start the worker processes now, each importing the parser, while the caller
+        opens the store: a spawned worker takes ~1 s to start and import, which the first
+        block otherwise waits for (0.7-1.1 s of the loading thread in a 22,000-work update,
         ``py-spy --idle`` over ``bench_openalex.py``)."""
-        self._executor().submit(_warmed_up)
+        pool = self._executor()
+        for _ in range(self.workers):
+            pool.submit(_warmed_up)
 
     def _executor(self) -> Any:
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            # one process: it holds the open file, and its blocks come back in order
             self._pool = ProcessPoolExecutor(
-                1,
+                self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_worker_init,
             )
@@ -975,26 +904,39 @@ class WorkParser:
 
         pool = self._executor()
         pending: deque[Any] = deque()
-        path_text = str(path)
+        ahead = self.ahead
+
+        def take() -> Iterator[SourceGroup]:
+            block: _Block = pending.popleft().result()
+            for (label, name, what), n in block.cleaned.items():
+                note_cleaning(label, name, what, n)
+            for number, (work, stated, authors_known) in block.works:
+                yield number, work_records(work, stated=stated, authors_known=authors_known)
+            if block.error is not None:
+                message, where, line, field_name = block.error
+                raise InputError(message, path=where, line=line, field=field_name)
+
         try:
-            size = BLOCK_LINES
-            for k in range(self.ahead):
-                pending.append(pool.submit(_read_block, path_text, k == 0, size))
+            read_error: InputError | None = None
+            with open_binary(path) as handle:
+                block: list[tuple[int, bytes]] = []
+                number = 0
+                try:
+                    for number, raw in enumerate(handle, start=1):
+                        block.append((number, raw))
+                        if len(block) >= BLOCK_LINES:
+                            pending.append(pool.submit(_parse_block, str(path), block))
+                            block = []
+                            while len(pending) > ahead:
+                                yield from take()
+                except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+                    read_error = cannot_read(err, path, lines_read=number)
+                if block:
+                    pending.append(pool.submit(_parse_block, str(path), block))
             while pending:
-                block: _Block = pending.popleft().result()
-                for (label, name, what), n in block.cleaned.items():
-                    note_cleaning(label, name, what, n)
-                for (number, (work, stated, known)), digest in zip(
-                    block.works, block.digests, strict=True
-                ):
-                    recs = work_records(work, stated=stated, authors_known=known)
-                    yield number, DigestedGroup(recs, digest)
-                if block.error is not None:
-                    message, where, line, field_name = block.error
-                    raise InputError(message, path=where, line=line, field=field_name)
-                if block.end:
-                    break
-                pending.append(pool.submit(_read_block, path_text, False, size))
+                yield from take()
+            if read_error is not None:
+                raise read_error
         finally:
             for future in pending:
                 future.cancel()

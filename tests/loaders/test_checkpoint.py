@@ -17,7 +17,7 @@ from scholarkg.loaders import apc
 from scholarkg.loaders.checkpoint import (
     Checkpoint,
     Group,
-    digest_bytes,
+    _digest_update,
     group_by_start,
     run_resumable,
     single_groups,
@@ -151,7 +151,9 @@ def test_checkpoint_scopes_name_the_store_location(
 
 
 def _digest(records: list[Any]) -> str:
-    return hashlib.sha256(digest_bytes(records)).hexdigest()
+    h = hashlib.sha256()
+    _digest_update(h, records)
+    return h.hexdigest()
 
 
 def test_the_digest_tells_every_field_apart() -> None:

@@ -96,7 +96,7 @@ def test_the_batched_load_equals_the_record_by_record_load(
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))  # checkpoints apart
     base, update = _snapshot(tmp_path / "snap")
     any_store.apply_schema()
-    with openalex.WorkParser() as parser:
+    with openalex.WorkParser(1) as parser:
         _load(any_store, base, batch=2_000, parser=parser)
         _load(any_store, update, batch=2_000, parser=parser)
     batched = everything(any_store)

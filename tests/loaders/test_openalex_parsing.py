@@ -192,7 +192,7 @@ def test_a_truncated_gz_names_the_line_it_stopped_at(tmp_path: Path, workers: in
     read: list[int] = []
     with pytest.raises(InputError, match="cannot read file past line") as err:
         if workers:
-            with openalex.WorkParser() as parser:
+            with openalex.WorkParser(workers) as parser:
                 for n, _ in openalex.read_works(part, parser=parser):
                     read.append(n)
         else:
