@@ -179,6 +179,18 @@ class RecordWriter:
         self._unchanged: dict[_EdgeKind, dict[tuple[str, str], None]] = defaultdict(dict)
         #: the properties map shared by the rows of reference lists, per ``props`` tuple
         self._ref_props: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+        #: reference lists' ``CITES`` kept as lists until their flush, per start id: its
+        #: ends (end id → its node hint, ``""`` for none) and their properties map, sent by
+        #: the store's ``merge_relationship_lists``. Why: as one dict a row, walked again at
+        #: every step of the flush, they were a fifth of the loading thread's time in an
+        #: update (see :meth:`_add_references`). A start here has no ``CITES`` row in
+        #: ``_edges`` or ``_unchanged`` (those are ``_rowed``), so a pair is in one place
+        self._lists: dict[str, tuple[dict[str, str], dict[str, Any]]] = {}
+        #: the pairs in ``_lists``
+        self._list_rows = 0
+        #: since the last ``CITES`` flush: the starts of ``CITES`` rows in ``_edges`` or
+        #: ``_unchanged``
+        self._rowed: set[str] = set()
         #: since the last :meth:`flush`, per type: relationship rows sent, and what the
         #: server answered it wrote (counts of statements written ahead arrive late)
         self._rows_sent: Counter[str] = Counter()
@@ -234,6 +246,8 @@ class RecordWriter:
         same pair already buffered is written, and counts it)."""
         kind = _EdgeKind(record.TYPE, record.START, record.END, ())
         ident = (record.start, record.end)
+        if kind == _CITES_KIND:
+            self._to_rows(record.start)
         if record.MERGE_KEY or ident in self._edges[kind]:
             self.add(record)
             return
@@ -259,6 +273,28 @@ class RecordWriter:
         if props is None:
             props = self._ref_props[refs.props] = dict(refs.props)
         start = refs.start
+        if (
+            refs.ends
+            and self._ahead is not None
+            and not refs.stated
+            and start not in self._rowed
+            and start not in self._lists
+        ):
+            # each end once: a map from the ends (and their hints) made in C
+            nodes = refs.nodes
+            ends = (
+                dict(zip(refs.ends, nodes, strict=True)) if nodes else dict.fromkeys(refs.ends, "")
+            )
+            if len(ends) == len(refs.ends):  # else a repeat: rows fold it
+                self._lists[start] = (ends, props)
+                self._list_rows += len(ends)
+                if len(self._edges.get(kind, ())) + self._list_rows >= self.edge_buffer:
+                    self._flush_nodes()
+                    self._flush_edges(kind)
+                if self.progress and before // 1000 != self.report.records // 1000:
+                    self.progress(self.report.records)
+                return
+        self._to_rows(start)
         buf = self._edges[kind]
         stated = frozenset(refs.stated)
         unchanged = self._unchanged[kind]
@@ -279,12 +315,29 @@ class RecordWriter:
                 buf[ident] = {"start": start, "end": end, "props": props, "node": nodes[i]}
             else:
                 buf[ident] = {"start": start, "end": end, "props": props}
-            if len(buf) >= self.edge_buffer:
+            if len(buf) + self._list_rows >= self.edge_buffer:
                 self._flush_nodes()
                 self._flush_edges(kind)
                 buf = self._edges[kind]
         if self.progress and before // 1000 != self.report.records // 1000:
             self.progress(self.report.records)
+
+    def _to_rows(self, start: str) -> None:
+        """Before a ``CITES`` row or unchanged pair from ``start`` is buffered: its list
+        kept in ``_lists`` becomes rows of ``_edges`` (one place for each pair, so a row
+        seen twice folds as before), and ``start`` is ``_rowed`` until the next flush."""
+        self._rowed.add(start)
+        kept = self._lists.pop(start, None)
+        if kept is None:
+            return
+        ends, props = kept
+        self._list_rows -= len(ends)
+        buf = self._edges[_CITES_KIND]
+        for end, node in ends.items():
+            row = {"start": start, "end": end, "props": props}
+            if node:
+                row["node"] = node
+            buf[(start, end)] = row
 
     def add_all(
         self, records: Iterable[NodeRecord | EdgeRecord | ReferenceList | UnchangedEdge]
@@ -337,6 +390,9 @@ class RecordWriter:
         self._also.clear()
         self._edges.clear()
         self._unchanged.clear()
+        self._lists.clear()
+        self._list_rows = 0
+        self._rowed.clear()
         self._new.clear()
         self._sent_from.clear()
         self._rows_sent.clear()
@@ -379,6 +435,8 @@ class RecordWriter:
         only then: a second row of one edge is rare, an authorship record on every work."""
         merge_key = merge_key or {}
         kind = _EdgeKind(rel_type, start_label, end_label, tuple(merge_key))
+        if kind == _CITES_KIND:
+            self._to_rows(start)
         buf = self._edges[kind]
         ident = (start, end, *merge_key.values())
         if (unchanged := self._unchanged.get(kind)) is not None:
@@ -641,6 +699,10 @@ class RecordWriter:
         self._flush_labels(labels)
 
     def _flush_edges(self, kind: _EdgeKind) -> None:
+        if kind == _CITES_KIND:
+            self._rowed.clear()  # both buffers are emptied below
+            if self._lists:
+                self._flush_lists()
         if unchanged := self._unchanged.get(kind):
             # counted as their MERGE would have counted them: the report's relationships
             # are the ones the load's records state, written or already there
@@ -655,6 +717,35 @@ class RecordWriter:
         else:
             written = self._merge_grouped(kind, rows)
         self._rows_sent[kind.rel_type] += len(rows)
+        self._written[kind.rel_type] += written
+
+    def _flush_lists(self) -> None:
+        """Send the reference lists kept in ``_lists`` (``merge_relationship_lists``, a
+        call per properties map), counted as their rows would have been."""
+        kind = _CITES_KIND
+        store = self._ahead
+        assert store is not None, "lists are kept only for a BatchWriteStore"
+        lists, self._lists = self._lists, {}
+        rows, self._list_rows = self._list_rows, 0
+        by_props: dict[int, tuple[dict[str, Any], dict[str, dict[str, str]]]] = {}
+        for start, (ends, props) in lists.items():
+            if (have := by_props.get(id(props))) is None:
+                by_props[id(props)] = (props, {start: ends})
+            else:
+                have[1][start] = ends
+        new = self._new.get(kind.start_label)
+        sent = self._sent_from[kind.rel_type]
+        new_starts = new - sent if new else frozenset()
+        written = 0
+        for props, group in by_props.values():
+            written += self._write_ahead(
+                store.merge_relationship_lists,
+                kind.rel_type, kind.start_label, kind.end_label, group, props,
+                batch_size=max(self.batch_size, EDGE_BATCH), new_starts=new_starts,
+                counts=kind.rel_type,
+            )  # fmt: skip
+        sent.update(lists)
+        self._rows_sent[kind.rel_type] += rows
         self._written[kind.rel_type] += written
 
     def _count_edges(self, rows_sent: Counter[str], written: Counter[str]) -> None:
@@ -732,6 +823,8 @@ class RecordWriter:
             self._flush_edges(key)
         for kind in list(self._unchanged):  # kinds whose rows were all held already
             self._flush_edges(kind)
+        if self._lists:  # no CITES row beside them
+            self._flush_edges(_CITES_KIND)
         for rel_type in list(self._also):
             self._flush_also(rel_type)
         # this flush's counts: late ones still arrive in ``written`` (its writes captured it)

@@ -28,7 +28,7 @@ import logging
 import re
 import sys
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -707,6 +707,27 @@ class Neo4jStore(BatchWriteStore):
                 written += self._send_counted(grouped, {"groups": groups, "props": clean})
             done += len(rows)
         return written
+
+    def _merge_lists(
+        self,
+        rel_type: str,
+        start_label: str,
+        end_label: str,
+        lists: Mapping[str, Mapping[str, str]],
+        props: dict[str, Any],
+        *,
+        batch_size: int,
+        new_starts: Collection[str],
+    ) -> int:
+        """The lists as :meth:`_merge_pairs`' groups by start node, as they come (each pair
+        once, so no repeat to fall back on); the server decides CREATE or MERGE per start
+        node, whatever ``new_starts``. The node hints are not used: Neo4j's look-up reads
+        none."""
+        grouped = dialect.merge_grouped_relationships_query(
+            rel_type, start_label, end_label, shared_props=True
+        )
+        groups = [[start, list(ends)] for start, ends in lists.items()]
+        return self._send_groups(grouped, groups, batch_size, {"props": props})
 
     # -- schema ------------------------------------------------------------------------
     def _index_names(self) -> set[str]:
