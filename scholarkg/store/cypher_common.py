@@ -56,6 +56,12 @@ def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+#: the types :func:`storable_value` returns unchanged, tested by exact type before anything
+#: else: nearly every value a load writes is one, and the ``Mapping`` test below is an ABC
+#: check that cost more than the rest of a node row's preparation (``bench_node_rows.py``)
+_PLAIN_TYPES = frozenset({str, int, float, bool})
+
+
 def storable_value(value: Any) -> Any:
     """One property value in a form both backends (and ``GRAPH.BULK``) can store.
 
@@ -64,6 +70,8 @@ def storable_value(value: Any) -> Any:
     must be homogeneous scalars on Neo4j). ``None`` itself is returned as is; callers drop
     it (FalkorDB rejects ``null`` in ``SET n += $p``).
     """
+    if type(value) in _PLAIN_TYPES:
+        return value
     if isinstance(value, Mapping):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     if isinstance(value, list | tuple):
@@ -271,7 +279,8 @@ def node_rows(rows: Iterable[Mapping[str, Any]], label: str = "node") -> Iterato
     for i, row in enumerate(rows, 1):
         if _blank(row.get("id")):
             raise InputError(f"{label} node without an id", line=i, field="id")
-        props = clean_props({k: v for k, v in row.items() if k != "id"})
+        # clean_props of the row less its id, in one comprehension
+        props = {k: storable_value(v) for k, v in row.items() if k != "id" and v is not None}
         # keys are stripped on both backends (records already are): FalkorDB's unique
         # constraint crashes the server on a key with surrounding whitespace
         yield {"id": str(row["id"]).strip(), "props": props}
