@@ -393,19 +393,25 @@ class BatchWriteStore:
             # A streamed iterable is not materialised to learn its ends: that would
             # hold the whole stream in memory; unknown ends only make reads wait.
             ends = relationship_ends(rows)
-        outer = self._relationship_writes
-        self._relationship_writes = RelationshipWrites(rel_type, ends)
-        try:
+        with self._writing_relationships(rel_type, ends):
             return self._merge_relationships(
                 rel_type, start_label, end_label, rows,
                 batch_size=batch_size, progress=progress, key=key, new_starts=new_starts,
             )  # fmt: skip
-        finally:
-            self._relationship_writes = outer
 
     #: while :meth:`merge_relationships` sends its statements: what they write (they
     #: change relationships of one type and nothing else), else ``None``
     _relationship_writes: RelationshipWrites | None = None
+
+    @contextmanager
+    def _writing_relationships(self, rel_type: str, ends: frozenset[str] | None) -> Iterator[None]:
+        """:attr:`_relationship_writes` set while the statements of one call are sent."""
+        outer = self._relationship_writes
+        self._relationship_writes = RelationshipWrites(rel_type, ends)
+        try:
+            yield
+        finally:
+            self._relationship_writes = outer
 
     def merge_relationship_lists(
         self,
@@ -442,15 +448,11 @@ class BatchWriteStore:
         ends: frozenset[str] | None = None
         if self.reads_beside_relationships:
             ends = frozenset(lists).union(*lists.values())
-        outer = self._relationship_writes
-        self._relationship_writes = RelationshipWrites(rel_type, ends)
-        try:
+        with self._writing_relationships(rel_type, ends):
             return self._merge_lists(
                 rel_type, start_label, end_label, lists, clean_props(props),
                 batch_size=batch_size, new_starts=new_starts,
             )  # fmt: skip
-        finally:
-            self._relationship_writes = outer
 
     def _merge_lists(
         self,
