@@ -435,7 +435,8 @@ class BatchWriteStore:
         CPU-s of the loading thread in a 22,000-work update, for a grouping by start the
         lists already have. Ids that are not plain (blank, padded, not text) or a map that
         is not one of scalars go the rows' way, whose checks name the row."""
-        if not _plain_lists(lists, props):
+        ids = frozenset(lists).union(*lists.values())
+        if not _plain_lists(ids, props):
             rows = [
                 {"start": start, "end": end, "props": props}
                 for start, ends in lists.items()
@@ -445,9 +446,8 @@ class BatchWriteStore:
                 rel_type, start_label, end_label, rows,
                 batch_size=batch_size, new_starts=new_starts,
             )  # fmt: skip
-        ends: frozenset[str] | None = None
-        if self.reads_beside_relationships:
-            ends = frozenset(lists).union(*lists.values())
+        # the ids checked are the ends of the reads beside these writes (where there are any)
+        ends = ids if self.reads_beside_relationships else None
         with self._writing_relationships(rel_type, ends):
             return self._merge_lists(
                 rel_type, start_label, end_label, lists, clean_props(props),
@@ -831,13 +831,13 @@ def relationship_ends(rows: Sequence[Mapping[str, Any]]) -> frozenset[str] | Non
     return frozenset(e.strip() for e in ends)
 
 
-def _plain_lists(lists: Mapping[str, Mapping[str, str]], props: Mapping[str, Any]) -> bool:
-    """Whether :meth:`BatchWriteStore.merge_relationship_lists` may send ``lists`` as they
-    are: every id non-blank text without surrounding space (what ``checked_pairs`` would
-    make of it unchanged) and ``props`` a map of scalars (``shared_props``)."""
+def _plain_lists(ids: frozenset[Any], props: Mapping[str, Any]) -> bool:
+    """Whether :meth:`BatchWriteStore.merge_relationship_lists` may send lists whose start
+    and end ids are ``ids`` as they are: every id non-blank text without surrounding space
+    (what ``checked_pairs`` would make of it unchanged) and ``props`` a map of scalars
+    (``shared_props``)."""
     if any(isinstance(v, Mapping | list | tuple) for v in props.values()):
         return False
-    ids = frozenset(lists).union(*lists.values())
     return all(type(i) is str and i and not i[0].isspace() and not i[-1].isspace() for i in ids)
 
 
