@@ -95,7 +95,7 @@ def encode_value(value: Any) -> str:
         if not value:
             return "[]"
         first = type(value[0])
-        if first is str:
+        if first is str and type(value[-1]) is str:
             text = _strings(value)
         elif first is list:
             text = _string_lists(value)
