@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,66 @@ def test_a_merge_between_two_chunks_drops_the_look_up_sent_ahead(
         "MATCH (a:Paper)-[:CITES]->(b:Paper) WHERE b.openalex_id = 'W50' RETURN DISTINCT b.id AS b"
     )
     assert cited == [{"b": "doi:10.5555/50"}]
+
+
+def _through_one_resolver(
+    store: GraphStore, paths: list[Path], *, ahead: bool
+) -> tuple[list[bool], dict[str, Any]]:
+    """``paths`` loaded in turn through one resolver (chunks of two works), its look-up
+    ahead on or off: for each chunk, whether its keys came from a look-up sent ahead; the
+    identity report."""
+    resolver = IdentityResolver(store, chunk=2)
+    resolver.lookup_ahead = ahead
+    sent: list[bool] = []
+    real = resolver._lookup_from_ahead
+
+    def noted(keys: Any, ahead_sent: _AheadLookup | None) -> list[tuple[str, str]]:
+        sent.append(ahead_sent is not None)
+        return real(keys, ahead_sent)
+
+    resolver._lookup_from_ahead = noted  # type: ignore[method-assign,assignment]  # notes its use
+
+    def groups(path: Path) -> Any:
+        return resolver.resolve(openalex.read_works(path))
+
+    steps = [Step("w", p, "first-chunks", partial(groups, p), family=False) for p in paths]
+    run_steps(store, steps, settings=load_settings(), batch_size=2)
+    resolver.finish()
+    return sent, dataclasses.asdict(resolver.report)
+
+
+def test_each_files_first_chunk_is_looked_up_ahead_after_the_file_before(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two files through one resolver, chunks of two works: the second file's first chunk
+    cites works the first file's last chunk wrote (W50's stub merged into the node its
+    DOI keys, W3 described) and describes W60, cited as a stub before. Its look-up is sent
+    as soon as it is read (``_send_first_lookup``), after the first file's last writes, and
+    so is each file's first: every chunk's keys come from a look-up sent ahead, and the
+    graph and report are those of a load that looks each chunk up after the writes."""
+    first = write_openalex(tmp_path / "a", [
+        citing_work(1, [50, 60]),
+        citing_work(2, [50, 60, 1]),
+        citing_work(3, [1, 60]),
+        citing_work(50, [1], doi="10.5555/50"),
+    ], date="2024-05-01")  # fmt: skip
+    second = write_openalex(tmp_path / "b", [
+        citing_work(4, [50, 3, 60]),
+        citing_work(60, [2, 50], doi="10.5555/60"),
+        citing_work(5, [4, 60, 50]),
+    ], date="2024-05-02")  # fmt: skip
+    results = []
+    for ahead in (True, False):
+        settled.fresh_graph(any_store, reuse._stored, tmp_path / f"home-{ahead}", monkeypatch)
+        sent, report = _through_one_resolver(any_store, [first, second], ahead=ahead)
+        assert sent == [ahead] * 4, sent  # 2 + 2 chunks, each file's first included
+        results.append((everything(any_store), report))
+    assert results[0] == results[1]
+    cited = any_store.run(
+        "MATCH (a:Paper)-[:CITES]->(b:Paper) WHERE b.openalex_id = 'W50' "
+        "RETURN a.openalex_id AS a, b.id AS b ORDER BY a"
+    )
+    assert cited == [{"a": f"W{w}", "b": "doi:10.5555/50"} for w in ("1", "2", "4", "5", "60")]
 
 
 def _schema_only(store: GraphStore) -> None:

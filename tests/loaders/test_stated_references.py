@@ -313,6 +313,8 @@ def test_a_chunks_prunes_wait_for_the_writers_reads_and_go_before_its_writes(
         "run_named_beside_relationships",
         recording("read", store.run_named_beside_relationships),
     )
+    # a chunk's look-up may be sent ahead (the first chunk's always is: _send_first_lookup)
+    monkeypatch.setattr(store, "read_named_ahead", recording("read", store.read_named_ahead))
     monkeypatch.setattr(store, "send_named_counted", recording("write", store.send_named_counted))
     monkeypatch.setattr(store, "existing_ids", recording("read existing", store.existing_ids))
     monkeypatch.setattr(store, "merge_nodes", recording("write merge", store.merge_nodes))
