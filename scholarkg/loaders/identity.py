@@ -1851,13 +1851,11 @@ class IdentityResolver:
         A merge or a retired id before the chunk resolves voids it as it voids any look-up
         sent ahead (``_AheadLookup.changes``)."""
         self._send_held()
-        nxt, self._next_groups = self._next_groups, groups
-        try:
-            self._send_lookup_ahead(set())
-        finally:
-            self._next_groups = nxt
+        self._send_lookup_ahead(set(), groups)
 
-    def _send_lookup_ahead(self, touched: set[str]) -> None:
+    def _send_lookup_ahead(
+        self, touched: set[str], groups: list[SourceGroup] | None = None
+    ) -> None:
         """Send the next chunk's look-up now (``BatchWriteStore.read_named_ahead``), while
         this chunk resolves; ``touched``: every key of this chunk.
 
@@ -1874,8 +1872,9 @@ class IdentityResolver:
         are then the ones a look-up after the writes gives
         (``tests/loaders/test_lookup_ahead.py``). A store that does not queue reads
         (``BatchWriteStore.reads_ahead``; both of ours do) is sent none: run at once, it
-        would only add the seeks of the keys sought afresh."""
-        nxt = self._next_groups
+        would only add the seeks of the keys sought afresh. ``groups``: the chunk to send
+        it for, if not the next one (:meth:`_send_first_lookup`)."""
+        nxt = self._next_groups if groups is None else groups
         store = self.store
         if not nxt or self.family or not self.lookup_ahead:
             return
