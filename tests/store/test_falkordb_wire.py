@@ -44,6 +44,10 @@ VALUES: list[Any] = [
     [1, 2, 3],
     [1.0, "x", None, True],
     [["W1", ["W2", "W3"]], ["W4", []]],
+    # a string first and not last (an authorship's [end, props]), and a string first and
+    # last with another value between: neither is one join of strings
+    ["openalex:A1", {"position": 1, "institutions": ["I1"], "raw_name": 'a "b"'}],
+    ["a", 1, "b"],
     {"id": "x", "props": {"title": "t", "year": 2020, "topics": ["a", "b"]}},
     {"weird key": 1, "@type": "x"},
     {},
