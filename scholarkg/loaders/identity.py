@@ -1843,11 +1843,15 @@ class IdentityResolver:
         it while this thread waits for the parse worker's next chunk and reads it.
 
         Why: the first chunk sought its keys only once the next chunk was read, and waited
-        for the answer (0.6-0.7 s of a 22,000-work update's first chunk, against ~0.2 s
-        for a chunk whose look-up went ahead: ``bench_openalex.py``, timed by chunk), while
-        the server sat idle during that read. Every write sent before it (the chunk
-        before's flush, the writes this resolver holds back) reaches the server first, so
-        nothing it reads is touched by a write it does not see: no key is sought afresh.
+        for the answer: 0.51-0.68 s in a 22,000-work update into 200,000, against 0.05-0.30 s
+        for a chunk whose look-up went ahead (``bench_openalex.py --chunk-times``); sent at
+        once, 0.06 s. On two cores the update as a whole gains little (the parse worker and
+        this thread already use both while the next chunk is read: performance.md, round
+        54); a machine with a core to spare answers it meanwhile.
+
+        Every write sent before it (the chunk before's flush, the writes this resolver
+        holds back) reaches the server first, so nothing it reads is touched by a write it
+        does not see: no key is sought afresh.
         A merge or a retired id before the chunk resolves voids it as it voids any look-up
         sent ahead (``_AheadLookup.changes``)."""
         self._send_held()
