@@ -242,11 +242,13 @@ def generate_update(
 def update_snapshot(root: Path, args: Any) -> Path:
     """The update slice ``args`` describe under ``root`` (generated once, then reused)."""
     kept = args.changed_lists == "kept"
+    per_part = args.update_part_works
     upd = root / (f"upd2-{args.works}-{args.update_new}-{args.update_changed}-"
-                  f"{args.update_merged}" + ("-kept" if kept else ""))  # fmt: skip
+                  f"{args.update_merged}" + ("-kept" if kept else "")
+                  + (f"-parts{per_part}" if per_part != 50_000 else ""))  # fmt: skip
     if not (upd / "done").exists():
         generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
-                        merged=args.update_merged, kept=kept)  # fmt: skip
+                        merged=args.update_merged, kept=kept, per_part=per_part)  # fmt: skip
         (upd / "done").touch()
     return upd
 
@@ -417,6 +419,8 @@ def _incremental(
         )
         if parser is not None and hasattr(parser, "warm"):
             parser.warm()
+        if parser is not None and hasattr(parser, "expect"):
+            parser.expect(works)  # as load openalex tells it once the files are planned
         if backend == "neo4j" and not keep:  # one database: start from empty, as embedded
             store.clear()
         store.apply_schema()
@@ -704,6 +708,11 @@ def main(argv: list[str] | None = None) -> int:
              "load openalex --batch-size; default: as the command chooses it)",
     )  # fmt: skip
     ap.add_argument("--update-merged", type=int, default=0)
+    ap.add_argument(
+        "--update-part-works", type=int, default=50_000,
+        help="the update's works a part file (two part files a partition): fewer make more "
+             "files, and more boundaries between them (a slice's update arrives in many)",
+    )  # fmt: skip
     ap.add_argument(
         "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
         help="a changed work's references and authors: drawn again (every list differs, "

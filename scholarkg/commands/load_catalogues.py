@@ -194,6 +194,7 @@ def load_openalex(
             paths, works, merged, updates.taken_state(store), everything=everything
         )
         summary.notes += plan.notes()
+        parser.expect(plan.works)  # each file's first chunks parsed while the one before ends
         return plan.works
 
     def partition_done(store: GraphStore, resolver: IdentityResolver, path: Path) -> None:

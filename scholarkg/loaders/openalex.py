@@ -30,11 +30,12 @@ import datetime as _dt
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, pairwise
 from pathlib import Path
-from typing import Any, cast
+from typing import IO, Any, cast
 
 import orjson
 
@@ -839,6 +840,63 @@ def _worker_init() -> None:
         threading.Thread(target=end_with_parent, name="end-with-parent", daemon=True).start()
 
 
+class _FileFeed:
+    """One file's lines on their way to the parse workers: the open handle, the blocks
+    submitted and not yet taken (in file order), and the read error that ended it, raised
+    once the lines before it are taken. :class:`WorkParser` fills the next file's feed while
+    the caller writes a file's last works."""
+
+    def __init__(self, path: Path, submit: Callable[[str, list[tuple[int, bytes]]], Any]) -> None:
+        self.path = path
+        self.pending: deque[Any] = deque()
+        self.read_error: InputError | None = None
+        self.done = False
+        self._submit = submit
+        self._handle: IO[bytes] | None = None
+        self._lines = 0
+
+    def fill(self, blocks: int) -> None:
+        """Read and submit blocks until ``blocks`` are pending or the file has ended."""
+        while not self.done and len(self.pending) < blocks:
+            self._read_block()
+
+    def _read_block(self) -> None:
+        block: list[tuple[int, bytes]] = []
+        try:
+            if self._handle is None:
+                self._handle = open_binary(self.path)
+            for raw in self._handle:
+                self._lines += 1
+                block.append((self._lines, raw))
+                if len(block) >= BLOCK_LINES:
+                    break
+            else:
+                self.done = True
+        except InputError as err:  # open_binary's: no such file, or it cannot be opened
+            self.read_error, self.done = err, True
+        except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
+            self.read_error = cannot_read(err, self.path, lines_read=self._lines)
+            self.done = True
+        if block:
+            self.pending.append(self._submit(str(self.path), block))
+        if self.done:
+            self._close_handle()
+
+    def discard(self) -> None:
+        """Cancel what is not parsed yet and close the file (the load ended or reads
+        another file)."""
+        for future in self.pending:
+            future.cancel()
+        self.pending.clear()
+        self.done = True
+        self._close_handle()
+
+    def _close_handle(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
 class WorkParser:
     """Worker processes that parse OpenAlex work lines while the caller writes (``with
     WorkParser(1) as parser: read_works(path, parser=parser)``). The parent reads the raw
@@ -852,18 +910,34 @@ class WorkParser:
     ahead, the loading thread waited for them ~29 s of a quarterly-style update of a
     200,000-work graph (``py-spy --idle`` over ``bench_openalex.py``): most of each chunk
     was parsed only once it asked. Each line ahead holds its parsed work (a few KB) until
-    it is taken."""
+    it is taken.
+
+    Told the files a load will read (:meth:`expect`), the lead runs on into the next file
+    once a file's last line is read, within the same number of lines: a file's first
+    chunks are parsed while the one before's last chunks resolve, instead of after."""
 
     def __init__(self, workers: int = 1, *, ahead_lines: int = AHEAD_LINES) -> None:
         self.workers = max(1, workers)
         self.ahead = 0
         self.look_ahead(ahead_lines)
         self._pool: Any = None
+        self._after: dict[Path, Path] = {}
+        self._next: _FileFeed | None = None
 
     def look_ahead(self, lines: int) -> None:
         """Read up to ``lines`` lines ahead from the next file on (``load openalex`` chooses its
         chunk, and so this lead, once the store is open: ``loaders/chunk_size.py``)."""
         self.ahead = max(2 * self.workers + 1, -(-lines // BLOCK_LINES))
+
+    def expect(self, paths: Iterable[Path]) -> None:
+        """The files the load reads, in order (``load openalex`` once it knows which
+        partitions the graph took): reading one on to its end, the parser starts on the
+        next. A file asked for out of this order is read from its start, the lines read
+        ahead of another dropped; a read error of the file read ahead is raised when that
+        file is read, after its lines before the error, as without the lead. API pages
+        are read without the workers (:func:`read_works`): they are passed over."""
+        files = [p for p in paths if not is_page(p)]
+        self._after = dict(pairwise(files))
 
     def __enter__(self) -> WorkParser:
         return self
@@ -872,6 +946,9 @@ class WorkParser:
         self.close()
 
     def close(self) -> None:
+        if self._next is not None:
+            self._next.discard()
+            self._next = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -897,17 +974,35 @@ class WorkParser:
             )
         return self._pool
 
-    def groups(self, path: Path) -> Iterator[SourceGroup]:
-        from collections import deque
+    def _submit(self, path_text: str, block: list[tuple[int, bytes]]) -> Any:
+        return self._executor().submit(_parse_block, path_text, block)
 
+    def _feed(self, path: Path) -> _FileFeed:
+        """``path``'s feed: the one read ahead when it is that file's, else a new one."""
+        feed, self._next = self._next, None
+        if feed is not None and feed.path == path:
+            return feed
+        if feed is not None:
+            feed.discard()
+        return _FileFeed(path, self._submit)
+
+    def _feed_after(self, path: Path) -> _FileFeed | None:
+        """The feed of the file expected after ``path`` (made on the first call)."""
+        if self._next is None:
+            following = self._after.get(path)
+            if following is None:
+                return None
+            self._next = _FileFeed(following, self._submit)
+        return self._next
+
+    def groups(self, path: Path) -> Iterator[SourceGroup]:
         from scholarkg.schema.text import note_cleaning
 
-        pool = self._executor()
-        pending: deque[Any] = deque()
-        ahead = self.ahead
+        feed = self._feed(path)
+        in_flight = self.ahead + 1
 
         def take() -> Iterator[SourceGroup]:
-            block: _Block = pending.popleft().result()
+            block: _Block = feed.pending.popleft().result()
             for (label, name, what), n in block.cleaned.items():
                 note_cleaning(label, name, what, n)
             for number, (work, stated, authors_known) in block.works:
@@ -917,29 +1012,19 @@ class WorkParser:
                 raise InputError(message, path=where, line=line, field=field_name)
 
         try:
-            read_error: InputError | None = None
-            with open_binary(path) as handle:
-                block: list[tuple[int, bytes]] = []
-                number = 0
-                try:
-                    for number, raw in enumerate(handle, start=1):
-                        block.append((number, raw))
-                        if len(block) >= BLOCK_LINES:
-                            pending.append(pool.submit(_parse_block, str(path), block))
-                            block = []
-                            while len(pending) > ahead:
-                                yield from take()
-                except (OSError, EOFError) as err:  # EOFError: truncated gzip stream
-                    read_error = cannot_read(err, path, lines_read=number)
-                if block:
-                    pending.append(pool.submit(_parse_block, str(path), block))
-            while pending:
+            while True:
+                feed.fill(in_flight)
+                if not feed.pending:
+                    break
+                if feed.done:  # the rest is parsed or on its way: the next file's turn
+                    following = self._feed_after(path)
+                    if following is not None:
+                        following.fill(in_flight - len(feed.pending))
                 yield from take()
-            if read_error is not None:
-                raise read_error
+            if feed.read_error is not None:
+                raise feed.read_error
         finally:
-            for future in pending:
-                future.cancel()
+            feed.discard()
 
 
 # --------------------------------------------------------------------------- retired authors

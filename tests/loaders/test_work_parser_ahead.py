@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from _catalogue_works import openalex_work
 
+from scholarkg.errors import InputError
 from scholarkg.loaders import openalex
 
 
@@ -112,3 +113,101 @@ def _running(pid: int) -> bool:
             return fh.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+def _parsed(parser: openalex.WorkParser, path: Path) -> list[tuple[int, list[Any]]]:
+    return [(n, list(recs)) for n, recs in parser.groups(path)]
+
+
+def test_the_lead_runs_on_into_the_next_expected_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Told the files (``expect``), the parser reads the next one's first blocks while the
+    caller takes the last works of the one before, within the same lead: the next file's
+    works come out as a parser without the lead gives them, each line submitted once."""
+    monkeypatch.setattr(openalex, "BLOCK_LINES", 100)
+    first = _jsonl(tmp_path / "part_000.jsonl", 550)
+    second = _jsonl(tmp_path / "part_001.jsonl", 430)
+    with openalex.WorkParser(1, ahead_lines=300) as cold:  # 3 blocks ahead, 4 in flight
+        expected = _parsed(cold, first), _parsed(cold, second)
+    submitted: list[tuple[str, int, int]] = []
+    with openalex.WorkParser(1, ahead_lines=300) as parser:
+        parser.expect([first, second])
+        pool = parser._executor()
+        real = pool.submit
+
+        def recording(fn: Any, *args: Any) -> Any:
+            submitted.append((Path(args[0]).name, args[1][0][0], len(args[1])))
+            return real(fn, *args)
+
+        monkeypatch.setattr(pool, "submit", recording)
+        got_first: list[tuple[int, list[Any]]] = []
+        for number, recs in parser.groups(first):
+            got_first.append((number, list(recs)))
+            if number == 550:  # its last work: the next file's first blocks are on their way
+                ahead_of_it = [s for s in submitted if s[0] == "part_001.jsonl"]
+                assert ahead_of_it == [("part_001.jsonl", 1, 100), ("part_001.jsonl", 101, 100),
+                                       ("part_001.jsonl", 201, 100)]  # fmt: skip
+        assert got_first == expected[0]
+        assert _parsed(parser, second) == expected[1]
+    assert [s for s in submitted if s[0] == "part_000.jsonl"] == [
+        ("part_000.jsonl", first_line, 100 if first_line < 501 else 50)
+        for first_line in range(1, 551, 100)
+    ]
+    assert [s[1:] for s in submitted if s[0] == "part_001.jsonl"] == [
+        (first_line, 100 if first_line < 401 else 30) for first_line in range(1, 431, 100)
+    ]
+
+
+def test_a_file_asked_for_out_of_order_is_read_from_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines read ahead of the expected file are dropped when another is asked for (a
+    resumed load skips a file it finished), and that file, asked for later, is read whole."""
+    monkeypatch.setattr(openalex, "BLOCK_LINES", 100)
+    paths = [_jsonl(tmp_path / f"part_00{i}.jsonl", 250 + 10 * i) for i in range(3)]
+    with openalex.WorkParser(1, ahead_lines=200) as cold:
+        expected = [_parsed(cold, p) for p in paths]
+    with openalex.WorkParser(1, ahead_lines=200) as parser:
+        parser.expect(paths)
+        assert _parsed(parser, paths[0]) == expected[0]  # part_001 read ahead …
+        assert _parsed(parser, paths[2]) == expected[2]  # … and dropped
+        assert _parsed(parser, paths[1]) == expected[1]
+        assert _parsed(parser, paths[0]) == expected[0]
+
+
+def test_errors_of_the_file_read_ahead_are_raised_in_its_own_turn(tmp_path: Path) -> None:
+    """A bad line, a truncated download or a missing file met while reading ahead is raised
+    when the load reads that file (its step: its name and line in the error, its works
+    before the error read), not in the file before, which reads to its end."""
+    import gzip
+
+    good = _jsonl(tmp_path / "part_000.jsonl", 900)
+    bad_line = _jsonl(tmp_path / "part_001.jsonl", 300)
+    lines = bad_line.read_text().splitlines(keepends=True)
+    lines[119] = '{"id": "https://openalex.org/W120", "title": \n'
+    bad_line.write_text("".join(lines))
+    truncated = tmp_path / "part_002.gz"
+    data = gzip.compress(_jsonl(tmp_path / "whole.jsonl", 3_000).read_bytes())
+    truncated.write_bytes(data[: len(data) * 2 // 3])
+    missing = tmp_path / "part_003.jsonl"
+    files = [good, bad_line, good, truncated, good, missing]
+    with openalex.WorkParser(1) as parser:
+        parser.expect(files)
+        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        read: list[int] = []
+        with pytest.raises(InputError) as err:
+            read.extend(n for n, _ in parser.groups(bad_line))
+        assert (err.value.path, err.value.line) == (str(bad_line), 120)
+        assert read == list(range(1, 120))
+        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        read.clear()
+        with pytest.raises(InputError, match="cannot read file past line") as err:
+            read.extend(n for n, _ in parser.groups(truncated))
+        assert err.value.path == str(truncated)
+        assert err.value.line is not None and err.value.line > 1_000
+        assert read == list(range(1, err.value.line))
+        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        with pytest.raises(InputError, match="file not found") as err:
+            list(parser.groups(missing))
+        assert err.value.path == str(missing)
