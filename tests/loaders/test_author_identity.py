@@ -25,14 +25,17 @@ from scholarkg.loaders.author_identity import names_match
 from scholarkg.loaders.identity import IdentityResolver, SourceGroup
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps
 from scholarkg.store.base import GraphStore
+from scholarkg.store.batch_writes import BatchWriteStore
 
 Reader = Callable[[Path], Iterable[SourceGroup]]
 
 
-def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> None:
-    resolver = IdentityResolver(store, chunk=50)
+def load(
+    store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str, *, chunk: int = 50
+) -> None:
+    resolver = IdentityResolver(store, chunk=chunk)
     step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
-    run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
+    run_steps(store, [step], settings=settings, batch_size=chunk, summary=LoadSummary())
     resolver.finish()
 
 
@@ -118,3 +121,46 @@ def test_a_second_source_adds_no_author_to_a_listed_work(
         "MATCH (a)-[r:AUTHORED_BY]->(b) RETURN a.id AS a, b.id AS b, properties(r) AS p ORDER BY b"
     )
     assert after == before, order
+
+
+def test_a_listed_work_is_aligned_beside_the_chunk_befores_authorships(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored author lists a chunk aligns names to are read beside the relationship
+    writes still running that touch none of those works (the chunk before's authorships of
+    another work): ``ids`` names the listed works, and the names land as a load that waits
+    for every write lands them."""
+    from scholarkg.loaders.author_identity import AuthorResolver
+
+    other = {**arxiv_record(3), "authors_parsed": [["Hopper", "Grace", ""]]}
+    oa = write_openalex(tmp_path / "oa", [openalex_work(1)])
+    ax = write_arxiv(tmp_path / "ax.json", [other, ARXIV_1])
+
+    def load_in_chunks_of_one() -> list[dict[str, Any]]:
+        any_store.clear()
+        any_store.apply_schema()
+        load(any_store, settings, oa, openalex.read_works, "openalex", chunk=1)
+        load(any_store, settings, ax, arxiv.read_snapshot, "arxiv", chunk=1)
+        return authors_of(any_store, "2401.00001")
+
+    assert isinstance(any_store, BatchWriteStore)
+    asked: list[tuple[str, list[str] | None]] = []
+    real = type(any_store).run_named_beside_relationships
+
+    def recording(store: Any, name: str, params: Any = None, **kw: Any) -> Any:
+        if name == "identity/paper_authors":
+            asked.append((name, sorted(kw["ids"]) if kw.get("ids") is not None else None))
+        return real(store, name, params, **kw)
+
+    monkeypatch.setattr(type(any_store), "run_named_beside_relationships", recording)
+    beside = load_in_chunks_of_one()
+    w1 = any_store.run("MATCH (p:Paper {arxiv_id: '2401.00001'}) RETURN p.id AS id")[0]["id"]
+    assert ("identity/paper_authors", [w1]) in asked, asked
+    monkeypatch.undo()
+    monkeypatch.setattr(
+        AuthorResolver, "_stored_lists",
+        lambda self, ids: self.store.run_named("identity/paper_authors", {"ids": ids}),
+    )  # fmt: skip
+    waited = load_in_chunks_of_one()
+    assert [r["id"] for r in beside] == ["openalexauthor:A1", "openalexauthor:A2", beside[2]["id"]]
+    assert beside == waited
