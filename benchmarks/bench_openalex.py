@@ -316,6 +316,55 @@ def _neo4j_server_cpu() -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+#: the managed Neo4j's threads by what they do, from their names (``/proc/<pid>/task/*/comm``,
+#: 15 characters at most): the rest is "other" (Bolt's network threads, Lucene's merges, …)
+_NEO4J_THREAD_KINDS = (
+    ("query threads", ("neo4j.BoltWorke",)),
+    ("JIT compilers", ("C1 CompilerThre", "C2 CompilerThre")),
+    ("garbage collector", ("GC Thread", "G1 ", "VM Thread")),
+)
+
+
+def _neo4j_thread_ticks() -> dict[str, tuple[str, int]]:
+    """Each thread of the managed Neo4j of ``$SCHOLARKG_HOME``: its id → (name, user + system
+    clock ticks so far); empty where there is none to read."""
+    import json
+    import os
+
+    try:
+        info = json.loads((Path(os.environ["SCHOLARKG_HOME"]) / "neo4j/server.json").read_text())
+        tasks = Path(f"/proc/{int(info['pid'])}/task")
+        tids = [t.name for t in tasks.iterdir()]
+    except (KeyError, OSError, ValueError):
+        return {}
+    out = {}
+    for tid in tids:
+        try:
+            stat = (tasks / tid / "stat").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        out[tid] = (name, int(fields[11]) + int(fields[12]))
+    return out
+
+
+def _neo4j_thread_split(
+    before: dict[str, tuple[str, int]], after: dict[str, tuple[str, int]]
+) -> dict[str, float]:
+    """CPU seconds of the server's threads between two :func:`_neo4j_thread_ticks`, by kind
+    (a thread started meanwhile counts from zero; one that ended meanwhile is not seen)."""
+    import os
+
+    split = dict.fromkeys([kind for kind, _ in _NEO4J_THREAD_KINDS] + ["other"], 0.0)
+    for tid, (name, ticks) in after.items():
+        kind = next(
+            (k for k, prefixes in _NEO4J_THREAD_KINDS if name.startswith(prefixes)), "other"
+        )
+        split[kind] += (ticks - before.get(tid, (name, 0))[1]) / os.sysconf("SC_CLK_TCK")
+    return {kind: round(seconds, 1) for kind, seconds in split.items()}
+
+
 def _bulk(
     snapshot: str, backend: str, out: Any, code: str | None = None, keep: bool = False
 ) -> None:
@@ -408,6 +457,7 @@ def _incremental(
         else:
             chunk = chunk_size.chunk_for(chunk_size.stored_papers(store) if keep else 0)
     server_cpu = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
+    threads = _neo4j_thread_ticks() if backend == "neo4j" else {}
     t0 = time.perf_counter()
     try:
         # as `load openalex` reads: a parse worker where this code has one (WorkParser),
@@ -452,6 +502,7 @@ def _incremental(
         if server_cpu is not None:  # the server's threads: the Cypher side of the load
             now = _server_cpu(store) if backend == "embedded" else _neo4j_server_cpu()
             server_cpu = round(now - server_cpu, 1) if now is not None else None
+        split = _neo4j_thread_split(threads, _neo4j_thread_ticks()) if threads else None
         counts = store.counts()
         digest = _fingerprint(store) if keep else None
     finally:
@@ -473,6 +524,7 @@ def _incremental(
         "chunk": chunk,
         "chunk_times": timings,
         **({"server_cpu_seconds": server_cpu} if server_cpu is not None else {}),
+        **({"server_threads": split} if split else {}),
     })  # fmt: skip
 
 
@@ -607,6 +659,10 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
                   f"({res['collection_seconds']:.1f} s)"
                   + f"; graph {res['fingerprint']}",
                   flush=True)  # fmt: skip
+            if "server_threads" in res:  # where the managed Neo4j's CPU went
+                print("  the server's threads: " + ", ".join(
+                    f"{kind} {cpu:.1f}" for kind, cpu in res["server_threads"].items()
+                ) + " CPU-s")  # fmt: skip
             if args.chunk_times:
                 began = ", ".join(f"{t[0]:.2f}" for t in res["chunk_times"])
                 looked = ", ".join(f"{t[1]:.2f}" for t in res["chunk_times"])
