@@ -182,32 +182,40 @@ def test_errors_of_the_file_read_ahead_are_raised_in_its_own_turn(tmp_path: Path
     before the error read), not in the file before, which reads to its end."""
     import gzip
 
-    good = _jsonl(tmp_path / "part_000.jsonl", 900)
-    bad_line = _jsonl(tmp_path / "part_001.jsonl", 300)
+    goods = [_jsonl(tmp_path / f"part_00{i}.jsonl", 900) for i in range(3)]
+    bad_line = _jsonl(tmp_path / "part_010.jsonl", 300)
     lines = bad_line.read_text().splitlines(keepends=True)
     lines[119] = '{"id": "https://openalex.org/W120", "title": \n'
     bad_line.write_text("".join(lines))
-    truncated = tmp_path / "part_002.gz"
+    truncated = tmp_path / "part_011.gz"
     data = gzip.compress(_jsonl(tmp_path / "whole.jsonl", 3_000).read_bytes())
     truncated.write_bytes(data[: len(data) * 2 // 3])
-    missing = tmp_path / "part_003.jsonl"
-    files = [good, bad_line, good, truncated, good, missing]
+    missing = tmp_path / "part_012.jsonl"
     with openalex.WorkParser(1) as parser:
-        parser.expect(files)
-        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        parser.expect([goods[0], bad_line, goods[1], truncated, goods[2], missing])
+
+        def read_whole(good: Path, then: Path) -> None:
+            """``good`` read to its end, without an error, and ``then`` read ahead of it:
+            wholly (a short file), up to its read error, or to the open's error."""
+            assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+            ahead = parser._next
+            assert ahead is not None and ahead.path == then and ahead.done
+
+        read_whole(goods[0], bad_line)
         read: list[int] = []
         with pytest.raises(InputError) as err:
             read.extend(n for n, _ in parser.groups(bad_line))
         assert (err.value.path, err.value.line) == (str(bad_line), 120)
         assert read == list(range(1, 120))
-        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        read_whole(goods[1], truncated)
+        assert parser._next is not None and parser._next.read_error is not None  # met ahead
         read.clear()
         with pytest.raises(InputError, match="cannot read file past line") as err:
             read.extend(n for n, _ in parser.groups(truncated))
         assert err.value.path == str(truncated)
         assert err.value.line is not None and err.value.line > 1_000
         assert read == list(range(1, err.value.line))
-        assert [n for n, _ in parser.groups(good)] == list(range(1, 901))
+        read_whole(goods[2], missing)
         with pytest.raises(InputError, match="file not found") as err:
             list(parser.groups(missing))
         assert err.value.path == str(missing)
