@@ -493,3 +493,45 @@ def test_a_callback_run_while_relationships_are_sent_is_not_counted_as_their_wri
         finally:
             store._relationship_writes = None
     assert seen == [None] and tally.failures == 0
+
+
+def test_a_read_ahead_passes_the_relationship_writes_it_does_not_see(
+    store: FalkorDBStore,
+) -> None:
+    """``read_named_ahead`` with ``reads``: sent while a relationship write of another type
+    still runs, it is answered beside it (the write's reply still read in order); one that
+    sees that type, or one behind a node write not yet answered, waits as without
+    ``reads``; a write sent after it runs after it."""
+    store.merge_nodes("Paper", [{"id": "a"}, {"id": "b"}])
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    rows = store.read_named_ahead(
+        "identity/paper_slots", {"ids": ["a"]}, reads=frozenset({"ALIAS_OF"})
+    )()
+    assert [r["id"] for r in rows] == ["a"]
+    assert not slow.done.is_set()  # answered beside the relationship write
+    assert store._unanswered[-1] is slow  # still to be read, in order
+    store.settle()
+
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    store.read_named_ahead("identity/paper_slots", {"ids": ["a"]}, reads=frozenset({"CITES"}))()
+    assert slow.done.is_set()  # it sees CITES: after the write
+    store.settle()
+
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    with store.writes_ahead(lambda n: None, lambda: None):
+        store.merge_nodes("Paper", [{"id": "c"}])  # a node write after it, not answered yet
+    rows = store.read_named_ahead(
+        "identity/paper_slots", {"ids": ["c"]}, reads=frozenset({"ALIAS_OF"})
+    )()
+    assert slow.done.is_set() and [r["id"] for r in rows] == ["c"]  # sees the node written
+    store.settle()
+
+    slow = _slow_relationship_write(store, frozenset({"a", "b"}))
+    read = store.read_named_ahead(
+        "identity/paper_slots", {"ids": ["z"]}, reads=frozenset({"ALIAS_OF"})
+    )
+    with store.writes_ahead(lambda n: None, lambda: None):
+        store.merge_nodes("Paper", [{"id": "z"}])  # sent after the read: not seen by it
+    assert read() == []
+    store.settle()
+    assert [r["id"] for r in store.run_named("identity/paper_slots", {"ids": ["z"]})] == ["z"]
