@@ -47,8 +47,6 @@ _SLOT = {"openalexauthor": "openalex_id", "orcid": "orcid", "s2author": "s2_auth
 #: what a record landing on another node of its person never writes there: the node's name
 #: and its id slots stay (ids go through :func:`write_author_keys`)
 _NOT_FILLED = frozenset({"name", *_SLOT.values()})
-#: the relationship type ``identity/lookup_authors`` reads (an ``AuthorAlias``'s)
-_ALIAS_OF = frozenset({"ALIAS_OF"})
 
 
 def author_rank(author_id: str) -> tuple[int, str]:
@@ -195,13 +193,9 @@ class AuthorResolver:
         self._write_pending()
         keys = {k for a in _id_authors(groups) for k in author_keys(a)}
         if keys:
-            # Author nodes and their aliases only: it may run beside the chunk before's
-            # CITES and authorships (FalkorDBStore._may_pass)
             self._ahead = (
                 keys,
-                store.read_named_ahead(
-                    "identity/lookup_authors", _lookup_params(keys), reads=_ALIAS_OF
-                ),
+                store.read_named_ahead("identity/lookup_authors", _lookup_params(keys)),
             )
 
     def resolve(

@@ -244,12 +244,7 @@ class BatchWriteStore:
     reads_ahead: bool = False
 
     def read_named_ahead(
-        self,
-        name: str,
-        params: Mapping[str, Any],
-        *,
-        reads: frozenset[str] | None = None,
-        **identifiers: str,
+        self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:
         """The named read ``name`` sent now, its rows returned by the function handed back:
         :meth:`run_named`'s rows, as the graph stands after every statement sent before it
@@ -257,13 +252,7 @@ class BatchWriteStore:
         meanwhile may reach the server first). A store that writes ahead queues it behind
         those statements and goes on, so the server runs it while the caller's Python does;
         this default runs it at once. Its error (or an earlier statement's) is raised where
-        its reply is read: by the function, or by the next call that reaches the server.
-
-        ``reads``: the relationship types the read sees (it sees nodes' labels and
-        properties, and those relationships anywhere), for a store that may run it beside
-        the relationship writes of other types sent before it that are still running
-        (:attr:`reads_beside_relationships`; their changes are none it sees). ``None``:
-        after every statement before it."""
+        its reply is read: by the function, or by the next call that reaches the server."""
         rows = self.run_named(name, params, **identifiers)
         return lambda: rows
 

@@ -288,12 +288,14 @@ class _Sender:
             if item is None:
                 return
             if item.side and not self._stopped:
-                self._hand_out(item)
+                self._reading.append(item)
+                if self._side is None:
+                    self._side = ThreadPoolExecutor(2, thread_name_prefix="falkordb-read-ahead")
+                self._side.submit(self._send_side, item)
                 continue
-            with self._ready:  # the reads handed out so far, put_beside's included
-                readings, self._reading = self._reading, []
-            for reading in readings:  # a write runs after the reads sent before it
+            for reading in self._reading:  # a write runs after the reads sent before it
                 reading.done.wait()
+            self._reading.clear()
             try:
                 if not self._stopped:
                     self._send(item)
@@ -302,27 +304,6 @@ class _Sender:
             finally:
                 item.text = None
                 item.done.set()
-
-    def put_beside(self, item: _Ahead) -> None:
-        """A read sent ahead handed to a connection of its own now, not in the queue's order:
-        the store found that every statement before it that it must follow has answered,
-        and those still queued or running write relationships it does not see
-        (:meth:`FalkorDBStore.read_named_ahead` with ``reads``). The statements queued after
-        it still wait for it. After a failure it is dropped, as a queued one would be."""
-        if self._stopped:
-            item.done.set()
-            return
-        self._hand_out(item)
-
-    def _hand_out(self, item: _Ahead) -> None:
-        """``item`` (a read) to the side connections; noted, under the queue's lock, so that
-        the next write the thread sends waits for it."""
-        with self._ready:
-            self._reading.append(item)
-            if self._side is None:
-                self._side = ThreadPoolExecutor(2, thread_name_prefix="falkordb-read-ahead")
-            side = self._side
-        side.submit(self._send_side, item)
 
     def _send_side(self, item: _Ahead) -> None:
         """A read sent ahead, on its own connection: its failure is its own (raised where
@@ -477,12 +458,7 @@ class FalkorDBStore(BatchWriteStore):
             yield
 
     def read_named_ahead(
-        self,
-        name: str,
-        params: Mapping[str, Any],
-        *,
-        reads: frozenset[str] | None = None,
-        **identifiers: str,
+        self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:
         """The read queued for the sender thread like a write (:meth:`writes_ahead`): the
         server runs it once the statements sent before it have answered, on a connection
@@ -496,18 +472,14 @@ class FalkorDBStore(BatchWriteStore):
         A read whose rows come joined (:meth:`run`) is sent joined; in the one case where
         they cannot be split (a value held a separator) its plain form is run then, on the
         graph as it stands at that moment, which the two callers (identity resolution's
-        reads ahead) accept: what they read is not changed by what they send after it.
-
-        With ``reads`` (the relationship types it sees), it goes out as soon as every
-        statement before it has answered except relationship writes of other types, which
-        may still be queued or running (``BatchWriteStore.read_named_ahead``)."""
+        reads ahead) accept: what they read is not changed by what they send after it."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return list
         joined = joined_read(query)
         with self._writing_ahead_to(_no_count, _no_failure):
             sent = query if joined is None else joined.query
-            item = self._send_ahead(sent, params, counted=False, side=True, beside=reads)
+            item = self._send_ahead(sent, params, counted=False, side=True)
 
         def rows() -> list[dict[str, Any]]:
             item.done.wait()
@@ -532,14 +504,12 @@ class FalkorDBStore(BatchWriteStore):
         *,
         counted: bool,
         side: bool = False,
-        beside: frozenset[str] | None = None,
         command: tuple[str, ...] | None = None,
     ) -> _Ahead:
         """``GRAPH.QUERY`` queued for the sender thread (:meth:`writes_ahead`); with
         ``side``, a read sent ahead, answered on a connection of its own (:class:`_Sender`)
-        and read by its caller, not in the queue's order, and with ``beside`` (the
-        relationship types it sees) handed out at once when :meth:`_may_pass` says so; with
-        ``command``, that server command sent instead (``query`` then only names it)."""
+        and read by its caller, not in the queue's order; with ``command``, that server
+        command sent instead (``query`` then only names it)."""
         written, failed, text = self._ahead_prepared(
             params, lambda: params_header(params) + query if params else query
         )
@@ -561,31 +531,11 @@ class FalkorDBStore(BatchWriteStore):
         if item.side:  # answered on its own: read by its caller, not in the queue's order
             self._reads_out = [r for r in self._reads_out if not r.done.is_set()]
             self._reads_out.append(item)
-            if beside is not None and self._may_pass(beside):
-                sender.put_beside(item)
-                return item
         else:
             self._unanswered.append(item)
             self._unanswered_bytes += item.size
         sender.put(item)
         return item
-
-    def _may_pass(self, reads: frozenset[str]) -> bool:
-        """Whether a read that sees relationships of the types ``reads`` (and any node) may
-        run now: every statement written ahead and not yet read here that it must follow
-        (any but a relationship write of another type) has answered. The sender runs them
-        in order, so the last such one answering means every one before it has too; what
-        is after it only writes relationships the read does not see.
-
-        Why: identity resolution's look-up of a chunk's Authors, sent ahead while the
-        chunk's Papers resolve, waited behind the chunk before's ``CITES`` and authorships
-        (0.87 s of the loading thread in a 22,000-work update, ``py-spy --idle`` over
-        ``bench_openalex.py``), which change nothing it reads."""
-        for item in reversed(self._unanswered):
-            writes = item.rel_type
-            if writes is None or writes.rel_type in reads:
-                return item.done.is_set()
-        return True
 
     def _send_command_ahead(self, *command: str) -> None:
         """A server command queued like a statement written ahead (:class:`_Sender` sends it

@@ -583,12 +583,7 @@ class Neo4jStore(BatchWriteStore):
     reads_ahead = True
 
     def read_named_ahead(
-        self,
-        name: str,
-        params: Mapping[str, Any],
-        *,
-        reads: frozenset[str] | None = None,
-        **identifiers: str,
+        self, name: str, params: Mapping[str, Any], **identifiers: str
     ) -> Callable[[], list[dict[str, Any]]]:
         """The read handed to the sender thread (:meth:`writes_ahead`) behind the statements
         sent before it: that thread runs them one at a time in the order they were sent,
@@ -602,8 +597,7 @@ class Neo4jStore(BatchWriteStore):
         for its seeks (the dearest statement of an update on Neo4j, bench_openalex_server_time.py)
         instead of resolving meanwhile. The sender thread keeps one statement unanswered at
         most as before: the read is not :attr:`_unanswered`, and the next write's settle
-        waits only for the write before it. ``reads`` changes nothing here: the sender thread
-        runs one statement at a time, a read sent ahead as any other."""
+        waits only for the write before it."""
         query = without_empty_branches(name, render_named(name, self.dialect, identifiers), params)
         if query is None:
             return list
