@@ -291,29 +291,43 @@ class _CollectionClock:
             self._began = 0.0
 
 
+def _stat_ticks(stat: str) -> tuple[str, int]:
+    """A ``/proc/…/stat`` line's process (or thread) name and its user + system clock ticks."""
+    fields = stat.rsplit(")", 1)[1].split()
+    return stat[stat.index("(") + 1 : stat.rindex(")")], int(fields[11]) + int(fields[12])
+
+
 def _server_cpu(store: Any) -> float:
     """User + system CPU seconds of the embedded server process so far (``/proc``)."""
     import os
 
     pid = int(store.db.connection.info("server")["process_id"])
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return _stat_ticks(Path(f"/proc/{pid}/stat").read_text())[1] / os.sysconf("SC_CLK_TCK")
 
 
-def _neo4j_server_cpu() -> float | None:
-    """User + system CPU seconds of the managed Neo4j of ``$SCHOLARKG_HOME`` so far (its
-    ``server.json`` names the process), or ``None`` where there is none to read."""
+def _neo4j_pid() -> int | None:
+    """The managed Neo4j of ``$SCHOLARKG_HOME`` (its ``server.json`` names the process)."""
     import json
     import os
 
     try:
         info = json.loads((Path(os.environ["SCHOLARKG_HOME"]) / "neo4j/server.json").read_text())
-        with open(f"/proc/{int(info['pid'])}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
+        return int(info["pid"])
     except (KeyError, OSError, ValueError):
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _neo4j_server_cpu() -> float | None:
+    """User + system CPU seconds of the managed Neo4j so far, or ``None`` where there is none
+    to read."""
+    import os
+
+    pid = _neo4j_pid()
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text() if pid is not None else None
+    except OSError:
+        return None
+    return None if stat is None else _stat_ticks(stat)[1] / os.sysconf("SC_CLK_TCK")
 
 
 #: the managed Neo4j's threads by what they do, from their names (``/proc/<pid>/task/*/comm``,
@@ -326,26 +340,20 @@ _NEO4J_THREAD_KINDS = (
 
 
 def _neo4j_thread_ticks() -> dict[str, tuple[str, int]]:
-    """Each thread of the managed Neo4j of ``$SCHOLARKG_HOME``: its id → (name, user + system
-    clock ticks so far); empty where there is none to read."""
-    import json
-    import os
-
+    """Each thread of the managed Neo4j: its id → (name, user + system clock ticks so far);
+    empty where there is none to read."""
+    pid = _neo4j_pid()
+    tasks = Path(f"/proc/{pid}/task")
     try:
-        info = json.loads((Path(os.environ["SCHOLARKG_HOME"]) / "neo4j/server.json").read_text())
-        tasks = Path(f"/proc/{int(info['pid'])}/task")
-        tids = [t.name for t in tasks.iterdir()]
-    except (KeyError, OSError, ValueError):
+        tids = [t.name for t in tasks.iterdir()] if pid is not None else []
+    except OSError:
         return {}
     out = {}
     for tid in tids:
         try:
-            stat = (tasks / tid / "stat").read_text()
+            out[tid] = _stat_ticks((tasks / tid / "stat").read_text())
         except OSError:  # ended meanwhile
             continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
-        out[tid] = (name, int(fields[11]) + int(fields[12]))
     return out
 
 
