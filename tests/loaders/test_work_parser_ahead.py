@@ -171,6 +171,8 @@ def test_a_file_asked_for_out_of_order_is_read_from_its_start(
     with openalex.WorkParser(1, ahead_lines=200) as parser:
         parser.expect(paths)
         assert _parsed(parser, paths[0]) == expected[0]  # part_001 read ahead …
+        assert parser._next is not None and parser._next.path == paths[1]
+        assert parser._next.pending  # its first blocks on their way to the worker
         assert _parsed(parser, paths[2]) == expected[2]  # … and dropped
         assert _parsed(parser, paths[1]) == expected[1]
         assert _parsed(parser, paths[0]) == expected[0]
