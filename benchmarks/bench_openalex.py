@@ -19,8 +19,10 @@ Each phase runs in its own process, so peak memory is that phase's.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import gzip
+import itertools
 import json
 import multiprocessing as mp
 import random
@@ -50,6 +52,61 @@ def _abstracts(rng: random.Random, n: int = 64) -> list[str]:
             index.setdefault(rng.choice(WORDS), []).append(pos)
         out.append(json.dumps(index))
     return out
+
+
+#: ``--text zipf``'s vocabulary: English's commonest words first (the full-text index drops
+#: those it counts as stop words, as in real abstracts), then pseudo-words; a word's chance
+#: falls as 1 / its rank (Zipf's law, s = 1), so a title or abstract draws mostly common words
+#: and a few rare ones, and the index meets new terms all along, as on real text. 200,000
+#: words under-count the rare terms of a real corpus (millions in OpenAlex): lenient, if
+#: anything. The 20-word ``WORDS`` of ``--text pool`` gave every abstract the same ~20 terms,
+#: which hid the full-text index's cost (docs/performance.md, round 56).
+ZIPF_VOCABULARY = 200_000
+COMMON_WORDS = [
+    "the", "of", "and", "a", "in", "to", "is", "for", "that", "with", "on", "we", "this", "by",
+    "are", "as", "an", "be", "from", "which", "our", "it", "at", "or", "can", "these", "not",
+    "has", "have", "was", "model", "data", "results", "method", "based", "using", "paper",
+    "approach", "show", "two", "new", "performance", "network", "learning", "analysis",
+]  # fmt: skip
+
+
+@functools.cache
+def _zipf_vocabulary() -> tuple[list[str], list[float]]:
+    """The words of ``--text zipf`` and their cumulative weights (the same in every process)."""
+    rng = random.Random(2026)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = list(COMMON_WORDS)
+    seen = set(words)
+    while len(words) < ZIPF_VOCABULARY:
+        word = "".join(rng.choices(letters, k=rng.randint(4, 11)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words, list(itertools.accumulate(1.0 / rank for rank in range(1, len(words) + 1)))
+
+
+def _zipf_text(w: int) -> tuple[str, str]:
+    """Work ``w``'s title and abstract inverted index (JSON) under ``--text zipf``: drawn from
+    a generator of its own seeded by ``w``, so a changed work keeps its abstract and the
+    reference and author draws (the snapshot's other generator) are those of ``--text pool``."""
+    words, weights = _zipf_vocabulary()
+    rng = random.Random(w)
+    title = " ".join(rng.choices(words, cum_weights=weights, k=rng.randint(6, 14)))
+    index: dict[str, list[int]] = {}
+    for pos, word in enumerate(rng.choices(words, cum_weights=weights, k=rng.randint(80, 220))):
+        index.setdefault(word, []).append(pos)
+    return title, json.dumps(index)
+
+
+def _text(rng: random.Random, abstracts: list[str], w: int, text: str) -> tuple[str, str, str]:
+    """A work's title, topic and abstract JSON. ``rng`` makes the draws of ``--text pool`` in
+    either mode, in the order they always came (``_base_lists_of`` replays them)."""
+    title = " ".join(rng.choice(WORDS) for _ in range(8))
+    topic = rng.choice(WORDS)
+    abstract = rng.choice(abstracts)
+    if text == "zipf":
+        title, abstract = _zipf_text(w)
+    return title, topic, abstract
 
 
 def _base_lists(rng: random.Random, w: int, works: int, refs: int) -> tuple[list[int], list[int]]:
@@ -105,8 +162,8 @@ def _updated_date(part: Path) -> str:
     return part.parent.name.removeprefix("updated_date=") + "T06:36:47.513290"
 
 
-def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
-    path, first, last, works, refs, seed = args
+def _write_part(args: tuple[Path, int, int, int, int, int, str]) -> None:
+    path, first, last, works, refs, seed, text = args
     updated = _updated_date(path)
     rng = random.Random(seed * 1_000_003 + first)
     abstracts = _abstracts(rng)
@@ -117,7 +174,7 @@ def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
             cited = ",".join(f'"https://openalex.org/W{c}"' for c in cited_ids)
             authors = _authors_json(w, author_ids)
             doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
-            title = " ".join(rng.choice(WORDS) for _ in range(8))
+            title, topic, abstract = _text(rng, abstracts, w, text)
             year = 2000 + w % 25
             fh.write(
                 f'{{"id":"https://openalex.org/W{w}","doi":{doi},"title":"{title}",'
@@ -128,22 +185,30 @@ def _write_part(args: tuple[Path, int, int, int, int, int]) -> None:
                 f'"cited_by_count":{w % 100},"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
                 f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
                 f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
-                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"topics":[{{"display_name":"{topic}","score":0.9}}],'
                 f'"referenced_works":[{cited}],"related_works":[],'
-                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+                f'"abstract_inverted_index":{abstract}}}\n'
             )
 
 
 def generate(
-    root: Path, works: int, *, refs: int = 20, per_part: int = 50_000, seed: int = 7
+    root: Path,
+    works: int,
+    *,
+    refs: int = 20,
+    per_part: int = 50_000,
+    seed: int = 7,
+    text: str = "pool",
 ) -> Path:
     """A synthetic snapshot: works W1..Wn over several updated_date partitions (two parts a
     day), ~``refs`` references a work of which ~5% point outside the snapshot (stubs); parts
-    are written by two processes."""
+    are written by two processes. ``text``: titles and abstracts from the 20 ``WORDS``
+    (``pool``, what the other scripts' snapshots hold) or with a real text's vocabulary
+    (``zipf``: ``_zipf_text``); the references and authors are the same in both."""
     base = root / "data" / "works"
     jobs = [
         (base / f"updated_date=2025-{1 + part // 56 % 12:02d}-{1 + part // 2 % 28:02d}"
-         / f"part_{part % 2:03d}.gz", first, last, works, refs, seed)
+         / f"part_{part % 2:03d}.gz", first, last, works, refs, seed, text)
         for part, (first, last) in enumerate(_base_parts(works, per_part))
     ]  # fmt: skip
     with mp.get_context("spawn").Pool(2) as pool:
@@ -151,13 +216,13 @@ def generate(
     return root
 
 
-def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -> None:
+def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool, str]) -> None:
     """Works ``ids`` as a newer partition gives them: a work of the base snapshot (its id at
     most ``base``) comes back changed (new title and citation count; its references and
     authors drawn again, or with ``kept`` the base's, two references replaced), a new one
     (past ``base``) is written as ``_write_part`` writes works; references point anywhere in
     ``1..universe`` (5 % of them past the works: stubs)."""
-    path, work_ids, base, universe, refs, seed, kept = args
+    path, work_ids, base, universe, refs, seed, kept, text = args
     updated = _updated_date(path)
     rng = random.Random(seed * 1_000_003 + work_ids[0])
     abstracts = _abstracts(rng)
@@ -175,7 +240,8 @@ def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -
                     cited[j] = next(c for c in iter(lambda: rng.randint(1, universe), 0) if c != w)
             authors = _authors_json(w, author_ids)
             doi = f'"https://doi.org/10.5555/{w}"' if w % 4 else "null"
-            title = " ".join(rng.choice(WORDS) for _ in range(8)) + (" revised" if changed else "")
+            title, topic, abstract = _text(rng, abstracts, w, text)
+            title += " revised" if changed else ""
             year = 2000 + w % 25
             refs_json = ",".join(f'"https://openalex.org/W{c}"' for c in cited)
             fh.write(
@@ -188,9 +254,9 @@ def _write_update_part(args: tuple[Path, list[int], int, int, int, int, bool]) -
                 f'"open_access":{{"is_oa":{str(bool(w % 2)).lower()},'
                 f'"oa_status":"green","oa_url":null}},"authorships":[{authors}],'
                 f'"primary_location":{{"source":{{"display_name":"Venue {w % 2000}"}}}},'
-                f'"topics":[{{"display_name":"{rng.choice(WORDS)}","score":0.9}}],'
+                f'"topics":[{{"display_name":"{topic}","score":0.9}}],'
                 f'"referenced_works":[{refs_json}],"related_works":[],'
-                f'"abstract_inverted_index":{rng.choice(abstracts)}}}\n'
+                f'"abstract_inverted_index":{abstract}}}\n'
             )
 
 
@@ -205,6 +271,7 @@ def generate_update(
     per_part: int = 50_000,
     seed: int = 11,
     kept: bool = False,
+    text: str = "pool",
 ) -> Path:
     """A newer slice of the snapshot ``generate(…, base)`` wrote, in OpenAlex's layout:
     ``updated`` works of the base (spread evenly over it) changed, ``new`` works
@@ -213,7 +280,7 @@ def generate_update(
     ones are left out of the works, as OpenAlex does). A changed work's references and
     authors are drawn again (every list differs: the dearest update), or with ``kept`` are
     the base's with two references replaced (as a work's lists mostly stay between two
-    snapshots)."""
+    snapshots). ``text`` as for ``generate``: a changed work keeps its abstract."""
     step = max(1, base // updated) if updated else 0
     changed = list(range(step, base + 1, step))[:updated] if updated else []
     retired = set(range(3, base + 1, max(1, base // merged))[:merged]) if merged else set()
@@ -224,9 +291,8 @@ def generate_update(
     for part, start in enumerate(range(0, len(ids_), per_part)):
         day = f"updated_date=2026-03-{1 + part // 2 % 28:02d}"
         chunk = ids_[start : start + per_part]
-        jobs.append(
-            (works / day / f"part_{part % 2:03d}.gz", chunk, base, universe, refs, seed, kept)
-        )
+        target = works / day / f"part_{part % 2:03d}.gz"
+        jobs.append((target, chunk, base, universe, refs, seed, kept, text))
     with mp.get_context("spawn").Pool(2) as pool:
         pool.map(_write_update_part, jobs)
     if retired:
@@ -239,16 +305,32 @@ def generate_update(
     return root
 
 
+def _text_suffix(args: Any) -> str:
+    """The snapshot folders' mark of ``--text zipf`` (``pool``'s keep their earlier names)."""
+    return "-zipf" if args.text == "zipf" else ""
+
+
+def base_snapshot(root: Path, args: Any) -> Path:
+    """The base snapshot of ``args.works`` works under ``root`` (generated once, then reused)."""
+    base = root / f"snap2-{args.works}{_text_suffix(args)}"
+    if not (base / "done").exists():
+        generate(base, args.works, text=args.text)
+        (base / "done").touch()
+    return base
+
+
 def update_snapshot(root: Path, args: Any) -> Path:
     """The update slice ``args`` describe under ``root`` (generated once, then reused)."""
     kept = args.changed_lists == "kept"
     per_part = args.update_part_works
     upd = root / (f"upd2-{args.works}-{args.update_new}-{args.update_changed}-"
                   f"{args.update_merged}" + ("-kept" if kept else "")
-                  + (f"-parts{per_part}" if per_part != 50_000 else ""))  # fmt: skip
+                  + (f"-parts{per_part}" if per_part != 50_000 else "")
+                  + _text_suffix(args))  # fmt: skip
     if not (upd / "done").exists():
         generate_update(upd, args.works, new=args.update_new, updated=args.update_changed,
-                        merged=args.update_merged, kept=kept, per_part=per_part)  # fmt: skip
+                        merged=args.update_merged, kept=kept, per_part=per_part,
+                        text=args.text)  # fmt: skip
         (upd / "done").touch()
     return upd
 
@@ -633,10 +715,7 @@ def _update_phases(args: Any, home: Path, tmp: Path, baseline: str | None) -> No
     this code and (``--baseline-ref``) the baseline's, alternated, and each run's graph
     fingerprint (they must be equal)."""
     root = args.snapshot_dir or tmp
-    base = root / f"snap2-{args.works}"
-    if not (base / "done").exists():
-        generate(base, args.works)
-        (base / "done").touch()
+    base = base_snapshot(root, args)
     upd = update_snapshot(root, args)
     n = args.update_new + args.update_changed
     runs = [("update", None, args.foresight != "off")]
@@ -782,6 +861,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a changed work's references and authors: drawn again (every list differs, "
              "the figures before 2026-11-30) or the base's with two references replaced",
     )  # fmt: skip
+    ap.add_argument(
+        "--text", choices=("zipf", "pool"), default="zipf",
+        help="titles and abstracts with a real text's vocabulary (Zipf's law over 200,000 "
+             "words) or from 20 words (pool: the figures before 2026-12-06; the full-text "
+             "index then costs next to nothing)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.baseline_ref and args.backend == "neo4j" and not args.update_new:
         # the extracted tree has no Neo4j launcher to build; compare on the embedded store
@@ -813,8 +898,8 @@ def main(argv: list[str] | None = None) -> int:
             if skip:
                 continue
             t0 = time.perf_counter()
-            where = (args.snapshot_dir or tmp) / f"snap2-{n}"
-            snap = where if (where / "done").exists() else generate(where, n)
+            where = (args.snapshot_dir or tmp) / f"snap2-{n}{_text_suffix(args)}"
+            snap = where if (where / "done").exists() else generate(where, n, text=args.text)
             (snap / "done").touch()
             gen = time.perf_counter() - t0
             size = sum(f.stat().st_size for f in snap.rglob("*.gz")) / 1e6

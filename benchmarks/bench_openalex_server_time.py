@@ -235,6 +235,15 @@ def main(argv: list[str] | None = None) -> int:
         help="a changed work's references and authors: drawn again, or the base's with two "
              "references replaced (bench_openalex.py's option)",
     )  # fmt: skip
+    ap.add_argument(
+        "--update-part-works", type=int, default=50_000,
+        help="the update's works a part file (bench_openalex.py's option)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--text", choices=("zipf", "pool"), default="zipf",
+        help="titles and abstracts: a real text's vocabulary or 20 words (bench_openalex.py's "
+             "option)",
+    )  # fmt: skip
     ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse generated snapshots")
     ap.add_argument("--top", type=int, default=20, help="statement kinds listed")
     ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")
@@ -259,10 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-statements-"))
     home = tmp / "home"
     root = args.snapshot_dir or tmp
-    snap = root / f"snap2-{args.works}"
-    if not (snap / "done").exists():
-        base_bench.generate(snap, args.works)
-        (snap / "done").touch()
+    snap = base_bench.base_snapshot(root, args)
     upd = base_bench.update_snapshot(root, args)
     backend = args.backend
     if backend == "neo4j":
