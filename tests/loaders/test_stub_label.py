@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _catalogue_works import crossref_item, openalex_work, write_crossref, write_openalex
+from _catalogue_works import (
+    crossref_item,
+    inverted,
+    openalex_work,
+    write_crossref,
+    write_openalex,
+)
 from _cli import runner
 
 from scholarkg.cli import app
@@ -178,3 +184,25 @@ def test_a_work_cited_before_its_record_gets_each_reference_once(
         ("W4", "W3", True, None), ("W4", "W9", True, None),
     ]  # fmt: skip
     assert _labels(any_store) == {"W1": False, "W2": False, "W3": True, "W4": False, "W9": True}
+
+
+def test_a_described_stub_is_found_by_its_record_text(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """``identity/describe_stubs`` takes the label off before it sets the record's properties
+    (FalkorDB then indexes the text once): the title and abstract must still reach the
+    full-text index, and the label still go, as with the other order."""
+    any_store.apply_schema()  # as load openalex does: the full-text index among the rest
+    _load(any_store, settings, write_openalex(tmp_path / "a", [openalex_work(1)]))
+    assert _labels(any_store)["W2"] is True
+    described = openalex_work(
+        2,
+        title="Quasicrystal lattices of the record",
+        abstract_inverted_index=inverted("aperiodic tilings cite each other"),
+    )
+    _load(any_store, settings, write_openalex(tmp_path / "b", [described]))
+    assert _labels(any_store) == {"W1": False, "W2": False, "W3": True, "W9": True}
+    (w2,) = any_store.run("MATCH (p:Paper {openalex_id: 'W2'}) RETURN p.id AS id")
+    for term in ("quasicrystal", "tilings"):
+        hits = any_store.fulltext("paper_text", [term], k=5)
+        assert [h.id for h in hits] == [w2["id"]], term

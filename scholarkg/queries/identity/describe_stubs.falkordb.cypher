@@ -5,12 +5,15 @@
 // a stub, or unlabelled and not described. MERGEd like any Paper record, and the REMOVE is
 // a no-op on a Paper without the label: a record is never lost, whatever changed since.
 //
-// FalkorDB re-indexes a node (its full-text fields included) each time a statement changes
-// it; one statement instead of a MERGE and then identity/unmark_stubs re-indexes it once.
+// FalkorDB (4.16) updates a node's entry in the full-text index (title, abstract) at each
+// clause that changes its labels or properties, whatever the change: a REMOVE after the SET
+// indexed the record's text twice, ~300 against ~150 µs a row on abstracts of a real
+// vocabulary. Taken off first, the label leaves a stub with no text to index, and the SET
+// indexes the text once (docs/performance.md, round 56); the end state is the same.
 // `labels(p)` is read before the writes for FalkorDB's node-label matrix, not for its value:
 // see identity/unmark_stubs (and, inside a load, store/falkordb/pending_changes.py).
 UNWIND $rows AS row
 MERGE (p:Paper {id: row.id})
 WITH p, row, size(labels(p)) AS synchronised
-SET p += row.props
 REMOVE p:Stub
+SET p += row.props
