@@ -589,9 +589,9 @@ class RecordWriter:
 
     def _describe_stubs(self, rows: list[dict[str, Any]]) -> None:
         """Write the records of Papers the graph holds as stubs with ``identity/describe_stubs``:
-        their properties set and the ``Stub`` label taken off in one statement (one re-index
-        of each node, its full-text fields included, where a MERGE and then
-        ``identity/unmark_stubs`` re-indexed it twice), one row per id, the later record's
+        their properties set and the ``Stub`` label taken off in one statement (the label
+        first, so FalkorDB's full-text index takes the text once: a MERGE and then
+        ``identity/unmark_stubs`` indexed it twice), one row per id, the later record's
         properties over the earlier's as :meth:`GraphStore.merge_nodes` folds them."""
         folded = one_row_per_node(list(node_rows(rows, "Paper")))
         for part in chunked(folded, self.batch_size):
