@@ -27,12 +27,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench_openalex import WORDS, _zipf_text  # the sibling script's text generators
-from bench_relationship_ends import execution_ms  # its reply reading
+from bench_relationship_ends import execution_ms, throwaway_store  # its reply reading, server
 
 DESCRIBE_BEFORE = (
     "UNWIND $rows AS row MERGE (p:Paper {id: row.id}) "
@@ -84,47 +83,38 @@ def run_kind(kind: str, papers: int, batch: int, batches: int) -> dict[str, floa
     """Per way: the server's execution µs a row, median over the statements."""
     from scholarkg.queries import load_query
     from scholarkg.store.falkordb import pending_changes as pc
-    from scholarkg.store.falkordb.server import EmbeddedServer
-    from scholarkg.store.falkordb.store import FalkorDBStore
 
     ways = dict(WAYS)
     ways["stub described, REMOVE then SET"] = (
         load_query("identity/describe_stubs", dialect="falkordb") + " RETURN count(p) AS n"
     )
     out: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-fulltext-writes-") as tmp:
-        server = EmbeddedServer(Path(tmp) / "falkordb", persistent=True)
-        server.start()
-        try:
-            store = FalkorDBStore(server.connect(), "bench_fulltext_writes")
-            store.apply_schema()
-            for first in range(0, papers, batch):
+    with throwaway_store("bench_fulltext_writes", "bench-fulltext-writes-") as store:
+        for first in range(0, papers, batch):
+            rows = [{"id": f"openalex:W{w}", "props": props(w, kind)}
+                    for w in range(first, min(papers, first + batch))]  # fmt: skip
+            store.run("UNWIND $rows AS row CREATE (p:Paper {id: row.id}) SET p += row.props",
+                      {"rows": rows})  # fmt: skip
+        store.run(
+            "UNWIND range($a, $b) AS w CREATE (:Paper:Stub {id: 'openalex:W' + toString(w)})",
+            {"a": papers, "b": 2 * papers - 1},
+        )
+        store.run("MATCH (p:Paper) WITH p LIMIT 1 RETURN labels(p) AS labels")
+        store._command(*pc.setting_command(pc.LOAD_PENDING_CHANGES))
+        fresh = iter(range(2 * papers, 10 * papers))  # ids no Paper has yet
+        stubs = iter(range(papers, 2 * papers))
+        texted = iter(range(papers))
+        for _ in range(batches):
+            for way, query in ways.items():
+                pool = fresh if way == "new Paper" else stubs if "stub" in way else texted
                 rows = [{"id": f"openalex:W{w}", "props": props(w, kind)}
-                        for w in range(first, min(papers, first + batch))]  # fmt: skip
-                store.run("UNWIND $rows AS row CREATE (p:Paper {id: row.id}) SET p += row.props",
-                          {"rows": rows})  # fmt: skip
-            store.run(
-                "UNWIND range($a, $b) AS w CREATE (:Paper:Stub {id: 'openalex:W' + toString(w)})",
-                {"a": papers, "b": 2 * papers - 1},
-            )
-            store.run("MATCH (p:Paper) WITH p LIMIT 1 RETURN labels(p) AS labels")
-            store._command(*pc.setting_command(pc.LOAD_PENDING_CHANGES))
-            fresh = iter(range(2 * papers, 10 * papers))  # ids no Paper has yet
-            stubs = iter(range(papers, 2 * papers))
-            texted = iter(range(papers))
-            for _ in range(batches):
-                for way, query in ways.items():
-                    pool = fresh if way == "new Paper" else stubs if "stub" in way else texted
-                    rows = [{"id": f"openalex:W{w}", "props": props(w, kind)}
-                            for w in (next(pool) for _ in range(batch))]  # fmt: skip
-                    ms, n = execution_ms(store, query, {"rows": rows})
-                    assert n == batch, (way, n)
-                    store._command(*pc.setting_command(1))  # labels settled, as labels_removed
-                    store.run(pc.SETTLE_LABELS)
-                    store._command(*pc.setting_command(pc.LOAD_PENDING_CHANGES))
-                    out.setdefault(way, []).append(ms * 1000 / batch)
-        finally:
-            server.stop()
+                        for w in (next(pool) for _ in range(batch))]  # fmt: skip
+                ms, n = execution_ms(store, query, {"rows": rows})
+                assert n == batch, (way, n)
+                store._command(*pc.setting_command(1))  # labels settled, as labels_removed
+                store.run(pc.SETTLE_LABELS)
+                store._command(*pc.setting_command(pc.LOAD_PENDING_CHANGES))
+                out.setdefault(way, []).append(ms * 1000 / batch)
     return {way: statistics.median(v) for way, v in out.items()}
 
 

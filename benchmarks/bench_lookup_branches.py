@@ -24,11 +24,9 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from bench_relationship_ends import raw_reply, reply_ms
+from bench_relationship_ends import raw_reply, reply_ms, throwaway_store
 
 #: each form: which of the look-up's branches it keeps (by what the branch seeks)
 FORMS = ("the look-up", "id seeks", "slot seeks", "alias seeks", "rows, no seek")
@@ -76,41 +74,32 @@ def form_query(form: str, params: dict[str, Any]) -> str:
 def run(papers: int, keys: int, rounds: int) -> tuple[dict[str, list[float]], dict[str, int]]:
     """Per form, the server's ms of each measured round, and the rows each returned."""
     from scholarkg.loaders.identity import IdentityResolver, write_aliases
-    from scholarkg.store.falkordb.server import EmbeddedServer
-    from scholarkg.store.falkordb.store import FalkorDBStore
 
     rng = random.Random(7)
     times: dict[str, list[float]] = {}
     rows_of: dict[str, int] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-lookup-branches-") as tmp:
-        server = EmbeddedServer(Path(tmp) / "falkordb", persistent=True)
-        server.start()
-        try:
-            store = FalkorDBStore(server.connect(), "bench_lookup_branches")
-            store.apply_schema()
-            rows = []
-            for i in range(papers):
-                row: dict[str, Any] = {"openalex_id": f"W{i}", "year": 2000 + i % 25}
-                if i % 3:
-                    row["doi"] = f"10.5555/{i}"
-                row["id"] = f"doi:10.5555/{i}" if i % 3 else f"openalex:W{i}"
-                rows.append(row)
-            store.merge_nodes("Paper", rows, batch_size=10_000)
-            aliases = {r["id"]: [f"doi:10.9999/{i}"] for i, r in enumerate(rows) if i % 50 == 0}
-            write_aliases(store, aliases)
-            for r in range(rounds + 1):  # round 0 warms up
-                wanted = [
-                    f"openalex:W{rng.randrange(papers) if rng.random() < 0.9 else papers + i}"
-                    for i in range(keys)
-                ]
-                params = IdentityResolver._lookup_params(wanted)
-                order = FORMS if r % 2 == 0 else FORMS[::-1]
-                for form in order:
-                    ms, rows_of[form] = execution(store, form_query(form, params), params)
-                    if r:
-                        times.setdefault(form, []).append(ms)
-        finally:
-            server.stop()
+    with throwaway_store("bench_lookup_branches", "bench-lookup-branches-") as store:
+        rows = []
+        for i in range(papers):
+            row: dict[str, Any] = {"openalex_id": f"W{i}", "year": 2000 + i % 25}
+            if i % 3:
+                row["doi"] = f"10.5555/{i}"
+            row["id"] = f"doi:10.5555/{i}" if i % 3 else f"openalex:W{i}"
+            rows.append(row)
+        store.merge_nodes("Paper", rows, batch_size=10_000)
+        aliases = {r["id"]: [f"doi:10.9999/{i}"] for i, r in enumerate(rows) if i % 50 == 0}
+        write_aliases(store, aliases)
+        for r in range(rounds + 1):  # round 0 warms up
+            wanted = [
+                f"openalex:W{rng.randrange(papers) if rng.random() < 0.9 else papers + i}"
+                for i in range(keys)
+            ]
+            params = IdentityResolver._lookup_params(wanted)
+            order = FORMS if r % 2 == 0 else FORMS[::-1]
+            for form in order:
+                ms, rows_of[form] = execution(store, form_query(form, params), params)
+                if r:
+                    times.setdefault(form, []).append(ms)
     return times, rows_of
 
 

@@ -800,6 +800,28 @@ def cleanup(tmp: Path, home: Path | None, *, backend: str = "embedded") -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def add_slice_options(ap: argparse.ArgumentParser) -> None:
+    """The options that shape the generated update slice (``update_snapshot`` reads them),
+    shared with ``bench_openalex_server_time.py``."""
+    ap.add_argument("--update-merged", type=int, default=0)
+    ap.add_argument(
+        "--update-part-works", type=int, default=50_000,
+        help="the update's works a part file (two part files a partition): fewer make more "
+             "files, and more boundaries between them (a slice's update arrives in many)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
+        help="a changed work's references and authors: drawn again (every list differs, "
+             "the figures before 2026-11-30) or the base's with two references replaced",
+    )  # fmt: skip
+    ap.add_argument(
+        "--text", choices=("zipf", "pool"), default="zipf",
+        help="titles and abstracts with a real text's vocabulary (Zipf's law over 200,000 "
+             "words) or from 20 words (pool: the figures before 2026-12-06; the full-text "
+             "index then costs next to nothing)",
+    )  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--works", type=int, default=100_000, help="works in the bulk snapshot")
@@ -850,23 +872,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the update's works a chunk (identity resolution, the writer's batch; "
              "load openalex --batch-size; default: as the command chooses it)",
     )  # fmt: skip
-    ap.add_argument("--update-merged", type=int, default=0)
-    ap.add_argument(
-        "--update-part-works", type=int, default=50_000,
-        help="the update's works a part file (two part files a partition): fewer make more "
-             "files, and more boundaries between them (a slice's update arrives in many)",
-    )  # fmt: skip
-    ap.add_argument(
-        "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
-        help="a changed work's references and authors: drawn again (every list differs, "
-             "the figures before 2026-11-30) or the base's with two references replaced",
-    )  # fmt: skip
-    ap.add_argument(
-        "--text", choices=("zipf", "pool"), default="zipf",
-        help="titles and abstracts with a real text's vocabulary (Zipf's law over 200,000 "
-             "words) or from 20 words (pool: the figures before 2026-12-06; the full-text "
-             "index then costs next to nothing)",
-    )  # fmt: skip
+    add_slice_options(ap)
     args = ap.parse_args(argv)
     if args.baseline_ref and args.backend == "neo4j" and not args.update_new:
         # the extracted tree has no Neo4j launcher to build; compare on the embedded store

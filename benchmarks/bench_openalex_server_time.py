@@ -229,21 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--works", type=int, default=200_000, help="works in the bulk-built base")
     ap.add_argument("--update-new", type=int, default=20_000)
     ap.add_argument("--update-changed", type=int, default=2_000)
-    ap.add_argument("--update-merged", type=int, default=0)
-    ap.add_argument(
-        "--changed-lists", choices=("redrawn", "kept"), default="redrawn",
-        help="a changed work's references and authors: drawn again, or the base's with two "
-             "references replaced (bench_openalex.py's option)",
-    )  # fmt: skip
-    ap.add_argument(
-        "--update-part-works", type=int, default=50_000,
-        help="the update's works a part file (bench_openalex.py's option)",
-    )  # fmt: skip
-    ap.add_argument(
-        "--text", choices=("zipf", "pool"), default="zipf",
-        help="titles and abstracts: a real text's vocabulary or 20 words (bench_openalex.py's "
-             "option)",
-    )  # fmt: skip
+    base_bench.add_slice_options(ap)
     ap.add_argument("--snapshot-dir", type=Path, default=None, help="reuse generated snapshots")
     ap.add_argument("--top", type=int, default=20, help="statement kinds listed")
     ap.add_argument("--backend", choices=("embedded", "neo4j"), default="embedded")

@@ -20,9 +20,11 @@ end's id and write the rows whose check fails again by id (not done: performance
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,26 @@ FORMS = {
         "CREATE (a)-[r:CITES]->(b) SET r += $props RETURN count(r) AS written"
     ),
 }
+
+
+@contextlib.contextmanager
+def throwaway_store(graph: str, prefix: str) -> Iterator[Any]:
+    """A ``FalkorDBStore`` on graph ``graph`` of a server of its own (persistent, as ``scholarkg
+    db start`` runs it, in a temporary folder named from ``prefix``) with the load's schema,
+    stopped and removed afterwards (``bench_lookup_branches.py`` and
+    ``bench_fulltext_writes.py`` use it too)."""
+    from scholarkg.store.falkordb.server import EmbeddedServer
+    from scholarkg.store.falkordb.store import FalkorDBStore
+
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        server = EmbeddedServer(Path(tmp) / "falkordb", persistent=True)
+        server.start()
+        try:
+            store = FalkorDBStore(server.connect(), graph)
+            store.apply_schema()
+            yield store
+        finally:
+            server.stop()
 
 
 def execution_ms(store: Any, query: str, params: dict[str, Any]) -> tuple[float, int]:
@@ -71,54 +93,43 @@ def reply_ms(reply: Any) -> float:
 def run(papers: int, starts: int, refs: int, rounds: int) -> dict[str, list[float]]:
     """Per form, µs a relationship of each measured round."""
     from scholarkg.store.cypher_common import create_grouped_query
-    from scholarkg.store.falkordb.server import EmbeddedServer
-    from scholarkg.store.falkordb.store import FalkorDBStore
 
     rng = random.Random(11)
     by_id = create_grouped_query("CITES", "Paper", "Paper")
     times: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-relationship-ends-") as tmp:
-        server = EmbeddedServer(Path(tmp) / "falkordb", persistent=True)
-        server.start()
-        try:
-            store = FalkorDBStore(server.connect(), "bench_relationship_ends")
-            store.apply_schema()
-            rows = [
-                {"id": f"openalex:W{i}", "props": {"openalex_id": f"W{i}", "year": 2000 + i % 25}}
-                for i in range(papers)
-            ]
-            store.merge_nodes("Paper", rows, batch_size=10_000)
-            found = store.run("MATCH (p:Paper) RETURN p.id AS id, id(p) AS node")
-            ids = [str(r["id"]) for r in found]
-            nodes = [int(r["node"]) for r in found]
-            for r in range(rounds + 1):  # round 0 warms up (the creations' pending writes)
-                order = list(FORMS) if r % 2 == 0 else list(FORMS)[::-1]
-                for name in order:
-                    new = [f"bench:{r}:{name}:{i}" for i in range(starts)]
-                    store.run("UNWIND $ids AS x CREATE (:Paper {id: x})", {"ids": new})
-                    picks = [rng.sample(range(len(ids)), refs) for _ in new]
-                    if name == "end by id (the writer's)":
-                        groups: list[Any] = [
-                            [s, [ids[j] for j in p]] for s, p in zip(new, picks, strict=True)
-                        ]
-                    elif name == "end by internal id":
-                        groups = [
-                            [s, [nodes[j] for j in p]] for s, p in zip(new, picks, strict=True)
-                        ]
-                    else:
-                        groups = [
-                            [s, [[nodes[j], ids[j]] for j in p]]
-                            for s, p in zip(new, picks, strict=True)
-                        ]
-                    query = FORMS[name] or by_id
-                    params = {"groups": groups, "props": {"from_openalex": True}}
-                    ms, written = execution_ms(store, query, params)
-                    if written != starts * refs:
-                        raise SystemExit(f"{name}: wrote {written} of {starts * refs}")
-                    if r:
-                        times.setdefault(name, []).append(ms * 1000 / written)
-        finally:
-            server.stop()
+    with throwaway_store("bench_relationship_ends", "bench-relationship-ends-") as store:
+        rows = [
+            {"id": f"openalex:W{i}", "props": {"openalex_id": f"W{i}", "year": 2000 + i % 25}}
+            for i in range(papers)
+        ]
+        store.merge_nodes("Paper", rows, batch_size=10_000)
+        found = store.run("MATCH (p:Paper) RETURN p.id AS id, id(p) AS node")
+        ids = [str(r["id"]) for r in found]
+        nodes = [int(r["node"]) for r in found]
+        for r in range(rounds + 1):  # round 0 warms up (the creations' pending writes)
+            order = list(FORMS) if r % 2 == 0 else list(FORMS)[::-1]
+            for name in order:
+                new = [f"bench:{r}:{name}:{i}" for i in range(starts)]
+                store.run("UNWIND $ids AS x CREATE (:Paper {id: x})", {"ids": new})
+                picks = [rng.sample(range(len(ids)), refs) for _ in new]
+                if name == "end by id (the writer's)":
+                    groups: list[Any] = [
+                        [s, [ids[j] for j in p]] for s, p in zip(new, picks, strict=True)
+                    ]
+                elif name == "end by internal id":
+                    groups = [[s, [nodes[j] for j in p]] for s, p in zip(new, picks, strict=True)]
+                else:
+                    groups = [
+                        [s, [[nodes[j], ids[j]] for j in p]]
+                        for s, p in zip(new, picks, strict=True)
+                    ]
+                query = FORMS[name] or by_id
+                params = {"groups": groups, "props": {"from_openalex": True}}
+                ms, written = execution_ms(store, query, params)
+                if written != starts * refs:
+                    raise SystemExit(f"{name}: wrote {written} of {starts * refs}")
+                if r:
+                    times.setdefault(name, []).append(ms * 1000 / written)
     return times
 
 
