@@ -7,9 +7,9 @@
 //
 // FalkorDB (4.16) updates a node's entry in the full-text index (title, abstract) at each
 // clause that changes its labels or properties, whatever the change: a REMOVE after the SET
-// indexed the record's text twice, ~300 against ~150 µs a row on abstracts of a real
-// vocabulary. Taken off first, the label leaves a stub with no text to index, and the SET
-// indexes the text once (docs/performance.md, round 56); the end state is the same.
+// indexed the record's text twice, ~390 against ~220 µs a row on abstracts of a real
+// vocabulary (benchmarks/bench_fulltext_writes.py). Taken off first, the label leaves a stub
+// with no text to index, and the SET indexes the text once; the end state is the same.
 // `labels(p)` is read before the writes for FalkorDB's node-label matrix, not for its value:
 // see identity/unmark_stubs (and, inside a load, store/falkordb/pending_changes.py).
 UNWIND $rows AS row
