@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_openalex import WORDS, _zipf_text  # the sibling script's text generators
+from bench_openalex import WORDS, zipf_text  # the sibling script's text generators
 from bench_relationship_ends import execution_ms, throwaway_store  # its reply reading, server
 
 DESCRIBE_BEFORE = (
@@ -57,7 +57,9 @@ WAYS = {
 
 
 def text_of(w: int, kind: str) -> tuple[str, str]:
-    """Work ``w``'s title and abstract as ``bench_openalex.py --text kind`` writes them."""
+    """Work ``w``'s title and abstract: ``zipf`` exactly as ``bench_openalex.py --text zipf``
+    writes them; ``pool`` from the same 20 words and of the same lengths (that script takes
+    each abstract from 64 drawn a part file; one drawn a work is the same to the index)."""
     import json
     import random
 
@@ -65,7 +67,7 @@ def text_of(w: int, kind: str) -> tuple[str, str]:
         rng = random.Random(w)
         title = " ".join(rng.choice(WORDS) for _ in range(8))
         return title, " ".join(rng.choice(WORDS) for _ in range(rng.randint(80, 160)))
-    title, index = _zipf_text(w)
+    title, index = zipf_text(w)
     words = sorted((p, word) for word, ps in json.loads(index).items() for p in ps)
     return title, " ".join(word for _, word in words)
 
@@ -128,7 +130,11 @@ def main() -> int:
     kinds = args.text or ["zipf", "pool"]
     if args.batches * args.batch > args.papers:
         ap.error("--batches x --batch must be at most --papers (rows are never reused)")
-    results = {kind: run_kind(kind, args.papers, args.batch, args.batches) for kind in kinds}
+    results = {}
+    for kind in kinds:  # a line each, so a log shows where a long run is
+        print(f"{kind}: {args.papers:,} Papers with text and as many stubs, then the ways…",
+              flush=True)  # fmt: skip
+        results[kind] = run_kind(kind, args.papers, args.batch, args.batches)
     print(
         f"{args.papers:,} Papers with text and {args.papers:,} stubs; {args.batches} "
         f"statements of {args.batch:,} rows a way; the server's µs a row (median)"

@@ -85,7 +85,7 @@ def _zipf_vocabulary() -> tuple[list[str], list[float]]:
     return words, list(itertools.accumulate(1.0 / rank for rank in range(1, len(words) + 1)))
 
 
-def _zipf_text(w: int) -> tuple[str, str]:
+def zipf_text(w: int) -> tuple[str, str]:
     """Work ``w``'s title and abstract inverted index (JSON) under ``--text zipf``: drawn from
     a generator of its own seeded by ``w``, so a changed work keeps its abstract and the
     reference and author draws (the snapshot's other generator) are those of ``--text pool``."""
@@ -105,7 +105,7 @@ def _text(rng: random.Random, abstracts: list[str], w: int, text: str) -> tuple[
     topic = rng.choice(WORDS)
     abstract = rng.choice(abstracts)
     if text == "zipf":
-        title, abstract = _zipf_text(w)
+        title, abstract = zipf_text(w)
     return title, topic, abstract
 
 
@@ -204,7 +204,7 @@ def generate(
     day), ~``refs`` references a work of which ~5% point outside the snapshot (stubs); parts
     are written by two processes. ``text``: titles and abstracts from the 20 ``WORDS``
     (``pool``, what the other scripts' snapshots hold) or with a real text's vocabulary
-    (``zipf``: ``_zipf_text``); the references and authors are the same in both."""
+    (``zipf``: ``zipf_text``); the references and authors are the same in both."""
     base = root / "data" / "works"
     jobs = [
         (base / f"updated_date=2025-{1 + part // 56 % 12:02d}-{1 + part // 2 % 28:02d}"
@@ -387,14 +387,15 @@ def _server_cpu(store: Any) -> float:
     return _stat_ticks(Path(f"/proc/{pid}/stat").read_text())[1] / os.sysconf("SC_CLK_TCK")
 
 
-def _neo4j_pid() -> int | None:
-    """The managed Neo4j of ``$SCHOLARKG_HOME`` (its ``server.json`` names the process)."""
+def _neo4j_pid(home: Path | None = None) -> int | None:
+    """The managed Neo4j of ``home`` (default ``$SCHOLARKG_HOME``; its ``server.json`` names
+    the process)."""
     import json
     import os
 
     try:
-        info = json.loads((Path(os.environ["SCHOLARKG_HOME"]) / "neo4j/server.json").read_text())
-        return int(info["pid"])
+        where = home if home is not None else Path(os.environ["SCHOLARKG_HOME"])
+        return int(json.loads((where / "neo4j/server.json").read_text())["pid"])
     except (KeyError, OSError, ValueError):
         return None
 
@@ -421,10 +422,11 @@ _NEO4J_THREAD_KINDS = (
 )
 
 
-def _neo4j_thread_ticks() -> dict[str, tuple[str, int]]:
-    """Each thread of the managed Neo4j: its id → (name, user + system clock ticks so far);
-    empty where there is none to read."""
-    pid = _neo4j_pid()
+def _neo4j_thread_ticks(home: Path | None = None) -> dict[str, tuple[str, int]]:
+    """Each thread of the managed Neo4j (of ``home``, as :func:`_neo4j_pid`): its id → (name,
+    user + system clock ticks so far); empty where there is none to read
+    (``bench_openalex_server_time.py`` reads it too)."""
+    pid = _neo4j_pid(home)
     tasks = Path(f"/proc/{pid}/task")
     try:
         tids = [t.name for t in tasks.iterdir()] if pid is not None else []

@@ -169,28 +169,19 @@ class StatementTimes:
         rc.AbstractConnection.read_response = read_response  # type: ignore[method-assign]
 
 
-def _thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds per thread kind of process ``pid`` (``/proc``; a name's trailing number
-    dropped, so a pool's threads add up: "GC Thread#0" and "GC Thread#1" are "GC Thread")."""
+def _by_thread_name(
+    before: dict[str, tuple[str, int]], after: dict[str, tuple[str, int]]
+) -> dict[str, float]:
+    """CPU seconds between two ``bench_openalex._neo4j_thread_ticks`` readings, by thread name
+    with its trailing number dropped, so a pool's threads add up ("GC Thread#0" and "GC
+    Thread#1" are "GC Thread"); finer than ``bench_openalex.py``'s kinds."""
     import os
 
-    tick = os.sysconf("SC_CLK_TCK")
     kinds: dict[str, float] = defaultdict(float)
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended meanwhile
-            continue
+    for tid, (name, ticks) in after.items():
         kind = re.sub(r"[#-]?\d+$", "", name).strip() or name
-        kinds[kind] += (int(fields[11]) + int(fields[12])) / tick
+        kinds[kind] += (ticks - before.get(tid, (name, 0))[1]) / os.sysconf("SC_CLK_TCK")
     return kinds
-
-
-def _neo4j_pid(home: Path) -> int:
-    import json
-
-    return int(json.loads((home / "neo4j" / "server.json").read_text())["pid"])
 
 
 def _set_falkordb_config(name: str, value: str) -> None:
@@ -266,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             _set_falkordb_config(name, value)
         times = StatementTimes(backend)
         times.install() if backend == "embedded" else times.install_neo4j()
-        threads_before = _thread_cpu(_neo4j_pid(home)) if backend == "neo4j" else {}
+        threads_before = base_bench._neo4j_thread_ticks(home) if backend == "neo4j" else {}
         threads: dict[str, float] = {}
         fingerprint = base_bench._fingerprint
 
@@ -274,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             """The load is over: the fingerprint's reads are not the load's."""
             times.stopped = True
             if backend == "neo4j":
-                after = _thread_cpu(_neo4j_pid(home))
-                threads.update({k: v - threads_before.get(k, 0.0) for k, v in after.items()})
+                after = base_bench._neo4j_thread_ticks(home)
+                threads.update(_by_thread_name(threads_before, after))
             return str(fingerprint(store, *a, **kw))
 
         base_bench._fingerprint = load_over
