@@ -91,6 +91,17 @@ def cpu_ticks(pid: int) -> int | None:
         return None
 
 
+def process_age(pid: int) -> float | None:
+    """Seconds since process ``pid`` started (Linux ``/proc``; ``None`` elsewhere or gone): how
+    long a server too busy to answer has been at it, when no file of ours says when it began."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def thread_states(pid: int) -> str:
     """``name state wchan`` of each thread of ``pid`` (Linux ``/proc``; ``""`` elsewhere): what a
     server that stopped answering is waiting on (``futex_wait_queue``: a lock)."""

@@ -264,3 +264,35 @@ def test_a_module_arg_given_as_none_is_left_to_falkordb(tmp_path: Path) -> None:
 def test_connect_without_server_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ServerError, match="db start"):
         EmbeddedServer(tmp_path).connect()
+
+
+#: the end of a server's log as FalkorDB 4.16 and Redis 7 write it (pid 4242 starting after an
+#: earlier server, pid 4100, and one of its forks, 4101, wrote theirs)
+_LOG_OF_A_START = """\
+4100:M 06 Dec 2026 15:10:01.100 * Ready to accept connections unix
+4101:C 06 Dec 2026 15:12:00.000 * Fork CoW for AOF rewrite: current 1 MB
+4242:M 06 Dec 2026 15:14:45.000 * DB loaded from base file appendonly.aof.4.base.rdb: 0.1 seconds
+"""
+_DECODING = "4242:M 06 Dec 2026 15:14:46.366 * <module> Graph 'g' loading label matrices\n"
+_INDEXING = "4242:M 06 Dec 2026 15:14:46.697 * <module> Graph 'g' Constructing indexes.\n"
+_READY = "4242:M 06 Dec 2026 15:15:15.803 * Ready to accept connections unix\n"
+
+
+def test_a_busy_starting_server_is_described_by_its_own_last_log_line() -> None:
+    """What ``db start`` and ``db status`` say of a server that answers nothing: FalkorDB
+    building its indexes (minutes on a large graph with abstracts) was called a log replay."""
+    from scholarkg.store.falkordb.server import WaitProgress, starting_activity
+
+    assert starting_activity(_LOG_OF_A_START, 4242) == "replaying its log"
+    assert starting_activity(_LOG_OF_A_START + _DECODING, 4242) == "loading its data"
+    assert starting_activity(_LOG_OF_A_START + _DECODING + _INDEXING, 4242) == (
+        "building its indexes"
+    )
+    assert starting_activity(_LOG_OF_A_START + _INDEXING + _READY, 4242) is None  # started
+    assert starting_activity(_LOG_OF_A_START, 4100) is None  # an earlier server: it started
+    assert starting_activity(_LOG_OF_A_START, 4101) is None  # a fork's lines are not its own
+    assert starting_activity("", 4242) is None
+    busy = WaitProgress(pid=4242, phase="busy", elapsed=31.4, doing="building its indexes")
+    assert busy.describe() == "embedded FalkorDB (pid 4242) is building its indexes (31 s so far)"
+    unknown = WaitProgress(pid=4242, phase="busy", elapsed=3.0)
+    assert unknown.describe().endswith("is busy replaying its log (3 s so far)")

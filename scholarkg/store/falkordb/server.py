@@ -77,7 +77,13 @@ from scholarkg.store.falkordb.persistence import (
 )
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
-from scholarkg.store.process import exclusive_lock, thread_states, wait_callback, wait_exit
+from scholarkg.store.process import (
+    exclusive_lock,
+    process_age,
+    thread_states,
+    wait_callback,
+    wait_exit,
+)
 from scholarkg.store.process import pid_alive as _pid_alive
 from scholarkg.store.process import terminate as _terminate_pid
 from scholarkg.textio import atomic_write_text
@@ -124,13 +130,15 @@ class WaitProgress:
 
     pid: int
     #: "starting" (no socket / module not loaded yet), "loading" (INFO reports loading)
-    #: or "busy" (running but too busy to answer: a long command in the log being replayed)
+    #: or "busy" (running but too busy to answer: building its indexes, replaying its log)
     phase: str
     elapsed: float
     percent: float | None = None
     eta_seconds: int | None = None
     loaded_bytes: int | None = None
     total_bytes: int | None = None
+    #: what a busy server is doing, as its log says (:func:`starting_activity`)
+    doing: str | None = None
 
     def describe(self) -> str:
         """One human line, e.g. ``loading the store: 41.2% (12 s left)``."""
@@ -141,11 +149,37 @@ class WaitProgress:
             )
             return f"embedded FalkorDB (pid {self.pid}) is loading its data: {pct}{eta}"
         if self.phase == "busy":
-            return (
-                f"embedded FalkorDB (pid {self.pid}) is busy replaying its log "
-                f"({self.elapsed:.0f} s so far)"
-            )
+            doing = self.doing or "busy replaying its log"
+            return f"embedded FalkorDB (pid {self.pid}) is {doing} ({self.elapsed:.0f} s so far)"
         return f"starting embedded FalkorDB (pid {self.pid})"
+
+
+#: A starting server's last line of its own in the log, and what it is doing until the next:
+#: FalkorDB builds every index's contents after decoding a graph ("Constructing indexes";
+#: the full-text index takes every title and abstract again, minutes for 1M works with
+#: abstracts), and Redis replays the log after loading the snapshot ("DB loaded from base
+#: file"). The server answers neither PING nor ``LOADING`` meanwhile.
+_START_ACTIVITIES = (
+    ("Constructing indexes", "building its indexes"),
+    ("DB loaded from base file", "replaying its log"),
+    ("<module> Graph ", "loading its data"),
+)
+#: how long ``status()`` waits for PING before judging a server by its log and CPU
+STATUS_PING_TIMEOUT = 5.0
+#: how much of the log's end is read to find what a busy server does
+_LOG_END_BYTES = 64 * 1024
+
+
+def starting_activity(log_end: str, pid: int) -> str | None:
+    """What server ``pid`` is doing while too busy to answer, from the end of its log
+    (``None``: the log does not say, or that server already started).
+
+    Only the lines of ``pid``'s main thread count (``<pid>:M``): the log also holds earlier
+    servers' lines and a fork's (``<pid>:C``)."""
+    mine = [line for line in log_end.splitlines() if line.startswith(f"{pid}:M ")]
+    if not mine or any("Ready to accept connections" in line for line in mine):
+        return None
+    return next((doing for mark, doing in _START_ACTIVITIES if mark in mine[-1]), None)
 
 
 #: ``progress(WaitProgress)``, called while waiting for a starting or loading server (without
@@ -663,7 +697,7 @@ class EmbeddedServer:
         import redis
 
         try:
-            with self._raw_client(sock, timeout=5.0) as client:
+            with self._raw_client(sock, timeout=STATUS_PING_TIMEOUT) as client:
                 try:
                     client.ping()
                 except redis.exceptions.BusyLoadingError:
@@ -679,6 +713,10 @@ class EmbeddedServer:
                 versions.update(self._module_versions(client))
         except Exception as err:  # any failure to answer means "not usable": report it
             log.debug("server pid %s does not answer on %s: %s", pid, sock, err)
+            busy = self._busy_progress(pid, process_age(pid) or 0.0)
+            if isinstance(err, redis.exceptions.TimeoutError) and busy.doing is not None:
+                # still starting (building its indexes, replaying its log): not stale
+                return ServerStatus(state="loading", pid=pid, loading=busy, **base)
             return ServerStatus(state="stale", pid=pid, **base)
         logged = None
         if int(pers.get("aof_enabled", 0)):
@@ -1011,12 +1049,28 @@ class EmbeddedServer:
         with contextlib.suppress(Exception):
             self.stop()
 
-    def _log_tail(self, lines: int = 15) -> str:
+    def _log_end(self) -> str | None:
+        """The log's last :data:`_LOG_END_BYTES` (``None``: no log). A log grows with every
+        start and save, so it is never read whole while a server is waited for."""
         try:
-            text = self.log_file.read_text(encoding="utf-8", errors="replace")
+            with self.log_file.open("rb") as fh:
+                fh.seek(max(0, fh.seek(0, os.SEEK_END) - _LOG_END_BYTES))
+                return fh.read().decode("utf-8", errors="replace")
         except OSError:
+            return None
+
+    def _log_tail(self, lines: int = 15) -> str:
+        text = self._log_end()
+        if text is None:
             return "(no log)"
         return "\n".join(text.splitlines()[-lines:])
+
+    def _busy_progress(self, pid: int, elapsed: float) -> WaitProgress:
+        """A server too busy to answer, with what its log says it does."""
+        return WaitProgress(
+            pid=pid, phase="busy", elapsed=elapsed,
+            doing=starting_activity(self._log_end() or "", pid),
+        )  # fmt: skip
 
     def _loading_progress(self, client: redis.Redis, pid: int, elapsed: float) -> WaitProgress:
         info = persistence_info(client)
@@ -1125,6 +1179,8 @@ class EmbeddedServer:
             ):
                 raise _Wedged(phase, now - last_change, now - t0)
             if callback is not None and (phase != "starting" or now - t0 > 1.0):
+                if progress is None and phase == "busy":
+                    progress = self._busy_progress(pid, now - t0)
                 callback(progress or WaitProgress(pid=pid, phase=phase, elapsed=now - t0))
             time.sleep(0.05 if now - t0 < 2.0 else 0.25)
         raise ServerError(
