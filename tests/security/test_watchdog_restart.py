@@ -114,3 +114,33 @@ def test_a_new_client_of_a_server_restarted_this_way_waits_for_the_indexes_too(
         assert not other._indexes_settling
     finally:
         other.close()
+
+
+def test_a_restart_with_writes_in_the_log_builds_the_indexes_before_replaying_them(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """FalkorDB replays the log after the snapshot; with the indexes still empty every logged
+    ``MERGE`` by id would scan its label (40,000 logged rows on 200,000 Papers: not replayed
+    after ten minutes, 0.8 s with the indexes built first). A restart whose log holds writes
+    builds them first; one whose log is empty still answers first."""
+    from scholarkg.store.falkordb.persistence import logged_bytes_on_disk
+
+    server, store = restartable
+    rows = [{"id": f"p{i}", "k": i // 10 % 5} for i in range(0, PAPERS, 10)]
+    store.run("UNWIND $rows AS r MERGE (p:Paper {id: r.id}) SET p.k = r.k", {"rows": rows})
+    assert logged_bytes_on_disk(server.data_dir) > 0
+    pid = server.pid()
+    assert pid is not None
+    server.restart_runaway(pid)
+    assert not server.indexes_in_background()
+    assert _building(store) == []
+    counts = store.run("MATCH (p:Paper) WHERE p.k IS NOT NULL RETURN p.k AS k, count(p) AS n")
+    assert sorted((r["k"], r["n"]) for r in counts) == [(k, len(rows) // 5) for k in range(5)]
+    assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]
+
+    server.compact(force=True)  # an empty log: the next restart answers first again
+    assert logged_bytes_on_disk(server.data_dir) == 0
+    pid = server.pid()
+    assert pid is not None
+    server.restart_runaway(pid)
+    assert server.indexes_in_background()

@@ -237,6 +237,19 @@ def bgsave_and_wait(client: redis.Redis, *, timeout: float = 3600.0) -> dict[str
     return info
 
 
+def logged_bytes_on_disk(data_dir: Path) -> int:
+    """Bytes of queries the append-only log holds on top of its snapshot (the ``*.incr.aof``
+    files), read from disk: what the next start of a stopped server will replay."""
+    aof = data_dir / AOF_DIR
+    if not aof.is_dir():
+        return 0
+    total = 0
+    for path in aof.glob("*.incr.aof"):
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
+
+
 def disk_usage(data_dir: Path) -> tuple[list[PersistenceFile], int, str | None]:
     """Persistence files, total bytes under the data dir, time of the last AOF rewrite."""
     files: list[PersistenceFile] = []
