@@ -714,10 +714,10 @@ class EmbeddedServer:
                 versions.update(self._module_versions(client))
         except Exception as err:  # any failure to answer means "not usable": report it
             log.debug("server pid %s does not answer on %s: %s", pid, sock, err)
-            busy = self._busy_progress(pid, process_age(pid) or 0.0)
-            if isinstance(err, redis.exceptions.TimeoutError) and busy.doing is not None:
-                # still starting (building its indexes, replaying its log): not stale
-                return ServerStatus(state="loading", pid=pid, loading=busy, **base)
+            if isinstance(err, redis.exceptions.TimeoutError):
+                busy = self._busy_progress(pid, process_age(pid) or 0.0)
+                if busy.doing is not None:  # still starting (its indexes, its log): not stale
+                    return ServerStatus(state="loading", pid=pid, loading=busy, **base)
             return ServerStatus(state="stale", pid=pid, **base)
         logged = None
         if int(pers.get("aof_enabled", 0)):
