@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -144,3 +145,23 @@ def test_a_restart_with_writes_in_the_log_builds_the_indexes_before_replaying_th
     assert pid is not None
     server.restart_runaway(pid)
     assert server.indexes_in_background()
+
+
+def test_a_runaway_read_with_writes_in_the_log_is_restarted_with_the_log_rewritten_first(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """A read holds no write lock, so the log can be rewritten into the snapshot beside it
+    before the stop: the restart answers first although writes had been logged."""
+    from scholarkg.store.falkordb.persistence import logged_bytes_on_disk
+
+    server, store = restartable
+    wrote = {i: i % 3 for i in range(1, PAPERS, 10)}
+    rows = [{"id": f"p{i}", "m": m} for i, m in wrote.items()]
+    store.run("UNWIND $rows AS r MERGE (p:Paper {id: r.id}) SET p.m = r.m", {"rows": rows})
+    assert logged_bytes_on_disk(server.data_dir) > 0
+    with pytest.raises(QueryLimitExceeded, match=r"restarted the embedded server in"):
+        store.explore(RUNAWAY, timeout_ms=1000)
+    assert server.indexes_in_background()  # the log was empty when the server started
+    counts = store.run("MATCH (p:Paper) WHERE p.m IS NOT NULL RETURN p.m AS m, count(p) AS n")
+    assert {r["m"]: r["n"] for r in counts} == Counter(wrote.values())  # every write kept
+    assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]

@@ -1332,7 +1332,9 @@ class FalkorDBStore(BatchWriteStore):
                 over_memory=over_memory,
             )  # fmt: skip
         except NoAnswer:
-            raise self._stop_runaway(pid, args[2], limit_ms) from None
+            raise self._stop_runaway(
+                pid, args[2], limit_ms, read_only=args[0] == "GRAPH.RO_QUERY"
+            ) from None
         except OverMemory:
             raise self._stop_memory_hog(pid, budget) from None
         except ConnectionLost as err:
@@ -1394,8 +1396,11 @@ class FalkorDBStore(BatchWriteStore):
             "stored was lost"
         )
 
-    def _stop_runaway(self, pid: int | None, text: str, limit_ms: int) -> StoreError:
-        """A query with no answer ``WATCHDOG_GRACE`` s past its limit: stop it (restart)."""
+    def _stop_runaway(
+        self, pid: int | None, text: str, limit_ms: int, *, read_only: bool = False
+    ) -> StoreError:
+        """A query with no answer ``WATCHDOG_GRACE`` s past its limit: stop it (restart; a
+        read's restart rewrites the log first, so the server answers before its indexes)."""
         what = (
             f"the query ran past its time limit of {limit_ms / 1000:g} s and FalkorDB did not "
             "stop it (its time limit covers neither parsing nor the work within one row)"
@@ -1421,7 +1426,7 @@ class FalkorDBStore(BatchWriteStore):
                 f"{what}; this server keeps no files, so scholarkg did not restart it "
                 "('scholarkg db stop' ends the query, and the data)"
             )
-        took = server.restart_runaway(pid)
+        took = server.restart_runaway(pid, rewrite_log=read_only)
         self._indexes_settling = server.indexes_in_background()
         return QueryLimitExceeded(
             f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
