@@ -165,3 +165,29 @@ def test_a_runaway_read_with_writes_in_the_log_is_restarted_with_the_log_rewritt
     counts = store.run("MATCH (p:Paper) WHERE p.m IS NOT NULL RETURN p.m AS m, count(p) AS n")
     assert {r["m"]: r["n"] for r in counts} == Counter(wrote.values())  # every write kept
     assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]
+
+
+def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """``scholarkg cypher`` sends every query as ``GRAPH.QUERY`` (it allows writes); FalkorDB's
+    plan of the runaway says it only reads, so its restart rewrites the log first too."""
+    from scholarkg.store.falkordb.persistence import logged_bytes_on_disk
+    from scholarkg.store.falkordb.store import _plan_only_reads
+
+    server, store = restartable
+    assert _plan_only_reads(server, store.graph, RUNAWAY)
+    writing = (
+        "MATCH (p:Paper {id: 'p1'}) SET p.x = 1",
+        "MERGE (:Paper {id: 'p1'})",
+        "CALL db.idx.fulltext.drop('Paper')",
+        "MATCH (p:Paper) DETACH DELETE p",
+    )
+    for writes in writing:  # explained only, never run
+        assert not _plan_only_reads(server, store.graph, writes), writes
+    store.run("MATCH (p:Paper {id: 'p2'}) SET p.seen = true")
+    assert logged_bytes_on_disk(server.data_dir) > 0
+    with pytest.raises(QueryLimitExceeded, match=r"restarted the embedded server in"):
+        store.explore(RUNAWAY, timeout_ms=1000, allow_writes=True)
+    assert server.indexes_in_background()
+    assert store.run("MATCH (p:Paper {id: 'p2'}) RETURN p.seen AS seen") == [{"seen": True}]

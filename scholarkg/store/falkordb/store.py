@@ -93,6 +93,12 @@ _DYING_GRACE = 30.0
 #: never a wrong answer.
 _NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
 _READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
+#: the operations of FalkorDB's plans (``GRAPH.EXPLAIN``, 4.16) that write or may: a runaway
+#: whose plan has none of them is a read, whichever command sent it (``scholarkg cypher``
+#: sends every query as ``GRAPH.QUERY``); a procedure may write, so it counts as one
+_WRITING_OPERATIONS = frozenset(
+    {"Create", "Merge", "MergeCreate", "Update", "Delete", "Foreach", "ProcedureCall"}
+)
 #: how long a query waits for indexes being built after a restart
 INDEX_WAIT_SECONDS = 3600.0
 
@@ -336,6 +342,19 @@ class _Sender:
             conn.disconnect()
         finally:
             self._pool.release(conn)
+
+
+def _plan_only_reads(server: EmbeddedServer, graph: str, text: str) -> bool:
+    """Whether FalkorDB's plan of ``text`` (with its parameters' header) has no operation that
+    writes (:data:`_WRITING_OPERATIONS`); any failure to say: ``False``."""
+    try:
+        with server._raw_client(server.socket_path, timeout=2.0) as client:
+            plan = client.execute_command("GRAPH.EXPLAIN", graph, text)
+    except Exception as err:  # a busy or lost server: the runaway counts as a write
+        log.debug("GRAPH.EXPLAIN of a runaway: %s", err)
+        return False
+    operations = {str(line).split("|")[0].strip() for line in plan}
+    return not operations & _WRITING_OPERATIONS
 
 
 class FalkorDBStore(BatchWriteStore):
@@ -1426,7 +1445,8 @@ class FalkorDBStore(BatchWriteStore):
                 f"{what}; this server keeps no files, so scholarkg did not restart it "
                 "('scholarkg db stop' ends the query, and the data)"
             )
-        took = server.restart_runaway(pid, rewrite_log=read_only)
+        read = read_only or _plan_only_reads(server, self.graph, text)
+        took = server.restart_runaway(pid, rewrite_log=read)
         self._indexes_settling = server.indexes_in_background()
         return QueryLimitExceeded(
             f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
