@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +159,21 @@ def test_writes_after_the_snapshot_survive_kill9_and_schema_replays_cleanly(
     assert graph_state(server) == before
 
 
+def _wait_for_progress(
+    seen: list[WaitProgress],
+    wanted: Callable[[WaitProgress], bool],
+    thread: threading.Thread,
+    *,
+    within: float,
+) -> None:
+    """Until a progress report of the starting ``thread``'s server is ``wanted`` (its start
+    must not end first, nor take longer than ``within`` s)."""
+    deadline = time.monotonic() + within
+    while not any(wanted(p) for p in seen):
+        assert thread.is_alive() and time.monotonic() < deadline, seen
+        time.sleep(0.02)
+
+
 @pytest.mark.slow  # make test's 5-minute budget: runs in make test-marked (CI runs both)
 def test_readiness_waits_for_a_loading_server(own_store: Path) -> None:
     """A server that is loading is waited for and reported, never killed (issue 9).
@@ -185,10 +200,7 @@ def test_readiness_waits_for_a_loading_server(own_store: Path) -> None:
     thread = threading.Thread(target=lambda: started.update(st=first.start()))
     thread.start()
     try:
-        deadline = time.monotonic() + 20
-        while not any(p.phase == "loading" for p in seen):
-            assert thread.is_alive() and time.monotonic() < deadline, seen
-            time.sleep(0.02)
+        _wait_for_progress(seen, lambda p: p.phase == "loading", thread, within=20)
         assert EmbeddedServer(own_store).status().state == "loading"
         # what 'db start' does while another command's server is loading: wait, not kill
         # (a short stall window: progress, not a deadline, keeps it waiting)
@@ -236,10 +248,7 @@ def test_a_server_building_its_indexes_is_reported_so_not_stale(
     thread = threading.Thread(target=starting.start)
     thread.start()
     try:
-        deadline = time.monotonic() + 60
-        while not any(p.doing == "building its indexes" for p in seen):
-            assert thread.is_alive() and time.monotonic() < deadline, seen
-            time.sleep(0.05)
+        _wait_for_progress(seen, lambda p: p.doing == "building its indexes", thread, within=60)
         status = EmbeddedServer(own_store).status()
     finally:
         thread.join(120)
