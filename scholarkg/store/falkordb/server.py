@@ -632,6 +632,12 @@ class EmbeddedServer:
         except Exception as err:  # the restart goes on with the log as it is
             log.warning("could not rewrite the log before the restart: %s", err)
 
+    def explain(self, graph: str, text: str, *, timeout: float = 2.0) -> list[str]:
+        """``GRAPH.EXPLAIN``'s plan of ``text`` on ``graph``, a line per operation, on a
+        connection of its own (one that a running query does not hold)."""
+        with self._raw_client(self.socket_path, timeout=timeout) as client:
+            return [str(line) for line in redis_command(client, "GRAPH.EXPLAIN", graph, text)]
+
     def running_queries(self, *, timeout: float = 2.0) -> list[dict[str, Any]]:
         """``GRAPH.INFO``'s running and waiting queries: ``{graph, query, ms, waiting}``."""
         with self._raw_client(self.socket_path, timeout=timeout) as client:

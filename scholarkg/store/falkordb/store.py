@@ -348,12 +348,11 @@ def _plan_only_reads(server: EmbeddedServer, graph: str, text: str) -> bool:
     """Whether FalkorDB's plan of ``text`` (with its parameters' header) has no operation that
     writes (:data:`_WRITING_OPERATIONS`); any failure to say: ``False``."""
     try:
-        with server._raw_client(server.socket_path, timeout=2.0) as client:
-            plan = client.execute_command("GRAPH.EXPLAIN", graph, text)
+        plan = server.explain(graph, text)
     except Exception as err:  # a busy or lost server: the runaway counts as a write
         log.debug("GRAPH.EXPLAIN of a runaway: %s", err)
         return False
-    operations = {str(line).split("|")[0].strip() for line in plan}
+    operations = {line.split("|")[0].strip() for line in plan}
     return not operations & _WRITING_OPERATIONS
 
 
