@@ -15,6 +15,7 @@ from scholarkg.store.neo4j.server import (
     guard_arguments,
     out_of_memory_arguments,
     pause_arguments,
+    pause_log_arguments,
     render_settings,
     server_settings,
     young_generation_arguments,
@@ -76,6 +77,14 @@ def test_neo4j_heap_is_touched_at_start_whatever_the_young_bound() -> None:
     assert pause_arguments("2g", env={"SCHOLARKG_NEO4J_PRE_TOUCH": "0"}) == ["-XX:MaxNewSize=64m"]
     with pytest.raises(ConfigError, match="SCHOLARKG_NEO4J_PRE_TOUCH"):
         pause_arguments("2g", env={"SCHOLARKG_NEO4J_PRE_TOUCH": "sometimes"})
+
+
+def test_neo4j_pause_log_is_bounded_and_takes_any_home(tmp_path: Path) -> None:
+    """Two files of 8 MB at most; the path quoted, so a ':' in the home cannot end it."""
+    path = tmp_path / "a:b c" / "jvm-pauses.log"
+    assert pause_log_arguments(path) == [
+        f'-Xlog:gc,safepoint:file="{path}":time,uptime:filecount=2,filesize=8m'
+    ]
 
 
 def test_neo4j_ends_on_out_of_memory_only_where_the_guard_cannot_stop_a_query() -> None:

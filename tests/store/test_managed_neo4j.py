@@ -49,6 +49,15 @@ def test_bolt_listens_on_loopback_only(managed_neo4j: ManagedNeo4j) -> None:
     assert {port for _, port in sockets} == {int(str(st.uri).rsplit(":", 1)[1])}
 
 
+def test_the_jvm_logs_its_collections_and_safepoints(managed_neo4j: ManagedNeo4j) -> None:
+    """The pause log is written from the start, so a stall can be explained after the fact."""
+    text = managed_neo4j.pause_log_file.read_text(encoding="utf-8", errors="replace")
+    assert "Using G1" in text
+    # a start fills the 64 MiB young generation many times over: its collections are there
+    assert "Pause Young" in text
+    assert 'Safepoint "' in text
+
+
 def test_password_is_private_and_never_printed(managed_neo4j: ManagedNeo4j) -> None:
     server = managed_neo4j
     mode = stat.S_IMODE(server.password_file.stat().st_mode)
