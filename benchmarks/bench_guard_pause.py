@@ -9,7 +9,8 @@ processes share the cores meanwhile (the full suite's two xdist workers beside t
 A quiet query (``noop``, held 2.5 s) in each round is the control: the delay a ping sees
 when the server is not collecting. Per configuration it prints the worst ping delay while
 each grower ran (until 1 s after it ended), how many were over 1 s and over 2 s, the
-``RETURN 1`` right after each, and the longest collector pause in the JVM's GC log.
+``RETURN 1`` right after each, the longest collector pause in the JVM's GC log, and the
+longest thread dump (the server guard's look at a thread holds every thread meanwhile).
 
     .venv/bin/python benchmarks/bench_guard_pause.py                    # 2 GiB heap, 2 hogs
     .venv/bin/python benchmarks/bench_guard_pause.py --reps 3 --rounds 3 --heap 1g
@@ -76,6 +77,17 @@ def _safepoint_waits(gc_log: Path) -> list[float]:
     out = []
     for line in gc_log.read_text(errors="replace").splitlines():
         m = re.search(r"Reaching safepoint: (\d+) ns", line)
+        if m:
+            out.append(int(m.group(1)) / 1e6)
+    return out
+
+
+def _thread_dumps(gc_log: Path) -> list[float]:
+    """Milliseconds each thread dump held every thread at its safepoint (``-Xlog:safepoint``,
+    ``Safepoint "ThreadDump"``): the guard's look at a thread's stack and locks."""
+    out = []
+    for line in gc_log.read_text(errors="replace").splitlines():
+        m = re.search(r'Safepoint "ThreadDump".* Total: (\d+) ns', line)
         if m:
             out.append(int(m.group(1)) / 1e6)
     return out
@@ -159,6 +171,7 @@ def run_config(
     grow = [r for r in rows if r["q"] != "noop"]
     pauses = _pauses(gc_log) if gc_log.exists() else []
     reaching = _safepoint_waits(gc_log) if gc_log.exists() else []
+    dumps = _thread_dumps(gc_log) if gc_log.exists() else []
     return {
         "config": label,
         "growers": len(grow),
@@ -171,6 +184,7 @@ def run_config(
         "longest pause ms": round(max(pauses, default=0.0)),
         "pauses > 500 ms": sum(p > 500 for p in pauses),
         "longest wait to reach a safepoint ms": round(max(reaching, default=0.0)),
+        "longest thread dump ms": round(max(dumps, default=0.0)),
     }
 
 

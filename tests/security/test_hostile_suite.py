@@ -4,7 +4,8 @@ through the read-only explorer and through ``scholarkg cypher``, live.
 Every query must be answered (refused, stopped, cut short, or run) within its time limit plus
 5 s; afterwards the server still has its pid, or is back (restarted by scholarkg) with the
 same counts; ``RETURN 1`` answers within 2 s; nothing was created (nodes, relationships,
-indexes, GDS graphs). A second client queries the same store the whole time and must get
+indexes, GDS graphs); on Neo4j, no thread dump (the guard's look at a thread) held every thread
+for 100 ms or more. A second client queries the same store the whole time and must get
 right answers (it may see the one restart of its server fail).
 
 The default suite runs one query of each kind (:data:`FAST`); the rest are marked slow and run
@@ -15,6 +16,7 @@ in CI with ``make test-marked``. The embedded server here is a persistent one of
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -270,6 +272,10 @@ class Target:
     guarded: bool = True
     #: the server's own log (the managed Neo4j's launcher.log: the guard's lines), if any
     log: Path | None = None
+    #: … and its JVM's log of collections and safepoints (jvm-pauses.log), if any
+    pauses: Path | None = None
+    #: how long that log was when the test began: what was logged since is the test's
+    pauses_from: int = 0
     baseline: dict[str, Any] = field(default_factory=dict)
     answers: list[tuple[float, object]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -346,6 +352,7 @@ def neo4j_target(neo4j_env: Any, request: pytest.FixtureRequest) -> Iterator[Tar
         pid=lambda: managed.status().pid if managed else 0,
         guarded=bool(managed and managed.guard_stops_queries()),
         log=managed.log_file if managed else None,
+        pauses=managed.pause_log_file if managed else None,
     )
     yield from _with_second_client(target)
     store.run(dialect.DELETE_ALL)
@@ -381,7 +388,12 @@ def _with_second_client(target: Target) -> Iterator[Target]:
 def target(request: pytest.FixtureRequest, backend: str) -> Target:
     name = "embedded_target" if backend == "embedded" else "neo4j_target"
     value: Target = request.getfixturevalue(name)
+    value.pauses_from = _size(value.pauses)
     return value
+
+
+def _size(path: Path | None) -> int:
+    return path.stat().st_size if path is not None and path.exists() else 0
 
 
 @pytest.fixture
@@ -414,13 +426,55 @@ def _outcome(run: Any) -> tuple[str, str]:
 ANSWER_AFTER_S = 2.0
 
 
+#: a collection or safepoint that held every thread this long is named in a failure
+LONG_PAUSE_MS = 300.0
+
+
 def _what_the_server_said(target: Target) -> str:
-    """The server's last guard lines and the second client's last answers: why it was slow."""
+    """The server's last guard lines, its JVM's last long pauses and the second client's last
+    answers: why it was slow (a str, so pytest shows all of it, not a shortened repr)."""
     said = ""
     if target.log is not None and target.log.exists():
         lines = target.log.read_text(errors="replace").splitlines()
         said = "\n".join(line for line in lines if "SCHOLARKG-GUARD" in line)[-1500:]
+    if target.pauses is not None and target.pauses.exists():
+        long = [
+            line
+            for line in target.pauses.read_text(errors="replace").splitlines()[-5000:]
+            if _held_ms(line) >= LONG_PAUSE_MS
+        ]
+        said += "\nlong pauses:\n" + "\n".join(long[-8:])
     return f"{said}\nsecond client: {target.answers[-6:]}"
+
+
+#: the longest the Neo4j guard's look at one thread may hold every thread (``Safepoint
+#: "ThreadDump"``, time at the safepoint): a stack walk takes milliseconds. Asking for the
+#: thread's ``java.util.concurrent`` locks too walked the whole heap, full of the grower's
+#: objects just then: 0.1-0.8 s, six times in one run of the slow suite here
+THREAD_DUMP_MS = 100.0
+
+
+def _thread_dumps_since_the_test_began(target: Target) -> list[float]:
+    """Milliseconds at the safepoint of each thread dump the server's JVM logged in this test."""
+    if target.pauses is None or not target.pauses.exists():
+        return []
+    with open(target.pauses, "rb") as f:
+        start = target.pauses_from if f.seek(0, 2) >= target.pauses_from else 0  # rolled over
+        f.seek(start)
+        text = f.read().decode("utf-8", errors="replace")
+    return [
+        int(m.group(1)) / 1e6
+        for m in re.finditer(r'Safepoint "ThreadDump".*At safepoint: (\d+) ns', text)
+    ]
+
+
+def _held_ms(line: str) -> float:
+    """How long a ``-Xlog:gc,safepoint`` line says every thread was held, in ms (0: none)."""
+    found = re.search(r"Total: (\d+) ns", line)
+    if found:
+        return int(found.group(1)) / 1e6
+    found = re.search(r"Pause .* ([\d.]+)ms$", line)
+    return float(found.group(1)) if found else 0.0
 
 
 def _skip_unguarded(target: Target, hostile: Hostile) -> None:
@@ -440,12 +494,16 @@ def _check_after(target: Target, hostile: Hostile, outcome: str, message: str, t
     )
     t0 = time.monotonic()
     assert target.store.run("RETURN 1 AS x") == [{"x": 1}]
-    assert time.monotonic() - t0 < ANSWER_AFTER_S, (
-        hostile.id,
-        _what_the_server_said(target),
+    answered = time.monotonic() - t0
+    assert answered < ANSWER_AFTER_S, (
+        f"{hostile.id}: RETURN 1 answered after {answered:.1f} s\n{_what_the_server_said(target)}"
     )
     assert target.pid() is not None
     assert target.snapshot() == target.baseline, hostile.id
+    dumps = _thread_dumps_since_the_test_began(target)
+    assert max(dumps, default=0.0) < THREAD_DUMP_MS, (
+        f"{hostile.id}: a thread dump held every client for {max(dumps):.0f} ms"
+    )
 
 
 @pytest.mark.parametrize(("backend", "hostile"), _cases("explorer"), indirect=["backend"])
