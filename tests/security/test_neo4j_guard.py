@@ -74,6 +74,19 @@ def test_the_young_generation_is_bounded_and_the_heap_touched(managed_neo4j: Any
     assert resident_kib * 1024 >= _size_bytes(managed_neo4j.heap), resident_kib
 
 
+def test_the_guard_stops_no_thread_to_watch_them(guarded: Any, neo4j_store: GraphStore) -> None:
+    """The guard samples every Bolt worker twice a second; it lists them without a thread dump
+    (``Thread.getAllStackTraces`` held every thread of the JVM at a safepoint each time)."""
+    assert neo4j_store.run("RETURN 1 AS x") == [{"x": 1}]  # a Bolt worker to sample
+    log = guarded.pause_log_file
+    start = log.stat().st_size
+    time.sleep(2.5)  # five samples
+    with open(log, "rb") as f:
+        f.seek(start if f.seek(0, 2) >= start else 0)
+        logged = f.read().decode("utf-8", errors="replace")
+    assert 'Safepoint "ThreadDump"' not in logged, logged[-2000:]
+
+
 def test_a_row_that_takes_the_heap_is_stopped(guarded: Any, neo4j_store: GraphStore) -> None:
     """Neo4j counts no memory inside one row: without the guard this query took the whole
     heap and the JVM died of OutOfMemoryError 39 s later (1 GiB heap)."""
