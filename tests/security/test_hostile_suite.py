@@ -5,7 +5,7 @@ Every query must be answered (refused, stopped, cut short, or run) within its ti
 5 s; afterwards the server still has its pid, or is back (restarted by scholarkg) with the
 same counts; ``RETURN 1`` answers within 2 s; nothing was created (nodes, relationships,
 indexes, GDS graphs); on Neo4j, no thread dump (the guard's look at a thread) held every thread
-for 100 ms or more. A second client queries the same store the whole time and must get
+for 200 ms or more. A second client queries the same store the whole time and must get
 right answers (it may see the one restart of its server fail).
 
 The default suite runs one query of each kind (:data:`FAST`); the rest are marked slow and run
@@ -450,8 +450,9 @@ def _what_the_server_said(target: Target) -> str:
 #: the longest the Neo4j guard's look at one thread may hold every thread (``Safepoint
 #: "ThreadDump"``, time at the safepoint): a stack walk takes milliseconds. Asking for the
 #: thread's ``java.util.concurrent`` locks too walked the whole heap, full of the grower's
-#: objects just then: 0.1-0.8 s, six times in one run of the slow suite here
-THREAD_DUMP_MS = 100.0
+#: objects just then: 0.3-0.8 s after each memory grower here (now at most 7 ms; the bound
+#: leaves a slower machine room)
+THREAD_DUMP_MS = 200.0
 
 
 def _thread_dumps_since_the_test_began(target: Target) -> list[float]:
