@@ -71,23 +71,22 @@ def _pauses(gc_log: Path) -> list[float]:
     return out
 
 
-def _safepoint_waits(gc_log: Path) -> list[float]:
-    """Milliseconds each safepoint waited for the last thread to reach it (``-Xlog:safepoint``):
-    every other thread stands still meanwhile, and no collection pause counts it."""
-    out = []
-    for line in gc_log.read_text(errors="replace").splitlines():
-        m = re.search(r"Reaching safepoint: (\d+) ns", line)
-        if m:
-            out.append(int(m.group(1)) / 1e6)
-    return out
+#: what each safepoint figure reads from a ``-Xlog:safepoint`` line (its nanoseconds): how long
+#: the last thread took to reach it (every other thread stands still meanwhile, and no
+#: collection pause counts it), and how long a thread dump (the guard's look at a thread) held
+#: every thread
+SAFEPOINT_FIGURES = {
+    "reaching": r"Reaching safepoint: (\d+) ns",
+    "thread dump": r'Safepoint "ThreadDump".* Total: (\d+) ns',
+}
 
 
-def _thread_dumps(gc_log: Path) -> list[float]:
-    """Milliseconds each thread dump held every thread at its safepoint (``-Xlog:safepoint``,
-    ``Safepoint "ThreadDump"``): the guard's look at a thread's stack and locks."""
+def _safepoint_ms(gc_log: Path, figure: str) -> list[float]:
+    """Milliseconds of one :data:`SAFEPOINT_FIGURES` figure, per safepoint that logged it."""
+    pattern = re.compile(SAFEPOINT_FIGURES[figure])
     out = []
     for line in gc_log.read_text(errors="replace").splitlines():
-        m = re.search(r'Safepoint "ThreadDump".* Total: (\d+) ns', line)
+        m = pattern.search(line)
         if m:
             out.append(int(m.group(1)) / 1e6)
     return out
@@ -170,8 +169,8 @@ def run_config(
         server.stop()
     grow = [r for r in rows if r["q"] != "noop"]
     pauses = _pauses(gc_log) if gc_log.exists() else []
-    reaching = _safepoint_waits(gc_log) if gc_log.exists() else []
-    dumps = _thread_dumps(gc_log) if gc_log.exists() else []
+    reaching = _safepoint_ms(gc_log, "reaching") if gc_log.exists() else []
+    dumps = _safepoint_ms(gc_log, "thread dump") if gc_log.exists() else []
     return {
         "config": label,
         "growers": len(grow),
