@@ -866,18 +866,19 @@ def out_of_memory_arguments(major: int | None, env: Mapping[str, str] | None = N
     return ["-XX:+ExitOnOutOfMemoryError"]
 
 
-#: the pause log's files (the current one and one before it) and the size of each
-PAUSE_LOG_FILES = 2
+#: the pause log's earlier files kept beside the current one (the JVM starts a new file at
+#: each start and when one is full: the last start's log is kept), and the size of each
+PAUSE_LOG_FILES = 1
 PAUSE_LOG_SIZE = "8m"
 
 
 def pause_log_arguments(path: Path) -> list[str]:
-    """``-Xlog`` for the JVM's collections and safepoints, in ``path`` and one file before it.
+    """``-Xlog`` for the JVM's collections and safepoints, in ``path`` and ``path.0`` before it.
 
     Why always: when no client is answered for seconds, the question is which pause held them
     (a collection, reaching a safepoint, a thread dump), and it can only be answered from a
     log written at the time: a flaky CI run cannot be run again with logging on. One line per
-    collection or safepoint, a few MB a day under load, at most 16 MB kept."""
+    collection or safepoint, about 3 MB an hour of heavy loading, at most 16 MB kept."""
     # the file name quoted: a home with ':' in its path would end the option's field early
     return [
         f'-Xlog:gc,safepoint:file="{path}":time,uptime:'
