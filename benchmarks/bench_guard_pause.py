@@ -9,8 +9,9 @@ processes share the cores meanwhile (the full suite's two xdist workers beside t
 A quiet query (``noop``, held 2.5 s) in each round is the control: the delay a ping sees
 when the server is not collecting. Per configuration it prints the worst ping delay while
 each grower ran (until 1 s after it ended), how many were over 1 s and over 2 s, the
-``RETURN 1`` right after each, the longest collector pause in the JVM's GC log, and the
-longest thread dump (the server guard's look at a thread holds every thread meanwhile).
+``RETURN 1`` right after each, the longest collector pause in the server's
+``jvm-pauses.log``, and the longest thread dump (the server guard's look at a thread holds
+every thread meanwhile).
 
     .venv/bin/python benchmarks/bench_guard_pause.py                    # 2 GiB heap, 2 hogs
     .venv/bin/python benchmarks/bench_guard_pause.py --reps 3 --rounds 3 --heap 1g
@@ -61,10 +62,10 @@ CONFIGS = {
 }
 
 
-def _pauses(gc_log: Path) -> list[float]:
-    """Milliseconds of each stop-the-world pause in a ``-Xlog:gc`` file."""
+def _pauses(log_text: str) -> list[float]:
+    """Milliseconds of each stop-the-world pause in a ``-Xlog:gc`` log."""
     out = []
-    for line in gc_log.read_text(errors="replace").splitlines():
+    for line in log_text.splitlines():
         m = re.search(r"Pause (Young|Full|Remark|Cleanup).* ([\d.]+)ms$", line)
         if m:
             out.append(float(m.group(2)))
@@ -81,11 +82,11 @@ SAFEPOINT_FIGURES = {
 }
 
 
-def _safepoint_ms(gc_log: Path, figure: str) -> list[float]:
+def _safepoint_ms(log_text: str, figure: str) -> list[float]:
     """Milliseconds of one :data:`SAFEPOINT_FIGURES` figure, per safepoint that logged it."""
     pattern = re.compile(SAFEPOINT_FIGURES[figure])
     out = []
-    for line in gc_log.read_text(errors="replace").splitlines():
+    for line in log_text.splitlines():
         m = pattern.search(line)
         if m:
             out.append(int(m.group(1)) / 1e6)
@@ -100,11 +101,9 @@ def run_config(
 
     stamp = time.monotonic_ns()
     home = root / f"neo4j-{stamp}"
-    gc_log = root / f"gc-{stamp}.log"
     env = {**config, "SCHOLARKG_NEO4J_HEAP": args.heap}
-    old = {k: os.environ.get(k) for k in [*env, "JDK_JAVA_OPTIONS"]}
+    old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
-    os.environ["JDK_JAVA_OPTIONS"] = f"-Xlog:gc,safepoint:file={gc_log}"
     server = ManagedNeo4j(home, pagecache="256m")
     try:
         server.ensure_running()
@@ -168,9 +167,17 @@ def run_config(
             h.wait()
         server.stop()
     grow = [r for r in rows if r["q"] != "noop"]
-    pauses = _pauses(gc_log) if gc_log.exists() else []
-    reaching = _safepoint_ms(gc_log, "reaching") if gc_log.exists() else []
-    dumps = _safepoint_ms(gc_log, "thread dump") if gc_log.exists() else []
+    # the server's own log of its collections and safepoints (a fresh home: this run's only,
+    # the earlier file first if the run filled one)
+    log_text = "".join(
+        f.read_text(errors="replace")
+        for f in (server.pause_log_file.with_name(server.pause_log_file.name + ".0"),
+                  server.pause_log_file)
+        if f.exists()
+    )  # fmt: skip
+    pauses = _pauses(log_text)
+    reaching = _safepoint_ms(log_text, "reaching")
+    dumps = _safepoint_ms(log_text, "thread dump")
     return {
         "config": label,
         "growers": len(grow),

@@ -16,7 +16,6 @@ in CI with ``make test-marked``. The embedded server here is a persistent one of
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _jvm_pauses as jvm_pauses
 import pytest
 
 from scholarkg.errors import CypherError, QueryLimitExceeded, ScholarKGError
@@ -274,8 +274,8 @@ class Target:
     log: Path | None = None
     #: … and its JVM's log of collections and safepoints (jvm-pauses.log), if any
     pauses: Path | None = None
-    #: how long that log was when the test began: what was logged since is the test's
-    pauses_from: int = 0
+    #: where that log was when the test began: what was logged since is the test's
+    pauses_from: jvm_pauses.Mark = None
     baseline: dict[str, Any] = field(default_factory=dict)
     answers: list[tuple[float, object]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -388,12 +388,8 @@ def _with_second_client(target: Target) -> Iterator[Target]:
 def target(request: pytest.FixtureRequest, backend: str) -> Target:
     name = "embedded_target" if backend == "embedded" else "neo4j_target"
     value: Target = request.getfixturevalue(name)
-    value.pauses_from = _size(value.pauses)
+    value.pauses_from = jvm_pauses.mark(value.pauses) if value.pauses is not None else None
     return value
-
-
-def _size(path: Path | None) -> int:
-    return path.stat().st_size if path is not None and path.exists() else 0
 
 
 @pytest.fixture
@@ -437,13 +433,10 @@ def _what_the_server_said(target: Target) -> str:
     if target.log is not None and target.log.exists():
         lines = target.log.read_text(errors="replace").splitlines()
         said = "\n".join(line for line in lines if "SCHOLARKG-GUARD" in line)[-1500:]
-    if target.pauses is not None and target.pauses.exists():
-        long = [
-            line
-            for line in target.pauses.read_text(errors="replace").splitlines()[-5000:]
-            if _held_ms(line) >= LONG_PAUSE_MS
-        ]
-        said += "\nlong pauses:\n" + "\n".join(long[-8:])
+    if target.pauses is not None:
+        logged = jvm_pauses.since(target.pauses, target.pauses_from)
+        long = [line for line in logged.splitlines() if jvm_pauses.held_ms(line) >= LONG_PAUSE_MS]
+        said += "\nthe JVM's long pauses in this test:\n" + "\n".join(long[-8:])
     return f"{said}\nsecond client: {target.answers[-6:]}"
 
 
@@ -453,29 +446,6 @@ def _what_the_server_said(target: Target) -> str:
 #: objects just then: 0.3-0.8 s after each memory grower here (now at most 7 ms; the bound
 #: leaves a slower machine room)
 THREAD_DUMP_MS = 200.0
-
-
-def _thread_dumps_since_the_test_began(target: Target) -> list[float]:
-    """Milliseconds at the safepoint of each thread dump the server's JVM logged in this test."""
-    if target.pauses is None or not target.pauses.exists():
-        return []
-    with open(target.pauses, "rb") as f:
-        start = target.pauses_from if f.seek(0, 2) >= target.pauses_from else 0  # rolled over
-        f.seek(start)
-        text = f.read().decode("utf-8", errors="replace")
-    return [
-        int(m.group(1)) / 1e6
-        for m in re.finditer(r'Safepoint "ThreadDump".*At safepoint: (\d+) ns', text)
-    ]
-
-
-def _held_ms(line: str) -> float:
-    """How long a ``-Xlog:gc,safepoint`` line says every thread was held, in ms (0: none)."""
-    found = re.search(r"Total: (\d+) ns", line)
-    if found:
-        return int(found.group(1)) / 1e6
-    found = re.search(r"Pause .* ([\d.]+)ms$", line)
-    return float(found.group(1)) if found else 0.0
 
 
 def _skip_unguarded(target: Target, hostile: Hostile) -> None:
@@ -501,7 +471,11 @@ def _check_after(target: Target, hostile: Hostile, outcome: str, message: str, t
     )
     assert target.pid() is not None
     assert target.snapshot() == target.baseline, hostile.id
-    dumps = _thread_dumps_since_the_test_began(target)
+    dumps = (
+        jvm_pauses.thread_dumps_ms(jvm_pauses.since(target.pauses, target.pauses_from))
+        if target.pauses is not None
+        else []
+    )
     assert max(dumps, default=0.0) < THREAD_DUMP_MS, (
         f"{hostile.id}: a thread dump held every client for {max(dumps):.0f} ms"
     )
