@@ -171,10 +171,9 @@ def run_config(
     # the earlier file first if the run filled one)
     log_text = "".join(
         f.read_text(errors="replace")
-        for f in (server.pause_log_file.with_name(server.pause_log_file.name + ".0"),
-                  server.pause_log_file)
+        for f in (server.earlier_pause_log_file, server.pause_log_file)
         if f.exists()
-    )  # fmt: skip
+    )
     pauses = _pauses(log_text)
     reaching = _safepoint_ms(log_text, "reaching")
     dumps = _safepoint_ms(log_text, "thread dump")

@@ -12,6 +12,8 @@ import os
 import re
 from pathlib import Path
 
+from scholarkg.store.neo4j.server import earlier_pause_log
+
 #: where the log was: (inode, size), or None when it did not exist
 Mark = tuple[int, int] | None
 
@@ -38,7 +40,7 @@ def since(path: Path, start: Mark) -> str:
     if start is not None:
         inode, offset = start
         if inode != now[0]:
-            text = _read_from(path.with_name(path.name + ".0"), offset, inode)
+            text = _read_from(earlier_pause_log(path), offset, inode)
             offset = 0
     return text + _read_from(path, offset, now[0])
 

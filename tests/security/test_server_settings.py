@@ -86,6 +86,8 @@ def test_neo4j_pause_log_is_bounded_and_takes_any_home(tmp_path: Path) -> None:
     assert pause_log_arguments(path) == [
         f'-Xlog:gc,safepoint:file="{path}":time,uptime:filecount=1,filesize=8m'
     ]
+    # a '"' cannot be quoted: no pause log rather than a JVM that does not start
+    assert pause_log_arguments(tmp_path / 'say "hi"' / "jvm-pauses.log") == []
 
 
 def test_neo4j_ends_on_out_of_memory_only_where_the_guard_cannot_stop_a_query() -> None:

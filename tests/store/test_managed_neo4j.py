@@ -56,7 +56,7 @@ def test_the_jvm_logs_its_collections_and_safepoints(managed_neo4j: ManagedNeo4j
     text = log.read_text(encoding="utf-8", errors="replace")
     assert 'Safepoint "' in text
     # the start's lines, in the earlier file if a busy session filled the current one since
-    earlier = log.with_name(log.name + ".0")
+    earlier = managed_neo4j.earlier_pause_log_file
     if earlier.exists():
         text = earlier.read_text(encoding="utf-8", errors="replace") + text
     assert "Using G1" in text

@@ -415,6 +415,12 @@ class ManagedNeo4j:
         return self.home / "jvm-pauses.log"
 
     @property
+    def earlier_pause_log_file(self) -> Path:
+        """The pause log's file before the current one (the JVM renames a full one, and the
+        last one at each start, to this name)."""
+        return earlier_pause_log(self.pause_log_file)
+
+    @property
     def lock_file(self) -> Path:
         return self.home / "server.lock"
 
@@ -872,6 +878,11 @@ PAUSE_LOG_FILES = 1
 PAUSE_LOG_SIZE = "8m"
 
 
+def earlier_pause_log(path: Path) -> Path:
+    """The file the JVM renames ``path`` to when it starts a new one (``-Xlog``'s rotation)."""
+    return path.with_name(path.name + ".0")
+
+
 def pause_log_arguments(path: Path) -> list[str]:
     """``-Xlog`` for the JVM's collections and safepoints, in ``path`` and ``path.0`` before it.
 
@@ -879,7 +890,11 @@ def pause_log_arguments(path: Path) -> list[str]:
     (a collection, reaching a safepoint, a thread dump), and it can only be answered from a
     log written at the time: a flaky CI run cannot be run again with logging on. One line per
     collection or safepoint, about 3 MB an hour of heavy loading, at most 16 MB kept."""
-    # the file name quoted: a home with ':' in its path would end the option's field early
+    # the file name quoted: a home with ':' in its path would end the option's field early;
+    # one with '"' cannot be quoted at all, and a JVM that cannot parse -Xlog does not start
+    if '"' in str(path):
+        log.warning("no JVM pause log: the server's home %s has a '\"' in its path", path.parent)
+        return []
     return [
         f'-Xlog:gc,safepoint:file="{path}":time,uptime:'
         f"filecount={PAUSE_LOG_FILES},filesize={PAUSE_LOG_SIZE}"
