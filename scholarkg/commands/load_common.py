@@ -89,7 +89,7 @@ def interrupt_hint(summary: LoadSummary) -> str:
         )
     return (
         f"{'; '.join([*done, where])}. Rerun the same command with --resume to go on from "
-        "there (whole batches are kept; the one being written is written again)"
+        "there (whole batches are kept; the one being written was undone)"
     )
 
 

@@ -97,41 +97,61 @@ def read_papers(
     path: str | Path, *, chunks: bool = True, max_words: int = 200
 ) -> Iterator[NodeRecord | EdgeRecord]:
     """Yield Paper (and Chunk/HAS_CHUNK, Author/AUTHORED_BY) records from ``papers.jsonl``."""
-    for lineno, obj in iter_jsonl(path):
-        raw_id = obj.get("id") or obj.get("arxiv_id")
-        if not raw_id:
-            raise InputError("missing paper id", path=path, line=lineno, field="id")
-        paper_id = resolve_paper_ref(str(raw_id))
-        try:
-            categories = _categories(obj.get("categories"))
-        except ValueError as err:
-            raise InputError(str(err), path=path, line=lineno, field="categories") from err
-        arxiv = obj.get("arxiv_id") or (paper_id[6:] if paper_id.startswith("arxiv:") else None)
-        data = {
-            "id": paper_id,
-            "arxiv_id": arxiv,
-            "title": obj.get("title"),
-            "abstract": obj.get("abstract"),
-            "date": obj.get("date") or None,
-            "year": obj.get("year"),
-            "doi": obj.get("doi"),
-            "categories": categories,
-            "source": obj.get("source") or "apc",
-        }
-        paper = build(
-            Paper, {k: v for k, v in data.items() if v is not None}, path=path, line=lineno
-        )
-        yield paper
-        for pos, name in enumerate(obj.get("authors") or []):
-            author = build(Author, {"name": str(name)}, path=path, line=lineno)
-            yield author
-            yield Authorship(start=paper.id, end=author.id, position=pos)
-        text = obj.get("full_text")
-        if chunks and isinstance(text, str) and text.strip():
-            for ordinal, passage in enumerate(chunk_text(text, max_words=max_words)):
-                chunk = Chunk(paper=paper.id, ordinal=ordinal, text=passage)
-                yield chunk
-                yield HasChunk(start=paper.id, end=chunk.id)
+    for _, records in paper_groups(path, chunks=chunks, max_words=max_words):
+        yield from records
+
+
+def paper_groups(
+    path: str | Path, *, chunks: bool = True, max_words: int = 200
+) -> Iterator[tuple[int, list[NodeRecord | EdgeRecord]]]:
+    """``read_papers``' records as one group per line (a source record: its Paper, authors
+    and chunks), numbered from 1, each yielded as soon as its line is read.
+
+    Why per line: grouped by where the next Paper starts, the last complete record was
+    yielded only once the next line had been read, so a bad line lost the good one before
+    it (``load apc`` stored one record fewer than the file held and said so)."""
+    for number, (lineno, obj) in enumerate(iter_jsonl(path), start=1):
+        yield number, list(_paper_records(path, lineno, obj, chunks=chunks, max_words=max_words))
+
+
+def _paper_records(
+    path: str | Path, lineno: int, obj: dict[str, Any], *, chunks: bool, max_words: int
+) -> Iterator[NodeRecord | EdgeRecord]:
+    """The records of one ``papers.jsonl`` line."""
+    raw_id = obj.get("id") or obj.get("arxiv_id")
+    if not raw_id:
+        raise InputError("missing paper id", path=path, line=lineno, field="id")
+    paper_id = resolve_paper_ref(str(raw_id))
+    try:
+        categories = _categories(obj.get("categories"))
+    except ValueError as err:
+        raise InputError(str(err), path=path, line=lineno, field="categories") from err
+    arxiv = obj.get("arxiv_id") or (paper_id[6:] if paper_id.startswith("arxiv:") else None)
+    data = {
+        "id": paper_id,
+        "arxiv_id": arxiv,
+        "title": obj.get("title"),
+        "abstract": obj.get("abstract"),
+        "date": obj.get("date") or None,
+        "year": obj.get("year"),
+        "doi": obj.get("doi"),
+        "categories": categories,
+        "source": obj.get("source") or "apc",
+    }
+    paper = build(
+        Paper, {k: v for k, v in data.items() if v is not None}, path=path, line=lineno
+    )
+    yield paper
+    for pos, name in enumerate(obj.get("authors") or []):
+        author = build(Author, {"name": str(name)}, path=path, line=lineno)
+        yield author
+        yield Authorship(start=paper.id, end=author.id, position=pos)
+    text = obj.get("full_text")
+    if chunks and isinstance(text, str) and text.strip():
+        for ordinal, passage in enumerate(chunk_text(text, max_words=max_words)):
+            chunk = Chunk(paper=paper.id, ordinal=ordinal, text=passage)
+            yield chunk
+            yield HasChunk(start=paper.id, end=chunk.id)
 
 
 def _weight(obj: dict[str, Any], path: str | Path, lineno: int) -> float | None:

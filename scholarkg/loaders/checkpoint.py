@@ -388,6 +388,16 @@ def run_resumable(
     except ScholarKGError:
         _undo(writer, stats, n)
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM (the CLI raises it for both): the batch being written may be
+        # half sent (its nodes without their relationships), and the checkpoint does not
+        # claim it; undone like a failed write, the graph holds exactly the whole source
+        # records the CLI says are stored. Before, it stayed until a --resume wrote it again
+        # (a user who never resumed kept Papers without their authors). A second Ctrl-C
+        # stops the undo; --resume then completes the batch as before.
+        stats.rolled_back = writer.rollback()
+        stats.records = n
+        raise
     stats.records = n
     return stats
 
@@ -414,25 +424,3 @@ def single_groups(records: Iterable[AnyRecord]) -> Iterator[Group]:
     """One record per source record (edge lists: one line → one relationship)."""
     for i, rec in enumerate(records, start=1):
         yield i, (rec,)
-
-
-def group_by_start(
-    records: Iterable[AnyRecord], starts: Callable[[AnyRecord], bool]
-) -> Iterator[Group]:
-    """Group a flat record stream whose source records each begin with a ``starts`` record.
-
-    Used for loaders that yield a flat stream (``apc.read_papers``: a Paper, then its
-    authors and chunks). On an error the partial group being built is dropped, not yielded:
-    it may be incomplete, and the checkpoint must never claim it.
-    """
-    current: list[AnyRecord] = []
-    number = 0
-    for rec in records:
-        if starts(rec) and current:
-            yield number, current
-            current = []
-        if starts(rec):
-            number += 1
-        current.append(rec)
-    if current:
-        yield number, current

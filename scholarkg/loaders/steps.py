@@ -221,17 +221,14 @@ def apc_steps(
 ) -> list[Step]:
     """An APC collection: papers (with chunks) first, then the citation and comparison edges."""
     from scholarkg.loaders import apc
-    from scholarkg.loaders.checkpoint import group_by_start, single_groups
-    from scholarkg.schema.records import Paper
+    from scholarkg.loaders.checkpoint import single_groups
 
     steps = [
         Step(
             "papers",
             papers,
             "apc-papers",
-            lambda: group_by_start(
-                apc.read_papers(papers, chunks=chunks), lambda r: isinstance(r, Paper)
-            ),
+            lambda: apc.paper_groups(papers, chunks=chunks),
         )
     ]
     if citations:

@@ -344,7 +344,8 @@ class RecordWriter:
     ) -> WriteReport:
         """Write every record; on a bad record (``InputError`` from the reader) everything
         read before it is written first, so nothing already validated is lost. A failed
-        write rolls back what this call created (:meth:`rollback`) and re-raises."""
+        write, or Ctrl-C / SIGTERM meanwhile, rolls back what this call created
+        (:meth:`rollback`) and re-raises."""
         try:
             for record in records:
                 self.add(record)
@@ -354,7 +355,7 @@ class RecordWriter:
                 raise
             self._flush_or_undo()
             raise
-        except ScholarKGError:
+        except (ScholarKGError, KeyboardInterrupt):  # Ctrl-C too: nothing half-written
             self.rollback()
             raise
         self._flush_or_undo()

@@ -18,7 +18,6 @@ from scholarkg.loaders.checkpoint import (
     Checkpoint,
     Group,
     _digest_update,
-    group_by_start,
     run_resumable,
     single_groups,
 )
@@ -40,7 +39,7 @@ def _write(path: Path, n: int, bad: int | None = None) -> None:
 
 
 def _groups(path: Path) -> Iterator[Group]:
-    return group_by_start(apc.read_papers(path), lambda r: isinstance(r, Paper))
+    return apc.paper_groups(path)
 
 
 def _papers(store: FalkorDBStore) -> int:
@@ -57,9 +56,10 @@ def test_bad_line_keeps_flushed_batches_and_resume_completes(
         run_resumable(store, _groups(src), source=src, checkpoint=cp, batch_size=10)
     err = info.value
     assert err.line == 50 and err.field == "date" and str(src) in str(err)
-    # lines 1-48 are complete groups (line 49's group was still open when line 50 failed)
-    assert _papers(store) == 48
-    assert Checkpoint.open(src, directory=tmp_path / "cp", scope="test:papers").done == 48
+    # lines 1-49 are whole records, 49 included (grouped by the next Paper's start, as
+    # before, line 49's group was still open when line 50 failed, and it was lost)
+    assert _papers(store) == 49
+    assert Checkpoint.open(src, directory=tmp_path / "cp", scope="test:papers").done == 49
 
     _write(src, 60)  # the user fixes line 50 (size and mtime change)
     os.utime(src, ns=(1, 1))
@@ -67,8 +67,8 @@ def test_bad_line_keeps_flushed_batches_and_resume_completes(
     stats = run_resumable(
         store, _groups(src), source=src, checkpoint=cp, resume=True, batch_size=10
     )
-    assert stats.skipped_on_resume == 48 and not stats.prefix_changed
-    assert stats.written_records == 12 and stats.records == 60
+    assert stats.skipped_on_resume == 49 and not stats.prefix_changed
+    assert stats.written_records == 11 and stats.records == 60
     assert _papers(store) == 60
     assert cp.complete and cp.done == 60
 

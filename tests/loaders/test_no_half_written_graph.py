@@ -142,3 +142,45 @@ def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_
     store.clear()
     run_resumable(store, iter(groups), source=path, batch_size=50)
     assert resumed == _shape(store)
+
+
+def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or SIGTERM, which the CLI raises as the same ``KeyboardInterrupt``) lands while
+    a batch is written, after its nodes were sent and before its relationships: the batch's
+    nodes are deleted again, so the graph holds exactly the whole records its checkpoint
+    claims (what the CLI then says is stored), none without its edges; resuming completes it
+    like a clean load. Before, the batch's Papers, Reviews and Sections stayed without their
+    edges until a ``--resume``."""
+    store = any_store
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
+    write_relationships = store.merge_relationships
+    interrupted = []
+
+    def interrupting(*args: object, **kwargs: object) -> object:
+        if checkpoint.done >= 2 and not interrupted:  # a later batch, its nodes sent
+            interrupted.append((store.counts().nodes.get("Paper", 0), checkpoint.done))
+            raise KeyboardInterrupt
+        return write_relationships(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "merge_relationships", interrupting)
+    stats = LoadStats(source=str(path))
+    with pytest.raises(KeyboardInterrupt):
+        run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, batch_size=2,
+                      stats=stats)  # fmt: skip
+    monkeypatch.undo()
+    [(papers, claimed)] = interrupted
+    assert papers > claimed  # Papers the checkpoint did not claim were in the graph
+    assert checkpoint.done == claimed and stats.rolled_back > 0
+    assert store.counts().nodes["Paper"] == claimed and _orphans(store) == 0
+    assert store.counts().nodes["ReviewSegment"] == 3 * claimed  # the claimed papers, whole
+
+    run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, resume=True,
+                  batch_size=2)  # fmt: skip
+    resumed = _shape(store)
+    store.clear()
+    run_resumable(store, iter(groups), source=path, batch_size=50)
+    assert resumed == _shape(store)
