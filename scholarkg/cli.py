@@ -247,7 +247,16 @@ def main() -> None:
         code = 130
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    except typer.Abort:
+        if last_interrupt() is None:
+            # a question answered no, or not at all (stdin closed): no interruption, so not
+            # the interrupted line (exit 130 and "rerun with --resume" said of a reset the
+            # user declined); click raises Abort for a Ctrl-C at a prompt too, which the
+            # signal handler has noted
+            err_console.print("aborted: not confirmed, nothing was changed")
+            sys.exit(1)
+        code = 130
+    except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # click usage errors come through as ClickException
         import click

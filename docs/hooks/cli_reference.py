@@ -45,6 +45,6 @@ def render() -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    if MARKER in markdown:
-        return markdown.replace(MARKER, render())
+    if MARKER in markdown:  # the marker and what follows it (the stub's note) replaced
+        return markdown.partition(MARKER)[0] + render()
     return markdown

@@ -19,6 +19,7 @@ from scholarkg.commands.common import (
     OutputFormat,
     console,
     print_rows,
+    set_interrupted_note,
     stage_progress,
     store_session,
 )
@@ -87,6 +88,10 @@ def nodes(
     with activity(f"loading model {model!r} ({backend})"):
         embedder = _load(model, backend, device)
     stage = f"embedding {label}"
+    set_interrupted_note(
+        "the vectors written so far are kept. Run the same command again to go on: it embeds "
+        "only the nodes whose text changed since their last vector (those not embedded yet)"
+    )
     with store_session(write=True) as store, stage_progress(unit="nodes") as show:
 
         def progress(done: int, total: int) -> None:
@@ -113,7 +118,9 @@ def nodes(
 def search(
     text: Annotated[str, typer.Argument(help="Query text.")],
     label: Annotated[str, typer.Option("--label", help="Node label to search.")] = "Paper",
-    k: Annotated[int, typer.Option("--k", min=1, help="Number of results.")] = 10,
+    k: Annotated[
+        int, typer.Option("--top", "--k", min=1, help="Number of results (--k: the old name).")
+    ] = 10,
     model: ModelOpt = "minilm",
     backend: BackendOpt = "torch",
     device: DeviceOpt = "auto",

@@ -421,8 +421,12 @@ def embed(
         else:
             print_rows([est], "table", title="GDS memory estimate: projection + gds.fastRP")
         return
-    from scholarkg.commands.common import stage_progress
+    from scholarkg.commands.common import set_interrupted_note, stage_progress
 
+    set_interrupted_note(
+        "some nodes may hold this run's vectors and others their earlier ones (or none). Run "
+        "the same command again: it computes and writes every vector anew"
+    )
     units = {"iterate": "iterations", "write": "vectors"}
     with (
         store_session(write=True) as store,

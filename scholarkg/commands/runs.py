@@ -181,4 +181,4 @@ def compare(
     checked = cast("Method", method)  # one of the two, checked above
     deltas = compare_runs(a, b, method=checked, n_resamples=resamples, seed=seed)
     rows = [d.as_dict() for d in deltas]
-    print_rows(rows, fmt, title=f"{b.id} vs {a.id} ({method})")
+    print_rows(rows, fmt, title=f"{b.id} against the baseline {a.id} ({method})")

@@ -138,9 +138,7 @@ def _paper_records(
         "categories": categories,
         "source": obj.get("source") or "apc",
     }
-    paper = build(
-        Paper, {k: v for k, v in data.items() if v is not None}, path=path, line=lineno
-    )
+    paper = build(Paper, {k: v for k, v in data.items() if v is not None}, path=path, line=lineno)
     yield paper
     for pos, name in enumerate(obj.get("authors") or []):
         author = build(Author, {"name": str(name)}, path=path, line=lineno)

@@ -6,6 +6,7 @@ Lifecycle commands get their own data dir (``SCHOLARKG_DATA_DIR`` per test) so t
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -83,6 +84,28 @@ def test_reset_asks_and_deletes(graph_env: str) -> None:
     assert json.loads(cli_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"])) == [
         {"n": 0}
     ]
+
+
+@pytest.mark.parametrize("answer", ["n\n", ""])
+def test_a_declined_reset_says_aborted_not_interrupted(
+    graph_env: str,
+    answer: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``db reset`` answered no (or stdin closed): exit 1 and one line saying nothing
+    changed, not the Ctrl-C line with its advice to --resume (exit 130)."""
+    cli_ok(["cypher", "CREATE (:Paper {id: 'a'})"])
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "db", "reset"])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answer))
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert "aborted: not confirmed, nothing was changed" in err
+    assert "interrupted" not in err and "--resume" not in err
+    rows = json.loads(cli_ok(["cypher", "MATCH (n) RETURN count(n) AS n", "-f", "json"]))
+    assert rows == [{"n": 1}]
 
 
 def test_cypher_error_is_one_line_and_nonzero(
