@@ -158,7 +158,7 @@ def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
     groups = list(reviewcritique_groups(path))
     checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
     write_relationships = store.merge_relationships
-    interrupted = []
+    interrupted: list[tuple[int, int]] = []
 
     def interrupting(*args: object, **kwargs: object) -> object:
         if checkpoint.done >= 2 and not interrupted:  # a later batch, its nodes sent
