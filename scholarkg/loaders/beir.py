@@ -131,7 +131,16 @@ def read_corpus(path: Path, collection: str, report: SkipReport) -> Iterator[Gro
             continue
         records: list[NodeRecord | EdgeRecord] = [
             paper,
-            PaperInCollection(start=paper.id, end=coll.id, doc_id=doc_id),
+            PaperInCollection(start=paper.id, end=coll.id, doc_id=doc_id)
+            if paper.id.startswith(f"{beir_source(collection)}:")
+            else PaperInCollection(  # a shared work's node: the collection's text kept apart
+                start=paper.id,
+                end=coll.id,
+                doc_id=doc_id,
+                own_text=True,
+                doc_title=paper.title,
+                doc_text=paper.abstract,
+            ),
         ]
         if first:
             records.insert(0, coll)

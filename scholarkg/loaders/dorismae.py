@@ -301,6 +301,7 @@ def paper_record(obj: Any, index: int, report: DorisLoadReport) -> DorisPaper:
         corpus_id=corpus_id,
         title=title,
         abstract=text,
+        doris_abstract=text,  # the benchmark's document, whatever overwrites `abstract`
         url=url or None,
         categories=[str(c) for c in cats] if isinstance(cats, list) else None,
         primary_category=obj.get("primary_category") or None,

@@ -33,9 +33,18 @@ class DorisPaper(Paper):
 
     ``doris_abstract_id`` is the abstract's list index in ``Corpus``: run files use it as
     the docid, so it is stored (and indexed) on the shared Paper node.
+
+    ``doris_abstract`` is the dataset's own text of the abstract (``original_abstract``),
+    the document the benchmark ranks. The shared ``abstract`` holds it too, but any later
+    record of the work may overwrite that (an OpenAlex record rebuilds its abstract from an
+    inverted index; S2, arXiv or another family state theirs), and the shared node is the
+    point of keeping one node per work. The benchmark reads this copy, so its scores do not
+    depend on what else the graph holds or the order things were loaded in; the price is
+    the abstract stored twice on the corpus's Papers.
     """
 
     doris_abstract_id: int
+    doris_abstract: str | None = None
     ss_id: str | None = None
     primary_category: str | None = None
 

@@ -60,12 +60,22 @@ class Collection(NodeRecord):
 
 
 class PaperInCollection(EdgeRecord):
-    """``(Paper)-[:IN_COLLECTION {doc_id}]->(Collection)``."""
+    """``(Paper)-[:IN_COLLECTION {doc_id}]->(Collection)``.
+
+    A document whose id is an arXiv id or a DOI is the Paper every other source of the work
+    writes too (``doc_paper_id``), and the last record of the work writes its shared title
+    and abstract. Its edge then keeps the collection's own text (``own_text``, ``doc_title``,
+    ``doc_text``), which the benchmark ranks, so a later load of the work changes no score.
+    A collection-scoped document (``beir:<name>:<id>``) is written by its collection only:
+    its Paper's text is the collection's, and the edge holds no copy."""
 
     TYPE: ClassVar[str] = "IN_COLLECTION"
     START: ClassVar[str] = "Paper"
     END: ClassVar[str] = "Collection"
     doc_id: str
+    own_text: bool | None = None
+    doc_title: str | None = None
+    doc_text: str | None = None
 
 
 class QueryInCollection(EdgeRecord):

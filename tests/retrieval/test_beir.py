@@ -172,6 +172,32 @@ def test_bm25_retrieval_equals_independent_bm25s(graph: FalkorDBStore, tmp_path:
     )
 
 
+def test_a_later_record_of_a_shared_document_changes_no_score(
+    graph: FalkorDBStore, tmp_path: Path
+) -> None:
+    """The DOI and arXiv documents are the Papers every source of those works writes; a
+    later record rewrites their shared title and abstract, and the collection ranks its own
+    text, kept on the edge (collection-scoped documents need no copy)."""
+    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    task = load_task("retrieval")
+    before = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"})
+    copies = graph.run(
+        "MATCH (p:Paper)-[m:IN_COLLECTION]->(:Collection) WHERE m.own_text "
+        "RETURN p.id AS id ORDER BY id"
+    )
+    assert [r["id"] for r in copies] == ["arxiv:2101.00007", "doi:10.1234/zorb.5"]
+    graph.merge_nodes(  # another source's records of the two works
+        "Paper",
+        [
+            {"id": "arxiv:2101.00007", "title": "Zorbic lattices", "abstract": "zorbic lattice"},
+            {"id": "doi:10.1234/zorb.5", "title": "Glorp", "abstract": "glorp networks glorp"},
+        ],
+    )
+    after = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"})
+    assert after.answers.by_instance == before.answers.by_instance
+    assert after.result.aggregate == before.result.aggregate
+
+
 def test_dense_and_hybrid_rankers_and_splits(graph: FalkorDBStore, tmp_path: Path) -> None:
     from _fakes import HashEmbedder
 
