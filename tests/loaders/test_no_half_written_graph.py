@@ -164,7 +164,8 @@ def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
         if checkpoint.done >= 2 and not interrupted:  # a later batch, its nodes sent
             interrupted.append((store.counts().nodes.get("Paper", 0), checkpoint.done))
             raise KeyboardInterrupt
-        return write_relationships(*args, **kwargs)  # type: ignore[arg-type]
+        # the wrapped method's own signature: the arguments pass through untouched
+        return write_relationships(*args, **kwargs)  # type: ignore[arg-type]  # pass-through
 
     monkeypatch.setattr(store, "merge_relationships", interrupting)
     stats = LoadStats(source=str(path))
