@@ -61,4 +61,5 @@ def test_a_later_record_of_the_works_changes_no_score(
 
     after = run_task(task, store, AnswerSource.ranker("bm25"), record_in_graph=False)
     assert after.answers.by_instance == before.answers.by_instance
+    assert after.answers.extra["texts_sha256"] == before.answers.extra["texts_sha256"]
     assert after.result.aggregate == before.result.aggregate

@@ -23,6 +23,7 @@ binary qrels gives the same means as ``metrics.json``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import zlib
 from collections import defaultdict
@@ -464,6 +465,17 @@ def _paper_to_abstract(store: GraphStore) -> dict[str, str]:
         after = int(rows[-1]["abstract_id"])
 
 
+def _texts_digest(texts: Mapping[str, str]) -> str:
+    """SHA-256 of the pool abstracts' ids and texts, in id order."""
+    h = hashlib.sha256()
+    for aid in sorted(texts, key=lambda a: (len(a), a)):
+        h.update(aid.encode())
+        h.update(b"\0")
+        h.update(texts[aid].encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
 class RankerKit:
     """Builds any named ranker for a run, sharing the texts, vectors and citations it needs."""
 
@@ -486,7 +498,9 @@ class RankerKit:
         self.units = {i.data["text"]: i.data["units"] for i in instances}
         self._vectors: R.VectorStore | None = None
         self._citations: dict[str, list[str]] | None = None
-        self.extra: dict[str, Any] = {}
+        #: which texts the run ranked (abstract id and text, in id order): two runs with
+        #: equal configs and different scores show here whether the graph's text differed
+        self.extra: dict[str, Any] = {"texts_sha256": _texts_digest(self.texts)}
 
     def vectors(self) -> R.VectorStore:
         if self._vectors is None:
