@@ -187,6 +187,45 @@ def test_opening_a_store_upgrades_it(
         opened.close()
 
 
+def test_a_users_own_vector_indexes_are_left_alone(
+    store: FalkorDBStore, settings: Settings, graph_name: str
+) -> None:
+    """Vector indexes a user made through ``scholarkg cypher`` are not an old store's: one on
+    a label of the user's own, one with dimension 0 and one on a Paper property scholarkg
+    does not name its vectors by. Taken for one, each made every command fail, or moved the
+    user's values off the Papers."""
+    store.apply_schema()
+    store.merge_nodes("Paper", [{"id": "w1", "title": "work 1"}])
+    store.run("CREATE (:Tmp {y: vecf32([1.0, 0.0, 0.0, 0.0])})")
+    store.run("MATCH (p:Paper {id: 'w1'}) SET p.hqv = vecf32([1.0, 2.0])")
+    for ddl in (
+        "CREATE VECTOR INDEX FOR (n:Tmp) ON (n.y) "
+        "OPTIONS {dimension: 4, similarityFunction: 'euclidean'}",
+        "CREATE VECTOR INDEX FOR (n:Nothing) ON (n.e) "
+        "OPTIONS {dimension: 0, similarityFunction: 'cosine'}",
+        "CREATE VECTOR INDEX FOR (n:Paper) ON (n.hqv) "
+        "OPTIONS {dimension: 2, similarityFunction: 'cosine'}",
+    ):
+        store.run(ddl)
+    dialect.await_indexes(store._g)
+    assert dialect.old_vector_indexes(store._g) == []
+    opened = FalkorDBStore.from_settings(settings, graph=graph_name)  # what every command does
+    try:
+        assert opened.upgrade_vectors() == 0
+        assert opened.run("MATCH (p:Paper {id: 'w1'}) RETURN p.hqv IS NOT NULL AS kept") == [
+            {"kept": True}
+        ]
+        indexed = {
+            (r["label"], p)
+            for r in opened.run("CALL db.indexes() YIELD label, types RETURN label, types")
+            for p, kinds in r["types"].items()
+            if "VECTOR" in kinds
+        }
+        assert {("Tmp", "y"), ("Nothing", "e"), ("Paper", "hqv")} <= indexed
+    finally:
+        opened.close()
+
+
 def test_deleting_a_node_deletes_its_vector_nodes(store: FalkorDBStore) -> None:
     """``delete_nodes`` (a merge's loser, a failed batch's undo) takes the node's vector nodes
     with it: left behind, they would hold slots of the vector index for good."""

@@ -32,6 +32,7 @@ from scholarkg.schema.ddl import (
     check_label,
     check_property,
     check_rel_type,
+    node_labels,
 )
 from scholarkg.store.vector_batches import float32_text
 
@@ -396,17 +397,34 @@ class OldVectorIndex:
     dimensions: int
 
 
+#: the vector properties scholarkg writes: an encoder's (``emb_<slug>``) and FastRP's
+#: (``fastrp_<dimension>``)
+SCHOLARKG_VECTOR_PREFIXES = ("emb_", "fastrp_")
+
+
 def old_vector_indexes(graph: Graph) -> list[OldVectorIndex]:
-    """Vector indexes on scholarkg labels (not on vector nodes): a store written before
-    vectors moved to nodes of their own (:meth:`FalkorDBStore.upgrade_vectors`)."""
+    """The vector indexes the previous layout made on the nodes themselves (a store written
+    before vectors moved to nodes of their own: :meth:`FalkorDBStore.upgrade_vectors`).
+
+    Only scholarkg's: on one of its labels, on a property it names its vectors by, with a
+    dimension. Any other vector index is a user's (``scholarkg cypher "CREATE VECTOR INDEX
+    …"``) and is left alone: taken for an old store, one on a label of the user's own made
+    every command fail (the upgrade knows scholarkg's labels only), one with dimension 0
+    too (the upgrade refused it, and the ``DROP`` it advised ran through a command that
+    failed first), and one on a Paper property moved the user's values off the Papers."""
+    known = node_labels()
     res = graph.query("CALL db.indexes() YIELD label, types, options RETURN label, types, options")
     out = []
     for label, types, options in res.result_set:
-        if parse_vector_label(str(label)) is not None:
+        if str(label) not in known or parse_vector_label(str(label)) is not None:
             continue
         for prop, kinds in dict(types).items():
-            if "VECTOR" in {str(k) for k in kinds}:
-                dims = int(dict(dict(options or {}).get(prop) or {}).get("dimension", 0))
+            if "VECTOR" not in {str(k) for k in kinds}:
+                continue
+            if not str(prop).startswith(SCHOLARKG_VECTOR_PREFIXES):
+                continue
+            dims = int(dict(dict(options or {}).get(prop) or {}).get("dimension", 0))
+            if dims >= 1:
                 out.append(OldVectorIndex(str(label), str(prop), dims))
     return out
 

@@ -1012,12 +1012,7 @@ class FalkorDBStore(BatchWriteStore):
         with _server_lost_is_server_error():
             old = dialect.old_vector_indexes(self._g)
         moved = 0
-        for idx in old:
-            if idx.dimensions < 1:
-                raise StoreError(
-                    f"vector index on {idx.label}.{idx.property} has no dimension; drop it and "
-                    "re-run 'scholarkg embed nodes' / 'graph embed'"
-                )
+        for idx in old:  # scholarkg's own, each with a dimension (old_vector_indexes)
             log.warning(
                 "moving the %s.%s vectors to their own nodes (once, for this version)",
                 idx.label,
