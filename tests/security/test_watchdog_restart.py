@@ -191,3 +191,24 @@ def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
         store.explore(RUNAWAY, timeout_ms=1000, allow_writes=True)
     assert server.indexes_in_background()
     assert store.run("MATCH (p:Paper {id: 'p2'}) RETURN p.seen AS seen") == [{"seen": True}]
+
+
+def test_a_runaway_write_is_restarted_and_loses_no_acknowledged_write(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """A write whose one row runs past its limit: the server is restarted on its files, the
+    acknowledged write before it is kept and the runaway's own (never acknowledged) is not.
+    When the runaway holds the server's main thread (FalkorDB keeps Redis's lock while some
+    writes run; seen by a user's hostile query, not by this one), SHUTDOWN goes unanswered
+    and the restart kills the server after 3 s instead of 45 s
+    (``EmbeddedServer.restart_runaway``)."""
+    _, store = restartable
+    store.run("MATCH (p:Paper {id: 'p4'}) SET p.before = true")
+    runaway_write = "CREATE (n:Hq {id: 'p-new'}) WITH n " + RUNAWAY
+    t0 = time.monotonic()
+    with pytest.raises(QueryLimitExceeded, match=r"restarted the embedded server in"):
+        store.explore(runaway_write, timeout_ms=1000, allow_writes=True)
+    assert time.monotonic() - t0 < 30.0
+    assert store.run("MATCH (p:Paper {id: 'p4'}) RETURN p.before AS before") == [{"before": True}]
+    assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
+    assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]
