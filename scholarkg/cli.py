@@ -23,6 +23,7 @@ from scholarkg.commands.common import (
     last_interrupt,
     print_rows,
     set_global_options,
+    set_interrupted_note,
     settings,
     store_session,
 )
@@ -152,6 +153,11 @@ def cypher(
     from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
 
     params = dict(_parse_param(p) for p in (param or []))
+    set_interrupted_note(
+        "the query was stopped (on the embedded store, a query the server still ran is ended "
+        "by restarting the server on its files, so an interrupted write is not applied); "
+        "what was stored before it is kept"
+    )
     with store_session() as store:
         server_ms = store.server_timeout_ms()
         asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)

@@ -11,12 +11,17 @@ full-text index to still be building when the first queries arrive.
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+import redis
 
 from scholarkg.errors import QueryLimitExceeded, StoreError
 from scholarkg.store.falkordb import dialect
@@ -212,3 +217,43 @@ def test_a_runaway_write_is_restarted_and_loses_no_acknowledged_write(
     assert store.run("MATCH (p:Paper {id: 'p4'}) RETURN p.before AS before") == [{"before": True}]
     assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
     assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]
+
+
+def test_an_interrupted_query_is_stopped_on_the_server_too(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """Ctrl-C on ``scholarkg cypher`` while the server runs a write whose one row runs on:
+    FalkorDB cannot cancel a query, and without its client it ran on with nothing watching
+    it, to be committed when it ended. The command restarts the server on its files before
+    it exits: the query is gone, its write never happens, the acknowledged write before it
+    is kept."""
+    server, store = restartable
+    store.run("MATCH (p:Paper {id: 'p5'}) SET p.kept = true")
+    before = server.pid()
+    env = os.environ | {
+        "SCHOLARKG_DATA_DIR": str(server.data_dir),
+        "SCHOLARKG_GRAPH": store.graph,
+        "SCHOLARKG_BACKEND": "embedded",
+    }
+    query = "CREATE (n:Hq {id: 'interrupted'}) WITH n " + RUNAWAY
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scholarkg.cli", "cypher", query],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:  # until the query has begun: listed, or holding the server (no answer)
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        try:
+            if any(q["query"] for q in server.running_queries(timeout=0.5)):
+                break
+        except redis.exceptions.TimeoutError:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stopped the interrupted query: restarted the embedded server" in err
+    assert server.pid() not in (None, before)
+    assert server.running_queries() == []
+    assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
+    assert store.run("MATCH (p:Paper {id: 'p5'}) RETURN p.kept AS kept") == [{"kept": True}]

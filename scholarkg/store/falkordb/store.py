@@ -1352,6 +1352,43 @@ class FalkorDBStore(BatchWriteStore):
             raise self._stop_memory_hog(pid, budget) from None
         except ConnectionLost as err:
             raise self._lost_during_query(pid, err) from None
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the server runs the query
+            self._stop_interrupted(pid, args[2], read_only=args[0] == "GRAPH.RO_QUERY")
+            raise
+
+    def _stop_interrupted(self, pid: int | None, text: str, *, read_only: bool) -> None:
+        """The user interrupted their query: stop it on the server too.
+
+        Why: FalkorDB has no way to cancel a query, and the client going away does not end
+        it: it ran on up to its limit (15 minutes by default) with nothing watching it (no
+        memory share either: one grew the server from 2 to 3.5 GB after its client had
+        gone), holding a worker, or the whole server when it writes; an interrupted write was
+        even committed when it ended. So a query still running (``GRAPH.INFO`` lists it, or
+        the server does not answer at all: a write holding it) is stopped the watchdog's way,
+        by a restart on the server's files (nothing acknowledged is lost; a read's restart
+        rewrites the log first and answers at once). One only queued, or already ended, is
+        left: it is not running. A second Ctrl-C stops the restart; the next command starts
+        the server again if it was down."""
+        server = self._server
+        if server is None or pid is None or not server.keeps_files():
+            return
+        try:
+            running = [q for q in server.running_queries(timeout=1.0) if q["query"] == text]
+        except Exception as err:  # no answer: a write holds the server's main thread
+            log.debug("GRAPH.INFO did not answer: %s", err)
+            running = [{"waiting": False}]
+        if not any(not q["waiting"] for q in running):
+            return
+        read = read_only or _plan_only_reads(server, self.graph, text)
+        took = server.restart_runaway(
+            pid, "its query was interrupted (Ctrl-C or SIGTERM)", rewrite_log=read
+        )
+        self._indexes_settling = server.indexes_in_background()
+        log.warning(
+            "stopped the interrupted query: restarted the embedded server in %.1f s "
+            "(nothing stored was lost)",
+            took,
+        )
 
     def _start_if_gone(self) -> None:
         """Start this store's server again on its files if its process is gone (killed, or
