@@ -11,11 +11,13 @@ full-text index to still be building when the first queries arrive.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -25,6 +27,7 @@ import redis
 
 from scholarkg.errors import QueryLimitExceeded, StoreError
 from scholarkg.store.falkordb import dialect
+from scholarkg.store.falkordb.persistence import redis_command
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 
@@ -257,3 +260,42 @@ def test_an_interrupted_query_is_stopped_on_the_server_too(
     assert server.running_queries() == []
     assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
     assert store.run("MATCH (p:Paper {id: 'p5'}) RETURN p.kept AS kept") == [{"kept": True}]
+
+
+def test_a_command_opens_the_store_while_every_worker_is_busy(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """Every worker held by other clients' long reads: opening the store reads one key, not a
+    graph query that waits for a worker (the look for a previous version's vector indexes,
+    once per graph), so the command's own limit applies and it is told the server is busy."""
+    server, store = restartable
+    store.upgrade_vectors()  # the first open of the graph: the look, then its key
+    config = redis.Redis(unix_socket_path=str(server.socket_path), decode_responses=True)
+    workers = int(redis_command(config, "GRAPH.CONFIG", "GET", "THREAD_COUNT")[1])
+    config.close()
+
+    def hold() -> None:
+        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        with contextlib.suppress(redis.exceptions.RedisError):  # ended by the restart
+            redis_command(client, "GRAPH.RO_QUERY", store.graph, RUNAWAY)
+
+    threads = [threading.Thread(target=hold, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 30
+    while sum(not q["waiting"] for q in server.running_queries()) < workers:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    try:
+        opened = FalkorDBStore(server.connect(), store.graph, server=server)
+        t0 = time.monotonic()
+        assert opened.upgrade_vectors() == 0
+        assert time.monotonic() - t0 < 1.0
+        with pytest.raises(QueryLimitExceeded, match="for a free worker"):
+            opened.explore("RETURN 1", timeout_ms=1000)
+        assert time.monotonic() - t0 < 10.0
+        opened.close()
+    finally:
+        pid = server.pid()
+        assert pid is not None
+        server.restart_runaway(pid, "the test's held workers")

@@ -498,6 +498,14 @@ def incomplete_key(graph: str) -> str:
     return INCOMPLETE_PREFIX + graph
 
 
+#: graphs whose vectors this version's layout holds (``FalkorDBStore.upgrade_vectors``)
+VECTORS_UPGRADED_PREFIX = "scholarkg:vectors-on-nodes:"
+
+
+def vectors_upgraded_key(graph: str) -> str:
+    return VECTORS_UPGRADED_PREFIX + graph
+
+
 def graph_total_queries() -> dict[str, str]:
     """All nodes and all relationships of a graph, whatever their labels (``db status``)."""
     return {

@@ -1005,8 +1005,17 @@ class FalkorDBStore(BatchWriteStore):
         interrupted upgrade still shows the old index and goes on where it stopped.
         ``progress(moved so far)`` after each batch. ``from_settings`` runs it when it
         finds an old index, so a store the previous version wrote answers as before.
+
+        Once a graph is upgraded (or found to need nothing) a key says so, and later calls
+        read only that key: the look for old indexes is a graph query, which waits for a free
+        worker, and every command opens the store through here, so with both workers busy
+        with others' long queries even ``scholarkg cypher --timeout 5 "RETURN 1"`` waited
+        for them here, before its own limit applied.
         """
         if not self._exists():
+            return 0
+        done_key = dialect.vectors_upgraded_key(self.graph)
+        if self._command("EXISTS", done_key):
             return 0
         self.settle()
         with _server_lost_is_server_error():
@@ -1040,6 +1049,7 @@ class FalkorDBStore(BatchWriteStore):
             with _server_lost_is_server_error():
                 dialect.await_dropped_vector_indexes(self._g, old)
             self.compact()
+        self._command("SET", done_key, "1")
         return moved
 
     # -- search ------------------------------------------------------------------------
@@ -1274,6 +1284,7 @@ class FalkorDBStore(BatchWriteStore):
             if "empty key" not in str(err) and "not exist" not in str(err).lower():
                 raise StoreError(f"GRAPH.DELETE {self.graph}: {err}") from err
         self.mark_complete()
+        self._command("DEL", dialect.vectors_upgraded_key(self.graph))  # a new graph's own
         self._key_indexed.clear()
 
     def close(self) -> None:
