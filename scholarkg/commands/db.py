@@ -103,8 +103,8 @@ def _status_rows(st: ServerStatus) -> list[dict[str, object]]:
         {"field": "data dir", "value": f"{st.data_dir} ({_size(st.disk_bytes)} on disk)"},
         {"field": "socket", "value": st.socket},
     ]
-    if st.state == "loading" and st.loading is not None:
-        rows.append({"field": "loading", "value": st.loading.describe()})
+    if st.state in ("loading", "busy") and st.loading is not None:
+        rows.append({"field": st.state, "value": st.loading.describe()})
     if st.state == "running":
         rows += [
             {"field": "versions", "value": versions},

@@ -69,6 +69,15 @@ def restartable(
         server.stop(compact=False)
 
 
+def _once(server: EmbeddedServer) -> redis.Redis:
+    """A client of ``server`` that never sends a command again (redis-py's default retries
+    would send a held query again to the restarted server)."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis(unix_socket_path=str(server.socket_path), retry=Retry(NoBackoff(), 0))
+
+
 def _building(store: FalkorDBStore) -> list[str]:
     return [i.label for i in dialect.list_indexes(store._g) if i.status != "OPERATIONAL"]
 
@@ -275,7 +284,7 @@ def test_a_command_opens_the_store_while_every_worker_is_busy(
     config.close()
 
     def hold() -> None:
-        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        client = _once(server)
         with contextlib.suppress(redis.exceptions.RedisError):  # ended by the restart
             redis_command(client, "GRAPH.RO_QUERY", store.graph, RUNAWAY)
 
@@ -299,3 +308,38 @@ def test_a_command_opens_the_store_while_every_worker_is_busy(
         pid = server.pid()
         assert pid is not None
         server.restart_runaway(pid, "the test's held workers")
+
+
+def test_a_server_held_by_a_write_is_busy_not_stale(
+    restartable: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """``db status`` of a started server that a user's long write holds (it answers nothing
+    until the write ends): busy, held by a query; it said stale (and a waiting command said
+    it was replaying its log)."""
+    from scholarkg.store.falkordb.server import HELD_BY_A_QUERY
+
+    server, store = restartable
+
+    def hold() -> None:
+        client = _once(server)
+        with contextlib.suppress(redis.exceptions.RedisError):  # ended by the restart
+            redis_command(client, "GRAPH.QUERY", store.graph, "CREATE (n:Hq) WITH n " + RUNAWAY)
+
+    threading.Thread(target=hold, daemon=True).start()
+    deadline = time.monotonic() + 30
+    try:
+        while True:  # until the write holds the server
+            assert time.monotonic() < deadline
+            try:
+                server.running_queries(timeout=0.5)
+            except redis.exceptions.TimeoutError:
+                break
+            time.sleep(0.1)
+        status = server.status(details=False)
+        assert status.state == "busy" and status.loading is not None
+        assert status.loading.describe().endswith(HELD_BY_A_QUERY)
+    finally:
+        pid = server.pid()
+        assert pid is not None
+        server.restart_runaway(pid, "the test's held server")
+    store.run("MATCH (n:Hq) DELETE n")  # the write, had it ended before the restart

@@ -296,3 +296,13 @@ def test_a_busy_starting_server_is_described_by_its_own_last_log_line() -> None:
     assert busy.describe() == "embedded FalkorDB (pid 4242) is building its indexes (31 s so far)"
     unknown = WaitProgress(pid=4242, phase="busy", elapsed=3.0)
     assert unknown.describe().endswith("is busy replaying its log (3 s so far)")
+
+
+def test_a_started_server_that_answers_nothing_is_held_by_a_query() -> None:
+    """A server whose log says it started and that answers nothing is held by a query (a
+    user's long write), not replaying its log as a new user was told."""
+    from scholarkg.store.falkordb.server import HELD_BY_A_QUERY, busy_activity
+
+    assert busy_activity(_LOG_OF_A_START + _INDEXING + _READY, 4242) == HELD_BY_A_QUERY
+    assert busy_activity(_LOG_OF_A_START, 4242) == "replaying its log"  # still starting
+    assert busy_activity(_LOG_OF_A_START + _READY, 4101) is None  # another pid's lines

@@ -150,6 +150,8 @@ class WaitProgress:
             )
             return f"embedded FalkorDB (pid {self.pid}) is loading its data: {pct}{eta}"
         if self.phase == "busy":
+            if self.doing == HELD_BY_A_QUERY:  # the process's age says nothing of the query's
+                return f"embedded FalkorDB (pid {self.pid}) is {self.doing}"
             doing = self.doing or "busy replaying its log"
             return f"embedded FalkorDB (pid {self.pid}) is {doing} ({self.elapsed:.0f} s so far)"
         return f"starting embedded FalkorDB (pid {self.pid})"
@@ -185,6 +187,26 @@ def starting_activity(log_end: str, pid: int) -> str | None:
     return next((doing for mark, doing in _START_ACTIVITIES if mark in mine[-1]), None)
 
 
+#: what a started server that answers nothing is doing: running a query that holds it
+HELD_BY_A_QUERY = (
+    "held by a running query (a write holds the whole server until it ends, at most its "
+    "time limit: 15 min unless SCHOLARKG_FALKORDB_TIMEOUT says otherwise)"
+)
+
+
+def busy_activity(log_end: str, pid: int) -> str | None:
+    """What server ``pid``, too busy to answer, is doing: :func:`starting_activity` while it
+    starts; once its log says it started (ready), a query that holds it. Before, a started
+    server held by a user's long write was said to be "busy replaying its log"."""
+    doing = starting_activity(log_end, pid)
+    if doing is None and any(
+        line.startswith(f"{pid}:M ") and "Ready to accept connections" in line
+        for line in log_end.splitlines()
+    ):
+        return HELD_BY_A_QUERY
+    return doing
+
+
 #: ``progress(WaitProgress)``, called while waiting for a starting or loading server (without
 #: one, the process-wide ``store.process.wait_callback()``)
 WaitCallback = Callable[[WaitProgress], None]
@@ -192,7 +214,8 @@ WaitCallback = Callable[[WaitProgress], None]
 
 @dataclass(frozen=True)
 class ServerStatus:
-    """What ``scholarkg db status`` shows; ``state`` is running, loading, stopped or stale."""
+    """What ``scholarkg db status`` shows; ``state`` is running, loading, busy (started, and
+    held by a running query: it answers nothing until that ends), stopped or stale."""
 
     state: str
     data_dir: str
@@ -749,6 +772,8 @@ class EmbeddedServer:
             log.debug("server pid %s does not answer on %s: %s", pid, sock, err)
             if isinstance(err, redis.exceptions.TimeoutError):
                 busy = self._busy_progress(pid, process_age(pid) or 0.0)
+                if busy.doing == HELD_BY_A_QUERY:  # started, and a query holds it: not stale
+                    return ServerStatus(state="busy", pid=pid, loading=busy, **base)
                 if busy.doing is not None:  # still starting (its indexes, its log): not stale
                     return ServerStatus(state="loading", pid=pid, loading=busy, **base)
             return ServerStatus(state="stale", pid=pid, **base)
@@ -1111,7 +1136,7 @@ class EmbeddedServer:
         """A server too busy to answer, with what its log says it does."""
         return WaitProgress(
             pid=pid, phase="busy", elapsed=elapsed,
-            doing=starting_activity(self._log_end() or "", pid),
+            doing=busy_activity(self._log_end() or "", pid),
         )  # fmt: skip
 
     def _loading_progress(self, client: redis.Redis, pid: int, elapsed: float) -> WaitProgress:
