@@ -153,11 +153,7 @@ def cypher(
     from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
 
     params = dict(_parse_param(p) for p in (param or []))
-    set_interrupted_note(
-        "the query was stopped (on the embedded store, a query the server still ran is ended "
-        "by restarting the server on its files, so an interrupted write is not applied); "
-        "what was stored before it is kept"
-    )
+    set_interrupted_note("the query was interrupted; what was stored before it is kept")
     with store_session() as store:
         server_ms = store.server_timeout_ms()
         asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)
@@ -177,6 +173,12 @@ def cypher(
                 row_limit=row_limit,
                 max_bytes=CYPHER_MAX_BYTES,
             )
+        except KeyboardInterrupt:
+            # what became of the query on the server (the embedded store stops one it still
+            # runs by a restart: FalkorDB cannot cancel it)
+            if outcome := getattr(store, "interrupted_query", None):
+                set_interrupted_note(f"{outcome}; what was stored before it is kept")
+            raise
         except CypherError as err:
             if not any(m in str(err) for m in ("Query timed out", "TransactionTimedOut")):
                 raise

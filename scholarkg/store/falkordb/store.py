@@ -402,6 +402,9 @@ class FalkorDBStore(BatchWriteStore):
         self._reads_out: list[_Ahead] = []
         #: inside :meth:`loading`: the ``DELTA_MAX_PENDING_CHANGES`` to put back after it
         self._pending_kept: int | None = None
+        #: what became of the last user query interrupted (:meth:`_stop_interrupted`), for
+        #: the command to say
+        self.interrupted_query: str | None = None
 
     @classmethod
     def from_settings(
@@ -1381,7 +1384,7 @@ class FalkorDBStore(BatchWriteStore):
         left: it is not running. A second Ctrl-C stops the restart; the next command starts
         the server again if it was down."""
         server = self._server
-        if server is None or pid is None or not server.keeps_files():
+        if server is None or pid is None:
             return
         try:
             running = [q for q in server.running_queries(timeout=1.0) if q["query"] == text]
@@ -1389,16 +1392,23 @@ class FalkorDBStore(BatchWriteStore):
             log.debug("GRAPH.INFO did not answer: %s", err)
             running = [{"waiting": False}]
         if not any(not q["waiting"] for q in running):
+            self.interrupted_query = "the server was no longer running the query"
+            return
+        if not server.keeps_files():
+            self.interrupted_query = (
+                "the server still runs the query and keeps no files (persistence 'none'), so "
+                "scholarkg did not restart it: it ends at its time limit, or with 'scholarkg "
+                "db stop' (and the data with it)"
+            )
             return
         read = read_only or _plan_only_reads(server, self.graph, text)
         took = server.restart_runaway(
             pid, "its query was interrupted (Ctrl-C or SIGTERM)", rewrite_log=read
         )
         self._indexes_settling = server.indexes_in_background()
-        log.warning(
-            "stopped the interrupted query: restarted the embedded server in %.1f s "
-            "(nothing stored was lost)",
-            took,
+        self.interrupted_query = (
+            f"the query was stopped: scholarkg restarted the embedded server in {took:.1f} s "
+            "to end it (FalkorDB cannot cancel a query; an interrupted write is not applied)"
         )
 
     def _start_if_gone(self) -> None:
