@@ -89,7 +89,8 @@ def interrupt_hint(summary: LoadSummary) -> str:
         )
     return (
         f"{'; '.join([*done, where])}. Rerun the same command with --resume to go on from "
-        "there (whole batches are kept; the one being written was undone)"
+        "there (whole batches are kept; the new nodes of the one being written were deleted again, "
+        "and --resume writes it whole)"
     )
 
 

@@ -311,9 +311,12 @@ def run_resumable(
         claimed, done = list(points), n
 
         def durable() -> None:
+            # off the undo list first, claimed second: an interrupt between the two leaves
+            # written records unclaimed (--resume MERGEs them again), never claimed records
+            # that the interrupt's rollback then deletes (--resume would skip them)
+            writer.mark()
             if checkpoint is not None:
                 checkpoint.save(claimed, complete=complete)
-            writer.mark()  # durable and claimed by the checkpoint: no longer to undo
             if progress:
                 progress(done)
 
@@ -391,10 +394,12 @@ def run_resumable(
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM (the CLI raises it for both): the batch being written may be
         # half sent (its nodes without their relationships), and the checkpoint does not
-        # claim it; undone like a failed write, the graph holds exactly the whole source
-        # records the CLI says are stored. Before, it stayed until a --resume wrote it again
-        # (a user who never resumed kept Papers without their authors). A second Ctrl-C
-        # stops the undo; --resume then completes the batch as before.
+        # claim it; undone like a failed write, its new nodes are deleted again, so no
+        # record is left in the graph without its relationships. Before, they stayed until
+        # a --resume wrote the batch again (a user who never resumed kept Papers without
+        # their authors). As after a failed write, a stored node the batch changed (a stub
+        # it described) keeps the change until --resume writes the batch again. A second
+        # Ctrl-C stops the undo; --resume then completes the batch as before.
         stats.rolled_back = writer.rollback()
         stats.records = n
         raise

@@ -364,7 +364,7 @@ class RecordWriter:
     def _flush_or_undo(self) -> None:
         try:
             self.flush()
-        except ScholarKGError:
+        except (ScholarKGError, KeyboardInterrupt):
             self.rollback()
             raise
 

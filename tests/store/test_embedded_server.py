@@ -306,3 +306,6 @@ def test_a_started_server_that_answers_nothing_is_held_by_a_query() -> None:
     assert busy_activity(_LOG_OF_A_START + _INDEXING + _READY, 4242) == HELD_BY_A_QUERY
     assert busy_activity(_LOG_OF_A_START, 4242) == "replaying its log"  # still starting
     assert busy_activity(_LOG_OF_A_START + _READY, 4101) is None  # another pid's lines
+    # a server whose start left the log's end long ago (later saves pushed it out)
+    assert busy_activity(_LOG_OF_A_START, 4300, age=3600.0) == HELD_BY_A_QUERY
+    assert busy_activity(_LOG_OF_A_START, 4300, age=1.0) is None  # just spawned: not yet

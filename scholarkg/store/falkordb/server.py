@@ -194,17 +194,25 @@ HELD_BY_A_QUERY = (
 )
 
 
-def busy_activity(log_end: str, pid: int) -> str | None:
-    """What server ``pid``, too busy to answer, is doing: :func:`starting_activity` while it
-    starts; once its log says it started (ready), a query that holds it. Before, a started
+#: a server older than this whose start left no line in the log's end started long ago
+_STARTED_LONG_AGO = 120.0
+
+
+def busy_activity(log_end: str, pid: int, age: float = 0.0) -> str | None:
+    """What server ``pid`` (``age`` s old), too busy to answer, is doing:
+    :func:`starting_activity` while it starts; once its log says it started (ready), or its
+    start's lines have left the log's end (later saves and rewrites pushed them out) on a
+    server older than :data:`_STARTED_LONG_AGO`, a query that holds it. Before, a started
     server held by a user's long write was said to be "busy replaying its log"."""
     doing = starting_activity(log_end, pid)
-    if doing is None and any(
-        line.startswith(f"{pid}:M ") and "Ready to accept connections" in line
-        for line in log_end.splitlines()
-    ):
+    if doing is not None:
+        return doing
+    mine = [line for line in log_end.splitlines() if line.startswith(f"{pid}:M ")]
+    if any("Ready to accept connections" in line for line in mine):
         return HELD_BY_A_QUERY
-    return doing
+    if not mine and age > _STARTED_LONG_AGO:
+        return HELD_BY_A_QUERY
+    return None
 
 
 #: ``progress(WaitProgress)``, called while waiting for a starting or loading server (without
@@ -644,13 +652,23 @@ class EmbeddedServer:
                     # a runaway *write* holds the server's main thread (FalkorDB keeps Redis's
                     # lock until the query ends): neither SHUTDOWN nor SIGTERM is acted on
                     # before then, and a memory hog grows meanwhile (to 6.8 GB over a 2 GB
-                    # share, the old 5 s + 10 s + 30 s of waiting). SIGKILL at once loses
-                    # nothing: every acknowledged write is in the log, written to the
-                    # kernel before its reply, and the running write was never acknowledged
-                    _kill_now(pid)
+                    # share, the old 5 s + 10 s + 30 s of waiting). With `appendfsync
+                    # always` SIGKILL at once loses nothing: every acknowledged write was
+                    # fsynced before its reply, and the running one was never acknowledged.
+                    # The other modes may hold acknowledged writes in memory (everysec's
+                    # postponed write, rdb's unsaved changes): they wait as before.
+                    if self._fsyncs_every_write():
+                        _kill_now(pid)
+                    elif not self._wait_exit(pid, 8.0):
+                        self._terminate(pid)
                 self._clean_leftovers()
         self.start(background_indexes=True)
         return time.monotonic() - t0
+
+    def _fsyncs_every_write(self) -> bool:
+        """Whether the running server fsyncs its log before each reply (``aof``, ``aof+rdb``:
+        ``appendfsync always``)."""
+        return str(self._read_info().get("persistence", self.persistence)) in ("aof", "aof+rdb")
 
     def _rewrite_log_before_stop(self) -> None:
         """``compact_aof`` within :data:`REWRITE_BEFORE_RESTART_SECONDS`; any failure only
@@ -1136,7 +1154,7 @@ class EmbeddedServer:
         """A server too busy to answer, with what its log says it does."""
         return WaitProgress(
             pid=pid, phase="busy", elapsed=elapsed,
-            doing=busy_activity(self._log_end() or "", pid),
+            doing=busy_activity(self._log_end() or "", pid, process_age(pid) or 0.0),
         )  # fmt: skip
 
     def _loading_progress(self, client: redis.Redis, pid: int, elapsed: float) -> WaitProgress:
@@ -1266,5 +1284,6 @@ class EmbeddedServer:
 
 
 def _kill_now(pid: int) -> None:
-    """SIGKILL ``pid`` and wait for it to go (:meth:`EmbeddedServer.restart_runaway`)."""
+    """Kill ``pid`` at once and wait for it to go (:meth:`EmbeddedServer.restart_runaway`):
+    SIGTERM with no grace, then SIGKILL (``store.process.terminate``)."""
     _terminate_pid(pid, grace=0.0, what="embedded server")

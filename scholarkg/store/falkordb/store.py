@@ -1387,9 +1387,19 @@ class FalkorDBStore(BatchWriteStore):
         if server is None or pid is None:
             return
         try:
-            running = [q for q in server.running_queries(timeout=1.0) if q["query"] == text]
+            running = [
+                q
+                for q in server.running_queries(timeout=1.0)
+                if q["query"] == text and q["graph"] == self.graph
+            ]
         except Exception as err:  # no answer: a write holds the server's main thread
             log.debug("GRAPH.INFO did not answer: %s", err)
+            if read_only:  # not this one, which only reads: another client's write
+                self.interrupted_query = (
+                    "another query holds the server, so scholarkg could not tell whether "
+                    "the interrupted one still runs (a read: it ends at its time limit)"
+                )
+                return
             running = [{"waiting": False}]
         if not any(not q["waiting"] for q in running):
             self.interrupted_query = "the server was no longer running the query"
