@@ -276,6 +276,11 @@ class _Sender:
         """The store read the failure: statements queued from now on are sent again."""
         self._stopped = False
 
+    def halt(self) -> None:
+        """Send nothing more of what is queued (until :meth:`resume`): the store was
+        interrupted while it read a reply that did not fail."""
+        self._stopped = True
+
     def stop(self) -> None:
         """Send nothing more (what is queued is dropped) and end the thread; a read already
         handed to its own connection is answered first."""
@@ -711,7 +716,12 @@ class FalkorDBStore(BatchWriteStore):
         try:
             try:
                 result = self._reply_of(ahead)
-            except BaseException:
+            except BaseException as err:
+                if not isinstance(err, Exception) and self._sender is not None:
+                    # Ctrl-C or SIGTERM while a good reply was read: the sender would go on
+                    # sending what is queued (its effects unclaimed and, beyond new nodes,
+                    # not undone); halted, it drops them as after a failure
+                    self._sender.halt()
                 self._drop_unsent()
                 ahead.failed()
                 raise
