@@ -210,6 +210,7 @@ def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
     assert store.run("MATCH (p:Paper {id: 'p2'}) RETURN p.seen AS seen") == [{"seen": True}]
 
 
+@pytest.mark.slow  # a restart or a CLI process each: the slow half runs them
 def test_a_runaway_write_is_restarted_and_loses_no_acknowledged_write(
     restartable: tuple[EmbeddedServer, FalkorDBStore],
 ) -> None:
@@ -231,6 +232,7 @@ def test_a_runaway_write_is_restarted_and_loses_no_acknowledged_write(
     assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": PAPERS}]
 
 
+@pytest.mark.slow  # a restart or a CLI process each: the slow half runs them
 def test_an_interrupted_query_is_stopped_on_the_server_too(
     restartable: tuple[EmbeddedServer, FalkorDBStore],
 ) -> None:
@@ -310,6 +312,7 @@ def test_a_command_opens_the_store_while_every_worker_is_busy(
         server.restart_runaway(pid, "the test's held workers")
 
 
+@pytest.mark.slow  # a restart or a CLI process each: the slow half runs them
 def test_a_server_held_by_a_write_is_busy_not_stale(
     restartable: tuple[EmbeddedServer, FalkorDBStore],
 ) -> None:
