@@ -10,6 +10,7 @@ REVIEWS / HAS_SECTION edges.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from _cli import cli_ok, runner
 from scholarkg.cli import app
 from scholarkg.errors import InputError
 from scholarkg.loaders.aaar import reviewcritique_groups
-from scholarkg.loaders.checkpoint import Checkpoint, LoadStats, run_resumable
+from scholarkg.loaders.checkpoint import Checkpoint, Group, LoadStats, run_resumable
 from scholarkg.schema.records import ReviewSegment
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
@@ -70,6 +71,18 @@ def _orphans(store: GraphStore) -> int:
         "OR (n:Section AND NOT ()-[:HAS_SECTION]->(n)) RETURN count(n) AS n"
     )
     return int(rows[0]["n"])
+
+
+def _resume_equals_a_clean_load(
+    store: GraphStore, groups: Sequence[Group], path: Path, checkpoint: Checkpoint
+) -> None:
+    """``--resume`` from ``checkpoint`` (batches of 2), then the same graph as one clean load."""
+    run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, resume=True,
+                  batch_size=2)  # fmt: skip
+    resumed = _shape(store)
+    store.clear()
+    run_resumable(store, iter(groups), source=path, batch_size=50)
+    assert resumed == _shape(store)
 
 
 def test_nul_debris_loads_clean_and_says_what_was_cleaned(
@@ -136,12 +149,7 @@ def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_
     assert store.counts().nodes["Paper"] == 2 and _orphans(store) == 0
     assert store.counts().nodes["ReviewSegment"] == 6  # papers 1-2 only, whole
 
-    run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, resume=True,
-                  batch_size=2)  # fmt: skip
-    resumed = _shape(store)
-    store.clear()
-    run_resumable(store, iter(groups), source=path, batch_size=50)
-    assert resumed == _shape(store)
+    _resume_equals_a_clean_load(store, groups, path, checkpoint)
 
 
 def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
@@ -179,9 +187,4 @@ def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
     assert store.counts().nodes["Paper"] == claimed and _orphans(store) == 0
     assert store.counts().nodes["ReviewSegment"] == 3 * claimed  # the claimed papers, whole
 
-    run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, resume=True,
-                  batch_size=2)  # fmt: skip
-    resumed = _shape(store)
-    store.clear()
-    run_resumable(store, iter(groups), source=path, batch_size=50)
-    assert resumed == _shape(store)
+    _resume_equals_a_clean_load(store, groups, path, checkpoint)
