@@ -72,6 +72,33 @@ def test_data_survives_stop_and_start(data_dir: Path) -> None:
     assert _count(srv) == 50
 
 
+def test_a_copy_of_a_running_stores_directory_starts_a_server_of_its_own(
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``cp -a`` of a store's directory while its server runs copies its ``server.json`` and
+    pid file, which name the original's socket and pid. Starting the copy removed the
+    original's socket as a stale leftover (the original then answered no one, and a command
+    on it waited for ever) and could take the original's live pid for its own."""
+    import shutil
+
+    original = EmbeddedServer(data_dir)
+    first = original.start()
+    original.connect().select_graph("g").query("UNWIND range(1, 7) AS i CREATE (:Paper {id: i})")
+    copy_dir = tmp_path_factory.mktemp("copy")
+    shutil.rmtree(copy_dir)
+    shutil.copytree(data_dir, copy_dir, ignore=shutil.ignore_patterns("redis.sock"))
+    copy = EmbeddedServer(copy_dir)
+    try:
+        second = copy.start()
+        assert second.pid != first.pid and second.socket != first.socket
+        assert Path(first.socket).exists()  # the original's socket is left alone
+        assert original.status().state == "running" and _count(original) == 7
+        assert json.loads((copy_dir / "server.json").read_text())["data_dir"] == str(copy_dir)
+    finally:
+        copy.stop(timeout=10)
+    assert original.status().state == "running"
+
+
 def test_killed_server_restarts_with_data(data_dir: Path) -> None:
     srv = EmbeddedServer(data_dir)
     pid = srv.start().pid

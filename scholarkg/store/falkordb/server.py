@@ -864,17 +864,37 @@ class EmbeddedServer:
             yield
 
     def _read_pid(self) -> int | None:
+        if self._copied_from_elsewhere():  # the pid of the server of the directory copied
+            return None
         try:
             return int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
 
     def _read_info(self) -> dict[str, Any]:
+        data = self._raw_info()
+        return {} if self._copied_from_elsewhere(data) else data
+
+    def _raw_info(self) -> dict[str, Any]:
         try:
             data = json.loads(self.info_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
+
+    def _copied_from_elsewhere(self, info: dict[str, Any] | None = None) -> bool:
+        """Whether ``server.json`` was written for another data directory: this one is a
+        copy of a store's directory (``cp -a``), and its pid file and socket are the
+        original's. Taken for this store's, starting the copy removed the original
+        server's socket as a stale leftover (the running original then answered no one)
+        and could have taken the original's live pid for its own server."""
+        recorded = (self._raw_info() if info is None else info).get("data_dir")
+        if not recorded:
+            return False
+        try:
+            return Path(str(recorded)).resolve() != self.data_dir.resolve()
+        except OSError:
+            return False
 
     def _raw_client(self, sock: Path, *, timeout: float = 2.0) -> redis.Redis:
         """A short-lived admin client; use it in a ``with`` block so its socket is closed."""
