@@ -23,7 +23,6 @@ binary qrels gives the same means as ``metrics.json``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import zlib
 from collections import defaultdict
@@ -41,6 +40,7 @@ from scholarkg.benchmark.metrics.dorismae import (
 )
 from scholarkg.benchmark.metrics.stats import bootstrap_ci
 from scholarkg.benchmark.rankers.base import Ranker, Ranking, RunQuery, RunRanker
+from scholarkg.benchmark.rankers.bm25 import corpus_hash
 from scholarkg.benchmark.rankers.fusion import RRF_K, RunFusion, comb_sum
 from scholarkg.benchmark.results import PublishedRow, ReportLayout, TaskMetric, TaskResult
 from scholarkg.benchmark.task import (
@@ -465,17 +465,6 @@ def _paper_to_abstract(store: GraphStore) -> dict[str, str]:
         after = int(rows[-1]["abstract_id"])
 
 
-def _texts_digest(texts: Mapping[str, str]) -> str:
-    """SHA-256 of the pool abstracts' ids and texts, in id order."""
-    h = hashlib.sha256()
-    for aid in sorted(texts, key=lambda a: (len(a), a)):
-        h.update(aid.encode())
-        h.update(b"\0")
-        h.update(texts[aid].encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
 class RankerKit:
     """Builds any named ranker for a run, sharing the texts, vectors and citations it needs."""
 
@@ -500,7 +489,10 @@ class RankerKit:
         self._citations: dict[str, list[str]] | None = None
         #: which texts the run ranked (abstract id and text, in id order): two runs with
         #: equal configs and different scores show here whether the graph's text differed
-        self.extra: dict[str, Any] = {"texts_sha256": _texts_digest(self.texts)}
+        order = sorted(self.texts, key=lambda a: (len(a), a))  # abstract ids, numerically
+        self.extra: dict[str, Any] = {
+            "texts_sha256": corpus_hash(order, [self.texts[a] for a in order])
+        }
 
     def vectors(self) -> R.VectorStore:
         if self._vectors is None:
