@@ -1421,11 +1421,13 @@ class FalkorDBStore(BatchWriteStore):
                 "db stop' (and the data with it)"
             )
             return
-        read = read_only or _plan_only_reads(server, self.graph, text)
-        took = server.restart_runaway(
-            pid, "its query was interrupted (Ctrl-C or SIGTERM)", rewrite_log=read
+        took = self._restart_for(
+            server,
+            pid,
+            text,
+            read_only=read_only,
+            why="its query was interrupted (Ctrl-C or SIGTERM)",
         )
-        self._indexes_settling = server.indexes_in_background()
         self.interrupted_query = (
             f"the query was stopped: scholarkg restarted the embedded server in {took:.1f} s "
             "to end it (FalkorDB cannot cancel a query; an interrupted write is not applied)"
@@ -1517,13 +1519,27 @@ class FalkorDBStore(BatchWriteStore):
                 f"{what}; this server keeps no files, so scholarkg did not restart it "
                 "('scholarkg db stop' ends the query, and the data)"
             )
-        read = read_only or _plan_only_reads(server, self.graph, text)
-        took = server.restart_runaway(pid, rewrite_log=read)
-        self._indexes_settling = server.indexes_in_background()
+        took = self._restart_for(server, pid, text, read_only=read_only)
         return QueryLimitExceeded(
             f"{what}; scholarkg restarted the embedded server in {took:.1f} s: nothing "
             "stored was lost"
         )
+
+    def _restart_for(
+        self,
+        server: EmbeddedServer,
+        pid: int,
+        text: str,
+        *,
+        read_only: bool,
+        why: str = "a query outlived its limit",
+    ) -> float:
+        """Stop the query ``text`` by restarting ``server`` (the watchdog's and an
+        interruption's way); a read's restart rewrites the log first. Seconds it took."""
+        read = read_only or _plan_only_reads(server, self.graph, text)
+        took = server.restart_runaway(pid, why, rewrite_log=read)
+        self._indexes_settling = server.indexes_in_background()
+        return took
 
     def _lost_during_query(self, pid: int | None, err: Exception) -> StoreError:
         """The connection dropped mid-query: a server that died (its memory limit) comes back.
