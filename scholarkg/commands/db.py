@@ -112,6 +112,14 @@ def _status_rows(st: ServerStatus) -> list[dict[str, object]]:
             {"field": "started", "value": st.started},
         ]
     rows.append({"field": "persistence", "value": st.persistence or "aof"})
+    if st.pid is not None and st.state != "stale":
+        if st.keeper is not None:
+            keeper = f"pid {st.keeper} (stops a query whose client is gone or past its limit)"
+        elif st.persistence == "none":
+            keeper = "none (a server that keeps no files is never restarted)"
+        else:
+            keeper = "not running (the next command starts it)"
+        rows.append({"field": "keeper", "value": keeper})
     for f in st.files:
         name = Path(f.name).name
         rows.append({"field": f"  {name}", "value": f"{_size(f.bytes)}, {f.modified}"})

@@ -189,11 +189,11 @@ def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
 ) -> None:
     """``scholarkg cypher`` sends every query as ``GRAPH.QUERY`` (it allows writes); FalkorDB's
     plan of the runaway says it only reads, so its restart rewrites the log first too."""
+    from scholarkg.store.falkordb.keeper import plan_only_reads
     from scholarkg.store.falkordb.persistence import logged_bytes_on_disk
-    from scholarkg.store.falkordb.store import _plan_only_reads
 
     server, store = restartable
-    assert _plan_only_reads(server, store.graph, RUNAWAY)
+    assert plan_only_reads(server, store.graph, RUNAWAY)
     writing = (
         "MATCH (p:Paper {id: 'p1'}) SET p.x = 1",
         "MERGE (:Paper {id: 'p1'})",
@@ -201,7 +201,7 @@ def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
         "MATCH (p:Paper) DETACH DELETE p",
     )
     for writes in writing:  # explained only, never run
-        assert not _plan_only_reads(server, store.graph, writes), writes
+        assert not plan_only_reads(server, store.graph, writes), writes
     store.run("MATCH (p:Paper {id: 'p2'}) SET p.seen = true")
     assert logged_bytes_on_disk(server.data_dir) > 0
     with pytest.raises(QueryLimitExceeded, match=r"restarted the embedded server in"):

@@ -56,6 +56,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, ServerError
+from scholarkg.store.falkordb.keeper import keeper_pid, parse_graph_info, start_keeper, stop_keeper
 from scholarkg.store.falkordb.persistence import (
     AOF_DIR,
     AOF_MANIFEST,
@@ -171,6 +172,9 @@ _START_ACTIVITIES = (
 REWRITE_BEFORE_RESTART_SECONDS = 60.0
 #: how long ``status()`` waits for PING before judging a server by its log and CPU
 STATUS_PING_TIMEOUT = 5.0
+#: ``stop`` waits this long for a server held by a running query to answer before it kills
+#: it (``appendfsync always`` only: a short statement ends by itself first)
+STOP_HELD_WAIT = 8.0
 #: how much of the log's end is read to find what a busy server does
 _LOG_END_BYTES = 64 * 1024
 
@@ -247,6 +251,8 @@ class ServerStatus:
     #: bytes of logged queries on top of the snapshot (replayed on the next start)
     aof_log_bytes: int | None = None
     loading: WaitProgress | None = None
+    #: pid of the process that stops queries no client watches any more (``keeper.py``)
+    keeper: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -478,6 +484,7 @@ class EmbeddedServer:
         lock_timeout: float = 120.0,
         progress: WaitCallback | None = None,
         memory: int | None = None,
+        keeper: bool = True,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().absolute()
         mode = persistence or ("aof" if persistent else "none")
@@ -504,6 +511,9 @@ class EmbeddedServer:
         self.statement_wedge_timeout = statement_wedge_timeout
         self.lock_timeout = lock_timeout
         self.progress = progress
+        #: start the keeper beside a server that keeps files (``falkordb/keeper.py``); the
+        #: keeper's own restarts pass ``False``
+        self.keeper = keeper and self.persistent
         self._atexit_registered = False
 
     # -- paths ------------------------------------------------------------------------
@@ -555,7 +565,7 @@ class EmbeddedServer:
         if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
             try:
                 self._wait_ready(pid, self.socket_path, proc=None)
-                return self.status(details=False)
+                return self._kept(self.status(details=False))
             except ServerError:
                 if _pid_alive(pid):
                     stalled = pid
@@ -564,11 +574,11 @@ class EmbeddedServer:
             if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
                 if self._answers(self.socket_path):
                     log.debug("reusing embedded server pid %s", pid)
-                    return self.status(details=False)
+                    return self._kept(self.status(details=False))
                 if pid != stalled:  # appeared meanwhile: give it its own chance
                     try:
                         self._wait_ready(pid, self.socket_path, proc=None)
-                        return self.status(details=False)
+                        return self._kept(self.status(details=False))
                     except ServerError:
                         if not _pid_alive(pid):
                             raise
@@ -582,14 +592,21 @@ class EmbeddedServer:
                 log.info("removing stale pid file of dead server pid %s", pid)
             self._clean_leftovers()
             self._spawn(background_indexes=background_indexes)
-        return self.status(details=False)
+        return self._kept(self.status(details=False))
 
     def ensure_running(self, *, background_indexes: bool = False) -> ServerStatus:
         """Cheap check first (no lock) so every CLI command does not serialise on the lock."""
         pid = self._read_pid()
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
-            return self.status(details=False)
+            return self._kept(self.status(details=False))
         return self.start(background_indexes=background_indexes)
+
+    def _kept(self, status: ServerStatus) -> ServerStatus:
+        """``status`` of a running server, its keeper started first if none runs (a server
+        started by an older scholarkg, or a keeper killed): one file read when it runs."""
+        if self.keeper and status.pid is not None and status.keeper is None:
+            start_keeper(self.data_dir)
+        return status
 
     def answers(self) -> bool:
         """Whether the server answers PING on its socket now (a probe: any failure is no)."""
@@ -689,22 +706,7 @@ class EmbeddedServer:
         """``GRAPH.INFO``'s running and waiting queries: ``{graph, query, ms, waiting}``."""
         with self._raw_client(self.socket_path, timeout=timeout) as client:
             reply = redis_command(client, "GRAPH.INFO")
-        out: list[dict[str, Any]] = []
-        for title, entries in zip(reply[::2], reply[1::2], strict=False):
-            if not isinstance(entries, list) or "queries" not in str(title).lower():
-                continue
-            for entry in entries:
-                fields = dict(zip(entry[::2], entry[1::2], strict=False))
-                ms = fields.get("Execution duration", fields.get("Wait duration", 0))
-                out.append(
-                    {
-                        "graph": fields.get("Graph name"),
-                        "query": fields.get("Query"),
-                        "ms": float(ms or 0),
-                        "waiting": "Waiting" in str(title),
-                    }
-                )
-        return out
+        return [asdict(q) for q in parse_graph_info(reply)]
 
     def stop(self, timeout: float = 30.0, *, compact: bool = True) -> bool:
         """Stop the server gracefully; returns whether one ran.
@@ -715,12 +717,27 @@ class EmbeddedServer:
         """
         if not self.data_dir.exists():
             return False
+        stop_keeper(self.data_dir)  # first: it must not take the stop for a held server
         with self._locked():
             pid = self._read_pid()
             if pid is None or not _pid_alive(pid) or not _is_redis_server(pid):
                 self._clean_leftovers()
                 return False
             sock = self.socket_path
+            if self._held(sock) and self._fsyncs_every_write():
+                # a running write holds the server's main thread: SHUTDOWN would wait for
+                # it (up to its limit; 93 s seen), and then the compaction. Every write it
+                # acknowledged is fsynced (appendfsync always), so after a short wait for a
+                # statement that ends by itself it is killed: the running write is not
+                # applied, as when the restart of a runaway ends one
+                log.warning(
+                    "a running query holds server pid %s: stopping it without waiting "
+                    "(that query is not applied; every acknowledged write is kept)",
+                    pid,
+                )
+                _kill_now(pid)
+                self._clean_leftovers()
+                return True
             if compact and self.persistent and self._answers(sock):
                 try:
                     with self._raw_client(sock, timeout=60.0) as client:
@@ -764,6 +781,7 @@ class EmbeddedServer:
             "files": files,
             "disk_bytes": disk,
             "last_rewrite": last_rewrite,
+            "keeper": keeper_pid(self.data_dir),
         }
         if pid is None:
             return ServerStatus(state="stopped", **base)
@@ -912,6 +930,24 @@ class EmbeddedServer:
             retry=Retry(NoBackoff(), 0),
         )
 
+    def _held(self, sock: Path, seconds: float = STOP_HELD_WAIT) -> bool:
+        """Whether a running query holds the server for ``seconds``: ``PING`` goes unanswered
+        (a loading server answers ``LOADING`` at once; a refused connection is no hold)."""
+        import redis
+
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                with self._raw_client(sock, timeout=2.0) as client:
+                    client.ping()
+                return False
+            except redis.exceptions.TimeoutError:
+                if time.monotonic() >= deadline:
+                    return True
+            except Exception as err:  # loading, refused, gone: not held by a query
+                log.debug("PING before the stop: %s", err)
+                return False
+
     def _answers(self, sock: Path) -> bool:
         if not sock.exists():
             return False
@@ -1046,6 +1082,7 @@ class EmbeddedServer:
             "versions": versions,
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "module_args": self.module_args,
+            "server_args": self.server_args,
             "memory_limit": limit,
             "indexes_in_background": background_indexes,
         }

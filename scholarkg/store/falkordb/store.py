@@ -60,6 +60,7 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect, pending_changes
 from scholarkg.store.falkordb.joined_rows import joined_read
+from scholarkg.store.falkordb.keeper import Watch, plan_only_reads, watching
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
 from scholarkg.store.falkordb.resp import (
     ConnectionLost,
@@ -93,12 +94,6 @@ _DYING_GRACE = 30.0
 #: never a wrong answer.
 _NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
 _READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
-#: the operations of FalkorDB's plans (``GRAPH.EXPLAIN``, 4.16) that write or may: a runaway
-#: whose plan has none of them is a read, whichever command sent it (``scholarkg cypher``
-#: sends every query as ``GRAPH.QUERY``); a procedure may write, so it counts as one
-_WRITING_OPERATIONS = frozenset(
-    {"Create", "Merge", "MergeCreate", "Update", "Delete", "Foreach", "ProcedureCall"}
-)
 #: how long a query waits for indexes being built after a restart
 INDEX_WAIT_SECONDS = 3600.0
 
@@ -347,18 +342,6 @@ class _Sender:
             conn.disconnect()
         finally:
             self._pool.release(conn)
-
-
-def _plan_only_reads(server: EmbeddedServer, graph: str, text: str) -> bool:
-    """Whether FalkorDB's plan of ``text`` (with its parameters' header) has no operation that
-    writes (:data:`_WRITING_OPERATIONS`); any failure to say: ``False``."""
-    try:
-        plan = server.explain(graph, text)
-    except Exception as err:  # a busy or lost server: the runaway counts as a write
-        log.debug("GRAPH.EXPLAIN of a runaway: %s", err)
-        return False
-    operations = {line.split("|")[0].strip() for line in plan}
-    return not operations & _WRITING_OPERATIONS
 
 
 class FalkorDBStore(BatchWriteStore):
@@ -1362,7 +1345,9 @@ class FalkorDBStore(BatchWriteStore):
         with _server_lost_is_server_error():
             self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
-        over_memory, budget = self._memory_watch(pid)
+        over_memory, budget, base = self._memory_watch(pid)
+        watch = self._watched_by_keeper(args, limit_ms, base, budget)
+        unsettled = False  # an interrupt the client did not finish handling: the keeper's
         try:
             return send_limited(
                 str(path), args, deadline=deadline, row_limit=row_limit, max_bytes=max_bytes,
@@ -1377,8 +1362,32 @@ class FalkorDBStore(BatchWriteStore):
         except ConnectionLost as err:
             raise self._lost_during_query(pid, err) from None
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the server runs the query
+            unsettled = True
             self._stop_interrupted(pid, args[2], read_only=args[0] == "GRAPH.RO_QUERY")
+            unsettled = False
             raise
+        finally:
+            if not unsettled:  # a second Ctrl-C during the restart: the keeper stops it
+                watch.close()
+
+    def _watched_by_keeper(
+        self, args: tuple[Any, ...], limit_ms: int, base: int | None, budget: int
+    ) -> Watch:
+        """Tell the server's keeper (``falkordb/keeper.py``) about this user query, so it is
+        stopped even if this process is killed before its reply."""
+        import time
+
+        if self._server is None or not self._server.keeper or args[0] == "GRAPH.EXPLAIN":
+            return Watch(None)
+        return watching(
+            self._server.data_dir,
+            self.graph,
+            args[2],
+            deadline=time.time() + limit_ms / 1000,
+            writes=args[0] == "GRAPH.QUERY",
+            memory_base=base,
+            memory_budget=budget or None,
+        )
 
     def _stop_interrupted(self, pid: int | None, text: str, *, read_only: bool) -> None:
         """The user interrupted their query: stop it on the server too.
@@ -1448,23 +1457,23 @@ class FalkorDBStore(BatchWriteStore):
             server.ensure_running(background_indexes=True)
         self._indexes_settling = server.indexes_in_background()
 
-    def _memory_watch(self, pid: int | None) -> tuple[Callable[[], bool] | None, int]:
-        """``(over, budget)``: ``over()`` says whether server ``pid``'s resident memory grew
-        past ``budget`` bytes (``SCHOLARKG_FALKORDB_QUERY_MEMORY``) since now; ``None``
-        without a server of its own, a limit or ``/proc``."""
+    def _memory_watch(self, pid: int | None) -> tuple[Callable[[], bool] | None, int, int | None]:
+        """``(over, budget, base)``: ``over()`` says whether server ``pid``'s resident memory
+        grew past ``budget`` bytes (``SCHOLARKG_FALKORDB_QUERY_MEMORY``) from ``base``, its
+        memory now; ``None`` without a server of its own, a limit or ``/proc``."""
         from scholarkg.store.falkordb.server import query_memory, resident_bytes
 
         budget = query_memory()
         base = resident_bytes(pid) if pid is not None and self._server is not None else None
         if budget is None or base is None or pid is None:
-            return None, 0
+            return None, 0, None
         watched, start = pid, base
 
         def over() -> bool:
             now = resident_bytes(watched)
             return now is not None and now - start > budget
 
-        return over, budget
+        return over, budget, base
 
     def _stop_memory_hog(self, pid: int | None, budget: int) -> StoreError:
         """A user's query grew the server past its memory share: restart the server (its
@@ -1536,7 +1545,7 @@ class FalkorDBStore(BatchWriteStore):
     ) -> float:
         """Stop the query ``text`` by restarting ``server`` (the watchdog's and an
         interruption's way); a read's restart rewrites the log first. Seconds it took."""
-        read = read_only or _plan_only_reads(server, self.graph, text)
+        read = read_only or plan_only_reads(server, self.graph, text)
         took = server.restart_runaway(pid, why, rewrite_log=read)
         self._indexes_settling = server.indexes_in_background()
         return took

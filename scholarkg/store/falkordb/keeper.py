@@ -1,0 +1,581 @@
+"""The embedded server's keeper: a process beside each server that keeps files, which stops a
+query nobody watches any more.
+
+Why a process of its own. FalkorDB cannot cancel a query, and its time limit covers neither
+parsing nor the work inside one row, so the client that sent a user's query watches it
+(``FalkorDBStore._send_user``: its limit, its memory share, Ctrl-C) and restarts the server on
+its files to stop it. A client killed outright (``kill -9``, a closed terminal, the machine's
+OOM killer) watches nothing: its one-row runaway ran for ever, a multi-row one to the
+server's 15-minute limit, and a write held the whole server (FalkorDB keeps Redis's lock
+while it writes) that long, every other client frozen. The keeper is started with the
+server (:meth:`EmbeddedServer.start`) and looks at it once a second:
+
+* a user's query is *watched*: its client writes what it sent, its limit and the server's
+  memory when it began into ``<data>/queries/`` (:func:`watching`) and removes it when the
+  reply came. A watched query still running :data:`CLIENT_GONE_GRACE` seconds past its
+  limit, or grown past its memory share, once its client is gone is stopped; one whose
+  client lives is left to that client for :data:`CLIENT_ALIVE_GRACE` seconds more (a stopped,
+  ``SIGSTOP``-ed client);
+* a server held by a write (it answers nothing) for :data:`HELD_GRACE` seconds while a
+  watched write's client is gone is restarted: the write would be applied with no one to
+  tell, as after Ctrl-C (which restarts at once) it is not;
+* any other query (the store's own statements, a ``redis-cli`` user's) is stopped
+  :data:`UNWATCHED_GRACE` seconds past the server's own limit (``TIMEOUT_MAX``), and a server
+  held that long by anything is restarted.
+
+"Stopped" is the clients' way: :meth:`EmbeddedServer.restart_runaway`, which loses nothing
+acknowledged (``appendfsync always``). The keeper ends a few seconds after its server is gone
+(``db stop`` ends it first); it never starts a server that is not running (the next command
+does). What it did goes to ``<data>/keeper.log``; ``db status`` says whether it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from scholarkg.store.falkordb.server import EmbeddedServer
+
+log = logging.getLogger(__name__)
+
+QUERIES_DIR = "queries"
+KEEPER_PID_FILE = "keeper.pid"
+KEEPER_LOCK_FILE = "keeper.lock"
+KEEPER_LOG_FILE = "keeper.log"
+#: seconds between two looks at the server
+POLL_SECONDS = 1.0
+#: how long ``GRAPH.INFO`` may take before the server counts as held (by a write)
+ANSWER_SECONDS = 2.0
+#: a watched query whose client lives: that client restarts the server
+#: ``WATCHDOG_GRACE`` (1 s) past its limit, the keeper only this much later
+CLIENT_ALIVE_GRACE = 30.0
+#: a watched query whose client is gone, past its limit: FalkorDB's own timeout ends a
+#: multi-row query at its limit, so one still running this long after is a runaway
+CLIENT_GONE_GRACE = 2.0
+#: a server held this long while a watched write's client is gone is restarted: a short
+#: write ends by itself first
+HELD_GRACE = 5.0
+#: a query nobody watches (or a server held by one), this long past the server's limit
+UNWATCHED_GRACE = 30.0
+#: the keeper ends once no server has run for this long (a restart takes less)
+NO_SERVER_SECONDS = 5.0
+#: a second keeper waits this long for the lock of one that is ending
+LOCK_WAIT_SECONDS = 3.0
+#: operations of FalkorDB's plans that write (``GRAPH.EXPLAIN``'s first word): a query whose
+#: plan has none of them is a read, whichever command sent it (``scholarkg cypher`` sends
+#: every query as ``GRAPH.QUERY``); a procedure may write, so it counts as one
+WRITING_OPERATIONS = frozenset(
+    {"Create", "Merge", "MergeCreate", "Update", "Delete", "Foreach", "ProcedureCall"}
+)
+
+
+@dataclass(frozen=True)
+class RunningQuery:
+    """One entry of ``GRAPH.INFO``'s running or waiting queries."""
+
+    graph: str
+    query: str
+    ms: float
+    waiting: bool
+
+
+@dataclass(frozen=True)
+class WatchedQuery:
+    """What a client wrote about the user query it awaits (:func:`watching`)."""
+
+    client: int
+    graph: str
+    query: str
+    #: when its limit ends (``time.time()``)
+    deadline: float
+    writes: bool
+    memory_base: int | None
+    memory_budget: int | None
+    path: Path
+
+
+def parse_graph_info(reply: Sequence[Any]) -> list[RunningQuery]:
+    """``GRAPH.INFO``'s running and waiting queries (``[title, entries, ...]``)."""
+    out: list[RunningQuery] = []
+    for title, entries in zip(reply[::2], reply[1::2], strict=False):
+        if not isinstance(entries, list) or "queries" not in str(title).lower():
+            continue
+        for entry in entries:
+            fields = dict(zip(entry[::2], entry[1::2], strict=False))
+            ms = fields.get("Execution duration", fields.get("Wait duration", 0))
+            out.append(
+                RunningQuery(
+                    graph=str(fields.get("Graph name") or ""),
+                    query=str(fields.get("Query") or ""),
+                    ms=float(ms or 0),
+                    waiting="Waiting" in str(title),
+                )
+            )
+    return out
+
+
+class Explains(Protocol):
+    def explain(self, graph: str, text: str, *, timeout: float = 2.0) -> list[str]: ...
+
+
+def plan_only_reads(server: Explains, graph: str, text: str) -> bool:
+    """Whether FalkorDB's plan of ``text`` (with its parameters' header) has no operation that
+    writes (:data:`WRITING_OPERATIONS`); any failure to say: ``False``. A read's restart
+    rewrites the log first, so the server answers before its indexes are rebuilt."""
+    try:
+        plan = server.explain(graph, text)
+    except Exception as err:  # a busy or lost server: the runaway counts as a write
+        log.debug("GRAPH.EXPLAIN of a runaway: %s", err)
+        return False
+    operations = {line.split("|")[0].strip() for line in plan}
+    return not operations & WRITING_OPERATIONS
+
+
+# -- the clients' side --------------------------------------------------------------------
+_SEQUENCE = itertools.count()
+
+
+class Watch:
+    """A watched query's file; :meth:`close` once its client knows how the query ended."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+
+    def close(self) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.path = None
+
+
+def watching(
+    data_dir: Path,
+    graph: str,
+    query: str,
+    *,
+    deadline: float,
+    writes: bool,
+    memory_base: int | None = None,
+    memory_budget: int | None = None,
+) -> Watch:
+    """Tell the keeper of ``data_dir``'s server that this process awaits ``query``, whose
+    limit ends at ``deadline`` (``time.time()``). Written whole (a rename) before the query is
+    sent; a store that cannot write it (a read-only directory) sends the query unwatched."""
+    folder = data_dir / QUERIES_DIR
+    name = f"{os.getpid()}-{threading.get_ident()}-{next(_SEQUENCE)}.json"
+    record = {
+        "client": os.getpid(),
+        "graph": graph,
+        "query": query,
+        "deadline": deadline,
+        "writes": writes,
+        "memory_base": memory_base,
+        "memory_budget": memory_budget,
+    }
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        part = folder / f".{name}"
+        part.write_text(json.dumps(record), encoding="utf-8")
+        part.replace(folder / name)
+    except OSError as err:
+        log.debug("could not tell the keeper about a query: %s", err)
+        return Watch(None)
+    return Watch(folder / name)
+
+
+def watched_queries(data_dir: Path) -> list[WatchedQuery]:
+    """The queries clients await now (files half-written or unreadable are skipped)."""
+    out: list[WatchedQuery] = []
+    with contextlib.suppress(OSError):
+        for path in (data_dir / QUERIES_DIR).glob("[!.]*.json"):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                out.append(
+                    WatchedQuery(
+                        client=int(data["client"]),
+                        graph=str(data["graph"]),
+                        query=str(data["query"]),
+                        deadline=float(data["deadline"]),
+                        writes=bool(data["writes"]),
+                        memory_base=data.get("memory_base"),
+                        memory_budget=data.get("memory_budget"),
+                        path=path,
+                    )
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return out
+
+
+# -- what to do ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Look:
+    """One look at the server: its running queries (``None``: it answered nothing within
+    :data:`ANSWER_SECONDS`, held by a write) and its resident memory."""
+
+    running: list[RunningQuery] | None
+    #: when it last answered, if not now
+    held_since: float | None = None
+    resident: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why to restart the server, and whether what it stops only reads (:data:`None`: ask
+    its plan)."""
+
+    why: str
+    graph: str | None = None
+    query: str | None = None
+    reads: bool | None = False
+
+
+def judge(
+    look: Look,
+    watched: Sequence[WatchedQuery],
+    *,
+    now: float,
+    server_limit: float | None,
+    alive: Callable[[int], bool],
+) -> Verdict | None:
+    """Whether the server must be restarted, on one look (pure: the keeper's rules, above).
+
+    ``now`` is ``time.time()``; ``server_limit`` FalkorDB's ``TIMEOUT_MAX`` in seconds
+    (``None``: none); ``alive`` says whether a client process lives."""
+    if look.running is None:
+        held = now - (look.held_since if look.held_since is not None else now)
+        for w in watched:
+            if w.writes and not alive(w.client) and held >= HELD_GRACE:
+                return Verdict(
+                    f"a write whose client (pid {w.client}) is gone held the server for "
+                    f"{held:.0f} s"
+                )
+            if w.writes and alive(w.client) and now > w.deadline + CLIENT_ALIVE_GRACE:
+                return Verdict(
+                    f"a write held the server {now - w.deadline:.0f} s past its limit and "
+                    f"its client (pid {w.client}) did not stop it"
+                )
+        if server_limit is not None and held > server_limit + UNWATCHED_GRACE:
+            return Verdict(
+                f"a query held the server for {held:.0f} s, past the server's limit of "
+                f"{server_limit:g} s"
+            )
+        return None
+    for q in look.running:
+        if q.waiting:
+            continue
+        mine = [w for w in watched if w.graph == q.graph and w.query == q.query]
+        reads = False if any(w.writes for w in mine) else (True if mine else None)
+        gone = [w for w in mine if not alive(w.client)]
+        if mine and len(gone) == len(mine):
+            w = gone[0]
+            if now > max(x.deadline for x in mine) + CLIENT_GONE_GRACE:
+                return Verdict(
+                    f"a query ran {now - w.deadline:.0f} s past its limit and its client "
+                    f"(pid {w.client}) is gone",
+                    q.graph, q.query, reads,
+                )  # fmt: skip
+            if (
+                look.resident is not None
+                and w.memory_base is not None
+                and w.memory_budget
+                and look.resident - w.memory_base > w.memory_budget
+            ):
+                return Verdict(
+                    f"a query grew the server past its memory share of {w.memory_budget} "
+                    f"bytes and its client (pid {w.client}) is gone",
+                    q.graph, q.query, reads,
+                )  # fmt: skip
+        elif mine:
+            late = min(x.deadline for x in mine if alive(x.client))
+            if now > late + CLIENT_ALIVE_GRACE:
+                return Verdict(
+                    f"a query ran {now - late:.0f} s past its limit and its client did not "
+                    "stop it",
+                    q.graph, q.query, reads,
+                )  # fmt: skip
+        elif server_limit is not None and q.ms / 1000 > server_limit + UNWATCHED_GRACE:
+            return Verdict(
+                f"a query ran {q.ms / 1000:.0f} s, past the server's limit of "
+                f"{server_limit:g} s",
+                q.graph, q.query, None,
+            )  # fmt: skip
+    return None
+
+
+def stale(
+    look: Look, watched: Sequence[WatchedQuery], *, now: float, alive: Callable[[int], bool]
+) -> list[WatchedQuery]:
+    """Watched queries that no longer run and whose client is gone or long past their limit
+    (a client killed after its reply, or one that kept its file after a Ctrl-C it handled):
+    their files are removed, so a later held server is not blamed on them."""
+    if look.running is None:
+        return []
+    running = {(q.graph, q.query) for q in look.running}
+    return [
+        w
+        for w in watched
+        if (w.graph, w.query) not in running
+        and (not alive(w.client) or now > w.deadline + CLIENT_ALIVE_GRACE)
+    ]
+
+
+# -- the keeper process ---------------------------------------------------------------------
+class Keeper:
+    """The loop of the keeper of the server of ``data_dir`` (:func:`main`)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.stopping = False
+
+    def run(self) -> None:
+        from scholarkg.store.process import pid_alive
+
+        held_since: float | None = None
+        gone_since: float | None = None
+        last_pid: int | None = None
+        while not self.stopping:
+            now = time.time()
+            info = self._info()
+            pid = self._server_pid(info)
+            if pid is None:
+                gone_since = gone_since or now
+                if now - gone_since > NO_SERVER_SECONDS:
+                    log.info("no server has run for %.0f s: the keeper ends", now - gone_since)
+                    return
+                time.sleep(POLL_SECONDS)
+                continue
+            gone_since = None
+            if pid != last_pid:
+                held_since, last_pid = None, pid
+            running = self._running(info)
+            if isinstance(running, str):  # down: starting, or stopped between two looks
+                time.sleep(POLL_SECONDS)
+                continue
+            held_since = (held_since or now) if running is None else None
+            look = Look(running=running, held_since=held_since, resident=_resident(pid))
+            watched = watched_queries(self.data_dir)
+            for w in stale(look, watched, now=now, alive=pid_alive):
+                with contextlib.suppress(OSError):
+                    w.path.unlink()
+            verdict = judge(look, watched, now=now, server_limit=_limit(info), alive=pid_alive)
+            if verdict is not None and not self.stopping:
+                self._restart(info, pid, verdict)
+                held_since = None
+                for w in watched:  # the restart ended every query: a gone client's is done
+                    if not pid_alive(w.client):
+                        with contextlib.suppress(OSError):
+                            w.path.unlink()
+            elif running is not None:  # a held server's look already waited ANSWER_SECONDS
+                time.sleep(POLL_SECONDS)
+
+    def _info(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.data_dir / "server.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _server_pid(self, info: dict[str, Any]) -> int | None:
+        from scholarkg.store.process import pid_alive, read_pid
+
+        if info.get("data_dir") and Path(str(info["data_dir"])) != self.data_dir:
+            return None  # a copied directory's server.json: not this store's server
+        pid = read_pid(self.data_dir / "redis.pid")
+        return pid if pid is not None and pid_alive(pid) else None
+
+    def _running(self, info: dict[str, Any]) -> list[RunningQuery] | str | None:
+        """The running queries; ``None``: held (no answer in time); ``"down"``: no socket,
+        refused or loading (starting: nothing runs yet)."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        sock = info.get("socket")
+        if not sock or not Path(str(sock)).exists():
+            return "down"
+        client = redis.Redis(
+            unix_socket_path=str(sock),
+            decode_responses=True,
+            socket_timeout=ANSWER_SECONDS,
+            socket_connect_timeout=ANSWER_SECONDS,
+            retry=Retry(NoBackoff(), 0),
+        )
+        try:
+            command: Callable[..., Any] = client.execute_command
+            return parse_graph_info(command("GRAPH.INFO"))
+        except redis.exceptions.TimeoutError:
+            return None
+        except redis.exceptions.RedisError as err:  # refused, loading, gone
+            log.debug("GRAPH.INFO: %s", err)
+            return "down"
+        finally:
+            client.close()
+
+    def _restart(self, info: dict[str, Any], pid: int, verdict: Verdict) -> None:
+        server = _server_for(self.data_dir, info)
+        reads = verdict.reads
+        if reads is None and verdict.graph is not None and verdict.query is not None:
+            reads = plan_only_reads(server, verdict.graph, verdict.query)
+        log.warning("restarting the server (pid %s): %s", pid, verdict.why)
+        try:
+            took = server.restart_runaway(pid, verdict.why, rewrite_log=bool(reads))
+        except Exception:
+            log.exception("the restart failed; the next command starts the server")
+            return
+        log.warning("restarted in %.1f s (pid %s)", took, server.pid())
+
+
+def _server_for(data_dir: Path, info: dict[str, Any]) -> EmbeddedServer:
+    """The server as it was started (``server.json``), with no keeper of its own."""
+    from scholarkg.store.falkordb.server import EmbeddedServer
+
+    module_args = info.get("module_args")
+    server_args = info.get("server_args")
+    return EmbeddedServer(
+        data_dir,
+        persistence=str(info.get("persistence") or "aof"),
+        module_args=module_args if isinstance(module_args, dict) else None,
+        server_args=server_args if isinstance(server_args, dict) else None,
+        memory=int(info.get("memory_limit") or 0),
+        keeper=False,
+    )
+
+
+def _limit(info: dict[str, Any]) -> float | None:
+    """The server's ``TIMEOUT_MAX`` in seconds (``None``: 0 or not set, no limit)."""
+    args = info.get("module_args")
+    try:
+        ms = int(args.get("TIMEOUT_MAX", 0)) if isinstance(args, dict) else 0
+    except (TypeError, ValueError):
+        return None
+    return ms / 1000 if ms > 0 else None
+
+
+def _resident(pid: int) -> int | None:
+    from scholarkg.store.falkordb.server import resident_bytes
+
+    return resident_bytes(pid)
+
+
+# -- starting and stopping it ---------------------------------------------------------------
+def keeper_pid(data_dir: Path) -> int | None:
+    """The running keeper's pid (``None``: none runs)."""
+    from scholarkg.store.process import pid_alive, read_pid
+
+    pid = read_pid(data_dir / KEEPER_PID_FILE)
+    return pid if pid is not None and pid_alive(pid) and _is_keeper(pid) else None
+
+
+def _is_keeper(pid: int) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True  # no /proc: trust the pid file
+    return b"scholarkg.store.falkordb.keeper" in cmdline
+
+
+def start_keeper(data_dir: Path) -> None:
+    """Start the keeper of ``data_dir``'s server unless one runs (it outlives this process,
+    as the server does)."""
+    if keeper_pid(data_dir) is not None:
+        return
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "scholarkg.store.falkordb.keeper", str(data_dir)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=data_dir,
+            start_new_session=True,
+        )
+    except OSError as err:  # the server runs unkept, as before the keeper
+        log.warning("could not start the embedded server's keeper: %s", err)
+
+
+def stop_keeper(data_dir: Path, timeout: float = 5.0) -> None:
+    """End the keeper first when the server is stopped on purpose: it must not take the stop
+    for a held server, nor restart one being stopped."""
+    from scholarkg.store.process import wait_exit
+
+    pid = keeper_pid(data_dir)
+    if pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    if not wait_exit(pid, timeout):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        wait_exit(pid, 2.0)
+
+
+@contextlib.contextmanager
+def _only_keeper(data_dir: Path) -> Iterator[bool]:
+    """Whether this process is the one keeper of ``data_dir`` (a flock, waited for
+    :data:`LOCK_WAIT_SECONDS`: a keeper that is ending releases it)."""
+    fd = os.open(data_dir / KEEPER_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    yield False
+                    return
+                time.sleep(0.1)
+        yield True
+    finally:
+        os.close(fd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m scholarkg.store.falkordb.keeper DATA_DIR", file=sys.stderr)
+        return 2
+    data_dir = Path(args[0]).absolute()
+    logging.basicConfig(
+        filename=data_dir / KEEPER_LOG_FILE,
+        level=logging.INFO,
+        format="%(asctime)s keeper[%(process)d] %(levelname)s %(message)s",
+    )
+    keeper = Keeper(data_dir)
+
+    def stop(signum: int, frame: object) -> None:
+        keeper.stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl-C is not for it
+    with _only_keeper(data_dir) as mine:
+        if not mine:
+            return 0
+        pid_file = data_dir / KEEPER_PID_FILE
+        pid_file.write_text(f"{os.getpid()}\n")
+        log.info("keeping the server of %s", data_dir)
+        try:
+            keeper.run()
+        finally:
+            with contextlib.suppress(OSError):
+                if pid_file.read_text().strip() == str(os.getpid()):
+                    pid_file.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
