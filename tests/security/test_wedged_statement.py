@@ -47,7 +47,7 @@ def _gone(pid: int) -> bool:
     """Whether ``pid`` ended (a zombie counts: its parent may reap it at any moment, even
     between two looks, which made one look then the other raise ``NoSuchProcess``)."""
     try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return True
 
