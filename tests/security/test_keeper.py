@@ -28,18 +28,19 @@ from scholarkg.store.falkordb.keeper import (
     CLIENT_ALIVE_GRACE,
     CLIENT_GONE_GRACE,
     HELD_GRACE,
-    KEEPER_LOG_FILE,
     UNWATCHED_GRACE,
     Look,
+    judge,
+    stale,
+)
+from scholarkg.store.falkordb.keeper_process import KEEPER_LOG_FILE, keeper_pid
+from scholarkg.store.falkordb.persistence import redis_command
+from scholarkg.store.falkordb.running_queries import (
     RunningQuery,
     WatchedQuery,
-    judge,
-    keeper_pid,
-    stale,
     watched_queries,
     watching,
 )
-from scholarkg.store.falkordb.persistence import redis_command
 from scholarkg.store.falkordb.server import EmbeddedServer
 from scholarkg.store.falkordb.store import FalkorDBStore
 from scholarkg.store.process import pid_alive

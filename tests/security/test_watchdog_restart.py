@@ -189,8 +189,8 @@ def test_a_runaway_read_sent_as_a_write_is_judged_by_its_plan(
 ) -> None:
     """``scholarkg cypher`` sends every query as ``GRAPH.QUERY`` (it allows writes); FalkorDB's
     plan of the runaway says it only reads, so its restart rewrites the log first too."""
-    from scholarkg.store.falkordb.keeper import plan_only_reads
     from scholarkg.store.falkordb.persistence import logged_bytes_on_disk
+    from scholarkg.store.falkordb.running_queries import plan_only_reads
 
     server, store = restartable
     assert plan_only_reads(server, store.graph, RUNAWAY)

@@ -33,29 +33,34 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import itertools
 import json
 import logging
 import os
 import signal
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-if TYPE_CHECKING:
-    from scholarkg.store.falkordb.server import EmbeddedServer
+from scholarkg.store.falkordb.keeper_process import (
+    KEEPER_LOCK_FILE,
+    KEEPER_LOG_FILE,
+    KEEPER_PID_FILE,
+)
+from scholarkg.store.falkordb.running_queries import (
+    RunningQuery,
+    WatchedQuery,
+    parse_graph_info,
+    plan_only_reads,
+    watched_queries,
+)
+from scholarkg.store.falkordb.server import EmbeddedServer, resident_bytes
+from scholarkg.store.process import pid_alive, read_pid
 
 log = logging.getLogger(__name__)
 
-QUERIES_DIR = "queries"
-KEEPER_PID_FILE = "keeper.pid"
-KEEPER_LOCK_FILE = "keeper.lock"
-KEEPER_LOG_FILE = "keeper.log"
 #: seconds between two looks at the server
 POLL_SECONDS = 1.0
 #: how long ``GRAPH.INFO`` may take before the server counts as held (by a write)
@@ -75,150 +80,6 @@ UNWATCHED_GRACE = 30.0
 NO_SERVER_SECONDS = 5.0
 #: a second keeper waits this long for the lock of one that is ending
 LOCK_WAIT_SECONDS = 3.0
-#: operations of FalkorDB's plans that write (``GRAPH.EXPLAIN``'s first word): a query whose
-#: plan has none of them is a read, whichever command sent it (``scholarkg cypher`` sends
-#: every query as ``GRAPH.QUERY``); a procedure may write, so it counts as one
-WRITING_OPERATIONS = frozenset(
-    {"Create", "Merge", "MergeCreate", "Update", "Delete", "Foreach", "ProcedureCall"}
-)
-
-
-@dataclass(frozen=True)
-class RunningQuery:
-    """One entry of ``GRAPH.INFO``'s running or waiting queries."""
-
-    graph: str
-    query: str
-    ms: float
-    waiting: bool
-
-
-@dataclass(frozen=True)
-class WatchedQuery:
-    """What a client wrote about the user query it awaits (:func:`watching`)."""
-
-    client: int
-    graph: str
-    query: str
-    #: when its limit ends (``time.time()``)
-    deadline: float
-    writes: bool
-    memory_base: int | None
-    memory_budget: int | None
-    path: Path
-
-
-def parse_graph_info(reply: Sequence[Any]) -> list[RunningQuery]:
-    """``GRAPH.INFO``'s running and waiting queries (``[title, entries, ...]``)."""
-    out: list[RunningQuery] = []
-    for title, entries in zip(reply[::2], reply[1::2], strict=False):
-        if not isinstance(entries, list) or "queries" not in str(title).lower():
-            continue
-        for entry in entries:
-            fields = dict(zip(entry[::2], entry[1::2], strict=False))
-            ms = fields.get("Execution duration", fields.get("Wait duration", 0))
-            out.append(
-                RunningQuery(
-                    graph=str(fields.get("Graph name") or ""),
-                    query=str(fields.get("Query") or ""),
-                    ms=float(ms or 0),
-                    waiting="Waiting" in str(title),
-                )
-            )
-    return out
-
-
-class Explains(Protocol):
-    def explain(self, graph: str, text: str, *, timeout: float = 2.0) -> list[str]: ...
-
-
-def plan_only_reads(server: Explains, graph: str, text: str) -> bool:
-    """Whether FalkorDB's plan of ``text`` (with its parameters' header) has no operation that
-    writes (:data:`WRITING_OPERATIONS`); any failure to say: ``False``. A read's restart
-    rewrites the log first, so the server answers before its indexes are rebuilt."""
-    try:
-        plan = server.explain(graph, text)
-    except Exception as err:  # a busy or lost server: the runaway counts as a write
-        log.debug("GRAPH.EXPLAIN of a runaway: %s", err)
-        return False
-    operations = {line.split("|")[0].strip() for line in plan}
-    return not operations & WRITING_OPERATIONS
-
-
-# -- the clients' side --------------------------------------------------------------------
-_SEQUENCE = itertools.count()
-
-
-class Watch:
-    """A watched query's file; :meth:`close` once its client knows how the query ended."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-
-    def close(self) -> None:
-        if self.path is not None:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
-            self.path = None
-
-
-def watching(
-    data_dir: Path,
-    graph: str,
-    query: str,
-    *,
-    deadline: float,
-    writes: bool,
-    memory_base: int | None = None,
-    memory_budget: int | None = None,
-) -> Watch:
-    """Tell the keeper of ``data_dir``'s server that this process awaits ``query``, whose
-    limit ends at ``deadline`` (``time.time()``). Written whole (a rename) before the query is
-    sent; a store that cannot write it (a read-only directory) sends the query unwatched."""
-    folder = data_dir / QUERIES_DIR
-    name = f"{os.getpid()}-{threading.get_ident()}-{next(_SEQUENCE)}.json"
-    record = {
-        "client": os.getpid(),
-        "graph": graph,
-        "query": query,
-        "deadline": deadline,
-        "writes": writes,
-        "memory_base": memory_base,
-        "memory_budget": memory_budget,
-    }
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        part = folder / f".{name}"
-        part.write_text(json.dumps(record), encoding="utf-8")
-        part.replace(folder / name)
-    except OSError as err:
-        log.debug("could not tell the keeper about a query: %s", err)
-        return Watch(None)
-    return Watch(folder / name)
-
-
-def watched_queries(data_dir: Path) -> list[WatchedQuery]:
-    """The queries clients await now (files half-written or unreadable are skipped)."""
-    out: list[WatchedQuery] = []
-    with contextlib.suppress(OSError):
-        for path in (data_dir / QUERIES_DIR).glob("[!.]*.json"):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                out.append(
-                    WatchedQuery(
-                        client=int(data["client"]),
-                        graph=str(data["graph"]),
-                        query=str(data["query"]),
-                        deadline=float(data["deadline"]),
-                        writes=bool(data["writes"]),
-                        memory_base=data.get("memory_base"),
-                        memory_budget=data.get("memory_budget"),
-                        path=path,
-                    )
-                )
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-    return out
 
 
 # -- what to do ----------------------------------------------------------------------------
@@ -341,10 +202,10 @@ class Keeper:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.stopping = False
+        #: a restart is underway: SIGTERM waits for it (a server half restarted is left)
+        self.restarting = False
 
     def run(self) -> None:
-        from scholarkg.store.process import pid_alive
-
         held_since: float | None = None
         gone_since: float | None = None
         last_pid: int | None = None
@@ -367,14 +228,18 @@ class Keeper:
                 time.sleep(POLL_SECONDS)
                 continue
             held_since = (held_since or now) if running is None else None
-            look = Look(running=running, held_since=held_since, resident=_resident(pid))
+            look = Look(running=running, held_since=held_since, resident=resident_bytes(pid))
             watched = watched_queries(self.data_dir)
             for w in stale(look, watched, now=now, alive=pid_alive):
                 with contextlib.suppress(OSError):
                     w.path.unlink()
             verdict = judge(look, watched, now=now, server_limit=_limit(info), alive=pid_alive)
             if verdict is not None and not self.stopping:
-                self._restart(info, pid, verdict)
+                self.restarting = True
+                try:
+                    self._restart(info, pid, verdict)
+                finally:
+                    self.restarting = False
                 held_since = None
                 for w in watched:  # the restart ended every query: a gone client's is done
                     if not pid_alive(w.client):
@@ -391,8 +256,6 @@ class Keeper:
         return data if isinstance(data, dict) else {}
 
     def _server_pid(self, info: dict[str, Any]) -> int | None:
-        from scholarkg.store.process import pid_alive, read_pid
-
         if info.get("data_dir") and Path(str(info["data_dir"])) != self.data_dir:
             return None  # a copied directory's server.json: not this store's server
         pid = read_pid(self.data_dir / "redis.pid")
@@ -442,8 +305,6 @@ class Keeper:
 
 def _server_for(data_dir: Path, info: dict[str, Any]) -> EmbeddedServer:
     """The server as it was started (``server.json``), with no keeper of its own."""
-    from scholarkg.store.falkordb.server import EmbeddedServer
-
     module_args = info.get("module_args")
     server_args = info.get("server_args")
     return EmbeddedServer(
@@ -466,61 +327,9 @@ def _limit(info: dict[str, Any]) -> float | None:
     return ms / 1000 if ms > 0 else None
 
 
-def _resident(pid: int) -> int | None:
-    from scholarkg.store.falkordb.server import resident_bytes
-
-    return resident_bytes(pid)
-
-
-# -- starting and stopping it ---------------------------------------------------------------
-def keeper_pid(data_dir: Path) -> int | None:
-    """The running keeper's pid (``None``: none runs)."""
-    from scholarkg.store.process import pid_alive, read_pid
-
-    pid = read_pid(data_dir / KEEPER_PID_FILE)
-    return pid if pid is not None and pid_alive(pid) and _is_keeper(pid) else None
-
-
-def _is_keeper(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True  # no /proc: trust the pid file
-    return b"scholarkg.store.falkordb.keeper" in cmdline
-
-
-def start_keeper(data_dir: Path) -> None:
-    """Start the keeper of ``data_dir``'s server unless one runs (it outlives this process,
-    as the server does)."""
-    if keeper_pid(data_dir) is not None:
-        return
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "scholarkg.store.falkordb.keeper", str(data_dir)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=data_dir,
-            start_new_session=True,
-        )
-    except OSError as err:  # the server runs unkept, as before the keeper
-        log.warning("could not start the embedded server's keeper: %s", err)
-
-
-def stop_keeper(data_dir: Path, timeout: float = 5.0) -> None:
-    """End the keeper first when the server is stopped on purpose: it must not take the stop
-    for a held server, nor restart one being stopped."""
-    from scholarkg.store.process import wait_exit
-
-    pid = keeper_pid(data_dir)
-    if pid is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    if not wait_exit(pid, timeout):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        wait_exit(pid, 2.0)
+# -- the process ---------------------------------------------------------------------------
+class _Stop(Exception):
+    """SIGTERM (``db stop``): end at once, not after the look or the sleep underway."""
 
 
 @contextlib.contextmanager
@@ -559,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def stop(signum: int, frame: object) -> None:
         keeper.stopping = True
+        if not keeper.restarting:  # a restart underway ends first (the flag stops the loop)
+            raise _Stop
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's Ctrl-C is not for it
@@ -570,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("keeping the server of %s", data_dir)
         try:
             keeper.run()
+        except _Stop:
+            log.info("stopped (SIGTERM)")
         finally:
             with contextlib.suppress(OSError):
                 if pid_file.read_text().strip() == str(os.getpid()):

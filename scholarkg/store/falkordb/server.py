@@ -56,7 +56,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from scholarkg.errors import InputError, ServerError
-from scholarkg.store.falkordb.keeper import keeper_pid, parse_graph_info, start_keeper, stop_keeper
+from scholarkg.store.falkordb.keeper_process import keeper_pid, start_keeper, stop_keeper
 from scholarkg.store.falkordb.persistence import (
     AOF_DIR,
     AOF_MANIFEST,
@@ -77,6 +77,7 @@ from scholarkg.store.falkordb.persistence import (
     redis_command,
     wait_persistence,
 )
+from scholarkg.store.falkordb.running_queries import parse_graph_info
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
 from scholarkg.store.process import (

@@ -60,7 +60,6 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
 from scholarkg.store.falkordb import dialect, pending_changes
 from scholarkg.store.falkordb.joined_rows import joined_read
-from scholarkg.store.falkordb.keeper import Watch, plan_only_reads, watching
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
 from scholarkg.store.falkordb.resp import (
     ConnectionLost,
@@ -69,6 +68,7 @@ from scholarkg.store.falkordb.resp import (
     OverMemory,
     send_limited,
 )
+from scholarkg.store.falkordb.running_queries import Watch, plan_only_reads, watching
 from scholarkg.store.falkordb.wire import PlainReply, params_header, plain_reply
 from scholarkg.store.named import render_named, without_empty_branches
 
