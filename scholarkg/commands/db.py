@@ -118,7 +118,7 @@ def _status_rows(st: ServerStatus) -> list[dict[str, object]]:
         elif st.persistence == "none":
             keeper = "none (a server that keeps no files is never restarted)"
         else:
-            keeper = "not running (the next command starts it)"
+            keeper = "not running (the first query of 'cypher' or 'explore' starts it)"
         rows.append({"field": "keeper", "value": keeper})
     for f in st.files:
         name = Path(f.name).name
@@ -189,6 +189,7 @@ def start(
     with server_wait_line() as show:
         server.progress = show
         st = server.start()
+        server.ensure_keeper()
     console.print(
         f"embedded FalkorDB running: pid {st.pid}, socket {st.socket}, data dir {st.data_dir}",
         highlight=False,

@@ -178,23 +178,32 @@ def _wait(condition: object, seconds: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def test_the_keeper_runs_once_beside_a_server_that_keeps_files(tmp_path: Path) -> None:
+def test_the_keeper_runs_once_beside_a_server_a_user_queries(tmp_path: Path) -> None:
+    """Started by the first user query (or ``db start``), once per server, again after it was
+    killed, and ended by the stop; a server only loaded into has none."""
     server = EmbeddedServer(tmp_path / "store")
     server.start()
+    store = FalkorDBStore(server.connect(), "papers", server=server)
     try:
+        store.run("CREATE (:Paper {id: 'p1'})")
+        time.sleep(0.5)
+        assert keeper_pid(server.data_dir) is None and server.status().keeper is None
+        assert store.explore("MATCH (p:Paper) RETURN p.id AS id").rows == [["p1"]]
         _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper started")
         first = keeper_pid(server.data_dir)
         assert server.status().keeper == first
-        EmbeddedServer(tmp_path / "store").start()  # reused: no second keeper
+        EmbeddedServer(tmp_path / "store").ensure_keeper()  # another client: no second one
+        store.explore("RETURN 1 AS one")
         time.sleep(0.5)
         assert _keepers_of(server.data_dir) == [first]
         assert first is not None
-        os.kill(first, signal.SIGKILL)  # a keeper killed: the next command starts one
+        os.kill(first, signal.SIGKILL)  # a keeper killed: the next user query starts one
         _wait(lambda: not pid_alive(first), 5, "the keeper survived SIGKILL")
-        server.ensure_running()
+        store.explore("RETURN 1 AS one")
         _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper restarted")
         second = keeper_pid(server.data_dir)
     finally:
+        store.close()
         server.stop(compact=False)
     assert second is not None and not pid_alive(second), "db stop left the keeper running"
     assert keeper_pid(server.data_dir) is None
@@ -217,7 +226,6 @@ def kept(tmp_path: Path) -> Iterator[tuple[EmbeddedServer, FalkorDBStore]]:
     server.start()
     store = FalkorDBStore(server.connect(), "papers", server=server)
     store.run("UNWIND range(1, 100) AS i CREATE (:Paper {id: 'p' + toString(i)})")
-    _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper started")
     try:
         yield server, store
     finally:
@@ -310,6 +318,7 @@ def test_a_runaway_nobody_watches_is_stopped_past_the_servers_limit(tmp_path: Pa
     )
     server.start()
     try:
+        server.ensure_keeper()  # as `db start` does
         _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper started")
         before = server.pid()
         client = redis.Redis(

@@ -512,7 +512,7 @@ class EmbeddedServer:
         self.statement_wedge_timeout = statement_wedge_timeout
         self.lock_timeout = lock_timeout
         self.progress = progress
-        #: start the keeper beside a server that keeps files (``falkordb/keeper.py``); the
+        #: start the keeper beside a server that keeps files (:meth:`ensure_keeper`); the
         #: keeper's own restarts pass ``False``
         self.keeper = keeper and self.persistent
         self._atexit_registered = False
@@ -566,7 +566,7 @@ class EmbeddedServer:
         if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
             try:
                 self._wait_ready(pid, self.socket_path, proc=None)
-                return self._kept(self.status(details=False))
+                return self.status(details=False)
             except ServerError:
                 if _pid_alive(pid):
                     stalled = pid
@@ -575,11 +575,11 @@ class EmbeddedServer:
             if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
                 if self._answers(self.socket_path):
                     log.debug("reusing embedded server pid %s", pid)
-                    return self._kept(self.status(details=False))
+                    return self.status(details=False)
                 if pid != stalled:  # appeared meanwhile: give it its own chance
                     try:
                         self._wait_ready(pid, self.socket_path, proc=None)
-                        return self._kept(self.status(details=False))
+                        return self.status(details=False)
                     except ServerError:
                         if not _pid_alive(pid):
                             raise
@@ -593,21 +593,26 @@ class EmbeddedServer:
                 log.info("removing stale pid file of dead server pid %s", pid)
             self._clean_leftovers()
             self._spawn(background_indexes=background_indexes)
-        return self._kept(self.status(details=False))
+        return self.status(details=False)
 
     def ensure_running(self, *, background_indexes: bool = False) -> ServerStatus:
         """Cheap check first (no lock) so every CLI command does not serialise on the lock."""
         pid = self._read_pid()
         if pid is not None and _pid_alive(pid) and self._answers(self.socket_path):
-            return self._kept(self.status(details=False))
+            return self.status(details=False)
         return self.start(background_indexes=background_indexes)
 
-    def _kept(self, status: ServerStatus) -> ServerStatus:
-        """``status`` of a running server, its keeper started first if none runs (a server
-        started by an older scholarkg, or a keeper killed): one file read when it runs."""
-        if self.keeper and status.pid is not None and status.keeper is None:
+    def ensure_keeper(self) -> None:
+        """Start the keeper (``falkordb/keeper.py``) beside this running server unless one
+        runs: with the first user query a client sends (``FalkorDBStore``), and on ``db
+        start``; one file read when it runs.
+
+        Why not with every start: the keeper watches what a user's query may do, and a
+        Python process costs 0.45 s of CPU to start (the store package's imports): the
+        servers that only loads and benchmarks use never need one (39 of them in the
+        test suite, 20 s of its time)."""
+        if self.keeper and self.pid() is not None and keeper_pid(self.data_dir) is None:
             start_keeper(self.data_dir)
-        return status
 
     def answers(self) -> bool:
         """Whether the server answers PING on its socket now (a probe: any failure is no)."""

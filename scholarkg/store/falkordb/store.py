@@ -1379,6 +1379,7 @@ class FalkorDBStore(BatchWriteStore):
 
         if self._server is None or not self._server.keeper or args[0] == "GRAPH.EXPLAIN":
             return Watch(None)
+        self._server.ensure_keeper()
         return watching(
             self._server.data_dir,
             self.graph,
