@@ -302,7 +302,7 @@ def _run(
     timeout: float | None = None,
 ) -> None:
     from scholarkg.benchmark.runner import run_task
-    from scholarkg.commands.common import settings, store_session
+    from scholarkg.commands.common import set_interrupted_note, settings, store_session
     from scholarkg.commands.task_args import parse_task_args
 
     no_csv(fmt, "a run's result")
@@ -319,6 +319,11 @@ def _run(
                 task, store, source, options, runs_dir=settings().runs_dir if record else None,
                 out_dir=out, record_in_graph=record, limit=limit, progress=progress,
             )  # fmt: skip
+            if record:  # an interruption from here on (closing the store, the table) loses nothing
+                set_interrupted_note(
+                    f"the run was already recorded whole: {tr.record.id} ('scholarkg runs show "
+                    f"{tr.record.id}')"
+                )
     finally:
         if client is not None:
             client.close()
