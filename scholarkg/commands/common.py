@@ -24,6 +24,8 @@ from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
 from scholarkg.console import to_json as to_json
 from scholarkg.errors import InputError
+from scholarkg.interrupts import Terminated as Terminated
+from scholarkg.interrupts import deferred, interruption
 from scholarkg.store.base import GraphStore
 
 if TYPE_CHECKING:
@@ -32,13 +34,10 @@ if TYPE_CHECKING:
 _state: dict[str, Any] = {"overrides": {}, "settings": None, "signal": None, "note": None}
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is, like Ctrl-C: every ``finally`` and undo runs."""
-
-
 def _on_signal(signum: int, frame: object) -> None:
     _state["signal"] = signum
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    if not deferred(signum):  # an undo underway ends first (``scholarkg/interrupts.py``)
+        raise interruption(signum)
 
 
 def install_interrupt_handlers() -> None:

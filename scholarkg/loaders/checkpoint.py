@@ -413,7 +413,7 @@ def _stop_on_bad_input(writer: RecordWriter, flush: Callable[[], None], skipping
         return
     try:
         flush()
-    except ScholarKGError:
+    except (ScholarKGError, KeyboardInterrupt):  # Ctrl-C meanwhile too: nothing half-written
         writer.rollback()
         raise
 

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from scholarkg.errors import InputError, ScholarKGError
+from scholarkg.interrupts import interrupts_deferred
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.schema.records import Citation, EdgeRecord, NodeRecord, Paper
@@ -384,8 +385,13 @@ class RecordWriter:
 
         Returns how many nodes were deleted. A failure here (the server is gone) is logged,
         not raised: the caller is already reporting the original error, and ``--resume``
-        re-MERGEs whatever is left, so the graph ends up whole either way.
+        re-MERGEs whatever is left, so the graph ends up whole either way. A Ctrl-C during
+        it (the second, impatient one) waits for it to end; a third goes through.
         """
+        with interrupts_deferred():
+            return self._rollback()
+
+    def _rollback(self) -> int:
         self._nodes.clear()
         self._stubs = []
         self._also.clear()

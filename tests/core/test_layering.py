@@ -8,7 +8,8 @@ cli.py"). An AST walk, so imports inside functions count too.
 The other layers, lowest first (:data:`LAYERS`): a module imports its own layer and those below,
 never one above, with no exceptions list:
 
-* base (``errors``, ``textio``, ``textnorm``, ``config``, ``codegraph``, ``console``), then
+* base (``errors``, ``textio``, ``textnorm``, ``config``, ``codegraph``, ``console``,
+  ``interrupts``), then
   ``schema`` (the graph model as data: it imports nothing above it; the families' catalog
   registers their schema parts with the DDL), then the families' declarations and catalog
   (``family``, ``families``), then the named Cypher files (``queries``: files and dialect
@@ -133,7 +134,7 @@ def test_the_walk_finds_such_imports(tmp_path: Path) -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     # base: no scholarkg imports beyond each other (console: rich output, no loads or stores)
     ("scholarkg.errors", "scholarkg.textio", "scholarkg.textnorm", "scholarkg.config",
-     "scholarkg.codegraph", "scholarkg.console"),
+     "scholarkg.codegraph", "scholarkg.console", "scholarkg.interrupts"),
     # the graph model as data: records, ids, labels and the DDL
     ("scholarkg.schema",),
     # the families' declarations and their catalog (registers their schema parts)

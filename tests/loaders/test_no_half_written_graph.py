@@ -10,7 +10,7 @@ REVIEWS / HAS_SECTION edges.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -188,3 +188,85 @@ def test_an_interrupted_batch_is_undone_back_to_the_checkpoint(
     assert store.counts().nodes["ReviewSegment"] == 3 * claimed  # the claimed papers, whole
 
     _resume_equals_a_clean_load(store, groups, path, checkpoint)
+
+
+def _interrupt_relationships_after(
+    store: GraphStore, checkpoint: Checkpoint, monkeypatch: pytest.MonkeyPatch, done: int
+) -> list[int]:
+    """``merge_relationships`` raises KeyboardInterrupt once the checkpoint claims ``done``
+    records (the batch's nodes are sent by then); what it claimed then."""
+    write_relationships = store.merge_relationships
+    interrupted: list[int] = []
+
+    def interrupting(*args: object, **kwargs: object) -> object:
+        if checkpoint.done >= done and not interrupted:
+            interrupted.append(checkpoint.done)
+            raise KeyboardInterrupt
+        return write_relationships(*args, **kwargs)  # type: ignore[arg-type]  # pass-through
+
+    monkeypatch.setattr(store, "merge_relationships", interrupting)
+    return interrupted
+
+
+def test_an_interrupt_while_the_records_before_a_bad_one_are_stored_is_undone_too(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bad record: the complete records read before it are flushed first. Ctrl-C during
+    that flush left its nodes without their edges (only a failed write was undone there)."""
+    store = any_store
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
+
+    def then_bad() -> Iterator[Group]:
+        yield from groups[:3]
+        raise InputError("a bad record", path=path, line=4, field="reliability")
+
+    interrupted = _interrupt_relationships_after(store, checkpoint, monkeypatch, 2)
+    with pytest.raises(KeyboardInterrupt):
+        run_resumable(store, then_bad(), source=path, checkpoint=checkpoint, batch_size=2)
+    monkeypatch.undo()
+    assert interrupted == [2] and checkpoint.done == 2
+    assert store.counts().nodes["Paper"] == 2 and _orphans(store) == 0
+
+
+def test_a_second_interrupt_during_the_undo_waits_for_it(
+    any_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The impatient second Ctrl-C lands while the undo deletes the batch's nodes: with the
+    CLI's handlers, it waits for the undo to end (before, it stopped the undo midway and the
+    batch's nodes stayed without their edges)."""
+    import os
+    import signal
+
+    from scholarkg.commands.common import install_interrupt_handlers
+
+    store = any_store
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
+    interrupted = _interrupt_relationships_after(store, checkpoint, monkeypatch, 2)
+    delete_nodes = store.delete_nodes
+    deletes: list[str] = []
+
+    def impatient(label: str, ids: Sequence[str]) -> int:
+        deletes.append(label)
+        if len(deletes) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # lands here, in the undo's first delete
+        return delete_nodes(label, ids)
+
+    monkeypatch.setattr(store, "delete_nodes", impatient)
+    old = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    install_interrupt_handlers()
+    try:
+        stats = LoadStats(source=str(path))
+        with pytest.raises(KeyboardInterrupt):
+            run_resumable(store, iter(groups), source=path, checkpoint=checkpoint, batch_size=2,
+                          stats=stats)  # fmt: skip
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        monkeypatch.undo()
+    assert interrupted == [2] and len(deletes) > 1  # the undo went on after the signal
+    assert store.counts().nodes["Paper"] == 2 and _orphans(store) == 0
+    assert store.counts().nodes["ReviewSegment"] == 6
