@@ -399,7 +399,8 @@ def run_resumable(
         # a --resume wrote the batch again (a user who never resumed kept Papers without
         # their authors). As after a failed write, a stored node the batch changed (a stub
         # it described) keeps the change until --resume writes the batch again. A second
-        # Ctrl-C stops the undo; --resume then completes the batch as before.
+        # Ctrl-C waits for the undo (``writer.rollback``); a third stops it, and --resume
+        # then completes the batch as before.
         stats.rolled_back = writer.rollback()
         stats.records = n
         raise
