@@ -24,7 +24,9 @@ from scholarkg.benchmark.rankers.fusion import FusionRanker
 from scholarkg.benchmark.registry import load_task
 from scholarkg.benchmark.runner import run_task
 from scholarkg.benchmark.task import AnswerSource
+from scholarkg.config import Settings
 from scholarkg.errors import InputError
+from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 FIX = Path(__file__).parent.parent / "fixtures" / "retrieval" / "beir-mini"
@@ -173,12 +175,17 @@ def test_bm25_retrieval_equals_independent_bm25s(graph: FalkorDBStore, tmp_path:
 
 
 def test_a_later_record_of_a_shared_document_changes_no_score(
-    graph: FalkorDBStore, tmp_path: Path
+    any_store: GraphStore, settings: Settings
 ) -> None:
     """The DOI and arXiv documents are the Papers every source of those works writes; a
     later record rewrites their shared title and abstract, and the collection ranks its own
-    text, kept on the edge (collection-scoped documents need no copy)."""
-    cli_ok(["load", "beir", str(FIX), "--name", "mini"])
+    text, kept on the edge (collection-scoped documents need no copy). On both backends."""
+    from scholarkg.commands.load_retrieval import beir_steps
+    from scholarkg.loaders.steps import run_steps
+    from scholarkg.loaders.tolerant import SkipReport
+
+    graph = any_store
+    run_steps(graph, beir_steps(FIX, "mini", SkipReport()), settings=settings)
     task = load_task("retrieval")
     before = run_task(task, graph, AnswerSource.ranker("bm25"), {"dataset": "mini"})
     copies = graph.run(
