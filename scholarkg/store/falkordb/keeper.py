@@ -140,7 +140,9 @@ def judge(
         if q.waiting:
             continue
         mine = [w for w in watched if w.graph == q.graph and w.query == q.query]
-        reads = False if any(w.writes for w in mine) else (True if mine else None)
+        # sent read-only: a read; otherwise its plan says (``scholarkg cypher`` sends every
+        # query as GRAPH.QUERY), as for the clients' own restarts
+        reads = True if mine and not any(w.writes for w in mine) else None
         gone = [w for w in mine if not alive(w.client)]
         if mine and len(gone) == len(mine):
             w = gone[0]
