@@ -52,6 +52,8 @@ RUNAWAY = "RETURN size([x IN range(1, 40000) | size([y IN range(1, 40000) WHERE 
 
 NOW = 1_000_000.0
 LIVE, GONE = 11, 22
+#: the running server's pid, and an earlier one's
+SERVER, EARLIER = 33, 44
 
 
 def _alive(pid: int) -> bool:
@@ -66,8 +68,11 @@ def _watched(
     writes: bool = False,
     base: int | None = None,
     budget: int | None = None,
+    server: int = SERVER,
 ) -> WatchedQuery:
-    return WatchedQuery(client, "g", query, deadline, writes, base, budget, Path("/nowhere"))
+    return WatchedQuery(
+        client, server, "g", query, deadline, writes, base, budget, Path(f"/{client}/{query}")
+    )
 
 
 def _running(query: str = "q", ms: float = 10_000, *, waiting: bool = False) -> Look:
@@ -139,15 +144,28 @@ def test_files_of_queries_that_ended_are_removed_but_not_those_still_running() -
     running = _watched(GONE, "q")
     live_recent = _watched(LIVE, "other", deadline=NOW + 5)
     old = _watched(LIVE, "old", deadline=NOW - CLIENT_ALIVE_GRACE - 1)
-    found = stale(_running(), [ended, running, live_recent, old], now=NOW, alive=_alive)
+    found = stale(
+        _running(), [ended, running, live_recent, old], now=NOW, alive=_alive, server=SERVER
+    )
     assert found == [ended, old]
-    assert stale(Look(running=None), [ended], now=NOW, alive=_alive) == []
+    assert stale(Look(running=None), [ended], now=NOW, alive=_alive, server=SERVER) == []
+
+
+def test_files_sent_to_an_earlier_server_are_removed_even_while_the_server_is_held() -> None:
+    """A client killed, then the server stopped (the keeper first: it cleaned nothing): its
+    file stayed, and the next keeper blamed the next user's long write on it and restarted
+    the server under that user. The file names the server it was sent to."""
+    earlier = _watched(GONE, writes=True, server=EARLIER)
+    held = Look(running=None, held_since=NOW - 60)
+    assert stale(held, [earlier], now=NOW, alive=_alive, server=SERVER) == [earlier]
+    assert stale(_running(), [earlier], now=NOW, alive=_alive, server=SERVER) == [earlier]
 
 
 def test_a_watched_query_is_written_whole_and_read_back(tmp_path: Path) -> None:
-    watch = watching(tmp_path, "g", "RETURN 1", deadline=NOW, writes=True, memory_base=5)
+    watch = watching(tmp_path, 77, "g", "RETURN 1", deadline=NOW, writes=True, memory_base=5)
     [found] = watched_queries(tmp_path)
-    assert (found.client, found.graph, found.query) == (os.getpid(), "g", "RETURN 1")
+    assert (found.client, found.server, found.graph) == (os.getpid(), 77, "g")
+    assert found.query == "RETURN 1"
     assert (found.deadline, found.writes, found.memory_base) == (NOW, True, 5)
     (tmp_path / "queries" / "half.json").write_text('{"client": 1, "gra')
     assert len(watched_queries(tmp_path)) == 1
@@ -370,3 +388,76 @@ def test_stopping_a_server_held_by_a_write_does_not_wait_for_the_write(
     server.start()
     assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
     assert store.run("MATCH (p:Paper {id: 'p9'}) RETURN p.kept AS kept") == [{"kept": True}]
+
+
+def test_a_restart_no_longer_needed_once_the_lock_is_held_is_not_made(tmp_path: Path) -> None:
+    """The keeper decides, then waits for the server's lock (another process starting or
+    stopping it): the decision is checked again under the lock, and a server that answers
+    again by then is left running."""
+    server = EmbeddedServer(tmp_path / "store")
+    server.start()
+    try:
+        pid = server.pid()
+        assert pid is not None
+        assert server.restart_runaway(pid, "a test", still_needed=lambda: False) is None
+        assert server.pid() == pid and server.answers()
+    finally:
+        server.stop(compact=False)
+
+
+def test_a_copied_directorys_keeper_file_names_no_keeper_of_the_copy(tmp_path: Path) -> None:
+    """``cp -a`` copies ``keeper.pid``: taken for the copy's own, the copy never got a
+    keeper and its ``db stop`` ended the original's."""
+    import shutil
+
+    from scholarkg.store.falkordb.keeper_process import KEEPER_PID_FILE
+
+    server = EmbeddedServer(tmp_path / "a")
+    server.start()
+    try:
+        server.ensure_keeper()
+        _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper started")
+        copy = tmp_path / "b"
+        copy.mkdir()
+        shutil.copy(server.data_dir / KEEPER_PID_FILE, copy / KEEPER_PID_FILE)
+        assert keeper_pid(copy) is None
+        assert keeper_pid(server.data_dir) is not None
+    finally:
+        server.stop(compact=False)
+
+
+@pytest.mark.slow  # a CLI process and a held server: the slow half runs it
+def test_a_server_stopped_on_purpose_under_a_running_query_stays_stopped(
+    kept: tuple[EmbeddedServer, FalkorDBStore],
+) -> None:
+    """``db stop`` of a server a user's write holds: the user's command lost its server and
+    took that for a crash, starting it again at once (and a restore's stop, on half-moved
+    files). It now says the server was stopped, and the server stays stopped."""
+    server, store = kept
+    env = os.environ | {
+        "SCHOLARKG_DATA_DIR": str(server.data_dir),
+        "SCHOLARKG_GRAPH": store.graph,
+        "SCHOLARKG_BACKEND": "embedded",
+    }
+    write = "CREATE (n:Hq {id: 'stopped'}) WITH n " + RUNAWAY
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scholarkg.cli", "cypher", "--timeout", "120", write],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:  # until the write holds the server
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        try:
+            server.running_queries(timeout=0.5)
+        except redis.exceptions.TimeoutError:
+            break
+        time.sleep(0.1)
+    assert server.stop()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert "was stopped ('scholarkg db stop'" in err, err
+    time.sleep(1.0)
+    assert server.pid() is None and server.stopped_on_purpose()
+    server.start()
+    assert not server.stopped_on_purpose()
+    assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]

@@ -46,6 +46,9 @@ class _DyingServer:
     def keeps_files(self) -> bool:
         return True
 
+    def stopped_on_purpose(self) -> bool:  # an abort, not `db stop`
+        return False
+
     def pid(self) -> int | None:
         if self.started or (not self.answers_after_drop and time.monotonic() >= self.gone_at):
             return None if not self.started else 4242

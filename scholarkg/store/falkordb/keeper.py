@@ -52,11 +52,17 @@ from scholarkg.store.falkordb.keeper_process import (
 from scholarkg.store.falkordb.running_queries import (
     RunningQuery,
     WatchedQuery,
+    leftover_parts,
     parse_graph_info,
     plan_only_reads,
     watched_queries,
 )
-from scholarkg.store.falkordb.server import EmbeddedServer, resident_bytes
+from scholarkg.store.falkordb.server import (
+    EmbeddedServer,
+    default_module_args,
+    is_redis_server,
+    resident_bytes,
+)
 from scholarkg.store.process import pid_alive, read_pid
 
 log = logging.getLogger(__name__)
@@ -181,18 +187,26 @@ def judge(
 
 
 def stale(
-    look: Look, watched: Sequence[WatchedQuery], *, now: float, alive: Callable[[int], bool]
+    look: Look,
+    watched: Sequence[WatchedQuery],
+    *,
+    now: float,
+    alive: Callable[[int], bool],
+    server: int,
 ) -> list[WatchedQuery]:
-    """Watched queries that no longer run and whose client is gone or long past their limit
-    (a client killed after its reply, or one that kept its file after a Ctrl-C it handled):
-    their files are removed, so a later held server is not blamed on them."""
+    """Watched queries whose files are left over, removed so a later held server is not
+    blamed on them: sent to an earlier server (its stop or restart ended them), or no
+    longer running while their client is gone or long past its limit (a client killed
+    after its reply, or one that kept its file after a Ctrl-C it handled)."""
+    earlier = [w for w in watched if w.server is not None and w.server != server]
     if look.running is None:
-        return []
+        return earlier
     running = {(q.graph, q.query) for q in look.running}
-    return [
+    return earlier + [
         w
         for w in watched
-        if (w.graph, w.query) not in running
+        if w not in earlier
+        and (w.graph, w.query) not in running
         and (not alive(w.client) or now > w.deadline + CLIENT_ALIVE_GRACE)
     ]
 
@@ -206,49 +220,95 @@ class Keeper:
         self.stopping = False
         #: a restart is underway: SIGTERM waits for it (a server half restarted is left)
         self.restarting = False
+        self._held_since: float | None = None
+        self._last_pid: int | None = None
 
     def run(self) -> None:
-        held_since: float | None = None
+        """Look once a second until the server has been gone for :data:`NO_SERVER_SECONDS`.
+        Whatever goes wrong in a look is logged and the next look comes (stderr is
+        nowhere: a keeper that died silently would leave the server unkept)."""
         gone_since: float | None = None
-        last_pid: int | None = None
         while not self.stopping:
             now = time.time()
-            info = self._info()
-            pid = self._server_pid(info)
-            if pid is None:
-                gone_since = gone_since or now
-                if now - gone_since > NO_SERVER_SECONDS:
-                    log.info("no server has run for %.0f s: the keeper ends", now - gone_since)
-                    return
-                time.sleep(POLL_SECONDS)
+            try:
+                pid = self._server_pid(self._info())
+                if pid is None:
+                    gone_since = gone_since or now
+                    if now - gone_since > NO_SERVER_SECONDS:
+                        log.info("no server has run for %.0f s: the keeper ends", now - gone_since)
+                        return
+                    time.sleep(POLL_SECONDS)
+                    continue
+                gone_since = None
+                waited = self._look_and_act(pid, now)
+            except Exception:
+                log.exception("a look at the server failed; the next one comes in 5 s")
+                time.sleep(5 * POLL_SECONDS)
                 continue
-            gone_since = None
-            if pid != last_pid:
-                held_since, last_pid = None, pid
-            running = self._running(info)
-            if isinstance(running, str):  # down: starting, or stopped between two looks
+            if not waited:
                 time.sleep(POLL_SECONDS)
-                continue
-            held_since = (held_since or now) if running is None else None
-            look = Look(running=running, held_since=held_since, resident=resident_bytes(pid))
-            watched = watched_queries(self.data_dir)
-            for w in stale(look, watched, now=now, alive=pid_alive):
-                with contextlib.suppress(OSError):
-                    w.path.unlink()
-            verdict = judge(look, watched, now=now, server_limit=_limit(info), alive=pid_alive)
-            if verdict is not None and not self.stopping:
-                self.restarting = True
-                try:
-                    self._restart(info, pid, verdict)
-                finally:
-                    self.restarting = False
-                held_since = None
-                for w in watched:  # the restart ended every query: a gone client's is done
-                    if not pid_alive(w.client):
-                        with contextlib.suppress(OSError):
-                            w.path.unlink()
-            elif running is not None:  # a held server's look already waited ANSWER_SECONDS
-                time.sleep(POLL_SECONDS)
+
+    def _look_and_act(self, pid: int, now: float) -> bool:
+        """One look at server ``pid``, and its restart if the rules say so; whether the look
+        itself already waited (a held server's, :data:`ANSWER_SECONDS`)."""
+        if pid != self._last_pid:
+            self._held_since, self._last_pid = None, pid
+        info = self._info()
+        look = self._look(info, pid, now)
+        if look is None:  # down: starting, or stopped between two looks
+            self._held_since = None
+            return False
+        watched = watched_queries(self.data_dir)
+        for w in stale(look, watched, now=now, alive=pid_alive, server=pid):
+            with contextlib.suppress(OSError):
+                w.path.unlink()
+        for part in leftover_parts(self.data_dir, now - 60):
+            with contextlib.suppress(OSError):
+                part.unlink()
+        current = [w for w in watched if w.server in (None, pid)]
+        verdict = judge(look, current, now=now, server_limit=_limit(info), alive=pid_alive)
+        if verdict is None or self.stopping:
+            return look.running is None
+
+        def still_needed() -> bool:
+            """The same rules on a new look, taken once the server's lock is held."""
+            again = self._look(self._info(), pid, time.time())
+            if again is None:
+                return False
+            mine = [w for w in watched_queries(self.data_dir) if w.server in (None, pid)]
+            limit = _limit(info)
+            return (
+                judge(again, mine, now=time.time(), server_limit=limit, alive=pid_alive) is not None
+            )
+
+        self.restarting = True
+        try:
+            restarted = self._restart(info, pid, verdict, still_needed)
+        finally:
+            self.restarting = False
+        self._held_since = None
+        if restarted:
+            for w in current:  # the restart ended every query: a gone client's is done
+                if not pid_alive(w.client):
+                    with contextlib.suppress(OSError):
+                        w.path.unlink()
+        else:  # not restarted (not needed, or it failed): the next look decides again
+            time.sleep(5 * POLL_SECONDS)
+        return True
+
+    def _look(self, info: dict[str, Any], pid: int, now: float) -> Look | None:
+        """The server's running queries, or that it is held since when; ``None``: down, or
+        too busy to answer because it is still starting (its indexes, its log), not held."""
+        running = self._running(info)
+        if isinstance(running, str):
+            return None
+        if running is None and not _server_for(self.data_dir, info).held_by_a_query(pid):
+            return None
+        if running is None:
+            self._held_since = self._held_since or now
+        else:
+            self._held_since = None
+        return Look(running=running, held_since=self._held_since, resident=resident_bytes(pid))
 
     def _info(self) -> dict[str, Any]:
         try:
@@ -258,13 +318,16 @@ class Keeper:
         return data if isinstance(data, dict) else {}
 
     def _server_pid(self, info: dict[str, Any]) -> int | None:
-        if info.get("data_dir") and Path(str(info["data_dir"])) != self.data_dir:
+        recorded = info.get("data_dir")
+        if recorded and Path(str(recorded)).resolve() != self.data_dir.resolve():
             return None  # a copied directory's server.json: not this store's server
         pid = read_pid(self.data_dir / "redis.pid")
-        return pid if pid is not None and pid_alive(pid) else None
+        if pid is None or not pid_alive(pid) or not is_redis_server(pid):
+            return None  # none, or a pid file whose pid another program now has
+        return pid
 
     def _running(self, info: dict[str, Any]) -> list[RunningQuery] | str | None:
-        """The running queries; ``None``: held (no answer in time); ``"down"``: no socket,
+        """The running queries; ``None``: no answer in time; ``"down"``: no socket,
         refused or loading (starting: nothing runs yet)."""
         import redis
         from redis.backoff import NoBackoff
@@ -291,28 +354,42 @@ class Keeper:
         finally:
             client.close()
 
-    def _restart(self, info: dict[str, Any], pid: int, verdict: Verdict) -> None:
+    def _restart(
+        self, info: dict[str, Any], pid: int, verdict: Verdict, still_needed: Callable[[], bool]
+    ) -> bool:
+        """Restart the server as the clients' watchdog does; whether it was restarted."""
         server = _server_for(self.data_dir, info)
         reads = verdict.reads
         if reads is None and verdict.graph is not None and verdict.query is not None:
             reads = plan_only_reads(server, verdict.graph, verdict.query)
         log.warning("restarting the server (pid %s): %s", pid, verdict.why)
         try:
-            took = server.restart_runaway(pid, verdict.why, rewrite_log=bool(reads))
+            took = server.restart_runaway(
+                pid, verdict.why, rewrite_log=bool(reads), still_needed=still_needed
+            )
         except Exception:
             log.exception("the restart failed; the next command starts the server")
-            return
+            return False
+        if took is None:
+            log.warning("not restarted: a new look found no reason any more")
+            return False
         log.warning("restarted in %.1f s (pid %s)", took, server.pid())
+        return True
 
 
 def _server_for(data_dir: Path, info: dict[str, Any]) -> EmbeddedServer:
-    """The server as it was started (``server.json``), with no keeper of its own."""
-    module_args = info.get("module_args")
+    """The server as it was started (``server.json``), with no keeper of its own. Options
+    the start did not pass stay unpassed (``None``), whatever this process's environment
+    says (a server started with no time limit keeps none)."""
+    recorded = info.get("module_args")
+    module_args: dict[str, str | int | None] = dict.fromkeys(default_module_args(data_dir))
+    if isinstance(recorded, dict):
+        module_args.update(recorded)
     server_args = info.get("server_args")
     return EmbeddedServer(
         data_dir,
         persistence=str(info.get("persistence") or "aof"),
-        module_args=module_args if isinstance(module_args, dict) else None,
+        module_args=module_args,
         server_args=server_args if isinstance(server_args, dict) else None,
         memory=int(info.get("memory_limit") or 0),
         keeper=False,

@@ -24,15 +24,17 @@ KEEPER_LOG_FILE = "keeper.log"
 def keeper_pid(data_dir: Path) -> int | None:
     """The running keeper's pid (``None``: none runs)."""
     pid = read_pid(data_dir / KEEPER_PID_FILE)
-    return pid if pid is not None and pid_alive(pid) and _is_keeper(pid) else None
+    return pid if pid is not None and pid_alive(pid) and _is_keeper(pid, data_dir) else None
 
 
-def _is_keeper(pid: int) -> bool:
+def _is_keeper(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is the keeper of ``data_dir`` (a copied directory's ``keeper.pid``
+    names the original's keeper; a stale one may name another directory's)."""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return True  # no /proc: trust the pid file
-    return b"scholarkg.store.falkordb.keeper" in cmdline
+    return b"scholarkg.store.falkordb.keeper" in args and str(data_dir).encode() in args
 
 
 def start_keeper(data_dir: Path) -> None:

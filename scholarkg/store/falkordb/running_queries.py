@@ -46,6 +46,9 @@ class WatchedQuery:
     """What a client wrote about the user query it awaits (:func:`watching`)."""
 
     client: int
+    #: the server it was sent to: a file left by a killed client for an earlier server is
+    #: not this one's (it was ended by that server's stop or restart)
+    server: int | None
     graph: str
     query: str
     #: when its limit ends (``time.time()``)
@@ -111,6 +114,7 @@ class Watch:
 
 def watching(
     data_dir: Path,
+    server: int | None,
     graph: str,
     query: str,
     *,
@@ -119,13 +123,15 @@ def watching(
     memory_base: int | None = None,
     memory_budget: int | None = None,
 ) -> Watch:
-    """Tell the keeper of ``data_dir``'s server that this process awaits ``query``, whose
-    limit ends at ``deadline`` (``time.time()``). Written whole (a rename) before the query is
-    sent; a store that cannot write it (a read-only directory) sends the query unwatched."""
+    """Tell the keeper of ``data_dir``'s server (pid ``server``) that this process awaits
+    ``query``, whose limit ends at ``deadline`` (``time.time()``). Written whole (a rename)
+    before the query is sent; a store that cannot write it (a read-only directory) sends the
+    query unwatched."""
     folder = data_dir / QUERIES_DIR
     name = f"{os.getpid()}-{threading.get_ident()}-{next(_SEQUENCE)}.json"
     record = {
         "client": os.getpid(),
+        "server": server,
         "graph": graph,
         "query": query,
         "deadline": deadline,
@@ -154,15 +160,33 @@ def watched_queries(data_dir: Path) -> list[WatchedQuery]:
                 out.append(
                     WatchedQuery(
                         client=int(data["client"]),
+                        server=_whole(data.get("server")),
                         graph=str(data["graph"]),
                         query=str(data["query"]),
                         deadline=float(data["deadline"]),
                         writes=bool(data["writes"]),
-                        memory_base=data.get("memory_base"),
-                        memory_budget=data.get("memory_budget"),
+                        memory_base=_whole(data.get("memory_base")),
+                        memory_budget=_whole(data.get("memory_budget")),
                         path=path,
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError):
                 continue
+    return out
+
+
+def _whole(value: object) -> int | None:
+    """A whole number from a file a client wrote, else ``None`` (never a crash of the keeper)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def leftover_parts(data_dir: Path, older_than: float) -> list[Path]:
+    """Half-written files (``.<name>.json``) of clients killed while writing one, older than
+    ``older_than`` (``time.time()``)."""
+    out: list[Path] = []
+    with contextlib.suppress(OSError):
+        for path in (data_dir / QUERIES_DIR).glob(".*.json"):
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < older_than:
+                    out.append(path)
     return out

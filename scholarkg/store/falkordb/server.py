@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from scholarkg.errors import InputError, ServerError
 from scholarkg.store.falkordb.keeper_process import keeper_pid, start_keeper, stop_keeper
@@ -77,7 +77,7 @@ from scholarkg.store.falkordb.persistence import (
     redis_command,
     wait_persistence,
 )
-from scholarkg.store.falkordb.running_queries import parse_graph_info
+from scholarkg.store.falkordb.running_queries import QUERIES_DIR, parse_graph_info
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
 from scholarkg.store.process import (
@@ -105,6 +105,9 @@ LOCK_FILE = "server.lock"
 INFO_FILE = "server.json"
 LOG_FILE = "falkordb.log"
 SOCKET_NAME = "redis.sock"
+#: written by :meth:`EmbeddedServer.stop`, removed by the next start: a client that lost the
+#: server meanwhile does not start it again (``db stop`` or ``db restore`` under way)
+STOPPED_FILE = "stopped-on-purpose"
 
 #: A loading server is waited for as long as it makes progress; this long without any is
 #: an error (never a kill: we only stop servers that do not answer *and* do not run).
@@ -289,7 +292,7 @@ def socket_path_for(data_dir: Path) -> Path:
     return candidate
 
 
-def _is_redis_server(pid: int) -> bool:
+def is_redis_server(pid: int) -> bool:
     """Whether ``pid`` runs redis-server (guards against a recycled pid in a stale pid file)."""
     proc = Path(f"/proc/{pid}")
     if proc.exists():
@@ -563,7 +566,7 @@ class EmbeddedServer:
         self._prepare_dir()
         stalled: int | None = None
         pid = self._read_pid()
-        if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
+        if pid is not None and _pid_alive(pid) and is_redis_server(pid):
             try:
                 self._wait_ready(pid, self.socket_path, proc=None)
                 return self.status(details=False)
@@ -572,7 +575,7 @@ class EmbeddedServer:
                     stalled = pid
         with self._locked():
             pid = self._read_pid()
-            if pid is not None and _pid_alive(pid) and _is_redis_server(pid):
+            if pid is not None and _pid_alive(pid) and is_redis_server(pid):
                 if self._answers(self.socket_path):
                     log.debug("reusing embedded server pid %s", pid)
                     return self.status(details=False)
@@ -632,9 +635,29 @@ class EmbeddedServer:
         pid = self._read_pid()
         return pid if pid is not None and _pid_alive(pid) else None
 
+    @overload
     def restart_runaway(
-        self, pid: int, why: str = "a query outlived its limit", *, rewrite_log: bool = False
-    ) -> float:
+        self, pid: int, why: str = ..., *, rewrite_log: bool = ..., still_needed: None = None
+    ) -> float: ...
+
+    @overload
+    def restart_runaway(
+        self,
+        pid: int,
+        why: str = ...,
+        *,
+        rewrite_log: bool = ...,
+        still_needed: Callable[[], bool],
+    ) -> float | None: ...
+
+    def restart_runaway(
+        self,
+        pid: int,
+        why: str = "a query outlived its limit",
+        *,
+        rewrite_log: bool = False,
+        still_needed: Callable[[], bool] | None = None,
+    ) -> float | None:
         """Stop server ``pid`` and start it again on the same files; seconds it took.
 
         For a query that no limit stops (FalkorDB's TIMEOUT covers neither parsing nor the
@@ -654,6 +677,10 @@ class EmbeddedServer:
         read holds no write lock, so the rewrite's fork goes on beside it (0.1 s on 200,000
         Papers); a write would hold FalkorDB's fork until it ended, so it is never asked for
         one, nor for a query that grows memory, where a fork could take as much again.
+
+        ``still_needed`` is asked once the lock is held (another process may have held it
+        for a while, starting or stopping the server): ``False`` leaves the server running
+        and returns ``None`` (the keeper's decision, taken before the wait, may be stale).
         """
         if not self.keeps_files():
             raise ServerError(
@@ -662,7 +689,10 @@ class EmbeddedServer:
             )
         t0 = time.monotonic()
         with self._locked():
-            if self._read_pid() == pid and _pid_alive(pid) and _is_redis_server(pid):
+            if self._read_pid() == pid and _pid_alive(pid) and is_redis_server(pid):
+                if still_needed is not None and not still_needed():
+                    log.info("server pid %s no longer needs the restart (%s)", pid, why)
+                    return None
                 log.warning("restarting embedded server pid %s: %s", pid, why)
                 if rewrite_log and logged_bytes_on_disk(self.data_dir):
                     self._rewrite_log_before_stop()
@@ -726,11 +756,13 @@ class EmbeddedServer:
         stop_keeper(self.data_dir)  # first: it must not take the stop for a held server
         with self._locked():
             pid = self._read_pid()
-            if pid is None or not _pid_alive(pid) or not _is_redis_server(pid):
+            if pid is None or not _pid_alive(pid) or not is_redis_server(pid):
                 self._clean_leftovers()
                 return False
             sock = self.socket_path
-            if self._held(sock) and self._fsyncs_every_write():
+            # before the server goes: a client that sees it go reads this at once
+            self._mark_stopped()
+            if self._fsyncs_every_write() and self._held(sock):
                 # a running write holds the server's main thread: SHUTDOWN would wait for
                 # it (up to its limit; 93 s seen), and then the compaction. Every write it
                 # acknowledged is fsynced (appendfsync always), so after a short wait for a
@@ -760,6 +792,18 @@ class EmbeddedServer:
                 self._terminate(pid)
             self._clean_leftovers()
             return True
+
+    def stopped_on_purpose(self) -> bool:
+        """Whether the server was last stopped by :meth:`stop` (``db stop``, ``db restore``)
+        and not started since: a client that lost it then must not start it again."""
+        return (self.data_dir / STOPPED_FILE).exists()
+
+    def _mark_stopped(self) -> None:
+        with contextlib.suppress(OSError):
+            (self.data_dir / STOPPED_FILE).write_text("stopped by scholarkg db stop\n")
+        with contextlib.suppress(OSError):  # what clients awaited ended with the server
+            for path in (self.data_dir / QUERIES_DIR).glob("*.json"):
+                path.unlink()
 
     def compact(self, *, force: bool = False) -> bool:
         """Rewrite the AOF into an RDB-preamble snapshot and wait for it (see ``compact_aof``)."""
@@ -791,7 +835,7 @@ class EmbeddedServer:
         }
         if pid is None:
             return ServerStatus(state="stopped", **base)
-        if not _pid_alive(pid) or not _is_redis_server(pid):
+        if not _pid_alive(pid) or not is_redis_server(pid):
             return ServerStatus(state="stale", pid=pid, **base)
         import redis
 
@@ -1098,6 +1142,8 @@ class EmbeddedServer:
             self._atexit_registered = True
 
     def _popen(self, cmd: list[str]) -> subprocess.Popen[bytes]:
+        with contextlib.suppress(FileNotFoundError):
+            (self.data_dir / STOPPED_FILE).unlink()
         try:
             proc = subprocess.Popen(
                 cmd,
@@ -1212,6 +1258,11 @@ class EmbeddedServer:
         if text is None:
             return "(no log)"
         return "\n".join(text.splitlines()[-lines:])
+
+    def held_by_a_query(self, pid: int) -> bool:
+        """Whether server ``pid``, too busy to answer, is held by a running query (not still
+        starting: building its indexes or replaying its log, which answers nothing either)."""
+        return self._busy_progress(pid, process_age(pid) or 0.0).doing == HELD_BY_A_QUERY
 
     def _busy_progress(self, pid: int, elapsed: float) -> WaitProgress:
         """A server too busy to answer, with what its log says it does."""

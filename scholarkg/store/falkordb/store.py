@@ -83,6 +83,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _LOST = "lost the embedded FalkorDB server ({err}); 'scholarkg db status' shows its state"
+_STOPPED = (
+    "the embedded server was stopped ('scholarkg db stop', or a restore) and is not started "
+    "again behind that: a query it was running was not applied; 'scholarkg db start' starts it"
+)
 #: how long a server that dropped a query's connection may take to exit before it is taken
 #: for alive (an abort on a failed allocation frees its heap first: seconds at many GB)
 _DYING_GRACE = 30.0
@@ -1382,6 +1386,7 @@ class FalkorDBStore(BatchWriteStore):
         self._server.ensure_keeper()
         return watching(
             self._server.data_dir,
+            self._server.pid(),
             self.graph,
             args[2],
             deadline=time.time() + limit_ms / 1000,
@@ -1453,6 +1458,8 @@ class FalkorDBStore(BatchWriteStore):
         server = self._server
         if server is None or server.pid() is not None or not server.keeps_files():
             return
+        if server.stopped_on_purpose():
+            raise ServerError(_STOPPED)
         log.warning("the embedded server is not running: starting it again on its files")
         with _server_lost_is_server_error():
             server.ensure_running(background_indexes=True)
@@ -1569,6 +1576,8 @@ class FalkorDBStore(BatchWriteStore):
             time.sleep(0.1)
         if server.pid() == pid:  # it lives (it answers, or never ended): not restarted
             return ServerError(_LOST.format(err=err))
+        if server.stopped_on_purpose():  # db stop (or restore) ended it: it stays stopped
+            return ServerError(_STOPPED)
 
         from scholarkg.store.falkordb.server import out_of_memory_in_log
 
