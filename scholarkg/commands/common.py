@@ -42,7 +42,10 @@ def _on_signal(signum: int, frame: object) -> None:
 
 def install_interrupt_handlers() -> None:
     """SIGINT and SIGTERM raise in the main thread (``cli.main``; SIGTERM would otherwise end
-    the process on the spot, with no cleanup and exit status 0 from typer)."""
+    the process on the spot, with no cleanup and exit status 0 from typer). A command begins
+    with no interruption seen (in-process callers run many)."""
+    _state["signal"] = None
+    _state["note"] = None
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _on_signal)
 
