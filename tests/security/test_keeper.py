@@ -10,19 +10,15 @@ themselves are checked on hand-built looks (:func:`judge`), without a server.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+from _held_server import cypher_process, hold_with_a_write, once, wait_until_held
 
 from scholarkg.store.falkordb.keeper import (
     CLIENT_ALIVE_GRACE,
@@ -256,15 +252,7 @@ def _cypher_killed_once_running(
 ) -> float:
     """``scholarkg cypher`` in its own process, SIGKILLed once the server runs ``query``
     (listed running, or holding the server); when it was killed (``time.monotonic()``)."""
-    env = os.environ | {
-        "SCHOLARKG_DATA_DIR": str(server.data_dir),
-        "SCHOLARKG_GRAPH": graph,
-        "SCHOLARKG_BACKEND": "embedded",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scholarkg.cli", "cypher", *args, query],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = cypher_process(server, graph, *args, query)
     deadline = time.monotonic() + 30
     while True:
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -277,16 +265,6 @@ def _cypher_killed_once_running(
     proc.kill()
     proc.wait()
     return time.monotonic()
-
-
-def _once(server: EmbeddedServer, timeout: float | None = None) -> redis.Redis:
-    """A client that never sends a command again (redis-py's default retries would send the
-    held query again to the restarted server)."""
-    return redis.Redis(
-        unix_socket_path=str(server.socket_path),
-        socket_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),
-    )
 
 
 def _restarted(server: EmbeddedServer, before: int | None, seconds: float) -> None:
@@ -339,11 +317,7 @@ def test_a_runaway_nobody_watches_is_stopped_past_the_servers_limit(tmp_path: Pa
         server.ensure_keeper()  # as `db start` does
         _wait(lambda: keeper_pid(server.data_dir) is not None, 10, "no keeper started")
         before = server.pid()
-        client = redis.Redis(
-            unix_socket_path=str(server.socket_path),
-            socket_timeout=300,
-            retry=Retry(NoBackoff(), 0),
-        )
+        client = once(server, timeout=300)
         slow = RUNAWAY.replace("40000", "80000")  # minutes
         sent = time.monotonic()
         with pytest.raises(redis.exceptions.ConnectionError):  # ended by the restart
@@ -362,25 +336,9 @@ def test_stopping_a_server_held_by_a_write_does_not_wait_for_the_write(
     """``db stop`` of a server a write holds waited for the write (up to its limit) and then
     compacted: 93 s seen. Now it waits a few seconds for a statement that ends by itself and
     then kills the server: the running write is not applied, every acknowledged one is kept."""
-    import threading
-
     server, store = kept
     store.run("MATCH (p:Paper {id: 'p9'}) SET p.kept = true")
-
-    def hold() -> None:
-        client = _once(server)
-        with contextlib.suppress(redis.exceptions.RedisError):  # ended by the stop
-            redis_command(client, "GRAPH.QUERY", store.graph, "CREATE (n:Hq) WITH n " + RUNAWAY)
-
-    threading.Thread(target=hold, daemon=True).start()
-    deadline = time.monotonic() + 30
-    while True:  # until the write holds the server
-        assert time.monotonic() < deadline
-        try:
-            server.running_queries(timeout=0.5)
-        except redis.exceptions.TimeoutError:
-            break
-        time.sleep(0.1)
+    hold_with_a_write(server, store.graph, "CREATE (n:Hq) WITH n " + RUNAWAY)
     t0 = time.monotonic()
     assert server.stop()
     assert time.monotonic() - t0 < 15
@@ -434,24 +392,10 @@ def test_a_server_stopped_on_purpose_under_a_running_query_stays_stopped(
     took that for a crash, starting it again at once (and a restore's stop, on half-moved
     files). It now says the server was stopped, and the server stays stopped."""
     server, store = kept
-    env = os.environ | {
-        "SCHOLARKG_DATA_DIR": str(server.data_dir),
-        "SCHOLARKG_GRAPH": store.graph,
-        "SCHOLARKG_BACKEND": "embedded",
-    }
     write = "CREATE (n:Hq {id: 'stopped'}) WITH n " + RUNAWAY
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scholarkg.cli", "cypher", "--timeout", "120", write],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while True:  # until the write holds the server
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        try:
-            server.running_queries(timeout=0.5)
-        except redis.exceptions.TimeoutError:
-            break
-        time.sleep(0.1)
+    proc = cypher_process(server, store.graph, "--timeout", "120", write)
+    wait_until_held(server)
+    assert proc.poll() is None, proc.communicate()
     assert server.stop()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0

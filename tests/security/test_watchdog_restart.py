@@ -12,11 +12,8 @@ full-text index to still be building when the first queries arrive.
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -24,6 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from _held_server import cypher_process, hold_with_a_write, once
 
 from scholarkg.errors import QueryLimitExceeded, StoreError
 from scholarkg.store.falkordb import dialect
@@ -67,15 +65,6 @@ def restartable(
     finally:
         store.close()
         server.stop(compact=False)
-
-
-def _once(server: EmbeddedServer) -> redis.Redis:
-    """A client of ``server`` that never sends a command again (redis-py's default retries
-    would send a held query again to the restarted server)."""
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    return redis.Redis(unix_socket_path=str(server.socket_path), retry=Retry(NoBackoff(), 0))
 
 
 def _building(store: FalkorDBStore) -> list[str]:
@@ -244,16 +233,8 @@ def test_an_interrupted_query_is_stopped_on_the_server_too(
     server, store = restartable
     store.run("MATCH (p:Paper {id: 'p5'}) SET p.kept = true")
     before = server.pid()
-    env = os.environ | {
-        "SCHOLARKG_DATA_DIR": str(server.data_dir),
-        "SCHOLARKG_GRAPH": store.graph,
-        "SCHOLARKG_BACKEND": "embedded",
-    }
     query = "CREATE (n:Hq {id: 'interrupted'}) WITH n " + RUNAWAY
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scholarkg.cli", "cypher", query],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = cypher_process(server, store.graph, query)
     deadline = time.monotonic() + 30
     while True:  # until the query has begun: listed, or holding the server (no answer)
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -286,7 +267,7 @@ def test_a_command_opens_the_store_while_every_worker_is_busy(
     config.close()
 
     def hold() -> None:
-        client = _once(server)
+        client = once(server)
         with contextlib.suppress(redis.exceptions.RedisError):  # ended by the restart
             redis_command(client, "GRAPH.RO_QUERY", store.graph, RUNAWAY)
 
@@ -324,22 +305,8 @@ def test_a_server_held_by_a_write_is_busy_not_stale(
     from scholarkg.store.falkordb.server import HELD_BY_A_QUERY
 
     server, store = restartable
-
-    def hold() -> None:
-        client = _once(server)
-        with contextlib.suppress(redis.exceptions.RedisError):  # ended by the restart
-            redis_command(client, "GRAPH.QUERY", store.graph, "CREATE (n:Hq) WITH n " + RUNAWAY)
-
-    threading.Thread(target=hold, daemon=True).start()
-    deadline = time.monotonic() + 30
     try:
-        while True:  # until the write holds the server
-            assert time.monotonic() < deadline
-            try:
-                server.running_queries(timeout=0.5)
-            except redis.exceptions.TimeoutError:
-                break
-            time.sleep(0.1)
+        hold_with_a_write(server, store.graph, "CREATE (n:Hq) WITH n " + RUNAWAY)
         status = server.status(details=False)
         assert status.state == "busy" and status.loading is not None
         assert status.loading.describe().endswith(HELD_BY_A_QUERY)

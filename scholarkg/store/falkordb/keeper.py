@@ -32,7 +32,6 @@ does). What it did goes to ``<data>/keeper.log``; ``db status`` says whether it 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -44,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scholarkg.errors import ServerError
 from scholarkg.store.falkordb.keeper_process import (
     KEEPER_LOCK_FILE,
     KEEPER_LOG_FILE,
@@ -63,7 +63,7 @@ from scholarkg.store.falkordb.server import (
     is_redis_server,
     resident_bytes,
 )
-from scholarkg.store.process import pid_alive, read_pid
+from scholarkg.store.process import exclusive_lock, pid_alive, read_pid
 
 log = logging.getLogger(__name__)
 
@@ -413,23 +413,18 @@ class _Stop(Exception):
 
 @contextlib.contextmanager
 def _only_keeper(data_dir: Path) -> Iterator[bool]:
-    """Whether this process is the one keeper of ``data_dir`` (a flock, waited for
+    """Whether this process is the one keeper of ``data_dir`` (its lock file, waited for
     :data:`LOCK_WAIT_SECONDS`: a keeper that is ending releases it)."""
-    fd = os.open(data_dir / KEEPER_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    held = contextlib.ExitStack()
     try:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    yield False
-                    return
-                time.sleep(0.1)
+        held.enter_context(
+            exclusive_lock(data_dir / KEEPER_LOCK_FILE, LOCK_WAIT_SECONDS, "its keeper")
+        )
+    except ServerError:  # another keeper holds it: that one keeps the server
+        yield False
+        return
+    with held:
         yield True
-    finally:
-        os.close(fd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1350,7 +1350,7 @@ class FalkorDBStore(BatchWriteStore):
             self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
         over_memory, budget, base = self._memory_watch(pid)
-        watch = self._watched_by_keeper(args, limit_ms, base, budget)
+        watch = self._watched_by_keeper(args, pid, limit_ms, base, budget)
         unsettled = False  # an interrupt the client did not finish handling: the keeper's
         try:
             return send_limited(
@@ -1375,7 +1375,7 @@ class FalkorDBStore(BatchWriteStore):
                 watch.close()
 
     def _watched_by_keeper(
-        self, args: tuple[Any, ...], limit_ms: int, base: int | None, budget: int
+        self, args: tuple[Any, ...], pid: int | None, limit_ms: int, base: int | None, budget: int
     ) -> Watch:
         """Tell the server's keeper (``falkordb/keeper.py``) about this user query, so it is
         stopped even if this process is killed before its reply."""
@@ -1386,7 +1386,7 @@ class FalkorDBStore(BatchWriteStore):
         self._server.ensure_keeper()
         return watching(
             self._server.data_dir,
-            self._server.pid(),
+            pid,
             self.graph,
             args[2],
             deadline=time.time() + limit_ms / 1000,
