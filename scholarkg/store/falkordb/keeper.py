@@ -407,8 +407,9 @@ def _limit(info: dict[str, Any]) -> float | None:
 
 
 # -- the process ---------------------------------------------------------------------------
-class _Stop(Exception):
-    """SIGTERM (``db stop``): end at once, not after the look or the sleep underway."""
+class _Stop(BaseException):
+    """SIGTERM (``db stop``): end at once, not after the look or the sleep underway (a
+    ``BaseException``: the loop's catch-all for a failed look must not take it for one)."""
 
 
 @contextlib.contextmanager
