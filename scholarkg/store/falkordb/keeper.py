@@ -53,7 +53,6 @@ from scholarkg.store.falkordb.running_queries import (
     RunningQuery,
     WatchedQuery,
     leftover_parts,
-    parse_graph_info,
     plan_only_reads,
     watched_queries,
 )
@@ -63,7 +62,7 @@ from scholarkg.store.falkordb.server import (
     is_redis_server,
     resident_bytes,
 )
-from scholarkg.store.process import exclusive_lock, pid_alive, read_pid
+from scholarkg.store.process import exclusive_lock, pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -318,41 +317,24 @@ class Keeper:
         return data if isinstance(data, dict) else {}
 
     def _server_pid(self, info: dict[str, Any]) -> int | None:
-        recorded = info.get("data_dir")
-        if recorded and Path(str(recorded)).resolve() != self.data_dir.resolve():
-            return None  # a copied directory's server.json: not this store's server
-        pid = read_pid(self.data_dir / "redis.pid")
-        if pid is None or not pid_alive(pid) or not is_redis_server(pid):
-            return None  # none, or a pid file whose pid another program now has
-        return pid
+        """The running server's pid, as its clients see it (``EmbeddedServer.pid``: not a
+        copied directory's), and not a pid another program took since (a keeper would
+        otherwise outlive its server for as long as that program runs)."""
+        pid = _server_for(self.data_dir, info).pid()
+        return pid if pid is not None and is_redis_server(pid) else None
 
     def _running(self, info: dict[str, Any]) -> list[RunningQuery] | str | None:
         """The running queries; ``None``: no answer in time; ``"down"``: no socket,
         refused or loading (starting: nothing runs yet)."""
         import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
-        sock = info.get("socket")
-        if not sock or not Path(str(sock)).exists():
-            return "down"
-        client = redis.Redis(
-            unix_socket_path=str(sock),
-            decode_responses=True,
-            socket_timeout=ANSWER_SECONDS,
-            socket_connect_timeout=ANSWER_SECONDS,
-            retry=Retry(NoBackoff(), 0),
-        )
         try:
-            command: Callable[..., Any] = client.execute_command
-            return parse_graph_info(command("GRAPH.INFO"))
+            return _server_for(self.data_dir, info).graph_info(timeout=ANSWER_SECONDS)
         except redis.exceptions.TimeoutError:
             return None
         except redis.exceptions.RedisError as err:  # refused, loading, gone
             log.debug("GRAPH.INFO: %s", err)
             return "down"
-        finally:
-            client.close()
 
     def _restart(
         self, info: dict[str, Any], pid: int, verdict: Verdict, still_needed: Callable[[], bool]

@@ -77,7 +77,7 @@ from scholarkg.store.falkordb.persistence import (
     redis_command,
     wait_persistence,
 )
-from scholarkg.store.falkordb.running_queries import QUERIES_DIR, parse_graph_info
+from scholarkg.store.falkordb.running_queries import QUERIES_DIR, RunningQuery, parse_graph_info
 from scholarkg.store.process import CHILDREN as _CHILDREN
 from scholarkg.store.process import cpu_ticks as _cpu_ticks
 from scholarkg.store.process import (
@@ -740,9 +740,13 @@ class EmbeddedServer:
 
     def running_queries(self, *, timeout: float = 2.0) -> list[dict[str, Any]]:
         """``GRAPH.INFO``'s running and waiting queries: ``{graph, query, ms, waiting}``."""
+        return [asdict(q) for q in self.graph_info(timeout=timeout)]
+
+    def graph_info(self, *, timeout: float = 2.0) -> list[RunningQuery]:
+        """``GRAPH.INFO``'s running and waiting queries, on a connection of its own (one a
+        running query does not hold); a server held by a write raises ``TimeoutError``."""
         with self._raw_client(self.socket_path, timeout=timeout) as client:
-            reply = redis_command(client, "GRAPH.INFO")
-        return [asdict(q) for q in parse_graph_info(reply)]
+            return parse_graph_info(redis_command(client, "GRAPH.INFO"))
 
     def stop(self, timeout: float = 30.0, *, compact: bool = True) -> bool:
         """Stop the server gracefully; returns whether one ran.
