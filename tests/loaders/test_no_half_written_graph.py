@@ -277,6 +277,10 @@ def test_a_second_interrupt_during_the_undo_waits_for_it(
         for sig, handler in old.items():
             signal.signal(sig, handler)
         monkeypatch.undo()
-    assert interrupted == [2] and len(deletes) > 1  # the undo went on after the signal
-    assert store.counts().nodes["Paper"] == 2 and _orphans(store) == 0
-    assert store.counts().nodes["ReviewSegment"] == 6
+    # what the checkpoint claimed when the batch after it was interrupted: 2, or 4 when the
+    # replies of a flush sent ahead were read first (the embedded store)
+    [claimed] = interrupted
+    assert claimed >= 2 and checkpoint.done == claimed
+    assert len(deletes) > 1  # the undo went on after the signal
+    assert store.counts().nodes["Paper"] == claimed and _orphans(store) == 0
+    assert store.counts().nodes["ReviewSegment"] == 3 * claimed
