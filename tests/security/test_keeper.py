@@ -20,6 +20,7 @@ import pytest
 import redis
 from _held_server import cypher_process, hold_with_a_write, once, wait_until_held
 
+from scholarkg.store.falkordb import keeper
 from scholarkg.store.falkordb.keeper import (
     CLIENT_ALIVE_GRACE,
     CLIENT_GONE_GRACE,
@@ -32,6 +33,7 @@ from scholarkg.store.falkordb.keeper import (
 from scholarkg.store.falkordb.keeper_process import KEEPER_LOG_FILE, keeper_pid
 from scholarkg.store.falkordb.persistence import redis_command
 from scholarkg.store.falkordb.running_queries import (
+    QUERIES_DIR,
     RunningQuery,
     WatchedQuery,
     watched_queries,
@@ -405,3 +407,33 @@ def test_a_server_stopped_on_purpose_under_a_running_query_stays_stopped(
     server.start()
     assert not server.stopped_on_purpose()
     assert store.run("MATCH (n:Hq) RETURN count(n) AS n") == [{"n": 0}]
+
+
+def test_a_quiet_server_is_looked_at_less_often_until_a_client_awaits_a_reply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing running and no client waiting: the next look comes after
+    ``QUIET_LOOK_SECONDS`` (a look a second cost ~0.6 % of a core for a server left running
+    idle), unless a client's file appears, which brings it within a poll."""
+    monkeypatch.setattr(keeper, "POLL_SECONDS", 0.1)
+    monkeypatch.setattr(keeper, "QUIET_LOOK_SECONDS", 1.5)
+    queries = tmp_path / QUERIES_DIR
+    queries.mkdir()
+    watcher = keeper.Keeper(tmp_path)
+    watcher._quiet = True
+    t0 = time.monotonic()
+    watcher._pause()
+    assert 1.5 <= time.monotonic() - t0 < 3.0
+    (queries / ".half-written.json").write_text("{")  # a client still writing: not yet
+    t0 = time.monotonic()
+    watcher._pause()
+    assert time.monotonic() - t0 >= 1.5
+    (queries / "1-2-3.json").write_text("{}")
+    t0 = time.monotonic()
+    watcher._pause()
+    assert time.monotonic() - t0 < 0.5
+    watcher._quiet = False  # something ran at the last look: a look a poll
+    (queries / "1-2-3.json").unlink()
+    t0 = time.monotonic()
+    watcher._pause()
+    assert time.monotonic() - t0 < 0.5

@@ -175,6 +175,16 @@ def watched_queries(data_dir: Path) -> list[WatchedQuery]:
     return out
 
 
+def awaited(data_dir: Path) -> bool:
+    """Whether any client awaits a reply now (a directory listing, without reading the
+    files: the keeper asks it every second while it looks less often)."""
+    try:
+        with os.scandir(data_dir / QUERIES_DIR) as entries:
+            return any(e.name.endswith(".json") and not e.name.startswith(".") for e in entries)
+    except OSError:
+        return False
+
+
 def _whole(value: object) -> int | None:
     """A whole number from a file a client wrote, else ``None`` (never a crash of the keeper)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
