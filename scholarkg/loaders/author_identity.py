@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -396,10 +397,16 @@ class AuthorResolver:
         paper_of: Sequence[str | None],
         by_id: dict[str, str],
         have: dict[str, dict[str, tuple[int | None, str]]],
+        not_others: Callable[[int], set[str]],
     ) -> None:
-        for recs, pid in zip(groups, paper_of, strict=True):
+        """``not_others(i)``: the listed Authors group ``i``'s record states itself (see
+        :meth:`_by_name`), never moved onto one of its id-named authors."""
+        for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is not None and pid in have:
-                self.moves += _moves(recs, pid, by_id, have[pid])
+                listed = have[pid]
+                if mine := not_others(i):
+                    listed = {aid: v for aid, v in listed.items() if aid not in mine}
+                self.moves += _moves(recs, pid, by_id, listed)
 
     # -- by name -------------------------------------------------------------------------
     def _by_work_list(
@@ -493,6 +500,9 @@ class AuthorResolver:
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))
         wanted_pids = set(wanted.values())  # not ``in wanted.values()``: a scan per group
+        #: per group, the Authors its own id-carrying records land on, and its source marks
+        own_ids: dict[int, set[str]] = {}
+        own_marks: dict[int, set[str]] = {}
         for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is None or pid not in wanted_pids:
                 continue
@@ -501,20 +511,43 @@ class AuthorResolver:
                 continue  # no Author record: no authorship below can name one
             for r in recs:
                 if isinstance(r, Authorship) and r.start == pid and r.end in names:
+                    own_marks.setdefault(i, set()).update(m for m in _MARKS if getattr(r, m))
                     a = names[r.end]
                     if has_id(a):
                         aid = by_id.get(a.id, a.id)
+                        own_ids.setdefault(i, set()).add(aid)
                         have.setdefault(pid, {}).setdefault(aid, (r.position, a.name))
+        #: per work, the stored authorships' source marks (a record's own earlier statement)
+        stored_marks = {
+            (pid, aid): {m for m in _MARKS if row.get(m)}
+            for pid, edges in stored.items()
+            for aid, row in edges
+        }
+
+        def stated_by_itself(i: int) -> set[str]:
+            """The listed Authors of group ``i``'s work that its own record states: the
+            people its ids name and its name-only authors (a namesake in one list is a
+            second person: the record says so by listing both), and what only its own
+            source stated before (the record replaces that statement)."""
+            pid, marks = paper_of[i], own_marks.get(i, set())
+            out = own_ids.get(i, set()) | {a.id for a in authors_of.get(i, ()) if not has_id(a)}
+            if marks and pid is not None:
+                out |= {
+                    aid
+                    for aid in have.get(pid, {})
+                    if (pid, aid) in stored_marks and stored_marks[(pid, aid)] <= marks
+                }
+            return out
+
         out: dict[tuple[str | None, str], str] = {}
-        self._moves_for(groups, paper_of, by_id, have)
+        self._moves_for(groups, paper_of, by_id, have, stated_by_itself)
         for i, pid in wanted.items():
             recs = groups[i]
             authors = {r.id: r for r in authors_of[i] if not has_id(r)}
             if not authors:
                 continue  # every author named by an id: nothing to align by name
-            listed = {
-                aid: v for aid, v in have.get(pid, {}).items() if aid not in authors
-            }  # not the record's own name-only nodes
+            mine = stated_by_itself(i)
+            listed = {aid: v for aid, v in have.get(pid, {}).items() if aid not in mine}
             if not listed:
                 continue
             for rec_id, aid in _align(recs, pid, authors, listed).items():
@@ -557,11 +590,17 @@ def _align(
     """``Author record id → listed Author id`` for the authorships of ``pid`` in ``recs``
     whose Author (in ``authors``) matches one of the work's listed authors (``listed``: id →
     (position, name)): the same position and a compatible name, else the one compatible name
-    elsewhere in the list; each listed author taken once."""
+    elsewhere in the list; each listed author taken once. A name the record lists twice
+    (two namesakes, one name-only Author record: its id is the name's) is not aligned: which
+    of its authorships is which listed author cannot be told, and moving both onto one would
+    give that author the other's position."""
     out: dict[str, str] = {}
     taken: set[str] = set()
+    ends = Counter(r.end for r in recs if isinstance(r, Authorship) and r.start == pid)
     for r in recs:
         if not (isinstance(r, Authorship) and r.start == pid and r.end in authors):
+            continue
+        if ends[r.end] > 1:
             continue
         name = authors[r.end].name
         match = [

@@ -164,3 +164,36 @@ def test_a_listed_work_is_aligned_beside_the_chunk_befores_authorships(
     waited = load_in_chunks_of_one()
     assert [r["id"] for r in beside] == ["openalexauthor:A1", "openalexauthor:A2", beside[2]["id"]]
     assert beside == waited
+
+
+def test_a_records_own_namesake_is_a_second_author_not_a_match(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Two co-authors of one record sharing a name, one without an OpenAlex id: the record
+    says they are two people. The name-only one was aligned to its namesake in the same
+    list (one authorship lost, positions shifted), and a reload of the same record moved
+    more (found by a hostile review with a real OpenAlex record)."""
+    any_store.apply_schema()
+    work = openalex_work(1, authorships=[
+        {"author": {"id": "https://openalex.org/A5", "display_name": "Wei Wang"}},
+        {"author": {"id": None, "display_name": "Wei Wang"}},
+        {"author": {"id": "https://openalex.org/A6", "display_name": "Li Zhang"}},
+    ])  # fmt: skip
+    path = write_openalex(tmp_path / "oa", [work])
+    load(any_store, settings, path, openalex.read_works, "openalex")
+    rows = authors_of(any_store, "2401.00001")
+    assert [r["pos"] for r in rows] == [0, 1, 2]
+    assert [r["name"] for r in rows] == ["Wei Wang", "Wei Wang", "Li Zhang"]
+    assert rows[0]["id"] == "openalexauthor:A5" and rows[1]["id"].startswith("author:")
+    load(any_store, settings, path, openalex.read_works, "openalex")  # the same record again
+    assert authors_of(any_store, "2401.00001") == rows
+    # a second source naming both by name only: its one name-only record (the name's id)
+    # is not aligned to either namesake, so the one named by an id keeps its position
+    ax = {**arxiv_record(1), "authors_parsed": [["Wang", "Wei", ""], ["Wang", "Wei", ""],
+                                                ["Zhang", "Li", ""]]}  # fmt: skip
+    load(any_store, settings, write_arxiv(tmp_path / "ax.json", [ax]), arxiv.read_snapshot, "ax")
+    after = authors_of(any_store, "2401.00001")
+    assert [(r["id"], r["pos"], r["oa"]) for r in after] == [
+        (r["id"], r["pos"], True) for r in rows
+    ]
+    assert [r["ax"] for r in after] == [None, True, True]
