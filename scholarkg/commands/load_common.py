@@ -87,6 +87,12 @@ def interrupt_hint(summary: LoadSummary) -> str:
             if stored
             else f"nothing of {source.name} stored yet"
         )
+    if summary.undo_failed:
+        return (
+            f"{'; '.join([*done, where])}, and part of the batch being written too: its undo "
+            "failed (the server was gone), so some of its nodes may lack their relationships. "
+            "Rerun the same command with --resume: it writes that batch whole"
+        )
     return (
         f"{'; '.join([*done, where])}. Rerun the same command with --resume to go on from "
         "there (whole batches are kept; the new nodes of the one being written were deleted again, "
@@ -98,6 +104,12 @@ def stop_hint(summary: LoadSummary) -> str:
     """What a stopped load left in the graph and how to go on (printed under the error)."""
     assert summary.stopped is not None
     source, done = summary.stopped
+    if summary.undo_failed:
+        return (
+            f"{done:,} source record(s) of {source} are stored whole; the batch after them was "
+            "partly written and its undo failed too (the server was gone), so some of its "
+            "nodes may lack their relationships: rerun with --resume, which writes it whole."
+        )
     if summary.stopped_by_store:
         kept = (
             f"the graph is as its checkpoint left it: {done:,} source record(s) of {source} "

@@ -171,6 +171,9 @@ class LoadStats:
     write_failed: bool = False
     #: nodes deleted to undo a failed write (the graph is back at the last checkpoint)
     rolled_back: int = 0
+    #: that undo failed too (the server was gone): part of the batch after the checkpoint
+    #: is in the graph, its nodes maybe without their relationships, until ``--resume``
+    undo_failed: bool = False
 
 
 def _digest_value(value: Any) -> Any:
@@ -402,6 +405,7 @@ def run_resumable(
         # Ctrl-C waits for the undo (``writer.rollback``); a third stops it, and --resume
         # then completes the batch as before.
         stats.rolled_back = writer.rollback()
+        stats.undo_failed = writer.undo_failed
         stats.records = n
         raise
     stats.records = n
@@ -423,6 +427,7 @@ def _undo(writer: RecordWriter, stats: LoadStats, n: int) -> None:
     """After a failed write: back to the last checkpoint (see ``writer.RecordWriter``)."""
     stats.write_failed = True
     stats.rolled_back = writer.rollback()
+    stats.undo_failed = writer.undo_failed
     stats.records = n
 
 

@@ -78,6 +78,9 @@ class LoadSummary:
     stopped_by_store: bool = False
     #: the stop was Ctrl-C or SIGTERM
     interrupted: bool = False
+    #: the undo of the batch being written failed (the server was gone): beyond what
+    #: ``stopped`` counts, part of that batch is in the graph until ``--resume`` completes it
+    undo_failed: bool = False
 
     def totals(self) -> tuple[Counter[str], Counter[str], Counter[str]]:
         nodes: Counter[str] = Counter()
@@ -173,10 +176,12 @@ def _run_steps(
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the CLI says what is stored
             summary.stopped = (step.source, checkpoint.done)
             summary.interrupted = True
+            summary.undo_failed = stats.undo_failed
             raise
         except ScholarKGError:
             summary.stopped = (step.source, checkpoint.done)
             summary.stopped_by_store = stats.write_failed
+            summary.undo_failed = stats.undo_failed
             if resolver is not None and not stats.write_failed:
                 # bad input: what was read before it is stored, so its merges can run
                 resolver.finish()

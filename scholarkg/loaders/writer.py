@@ -149,6 +149,9 @@ class RecordWriter:
         self.undo = undo
         #: label -> ids of the nodes this writer created since the last ``mark()``
         self._created: dict[str, set[str]] = defaultdict(set)
+        #: the last :meth:`rollback` could not delete what it had to (the server was gone):
+        #: part of a batch stays in the graph beyond the checkpoint until ``--resume``
+        self.undo_failed = False
         #: while a flush's late ``then`` runs: the nodes that flush left created (:meth:`mark`)
         self._marking: dict[str, set[str]] | None = None
         #: a write failed: the buffers are no longer what the graph lacks
@@ -416,11 +419,13 @@ class RecordWriter:
             except ScholarKGError as err:
                 log.warning("a write sent ahead failed too: %s", err)
         deleted = 0
+        self.undo_failed = False
         try:
             for label, ids in list(self._created.items()):
                 if ids:
                     deleted += self.store.delete_nodes(label, sorted(ids))
         except ScholarKGError as err:
+            self.undo_failed = True
             log.warning("could not undo the failed batch (%s); --resume will complete it", err)
         self._created.clear()
         return deleted

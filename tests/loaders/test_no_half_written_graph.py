@@ -284,3 +284,44 @@ def test_a_second_interrupt_during_the_undo_waits_for_it(
     assert len(deletes) > 1  # the undo went on after the signal
     assert store.counts().nodes["Paper"] == claimed and _orphans(store) == 0
     assert store.counts().nodes["ReviewSegment"] == 3 * claimed
+
+
+def test_an_undo_that_fails_too_is_said_not_claimed_whole(
+    store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write fails and so does its undo (the server was killed: ``kill -9`` mid-load): the
+    hint said the graph was as its checkpoint left it, "stored whole", while 200 Papers of
+    the next batch stood there without their authors (found by a user's review). It now
+    says part of the batch is in the graph and that ``--resume`` completes it."""
+    from scholarkg.commands.load_common import stop_hint
+    from scholarkg.errors import ServerError
+    from scholarkg.loaders.steps import LoadSummary
+
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    line, records = groups[3]
+    poisoned = [
+        ReviewSegment.model_construct(**{**r.__dict__, "text": "bad\x00text"})
+        if isinstance(r, ReviewSegment)
+        else r
+        for r in records
+    ]
+    broken = [*groups[:3], (line, poisoned), *groups[4:]]
+
+    def gone(*_: object, **__: object) -> int:
+        raise ServerError("lost the embedded FalkorDB server")
+
+    monkeypatch.setattr(store, "delete_nodes", gone)
+    checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
+    stats = LoadStats(source=str(path))
+    with pytest.raises(InputError):
+        run_resumable(store, iter(broken), source=path, checkpoint=checkpoint, batch_size=2,
+                      stats=stats)  # fmt: skip
+    assert stats.write_failed and stats.undo_failed
+    assert store.counts().nodes["Paper"] > checkpoint.done  # the batch's Papers stayed
+    summary = LoadSummary(stopped=(path, checkpoint.done), stopped_by_store=True,
+                          undo_failed=stats.undo_failed)  # fmt: skip
+    hint = stop_hint(summary)
+    assert "undo failed" in hint and "--resume" in hint and "as its checkpoint left" not in hint
+    monkeypatch.undo()
+    _resume_equals_a_clean_load(store, groups, path, checkpoint)

@@ -437,3 +437,28 @@ def test_a_quiet_server_is_looked_at_less_often_until_a_client_awaits_a_reply(
     t0 = time.monotonic()
     watcher._pause()
     assert time.monotonic() - t0 < 0.5
+
+
+def test_a_stop_on_purpose_under_a_load_is_said_as_a_stop_not_a_crash(tmp_path: Path) -> None:
+    """``db stop`` while a load (or the explorer's schema read) used the store: the store's
+    own statements said "lost the embedded FalkorDB server (… Connection reset by peer)",
+    a crash, where a user's query said the server was stopped (found by a user's review)."""
+    from scholarkg.errors import ServerError
+
+    server = EmbeddedServer(tmp_path / "store")
+    server.start()
+    store = FalkorDBStore(server.connect(), "papers", server=server)
+    try:
+        store.run("CREATE (:Paper {id: 'p1'})")
+        server.stop(compact=False)
+        with pytest.raises(ServerError, match="was stopped \\('scholarkg db stop'"):
+            store.run("CREATE (:Paper {id: 'p2'})")
+        with (
+            pytest.raises(ServerError, match="was stopped"),
+            store.writes_ahead(lambda n: None, lambda: None),
+        ):  # a write sent ahead, as a load's, its reply read later
+            store.merge_nodes("Paper", [{"id": "p3"}])
+            store.settle()
+    finally:
+        store.close()
+        server.stop(compact=False)

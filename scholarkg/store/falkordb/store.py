@@ -102,8 +102,17 @@ _READ_NEEDS_INDEXES = re.compile(r"\bidx\b|\\u", re.IGNORECASE)
 INDEX_WAIT_SECONDS = 3600.0
 
 
+def _lost(err: Exception, server: EmbeddedServer | None) -> ServerError:
+    """The error for a server lost midway: "was stopped" when ``db stop`` (or a restore)
+    ended it on purpose, which a load or the explorer reported as a crash ("lost the
+    embedded FalkorDB server … Connection reset by peer"), else "lost"."""
+    if server is not None and server.stopped_on_purpose():
+        return ServerError(_STOPPED)
+    return ServerError(_LOST.format(err=err))
+
+
 @contextmanager
-def _server_lost_is_server_error() -> Iterator[None]:
+def _server_lost_is_server_error(server: EmbeddedServer | None = None) -> Iterator[None]:
     """A dropped or refused connection (the server died or was stopped) as ``ServerError``:
     every call that reaches the server goes through this, so a server lost midway is one
     clear error wherever it happens, never redis' own exception."""
@@ -112,7 +121,7 @@ def _server_lost_is_server_error() -> Iterator[None]:
     try:
         yield
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as err:
-        raise ServerError(_LOST.format(err=err)) from err
+        raise _lost(err, server) from err
 
 
 #: Internal-id window per edge-export query: big enough that round trips do not dominate,
@@ -444,7 +453,7 @@ class FalkorDBStore(BatchWriteStore):
             self._settle_unless_beside(*beside)
         check_params(params)
         text = params_header(params) + query if params else query
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             self._settle_indexes(query)
             try:
                 raw = self._g.execute_command("GRAPH.QUERY", self._g.name, text, "--compact")
@@ -567,7 +576,7 @@ class FalkorDBStore(BatchWriteStore):
 
         conn = self.db.connection
         before: int | None = None
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             try:
                 before = pending_changes.current_setting(conn)
                 conn.execute_command(*pending_changes.setting_command(LOAD_PENDING_CHANGES))
@@ -642,7 +651,7 @@ class FalkorDBStore(BatchWriteStore):
         if isinstance(err, redis.exceptions.ResponseError):
             raise dialect.cypher_error(err, item.query) from err
         if isinstance(err, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
-            raise ServerError(_LOST.format(err=err)) from err
+            raise _lost(err, self._server) from err
         raise err
 
     def settle(self) -> None:
@@ -746,7 +755,7 @@ class FalkorDBStore(BatchWriteStore):
         import redis
 
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             try:
                 return self.db.connection.execute_command(*args)
             except redis.exceptions.ResponseError as err:
@@ -861,7 +870,7 @@ class FalkorDBStore(BatchWriteStore):
         if label in self._key_indexed:
             return
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             indexes = dialect.list_indexes(self._g)
         building = any(i.label == label and i.status != "OPERATIONAL" for i in indexes)
         created = False
@@ -875,7 +884,7 @@ class FalkorDBStore(BatchWriteStore):
                 created = True
             building = True
         if building:
-            with _server_lost_is_server_error():
+            with _server_lost_is_server_error(self._server):
                 dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
         if created:
             # into the snapshot before the rows: replaying MERGEs logged after a logged
@@ -942,7 +951,7 @@ class FalkorDBStore(BatchWriteStore):
         """
         created = self.issue_schema(schema or default_schema())
         if created:
-            with _server_lost_is_server_error():
+            with _server_lost_is_server_error(self._server):
                 dialect.await_indexes(self._g)
         if created and compact:
             # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
@@ -959,7 +968,7 @@ class FalkorDBStore(BatchWriteStore):
         self._schema = spec
         self._vector_props |= {v.property for v in spec.vector}
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             steps = dialect.plan_schema(
                 spec, dialect.list_indexes(self._g), dialect.list_constraints(self._g)
             )
@@ -988,12 +997,12 @@ class FalkorDBStore(BatchWriteStore):
     def ensure_vector_index(self, index: VectorIndex) -> None:
         self._vector_props.add(index.property)
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             indexes = dialect.list_indexes(self._g)
         vlabel = dialect.vector_label(index.label, index.property)
         if not dialect.has_index(indexes, vlabel, index.property, "VECTOR"):
             self._query(dialect.vector_index_ddl(index))
-            with _server_lost_is_server_error():
+            with _server_lost_is_server_error(self._server):
                 dialect.await_indexes(self._g)
 
     def upgrade_vectors(self, progress: Callable[[int], None] | None = None) -> int:
@@ -1018,7 +1027,7 @@ class FalkorDBStore(BatchWriteStore):
         if self._command("EXISTS", done_key):
             return 0
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             old = dialect.old_vector_indexes(self._g)
         moved = 0
         for idx in old:  # scholarkg's own, each with a dimension (old_vector_indexes)
@@ -1046,7 +1055,7 @@ class FalkorDBStore(BatchWriteStore):
                 if "no such index" not in str(err):
                     raise
         if old:
-            with _server_lost_is_server_error():
+            with _server_lost_is_server_error(self._server):
                 dialect.await_dropped_vector_indexes(self._g, old)
             self.compact()
         self._command("SET", done_key, "1")
@@ -1346,7 +1355,7 @@ class FalkorDBStore(BatchWriteStore):
         self._start_if_gone()
         pid = self._server.pid() if self._server is not None else None
         self.settle()
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             self._settle_indexes(query, read_only=args[0] == "GRAPH.RO_QUERY")
         deadline = time.monotonic() + limit_ms / 1000 + WATCHDOG_GRACE
         over_memory, budget, base = self._memory_watch(pid)
@@ -1461,7 +1470,7 @@ class FalkorDBStore(BatchWriteStore):
         if server.stopped_on_purpose():
             raise ServerError(_STOPPED)
         log.warning("the embedded server is not running: starting it again on its files")
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             server.ensure_running(background_indexes=True)
         self._indexes_settling = server.indexes_in_background()
 
@@ -1659,7 +1668,7 @@ class FalkorDBStore(BatchWriteStore):
             # in the background, and a write meanwhile scans the label per row (or, while a
             # field added to a label's index rebuilds it, misses nodes that are there)
             log.info("waiting for graph %r's indexes to be built", self.graph)
-            with _server_lost_is_server_error():
+            with _server_lost_is_server_error(self._server):
                 dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
@@ -1725,7 +1734,7 @@ class FalkorDBStore(BatchWriteStore):
             return []
         self.settle()
         rows: list[dict[str, Any]] = []
-        with _server_lost_is_server_error():
+        with _server_lost_is_server_error(self._server):
             indexes = dialect.list_indexes(self._g)
             constraints = dialect.list_constraints(self._g)
         for info in indexes:
