@@ -114,7 +114,7 @@ def _status_rows(st: ServerStatus) -> list[dict[str, object]]:
     rows.append({"field": "persistence", "value": st.persistence or "aof"})
     if st.pid is not None and st.state != "stale":
         if st.keeper is not None:
-            keeper = f"pid {st.keeper} (stops a query past its limit whose client is gone, or held past it)"
+            keeper = f"pid {st.keeper} (stops what runs past its limit once its client is gone)"
         elif st.persistence == "none":
             keeper = "none (a server that keeps no files is never restarted)"
         else:
