@@ -407,6 +407,7 @@ class AuthorResolver:
                 if mine := not_others(i):
                     listed = {aid: v for aid, v in listed.items() if aid not in mine}
                 self.moves += _moves(recs, pid, by_id, listed)
+                self.deferred += _s2_merges(recs, pid, by_id, listed)
 
     # -- by name -------------------------------------------------------------------------
     def _by_work_list(
@@ -655,6 +656,48 @@ def _moves(
     return out
 
 
+def _s2_merges(
+    recs: Sequence[Any],
+    pid: str,
+    by_id: dict[str, str],
+    listed: dict[str, tuple[int | None, str]],
+) -> list[tuple[str, str]]:
+    """``(S2 Author, Author with a catalogue id)``: a work ``load s2`` listed first names
+    its authors by S2 author ids only; a catalogue record naming the same people by OpenAlex
+    id or ORCID (and no S2 id) at the same position under a compatible name is the same
+    person, so the S2 node is merged into theirs (:func:`merge_authors`, its other works'
+    authorships with it). The other order gives that node: ``load s2`` aligns an S2 author
+    the graph does not know to the work's listed authors by position and name
+    (:meth:`AuthorResolver._by_work_list`); before, this order left every author twice."""
+    loose = {aid: v for aid, v in listed.items() if aid.startswith("s2author:")}
+    if not loose:
+        return []
+    names = {
+        r.id: r
+        for r in recs
+        if isinstance(r, Author) and (r.openalex_id or r.orcid) and not r.s2_author_id
+    }
+    out: list[tuple[str, str]] = []
+    for r in recs:
+        if not (isinstance(r, Authorship) and r.start == pid and r.end in names) or not loose:
+            continue
+        target = by_id.get(r.end, r.end)
+        if target.startswith("s2author:") or target in loose:
+            continue
+        name = names[r.end].name
+        match = [
+            a
+            for a, (pos, other) in loose.items()
+            if pos == r.position and names_match(name, other or "")
+        ]
+        if not match:
+            match = [a for a, (_, other) in loose.items() if names_match(name, other or "")]
+        if len(match) == 1:
+            out.append((match[0], target))
+            del loose[match[0]]
+    return out
+
+
 def move_authorships(store: GraphStore, moves: Sequence[tuple[str, str, str]]) -> int:
     """Move each ``(paper, from Author, to Author)`` authorship (its properties and marks
     join the target's), then delete the name-only Authors left with no relationship."""
@@ -742,7 +785,7 @@ def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
 
 
 #: an authorship's source marks (loaders/identity.py: a Paper's own record of a source)
-_MARKS = ("from_openalex", "from_arxiv", "from_crossref")
+_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_s2")
 
 
 def _joined_authorship(kept: dict[str, Any], moved: dict[str, Any]) -> dict[str, Any]:

@@ -286,7 +286,9 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
     if paper.venue:
         venue = Venue(name=paper.venue)
         records += [venue, PublishedIn(start=paper.id, end=venue.id)]
-    for pos, author in enumerate(obj.get("authors") or [], start=1):
+    # positions from 0, as every other source numbers them: aligning a work's lists by
+    # position and name needs one numbering (S2's from 1 moved other sources' authors)
+    for pos, author in enumerate(obj.get("authors") or []):
         if not isinstance(author, dict) or not optional_str(author, "name"):
             continue
         aid = optional_str(author, "authorId")
@@ -295,7 +297,7 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
             if aid
             else Author(name=author["name"])
         )
-        records += [rec, Authorship(start=paper.id, end=rec.id, position=pos)]
+        records += [rec, Authorship(start=paper.id, end=rec.id, position=pos, from_s2=True)]
     return records
 
 

@@ -411,6 +411,9 @@ class Authorship(EdgeRecord):
     from_openalex: bool | None = None
     from_arxiv: bool | None = None
     from_crossref: bool | None = None
+    #: set by ``load s2`` (a benchmark family's loader, which prunes nothing itself): the
+    #: other sources' reloads keep an authorship Semantic Scholar lists
+    from_s2: bool | None = None
     #: the other source records listing this author, as ``Citation.also``
     also: list[str] | None = None
 

@@ -86,7 +86,7 @@ def test_s2_load_graph_counts_ids_and_skips(graph: FalkorDBStore) -> None:
         "RETURN a.id AS id, a.orcid AS orcid, r.position AS pos ORDER BY pos",
         {},
     )
-    assert ann[0] == {"id": "s2author:9001", "orcid": "0000-0001-2345-6789", "pos": 1}
+    assert ann[0] == {"id": "s2author:9001", "orcid": "0000-0001-2345-6789", "pos": 0}
     assert ann[1]["id"].startswith("author:") and ann[1]["orcid"] is None
     venue = graph.run("MATCH (:Paper)-[:IN_VENUE]->(v:Venue) RETURN v", {})[0]["v"]
     assert venue["issn"] == "1234-5678" and venue["name"] == "Journal of Zorbs"

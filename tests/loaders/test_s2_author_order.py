@@ -1,0 +1,118 @@
+"""One author list per work whether Semantic Scholar or OpenAlex was loaded first.
+
+A user's review (real records of one arXiv paper, 2026-12-07): ``load s2`` then ``load
+openalex`` left each of the paper's four authors twice (an ``s2author:`` node and an
+``openalexauthor:`` node, eight authorships), while the other order aligned S2's authors to
+OpenAlex's list and gave four; S2 numbered its positions from 1 where every other source
+numbers from 0, and its authorships carried no source mark, so a later source's reload
+deleted an author S2 still lists.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import arxiv_record, write_arxiv, write_openalex
+
+from scholarkg.config import Settings
+from scholarkg.loaders import arxiv, openalex
+from scholarkg.loaders.corpus_lookup import corpus_lookup
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import Step, run_steps, s2_steps
+from scholarkg.loaders.tolerant import SkipReport
+from scholarkg.store.base import GraphStore
+
+ARXIV_ID = "2401.00001"
+NAMES = [("Csaba", "Balázs", "C. Balázs"), ("Edmond", "Berger", "E. Berger"),
+         ("Pavel", "Nadolsky", "P. Nadolsky"), ("Chien-Peng", "Yuan", "C. Yuan")]  # fmt: skip
+
+
+def s2_file(tmp: Path) -> Path:
+    """The S2 datasets' ``papers`` layout: one paper, four authors with S2 author ids."""
+    obj = {
+        "corpusid": 4242,
+        "externalids": {"ArXiv": ARXIV_ID, "DOI": "10.1103/PhysRevD.76.013009"},
+        "title": "A synthetic paper on calculations",
+        "year": 2007,
+        "authors": [{"authorId": str(900 + i), "name": s2} for i, (_, _, s2) in enumerate(NAMES)],
+    }
+    path = tmp / "s2" / "papers.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    return path
+
+
+def openalex_file(tmp: Path) -> Path:
+    work = {
+        "id": "https://openalex.org/W77",
+        "doi": "https://doi.org/10.1103/physrevd.76.013009",
+        "title": "A synthetic paper on calculations",
+        "publication_year": 2007,
+        "locations": [{"landing_page_url": f"https://arxiv.org/abs/{ARXIV_ID}"}],
+        "referenced_works": [],
+        "authorships": [
+            {"author": {"id": f"https://openalex.org/A{50 + i}", "display_name": f"{g} {f}"}}
+            for i, (g, f, _) in enumerate(NAMES)
+        ],
+    }
+    return write_openalex(tmp / "oa", [work])
+
+
+def load_s2(store: GraphStore, settings: Settings, path: Path) -> None:
+    steps = s2_steps({"papers": path}, SkipReport(), corpus_lookup(store))
+    run_steps(store, steps, settings=settings, batch_size=16)
+
+
+def load_catalogue(store: GraphStore, settings: Settings, path: Path, read: Any) -> None:
+    resolver = IdentityResolver(store, chunk=16)
+    step = Step("cat", path, f"cat-{path.name}", lambda: resolver.resolve(read(path)),
+                family=False)  # fmt: skip
+    run_steps(store, [step], settings=settings, batch_size=16)
+    resolver.finish()
+
+
+def authors(store: GraphStore) -> list[tuple[Any, ...]]:
+    rows = store.run(
+        "MATCH (p:Paper)-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, a.s2_author_id AS s2, "
+        "r.position AS pos, r.from_openalex AS oa, r.from_arxiv AS ax, r.from_s2 AS s2m "
+        "ORDER BY pos, id"
+    )
+    return [(r["id"], r["s2"], r["pos"], r["oa"], r["ax"], r["s2m"]) for r in rows]
+
+
+@pytest.mark.parametrize("order", ["s2-first", "openalex-first"])
+def test_s2_and_openalex_give_one_author_list_in_either_order(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: str
+) -> None:
+    any_store.apply_schema()
+    s2, oa = s2_file(tmp_path), openalex_file(tmp_path)
+    if order == "s2-first":
+        load_s2(any_store, settings, s2)
+        load_catalogue(any_store, settings, oa, openalex.read_works)
+    else:
+        load_catalogue(any_store, settings, oa, openalex.read_works)
+        load_s2(any_store, settings, s2)
+    assert authors(any_store) == [
+        (f"openalexauthor:A{50 + i}", str(900 + i), i, True, None, True) for i in range(4)
+    ], order
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 4}]
+
+
+def test_a_later_sources_reload_keeps_an_author_s2_still_lists(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    any_store.apply_schema()
+    full = {**arxiv_record(1), "id": ARXIV_ID,
+            "authors_parsed": [[f, g, ""] for g, f, _ in NAMES]}  # fmt: skip
+    load_catalogue(any_store, settings, write_arxiv(tmp_path / "a1.json", [full]),
+                   arxiv.read_snapshot)  # fmt: skip
+    load_s2(any_store, settings, s2_file(tmp_path))
+    shorter = {**full, "authors_parsed": full["authors_parsed"][:3]}
+    load_catalogue(any_store, settings, write_arxiv(tmp_path / "a2.json", [shorter]),
+                   arxiv.read_snapshot)  # fmt: skip
+    rows = authors(any_store)
+    assert [r[2] for r in rows] == [0, 1, 2, 3]
+    assert rows[3][4] is None and rows[3][5] is True  # arXiv's mark gone, S2's kept
