@@ -137,7 +137,7 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
         out: list[AnyRecord | StatedMark] = [paper]
         edges: list[AnyRecord | StatedMark] = []
         for position, name in enumerate(_authors(obj, path, line)):
-            author = Author(name=name)
+            author = Author(name=name, listed_on=paper.id)
             out.append(author)
             edges.append(
                 Authorship(start=paper.id, end=author.id, position=position, from_arxiv=True)

@@ -102,7 +102,11 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             if not isinstance(name, str) or not name.strip():
                 continue
             orcid = a.get("ORCID")
-            author = Author(name=name, orcid=orcid if isinstance(orcid, str) and orcid else None)
+            author = Author(
+                name=name,
+                orcid=orcid if isinstance(orcid, str) and orcid else None,
+                listed_on=paper.id,
+            )
             nodes.append(author)
             edges.append(
                 Authorship(start=paper.id, end=author.id, position=position, from_crossref=True)

@@ -212,6 +212,8 @@ class IdentityReport:
     conflicts: int = 0
     pruned: int = 0
     pruned_authorships: int = 0
+    #: name-only Authors deleted because no work lists them any more
+    unlisted_authors: int = 0
     #: (id, id): two benchmark families key one work differently; both nodes are kept
     kept_apart: list[tuple[str, str]] = field(default_factory=list)
     #: stored Papers given a better key of their work (renamed in place)
@@ -243,6 +245,10 @@ class IdentityReport:
             out.append(
                 f"{self.pruned_authorships:,} AUTHORED_BY edge(s) dropped: no longer in their "
                 "source's author list"
+            )
+        if self.unlisted_authors:
+            out.append(
+                f"{self.unlisted_authors:,} name-only Author(s) deleted: listed by no work now"
             )
         if self.renamed:
             out.append(
@@ -698,6 +704,10 @@ class IdentityResolver:
         self.report.authors_aligned = authors.aligned
         if isinstance(self.store, BatchWriteStore):
             self.store.settle()  # the last chunk's prunes (_write_ahead): their counts
+        if self.report.pruned_authorships:
+            # a name-only Author whose last authorship went: nothing else would ever delete it
+            rows = self.store.run_named("identity/drop_unlisted_name_only_authors")
+            self.report.unlisted_authors += int(rows[0]["deleted"]) if rows else 0
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Merge each ``(loser, survivor)`` Paper pair (ids); a missing node is skipped."""

@@ -662,6 +662,7 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
             references_known=fields.references_known,
         )
         for author_fields, ship in zip(fields.authors, fields.authorships, strict=True):
+            author_fields = {**author_fields, "listed_on": paper.id}
             author = plain_record(Author, author_fields) or Author(**author_fields)
             parsed.authors.append(author)
             edge = {"start": paper.id, "end": author.id, **ship}

@@ -184,7 +184,10 @@ def _author_rows(
     for author, ship in zip(fields.authors, fields.authorships, strict=True):
         a = _stripped(author) if plain else _cleaned(author, "Author", path, line)
         aid = ids.author_id(
-            a["name"], orcid=a.get("orcid"), openalex_author_id=a.get("openalex_id")
+            a["name"],
+            orcid=a.get("orcid"),
+            openalex_author_id=a.get("openalex_id"),
+            listed_on=paper_id,
         )
         # the mark the incremental path sets (``Authorship.from_openalex``): a later update of
         # the work replaces OpenAlex's author list and leaves other sources' edges

@@ -170,7 +170,14 @@ def author_id(
     orcid: str | None = None,
     s2_author_id: str | None = None,
     openalex_author_id: str | None = None,
+    listed_on: str | None = None,
 ) -> str:
+    """An Author's id: its best id, else (named only by name) the name's hash, scoped by
+    ``listed_on`` (the id of the work whose record lists it) where the catalogues give it:
+    a name alone does not tell two people apart, and one node per spelled name made every
+    "Wei Wang" of a slice one Author. A source that names a listed person again (another
+    catalogue, a reload) lands on the same node through the work's list (aligned by
+    position and name) or through the same record id."""
     # OpenAlex's author id first: OpenAlex gives it on every authorship and the ORCID on some
     # only, so keying by the ORCID first split one person in two (issue 35); an ORCID from
     # another source finds the node by its ``orcid`` slot (loaders/identity.py)
@@ -180,6 +187,8 @@ def author_id(
         return f"orcid:{normalize_orcid(orcid) or orcid.strip().rsplit('/', 1)[-1]}"
     if s2_author_id:
         return f"s2author:{s2_author_id}"
+    if listed_on:
+        return f"author:{content_hash(listed_on + chr(31) + normalize_text(name))}"
     return f"author:{content_hash(normalize_text(name))}"
 
 

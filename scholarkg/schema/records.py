@@ -374,13 +374,19 @@ class Author(NodeRecord):
     orcid: str | None = None
     s2_author_id: str | None = None
     openalex_id: str | None = Field(default=None, description="A… (no URL)")
+    #: the id of the work whose record lists this author (the open catalogues set it): an
+    #: author named only by name is then one node per work, not one per spelled name
+    #: (``ids.author_id``); not stored
+    listed_on: str | None = None
 
+    NOT_STORED: ClassVar[frozenset[str]] = frozenset({"listed_on"})
     ID_RULE = staticmethod(
         lambda d: ids.author_id(
             d["name"],
             orcid=d.get("orcid"),
             s2_author_id=d.get("s2_author_id"),
             openalex_author_id=d.get("openalex_id"),
+            listed_on=d.get("listed_on"),
         )
     )
 

@@ -197,3 +197,32 @@ def test_a_records_own_namesake_is_a_second_author_not_a_match(
         (r["id"], r["pos"], True) for r in rows
     ]
     assert [r["ax"] for r in after] == [None, True, True]
+
+
+def test_a_name_without_an_id_is_one_author_per_work_not_per_name(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Two works each listing "Wei Wang" without an id (two people, as far as anything
+    says): one node for the name made them one Author (a review found one name-only node on
+    462 works of a slice). Each work's name-only author is its own node now; a reload
+    changes nothing, and one whose record now spells the name otherwise leaves no Author
+    that no work lists."""
+    any_store.apply_schema()
+
+    def work(n: int, name: str) -> dict[str, Any]:
+        return openalex_work(n, authorships=[{"author": {"id": None, "display_name": name}}])
+
+    path = write_openalex(tmp_path / "oa", [work(1, "Wei Wang"), work(2, "Wei Wang")])
+    load(any_store, settings, path, openalex.read_works, "openalex")
+    rows = any_store.run(
+        "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.id AS a ORDER BY p"
+    )
+    assert len(rows) == 2 and rows[0]["a"] != rows[1]["a"], rows
+    load(any_store, settings, path, openalex.read_works, "openalex")
+    assert any_store.run(
+        "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.id AS a ORDER BY p"
+    ) == rows
+    renamed = write_openalex(tmp_path / "oa2", [work(1, "W. Wang"), work(2, "Wei Wang")])
+    load(any_store, settings, renamed, openalex.read_works, "openalex")
+    authors = any_store.run("MATCH (a:Author) RETURN a.name AS name ORDER BY name")
+    assert authors == [{"name": "W. Wang"}, {"name": "Wei Wang"}]
