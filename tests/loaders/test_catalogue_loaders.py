@@ -177,8 +177,9 @@ def test_arxiv_and_crossref_records(tmp_path: Path) -> None:
         "2024-01-01", ["cs.DL", "cs.DB"],
     )  # fmt: skip
     assert [r.id for r in ax if isinstance(r, Author)] == [
-        Author(name="Ada Lovelace").id, Author(name="Charles Babbage").id,
-    ]  # fmt: skip
+        Author(name="Ada Lovelace", listed_on=p.id).id,
+        Author(name="Charles Babbage", listed_on=p.id).id,
+    ]  # name-only: one Author per listing work
     groups = list(crossref.read_works(write_crossref(tmp_path / "c.json", [crossref_item(2)])))
     [(_, cr)] = groups
     assert _paper(cr).id == "doi:10.1000/j2" and _paper(cr).abstract == "Ids everywhere ."
