@@ -290,6 +290,10 @@ class Paper(NodeRecord):
     #: the ``updated_date`` of the OpenAlex record the node last took (ISO, ``T``-separated):
     #: a record older than it is skipped, whatever order the files were read in
     openalex_updated: str | None = None
+    # -- what a researcher's own bibliography adds (``loaders/bibtex.py``)
+    #: the ``.bib`` entry that described the work, as ``"<file name>:<citation key>"``: the
+    #: key a user cites it by, so a graph answer can be traced back to their bibliography
+    bib_keys: list[str] | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.paper_id(
@@ -411,6 +415,8 @@ class Authorship(EdgeRecord):
     from_openalex: bool | None = None
     from_arxiv: bool | None = None
     from_crossref: bool | None = None
+    #: a researcher's own ``.bib`` (``loaders/bibtex.py``): authors only, never references
+    from_bibtex: bool | None = None
     #: the other source records listing this author, as ``Citation.also``
     also: list[str] | None = None
 
