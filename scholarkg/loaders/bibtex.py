@@ -43,6 +43,7 @@ and checked before its first entry is yielded, so a bad entry writes nothing of 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -92,12 +93,26 @@ _Fail = Callable[[str, str], InputError]
 def read_bibliography(path: Path) -> Iterator[SourceGroup]:
     """One group per entry of a ``.bib`` file (plain or gzipped), numbered by the line the
     entry starts on; every entry is checked before the first is yielded."""
-    library = parse_string(read_text(path))
+    text = read_text(path)
+    splitter_log = logging.getLogger("bibtexparser.splitter")
+    # bibtexparser logs each block it cannot read, counting lines from 0; every such block
+    # is our InputError below, counted from 1 as editors count: its own line would only
+    # contradict ours, so it is held back while this file is parsed
+    splitter_log.addFilter(_drop_record)
+    try:
+        library = parse_string(text)
+    finally:
+        splitter_log.removeFilter(_drop_record)
     failed = sorted(library.failed_blocks, key=_line_of)
     if failed:
         raise _failed_block_error(failed[0], path)
     groups = [(_line_of(e), parse_entry(e, path=path)) for e in library.entries]
     yield from groups
+
+
+def _drop_record(record: logging.LogRecord) -> bool:
+    """A logging filter that lets nothing through."""
+    return False
 
 
 def _line_of(block: Block) -> int:
