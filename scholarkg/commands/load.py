@@ -150,12 +150,13 @@ register_family_commands(app)
 
 
 def _register_catalogues(target: typer.Typer) -> None:
-    """The open catalogues (not a benchmark family: any graph may hold them)."""
+    """The open catalogues and BibTeX (not a benchmark family: any graph may hold them)."""
     from scholarkg.commands import load_catalogues
 
     target.command("openalex")(load_catalogues.load_openalex)
     target.command("arxiv")(load_catalogues.load_arxiv)
     target.command("crossref")(load_catalogues.load_crossref)
+    target.command("bibtex")(load_catalogues.load_bibtex)
     target.command("mark-stubs")(load_catalogues.mark_stubs)
 
 

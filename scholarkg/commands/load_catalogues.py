@@ -1,4 +1,5 @@
-"""``scholarkg load openalex | arxiv | crossref``: the open catalogues, one Paper per work.
+"""``scholarkg load openalex | arxiv | crossref | bibtex``: the open catalogues and a
+researcher's own bibliography, one Paper per work.
 
 Each verb streams its files through identity resolution (``loaders/identity.py``: a record
 lands on the Paper that shares any of its ids, whatever source created it), then the usual
@@ -402,6 +403,24 @@ def load_crossref(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchO
     files = _files(paths, (".json", ".jsonl", ".gz"))
     run_catalogue_load(
         files, crossref.read_works, kind="crossref-works", title="load crossref",
+        resume=resume, batch_size=batch_size,
+    )  # fmt: skip
+
+
+def load_bibtex(paths: PathsArg, resume: ResumeOpt = False, batch_size: BatchOpt = 2_000) -> None:
+    """Your own bibliography: .bib files (BibTeX or biblatex; a folder: its *.bib files).
+
+    Each entry lands on the work's one Paper (by its doi, else its arXiv eprint, url or
+    "arXiv preprint" journal, else its title and year), beside what OpenAlex, arXiv and
+    Crossref loaded; its authors are aligned to the work's listed ones. A .bib ranks below
+    the catalogues: it fills in what they lack and overrides nothing. Reloading a file
+    replaces only what it stated; a bad entry stops the load naming file, line, key and field.
+    """
+    from scholarkg.loaders import bibtex
+
+    files = _files(paths, (".bib", ".bib.gz"))
+    run_catalogue_load(
+        files, bibtex.read_bibliography, kind="bibtex", title="load bibtex",
         resume=resume, batch_size=batch_size,
     )  # fmt: skip
 

@@ -785,7 +785,7 @@ def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
 
 
 #: an authorship's source marks (loaders/identity.py: a Paper's own record of a source)
-_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_s2")
+_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_s2", "from_bibtex")
 
 
 def _joined_authorship(kept: dict[str, Any], moved: dict[str, Any]) -> dict[str, Any]:

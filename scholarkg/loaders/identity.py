@@ -32,10 +32,10 @@ The rules (docs/decisions.md, "One Paper per work"):
 * *kept current*: a catalogue record that states a work's whole reference list (an OpenAlex
   work with ``referenced_works``, a Crossref item with ``reference``) or author list marks
   those edges (``CITES``/``AUTHORED_BY`` ``from_openalex`` / ``from_arxiv`` /
-  ``from_crossref``); re-reading the work takes its mark off the edges it no longer lists and
-  deletes an edge nobody else asserts (``identity/prune_*``, :class:`StatedList`); the
-  properties only that source gives (:class:`StatedFields`, e.g. OpenAlex's open-access
-  status) that the new record lacks are removed.
+  ``from_crossref`` / ``from_bibtex``); re-reading the work takes its mark off the edges it
+  no longer lists and deletes an edge nobody else asserts (``identity/prune_*``,
+  :class:`StatedList`); the properties only that source gives (:class:`StatedFields`, e.g.
+  OpenAlex's open-access status) that the new record lacks are removed.
 
 Memory is bounded by the chunk (the ids of one chunk and of the previous one, whose records may
 still sit in the writer's buffer when the next chunk is looked up), plus the merges waiting for
@@ -152,7 +152,7 @@ _BY_SCHEME = {scheme: _PARAMS[slot] for slot, scheme in SLOTS.items()}
 #: primary id schemes by priority (``schema/ids.paper_id``); anything else ranks last
 _RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
 
-Source = Literal["openalex", "arxiv", "crossref"]
+Source = Literal["openalex", "arxiv", "crossref", "bibtex"]
 
 
 #: the relationships identity/lookup_papers reads (a PaperAlias to its Paper)
@@ -447,7 +447,10 @@ def _expanded(recs: Sequence[AnyRecord | StatedMark]) -> list[AnyRecord | Stated
 #: :func:`_held_as_stated` (a field the stored-authors read does not return reads as
 #: absent, so a record that sets it is written as before)
 _AUTHORSHIP_SET = tuple(
-    sorted(set(Authorship.model_fields) - {"start", "end", "also", "from_arxiv", "from_crossref"})
+    sorted(
+        set(Authorship.model_fields)
+        - {"start", "end", "also", "from_arxiv", "from_crossref", "from_bibtex"}
+    )
 )
 
 
@@ -458,7 +461,7 @@ def _held_as_stated(rec: Authorship, have: Mapping[str, Any]) -> bool:
     :meth:`IdentityResolver._cleared_authorship_fields`, and the edge written). The
     record's fields, not ``properties()``: pydantic's dump cost more than the comparison
     saved."""
-    if rec.from_arxiv is not None or rec.from_crossref is not None:
+    if rec.from_arxiv is not None or rec.from_crossref is not None or rec.from_bibtex is not None:
         return False
     for key in _AUTHORSHIP_SET:
         value = getattr(rec, key)
@@ -2423,7 +2426,7 @@ def _kind(cls: type) -> int:
 
 
 #: a Paper's own record of a source states an edge: the source's mark on it
-_MARKS = ("from_openalex", "from_arxiv", "from_crossref")
+_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_bibtex")
 #: the relationship types whose statements are kept per record, and the named query that
 #: adds one record's statement to an edge's ``also`` list (loaders/writer.py uses it too)
 _ALSO_TYPES = ("CITES", "AUTHORED_BY")
@@ -2438,14 +2441,19 @@ _ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
 
 #: the id slot that names a record within its source: a Paper's own record of a source is
 #: the one whose id there is the Paper's (a second record of the source, e.g. a preprint's
-#: OpenAlex record on its article's node, has its id in ``alt_ids``)
-_SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id"}
+#: OpenAlex record on its article's node, has its id in ``alt_ids``). A ``.bib`` entry has no
+#: id of its own source; it names a work by its DOI first, as Crossref does, so its DOI is
+#: its record id (an entry with only an arXiv id or a title is always its Paper's own)
+_SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id", "bibtex": "doi"}
 
 
 #: which source's values a work's shared properties (title, abstract, dates, venue…) hold
 #: when several describe it, best first: the author's own deposit (arXiv), then the
-#: publisher's (Crossref), then the aggregators (S2, OpenAlex). Anything else ranks last.
-SOURCE_RANK = {"arxiv": 0, "crossref": 1, "s2": 2, "openalex": 3}
+#: publisher's (Crossref), then the aggregators (S2, OpenAlex), then a researcher's own
+#: ``.bib`` (hand-typed or exported by a reference manager from any of those, often
+#: abbreviated: it fills what no catalogue gave, never overrides one). Anything else ranks
+#: last.
+SOURCE_RANK = {"arxiv": 0, "crossref": 1, "s2": 2, "openalex": 3, "bibtex": 4}
 
 
 def source_rank(source: str | None) -> int:

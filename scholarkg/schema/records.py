@@ -290,6 +290,10 @@ class Paper(NodeRecord):
     #: the ``updated_date`` of the OpenAlex record the node last took (ISO, ``T``-separated):
     #: a record older than it is skipped, whatever order the files were read in
     openalex_updated: str | None = None
+    # -- what a researcher's own bibliography adds (``loaders/bibtex.py``)
+    #: the ``.bib`` entry that described the work, as ``"<file name>:<citation key>"``: the
+    #: key a user cites it by, so a graph answer can be traced back to their bibliography
+    bib_keys: list[str] | None = None
 
     ID_RULE = staticmethod(
         lambda d: ids.paper_id(
@@ -420,6 +424,8 @@ class Authorship(EdgeRecord):
     #: set by ``load s2`` (a benchmark family's loader, which prunes nothing itself): the
     #: other sources' reloads keep an authorship Semantic Scholar lists
     from_s2: bool | None = None
+    #: a researcher's own ``.bib`` (``loaders/bibtex.py``): authors only, never references
+    from_bibtex: bool | None = None
     #: the other source records listing this author, as ``Citation.also``
     also: list[str] | None = None
 

@@ -219,9 +219,12 @@ def test_a_name_without_an_id_is_one_author_per_work_not_per_name(
     )
     assert len(rows) == 2 and rows[0]["a"] != rows[1]["a"], rows
     load(any_store, settings, path, openalex.read_works, "openalex")
-    assert any_store.run(
-        "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.id AS a ORDER BY p"
-    ) == rows
+    assert (
+        any_store.run(
+            "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.id AS a ORDER BY p"
+        )
+        == rows
+    )
     renamed = write_openalex(tmp_path / "oa2", [work(1, "W. Wang"), work(2, "Wei Wang")])
     load(any_store, settings, renamed, openalex.read_works, "openalex")
     authors = any_store.run("MATCH (a:Author) RETURN a.name AS name ORDER BY name")

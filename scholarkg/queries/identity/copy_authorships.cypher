@@ -13,5 +13,6 @@ SET s.position = coalesce(s.position, r.position),
     s.from_openalex = coalesce(s.from_openalex, r.from_openalex),
     s.from_arxiv = coalesce(s.from_arxiv, r.from_arxiv),
     s.from_crossref = coalesce(s.from_crossref, r.from_crossref),
+    s.from_bibtex = coalesce(s.from_bibtex, r.from_bibtex),
     s.also = coalesce(s.also, r.also)
 RETURN count(s) AS copied

@@ -9,4 +9,5 @@ UNWIND $ids AS v
 MATCH (p:Paper {id: v})-[r:AUTHORED_BY]->(a:Author)
 RETURN p.id AS paper, a.id AS id, a.name AS name, r.position AS position,
        r.institutions AS institutions, r.raw_name AS raw_name, r.from_openalex AS from_openalex,
-       r.from_arxiv AS from_arxiv, r.from_crossref AS from_crossref, r.from_s2 AS from_s2
+       r.from_arxiv AS from_arxiv, r.from_crossref AS from_crossref, r.from_s2 AS from_s2,
+       r.from_bibtex AS from_bibtex

@@ -6,6 +6,6 @@
 UNWIND $works AS w
 MATCH (a:Paper {id: w.id})-[r:AUTHORED_BY]->(b:Author)
 WHERE r.from_arxiv = true AND NOT b.id IN w.refs AND r.from_openalex IS NULL AND r.from_crossref IS NULL
-  AND r.also IS NULL AND r.from_s2 IS NULL
+  AND r.from_bibtex IS NULL AND r.also IS NULL AND r.from_s2 IS NULL
 DELETE r
 RETURN count(*) AS deleted

@@ -1,0 +1,304 @@
+"""A researcher's own bibliography (``.bib``, BibTeX or biblatex) → Paper, Author and
+AUTHORED_BY records: a fourth open-catalogue source beside OpenAlex, arXiv and Crossref.
+
+Why a catalogue source and not a family: a ``.bib`` names works the catalogues name too, so
+each entry goes through identity resolution (``loaders/identity.py``) and lands on the
+work's one Paper, whichever source created it. A ``.bib`` is the least authoritative of the
+four (hand-typed, or exported by a reference manager from one of the others, often
+abbreviated): ``identity.SOURCE_RANK`` ranks it last, so it fills what no catalogue gave and
+overrides none.
+
+Parsing is bibtexparser's (v2): ``@string`` macros are resolved, ``@comment`` and
+``@preamble`` blocks are skipped, ``#`` concatenation and the enclosing braces or quotes
+are handled as BibTeX handles them. Fields read (case-insensitive):
+
+* ids, best first: ``doi`` (or a ``doi.org`` ``url``); else an arXiv id: ``eprint`` with
+  ``archivePrefix``/``eprinttype = arXiv``, an ``arxiv.org`` ``url``, or a ``journal`` of
+  the form Google Scholar exports, ``arXiv preprint arXiv:2401.00001``; arXiv's own DataCite
+  DOI (``10.48550/arXiv.…``) is read as the arXiv id, as the other loaders read it. An
+  entry with neither gets the id every loader gives a work known only by its title
+  (``schema/ids.paper_id``: a hash of the normalised title and the year);
+* ``title``, ``year``, ``journal`` or ``booktitle`` (the venue), ``abstract``, ``url``
+  (LaTeX decoded by bibtexparser's ``LatexDecodingMiddleware``: ``{\\"o}`` → ``ö``, the
+  protecting braces dropped; math kept as written);
+* ``author``: ``and``-separated, in ``Last, First``, ``Last, Jr., First`` or ``First von
+  Last`` form (bibtexparser's ``SeparateCoAuthors``/``SplitNameParts``, so a braced
+  ``{Barnes and Noble}`` is one name), each written ``First von Last Jr.`` and LaTeX
+  decoded; ``and others`` (et al.) is dropped. The authors are name-only statements,
+  aligned to the work's listed authors as arXiv's are (``loaders/author_identity.py``),
+  their edges marked ``from_bibtex`` so that reloading a file replaces only what BibTeX
+  stated. An entry without an ``author`` field states no author list (the stored one stays).
+
+The entry's citation key is kept on the Paper as ``bib_keys`` (``["<file name>:<key>"]``).
+Unknown fields (``pages``, ``publisher``, ``keywords``…) and entry types are ignored. A
+``.bib`` states no references, so BibTeX adds no CITES; nor IN_VENUE: a hand-typed venue name
+(``J. Graphs``) would be a second Venue node beside the catalogue's, and an edge that carries
+no source mark could not be taken back by a reload.
+
+A bad entry (unbalanced braces, two entries with one key, a field given twice, neither a
+title nor an id, a ``year``/``doi``/``eprint`` that is not one) is an ``InputError`` naming
+the file, the line where the entry starts, its key and the field. The whole file is parsed
+and checked before its first entry is yielded, so a bad entry writes nothing of its file.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from bibtexparser import middlewares
+from bibtexparser.entrypoint import parse_string
+from bibtexparser.library import Library
+from bibtexparser.model import (
+    Block,
+    DuplicateBlockKeyBlock,
+    DuplicateFieldKeyBlock,
+    Entry,
+    Field,
+)
+
+from scholarkg.errors import InputError
+from scholarkg.loaders.base import validating
+from scholarkg.loaders.checkpoint import AnyRecord
+from scholarkg.loaders.identity import SourceGroup, StatedList, StatedMark
+from scholarkg.schema import ids
+from scholarkg.schema.records import Author, Authorship, Paper
+from scholarkg.textio import read_text
+
+_SPACE = re.compile(r"\s+")
+#: the fields whose text is LaTeX (decoded); ids and URLs are read as written, since LaTeX
+#: decoding takes a URL's ``%20`` for a comment and cuts it there
+_TEXT_FIELDS = ("title", "journal", "booktitle", "abstract")
+#: ``arXiv preprint arXiv:2401.00001`` (Google Scholar's export), ``arXiv:2401.00001``,
+#: ``CoRR abs/2401.00001`` (DBLP's)
+_ARXIV_IN_JOURNAL = re.compile(
+    r"^(?:arxiv\s+preprint\s+|corr\s+abs/|arxiv\s*[:/]\s*)(?:arxiv\s*:\s*)?(\S+)$", re.I
+)
+_ARXIV_URL = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)/?$", re.I)
+_DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/", re.I)
+#: ``@article{key,`` / ``@misc(key,``: a failed block's type and key, read off its text
+_HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^\s,{}()]+)\s*,")
+#: where a field of a failed block starts: ``, name =`` (or the first, after the key)
+_FIELD_AT = re.compile(r"[,{(]\s*([A-Za-z][\w:+.-]*)\s*=")
+_ESCAPED_BRACE = re.compile(r"\\[{}]")
+#: a value that swallowed the next field (``title = {x} year = {2020}``: the comma missing),
+#: which bibtexparser reads as one unenclosed value
+_RUN_ON = re.compile(r"^[{\"].*[}\"]\s*([A-Za-z][\w:+.-]*)\s*=", re.S)
+#: makes the InputError for a message about a field of the entry being read
+_Fail = Callable[[str, str], InputError]
+
+
+def read_bibliography(path: Path) -> Iterator[SourceGroup]:
+    """One group per entry of a ``.bib`` file (plain or gzipped), numbered by the line the
+    entry starts on; every entry is checked before the first is yielded."""
+    text = read_text(path)
+    splitter_log = logging.getLogger("bibtexparser.splitter")
+    # bibtexparser logs each block it cannot read, counting lines from 0; every such block
+    # is our InputError below, counted from 1 as editors count: its own line would only
+    # contradict ours, so it is held back while this file is parsed
+    splitter_log.addFilter(_drop_record)
+    try:
+        library = parse_string(text)
+    finally:
+        splitter_log.removeFilter(_drop_record)
+    failed = sorted(library.failed_blocks, key=_line_of)
+    if failed:
+        raise _failed_block_error(failed[0], path)
+    groups = [(_line_of(e), parse_entry(e, path=path)) for e in library.entries]
+    yield from groups
+
+
+def _drop_record(record: logging.LogRecord) -> bool:
+    """A logging filter that lets nothing through."""
+    return False
+
+
+def _line_of(block: Block) -> int:
+    """The 1-based line a block starts on (bibtexparser counts from 0)."""
+    return (block.start_line or 0) + 1
+
+
+def _failed_block_error(block: Block, path: Path) -> InputError:
+    line = _line_of(block)
+    if isinstance(block, DuplicateBlockKeyBlock):
+        first = _line_of(block.previous_block)
+        return InputError(
+            f"entry {block.key!r}: a second entry with this key (the first is on line {first})",
+            path=path,
+            line=line,
+        )
+    if isinstance(block, DuplicateFieldKeyBlock):
+        keys = sorted(block.duplicate_keys)
+        entry = block.ignore_error_block
+        key = entry.key if isinstance(entry, Entry) else "?"
+        return InputError(
+            f"entry {key!r}: the field is given twice",
+            path=path,
+            line=line,
+            field=keys[0] if keys else None,
+        )
+    raw = block.raw or ""
+    head = _HEAD.search(raw)
+    name = f"entry {head[2]!r}" if head else "an entry"
+    return InputError(
+        f"{name}: not readable BibTeX (unbalanced braces or quotes, or a missing comma "
+        "between fields)",
+        path=path,
+        line=line,
+        field=_unbalanced_field(raw),
+    )
+
+
+def _unbalanced_field(raw: str) -> str | None:
+    """The field of a failed entry whose braces do not balance: each field's value up to the
+    next field must close all it opens; the last one, the entry's own ``}`` too. ``None``
+    when no field is to blame (an entry with a missing comma reads as one long field)."""
+    starts = [(m[1], m.end(), m.start()) for m in _FIELD_AT.finditer(raw)]
+    for i, (name, value_start, _) in enumerate(starts):
+        last = i + 1 == len(starts)
+        value = raw[value_start : len(raw) if last else starts[i + 1][2]]
+        value = _ESCAPED_BRACE.sub("", value)
+        depth = value.count("{") - value.count("}")
+        closes_entry = last and raw.lstrip().split("{", 1)[0].find("(") < 0
+        if depth != (-1 if closes_entry else 0) or value.count('"') % 2:
+            return name
+    return None
+
+
+def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
+    """One entry's records: its Paper, its Authors and their AUTHORED_BY edges (marked
+    ``from_bibtex``), and the whole-list mark when it has an ``author`` field."""
+    line = _line_of(entry)
+    raw = {f.key.lower(): f.value for f in entry.fields}
+
+    def fail(message: str, field: str) -> InputError:
+        return InputError(f"entry {entry.key!r}: {message}", path=path, line=line, field=field)
+
+    for name, value in raw.items():
+        if not isinstance(value, str):
+            raise fail(f"expected text, got {type(value).__name__}", name)
+        if m := _RUN_ON.match(value):
+            raise fail(f"reads as two fields: a missing comma before {m[1]!r}?", name)
+    text = _decoded(entry, raw)
+    doi, arxiv = _ids(raw, fail)
+    year = _year(raw.get("year"), fail)
+    title = text.get("title")
+    if title is None and doi is None and arxiv is None:
+        raise fail("needs a title, a DOI or an arXiv id (it has none)", "title")
+    venue = text.get("journal") or text.get("booktitle")
+    if venue and _ARXIV_IN_JOURNAL.match(venue):
+        venue = None  # "arXiv preprint arXiv:…" names the id, not a venue
+    url = _clean(raw.get("url"))
+    with validating(path, line):
+        paper = Paper(
+            doi=doi,
+            arxiv_id=arxiv,
+            title=title,
+            abstract=text.get("abstract"),
+            year=year,
+            venue=venue,
+            url=url,
+            bib_keys=[f"{path.name.removesuffix('.gz')}:{entry.key}"],
+            source="bibtex",
+        )
+        out: list[AnyRecord | StatedMark] = [paper]
+        edges: list[AnyRecord | StatedMark] = []
+        for position, name in enumerate(_authors(entry, raw)):
+            author = Author(name=name, listed_on=paper.id)
+            out.append(author)
+            edges.append(
+                Authorship(start=paper.id, end=author.id, position=position, from_bibtex=True)
+            )
+        if "author" in raw:  # the whole author list: what BibTeX stated before is replaced
+            edges.append(StatedList(paper.id, "bibtex", "AUTHORED_BY"))
+    return out + edges
+
+
+def _clean(value: str | None) -> str | None:
+    """A field's text with its whitespace collapsed; ``None`` when empty."""
+    if value is None:
+        return None
+    return _SPACE.sub(" ", value).strip() or None
+
+
+def _ids(raw: Mapping[str, str], fail: _Fail) -> tuple[str | None, str | None]:
+    """``(doi, arxiv id)`` of an entry (see the module doc); a ``doi``/``eprint`` field that
+    is not one is an error, a ``url`` that names neither is only a URL."""
+    doi: str | None = None
+    arxiv: str | None = None
+    written = _clean(raw.get("doi"))
+    if written is not None:
+        doi = ids.normalize_doi(written.replace("\\_", "_"))
+        if doi is None:
+            raise fail(f"not a DOI: {written[:60]!r}", "doi")
+    url = _clean(raw.get("url")) or ""
+    if doi is None and _DOI_URL.match(url):
+        doi = ids.normalize_doi(url)
+    if doi is not None and (from_doi := ids.arxiv_id_from_doi(doi)):
+        return None, from_doi  # arXiv's DataCite DOI is the arXiv id, as elsewhere
+    prefix = (_clean(raw.get("archiveprefix")) or _clean(raw.get("eprinttype")) or "").lower()
+    eprint = _clean(raw.get("eprint"))
+    if eprint is not None and prefix == "arxiv":
+        arxiv = ids.normalize_arxiv_id(eprint)
+        if arxiv is None:
+            raise fail(f"not an arXiv id: {eprint[:60]!r}", "eprint")
+    if arxiv is None and (m := _ARXIV_URL.match(url)):
+        arxiv = ids.normalize_arxiv_id(m[1])
+    journal = _clean(raw.get("journal"))
+    if arxiv is None and journal is not None and (m := _ARXIV_IN_JOURNAL.match(journal)):
+        arxiv = ids.normalize_arxiv_id(m[1])
+    return doi, arxiv
+
+
+def _year(value: str | None, fail: _Fail) -> int | None:
+    text = _clean(value)
+    if text is None:
+        return None
+    if not (len(text) == 4 and text.isdigit()):
+        raise fail(f"not a year: {text[:20]!r}", "year")
+    return int(text)
+
+
+def _decoded(entry: Entry, raw: Mapping[str, str]) -> dict[str, str]:
+    """The entry's LaTeX text fields (``_TEXT_FIELDS``) decoded, whitespace collapsed."""
+    fields = [Field(name, raw[name]) for name in _TEXT_FIELDS if name in raw]
+    if not fields:
+        return {}
+    decoded = _latex_decoded(Entry(entry.entry_type, entry.key, fields))
+    return {name: value for name in _TEXT_FIELDS if (value := _clean(decoded.get(name)))}
+
+
+def _latex_decoded(entry: Entry) -> dict[str, str]:
+    """bibtexparser's ``LatexDecodingMiddleware`` on one entry of string fields."""
+    library = middlewares.LatexDecodingMiddleware().transform(Library([entry]))
+    return {f.key: str(f.value) for f in library.entries[0].fields}
+
+
+def _authors(entry: Entry, raw: Mapping[str, str]) -> list[str]:
+    """The entry's authors, in order, each ``First von Last Jr.``, LaTeX decoded.
+
+    Split before decoding (bibtexparser's ``SeparateCoAuthors``, ``SplitNameParts``,
+    ``MergeNameParts``): decoding first would drop the braces that keep ``{Barnes and
+    Noble}`` one name. ``LatexDecodingMiddleware`` decodes string fields only, so each name
+    is decoded as a field of its own."""
+    if not raw.get("author"):
+        return []
+    library = Library([Entry(entry.entry_type, entry.key, [Field("author", raw["author"])])])
+    for step in (
+        middlewares.SeparateCoAuthors(),
+        middlewares.SplitNameParts(),
+        middlewares.MergeNameParts(style="first"),
+    ):
+        library = step.transform(library)
+    value = library.entries[0].fields_dict["author"].value
+    names = [str(n) for n in value] if isinstance(value, list) else [str(value)]
+    names = [n for n in names if n.strip().lower() != "others"]
+    if not names:
+        return []
+    decoded = _latex_decoded(
+        Entry(entry.entry_type, entry.key, [Field(f"n{i}", n) for i, n in enumerate(names)])
+    )
+    out = [_clean(decoded[f"n{i}"]) for i in range(len(names))]
+    return [n for n in out if n]

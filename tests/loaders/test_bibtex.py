@@ -1,0 +1,292 @@
+"""``load bibtex``: a researcher's own ``.bib`` (synthetic entries we wrote) as a fourth
+catalogue source: each entry lands on the work's one Paper (by DOI, arXiv id or title and
+year) whatever the load order, its authors aligned to the work's listed ones and marked
+``from_bibtex``, ranked below the catalogues, reloads idempotent, a bad entry named by file,
+line, key and field. The graph tests run on both backends."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _catalogue_works import arxiv_record, openalex_work, write_arxiv, write_openalex
+from _cli import runner
+
+from scholarkg.cli import app
+from scholarkg.config import Settings
+from scholarkg.errors import InputError
+from scholarkg.loaders import arxiv, bibtex, openalex
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup, StatedList
+from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.schema import ids
+from scholarkg.schema.records import Author, Authorship, Paper
+from scholarkg.store.base import GraphStore
+from scholarkg.store.falkordb.store import FalkorDBStore
+
+Reader = Callable[[Path], Iterable[SourceGroup]]
+
+#: W1 of ``_catalogue_works`` as a reference manager exports it: the DOI upper-cased, the title
+#: capitalised and braced, a third author no catalogue lists, names in both orders, an accent
+BIB_W1 = r"""% a researcher's bibliography (synthetic)
+@string{jg = "J. Graphs"}
+@comment{read by bibtexparser, ignored}
+@preamble{"\newcommand{\noop}[1]{}"}
+
+@article{lovelace2024graphs,
+  title   = {Graphs of the {S}cholarly {R}ecord},
+  author  = {Lovelace, Ada and Charles Babb{\'a}ge and Hopper, Grace},
+  journal = jg,
+  year    = 2024,
+  doi     = {10.1000/J1},
+}
+"""
+
+#: W2 (DOI only in OpenAlex, which names no venue): the .bib's venue fills the gap
+BIB_W2 = r"""@article{ids2024,
+  title   = {Identifiers across catalogues},
+  author  = {Turing, Alan},
+  journal = {Journal of Identifiers},
+  year    = {2024},
+  url     = {https://doi.org/10.1000/j2},
+}
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> None:
+    resolver = IdentityResolver(store, chunk=50)
+    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
+    run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
+    resolver.finish()
+
+
+def groups(path: Path) -> list[list[Any]]:
+    return [list(recs) for _, recs in bibtex.read_bibliography(path)]
+
+
+def paper_of(recs: list[Any]) -> Paper:
+    return next(r for r in recs if isinstance(r, Paper))
+
+
+def snapshot(store: GraphStore) -> list[dict[str, Any]]:
+    return store.run(
+        "MATCH (p:Paper) OPTIONAL MATCH (p)-[r:AUTHORED_BY]->(a:Author) "
+        "RETURN p.id AS p, properties(p) AS props, a.id AS a, properties(r) AS r ORDER BY p, a"
+    )
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_an_entry_becomes_a_paper_its_authors_and_the_whole_list_mark(tmp_path: Path) -> None:
+    [recs] = groups(write(tmp_path / "mine.bib", BIB_W1))
+    paper = paper_of(recs)
+    assert (paper.id, paper.doi, paper.arxiv_id) == ("doi:10.1000/j1", "10.1000/j1", None)
+    assert paper.title == "Graphs of the Scholarly Record"  # braces dropped
+    assert (paper.year, paper.venue, paper.source) == (2024, "J. Graphs", "bibtex")  # @string
+    assert paper.bib_keys == ["mine.bib:lovelace2024graphs"]
+    names = [r.name for r in recs if isinstance(r, Author)]
+    assert names == ["Ada Lovelace", "Charles Babbáge", "Grace Hopper"]
+    edges = [r for r in recs if isinstance(r, Authorship)]
+    assert [(e.position, e.from_bibtex) for e in edges] == [(0, True), (1, True), (2, True)]
+    assert StatedList(paper.id, "bibtex", "AUTHORED_BY") in recs
+
+
+def test_arxiv_ids_in_each_form_a_bib_writes_them(tmp_path: Path) -> None:
+    """eprint + archivePrefix (BibTeX) or eprinttype (biblatex), an arxiv.org url, Google
+    Scholar's journal "arXiv preprint arXiv:…", and arXiv's DataCite DOI: one arXiv id."""
+    text = r"""@misc{a, title={Merging works}, eprint={2402.00002v3}, archivePrefix={arXiv}}
+@online{b, title={Merging works}, eprint={2402.00002}, eprinttype={arxiv}}
+@misc{c, title={Merging works}, url={https://arxiv.org/abs/2402.00002v1}}
+@article{d, title={Merging works}, journal={arXiv preprint arXiv:2402.00002}, year={2024}}
+@misc{e, title={Merging works}, doi={10.48550/arXiv.2402.00002}}
+"""
+    papers = [paper_of(g) for g in groups(write(tmp_path / "ax.bib", text))]
+    assert {(p.id, p.doi) for p in papers} == {("arxiv:2402.00002", None)}
+    assert papers[3].venue is None  # "arXiv preprint …" names the id, not a venue
+
+
+def test_names_braces_accents_and_others(tmp_path: Path) -> None:
+    text = r"""@book{k, title={T}, doi={10.1000/k},
+  author={{Barnes and Noble} and M{\"u}ller, J{\"o}rg and von Neumann, John and
+          Smith, Jr., Bob and {\O}degaard, K. and others}}
+"""
+    [recs] = groups(write(tmp_path / "n.bib", text))
+    assert [r.name for r in recs if isinstance(r, Author)] == [
+        "Barnes and Noble", "Jörg Müller", "John von Neumann", "Bob Smith Jr.", "K. Ødegaard",
+    ]  # fmt: skip
+
+
+def test_an_entry_without_ids_takes_the_title_and_year_id(tmp_path: Path) -> None:
+    text = "@inproceedings{t, title={A Work Known by Title}, booktitle={Proc. Things}, year=2020}\n"
+    [recs] = groups(write(tmp_path / "t.bib", text))
+    paper = paper_of(recs)
+    assert paper.id == ids.paper_id(title="A work known by title", year=2020)
+    assert paper.venue == "Proc. Things"
+    assert not any(isinstance(r, StatedList) for r in recs)  # no author field: no list
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "field", "words"),
+    [
+        ("@misc{ok, title={x}}\n\n@misc{bad,\n  title = {Oops,\n  year = 2020\n}\n",
+         3, "bad", "title", "unbalanced"),
+        ("@misc{ok, title={x}}\n@misc{nothing, year={2020}, author={A B}}\n",
+         2, "nothing", "title", "needs a title, a DOI or an arXiv id"),
+        ("@misc{y, title={x},\n year={in press}}\n", 1, "y", "year", "not a year"),
+        ("@misc{d, title={x}, doi={nope}}\n", 1, "d", "doi", "not a DOI"),
+        ("@misc{e, title={x}, eprint={hep/1}, archiveprefix={arXiv}}\n", 1, "e", "eprint",
+         "not an arXiv id"),
+        ("@misc{m, title={x} year={2020}}\n", 1, "m", "title", "missing comma before 'year'"),
+        ("@misc{f, title={x}, title={y}}\n", 1, "f", "title", "given twice"),
+        ("@misc{s, title={x}}\n@misc{s, title={y}}\n", 2, "s", None, "second entry"),
+    ],
+)  # fmt: skip
+def test_a_bad_entry_names_file_line_key_and_field(
+    tmp_path: Path, text: str, line: int, key: str, field: str | None, words: str
+) -> None:
+    path = write(tmp_path / "bad.bib", text)
+    with pytest.raises(InputError) as err:
+        list(bibtex.read_bibliography(path))
+    assert (err.value.path, err.value.line, err.value.field) == (str(path), line, field)
+    assert f"entry {key!r}" in err.value.message and words in err.value.message
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(["openalex", "bibtex"])))
+def test_an_entry_lands_on_the_openalex_work_with_one_node_per_author(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    any_store.apply_schema()
+    files: dict[str, tuple[Path, Reader]] = {
+        "openalex": (
+            write_openalex(tmp_path / "oa", [openalex_work(1), openalex_work(2)]),
+            openalex.read_works,
+        ),
+        "bibtex": (write(tmp_path / "mine.bib", BIB_W1 + BIB_W2), bibtex.read_bibliography),
+    }
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    rows = any_store.run(
+        "MATCH (p:Paper {openalex_id: 'W1'}) RETURN p.id AS id, p.title AS title, "
+        "p.venue AS venue, p.source AS source, p.bib_keys AS keys"
+    )
+    # OpenAlex's values win over the .bib's (ranked last), whatever the order
+    assert rows == [{"id": "arxiv:2401.00001", "title": "Graphs of the scholarly record",
+                     "venue": "Journal of Graphs", "source": "openalex",
+                     "keys": ["mine.bib:lovelace2024graphs"]}], order  # fmt: skip
+    assert any_store.run("MATCH (p:Paper) WHERE p.doi = '10.1000/j1' RETURN count(p) AS n") == [
+        {"n": 1}
+    ]
+    authors = any_store.run(
+        "MATCH (:Paper {openalex_id: 'W1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, "
+        "a.name AS name, r.from_openalex AS oa, r.from_bibtex AS bib ORDER BY r.position, a.id"
+    )
+    # Ada and Charles (OpenAlex ids; the .bib by name, "Babbáge" too), Grace (the .bib only)
+    assert [(a["id"], a["oa"], a["bib"]) for a in authors] == [
+        ("openalexauthor:A1", True, True),
+        ("openalexauthor:A2", True, True),
+        (authors[2]["id"], None, True),
+    ], order
+    assert authors[2]["name"] == "Grace Hopper" and authors[2]["id"].startswith("author:")
+    # W2: the .bib fills the venue OpenAlex lacks, and says so (named_by)
+    w2 = any_store.run(
+        "MATCH (p:Paper {openalex_id: 'W2'}) RETURN p.venue AS venue, p.named_by AS named"
+    )
+    assert w2 == [{"venue": "Journal of Identifiers", "named": ["venue:bibtex"]}], order
+    lone = any_store.run("MATCH (a:Author) WHERE NOT (a)<-[:AUTHORED_BY]-() RETURN a.id AS id")
+    assert lone == [], order
+    # reloading both changes nothing
+    before = snapshot(any_store)
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    assert snapshot(any_store) == before, order
+
+
+def test_a_reloaded_file_replaces_only_what_bibtex_stated(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """The entry loses Charles and Grace: Grace's edge (BibTeX's only) goes, Charles's keeps
+    OpenAlex's mark and loses BibTeX's; OpenAlex's statements are untouched."""
+    any_store.apply_schema()
+    load(any_store, settings, write_openalex(tmp_path / "oa", [openalex_work(1)]),
+         openalex.read_works, "openalex")  # fmt: skip
+    bib = write(tmp_path / "mine.bib", BIB_W1)
+    load(any_store, settings, bib, bibtex.read_bibliography, "bibtex")
+    bib.write_text(BIB_W1.replace(" and Charles Babb{\\'a}ge and Hopper, Grace", ""))
+    load(any_store, settings, bib, bibtex.read_bibliography, "bibtex")
+    authors = any_store.run(
+        "MATCH (:Paper {openalex_id: 'W1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, "
+        "r.from_openalex AS oa, r.from_bibtex AS bib ORDER BY a.id"
+    )
+    assert authors == [
+        {"id": "openalexauthor:A1", "oa": True, "bib": True},
+        {"id": "openalexauthor:A2", "oa": True, "bib": None},
+    ]
+
+
+@pytest.mark.parametrize("order", [("arxiv", "bibtex"), ("bibtex", "arxiv")])
+def test_an_arxiv_only_entry_and_a_title_only_entry(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    any_store.apply_schema()
+    text = (
+        "@misc{hopper, title={Merging Works}, author={Grace Hopper}, eprint={2402.00002},\n"
+        "  archivePrefix={arXiv}, year={2024}}\n"
+        "@book{notes, title={Notes on the engine}, author={Lovelace, Ada}, year={1843}}\n"
+    )
+    files: dict[str, tuple[Path, Reader]] = {
+        "arxiv": (write_arxiv(tmp_path / "ax.json", [arxiv_record(3)]), arxiv.read_snapshot),
+        "bibtex": (write(tmp_path / "mine.bib", text), bibtex.read_bibliography),
+    }
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    rows = any_store.run(
+        "MATCH (p:Paper) OPTIONAL MATCH (p)-[r:AUTHORED_BY]->(a:Author) RETURN p.id AS id, "
+        "p.title AS title, p.source AS source, collect(a.name) AS authors ORDER BY id"
+    )
+    assert rows == [
+        {"id": "arxiv:2402.00002", "title": "Merging works", "source": "arxiv",
+         "authors": ["Grace Hopper"]},
+        {"id": ids.paper_id(title="Notes on the engine", year=1843),
+         "title": "Notes on the engine", "source": "bibtex", "authors": ["Ada Lovelace"]},
+    ], order  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_load_bibtex_through_the_cli_and_a_bad_file_writes_nothing(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    good = write(tmp_path / "lib" / "mine.bib", BIB_W1 + BIB_W2)
+    res = runner.invoke(app, ["load", "bibtex", str(tmp_path / "lib")])  # a folder of .bib
+    assert res.exit_code == 0, res.output
+    assert "load bibtex" in res.output
+    before = snapshot(store)
+    assert [r["p"] for r in before if r["a"] is None] == []  # every work has its authors
+    assert {r["p"] for r in before} == {"doi:10.1000/j1", "doi:10.1000/j2"}
+    res = runner.invoke(app, ["load", "bibtex", str(good), "--resume"])
+    assert res.exit_code == 0, res.output
+    assert snapshot(store) == before
+    # a good entry before a bad one: the error names the bad one, and nothing is written
+    bad = write(
+        tmp_path / "bad.bib",
+        "@misc{new, title={A new work}, doi={10.1000/new}}\n\n"
+        "@misc{worse, title={x}, year={soon}}\n",
+    )
+    res = runner.invoke(app, ["load", "bibtex", str(bad)])
+    assert isinstance(res.exception, InputError), res.output
+    assert str(res.exception).startswith(f"{bad}:line 3 (field 'year'): entry 'worse'")
+    assert "nothing of this file is stored" in res.output
+    assert snapshot(store) == before
