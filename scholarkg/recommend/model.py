@@ -327,6 +327,20 @@ class Recommender:
         t0 = time.perf_counter()
         ex = tuple(dict.fromkeys(exclude))
         notes: list[str] = []
+        record = self.fit_record
+        better = record.better_baseline() if record is not None else None
+        if method == "fused" and record is not None and better is not None:
+            # the graph's own fit found a baseline better than any fusion it tried: the
+            # default answers with the better ranking, and says so
+            name, score = better
+            answer = self.suggest(text, k, exclude=ex, method=name, query_id=query_id,
+                                  vector=vector, cards=cards)  # fmt: skip
+            answer.notes.insert(
+                0,
+                f"ranked by {name}: on this graph's own works it scored nDCG@10 {score:.3f} "
+                f"against the fitted fusion's {record.score:.3f} (--method chooses)",
+            )
+            return answer
         if method == "fused":
             parts, result = self.inputs(text, vector=vector, exclude=ex)
             notes += result.notes
