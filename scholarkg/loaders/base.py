@@ -43,6 +43,58 @@ def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:
     yield from enumerate(data, start=1)
 
 
+def author_names(value: Any, *, path: str | Path, line: int, field: str = "authors") -> list[str]:
+    """An author list as a JSON source writes it, ``["Ann Example", "Bo Sample"]``: the
+    names, stripped; ``None`` (no list) is no authors.
+
+    Why this strict: a string is iterable too, so ``"authors": "Jane Doe"`` read as a list
+    made one Author per character, and ``[1, null]`` made Authors named "1" and "None", all
+    without a word. A single string is refused rather than taken as one name because a
+    string such as ``"Jane Doe, Bo Roe"`` may hold several names, and no rule splits every
+    source's names right; an item that is not a non-empty string is a broken list, not an
+    author. Either is an ``InputError`` naming file, line and ``field``.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        hint = f'; write one name per item: ["{value[:40]}"]' if isinstance(value, str) else ""
+        raise InputError(
+            f"expected a list of author names, got {described(value)}{hint}",
+            path=path,
+            line=line,
+            field=field,
+        )
+    names: list[str] = []
+    for position, item in enumerate(value, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise InputError(
+                f"author {position} of {len(value)} is {described(item)}, not a name",
+                path=path,
+                line=line,
+                field=field,
+            )
+        names.append(item.strip())
+    return names
+
+
+def described(value: Any) -> str:
+    """``value`` as a message about a JSON file names it (``null``, ``the number 1``, ``an
+    empty string``, ``a string 'Jane Doe'``): the user wrote JSON, not Python."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"a string {value[:40]!r}" if value.strip() else "an empty string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
 def sniff_delimiter(path: str | Path) -> str:
     name = str(path).removesuffix(".gz")
     return "\t" if name.endswith((".tsv", ".tab")) else ","

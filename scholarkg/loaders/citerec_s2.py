@@ -62,6 +62,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import described
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_contexts import (
     Marker,
@@ -286,8 +287,19 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
     if paper.venue:
         venue = Venue(name=paper.venue)
         records += [venue, PublishedIn(start=paper.id, end=venue.id)]
-    for pos, author in enumerate(obj.get("authors") or [], start=1):
-        if not isinstance(author, dict) or not optional_str(author, "name"):
+    authors = obj.get("authors")
+    if authors is not None and not isinstance(authors, list):  # a string made no authors
+        raise InputError(
+            f"expected a list of author objects, got {described(authors)}",
+            path=path, line=line, field="authors",
+        )  # fmt: skip
+    for pos, author in enumerate(authors or [], start=1):
+        if not isinstance(author, dict):
+            raise InputError(
+                f"author {pos} is {described(author)}, not an author object {{authorId, name}}",
+                path=path, line=line, field="authors",
+            )  # fmt: skip
+        if not optional_str(author, "name"):
             continue
         aid = optional_str(author, "authorId")
         rec = (
