@@ -108,11 +108,20 @@ def iter_delimited(
     The csv module reads lines decoded one by one (``textio.decoded_lines``), so a byte that
     is not UTF-8 is reported at its line and column, and a NUL (which the csv module refuses
     with a bare ``_csv.Error``) is an ``InputError`` at its line too.
+
+    Quotes are read strictly (``strict=True``): a quoted field may span lines, but one whose
+    closing quote is missing is an error at the line where it opens (:func:`_unclosed_quote`).
+    Read leniently, it took every later line into that field up to the end of the file, and
+    the load stored one record for all of them with exit 0.
     """
+    delimiter = sniff_delimiter(path)
     with open_binary(path) as fh:
-        reader = csv.DictReader(decoded_lines(fh, path=path), delimiter=sniff_delimiter(path))
+        lines = _RecordLines(decoded_lines(fh, path=path))
+        reader = csv.DictReader(lines, delimiter=delimiter, strict=True)
+        header: list[str] = []
         try:
-            header = reader.fieldnames or []
+            header = list(reader.fieldnames or [])
+            lines.taken.clear()
             missing = [c for c in required if c not in header]
             if missing:
                 raise InputError(
@@ -121,6 +130,7 @@ def iter_delimited(
                     line=1,
                 )
             for row in reader:
+                lines.taken.clear()
                 if None in row:  # more cells than header columns
                     raise InputError(
                         f"{len(header) + len(row[None])} cells but {len(header)} columns",
@@ -129,9 +139,83 @@ def iter_delimited(
                     )
                 yield reader.line_num, row
         except csv.Error as err:
+            # the line reached by the csv reader itself: ``DictReader.line_num`` is set only
+            # after a row is read, so on an error it named the line before the bad one
+            at = reader.reader.line_num
+            opened = _unclosed_quote(lines.taken, at, delimiter)
+            if opened is None:
+                raise InputError(
+                    f"not a readable CSV/TSV line ({err})", path=path, line=at
+                ) from None
+            line, column = opened
+            stop = (
+                "is never closed: the rest of the file would be read into it"
+                if str(err) == "unexpected end of data"
+                else f"is not closed before line {at}, where reading stopped ({err})"
+            )
             raise InputError(
-                f"not a readable CSV/TSV line ({err})", path=path, line=reader.line_num
+                f"a quoted field opens on this line and {stop}; close its quote (a quote "
+                'inside a quoted field is written twice, "")',
+                path=path,
+                line=line,
+                field=header[column] if column < len(header) else None,
             ) from None
+
+
+class _RecordLines:
+    """The lines given to the csv reader, keeping those of the record it is reading
+    (``taken``; the caller clears it after each row): on an error they tell where the
+    record, and a quoted field in it, began."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+        self.taken: list[str] = []
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.taken.append(line)
+        return line
+
+
+def _unclosed_quote(
+    taken: list[str], last_line: int, delimiter: str, quote: str = '"'
+) -> tuple[int, int] | None:
+    """``(line, column index)`` where the quoted field that made the csv reader fail opened,
+    when it opened on an earlier line than the one the reader stopped at (``last_line``):
+    the unclosed quote of a record that ran over several lines. ``None`` for an error
+    within one line, which the reader's own line number places.
+
+    ``taken`` are the lines of the failing record as read (blank lines before it
+    included); they are scanned by the csv dialect's rules (a quote opens a field only at
+    its start, ``""`` inside is one quote). Runs only on the error path.
+    """
+    first_line = last_line - len(taken) + 1
+    in_quotes, at_field_start = False, True
+    column, opened = 0, None
+    for offset, text in enumerate(taken):
+        i = 0
+        while i < len(text):
+            char = text[i]
+            if in_quotes:
+                if char == quote:
+                    if text[i + 1 : i + 2] == quote:
+                        i += 1  # a doubled quote: one quote character in the field
+                    else:
+                        in_quotes = False
+            elif char == quote and at_field_start:
+                in_quotes, opened = True, (first_line + offset, column)
+            elif char == delimiter:
+                column += 1
+            elif char in "\r\n" and not in_quotes:
+                column = 0
+            at_field_start = not in_quotes and char in (delimiter, "\r", "\n")
+            i += 1
+    if opened is None or opened[0] == last_line:
+        return None
+    return opened
 
 
 def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
