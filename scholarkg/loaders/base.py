@@ -280,6 +280,31 @@ def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) 
         raise InputError(str(err), path=path, line=line) from err
 
 
+def whole_number(value: Any, *, path: str | Path, line: int, field: str) -> int | float | None:
+    """A count as a JSON source writes it (``cited_by_count``, ``is-referenced-by-count``):
+    a whole number or nothing. ``12.0`` is 12; NaN and infinities are passed on as they
+    are, so the record stores them as missing *and counts them* in the load summary's
+    cleaned values (``schema/text.py``); an integer past 64 bits too (the record refuses it,
+    naming the field). ``"12"``, ``12.5`` or ``true`` stop the load naming the field.
+
+    Why one rule: OpenAlex's reader kept NaN for the record to count while Crossref's read
+    anything but an ``int`` as missing, so its NaN was stored as missing without a word.
+    """
+    if value is None or type(value) is int:
+        return value
+    if type(value) is float:
+        if not math.isfinite(value):
+            return value
+        if value.is_integer():
+            return int(value)
+    raise InputError(
+        f"expected a whole number, got {type(value).__name__} {str(value)[:40]!r}",
+        path=path,
+        line=line,
+        field=field,
+    )
+
+
 def parse_number(text: Any) -> float | None:
     """``"85.2%"`` → 85.2, ``"1,234"`` → 1234.0, ``"-"``/``""``/None → None.
 

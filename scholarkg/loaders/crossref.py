@@ -6,7 +6,9 @@ page) or ``{"message": {work}}`` (one work), a JSON array of works, or JSON Line
 work (or one response) per line; plain or gzipped. Fields read (Crossref's REST API "Work"
 schema): ``DOI``, ``title``, ``author`` (``given``, ``family``, ``name``, ``ORCID``,
 ``sequence``), ``issued``/``published`` ``date-parts``, ``container-title``, ``type``,
-``language``, ``abstract`` (JATS markup stripped), ``is-referenced-by-count``, and
+``language``, ``abstract`` (JATS markup stripped), ``is-referenced-by-count`` (a whole
+number; ``NaN`` is stored as missing and counted in the summary's cleaned values, as in
+OpenAlex), and
 ``reference`` — only references that carry a ``DOI`` become CITES (to a stub Paper holding
 that DOI); the others have no identifier to match on and are counted as skipped. Unknown
 fields are ignored.
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating
+from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
 from scholarkg.schema import ids
@@ -75,6 +77,9 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
     authors = item.get("author") or []
     if not isinstance(authors, list):
         raise InputError("expected a list", path=path, line=line, field="author")
+    cited_by = whole_number(
+        item.get("is-referenced-by-count"), path=path, line=line, field="is-referenced-by-count"
+    )
     with validating(path, line):
         paper = Paper(
             doi=None if arxiv else doi,
@@ -85,9 +90,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             venue=_first(item.get("container-title")),
             work_type=item.get("type") if isinstance(item.get("type"), str) else None,
             language=item.get("language") if isinstance(item.get("language"), str) else None,
-            citation_count=item.get("is-referenced-by-count")
-            if isinstance(item.get("is-referenced-by-count"), int)
-            else None,
+            citation_count=cited_by,
             url=f"https://doi.org/{doi}",
             source="crossref",
         )

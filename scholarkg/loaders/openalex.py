@@ -40,7 +40,7 @@ from typing import IO, Any, cast
 import orjson
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating
+from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.reference_lists import ReferenceList
@@ -374,25 +374,14 @@ def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | Non
 
 
 def _opt_int(work: dict[str, Any], key: str, path: Path, line: int) -> int | float | None:
-    """A whole number or nothing, as the record's rules take numbers: ``12.0`` is 12, NaN
-    and infinities go through (the record stores them as missing and counts them), an
-    integer past 64 bits too (the record refuses it: orjson reads it as a float);
-    ``"12"``, ``12.5`` or ``true`` stop the load naming the field (they were dropped
-    silently)."""
+    """``work[key]`` as a whole number or nothing (``loaders.base.whole_number``: NaN goes
+    through for the record to count; an integer past 64 bits too, which orjson reads as a
+    float; ``"12"``, ``12.5`` or ``true`` stop the load naming the field, where they were
+    dropped silently)."""
     value = work.get(key)
-    if value is None or type(value) is int:
+    if value is None or type(value) is int:  # nearly always: no call
         return value
-    if type(value) is float:
-        if not math.isfinite(value):
-            return value
-        if value.is_integer():
-            return int(value)
-    raise InputError(
-        f"expected a whole number, got {type(value).__name__} {str(value)[:40]!r}",
-        path=path,
-        line=line,
-        field=key,
-    )
+    return whole_number(value, path=path, line=line, field=key)
 
 
 def _updated_date(work: dict[str, Any], path: Path, line: int) -> str | None:
