@@ -10,8 +10,9 @@ schema): ``DOI``, ``title``, ``author`` (``given``, ``family``, ``name``, ``ORCI
 number; ``NaN`` is stored as missing and counted in the summary's cleaned values, as in
 OpenAlex), and
 ``reference`` — only references that carry a ``DOI`` become CITES (to a stub Paper holding
-that DOI); the others have no identifier to match on and are counted as skipped. Unknown
-fields are ignored.
+that DOI); the others have no identifier to match on, and a reference to the work's own DOI
+would be a CITES loop: both are left out and counted as skipped CITES in the load summary
+(``loaders/left_out.py``). Unknown fields are ignored.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
+from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, iter_json_lines, load_json
@@ -125,9 +127,15 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
                 if isinstance(ref, dict) and isinstance(ref.get("DOI"), str)
                 else None
             )
-            if ref_doi is None or ref_doi == doi or ref_doi in seen:
+            if ref_doi is None:
+                note_left_out("CITES", NO_DOI)
+                continue
+            if ref_doi in seen:  # listed twice: one CITES
                 continue
             seen.add(ref_doi)
+            if ref_doi == doi:  # counted once however often it is listed
+                note_left_out("CITES", SELF_CITATION)
+                continue
             ref_arxiv = ids.arxiv_id_from_doi(ref_doi)
             stub = (
                 Paper.model_construct(id=f"arxiv:{ref_arxiv}", arxiv_id=ref_arxiv)

@@ -43,6 +43,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
+from scholarkg.loaders.left_out import SELF_CITATION, collect_left_out, note_left_out
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import plain_record
@@ -446,8 +447,10 @@ def _arxiv_from_locations(work: dict[str, Any]) -> str | None:
 
 def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> list[str]:
     """The W ids of ``referenced_works`` one by one (any spelling ``normalize_openalex_id``
-    takes), the work's own id left out; anything else is an error naming the field."""
+    takes), the work's own id left out and counted (a CITES loop, once a work:
+    ``loaders/left_out.py``); anything else is an error naming the field."""
     references: list[str] = []
+    cites_itself = False
     for ref in refs:
         # the snapshot's own spelling first (a slice); anything else through the regex
         if isinstance(ref, str) and ref.startswith(_W_URL) and ref[22:].isdigit():
@@ -463,6 +466,10 @@ def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> li
             )
         if w != openalex:
             references.append(w)
+        else:
+            cites_itself = True
+    if cites_itself:
+        note_left_out("CITES", SELF_CITATION)
     return references
 
 
@@ -544,8 +551,9 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
     ref_list = _opt_list(work, "referenced_works", path, line)
     references = _canonical_work_ids(ref_list)
     if references is not None:
-        if openalex in references:
+        if openalex in references:  # a CITES loop: left out, counted once a work
             references = [w for w in references if w != openalex]
+            note_left_out("CITES", SELF_CITATION)
     else:
         references = _referenced_ids(ref_list, openalex, path, line)
     related_list = _opt_list(work, "related_works", path, line)
@@ -760,6 +768,8 @@ class _Block:
     works: list[tuple[int, ParsedWork]]
     cleaned: dict[tuple[str, str, str], int]
     error: tuple[str, str | None, int | None, str | None] | None = None
+    #: the references left out (``loaders/left_out.py``), counted in the worker
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
@@ -769,7 +779,7 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
     path = Path(path_text)
     out: list[tuple[int, ParsedWork]] = []
     error = None
-    with collect_cleaning() as counts:
+    with collect_cleaning() as counts, collect_left_out() as left_out:
         try:
             for number, raw in lines:
                 try:
@@ -784,7 +794,7 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
             error = (err.message, err.path, err.line, err.field)
     # pickled once per class a block, not once a record: the loading process unpickles them
     share_fields_sets(_block_records(out))
-    return _Block(out, dict(counts), error)
+    return _Block(out, dict(counts), error, dict(left_out))
 
 
 def _block_records(works: list[tuple[int, ParsedWork]]) -> Iterator[Record]:
@@ -994,6 +1004,8 @@ class WorkParser:
             block: _Block = feed.pending.popleft().result()
             for (label, name, what), n in block.cleaned.items():
                 note_cleaning(label, name, what, n)
+            for (rel_type, why), n in block.left_out.items():
+                note_left_out(rel_type, why, n)
             for number, (work, stated, authors_known) in block.works:
                 yield number, work_records(work, stated=stated, authors_known=authors_known)
             if block.error is not None:

@@ -26,6 +26,7 @@ from scholarkg.loaders.checkpoint import (
     run_resumable,
 )
 from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.left_out import describe_left_out
 from scholarkg.schema.text import describe_cleaning
 from scholarkg.store.base import GraphCounts, GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -87,6 +88,8 @@ class LoadSummary:
             nodes.update(st.write.nodes)
             rels.update(st.write.relationships)
             skipped.update(st.write.skipped_relationships)
+            for (rel_type, _), n in st.left_out.items():  # not stored by the reader's choice
+                skipped[rel_type] += n
         return nodes, rels, skipped
 
 
@@ -199,6 +202,10 @@ def _run_steps(
                 "(control characters, BOMs, CR line ends, lone surrogates, NaN → missing):"
             )
             summary.notes += [f"  {line}" for line in describe_cleaning(stats.cleaned)]
+        if stats.left_out:
+            summary.notes += [
+                f"{shown_name(step.source)}: {line}" for line in describe_left_out(stats.left_out)
+            ]
         if stats.skipped_on_resume:
             summary.notes.append(
                 f"{shown_name(step.source)}: resumed, skipped {stats.skipped_on_resume} record(s) "

@@ -60,9 +60,11 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         if part
     )
     out.print(f"[dim]{records:,} source record(s) from {where or '0 file(s)'}[/dim]")
-    if sum(skipped.values()):
+    # the writer's skips only: what a reader left out on purpose has a note of its own
+    no_endpoint = sum(sum(st.write.skipped_relationships.values()) for st in summary.stats)
+    if no_endpoint:
         out.print(
-            f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "
+            f"[yellow]{no_endpoint:,} relationship(s) skipped: an endpoint is not in "
             "the graph (load the papers first)[/yellow]"
         )
     for note in summary.notes:

@@ -1,5 +1,5 @@
 """What the Crossref and OpenAlex loads count and say in their summary: values stored as
-missing, and references they do not store.
+missing, and references they do not store (``loaders/left_out.py``).
 
 Found by a user: a Crossref ``NaN`` in ``is-referenced-by-count`` was stored as missing
 without appearing under the summary's cleaned values, where OpenAlex's ``cited_by_count``
@@ -8,6 +8,7 @@ says ``Paper.citation_count: nan stored as missing in 1 value(s)``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from _cli import runner
 
 from scholarkg.cli import app
 from scholarkg.errors import InputError
-from scholarkg.loaders import crossref
+from scholarkg.loaders import crossref, openalex
+from scholarkg.loaders.left_out import SELF_CITATION, collect_left_out
+from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 NAN_NOTE = "Paper.citation_count: nan stored as missing in 1 value(s)"
@@ -65,3 +68,68 @@ def test_a_crossref_count_that_is_no_whole_number_names_its_field(
         list(crossref.read_works(works))
     assert (err.value.line, err.value.field) == (2, "is-referenced-by-count")
     assert "expected a whole number" in err.value.message
+
+
+# ----------------------------------------------------------------- references left out
+#
+# Found by the same user: a Crossref work listing its own DOI among its references had that
+# reference dropped with the summary saying "skipped 0"; OpenAlex did the same for its own W
+# id, and Crossref's references without a DOI were dropped uncounted, although its module
+# documentation said they were counted.
+
+SELF_NOTE = "1 CITES skipped: the work's own id among its references (a self-citation"
+NO_DOI_NOTE = "1 CITES skipped: a reference without a DOI (nothing to match it on)"
+
+
+def _loops(store: FalkorDBStore) -> int:
+    rows = store.run("MATCH (p:Paper)-[c:CITES]->(p) RETURN count(c) AS n")
+    return int(rows[0]["n"])
+
+
+def test_crossref_counts_a_self_citation_and_a_reference_without_doi_as_skipped(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    works = _crossref_lines(
+        tmp_path / "works.jsonl",
+        json.dumps(
+            {
+                "DOI": "10.1000/self",
+                "title": ["Cites itself"],
+                "reference": [
+                    {"key": "a", "DOI": "10.1000/SELF"},  # its own DOI, spelled otherwise
+                    {"key": "b", "DOI": "https://doi.org/10.1000/self"},  # and again
+                    {"key": "c", "DOI": "10.1000/other"},
+                    {"key": "d", "unstructured": "A book, 1999."},
+                ],
+            }
+        ),
+    )
+    out = _load("crossref", str(works))
+    assert SELF_NOTE in out and NO_DOI_NOTE in out
+    assert "│ relationship │ CITES │ 1 │ 2 │" in out  # merged 1, skipped 2
+    assert "endpoint is not in the graph" not in out  # not the writer's kind of skip
+    assert _loops(store) == 0
+
+
+def test_openalex_counts_a_self_citation_as_skipped(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Both spellings the reader meets: the snapshot's URLs (its fast path) and a bare id."""
+    part = tmp_path / "openalex"
+    part.mkdir()
+    urls = openalex_work(2, referenced_works=["https://openalex.org/W2", "https://openalex.org/W3"])
+    bare = openalex_work(3, referenced_works=["W3", "https://openalex.org/W2"])
+    out = _load("openalex", str(write_openalex(part, [urls, bare])))
+    assert "2 CITES skipped: the work's own id among its references" in out
+    assert _loops(store) == 0
+
+
+def test_openalex_parse_workers_send_their_counts_back(tmp_path: Path) -> None:
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(
+        json.dumps(openalex_work(2, referenced_works=["https://openalex.org/W2"])) + "\n"
+    )
+    with collect_left_out() as counts, openalex.WorkParser(1) as parser:
+        [(_, records)] = list(openalex.read_works(path, parser=parser))
+    assert counts == {("CITES", SELF_CITATION): 1}
+    assert not [r for r in records if isinstance(r, ReferenceList)]
