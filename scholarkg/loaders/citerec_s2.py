@@ -62,7 +62,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import described
+from scholarkg.loaders.base import described, refuse_markup
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_contexts import (
     Marker,
@@ -772,11 +772,30 @@ def dataset_readers(
     find their papers by corpus id (``lookup``) among those loaded before. One list for the
     incremental steps (``loaders.steps.s2_steps``) and the bulk loader."""
     return [
-        ("venues", lambda p: read_venues(p, report)),
-        ("authors", lambda p: read_authors(p, report)),
-        ("papers", lambda p: read_papers(p, report)),
-        ("abstracts", lambda p: read_abstracts(p, report, lookup)),
-        ("tldrs", lambda p: read_tldrs(p, report, lookup)),
-        ("citations", lambda p: read_citations(p, report, lookup)),
-        ("s2orc", lambda p: read_s2orc(p, report, lookup, workers=workers)),
+        ("venues", _json_only(lambda p: read_venues(p, report))),
+        ("authors", _json_only(lambda p: read_authors(p, report))),
+        ("papers", _json_only(lambda p: read_papers(p, report))),
+        ("abstracts", _json_only(lambda p: read_abstracts(p, report, lookup))),
+        ("tldrs", _json_only(lambda p: read_tldrs(p, report, lookup))),
+        ("citations", _json_only(lambda p: read_citations(p, report, lookup))),
+        ("s2orc", _json_only(lambda p: read_s2orc(p, report, lookup, workers=workers))),
     ]
+
+
+#: what ``load s2`` reads, for the message about a file that is not it
+READS = (
+    "`load s2` reads Semantic Scholar's dataset files: JSON Lines, one JSON object per line "
+    "(plain or .gz), or a saved Graph API JSON response."
+)
+
+
+def _json_only(read: Callable[[Path], Iterator[Group]]) -> Callable[[Path], Iterator[Group]]:
+    """``read``, stopping first on a file that starts with ``<`` (``base.refuse_markup``):
+    every line of it would be skipped as invalid JSON, and the load would end saying only
+    that nothing was stored."""
+
+    def reader(path: Path) -> Iterator[Group]:
+        refuse_markup(path, reads=READS)
+        yield from read(path)
+
+    return reader

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating, whole_number
+from scholarkg.loaders.base import refuse_markup, validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
 from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
@@ -163,8 +163,16 @@ def _items(doc: Any, path: Path, line: int) -> list[Any]:
     )
 
 
+#: what ``load crossref`` reads, for the message about a file that is not it
+READS = (
+    "`load crossref` reads Crossref's REST API JSON: saved responses {message: {items}}, "
+    "a JSON array of works, or JSON Lines (plain or .gz); not Crossref's XML."
+)
+
+
 def read_works(path: Path) -> Iterator[SourceGroup]:
     """One group per Crossref work of a file (see the module doc for the shapes)."""
+    refuse_markup(path, reads=READS)
     name = path.name.removesuffix(".gz")
     if name.endswith(".json"):
         for i, item in enumerate(_items(load_json(path), path, 1), start=1):

@@ -40,7 +40,7 @@ from typing import IO, Any, cast
 import orjson
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating, whole_number
+from scholarkg.loaders.base import refuse_markup, validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.left_out import SELF_CITATION, collect_left_out, note_left_out
@@ -121,10 +121,18 @@ def _partition_key(path: Path) -> tuple[str, str]:
     return (m.group(1) if m else "", str(path))
 
 
+#: what ``load openalex`` reads, for the message about a file that is not it
+READS = (
+    "`load openalex` reads OpenAlex works as JSON: snapshot parts (JSON Lines, .gz), JSON "
+    "Lines files, or saved API pages {meta, results}."
+)
+
+
 def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, work object)`` of a JSONL(.gz) file of works or of API pages, or of a whole
     ``.json`` API page. Record numbers inside a page are the page's line (JSONL) or the
     1-based position in ``results`` (a ``.json`` file)."""
+    refuse_markup(path, reads=READS)
     name = path.name.removesuffix(".gz")
     if name.endswith(".json"):
         from scholarkg.textio import load_json
@@ -741,6 +749,7 @@ def read_works(path: Path, *, parser: WorkParser | None = None) -> Iterator[Sour
     its worker processes while the caller writes the works before them; the groups, their
     order, the cleaning counts and a bad line's error are the same."""
     if parser is not None and not is_page(path):
+        refuse_markup(path, reads=READS)  # before any worker reads it
         yield from parser.groups(path)
         return
     for number, obj in iter_work_objects(path):
