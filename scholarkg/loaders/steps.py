@@ -70,6 +70,8 @@ class LoadSummary:
     stats: list[LoadStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unknown_directions: set[str] = field(default_factory=set)
+    #: what the user should look at although the load succeeded (printed as ``warning:``)
+    warnings: list[str] = field(default_factory=list)
     #: the graph's node/relationship totals after the load
     graph: GraphCounts | None = None
     #: set when a step stopped on bad input or a failed write: (its file, source records
@@ -195,6 +197,13 @@ def _run_steps(
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)
+        if not stats.records and not stats.skipped_on_resume:
+            # not an error (an empty partition or edge list can be right), but a wrong or
+            # truncated file loads the same way: rc 0 and "0 source record(s)" said nothing
+            summary.warnings.append(
+                f"{step.source}: no records in this file (it is empty, or holds only blank "
+                "lines or a header); nothing was loaded from it"
+            )
         if stats.cleaned:
             total = sum(stats.cleaned.values())
             summary.notes.append(

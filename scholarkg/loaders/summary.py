@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def print_summary(summary: LoadSummary, *, title: str, out: Console | None = None) -> None:
-    """Nodes/relationships written, skipped edges, notes, and unknown metric directions."""
+    """Nodes/relationships written, skipped edges, notes, warnings (a file that held no
+    records) and unknown metric directions."""
     from scholarkg.loaders.metric_direction import UNKNOWN_HINT
 
     out = out or console
@@ -69,6 +70,8 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         )
     for note in summary.notes:
         out.print(note)
+    for warning in summary.warnings:
+        err_console.print(f"[yellow]warning: {warning}[/yellow]", soft_wrap=True)
     if summary.unknown_directions:
         names = ", ".join(sorted(summary.unknown_directions))
         err_console.print(
