@@ -9,6 +9,10 @@ Three files, all documented here because the released APC has no public file spe
      "date": "2021-01-04", "categories": ["cs.CL"] | "cs.CL cs.LG",
      "doi": "... optional", "authors": ["A. Name", ...] (optional)}
 
+  ``authors`` is a list with one name per item; a single string (``"A. Name"``), or an
+  item that is null, a number or empty, stops the load naming the line and the field (a
+  string was read as one author per character).
+
   ``id`` is the identifier the edge lists use; ``arxiv_id`` defaults to ``id`` when ``id``
   looks like an arXiv id. The stored Paper id follows ``schema/ids.py`` (``arxiv:2101.00001``).
 
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import build, iter_edges, iter_jsonl
+from scholarkg.loaders.base import author_names, build, described, iter_edges, iter_jsonl
 from scholarkg.schema import ids
 from scholarkg.schema.records import (
     Author,
@@ -89,7 +93,11 @@ def _categories(value: Any) -> list[str] | None:
     if isinstance(value, str):
         return value.split()
     if isinstance(value, list):
-        return [str(v) for v in value]
+        # a category that is no string (``[1, null]``) was stored as "1" and "None"
+        for item in value:
+            if not isinstance(item, str) or not item.strip():
+                raise ValueError(f"a category is {described(item)}, not a name")
+        return [v.strip() for v in value]
     raise ValueError("categories must be a list or a space-separated string")
 
 
@@ -140,8 +148,8 @@ def _paper_records(
     }
     paper = build(Paper, {k: v for k, v in data.items() if v is not None}, path=path, line=lineno)
     yield paper
-    for pos, name in enumerate(obj.get("authors") or []):
-        author = build(Author, {"name": str(name)}, path=path, line=lineno)
+    for pos, name in enumerate(author_names(obj.get("authors"), path=path, line=lineno)):
+        author = build(Author, {"name": name}, path=path, line=lineno)
         yield author
         yield Authorship(start=paper.id, end=author.id, position=pos)
     text = obj.get("full_text")

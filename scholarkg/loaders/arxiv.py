@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating
+from scholarkg.loaders.base import refuse_markup, validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
@@ -148,7 +148,15 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
     return out + edges
 
 
+#: what ``load arxiv`` reads, for the message about a file that is not it
+READS = (
+    "`load arxiv` reads arXiv's JSON metadata snapshot: one JSON object per line "
+    "(arxiv-metadata-oai-snapshot.json, plain or .gz), not OAI-PMH XML."
+)
+
+
 def read_snapshot(path: Path) -> Iterator[SourceGroup]:
     """One group per line of an arXiv metadata snapshot file (plain or gzipped)."""
+    refuse_markup(path, reads=READS)
     for number, obj in iter_jsonl(path, invalid_json=CUT_LINE):
         yield number, parse_record(obj, path=path, line=number)

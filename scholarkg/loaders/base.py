@@ -43,6 +43,95 @@ def iter_json_array(path: str | Path) -> Iterator[tuple[int, Any]]:
     yield from enumerate(data, start=1)
 
 
+def author_names(value: Any, *, path: str | Path, line: int, field: str = "authors") -> list[str]:
+    """An author list as a JSON source writes it, ``["Ann Example", "Bo Sample"]``: the
+    names, stripped; ``None`` (no list) is no authors.
+
+    Why this strict: a string is iterable too, so ``"authors": "Jane Doe"`` read as a list
+    made one Author per character, and ``[1, null]`` made Authors named "1" and "None", all
+    without a word. A single string is refused rather than taken as one name because a
+    string such as ``"Jane Doe, Bo Roe"`` may hold several names, and no rule splits every
+    source's names right; an item that is not a non-empty string is a broken list, not an
+    author. Either is an ``InputError`` naming file, line and ``field``.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        hint = f'; write one name per item: ["{value[:40]}"]' if isinstance(value, str) else ""
+        raise InputError(
+            f"expected a list of author names, got {described(value)}{hint}",
+            path=path,
+            line=line,
+            field=field,
+        )
+    names: list[str] = []
+    for position, item in enumerate(value, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise InputError(
+                f"author {position} of {len(value)} is {described(item)}, not a name",
+                path=path,
+                line=line,
+                field=field,
+            )
+        names.append(item.strip())
+    return names
+
+
+def described(value: Any) -> str:
+    """``value`` as a message about a JSON file names it (``null``, ``the number 1``, ``an
+    empty string``, ``a string 'Jane Doe'``): the user wrote JSON, not Python."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"a string {value[:40]!r}" if value.strip() else "an empty string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+#: how far into a file :func:`refuse_markup` looks for its first character
+_SNIFF_BYTES = 4096
+
+
+def refuse_markup(path: str | Path, *, reads: str) -> None:
+    """Stop with a clear ``InputError`` when a file meant to be JSON starts with ``<``: XML
+    or HTML, which no JSON loader reads. ``reads`` says what the loader reads instead (``load
+    arxiv reads arXiv's JSON metadata snapshot: …``).
+
+    Why: the JSON reader's own words for such a file were ``line 1: invalid JSON … Expecting
+    value at column 1``, which says nothing of the usual cause: arXiv's OAI-PMH interface
+    answers in XML, and an API's error page saved in place of its data is HTML. One read
+    of the file's first bytes (gunzipped for ``.gz``); a file that cannot be read is left
+    to the reader, which names where it fails.
+    """
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except (OSError, EOFError):
+        return
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not start.startswith(b"<"):
+        return
+    lower = start.lower()
+    if b"oai-pmh" in lower:
+        kind = "XML from an OAI-PMH interface"
+    elif lower.startswith(b"<!doctype html") or b"<html" in lower[:300]:
+        kind = "an HTML page (an error page saved in place of the data?)"
+    else:
+        kind = "XML or HTML"
+    raise InputError(
+        f"this file starts with '<': it looks like {kind}, not JSON. {reads}",
+        path=path,
+        line=head[: len(head) - len(start)].count(b"\n") + 1,  # after any blank lines
+    )
+
+
 def sniff_delimiter(path: str | Path) -> str:
     name = str(path).removesuffix(".gz")
     return "\t" if name.endswith((".tsv", ".tab")) else ","
@@ -56,11 +145,20 @@ def iter_delimited(
     The csv module reads lines decoded one by one (``textio.decoded_lines``), so a byte that
     is not UTF-8 is reported at its line and column, and a NUL (which the csv module refuses
     with a bare ``_csv.Error``) is an ``InputError`` at its line too.
+
+    Quotes are read strictly (``strict=True``): a quoted field may span lines, but one whose
+    closing quote is missing is an error at the line where it opens (:func:`_unclosed_quote`).
+    Read leniently, it took every later line into that field up to the end of the file, and
+    the load stored one record for all of them with exit 0.
     """
+    delimiter = sniff_delimiter(path)
     with open_binary(path) as fh:
-        reader = csv.DictReader(decoded_lines(fh, path=path), delimiter=sniff_delimiter(path))
+        lines = _RecordLines(decoded_lines(fh, path=path))
+        reader = csv.DictReader(lines, delimiter=delimiter, strict=True)
+        header: list[str] = []
         try:
-            header = reader.fieldnames or []
+            header = list(reader.fieldnames or [])
+            lines.taken.clear()
             missing = [c for c in required if c not in header]
             if missing:
                 raise InputError(
@@ -69,6 +167,7 @@ def iter_delimited(
                     line=1,
                 )
             for row in reader:
+                lines.taken.clear()
                 if None in row:  # more cells than header columns
                     raise InputError(
                         f"{len(header) + len(row[None])} cells but {len(header)} columns",
@@ -77,9 +176,83 @@ def iter_delimited(
                     )
                 yield reader.line_num, row
         except csv.Error as err:
+            # the line reached by the csv reader itself: ``DictReader.line_num`` is set only
+            # after a row is read, so on an error it named the line before the bad one
+            at = reader.reader.line_num
+            opened = _unclosed_quote(lines.taken, at, delimiter)
+            if opened is None:
+                raise InputError(
+                    f"not a readable CSV/TSV line ({err})", path=path, line=at
+                ) from None
+            line, column = opened
+            stop = (
+                "is never closed: the rest of the file would be read into it"
+                if str(err) == "unexpected end of data"
+                else f"is not closed before line {at}, where reading stopped ({err})"
+            )
             raise InputError(
-                f"not a readable CSV/TSV line ({err})", path=path, line=reader.line_num
+                f"a quoted field opens on this line and {stop}; close its quote (a quote "
+                'inside a quoted field is written twice, "")',
+                path=path,
+                line=line,
+                field=header[column] if column < len(header) else None,
             ) from None
+
+
+class _RecordLines:
+    """The lines given to the csv reader, keeping those of the record it is reading
+    (``taken``; the caller clears it after each row): on an error they tell where the
+    record, and a quoted field in it, began."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+        self.taken: list[str] = []
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.taken.append(line)
+        return line
+
+
+def _unclosed_quote(
+    taken: list[str], last_line: int, delimiter: str, quote: str = '"'
+) -> tuple[int, int] | None:
+    """``(line, column index)`` where the quoted field that made the csv reader fail opened,
+    when it opened on an earlier line than the one the reader stopped at (``last_line``):
+    the unclosed quote of a record that ran over several lines. ``None`` for an error
+    within one line, which the reader's own line number places.
+
+    ``taken`` are the lines of the failing record as read (blank lines before it
+    included); they are scanned by the csv dialect's rules (a quote opens a field only at
+    its start, ``""`` inside is one quote). Runs only on the error path.
+    """
+    first_line = last_line - len(taken) + 1
+    in_quotes, at_field_start = False, True
+    column, opened = 0, None
+    for offset, text in enumerate(taken):
+        i = 0
+        while i < len(text):
+            char = text[i]
+            if in_quotes:
+                if char == quote:
+                    if text[i + 1 : i + 2] == quote:
+                        i += 1  # a doubled quote: one quote character in the field
+                    else:
+                        in_quotes = False
+            elif char == quote and at_field_start:
+                in_quotes, opened = True, (first_line + offset, column)
+            elif char == delimiter:
+                column += 1
+            elif char in "\r\n" and not in_quotes:
+                column = 0
+            at_field_start = not in_quotes and char in (delimiter, "\r", "\n")
+            i += 1
+    if opened is None or opened[0] == last_line:
+        return None
+    return opened
 
 
 def iter_edges(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -142,6 +315,31 @@ def build(model: type[M], data: dict[str, Any], *, path: str | Path, line: int) 
         raise validation_input_error(err, path=path, line=line) from err
     except (KeyError, ValueError) as err:
         raise InputError(str(err), path=path, line=line) from err
+
+
+def whole_number(value: Any, *, path: str | Path, line: int, field: str) -> int | float | None:
+    """A count as a JSON source writes it (``cited_by_count``, ``is-referenced-by-count``):
+    a whole number or nothing. ``12.0`` is 12; NaN and infinities are passed on as they
+    are, so the record stores them as missing *and counts them* in the load summary's
+    cleaned values (``schema/text.py``); an integer past 64 bits too (the record refuses it,
+    naming the field). ``"12"``, ``12.5`` or ``true`` stop the load naming the field.
+
+    Why one rule: OpenAlex's reader kept NaN for the record to count while Crossref's read
+    anything but an ``int`` as missing, so its NaN was stored as missing without a word.
+    """
+    if value is None or type(value) is int:
+        return value
+    if type(value) is float:
+        if not math.isfinite(value):
+            return value
+        if value.is_integer():
+            return int(value)
+    raise InputError(
+        f"expected a whole number, got {type(value).__name__} {str(value)[:40]!r}",
+        path=path,
+        line=line,
+        field=field,
+    )
 
 
 def parse_number(text: Any) -> float | None:

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from scholarkg.errors import InputError, ScholarKGError
 from scholarkg.loaders.base import validation_input_error
 from scholarkg.loaders.collection_pace import fewer_collections
+from scholarkg.loaders.left_out import collect_left_out
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.loaders.writer import RecordWriter, WriteReport
@@ -167,6 +168,9 @@ class LoadStats:
     prefix_changed: bool = False
     #: fields the record sanitiser cleaned: ``{(label, field, what): n}`` (``schema/text.py``)
     cleaned: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    #: relationships the reader chose not to store: ``{(rel type, why): n}``
+    #: (``loaders/left_out.py``)
+    left_out: Counter[tuple[str, str]] = field(default_factory=Counter)
     #: a write failed (the store refused or the server went away), as opposed to bad input
     write_failed: bool = False
     #: nodes deleted to undo a failed write (the graph is back at the last checkpoint)
@@ -330,7 +334,11 @@ def run_resumable(
             writer.flush(then=durable)
 
     try:
-        with collect_cleaning() as stats.cleaned, fewer_collections():
+        with (
+            collect_cleaning() as stats.cleaned,
+            collect_left_out() as stats.left_out,
+            fewer_collections(),
+        ):
             for group in groups:
                 if group is FLUSH:
                     if not skipping and pending:

@@ -62,6 +62,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import described, refuse_markup
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_contexts import (
     Marker,
@@ -286,10 +287,22 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
     if paper.venue:
         venue = Venue(name=paper.venue)
         records += [venue, PublishedIn(start=paper.id, end=venue.id)]
+    authors = obj.get("authors")
+    if authors is not None and not isinstance(authors, list):  # a string made no authors
+        raise InputError(
+            f"expected a list of author objects, got {described(authors)}",
+            path=path, line=line, field="authors",
+        )  # fmt: skip
     # positions from 0, as every other source numbers them: aligning a work's lists by
     # position and name needs one numbering (S2's from 1 moved other sources' authors)
-    for pos, author in enumerate(obj.get("authors") or []):
-        if not isinstance(author, dict) or not optional_str(author, "name"):
+    for pos, author in enumerate(authors or []):
+        if not isinstance(author, dict):
+            raise InputError(
+                f"author {pos + 1} is {described(author)}, not an author object "
+                "{authorId, name}",
+                path=path, line=line, field="authors",
+            )  # fmt: skip
+        if not optional_str(author, "name"):
             continue
         aid = optional_str(author, "authorId")
         rec = (
@@ -762,11 +775,30 @@ def dataset_readers(
     find their papers by corpus id (``lookup``) among those loaded before. One list for the
     incremental steps (``loaders.steps.s2_steps``) and the bulk loader."""
     return [
-        ("venues", lambda p: read_venues(p, report)),
-        ("authors", lambda p: read_authors(p, report)),
-        ("papers", lambda p: read_papers(p, report)),
-        ("abstracts", lambda p: read_abstracts(p, report, lookup)),
-        ("tldrs", lambda p: read_tldrs(p, report, lookup)),
-        ("citations", lambda p: read_citations(p, report, lookup)),
-        ("s2orc", lambda p: read_s2orc(p, report, lookup, workers=workers)),
+        ("venues", _json_only(lambda p: read_venues(p, report))),
+        ("authors", _json_only(lambda p: read_authors(p, report))),
+        ("papers", _json_only(lambda p: read_papers(p, report))),
+        ("abstracts", _json_only(lambda p: read_abstracts(p, report, lookup))),
+        ("tldrs", _json_only(lambda p: read_tldrs(p, report, lookup))),
+        ("citations", _json_only(lambda p: read_citations(p, report, lookup))),
+        ("s2orc", _json_only(lambda p: read_s2orc(p, report, lookup, workers=workers))),
     ]
+
+
+#: what ``load s2`` reads, for the message about a file that is not it
+READS = (
+    "`load s2` reads Semantic Scholar's dataset files: JSON Lines, one JSON object per line "
+    "(plain or .gz), or a saved Graph API JSON response."
+)
+
+
+def _json_only(read: Callable[[Path], Iterator[Group]]) -> Callable[[Path], Iterator[Group]]:
+    """``read``, stopping first on a file that starts with ``<`` (``base.refuse_markup``):
+    every line of it would be skipped as invalid JSON, and the load would end saying only
+    that nothing was stored."""
+
+    def reader(path: Path) -> Iterator[Group]:
+        refuse_markup(path, reads=READS)
+        yield from read(path)
+
+    return reader

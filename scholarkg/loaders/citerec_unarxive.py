@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.base import described
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_contexts import Marker, SentenceSplitter, extract_contexts
 from scholarkg.loaders.citerec_contexts import split_sentences as default_splitter
@@ -161,6 +162,13 @@ def paper_records(
         source="unarxive",
     )
     records: list[AnyRecord] = [paper]
+    raw_authors = meta.get("authors")
+    if raw_authors is not None and not isinstance(raw_authors, str):  # a list made none
+        raise InputError(
+            "expected the arXiv metadata's author string (\"A. Name, B. Name and C. Name\"), "
+            f"got {described(raw_authors)}",
+            path=path, line=line, field="metadata.authors",
+        )  # fmt: skip
     authors = optional_str(meta, "authors")
     if authors:
         # arXiv wraps long author lists ("Ann\n  Zorb"): collapse the whitespace

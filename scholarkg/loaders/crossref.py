@@ -6,10 +6,13 @@ page) or ``{"message": {work}}`` (one work), a JSON array of works, or JSON Line
 work (or one response) per line; plain or gzipped. Fields read (Crossref's REST API "Work"
 schema): ``DOI``, ``title``, ``author`` (``given``, ``family``, ``name``, ``ORCID``,
 ``sequence``), ``issued``/``published`` ``date-parts``, ``container-title``, ``type``,
-``language``, ``abstract`` (JATS markup stripped), ``is-referenced-by-count``, and
+``language``, ``abstract`` (JATS markup stripped), ``is-referenced-by-count`` (a whole
+number; ``NaN`` is stored as missing and counted in the summary's cleaned values, as in
+OpenAlex), and
 ``reference`` — only references that carry a ``DOI`` become CITES (to a stub Paper holding
-that DOI); the others have no identifier to match on and are counted as skipped. Unknown
-fields are ignored.
+that DOI); the others have no identifier to match on, and a reference to the work's own DOI
+would be a CITES loop: both are left out and counted as skipped CITES in the load summary
+(``loaders/left_out.py``). Unknown fields are ignored.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating
+from scholarkg.loaders.base import refuse_markup, validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
+from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
 from scholarkg.textio import CUT_LINE, iter_json_lines, load_json
@@ -75,6 +79,9 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
     authors = item.get("author") or []
     if not isinstance(authors, list):
         raise InputError("expected a list", path=path, line=line, field="author")
+    cited_by = whole_number(
+        item.get("is-referenced-by-count"), path=path, line=line, field="is-referenced-by-count"
+    )
     with validating(path, line):
         paper = Paper(
             doi=None if arxiv else doi,
@@ -85,9 +92,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             venue=_first(item.get("container-title")),
             work_type=item.get("type") if isinstance(item.get("type"), str) else None,
             language=item.get("language") if isinstance(item.get("language"), str) else None,
-            citation_count=item.get("is-referenced-by-count")
-            if isinstance(item.get("is-referenced-by-count"), int)
-            else None,
+            citation_count=cited_by,
             url=f"https://doi.org/{doi}",
             source="crossref",
         )
@@ -126,9 +131,15 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
                 if isinstance(ref, dict) and isinstance(ref.get("DOI"), str)
                 else None
             )
-            if ref_doi is None or ref_doi == doi or ref_doi in seen:
+            if ref_doi is None:
+                note_left_out("CITES", NO_DOI)
+                continue
+            if ref_doi in seen:  # listed twice: one CITES
                 continue
             seen.add(ref_doi)
+            if ref_doi == doi:  # counted once however often it is listed
+                note_left_out("CITES", SELF_CITATION)
+                continue
             ref_arxiv = ids.arxiv_id_from_doi(ref_doi)
             stub = (
                 Paper.model_construct(id=f"arxiv:{ref_arxiv}", arxiv_id=ref_arxiv)
@@ -156,8 +167,16 @@ def _items(doc: Any, path: Path, line: int) -> list[Any]:
     )
 
 
+#: what ``load crossref`` reads, for the message about a file that is not it
+READS = (
+    "`load crossref` reads Crossref's REST API JSON: saved responses {message: {items}}, "
+    "a JSON array of works, or JSON Lines (plain or .gz); not Crossref's XML."
+)
+
+
 def read_works(path: Path) -> Iterator[SourceGroup]:
     """One group per Crossref work of a file (see the module doc for the shapes)."""
+    refuse_markup(path, reads=READS)
     name = path.name.removesuffix(".gz")
     if name.endswith(".json"):
         for i, item in enumerate(_items(load_json(path), path, 1), start=1):

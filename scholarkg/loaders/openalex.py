@@ -40,9 +40,10 @@ from typing import IO, Any, cast
 import orjson
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import validating
+from scholarkg.loaders.base import refuse_markup, validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
+from scholarkg.loaders.left_out import SELF_CITATION, collect_left_out, note_left_out
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.schema import ids
 from scholarkg.schema.plain_records import plain_record
@@ -120,10 +121,18 @@ def _partition_key(path: Path) -> tuple[str, str]:
     return (m.group(1) if m else "", str(path))
 
 
+#: what ``load openalex`` reads, for the message about a file that is not it
+READS = (
+    "`load openalex` reads OpenAlex works as JSON: snapshot parts (JSON Lines, .gz), JSON "
+    "Lines files, or saved API pages {meta, results}."
+)
+
+
 def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, work object)`` of a JSONL(.gz) file of works or of API pages, or of a whole
     ``.json`` API page. Record numbers inside a page are the page's line (JSONL) or the
     1-based position in ``results`` (a ``.json`` file)."""
+    refuse_markup(path, reads=READS)
     name = path.name.removesuffix(".gz")
     if name.endswith(".json"):
         from scholarkg.textio import load_json
@@ -374,25 +383,14 @@ def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | Non
 
 
 def _opt_int(work: dict[str, Any], key: str, path: Path, line: int) -> int | float | None:
-    """A whole number or nothing, as the record's rules take numbers: ``12.0`` is 12, NaN
-    and infinities go through (the record stores them as missing and counts them), an
-    integer past 64 bits too (the record refuses it: orjson reads it as a float);
-    ``"12"``, ``12.5`` or ``true`` stop the load naming the field (they were dropped
-    silently)."""
+    """``work[key]`` as a whole number or nothing (``loaders.base.whole_number``: NaN goes
+    through for the record to count; an integer past 64 bits too, which orjson reads as a
+    float; ``"12"``, ``12.5`` or ``true`` stop the load naming the field, where they were
+    dropped silently)."""
     value = work.get(key)
-    if value is None or type(value) is int:
+    if value is None or type(value) is int:  # nearly always: no call
         return value
-    if type(value) is float:
-        if not math.isfinite(value):
-            return value
-        if value.is_integer():
-            return int(value)
-    raise InputError(
-        f"expected a whole number, got {type(value).__name__} {str(value)[:40]!r}",
-        path=path,
-        line=line,
-        field=key,
-    )
+    return whole_number(value, path=path, line=line, field=key)
 
 
 def _updated_date(work: dict[str, Any], path: Path, line: int) -> str | None:
@@ -457,8 +455,10 @@ def _arxiv_from_locations(work: dict[str, Any]) -> str | None:
 
 def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> list[str]:
     """The W ids of ``referenced_works`` one by one (any spelling ``normalize_openalex_id``
-    takes), the work's own id left out; anything else is an error naming the field."""
+    takes), the work's own id left out and counted (a CITES loop, once a work:
+    ``loaders/left_out.py``); anything else is an error naming the field."""
     references: list[str] = []
+    cites_itself = False
     for ref in refs:
         # the snapshot's own spelling first (a slice); anything else through the regex
         if isinstance(ref, str) and ref.startswith(_W_URL) and ref[22:].isdigit():
@@ -474,6 +474,10 @@ def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> li
             )
         if w != openalex:
             references.append(w)
+        else:
+            cites_itself = True
+    if cites_itself:
+        note_left_out("CITES", SELF_CITATION)
     return references
 
 
@@ -555,8 +559,9 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
     ref_list = _opt_list(work, "referenced_works", path, line)
     references = _canonical_work_ids(ref_list)
     if references is not None:
-        if openalex in references:
+        if openalex in references:  # a CITES loop: left out, counted once a work
             references = [w for w in references if w != openalex]
+            note_left_out("CITES", SELF_CITATION)
     else:
         references = _referenced_ids(ref_list, openalex, path, line)
     related_list = _opt_list(work, "related_works", path, line)
@@ -745,6 +750,7 @@ def read_works(path: Path, *, parser: WorkParser | None = None) -> Iterator[Sour
     its worker processes while the caller writes the works before them; the groups, their
     order, the cleaning counts and a bad line's error are the same."""
     if parser is not None and not is_page(path):
+        refuse_markup(path, reads=READS)  # before any worker reads it
         yield from parser.groups(path)
         return
     for number, obj in iter_work_objects(path):
@@ -772,6 +778,8 @@ class _Block:
     works: list[tuple[int, ParsedWork]]
     cleaned: dict[tuple[str, str, str], int]
     error: tuple[str, str | None, int | None, str | None] | None = None
+    #: the references left out (``loaders/left_out.py``), counted in the worker
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
@@ -781,7 +789,7 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
     path = Path(path_text)
     out: list[tuple[int, ParsedWork]] = []
     error = None
-    with collect_cleaning() as counts:
+    with collect_cleaning() as counts, collect_left_out() as left_out:
         try:
             for number, raw in lines:
                 try:
@@ -796,7 +804,7 @@ def _parse_block(path_text: str, lines: list[tuple[int, bytes]]) -> _Block:
             error = (err.message, err.path, err.line, err.field)
     # pickled once per class a block, not once a record: the loading process unpickles them
     share_fields_sets(_block_records(out))
-    return _Block(out, dict(counts), error)
+    return _Block(out, dict(counts), error, dict(left_out))
 
 
 def _block_records(works: list[tuple[int, ParsedWork]]) -> Iterator[Record]:
@@ -1006,6 +1014,8 @@ class WorkParser:
             block: _Block = feed.pending.popleft().result()
             for (label, name, what), n in block.cleaned.items():
                 note_cleaning(label, name, what, n)
+            for (rel_type, why), n in block.left_out.items():
+                note_left_out(rel_type, why, n)
             for number, (work, stated, authors_known) in block.works:
                 yield number, work_records(work, stated=stated, authors_known=authors_known)
             if block.error is not None:

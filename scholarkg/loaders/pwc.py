@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import build, iter_json_array, parse_number
+from scholarkg.loaders.base import author_names, build, iter_json_array, parse_number
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.metric_direction import DirectionResolver
 from scholarkg.schema import ids
@@ -361,13 +361,9 @@ def read_papers_with_abstracts(path: str | Path) -> Iterator[Group]:
         paper = build(Paper, {k: v for k, v in data.items() if v}, path=path, line=number)
         nodes: list[AnyRecord] = [paper]
         edges: list[AnyRecord] = []
-        authors = obj.get("authors") or []
-        if not isinstance(authors, list):
-            raise InputError("expected a list", path=path, line=number, field="authors")
-        for pos, name in enumerate(authors):
-            if not _text(name):
-                continue
-            author = build(Author, {"name": str(name)}, path=path, line=number)
+        names = author_names(obj.get("authors"), path=path, line=number)
+        for pos, author_name in enumerate(names):
+            author = build(Author, {"name": author_name}, path=path, line=number)
             nodes.append(author)
             edges.append(Authorship(start=paper.id, end=author.id, position=pos))
         methods = obj.get("methods") or []

@@ -26,6 +26,7 @@ from scholarkg.loaders.checkpoint import (
     run_resumable,
 )
 from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.left_out import describe_left_out
 from scholarkg.schema.text import describe_cleaning
 from scholarkg.store.base import GraphCounts, GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -69,6 +70,8 @@ class LoadSummary:
     stats: list[LoadStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unknown_directions: set[str] = field(default_factory=set)
+    #: what the user should look at although the load succeeded (printed as ``warning:``)
+    warnings: list[str] = field(default_factory=list)
     #: the graph's node/relationship totals after the load
     graph: GraphCounts | None = None
     #: set when a step stopped on bad input or a failed write: (its file, source records
@@ -90,6 +93,8 @@ class LoadSummary:
             nodes.update(st.write.nodes)
             rels.update(st.write.relationships)
             skipped.update(st.write.skipped_relationships)
+            for (rel_type, _), n in st.left_out.items():  # not stored by the reader's choice
+                skipped[rel_type] += n
         return nodes, rels, skipped
 
 
@@ -197,6 +202,13 @@ def _run_steps(
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)
+        if not stats.records and not stats.skipped_on_resume:
+            # not an error (an empty partition or edge list can be right), but a wrong or
+            # truncated file loads the same way: rc 0 and "0 source record(s)" said nothing
+            summary.warnings.append(
+                f"{step.source}: no records in this file (it is empty, or holds only blank "
+                "lines or a header); nothing was loaded from it"
+            )
         if stats.cleaned:
             total = sum(stats.cleaned.values())
             summary.notes.append(
@@ -204,6 +216,10 @@ def _run_steps(
                 "(control characters, BOMs, CR line ends, lone surrogates, NaN → missing):"
             )
             summary.notes += [f"  {line}" for line in describe_cleaning(stats.cleaned)]
+        if stats.left_out:
+            summary.notes += [
+                f"{shown_name(step.source)}: {line}" for line in describe_left_out(stats.left_out)
+            ]
         if stats.skipped_on_resume:
             summary.notes.append(
                 f"{shown_name(step.source)}: resumed, skipped {stats.skipped_on_resume} record(s) "

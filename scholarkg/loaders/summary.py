@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def print_summary(summary: LoadSummary, *, title: str, out: Console | None = None) -> None:
-    """Nodes/relationships written, skipped edges, notes, and unknown metric directions."""
+    """Nodes/relationships written, skipped edges, notes, warnings (a file that held no
+    records) and unknown metric directions."""
     from scholarkg.loaders.metric_direction import UNKNOWN_HINT
 
     out = out or console
@@ -60,13 +61,17 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         if part
     )
     out.print(f"[dim]{records:,} source record(s) from {where or '0 file(s)'}[/dim]")
-    if sum(skipped.values()):
+    # the writer's skips only: what a reader left out on purpose has a note of its own
+    no_endpoint = sum(sum(st.write.skipped_relationships.values()) for st in summary.stats)
+    if no_endpoint:
         out.print(
-            f"[yellow]{sum(skipped.values()):,} relationship(s) skipped: an endpoint is not in "
+            f"[yellow]{no_endpoint:,} relationship(s) skipped: an endpoint is not in "
             "the graph (load the papers first)[/yellow]"
         )
     for note in summary.notes:
         out.print(note)
+    for warning in summary.warnings:
+        err_console.print(f"[yellow]warning: {warning}[/yellow]", soft_wrap=True)
     if summary.unknown_directions:
         names = ", ".join(sorted(summary.unknown_directions))
         err_console.print(

@@ -17,10 +17,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails
 
 from scholarkg.errors import InputError
 from scholarkg.schema import ids
@@ -99,6 +102,18 @@ def _field_spec(cls: type[Record], name: str) -> tuple[str, bool]:
     return str(label), required
 
 
+#: (record class, field name) → a validator of the field's type alone, for
+#: ``NodeRecord._wrong_type``
+_TYPE_CHECKS: dict[tuple[type, str], TypeAdapter[Any]] = {}
+
+
+def _type_check(cls: type, name: str, annotation: Any) -> TypeAdapter[Any]:
+    check = _TYPE_CHECKS.get((cls, name))
+    if check is None:
+        check = _TYPE_CHECKS[(cls, name)] = TypeAdapter(annotation)
+    return check
+
+
 def share_fields_sets(records: Iterable[Record]) -> None:
     """Give records of one class that set the same fields one shared fields-set object.
 
@@ -165,13 +180,48 @@ class NodeRecord(Record):
                 return data
             made = cls.make_id(data)
         except (TypeError, AttributeError) as err:
-            # a field of the wrong type reached an id rule (a number where a title was
-            # expected): pydantic reports ValueError as a validation error, not TypeError
+            # a field of the wrong type reached an id rule (a list where a title was
+            # expected): reported at that field, as pydantic reports it when no rule runs
+            # first; pydantic reports ValueError as a validation error, not TypeError
+            wrong = cls._wrong_type(data)
+            if wrong is not None:
+                raise wrong from err
             raise ValueError(
                 f"a field has the wrong type for the {cls.LABEL} id rule ({err})"
             ) from err
         # no rule: leave ``id`` missing so pydantic reports the field
         return data if made is None else {**data, "id": made}
+
+    @classmethod
+    def _wrong_type(cls, data: dict[str, Any]) -> ValidationError | None:
+        """The first field of ``data`` whose value its own type refuses, as the error
+        pydantic gives for it (located at the field: ``(field 'title'): Input should be a
+        valid string``), or ``None``.
+
+        Why: an id rule runs before the fields are validated, so a value of the wrong type
+        failed inside it with Python's words and no field (``normalize() argument 2 must
+        be str, not list``). Only on that error path; each field type's validator is made
+        once (:func:`_type_check`)."""
+        for name, value in data.items():
+            spec = cls.__pydantic_fields__.get(name)
+            if spec is None or value is None:
+                continue
+            try:
+                _type_check(cls, name, spec.annotation).validate_python(value)
+            except ValidationError as err:
+                return ValidationError.from_exception_data(
+                    cls.__name__,
+                    [
+                        InitErrorDetails(
+                            type=e["type"],
+                            loc=(name, *e["loc"]),
+                            input=e["input"],
+                            ctx=e.get("ctx", {}),
+                        )
+                        for e in err.errors()
+                    ],
+                )
+        return None
 
     def properties(self) -> dict[str, Any]:
         data = self.model_dump(exclude_none=True, exclude={"id", *self.NOT_STORED})
