@@ -329,6 +329,10 @@ def read_edge_endpoints(path: Path, fmt: str) -> tuple[pa.Array, pa.Array, int, 
         except (pa.ArrowException, OSError, ValueError) as err:
             raise Unsupported(str(err)) from None
         pair = (table.column("a"), table.column("b"))
+        if any(pc.any(pc.match_substring_regex(c, "[\r\n]")).as_py() for c in pair):
+            # a quote opened and never closed took the later lines into one value (Arrow
+            # reads it so): the line-by-line reader names the line where it opens
+            raise Unsupported("a line break inside a value")
         starts, ends = pair if header[0] == "start" else pair[::-1]
         starts, ends = pc.utf8_trim_whitespace(starts), pc.utf8_trim_whitespace(ends)
         first_line = 2
@@ -446,11 +450,15 @@ def raw_edge_rows(path: Path, fmt: str) -> Iterator[tuple[int, str, str, dict[st
     with open_binary(path) as fh:
         # decoded line by line: a byte that is not UTF-8 is an InputError at its line
         lines = decoded_lines(fh, path=path)
-        reader = csv.reader(lines, delimiter="\t" if fmt == "tsv" else ",")
+        # strict: a quote never closed is an error, not the rest of the file read into one
+        # value (ids hold no line break, so a value that spans lines is refused below too)
+        reader = csv.reader(lines, delimiter="\t" if fmt == "tsv" else ",", strict=True)
         try:
             header = [h.strip() for h in next(reader)]
         except StopIteration:
             return
+        except csv.Error as err:
+            raise InputError(f"not a readable CSV/TSV line ({err})", path=path, line=1) from None
         low = [h.lower() for h in header]
         if "start" not in low or "end" not in low:
             raise InputError(
@@ -461,7 +469,28 @@ def raw_edge_rows(path: Path, fmt: str) -> Iterator[tuple[int, str, str, dict[st
         i_s, i_e = low.index("start"), low.index("end")
         extra = [(i, h) for i, h in enumerate(header) if i not in (i_s, i_e)]
         width = len(header)
-        for lineno, row in enumerate(reader, 2):
+        rows = iter(reader)
+        while True:
+            opened = reader.line_num + 1
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except csv.Error as err:
+                raise InputError(
+                    f"not a readable CSV/TSV line ({err}): a quote opened here is never "
+                    "closed, or closed inside a value",
+                    path=path,
+                    line=opened,
+                ) from None
+            lineno = opened
+            if reader.line_num != opened:  # one record over several lines: a quoted break
+                raise InputError(
+                    "a value spans lines from here: a quote opened on this line closes "
+                    f"on line {reader.line_num} (edge ids hold no line break)",
+                    path=path,
+                    line=opened,
+                )
             if not row:
                 continue
             if len(row) != width:

@@ -93,3 +93,28 @@ def test_load_apc_stops_at_the_open_quote_and_keeps_the_citations_before(
     assert result.exit_code != 0 and isinstance(result.exception, InputError), result.output
     assert str(result.exception).startswith(f"{cites}:line 3 (field 'sentence'): a quoted field")
     assert store.run("MATCH (:Paper)-[c:CITES]->(:Paper) RETURN count(c) AS n") == [{"n": 1}]
+
+
+@pytest.mark.parametrize(
+    "body,line,says",
+    [
+        ('start,end\na1,b1\na2,"b2\na3,b3\na4,b4\n', 3, "never closed"),
+        ('start,end\na1,b1\na2,"b2\nx",y\na4,b4\n', 3, "spans lines"),
+    ],
+)
+def test_the_bulk_edge_reader_refuses_an_unclosed_quote_too(
+    tmp_path: Path, body: str, line: int, says: str
+) -> None:
+    """``load bulk --edges`` reads edge files its own way (Arrow, else line by line): both
+    took the lines after an unclosed quote into one end id, and the build stored 1 of 3
+    CITES with exit 0 (found by a review). Arrow's read gives way to the line reader, which
+    names the line."""
+    from scholarkg.store.bulk_files import Unsupported, raw_edge_rows, read_edge_endpoints
+
+    path = tmp_path / "c.csv"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(Unsupported):
+        read_edge_endpoints(path, "csv")
+    with pytest.raises(InputError, match=says) as err:
+        list(raw_edge_rows(path, "csv"))
+    assert err.value.line == line
