@@ -243,6 +243,16 @@ class SentenceTransformerEmbedder:
         return out
 
 
+def quiet_model_loading() -> None:
+    """transformers' own bar for a model's load ("Loading weights: 100%|…") off: drawn in
+    the middle of scholarkg's progress lines (``bench run``, ``suggest``), it told a user
+    nothing the command does not say itself."""
+    from transformers.utils import logging as hf_logging
+
+    disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+    disable()
+
+
 def load_embedder(
     name: str = DEFAULT_MODEL,
     *,
@@ -324,6 +334,7 @@ def _load_model(
     dev = _auto_device() if device == "auto" else device
     if backend == "torch-int8":  # an explicit other device was refused above
         dev = "cpu"
+    quiet_model_loading()
     try:
         model = SentenceTransformer(source, device=dev)
     except (OSError, ValueError) as err:  # unknown id, offline hub miss, bad directory

@@ -170,3 +170,18 @@ def test_load_embedder_caches_corpus_vectors_under_settings_home(
     assert (again.stats.n_cached, again.stats.n_encoded) == (len(TEXTS), 0)
     monkeypatch.setenv("SCHOLARKG_EMBED_CACHE", "0")
     assert not isinstance(load_embedder("minilm", device="cpu"), CachingEmbedder)
+
+
+@pytest.mark.model
+def test_loading_the_model_draws_no_bar_of_its_own() -> None:
+    """transformers drew "Loading weights: 100%|…" amid ``bench run``'s and ``suggest``'s
+    progress lines (a review): the load is quiet now, wherever it is called from."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", "from scholarkg.services.embeddings import load_embedder; "
+         "load_embedder('minilm', device='cpu', cache=False)"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    assert "Loading weights" not in out.stderr, out.stderr

@@ -132,6 +132,12 @@ class SentenceTransformerEncoder:
                 ) from exc
             source = self.model if self.model is not None else str(bundled_minilm_path())
             log.info("loading sentence-transformers model %s", source)
+            # transformers' own loading bar off (services.embeddings.quiet_model_loading;
+            # a metric module imports nothing from services)
+            from transformers.utils import logging as hf_logging
+
+            disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+            disable()
             try:
                 self._model = SentenceTransformer(source, device=self.device)
             except OSError as exc:
