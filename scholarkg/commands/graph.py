@@ -19,6 +19,7 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
+    err_console,
     no_csv,
     print_rows,
     settings,
@@ -144,7 +145,11 @@ def _report_pagerank(
     verbose: bool,
 ) -> None:
     """Print ``graph pagerank``'s top rows (``cards``: id → title, stub) and how it ran:
-    JSON with every digit, or a table (six decimals) and a line on the projection."""
+    JSON with every digit, or a table (six decimals) and a line on the projection.
+    Personalized, a node the walk never reaches (score 0) is not a result: it was listed
+    among the top rows when fewer nodes than ``--top`` are reachable from the sources."""
+    ranked = [(i, v) for i, v in result.rows if v > 0] if personalized else list(result.rows)
+    unreached = len(result.rows) - len(ranked)
     rows_out: list[dict[str, Any]] = [  # json keeps every digit, tables and csv six
         {
             "rank": n,
@@ -153,7 +158,7 @@ def _report_pagerank(
             "stub": cards[i][1] if fmt == "json" else ("stub" if cards[i][1] else ""),
             "title": cards[i][0],
         }
-        for n, (i, v) in enumerate(result.rows, start=1)
+        for n, (i, v) in enumerate(ranked, start=1)
     ]
     timings = {k: round(v, 3) for k, v in result.timings.items()}
     summary: dict[str, Any] = {
@@ -170,6 +175,7 @@ def _report_pagerank(
         "written": result.written,
         "wall_seconds": round(wall, 3),
         "timings": timings,
+        "unreached_left_out": unreached,
     }
     if fmt == "json":
         print(to_json({"summary": summary, "top": rows_out}))
@@ -179,6 +185,12 @@ def _report_pagerank(
     only = " (loaded works)" if loaded_only else ""
     print_rows(rows_out, fmt, title=f"{what}: top {len(rows_out)}{of} {label}{only}",
                nowrap=("id",))  # fmt: skip
+    if unreached:
+        err_console.print(
+            f"note: only {len(ranked)} {label} node(s) are reachable from the source(s); "
+            f"{unreached} with score 0 left out",
+            highlight=False,
+        )
     if fmt != "table":
         return
     graph = f"{result.nodes} nodes, {result.edges} edges; " if result.nodes is not None else ""

@@ -98,3 +98,20 @@ def test_bad_options_are_clear_errors(doc_graph: str, args: list[str], message: 
     # typer draws usage errors in a panel that wraps lines: compare the words, not the layout
     said = " ".join((str(result.exception) + result.output).replace("│", " ").split())
     assert message in said
+
+
+def test_personalized_pagerank_lists_only_what_the_walk_reaches(
+    doc_graph: str, embedded_server: EmbeddedServer
+) -> None:
+    """Two pages citing only each other: from one of them the walk reaches two nodes, and
+    the other pages (score 0) were listed as ranked results under ``--top 20`` (a review)."""
+    st = FalkorDBStore(embedded_server.connect(), doc_graph)
+    try:
+        st.merge_nodes("Paper", [{"id": "Iso1"}, {"id": "Iso2"}])
+        st.merge_relationships("CITES", "Paper", "Paper", [{"start": "Iso1", "end": "Iso2"}])
+    finally:
+        st.close()
+    out = json.loads(cli_ok(["graph", "pagerank", "-s", "Iso1", "-k", "20", "-f", "json"]))
+    assert {r["id"] for r in out["top"]} == {"Iso1", "Iso2"}
+    assert all(r["score"] > 0 for r in out["top"])
+    assert out["summary"]["unreached_left_out"] == len(PAGES)
