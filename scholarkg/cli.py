@@ -22,6 +22,7 @@ from scholarkg.commands.common import (
     interrupted_note,
     last_interrupt,
     print_rows,
+    require_graph,
     set_global_options,
     set_interrupted_note,
     settings,
@@ -120,6 +121,25 @@ def _parse_param(text: str) -> tuple[str, object]:
     return key.strip(), value
 
 
+def _may_create_a_graph(query: str) -> bool:
+    """Whether ``query`` may run on a graph that is not there yet (and so start it, as a load
+    does): it writes (a write clause: ``CREATE``, ``MERGE``, ``SET``, ``DELETE``, ``REMOVE``,
+    ``CREATE INDEX`` among them) or calls a procedure off the read-only explorer's list
+    (FalkorDB creates full-text indexes by procedure). A read is refused instead: FalkorDB
+    would create the graph's key for it and answer with nothing, which a mistyped
+    ``--graph`` must not do."""
+    import fnmatch
+
+    from scholarkg.explorer.guard import EXPLORER_PROCEDURES
+    from scholarkg.store.cypher_text import read_calls, writes
+
+    def read_only(name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name.lower(), p.lower()) for p in EXPLORER_PROCEDURES)
+
+    calls = read_calls(query)
+    return writes(query) or any(c.kind == "procedure" and not read_only(c.name) for c in calls)
+
+
 #: rows ``scholarkg cypher`` prints at most unless --row-limit says otherwise
 CYPHER_ROW_LIMIT = 100_000
 
@@ -154,7 +174,9 @@ def cypher(
 
     params = dict(_parse_param(p) for p in (param or []))
     set_interrupted_note("the query was interrupted; what was stored before it is kept")
-    with store_session() as store:
+    with store_session(creates_graph=True) as store:
+        if not _may_create_a_graph(query):
+            require_graph(store)
         server_ms = store.server_timeout_ms()
         asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)
         timeout_ms = bounded_timeout_ms(asked, server_ms)
@@ -214,7 +236,8 @@ def stats(
         {"kind": "relationship", "name": k, "count": v}
         for k, v in sorted(counts.relationships.items())
     ]
-    print_rows(rows, fmt, title=f"graph {settings().graph!r} ({settings().backend})")
+    # the store's own name of what it read (on Neo4j the database, whatever --graph says)
+    print_rows(rows, fmt, title=f"graph {store.graph!r} ({store.backend})")
 
 
 def _register() -> None:

@@ -471,6 +471,17 @@ class GraphStore(GraphWriter, GraphExplorer, Protocol):
         """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
         ...
 
+    def graph_names(self) -> list[str]:
+        """The graphs the server holds, sorted: FalkorDB's graph keys (``GRAPH.LIST``), Neo4j's
+        databases (``system`` left out)."""
+        ...
+
+    def graph_exists(self) -> bool:
+        """Whether this store's graph is there (:meth:`graph_names`): the CLI refuses to read a
+        graph that is not (``GraphNotFound``), as a read on the embedded store would create
+        its key and answer as if an empty graph had been asked for."""
+        ...
+
     def write_fingerprint(self) -> str:
         """A token that moves whenever a write may have changed the data (cheap to ask).
 

@@ -1151,8 +1151,16 @@ class FalkorDBStore(BatchWriteStore):
                 rels[str(rtype)] = int(n)
         return GraphCounts(nodes=nodes, relationships=rels)
 
+    def graph_names(self) -> list[str]:
+        return sorted(str(g) for g in self._command("GRAPH.LIST"))
+
+    def graph_exists(self) -> bool:
+        """``GRAPH.LIST`` holds the key: asked before a read, as any ``GRAPH.QUERY`` (reads
+        too) creates it, and ``GRAPH.RO_QUERY`` fails on it for reads and writes alike."""
+        return self.graph in self.graph_names()
+
     def _exists(self) -> bool:
-        return self.graph in set(self._command("GRAPH.LIST"))
+        return self.graph_exists()
 
     def edge_snapshot(
         self,

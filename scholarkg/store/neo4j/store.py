@@ -38,6 +38,7 @@ import numpy as np
 from scholarkg.errors import (
     ConfigError,
     CypherError,
+    GraphNotFound,
     NotSupported,
     QueryLimitExceeded,
     ServerError,
@@ -320,6 +321,28 @@ def connection_lost_message(mode: str) -> str:
     )
 
 
+#: Neo4j's code for a session on a database the server does not have
+DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def _database_not_found(err: BaseException) -> bool:
+    """``err`` (or the driver error it was raised from) says the database does not exist."""
+    return any(getattr(e, "code", None) == DATABASE_NOT_FOUND for e in (err, err.__cause__) if e)
+
+
+def _user_databases(driver: neo4j.Driver) -> list[str] | None:
+    """The databases a store may be opened on (for the message naming a missing one);
+    ``None`` when the server will not say (a user without the right to list them)."""
+    try:
+        records = driver.execute_query(
+            dialect.USER_DATABASES, database_="system", routing_="r"
+        ).records
+    except Exception as err:
+        log.debug("could not list the databases: %s", err)
+        return None
+    return [str(r["name"]) for r in records]
+
+
 def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset[str]:
     """Full-text and vector search always; ``gds`` / ``apoc`` when the plugin answers."""
     caps = {"fulltext", "vector"}
@@ -473,7 +496,17 @@ class Neo4jStore(BatchWriteStore):
             driver.verify_connectivity()
             caps = detect_capabilities(driver, s.database)
         except Exception as err:
-            driver.close()
+            try:
+                if s.database is not None and _database_not_found(err):
+                    # the one error every command would meet first: said as the embedded
+                    # store says it, with the databases there are (Community has one)
+                    raise GraphNotFound(
+                        s.database,
+                        _user_databases(driver),
+                        hint="a graph is a Neo4j database; NEO4J_DATABASE names one of them",
+                    ) from None
+            finally:
+                driver.close()
             if isinstance(err, StoreError):
                 raise
             raise cypher_error(err) from None
@@ -973,6 +1006,15 @@ class Neo4jStore(BatchWriteStore):
             )
         r = rows[0]
         return f"{name}:{r['created']}:{r['started']}:{r['lastCommittedTxn']}"
+
+    def graph_names(self) -> list[str]:
+        return [str(r["name"]) for r in self._system(dialect.USER_DATABASES)]
+
+    def graph_exists(self) -> bool:
+        """The configured database is there (``NEO4J_DATABASE``; without one, the user's home
+        database, which the server always has). Opening the store on a missing one already
+        fails (``from_settings``), so this is true of any store opened that way."""
+        return self._database is None or self._database in self.graph_names()
 
     def _system(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """An administration command (``SHOW DATABASES``) on the ``system`` database."""
