@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run
-from scholarkg.cli import app
+from scholarkg.cli import app, main
 from scholarkg.errors import InputError
 
 runner = CliRunner()
@@ -90,6 +91,29 @@ def test_report_command(home: Path, tmp_path: Path) -> None:
     assert "| what ran | run | n | R@5 (unit not recorded) | MRR@10 (unit not recorded) |" in md
     assert "| what ran | run | n | CIS (unit not recorded) |" in md
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_report_out_that_is_a_file_is_a_usage_error_naming_the_option(
+    home: Path,
+    tmp_path: Path,
+    where: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file at --out reached the user as "error: FileExistsError: [Errno 17] File exists",
+    exit 1; now a usage error (exit 3) naming --out, and nothing is written."""
+    existing = tmp_path / "f"
+    existing.write_text("mine\n")
+    out = existing if where == "file" else existing / "rep"
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "report", "20261101", "--out", str(out)])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 3
+    err = capsys.readouterr().err
+    assert f"error: --out '{out}'" in err and "it must be a directory" in err, err
+    assert "FileExistsError" not in err and "NotADirectoryError" not in err
+    assert existing.read_text() == "mine\n"
 
 
 def _task_run(task: str, graph: str | None, answer: dict[str, object], day: int) -> RunRecord:
