@@ -109,14 +109,34 @@ def root(
     set_global_options(backend=backend, graph=graph, debug=debug or None)
 
 
+#: what ``--help`` says of a ``--param`` value (``_parse_param`` reads it so)
+PARAM_HELP = (
+    "Query parameter key=value, repeatable. The value is read as JSON (42, 0.5, true, null, "
+    '[1, 2], {"a": 1}, "123" for the text 123); anything else is taken as text as typed '
+    "(-p name=Ada)."
+)
+
+
 def _parse_param(text: str) -> tuple[str, object]:
-    """``k=v``: v is parsed as JSON when it is valid JSON (numbers, lists, true), else a string."""
+    """``k=v``: ``v`` read as JSON when it is JSON, else the text as typed (``-p s=hi``, which
+    needs no quotes a shell would eat).
+
+    A value that opens a JSON list, object or string (``[``, ``{``, ``"``) and does not parse
+    is refused rather than sent as text: ``-p ids=[1, 2`` meant a list, and the query would
+    have matched nothing with no word why.
+    """
     if "=" not in text:
         raise InputError(f"--param {text!r}: expected key=value")
     key, raw = text.split("=", 1)
     try:
         value: object = json.loads(raw)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as err:
+        if raw.lstrip()[:1] in ("[", "{", '"'):
+            raise InputError(
+                f"--param {key.strip()}: {raw!r} opens a JSON value that does not parse "
+                f"({err.msg} at character {err.pos + 1}); quote the whole value as a JSON "
+                "string to pass it as text (-p 'k=\"[a\"')"
+            ) from None
         value = raw
     return key.strip(), value
 
@@ -147,9 +167,7 @@ CYPHER_ROW_LIMIT = 100_000
 @app.command()
 def cypher(
     query: Annotated[str, typer.Argument(help="A Cypher statement; pass values with --param.")],
-    param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
-    ] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help=PARAM_HELP)] = None,
     timeout: Annotated[
         float | None,
         typer.Option(
