@@ -188,7 +188,8 @@ def cypher(
     rows or 256 MiB. A query that outlives its limit is stopped: the embedded server is
     restarted on its files if it must be, nothing stored is lost (docs/backends.md, Security).
     """
-    from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
+    from scholarkg.commands.cypher_output import endpoint_refs, graph_rows
+    from scholarkg.store.base import CYPHER_MAX_BYTES, GraphNode, bounded_timeout_ms
 
     params = dict(_parse_param(p) for p in (param or []))
     set_interrupted_note("the query was interrupted; what was stored before it is kept")
@@ -229,7 +230,13 @@ def cypher(
                 "(--timeout; the server's own limit: SCHOLARKG_FALKORDB_TIMEOUT or the "
                 "managed Neo4j's db.transaction.timeout)"
             ) from None
-    rows = plain_rows(result)
+        endpoints: dict[str, GraphNode] = {}
+        if refs := endpoint_refs(result):  # relationships returned without their nodes
+            try:
+                endpoints = store.explore_node_keys(sorted(refs), timeout_ms=timeout_ms)
+            except ScholarKGError as err:  # the query ran (and wrote): print what it gave
+                err_console.print(f"relationships shown without their ends' ids: {err}")
+    rows = graph_rows(result, endpoints, as_text=fmt != OutputFormat.json)
     print_rows(rows, fmt)
     if result.truncated:
         why = (

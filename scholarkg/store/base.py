@@ -422,6 +422,16 @@ class GraphExplorer(Protocol):
         """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
         ...
 
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        """The nodes ``refs`` (``GraphNode.ref``) as their labels and application ``id`` only
+        (``properties`` holds ``id`` when the node has one): what a relationship's endpoints
+        are shown as when the query returned the relationship without them (``scholarkg
+        cypher``; a reply names an endpoint by internal id only). A ref no longer there is
+        left out. Read-only, under ``timeout_ms``."""
+        ...
+
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
     ) -> QueryPlan:
@@ -590,35 +600,23 @@ class QueryPlan:
     planned: bool = True
 
 
+#: refs asked at once by ``explore_node_keys`` (a parameter list the servers read in one go)
+NODE_KEYS_CHUNK = 10_000
+
+
+def node_keys(result: ExploreResult) -> dict[str, GraphNode]:
+    """The ``ref, labels, id`` rows of an ``EXPLORE_NODE_KEYS`` query as nodes holding their
+    labels (sorted: one order on both backends) and ``id``, if they have one."""
+    out: dict[str, GraphNode] = {}
+    for ref, labels, node_id in result.rows:
+        props = {} if node_id is None else {"id": node_id}
+        out[str(ref)] = GraphNode(ref=str(ref), labels=tuple(sorted(labels)), properties=props)
+    return out
+
+
 def bounded_timeout_ms(asked_ms: int, server_ms: int | None) -> int:
     """A client's time limit bounded by the server's own (``None``: the server has none)."""
     return int(asked_ms) if not server_ms else min(int(asked_ms), int(server_ms))
-
-
-def plain_rows(result: ExploreResult) -> list[dict[str, Any]]:
-    """An explorer result as ``run()`` gives rows: one dict per row, nodes and relationships
-    as their property dicts, paths as lists alternating them (``scholarkg cypher``)."""
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, dict):
-            if set(value) == {"~node"}:
-                return result.nodes[value["~node"]].properties
-            if set(value) == {"~rel"}:
-                return result.relationships[value["~rel"]].properties
-            if set(value) == {"~path"}:
-                return [
-                    (result.nodes.get(ref) or result.relationships[ref]).properties
-                    for ref in value["~path"]
-                ]
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
-
-    return [
-        {col: plain(cell) for col, cell in zip(result.columns, row, strict=False)}
-        for row in result.rows
-    ]
 
 
 def explore_check_limits(timeout_ms: int, row_limit: int) -> None:

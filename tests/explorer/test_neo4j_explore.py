@@ -38,10 +38,17 @@ def test_explorer_statements_pass_neo4j_lint() -> None:
             neo4j_dialect.EXPLORE_NEIGHBOURS,
             {"ref": "4:0d6d6c1e:12", "limit": 25},
         ),
+        support.Query(
+            "explore_node_keys", neo4j_dialect.EXPLORE_NODE_KEYS, {"refs": ["4:0d6d6c1e:12"]}
+        ),
         support.Query("show_indexes", neo4j_dialect.SHOW_INDEXES, {}),
     ]
     out = support.lint(node, queries)
-    assert out.diagnostics == {"explore_neighbours": [], "show_indexes": []}
+    assert out.diagnostics == {
+        "explore_neighbours": [],
+        "explore_node_keys": [],
+        "show_indexes": [],
+    }
 
 
 def _graph() -> tuple[Any, Any, Any, Any]:

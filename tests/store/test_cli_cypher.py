@@ -1,7 +1,9 @@
-"""``scholarkg cypher``: what its parameters take, and what it prints of graph values and of
-writes, the same on both backends."""
+"""``scholarkg cypher``: what its parameters take, and what it prints of graph values, the same
+on both backends."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from _cli import cli_ok, runner
@@ -39,3 +41,55 @@ def test_a_text_param_reaches_the_query_as_text(graph_env: str) -> None:
         ["cypher", "RETURN $x AS x, $y AS y", "-p", "x=notjson", "-p", 'y="7"', "-f", "csv"]
     )
     assert out == "x,y\nnotjson,7\n"
+
+
+# -- graph values, the same on both backends ---------------------------------------
+
+
+@pytest.fixture(params=["embedded", "neo4j"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The in-process CLI on a fresh graph: the embedded test graph, or the cleared Neo4j."""
+    if request.param == "embedded":
+        request.getfixturevalue("graph_env")
+        return "embedded"
+    request.getfixturevalue("neo4j_store")
+    request.getfixturevalue("settings")
+    monkeypatch.setenv("SCHOLARKG_BACKEND", "neo4j")
+    monkeypatch.delenv("SCHOLARKG_GRAPH", raising=False)
+    return "neo4j"
+
+
+CREATE = "CREATE (:Paper {id: 'p1', title: 'A'})-[:CITES {weight: 1}]->(:Paper {id: 'p2'})"
+
+
+def _json(args: list[str]) -> object:
+    res = runner.invoke(app, [*args, "-f", "json"])
+    assert res.exit_code == 0, (args, res.output, res.exception)
+    return json.loads(res.stdout)
+
+
+def test_nodes_relationships_and_paths_keep_their_structure(backend: str) -> None:
+    """A relationship printed as ``{}`` and a node without its labels: JSON gives each its
+    kind's fields, a relationship its endpoints by ``id`` (the query returned neither
+    node), and a path its nodes and relationships."""
+    cli_ok(["cypher", CREATE])
+    paper = {"labels": ["Paper"], "properties": {"id": "p1", "title": "A"}}
+    cites = {"type": "CITES", "start": "p1", "end": "p2", "properties": {"weight": 1}}
+    assert _json(["cypher", "MATCH (:Paper)-[r:CITES]->() RETURN r"]) == [{"r": cites}]
+    assert _json(["cypher", "MATCH (a:Paper {id: 'p1'}) RETURN a, [a] AS l, {n: a} AS m"]) == [
+        {"a": paper, "l": [paper], "m": {"n": paper}}
+    ]
+    cited = {"labels": ["Paper"], "properties": {"id": "p2"}}
+    assert _json(["cypher", "MATCH p = (:Paper)-[:CITES]->() RETURN p"]) == [
+        {"p": {"nodes": [paper, cited], "relationships": [cites]}}
+    ]
+
+
+def test_a_table_or_csv_writes_graph_values_as_cypher_does(backend: str) -> None:
+    cli_ok(["cypher", CREATE])
+    out = cli_ok(["cypher", "MATCH (:Paper)-[r:CITES]->() RETURN r", "-f", "csv"])
+    assert out == 'r\n"(:Paper {id: ""p1""})-[:CITES {weight: 1}]->(:Paper {id: ""p2""})"\n'
+    query = "MATCH p = (b:Paper {id: 'p2'})<-[:CITES]-(a) RETURN p, a.title AS t, [1, 2] AS l"
+    table = cli_ok(["cypher", query])
+    assert '(:Paper {id: "p2"})<-[:CITES {weight: 1}]-(:Paper {id: "p1", title: "A"})' in table
+    assert "│ A " in table and "[1, 2]" in table  # plain values as before

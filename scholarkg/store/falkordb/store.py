@@ -37,17 +37,20 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
+    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
     ExploreResult,
     GraphCounts,
+    GraphNode,
     Hit,
     PageRankConfig,
     PageRankResult,
     best_hits,
     bounded_timeout_ms,
     explore_check_limits,
+    node_keys,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, RelationshipWrites
 from scholarkg.store.cypher_common import (
@@ -1700,6 +1703,21 @@ class FalkorDBStore(BatchWriteStore):
             timeout_ms=timeout_ms,
             row_limit=max(1, int(limit)),
         )
+
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        ids = sorted({int(r) for r in refs if str(r).isdigit()})
+        out: dict[str, GraphNode] = {}
+        for chunk in chunked(ids, NODE_KEYS_CHUNK):
+            found = self.explore(
+                dialect.EXPLORE_NODE_KEYS,
+                {"refs": chunk},
+                timeout_ms=timeout_ms,
+                row_limit=len(chunk),
+            )
+            out.update(node_keys(found))
+        return out
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000

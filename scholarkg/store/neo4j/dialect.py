@@ -873,3 +873,9 @@ def all_statements(
 EXPLORE_NEIGHBOURS = (
     "MATCH (n) WHERE elementId(n) = $ref OPTIONAL MATCH (n)-[r]-(m) RETURN n, r, m LIMIT $limit"
 )
+#: Nodes by element id as their labels and application id (``explore_node_keys``): one seek
+#: per id, and no property but ``id`` sent back (a node's text can be large).
+EXPLORE_NODE_KEYS = (
+    "UNWIND $refs AS ref MATCH (n) WHERE elementId(n) = ref "
+    "RETURN elementId(n) AS ref, labels(n) AS labels, n.id AS id"
+)

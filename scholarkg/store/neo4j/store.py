@@ -56,11 +56,13 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
+    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
     ExploreResult,
     GraphCounts,
+    GraphNode,
     Hit,
     PageRankConfig,
     PageRankResult,
@@ -68,6 +70,7 @@ from scholarkg.store.base import (
     best_hits,
     bounded_timeout_ms,
     explore_check_limits,
+    node_keys,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs
 from scholarkg.store.cypher_common import (
@@ -1193,6 +1196,20 @@ class Neo4jStore(BatchWriteStore):
             timeout_ms=timeout_ms,
             row_limit=max(1, int(limit)),
         )
+
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        out: dict[str, GraphNode] = {}
+        for chunk in chunked(sorted({str(r) for r in refs}), NODE_KEYS_CHUNK):
+            found = self.explore(
+                dialect.EXPLORE_NODE_KEYS,
+                {"refs": chunk},
+                timeout_ms=timeout_ms,
+                row_limit=len(chunk),
+            )
+            out.update(node_keys(found))
+        return out
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
