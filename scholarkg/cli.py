@@ -17,6 +17,7 @@ from scholarkg import __version__
 from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
+    console,
     err_console,
     install_interrupt_handlers,
     interrupted_note,
@@ -188,8 +189,13 @@ def cypher(
     rows or 256 MiB. A query that outlives its limit is stopped: the embedded server is
     restarted on its files if it must be, nothing stored is lost (docs/backends.md, Security).
     """
-    from scholarkg.commands.cypher_output import endpoint_refs, graph_rows
+    from scholarkg.commands.cypher_output import (
+        changes_line,
+        endpoint_refs,
+        graph_rows,
+    )
     from scholarkg.store.base import CYPHER_MAX_BYTES, GraphNode, bounded_timeout_ms
+    from scholarkg.store.cypher_text import writes
 
     params = dict(_parse_param(p) for p in (param or []))
     set_interrupted_note("the query was interrupted; what was stored before it is kept")
@@ -237,7 +243,13 @@ def cypher(
             except ScholarKGError as err:  # the query ran (and wrote): print what it gave
                 err_console.print(f"relationships shown without their ends' ids: {err}")
     rows = graph_rows(result, endpoints, as_text=fmt != OutputFormat.json)
-    print_rows(rows, fmt)
+    if result.columns or fmt != OutputFormat.table:  # a statement with no RETURN: no table
+        print_rows(rows, fmt)
+    if result.changes or writes(query):
+        # the server's own counts; beside a table on stdout, else on stderr (JSON, CSV stay
+        # the rows alone for a program)
+        out = console if fmt == OutputFormat.table else err_console
+        out.print(changes_line(result.changes), highlight=False)
     if result.truncated:
         why = (
             f"the reply reached {CYPHER_MAX_BYTES >> 20} MiB"

@@ -1,4 +1,5 @@
-"""What ``scholarkg cypher`` prints of a result: graph values with their structure.
+"""What ``scholarkg cypher`` prints of a result: graph values with their structure, and what
+a write changed.
 
 The store's explorer result (``ExploreResult``) keeps nodes and relationships apart from
 the cells that mention them; the command used to print each as its property dict alone, so
@@ -54,6 +55,13 @@ def graph_rows(
         {col: convert(cell) for col, cell in zip(result.columns, row, strict=False)}
         for row in result.rows
     ]
+
+
+def changes_line(changes: Mapping[str, int]) -> str:
+    """``nodes created: 2, properties set: 4`` (the server's counts), or ``no changes``."""
+    if not changes:
+        return "no changes"
+    return ", ".join(f"{name}: {n:,}" for name, n in changes.items())
 
 
 def _properties(props: Mapping[str, Any]) -> dict[str, Any]:

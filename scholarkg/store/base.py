@@ -561,6 +561,8 @@ class ExploreResult:
     A cell holding a node is ``{"~node": ref}``, a relationship ``{"~rel": ref}``, a path
     ``{"~path": [ref, ...]}`` (node, relationship, node, ...); everything else is a plain
     value. Each node and relationship is sent once, however many cells mention it.
+    ``changes``: what a write changed, as the server counted it (:data:`CHANGE_COUNTERS`
+    names, those above zero only).
     """
 
     columns: list[str]
@@ -572,6 +574,7 @@ class ExploreResult:
     #: what cut the rows short: ``rows`` (the row limit), ``bytes`` (the reply's size limit)
     #: or ``depth`` (a value nested too deep to read); ``None``: nothing was cut
     limited_by: str | None = None
+    changes: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -581,8 +584,38 @@ class ExploreResult:
             "relationships": [r.as_dict() for r in self.relationships.values()],
             "truncated": self.truncated,
             "limited_by": self.limited_by,
+            "changes": self.changes,
             "elapsed_ms": round(self.elapsed_ms, 1),
         }
+
+
+#: What a write changed, as both servers count it, in the order it is said (FalkorDB's
+#: statistics and Neo4j's summary counters under one name each; FalkorDB alone counts
+#: properties removed, which Neo4j counts as set, and only Neo4j's Cypher makes constraints).
+CHANGE_COUNTERS: tuple[str, ...] = (
+    "nodes created",
+    "nodes deleted",
+    "relationships created",
+    "relationships deleted",
+    "properties set",
+    "properties removed",
+    "labels added",
+    "labels removed",
+    "indexes created",
+    "indexes deleted",
+    "constraints created",
+    "constraints deleted",
+)
+
+
+def counted_changes(counts: Mapping[str, Any]) -> dict[str, int]:
+    """``counts`` (by :data:`CHANGE_COUNTERS` name) as the ones above zero, in that order."""
+    out: dict[str, int] = {}
+    for name in CHANGE_COUNTERS:
+        value = int(counts.get(name) or 0)
+        if value > 0:
+            out[name] = value
+    return out
 
 
 @dataclass(frozen=True)

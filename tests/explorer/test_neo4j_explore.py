@@ -74,6 +74,12 @@ class _FakeResult:
         for row in self._rows:
             yield type("Rec", (), {"values": lambda self, r=row: r})()
 
+    def consume(self) -> Any:
+        """The summary read once every record is: what a write changed (here one node)."""
+        from neo4j import SummaryCounters
+
+        return type("Summary", (), {"counters": SummaryCounters({"nodes-created": 1})})()
+
 
 class _FakeDriver:
     """Records how ``explore`` opens its session and what it runs."""
@@ -133,7 +139,8 @@ def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> Non
         "end": "4:db:2",
         "properties": {"w": 0.5},
     }
-    store.explore("CREATE ()", allow_writes=True)
+    drv.result = _FakeResult([], [])
+    assert store.explore("CREATE ()", allow_writes=True).changes == {"nodes created": 1}
     assert drv.session_kwargs["default_access_mode"] == WRITE_ACCESS
 
 

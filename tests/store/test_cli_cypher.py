@@ -1,5 +1,5 @@
-"""``scholarkg cypher``: what its parameters take, and what it prints of graph values, the same
-on both backends."""
+"""``scholarkg cypher``: what its parameters take, and what it prints of graph values and of
+writes, the same on both backends."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_a_text_param_reaches_the_query_as_text(graph_env: str) -> None:
     assert out == "x,y\nnotjson,7\n"
 
 
-# -- graph values, the same on both backends ---------------------------------------
+# -- graph values and writes, the same on both backends ---------------------------------------
 
 
 @pytest.fixture(params=["embedded", "neo4j"])
@@ -93,3 +93,17 @@ def test_a_table_or_csv_writes_graph_values_as_cypher_does(backend: str) -> None
     table = cli_ok(["cypher", query])
     assert '(:Paper {id: "p2"})<-[:CITES {weight: 1}]-(:Paper {id: "p1", title: "A"})' in table
     assert "│ A " in table and "[1, 2]" in table  # plain values as before
+
+
+def test_a_write_says_what_it_changed(backend: str) -> None:
+    """It printed ``0 row(s)``; now the server's counts (on stderr beside JSON or CSV)."""
+    out = cli_ok(["cypher", CREATE])
+    assert "nodes created: 2" in out and "relationships created: 1" in out
+    assert "properties set: 4" in out and "row(s)" not in out
+    set_one = cli_ok(["cypher", "MATCH (p:Paper {id: 'p2'}) SET p.title = 'B' RETURN p.id AS id"])
+    assert "p2" in set_one and "1 row(s)" in set_one and "properties set: 1" in set_one
+    assert "no changes" in cli_ok(["cypher", "MATCH (p:Paper {id: 'none'}) SET p.x = 1"])
+    res = runner.invoke(app, ["cypher", "MATCH (p:Paper) DETACH DELETE p", "-f", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout) == []
+    assert "nodes deleted: 2, relationships deleted: 1" in res.stderr
+    assert "created" not in cli_ok(["cypher", "MATCH (p) RETURN count(p) AS n"])

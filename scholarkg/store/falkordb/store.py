@@ -49,6 +49,7 @@ from scholarkg.store.base import (
     PageRankResult,
     best_hits,
     bounded_timeout_ms,
+    counted_changes,
     explore_check_limits,
     node_keys,
 )
@@ -77,6 +78,7 @@ from scholarkg.store.named import render_named, without_empty_branches
 
 if TYPE_CHECKING:
     import falkordb
+    from falkordb.query_result import QueryResult
 
     from scholarkg.config import Settings
     from scholarkg.store.base import QueryPlan
@@ -1683,6 +1685,7 @@ class FalkorDBStore(BatchWriteStore):
                 dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
+        out.changes = _changes(res)
         rows = res.result_set
         out.truncated = len(rows) > row_limit or limited.cut is not None
         out.limited_by = "rows" if len(rows) > row_limit else limited.cut
@@ -1800,6 +1803,24 @@ class FalkorDBStore(BatchWriteStore):
             f"{info.get('run_id', '')}:{info.get('rdb_last_save_time')}:"
             f"{info.get('rdb_changes_since_last_save')}"
         )
+
+
+def _changes(res: QueryResult) -> dict[str, int]:
+    """FalkorDB's statistics under the names both backends share (``CHANGE_COUNTERS``)."""
+    return counted_changes(
+        {
+            "nodes created": res.nodes_created,
+            "nodes deleted": res.nodes_deleted,
+            "relationships created": res.relationships_created,
+            "relationships deleted": res.relationships_deleted,
+            "properties set": res.properties_set,
+            "properties removed": res.properties_removed,
+            "labels added": res.labels_added,
+            "labels removed": res.labels_removed,
+            "indexes created": res.indices_created,
+            "indexes deleted": res.indices_deleted,
+        }
+    )
 
 
 def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:

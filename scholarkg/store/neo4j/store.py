@@ -69,6 +69,7 @@ from scholarkg.store.base import (
     ProgressFn,
     best_hits,
     bounded_timeout_ms,
+    counted_changes,
     explore_check_limits,
     node_keys,
 )
@@ -1162,6 +1163,8 @@ class Neo4jStore(BatchWriteStore):
                     out.rows.append(
                         [_explore_value(v, out, self._vector_props) for v in record.values()]
                     )
+                if not out.truncated:  # the summary comes once every record is read
+                    out.changes = _changes(result.consume().counters)
         except RecursionError:
             raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
         except Exception as err:
@@ -1277,6 +1280,25 @@ def gds_client(s: Neo4jSettings) -> Any:
         raise ConfigError(
             f"cannot open GDS at {redact_uri(s.uri)!r}: {type(err).__name__}"
         ) from None
+
+
+def _changes(counters: neo4j.SummaryCounters) -> dict[str, int]:
+    """Neo4j's summary counters under the names both backends share (``CHANGE_COUNTERS``)."""
+    return counted_changes(
+        {
+            "nodes created": counters.nodes_created,
+            "nodes deleted": counters.nodes_deleted,
+            "relationships created": counters.relationships_created,
+            "relationships deleted": counters.relationships_deleted,
+            "properties set": counters.properties_set,
+            "labels added": counters.labels_added,
+            "labels removed": counters.labels_removed,
+            "indexes created": counters.indexes_added,
+            "indexes deleted": counters.indexes_removed,
+            "constraints created": counters.constraints_added,
+            "constraints deleted": counters.constraints_removed,
+        }
+    )
 
 
 def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:
