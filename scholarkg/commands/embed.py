@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from scholarkg.services.embeddings import Embedder
+    from scholarkg.store.base import GraphReader
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
 
@@ -49,6 +50,8 @@ BackendOpt = Annotated[
     ),
 ]
 DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu, cuda, mps.")]
+#: the ``--model`` both commands default to
+DEFAULT_MODEL = "minilm"
 
 
 def _load(model: str, backend: str, device: str) -> Embedder:
@@ -69,13 +72,30 @@ def _fields(text: str) -> list[str]:
     return fields
 
 
+def _require_vectors(store: GraphReader, label: str, model: str) -> None:
+    """Refuse a search of ``label`` nodes none of which has a ``model`` vector, saying how to
+    make them: the server's own answer named a procedure's arguments (FalkorDB) or an index
+    (Neo4j), not the missing ``embed nodes``. Asked before the model is loaded."""
+    from scholarkg.schema.ddl import check_label, check_property
+    from scholarkg.services.embeddings import count_vectors, model_slug
+
+    check_label(label)
+    prop = check_property(f"emb_{model_slug(model)}")
+    if count_vectors(store, label, prop) == 0:
+        model_opt = "" if model == DEFAULT_MODEL else f" --model {model}"
+        raise InputError(
+            f"no {label} vectors in graph {store.graph!r} (model {model!r}, property {prop}); "
+            f"run 'scholarkg embed nodes --label {label}{model_opt}' first"
+        )
+
+
 @app.command("nodes")
 def nodes(
     label: Annotated[str, typer.Option("--label", help="Node label, e.g. Paper.")] = "Paper",
     fields: Annotated[
         str, typer.Option("--fields", help="Comma-separated text properties to embed.")
     ] = "title,abstract",
-    model: ModelOpt = "minilm",
+    model: ModelOpt = DEFAULT_MODEL,
     backend: BackendOpt = "torch",
     device: DeviceOpt = "auto",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 64,
@@ -121,7 +141,7 @@ def search(
     k: Annotated[
         int, typer.Option("--top", "--k", min=1, help="Number of results (--k: the old name).")
     ] = 10,
-    model: ModelOpt = "minilm",
+    model: ModelOpt = DEFAULT_MODEL,
     backend: BackendOpt = "torch",
     device: DeviceOpt = "auto",
     show: Annotated[
@@ -136,9 +156,10 @@ def search(
     """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2); Paper stubs flagged."""
     from scholarkg.services.embeddings import search_nodes
 
-    embedder = _load(model, backend, device)
     stubs: dict[str, bool] = {}
     with store_session() as store:
+        _require_vectors(store, label, model)
+        embedder = _load(model, backend, device)
         want = k * 4 if loaded_only else k
         while True:  # --loaded-only: ask the index for more until k loaded works are found
             hits = search_nodes(store, label, text, embedder=embedder, k=want)

@@ -572,6 +572,14 @@ def count_nodes(store: GraphReader, label: str) -> int:
     return int(rows[0]["n"]) if rows else 0
 
 
+def count_vectors(store: GraphReader, label: str, prop: str) -> int:
+    """How many ``label`` nodes hold a ``prop`` vector: a search needs at least one (and
+    the index ``embed nodes`` makes with them)."""
+    names = {"label": check_label(label), "prop": check_property(prop)}
+    rows = store.run_named("embeddings/count_vectors", {}, **names)
+    return int(rows[0]["n"]) if rows else 0
+
+
 def embed_nodes(
     store: GraphStore,
     label: str,
