@@ -18,6 +18,7 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
+    err_console,
     print_rows,
     set_interrupted_note,
     stage_progress,
@@ -29,7 +30,7 @@ from scholarkg.errors import InputError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scholarkg.services.embeddings import Embedder
+    from scholarkg.services.embeddings import Embedder, EmbedReport
     from scholarkg.store.base import GraphReader
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
@@ -132,6 +133,25 @@ def nodes(
         f"-> {report.property} ({report.model}, {report.elapsed_s:.1f}s"
         + (f", {report.texts_per_s:.1f} texts/s)" if report.n_embedded else ")")
     )
+    _warn_about_fields(report, store.graph)
+
+
+def _warn_about_fields(report: EmbedReport, graph: str) -> None:
+    """Say which of --fields no node had text in (a misspelt property name embedded nothing
+    and ended 'N without text', status 0, with no word why), or that there were no nodes."""
+    if report.n_total == 0:
+        err_console.print(
+            f"[yellow]warning:[/yellow] graph {graph!r} has no {report.label} nodes",
+            highlight=False,
+        )
+        return
+    unused = [name for name, n in report.with_field.items() if n == 0]
+    for name in unused:
+        err_console.print(
+            f"[yellow]warning:[/yellow] --fields {name}: no {report.label} node has text in "
+            f"a property {name!r} (a misspelt name?)",
+            highlight=False,
+        )
 
 
 @app.command("search")

@@ -1,6 +1,6 @@
-"""``scholarkg embed``: a search where nothing was embedded says how to embed. The encoder is
-a stand-in (``_load`` replaced): what is under test is what the commands ask the store and
-say."""
+"""``scholarkg embed``: a search where nothing was embedded says how to embed, and ``embed
+nodes`` says which ``--fields`` no node has text in. The encoder is a stand-in (``_load``
+replaced): what is under test is what the commands ask the store and say."""
 
 from __future__ import annotations
 
@@ -62,3 +62,19 @@ def test_a_search_finds_what_embed_nodes_embedded(graph: str) -> None:
     res = runner.invoke(app, ["embed", "search", "speech", "--model", "hash32", "-f", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)[0]["id"] == "p2"
+
+
+def test_embed_nodes_names_a_field_no_node_has_text_in(graph: str) -> None:
+    """``--fields nosuchfield`` embedded nothing and said only "N without text", status 0."""
+    res = runner.invoke(app, ["embed", "nodes", "--model", "hash32", "--fields", "nosuchfield"])
+    assert res.exit_code == 0, res.output
+    assert "0 embedded, 0 unchanged (skipped), 2 without text" in res.stdout
+    assert (
+        "warning: --fields nosuchfield: no Paper node has text in a property 'nosuchfield'"
+        in res.stderr
+    )
+    res = runner.invoke(app, ["embed", "nodes", "--model", "hash32", "--fields", "title,abstrct"])
+    assert "2 embedded" in res.stdout and "--fields abstrct:" in res.stderr
+    assert "--fields title" not in res.stderr
+    res = runner.invoke(app, ["embed", "nodes", "--model", "hash32", "--label", "Venue"])
+    assert f"graph {graph!r} has no Venue nodes" in res.stderr
