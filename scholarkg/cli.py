@@ -245,9 +245,9 @@ def cypher(
     rows = graph_rows(result, endpoints, as_text=fmt != OutputFormat.json)
     if result.columns or fmt != OutputFormat.table:  # a statement with no RETURN: no table
         print_rows(rows, fmt)
-    if result.changes or writes(query):
-        # the server's own counts; beside a table on stdout, else on stderr (JSON, CSV stay
-        # the rows alone for a program)
+    if result.changes or (writes(query) and not result.truncated):
+        # the server's own counts (none read from a reply cut short: not 'no changes');
+        # beside a table on stdout, else on stderr (JSON, CSV stay the rows for a program)
         out = console if fmt == OutputFormat.table else err_console
         out.print(changes_line(result.changes), highlight=False)
     if result.truncated:

@@ -107,3 +107,8 @@ def test_a_write_says_what_it_changed(backend: str) -> None:
     assert res.exit_code == 0 and json.loads(res.stdout) == []
     assert "nodes deleted: 2, relationships deleted: 1" in res.stderr
     assert "created" not in cli_ok(["cypher", "MATCH (p) RETURN count(p) AS n"])
+    # a reply cut at --row-limit holds no counts: nothing said, rather than 'no changes'
+    cut = ["cypher", "UNWIND range(1, 5) AS i CREATE (p:Paper {id: toString(i)}) RETURN p.id"]
+    res = runner.invoke(app, [*cut, "--row-limit", "2"])
+    assert res.exit_code == 0 and "only the first 2 rows" in res.stderr, res.output
+    assert "no changes" not in res.output
