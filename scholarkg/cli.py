@@ -17,11 +17,13 @@ from scholarkg import __version__
 from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
+    console,
     err_console,
     install_interrupt_handlers,
     interrupted_note,
     last_interrupt,
     print_rows,
+    require_graph,
     set_global_options,
     set_interrupted_note,
     settings,
@@ -108,16 +110,55 @@ def root(
     set_global_options(backend=backend, graph=graph, debug=debug or None)
 
 
+#: what ``--help`` says of a ``--param`` value (``_parse_param`` reads it so)
+PARAM_HELP = (
+    "Query parameter key=value, repeatable. The value is read as JSON (42, 0.5, true, null, "
+    '[1, 2], {"a": 1}, "123" for the text 123); anything else is taken as text as typed '
+    "(-p name=Ada)."
+)
+
+
 def _parse_param(text: str) -> tuple[str, object]:
-    """``k=v``: v is parsed as JSON when it is valid JSON (numbers, lists, true), else a string."""
+    """``k=v``: ``v`` read as JSON when it is JSON, else the text as typed (``-p s=hi``, which
+    needs no quotes a shell would eat).
+
+    A value that opens a JSON list, object or string (``[``, ``{``, ``"``) and does not parse
+    is refused rather than sent as text: ``-p ids=[1, 2`` meant a list, and the query would
+    have matched nothing with no word why.
+    """
     if "=" not in text:
         raise InputError(f"--param {text!r}: expected key=value")
     key, raw = text.split("=", 1)
     try:
         value: object = json.loads(raw)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as err:
+        if raw.lstrip()[:1] in ("[", "{", '"'):
+            raise InputError(
+                f"--param {key.strip()}: {raw!r} opens a JSON value that does not parse "
+                f"({err.msg} at character {err.pos + 1}); quote the whole value as a JSON "
+                "string to pass it as text (-p 'k=\"[a\"')"
+            ) from None
         value = raw
     return key.strip(), value
+
+
+def _may_create_a_graph(query: str) -> bool:
+    """Whether ``query`` may run on a graph that is not there yet (and so start it, as a load
+    does): it writes (a write clause: ``CREATE``, ``MERGE``, ``SET``, ``DELETE``, ``REMOVE``,
+    ``CREATE INDEX`` among them) or calls a procedure off the read-only explorer's list
+    (FalkorDB creates full-text indexes by procedure). A read is refused instead: FalkorDB
+    would create the graph's key for it and answer with nothing, which a mistyped
+    ``--graph`` must not do."""
+    import fnmatch
+
+    from scholarkg.explorer.guard import EXPLORER_PROCEDURES
+    from scholarkg.store.cypher_text import read_calls, writes
+
+    def read_only(name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name.lower(), p.lower()) for p in EXPLORER_PROCEDURES)
+
+    calls = read_calls(query)
+    return writes(query) or any(c.kind == "procedure" and not read_only(c.name) for c in calls)
 
 
 #: rows ``scholarkg cypher`` prints at most unless --row-limit says otherwise
@@ -127,9 +168,7 @@ CYPHER_ROW_LIMIT = 100_000
 @app.command()
 def cypher(
     query: Annotated[str, typer.Argument(help="A Cypher statement; pass values with --param.")],
-    param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="Query parameter key=value (JSON).")
-    ] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help=PARAM_HELP)] = None,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -150,11 +189,19 @@ def cypher(
     rows or 256 MiB. A query that outlives its limit is stopped: the embedded server is
     restarted on its files if it must be, nothing stored is lost (docs/backends.md, Security).
     """
-    from scholarkg.store.base import CYPHER_MAX_BYTES, bounded_timeout_ms, plain_rows
+    from scholarkg.commands.cypher_output import (
+        changes_line,
+        endpoint_refs,
+        graph_rows,
+    )
+    from scholarkg.store.base import CYPHER_MAX_BYTES, GraphNode, bounded_timeout_ms
+    from scholarkg.store.cypher_text import writes
 
     params = dict(_parse_param(p) for p in (param or []))
     set_interrupted_note("the query was interrupted; what was stored before it is kept")
-    with store_session() as store:
+    with store_session(creates_graph=True) as store:
+        if not _may_create_a_graph(query):
+            require_graph(store)
         server_ms = store.server_timeout_ms()
         asked = round(timeout * 1000) if timeout is not None else (server_ms or 3_600_000)
         timeout_ms = bounded_timeout_ms(asked, server_ms)
@@ -189,8 +236,20 @@ def cypher(
                 "(--timeout; the server's own limit: SCHOLARKG_FALKORDB_TIMEOUT or the "
                 "managed Neo4j's db.transaction.timeout)"
             ) from None
-    rows = plain_rows(result)
-    print_rows(rows, fmt)
+        endpoints: dict[str, GraphNode] = {}
+        if refs := endpoint_refs(result):  # relationships returned without their nodes
+            try:
+                endpoints = store.explore_node_keys(sorted(refs), timeout_ms=timeout_ms)
+            except ScholarKGError as err:  # the query ran (and wrote): print what it gave
+                err_console.print(f"relationships shown without their ends' ids: {err}")
+    rows = graph_rows(result, endpoints, as_text=fmt != OutputFormat.json)
+    if result.columns or fmt != OutputFormat.table:  # a statement with no RETURN: no table
+        print_rows(rows, fmt)
+    if result.changes or (writes(query) and not result.truncated):
+        # the server's own counts (none read from a reply cut short: not 'no changes');
+        # beside a table on stdout, else on stderr (JSON, CSV stay the rows for a program)
+        out = console if fmt == OutputFormat.table else err_console
+        out.print(changes_line(result.changes), highlight=False)
     if result.truncated:
         why = (
             f"the reply reached {CYPHER_MAX_BYTES >> 20} MiB"
@@ -214,7 +273,8 @@ def stats(
         {"kind": "relationship", "name": k, "count": v}
         for k, v in sorted(counts.relationships.items())
     ]
-    print_rows(rows, fmt, title=f"graph {settings().graph!r} ({settings().backend})")
+    # the store's own name of what it read (on Neo4j the database, whatever --graph says)
+    print_rows(rows, fmt, title=f"graph {store.graph!r} ({store.backend})")
 
 
 def _register() -> None:

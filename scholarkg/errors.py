@@ -6,6 +6,7 @@ as one line (no traceback unless ``--debug``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -49,6 +50,30 @@ class InputError(ScholarKGError):
         if field:
             prefix = f"{prefix} (field '{field}')" if prefix else f"field '{field}'"
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class GraphNotFound(InputError):
+    """A command that reads names a graph the store does not hold (a mistyped ``--graph``).
+
+    Raised before anything is sent: on the embedded store a read would otherwise create the
+    graph's key (``GRAPH.QUERY`` does) and answer with an empty result, and the empty graph
+    would then be listed and backed up as if it held data. Lists the graphs there are, so
+    the typo is plain to see.
+    """
+
+    def __init__(
+        self,
+        graph: str,
+        graphs: Sequence[str] | None,
+        *,
+        hint: str = "create one with 'scholarkg load …'",
+    ) -> None:
+        """``graphs``: those the store holds (``None``: the server would not say); ``hint``:
+        how to get one (a Neo4j database is not created by a load)."""
+        self.graph = graph
+        self.graphs = None if graphs is None else list(graphs)
+        listed = "" if graphs is None else f"; graphs: {', '.join(graphs) or 'none'}"
+        super().__init__(f"no graph {graph!r} in the store{listed} ({hint})")
 
 
 class StoreError(ScholarKGError):

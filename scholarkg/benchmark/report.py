@@ -121,8 +121,7 @@ def _header(runs: Sequence[RunRecord], col: Column, layout: TableLayout | None =
 
 
 def _configuration(run: RunRecord) -> dict[str, Any]:
-    cfg = run.config.get("configuration")
-    return dict(cfg) if isinstance(cfg, Mapping) else {}
+    return run.configuration
 
 
 def _group_key(run: RunRecord) -> str:

@@ -63,12 +63,14 @@ __all__ = [
     "prompt_hash",
     "record_run",
     "record_run_in_graph",
+    "run_configuration",
+    "why_not_comparable",
 ]
 
 Score = float | None  # None = undefined for this instance (NaN is written as null in JSON)
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 #: :class:`RunSummary` layout; older summary files are rebuilt on the next listing
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 _ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9._-]+-[0-9a-f]{6}$")
 
 
@@ -108,6 +110,13 @@ class RunRecord(_RunHead):
     #: can be scored again without the model (``scholarkg runs predictions RUN``)
     predictions: list[dict[str, Any]] = Field(default_factory=list)
 
+    @property
+    def configuration(self) -> dict[str, Any]:
+        """What identifies the run's configuration (``config["configuration"]``, the task's
+        ``configuration(options)``): runs are compared, and reported side by side, only
+        within one task and one configuration (``{}`` for runs recorded without one)."""
+        return run_configuration(self.config)
+
     def metric_names(self) -> list[str]:
         """Aggregate metric names, then any metric that only appears per instance."""
         names = list(self.metrics)
@@ -146,6 +155,8 @@ class RunSummary(_RunHead):
     dataset: str | None = None
     #: the graph the run read (``None`` for ``bench score``, which reads files)
     graph: str | None = None
+    #: :attr:`RunRecord.configuration`: what tells two runs of one task apart in a listing
+    configuration: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, run: RunRecord) -> RunSummary:
@@ -170,7 +181,14 @@ class RunSummary(_RunHead):
             role=role,
             dataset=str(dataset) if dataset else None,
             graph=graph if isinstance(graph, str) else None,
+            configuration=run.configuration,
         )
+
+
+def run_configuration(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A run config's ``configuration`` (``{}`` when absent or not a mapping)."""
+    cfg = config.get("configuration")
+    return dict(cfg) if isinstance(cfg, Mapping) else {}
 
 
 def _task_matches(task: str | None, run_task: str, family: Any) -> bool:
@@ -605,6 +623,40 @@ class MetricDelta:
             "p_value": self.p_value,
             "method": self.method,
         }
+
+
+def _shown(value: Any) -> str:
+    return "–" if value is None else json.dumps(value, sort_keys=True, default=str)
+
+
+def why_not_comparable(a: RunRecord, b: RunRecord) -> list[str]:
+    """What makes ``b``'s deltas against ``a`` meaningless, each as a phrase (none: they
+    compare): another task (other metrics, other units: percent against fractions), another
+    configuration (another benchmark setting, e.g. DORIS-MAE's full queries against its
+    sub-queries; the report puts them in separate sections), a metric recorded in other
+    units, or no instance in both runs (nothing for the paired test to pair)."""
+    problems: list[str] = []
+    if a.task != b.task:
+        problems.append(f"different tasks ({a.task} vs {b.task})")
+    ca, cb = a.configuration, b.configuration
+    differ = [k for k in sorted(set(ca) | set(cb)) if _shown(ca.get(k)) != _shown(cb.get(k))]
+    if differ:
+        said = ", ".join(f"{k}: {_shown(ca.get(k))} vs {_shown(cb.get(k))}" for k in differ)
+        problems.append(f"different configurations ({said})")
+    units_a, units_b = (run.config.get("units") or {} for run in (a, b))
+    other_units = [
+        f"{m}: {units_a[m]} vs {units_b[m]}"
+        for m in sorted(set(units_a) & set(units_b))
+        if units_a[m] != units_b[m]
+    ]
+    if other_units:
+        problems.append(f"different units ({', '.join(other_units)})")
+    if not set(a.per_instance) & set(b.per_instance):
+        problems.append(
+            f"no instance in both runs ({len(a.per_instance)} and {len(b.per_instance)} "
+            "instances: nothing to pair)"
+        )
+    return problems
 
 
 def compare_runs(

@@ -23,7 +23,7 @@ from scholarkg.console import console as console
 from scholarkg.console import err_console as err_console
 from scholarkg.console import print_rows as print_rows
 from scholarkg.console import to_json as to_json
-from scholarkg.errors import InputError
+from scholarkg.errors import GraphNotFound, InputError
 from scholarkg.interrupts import Terminated as Terminated
 from scholarkg.interrupts import deferred, interruption
 from scholarkg.store.base import GraphStore
@@ -136,8 +136,9 @@ def server_wait_line() -> Iterator[Callable[[Any], None]]:
 
 @contextmanager
 def running_store_session() -> Iterator[GraphStore | None]:
-    """The configured store if its server already runs (never starts one): ``None`` otherwise.
-    For commands that work without a server and look at the graph only when it is there."""
+    """The configured store if its server already runs (never starts one) and holds the
+    graph: ``None`` otherwise. For commands that work without a server and look at the graph
+    only when it is there."""
     cfg = settings()
     if cfg.backend == "embedded":
         from scholarkg.store.falkordb.server import EmbeddedServer
@@ -151,13 +152,19 @@ def running_store_session() -> Iterator[GraphStore | None]:
         if managed_server(cfg).status(details=False).state != "running":
             yield None
             return
-    with store_session() as store:
-        yield store
+    with store_session(creates_graph=True) as store:
+        yield store if store.graph_exists() else None
 
 
 @contextmanager
-def store_session(*, write: bool = False) -> Iterator[GraphStore]:
+def store_session(*, write: bool = False, creates_graph: bool = False) -> Iterator[GraphStore]:
     """Open the configured store (starting the embedded server if needed) and close it.
+
+    The graph must be there (else ``GraphNotFound``, naming the graphs there are) unless
+    ``creates_graph``: only commands that put data in a graph (loads, import, schema apply,
+    a writing ``cypher``) may start a new one. A read of a mistyped ``--graph`` would
+    otherwise answer with nothing, and on the embedded store leave an empty graph behind
+    (any ``GRAPH.QUERY`` creates its key) that ``db status`` lists and ``db backup`` keeps.
 
     ``write=True`` for commands that write in bulk (loads, import, schema, embeddings):
     at the end the store compacts its files (``GraphStore.compact``), also after a failed
@@ -168,6 +175,8 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
     with server_wait_line():
         store = open_store(settings())
     try:
+        if not creates_graph:
+            require_graph(store)
         try:
             yield store
         except Exception:
@@ -180,6 +189,26 @@ def store_session(*, write: bool = False) -> Iterator[GraphStore]:
                 store.compact()
     finally:
         store.close()
+
+
+def require_graph(store: GraphStore) -> None:
+    """Refuse a store whose graph is not there (``GraphNotFound``, naming those there are).
+
+    On Neo4j a graph is a database, the one ``NEO4J_DATABASE`` names (opening the store on a
+    missing one already fails), and ``--graph`` selects none: a graph named there that is
+    not the store's database is not in the store either, and a read of it would have
+    answered from the store's database instead.
+    """
+    named = explicit_graph()
+    if named is not None and named != store.graph:
+        raise GraphNotFound(
+            named,
+            store.graph_names(),
+            hint=f"the {store.backend} backend reads the database NEO4J_DATABASE names, "
+            f"here {store.graph!r}",
+        )
+    if not store.graph_exists():
+        raise GraphNotFound(store.graph, store.graph_names())
 
 
 def fmt_number(value: float | None, digits: int = 4) -> str:

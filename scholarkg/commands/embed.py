@@ -18,6 +18,7 @@ from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
     console,
+    err_console,
     print_rows,
     set_interrupted_note,
     stage_progress,
@@ -29,7 +30,8 @@ from scholarkg.errors import InputError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scholarkg.services.embeddings import Embedder
+    from scholarkg.services.embeddings import Embedder, EmbedReport
+    from scholarkg.store.base import GraphReader
 
 app = typer.Typer(help="Embed node text into vectors stored on the nodes, and search them.")
 
@@ -49,6 +51,8 @@ BackendOpt = Annotated[
     ),
 ]
 DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu, cuda, mps.")]
+#: the ``--model`` both commands default to
+DEFAULT_MODEL = "minilm"
 
 
 def _load(model: str, backend: str, device: str) -> Embedder:
@@ -69,13 +73,30 @@ def _fields(text: str) -> list[str]:
     return fields
 
 
+def _require_vectors(store: GraphReader, label: str, model: str) -> None:
+    """Refuse a search of ``label`` nodes none of which has a ``model`` vector, saying how to
+    make them: the server's own answer named a procedure's arguments (FalkorDB) or an index
+    (Neo4j), not the missing ``embed nodes``. Asked before the model is loaded."""
+    from scholarkg.schema.ddl import check_label, check_property
+    from scholarkg.services.embeddings import count_vectors, model_slug
+
+    check_label(label)
+    prop = check_property(f"emb_{model_slug(model)}")
+    if count_vectors(store, label, prop) == 0:
+        model_opt = "" if model == DEFAULT_MODEL else f" --model {model}"
+        raise InputError(
+            f"no {label} vectors in graph {store.graph!r} (model {model!r}, property {prop}); "
+            f"run 'scholarkg embed nodes --label {label}{model_opt}' first"
+        )
+
+
 @app.command("nodes")
 def nodes(
     label: Annotated[str, typer.Option("--label", help="Node label, e.g. Paper.")] = "Paper",
     fields: Annotated[
         str, typer.Option("--fields", help="Comma-separated text properties to embed.")
     ] = "title,abstract",
-    model: ModelOpt = "minilm",
+    model: ModelOpt = DEFAULT_MODEL,
     backend: BackendOpt = "torch",
     device: DeviceOpt = "auto",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 64,
@@ -112,6 +133,25 @@ def nodes(
         f"-> {report.property} ({report.model}, {report.elapsed_s:.1f}s"
         + (f", {report.texts_per_s:.1f} texts/s)" if report.n_embedded else ")")
     )
+    _warn_about_fields(report, store.graph)
+
+
+def _warn_about_fields(report: EmbedReport, graph: str) -> None:
+    """Say which of --fields no node had text in (a misspelt property name embedded nothing
+    and ended 'N without text', status 0, with no word why), or that there were no nodes."""
+    if report.n_total == 0:
+        err_console.print(
+            f"[yellow]warning:[/yellow] graph {graph!r} has no {report.label} nodes",
+            highlight=False,
+        )
+        return
+    unused = [name for name, n in report.with_field.items() if n == 0]
+    for name in unused:
+        err_console.print(
+            f"[yellow]warning:[/yellow] --fields {name}: no {report.label} node has text in "
+            f"a property {name!r} (a misspelt name?)",
+            highlight=False,
+        )
 
 
 @app.command("search")
@@ -121,7 +161,7 @@ def search(
     k: Annotated[
         int, typer.Option("--top", "--k", min=1, help="Number of results (--k: the old name).")
     ] = 10,
-    model: ModelOpt = "minilm",
+    model: ModelOpt = DEFAULT_MODEL,
     backend: BackendOpt = "torch",
     device: DeviceOpt = "auto",
     show: Annotated[
@@ -136,9 +176,10 @@ def search(
     """Nearest LABEL nodes to TEXT by cosine (score = (1 + cos) / 2); Paper stubs flagged."""
     from scholarkg.services.embeddings import search_nodes
 
-    embedder = _load(model, backend, device)
     stubs: dict[str, bool] = {}
     with store_session() as store:
+        _require_vectors(store, label, model)
+        embedder = _load(model, backend, device)
         want = k * 4 if loaded_only else k
         while True:  # --loaded-only: ask the index for more until k loaded works are found
             hits = search_nodes(store, label, text, embedder=embedder, k=want)

@@ -51,7 +51,7 @@ def load_bulk(
         return
     units = {"nodes": "nodes", "edges": "relationships", "schema": "indexes and constraints"}
     with (
-        store_session(write=True) as store,
+        store_session(write=True, creates_graph=True) as store,
         progress_display(unit=lambda stage: units.get(stage.split()[-1], "")) as show,
     ):
 
@@ -107,7 +107,7 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
             "only; on the server at NEO4J_URI run 'neo4j-admin database import full' there, "
             "or load incrementally ('scholarkg load apc')"
         )
-    with store_session() as store:
+    with store_session(creates_graph=True) as store:
         nodes = store.counts().total_nodes
     with progress_display(unit=lambda stage: "%" if stage.startswith("importer ") else "") as show:
         result = import_into_managed(
@@ -115,7 +115,7 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
         )
         show("creating the schema (constraints, indexes)", 1, 1)
         t0 = time.perf_counter()
-        with store_session(write=True) as store:
+        with store_session(write=True, creates_graph=True) as store:
             store.apply_schema()
         result.schema_seconds = time.perf_counter() - t0
     table = Table(title="load bulk into Neo4j (offline importer)")

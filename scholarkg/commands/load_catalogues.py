@@ -59,7 +59,7 @@ def run_catalogue_load(
     foresight (``load openalex``: ``loaders/held_references.py``), whose references still
     held at the end are written before the last merges."""
     summary = LoadSummary()
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         store.apply_schema()
         if before is not None:
             files = before(store, summary)
@@ -292,7 +292,7 @@ def _load_openalex_stubs(
 
     cfg = settings()
     notes: list[str] = []
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         store.apply_schema()
         mark_existing_stubs(store)
         journal = stubs.StubJournal(
@@ -337,7 +337,7 @@ def _bulk_author_identity(merged_authors: Sequence[Path]) -> None:
     them, then OpenAlex's retired author ids applied, in the incremental load's order."""
     from scholarkg.loaders.author_identity import merge_shared_author_ids
 
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         pairs = merge_shared_author_ids(store)
         if pairs:
             console.print(f"{len(pairs):,} Author(s) merged into another node of their person")
@@ -462,9 +462,9 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path], plan: Upd
         def progress(stage: str, done: int, total: int | None = None) -> None:
             show(stage, done, total)
 
-        with store_session(write=True) as store:
+        with store_session(write=True, creates_graph=True) as store:
             result = bulk_load_openalex(store, works, merged, settings=cfg, progress=progress)
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         if cfg.backend == "neo4j":  # the importer restarted the server: a new session
             store.apply_schema()
         # the partitions taken, as an incremental load records them: a later update of the
@@ -493,7 +493,7 @@ def mark_stubs() -> None:
     only by an id, as someone's reference) ``Stub``: the one-shot upgrade of a graph loaded
     before the label existed. Loads label stubs themselves (and run this on a graph whose
     Papers carry no Stub label yet); safe to run again."""
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         marked = mark_existing_stubs(store, force=True)
         stubs = store.counts().nodes.get("Stub", 0)
     console.print(f"labelled {marked:,} Paper(s) Stub; the graph holds {stubs:,} stub(s)")

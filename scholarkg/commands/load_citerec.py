@@ -95,7 +95,7 @@ def load_s2(
     if bulk:
         _load_s2_bulk(given, report, n_workers)
         return None
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         store.apply_schema()
         lookup = corpus_lookup(store)
         steps = s2_steps(given, report, lookup, workers=n_workers)
@@ -112,7 +112,7 @@ def _load_s2_bulk(files: dict[str, Path | None], report: SkipReport, workers: in
     from scholarkg.errors import NotSupported
     from scholarkg.loaders.citerec_bulk import bulk_load_s2
 
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         if store.backend != "embedded":
             raise NotSupported("--bulk uses FalkorDB's GRAPH.BULK; on Neo4j load without --bulk")
         res = bulk_load_s2(store, files, report, workers=workers)

@@ -139,7 +139,7 @@ def load_and_report(
     ``after(store, summary)`` adds the command's own notes or post-load work (e.g. linking
     title lines) before the summary table is printed.
     """
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         store.apply_schema()
         summary = run_steps(store, steps, resume=resume, batch_size=batch_size)
         if after is not None:

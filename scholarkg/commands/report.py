@@ -32,6 +32,7 @@ def report(
     """Write report.md, report.json and a self-contained report.html (with plots)."""
     if method not in ("randomization", "bootstrap"):
         raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
+    _check_out_dir(out)
     registry = RunRegistry(settings().runs_dir)
     runs = [registry.load(ref) for ref in run_ids]
     with progress_display(unit="steps", transient=True) as show:
@@ -47,3 +48,19 @@ def report(
         console.print(f"wrote {path}")
     if len(paths) > 3:
         console.print(f"wrote {len(paths) - 3} plot(s) under {out / 'plots'}")
+
+
+def _check_out_dir(out: Path) -> None:
+    """``--out`` must be a directory (or not exist yet, nor anything above it but
+    directories): the report is several files. A file there reached the command as
+    Python's own ``FileExistsError`` (exit 1), which named neither the option nor the fix;
+    checked before any run is read or plotted."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                what = "is a file" if path == out else f"is under {str(path)!r}, a file"
+                raise InputError(
+                    f"--out {str(out)!r} {what}: it must be a directory, where the report "
+                    "writes report.md, report.json, report.html and plots/"
+                )
+            return

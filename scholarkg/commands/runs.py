@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from scholarkg.benchmark.runs import RunRegistry, compare_runs
+from scholarkg.benchmark.runs import RunRegistry, RunSummary, compare_runs, why_not_comparable
 from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
@@ -43,25 +43,30 @@ def list_runs(
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Recorded runs, oldest first: what answered (ranker or model; baseline/ours), on which
-    dataset and graph. The global --graph (or SCHOLARKG_GRAPH) lists only that graph's runs.
+    dataset and graph, and the configuration that tells runs of one task apart (the settings
+    in which they differ, e.g. task=subquery). The global --graph (or SCHOLARKG_GRAPH) lists
+    only that graph's runs.
 
     JSON: a list of {id, task, created, answered_by, answer_kind, role, dataset, graph,
-    models, instances, metrics}.
+    configuration, models, instances, metrics}.
     """
     graph = explicit_graph()
     _forget_half_recorded()
     runs = _registry().summaries(task, graph=graph)
     if fmt == "json":
         keys = ("id", "task", "created", "answered_by", "answer_kind", "role", "dataset",
-                "graph", "models", "instances", "metrics")  # fmt: skip
+                "graph", "configuration", "models", "instances", "metrics")  # fmt: skip
         print(to_json([{k: getattr(r, k) for k in keys} for r in runs]))
         return
+    telling = _telling_settings(runs)
     rows = [
         {
             "id": r.id,
             "task": r.task,
             "answered by": (r.answered_by or "–") + (f" ({r.role})" if r.role else ""),
             "dataset": r.dataset or "–",
+            "config": ", ".join(f"{k}={_setting(r.configuration.get(k))}" for k in telling[r.task])
+            or "–",
             "graph": r.graph or "–",
             "n": r.instances,
             "metrics": ", ".join(
@@ -73,6 +78,32 @@ def list_runs(
     ]
     where = f" (graph {graph!r})" if graph else ""
     print_rows(rows, fmt, title=f"runs in {settings().runs_dir}{where}")
+
+
+def _setting(value: object) -> str:
+    return "–" if value is None else value if isinstance(value, str) else to_json(value)
+
+
+def _telling_settings(runs: list[RunSummary]) -> dict[str, list[str]]:
+    """Per task, the configuration keys whose values differ among its listed runs (the
+    dataset has a column of its own): two runs that differ only there, DORIS-MAE's full
+    queries and its sub-queries say, looked the same in the listing. All keys would not fit
+    a row (DORIS-MAE records six, retrieval five)."""
+    keys: dict[str, set[str]] = {}
+    for r in runs:
+        keys.setdefault(r.task, set()).update(r.configuration)
+    seen: dict[str, dict[str, set[str]]] = {}
+    for r in runs:
+        for key in keys[r.task]:
+            seen.setdefault(r.task, {}).setdefault(key, set()).add(
+                to_json(r.configuration.get(key))
+            )
+    return {
+        task: sorted(
+            k for k, values in seen.get(task, {}).items() if len(values) > 1 and k != "dataset"
+        )
+        for task in keys
+    }
 
 
 def _forget_half_recorded() -> None:
@@ -166,18 +197,33 @@ def compare(
     ] = "randomization",
     resamples: Annotated[int, typer.Option(help="Resamples for the Monte Carlo tests.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Random seed (results are reproducible).")] = 0,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Compare runs of different tasks or configurations, or with no shared "
+            "instance (refused otherwise).",
+        ),
+    ] = False,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
-    """Per-metric deltas (B − A) with a paired significance test over shared instances."""
+    """Per-metric deltas (B − A) with a paired significance test over shared instances.
+
+    Runs of different tasks or configurations, or with no instance in common, are refused
+    (saying what differs) unless --force: their deltas would mix benchmarks, units (percent
+    against fractions) or settings, and pair nothing."""
     if method not in ("randomization", "bootstrap"):
         raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
     reg = _registry()
     a, b = reg.load(run_a), reg.load(run_b)
-    if a.task != b.task:
-        err_console.print(
-            f"[yellow]warning:[/yellow] different tasks ({a.task} vs {b.task}); "
-            "only instances with the same id are paired"
-        )
+    if problems := why_not_comparable(a, b):
+        if not force:
+            raise InputError(
+                f"runs {a.id} and {b.id} do not compare: {'; '.join(problems)} "
+                "(--force compares them anyway)"
+            )
+        for problem in problems:
+            err_console.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
     checked = cast("Method", method)  # one of the two, checked above
     deltas = compare_runs(a, b, method=checked, n_resamples=resamples, seed=seed)
     rows = [d.as_dict() for d in deltas]

@@ -28,7 +28,7 @@ def apply(
 ) -> None:
     """Apply the default schema to the current graph and print what was created."""
     cfg = settings()
-    with store_session(write=True) as store:
+    with store_session(write=True, creates_graph=True) as store:
         created = store.apply_schema(default_schema())
     if created is None:  # a backend that does not report what it created
         console.print(f"schema applied to {cfg.graph!r} ({cfg.backend})", highlight=False)

@@ -69,7 +69,10 @@ def import_graph(
     manifest = transfer.Manifest.read(directory)
     total = manifest.total_nodes + manifest.total_relationships
     stage = f"import into {s.graph} ({s.backend})"
-    with store_session(write=True) as store, progress_display(unit="records") as show:
+    with (
+        store_session(write=True, creates_graph=True) as store,
+        progress_display(unit="records") as show,
+    ):
         report = transfer.import_graph(
             store,
             directory,

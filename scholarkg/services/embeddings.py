@@ -47,7 +47,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -507,6 +507,8 @@ class EmbedReport:
 
     ``n_total`` nodes of the label; ``n_embedded`` newly (re)embedded; ``n_skipped`` already
     had a vector of the same text and model; ``n_empty`` had none of the text fields.
+    ``with_field``: per text field, the nodes that had text in it (a field none had is most
+    often a misspelt name: the CLI warns).
     """
 
     label: str
@@ -517,6 +519,7 @@ class EmbedReport:
     n_skipped: int
     n_empty: int
     elapsed_s: float
+    with_field: dict[str, int] = field(default_factory=dict)
 
     # ``builtins.property``: the ``property`` field above shadows the name for type checkers
     @builtins.property
@@ -572,6 +575,14 @@ def count_nodes(store: GraphReader, label: str) -> int:
     return int(rows[0]["n"]) if rows else 0
 
 
+def count_vectors(store: GraphReader, label: str, prop: str) -> int:
+    """How many ``label`` nodes hold a ``prop`` vector: a search needs at least one (and
+    the index ``embed nodes`` makes with them)."""
+    names = {"label": check_label(label), "prop": check_property(prop)}
+    rows = store.run_named("embeddings/count_vectors", {}, **names)
+    return int(rows[0]["n"]) if rows else 0
+
+
 def embed_nodes(
     store: GraphStore,
     label: str,
@@ -602,9 +613,12 @@ def embed_nodes(
     total = count_nodes(store, label)
     start = time.perf_counter()
     done = n_embedded = n_skipped = n_empty = 0
+    with_field = dict.fromkeys(fields, 0)
     for rows in _pages(store, label, fields, prop, page_size):
         todo: list[tuple[str, str, str]] = []  # (id, text, hash)
         for row in rows:
+            for name, value in zip(fields, row["texts"], strict=True):
+                with_field[name] += bool(node_text([value]))
             text = node_text(list(row["texts"]))
             if not text:
                 n_empty += 1
@@ -651,6 +665,7 @@ def embed_nodes(
         n_skipped=n_skipped,
         n_empty=n_empty,
         elapsed_s=elapsed,
+        with_field=with_field,
     )
 
 

@@ -422,6 +422,16 @@ class GraphExplorer(Protocol):
         """A node (by its ``GraphNode.ref``) and up to ``limit`` relationships around it."""
         ...
 
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        """The nodes ``refs`` (``GraphNode.ref``) as their labels and application ``id`` only
+        (``properties`` holds ``id`` when the node has one): what a relationship's endpoints
+        are shown as when the query returned the relationship without them (``scholarkg
+        cypher``; a reply names an endpoint by internal id only). A ref no longer there is
+        left out. Read-only, under ``timeout_ms``."""
+        ...
+
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
     ) -> QueryPlan:
@@ -469,6 +479,17 @@ class GraphStore(GraphWriter, GraphExplorer, Protocol):
         config: PageRankConfig | None = None,
     ) -> PageRankResult:
         """GDS-semantics PageRank over the (sub)graph: GDS on Neo4j, scipy on the embedded store."""
+        ...
+
+    def graph_names(self) -> list[str]:
+        """The graphs the server holds, sorted: FalkorDB's graph keys (``GRAPH.LIST``), Neo4j's
+        databases (``system`` left out)."""
+        ...
+
+    def graph_exists(self) -> bool:
+        """Whether this store's graph is there (:meth:`graph_names`): the CLI refuses to read a
+        graph that is not (``GraphNotFound``), as a read on the embedded store would create
+        its key and answer as if an empty graph had been asked for."""
         ...
 
     def write_fingerprint(self) -> str:
@@ -540,6 +561,8 @@ class ExploreResult:
     A cell holding a node is ``{"~node": ref}``, a relationship ``{"~rel": ref}``, a path
     ``{"~path": [ref, ...]}`` (node, relationship, node, ...); everything else is a plain
     value. Each node and relationship is sent once, however many cells mention it.
+    ``changes``: what a write changed, as the server counted it (:data:`CHANGE_COUNTERS`
+    names, those above zero only).
     """
 
     columns: list[str]
@@ -551,6 +574,7 @@ class ExploreResult:
     #: what cut the rows short: ``rows`` (the row limit), ``bytes`` (the reply's size limit)
     #: or ``depth`` (a value nested too deep to read); ``None``: nothing was cut
     limited_by: str | None = None
+    changes: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -560,8 +584,38 @@ class ExploreResult:
             "relationships": [r.as_dict() for r in self.relationships.values()],
             "truncated": self.truncated,
             "limited_by": self.limited_by,
+            "changes": self.changes,
             "elapsed_ms": round(self.elapsed_ms, 1),
         }
+
+
+#: What a write changed, as both servers count it, in the order it is said (FalkorDB's
+#: statistics and Neo4j's summary counters under one name each; FalkorDB alone counts
+#: properties removed, which Neo4j counts as set, and only Neo4j's Cypher makes constraints).
+CHANGE_COUNTERS: tuple[str, ...] = (
+    "nodes created",
+    "nodes deleted",
+    "relationships created",
+    "relationships deleted",
+    "properties set",
+    "properties removed",
+    "labels added",
+    "labels removed",
+    "indexes created",
+    "indexes deleted",
+    "constraints created",
+    "constraints deleted",
+)
+
+
+def counted_changes(counts: Mapping[str, Any]) -> dict[str, int]:
+    """``counts`` (by :data:`CHANGE_COUNTERS` name) as the ones above zero, in that order."""
+    out: dict[str, int] = {}
+    for name in CHANGE_COUNTERS:
+        value = int(counts.get(name) or 0)
+        if value > 0:
+            out[name] = value
+    return out
 
 
 @dataclass(frozen=True)
@@ -579,35 +633,23 @@ class QueryPlan:
     planned: bool = True
 
 
+#: refs asked at once by ``explore_node_keys`` (a parameter list the servers read in one go)
+NODE_KEYS_CHUNK = 10_000
+
+
+def node_keys(result: ExploreResult) -> dict[str, GraphNode]:
+    """The ``ref, labels, id`` rows of an ``EXPLORE_NODE_KEYS`` query as nodes holding their
+    labels (sorted: one order on both backends) and ``id``, if they have one."""
+    out: dict[str, GraphNode] = {}
+    for ref, labels, node_id in result.rows:
+        props = {} if node_id is None else {"id": node_id}
+        out[str(ref)] = GraphNode(ref=str(ref), labels=tuple(sorted(labels)), properties=props)
+    return out
+
+
 def bounded_timeout_ms(asked_ms: int, server_ms: int | None) -> int:
     """A client's time limit bounded by the server's own (``None``: the server has none)."""
     return int(asked_ms) if not server_ms else min(int(asked_ms), int(server_ms))
-
-
-def plain_rows(result: ExploreResult) -> list[dict[str, Any]]:
-    """An explorer result as ``run()`` gives rows: one dict per row, nodes and relationships
-    as their property dicts, paths as lists alternating them (``scholarkg cypher``)."""
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, dict):
-            if set(value) == {"~node"}:
-                return result.nodes[value["~node"]].properties
-            if set(value) == {"~rel"}:
-                return result.relationships[value["~rel"]].properties
-            if set(value) == {"~path"}:
-                return [
-                    (result.nodes.get(ref) or result.relationships[ref]).properties
-                    for ref in value["~path"]
-                ]
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
-
-    return [
-        {col: plain(cell) for col, cell in zip(result.columns, row, strict=False)}
-        for row in result.rows
-    ]
 
 
 def explore_check_limits(timeout_ms: int, row_limit: int) -> None:

@@ -38,10 +38,17 @@ def test_explorer_statements_pass_neo4j_lint() -> None:
             neo4j_dialect.EXPLORE_NEIGHBOURS,
             {"ref": "4:0d6d6c1e:12", "limit": 25},
         ),
+        support.Query(
+            "explore_node_keys", neo4j_dialect.EXPLORE_NODE_KEYS, {"refs": ["4:0d6d6c1e:12"]}
+        ),
         support.Query("show_indexes", neo4j_dialect.SHOW_INDEXES, {}),
     ]
     out = support.lint(node, queries)
-    assert out.diagnostics == {"explore_neighbours": [], "show_indexes": []}
+    assert out.diagnostics == {
+        "explore_neighbours": [],
+        "explore_node_keys": [],
+        "show_indexes": [],
+    }
 
 
 def _graph() -> tuple[Any, Any, Any, Any]:
@@ -66,6 +73,12 @@ class _FakeResult:
     def __iter__(self) -> Iterator[Any]:
         for row in self._rows:
             yield type("Rec", (), {"values": lambda self, r=row: r})()
+
+    def consume(self) -> Any:
+        """The summary read once every record is: what a write changed (here one node)."""
+        from neo4j import SummaryCounters
+
+        return type("Summary", (), {"counters": SummaryCounters({"nodes-created": 1})})()
 
 
 class _FakeDriver:
@@ -126,7 +139,8 @@ def test_neo4j_explore_reads_in_a_read_session_with_a_timeout_and_limit() -> Non
         "end": "4:db:2",
         "properties": {"w": 0.5},
     }
-    store.explore("CREATE ()", allow_writes=True)
+    drv.result = _FakeResult([], [])
+    assert store.explore("CREATE ()", allow_writes=True).changes == {"nodes created": 1}
     assert drv.session_kwargs["default_access_mode"] == WRITE_ACCESS
 
 

@@ -132,6 +132,9 @@ def test_runs_list_removes_a_run_left_half_recorded(
 def test_an_interrupted_command_exits_with_the_signals_status_and_says_what_is_stored(
     settings: Settings, embedded_server: EmbeddedServer, sig: int, code: int, name: str
 ) -> None:
+    from _cli import cli_ok
+
+    cli_ok(["--graph", "interrupted", "cypher", "MERGE (:Paper {id: 'x'})"])  # a read needs it
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "scholarkg.cli", "cypher", "--timeout", "5",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scholarkg.benchmark.runs import RunRecord, RunRegistry, new_run
-from scholarkg.cli import app
+from scholarkg.cli import app, main
 from scholarkg.errors import InputError
 
 runner = CliRunner()
@@ -54,7 +55,8 @@ def test_runs_list_json(home: Path) -> None:
     rows = json.loads(res.stdout)
     assert [r["task"] for r in rows] == ["old-task", "old-task", "legobench/rplm/clean"]
     assert set(rows[0]) == {"id", "task", "created", "answered_by", "answer_kind", "role",
-                            "dataset", "graph", "models", "instances", "metrics"}  # fmt: skip
+                            "dataset", "graph", "configuration", "models", "instances",
+                            "metrics"}  # fmt: skip
     assert rows[0]["metrics"] == {"R@5": 0.25, "MRR@10": 0.5}
     res = runner.invoke(app, ["runs", "list", "--task", "legobench", "-f", "json"])
     assert [r["task"] for r in json.loads(res.stdout)] == ["legobench/rplm/clean"]
@@ -90,6 +92,29 @@ def test_report_command(home: Path, tmp_path: Path) -> None:
     assert "| what ran | run | n | R@5 (unit not recorded) | MRR@10 (unit not recorded) |" in md
     assert "| what ran | run | n | CIS (unit not recorded) |" in md
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_report_out_that_is_a_file_is_a_usage_error_naming_the_option(
+    home: Path,
+    tmp_path: Path,
+    where: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file at --out reached the user as "error: FileExistsError: [Errno 17] File exists",
+    exit 1; now a usage error (exit 3) naming --out, and nothing is written."""
+    existing = tmp_path / "f"
+    existing.write_text("mine\n")
+    out = existing if where == "file" else existing / "rep"
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "report", "20261101", "--out", str(out)])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 3
+    err = capsys.readouterr().err
+    assert f"error: --out '{out}'" in err and "it must be a directory" in err, err
+    assert "FileExistsError" not in err and "NotADirectoryError" not in err
+    assert existing.read_text() == "mine\n"
 
 
 def _task_run(task: str, graph: str | None, answer: dict[str, object], day: int) -> RunRecord:
@@ -155,3 +180,78 @@ def test_old_summaries_are_rebuilt_with_what_ran(
     old = {"id": run.id, "task": "retrieval", "created": run.created, "instances": 1}
     reg.summary_path(run.id).write_text(json.dumps(old))
     assert reg.summaries()[0].answered_by == "bm25"
+
+
+def _doris(setting: str, ids: range, day: int, *, task: str = "dorismae", unit: str = "percent"
+           ) -> RunRecord:  # fmt: skip
+    """A DORIS-MAE-like run of one ``task`` setting (full queries or sub-queries)."""
+    return new_run(
+        task,
+        metrics={"NDCG@10": 40.0 + day},
+        per_instance={f"q{i}": {"NDCG@10": 40.0 + day} for i in ids},
+        config={"configuration": {"task": setting, "pool": "all", "encoder": "minilm"},
+                "units": {"NDCG@10": unit}, "answer": {"kind": "ranker", "name": "bm25"}},
+        created=datetime(2026, 11, day, 10, 0, 0, tzinfo=UTC),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def doris_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[RunRecord]:
+    """Full queries, sub-queries (other instances), a second full-query run, and a citerec
+    run in fractions on the full queries' instance ids."""
+    monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path))
+    monkeypatch.setenv("SCHOLARKG_DATA_DIR", str(tmp_path / "falkordb"))  # as in ``home``
+    monkeypatch.delenv("SCHOLARKG_CONFIG", raising=False)
+    monkeypatch.delenv("SCHOLARKG_GRAPH", raising=False)
+    runs = [
+        _doris("full", range(4), 1),
+        _doris("subquery", range(10, 14), 2),
+        _doris("full", range(4), 3),
+        _doris("full", range(4), 4, task="citerec", unit="fraction"),
+    ]
+    reg = RunRegistry(tmp_path / "runs")
+    for r in runs:
+        reg.save(r)
+    return runs
+
+
+def test_compare_refuses_runs_that_do_not_compare_saying_what_differs(
+    doris_runs: list[RunRecord], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Full queries against sub-queries printed deltas over n=0 pairs with no warning, and
+    DORIS-MAE against citerec warned but mixed percent and fractions."""
+    full, sub, full2, citerec = (r.id for r in doris_runs)
+    res = runner.invoke(app, ["runs", "compare", full, sub])
+    assert isinstance(res.exception, InputError) and res.stdout == ""
+    message = str(res.exception)
+    assert message.startswith(f"runs {full} and {sub} do not compare: ")
+    assert 'different configurations (task: "full" vs "subquery")' in message
+    assert "no instance in both runs (4 and 4 instances: nothing to pair)" in message
+    assert message.endswith("(--force compares them anyway)")
+    message = str(runner.invoke(app, ["runs", "compare", full, citerec]).exception)
+    assert "different tasks (dorismae vs citerec)" in message
+    assert "different units (NDCG@10: percent vs fraction)" in message
+    assert "no instance" not in message and "configurations" not in message
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "runs", "compare", full, sub])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 3
+    # --force: the deltas, each difference said on stderr
+    res = runner.invoke(app, ["runs", "compare", full, citerec, "--force", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)[0]["n"] == 4
+    assert "warning: different tasks (dorismae vs citerec)" in res.stderr
+    # one task, one configuration, the same instances: compared as before
+    res = runner.invoke(app, ["runs", "compare", full, full2, "-f", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)[0]["delta"] == 2.0
+
+
+def test_runs_list_shows_the_setting_that_tells_runs_apart(doris_runs: list[RunRecord]) -> None:
+    table = runner.invoke(app, ["runs", "list"]).stdout
+    for run, shown in zip(doris_runs, ["task=full", "task=subquery", "task=full", "–"],
+                          strict=True):  # fmt: skip
+        line = next(ln for ln in table.splitlines() if run.id in ln)
+        assert f" {shown} " in line, line
+    assert "encoder=" not in table  # the same in every run: no column space spent on it
+    rows = json.loads(runner.invoke(app, ["runs", "list", "-f", "json"]).stdout)
+    assert rows[1]["configuration"] == {"task": "subquery", "pool": "all", "encoder": "minilm"}

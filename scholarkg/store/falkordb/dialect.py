@@ -640,6 +640,12 @@ def cypher_error(err: Exception, query: str | None = None) -> CypherError:
 EXPLORE_NEIGHBOURS = (
     "MATCH (n) WHERE id(n) = $ref OPTIONAL MATCH (n)-[r]-(m) RETURN n, r, m LIMIT $limit"
 )
+#: Nodes by internal id as their labels and application id (``explore_node_keys``): one seek
+#: per id, and no property but ``id`` sent back (a node's text can be large).
+EXPLORE_NODE_KEYS = (
+    "UNWIND $refs AS ref MATCH (n) WHERE id(n) = ref "
+    "RETURN id(n) AS ref, labels(n) AS labels, n.id AS id"
+)
 
 
 def create_grouped_by_node_query(rel_type: str, start_label: str, end_label: str) -> str:

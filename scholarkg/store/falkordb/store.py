@@ -37,17 +37,21 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
+    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
     ExploreResult,
     GraphCounts,
+    GraphNode,
     Hit,
     PageRankConfig,
     PageRankResult,
     best_hits,
     bounded_timeout_ms,
+    counted_changes,
     explore_check_limits,
+    node_keys,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, RelationshipWrites
 from scholarkg.store.cypher_common import (
@@ -74,6 +78,7 @@ from scholarkg.store.named import render_named, without_empty_branches
 
 if TYPE_CHECKING:
     import falkordb
+    from falkordb.query_result import QueryResult
 
     from scholarkg.config import Settings
     from scholarkg.store.base import QueryPlan
@@ -1151,8 +1156,16 @@ class FalkorDBStore(BatchWriteStore):
                 rels[str(rtype)] = int(n)
         return GraphCounts(nodes=nodes, relationships=rels)
 
+    def graph_names(self) -> list[str]:
+        return sorted(str(g) for g in self._command("GRAPH.LIST"))
+
+    def graph_exists(self) -> bool:
+        """``GRAPH.LIST`` holds the key: asked before a read, as any ``GRAPH.QUERY`` (reads
+        too) creates it, and ``GRAPH.RO_QUERY`` fails on it for reads and writes alike."""
+        return self.graph in self.graph_names()
+
     def _exists(self) -> bool:
-        return self.graph in set(self._command("GRAPH.LIST"))
+        return self.graph_exists()
 
     def edge_snapshot(
         self,
@@ -1672,6 +1685,7 @@ class FalkorDBStore(BatchWriteStore):
                 dialect.await_indexes(self._g, timeout=INDEX_WAIT_SECONDS)
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
+        out.changes = _changes(res)
         rows = res.result_set
         out.truncated = len(rows) > row_limit or limited.cut is not None
         out.limited_by = "rows" if len(rows) > row_limit else limited.cut
@@ -1692,6 +1706,21 @@ class FalkorDBStore(BatchWriteStore):
             timeout_ms=timeout_ms,
             row_limit=max(1, int(limit)),
         )
+
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        ids = sorted({int(r) for r in refs if str(r).isdigit()})
+        out: dict[str, GraphNode] = {}
+        for chunk in chunked(ids, NODE_KEYS_CHUNK):
+            found = self.explore(
+                dialect.EXPLORE_NODE_KEYS,
+                {"refs": chunk},
+                timeout_ms=timeout_ms,
+                row_limit=len(chunk),
+            )
+            out.update(node_keys(found))
+        return out
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
@@ -1774,6 +1803,24 @@ class FalkorDBStore(BatchWriteStore):
             f"{info.get('run_id', '')}:{info.get('rdb_last_save_time')}:"
             f"{info.get('rdb_changes_since_last_save')}"
         )
+
+
+def _changes(res: QueryResult) -> dict[str, int]:
+    """FalkorDB's statistics under the names both backends share (``CHANGE_COUNTERS``)."""
+    return counted_changes(
+        {
+            "nodes created": res.nodes_created,
+            "nodes deleted": res.nodes_deleted,
+            "relationships created": res.relationships_created,
+            "relationships deleted": res.relationships_deleted,
+            "properties set": res.properties_set,
+            "properties removed": res.properties_removed,
+            "labels added": res.labels_added,
+            "labels removed": res.labels_removed,
+            "indexes created": res.indices_created,
+            "indexes deleted": res.indices_deleted,
+        }
+    )
 
 
 def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:

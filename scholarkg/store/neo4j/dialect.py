@@ -643,6 +643,11 @@ DATABASE_WRITE_STATE = (
 #: The database a session without ``database_`` uses: the user's *home* database (which
 #: may differ from the server's default one).
 HOME_DATABASE = "SHOW HOME DATABASE YIELD name RETURN name"
+#: The databases a store may be opened on (``system`` holds the DBMS's own records); one row
+#: per name, as a cluster lists a database once per server that hosts it.
+USER_DATABASES = (
+    "SHOW DATABASES YIELD name, type WHERE type <> 'system' RETURN DISTINCT name ORDER BY name"
+)
 #: Community leaves ``lastCommittedTxn`` empty; the managed server's launcher adds this
 #: procedure (neo4j-launcher/.../procedures/TransactionState.java) reading the same counter.
 LAST_COMMITTED_TX = "CALL scholarkg.lastCommittedTxId() YIELD txId RETURN txId"
@@ -702,6 +707,7 @@ def all_statements(
         Statement("list_projections", LIST_PROJECTIONS, {"prefix": "scholarkg_"}),
         Statement("database_write_state", DATABASE_WRITE_STATE, {"name": "neo4j"}),
         Statement("home_database", HOME_DATABASE),
+        Statement("user_databases", USER_DATABASES),
         Statement("show_scholarkg_procedures", SHOW_SCHOLARKG_PROCEDURES),
     ]
     out += [
@@ -866,4 +872,10 @@ def all_statements(
 #: OPTIONAL so a node without neighbours still comes back.
 EXPLORE_NEIGHBOURS = (
     "MATCH (n) WHERE elementId(n) = $ref OPTIONAL MATCH (n)-[r]-(m) RETURN n, r, m LIMIT $limit"
+)
+#: Nodes by element id as their labels and application id (``explore_node_keys``): one seek
+#: per id, and no property but ``id`` sent back (a node's text can be large).
+EXPLORE_NODE_KEYS = (
+    "UNWIND $refs AS ref MATCH (n) WHERE elementId(n) = ref "
+    "RETURN elementId(n) AS ref, labels(n) AS labels, n.id AS id"
 )

@@ -38,6 +38,7 @@ import numpy as np
 from scholarkg.errors import (
     ConfigError,
     CypherError,
+    GraphNotFound,
     NotSupported,
     QueryLimitExceeded,
     ServerError,
@@ -55,18 +56,22 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
+    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
     ExploreResult,
     GraphCounts,
+    GraphNode,
     Hit,
     PageRankConfig,
     PageRankResult,
     ProgressFn,
     best_hits,
     bounded_timeout_ms,
+    counted_changes,
     explore_check_limits,
+    node_keys,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs
 from scholarkg.store.cypher_common import (
@@ -320,6 +325,28 @@ def connection_lost_message(mode: str) -> str:
     )
 
 
+#: Neo4j's code for a session on a database the server does not have
+DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def _database_not_found(err: BaseException) -> bool:
+    """``err`` (or the driver error it was raised from) says the database does not exist."""
+    return any(getattr(e, "code", None) == DATABASE_NOT_FOUND for e in (err, err.__cause__) if e)
+
+
+def _user_databases(driver: neo4j.Driver) -> list[str] | None:
+    """The databases a store may be opened on (for the message naming a missing one);
+    ``None`` when the server will not say (a user without the right to list them)."""
+    try:
+        records = driver.execute_query(
+            dialect.USER_DATABASES, database_="system", routing_="r"
+        ).records
+    except Exception as err:
+        log.debug("could not list the databases: %s", err)
+        return None
+    return [str(r["name"]) for r in records]
+
+
 def detect_capabilities(driver: neo4j.Driver, database: str | None) -> frozenset[str]:
     """Full-text and vector search always; ``gds`` / ``apoc`` when the plugin answers."""
     caps = {"fulltext", "vector"}
@@ -473,7 +500,17 @@ class Neo4jStore(BatchWriteStore):
             driver.verify_connectivity()
             caps = detect_capabilities(driver, s.database)
         except Exception as err:
-            driver.close()
+            try:
+                if s.database is not None and _database_not_found(err):
+                    # the one error every command would meet first: said as the embedded
+                    # store says it, with the databases there are (Community has one)
+                    raise GraphNotFound(
+                        s.database,
+                        _user_databases(driver),
+                        hint="a graph is a Neo4j database; NEO4J_DATABASE names one of them",
+                    ) from None
+            finally:
+                driver.close()
             if isinstance(err, StoreError):
                 raise
             raise cypher_error(err) from None
@@ -974,6 +1011,15 @@ class Neo4jStore(BatchWriteStore):
         r = rows[0]
         return f"{name}:{r['created']}:{r['started']}:{r['lastCommittedTxn']}"
 
+    def graph_names(self) -> list[str]:
+        return [str(r["name"]) for r in self._system(dialect.USER_DATABASES)]
+
+    def graph_exists(self) -> bool:
+        """The configured database is there (``NEO4J_DATABASE``; without one, the user's home
+        database, which the server always has). Opening the store on a missing one already
+        fails (``from_settings``), so this is true of any store opened that way."""
+        return self._database is None or self._database in self.graph_names()
+
     def _system(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """An administration command (``SHOW DATABASES``) on the ``system`` database."""
         self.settle()
@@ -1117,6 +1163,8 @@ class Neo4jStore(BatchWriteStore):
                     out.rows.append(
                         [_explore_value(v, out, self._vector_props) for v in record.values()]
                     )
+                if not out.truncated:  # the summary comes once every record is read
+                    out.changes = _changes(result.consume().counters)
         except RecursionError:
             raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
         except Exception as err:
@@ -1151,6 +1199,20 @@ class Neo4jStore(BatchWriteStore):
             timeout_ms=timeout_ms,
             row_limit=max(1, int(limit)),
         )
+
+    def explore_node_keys(
+        self, refs: Sequence[str], *, timeout_ms: int = 10_000
+    ) -> dict[str, GraphNode]:
+        out: dict[str, GraphNode] = {}
+        for chunk in chunked(sorted({str(r) for r in refs}), NODE_KEYS_CHUNK):
+            found = self.explore(
+                dialect.EXPLORE_NODE_KEYS,
+                {"refs": chunk},
+                timeout_ms=timeout_ms,
+                row_limit=len(chunk),
+            )
+            out.update(node_keys(found))
+        return out
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
@@ -1218,6 +1280,25 @@ def gds_client(s: Neo4jSettings) -> Any:
         raise ConfigError(
             f"cannot open GDS at {redact_uri(s.uri)!r}: {type(err).__name__}"
         ) from None
+
+
+def _changes(counters: neo4j.SummaryCounters) -> dict[str, int]:
+    """Neo4j's summary counters under the names both backends share (``CHANGE_COUNTERS``)."""
+    return counted_changes(
+        {
+            "nodes created": counters.nodes_created,
+            "nodes deleted": counters.nodes_deleted,
+            "relationships created": counters.relationships_created,
+            "relationships deleted": counters.relationships_deleted,
+            "properties set": counters.properties_set,
+            "labels added": counters.labels_added,
+            "labels removed": counters.labels_removed,
+            "indexes created": counters.indexes_added,
+            "indexes deleted": counters.indexes_removed,
+            "constraints created": counters.constraints_added,
+            "constraints deleted": counters.constraints_removed,
+        }
+    )
 
 
 def _explore_value(value: Any, out: ExploreResult, vector_props: set[str]) -> Any:
