@@ -74,5 +74,15 @@ NEO4J_RUNS_IN_MARKED_TIER = frozenset(
         "tests/loaders/test_settled_authors.py",
         # 2026-12-02 (session 23): the look-up sent ahead, nine loads on Neo4j
         "tests/loaders/test_lookup_ahead.py",
+        # 2026-12-07: make test took 5:11-5:52 (the Neo4j worker 311 worker-s): the identity
+        # tests of the two new sources (BibTeX 17 s, S2's author order 10 s on Neo4j), and the
+        # four heaviest loader modules left on Neo4j (the author look-up sent ahead 33 s, the
+        # alias interruptions 18 s, the held references 36 s, the newest record 36 s)
+        "tests/loaders/test_bibtex.py",
+        "tests/loaders/test_s2_author_order.py",
+        "tests/loaders/test_author_lookup_ahead.py",
+        "tests/loaders/test_alias_interruptions.py",
+        "tests/loaders/test_held_references.py",
+        "tests/loaders/test_newest_record_wins.py",
     }
 )
