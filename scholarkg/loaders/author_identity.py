@@ -603,21 +603,10 @@ def _align(
             continue
         if ends[r.end] > 1:
             continue
-        name = authors[r.end].name
-        match = [
-            aid
-            for aid, (pos, other) in listed.items()
-            if aid not in taken and pos == r.position and names_match(name, other or "")
-        ]
-        if not match:
-            match = [
-                aid
-                for aid, (_, other) in listed.items()
-                if aid not in taken and names_match(name, other or "")
-            ]
-        if len(match) == 1:
-            taken.add(match[0])
-            out[r.end] = match[0]
+        free = {aid: v for aid, v in listed.items() if aid not in taken}
+        if (match := _one_match(authors[r.end].name, r.position, free)) is not None:
+            taken.add(match)
+            out[r.end] = match
     return out
 
 
@@ -642,17 +631,9 @@ def _moves(
     for r in recs:
         if not (isinstance(r, Authorship) and r.start == pid and r.end in names) or not loose:
             continue
-        name = names[r.end].name
-        match = [
-            a
-            for a, (pos, other) in loose.items()
-            if pos == r.position and names_match(name, other or "")
-        ]
-        if not match:
-            match = [a for a, (_, other) in loose.items() if names_match(name, other or "")]
-        if len(match) == 1:
-            out.append((pid, match[0], by_id.get(r.end, r.end)))
-            del loose[match[0]]
+        if (match := _one_match(names[r.end].name, r.position, loose)) is not None:
+            out.append((pid, match, by_id.get(r.end, r.end)))
+            del loose[match]
     return out
 
 
@@ -684,18 +665,26 @@ def _s2_merges(
         target = by_id.get(r.end, r.end)
         if target.startswith("s2author:") or target in loose:
             continue
-        name = names[r.end].name
-        match = [
-            a
-            for a, (pos, other) in loose.items()
-            if pos == r.position and names_match(name, other or "")
-        ]
-        if not match:
-            match = [a for a, (_, other) in loose.items() if names_match(name, other or "")]
-        if len(match) == 1:
-            out.append((match[0], target))
-            del loose[match[0]]
+        if (match := _one_match(names[r.end].name, r.position, loose)) is not None:
+            out.append((match, target))
+            del loose[match]
     return out
+
+
+def _one_match(
+    name: str, position: int | None, listed: Mapping[str, tuple[int | None, str]]
+) -> str | None:
+    """The one listed author (id → (position, name)) ``name`` is: the compatible name at
+    ``position``, else the one compatible name elsewhere in the list; ``None`` when none or
+    several are."""
+    match = [
+        a
+        for a, (pos, other) in listed.items()
+        if pos == position and names_match(name, other or "")
+    ]
+    if not match:
+        match = [a for a, (_, other) in listed.items() if names_match(name, other or "")]
+    return match[0] if len(match) == 1 else None
 
 
 def move_authorships(store: GraphStore, moves: Sequence[tuple[str, str, str]]) -> int:

@@ -637,6 +637,19 @@ class QueryPlan:
 NODE_KEYS_CHUNK = 10_000
 
 
+def node_keys_in_chunks(
+    explore: Callable[..., ExploreResult], query: str, refs: Sequence[Any], timeout_ms: int
+) -> dict[str, GraphNode]:
+    """``explore_node_keys`` of both stores: ``query`` (their ``EXPLORE_NODE_KEYS``) over
+    ``refs`` (each store's kind of internal id) in chunks of :data:`NODE_KEYS_CHUNK`."""
+    out: dict[str, GraphNode] = {}
+    for start in range(0, len(refs), NODE_KEYS_CHUNK):
+        chunk = list(refs[start : start + NODE_KEYS_CHUNK])
+        found = explore(query, {"refs": chunk}, timeout_ms=timeout_ms, row_limit=len(chunk))
+        out.update(node_keys(found))
+    return out
+
+
 def node_keys(result: ExploreResult) -> dict[str, GraphNode]:
     """The ``ref, labels, id`` rows of an ``EXPLORE_NODE_KEYS`` query as nodes holding their
     labels (sorted: one order on both backends) and ``id``, if they have one."""

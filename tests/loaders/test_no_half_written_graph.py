@@ -124,13 +124,10 @@ def test_bad_line_stops_with_whole_records_and_resume_equals_a_clean_load(
         clean.clear()
 
 
-def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_path: Path) -> None:
-    """A store refusal in the middle of a batch: the batch's nodes are deleted again, the
-    graph is what the checkpoint claims, and resuming completes it like a clean load."""
-    path = _write(tmp_path / "rc.jsonl")
-    groups = list(reviewcritique_groups(path))
-    # a value that escaped validation (``model_construct`` skips it): the store must refuse
-    # it, and by then this batch's Paper/Section/Review nodes have been sent
+def _poisoned(groups: Sequence[Group]) -> list[Group]:
+    """``groups`` with the fourth record's segments holding a NUL: a value that escaped
+    validation (``model_construct`` skips it), which the store must refuse once this
+    batch's Paper/Section/Review nodes have been sent."""
     line, records = groups[3]
     poisoned = [
         ReviewSegment.model_construct(**{**r.__dict__, "text": "bad\x00text"})
@@ -138,7 +135,15 @@ def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_
         else r
         for r in records
     ]
-    broken = [*groups[:3], (line, poisoned), *groups[4:]]
+    return [*groups[:3], (line, poisoned), *groups[4:]]
+
+
+def test_a_failed_write_is_undone_back_to_the_checkpoint(store: GraphStore, tmp_path: Path) -> None:
+    """A store refusal in the middle of a batch: the batch's nodes are deleted again, the
+    graph is what the checkpoint claims, and resuming completes it like a clean load."""
+    path = _write(tmp_path / "rc.jsonl")
+    groups = list(reviewcritique_groups(path))
+    broken = _poisoned(groups)
     checkpoint = Checkpoint.open(path, directory=tmp_path / "cp", scope="test")
     stats = LoadStats(source=str(path))
     with pytest.raises(InputError, match="NUL character"):
@@ -299,14 +304,7 @@ def test_an_undo_that_fails_too_is_said_not_claimed_whole(
 
     path = _write(tmp_path / "rc.jsonl")
     groups = list(reviewcritique_groups(path))
-    line, records = groups[3]
-    poisoned = [
-        ReviewSegment.model_construct(**{**r.__dict__, "text": "bad\x00text"})
-        if isinstance(r, ReviewSegment)
-        else r
-        for r in records
-    ]
-    broken = [*groups[:3], (line, poisoned), *groups[4:]]
+    broken = _poisoned(groups)
 
     def gone(*_: object, **__: object) -> int:
         raise ServerError("lost the embedded FalkorDB server")

@@ -37,7 +37,6 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
-    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
@@ -51,7 +50,7 @@ from scholarkg.store.base import (
     bounded_timeout_ms,
     counted_changes,
     explore_check_limits,
-    node_keys,
+    node_keys_in_chunks,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, RelationshipWrites
 from scholarkg.store.cypher_common import (
@@ -1711,16 +1710,7 @@ class FalkorDBStore(BatchWriteStore):
         self, refs: Sequence[str], *, timeout_ms: int = 10_000
     ) -> dict[str, GraphNode]:
         ids = sorted({int(r) for r in refs if str(r).isdigit()})
-        out: dict[str, GraphNode] = {}
-        for chunk in chunked(ids, NODE_KEYS_CHUNK):
-            found = self.explore(
-                dialect.EXPLORE_NODE_KEYS,
-                {"refs": chunk},
-                timeout_ms=timeout_ms,
-                row_limit=len(chunk),
-            )
-            out.update(node_keys(found))
-        return out
+        return node_keys_in_chunks(self.explore, dialect.EXPLORE_NODE_KEYS, ids, timeout_ms)
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000

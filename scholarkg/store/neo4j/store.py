@@ -56,7 +56,6 @@ from scholarkg.schema.ddl import (
 )
 from scholarkg.store.base import (
     EXPLORE_MAX_BYTES,
-    NODE_KEYS_CHUNK,
     VECTOR_MIN_FETCH,
     WATCHDOG_GRACE,
     EdgeSnapshot,
@@ -71,7 +70,7 @@ from scholarkg.store.base import (
     bounded_timeout_ms,
     counted_changes,
     explore_check_limits,
-    node_keys,
+    node_keys_in_chunks,
 )
 from scholarkg.store.batch_writes import BatchWriteStore, checked_pairs
 from scholarkg.store.cypher_common import (
@@ -1203,16 +1202,8 @@ class Neo4jStore(BatchWriteStore):
     def explore_node_keys(
         self, refs: Sequence[str], *, timeout_ms: int = 10_000
     ) -> dict[str, GraphNode]:
-        out: dict[str, GraphNode] = {}
-        for chunk in chunked(sorted({str(r) for r in refs}), NODE_KEYS_CHUNK):
-            found = self.explore(
-                dialect.EXPLORE_NODE_KEYS,
-                {"refs": chunk},
-                timeout_ms=timeout_ms,
-                row_limit=len(chunk),
-            )
-            out.update(node_keys(found))
-        return out
+        ids = sorted({str(r) for r in refs})
+        return node_keys_in_chunks(self.explore, dialect.EXPLORE_NODE_KEYS, ids, timeout_ms)
 
     def explain(
         self, query: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int = 10_000
