@@ -501,9 +501,8 @@ class AuthorResolver:
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))
         wanted_pids = set(wanted.values())  # not ``in wanted.values()``: a scan per group
-        #: per group, the Authors its own id-carrying records land on, and its source marks
+        #: per group, the Authors its own id-carrying records land on
         own_ids: dict[int, set[str]] = {}
-        own_marks: dict[int, set[str]] = {}
         for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is None or pid not in wanted_pids:
                 continue
@@ -512,33 +511,20 @@ class AuthorResolver:
                 continue  # no Author record: no authorship below can name one
             for r in recs:
                 if isinstance(r, Authorship) and r.start == pid and r.end in names:
-                    own_marks.setdefault(i, set()).update(m for m in _MARKS if getattr(r, m))
                     a = names[r.end]
                     if has_id(a):
                         aid = by_id.get(a.id, a.id)
                         own_ids.setdefault(i, set()).add(aid)
                         have.setdefault(pid, {}).setdefault(aid, (r.position, a.name))
-        #: per work, the stored authorships' source marks (a record's own earlier statement)
-        stored_marks = {
-            (pid, aid): {m for m in _MARKS if row.get(m)}
-            for pid, edges in stored.items()
-            for aid, row in edges
-        }
 
         def stated_by_itself(i: int) -> set[str]:
             """The listed Authors of group ``i``'s work that its own record states: the
-            people its ids name and its name-only authors (a namesake in one list is a
-            second person: the record says so by listing both), and what only its own
-            source stated before (the record replaces that statement)."""
-            pid, marks = paper_of[i], own_marks.get(i, set())
-            out = own_ids.get(i, set()) | {a.id for a in authors_of.get(i, ()) if not has_id(a)}
-            if marks and pid is not None:
-                out |= {
-                    aid
-                    for aid in have.get(pid, {})
-                    if (pid, aid) in stored_marks and stored_marks[(pid, aid)] <= marks
-                }
-            return out
+            people its ids name and its name-only authors. A namesake in one list is a
+            second person (the record says so by listing both), so nothing of the record
+            is aligned to, or moved onto, another of its own authors; a reload of it is
+            then the same list again. Another record of the work, of any source (a second
+            OpenAlex record of a merged work included), is aligned to as ever."""
+            return own_ids.get(i, set()) | {a.id for a in authors_of.get(i, ()) if not has_id(a)}
 
         out: dict[tuple[str | None, str], str] = {}
         self._moves_for(groups, paper_of, by_id, have, stated_by_itself)
@@ -549,11 +535,17 @@ class AuthorResolver:
                 continue  # every author named by an id: nothing to align by name
             mine = stated_by_itself(i)
             listed = {aid: v for aid, v in have.get(pid, {}).items() if aid not in mine}
-            if not listed:
-                continue
-            for rec_id, aid in _align(recs, pid, authors, listed).items():
+            aligned = _align(recs, pid, authors, listed) if listed else {}
+            for rec_id, aid in aligned.items():
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
+            # its name-only authors join the work's list for the chunk's later records of the
+            # work (two records of one work in one chunk: the second is aligned to the first,
+            # as it would be to the first stored; never both ways)
+            for r in recs:
+                if isinstance(r, Authorship) and r.start == pid and r.end in authors:
+                    entry = (r.position, authors[r.end].name)
+                    have.setdefault(pid, {}).setdefault(aligned.get(r.end, r.end), entry)
         return out
 
     def _stored_lists(self, ids: list[str]) -> list[dict[str, Any]]:

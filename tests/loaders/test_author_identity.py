@@ -205,8 +205,8 @@ def test_a_name_without_an_id_is_one_author_per_work_not_per_name(
     """Two works each listing "Wei Wang" without an id (two people, as far as anything
     says): one node for the name made them one Author (a review found one name-only node on
     462 works of a slice). Each work's name-only author is its own node now; a reload
-    changes nothing, and one whose record now spells the name otherwise leaves no Author
-    that no work lists."""
+    changes nothing, and a record that now lists someone else there leaves no Author that no
+    work lists."""
     any_store.apply_schema()
 
     def work(n: int, name: str) -> dict[str, Any]:
@@ -225,7 +225,54 @@ def test_a_name_without_an_id_is_one_author_per_work_not_per_name(
         )
         == rows
     )
-    renamed = write_openalex(tmp_path / "oa2", [work(1, "W. Wang"), work(2, "Wei Wang")])
-    load(any_store, settings, renamed, openalex.read_works, "openalex")
+    # a respelling of the name on the same record stays the node its first record made (as a
+    # person with an id keeps their node); a different person there leaves no Author behind
+    # that no work lists
+    respelt = write_openalex(tmp_path / "oa2", [work(1, "W. Wang"), work(2, "Wei Wang")])
+    load(any_store, settings, respelt, openalex.read_works, "openalex")
+    assert (
+        any_store.run(
+            "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.id AS a ORDER BY p"
+        )
+        == rows
+    )
+    other = write_openalex(tmp_path / "oa3", [work(1, "Li Zhang"), work(2, "Wei Wang")])
+    load(any_store, settings, other, openalex.read_works, "openalex")
     authors = any_store.run("MATCH (a:Author) RETURN a.name AS name ORDER BY name")
-    assert authors == [{"name": "W. Wang"}, {"name": "Wei Wang"}]
+    assert authors == [{"name": "Li Zhang"}, {"name": "Wei Wang"}]
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_two_records_of_one_work_naming_one_author_without_an_id_give_one_author(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, split: bool
+) -> None:
+    """Two OpenAlex records of one work (one DOI; one also names the arXiv landing page, so
+    its record id is the arXiv id, the other's the DOI) both list "Grace Hopper" without an
+    id: the name-only ids are scoped by each record's id, so they differ, and the second is
+    aligned to the first's on the work's list (in one chunk as across chunks), not added."""
+    any_store.apply_schema()
+    hopper = [{"author": {"id": None, "display_name": "Grace Hopper"}}]
+    first = openalex_work(1, **{
+        "id": "https://openalex.org/W10", "doi": "https://doi.org/10.1000/j11",
+        "ids": {"openalex": "https://openalex.org/W10"},
+        "locations": [{"landing_page_url": "https://arxiv.org/abs/2403.00010"}],
+        "referenced_works": [], "authorships": hopper,
+    })  # fmt: skip
+    second = openalex_work(2, **{
+        "id": "https://openalex.org/W11", "doi": "https://doi.org/10.1000/j11",
+        "ids": {"openalex": "https://openalex.org/W11"}, "locations": [],
+        "referenced_works": [], "authorships": hopper,
+    })  # fmt: skip
+    preprint, article = first, second
+    if split:
+        for n, w in enumerate((preprint, article)):
+            load(any_store, settings, write_openalex(tmp_path / f"oa{n}", [w]),
+                 openalex.read_works, "openalex")  # fmt: skip
+    else:
+        load(any_store, settings, write_openalex(tmp_path / "oa", [preprint, article]),
+             openalex.read_works, "openalex")  # fmt: skip
+    rows = any_store.run(
+        "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author) RETURN p.id AS p, a.name AS name"
+    )
+    assert len({r["p"] for r in rows}) == 1 and [r["name"] for r in rows] == ["Grace Hopper"]
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 1}]
