@@ -631,18 +631,14 @@ def _shown(value: Any) -> str:
 
 def why_not_comparable(a: RunRecord, b: RunRecord) -> list[str]:
     """What makes ``b``'s deltas against ``a`` meaningless, each as a phrase (none: they
-    compare): another task (other metrics, other units: percent against fractions), another
-    configuration (another benchmark setting, e.g. DORIS-MAE's full queries against its
-    sub-queries; the report puts them in separate sections), a metric recorded in other
-    units, or no instance in both runs (nothing for the paired test to pair)."""
+    compare): another task (other metrics, other units: percent against fractions), a metric
+    recorded in other units, or no instance in both runs (nothing for the paired test to
+    pair: DORIS-MAE's full queries against its sub-queries). Another configuration alone is
+    no reason (:func:`setting_differences`): comparing an encoder, a backend or an agent
+    against another on the same instances is what a paired test is for."""
     problems: list[str] = []
     if a.task != b.task:
         problems.append(f"different tasks ({a.task} vs {b.task})")
-    ca, cb = a.configuration, b.configuration
-    differ = [k for k in sorted(set(ca) | set(cb)) if _shown(ca.get(k)) != _shown(cb.get(k))]
-    if differ:
-        said = ", ".join(f"{k}: {_shown(ca.get(k))} vs {_shown(cb.get(k))}" for k in differ)
-        problems.append(f"different configurations ({said})")
     units_a, units_b = (run.config.get("units") or {} for run in (a, b))
     other_units = [
         f"{m}: {units_a[m]} vs {units_b[m]}"
@@ -657,6 +653,16 @@ def why_not_comparable(a: RunRecord, b: RunRecord) -> list[str]:
             "instances: nothing to pair)"
         )
     return problems
+
+
+def setting_differences(a: RunRecord, b: RunRecord) -> str | None:
+    """The configuration keys whose values differ between the two runs, said as one phrase
+    (``encoder: "minilm" vs "specter2"``), or ``None``: what a comparison of them measures."""
+    ca, cb = a.configuration, b.configuration
+    differ = [k for k in sorted(set(ca) | set(cb)) if _shown(ca.get(k)) != _shown(cb.get(k))]
+    if not differ:
+        return None
+    return ", ".join(f"{k}: {_shown(ca.get(k))} vs {_shown(cb.get(k))}" for k in differ)
 
 
 def compare_runs(

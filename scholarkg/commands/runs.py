@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from scholarkg.benchmark.runs import RunRegistry, RunSummary, compare_runs, why_not_comparable
+from scholarkg.benchmark.runs import (
+    RunRegistry,
+    RunSummary,
+    compare_runs,
+    setting_differences,
+    why_not_comparable,
+)
 from scholarkg.commands.common import (
     FormatOpt,
     OutputFormat,
@@ -201,17 +207,18 @@ def compare(
         bool,
         typer.Option(
             "--force",
-            help="Compare runs of different tasks or configurations, or with no shared "
-            "instance (refused otherwise).",
+            help="Compare runs of different tasks or units, or with no shared instance "
+            "(refused otherwise).",
         ),
     ] = False,
     fmt: FormatOpt = OutputFormat.table,
 ) -> None:
     """Per-metric deltas (B − A) with a paired significance test over shared instances.
 
-    Runs of different tasks or configurations, or with no instance in common, are refused
-    (saying what differs) unless --force: their deltas would mix benchmarks, units (percent
-    against fractions) or settings, and pair nothing."""
+    Runs of different tasks, or with no instance in common, are refused (saying what
+    differs) unless --force: their deltas would mix benchmarks and units (percent against
+    fractions), or pair nothing. Runs of one task in other configurations (an encoder, a
+    backend, an agent against another) compare, and the settings that differ are said."""
     if method not in ("randomization", "bootstrap"):
         raise InputError(f"unknown --method {method!r}; choose randomization or bootstrap")
     reg = _registry()
@@ -224,6 +231,8 @@ def compare(
             )
         for problem in problems:
             err_console.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
+    if settings_apart := setting_differences(a, b):
+        err_console.print(f"note: the runs differ in {settings_apart}", highlight=False)
     checked = cast("Method", method)  # one of the two, checked above
     deltas = compare_runs(a, b, method=checked, n_resamples=resamples, seed=seed)
     rows = [d.as_dict() for d in deltas]
