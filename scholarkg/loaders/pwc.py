@@ -361,8 +361,17 @@ def read_papers_with_abstracts(path: str | Path) -> Iterator[Group]:
         paper = build(Paper, {k: v for k, v in data.items() if v}, path=path, line=number)
         nodes: list[AnyRecord] = [paper]
         edges: list[AnyRecord] = []
-        names = author_names(obj.get("authors"), path=path, line=number)
-        for pos, author_name in enumerate(names):
+        raw = obj.get("authors")
+        # a blank or null name is skipped, its position kept (the dumps have them: a whole
+        # dump stopped at the first would be lost); any other non-name is an error
+        listed = (
+            [(pos, n) for pos, n in enumerate(raw) if n is not None and str(n).strip()]
+            if isinstance(raw, list)
+            else []
+        )
+        names = author_names([n for _, n in listed] if isinstance(raw, list) else raw,
+                             path=path, line=number)  # fmt: skip
+        for (pos, _), author_name in zip(listed, names, strict=True):
             author = build(Author, {"name": author_name}, path=path, line=number)
             nodes.append(author)
             edges.append(Authorship(start=paper.id, end=author.id, position=pos))

@@ -18,7 +18,7 @@ from scholarkg.cli import app
 from scholarkg.errors import InputError
 from scholarkg.loaders import apc, citerec_s2, citerec_unarxive, pwc
 from scholarkg.loaders.tolerant import SkipReport
-from scholarkg.schema.records import Author
+from scholarkg.schema.records import Author, Authorship
 from scholarkg.store.falkordb.store import FalkorDBStore
 
 
@@ -122,3 +122,16 @@ def test_s2_and_unarxive_skip_and_report_a_line_whose_authors_are_the_wrong_shap
             4,
         )
     assert (err.value.line, err.value.field) == (4, "metadata.authors")
+
+
+def test_pwc_skips_a_blank_or_null_name_and_keeps_the_positions(tmp_path: Path) -> None:
+    """The dumps hold empty names: refused, they stopped a whole ~500k-record load at the
+    first one (a review of the strict check); skipped, as before it, the others keep their
+    positions."""
+    path = tmp_path / "papers-with-abstracts.json"
+    paper = {"paper_url": "https://x/p", "arxiv_id": "2101.00001", "title": "T", "abstract": ""}
+    path.write_text(json.dumps([{**paper, "authors": ["Ann Example", "", None, "Bo Sample"]}]))
+    [(_, group)] = list(pwc.read_papers_with_abstracts(path))
+    positions = [r.position for r in group if isinstance(r, Authorship)]
+    names = [r.name for r in group if isinstance(r, Author)]
+    assert names == ["Ann Example", "Bo Sample"] and positions == [0, 3]
