@@ -181,7 +181,7 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
             raise fail(f"expected text, got {type(value).__name__}", name)
         if m := _RUN_ON.match(value):
             raise fail(f"reads as two fields: a missing comma before {m[1]!r}?", name)
-    text = _decoded(entry, raw)
+    text = _decoded(entry, raw, fail)
     doi, arxiv = _ids(raw, fail)
     year = _year(raw.get("year"), fail)
     title = text.get("title")
@@ -205,7 +205,7 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         )
         out: list[AnyRecord | StatedMark] = [paper]
         edges: list[AnyRecord | StatedMark] = []
-        for position, name in enumerate(_authors(entry, raw)):
+        for position, name in enumerate(_authors(entry, raw, fail)):
             author = Author(name=name, listed_on=paper.id)
             out.append(author)
             edges.append(
@@ -261,22 +261,33 @@ def _year(value: str | None, fail: _Fail) -> int | None:
     return int(text)
 
 
-def _decoded(entry: Entry, raw: Mapping[str, str]) -> dict[str, str]:
+def _decoded(entry: Entry, raw: Mapping[str, str], fail: _Fail) -> dict[str, str]:
     """The entry's LaTeX text fields (``_TEXT_FIELDS``) decoded, whitespace collapsed."""
     fields = [Field(name, raw[name]) for name in _TEXT_FIELDS if name in raw]
     if not fields:
         return {}
-    decoded = _latex_decoded(Entry(entry.entry_type, entry.key, fields))
+    decoded = _latex_decoded(Entry(entry.entry_type, entry.key, fields), fail, "title")
     return {name: value for name in _TEXT_FIELDS if (value := _clean(decoded.get(name)))}
 
 
-def _latex_decoded(entry: Entry) -> dict[str, str]:
+def _only_entry(library: Library, fail: _Fail, field: str) -> Entry:
+    """The one entry a middleware gave back: bibtexparser turns an entry it cannot
+    transform (a name ``{Lovelace, Ada,}`` it cannot split) into an error block instead,
+    which surfaced as an ``IndexError`` with no file, line or key."""
+    if not library.entries:
+        blocks = library.failed_blocks
+        why = str(getattr(blocks[0], "error", "")) if blocks else ""
+        raise fail(f"cannot be read as BibTeX{f' ({why[:120]})' if why else ''}", field)
+    return library.entries[0]
+
+
+def _latex_decoded(entry: Entry, fail: _Fail, field: str) -> dict[str, str]:
     """bibtexparser's ``LatexDecodingMiddleware`` on one entry of string fields."""
     library = middlewares.LatexDecodingMiddleware().transform(Library([entry]))
-    return {f.key: str(f.value) for f in library.entries[0].fields}
+    return {f.key: str(f.value) for f in _only_entry(library, fail, field).fields}
 
 
-def _authors(entry: Entry, raw: Mapping[str, str]) -> list[str]:
+def _authors(entry: Entry, raw: Mapping[str, str], fail: _Fail) -> list[str]:
     """The entry's authors, in order, each ``First von Last Jr.``, LaTeX decoded.
 
     Split before decoding (bibtexparser's ``SeparateCoAuthors``, ``SplitNameParts``,
@@ -292,13 +303,15 @@ def _authors(entry: Entry, raw: Mapping[str, str]) -> list[str]:
         middlewares.MergeNameParts(style="first"),
     ):
         library = step.transform(library)
-    value = library.entries[0].fields_dict["author"].value
+    value = _only_entry(library, fail, "author").fields_dict["author"].value
     names = [str(n) for n in value] if isinstance(value, list) else [str(value)]
     names = [n for n in names if n.strip().lower() != "others"]
     if not names:
         return []
     decoded = _latex_decoded(
-        Entry(entry.entry_type, entry.key, [Field(f"n{i}", n) for i, n in enumerate(names)])
+        Entry(entry.entry_type, entry.key, [Field(f"n{i}", n) for i, n in enumerate(names)]),
+        fail,
+        "author",
     )
     out = [_clean(decoded[f"n{i}"]) for i in range(len(names))]
     return [n for n in out if n]

@@ -148,6 +148,11 @@ def test_an_entry_without_ids_takes_the_title_and_year_id(tmp_path: Path) -> Non
         ("@misc{m, title={x} year={2020}}\n", 1, "m", "title", "missing comma before 'year'"),
         ("@misc{f, title={x}, title={y}}\n", 1, "f", "title", "given twice"),
         ("@misc{s, title={x}}\n@misc{s, title={y}}\n", 2, "s", None, "second entry"),
+        # names bibtexparser cannot split: an IndexError with no file, line or key (a review)
+        ("@misc{n,\n title={x}, author={Lovelace, Ada,}}\n", 1, "n", "author",
+         "Trailing comma"),
+        ("@misc{n, title={x}, author={Lovelace, Ada, Jr., Extra}}\n", 1, "n", "author",
+         "Too many commas"),
     ],
 )  # fmt: skip
 def test_a_bad_entry_names_file_line_key_and_field(
