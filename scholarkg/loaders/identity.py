@@ -581,6 +581,8 @@ class IdentityResolver:
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
+        #: name-only Authors a list dropped during the load: deleted in finish if left alone
+        self._unlisted: set[str] = set()
         #: the source groups' digests for the load's checkpoints (``run_steps`` sets one per
         #: file): taken as :meth:`resolve` reads them, before resolution rewrites them
         self.digests: SourceDigests | None = None
@@ -707,9 +709,13 @@ class IdentityResolver:
         self.report.authors_aligned = authors.aligned
         if isinstance(self.store, BatchWriteStore):
             self.store.settle()  # the last chunk's prunes (_write_ahead): their counts
-        if self.report.pruned_authorships:
-            # a name-only Author whose last authorship went: nothing else would ever delete it
-            rows = self.store.run_named("identity/drop_unlisted_name_only_authors")
+        unlisted, self._unlisted = sorted(self._unlisted), set()
+        for start in range(0, len(unlisted), 10_000):
+            # a name-only Author whose authorship a record no longer lists: deleted if that
+            # was its last (one per work since their ids are the work's: nothing else would)
+            rows = self.store.run_named(
+                "identity/drop_lone_authors", {"ids": unlisted[start : start + 10_000]}
+            )
             self.report.unlisted_authors += int(rows[0]["deleted"]) if rows else 0
 
     def merge(self, pairs: Sequence[tuple[str, str]]) -> None:
@@ -1608,9 +1614,21 @@ class IdentityResolver:
         return rows
 
     def _apply_lists(self, lists: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
-        """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``)."""
+        """Drop what each source no longer lists (``identity/prune_*``, then ``unmark_*``).
+        The name-only Authors a list drops (read with the chunk's stored lists) are kept
+        for :meth:`finish`, which deletes those left with no relationship: a scan of every
+        name-only Author would cost a large graph seconds at the end of each update."""
+        stored = self._authors.stored_authorships
         for (source, rel), works in lists.items():
             name = _LISTS[rel]
+            if rel == "AUTHORED_BY" and stored:
+                for w in works:
+                    listed = set(w["refs"])
+                    self._unlisted.update(
+                        aid
+                        for aid, _ in stored.get(w["id"], ())
+                        if aid.startswith("author:") and aid not in listed
+                    )
             if source == "also":
                 self._write_ahead(f"identity/migrate_also_{name}", {"works": works})
             if works:
