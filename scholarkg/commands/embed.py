@@ -78,11 +78,11 @@ def _require_vectors(store: GraphReader, label: str, model: str) -> None:
     make them: the server's own answer named a procedure's arguments (FalkorDB) or an index
     (Neo4j), not the missing ``embed nodes``. Asked before the model is loaded."""
     from scholarkg.schema.ddl import check_label, check_property
-    from scholarkg.services.embeddings import count_vectors, model_slug
+    from scholarkg.services.embeddings import has_vectors, model_slug
 
     check_label(label)
     prop = check_property(f"emb_{model_slug(model)}")
-    if count_vectors(store, label, prop) == 0:
+    if not has_vectors(store, label, prop):
         model_opt = "" if model == DEFAULT_MODEL else f" --model {model}"
         raise InputError(
             f"no {label} vectors in graph {store.graph!r} (model {model!r}, property {prop}); "

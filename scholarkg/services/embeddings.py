@@ -47,6 +47,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -243,14 +244,23 @@ class SentenceTransformerEmbedder:
         return out
 
 
-def quiet_model_loading() -> None:
-    """transformers' own bar for a model's load ("Loading weights: 100%|…") off: drawn in
-    the middle of scholarkg's progress lines (``bench run``, ``suggest``), it told a user
-    nothing the command does not say itself."""
+@contextmanager
+def quiet_model_loading() -> Iterator[None]:
+    """transformers' own bar for a model's load ("Loading weights: 100%|…") off while it
+    loads: drawn in the middle of scholarkg's progress lines (``bench run``, ``suggest``), it
+    told a user nothing the command does not say itself. Restored after (transformers' switch
+    is the process's, Hugging Face Hub's download bars included)."""
     from transformers.utils import logging as hf_logging
 
+    was: bool = hf_logging.is_progress_bar_enabled()
     disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+    enable: Callable[[], None] = hf_logging.enable_progress_bar  # unannotated upstream
     disable()
+    try:
+        yield
+    finally:
+        if was:
+            enable()
 
 
 def load_embedder(
@@ -334,9 +344,9 @@ def _load_model(
     dev = _auto_device() if device == "auto" else device
     if backend == "torch-int8":  # an explicit other device was refused above
         dev = "cpu"
-    quiet_model_loading()
     try:
-        model = SentenceTransformer(source, device=dev)
+        with quiet_model_loading():
+            model = SentenceTransformer(source, device=dev)
     except (OSError, ValueError) as err:  # unknown id, offline hub miss, bad directory
         raise ConfigError(f"cannot load embedding model {name!r}: {err}") from err
     if max_seq_length is not None and max_seq_length != model.max_seq_length:
@@ -575,12 +585,12 @@ def count_nodes(store: GraphReader, label: str) -> int:
     return int(rows[0]["n"]) if rows else 0
 
 
-def count_vectors(store: GraphReader, label: str, prop: str) -> int:
-    """How many ``label`` nodes hold a ``prop`` vector: a search needs at least one (and
-    the index ``embed nodes`` makes with them)."""
+def has_vectors(store: GraphReader, label: str, prop: str) -> bool:
+    """Whether any ``label`` node holds a ``prop`` vector: a search needs one (and the
+    index ``embed nodes`` makes with them). One row read, not a count of them all."""
     names = {"label": check_label(label), "prop": check_property(prop)}
     rows = store.run_named("embeddings/count_vectors", {}, **names)
-    return int(rows[0]["n"]) if rows else 0
+    return bool(rows) and int(rows[0]["n"]) > 0
 
 
 def embed_nodes(

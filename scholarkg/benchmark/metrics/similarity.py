@@ -136,7 +136,9 @@ class SentenceTransformerEncoder:
             # a metric module imports nothing from services)
             from transformers.utils import logging as hf_logging
 
+            was: bool = hf_logging.is_progress_bar_enabled()
             disable: Callable[[], None] = hf_logging.disable_progress_bar  # unannotated upstream
+            enable: Callable[[], None] = hf_logging.enable_progress_bar  # unannotated upstream
             disable()
             try:
                 self._model = SentenceTransformer(source, device=self.device)
@@ -145,6 +147,9 @@ class SentenceTransformerEncoder:
                     f"embedding model {source!r} is not available offline; pass a local "
                     "directory or install it into the Hugging Face cache first"
                 ) from exc
+            finally:
+                if was:
+                    enable()
         return self._model
 
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -14,5 +14,6 @@ SET s.position = coalesce(s.position, r.position),
     s.from_arxiv = coalesce(s.from_arxiv, r.from_arxiv),
     s.from_crossref = coalesce(s.from_crossref, r.from_crossref),
     s.from_bibtex = coalesce(s.from_bibtex, r.from_bibtex),
+    s.from_s2 = coalesce(s.from_s2, r.from_s2),
     s.also = coalesce(s.also, r.also)
 RETURN count(s) AS copied
