@@ -200,7 +200,7 @@ def require_graph(store: GraphStore) -> None:
     answered from the store's database instead.
     """
     named = explicit_graph()
-    if named is not None and named != store.graph:
+    if named is not None and not _same_graph(store, named, store.graph):
         raise GraphNotFound(
             named,
             store.graph_names(),
@@ -209,6 +209,12 @@ def require_graph(store: GraphStore) -> None:
         )
     if not store.graph_exists():
         raise GraphNotFound(store.graph, store.graph_names())
+
+
+def _same_graph(store: GraphStore, a: str, b: str) -> bool:
+    """Two graph names naming one graph: Neo4j's database names are case-insensitive
+    (``--graph Papers`` is the database ``papers``), FalkorDB's keys are not."""
+    return a.lower() == b.lower() if store.backend == "neo4j" else a == b
 
 
 def fmt_number(value: float | None, digits: int = 4) -> str:

@@ -125,6 +125,10 @@ def test_on_neo4j_a_graph_other_than_the_database_is_refused(on_neo4j: GraphStor
     read = ["--graph", on_neo4j.graph, "cypher", "MATCH (p:Paper) RETURN p.title AS t", "-f", "csv"]
     assert cli_ok(read) == "t\nA\n"
     assert "Paper" in cli_ok(["stats"])
+    # Neo4j's database names are case-insensitive: the name in capitals is the same database
+    shouted = ["--graph", on_neo4j.graph.upper(), "cypher", "MATCH (p:Paper) RETURN p.title AS t",
+               "-f", "csv"]  # fmt: skip
+    assert cli_ok(shouted) == "t\nA\n"
 
 
 def test_on_neo4j_a_missing_database_is_named_with_those_there_are(

@@ -1016,8 +1016,12 @@ class Neo4jStore(BatchWriteStore):
     def graph_exists(self) -> bool:
         """The configured database is there (``NEO4J_DATABASE``; without one, the user's home
         database, which the server always has). Opening the store on a missing one already
-        fails (``from_settings``), so this is true of any store opened that way."""
-        return self._database is None or self._database in self.graph_names()
+        fails (``from_settings``), so this is true of any store opened that way. Neo4j's
+        database names are case-insensitive (it lists them lower-cased): ``Papers`` opened
+        the database ``papers`` and was then refused as missing."""
+        if self._database is None:
+            return True
+        return self._database.lower() in {name.lower() for name in self.graph_names()}
 
     def _system(self, query: str, params: Mapping[str, Any] | None = None) -> list[Any]:
         """An administration command (``SHOW DATABASES``) on the ``system`` database."""
