@@ -404,6 +404,8 @@ class AuthorResolver:
         for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is not None and pid in have:
                 listed = have[pid]
+                if not any(_name_only(a) or a.startswith("s2author:") for a in listed):
+                    continue  # nothing to move or merge (an update's usual work): no set built
                 if mine := not_others(i):
                     listed = {aid: v for aid, v in listed.items() if aid not in mine}
                 self.moves += _moves(recs, pid, by_id, listed)
