@@ -231,7 +231,7 @@ class AuthorResolver:
         if self.by_name:
             out.update(self._by_name(groups, paper_of, by_id, existing))
         elif lists_of is not None:
-            out.update(self._by_work_list(groups, paper_of, lists_of))
+            out.update(self._by_work_list(groups, paper_of, lists_of, by_id))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
         names = {a.id: a.name for a in authors}
         for recs, pid in zip(groups, paper_of, strict=True):
@@ -417,14 +417,22 @@ class AuthorResolver:
         groups: Sequence[Sequence[Any]],
         paper_of: Sequence[str | None],
         lists_of: Mapping[str, Sequence[str]],
+        by_id: Mapping[str, str],
     ) -> dict[tuple[str | None, str], str]:
         """The benchmark families' mode (``load s2``): a record's authors that no id of the
         graph names (an S2 author id never seen, or no id at all) are aligned by position
         and name to the list the work already has on its stored nodes (``lists_of``: the
         record's Paper id → those nodes, e.g. the OpenAlex node merging into it), as a
         name-only source's are; a matched author's ids join the matched node (an empty
-        ``s2_author_id`` slot, else an alias) and what it says beyond them fills it."""
+        ``s2_author_id`` slot, else an alias) and what it says beyond them fills it.
+
+        An S2 author the graph knows only by their S2 id (an ``s2author:`` node, from another
+        S2 work) who matches a person the work's catalogue list names by OpenAlex id or ORCID
+        is that person: the S2 node is merged into theirs at the end of the load
+        (:meth:`finish`), as a catalogue record loaded after would merge it
+        (:func:`_s2_merges`); left apart, this order kept two nodes of one person."""
         wanted: list[tuple[Sequence[Any], str, dict[str, Author], list[str]]] = []
+        s2_only: dict[str, Author] = {}
         for recs, pid in zip(groups, paper_of, strict=True):
             if pid is None:
                 continue
@@ -433,8 +441,19 @@ class AuthorResolver:
                 for r in recs
                 if isinstance(r, Author) and (not has_id(r) or r.id in self._unknown)
             }
-            if loose:  # the record's own node too: a family key can be the stored work's
-                wanted.append((recs, pid, loose, sorted({*lists_of.get(pid, ()), pid})))
+            known = {
+                r.id: r
+                for r in recs
+                if isinstance(r, Author)
+                and r.s2_author_id
+                and r.id not in loose
+                and by_id.get(r.id, r.id).startswith("s2author:")
+            }
+            s2_only.update(known)
+            if loose or known:  # the record's own node too: a family key can be the stored work's
+                wanted.append(
+                    (recs, pid, {**loose, **known}, sorted({*lists_of.get(pid, ()), pid}))
+                )
         if not wanted:
             return {}
         ask = sorted({n for *_, nodes in wanted for n in nodes})
@@ -453,6 +472,13 @@ class AuthorResolver:
             if not listed:
                 continue
             for rec_id, aid in _align(recs, pid, loose, listed).items():
+                if rec_id in s2_only:
+                    node = by_id.get(rec_id, rec_id)
+                    if aid.startswith(("openalexauthor:", "orcid:")) and aid != node:
+                        out[(pid, rec_id)] = aid
+                        self.deferred.append((node, aid))
+                        self.aligned += 1
+                    continue  # an S2 node meets itself, or another S2 or name-only node
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
                 a = loose[rec_id]

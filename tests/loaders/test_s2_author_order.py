@@ -116,3 +116,33 @@ def test_a_later_sources_reload_keeps_an_author_s2_still_lists(
     rows = authors(any_store)
     assert [r[2] for r in rows] == [0, 1, 2, 3]
     assert rows[3][4] is None and rows[3][5] is True  # arXiv's mark gone, S2's kept
+
+
+def test_an_s2_author_known_from_another_work_joins_the_catalogues_person(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """OpenAlex's record of a work, then ``load s2`` of another work by the same S2 author,
+    then S2's record of the first: the author was known by their S2 id by then, so the
+    alignment for unknown S2 ids skipped them and the work kept two nodes of one person (a
+    review). The S2 node is merged into the catalogue's person, its other work's
+    authorship with it."""
+    any_store.apply_schema()
+    load_catalogue(any_store, settings, openalex_file(tmp_path), openalex.read_works)
+    other = {
+        "corpusid": 4343,
+        "externalids": {"DOI": "10.5555/other.1"},
+        "title": "Another synthetic paper",
+        "year": 2008,
+        "authors": [{"authorId": "900", "name": "C. Balázs"}],
+    }
+    first = tmp_path / "s2a" / "papers.jsonl"
+    first.parent.mkdir(parents=True)
+    first.write_text(json.dumps(other) + "\n", encoding="utf-8")
+    load_s2(any_store, settings, first)
+    load_s2(any_store, settings, s2_file(tmp_path))
+    rows = any_store.run(
+        "MATCH (p:Paper)-[:AUTHORED_BY]->(a:Author {s2_author_id: '900'}) "
+        "RETURN a.id AS id, count(p) AS works"
+    )
+    assert rows == [{"id": "openalexauthor:A50", "works": 2}]
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 4}]
