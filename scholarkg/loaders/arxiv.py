@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.author_identity import name_only_authorships
 from scholarkg.loaders.base import refuse_markup, validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
-from scholarkg.schema.records import Author, Authorship, Paper
+from scholarkg.schema.records import Paper
 from scholarkg.textio import CUT_LINE, iter_jsonl
 
 _SPACE = re.compile(r"\s+")
@@ -136,12 +137,11 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
         )
         out: list[AnyRecord | StatedMark] = [paper]
         edges: list[AnyRecord | StatedMark] = []
-        for position, name in enumerate(_authors(obj, path, line)):
-            author = Author(name=name, listed_on=paper.id)
-            out.append(author)
-            edges.append(
-                Authorship(start=paper.id, end=author.id, position=position, from_arxiv=True)
-            )
+        authors, authorships = name_only_authorships(
+            paper.id, _authors(obj, path, line), "from_arxiv"
+        )
+        out += authors
+        edges += authorships
         edges.append(StatedList(paper.id, "arxiv", "AUTHORED_BY"))  # the whole author list
         if "categories" in obj:  # arXiv states every line's categories
             edges.append(StatedFields(paper.id, frozenset({"categories"})))

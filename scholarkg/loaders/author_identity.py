@@ -593,6 +593,21 @@ class AuthorResolver:
         return store.run_named("identity/paper_authors", {"ids": ids})
 
 
+def name_only_authorships(
+    paper_id: str, names: Iterable[str], mark: str
+) -> tuple[list[Author], list[Authorship]]:
+    """A source's author list given by names alone (arXiv, a ``.bib``): one Author per name,
+    scoped by the listing work (``Author.listed_on``), and its AUTHORED_BY edge at its
+    position with the source's ``mark`` (``from_arxiv``…), so a reload replaces only it."""
+    authors: list[Author] = []
+    edges: list[Authorship] = []
+    for position, name in enumerate(names):
+        author = Author(name=name, listed_on=paper_id)
+        authors.append(author)
+        edges.append(Authorship(start=paper_id, end=author.id, position=position, **{mark: True}))
+    return authors, edges
+
+
 def _id_authors(groups: Iterable[Sequence[Any]]) -> Iterator[Author]:
     """The Author records of ``groups`` that carry an id (those :meth:`AuthorResolver._by_id`
     looks up)."""

@@ -60,11 +60,12 @@ from bibtexparser.model import (
 )
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.author_identity import name_only_authorships
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList, StatedMark
 from scholarkg.schema import ids
-from scholarkg.schema.records import Author, Authorship, Paper
+from scholarkg.schema.records import Paper
 from scholarkg.textio import read_text
 
 _SPACE = re.compile(r"\s+")
@@ -205,12 +206,11 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         )
         out: list[AnyRecord | StatedMark] = [paper]
         edges: list[AnyRecord | StatedMark] = []
-        for position, name in enumerate(_authors(entry, raw, fail)):
-            author = Author(name=name, listed_on=paper.id)
-            out.append(author)
-            edges.append(
-                Authorship(start=paper.id, end=author.id, position=position, from_bibtex=True)
-            )
+        authors, authorships = name_only_authorships(
+            paper.id, _authors(entry, raw, fail), "from_bibtex"
+        )
+        out += authors
+        edges += authorships
         if "author" in raw:  # the whole author list: what BibTeX stated before is replaced
             edges.append(StatedList(paper.id, "bibtex", "AUTHORED_BY"))
     return out + edges
