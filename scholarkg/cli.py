@@ -99,7 +99,11 @@ def root(
     ] = None,
     graph: Annotated[
         str | None,
-        typer.Option(help="Graph (FalkorDB key / Neo4j database) name.", envvar="SCHOLARKG_GRAPH"),
+        typer.Option(
+            help="Graph name (a FalkorDB key; on Neo4j it selects no database: only the one "
+            "NEO4J_DATABASE names is accepted).",
+            envvar="SCHOLARKG_GRAPH",
+        ),
     ] = None,
     debug: Annotated[bool, typer.Option(help="Show tracebacks on errors.")] = False,
     version: Annotated[

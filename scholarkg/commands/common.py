@@ -152,8 +152,9 @@ def running_store_session() -> Iterator[GraphStore | None]:
         if managed_server(cfg).status(details=False).state != "running":
             yield None
             return
-    with store_session(creates_graph=True) as store:
-        yield store if store.graph_exists() else None
+    with _session(write=False, check=None) as store:
+        # a --graph the store cannot hold (on Neo4j another database) is not there either
+        yield store if store.graph_exists() and _other_graph(store) is None else None
 
 
 @contextmanager
@@ -165,18 +166,29 @@ def store_session(*, write: bool = False, creates_graph: bool = False) -> Iterat
     a writing ``cypher``) may start a new one. A read of a mistyped ``--graph`` would
     otherwise answer with nothing, and on the embedded store leave an empty graph behind
     (any ``GRAPH.QUERY`` creates its key) that ``db status`` lists and ``db backup`` keeps.
+    A graph the store cannot start (on Neo4j, any but its database) is refused either way,
+    before the command sends anything (:func:`refuse_other_graph`).
 
     ``write=True`` for commands that write in bulk (loads, import, schema, embeddings):
     at the end the store compacts its files (``GraphStore.compact``), also after a failed
     run that may have written part of its data; this one place keeps restarts fast.
     """
+    check = refuse_other_graph if creates_graph else require_graph
+    with _session(write=write, check=check) as store:
+        yield store
+
+
+@contextmanager
+def _session(*, write: bool, check: Callable[[GraphStore], None] | None) -> Iterator[GraphStore]:
+    """:func:`store_session` with the graph check given (``None``: none, for
+    :func:`running_store_session`, which only looks)."""
     from scholarkg.store import open_store
 
     with server_wait_line():
         store = open_store(settings())
     try:
-        if not creates_graph:
-            require_graph(store)
+        if check is not None:
+            check(store)
         try:
             yield store
         except Exception:
@@ -192,23 +204,41 @@ def store_session(*, write: bool = False, creates_graph: bool = False) -> Iterat
 
 
 def require_graph(store: GraphStore) -> None:
-    """Refuse a store whose graph is not there (``GraphNotFound``, naming those there are).
+    """Refuse a store whose graph is not there (``GraphNotFound``, naming those there are):
+    the graph the user named (:func:`refuse_other_graph`), then the store's own."""
+    refuse_other_graph(store)
+    if not store.graph_exists():
+        raise GraphNotFound(store.graph, store.graph_names())
+
+
+def refuse_other_graph(store: GraphStore) -> None:
+    """Refuse a ``--graph`` (or ``SCHOLARKG_GRAPH``) that names a graph this store is not.
 
     On Neo4j a graph is a database, the one ``NEO4J_DATABASE`` names (opening the store on a
     missing one already fails), and ``--graph`` selects none: a graph named there that is
-    not the store's database is not in the store either, and a read of it would have
-    answered from the store's database instead.
+    not the store's database is not in the store, and a command would have read it from, or
+    written it (a load, ``import``, ``db reset``, ``graph pagerank --write``) into, the
+    store's database instead, with the load's checkpoints filed under that database. Reads
+    and writes are refused alike, before anything is sent. On the embedded store the store's
+    graph is the one named, so nothing is refused here.
     """
+    named = _other_graph(store)
+    if named is None:
+        return
+    raise GraphNotFound(
+        named,
+        store.graph_names(),
+        hint=f"on {store.backend}, --graph selects no database: this store reads and writes "
+        f"only {store.graph!r}, the database NEO4J_DATABASE names; drop --graph and "
+        "SCHOLARKG_GRAPH to use it, or set NEO4J_DATABASE to another database",
+    )
+
+
+def _other_graph(store: GraphStore) -> str | None:
+    """The graph the user named when it is not the store's (``None``: none named, or the
+    same)."""
     named = explicit_graph()
-    if named is not None and not _same_graph(store, named, store.graph):
-        raise GraphNotFound(
-            named,
-            store.graph_names(),
-            hint=f"the {store.backend} backend reads the database NEO4J_DATABASE names, "
-            f"here {store.graph!r}",
-        )
-    if not store.graph_exists():
-        raise GraphNotFound(store.graph, store.graph_names())
+    return None if named is None or _same_graph(store, named, store.graph) else named
 
 
 def _same_graph(store: GraphStore, a: str, b: str) -> bool:

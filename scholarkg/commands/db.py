@@ -9,7 +9,7 @@ into a snapshot first, Neo4j checkpoints its store), so the next start is quick.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -24,13 +24,16 @@ from scholarkg.commands.common import (
     to_json,
 )
 from scholarkg.console import working
-from scholarkg.errors import ConfigError
+from scholarkg.errors import ConfigError, GraphNotFound
 from scholarkg.store import open_store
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.backup import backup_store, restore_store
 from scholarkg.store.falkordb.server import EmbeddedServer, ServerStatus
 from scholarkg.store.neo4j.server import ManagedNeo4j, Neo4jStatus, managed_server
 from scholarkg.store.neo4j.store import redact_uri
+
+if TYPE_CHECKING:
+    from scholarkg.store.falkordb.store import FalkorDBStore
 
 app = typer.Typer(
     help="Manage the graph server (embedded FalkorDB, or the managed Neo4j with "
@@ -332,6 +335,11 @@ def reset(
         with server_wait_line():
             store = open_store(cfg, allow_incomplete=True)
         try:
+            # a graph that is not there (a mistyped --graph) is refused like any other
+            # command's, naming those there are: "deleted (0 nodes)" read as if it had
+            # been; one whose bulk load was cut off before its first node is still deleted
+            if not store.graph_exists() and not cast("FalkorDBStore", store).is_incomplete():
+                raise GraphNotFound(store.graph, store.graph_names(), hint="nothing to delete")
             _reset(store, cfg.backend, yes)
         finally:
             store.close()

@@ -10,6 +10,7 @@ ignored there (the read answered from the ``neo4j`` database) and a missing
 
 from __future__ import annotations
 
+import json
 import sys
 import uuid
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ import pytest
 from _cli import cli_ok, runner
 
 from scholarkg.cli import app, main
+from scholarkg.config import Settings
 from scholarkg.errors import GraphNotFound
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb.server import EmbeddedServer
@@ -89,6 +91,47 @@ def test_a_write_or_a_load_still_starts_a_new_graph(
     assert typo in _graphs(embedded_server)
 
 
+def test_db_reset_of_a_missing_graph_is_refused_naming_the_graphs_there_are(
+    typo: str, graph_env: str, embedded_server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A mistyped ``--graph`` on ``db reset`` said "deleted graph 'x' (0 nodes …)" and exited
+    0, as if something had been deleted; it is refused like a read, with exit status 3, the
+    graphs there are listed, and nothing (the test's graph included) is touched."""
+    res = runner.invoke(app, ["--graph", typo, "db", "reset", "--yes"])
+    assert isinstance(res.exception, GraphNotFound), res.output
+    message = str(res.exception)
+    assert message.startswith(f"no graph '{typo}' in the store; graphs: "), message
+    assert graph_env in message.split("graphs: ", 1)[1]
+    assert message.endswith("(nothing to delete)")
+    assert "deleted" not in res.output
+    assert typo not in _graphs(embedded_server)
+    assert "1" in cli_ok(["cypher", "MATCH (p:Paper) RETURN count(p) AS n"])
+    monkeypatch.setattr(sys, "argv", ["scholarkg", "--graph", typo, "db", "reset", "--yes"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 3
+
+
+def test_db_reset_still_deletes_a_graph_whose_bulk_load_was_cut_off_before_its_first_node(
+    typo: str, graph_env: str, embedded_server: EmbeddedServer
+) -> None:
+    """The bulk loader marks its graph before the graph's key exists: such a graph is not
+    listed, yet is refused as incomplete, and ``db reset`` is the way out the refusal names."""
+    from scholarkg.store.falkordb.store import FalkorDBStore
+
+    store = FalkorDBStore(embedded_server.connect(), typo)
+    try:
+        store.mark_incomplete("scholarkg load bulk papers.csv")
+        assert typo not in _graphs(embedded_server)
+        out = cli_ok(["--graph", typo, "db", "reset", "--yes"])
+        assert f"deleted graph '{typo}'" in out
+        assert not store.is_incomplete()
+    finally:
+        store.mark_complete()
+        store.close()
+
+
 def test_runs_list_of_a_missing_graph_lists_its_runs_without_complaint(
     typo: str, embedded_server: EmbeddedServer
 ) -> None:
@@ -129,6 +172,44 @@ def test_on_neo4j_a_graph_other_than_the_database_is_refused(on_neo4j: GraphStor
     shouted = ["--graph", on_neo4j.graph.upper(), "cypher", "MATCH (p:Paper) RETURN p.title AS t",
                "-f", "csv"]  # fmt: skip
     assert cli_ok(shouted) == "t\nA\n"
+
+
+def test_on_neo4j_a_write_to_a_graph_other_than_the_database_is_refused_before_it_writes(
+    on_neo4j: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A write with ``--graph`` naming another graph went to the store's one database: a
+    load into ``--graph other`` merged its papers into ``neo4j`` (checkpoints and all),
+    ``db reset`` and ``graph pagerank --write`` changed it too. Each is refused as a read
+    is, before anything is sent, saying what to do; the database is left as it was."""
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(json.dumps({"id": "2310.00001", "title": "New"}) + "\n")
+    dump = tmp_path / "dump"
+    cli_ok(["export", "--out", str(dump)])
+    other = f"other_{uuid.uuid4().hex[:6]}"
+    checkpoints = sorted(settings.checkpoints_dir.glob("*.json"))
+    writes = [
+        ["cypher", "CREATE (:Paper {id: 'x', title: 'B'})"],
+        ["schema", "apply"],
+        ["load", "apc", "--papers", str(papers)],
+        ["import", str(dump)],
+        ["graph", "pagerank", "--write", "pagerank"],
+        ["db", "reset", "--yes"],
+    ]
+    for args in writes:
+        res = runner.invoke(app, ["--graph", other, *args])
+        assert isinstance(res.exception, GraphNotFound), (args, res.output)
+        message = str(res.exception)
+        assert message.startswith(f"no graph '{other}' in the store; graphs: neo4j"), message
+        assert "drop --graph and SCHOLARKG_GRAPH" in message
+        assert "NEO4J_DATABASE" in message
+        rows = on_neo4j.run("MATCH (n) RETURN n.id AS id, n.title AS t, n.pagerank AS pr")
+        assert [(r["id"], r["t"], r["pr"]) for r in rows] == [("p1", "A", None)], args
+    assert sorted(settings.checkpoints_dir.glob("*.json")) == checkpoints  # none recorded
+    # the database's own name writes to it; runs list still lists runs of any --graph
+    cli_ok(["--graph", on_neo4j.graph, "cypher", "CREATE (:Paper {id: 'x', title: 'B'})"])
+    assert cli_ok(["cypher", "MATCH (p:Paper) RETURN count(p) AS n", "-f", "csv"]) == "n\n2\n"
+    res = runner.invoke(app, ["--graph", other, "runs", "list"])
+    assert res.exit_code == 0, res.output
 
 
 def test_on_neo4j_a_missing_database_is_named_with_those_there_are(

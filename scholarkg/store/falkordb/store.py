@@ -930,6 +930,11 @@ class FalkorDBStore(BatchWriteStore):
     def mark_complete(self) -> None:
         self._command("DEL", dialect.incomplete_key(self.graph))
 
+    def is_incomplete(self) -> bool:
+        """A bulk load of this graph was cut off (its marker is there, the graph perhaps not:
+        ``db reset`` deletes such a graph rather than call it missing)."""
+        return self._command("GET", dialect.incomplete_key(self.graph)) is not None
+
     def check_complete(self) -> None:
         """Raise if a bulk load of this graph was interrupted (the marker is still there)."""
         raw = self._command("GET", dialect.incomplete_key(self.graph))
