@@ -38,6 +38,8 @@ __all__ = [
     "open_text",
     "read_json_object",
     "read_text",
+    "refuse_markup",
+    "refuse_markup_start",
 ]
 
 
@@ -160,6 +162,58 @@ def iter_lines(
                 yield number, line
 
 
+#: how far into a file :func:`refuse_markup` looks for its first character
+_SNIFF_BYTES = 4096
+
+
+def refuse_markup(path: str | Path, *, reads: str = "") -> None:
+    """Stop with a clear ``InputError`` when a file meant to be JSON starts with ``<``: XML
+    or HTML, which no JSON reader reads. ``reads`` says what the caller reads instead (``load
+    arxiv reads arXiv's JSON metadata snapshot: …``); the catalogue loaders ask before they
+    read, every other JSON reader of this module once the decoder refused the file's start
+    (:func:`refuse_markup_start`).
+
+    Why: the JSON reader's own words for such a file were ``line 1: invalid JSON … Expecting
+    value at column 1``, which says nothing of the usual cause: arXiv's OAI-PMH interface
+    answers in XML, and an API's error page saved in place of its data is HTML. One read
+    of the file's first bytes (gunzipped for ``.gz``); a file that cannot be read is left
+    to the reader, which names where it fails.
+    """
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except (OSError, EOFError, InputError):
+        return
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not start.startswith(b"<"):
+        return
+    lower = start.lower()
+    if b"oai-pmh" in lower:
+        kind = "XML from an OAI-PMH interface"
+    elif lower.startswith(b"<!doctype html") or b"<html" in lower[:300]:
+        kind = "an HTML page (an error page saved in place of the data?)"
+    else:
+        kind = "XML or HTML"
+    raise InputError(
+        f"this file starts with '<': it looks like {kind}, not JSON."
+        + (f" {reads}" if reads else ""),
+        path=path,
+        line=head[: len(head) - len(start)].count(b"\n") + 1,  # after any blank lines
+    )
+
+
+def refuse_markup_start(path: str | Path, start: str) -> None:
+    """``start``, what the JSON decoder refused at the start of ``path`` (the whole document,
+    or its first non-blank line), begins with ``<``: raise :func:`refuse_markup`'s error.
+
+    Asked only after the decoder failed, so a good file costs nothing; every JSON reader
+    (those below, and the loaders' own line loops) calls it, so none of them says
+    ``invalid JSON … column 1`` of an XML or HTML file.
+    """
+    if start.lstrip().startswith("<"):
+        refuse_markup(path)
+
+
 #: the wording the line readers of the open catalogues use for a line that is not JSON
 CUT_LINE = "invalid JSON (a cut or corrupt line): {msg}"
 
@@ -190,17 +244,21 @@ def iter_json_lines(
     """Yield ``(line_number, value)`` for each non-blank line of a JSON-lines (.gz) file, the
     value whatever JSON it is (readers whose lines may be objects *or* pages of objects).
 
-    A line that is not JSON is an :class:`InputError` naming file, line and column;
-    ``invalid_json`` formats the decoder's message (``{msg}``) for callers whose error wording
-    is pinned.
+    A line that is not JSON is an :class:`InputError` naming file, line and column (a file
+    that is XML or HTML is said to be, :func:`refuse_markup`); ``invalid_json`` formats the
+    decoder's message (``{msg}``) for callers whose error wording is pinned.
     """
+    first = True
     for lineno, line in iter_lines(path, missing=missing):
         try:
             value = json.loads(line)
         except json.JSONDecodeError as err:
+            if first:
+                refuse_markup_start(path, line)
             raise InputError(
                 json_line_error(err, line, invalid_json), path=path, line=lineno
             ) from None
+        first = False
         yield lineno, value
 
 
@@ -233,13 +291,15 @@ def read_json_object(path: str | Path, *, missing: str | None = "file not found"
 
 
 def load_json(path: str | Path, *, missing: str | None = "file not found") -> Any:
-    """A whole-file JSON document; syntax and encoding errors name line and column."""
+    """A whole-file JSON document; syntax and encoding errors name line and column, and an XML
+    or HTML file is said to be one (:func:`refuse_markup`)."""
     text = read_text(path, missing=missing)
     if not text.strip():
         raise InputError("empty file (expected a JSON document)", path=path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
+        refuse_markup_start(path, text)
         hint = ""
         if err.msg == "Extra data" and err.lineno > 1 and err.colno == 1:
             # a second value at the start of a line: JSON Lines under a .json name (as some

@@ -25,7 +25,6 @@ Errors name the file, the record (array index or line) and the field as a JSON p
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
@@ -40,7 +39,7 @@ from scholarkg.schema import aaar as ar
 from scholarkg.schema import ids
 from scholarkg.schema.records import EdgeRecord, NodeRecord, Paper, Review, ReviewSegment, Weakness
 from scholarkg.schema.records import Experiment as ExperimentRecord
-from scholarkg.textio import iter_lines, json_line_error, load_json
+from scholarkg.textio import iter_json_lines, load_json
 
 log = logging.getLogger(__name__)
 
@@ -626,11 +625,8 @@ def parse_reliability(value: object, *, record: str | None = None) -> bool:
 def iter_reviewcritique(path: Path) -> Iterator[RCPaper]:
     """The papers of a ReviewCritique file one by one (a bad line stops after the good ones)."""
     # one line at a time: a bad byte or line is reported with its line number
-    for lineno, raw in iter_lines(path):
-        try:
-            obj = denan(json.loads(raw))
-        except json.JSONDecodeError as err:
-            raise InputError(json_line_error(err, raw), path=path, line=lineno) from err
+    for lineno, value in iter_json_lines(path):
+        obj = denan(value)
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=path, line=lineno)
         title = _text(obj.get("title"), path=path, line=lineno, field="title")

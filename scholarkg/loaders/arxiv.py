@@ -23,12 +23,12 @@ from typing import Any
 
 from scholarkg.errors import InputError
 from scholarkg.loaders.author_identity import name_only_authorships
-from scholarkg.loaders.base import refuse_markup, validating
+from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
 from scholarkg.schema.records import Paper
-from scholarkg.textio import CUT_LINE, iter_jsonl
+from scholarkg.textio import CUT_LINE, iter_jsonl, refuse_markup
 
 _SPACE = re.compile(r"\s+")
 

@@ -95,43 +95,6 @@ def described(value: Any) -> str:
     return type(value).__name__
 
 
-#: how far into a file :func:`refuse_markup` looks for its first character
-_SNIFF_BYTES = 4096
-
-
-def refuse_markup(path: str | Path, *, reads: str) -> None:
-    """Stop with a clear ``InputError`` when a file meant to be JSON starts with ``<``: XML
-    or HTML, which no JSON loader reads. ``reads`` says what the loader reads instead (``load
-    arxiv reads arXiv's JSON metadata snapshot: …``).
-
-    Why: the JSON reader's own words for such a file were ``line 1: invalid JSON … Expecting
-    value at column 1``, which says nothing of the usual cause: arXiv's OAI-PMH interface
-    answers in XML, and an API's error page saved in place of its data is HTML. One read
-    of the file's first bytes (gunzipped for ``.gz``); a file that cannot be read is left
-    to the reader, which names where it fails.
-    """
-    try:
-        with open_binary(path) as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except (OSError, EOFError):
-        return
-    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    if not start.startswith(b"<"):
-        return
-    lower = start.lower()
-    if b"oai-pmh" in lower:
-        kind = "XML from an OAI-PMH interface"
-    elif lower.startswith(b"<!doctype html") or b"<html" in lower[:300]:
-        kind = "an HTML page (an error page saved in place of the data?)"
-    else:
-        kind = "XML or HTML"
-    raise InputError(
-        f"this file starts with '<': it looks like {kind}, not JSON. {reads}",
-        path=path,
-        line=head[: len(head) - len(start)].count(b"\n") + 1,  # after any blank lines
-    )
-
-
 def sniff_delimiter(path: str | Path) -> str:
     name = str(path).removesuffix(".gz")
     return "\t" if name.endswith((".tsv", ".tab")) else ","

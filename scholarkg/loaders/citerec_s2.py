@@ -62,7 +62,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import described, refuse_markup
+from scholarkg.loaders.base import described
 from scholarkg.loaders.checkpoint import AnyRecord, Group
 from scholarkg.loaders.citerec_contexts import (
     Marker,
@@ -86,6 +86,7 @@ from scholarkg.schema.citerec import (
     S2Venue,
 )
 from scholarkg.schema.records import Author, Authorship, CitationContext, PublishedIn, Venue
+from scholarkg.textio import refuse_markup
 
 #: ``lookup(corpus ids) -> {corpus id: Paper id}`` for the papers already in the graph
 CorpusLookup = Callable[[Sequence[int]], Mapping[int, str]]
@@ -793,7 +794,7 @@ READS = (
 
 
 def _json_only(read: Callable[[Path], Iterator[Group]]) -> Callable[[Path], Iterator[Group]]:
-    """``read``, stopping first on a file that starts with ``<`` (``base.refuse_markup``):
+    """``read``, stopping first on a file that starts with ``<`` (``textio.refuse_markup``):
     every line of it would be skipped as invalid JSON, and the load would end saying only
     that nothing was stored."""
 

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import refuse_markup, validating, whole_number
+from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedList
 from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
-from scholarkg.textio import CUT_LINE, iter_json_lines, load_json
+from scholarkg.textio import CUT_LINE, iter_json_lines, load_json, refuse_markup
 
 # JATS tags in Crossref abstracts; a regex rather than an XML parser on purpose: the
 # abstracts are fragments (often not well-formed), and only the text is kept

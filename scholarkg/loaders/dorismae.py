@@ -57,6 +57,7 @@ from scholarkg.schema.dorismae import (
     query_node_id,
 )
 from scholarkg.schema.records import Aspect, Citation, EdgeRecord, Judgement, NodeRecord, Query
+from scholarkg.textio import refuse_markup
 
 log = logging.getLogger(__name__)
 
@@ -388,6 +389,8 @@ class DorisReader:
                 if type(err).__name__ in ("IncompleteJSONError", "JSONError") or isinstance(
                     err, UnicodeDecodeError
                 ):
+                    if not self._last:  # at the start: an XML or HTML file is said to be one
+                        refuse_markup(self.path)
                     raise self._parse_error(err, fh) from err
                 raise
         if not self.corpus_done:

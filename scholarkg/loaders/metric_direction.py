@@ -25,7 +25,6 @@ Override keys are matched on the normalised name too, so spelling variants share
 from __future__ import annotations
 
 import functools
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from typing import Any, cast
 from scholarkg.errors import InputError
 from scholarkg.schema.ids import normalize_text
 from scholarkg.schema.records import Direction
+from scholarkg.textio import load_json, read_text
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -108,14 +108,14 @@ def load_overrides(path: str | Path) -> dict[str, Direction]:
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
-    text = path.read_text(encoding="utf-8")
     data: Any
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno) from err
-    except tomllib.TOMLDecodeError as err:
-        raise InputError(f"invalid TOML: {err}", path=path) from err
+    if path.suffix.lower() == ".json":
+        data = load_json(path)  # names line and column, or the XML/HTML file it is
+    else:
+        try:
+            data = tomllib.loads(read_text(path))
+        except tomllib.TOMLDecodeError as err:
+            raise InputError(f"invalid TOML: {err}", path=path) from err
     if isinstance(data, Mapping) and isinstance(data.get("directions"), Mapping):
         data = data["directions"]
     if not isinstance(data, Mapping):

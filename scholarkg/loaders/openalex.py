@@ -40,7 +40,7 @@ from typing import IO, Any, cast
 import orjson
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.base import refuse_markup, validating, whole_number
+from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.left_out import SELF_CITATION, collect_left_out, note_left_out
@@ -63,6 +63,7 @@ from scholarkg.textio import (
     json_line_error,
     not_utf8,
     open_binary,
+    refuse_markup,
 )
 
 _PARTITION = re.compile(r"updated_date=(\d{4}-\d{2}-\d{2})")

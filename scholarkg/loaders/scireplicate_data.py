@@ -13,7 +13,6 @@ the record (``$[3].task_details[1]``) and the field.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
+from scholarkg.textio import load_json
 
 
 def assemble_reference_code(signature: str, body_with_comments: str, indent: int) -> str:
@@ -291,13 +291,7 @@ def parse_paper(check: _Checker, raw: Any, index: int) -> PaperSpec:
 def read_benchmark(path: str | Path) -> list[PaperSpec]:
     """Every paper of a ``Data.json`` file, validated (InputError names path and field)."""
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise InputError("file not found", path=path) from err
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        line = getattr(err, "lineno", None)
-        raise InputError(f"not valid JSON: {err}", path=path, line=line) from err
+    raw = load_json(path)  # names line and column, or the XML/HTML file it is
     if not isinstance(raw, list):
         raise InputError(
             f"expected a JSON list of papers, got {type(raw).__name__}", path=path, field="$"

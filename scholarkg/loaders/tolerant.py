@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarkg.errors import InputError
-from scholarkg.textio import iter_lines
+from scholarkg.textio import iter_lines, refuse_markup_start
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +82,22 @@ class SkipReport:
 def iter_jsonl_tolerant(
     path: str | Path, report: SkipReport
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` of each parseable JSON-object line; bad lines go to ``report``."""
+    """``(line number, object)`` of each parseable JSON-object line; bad lines go to ``report``.
+
+    A file whose first line is XML or HTML stops the read (``textio.refuse_markup``): every
+    line of it would be skipped, and the load would end saying only that nothing was stored.
+    """
+    first = True
     for lineno, line in iter_lines(path):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as err:
+            if first:
+                refuse_markup_start(path, line)
+            first = False
             report.skip(path, lineno, f"invalid JSON: {err.msg}")
             continue
+        first = False
         if not isinstance(obj, dict):
             report.skip(path, lineno, "expected a JSON object")
             continue
