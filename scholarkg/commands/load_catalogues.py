@@ -446,8 +446,11 @@ def _bulk_unit(stage: str) -> str:
 
 
 def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path], plan: UpdatePlan) -> None:
+    from collections import Counter
+
     from rich.table import Table
 
+    from scholarkg.loaders.left_out import describe_left_out
     from scholarkg.loaders.openalex_bulk import bulk_load_openalex
     from scholarkg.loaders.openalex_updates import record_taken
 
@@ -473,6 +476,8 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path], plan: Upd
         record_taken(
             store, updated_through=days[-1] if days else None, merged_through=plan.merged_through
         )
+    # what the records held and the graph does not, in the incremental load's words
+    left_out = describe_left_out(result.pop("left_out", None) or Counter())
     table = Table(title="load openalex --bulk")
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -486,6 +491,8 @@ def _load_openalex_bulk(works: Sequence[Path], merged: Sequence[Path], plan: Upd
         )
         table.add_row(key.replace("_", " "), text)
     console.print(table)
+    for line in left_out:
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 def mark_stubs() -> None:

@@ -29,8 +29,9 @@ import re
 import tempfile
 import time
 from array import array
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import orjson
 
 from scholarkg.errors import InputError
+from scholarkg.loaders.left_out import collect_left_out
 from scholarkg.loaders.openalex import (
     WorkFields,
     iter_work_objects,
@@ -281,6 +283,9 @@ class _FileRows:
     venues: list[str | None]
     #: each work's line in the file (array("q") bytes): an id-sharing work is re-read by it
     lines: bytes = b""
+    #: the relationships the parser left out of a work (``loaders/left_out.py``): (the
+    #: work's position in the file, rel type, why, n), for the few works that have any
+    left_out: list[tuple[int, str, str, int]] = field(default_factory=list)
 
 
 def _read_file(path: Path) -> _FileRows:
@@ -296,32 +301,37 @@ def _read_file(path: Path) -> _FileRows:
     lines = array("q")
     authors: list[tuple[str, bytes, bytes]] = []
     venues: list[str | None] = []
+    left_out: list[tuple[int, str, str, int]] = []
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        for line, obj in iter_work_objects(path):
-            try:
-                fields = work_fields(obj, path=path, line=line)
-                row = paper_row(fields, path=path, line=line)
-                work_authors = _author_rows(fields, row["id"], path, line)
-            except InputError as err:  # an API page's works are records, not lines
-                raise page_record_error(err, path, obj) from None
-            ws.append(int(row["openalex_id"][1:]))
-            node_ids.append(row["id"])
-            papers.append(row)
-            lines.append(line)
-            ref_counts.append(len(fields.references))
-            refs.extend([int(r[1:]) for r in fields.references])
-            author_counts.append(len(work_authors))
-            authors.extend(work_authors)
-            venues.append(row.get("venue"))
+        with collect_left_out() as noted:
+            for line, obj in iter_work_objects(path):
+                try:
+                    fields = work_fields(obj, path=path, line=line)
+                    row = paper_row(fields, path=path, line=line)
+                    work_authors = _author_rows(fields, row["id"], path, line)
+                except InputError as err:  # an API page's works are records, not lines
+                    raise page_record_error(err, path, obj) from None
+                if noted:  # a self-citation, say: counted for the work if it is the one kept
+                    left_out += [(len(ws), rel, why, n) for (rel, why), n in noted.items()]
+                    noted.clear()
+                ws.append(int(row["openalex_id"][1:]))
+                node_ids.append(row["id"])
+                papers.append(row)
+                lines.append(line)
+                ref_counts.append(len(fields.references))
+                refs.extend([int(r[1:]) for r in fields.references])
+                author_counts.append(len(work_authors))
+                authors.extend(work_authors)
+                venues.append(row.get("venue"))
         table = paper_table(papers, path=path, lines=lines)
     finally:
         if gc_was_on:
             gc.enable()
     return _FileRows(
         ws.tobytes(), node_ids, table, ref_counts.tobytes(), refs.tobytes(),
-        author_counts.tobytes(), authors, venues, lines.tobytes(),
+        author_counts.tobytes(), authors, venues, lines.tobytes(), left_out,
     )  # fmt: skip
 
 
@@ -428,6 +438,8 @@ class _SnapshotWriter:
         self.stub_ids: list[str] = []
         self.src: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.n_references = 0
+        #: the relationships the kept works' records leave out (``loaders/left_out.py``)
+        self.left_out: Counter[tuple[str, str]] = Counter()
 
     def add_file(self, file_no: int, rows: _FileRows) -> None:
         """One parsed file: its works not seen in a newer partition (nor retired)."""
@@ -465,6 +477,11 @@ class _SnapshotWriter:
                     self.slot_row.append(base + i)
         self._add_references(rows, kept, base, papers.num_rows)
         self._write_authors_and_venues(file_no, rows, keep, kept)
+        # counted for the works kept only, as the incremental path counts a record once: a
+        # work's older version (or a retired work) stores nothing here to leave out of
+        for at, rel_type, why, n in rows.left_out:
+            if keep[at]:
+                self.left_out[(rel_type, why)] += n
         self.n += papers.num_rows
 
     def _add_references(self, rows: _FileRows, kept: Any, base: int, n_kept: int) -> None:
@@ -483,6 +500,11 @@ class _SnapshotWriter:
         index = base + np.arange(n_kept, dtype=np.int64)
         src = np.repeat(index, ref_counts[kept])
         if len(retired_old) and len(refs) and hit.any():
+            # a work citing a work retired into itself: no CITES loop, as the incremental
+            # merge leaves none (``identity``: "no self-citation"); the bulk files had one
+            own = np.repeat(np.frombuffer(rows.ws, dtype=np.int64)[kept], ref_counts[kept])
+            not_loop = refs != own
+            src, refs = src[not_loop], refs[not_loop]
             # a work citing both a retired work and its survivor: one CITES, as the
             # incremental merge leaves it
             pairs = np.unique(np.stack([src, refs], axis=1), axis=0)
@@ -649,6 +671,7 @@ class _SnapshotWriter:
             "authors": len(self.authors_seen),
             "venues": len(self.venues_seen),
             "retired": len(self.retired),
+            "left_out": self.left_out,
         }
 
     def close(self) -> None:

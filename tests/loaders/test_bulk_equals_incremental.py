@@ -182,3 +182,68 @@ def test_an_author_line_is_read_by_its_id_without_decoding_unless_escaped() -> N
     assert _line_id(b'{"id":"openalexauthor:A9","name":"G. Hopper"}\n') == "openalexauthor:A9"
     assert _line_id(b'{"id":"name:a\\"b","name":"x"}\n') is None
     assert _line_id(b'{"name":"no id first"}\n') is None
+
+
+def _citing(w: int, *refs: int) -> dict[str, Any]:
+    return openalex_work(1, id=f"https://openalex.org/W{w}", title=f"Work {w}", doi=None,
+                         ids={}, locations=[], authorships=[],
+                         referenced_works=[f"https://openalex.org/W{r}" for r in refs])  # fmt: skip
+
+
+SELF_CITATION_LINE = re.compile(
+    r"(\d+) CITES skipped: the work's own id among its references \(a self-citation, no "
+    r"CITES loop\)"
+)
+
+
+def test_bulk_counts_the_self_citations_it_leaves_out_as_the_incremental_load_does(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A work that lists itself among its references: both paths leave the CITES loop out,
+    but only the incremental load said so; the bulk summary said nothing. Each work counts
+    once, as its kept record states it: W7's older record cited itself, its newer one (the
+    one loaded) does not."""
+    root = tmp_path / "snap"
+    write_openalex(root, [_citing(5, 5, 6), _citing(7, 7)], date="2024-01-01")
+    write_openalex(root, [_citing(6, 6, 5), _citing(8, 8, 8), _citing(7, 5)], date="2024-02-01")
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    incremental = [int(n) for n in SELF_CITATION_LINE.findall(" ".join(res.output.split()))]
+    assert sorted(incremental) == [2, 2]  # per file: W5 and W7's older record; W6 and W8
+    loops = "MATCH (p:Paper)-[:CITES]->(p) RETURN count(*) AS n"
+    assert store.run(loops) == [{"n": 0}]
+    graph = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    assert SELF_CITATION_LINE.findall(" ".join(res.output.split())) == ["3"], res.output
+    assert store.run(loops) == [{"n": 0}]
+    assert everything(store) == graph
+
+
+def test_a_reference_to_a_work_retired_into_the_citing_work_is_no_cites_loop(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """W5 cites W9, which ``merged_ids`` retires into W5: the incremental merge leaves no
+    CITES loop; the bulk files pointed the reference at the survivor, W5 itself."""
+    import gzip
+
+    root = tmp_path / "snap"
+    write_openalex(root, [_citing(5, 9, 6), _citing(6, 5)], date="2024-01-01")
+    merged = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n2024-06-01,W9,W5\n")
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    graph = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    cites = "MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.id AS a, b.id AS b ORDER BY a, b"
+    assert store.run(cites) == [
+        {"a": "openalex:W5", "b": "openalex:W6"},
+        {"a": "openalex:W6", "b": "openalex:W5"},
+    ]
+    assert everything(store) == graph
