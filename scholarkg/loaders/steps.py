@@ -221,9 +221,16 @@ def _run_steps(
                 f"{shown_name(step.source)}: {line}" for line in describe_left_out(stats.left_out)
             ]
         if stats.skipped_on_resume:
+            # the readers count cleaning and left-out relationships as they read, and a
+            # resumed load reads the records it skips again: the counts above include them
+            counted = (
+                " (read again: the counts above include them)"
+                if (stats.cleaned or stats.left_out)
+                else ""
+            )
             summary.notes.append(
-                f"{shown_name(step.source)}: resumed, skipped {stats.skipped_on_resume} record(s) "
-                "already stored"
+                f"{shown_name(step.source)}: resumed, skipped {stats.skipped_on_resume:,} "
+                f"record(s) already stored{counted}"
             )
         if stats.prefix_changed:
             summary.notes.append(

@@ -60,7 +60,14 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         for part in (f"{files} file(s)" if files else "", f"{folders} folder(s)" if folders else "")
         if part
     )
-    out.print(f"[dim]{records:,} source record(s) from {where or '0 file(s)'}[/dim]")
+    read = f"{records:,} source record(s) from {where or '0 file(s)'}"
+    # a --resume reads the records it skips too: how many of them this run stored
+    resumed = sum(st.skipped_on_resume for st in summary.stats)
+    if resumed:
+        read += (
+            f": {resumed:,} skipped as already stored (--resume), {records - resumed:,} loaded now"
+        )
+    out.print(f"[dim]{read}[/dim]")
     # the writer's skips only: what a reader left out on purpose has a note of its own
     no_endpoint = sum(sum(st.write.skipped_relationships.values()) for st in summary.stats)
     if no_endpoint:

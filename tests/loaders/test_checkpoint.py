@@ -223,3 +223,48 @@ def test_fix_the_line_and_resume_skips_the_resolved_prefix(
     assert "resumed, skipped" not in res.output  # nothing before record 15 is a flush point
     title = store.run("MATCH (p:Paper {openalex_id: 'W15'}) RETURN p.title AS t")
     assert title == [{"t": "Work 15, revised"}]
+
+
+def test_a_resumed_load_says_how_many_records_it_skipped_and_how_many_it_loaded(
+    graph_env: str, tmp_path: Path
+) -> None:
+    """A load stopped at a bad line, the line fixed, ``--resume``: the summary said "30
+    source record(s) from 1 file(s)" of a run that stored 6 of them (the 24 before the bad
+    line were skipped as stored), and counted the cleaning of all 30 without a word."""
+    import json
+
+    from _cli import runner
+
+    from scholarkg.cli import app
+
+    src = tmp_path / "papers.jsonl"
+
+    def write(bad: bool) -> None:
+        rows = [
+            json.dumps({"id": f"2310.{i:05d}", "title": f"T {i}", "abstract": "a\u0001b"})
+            for i in range(30)
+        ]
+        if bad:
+            rows[24] = '{"id": "2310.00024", "title": '
+        src.write_text("\n".join(rows) + "\n")
+
+    write(bad=True)
+    load = ["load", "apc", "--papers", str(src), "--batch-size", "10"]
+    res = runner.invoke(app, load)
+    assert res.exit_code != 0 and "line 25" in str(res.exception)
+    write(bad=False)
+    res = runner.invoke(app, [*load, "--resume"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert (
+        "30 source record(s) from 1 file(s): 24 skipped as already stored (--resume), "
+        "6 loaded now" in out
+    ), out
+    assert "Paper.abstract: control character(s) removed in 30 value(s)" in out
+    assert (
+        "papers.jsonl: resumed, skipped 24 record(s) already stored (read again: the counts "
+        "above include them)" in out
+    )
+    res = runner.invoke(app, load)  # no --resume: nothing skipped, nothing said of it
+    out = " ".join(res.output.split())
+    assert "30 source record(s) from 1 file(s)" in out and "loaded now" not in out
