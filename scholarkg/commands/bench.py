@@ -532,6 +532,8 @@ def fit(
 
     legobench-rpg: the seeded synthetic world (--papers 4000 --leaderboards 200 --seed 13),
     dev split only; the result equals scholarkg/benchmark/tasks/legobench/models/rpg_pairwise.json.
+    On Neo4j (one database, which a throwaway name cannot select) it runs only on an empty
+    database, which it clears afterwards; a database holding data is refused.
     """
     import uuid
 
@@ -540,6 +542,8 @@ def fit(
 
     bench = _task(task)
     given = _fit_args(bench, list(ctx.args))
+    if settings().backend == "neo4j":
+        _refuse_fit_over_data()
     store = open_store(settings(), graph=f"fit_{bench.name}_{uuid.uuid4().hex[:8]}")
     try:
         with activity(f"fitting {bench.name} (minutes)"):
@@ -564,6 +568,29 @@ def fit(
             console.print(f"[red]differs from the shipped models at: {', '.join(diffs)}[/red]")
             raise typer.Exit(1)
         console.print("same as the shipped models")
+
+
+def _refuse_fit_over_data() -> None:
+    """``bench fit`` builds its synthetic world in a throwaway graph and clears it at the
+    end. Neo4j Community has one database, which the throwaway name cannot select: the fit
+    would have written into it and then cleared the user's graph. Allowed only on an empty
+    database (nothing to lose); else refused before anything is written."""
+    from scholarkg.commands.common import settings
+    from scholarkg.store import open_store
+
+    store = open_store(settings())
+    try:
+        holds = bool(store.run("MATCH (n) RETURN 1 AS x LIMIT 1"))
+        name = store.graph
+    finally:
+        store.close()
+    if holds:
+        raise InputError(
+            f"bench fit builds a synthetic graph and deletes it afterwards; on Neo4j it "
+            f"would use the database {name!r}, which holds data, and clear it. Run it on the "
+            "embedded store (--backend embedded: a throwaway graph beside yours), or set "
+            "NEO4J_DATABASE to an empty database"
+        )
 
 
 def _differences(fitted: Any, shipped: Any, where: str = "") -> list[str]:

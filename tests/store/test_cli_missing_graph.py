@@ -220,3 +220,13 @@ def test_on_neo4j_a_missing_database_is_named_with_those_there_are(
     assert isinstance(res.exception, GraphNotFound), res.output
     assert str(res.exception).startswith("no graph 'nosuchdb' in the store; graphs: neo4j")
     assert "DatabaseNotFound" not in str(res.exception)
+
+
+def test_on_neo4j_bench_fit_does_not_clear_the_database(on_neo4j: GraphStore) -> None:
+    """``bench fit`` fits in a throwaway graph and clears it; on Neo4j the name selects no
+    database, so it wrote its synthetic world into the user's and then cleared it all."""
+    res = runner.invoke(app, ["bench", "fit", "legobench-rpg", "--configs", "cn-tabs"])
+    assert res.exit_code != 0
+    assert "holds data" in str(res.exception) and "--backend embedded" in str(res.exception)
+    rows = on_neo4j.run("MATCH (n) RETURN n.id AS id")
+    assert [r["id"] for r in rows] == ["p1"]
