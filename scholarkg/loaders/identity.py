@@ -63,6 +63,20 @@ from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
 from scholarkg.loaders.held_references import HeldReferences
 from scholarkg.loaders.reference_lists import ReferenceList
+from scholarkg.loaders.source_rank import (
+    RANKED_FIELDS,
+    SOURCE_RANK,
+    SOURCE_SLOT,
+    record_key,
+    source_rank,
+)
+from scholarkg.loaders.statements import (
+    STATED_FIELDS,
+    implicit_statements,
+    own_keys,
+    restated,
+    statement_of,
+)
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.loaders.writer import RecordWriter
 from scholarkg.schema.records import (
@@ -72,6 +86,8 @@ from scholarkg.schema.records import (
     EdgeRecord,
     NodeRecord,
     Paper,
+    Statement,
+    States,
 )
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -926,6 +942,8 @@ class IdentityResolver:
             self._recent_alts = self._alts
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
+        if not self.family:
+            self._restate(groups, out, mapping, slots, skipped, cleared)
         if not self.family and self.skip_stored_references:
             self._skip_stored_references(out, lists, stated_ahead)
         if not self.family and self.skip_stored_authorships:
@@ -1196,6 +1214,88 @@ class IdentityResolver:
         landed.update(t for root in by_root if (t := final[root]) in nodes.get(root, ()))
         self._stored = landed
         return {p.id: final[root] for p, root in zip(papers, roots, strict=True)}
+
+    def _restate(
+        self,
+        groups: Sequence[SourceGroup],
+        out: list[Group],
+        mapping: Mapping[str, str],
+        slots: Mapping[str, Mapping[str, Any]],
+        skipped: int,
+        cleared: list[dict[str, Any]],
+    ) -> None:
+        """Keep what each record of a work several describe stated (``loaders/statements``)
+        and write the work's shared properties as its statements rank them. The works: those
+        two records of this chunk describe, and those a record lands on that another record
+        described before (``_rank_states``, ``_merged_bases`` found them). One read of those
+        few works and their statements; then per work the chunk's Paper rows carry the
+        recomputed values (a value no record states any more cleared), and the statements
+        that changed are written beside them (a stored work's own values become its first
+        record's statement the first time). Skipped records (``--resume``) write nothing."""
+        chunk: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+        for i, (_, recs) in enumerate(groups):
+            for rec in recs:
+                if isinstance(rec, Paper) and not rec.is_stub() and rec.source in SOURCE_SLOT:
+                    key, values = statement_of(rec)
+                    chunk.setdefault(mapping[rec.id], []).append((i, key, values))
+        works = {t for t, stated in chunk.items() if len({k for _, k, _ in stated}) > 1}
+        works |= (self._ranked.keys() | self._base.keys()) & chunk.keys()
+        works = {t for t in works if any(i >= skipped for i, _, _ in chunk[t])}
+        if not works:
+            return
+        patched: dict[int, list[AnyRecord]] = {}
+
+        def records(i: int) -> list[AnyRecord]:
+            if i not in patched:
+                patched[i] = list(out[i][1])
+            return patched[i]
+
+        rows = self.store.run_named("identity/paper_statements", {"ids": sorted(works)})
+        held = {str(r["id"]): r for r in rows}
+        stale: list[dict[str, Any]] = []
+        for t in sorted(works):
+            row = held.get(t)
+            props: dict[str, Any] = dict(row["props"]) if row else {}
+            before = {str(s["id"]): s for s in row["statements"]} if row else {}
+            stated = {k: {n: v for n, v in s.items() if n != "id"} for k, s in before.items()}
+            if not stated:
+                stated = implicit_statements(t, props)
+            first_time = set(stated) - set(before)
+            mine: dict[str, int] = {}
+            for i, key, values in chunk[t]:
+                stated[key] = values
+                mine[key] = i
+            if len(stated) < 2:
+                continue  # one record after all (a reload of the work's only one)
+            final = restated(stated, props, own_keys(slots.get(t, _EMPTY)))
+            writes = [i for i, _, _ in chunk[t] if i >= skipped]
+            for i in writes:
+                written = records(i)
+                for n, rec in enumerate(written):
+                    if isinstance(rec, Paper) and rec.id == t and not rec.is_stub():
+                        written[n] = rec.replaced(final)
+            gone = {n: None for n, v in final.items() if v is None and props.get(n) is not None}
+            if gone:
+                cleared.append({"id": t, "props": gone})
+            for key, values in stated.items():
+                i = mine.get(key, writes[0])
+                if i < skipped or (key not in mine and key not in first_time):
+                    continue
+                records(i).extend(
+                    (Statement.model_validate({"id": key, **values}), States(start=key, end=t))
+                )
+                if key in before:
+                    dropped = {
+                        n: None
+                        for n in STATED_FIELDS
+                        if before[key].get(n) is not None and values.get(n) is None
+                    }
+                    if dropped:
+                        stale.append({"id": key, "props": dropped})
+        for i, recs in patched.items():
+            out[i] = (out[i][0], recs)
+        if stale:
+            self._write_ahead("identity/clear_statement_fields", {"rows": stale})
 
     def _rank_states(
         self, papers: list[Paper], mapping: dict[str, str], stored: dict[str, dict[str, Any]]
@@ -2368,7 +2468,7 @@ class IdentityResolver:
             else:
                 # the key graphs loaded before round 6 hold (migrate_also_*): renamed to key
                 # on every edge when no other record of the source shares the work
-                scheme = SLOTS[_SOURCE_SLOT[mark.source]] + ":"
+                scheme = SLOTS[SOURCE_SLOT[mark.source]] + ":"
                 others = sum(1 for a in self._alts.get(pid, ()) if a.startswith(scheme))
                 lists.setdefault(("also", mark.rel), []).append(
                     {
@@ -2457,44 +2557,10 @@ _ALSO_QUERIES = {
 _ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
 
 
-#: the id slot that names a record within its source: a Paper's own record of a source is
-#: the one whose id there is the Paper's (a second record of the source, e.g. a preprint's
-#: OpenAlex record on its article's node, has its id in ``alt_ids``). A ``.bib`` entry has no
-#: id of its own source; it names a work by its DOI first, as Crossref does, so its DOI is
-#: its record id (an entry with only an arXiv id or a title is always its Paper's own)
-_SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id", "bibtex": "doi"}
-
-
-#: which source's values a work's shared properties (title, abstract, dates, venue…) hold
-#: when several describe it, best first: the author's own deposit (arXiv), then the
-#: publisher's (Crossref), then the aggregators (S2, OpenAlex), then a researcher's own
-#: ``.bib`` (hand-typed or exported by a reference manager from any of those, often
-#: abbreviated: it fills what no catalogue gave, never overrides one). Anything else ranks
-#: last.
-SOURCE_RANK = {"arxiv": 0, "crossref": 1, "s2": 2, "openalex": 3, "bibtex": 4}
-
-
-def source_rank(source: str | None) -> int:
-    """``SOURCE_RANK`` of ``source`` (lower is better; unknown and none rank last)."""
-    return SOURCE_RANK.get(source or "", 9)
-
-
-def record_key(rec: Paper) -> str:
-    """The key ``<source>:<id within the source>`` under which a record that is not its
-    Paper's own states its edges (``also`` lists): its id in the source's slot
-    (``openalex:W5``, ``crossref:10.1/x``, ``arxiv:2101.00001``), so two records of one
-    source sharing a DOI (hence one best id) keep two keys. A record without that id falls
-    back to its parsed id."""
-    source = rec.source or ""
-    slot = _SOURCE_SLOT.get(source)
-    value = getattr(rec, slot) if slot is not None else None
-    return f"{source}:{value}" if value not in (None, "") else f"{source}:{rec.id}"
-
-
 def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
-    """Whether ``rec`` is its Paper's own record of its source (see ``_SOURCE_SLOT``); a stub
+    """Whether ``rec`` is its Paper's own record of its source (see ``SOURCE_SLOT``); a stub
     or a record of another loader (no catalogue source) always is."""
-    slot = _SOURCE_SLOT.get(rec.source or "")
+    slot = SOURCE_SLOT.get(rec.source or "")
     if slot is None or rec.is_stub():
         return True
     value = getattr(rec, slot)
@@ -2519,15 +2585,6 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
             if getattr(paper, name) is not None and base.get(name) is not None:
                 update[name] = None
     return paper.replaced(update) if update else paper
-
-
-#: the properties several sources give a work, whose value follows ``SOURCE_RANK``; the
-#: rest are a source's own (OpenAlex's open-access status, arXiv's categories), the ids, the
-#: citation count (the largest) and the bookkeeping (``source``, ``named_by``)
-RANKED_FIELDS = (
-    "title", "title_norm", "abstract", "year", "date", "venue", "work_type", "language", "url",
-    "fields_of_study",
-)  # fmt: skip
 
 
 @dataclass
@@ -2586,7 +2643,7 @@ def _ranked(paper: NodeRecord, state: _RankState, *, own: bool) -> NodeRecord:
 def _catalogue_described(row: Mapping[str, Any]) -> bool:
     """Whether a stored Paper (its properties or slot row) holds what an open catalogue's
     record gave: its ``source`` is a catalogue's, or ``named_by`` says whose values it holds."""
-    return row.get("source") in _SOURCE_SLOT or bool(row.get("named_by"))
+    return row.get("source") in SOURCE_SLOT or bool(row.get("named_by"))
 
 
 def _combined_state(rows: Sequence[Mapping[str, Any]]) -> _RankState:
@@ -2739,7 +2796,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             recs = list(props.pop("also", None) or ())
             for m in _MARKS:
                 source = m.removeprefix("from_")
-                slot = _SOURCE_SLOT[source]
+                slot = SOURCE_SLOT[source]
                 if props.get(m) and a.get(slot) not in (None, b.get(slot)):
                     props.pop(m)
                     recs.append(f"{source}:{b.get(slot) or loser}")

@@ -407,6 +407,39 @@ class AliasOf(EdgeRecord):
     END: ClassVar[str] = "Paper"
 
 
+class Statement(NodeRecord):
+    """What one source record stated about a work that several records describe: the
+    shared properties whose value on the Paper follows the source rank, and its citation
+    count. ``id`` is the record's key (``openalex:W5``, ``crossref:10.1/x``,
+    ``arxiv:2101.00001``), ``STATES`` leads to the Paper. The Paper holds, property by
+    property, the best-ranked statement's value (``loaders/identity.py``); keeping every
+    statement is what lets a record that drops a value fall back to another source's, and
+    lets a user ask what each source said. A work one record describes has none: its
+    Paper's values are that record's (its ``source``), so a single-source load writes
+    nothing more."""
+
+    LABEL: ClassVar[str] = "Statement"
+
+    source: str
+    title: str | None = None
+    title_norm: str | None = None
+    abstract: str | None = None
+    year: int | None = None
+    date: str | None = None
+    venue: str | None = None
+    work_type: str | None = None
+    language: str | None = None
+    url: str | None = None
+    fields_of_study: list[str] | None = None
+    citation_count: int | None = None
+
+
+class States(EdgeRecord):
+    TYPE: ClassVar[str] = "STATES"
+    START: ClassVar[str] = "Statement"
+    END: ClassVar[str] = "Paper"
+
+
 class AuthorAlias(NodeRecord):
     """An id of an Author that no id slot holds: an OpenAlex author id merged away (two
     OpenAlex ids of one person, found by a shared ORCID) or retired by OpenAlex's

@@ -1,0 +1,166 @@
+"""What each source record stated about a work several describe is kept (``Statement``
+nodes), and the work's shared properties follow the records as they are now: a value a
+record drops falls back to another record's, the citation count is the largest stated now,
+and the graph does not depend on the load order or the batch size. Both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _catalogue_works import (
+    citing_work,
+    crossref_item,
+    inverted,
+    openalex_work,
+    write_crossref,
+    write_openalex,
+)
+
+from scholarkg.config import Settings
+from scholarkg.loaders import crossref, openalex
+from scholarkg.loaders.identity import IdentityResolver
+from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.store.base import GraphStore
+
+from .test_catalogue_identity import Reader
+from .test_catalogue_identity import load as load_source
+
+
+def oa_w2(**over: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "abstract_inverted_index": inverted("what the aggregator says"),
+        "cited_by_count": 20,
+    }
+    return openalex_work(2, **(fields | over))
+
+
+def cr_j2(**over: Any) -> dict[str, Any]:
+    item = crossref_item(2)
+    item.update({"abstract": "<jats:p>What the publisher says.</jats:p>",
+                 "is-referenced-by-count": 3, "container-title": ["Journal of Ids"]})  # fmt: skip
+    item.update(over)
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def paper_of(store: GraphStore, doi: str) -> dict[str, Any]:
+    rows = store.run("MATCH (p:Paper {doi: $doi}) RETURN properties(p) AS props", {"doi": doi})
+    assert len(rows) == 1, rows
+    return dict(rows[0]["props"])
+
+
+def statements(store: GraphStore) -> dict[str, tuple[str, dict[str, Any]]]:
+    rows = store.run(
+        "MATCH (s:Statement) OPTIONAL MATCH (s)-[:STATES]->(p:Paper) "
+        "RETURN s.id AS id, properties(s) AS props, collect(p.id) AS papers"
+    )
+    out = {}
+    for r in rows:
+        assert len(r["papers"]) == 1, r  # one work per statement
+        out[str(r["id"])] = (str(r["papers"][0]), dict(r["props"]))
+    return out
+
+
+def graph(store: GraphStore) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    rows = store.run("MATCH (p:Paper) WHERE NOT p:Stub RETURN p.id AS id, properties(p) AS props")
+    papers = {}
+    for r in rows:
+        props = dict(r["props"])
+        for k, v in props.items():
+            if isinstance(v, list):
+                props[k] = sorted(v)
+        papers[str(r["id"])] = props
+    return papers, statements(store)
+
+
+def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> None:
+    load_source(store, settings, path, read, kind)
+
+
+def test_each_record_keeps_its_statement_and_a_dropped_value_falls_back(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    any_store.apply_schema()
+    oa = write_openalex(tmp_path / "oa", [oa_w2()])
+    load(any_store, settings, oa, openalex.read_works, "oa")
+    assert statements(any_store) == {}  # one record: its values are the Paper's own
+    cr = write_crossref(tmp_path / "cr.json", [cr_j2()])
+    load(any_store, settings, cr, crossref.read_works, "cr")
+    paper = paper_of(any_store, "10.1000/j2")
+    # the publisher's values rank above the aggregator's; the count is the largest
+    assert paper["abstract"] == "What the publisher says."
+    assert paper["venue"] == "Journal of Ids"
+    assert paper["citation_count"] == 20
+    assert paper["source"] == "crossref"
+    said = statements(any_store)
+    assert set(said) == {"openalex:W2", "crossref:10.1000/j2"}
+    assert said["openalex:W2"] == (
+        paper["id"],
+        {"id": "openalex:W2", "source": "openalex", "title": "Identifiers across catalogues",
+         "title_norm": paper["title_norm"], "abstract": "what the aggregator says",
+         "year": 2024, "date": "2024-02-15", "work_type": "article", "language": "en",
+         "url": "https://openalex.org/W2", "citation_count": 20},
+    )  # fmt: skip
+    assert said["crossref:10.1000/j2"][1]["abstract"] == "What the publisher says."
+    assert said["crossref:10.1000/j2"][1]["citation_count"] == 3
+
+    # the publisher's record is reloaded without its abstract and venue: the work's
+    # abstract is the aggregator's again, and nobody states a venue any more
+    cr2 = write_crossref(tmp_path / "cr2.json", [cr_j2(abstract=None, **{"container-title": []})])
+    load(any_store, settings, cr2, crossref.read_works, "cr2")
+    paper = paper_of(any_store, "10.1000/j2")
+    assert paper["abstract"] == "what the aggregator says"
+    assert "venue" not in paper
+    assert paper["named_by"] == ["abstract:openalex", "language:openalex"]
+    assert "abstract" not in statements(any_store)["crossref:10.1000/j2"][1]
+    # the aggregator's count falls: the largest stated now, not the largest ever seen
+    oa2 = write_openalex(tmp_path / "oa2", [oa_w2(cited_by_count=2)])
+    load(any_store, settings, oa2, openalex.read_works, "oa2")
+    assert paper_of(any_store, "10.1000/j2")["citation_count"] == 3
+
+    # a fresh graph of the same records, loaded the other way round, is the same graph
+    after = graph(any_store)
+    any_store.clear()
+    any_store.apply_schema()
+    load(any_store, settings, oa2, openalex.read_works, "oa2")
+    load(any_store, settings, cr2, crossref.read_works, "cr2")
+    assert graph(any_store) == after
+    any_store.clear()
+    any_store.apply_schema()
+    load(any_store, settings, cr2, crossref.read_works, "cr2")
+    load(any_store, settings, oa2, openalex.read_works, "oa2")
+    assert graph(any_store) == after
+
+
+def _load_chunked(store: GraphStore, settings: Settings, path: Path, chunk: int) -> None:
+    resolver = IdentityResolver(store, chunk=chunk)
+    step = Step("oa", path, "oa", lambda: resolver.resolve(openalex.read_works(path)), family=False)
+    run_steps(store, [step], settings=settings, batch_size=chunk, summary=LoadSummary())
+    resolver.finish()
+
+
+def test_two_records_of_one_source_give_the_same_statements_whatever_the_batch(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A preprint's and its article's OpenAlex records share a DOI: one work, two
+    statements, the work's own record's title first, in one batch or one record a batch."""
+    works = [
+        citing_work(5, [], doi="10.1/shared") | {"title": "The preprint's title"},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title", "cited_by_count": 40},
+        citing_work(7, [5]),
+    ]  # fmt: skip
+    path = write_openalex(tmp_path / "oa", works)
+    seen = []
+    for chunk in (1, 50):
+        any_store.clear()
+        any_store.apply_schema()
+        _load_chunked(any_store, settings, path, chunk)
+        seen.append(graph(any_store))
+    assert seen[0] == seen[1]
+    papers, said = seen[0]
+    assert set(said) == {"openalex:W5", "openalex:W6"}
+    (work,) = [p for p in papers.values() if p.get("doi") == "10.1/shared"]
+    assert work["title"] == "The preprint's title"  # W5 came first: the work's own record
+    assert work["citation_count"] == 40
+    assert papers[f"openalex:W7"].get("title") == "Work 7"
+    assert said["openalex:W6"][1]["title"] == "The article's title"
