@@ -5,7 +5,7 @@ Why a catalogue source and not a family: a ``.bib`` names works the catalogues n
 each entry goes through identity resolution (``loaders/identity.py``) and lands on the
 work's one Paper, whichever source created it. A ``.bib`` is the least authoritative of the
 four (hand-typed, or exported by a reference manager from one of the others, often
-abbreviated): ``identity.SOURCE_RANK`` ranks it last, so it fills what no catalogue gave and
+abbreviated): ``source_rank.SOURCE_RANK`` ranks it last, so it fills what no catalogue gave and
 overrides none.
 
 Parsing is bibtexparser's (v2): ``@string`` macros are resolved, ``@comment`` and

@@ -943,7 +943,7 @@ class IdentityResolver:
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
         if not self.family:
-            self._restate(groups, out, mapping, slots, skipped, cleared)
+            self._restate(groups, out, mapping, slots, stored, skipped, cleared)
         if not self.family and self.skip_stored_references:
             self._skip_stored_references(out, lists, stated_ahead)
         if not self.family and self.skip_stored_authorships:
@@ -1221,12 +1221,14 @@ class IdentityResolver:
         out: list[Group],
         mapping: Mapping[str, str],
         slots: Mapping[str, Mapping[str, Any]],
+        stored: Mapping[str, Mapping[str, Any]],
         skipped: int,
         cleared: list[dict[str, Any]],
     ) -> None:
         """Keep what each record of a work several describe stated (``loaders/statements``)
         and write the work's shared properties as its statements rank them. The works: those
-        two records of this chunk describe, and those a record lands on that another record
+        two records of this chunk describe, those whose stored node lists statements
+        (``stated_by``, on its slot row), and those a record lands on that another record
         described before (``_rank_states``, ``_merged_bases`` found them). One read of those
         few works and their statements; then per work the chunk's Paper rows carry the
         recomputed values (a value no record states any more cleared), and the statements
@@ -1240,6 +1242,7 @@ class IdentityResolver:
                     chunk.setdefault(mapping[rec.id], []).append((i, key, values))
         works = {t for t, stated in chunk.items() if len({k for _, k, _ in stated}) > 1}
         works |= (self._ranked.keys() | self._base.keys()) & chunk.keys()
+        works |= {t for t in chunk if stored.get(t, _EMPTY).get("stated_by")}
         works = {t for t in works if any(i >= skipped for i, _, _ in chunk[t])}
         if not works:
             return
@@ -1272,7 +1275,9 @@ class IdentityResolver:
             for i in writes:
                 written = records(i)
                 for n, rec in enumerate(written):
-                    if isinstance(rec, Paper) and rec.id == t and not rec.is_stub():
+                    # every row of the work, a stub's too: another record's row (_fill_only)
+                    # holds its ids alone and looks like a stub
+                    if isinstance(rec, Paper) and rec.id == t:
                         written[n] = rec.replaced(final)
             gone = {n: None for n, v in final.items() if v is None and props.get(n) is not None}
             if gone:
@@ -2771,6 +2776,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     # into the node of W1's record leaves what loading both in one batch leaves)
     alt -= slot_keys({**a, **update})
     update["alt_ids"] = sorted(alt) or None
+    update.update(_merged_statements(store, loser, survivor, a, b, {**a, **update}))
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
     if stub[survivor] and not stub[loser]:  # the loser was described: so is the work
         store.run_named("identity/unmark_stubs", {"ids": [survivor]})
@@ -2815,6 +2821,44 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     store.delete_nodes("Paper", [loser])
     log.info("merged Paper %s into %s", loser, survivor)
     return True
+
+
+def _merged_statements(
+    store: GraphStore,
+    loser: str,
+    survivor: str,
+    kept: Mapping[str, Any],
+    gone: Mapping[str, Any],
+    slots: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Two nodes of one work, each a record described, merge: what each record stated stays
+    (``loaders/statements``), and the survivor's shared properties become what those
+    statements rank first, as a load of all the records into one node gives. A node that
+    one record described holds that record's statement in its own values: it is written as
+    a Statement of the survivor before the merge moves the loser's. Returns the survivor's
+    recomputed properties (``{}`` unless records described both nodes)."""
+    if not all(p.get("source") in SOURCE_SLOT or p.get("named_by") for p in (kept, gone)):
+        return {}  # a stub (or a family's node) merging: the other's statements stand
+    rows = store.run_named("identity/paper_statements", {"ids": [loser, survivor]})
+    stated: dict[str, dict[str, Any]] = {}
+    new: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        have = {str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in row["statements"]}
+        if not have:
+            have = new_here = implicit_statements(str(row["id"]), dict(row["props"]))
+            new.update(new_here)
+        stated.update(have)
+    if len(stated) < 2:
+        return {}
+    if new:
+        store.merge_nodes("Statement", [{"id": k, **v} for k, v in new.items()])
+        store.merge_relationships(
+            "STATES",
+            "Statement",
+            "Paper",
+            [{"start": k, "end": survivor, "props": {}} for k in new],
+        )
+    return restated(stated, kept, own_keys(slots))
 
 
 def _merge_keys(base: type[EdgeRecord]) -> dict[str, tuple[str, ...]]:

@@ -92,7 +92,8 @@ def restated(
     stored: Mapping[str, Any],
     own: Collection[str],
 ) -> dict[str, Any]:
-    """The Paper's ranked properties, citation count, ``source`` and ``named_by`` from its
+    """The Paper's ranked properties, citation count, ``source``, ``named_by`` and
+    ``stated_by`` (the statements' keys) from its
     records' statements ``stated`` (key → statement) and what the stored Paper holds that no
     catalogue record gave (``stored``: its properties, ``{}`` when new). Per property the
     value of the best-ranked statement that has one, the work's own record first within a
@@ -122,4 +123,5 @@ def restated(
     best = candidates[0][1] if candidates else str(stored.get("source") or "")
     out["source"] = best or None
     out["named_by"] = sorted(f"{n}:{g}" for n, g in given.items() if g != best) or None
+    out["stated_by"] = sorted(stated) or None
     return out

@@ -320,11 +320,15 @@ class Paper(NodeRecord):
     #: look the work up by, so identity resolution keeps it as the node's key and never
     #: merges it away (``loaders/identity.py``)
     family_key: bool | None = None
-    #: where sources of different rank describe the work (``loaders/identity.SOURCE_RANK``):
+    #: where sources of different rank describe the work (``loaders/source_rank.SOURCE_RANK``):
     #: the shared properties whose value a source other than ``source`` (the best-ranked
     #: that described it) gave, as ``"property:source"``, so a later record knows whose
     #: value it meets and the load order does not matter
     named_by: list[str] | None = None
+    #: where several records describe the work: their keys (``openalex:W5``,
+    #: ``crossref:10.1/x``), each the id of the ``Statement`` that keeps what it stated
+    #: (``loaders/statements.py``); none on a work one record describes
+    stated_by: list[str] | None = None
     # -- what the open catalogues add (OpenAlex, Crossref)
     work_type: str | None = None
     language: str | None = None

@@ -9,16 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from _catalogue_works import (
+    arxiv_record,
     citing_work,
     crossref_item,
     inverted,
     openalex_work,
+    write_arxiv,
     write_crossref,
     write_openalex,
 )
 
 from scholarkg.config import Settings
-from scholarkg.loaders import crossref, openalex
+from scholarkg.loaders import arxiv, crossref, openalex
 from scholarkg.loaders.identity import IdentityResolver
 from scholarkg.loaders.steps import LoadSummary, Step, run_steps
 from scholarkg.store.base import GraphStore
@@ -73,8 +75,24 @@ def graph(store: GraphStore) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]
     return papers, statements(store)
 
 
-def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> None:
-    load_source(store, settings, path, read, kind)
+def _differences(a: Any, b: Any) -> list[str]:
+    """Where two ``graph`` views differ (node, property): a readable failure."""
+    out = []
+    for part, (x, y) in enumerate(zip(a, b, strict=True)):
+        for key in sorted(x.keys() | y.keys()):
+            u, v = x.get(key), y.get(key)
+            if u != v:
+                if isinstance(u, dict) and isinstance(v, dict):
+                    out += [f"{part}:{key}.{n}: {u.get(n)!r} != {v.get(n)!r}"
+                            for n in sorted(u.keys() | v.keys()) if u.get(n) != v.get(n)]  # fmt: skip
+                else:
+                    out.append(f"{part}:{key}: {u!r} != {v!r}")
+    return out
+
+
+def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> int:
+    """Load one file; returns how many Paper merges it made."""
+    return len(load_source(store, settings, path, read, kind).report.merges)
 
 
 def test_each_record_keeps_its_statement_and_a_dropped_value_falls_back(
@@ -156,7 +174,7 @@ def test_two_records_of_one_source_give_the_same_statements_whatever_the_batch(
         any_store.apply_schema()
         _load_chunked(any_store, settings, path, chunk)
         seen.append(graph(any_store))
-    assert seen[0] == seen[1]
+    assert seen[0] == seen[1], _differences(*seen)
     papers, said = seen[0]
     assert set(said) == {"openalex:W5", "openalex:W6"}
     (work,) = [p for p in papers.values() if p.get("doi") == "10.1/shared"]
@@ -164,3 +182,64 @@ def test_two_records_of_one_source_give_the_same_statements_whatever_the_batch(
     assert work["citation_count"] == 40
     assert papers[f"openalex:W7"].get("title") == "Work 7"
     assert said["openalex:W6"][1]["title"] == "The article's title"
+
+
+def test_two_stored_nodes_of_one_work_merge_with_every_record_statement(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A publisher's record and an arXiv line that names no DOI are two nodes until an
+    OpenAlex record names both ids: the nodes merge, and the work holds the three records'
+    statements and the values they rank first, as when OpenAlex's record came first (no
+    merge)."""
+    sources = {
+        "crossref": (write_crossref(tmp_path / "cr.json", [cr_j1()]), crossref.read_works),
+        "arxiv": (write_arxiv(tmp_path / "ax.json", [arxiv_record(1) | {"doi": None}]),
+                  arxiv.read_snapshot),
+        "openalex": (write_openalex(tmp_path / "oa", [openalex_work(1)]), openalex.read_works),
+    }  # fmt: skip
+    seen = []
+    merges = []
+    for order in (("crossref", "arxiv", "openalex"), ("openalex", "crossref", "arxiv")):
+        any_store.clear()
+        any_store.apply_schema()
+        merged = 0
+        for name in order:
+            path, read = sources[name]
+            merged += load(any_store, settings, path, read, name)
+        seen.append(graph(any_store))
+        merges.append(merged)
+    assert merges == [1, 0]
+    assert seen[0] == seen[1]
+    papers, said = seen[0]
+    assert set(said) == {"crossref:10.1000/j1", "arxiv:2401.00001", "openalex:W1"}
+    work = papers["arxiv:2401.00001"]
+    assert work["title"] == "Graphs of the scholarly record"
+    assert work["abstract"] == "One graph per work."  # the arXiv line's, ranked first
+    assert work["venue"] == "Journal of the publisher"  # Crossref's, above OpenAlex's
+    assert work["citation_count"] == 10
+
+
+def cr_j1() -> dict[str, Any]:
+    item = crossref_item(1)
+    item["container-title"] = ["Journal of the publisher"]
+    return item
+
+
+def test_the_best_records_reload_falls_back_where_it_gave_every_value(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """The publisher's record gives every shared value the work holds (``named_by`` empty):
+    its reload without the abstract still meets the work's statements (``stated_by``)."""
+    any_store.apply_schema()
+    oa = write_openalex(tmp_path / "oa", [oa_w2(language=None, type=None)])
+    load(any_store, settings, oa, openalex.read_works, "oa")
+    load(any_store, settings, write_crossref(tmp_path / "cr.json", [cr_j2()]),
+         crossref.read_works, "cr")  # fmt: skip
+    paper = paper_of(any_store, "10.1000/j2")
+    assert "named_by" not in paper and paper["abstract"] == "What the publisher says."
+    assert paper["stated_by"] == ["crossref:10.1000/j2", "openalex:W2"]
+    cr2 = write_crossref(tmp_path / "cr2.json", [cr_j2(abstract=None)])
+    load(any_store, settings, cr2, crossref.read_works, "cr2")
+    paper = paper_of(any_store, "10.1000/j2")
+    assert paper["abstract"] == "what the aggregator says"
+    assert paper["named_by"] == ["abstract:openalex"]
