@@ -2907,9 +2907,41 @@ def retire_ids(
                 write_aliases(store, {a: [f"openalex:{old}"]})
                 found[f"openalex:{new}"] = a
             n += 1
+        _retire_statements(store, batch)
         return n
 
     return sum(apply(batch) for batch in chunked(pairs, chunk))
+
+
+def _retire_statements(store: GraphStore, pairs: Sequence[tuple[str, str]]) -> None:
+    """The statements of records OpenAlex retired (``merged_ids``): where the surviving
+    record states the work too, the retired record's goes; else it becomes the surviving
+    record's (the work's own OpenAlex record now). The works touched are restated."""
+    rows = [{"old": f"openalex:{old}", "new": f"openalex:{new}"} for old, new in pairs]
+    touched = {
+        str(r["id"]) for r in store.run_named("identity/drop_retired_statements", {"rows": rows})
+    }
+    touched |= {
+        str(r["id"]) for r in store.run_named("identity/rename_retired_statements", {"rows": rows})
+    }
+    if touched:
+        restate_stored(store, sorted(touched))
+
+
+def restate_stored(store: GraphStore, paper_ids: Sequence[str]) -> None:
+    """Write the stored Papers ``paper_ids``' shared properties as their statements rank
+    them (``statements.restated``), after their statements changed outside a load (a
+    retired record's went). A Paper left with one statement keeps it (and its values)."""
+    rows = []
+    for row in store.run_named("identity/paper_statements", {"ids": list(paper_ids)}):
+        props = dict(row["props"])
+        stated = {
+            str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in row["statements"]
+        }
+        if stated:
+            rows.append({"id": row["id"], "props": restated(stated, props, own_keys(props))})
+    if rows:
+        store.run_named("identity/set_paper_properties", {"rows": rows})
 
 
 # --------------------------------------------------------------------------- stubs

@@ -243,3 +243,48 @@ def test_the_best_records_reload_falls_back_where_it_gave_every_value(
     paper = paper_of(any_store, "10.1000/j2")
     assert paper["abstract"] == "what the aggregator says"
     assert paper["named_by"] == ["abstract:openalex"]
+
+
+def _retire(store: GraphStore, folder: Path, pairs: list[tuple[str, str]]) -> None:
+    import gzip
+
+    from scholarkg.loaders.identity import retire_ids
+
+    merged = folder / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n")
+        fh.writelines(f"2024-06-01,{old},{new}\n" for old, new in pairs)
+    retire_ids(store, openalex.read_merged_ids(merged), IdentityResolver(store))
+
+
+def test_a_record_openalex_retires_takes_its_statement_with_it(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Two OpenAlex records of one work, W6 retired into W5: W6's statement goes and the
+    work is restated without it (its title and count were W6's); a record retired into
+    one the graph does not hold hands its statement to that id."""
+    any_store.apply_schema()
+    works = [
+        citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title", "cited_by_count": 40},
+    ]  # fmt: skip
+    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", works), 50)
+    work = paper_of(any_store, "10.1/shared")
+    assert (work["title"], work["citation_count"]) == ("The article's title", 40)
+    _retire(any_store, tmp_path / "m1", [("W6", "W5")])
+    work = paper_of(any_store, "10.1/shared")
+    assert "title" not in work and work["citation_count"] == 4
+    assert work["stated_by"] == ["openalex:W5"]
+    assert set(statements(any_store)) == {"openalex:W5"}
+
+    any_store.clear()
+    any_store.apply_schema()
+    load(any_store, settings, write_openalex(tmp_path / "oa2", [oa_w2()]), openalex.read_works, "oa")
+    load(any_store, settings, write_crossref(tmp_path / "cr.json", [cr_j2()]),
+         crossref.read_works, "cr")  # fmt: skip
+    _retire(any_store, tmp_path / "m2", [("W2", "W22")])
+    work = paper_of(any_store, "10.1000/j2")
+    assert work["openalex_id"] == "W22"
+    assert work["stated_by"] == ["crossref:10.1000/j2", "openalex:W22"]
+    assert statements(any_store)["openalex:W22"][1]["abstract"] == "what the aggregator says"
