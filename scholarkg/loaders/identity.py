@@ -1262,7 +1262,8 @@ class IdentityResolver:
             before = {str(s["id"]): s for s in row["statements"]} if row else {}
             stated = {k: {n: v for n, v in s.items() if n != "id"} for k, s in before.items()}
             if not stated:
-                stated = implicit_statements(t, props)
+                arriving = {str(v["source"]): k for _, k, v in reversed(chunk[t])}
+                stated = implicit_statements(t, props, arriving)
             first_time = set(stated) - set(before)
             mine: dict[str, int] = {}
             for i, key, values in chunk[t]:
@@ -2839,6 +2840,10 @@ def _merged_statements(
     recomputed properties (``{}`` unless records described both nodes)."""
     if not all(p.get("source") in SOURCE_SLOT or p.get("named_by") for p in (kept, gone)):
         return {}  # a stub (or a family's node) merging: the other's statements stand
+    if kept.get("family_key") or gone.get("family_key"):
+        # a benchmark family's node (load s2's) holds the catalogue's values copied by the
+        # family's own rule (_ranked_over), not a record's statement
+        return {}
     rows = store.run_named("identity/paper_statements", {"ids": [loser, survivor]})
     stated: dict[str, dict[str, Any]] = {}
     new: dict[str, dict[str, Any]] = {}

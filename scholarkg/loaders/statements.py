@@ -54,26 +54,39 @@ def _giver_of(props: Mapping[str, Any]) -> dict[str, str]:
     return {n: named.get(n, source) for n in RANKED_FIELDS if props.get(n) is not None}
 
 
-def _stored_key(source: str, props: Mapping[str, Any], paper_id: str) -> str:
-    """The key of ``source``'s record on a stored Paper: its id in the source's slot."""
+def _stored_key(
+    source: str, props: Mapping[str, Any], paper_id: str, arriving: Mapping[str, str]
+) -> str:
+    """The key of ``source``'s record on a stored Paper: its id in the source's slot; where
+    the slot is empty (a ``.bib`` entry with no DOI, a benchmark family's node that took an
+    arXiv line's values), the key of the record of that source arriving now, which is that
+    record again; else the Paper's id."""
     value = props.get(SOURCE_SLOT[source])
-    return f"{source}:{value}" if value not in (None, "") else f"{source}:{paper_id}"
+    if value not in (None, ""):
+        return f"{source}:{value}"
+    return arriving.get(source) or f"{source}:{paper_id}"
 
 
-def implicit_statements(paper_id: str, props: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def implicit_statements(
+    paper_id: str, props: Mapping[str, Any], arriving: Mapping[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
     """The statements a stored Paper that has no Statement holds in its own values: each
     catalogue source that gave one of them (the node's ``source``, the ``named_by`` list of
     a graph loaded before statements were kept) stated those values; the citation count is
-    the describing source's. A Paper one record described gives exactly that record's."""
+    the describing source's. A Paper one record described gives exactly that record's.
+    ``arriving``: per source, the key of the record of it the chunk brings (see
+    ``_stored_key``)."""
     out: dict[str, dict[str, Any]] = {}
+    arriving = arriving or {}
     source = str(props.get("source") or "")
     if source in SOURCE_SLOT:
-        out[_stored_key(source, props, paper_id)] = {"source": source}
+        key = _stored_key(source, props, paper_id, arriving)
+        out[key] = {"source": source}
         if props.get("citation_count") is not None:
-            out[_stored_key(source, props, paper_id)]["citation_count"] = props["citation_count"]
+            out[key]["citation_count"] = props["citation_count"]
     for name, giver in _giver_of(props).items():
         if giver in SOURCE_SLOT:
-            key = _stored_key(giver, props, paper_id)
+            key = _stored_key(giver, props, paper_id, arriving)
             out.setdefault(key, {"source": giver})[name] = props[name]
     return out
 
