@@ -208,10 +208,15 @@ class StatedFields:
     """Marker a reader puts in a group: the source record of Paper ``paper`` states the
     properties ``names`` (properties only that source gives, e.g. OpenAlex's open-access
     status): one the record has no value for is removed from the stored node, so a reload
-    equals a fresh load of the new record. Not stored; the resolver consumes it."""
+    equals a fresh load of the new record. ``ranked``: the shared properties
+    (``RANKED_FIELDS``, the citation count) whose fields the record has, with or without a
+    value: one it has no value for is no longer stated by it (``loaders/statements``);
+    one whose field it lacks (an API page trimmed by ``select=``) it says nothing about.
+    Not stored; the resolver consumes it."""
 
     paper: str
     names: frozenset[str]
+    ranked: frozenset[str] = frozenset()
 
 
 StatedMark = StatedList | StatedFields
@@ -1234,16 +1239,23 @@ class IdentityResolver:
         recomputed values (a value no record states any more cleared), and the statements
         that changed are written beside them (a stored work's own values become its first
         record's statement the first time). Skipped records (``--resume``) write nothing."""
-        chunk: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+        #: work → (group, record key, its statement, the shared properties it states)
+        chunk: dict[str, list[tuple[int, str, dict[str, Any], frozenset[str]]]] = {}
         for i, (_, recs) in enumerate(groups):
+            says = {m.paper: m.ranked for m in recs if isinstance(m, StatedFields)}
             for rec in recs:
                 if isinstance(rec, Paper) and not rec.is_stub() and rec.source in SOURCE_SLOT:
                     key, values = statement_of(rec)
-                    chunk.setdefault(mapping[rec.id], []).append((i, key, values))
-        works = {t for t, stated in chunk.items() if len({k for _, k, _ in stated}) > 1}
-        works |= (self._ranked.keys() | self._base.keys()) & chunk.keys()
-        works |= {t for t in chunk if stored.get(t, _EMPTY).get("stated_by")}
-        works = {t for t in works if any(i >= skipped for i, _, _ in chunk[t])}
+                    names = says.get(rec.id) or frozenset(values) - {"source"}
+                    chunk.setdefault(mapping[rec.id], []).append((i, key, values, names))
+        works = {t for t, entries in chunk.items() if len({e[1] for e in entries}) > 1}
+        works |= self._ranked.keys() & chunk.keys()  # another source described it
+        for t, entries in chunk.items():
+            own = own_keys(slots.get(t, _EMPTY))
+            if stored.get(t, _EMPTY).get("stated_by") or any(e[1] not in own for e in entries):
+                works.add(t)  # statements kept, or another record of the source is its own
+        works = {t for t in works if any(e[0] >= skipped for e in chunk[t])}
+        self._clear_unstated(chunk, works, stored, skipped, cleared)
         if not works:
             return
         patched: dict[int, list[AnyRecord]] = {}
@@ -1256,23 +1268,29 @@ class IdentityResolver:
         rows = self.store.run_named("identity/paper_statements", {"ids": sorted(works)})
         held = {str(r["id"]): r for r in rows}
         stale: list[dict[str, Any]] = []
+        lone: list[str] = []
         for t in sorted(works):
             row = held.get(t)
             props: dict[str, Any] = dict(row["props"]) if row else {}
             before = {str(s["id"]): s for s in row["statements"]} if row else {}
             stated = {k: {n: v for n, v in s.items() if n != "id"} for k, s in before.items()}
             if not stated:
-                arriving = {str(v["source"]): k for _, k, v in reversed(chunk[t])}
+                arriving = {str(e[2]["source"]): e[1] for e in reversed(chunk[t])}
                 stated = implicit_statements(t, props, arriving)
             first_time = set(stated) - set(before)
             mine: dict[str, int] = {}
-            for i, key, values in chunk[t]:
-                stated[key] = values
+            for i, key, values, names in chunk[t]:
+                # what it states replaces its statement; what it says nothing about stays
+                kept = {n: v for n, v in stated.get(key, _EMPTY).items() if n not in names}
+                stated[key] = {**kept, **values}
                 mine[key] = i
             if len(stated) < 2:
+                if before:  # its other record went: the work's values are its own again
+                    lone.extend(before)
+                    cleared.append({"id": t, "props": {"stated_by": None}})
                 continue  # one record after all (a reload of the work's only one)
             final = restated(stated, props, own_keys(slots.get(t, _EMPTY)))
-            writes = [i for i, _, _ in chunk[t] if i >= skipped]
+            writes = [e[0] for e in chunk[t] if e[0] >= skipped]
             for i in writes:
                 written = records(i)
                 for n, rec in enumerate(written):
@@ -1302,6 +1320,32 @@ class IdentityResolver:
             out[i] = (out[i][0], recs)
         if stale:
             self._write_ahead("identity/clear_statement_fields", {"rows": stale})
+        if lone:
+            self._write_ahead("identity/delete_statements", {"ids": lone})
+
+    @staticmethod
+    def _clear_unstated(
+        chunk: Mapping[str, Sequence[tuple[int, str, dict[str, Any], frozenset[str]]]],
+        works: Collection[str],
+        stored: Mapping[str, Mapping[str, Any]],
+        skipped: int,
+        cleared: list[dict[str, Any]],
+    ) -> None:
+        """A stored work one record describes holds that record's values: a shared
+        property its reload states without a value is cleared (the writer only sets), so
+        the Paper is the record as it is now, as a fresh load gives (and as the statement
+        the work's next record makes of it says). The server leaves out rows that change
+        nothing (``identity/set_paper_properties``)."""
+        for t, stated in chunk.items():
+            row = stored.get(t)
+            if t in works or not row or row.get("named_by"):
+                continue
+            for i, _, values, names in stated:
+                if i < skipped or row.get("source") != values["source"]:
+                    continue
+                gone = {n: None for n in sorted(names) if values.get(n) is None}
+                if gone:
+                    cleared.append({"id": t, "props": gone})
 
     def _rank_states(
         self, papers: list[Paper], mapping: dict[str, str], stored: dict[str, dict[str, Any]]
@@ -2936,17 +2980,26 @@ def _retire_statements(store: GraphStore, pairs: Sequence[tuple[str, str]]) -> N
 def restate_stored(store: GraphStore, paper_ids: Sequence[str]) -> None:
     """Write the stored Papers ``paper_ids``' shared properties as their statements rank
     them (``statements.restated``), after their statements changed outside a load (a
-    retired record's went). A Paper left with one statement keeps it (and its values)."""
+    retired record's went). A Paper left with one statement takes its values and drops it:
+    a work one record describes holds that record's values itself."""
     rows = []
+    lone = []
     for row in store.run_named("identity/paper_statements", {"ids": list(paper_ids)}):
         props = dict(row["props"])
         stated = {
             str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in row["statements"]
         }
-        if stated:
-            rows.append({"id": row["id"], "props": restated(stated, props, own_keys(props))})
+        if not stated:
+            continue
+        values = restated(stated, props, own_keys(props))
+        if len(stated) == 1:
+            lone += list(stated)
+            values["stated_by"] = None
+        rows.append({"id": row["id"], "props": values})
     if rows:
         store.run_named("identity/set_paper_properties", {"rows": rows})
+    if lone:
+        store.run_named("identity/delete_statements", {"ids": lone})
 
 
 # --------------------------------------------------------------------------- stubs

@@ -39,8 +39,10 @@ def oa_w2(**over: Any) -> dict[str, Any]:
 
 def cr_j2(**over: Any) -> dict[str, Any]:
     item = crossref_item(2)
+    # a whole item (Crossref's "indexed" stamp): a field it leaves out has no value
     item.update({"abstract": "<jats:p>What the publisher says.</jats:p>",
-                 "is-referenced-by-count": 3, "container-title": ["Journal of Ids"]})  # fmt: skip
+                 "is-referenced-by-count": 3, "container-title": ["Journal of Ids"],
+                 "indexed": {"date-time": "2024-06-01T00:00:00Z"}})  # fmt: skip
     item.update(over)
     return {k: v for k, v in item.items() if v is not None}
 
@@ -83,8 +85,8 @@ def _differences(a: Any, b: Any) -> list[str]:
             u, v = x.get(key), y.get(key)
             if u != v:
                 if isinstance(u, dict) and isinstance(v, dict):
-                    out += [f"{part}:{key}.{n}: {u.get(n)!r} != {v.get(n)!r}"
-                            for n in sorted(u.keys() | v.keys()) if u.get(n) != v.get(n)]  # fmt: skip
+                    names = sorted(n for n in u.keys() | v.keys() if u.get(n) != v.get(n))
+                    out += [f"{part}:{key}.{n}: {u.get(n)!r} != {v.get(n)!r}" for n in names]
                 else:
                     out.append(f"{part}:{key}: {u!r} != {v!r}")
     return out
@@ -164,7 +166,8 @@ def test_two_records_of_one_source_give_the_same_statements_whatever_the_batch(
     statements, the work's own record's title first, in one batch or one record a batch."""
     works = [
         citing_work(5, [], doi="10.1/shared") | {"title": "The preprint's title"},
-        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title", "cited_by_count": 40},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
+                                                 "cited_by_count": 40},
         citing_work(7, [5]),
     ]  # fmt: skip
     path = write_openalex(tmp_path / "oa", works)
@@ -180,7 +183,7 @@ def test_two_records_of_one_source_give_the_same_statements_whatever_the_batch(
     (work,) = [p for p in papers.values() if p.get("doi") == "10.1/shared"]
     assert work["title"] == "The preprint's title"  # W5 came first: the work's own record
     assert work["citation_count"] == 40
-    assert papers[f"openalex:W7"].get("title") == "Work 7"
+    assert papers["openalex:W7"].get("title") == "Work 7"
     assert said["openalex:W6"][1]["title"] == "The article's title"
 
 
@@ -267,7 +270,8 @@ def test_a_record_openalex_retires_takes_its_statement_with_it(
     any_store.apply_schema()
     works = [
         citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
-        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title", "cited_by_count": 40},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
+                                                 "cited_by_count": 40},
     ]  # fmt: skip
     _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", works), 50)
     work = paper_of(any_store, "10.1/shared")
@@ -275,12 +279,15 @@ def test_a_record_openalex_retires_takes_its_statement_with_it(
     _retire(any_store, tmp_path / "m1", [("W6", "W5")])
     work = paper_of(any_store, "10.1/shared")
     assert "title" not in work and work["citation_count"] == 4
-    assert work["stated_by"] == ["openalex:W5"]
-    assert set(statements(any_store)) == {"openalex:W5"}
+    # one record describes it now: its values are the Paper's own, as a fresh load of W5
+    assert "stated_by" not in work and "named_by" not in work
+    assert statements(any_store) == {}
 
     any_store.clear()
     any_store.apply_schema()
-    load(any_store, settings, write_openalex(tmp_path / "oa2", [oa_w2()]), openalex.read_works, "oa")
+    load(
+        any_store, settings, write_openalex(tmp_path / "oa2", [oa_w2()]), openalex.read_works, "oa"
+    )
     load(any_store, settings, write_crossref(tmp_path / "cr.json", [cr_j2()]),
          crossref.read_works, "cr")  # fmt: skip
     _retire(any_store, tmp_path / "m2", [("W2", "W22")])
@@ -288,3 +295,76 @@ def test_a_record_openalex_retires_takes_its_statement_with_it(
     assert work["openalex_id"] == "W22"
     assert work["stated_by"] == ["crossref:10.1000/j2", "openalex:W22"]
     assert statements(any_store)["openalex:W22"][1]["abstract"] == "what the aggregator says"
+
+
+def test_an_unchanged_reload_after_a_single_record_dropped_a_value_changes_nothing(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """OpenAlex's record drops its abstract while it alone describes the work: the Paper
+    loses it (it holds that record's values), so Crossref's record arriving later makes no
+    statement of it, and reloading the same OpenAlex file changes nothing (review)."""
+    any_store.apply_schema()
+    oa1 = write_openalex(tmp_path / "oa1", [oa_w2()])
+    oa2 = write_openalex(tmp_path / "oa2", [oa_w2(abstract_inverted_index=None)])
+    cr = write_crossref(tmp_path / "cr.json", [cr_j2(abstract=None)])
+    for path, read, kind in ((oa1, openalex.read_works, "oa1"), (oa2, openalex.read_works, "oa2"),
+                             (cr, crossref.read_works, "cr")):  # fmt: skip
+        load(any_store, settings, path, read, kind)
+    history = graph(any_store)
+    assert "abstract" not in paper_of(any_store, "10.1000/j2")
+    load(any_store, settings, oa2, openalex.read_works, "oa2-again")
+    assert graph(any_store) == history, _differences(history, graph(any_store))
+    any_store.clear()
+    any_store.apply_schema()
+    load(any_store, settings, oa2, openalex.read_works, "oa2")
+    load(any_store, settings, cr, crossref.read_works, "cr")
+    assert graph(any_store) == history, _differences(history, graph(any_store))
+
+
+def test_a_work_left_with_one_record_by_a_retirement_holds_its_values_again(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """After W6 is retired into W5, W5's later record and a Crossref record after it give
+    the values they state (the retirement left no lone statement to go stale; review)."""
+    any_store.apply_schema()
+    works = [
+        citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
+                                                 "cited_by_count": 40},
+    ]  # fmt: skip
+    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", works), 50)
+    _retire(any_store, tmp_path / "m1", [("W6", "W5")])
+    w5 = citing_work(5, [], doi="10.1/shared") | {"title": "New title", "cited_by_count": 50}
+    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa5", [w5]), 50)
+    assert paper_of(any_store, "10.1/shared")["citation_count"] == 50
+    item = crossref_item(2) | {"DOI": "10.1/shared", "is-referenced-by-count": 3}
+    item.pop("abstract")
+    load(
+        any_store, settings, write_crossref(tmp_path / "cr.json", [item]), crossref.read_works, "cr"
+    )
+    assert paper_of(any_store, "10.1/shared")["citation_count"] == 50
+    assert statements(any_store)["openalex:W5"][1]["citation_count"] == 50
+
+
+def test_a_single_source_update_reads_no_statements(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The incremental load's hot path: works one record describes (here with retired ids
+    in ``alt_ids``) send no statements read (review)."""
+    any_store.apply_schema()
+    first = [citing_work(w, [], doi=f"10.1/s{w}") for w in (1, 2, 3)]
+    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", first), 50)
+    _retire(any_store, tmp_path / "m", [("W1", "W101"), ("W2", "W102"), ("W3", "W103")])
+    update = [citing_work(w, [], doi=f"10.1/s{w - 100}") for w in (101, 102, 103)]
+    calls = []
+    real = type(any_store).run_named
+
+    def spy(self: GraphStore, name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "identity/paper_statements":
+            calls.append(args)
+        return real(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(type(any_store), "run_named", spy)
+    _load_chunked(any_store, settings, write_openalex(tmp_path / "upd", update), 1)
+    assert statements(any_store) == {}
+    assert calls == []
