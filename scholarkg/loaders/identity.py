@@ -599,6 +599,9 @@ class IdentityResolver:
         #: family mode, per record's Paper id (a record of a ranked source, ``load s2``'s):
         #: the work as the open catalogues described it, whose ranked properties it meets
         self._family_ranked: dict[str, _RankState] = {}
+        #: family mode, per such record's Paper id: the stored nodes of its work a catalogue
+        #: described (its own, those merging into it), with their properties and statements
+        self._family_work: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = {}
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
@@ -947,7 +950,9 @@ class IdentityResolver:
             self._recent_alts = self._alts
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
-        if not self.family:
+        if self.family:
+            self._restate_family(groups, out, skipped)
+        else:
             self._restate(groups, out, mapping, slots, stored, skipped, cleared)
         if not self.family and self.skip_stored_references:
             self._skip_stored_references(out, lists, stated_ahead)
@@ -1323,6 +1328,55 @@ class IdentityResolver:
         if lone:
             self._write_ahead("identity/delete_statements", {"ids": lone})
 
+    def _restate_family(
+        self, groups: Sequence[SourceGroup], out: list[Group], skipped: int
+    ) -> None:
+        """Family mode (``load s2``): an S2 record on a work an open catalogue described
+        keeps its statement beside the catalogue records' (``loaders/statements``), so the
+        work's shared properties and citation count are what every record states now, in
+        whichever order S2 and the catalogues came. The work's catalogue-described nodes
+        (``_family_rank_states`` read them with their statements) give theirs; a node
+        without any gives its own values as its record's statement. The S2 record's row
+        carries the recomputed values; the statements go to its node, which the others
+        merge into."""
+        for i, (_, recs) in enumerate(groups):
+            if i < skipped:
+                continue
+            rows = list(out[i][1])
+            changed = False
+            for n, rec in enumerate(rows):
+                if not isinstance(rec, Paper) or rec.id not in self._family_work:
+                    continue
+                stated: dict[str, dict[str, Any]] = {}
+                fresh: set[str] = set()
+                slots: dict[str, Any] = {}
+                for node, props, held in self._family_work[rec.id]:
+                    have = {str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in held}
+                    if not have:
+                        have = implicit_statements(node, props)
+                        fresh |= set(have) - set(stated)
+                    stated.update(have)
+                    slots = {**props, **slots}
+                original = next(r for r in recs if isinstance(r, Paper) and r.id == rec.id)
+                key, values = statement_of(original)
+                kept = {k: v for k, v in stated.get(key, _EMPTY).items() if k not in values}
+                stated[key] = {**kept, **values}
+                fresh.add(key)
+                if len(stated) < 2:
+                    continue
+                rows[n] = rec.replaced(restated(stated, slots, own_keys(slots)))
+                rows += [
+                    x
+                    for k in sorted(fresh)
+                    for x in (
+                        Statement.model_validate({"id": k, **stated[k]}),
+                        States(start=k, end=rec.id),
+                    )
+                ]
+                changed = True
+            if changed:
+                out[i] = (out[i][0], rows)
+
     @staticmethod
     def _clear_unstated(
         chunk: Mapping[str, Sequence[tuple[int, str, dict[str, Any], frozenset[str]]]],
@@ -1408,16 +1462,19 @@ class IdentityResolver:
         if not wanted:
             return {}
         rows = self.store.run_named(
-            "identity/paper_properties",
+            "identity/paper_statements",
             {"ids": sorted({n for ids in wanted.values() for n in ids})},
         )
         props = {str(r["id"]): dict(r["props"]) for r in rows}
+        held = {str(r["id"]): list(r["statements"]) for r in rows}
         out: dict[str, _RankState] = {}
+        self._family_work = {}
         for pid, ids in wanted.items():
             # what a catalogue described: a stub (no source) or another family's node is not
-            have = [props[n] for n in ids if _catalogue_described(props.get(n, {}))]
-            if have:
-                out[pid] = _combined_state(have)
+            described = [n for n in ids if _catalogue_described(props.get(n, {}))]
+            if described:
+                out[pid] = _combined_state([props[n] for n in described])
+                self._family_work[pid] = [(n, props[n], held[n]) for n in described]
         return out
 
     def _merged_bases(
@@ -2693,7 +2750,7 @@ def _ranked(paper: NodeRecord, state: _RankState, *, own: bool) -> NodeRecord:
 def _catalogue_described(row: Mapping[str, Any]) -> bool:
     """Whether a stored Paper (its properties or slot row) holds what an open catalogue's
     record gave: its ``source`` is a catalogue's, or ``named_by`` says whose values it holds."""
-    return row.get("source") in SOURCE_SLOT or bool(row.get("named_by"))
+    return row.get("source") in SOURCE_SLOT or bool(row.get("named_by") or row.get("stated_by"))
 
 
 def _combined_state(rows: Sequence[Mapping[str, Any]]) -> _RankState:

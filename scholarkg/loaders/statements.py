@@ -37,12 +37,15 @@ STATED_FIELDS = (*RANKED_FIELDS, "citation_count")
 
 
 def statement_of(rec: Paper) -> tuple[str, dict[str, Any]]:
-    """``rec``'s key and statement: its source and the stated values it gives."""
+    """``rec``'s key and statement: its source and the stated values it gives. An S2
+    record's key is its corpus id (``s2:4242``)."""
     values: dict[str, Any] = {"source": rec.source}
     for name in STATED_FIELDS:
         value = getattr(rec, name)
         if value is not None:
             values[name] = value
+    if rec.source == "s2" and rec.corpus_id is not None:
+        return f"s2:{rec.corpus_id}", values
     return record_key(rec), values
 
 
@@ -54,6 +57,11 @@ def _giver_of(props: Mapping[str, Any]) -> dict[str, str]:
     return {n: named.get(n, source) for n in RANKED_FIELDS if props.get(n) is not None}
 
 
+#: the sources whose records keep statements, and the slot naming a record within its
+#: source: the open catalogues' (``SOURCE_SLOT``) and S2's corpus id (``load s2``)
+STATEMENT_SLOT = {**SOURCE_SLOT, "s2": "corpus_id"}
+
+
 def _stored_key(
     source: str, props: Mapping[str, Any], paper_id: str, arriving: Mapping[str, str]
 ) -> str:
@@ -61,7 +69,7 @@ def _stored_key(
     the slot is empty (a ``.bib`` entry with no DOI, a benchmark family's node that took an
     arXiv line's values), the key of the record of that source arriving now, which is that
     record again; else the Paper's id."""
-    value = props.get(SOURCE_SLOT[source])
+    value = props.get(STATEMENT_SLOT[source])
     if value not in (None, ""):
         return f"{source}:{value}"
     return arriving.get(source) or f"{source}:{paper_id}"
@@ -79,13 +87,13 @@ def implicit_statements(
     out: dict[str, dict[str, Any]] = {}
     arriving = arriving or {}
     source = str(props.get("source") or "")
-    if source in SOURCE_SLOT:
+    if source in STATEMENT_SLOT:
         key = _stored_key(source, props, paper_id, arriving)
         out[key] = {"source": source}
         if props.get("citation_count") is not None:
             out[key]["citation_count"] = props["citation_count"]
     for name, giver in _giver_of(props).items():
-        if giver in SOURCE_SLOT:
+        if giver in STATEMENT_SLOT:
             key = _stored_key(giver, props, paper_id, arriving)
             out.setdefault(key, {"source": giver})[name] = props[name]
     return out
@@ -95,7 +103,7 @@ def own_keys(slots: Mapping[str, Any]) -> set[str]:
     """The keys of a Paper's own records (the records whose id its slots hold)."""
     return {
         f"{source}:{slots[slot]}"
-        for source, slot in SOURCE_SLOT.items()
+        for source, slot in STATEMENT_SLOT.items()
         if slots.get(slot) not in (None, "")
     }
 
@@ -119,7 +127,7 @@ def restated(
     ]
     kept: dict[str, dict[str, Any]] = {}
     for name, giver in _giver_of(stored).items():
-        if giver not in SOURCE_SLOT:  # a family's value, or S2's: ranked, not a statement
+        if giver not in STATEMENT_SLOT:  # a benchmark family's value: ranked, not a statement
             kept.setdefault(giver, {})[name] = stored[name]
     candidates += [((source_rank(g), False, ""), g, values) for g, values in kept.items()]
     candidates.sort(key=lambda c: c[0])

@@ -368,3 +368,58 @@ def test_a_single_source_update_reads_no_statements(
     _load_chunked(any_store, settings, write_openalex(tmp_path / "upd", update), 1)
     assert statements(any_store) == {}
     assert calls == []
+
+
+def _s2_with_count(tmp: Path, count: int) -> Path:
+    import json
+
+    from .test_identity_gaps import _s2_papers
+
+    path = _s2_papers(tmp, arxiv=True)
+    doc = json.loads(path.read_text())
+    doc["data"][0]["citationCount"] = count
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _load(store: GraphStore, settings: Settings, name: str, paths: dict[str, Path]) -> None:
+    from .test_identity_gaps import _load_s2
+
+    if name == "s2":
+        _load_s2(store, settings, paths["s2"])
+    else:
+        read = {"oa": openalex.read_works, "cr": crossref.read_works}[name]
+        load(store, settings, paths[name], read, name)
+
+
+def test_an_s2_record_keeps_its_statement_in_every_order(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """``load s2`` (its own keys) beside OpenAlex's and Crossref's records of one work: S2's
+    statement is kept too, so the work's values and citation count (S2's 999, the
+    largest) are the same in every order, and an unchanged reload of any changes nothing
+    (review: an OpenAlex reload dropped S2's count; S2 between the two catalogues left
+    OpenAlex's statement without the values S2 had overwritten)."""
+    paths = {
+        "oa": write_openalex(tmp_path / "oa", [openalex_work(1)]),
+        "cr": write_crossref(tmp_path / "cr.json", [cr_j1()]),
+        "s2": _s2_with_count(tmp_path, 999),
+    }
+    seen = []
+    for order in (("oa", "s2", "cr"), ("oa", "cr", "s2"), ("s2", "cr", "oa")):
+        any_store.clear()
+        any_store.apply_schema()
+        for name in order:
+            _load(any_store, settings, name, paths)
+        seen.append(graph(any_store))
+        for name in order:
+            _load(any_store, settings, name, paths)
+            assert graph(any_store) == seen[-1], (order, name)
+        assert seen[-1] == seen[0], (order, _differences(seen[0], seen[-1]))
+    papers, said = seen[0]
+    assert set(said) == {"openalex:W1", "crossref:10.1000/j1", "s2:4242"}
+    (work,) = [p for p in papers.values() if p.get("doi") == "10.1000/j1"]
+    assert work["citation_count"] == 999
+    assert work["abstract"] == "S2's abstract."  # S2 ranks above OpenAlex; Crossref has none
+    assert work["venue"] == "Journal of the publisher"
+    assert said["openalex:W1"][1]["title"] == "Graphs of the scholarly record"
