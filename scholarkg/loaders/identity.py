@@ -964,8 +964,12 @@ class IdentityResolver:
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
                 cleared.append({"id": t, "props": {"named_by": None}})
-        if cleared:
-            self._write_ahead("identity/set_paper_properties", {"rows": cleared})
+        if cleared:  # one row a Paper (its owned fields, shared ones, named_by)
+            by_id: dict[str, dict[str, Any]] = {}
+            for row in cleared:
+                by_id.setdefault(row["id"], {}).update(row["props"])
+            rows = [{"id": pid, "props": props} for pid, props in by_id.items()]
+            self._write_ahead("identity/set_paper_properties", {"rows": rows})
         if self.held is not None:
             if self.held:
                 self._release_held(groups, out, mapping, skipped)
