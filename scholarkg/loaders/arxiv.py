@@ -46,6 +46,10 @@ _TEX_LETTERS = {"o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "ae": "�
 _TEX_LETTER = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])\s*(?:\{\})?")
 
 
+#: the shared properties an arXiv line states (``StatedFields.ranked``)
+_RANKED = frozenset({"title", "title_norm", "abstract", "year", "date", "url"})
+
+
 def untex_name(name: str) -> str:
     """An author name with its LaTeX accents written as letters (``C. Bal\\'azs`` → ``C.
     Balázs``, ``{\\O}deg{\\aa}rd`` → ``Ødegård``); braces around them dropped. A name
@@ -143,8 +147,10 @@ def parse_record(obj: dict[str, Any], *, path: Path, line: int) -> list[AnyRecor
         out += authors
         edges += authorships
         edges.append(StatedList(paper.id, "arxiv", "AUTHORED_BY"))  # the whole author list
-        if "categories" in obj:  # arXiv states every line's categories
-            edges.append(StatedFields(paper.id, frozenset({"categories"})))
+        # arXiv states every line's categories; a snapshot line is whole: its title,
+        # abstract and dates are stated with or without a value
+        owned = frozenset({"categories"}) if "categories" in obj else frozenset()
+        edges.append(StatedFields(paper.id, owned, _RANKED))
     return out + edges
 
 

@@ -5,7 +5,7 @@ Why a catalogue source and not a family: a ``.bib`` names works the catalogues n
 each entry goes through identity resolution (``loaders/identity.py``) and lands on the
 work's one Paper, whichever source created it. A ``.bib`` is the least authoritative of the
 four (hand-typed, or exported by a reference manager from one of the others, often
-abbreviated): ``identity.SOURCE_RANK`` ranks it last, so it fills what no catalogue gave and
+abbreviated): ``source_rank.SOURCE_RANK`` ranks it last, so it fills what no catalogue gave and
 overrides none.
 
 Parsing is bibtexparser's (v2): ``@string`` macros are resolved, ``@comment`` and
@@ -63,7 +63,7 @@ from scholarkg.errors import InputError
 from scholarkg.loaders.author_identity import name_only_authorships
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
-from scholarkg.loaders.identity import SourceGroup, StatedList, StatedMark
+from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
 from scholarkg.schema.records import Paper
 from scholarkg.textio import read_text
@@ -89,6 +89,10 @@ _ESCAPED_BRACE = re.compile(r"\\[{}]")
 _RUN_ON = re.compile(r"^[{\"].*[}\"]\s*([A-Za-z][\w:+.-]*)\s*=", re.S)
 #: makes the InputError for a message about a field of the entry being read
 _Fail = Callable[[str, str], InputError]
+
+
+#: the shared properties a ``.bib`` entry states (``StatedFields.ranked``)
+_RANKED = frozenset({"title", "title_norm", "abstract", "year", "venue", "url"})
 
 
 def read_bibliography(path: Path) -> Iterator[SourceGroup]:
@@ -213,6 +217,8 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         edges += authorships
         if "author" in raw:  # the whole author list: what BibTeX stated before is replaced
             edges.append(StatedList(paper.id, "bibtex", "AUTHORED_BY"))
+        # an entry is whole: a field it no longer has is no longer stated
+        edges.append(StatedFields(paper.id, frozenset(), _RANKED))
     return out + edges
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from scholarkg.errors import InputError
 from scholarkg.loaders.base import validating, whole_number
 from scholarkg.loaders.checkpoint import AnyRecord
-from scholarkg.loaders.identity import SourceGroup, StatedList
+from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
@@ -51,6 +51,38 @@ def _jats_text(value: Any) -> str | None:
     return _SPACE.sub(" ", _TAG.sub(" ", value)).strip() or None
 
 
+def _stated_ranked(item: dict[str, Any]) -> frozenset[str]:
+    """The shared properties a Crossref item states (``StatedFields.ranked``). Crossref
+    leaves a field with no value out of the item, so a whole item (one with the metadata
+    fields every deposit has: ``indexed``, ``deposited``, ``created``) states them all, a
+    missing abstract included; an item trimmed by the API's ``select=`` states the fields
+    it has."""
+    if any(key in item for key in _WHOLE_ITEM):
+        return _ALL_RANKED
+    return frozenset(name for key, names in _RANKED_KEYS.items() if key in item for name in names)
+
+
+#: fields every Crossref deposit has: an item holding one is whole (not ``select=``-trimmed)
+_WHOLE_ITEM = ("indexed", "deposited", "created")
+#: the item field → the shared properties it states (``StatedFields.ranked``); a date from
+#: any of the date fields (``_date``), the URL from the DOI
+_RANKED_KEYS = {
+    "title": ("title", "title_norm"),
+    "abstract": ("abstract",),
+    "issued": ("date", "year"),
+    "published": ("date", "year"),
+    "published-print": ("date", "year"),
+    "published-online": ("date", "year"),
+    "created": ("date", "year"),
+    "container-title": ("venue",),
+    "type": ("work_type",),
+    "language": ("language",),
+    "is-referenced-by-count": ("citation_count",),
+    "DOI": ("url",),
+}
+_ALL_RANKED = frozenset(name for names in _RANKED_KEYS.values() for name in names)
+
+
 def _date(item: dict[str, Any]) -> str | None:
     for key in ("issued", "published", "published-print", "published-online", "created"):
         parts = (item.get(key) or {}).get("date-parts") if isinstance(item.get(key), dict) else None
@@ -61,7 +93,7 @@ def _date(item: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedList]:
+def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord | StatedMark]:
     raw_doi = item.get("DOI")
     doi = ids.normalize_doi(raw_doi) if isinstance(raw_doi, str) else None
     if doi is None:
@@ -96,8 +128,8 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             url=f"https://doi.org/{doi}",
             source="crossref",
         )
-        nodes: list[AnyRecord | StatedList] = [paper]
-        edges: list[AnyRecord | StatedList] = []
+        nodes: list[AnyRecord | StatedMark] = [paper]
+        edges: list[AnyRecord | StatedMark] = []
         for position, a in enumerate(authors):
             if not isinstance(a, dict):
                 raise InputError("expected an author object", path=path, line=line, field="author")
@@ -116,6 +148,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             edges.append(
                 Authorship(start=paper.id, end=author.id, position=position, from_crossref=True)
             )
+        edges.append(StatedFields(paper.id, frozenset(), _stated_ranked(item)))
         if "author" in item:  # the whole author list; a record trimmed by the API's
             # select= (no "author" key) states none, so the stored authors stay, as its
             # references stay without a "reference" key

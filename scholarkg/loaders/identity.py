@@ -63,6 +63,20 @@ from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
 from scholarkg.loaders.held_references import HeldReferences
 from scholarkg.loaders.reference_lists import ReferenceList
+from scholarkg.loaders.source_rank import (
+    RANKED_FIELDS,
+    SOURCE_RANK,
+    SOURCE_SLOT,
+    record_key,
+    source_rank,
+)
+from scholarkg.loaders.statements import (
+    STATED_FIELDS,
+    implicit_statements,
+    own_keys,
+    restated,
+    statement_of,
+)
 from scholarkg.loaders.unchanged_edges import UnchangedEdge
 from scholarkg.loaders.writer import RecordWriter
 from scholarkg.schema.records import (
@@ -72,6 +86,8 @@ from scholarkg.schema.records import (
     EdgeRecord,
     NodeRecord,
     Paper,
+    Statement,
+    States,
 )
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -192,10 +208,15 @@ class StatedFields:
     """Marker a reader puts in a group: the source record of Paper ``paper`` states the
     properties ``names`` (properties only that source gives, e.g. OpenAlex's open-access
     status): one the record has no value for is removed from the stored node, so a reload
-    equals a fresh load of the new record. Not stored; the resolver consumes it."""
+    equals a fresh load of the new record. ``ranked``: the shared properties
+    (``RANKED_FIELDS``, the citation count) whose fields the record has, with or without a
+    value: one it has no value for is no longer stated by it (``loaders/statements``);
+    one whose field it lacks (an API page trimmed by ``select=``) it says nothing about.
+    Not stored; the resolver consumes it."""
 
     paper: str
     names: frozenset[str]
+    ranked: frozenset[str] = frozenset()
 
 
 StatedMark = StatedList | StatedFields
@@ -578,6 +599,9 @@ class IdentityResolver:
         #: family mode, per record's Paper id (a record of a ranked source, ``load s2``'s):
         #: the work as the open catalogues described it, whose ranked properties it meets
         self._family_ranked: dict[str, _RankState] = {}
+        #: family mode, per such record's Paper id: the stored nodes of its work a catalogue
+        #: described (its own, those merging into it), with their properties and statements
+        self._family_work: dict[str, list[tuple[str, dict[str, Any], list[Any]]]] = {}
         #: one Author node per person (loaders/author_identity.py): by id in both modes, by
         #: name on a listed work in the catalogues' only
         self._authors = AuthorResolver(store, by_name=not family)
@@ -926,6 +950,10 @@ class IdentityResolver:
             self._recent_alts = self._alts
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
+        if self.family:
+            self._restate_family(groups, out, skipped)
+        else:
+            self._restate(groups, out, mapping, slots, stored, skipped, cleared)
         if not self.family and self.skip_stored_references:
             self._skip_stored_references(out, lists, stated_ahead)
         if not self.family and self.skip_stored_authorships:
@@ -936,8 +964,12 @@ class IdentityResolver:
         for t, state in self._ranked.items():  # every property now the best source's
             if state.had_named and all(g == state.best for g in state.given.values()):
                 cleared.append({"id": t, "props": {"named_by": None}})
-        if cleared:
-            self._write_ahead("identity/set_paper_properties", {"rows": cleared})
+        if cleared:  # one row a Paper (its owned fields, shared ones, named_by)
+            by_id: dict[str, dict[str, Any]] = {}
+            for row in cleared:
+                by_id.setdefault(row["id"], {}).update(row["props"])
+            rows = [{"id": pid, "props": props} for pid, props in by_id.items()]
+            self._write_ahead("identity/set_paper_properties", {"rows": rows})
         if self.held is not None:
             if self.held:
                 self._release_held(groups, out, mapping, skipped)
@@ -1197,6 +1229,182 @@ class IdentityResolver:
         self._stored = landed
         return {p.id: final[root] for p, root in zip(papers, roots, strict=True)}
 
+    def _restate(
+        self,
+        groups: Sequence[SourceGroup],
+        out: list[Group],
+        mapping: Mapping[str, str],
+        slots: Mapping[str, Mapping[str, Any]],
+        stored: Mapping[str, Mapping[str, Any]],
+        skipped: int,
+        cleared: list[dict[str, Any]],
+    ) -> None:
+        """Keep what each record of a work several describe stated (``loaders/statements``)
+        and write the work's shared properties as its statements rank them. The works: those
+        two records of this chunk describe, those whose stored node lists statements
+        (``stated_by``, on its slot row), and those a record lands on that another record
+        described before (``_rank_states``, ``_merged_bases`` found them). One read of those
+        few works and their statements; then per work the chunk's Paper rows carry the
+        recomputed values (a value no record states any more cleared), and the statements
+        that changed are written beside them (a stored work's own values become its first
+        record's statement the first time). Skipped records (``--resume``) write nothing."""
+        #: work → (group, record key, its statement, the shared properties it states)
+        chunk: dict[str, list[tuple[int, str, dict[str, Any], frozenset[str]]]] = {}
+        for i, (_, recs) in enumerate(groups):
+            says = {m.paper: m.ranked for m in recs if isinstance(m, StatedFields)}
+            for rec in recs:
+                if isinstance(rec, Paper) and not rec.is_stub() and rec.source in SOURCE_SLOT:
+                    key, values = statement_of(rec)
+                    names = says.get(rec.id) or frozenset(values) - {"source"}
+                    chunk.setdefault(mapping[rec.id], []).append((i, key, values, names))
+        works = {t for t, entries in chunk.items() if len({e[1] for e in entries}) > 1}
+        works |= self._ranked.keys() & chunk.keys()  # another source described it
+        for t, entries in chunk.items():
+            own = own_keys(slots.get(t, _EMPTY))
+            if stored.get(t, _EMPTY).get("stated_by") or any(e[1] not in own for e in entries):
+                works.add(t)  # statements kept, or another record of the source is its own
+        works = {t for t in works if any(e[0] >= skipped for e in chunk[t])}
+        self._clear_unstated(chunk, works, stored, skipped, cleared)
+        if not works:
+            return
+        patched: dict[int, list[AnyRecord]] = {}
+
+        def records(i: int) -> list[AnyRecord]:
+            if i not in patched:
+                patched[i] = list(out[i][1])
+            return patched[i]
+
+        rows = self.store.run_named("identity/paper_statements", {"ids": sorted(works)})
+        held = {str(r["id"]): r for r in rows}
+        stale: list[dict[str, Any]] = []
+        lone: list[str] = []
+        for t in sorted(works):
+            row = held.get(t)
+            props: dict[str, Any] = dict(row["props"]) if row else {}
+            before = {str(s["id"]): s for s in row["statements"]} if row else {}
+            stated = {k: {n: v for n, v in s.items() if n != "id"} for k, s in before.items()}
+            if not stated:
+                arriving = {str(e[2]["source"]): e[1] for e in reversed(chunk[t])}
+                stated = implicit_statements(t, props, arriving)
+            first_time = set(stated) - set(before)
+            mine: dict[str, int] = {}
+            for i, key, values, names in chunk[t]:
+                # what it states replaces its statement; what it says nothing about stays
+                kept = {n: v for n, v in stated.get(key, _EMPTY).items() if n not in names}
+                stated[key] = {**kept, **values}
+                mine[key] = i
+            if len(stated) < 2:
+                if before:  # its other record went: the work's values are its own again
+                    lone.extend(before)
+                    cleared.append({"id": t, "props": {"stated_by": None}})
+                continue  # one record after all (a reload of the work's only one)
+            final = restated(stated, props, own_keys(slots.get(t, _EMPTY)))
+            writes = [e[0] for e in chunk[t] if e[0] >= skipped]
+            for i in writes:
+                written = records(i)
+                for n, rec in enumerate(written):
+                    # every row of the work, a stub's too: another record's row (_fill_only)
+                    # holds its ids alone and looks like a stub
+                    if isinstance(rec, Paper) and rec.id == t:
+                        written[n] = rec.replaced(final)
+            gone = {n: None for n, v in final.items() if v is None and props.get(n) is not None}
+            if gone:
+                cleared.append({"id": t, "props": gone})
+            for key, values in stated.items():
+                i = mine.get(key, writes[0])
+                if i < skipped or (key not in mine and key not in first_time):
+                    continue
+                records(i).extend(
+                    (Statement.model_validate({"id": key, **values}), States(start=key, end=t))
+                )
+                if key in before:
+                    dropped = {
+                        n: None
+                        for n in STATED_FIELDS
+                        if before[key].get(n) is not None and values.get(n) is None
+                    }
+                    if dropped:
+                        stale.append({"id": key, "props": dropped})
+        for i, recs in patched.items():
+            out[i] = (out[i][0], recs)
+        if stale:
+            self._write_ahead("identity/clear_statement_fields", {"rows": stale})
+        if lone:
+            self._write_ahead("identity/delete_statements", {"ids": lone})
+
+    def _restate_family(
+        self, groups: Sequence[SourceGroup], out: list[Group], skipped: int
+    ) -> None:
+        """Family mode (``load s2``): an S2 record on a work an open catalogue described
+        keeps its statement beside the catalogue records' (``loaders/statements``), so the
+        work's shared properties and citation count are what every record states now, in
+        whichever order S2 and the catalogues came. The work's catalogue-described nodes
+        (``_family_rank_states`` read them with their statements) give theirs; a node
+        without any gives its own values as its record's statement. The S2 record's row
+        carries the recomputed values; the statements go to its node, which the others
+        merge into."""
+        for i, (_, recs) in enumerate(groups):
+            if i < skipped:
+                continue
+            rows = list(out[i][1])
+            changed = False
+            for n, rec in enumerate(rows):
+                if not isinstance(rec, Paper) or rec.id not in self._family_work:
+                    continue
+                stated: dict[str, dict[str, Any]] = {}
+                fresh: set[str] = set()
+                slots: dict[str, Any] = {}
+                for node, props, held in self._family_work[rec.id]:
+                    have = {str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in held}
+                    if not have:
+                        have = implicit_statements(node, props)
+                        fresh |= set(have) - set(stated)
+                    stated.update(have)
+                    slots = {**props, **slots}
+                original = next(r for r in recs if isinstance(r, Paper) and r.id == rec.id)
+                key, values = statement_of(original)
+                kept = {k: v for k, v in stated.get(key, _EMPTY).items() if k not in values}
+                stated[key] = {**kept, **values}
+                fresh.add(key)
+                if len(stated) < 2:
+                    continue
+                rows[n] = rec.replaced(restated(stated, slots, own_keys(slots)))
+                rows += [
+                    x
+                    for k in sorted(fresh)
+                    for x in (
+                        Statement.model_validate({"id": k, **stated[k]}),
+                        States(start=k, end=rec.id),
+                    )
+                ]
+                changed = True
+            if changed:
+                out[i] = (out[i][0], rows)
+
+    @staticmethod
+    def _clear_unstated(
+        chunk: Mapping[str, Sequence[tuple[int, str, dict[str, Any], frozenset[str]]]],
+        works: Collection[str],
+        stored: Mapping[str, Mapping[str, Any]],
+        skipped: int,
+        cleared: list[dict[str, Any]],
+    ) -> None:
+        """A stored work one record describes holds that record's values: a shared
+        property its reload states without a value is cleared (the writer only sets), so
+        the Paper is the record as it is now, as a fresh load gives (and as the statement
+        the work's next record makes of it says). The server leaves out rows that change
+        nothing (``identity/set_paper_properties``)."""
+        for t, stated in chunk.items():
+            row = stored.get(t)
+            if t in works or not row or row.get("named_by"):
+                continue
+            for i, _, values, names in stated:
+                if i < skipped or row.get("source") != values["source"]:
+                    continue
+                gone = {n: None for n in sorted(names) if values.get(n) is None}
+                if gone:
+                    cleared.append({"id": t, "props": gone})
+
     def _rank_states(
         self, papers: list[Paper], mapping: dict[str, str], stored: dict[str, dict[str, Any]]
     ) -> dict[str, _RankState]:
@@ -1258,16 +1466,19 @@ class IdentityResolver:
         if not wanted:
             return {}
         rows = self.store.run_named(
-            "identity/paper_properties",
+            "identity/paper_statements",
             {"ids": sorted({n for ids in wanted.values() for n in ids})},
         )
         props = {str(r["id"]): dict(r["props"]) for r in rows}
+        held = {str(r["id"]): list(r["statements"]) for r in rows}
         out: dict[str, _RankState] = {}
+        self._family_work = {}
         for pid, ids in wanted.items():
             # what a catalogue described: a stub (no source) or another family's node is not
-            have = [props[n] for n in ids if _catalogue_described(props.get(n, {}))]
-            if have:
-                out[pid] = _combined_state(have)
+            described = [n for n in ids if _catalogue_described(props.get(n, {}))]
+            if described:
+                out[pid] = _combined_state([props[n] for n in described])
+                self._family_work[pid] = [(n, props[n], held[n]) for n in described]
         return out
 
     def _merged_bases(
@@ -2368,7 +2579,7 @@ class IdentityResolver:
             else:
                 # the key graphs loaded before round 6 hold (migrate_also_*): renamed to key
                 # on every edge when no other record of the source shares the work
-                scheme = SLOTS[_SOURCE_SLOT[mark.source]] + ":"
+                scheme = SLOTS[SOURCE_SLOT[mark.source]] + ":"
                 others = sum(1 for a in self._alts.get(pid, ()) if a.startswith(scheme))
                 lists.setdefault(("also", mark.rel), []).append(
                     {
@@ -2457,44 +2668,10 @@ _ALSO_QUERIES = {
 _ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
 
 
-#: the id slot that names a record within its source: a Paper's own record of a source is
-#: the one whose id there is the Paper's (a second record of the source, e.g. a preprint's
-#: OpenAlex record on its article's node, has its id in ``alt_ids``). A ``.bib`` entry has no
-#: id of its own source; it names a work by its DOI first, as Crossref does, so its DOI is
-#: its record id (an entry with only an arXiv id or a title is always its Paper's own)
-_SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id", "bibtex": "doi"}
-
-
-#: which source's values a work's shared properties (title, abstract, dates, venue…) hold
-#: when several describe it, best first: the author's own deposit (arXiv), then the
-#: publisher's (Crossref), then the aggregators (S2, OpenAlex), then a researcher's own
-#: ``.bib`` (hand-typed or exported by a reference manager from any of those, often
-#: abbreviated: it fills what no catalogue gave, never overrides one). Anything else ranks
-#: last.
-SOURCE_RANK = {"arxiv": 0, "crossref": 1, "s2": 2, "openalex": 3, "bibtex": 4}
-
-
-def source_rank(source: str | None) -> int:
-    """``SOURCE_RANK`` of ``source`` (lower is better; unknown and none rank last)."""
-    return SOURCE_RANK.get(source or "", 9)
-
-
-def record_key(rec: Paper) -> str:
-    """The key ``<source>:<id within the source>`` under which a record that is not its
-    Paper's own states its edges (``also`` lists): its id in the source's slot
-    (``openalex:W5``, ``crossref:10.1/x``, ``arxiv:2101.00001``), so two records of one
-    source sharing a DOI (hence one best id) keep two keys. A record without that id falls
-    back to its parsed id."""
-    source = rec.source or ""
-    slot = _SOURCE_SLOT.get(source)
-    value = getattr(rec, slot) if slot is not None else None
-    return f"{source}:{value}" if value not in (None, "") else f"{source}:{rec.id}"
-
-
 def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
-    """Whether ``rec`` is its Paper's own record of its source (see ``_SOURCE_SLOT``); a stub
+    """Whether ``rec`` is its Paper's own record of its source (see ``SOURCE_SLOT``); a stub
     or a record of another loader (no catalogue source) always is."""
-    slot = _SOURCE_SLOT.get(rec.source or "")
+    slot = SOURCE_SLOT.get(rec.source or "")
     if slot is None or rec.is_stub():
         return True
     value = getattr(rec, slot)
@@ -2519,15 +2696,6 @@ def _fill_only(paper: NodeRecord, base: Mapping[str, Any], *, own: bool) -> Node
             if getattr(paper, name) is not None and base.get(name) is not None:
                 update[name] = None
     return paper.replaced(update) if update else paper
-
-
-#: the properties several sources give a work, whose value follows ``SOURCE_RANK``; the
-#: rest are a source's own (OpenAlex's open-access status, arXiv's categories), the ids, the
-#: citation count (the largest) and the bookkeeping (``source``, ``named_by``)
-RANKED_FIELDS = (
-    "title", "title_norm", "abstract", "year", "date", "venue", "work_type", "language", "url",
-    "fields_of_study",
-)  # fmt: skip
 
 
 @dataclass
@@ -2586,7 +2754,7 @@ def _ranked(paper: NodeRecord, state: _RankState, *, own: bool) -> NodeRecord:
 def _catalogue_described(row: Mapping[str, Any]) -> bool:
     """Whether a stored Paper (its properties or slot row) holds what an open catalogue's
     record gave: its ``source`` is a catalogue's, or ``named_by`` says whose values it holds."""
-    return row.get("source") in _SOURCE_SLOT or bool(row.get("named_by"))
+    return row.get("source") in SOURCE_SLOT or bool(row.get("named_by") or row.get("stated_by"))
 
 
 def _combined_state(rows: Sequence[Mapping[str, Any]]) -> _RankState:
@@ -2714,6 +2882,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     # into the node of W1's record leaves what loading both in one batch leaves)
     alt -= slot_keys({**a, **update})
     update["alt_ids"] = sorted(alt) or None
+    update.update(_merged_statements(store, loser, survivor, a, b, {**a, **update}))
     store.run_named("identity/set_paper_properties", {"rows": [{"id": survivor, "props": update}]})
     if stub[survivor] and not stub[loser]:  # the loser was described: so is the work
         store.run_named("identity/unmark_stubs", {"ids": [survivor]})
@@ -2739,7 +2908,7 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
             recs = list(props.pop("also", None) or ())
             for m in _MARKS:
                 source = m.removeprefix("from_")
-                slot = _SOURCE_SLOT[source]
+                slot = SOURCE_SLOT[source]
                 if props.get(m) and a.get(slot) not in (None, b.get(slot)):
                     props.pop(m)
                     recs.append(f"{source}:{b.get(slot) or loser}")
@@ -2758,6 +2927,48 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     store.delete_nodes("Paper", [loser])
     log.info("merged Paper %s into %s", loser, survivor)
     return True
+
+
+def _merged_statements(
+    store: GraphStore,
+    loser: str,
+    survivor: str,
+    kept: Mapping[str, Any],
+    gone: Mapping[str, Any],
+    slots: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Two nodes of one work, each a record described, merge: what each record stated stays
+    (``loaders/statements``), and the survivor's shared properties become what those
+    statements rank first, as a load of all the records into one node gives. A node that
+    one record described holds that record's statement in its own values: it is written as
+    a Statement of the survivor before the merge moves the loser's. Returns the survivor's
+    recomputed properties (``{}`` unless records described both nodes)."""
+    if not all(p.get("source") in SOURCE_SLOT or p.get("named_by") for p in (kept, gone)):
+        return {}  # a stub (or a family's node) merging: the other's statements stand
+    if kept.get("family_key") or gone.get("family_key"):
+        # a benchmark family's node (load s2's) holds the catalogue's values copied by the
+        # family's own rule (_ranked_over), not a record's statement
+        return {}
+    rows = store.run_named("identity/paper_statements", {"ids": [loser, survivor]})
+    stated: dict[str, dict[str, Any]] = {}
+    new: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        have = {str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in row["statements"]}
+        if not have:
+            have = new_here = implicit_statements(str(row["id"]), dict(row["props"]))
+            new.update(new_here)
+        stated.update(have)
+    if len(stated) < 2:
+        return {}
+    if new:
+        store.merge_nodes("Statement", [{"id": k, **v} for k, v in new.items()])
+        store.merge_relationships(
+            "STATES",
+            "Statement",
+            "Paper",
+            [{"start": k, "end": survivor, "props": {}} for k in new],
+        )
+    return restated(stated, kept, own_keys(slots))
 
 
 def _merge_keys(base: type[EdgeRecord]) -> dict[str, tuple[str, ...]]:
@@ -2806,9 +3017,50 @@ def retire_ids(
                 write_aliases(store, {a: [f"openalex:{old}"]})
                 found[f"openalex:{new}"] = a
             n += 1
+        _retire_statements(store, batch)
         return n
 
     return sum(apply(batch) for batch in chunked(pairs, chunk))
+
+
+def _retire_statements(store: GraphStore, pairs: Sequence[tuple[str, str]]) -> None:
+    """The statements of records OpenAlex retired (``merged_ids``): where the surviving
+    record states the work too, the retired record's goes; else it becomes the surviving
+    record's (the work's own OpenAlex record now). The works touched are restated."""
+    rows = [{"old": f"openalex:{old}", "new": f"openalex:{new}"} for old, new in pairs]
+    touched = {
+        str(r["id"]) for r in store.run_named("identity/drop_retired_statements", {"rows": rows})
+    }
+    touched |= {
+        str(r["id"]) for r in store.run_named("identity/rename_retired_statements", {"rows": rows})
+    }
+    if touched:
+        restate_stored(store, sorted(touched))
+
+
+def restate_stored(store: GraphStore, paper_ids: Sequence[str]) -> None:
+    """Write the stored Papers ``paper_ids``' shared properties as their statements rank
+    them (``statements.restated``), after their statements changed outside a load (a
+    retired record's went). A Paper left with one statement takes its values and drops it:
+    a work one record describes holds that record's values itself."""
+    rows = []
+    lone = []
+    for row in store.run_named("identity/paper_statements", {"ids": list(paper_ids)}):
+        props = dict(row["props"])
+        stated = {
+            str(x["id"]): {k: v for k, v in x.items() if k != "id"} for x in row["statements"]
+        }
+        if not stated:
+            continue
+        values = restated(stated, props, own_keys(props))
+        if len(stated) == 1:
+            lone += list(stated)
+            values["stated_by"] = None
+        rows.append({"id": row["id"], "props": values})
+    if rows:
+        store.run_named("identity/set_paper_properties", {"rows": rows})
+    if lone:
+        store.run_named("identity/delete_statements", {"ids": lone})
 
 
 # --------------------------------------------------------------------------- stubs

@@ -687,6 +687,21 @@ OWNED_FIELDS = {
     "topics": ("topics", "topic_scores_e4"),
     "related_works": ("related",),
 }
+#: the work-object field → the shared properties it states (``StatedFields.ranked``): a
+#: record that has the field and no value no longer states them; the URL is made from the id
+RANKED_KEYS = {
+    "title": ("title", "title_norm"),
+    "display_name": ("title", "title_norm"),
+    "abstract_inverted_index": ("abstract",),
+    "abstract": ("abstract",),
+    "publication_year": ("year",),
+    "publication_date": ("date",),
+    "primary_location": ("venue",),
+    "type": ("work_type",),
+    "language": ("language",),
+    "cited_by_count": ("citation_count",),
+    "id": ("url",),
+}
 
 
 #: the edge every work's venue statement is a copy of: its two ids are the validated
@@ -718,8 +733,9 @@ def work_records(
     if work.references_known:
         out.append(StatedList(paper.id, "openalex"))
     owned = [name for key in stated for name in OWNED_FIELDS.get(key, ())]
-    if owned:
-        out.append(StatedFields(paper.id, frozenset(owned)))
+    ranked = [name for key in stated for name in RANKED_KEYS.get(key, ())]
+    if owned or ranked:
+        out.append(StatedFields(paper.id, frozenset(owned), frozenset(ranked)))
     return out
 
 
@@ -735,6 +751,7 @@ def parsed_work(obj: dict[str, Any], *, path: Path, line: int) -> ParsedWork:
     work = parse_work(obj, path=path, line=line)
     # the legacy ``concepts`` states topics too (the parser reads it when topics is absent)
     stated = [k for k in OWNED_FIELDS if k in obj or (k == "topics" and "concepts" in obj)]
+    stated += [k for k in RANKED_KEYS if k in obj]
     return work, stated, obj.get("authorships") is not None
 
 

@@ -60,6 +60,7 @@ CORE = SchemaPart(
             "AuthorAlias",  # an id of an Author no slot holds (loaders/author_identity.py)
             "Stub",  # second label of a Paper no source record described (MARKER_LABELS)
             "LoadState",  # the snapshot partitions a graph took (loaders/openalex_updates.py)
+            "Statement",  # one source record's values of a work several describe (identity)
         }
     ),
     rel_types=frozenset(
@@ -68,6 +69,7 @@ CORE = SchemaPart(
             "IN_PAPER", "GOLD",  # CitationContext -> citing / cited Paper
             "RANKED", "ANSWERED", "SCORED", "PREDICTED",
             "ALIAS_OF",  # PaperAlias -> Paper, AuthorAlias -> Author
+            "STATES",  # Statement -> Paper
         }
     ),
     lookups=(

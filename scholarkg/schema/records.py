@@ -320,11 +320,15 @@ class Paper(NodeRecord):
     #: look the work up by, so identity resolution keeps it as the node's key and never
     #: merges it away (``loaders/identity.py``)
     family_key: bool | None = None
-    #: where sources of different rank describe the work (``loaders/identity.SOURCE_RANK``):
+    #: where sources of different rank describe the work (``loaders/source_rank.SOURCE_RANK``):
     #: the shared properties whose value a source other than ``source`` (the best-ranked
     #: that described it) gave, as ``"property:source"``, so a later record knows whose
     #: value it meets and the load order does not matter
     named_by: list[str] | None = None
+    #: where several records describe the work: their keys (``openalex:W5``,
+    #: ``crossref:10.1/x``), each the id of the ``Statement`` that keeps what it stated
+    #: (``loaders/statements.py``); none on a work one record describes
+    stated_by: list[str] | None = None
     # -- what the open catalogues add (OpenAlex, Crossref)
     work_type: str | None = None
     language: str | None = None
@@ -404,6 +408,39 @@ class PaperAlias(NodeRecord):
 class AliasOf(EdgeRecord):
     TYPE: ClassVar[str] = "ALIAS_OF"
     START: ClassVar[str] = "PaperAlias"
+    END: ClassVar[str] = "Paper"
+
+
+class Statement(NodeRecord):
+    """What one source record stated about a work that several records describe: the
+    shared properties whose value on the Paper follows the source rank, and its citation
+    count. ``id`` is the record's key (``openalex:W5``, ``crossref:10.1/x``,
+    ``arxiv:2101.00001``), ``STATES`` leads to the Paper. The Paper holds, property by
+    property, the best-ranked statement's value (``loaders/identity.py``); keeping every
+    statement is what lets a record that drops a value fall back to another source's, and
+    lets a user ask what each source said. A work one record describes has none: its
+    Paper's values are that record's (its ``source``), so a single-source load writes
+    nothing more."""
+
+    LABEL: ClassVar[str] = "Statement"
+
+    source: str
+    title: str | None = None
+    title_norm: str | None = None
+    abstract: str | None = None
+    year: int | None = None
+    date: str | None = None
+    venue: str | None = None
+    work_type: str | None = None
+    language: str | None = None
+    url: str | None = None
+    fields_of_study: list[str] | None = None
+    citation_count: int | None = None
+
+
+class States(EdgeRecord):
+    TYPE: ClassVar[str] = "STATES"
+    START: ClassVar[str] = "Statement"
     END: ClassVar[str] = "Paper"
 
 

@@ -21,6 +21,7 @@ SAMPLES: list[tuple[str, type[r.NodeRecord], dict[str, Any]]] = [
     ("Paper_title", r.Paper, {"title": "Graph  Neural Nets!", "date": "2020-05-01"}),
     ("PaperAlias", r.PaperAlias, {"id": "doi:10.1000/second"}),
     ("AuthorAlias", r.AuthorAlias, {"id": "openalexauthor:A9"}),
+    ("Statement", r.Statement, {"id": "openalex:W5", "source": "openalex", "year": 2020}),
     ("Author", r.Author, {"name": "Ada Lovelace"}),
     ("Author_orcid", r.Author, {"name": "Ada Lovelace", "orcid": "0000-0001-2345-6789"}),
     ("Author_s2", r.Author, {"name": "Ada", "s2_author_id": "123"}),
@@ -91,6 +92,11 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("PaperAlias", "doi:10.1000/second", {"id": "doi:10.1000/second"}),
     ("AuthorAlias", "openalexauthor:A9", {"id": "openalexauthor:A9"}),
+    (
+        "Statement",
+        "openalex:W5",
+        {"id": "openalex:W5", "source": "openalex", "year": 2020},
+    ),
     (
         "Author",
         "author:177f85df57ad121d",
@@ -269,8 +275,8 @@ def test_record_registries_cover_every_record_class_and_the_ddl_whitelists() -> 
     nodes = {c for c in defined if issubclass(c, r.NodeRecord) and hasattr(c, "LABEL")}
     edges = {c for c in defined if issubclass(c, r.EdgeRecord) and hasattr(c, "TYPE")}
     assert r.UsesMethod in edges and r.RPLMLeaderboard in nodes
-    assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 25
-    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 24
+    assert set(r.NODE_RECORDS) == nodes and len(r.NODE_RECORDS) == len(nodes) == 26
+    assert set(r.EDGE_RECORDS) == edges and len(r.EDGE_RECORDS) == len(edges) == 25
     for node in nodes:
         assert check_label(node.LABEL) == node.LABEL
     for edge in edges:

@@ -247,3 +247,35 @@ def test_a_reference_to_a_work_retired_into_the_citing_work_is_no_cites_loop(
         {"a": "openalex:W6", "b": "openalex:W5"},
     ]
     assert everything(store) == graph
+
+
+def test_bulk_equals_incremental_when_merged_ids_retire_a_record_of_a_shared_work(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Two OpenAlex records of one work (one DOI), the second retired into the first by
+    ``merged_ids``: the incremental load keeps no lone statement of the work (review: it
+    kept ``Statement openalex:W5`` and ``stated_by`` where ``--bulk`` has neither)."""
+    import gzip
+
+    from _catalogue_works import citing_work
+
+    root = tmp_path / "snap"
+    works = [
+        citing_work(5, [], doi="10.1/shared") | {"title": "t5", "cited_by_count": 4},
+        citing_work(6, [], doi="10.1/shared") | {"title": "t6", "cited_by_count": 40},
+        citing_work(8, [5, 6]),
+    ]
+    write_openalex(root, works, date="2024-01-01")
+    merged = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    merged.parent.mkdir(parents=True)
+    with gzip.open(merged, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n2024-06-01,W6,W5\n")
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    incremental = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    bulk = everything(store)
+    assert set(bulk[0]) ^ set(incremental[0]) == set()
+    assert set(bulk[1]) ^ set(incremental[1]) == set()

@@ -100,8 +100,12 @@ def test_api_pages_and_plain_jsonl_read_like_the_snapshot(tmp_path: Path) -> Non
     trimmed.write_text(json.dumps({"id": "https://openalex.org/W5", "display_name": "T"}) + "\n")
     [(_, recs)] = list(openalex.read_works(trimmed))
     assert _paper(recs).id == "openalex:W5" and _paper(recs).title == "T"
-    # ... and neither are its authors nor the properties only OpenAlex gives
-    assert not [r for r in recs if isinstance(r, StatedList | StatedFields)]
+    # ... and neither are its authors nor the properties only OpenAlex gives; of the
+    # shared ones it states only those whose fields it has (the title, the id's URL)
+    assert not [r for r in recs if isinstance(r, StatedList)]
+    assert [r for r in recs if isinstance(r, StatedFields)] == [
+        StatedFields("openalex:W5", frozenset(), frozenset({"title", "title_norm", "url"}))
+    ]
 
 
 def test_snapshot_files_are_read_in_updated_date_order(tmp_path: Path) -> None:
