@@ -147,7 +147,7 @@ def bulk_load_s2(
         t0 = time.perf_counter()
         order = s2.dataset_readers(report, lookup, workers=workers)
         for kind, read in order:
-            path = files.get(kind)
+            path = s2.dataset_path(kind, files)
             if path is None:
                 continue
             groups = read(path)

@@ -504,9 +504,64 @@ def read_citations(path: Path, report: SkipReport, lookup: CorpusLookup) -> Iter
                 if citing not in found or cited not in found:
                     report.drop("citation(s) with a paper not in the graph (load --papers first)")
                     return []
-                return [S2Citation(start=found[citing], end=found[cited], **props)]
+                return [S2Citation(start=found[citing], end=found[cited], from_s2=True, **props)]
 
             yield _Pending(line, (citing, cited), build)
+
+    yield from _resolve(parse(), lookup)
+
+
+def read_graph_api_citations(
+    path: Path, report: SkipReport, lookup: CorpusLookup
+) -> Iterator[Group]:
+    """The ``references`` and ``citations`` lists of a saved Graph API response's papers
+    (``fields=corpusId,…,references.corpusId,citations.corpusId``): a CITES edge per entry
+    between two papers of the graph, as a line of the ``citations`` dataset gives one (the
+    file's own papers are loaded by then: this step follows ``papers``). An entry without a
+    corpus id (the API gives only ``paperId`` unless asked) or naming a paper the graph does
+    not hold is counted, not loaded. A datasets' ``papers`` file has no such lists: its
+    first object (the datasets' spelling) ends the read, so it is not parsed twice."""
+    quiet = SkipReport()  # the papers step reported this file's bad lines already
+
+    def parse() -> Iterator[_Pending]:
+        for line, obj in _paper_objects(path, quiet):
+            if "corpusid" in obj:
+                return  # the datasets' papers: no reference lists
+            lists = [(k, obj.get(k)) for k in ("references", "citations")]
+            if not any(isinstance(entries, list) and entries for _, entries in lists):
+                continue
+            try:
+                me = _require_corpus_id(graph_api_paper(obj, path, line), "corpusid", path, line)
+            except InputError:
+                continue  # refused by the papers step, with its reason
+            pairs: list[tuple[int, int]] = []
+            for key, entries in lists:
+                for entry in entries if isinstance(entries, list) else ():
+                    ext = entry.get("externalIds") if isinstance(entry, dict) else None
+                    other = optional_int(
+                        entry.get("corpusId", _ext(ext, "CorpusId"))
+                        if isinstance(entry, dict)
+                        else None
+                    )
+                    if other is None:
+                        report.drop(
+                            f"Graph API {key} without a corpus id (request fields={key}.corpusId)"
+                        )
+                    elif other != me:
+                        pairs.append((me, other) if key == "references" else (other, me))
+
+            def build(
+                found: Mapping[int, str], pairs: list[tuple[int, int]] = pairs
+            ) -> list[AnyRecord]:
+                out: list[AnyRecord] = []
+                for citing, cited in pairs:
+                    if citing in found and cited in found:
+                        out.append(S2Citation(start=found[citing], end=found[cited], from_s2=True))
+                    else:
+                        report.drop("Graph API references/citations of a paper not in the graph")
+                return out
+
+            yield _Pending(line, tuple(sorted({c for pair in pairs for c in pair})), build)
 
     yield from _resolve(parse(), lookup)
 
@@ -779,11 +834,42 @@ def dataset_readers(
         ("venues", _json_only(lambda p: read_venues(p, report))),
         ("authors", _json_only(lambda p: read_authors(p, report))),
         ("papers", _json_only(lambda p: read_papers(p, report))),
+        # the papers file again: a Graph API response's reference lists (PAPER_LISTS)
+        ("references", _json_only(lambda p: read_graph_api_citations(p, report, lookup))),
         ("abstracts", _json_only(lambda p: read_abstracts(p, report, lookup))),
         ("tldrs", _json_only(lambda p: read_tldrs(p, report, lookup))),
         ("citations", _json_only(lambda p: read_citations(p, report, lookup))),
         ("s2orc", _json_only(lambda p: read_s2orc(p, report, lookup, workers=workers))),
     ]
+
+
+#: datasets read from another dataset's file: the ``references`` step reads the papers file
+PAPER_LISTS = {"references": "papers"}
+
+
+def dataset_path(kind: str, files: Mapping[str, Path | None]) -> Path | None:
+    """The file the step ``kind`` reads: its own, or for ``references`` the papers file when
+    it is a Graph API response holding reference lists (a datasets' papers file has none: no
+    step, rather than one that reads nothing and is taken for an empty file)."""
+    own = files.get(kind)
+    if own is not None or kind not in PAPER_LISTS:
+        return own
+    papers = files.get(PAPER_LISTS[kind])
+    return papers if papers is not None and _has_reference_lists(papers) else None
+
+
+def _has_reference_lists(path: Path) -> bool:
+    """Whether a papers file holds a paper with a non-empty ``references``/``citations``
+    list; the datasets' spelling (its first object) answers no at once."""
+    try:
+        for _, obj in _paper_objects(path, SkipReport()):
+            if "corpusid" in obj:
+                return False
+            if any(isinstance(obj.get(k), list) and obj[k] for k in ("references", "citations")):
+                return True
+    except InputError:
+        return False  # the papers step reports the file
+    return False
 
 
 #: what ``load s2`` reads, for the message about a file that is not it

@@ -322,15 +322,15 @@ def s2_steps(
     ``SkipReport`` collecting skipped lines; ``workers`` S2ORC parsing processes. One
     definition for ``load s2``, the demo and the tests.
     """
-    from scholarkg.loaders.citerec_s2 import dataset_readers
+    from scholarkg.loaders.citerec_s2 import PAPER_LISTS, dataset_path, dataset_readers
 
     readers = dataset_readers(report, lookup, workers=workers)
-    unknown = set(files) - {kind for kind, _ in readers}
+    unknown = set(files) - {kind for kind, _ in readers} - set(PAPER_LISTS)
     if unknown:
         raise ValueError(f"unknown S2 dataset(s): {sorted(unknown)}")
     steps = []
     for kind, read in readers:
-        path = files.get(kind)
+        path = dataset_path(kind, files)
         if path is not None:
             steps.append(Step(f"s2 {kind}", path, f"s2-{kind}", partial(read, path)))
     return steps

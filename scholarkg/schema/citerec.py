@@ -74,6 +74,9 @@ class S2Citation(EdgeRecord):
     is_influential: bool | None = None
     citation_id: str | None = None
     source: str | None = None
+    #: S2 states it (its citations dataset, a Graph API paper's reference list): another
+    #: source's reload that no longer lists the edge takes only its own mark off and keeps it
+    from_s2: bool | None = None
 
 
 class InPaper(EdgeRecord):

@@ -103,3 +103,37 @@ def test_load_s2_refuses_graph_api_papers_without_a_corpus_id(
     assert "nothing stored" in message and "fields=corpusId" in message, message
     assert "default-fields.json:line 1 (field 'corpusId')" in message
     assert store.counts().total_nodes == 0
+
+
+def test_load_s2_reads_a_graph_api_papers_references_and_citations(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``fields=…,references.corpusId,citations.corpusId``: each entry naming a paper of
+    the graph is a CITES edge (marked ``from_s2``), once however many lists state it; the
+    rest is counted, not dropped silently (``load s2`` ignored both lists)."""
+    papers = [
+        _graph_api_paper(1, references=[
+            {"paperId": f"{2:040x}", "corpusId": 1002},
+            {"paperId": "f" * 40, "corpusId": 999_999},  # not in the graph
+            {"paperId": None, "title": "an unmatched reference"},  # no corpus id
+        ]),
+        _graph_api_paper(2, citations=[{"paperId": f"{1:040x}", "corpusId": 1001}],
+                         references=[{"externalIds": {"CorpusId": 1003}}]),
+        _graph_api_paper(3),
+    ]  # fmt: skip
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"data": papers}), encoding="utf-8")
+    res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
+    assert res.exit_code == 0, res.output
+    rows = store.run(
+        "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN a.corpus_id AS a, b.corpus_id AS b, "
+        "r.from_s2 AS s2 ORDER BY a, b"
+    )
+    assert rows == [{"a": 1001, "b": 1002, "s2": True}, {"a": 1002, "b": 1003, "s2": True}]
+    out = " ".join(res.output.split())
+    assert "Graph API references without a corpus id" in out
+    assert "references/citations of a paper not in the graph" in out
+    # a second load changes nothing
+    res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
+    assert res.exit_code == 0, res.output
+    assert store.run("MATCH ()-[r:CITES]->() RETURN count(r) AS n") == [{"n": 2}]
