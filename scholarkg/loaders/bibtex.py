@@ -18,7 +18,8 @@ are handled as BibTeX handles them. Fields read (case-insensitive):
   DOI (``10.48550/arXiv.…``) is read as the arXiv id, as the other loaders read it. An
   entry with neither gets the id every loader gives a work known only by its title
   (``schema/ids.paper_id``: a hash of the normalised title and the year);
-* ``title``, ``year``, ``journal`` or ``booktitle`` (the venue), ``abstract``, ``url``
+* ``title``, ``year`` (with ``month``, or biblatex's ``date``: the Paper's ``date``, as
+  precise as the entry), ``journal`` or ``booktitle`` (the venue), ``abstract``, ``url``
   (LaTeX decoded by bibtexparser's ``LatexDecodingMiddleware``: ``{\\"o}`` → ``ö``, the
   protecting braces dropped; math kept as written);
 * ``author``: ``and``-separated, in ``Last, First``, ``Last, Jr., First`` or ``First von
@@ -92,7 +93,7 @@ _Fail = Callable[[str, str], InputError]
 
 
 #: the shared properties a ``.bib`` entry states (``StatedFields.ranked``)
-_RANKED = frozenset({"title", "title_norm", "abstract", "year", "venue", "url"})
+_RANKED = frozenset({"title", "title_norm", "abstract", "year", "date", "venue", "url"})
 
 
 def read_bibliography(path: Path) -> Iterator[SourceGroup]:
@@ -189,6 +190,9 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
     text = _decoded(entry, raw, fail)
     doi, arxiv = _ids(raw, fail)
     year = _year(raw.get("year"), fail)
+    date = _date(raw, year, fail)
+    if year is None and (given := _clean(raw.get("date"))) is not None:
+        year = int(given[:4])  # biblatex's date without a year field (checked by _date)
     title = text.get("title")
     if title is None and doi is None and arxiv is None:
         raise fail("needs a title, a DOI or an arXiv id (it has none)", "title")
@@ -203,6 +207,7 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
             title=title,
             abstract=text.get("abstract"),
             year=year,
+            date=date,
             venue=venue,
             url=url,
             bib_keys=[f"{path.name.removesuffix('.gz')}:{entry.key}"],
@@ -256,6 +261,42 @@ def _ids(raw: Mapping[str, str], fail: _Fail) -> tuple[str | None, str | None]:
     if arxiv is None and journal is not None and (m := _ARXIV_IN_JOURNAL.match(journal)):
         arxiv = ids.normalize_arxiv_id(m[1])
     return doi, arxiv
+
+
+_MONTHS = {
+    name: n
+    for n, names in enumerate(
+        (("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+         ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+         ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+         ("dec", "december")),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+
+
+def _date(raw: Mapping[str, str], year: int | None, fail: _Fail) -> str | None:
+    """The entry's date, as precise as it says: biblatex's ``date`` (``2020``,
+    ``2020-05``, ``2020-05-17``), else ``year`` with BibTeX's ``month`` (``may``, ``{May}``,
+    ``5``) as ``2020-05``; a year alone gives no date (``year`` holds it)."""
+    given = _clean(raw.get("date"))
+    if given is not None:
+        m = _ISO_DATE.match(given)
+        if m is None:
+            raise fail(f"not a date (YYYY, YYYY-MM or YYYY-MM-DD): {given[:20]!r}", "date")
+        if year is not None and int(m[1]) != year:
+            raise fail(f"date {given!r} is not in the year {year}", "date")
+        return given if m[2] else None
+    month = _clean(raw.get("month"))
+    if month is None or year is None:
+        return None
+    key = month.strip("{}\"' .").lower()
+    n = _MONTHS.get(key) or (int(key) if key.isdigit() and 1 <= int(key) <= 12 else None)
+    if n is None:
+        raise fail(f"not a month: {month[:20]!r}", "month")
+    return f"{year:04d}-{n:02d}"
 
 
 def _year(value: str | None, fail: _Fail) -> int | None:

@@ -125,6 +125,25 @@ def test_names_braces_accents_and_others(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_month_and_biblatex_date_give_the_date_as_precise_as_the_entry(tmp_path: Path) -> None:
+    text = (
+        "@article{m, title={A}, year=2020, month=may}\n"
+        "@article{b, title={B}, year={2021}, month={Sep}}\n"
+        "@article{n, title={C}, year={2021}, month={11}}\n"
+        "@article{d, title={D}, date={2019-03-04}}\n"
+        "@article{y, title={E}, date={2018}}\n"
+        "@article{o, title={F}, year={2017}}\n"
+    )
+    papers = [
+        next(r for r in recs if isinstance(r, Paper))
+        for _, recs in bibtex.read_bibliography(write(tmp_path / "dates.bib", text))
+    ]
+    assert [(p.year, p.date) for p in papers] == [
+        (2020, "2020-05"), (2021, "2021-09"), (2021, "2021-11"), (2019, "2019-03-04"),
+        (2018, None), (2017, None),
+    ]  # fmt: skip
+
+
 def test_an_entry_without_ids_takes_the_title_and_year_id(tmp_path: Path) -> None:
     text = "@inproceedings{t, title={A Work Known by Title}, booktitle={Proc. Things}, year=2020}\n"
     [recs] = groups(write(tmp_path / "t.bib", text))
@@ -153,6 +172,11 @@ def test_an_entry_without_ids_takes_the_title_and_year_id(tmp_path: Path) -> Non
          "Trailing comma"),
         ("@misc{n, title={x}, author={Lovelace, Ada, Jr., Extra}}\n", 1, "n", "author",
          "Too many commas"),
+        ("@misc{mo, title={x}, year={2020}, month={Maybe}}\n", 1, "mo", "month",
+         "not a month"),
+        ("@misc{da, title={x}, date={05/17/2020}}\n", 1, "da", "date", "not a date"),
+        ("@misc{dy, title={x}, year={2021}, date={2020-05}}\n", 1, "dy", "date",
+         "not in the year 2021"),
     ],
 )  # fmt: skip
 def test_a_bad_entry_names_file_line_key_and_field(
