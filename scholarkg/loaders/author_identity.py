@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from scholarkg.loaders.source_rank import EDGE_MARKS
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -809,7 +810,7 @@ def merge_authors(store: GraphStore, loser: str, survivor: str) -> bool:
 
 
 #: an authorship's source marks (loaders/identity.py: a Paper's own record of a source)
-_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_s2", "from_bibtex")
+_MARKS = EDGE_MARKS
 
 
 def _joined_authorship(kept: dict[str, Any], moved: dict[str, Any]) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from scholarkg.loaders.held_references import HeldReferences
 from scholarkg.loaders.reference_lists import ReferenceList
 from scholarkg.loaders.source_rank import (
     RANKED_FIELDS,
+    RECORD_MARKS,
     SOURCE_RANK,
     SOURCE_SLOT,
     record_key,
@@ -2655,7 +2656,7 @@ def _kind(cls: type) -> int:
 
 
 #: a Paper's own record of a source states an edge: the source's mark on it
-_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_bibtex")
+_MARKS = RECORD_MARKS
 #: the relationship types whose statements are kept per record, and the named query that
 #: adds one record's statement to an edge's ``also`` list (loaders/writer.py uses it too)
 _ALSO_TYPES = ("CITES", "AUTHORED_BY")

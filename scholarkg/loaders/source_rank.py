@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from scholarkg.schema.records import Paper
 
-__all__ = ["RANKED_FIELDS", "SOURCE_RANK", "SOURCE_SLOT", "record_key", "source_rank"]
+__all__ = [
+    "EDGE_MARKS",
+    "RANKED_FIELDS",
+    "RECORD_MARKS",
+    "SOURCE_RANK",
+    "SOURCE_SLOT",
+    "record_key",
+    "source_rank",
+]
 
 #: the id slot that names a record within its source: a Paper's own record of a source is
 #: the one whose id there is the Paper's (a second record of the source, e.g. a preprint's
@@ -20,6 +28,15 @@ __all__ = ["RANKED_FIELDS", "SOURCE_RANK", "SOURCE_SLOT", "record_key", "source_
 #: id of its own source; it names a work by its DOI first, as Crossref does, so its DOI is
 #: its record id (an entry with only an arXiv id or a title is always its Paper's own)
 SOURCE_SLOT = {"openalex": "openalex_id", "crossref": "doi", "arxiv": "arxiv_id", "bibtex": "doi"}
+
+#: the mark a work's own record of an open catalogue puts on the CITES and AUTHORED_BY
+#: edges it states (another record of the work states them in ``also``); one per
+#: ``SOURCE_SLOT`` source, whose slot tells a work's own record from another
+RECORD_MARKS = ("from_openalex", "from_arxiv", "from_crossref", "from_bibtex")
+#: every source mark an edge can carry: the catalogues' and S2's (``load s2``, which keys its
+#: records itself: no slot, no ``also``). The prune, unmark and copy queries of
+#: ``queries/identity`` name each (``tests/core/test_source_marks.py`` holds them to it)
+EDGE_MARKS = (*RECORD_MARKS, "from_s2")
 
 #: which source's values a work's shared properties (title, abstract, dates, venue…) hold
 #: when several describe it, best first: the author's own deposit (arXiv), then the
