@@ -878,6 +878,8 @@ class IdentityResolver:
                 ]
                 papers = [p for p in papers if id(p) not in older]
                 entries = [e for e in entries if id(e) not in older]
+                # a work keyed by several ids (a DOI beside its W id) is in multi too
+                multi = [(p, keys) for p, keys in multi if id(p) not in older]
                 roots = [p.id if p.id not in parent else find(p.id) for p in entries]
                 described = {find(p.id) for p in papers if not p.is_stub()}
         if self.family:

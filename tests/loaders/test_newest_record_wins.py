@@ -93,6 +93,29 @@ def test_an_older_file_named_after_a_newer_one_is_skipped(
     assert everything(cli_store) == alone
 
 
+def test_an_older_record_of_a_work_keyed_by_its_doi_or_arxiv_id_is_skipped(
+    cli_store: GraphStore, tmp_path: Path
+) -> None:
+    """A work whose key is its DOI or arXiv id (most works) is known by two ids, so it is
+    a multi-key entry of its chunk: skipping its older record stopped the load with a bare
+    ``KeyError: 'doi:…'`` (a new user's review), in separate loads and in one."""
+    doi = {"doi": "https://doi.org/10.9/x6", "ids": {"doi": "https://doi.org/10.9/x6"}}
+    arxiv = {"doi": "https://doi.org/10.48550/arXiv.2001.00001"}
+    for n, keyed in enumerate((doi, arxiv)):
+        new = _jsonl(tmp_path / f"{n}a.jsonl", [NEW | keyed])
+        old = _jsonl(tmp_path / f"{n}b.jsonl", [OLD | keyed])
+        _load(str(new))
+        alone = everything(cli_store)
+        out = _load(str(old))
+        assert "1 OpenAlex record(s) skipped" in out, out
+        assert everything(cli_store) == alone
+        runner.invoke(app, ["db", "reset", "--yes"])
+        out = _load(str(new), str(old))
+        assert "1 OpenAlex record(s) skipped" in out, out
+        assert everything(cli_store) == alone
+        runner.invoke(app, ["db", "reset", "--yes"])
+
+
 def test_the_newest_record_wins_within_a_file_and_across_chunks(
     cli_store: GraphStore, tmp_path: Path
 ) -> None:
