@@ -17,6 +17,7 @@ would be a CITES loop: both are left out and counted as skipped CITES in the loa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, St
 from scholarkg.loaders.left_out import NO_DOI, SELF_CITATION, note_left_out
 from scholarkg.schema import ids
 from scholarkg.schema.records import Author, Authorship, Citation, Paper, PublishedIn, Venue
+from scholarkg.schema.text import note_cleaning
 from scholarkg.textio import CUT_LINE, iter_json_lines, load_json, refuse_markup
 
 # JATS tags in Crossref abstracts; a regex rather than an XML parser on purpose: the
@@ -87,6 +89,9 @@ def _date(item: dict[str, Any]) -> str | None:
     for key in ("issued", "published", "published-print", "published-online", "created"):
         parts = (item.get(key) or {}).get("date-parts") if isinstance(item.get(key), dict) else None
         if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            bad = sum(1 for p in parts[0] if isinstance(p, float) and not math.isfinite(p))
+            if bad:  # a NaN is stored as missing and counted, as in every number field
+                note_cleaning("Paper", "date", "nan stored as missing", bad)
             nums = [p for p in parts[0] if isinstance(p, int)]
             if nums and nums[0] > 0:
                 return "-".join([f"{nums[0]:04d}", *(f"{n:02d}" for n in nums[1:3])])

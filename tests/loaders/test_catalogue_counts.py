@@ -54,6 +54,19 @@ def test_a_crossref_nan_count_is_stored_as_missing_and_counted_like_openalex(
     assert NAN_NOTE in _load("openalex", str(write_openalex(part, [work])))
 
 
+def test_a_crossref_nan_in_a_date_is_stored_as_missing_and_counted(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``issued.date-parts [[NaN]]`` left the work without a date and said nothing (a new
+    user's review)."""
+    works = _crossref_lines(
+        tmp_path / "works.jsonl",
+        '{"DOI": "10.1000/nandate", "title": ["T"], "issued": {"date-parts": [[NaN]]}}',
+    )
+    assert "Paper.date: nan stored as missing in 1 value(s)" in _load("crossref", str(works))
+    assert store.run("MATCH (p:Paper) RETURN p.date AS d, p.year AS y") == [{"d": None, "y": None}]
+
+
 @pytest.mark.parametrize("count", ['"12"', "12.5", "true"])
 def test_a_crossref_count_that_is_no_whole_number_names_its_field(
     tmp_path: Path, count: str
