@@ -251,7 +251,10 @@ class IdentityReport:
     def notes(self) -> list[str]:
         out = []
         if self.matched:
-            out.append(f"{self.matched:,} Paper record(s) matched a stored Paper by one of its ids")
+            out.append(
+                f"{self.matched:,} time(s) a work the records describe or cite was found in "
+                "the graph by one of its ids (a work cited in several batches counts in each)"
+            )
         if self.merges:
             shown = ", ".join(f"{a} → {b}" for a, b in self.merges[:5])
             more = f" (+{len(self.merges) - 5} more, see the log)" if len(self.merges) > 5 else ""
