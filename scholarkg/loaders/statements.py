@@ -117,8 +117,9 @@ def restated(
     ``stated_by`` (the statements' keys) from its
     records' statements ``stated`` (key → statement) and what the stored Paper holds that no
     catalogue record gave (``stored``: its properties, ``{}`` when new). Per property the
-    value of the best-ranked statement that has one, the work's own record first within a
-    source, then by key (so the order the records came in does not matter); ``None`` where
+    value of the best-ranked statement that has one (so the order of the sources does not
+    matter), the work's own record first within a source (its id holds the slot: the first
+    loaded), then by key; ``None`` where
     none has one (a value a record dropped is not kept). The citation count is the largest
     stated now, or the stored one when no record states any."""
     candidates: list[tuple[tuple[int, bool, str], str, Mapping[str, Any]]] = [
