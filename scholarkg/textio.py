@@ -290,11 +290,21 @@ def read_json_object(path: str | Path, *, missing: str | None = "file not found"
     return data
 
 
-def load_json(path: str | Path, *, missing: str | None = "file not found") -> Any:
+#: ``load_json(if_empty=…)`` not given: an empty file is an error
+_REFUSE_EMPTY: Any = object()
+
+
+def load_json(
+    path: str | Path, *, missing: str | None = "file not found", if_empty: Any = _REFUSE_EMPTY
+) -> Any:
     """A whole-file JSON document; syntax and encoding errors name line and column, and an XML
-    or HTML file is said to be one (:func:`refuse_markup`)."""
+    or HTML file is said to be one (:func:`refuse_markup`). An empty (or blank) file is an
+    error, or ``if_empty`` when given: a loader's file of records reads an empty one as no
+    records (and warns, as for an empty JSON Lines file) rather than as a broken document."""
     text = read_text(path, missing=missing)
     if not text.strip():
+        if if_empty is not _REFUSE_EMPTY:
+            return if_empty
         raise InputError("empty file (expected a JSON document)", path=path)
     try:
         return json.loads(text)

@@ -217,7 +217,7 @@ def read_works(path: Path) -> Iterator[SourceGroup]:
     refuse_markup(path, reads=READS)
     name = path.name.removesuffix(".gz")
     if name.endswith(".json"):
-        for i, item in enumerate(_items(load_json(path), path, 1), start=1):
+        for i, item in enumerate(_items(load_json(path, if_empty=[]), path, 1), start=1):
             if not isinstance(item, dict):
                 raise InputError(
                     "expected a work object", path=path, line=i, field="items", unit="record"

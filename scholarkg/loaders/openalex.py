@@ -138,7 +138,7 @@ def iter_work_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if name.endswith(".json"):
         from scholarkg.textio import load_json
 
-        doc = load_json(path)
+        doc = load_json(path, if_empty=[])
         results = doc.get("results") if isinstance(doc, dict) else doc
         if isinstance(doc, dict) and "results" not in doc:
             results = [doc]  # a single work (``/works/W…``)

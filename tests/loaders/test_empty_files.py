@@ -52,3 +52,19 @@ def test_only_the_file_without_records_is_warned_about(
         store, apc_steps(papers, None, None, chunks=False), settings=settings, resume=True
     )
     assert again.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("loader", "name"),
+    [(loader, name) for loader in ("crossref", "openalex", "arxiv")
+     for name in ("works.json", "works.jsonl")] + [("bibtex", "refs.bib")],
+)  # fmt: skip
+def test_an_empty_file_of_records_warns_alike_for_every_catalogue_loader(
+    graph_env: str, tmp_path: Path, loader: str, name: str
+) -> None:
+    """An empty ``.json`` stopped ``load crossref``/``load openalex`` with ``empty file``
+    (exit 3) where an empty ``.jsonl`` or ``load arxiv`` warned (a new user's review)."""
+    path = tmp_path / name
+    path.write_text("")
+    out = " ".join(cli_ok(["load", loader, str(path)]).split())
+    assert f"warning: {path}: {WARNING}; nothing was loaded from it" in out
