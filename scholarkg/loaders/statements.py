@@ -140,6 +140,15 @@ def restated(
             if values.get(name) is not None:
                 out[name], given[name] = values[name], giver
                 break
+    # a date the best-ranked record gives to the year (Crossref's "2021") is made precise by a
+    # record that agrees with it to the day ("2021-03-01"): the rank decides between dates
+    # that differ, not between one date said more or less exactly
+    date = out["date"]
+    if isinstance(date, str):
+        for _, giver, values in candidates:
+            finer = values.get("date")
+            if isinstance(finer, str) and len(finer) > len(out["date"]) and finer.startswith(date):
+                out["date"], given["date"] = finer, giver
     counts = [s["citation_count"] for s in stated.values() if s.get("citation_count") is not None]
     out["citation_count"] = max(counts) if counts else stored.get("citation_count")
     best = candidates[0][1] if candidates else str(stored.get("source") or "")

@@ -131,7 +131,8 @@ def test_each_record_keeps_its_statement_and_a_dropped_value_falls_back(
     paper = paper_of(any_store, "10.1000/j2")
     assert paper["abstract"] == "what the aggregator says"
     assert "venue" not in paper
-    assert paper["named_by"] == ["abstract:openalex", "language:openalex"]
+    # OpenAlex's day refines Crossref's month ("2024-02"): its date, named
+    assert paper["named_by"] == ["abstract:openalex", "date:openalex", "language:openalex"]
     assert "abstract" not in statements(any_store)["crossref:10.1000/j2"][1]
     # the aggregator's count falls: the largest stated now, not the largest ever seen
     oa2 = write_openalex(tmp_path / "oa2", [oa_w2(cited_by_count=2)])
@@ -234,7 +235,7 @@ def test_the_best_records_reload_falls_back_where_it_gave_every_value(
     """The publisher's record gives every shared value the work holds (``named_by`` empty):
     its reload without the abstract still meets the work's statements (``stated_by``)."""
     any_store.apply_schema()
-    oa = write_openalex(tmp_path / "oa", [oa_w2(language=None, type=None)])
+    oa = write_openalex(tmp_path / "oa", [oa_w2(language=None, type=None, publication_date=None)])
     load(any_store, settings, oa, openalex.read_works, "oa")
     load(any_store, settings, write_crossref(tmp_path / "cr.json", [cr_j2()]),
          crossref.read_works, "cr")  # fmt: skip
@@ -423,3 +424,22 @@ def test_an_s2_record_keeps_its_statement_in_every_order(
     assert work["abstract"] == "S2's abstract."  # S2 ranks above OpenAlex; Crossref has none
     assert work["venue"] == "Journal of the publisher"
     assert said["openalex:W1"][1]["title"] == "Graphs of the scholarly record"
+
+
+def test_a_date_the_best_record_gives_to_the_year_is_made_precise_by_one_that_agrees() -> None:
+    """Crossref's ``issued`` of a year replaced OpenAlex's day (a new user's review): the rank
+    decides between dates that differ, not between one date said more or less exactly."""
+    from scholarkg.loaders.statements import restated
+
+    stated = {
+        "crossref:10.1/x": {"source": "crossref", "date": "2021", "year": 2021},
+        "openalex:W1": {"source": "openalex", "date": "2021-03-01", "year": 2021},
+        "bibtex:10.1/x": {"source": "bibtex", "date": "2021-03"},
+    }
+    out = restated(stated, {}, {"crossref:10.1/x", "openalex:W1", "bibtex:10.1/x"})
+    assert (out["date"], out["source"], out["named_by"]) == (
+        "2021-03-01", "crossref", ["date:openalex"],
+    )  # fmt: skip
+    stated["openalex:W1"]["date"] = "2020-12-31"  # disagrees: the better rank's stands
+    out = restated(stated, {}, set(stated))
+    assert out["date"] == "2021-03" and out["named_by"] == ["date:bibtex"]
