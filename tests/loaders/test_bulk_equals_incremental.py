@@ -222,25 +222,38 @@ def test_bulk_counts_the_self_citations_it_leaves_out_as_the_incremental_load_do
     assert everything(store) == graph
 
 
+def _snapshot_with_merged_ids(root: Path, works: list[dict[str, Any]], merged: str) -> Path:
+    """A snapshot folder of ``works`` and one ``merged_ids`` file: ``merged`` its CSV rows."""
+    import gzip
+
+    write_openalex(root, works, date="2024-01-01")
+    path = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    path.parent.mkdir(parents=True)
+    with gzip.open(path, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n" + merged)
+    return root
+
+
+def _incremental_then_bulk(store: FalkorDBStore, root: Path) -> tuple[Any, Any]:
+    """``everything`` after ``load openalex`` of ``root``, then after ``--bulk`` of it."""
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    incremental = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    return incremental, everything(store)
+
+
 def test_a_reference_to_a_work_retired_into_the_citing_work_is_no_cites_loop(
     graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
     """W5 cites W9, which ``merged_ids`` retires into W5: the incremental merge leaves no
     CITES loop; the bulk files pointed the reference at the survivor, W5 itself."""
-    import gzip
-
-    root = tmp_path / "snap"
-    write_openalex(root, [_citing(5, 9, 6), _citing(6, 5)], date="2024-01-01")
-    merged = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
-    merged.parent.mkdir(parents=True)
-    with gzip.open(merged, "wt") as fh:
-        fh.write("merge_date,id,merge_into_id\n2024-06-01,W9,W5\n")
-    res = runner.invoke(app, ["load", "openalex", str(root)])
-    assert res.exit_code == 0, res.output
-    graph = everything(store)
-    runner.invoke(app, ["db", "reset", "--yes"])
-    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
-    assert res.exit_code == 0, res.output
+    root = _snapshot_with_merged_ids(
+        tmp_path / "snap", [_citing(5, 9, 6), _citing(6, 5)], "2024-06-01,W9,W5\n"
+    )
+    graph, _ = _incremental_then_bulk(store, root)
     cites = "MATCH (a:Paper)-[:CITES]->(b:Paper) RETURN a.id AS a, b.id AS b ORDER BY a, b"
     assert store.run(cites) == [
         {"a": "openalex:W5", "b": "openalex:W6"},
@@ -255,27 +268,14 @@ def test_bulk_equals_incremental_when_merged_ids_retire_a_record_of_a_shared_wor
     """Two OpenAlex records of one work (one DOI), the second retired into the first by
     ``merged_ids``: the incremental load keeps no lone statement of the work (review: it
     kept ``Statement openalex:W5`` and ``stated_by`` where ``--bulk`` has neither)."""
-    import gzip
-
     from _catalogue_works import citing_work
 
-    root = tmp_path / "snap"
     works = [
         citing_work(5, [], doi="10.1/shared") | {"title": "t5", "cited_by_count": 4},
         citing_work(6, [], doi="10.1/shared") | {"title": "t6", "cited_by_count": 40},
         citing_work(8, [5, 6]),
     ]
-    write_openalex(root, works, date="2024-01-01")
-    merged = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
-    merged.parent.mkdir(parents=True)
-    with gzip.open(merged, "wt") as fh:
-        fh.write("merge_date,id,merge_into_id\n2024-06-01,W6,W5\n")
-    res = runner.invoke(app, ["load", "openalex", str(root)])
-    assert res.exit_code == 0, res.output
-    incremental = everything(store)
-    runner.invoke(app, ["db", "reset", "--yes"])
-    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
-    assert res.exit_code == 0, res.output
-    bulk = everything(store)
+    root = _snapshot_with_merged_ids(tmp_path / "snap", works, "2024-06-01,W6,W5\n")
+    incremental, bulk = _incremental_then_bulk(store, root)
     assert set(bulk[0]) ^ set(incremental[0]) == set()
     assert set(bulk[1]) ^ set(incremental[1]) == set()

@@ -262,19 +262,24 @@ def _retire(store: GraphStore, folder: Path, pairs: list[tuple[str, str]]) -> No
     retire_ids(store, openalex.read_merged_ids(merged), IdentityResolver(store))
 
 
+def _load_preprint_and_article(store: GraphStore, settings: Settings, tmp_path: Path) -> None:
+    """W5 (no title, 4 citations) and W6 (a title, 40), two OpenAlex records of one DOI."""
+    store.apply_schema()
+    works = [
+        citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
+        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
+                                                 "cited_by_count": 40},
+    ]  # fmt: skip
+    _load_chunked(store, settings, write_openalex(tmp_path / "oa", works), 50)
+
+
 def test_a_record_openalex_retires_takes_its_statement_with_it(
     any_store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
     """Two OpenAlex records of one work, W6 retired into W5: W6's statement goes and the
     work is restated without it (its title and count were W6's); a record retired into
     one the graph does not hold hands its statement to that id."""
-    any_store.apply_schema()
-    works = [
-        citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
-        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
-                                                 "cited_by_count": 40},
-    ]  # fmt: skip
-    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", works), 50)
+    _load_preprint_and_article(any_store, settings, tmp_path)
     work = paper_of(any_store, "10.1/shared")
     assert (work["title"], work["citation_count"]) == ("The article's title", 40)
     _retire(any_store, tmp_path / "m1", [("W6", "W5")])
@@ -327,13 +332,7 @@ def test_a_work_left_with_one_record_by_a_retirement_holds_its_values_again(
 ) -> None:
     """After W6 is retired into W5, W5's later record and a Crossref record after it give
     the values they state (the retirement left no lone statement to go stale; review)."""
-    any_store.apply_schema()
-    works = [
-        citing_work(5, [], doi="10.1/shared") | {"title": None, "cited_by_count": 4},
-        citing_work(6, [], doi="10.1/shared") | {"title": "The article's title",
-                                                 "cited_by_count": 40},
-    ]  # fmt: skip
-    _load_chunked(any_store, settings, write_openalex(tmp_path / "oa", works), 50)
+    _load_preprint_and_article(any_store, settings, tmp_path)
     _retire(any_store, tmp_path / "m1", [("W6", "W5")])
     w5 = citing_work(5, [], doi="10.1/shared") | {"title": "New title", "cited_by_count": 50}
     _load_chunked(any_store, settings, write_openalex(tmp_path / "oa5", [w5]), 50)
