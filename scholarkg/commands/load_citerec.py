@@ -119,8 +119,12 @@ def _load_s2_bulk(files: dict[str, Path | None], report: SkipReport, workers: in
     table = Table(title=f"load s2 --bulk into {store.graph!r}")
     table.add_column("what")
     table.add_column("value", justify="right")
+    from scholarkg.loaders.citerec_s2 import PAPER_LISTS
+
     for kind, n in res["lines"].items():
-        table.add_row(f"{kind} lines", f"{n:,}")
+        # the papers file's reference lists: its papers that have one, not a file's lines
+        what = f"{PAPER_LISTS[kind]} with {kind}" if kind in PAPER_LISTS else f"{kind} lines"
+        table.add_row(what, f"{n:,}")
     table.add_row("nodes written", f"{res['nodes']:,}")
     table.add_row("relationships written", f"{res['relationships']:,}")
     table.add_row("relationships skipped", f"{res['skipped_relationships']:,}")

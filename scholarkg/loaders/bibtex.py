@@ -67,6 +67,7 @@ from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.schema import ids
 from scholarkg.schema.records import Paper
+from scholarkg.schema.text import note_cleaning
 from scholarkg.textio import read_text
 
 _SPACE = re.compile(r"\s+")
@@ -190,9 +191,9 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
     text = _decoded(entry, raw, fail)
     doi, arxiv = _ids(raw, fail)
     year = _year(raw.get("year"), fail)
-    date = _date(raw, year, fail)
-    if year is None and (given := _clean(raw.get("date"))) is not None:
-        year = int(given[:4])  # biblatex's date without a year field (checked by _date)
+    if year is None and (m := _ISO_DATE.match(_clean(raw.get("date")) or "")):
+        year = int(m[1])  # biblatex's date without a year field
+    date = _date(raw, year)
     title = text.get("title")
     if title is None and doi is None and arxiv is None:
         raise fail("needs a title, a DOI or an arXiv id (it has none)", "title")
@@ -274,28 +275,39 @@ _MONTHS = {
     )
     for name in names
 }  # fmt: skip
-_ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+#: the date a biblatex ``date`` starts with (a range, an uncertain date, a date-time)
+_ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?![\d-])")
+#: a month field's first word (``Jan.-Feb.`` → ``jan.``, ``jul # "~4,"`` → ``jul``)
+_FIRST_WORD = re.compile(r"[a-z]+\.?|\d+")
 
 
-def _date(raw: Mapping[str, str], year: int | None, fail: _Fail) -> str | None:
-    """The entry's date, as precise as it says: biblatex's ``date`` (``2020``,
-    ``2020-05``, ``2020-05-17``), else ``year`` with BibTeX's ``month`` (``may``, ``{May}``,
-    ``5``) as ``2020-05``; a year alone gives no date (``year`` holds it)."""
+def _date(raw: Mapping[str, str], year: int | None) -> str | None:
+    """The entry's date, as precise as it says: biblatex's ``date`` (``2020``, ``2020-05``,
+    ``2020-05-17``; of a range ``2020-05/2020-06``, an uncertain ``2020?`` or a date-time,
+    the date it starts with), else ``year`` with BibTeX's ``month`` (``may``, ``{May}``,
+    ``5``; of ``Jan.-Feb.``, ``jun--jul`` or ``jul # "~4,"`` the first month) as
+    ``2020-05``; a year alone gives no date (``year`` holds it). A month or date that says
+    none of these (``Spring``), or a date outside the entry's ``year``, is left out and
+    counted in the summary's cleaned values: real exports write them, and they are no
+    reason to refuse the file."""
     given = _clean(raw.get("date"))
     if given is not None:
         m = _ISO_DATE.match(given)
-        if m is None:
-            raise fail(f"not a date (YYYY, YYYY-MM or YYYY-MM-DD): {given[:20]!r}", "date")
-        if year is not None and int(m[1]) != year:
-            raise fail(f"date {given!r} is not in the year {year}", "date")
-        return given if m[2] else None
+        if m is None or (year is not None and int(m[1]) != year):
+            note_cleaning("Paper", "date", "unreadable date left out")
+            return None
+        return m[0] if m[2] else None
     month = _clean(raw.get("month"))
     if month is None or year is None:
         return None
-    key = month.strip("{}\"' .").lower()
-    n = _MONTHS.get(key) or (int(key) if key.isdigit() and 1 <= int(key) <= 12 else None)
+    first = _FIRST_WORD.search(month.lower())
+    key = first[0] if first else ""
+    n = _MONTHS.get(key.rstrip(".")) or (
+        int(key) if key.isdigit() and 1 <= int(key) <= 12 else None
+    )
     if n is None:
-        raise fail(f"not a month: {month[:20]!r}", "month")
+        note_cleaning("Paper", "date", "unreadable month left out")
+        return None
     return f"{year:04d}-{n:02d}"
 
 

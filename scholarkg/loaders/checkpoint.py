@@ -178,6 +178,9 @@ class LoadStats:
     #: that undo failed too (the server was gone): part of the batch after the checkpoint
     #: is in the graph, its nodes maybe without their relationships, until ``--resume``
     undo_failed: bool = False
+    #: a second pass over a file another step read (``steps.Step.reread``): its groups are
+    #: not source records of their own
+    reread: bool = False
 
 
 def _digest_value(value: Any) -> Any:

@@ -327,13 +327,28 @@ def read_papers(path: Path, report: SkipReport) -> Iterator[Group]:
             yield line, records
 
 
+#: the last whole ``.json`` document read, by (path, size, mtime): the papers step, the
+#: reference lists' step and the check between them read one Graph API response once
+_LAST_DOCUMENT: list[tuple[tuple[str, int, int], Any]] = []
+
+
+def _json_document(path: Path) -> Any:
+    from scholarkg.textio import load_json
+
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if _LAST_DOCUMENT and _LAST_DOCUMENT[0][0] == key:
+        return _LAST_DOCUMENT[0][1]
+    doc = load_json(path, if_empty=[])
+    _LAST_DOCUMENT[:] = [(key, doc)]
+    return doc
+
+
 def _paper_objects(path: Path, report: SkipReport) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, paper object)``: JSONL lines (a ``{"data": [...]}`` page expanded), or the
     items of a whole ``.json`` document (numbered from 1)."""
     if path.name.removesuffix(".gz").endswith(".json"):
-        from scholarkg.textio import load_json
-
-        doc = load_json(path)
+        doc = _json_document(path)
         if isinstance(doc, dict) and isinstance(doc.get("data"), list):
             items: list[Any] = doc["data"]
         else:
@@ -518,9 +533,10 @@ def read_graph_api_citations(
     (``fields=corpusId,…,references.corpusId,citations.corpusId``): a CITES edge per entry
     between two papers of the graph, as a line of the ``citations`` dataset gives one (the
     file's own papers are loaded by then: this step follows ``papers``). An entry without a
-    corpus id (the API gives only ``paperId`` unless asked) or naming a paper the graph does
-    not hold is counted, not loaded. A datasets' ``papers`` file has no such lists: its
-    first object (the datasets' spelling) ends the read, so it is not parsed twice."""
+    corpus id (the API gives only ``paperId`` unless asked; ``paperId`` null: S2 matched no
+    paper) or naming a paper the graph does not hold is counted, not loaded. Only a file in
+    the Graph API's spelling gets this step (``dataset_path``); a ``.json`` response is
+    parsed once for both steps (``_json_document``)."""
     quiet = SkipReport()  # the papers step reported this file's bad lines already
 
     def parse() -> Iterator[_Pending]:
@@ -537,13 +553,12 @@ def read_graph_api_citations(
             pairs: list[tuple[int, int]] = []
             for key, entries in lists:
                 for entry in entries if isinstance(entries, list) else ():
-                    ext = entry.get("externalIds") if isinstance(entry, dict) else None
-                    other = optional_int(
-                        entry.get("corpusId", _ext(ext, "CorpusId"))
-                        if isinstance(entry, dict)
-                        else None
-                    )
-                    if other is None:
+                    given = entry if isinstance(entry, dict) else {}
+                    ext = given.get("externalIds")
+                    other = optional_int(given.get("corpusId", _ext(ext, "CorpusId")))
+                    if other is None and "paperId" in given and given["paperId"] is None:
+                        report.drop(f"Graph API {key} S2 could not match to a paper (paperId null)")
+                    elif other is None:
                         report.drop(
                             f"Graph API {key} without a corpus id (request fields={key}.corpusId)"
                         )
@@ -558,7 +573,9 @@ def read_graph_api_citations(
                     if citing in found and cited in found:
                         out.append(S2Citation(start=found[citing], end=found[cited], from_s2=True))
                     else:
-                        report.drop("Graph API references/citations of a paper not in the graph")
+                        report.drop(
+                            "Graph API references/citations naming a paper not in the graph"
+                        )
                 return out
 
             yield _Pending(line, tuple(sorted({c for pair in pairs for c in pair})), build)
@@ -859,14 +876,13 @@ def dataset_path(kind: str, files: Mapping[str, Path | None]) -> Path | None:
 
 
 def _has_reference_lists(path: Path) -> bool:
-    """Whether a papers file holds a paper with a non-empty ``references``/``citations``
-    list; the datasets' spelling (its first object) answers no at once."""
+    """Whether a papers file may hold Graph API reference lists: its first paper is in the
+    Graph API's spelling (the datasets' files never hold them). One object is read, not the
+    file: a Graph API file without lists gets a second pass that finds none, said by no
+    warning (``Step.reread``)."""
     try:
         for _, obj in _paper_objects(path, SkipReport()):
-            if "corpusid" in obj:
-                return False
-            if any(isinstance(obj.get(k), list) and obj[k] for k in ("references", "citations")):
-                return True
+            return "corpusid" not in obj
     except InputError:
         return False  # the papers step reports the file
     return False

@@ -86,15 +86,27 @@ _ALL_RANKED = frozenset(name for names in _RANKED_KEYS.values() for name in name
 
 
 def _date(item: dict[str, Any]) -> str | None:
+    """The work's date from the first of Crossref's date fields that has one, as precise as
+    its ``date-parts`` (year, month, day). A part that is not a whole number (a ``NaN``)
+    ends the date there, as if the part were absent: ``[2020, NaN, 17]`` is ``2020``, and
+    ``[NaN, 5, 1]`` gives no date from that field. A NaN that cost the work its date, or a
+    part of it, is counted in the summary's cleaned values once."""
+    cut = False
     for key in ("issued", "published", "published-print", "published-online", "created"):
         parts = (item.get(key) or {}).get("date-parts") if isinstance(item.get(key), dict) else None
         if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-            bad = sum(1 for p in parts[0] if isinstance(p, float) and not math.isfinite(p))
-            if bad:  # a NaN is stored as missing and counted, as in every number field
-                note_cleaning("Paper", "date", "nan stored as missing", bad)
-            nums = [p for p in parts[0] if isinstance(p, int)]
+            nums: list[int] = []
+            for p in parts[0][:3]:
+                if type(p) is not int:
+                    cut = cut or (isinstance(p, float) and not math.isfinite(p))
+                    break
+                nums.append(p)
             if nums and nums[0] > 0:
+                if cut:  # a NaN in the date used, or in one before it
+                    note_cleaning("Paper", "date", "nan stored as missing")
                 return "-".join([f"{nums[0]:04d}", *(f"{n:02d}" for n in nums[1:3])])
+    if cut:
+        note_cleaning("Paper", "date", "nan stored as missing")
     return None
 
 

@@ -61,6 +61,10 @@ class Step:
     #: many records it skips, so resolution applies none of their statements (no prune:
     #: ``IdentityResolver.skip``; a family step's resolver is made here, and told the same)
     resolver: IdentityResolver | None = None
+    #: a second pass over a file another step reads (a Graph API response's reference lists,
+    #: read after its papers are stored): not another file in the summary's count, and no
+    #: warning when it finds nothing
+    reread: bool = False
 
 
 @dataclass
@@ -157,7 +161,7 @@ def _run_steps(
             if progress is not None:
                 progress(stage, n, None)
 
-        stats = LoadStats(source=str(step.source))
+        stats = LoadStats(source=str(step.source), reread=step.reread)
         resolver = IdentityResolver(store, chunk=batch_size, family=True) if step.family else None
         digests: SourceDigests | None = None
         if (told := resolver or step.resolver) is not None:
@@ -202,7 +206,7 @@ def _run_steps(
         if progress is not None:
             progress(stage, stats.records, stats.records)
         summary.stats.append(stats)
-        if not stats.records and not stats.skipped_on_resume:
+        if not stats.records and not stats.skipped_on_resume and not step.reread:
             # not an error (an empty partition or edge list can be right), but a wrong or
             # truncated file loads the same way: rc 0 and "0 source record(s)" said nothing
             summary.warnings.append(
@@ -332,7 +336,15 @@ def s2_steps(
     for kind, read in readers:
         path = dataset_path(kind, files)
         if path is not None:
-            steps.append(Step(f"s2 {kind}", path, f"s2-{kind}", partial(read, path)))
+            steps.append(
+                Step(
+                    f"s2 {kind}",
+                    path,
+                    f"s2-{kind}",
+                    partial(read, path),
+                    reread=kind in PAPER_LISTS,
+                )
+            )
     return steps
 
 

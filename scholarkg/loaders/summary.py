@@ -52,9 +52,10 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
         "[dim]merged = rows sent (MERGE; several files may merge the same node); in graph = "
         "totals after the load[/dim]"
     )
-    records = sum(st.records for st in summary.stats)
-    folders = sum(1 for st in summary.stats if Path(st.source).is_dir())
-    files = len(summary.stats) - folders
+    records = sum(st.records for st in summary.stats if not st.reread)
+    sources = {st.source for st in summary.stats}
+    folders = sum(1 for source in sources if Path(source).is_dir())
+    files = len(sources) - folders
     where = " and ".join(
         part
         for part in (f"{files} file(s)" if files else "", f"{folders} folder(s)" if folders else "")
@@ -62,7 +63,7 @@ def print_summary(summary: LoadSummary, *, title: str, out: Console | None = Non
     )
     read = f"{records:,} source record(s) from {where or '0 file(s)'}"
     # a --resume reads the records it skips too: how many of them this run stored
-    resumed = sum(st.skipped_on_resume for st in summary.stats)
+    resumed = sum(st.skipped_on_resume for st in summary.stats if not st.reread)
     if resumed:
         read += (
             f": {resumed:,} skipped as already stored (--resume), {records - resumed:,} loaded now"

@@ -67,6 +67,29 @@ def test_a_crossref_nan_in_a_date_is_stored_as_missing_and_counted(
     assert store.run("MATCH (p:Paper) RETURN p.date AS d, p.year AS y") == [{"d": None, "y": None}]
 
 
+@pytest.mark.parametrize(
+    ("parts", "date"),
+    [
+        ([[2020, float("nan"), 17]], "2020"),
+        ([[float("nan"), 5, 1]], None),
+        ([[2020, 5]], "2020-05"),
+    ],
+)
+def test_a_nan_date_part_ends_the_date_there(parts: list[list[float]], date: str | None) -> None:
+    """The parts after a NaN moved into its place: ``[2020, NaN, 17]`` gave ``2020-17`` (a
+    refused date: the load stopped) and ``[NaN, 5, 1]`` the year 5 (a review)."""
+    from scholarkg.schema.records import Paper
+    from scholarkg.schema.text import collect_cleaning
+
+    item = {"DOI": "10.1/x", "title": ["T"], "issued": {"date-parts": parts}}
+    with collect_cleaning() as cleaned:
+        recs = crossref.parse_item(item, path=Path("works.json"), line=1)
+    paper = next(r for r in recs if isinstance(r, Paper))
+    assert paper.date == date
+    nan = sum(1 for p in parts[0] if p != p)
+    assert cleaned == ({("Paper", "date", "nan stored as missing"): 1} if nan else {})
+
+
 @pytest.mark.parametrize("count", ['"12"', "12.5", "true"])
 def test_a_crossref_count_that_is_no_whole_number_names_its_field(
     tmp_path: Path, count: str

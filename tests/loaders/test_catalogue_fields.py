@@ -115,7 +115,7 @@ def test_load_s2_reads_a_graph_api_papers_references_and_citations(
         _graph_api_paper(1, references=[
             {"paperId": f"{2:040x}", "corpusId": 1002},
             {"paperId": "f" * 40, "corpusId": 999_999},  # not in the graph
-            {"paperId": None, "title": "an unmatched reference"},  # no corpus id
+            {"paperId": "e" * 40, "title": "asked without its corpus id"},
         ]),
         _graph_api_paper(2, citations=[{"paperId": f"{1:040x}", "corpusId": 1001}],
                          references=[{"externalIds": {"CorpusId": 1003}}]),
@@ -132,8 +132,63 @@ def test_load_s2_reads_a_graph_api_papers_references_and_citations(
     assert rows == [{"a": 1001, "b": 1002, "s2": True}, {"a": 1002, "b": 1003, "s2": True}]
     out = " ".join(res.output.split())
     assert "Graph API references without a corpus id" in out
-    assert "references/citations of a paper not in the graph" in out
+    assert "references/citations naming a paper not in the graph" in out
+    assert "3 source record(s) from 1 file(s)" in out  # the lists' pass is no second file
     # a second load changes nothing
     res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
     assert res.exit_code == 0, res.output
     assert store.run("MATCH ()-[r:CITES]->() RETURN count(r) AS n") == [{"n": 2}]
+
+
+def test_a_graph_api_reference_s2_could_not_match_is_said_as_such(
+    graph_env: str, tmp_path: Path
+) -> None:
+    """``{"paperId": null, …}`` is the API's answer for a reference it matched to no paper:
+    asking for ``references.corpusId`` again cannot help (a review)."""
+    page = tmp_path / "page.json"
+    papers = [_graph_api_paper(1, references=[{"paperId": None, "title": "Unmatched"}])]
+    page.write_text(json.dumps({"data": papers}), encoding="utf-8")
+    res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "1 Graph API references S2 could not match to a paper (paperId null)" in out
+    assert "request fields" not in out
+
+
+def test_the_s2_steps_read_one_object_of_a_papers_file_to_plan_and_parse_a_response_once(
+    graph_env: str, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Planning the steps parsed a whole Graph API JSON Lines file looking for reference
+    lists, and a ``.json`` response was parsed three times (a review)."""
+    import scholarkg.loaders.citerec_s2 as s2
+    import scholarkg.textio as textio
+    from scholarkg.loaders.steps import s2_steps
+    from scholarkg.loaders.tolerant import SkipReport
+
+    lines = tmp_path / "papers.jsonl"
+    lines.write_text("".join(json.dumps(_graph_api_paper(n)) + "\n" for n in range(1, 2001)))
+    read = []
+    real_lines = s2.iter_jsonl_tolerant
+
+    def counted_lines(*args: Any, **kwargs: Any) -> Any:
+        for item in real_lines(*args, **kwargs):
+            read.append(item)
+            yield item
+
+    monkeypatch.setattr(s2, "iter_jsonl_tolerant", counted_lines)
+    steps = s2_steps({"papers": lines}, SkipReport(), lambda ids: {})
+    assert [s.kind for s in steps] == ["s2-papers", "s2-references"] and len(read) == 1
+
+    parsed = []
+    real_json = textio.load_json
+
+    def counted_json(path: Any, **kwargs: Any) -> Any:
+        parsed.append(path)
+        return real_json(path, **kwargs)
+
+    monkeypatch.setattr(textio, "load_json", counted_json)
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"data": [_graph_api_paper(1, references=[{"corpusId": 1002}])]}))
+    res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
+    assert res.exit_code == 0, res.output
+    assert len(parsed) == 1

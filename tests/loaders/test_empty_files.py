@@ -57,7 +57,7 @@ def test_only_the_file_without_records_is_warned_about(
 @pytest.mark.parametrize(
     ("loader", "name"),
     [(loader, name) for loader in ("crossref", "openalex", "arxiv")
-     for name in ("works.json", "works.jsonl")] + [("bibtex", "refs.bib")],
+     for name in ("works.json", "works.jsonl")] + [("bibtex", "refs.bib"), ("s2", "papers.json")],
 )  # fmt: skip
 def test_an_empty_file_of_records_warns_alike_for_every_catalogue_loader(
     graph_env: str, tmp_path: Path, loader: str, name: str
@@ -66,5 +66,8 @@ def test_an_empty_file_of_records_warns_alike_for_every_catalogue_loader(
     (exit 3) where an empty ``.jsonl`` or ``load arxiv`` warned (a new user's review)."""
     path = tmp_path / name
     path.write_text("")
-    out = " ".join(cli_ok(["load", loader, str(path)]).split())
+    args = (
+        ["load", loader, "--papers", str(path)] if loader == "s2" else ["load", loader, str(path)]
+    )
+    out = " ".join(cli_ok(args).split())
     assert f"warning: {path}: {WARNING}; nothing was loaded from it" in out
