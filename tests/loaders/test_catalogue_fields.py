@@ -161,6 +161,7 @@ def test_the_s2_steps_read_one_object_of_a_papers_file_to_plan_and_parse_a_respo
     """Planning the steps parsed a whole Graph API JSON Lines file looking for reference
     lists, and a ``.json`` response was parsed three times (a review)."""
     import scholarkg.loaders.citerec_s2 as s2
+    import scholarkg.loaders.tolerant as tolerant
     import scholarkg.textio as textio
     from scholarkg.loaders.steps import s2_steps
     from scholarkg.loaders.tolerant import SkipReport
@@ -168,7 +169,7 @@ def test_the_s2_steps_read_one_object_of_a_papers_file_to_plan_and_parse_a_respo
     lines = tmp_path / "papers.jsonl"
     lines.write_text("".join(json.dumps(_graph_api_paper(n)) + "\n" for n in range(1, 2001)))
     read = []
-    real_lines = s2.iter_jsonl_tolerant
+    real_lines = tolerant.iter_jsonl_tolerant
 
     def counted_lines(*args: Any, **kwargs: Any) -> Any:
         for item in real_lines(*args, **kwargs):

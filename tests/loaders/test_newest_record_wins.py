@@ -99,8 +99,11 @@ def test_an_older_record_of_a_work_keyed_by_its_doi_or_arxiv_id_is_skipped(
     """A work whose key is its DOI or arXiv id (most works) is known by two ids, so it is
     a multi-key entry of its chunk: skipping its older record stopped the load with a bare
     ``KeyError: 'doi:…'`` (a new user's review), in separate loads and in one."""
-    doi = {"doi": "https://doi.org/10.9/x6", "ids": {"doi": "https://doi.org/10.9/x6"}}
-    arxiv = {"doi": "https://doi.org/10.48550/arXiv.2001.00001"}
+    doi: dict[str, Any] = {
+        "doi": "https://doi.org/10.9/x6",
+        "ids": {"doi": "https://doi.org/10.9/x6"},
+    }
+    arxiv: dict[str, Any] = {"doi": "https://doi.org/10.48550/arXiv.2001.00001"}
     for n, keyed in enumerate((doi, arxiv)):
         new = _jsonl(tmp_path / f"{n}a.jsonl", [NEW | keyed])
         old = _jsonl(tmp_path / f"{n}b.jsonl", [OLD | keyed])

@@ -430,7 +430,7 @@ def test_a_date_the_best_record_gives_to_the_year_is_made_precise_by_one_that_ag
     decides between dates that differ, not between one date said more or less exactly."""
     from scholarkg.loaders.statements import restated
 
-    stated = {
+    stated: dict[str, dict[str, Any]] = {
         "crossref:10.1/x": {"source": "crossref", "date": "2021", "year": 2021},
         "openalex:W1": {"source": "openalex", "date": "2021-03-01", "year": 2021},
         "bibtex:10.1/x": {"source": "bibtex", "date": "2021-03"},
