@@ -442,3 +442,21 @@ def test_a_date_the_best_record_gives_to_the_year_is_made_precise_by_one_that_ag
     stated["openalex:W1"]["date"] = "2020-12-31"  # disagrees: the better rank's stands
     out = restated(stated, {}, set(stated))
     assert out["date"] == "2021-03" and out["named_by"] == ["date:bibtex"]
+
+
+def test_the_saved_query_shows_what_each_source_said(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """The Browser's and the explorer's saved query ``paper_statements``."""
+    from scholarkg.explorer.saved import saved_queries
+
+    any_store.apply_schema()
+    load(any_store, settings, write_openalex(tmp_path / "oa", [oa_w2()]), openalex.read_works, "oa")
+    load(any_store, settings, write_crossref(tmp_path / "cr.json", [cr_j2()]),
+         crossref.read_works, "cr")  # fmt: skip
+    query = next(q for q in saved_queries() if q.name == "paper_statements")
+    rows = any_store.run(query.text, {"paperId": paper_of(any_store, "10.1000/j2")["id"]})
+    assert [(r["record"], r["citation_count"], r["best_source"]) for r in rows] == [
+        ("crossref:10.1000/j2", 3, "crossref"), ("openalex:W2", 20, "crossref"),
+    ]  # fmt: skip
+    assert rows[1]["abstract"] == "what the aggregator says"
