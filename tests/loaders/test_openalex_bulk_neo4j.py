@@ -121,7 +121,8 @@ def test_bulk_on_neo4j_equals_the_incremental_load_on_the_embedded_store(
     incremental = _graph(store)
 
     monkeypatch.setenv("SCHOLARKG_HOME", str(tmp_path / "home"))
-    for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
+    # the embedded graph's name selects no Neo4j database: a load naming it is refused
+    for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD", "NEO4J_DATABASE", "SCHOLARKG_GRAPH"):
         monkeypatch.delenv(name, raising=False)
     server = ManagedNeo4j(tmp_path / "home" / "neo4j")
     try:
