@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from bibtexparser import middlewares
@@ -65,6 +65,7 @@ from scholarkg.loaders.author_identity import name_only_authorships
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
+from scholarkg.loaders.source_rank import record_key
 from scholarkg.schema import ids
 from scholarkg.schema.records import Paper
 from scholarkg.schema.text import note_cleaning
@@ -114,7 +115,35 @@ def read_bibliography(path: Path) -> Iterator[SourceGroup]:
     if failed:
         raise _failed_block_error(failed[0], path)
     groups = [(_line_of(e), parse_entry(e, path=path)) for e in library.entries]
-    yield from groups
+    yield from _keys_of_one_work_together(groups)
+
+
+def _keys_of_one_work_together(groups: Sequence[SourceGroup]) -> Sequence[SourceGroup]:
+    """Two entries of one file naming one work (one under its arXiv ``eprint``, one under
+    arXiv's DataCite DOI; a paper cited under two keys) are one record of the work: the
+    later entry's fields are what the file states, and its ``bib_keys`` lists both keys, so
+    the work is found by either (before, the earlier key vanished)."""
+    keys: dict[str, list[str]] = {}
+    for _, recs in groups:
+        for rec in recs:
+            if isinstance(rec, Paper):
+                keys.setdefault(record_key(rec), []).extend(rec.bib_keys or ())
+    if all(len(k) < 2 for k in keys.values()):
+        return groups
+    out: list[SourceGroup] = []
+    for number, recs in groups:
+        out.append(
+            (
+                number,
+                [
+                    rec.replaced({"bib_keys": keys[record_key(rec)]})
+                    if isinstance(rec, Paper) and len(keys[record_key(rec)]) > 1
+                    else rec
+                    for rec in recs
+                ],
+            )
+        )
+    return out
 
 
 def _drop_record(record: logging.LogRecord) -> bool:

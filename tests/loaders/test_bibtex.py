@@ -334,3 +334,25 @@ def test_load_bibtex_through_the_cli_and_a_bad_file_writes_nothing(
     assert str(res.exception).startswith(f"{bad}:line 3 (field 'year'): entry 'worse'")
     assert "nothing of this file is stored" in res.output
     assert snapshot(store) == before
+
+
+def test_two_entries_of_one_work_keep_both_keys(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """One paper cited under two keys (its arXiv ``eprint``, arXiv's DataCite DOI): one
+    record of the work, the later entry's fields, and both keys in ``bib_keys`` (the first
+    key vanished; a new user's review)."""
+    any_store.apply_schema()
+    path = write(
+        tmp_path / "refs.bib",
+        "@misc{eprint, author={A. Lovelace}, title={Eprint title}, year={2020},\n"
+        " eprint={2001.00001}, archivePrefix={arXiv}}\n"
+        "@misc{datacite, author={Lovelace, Ada}, title={DataCite title}, year={2020},\n"
+        " doi={10.48550/arXiv.2001.00001}}\n",
+    )
+    load(any_store, settings, path, bibtex.read_bibliography, "bib")
+    rows = any_store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS t, p.bib_keys AS keys")
+    assert rows == [
+        {"id": "arxiv:2001.00001", "t": "DataCite title",
+         "keys": ["refs.bib:eprint", "refs.bib:datacite"]},
+    ]  # fmt: skip
