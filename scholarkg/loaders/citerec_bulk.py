@@ -61,6 +61,8 @@ class BulkSink:
         return self.streams[key]
 
     def add(self, record: AnyRecord) -> None:
+        if not isinstance(record, NodeRecord | EdgeRecord):
+            return  # a reload's mark (StatedList): a new graph has nothing to prune
         self.records += 1
         if isinstance(record, NodeRecord):
             label = record.LABEL

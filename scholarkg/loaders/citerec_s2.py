@@ -70,6 +70,7 @@ from scholarkg.loaders.citerec_contexts import (
     extract_contexts,
     split_sentences,
 )
+from scholarkg.loaders.identity import StatedList
 from scholarkg.loaders.tolerant import (
     SkipReport,
     iter_jsonl_tolerant,
@@ -544,7 +545,10 @@ def read_graph_api_citations(
             if "corpusid" in obj:
                 return  # the datasets' papers: no reference lists
             lists = [(k, obj.get(k)) for k in ("references", "citations")]
-            if not any(isinstance(entries, list) and entries for _, entries in lists):
+            # a references list, even empty, is the paper's whole list: what S2 no longer
+            # lists loses S2's mark (identity/prune_s2_references)
+            whole = isinstance(obj.get("references"), list)
+            if not whole and not any(isinstance(entries, list) and entries for _, entries in lists):
                 continue
             try:
                 me = _require_corpus_id(graph_api_paper(obj, path, line), "corpusid", path, line)
@@ -566,9 +570,14 @@ def read_graph_api_citations(
                         pairs.append((me, other) if key == "references" else (other, me))
 
             def build(
-                found: Mapping[int, str], pairs: list[tuple[int, int]] = pairs
+                found: Mapping[int, str],
+                pairs: list[tuple[int, int]] = pairs,
+                me: int = me,
+                whole: bool = whole,
             ) -> list[AnyRecord]:
-                out: list[AnyRecord] = []
+                out: list[Any] = []
+                if whole and me in found:  # resolution consumes the mark (_apply_marks)
+                    out.append(StatedList(found[me], "s2"))
                 for citing, cited in pairs:
                     if citing in found and cited in found:
                         out.append(S2Citation(start=found[citing], end=found[cited], from_s2=True))
@@ -578,7 +587,7 @@ def read_graph_api_citations(
                         )
                 return out
 
-            yield _Pending(line, tuple(sorted({c for pair in pairs for c in pair})), build)
+            yield _Pending(line, tuple(sorted({me, *(c for pair in pairs for c in pair)})), build)
 
     yield from _resolve(parse(), lookup)
 

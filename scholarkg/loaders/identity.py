@@ -169,7 +169,7 @@ _BY_SCHEME = {scheme: _PARAMS[slot] for slot, scheme in SLOTS.items()}
 #: primary id schemes by priority (``schema/ids.paper_id``); anything else ranks last
 _RANK = {"arxiv": 0, "doi": 1, "s2": 2, "openalex": 3}
 
-Source = Literal["openalex", "arxiv", "crossref", "bibtex"]
+Source = Literal["openalex", "arxiv", "crossref", "bibtex", "s2"]
 
 
 #: the relationships identity/lookup_papers reads (a PaperAlias to its Paper)

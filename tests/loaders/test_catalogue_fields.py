@@ -193,3 +193,41 @@ def test_the_s2_steps_read_one_object_of_a_papers_file_to_plan_and_parse_a_respo
     res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
     assert res.exit_code == 0, res.output
     assert len(parsed) == 1
+
+
+def test_a_graph_api_papers_shorter_reference_list_takes_s2s_mark_off_what_it_dropped(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A paper's ``references`` is its whole list: reloaded without a reference, the edge
+    only S2 stated goes, one another source stated too keeps that source's mark; an empty
+    list drops them all (the reload kept every CITES S2 once stated)."""
+
+    def page(refs: list[int]) -> Path:
+        papers = [
+            _graph_api_paper(1, references=[{"corpusId": 1000 + n} for n in refs]),
+            _graph_api_paper(2), _graph_api_paper(3),
+        ]  # fmt: skip
+        path = tmp_path / f"page-{len(refs)}.json"
+        path.write_text(json.dumps({"data": papers}), encoding="utf-8")
+        return path
+
+    def cites() -> list[tuple[int, bool | None, bool | None]]:
+        rows = store.run(
+            "MATCH (a:Paper)-[r:CITES]->(b:Paper) RETURN b.corpus_id AS b, r.from_s2 AS s2, "
+            "r.from_openalex AS oa ORDER BY b"
+        )
+        return [(r["b"], r["s2"], r["oa"]) for r in rows]
+
+    for refs in ([2, 3], [2], []):
+        res = runner.invoke(app, ["load", "s2", "--papers", str(page(refs))])
+        assert res.exit_code == 0, res.output
+        if refs == [2, 3]:
+            assert cites() == [(1002, True, None), (1003, True, None)]
+            # another source states 1 → 2 as well
+            store.run(
+                "MATCH (a:Paper {corpus_id: 1001})-[r:CITES]->(:Paper {corpus_id: 1002}) "
+                "SET r.from_openalex = true"
+            )
+        elif refs == [2]:
+            assert cites() == [(1002, True, True)]
+    assert cites() == [(1002, None, True)]
