@@ -69,6 +69,29 @@ def everything(store: GraphStore) -> tuple[list[Any], list[Any]]:
     )
 
 
+def _snapshot_with_merged_ids(root: Path, works: list[dict[str, Any]], merged: str) -> Path:
+    """A snapshot folder of ``works`` and one ``merged_ids`` file: ``merged`` its CSV rows."""
+    import gzip
+
+    write_openalex(root, works, date="2024-01-01")
+    path = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
+    path.parent.mkdir(parents=True)
+    with gzip.open(path, "wt") as fh:
+        fh.write("merge_date,id,merge_into_id\n" + merged)
+    return root
+
+
+def _incremental_then_bulk(store: FalkorDBStore, root: Path) -> tuple[Any, Any]:
+    """``everything`` after ``load openalex`` of ``root``, then after ``--bulk`` of it."""
+    res = runner.invoke(app, ["load", "openalex", str(root)])
+    assert res.exit_code == 0, res.output
+    incremental = everything(store)
+    runner.invoke(app, ["db", "reset", "--yes"])
+    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
+    assert res.exit_code == 0, res.output
+    return incremental, everything(store)
+
+
 def test_bulk_equals_incremental_with_id_sharing_records(
     graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
@@ -158,13 +181,8 @@ def test_bulk_takes_an_authorship_property_the_first_authorship_lacks(
         for w, ship in enumerate(ships, start=700)
     ]  # fmt: skip
     write_openalex(root, works, date="2024-01-01")
-    res = runner.invoke(app, ["load", "openalex", str(root)])
-    assert res.exit_code == 0, res.output
-    incremental = everything(store)
-    runner.invoke(app, ["db", "reset", "--yes"])
-    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
-    assert res.exit_code == 0, res.output
-    assert everything(store) == incremental
+    incremental, bulk = _incremental_then_bulk(store, root)
+    assert bulk == incremental
     rows = store.run(
         "MATCH (p:Paper)-[r:AUTHORED_BY]->(a:Author) RETURN a.name AS a, r.institutions AS i "
         "ORDER BY a"
@@ -220,29 +238,6 @@ def test_bulk_counts_the_self_citations_it_leaves_out_as_the_incremental_load_do
     assert SELF_CITATION_LINE.findall(" ".join(res.output.split())) == ["3"], res.output
     assert store.run(loops) == [{"n": 0}]
     assert everything(store) == graph
-
-
-def _snapshot_with_merged_ids(root: Path, works: list[dict[str, Any]], merged: str) -> Path:
-    """A snapshot folder of ``works`` and one ``merged_ids`` file: ``merged`` its CSV rows."""
-    import gzip
-
-    write_openalex(root, works, date="2024-01-01")
-    path = root / "data" / "merged_ids" / "works" / "2024-06-01.csv.gz"
-    path.parent.mkdir(parents=True)
-    with gzip.open(path, "wt") as fh:
-        fh.write("merge_date,id,merge_into_id\n" + merged)
-    return root
-
-
-def _incremental_then_bulk(store: FalkorDBStore, root: Path) -> tuple[Any, Any]:
-    """``everything`` after ``load openalex`` of ``root``, then after ``--bulk`` of it."""
-    res = runner.invoke(app, ["load", "openalex", str(root)])
-    assert res.exit_code == 0, res.output
-    incremental = everything(store)
-    runner.invoke(app, ["db", "reset", "--yes"])
-    res = runner.invoke(app, ["load", "openalex", str(root), "--bulk"])
-    assert res.exit_code == 0, res.output
-    return incremental, everything(store)
 
 
 def test_a_reference_to_a_work_retired_into_the_citing_work_is_no_cites_loop(
