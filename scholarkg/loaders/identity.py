@@ -1248,8 +1248,10 @@ class IdentityResolver:
         """Keep what each record of a work several describe stated (``loaders/statements``)
         and write the work's shared properties as its statements rank them. The works: those
         two records of this chunk describe, those whose stored node lists statements
-        (``stated_by``, on its slot row), and those a record lands on that another record
-        described before (``_rank_states``, ``_merged_bases`` found them). One read of those
+        (``stated_by``, on its slot row), those another source described before
+        (``_rank_states`` found them), and those a record lands on that is not the work's own
+        record of its source (another record of it is). A work one record describes, the
+        hot path of an update, reads nothing here (``_clear_unstated`` only). One read of those
         few works and their statements; then per work the chunk's Paper rows carry the
         recomputed values (a value no record states any more cleared), and the statements
         that changed are written beside them (a stored work's own values become its first
