@@ -589,7 +589,10 @@ def read_graph_api_citations(
 
             yield _Pending(line, tuple(sorted({me, *(c for pair in pairs for c in pair)})), build)
 
-    yield from _resolve(parse(), lookup)
+    try:
+        yield from _resolve(parse(), lookup)
+    finally:  # the last pass over the response: a long process keeps no copy of it
+        _LAST_DOCUMENT.clear()
 
 
 # --------------------------------------------------------------------------- s2orc

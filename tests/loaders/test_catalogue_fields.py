@@ -231,3 +231,15 @@ def test_a_graph_api_papers_shorter_reference_list_takes_s2s_mark_off_what_it_dr
         elif refs == [2]:
             assert cites() == [(1002, True, True)]
     assert cites() == [(1002, None, True)]
+
+
+def test_the_parsed_response_is_let_go_after_its_last_pass(graph_env: str, tmp_path: Path) -> None:
+    """The one parse shared by the papers and reference-list passes is not kept by the
+    process once the reference lists are read (a long explorer or Python session)."""
+    import scholarkg.loaders.citerec_s2 as s2
+
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"data": [_graph_api_paper(1, references=[{"corpusId": 1002}])]}))
+    res = runner.invoke(app, ["load", "s2", "--papers", str(page)])
+    assert res.exit_code == 0, res.output
+    assert s2._LAST_DOCUMENT == []
