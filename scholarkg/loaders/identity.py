@@ -1409,6 +1409,10 @@ class IdentityResolver:
             for i, _, values, names in stated:
                 if i < skipped or row.get("source") != values["source"]:
                     continue
+                scheme = SLOTS[SOURCE_SLOT[values["source"]]] + ":"
+                if any(str(a).startswith(scheme) for a in row.get("alt_ids") or ()):
+                    continue  # another record of its source may have filled a value (a graph
+                    # loaded before statements were kept): only statements may clear it
                 gone = {n: None for n in sorted(names) if values.get(n) is None}
                 if gone:
                     cleared.append({"id": t, "props": gone})
