@@ -273,7 +273,7 @@ def _ids(raw: Mapping[str, str], fail: _Fail) -> tuple[str | None, str | None]:
     if written is not None:
         doi = ids.normalize_doi(written.replace("\\_", "_"))
         if doi is None:
-            raise fail(f"not a DOI: {written[:60]!r}", "doi")
+            raise fail(f"not a DOI: {ids.why_not_a_doi(written)}", "doi")
     url = _clean(raw.get("url")) or ""
     if doi is None and _DOI_URL.match(url):
         doi = ids.normalize_doi(url)

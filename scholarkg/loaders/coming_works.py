@@ -30,7 +30,7 @@ import orjson
 from scholarkg.textio import open_binary
 
 #: a line of a works file as OpenAlex writes it: the id first
-_LEADING_ID = re.compile(rb'\{\s*"id"\s*:\s*"https://openalex\.org/W(\d+)"')
+_LEADING_ID = re.compile(rb'\{\s*"id"\s*:\s*"https://openalex\.org/W(\d{1,18})"')
 #: more works than this and the scan gives up (no foresight, references write stubs as
 #: before): its array holds 8 bytes a work, so 20M works are 160 MB of the load's memory
 MAX_COMING = 20_000_000
@@ -63,7 +63,8 @@ class ComingWorks:
 
 def _number(value: str) -> int:
     """The number of a W id, -1 for anything else (never in the array)."""
-    if len(value) > 1 and value[0] == "W" and value[1:].isdigit():
+    # at most 18 digits, as schema.ids.normalize_openalex_id takes them (fits an int64)
+    if 1 < len(value) <= 19 and value[0] == "W" and value[1:].isdigit():
         return int(value[1:])
     return -1
 

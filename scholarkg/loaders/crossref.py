@@ -115,7 +115,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
     doi = ids.normalize_doi(raw_doi) if isinstance(raw_doi, str) else None
     if doi is None:
         raise InputError(
-            f"a Crossref work needs its DOI, got {str(raw_doi)[:60]!r}",
+            f"a Crossref work needs its DOI, got {ids.why_not_a_doi(raw_doi)}",
             path=path,
             line=line,
             field="DOI",

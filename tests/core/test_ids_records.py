@@ -108,3 +108,46 @@ def test_scoped_and_edge_records() -> None:
         "end": "arxiv:2",
         "props": {"sentence": "as shown by <REF>", "intents": ["m"]},
     }
+
+
+def test_identifiers_too_long_to_be_one_are_none() -> None:
+    """A "DOI" of thousands of characters or an OpenAlex / PubMed / MAG id of more than 18
+    digits is a broken field: taken as an identifier it would make a key FalkorDB's unique
+    check crashes the server on (schema.text.MAX_KEY_BYTES)."""
+    longest = "10.1/" + "x" * (ids.MAX_DOI_CHARS - 5)
+    assert ids.normalize_doi(longest) == longest
+    assert ids.normalize_doi(longest + "x") is None
+    assert ids.normalize_openalex_id("https://openalex.org/W" + "1" * 18) == "W" + "1" * 18
+    assert ids.normalize_openalex_id("https://openalex.org/W" + "1" * 19) is None
+    assert ids.normalize_openalex_id("w" + "1" * 19) is None
+    assert ids.normalize_pmid("1" * 19) is None
+    assert ids.normalize_pmcid("PMC" + "1" * 19) is None
+    assert ids.normalize_mag_id("1" * 19) is None
+    assert ids.normalize_mag_id("1" * 18) == "1" * 18
+    # a paper named by a long DOI falls back to its next identifier
+    assert ids.paper_id(doi="10.1/" + "x" * 5000, openalex_id="W1") == "openalex:W1"
+
+
+def test_an_id_over_the_key_limit_is_refused_at_its_field() -> None:
+    """4,096 UTF-8 bytes is the longest key (4,097 killed the embedded server, measured),
+    counted in bytes, not characters; the refusal names the field, as a loader reports it."""
+    from scholarkg.schema.text import MAX_KEY_BYTES
+
+    assert Paper(id="x" * MAX_KEY_BYTES, title="t").id == "x" * MAX_KEY_BYTES
+    assert Paper(id=" " + "é" * (MAX_KEY_BYTES // 2) + " ", title="t").id == "é" * 2048
+    for key in ("x" * (MAX_KEY_BYTES + 1), "é" * (MAX_KEY_BYTES // 2) + "x"):
+        with pytest.raises(ValidationError) as err:
+            Paper(id=key, title="t")
+        assert err.value.errors()[0]["loc"] == ("id",)
+        assert "over the 4,096 a key may have" in str(err.value)
+    # an id a rule derives from a long name too (a venue named by a whole page)
+    with pytest.raises(ValidationError, match="4,096"):
+        Metric(name="m" * 5000)
+
+
+def test_plain_records_leave_an_over_long_id_to_validation() -> None:
+    """The unvalidated fast path makes no record of an over-long id (validation refuses it)."""
+    from scholarkg.schema.plain_records import plain_record
+
+    assert plain_record(Paper, {"id": "x" * 4096, "title": "t"}) is not None
+    assert plain_record(Paper, {"id": "x" * 4097, "title": "t"}) is None

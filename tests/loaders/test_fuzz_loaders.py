@@ -5,7 +5,8 @@ A seeded generator (not hypothesis: shrinking a multi-file dataset layout buys l
 fixed seed list replays exactly) takes each loader's real-layout fixture, picks a few leaf
 values of one file and plants a defect in each: NUL and other C0 controls, lone surrogates
 (as JSON ``\\ud800`` escapes), BOMs, CR/CRLF, bare ``NaN``/``Infinity``, integers beyond 64
-bits, over-long strings (with the field cap lowered), and at the byte level a BOM at the
+bits, over-long strings (with the field cap lowered), ids over the key limit in bytes but
+not in characters, and at the byte level a BOM at the
 start, CRLF line ends or a byte that is not UTF-8. Then it runs the real ``scholarkg load``
 verb against the session's embedded server.
 
@@ -46,6 +47,9 @@ _STRING_DEFECTS = [
     "\r",
     "\x0c\x0b",
     "x" * (CAP + 1),
+    # under the field cap in characters, over the 4,096 bytes a key may have: where it lands
+    # in an id the server's unique-constraint check crashed (schema.text.MAX_KEY_BYTES)
+    "\U0001d4c1" * 1100,
 ]
 _VALUE_DEFECTS: list[Any] = [float("nan"), float("inf"), float("-inf"), 2**70, -(2**64)]
 
@@ -106,7 +110,9 @@ def _mutate_text(rng: random.Random, text: str, kind: str) -> str:
     for i in rng.sample(range(1, len(lines)), min(2, len(lines) - 1)):
         cells = lines[i].split("\t" if "\t" in lines[i] else ",")
         j = rng.randrange(len(cells))
-        bad = rng.choice(["\x00", "\x01", "\ufeff", "NaN", "Infinity", str(2**70), "\ud800"])
+        bad = rng.choice(
+            ["\x00", "\x01", "\ufeff", "NaN", "Infinity", str(2**70), "\ud800", "\u00e9" * 2049]
+        )
         cells[j] = cells[j] + bad
         lines[i] = ("\t" if "\t" in lines[i] else ",").join(cells)
     return "\n".join(lines) + "\n"

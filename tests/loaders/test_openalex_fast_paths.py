@@ -153,6 +153,9 @@ W = "https://openalex.org/W"
         [f"{W}5", f"{W}"],
         [f"{W}5", f"{W}\u0661\u0662"],  # non-ASCII digits: the slice path's ``isdigit``
         [f"{W}5", "https://openalex.org/A6"],
+        [f"{W}5", f"{W}{'1' * 18}"],  # the most digits an id may have
+        [f"{W}5", f"{W}{'2' * 19}"],  # more: a broken field (a key over the graph's limit)
+        [f"{W}5", f"{W}{'3' * 5000}"],
     ],
 )
 def test_work_url_lists_read_as_one_by_one(refs: list[Any]) -> None:
@@ -181,11 +184,14 @@ def test_work_url_lists_read_as_one_by_one(refs: list[Any]) -> None:
     ["https://openalex.org/W12", "https://openalex.org/A3", "https://openalex.org/w12",
      "https://openalex.org/W", "https://openalex.org/X12", "https://openalex.org/W12 ",
      "https://openalex.org/W12/", "https://openalex.org/W\u0661", "https://openalex.org/W1\n",
-     "http://openalex.org/W12", "W12", "https://openalex.org/W12x", 12],
+     "http://openalex.org/W12", "W12", "https://openalex.org/W12x", 12,
+     "https://openalex.org/W" + "1" * 18, "https://openalex.org/W" + "1" * 19,
+     "https://openalex.org/A" + "1" * 5000],
 )  # fmt: skip
 def test_the_openalex_id_slice_path_agrees_with_the_regex(raw: object) -> None:
+    """At most 18 digits (a 64-bit integer always; a longer one is a broken field)."""
     m = re.match(
-        r"^(?:https?://openalex\.org/)?([WAISCTPF]\d+)$",
+        r"^(?:https?://openalex\.org/)?([WAISCTPF]\d{1,18})$",
         str(raw).strip().rstrip("/"),
         re.IGNORECASE,
     )

@@ -228,6 +228,9 @@ def test_strict_edges_report_the_line(store: FalkorDBStore, tmp_path: Path) -> N
         (['{"id": NaN}'], 1, "id", "not a finite number"),
         (['{"id": "a", "x": 99999999999999999999}'], 1, "x", "64 bits"),
         (["[1, 2]"], 1, None, "JSON object"),
+        # a key over 4,096 UTF-8 bytes killed the server (schema.text.MAX_KEY_BYTES)
+        (['{"id": "a"}', '{"id": "%s"}' % ("x" * 4097)], 2, "id", "over the 4,096"),
+        (['{"id": "a"}', '{"id": "%s"}' % ("é" * 2049)], 2, "id", "4,098 bytes"),
     ],
 )
 def test_bad_node_lines_raise_before_sending(

@@ -386,6 +386,30 @@ def test_ids_with_surrounding_whitespace_are_stripped_before_the_unique_key(
     assert store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
 
 
+@pytest.mark.parametrize("columnar", [True, False])
+def test_an_id_over_the_key_limit_is_refused_by_both_readers_and_arrow_files(
+    store: FalkorDBStore, tmp_path: Path, columnar: bool
+) -> None:
+    """An id over 4,096 UTF-8 bytes killed the server in its unique-constraint check: JSON
+    Lines name its line on either reader, an Arrow file (no lines) its record; nothing is
+    sent and the server stays up."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    long_id = "é" * 2048 + "x"  # 4,097 bytes, 2,049 characters
+    papers = _jsonl(tmp_path / "papers.jsonl", [{"id": "p1"}, {"id": "p2"}, {"id": long_id}])
+    with pytest.raises(InputError, match="4,097 bytes long") as err:
+        bulk_load(store, [NodeSource(papers)], [], columnar=columnar)
+    assert (err.value.path, err.value.line, err.value.field) == (str(papers), 3, "id")
+    as_arrow = tmp_path / "papers.arrow"
+    feather.write_feather(pa.table({"id": ["p1", long_id]}), str(as_arrow))
+    with pytest.raises(InputError, match="4,097 bytes long") as err:
+        bulk_load(store, [NodeSource(as_arrow)], [], columnar=columnar)
+    assert str(err.value).startswith(f"{as_arrow}:record 2 (field 'id')")
+    assert store.counts().total_nodes == 0
+    assert store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
+
+
 def test_the_byte_precheck_never_misses_what_the_cleaner_would_change() -> None:
     """``_may_need_cleaning`` (numpy over the data buffers) must say "maybe" for every value
     ``clean_text`` changes — each C0 control, DEL, a BOM anywhere, CRLF — column by column."""

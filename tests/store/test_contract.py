@@ -117,6 +117,22 @@ def test_keys_with_surrounding_whitespace_are_stripped_under_the_unique_key(
     assert any_store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
 
 
+def test_a_key_over_the_limit_is_refused_and_the_server_stays_up(any_store: GraphStore) -> None:
+    """A key over 4,096 UTF-8 bytes (schema.text.MAX_KEY_BYTES) killed the embedded server in
+    its unique-constraint check: it is refused before it is sent, naming the record, on both
+    backends (so they stay equal); the longest allowed one is stored."""
+    any_store.apply_schema()
+    longest = "é" * 2048  # 4,096 bytes
+    any_store.merge_nodes("Paper", [{"id": "p1"}, {"id": longest}])
+    with pytest.raises(InputError) as info:
+        any_store.merge_nodes("Paper", [{"id": "p2"}, {"id": longest + "x"}])
+    assert (info.value.line, info.value.field) == (2, "id")
+    assert "4,097 bytes long" in str(info.value)
+    ids = {r["id"] for r in any_store.run("MATCH (p:Paper) RETURN p.id AS id")}
+    assert ids == {"p1", longest}  # nothing of the refused call was written
+    assert any_store.run("RETURN 1 AS one") == [{"one": 1}]  # the server is still up
+
+
 def test_unknown_label_never_reaches_cypher(any_store: GraphStore) -> None:
     with pytest.raises(InputError):
         any_store.merge_nodes("Paper) DETACH DELETE (x", [{"id": "a"}])

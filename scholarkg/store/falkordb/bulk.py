@@ -63,6 +63,8 @@ from scholarkg.schema.text import (
     KEY_STRIPPED,
     collect_cleaning,
     describe_cleaning,
+    key_too_long,
+    key_too_long_message,
     note_cleaning,
 )
 from scholarkg.store import bulk_files
@@ -291,6 +293,11 @@ class _Parser:
             except ImportError:  # pragma: no cover - pyarrow is a dependency
                 self.columnar = False
             except bulk_files.Unsupported as why:
+                if arrow_file and isinstance(why, bulk_files.KeyTooLong):
+                    raise InputError(
+                        key_too_long_message(why.key),
+                        path=src.path, line=why.record, field="id", unit="record",
+                    ) from None  # fmt: skip
                 if arrow_file:
                     raise InputError(
                         f"cannot bulk-load this Arrow node file: {why} (the encoder takes "
@@ -349,6 +356,10 @@ class _Parser:
             if node_id is None or node_id == "" or isinstance(node_id, dict | list | bool):
                 raise InputError("missing or non-scalar id", path=src.path, line=lineno, field="id")
             node_id = str(node_id)
+            if key_too_long(node_id):  # see schema.text.MAX_KEY_BYTES
+                raise InputError(
+                    key_too_long_message(node_id), path=src.path, line=lineno, field="id"
+                )
             if node_id in entry.ids:
                 raise InputError(
                     f"duplicate {label} id {node_id!r}", path=src.path, line=lineno, field="id"
