@@ -253,7 +253,7 @@ def graph_api_paper(obj: dict[str, Any], path: Path, line: int) -> dict[str, Any
     return out
 
 
-def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord]:
+def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord | StatedList]:
     obj = graph_api_paper(obj, path, line)
     cid = _require_corpus_id(obj, "corpusid", path, line)
     sha = obj.get("paperId")
@@ -285,7 +285,7 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
         url=optional_str(obj, "url"),
         source="s2",
     )
-    records: list[AnyRecord] = [paper]
+    records: list[AnyRecord | StatedList] = [paper]
     if paper.venue:
         venue = Venue(name=paper.venue)
         records += [venue, PublishedIn(start=paper.id, end=venue.id)]
@@ -313,6 +313,10 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
             else Author(name=author["name"])
         )
         records += [rec, Authorship(start=paper.id, end=rec.id, position=pos, from_s2=True)]
+    if isinstance(authors, list):
+        # the paper's whole author list, even empty: an authorship S2 no longer lists loses
+        # S2's mark, and the edge when no other source states it (identity/prune_s2_authorships)
+        records.append(StatedList(paper.id, "s2", "AUTHORED_BY"))
     return records
 
 

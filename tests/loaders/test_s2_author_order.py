@@ -146,3 +146,38 @@ def test_an_s2_author_known_from_another_work_joins_the_catalogues_person(
     )
     assert rows == [{"id": "openalexauthor:A50", "works": 2}]
     assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 4}]
+
+
+def test_an_s2_reload_drops_the_authors_it_no_longer_lists(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A record's reload replaces what it states: S2's record of a work reloaded with one
+    author fewer leaves that authorship when S2 alone stated it (and only S2's mark where
+    OpenAlex states it too); an author named only by name goes with its last authorship. An
+    S2 paper without an ``authors`` field states nothing about them."""
+    any_store.apply_schema()
+    path = s2_file(tmp_path)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["authors"].append({"name": "Nameless Person"})  # no S2 author id: a name-only Author
+    path.write_text(json.dumps(obj) + "\n", encoding="utf-8")
+    load_s2(any_store, settings, path)
+    assert len(authors(any_store)) == 5
+    shorter = {**obj, "authors": obj["authors"][:3]}
+    path.write_text(json.dumps(shorter) + "\n", encoding="utf-8")
+    load_s2(any_store, settings, path)
+    assert [r[0] for r in authors(any_store)] == [f"s2author:{900 + i}" for i in range(3)]
+    names = any_store.run("MATCH (a:Author {name: 'Nameless Person'}) RETURN count(a) AS n")
+    assert names == [{"n": 0}]
+    # an S2 paper without its authors field says nothing of them
+    path.write_text(json.dumps({k: v for k, v in obj.items() if k != "authors"}) + "\n",
+                    encoding="utf-8")  # fmt: skip
+    load_s2(any_store, settings, path)
+    assert len(authors(any_store)) == 3
+    # OpenAlex lists all four: S2's reload with two takes only S2's mark off the others
+    load_catalogue(any_store, settings, openalex_file(tmp_path), openalex.read_works)
+    path.write_text(json.dumps({**obj, "authors": obj["authors"][:2]}) + "\n", encoding="utf-8")
+    load_s2(any_store, settings, path)
+    assert [(r[0], r[3], r[5]) for r in authors(any_store)] == [
+        ("openalexauthor:A50", True, True), ("openalexauthor:A51", True, True),
+        ("openalexauthor:A52", True, None), ("openalexauthor:A53", True, None),
+    ]  # fmt: skip
