@@ -254,6 +254,8 @@ def cypher(
         # beside a table on stdout, else on stderr (JSON, CSV stay the rows for a program)
         out = console if fmt == OutputFormat.table else err_console
         out.print(changes_line(result.changes), highlight=False)
+    for warning in result.warnings:
+        err_console.print(f"warning: {warning}", highlight=False)
     if result.truncated:
         why = (
             f"the reply reached {CYPHER_MAX_BYTES >> 20} MiB"

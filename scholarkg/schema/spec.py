@@ -15,7 +15,8 @@ from scholarkg.errors import InputError
 
 @dataclass(frozen=True)
 class NodeKey:
-    """A unique key (``id`` on every label): MERGE target and uniqueness constraint."""
+    """A unique key (``id`` on every label): the MERGE target; a uniqueness constraint on Neo4j,
+    an exact-match index on FalkorDB (``store/falkordb/dialect.plan_schema`` says why)."""
 
     label: str
     property: str = "id"

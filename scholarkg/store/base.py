@@ -575,9 +575,13 @@ class ExploreResult:
     #: or ``depth`` (a value nested too deep to read); ``None``: nothing was cut
     limited_by: str | None = None
     changes: dict[str, int] = field(default_factory=dict)
+    #: what the user should know of what a write did beyond its counts (on the embedded
+    #: store: nodes that now share a key, which its server does not refuse)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "warnings": self.warnings,
             "columns": self.columns,
             "rows": self.rows,
             "nodes": [n.as_dict() for n in self.nodes.values()],

@@ -81,8 +81,8 @@ def test_bulk_load_papers_csv(store: FalkorDBStore, tmp_path: Path) -> None:
     )
     assert pairs == [("3", "p1"), ("p1", "p2"), ("p1", "p2"), ("p2", "3")]
     assert snap.weight.tolist() == [1.0] * 4
-    # schema applied afterwards: key enforced, MERGE reuses bulk-loaded nodes
-    assert "unique constraint on :Paper(id)" in res.schema_created
+    # schema applied afterwards: the key's index, and MERGE reuses bulk-loaded nodes
+    assert "range index on :Paper(id)" in res.schema_created
     store.merge_nodes("Paper", [{"id": "p1", "title": "Alpha 2"}])
     assert store.counts().nodes == {"Paper": 4}
 

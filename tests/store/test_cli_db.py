@@ -67,7 +67,7 @@ def test_cypher_params_and_csv(graph_env: str) -> None:
 def test_schema_apply_then_nothing_to_do(graph_env: str) -> None:
     out = cli_ok(["schema", "apply", "--format", "json"])
     created = [r["created"] for r in json.loads(out)]
-    assert "unique constraint on :Paper(id)" in created
+    assert "range index on :Paper(id)" in created  # a key: an index on the embedded store
     assert "fulltext index on :Paper(title, abstract)" in created
     assert json.loads(cli_ok(["schema", "apply", "--format", "json"])) == []
     assert "nothing to create" in cli_ok(["schema", "apply"])

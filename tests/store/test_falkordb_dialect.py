@@ -56,8 +56,8 @@ def test_ddl_rendering_uses_whitelists() -> None:
         "CREATE VECTOR INDEX FOR (n:Vec_Chunk_emb) ON (n.emb) "
         "OPTIONS {dimension: 384, similarityFunction: 'cosine', efConstruction: 64}"
     )
-    assert d.unique_constraint_command("g", "Paper", "id") == [
-        "GRAPH.CONSTRAINT", "CREATE", "g", "UNIQUE", "NODE", "Paper", "PROPERTIES", 1, "id",
+    assert d.drop_unique_constraint_command("g", "Paper", "id") == [
+        "GRAPH.CONSTRAINT", "DROP", "g", "UNIQUE", "NODE", "Paper", "PROPERTIES", 1, "id",
     ]  # fmt: skip
     with pytest.raises(InputError):
         d.range_index_ddl("Paper", "x) DETACH DELETE (n")
@@ -79,10 +79,42 @@ def test_plan_schema_merges_fulltext_per_label() -> None:
     steps = [s.describe() for s in d.plan_schema(spec, [], [])]
     assert steps == [
         "range index on :Paper(id)",
-        "unique constraint on :Paper(id)",
         "range index on :Paper(doi)",
         "fulltext index on :Paper(title, abstract)",
     ]
+    # a store made when keys were unique constraints has its key's dropped
+    old = [("UNIQUE", "Paper", ("id",), "OPERATIONAL"), ("UNIQUE", "Author", ("orcid",), "OK")]
+    assert [s.describe() for s in d.plan_schema(spec, [], old)][1] == (
+        "unique constraint on :Paper(id) dropped (FalkorDB's check crashed the server)"
+    )
+
+
+def test_a_stores_old_key_constraint_is_dropped_and_a_padded_key_no_longer_crashes(
+    store: FalkorDBStore,
+) -> None:
+    """Keys were FalkorDB unique constraints, whose check crashed the server on a key with
+    surrounding whitespace, an empty one or one over 4,096 bytes — from a user's own
+    ``SET p.id = ''`` too. Applying the schema drops such a constraint (the range index under
+    it stays), and so does a user's first write before it runs (a restored backup that no
+    load touched since); the writes that crashed it are then stored, the server up."""
+    old_key = ("GRAPH.CONSTRAINT", "CREATE", store.graph, "UNIQUE", "NODE", "Paper",
+               "PROPERTIES", 1, "id")  # fmt: skip
+    store.apply_schema()
+    store._command(*old_key)
+    d.await_indexes(store._g, constraints_only=True)
+    assert ("UNIQUE", "Paper", ("id",), "OPERATIONAL") in d.list_constraints(store._g)
+    assert store.apply_schema() == [
+        "unique constraint on :Paper(id) dropped (FalkorDB's check crashed the server)"
+    ]
+    assert d.list_constraints(store._g) == [] and store.apply_schema() == []
+    assert d.has_index(d.list_indexes(store._g), "Paper", "id", "RANGE")
+    store._command(*old_key)  # as a restored backup has it
+    d.await_indexes(store._g, constraints_only=True)
+    for write in ("CREATE (:Paper {id: ' x'})", "CREATE (:Paper {id: ''})",
+                  "CREATE (:Paper {id: '" + "y" * 5000 + "'})"):  # fmt: skip
+        store.explore(write, allow_writes=True)
+    assert d.list_constraints(store._g) == []
+    assert store.run("MATCH (p:Paper) RETURN count(p) AS n") == [{"n": 3}]
 
 
 def test_apply_custom_schema_then_nothing_left(store: FalkorDBStore) -> None:
@@ -120,3 +152,28 @@ def test_snapshot_skips_nodes_without_id_and_odd_ids(store: FalkorDBStore) -> No
 def test_store_rejects_bad_graph_name(store: FalkorDBStore) -> None:
     with pytest.raises(InputError):
         FalkorDBStore(store.db, "two words")
+
+
+@pytest.mark.parametrize(
+    ("query", "may"),
+    [
+        ("MATCH (n:Paper {id: 'p2'}) SET n.`id` = 'p1'", True),
+        ("MATCH (n), (m) SET n.title = 'x', n = properties(m)", True),
+        ("MATCH (n), (m) SET n.title = 'x', n = m", True),
+        ("MATCH (n) SET n.id /* a comment */ = 'p1'", True),
+        ("MATCH (n) SET n += $map", True),
+        ("MATCH (n) SET n = $map", True),
+        ("MATCH (n:Paper {id: 'p1'}) SET n.title = 'x', n.year = 2020", False),
+        ("MATCH (n) WHERE n.title =~ 'x' SET n.t = 1", False),
+        ("MATCH (n) SET n.t = 1 // , n = m", False),
+    ],
+)
+def test_a_write_that_may_set_a_key_is_followed_by_the_scan(query: str, may: bool) -> None:
+    """Which user writes are followed by the shared-key scan (``FalkorDBStore.explore``):
+    every way a review found to set ``id`` (a quoted name, a map assignment after another
+    item, a comment inside), and not a write that names ``id`` only to find its node."""
+    from scholarkg.store.falkordb.store import _may_share_a_key
+
+    assert _may_share_a_key(query, {"properties set": 1}) is may
+    assert _may_share_a_key(query, {"nodes created": 1}) is True
+    assert _may_share_a_key(query, {"relationships created": 1}) is False

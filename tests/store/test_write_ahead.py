@@ -21,6 +21,14 @@ from scholarkg.store.batch_writes import BatchWriteStore, RelationshipWrites
 from scholarkg.store.falkordb import dialect
 from scholarkg.store.falkordb.store import FalkorDBStore
 
+
+def unique_orcid_command(graph: str) -> list[object]:
+    """A unique constraint on ``Author.orcid``, a property no key is (scholarkg's keys are
+    indexes, not constraints), so a write repeating an ORCID is a server error."""
+    return ["GRAPH.CONSTRAINT", "CREATE", graph, "UNIQUE", "NODE", "Author",
+            "PROPERTIES", 1, "orcid"]  # fmt: skip
+
+
 #: one Paper per row; ``row.d = 0`` makes the statement fail on the server (integer division
 #: by zero, a runtime error on both backends) after earlier rows of it were created
 _CREATE = "UNWIND $rows AS row CREATE (n:Paper {id: row.id}) SET n.q = 10 / row.d"
@@ -119,7 +127,7 @@ def _unique_orcid(store: GraphStore) -> str:
     returns the pattern of the error a second Author with one ORCID raises."""
     if isinstance(store, FalkorDBStore):
         store.run("CREATE INDEX FOR (a:Author) ON (a.orcid)")
-        store._command(*dialect.unique_constraint_command(store.graph, "Author", "orcid"))
+        store._command(*unique_orcid_command(store.graph))
         dialect.await_indexes(store._g)
         return r"(?i)unique constraint"
     store.clear()  # no schema: the default one indexes Author.orcid, which a constraint may not

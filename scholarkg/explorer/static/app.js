@@ -230,8 +230,10 @@
         ? ` · cut at ${Math.round(payload.max_bytes / 1048576)} MiB of reply`
         : payload.limited_by === "depth" ? " · a value nested too deep was cut"
         : ` · only the first ${payload.row_limit} rows`;
+      const warned = (payload.warnings || []).map((w) => ` · warning: ${w}`).join("");
       setStatus(`${payload.rows.length} row(s) · ${payload.nodes.length} node(s) · ` +
-                `${payload.relationships.length} relationship(s) · ${payload.elapsed_ms} ms${cut}`);
+                `${payload.relationships.length} relationship(s) · ${payload.elapsed_ms} ms${cut}` +
+                warned, warned !== "");
       return payload;
     } catch (err) {
       setStatus(err.message, true);

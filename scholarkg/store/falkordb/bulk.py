@@ -753,7 +753,8 @@ def _finish_schema_and_snapshot(
     """Wait for the indexes ``store.issue_schema`` started at ``since`` (``perf_counter``; ``spec``
     None: none) and rewrite the AOF once, the rewrite overlapping the rest of the index build:
 
-    * constraints are awaited *before* the rewrite forks: FalkorDB logs a constraint's
+    * constraints (none of scholarkg's since keys became indexes; a caller's own schema may
+      have some) are awaited *before* the rewrite forks: FalkorDB logs a constraint's
       creation again when it is enforced, and that second entry fails on replay, so it must
       land before the snapshot, not in the log after it;
     * then the rewrite starts and the remaining index population (the full-text index) is

@@ -106,13 +106,14 @@ def range_index_ddl(label: str, *props: str) -> str:
     return f"CREATE INDEX FOR (n:{label}) ON ({fields})"
 
 
-def unique_constraint_command(graph_name: str, label: str, prop: str) -> list[Any]:
-    """Redis command args for a unique constraint (the Cypher form is rejected)."""
+def drop_unique_constraint_command(graph_name: str, label: str, prop: str) -> list[Any]:
+    """Redis command args dropping a unique constraint (a Redis command, not Cypher); the
+    range index under it stays (:func:`plan_schema` says why scholarkg drops them)."""
     check_label(label)
     check_property(prop)
     return [
         "GRAPH.CONSTRAINT",
-        "CREATE",
+        "DROP",
         graph_name,
         "UNIQUE",
         "NODE",
@@ -168,8 +169,10 @@ class DDLStep:
     properties: tuple[str, ...]
 
     def describe(self) -> str:
-        noun = "constraint" if self.kind == "unique" else "index"
-        return f"{self.kind} {noun} on :{self.label}({', '.join(self.properties)})"
+        on = f":{self.label}({', '.join(self.properties)})"
+        if self.kind == "drop-unique":
+            return f"unique constraint on {on} dropped (FalkorDB's check crashed the server)"
+        return f"{self.kind} index on {on}"
 
 
 def plan_schema(
@@ -185,8 +188,15 @@ def plan_schema(
         if not has_index(indexes, key.label, key.property, "RANGE"):
             steps.append(DDLStep("range", key.label, (key.property,)))
         seen_range.add((key.label, key.property))
-        if (key.label, (key.property,)) not in unique:
-            steps.append(DDLStep("unique", key.label, (key.property,)))
+        # a key is an exact-match index, not a unique constraint: FalkorDB 4.x's constraint
+        # check crashes the server on a key with surrounding whitespace, an empty one or one
+        # over 4,096 bytes (a user's own `SET p.id = ''` took it down), and its creation is
+        # logged twice, the second failing on replay. Keys stay unique because every
+        # scholarkg write MERGEs on them (FalkorDB runs writes one at a time) and a user's
+        # write that makes two nodes share one is reported (FalkorDBStore.explore). A
+        # store made before this keeps its constraint until the schema is applied again.
+        if (key.label, (key.property,)) in unique:
+            steps.append(DDLStep("drop-unique", key.label, (key.property,)))
     for lk in schema.lookups:
         if (lk.label, lk.property) in seen_range:
             continue

@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scholarkg.errors import CypherError, InputError, QueryLimitExceeded, ServerError, StoreError
+from scholarkg.errors import (
+    CypherError,
+    InputError,
+    QueryLimitExceeded,
+    ScholarKGError,
+    ServerError,
+    StoreError,
+)
 from scholarkg.schema.ddl import (
     SchemaSpec,
     VectorIndex,
@@ -96,8 +103,8 @@ _STOPPED = (
 _DYING_GRACE = 30.0
 
 #: what a query needs the indexes built for (a server restarted with its indexes built in
-#: the background, ``EmbeddedServer.start``): writes (key constraints are enforced through
-#: the index) and the index procedures (``db.idx.fulltext.queryNodes`` finds nothing in an
+#: the background, ``EmbeddedServer.start``): writes (a MERGE finds its node by the key's
+#: index) and the index procedures (``db.idx.fulltext.queryNodes`` finds nothing in an
 #: index being built). Read loosely: a match in a string or a ``\u`` escape costs a wait,
 #: never a wrong answer.
 _NEEDS_INDEXES = re.compile(r"\b(?:CREATE|MERGE|SET|DELETE|REMOVE|idx)\b|\\u", re.IGNORECASE)
@@ -394,6 +401,8 @@ class FalkorDBStore(BatchWriteStore):
         self._key_indexed: set[str] = set()
         #: vector properties this store knows of; left out of search hits
         self._vector_props: set[str] = {v.property for v in default_schema().vector}
+        #: whether a user's write found no key constraint left to drop (:meth:`explore`)
+        self._key_constraints_checked = False
         #: the server was (re)started building its indexes in the background and this store
         #: has not yet seen them all built (:meth:`_settle_indexes`)
         self._indexes_settling = False
@@ -862,7 +871,7 @@ class FalkorDBStore(BatchWriteStore):
         """Create the ``id`` range index if missing: MERGE without it is a label scan per row.
 
         Done lazily (once per label and store) so writes stay linear even when the caller
-        has not run ``apply_schema`` yet; the unique constraint is still apply_schema's job.
+        has not run ``apply_schema`` yet (which creates the other indexes).
 
         Waits until the label's index is built before the first write. FalkorDB answers a
         query on a label whose index is still building in one of two wrong ways: a new index
@@ -963,9 +972,10 @@ class FalkorDBStore(BatchWriteStore):
             with _server_lost_is_server_error(self._server):
                 dialect.await_indexes(self._g)
         if created and compact:
-            # into the snapshot at once: FalkorDB logs each GRAPH.CONSTRAINT CREATE twice
-            # (the replay of the second one fails), and queries replayed after a crash
-            # need the indexes already built, not still building from the log
+            # into the snapshot at once: queries replayed after a crash need the indexes
+            # already built, not still building from the log (and a store made when keys
+            # were constraints logged each GRAPH.CONSTRAINT CREATE twice, the second
+            # failing on replay: its drop goes into the snapshot too)
             self.compact()
         return created
 
@@ -988,9 +998,11 @@ class FalkorDBStore(BatchWriteStore):
         for label, props in ranges.items():
             self._query(dialect.range_index_ddl(label, *props))
         for step in steps:
-            if step.kind == "unique":
+            if step.kind == "drop-unique":
                 self._command(
-                    *dialect.unique_constraint_command(self.graph, step.label, step.properties[0])
+                    *dialect.drop_unique_constraint_command(
+                        self.graph, step.label, step.properties[0]
+                    )
                 )
             elif step.kind == "fulltext":
                 self._query(dialect.fulltext_index_ddl(step.label, step.properties))
@@ -1662,6 +1674,8 @@ class FalkorDBStore(BatchWriteStore):
         explore_check_limits(timeout_ms, row_limit)
         text = self._user_text(query, params)
         self._start_if_gone()
+        if allow_writes:
+            self._drop_key_constraints()
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         cmd = "GRAPH.QUERY" if allow_writes else "GRAPH.RO_QUERY"
         start = time.perf_counter()
@@ -1690,12 +1704,56 @@ class FalkorDBStore(BatchWriteStore):
         header = [str(h[1] if isinstance(h, list | tuple) else h) for h in res.header]
         out = ExploreResult(columns=header, elapsed_ms=(time.perf_counter() - start) * 1000)
         out.changes = _changes(res)
+        if allow_writes and _may_share_a_key(query, out.changes):
+            out.warnings = self._shared_keys()
         rows = res.result_set
         out.truncated = len(rows) > row_limit or limited.cut is not None
         out.limited_by = "rows" if len(rows) > row_limit else limited.cut
         for row in rows[:row_limit]:
             out.rows.append([_explore_value(v, out, self._vector_props) for v in row])
         return out
+
+    def _drop_key_constraints(self) -> None:
+        """Drop the key constraints a store made before keys became indexes still has (a
+        restored backup, a graph no load has touched since), before a user's write: their
+        check is what crashed the server on an odd key (``dialect.plan_schema``). Once per
+        store; a load drops them when it applies the schema."""
+        if self._key_constraints_checked or not self.graph_exists():
+            return
+        with _server_lost_is_server_error(self._server):
+            constraints = dialect.list_constraints(self._g)
+            for step in dialect.plan_schema(self._schema, [], constraints):
+                if step.kind == "drop-unique":
+                    self._command(
+                        *dialect.drop_unique_constraint_command(
+                            self.graph, step.label, step.properties[0]
+                        )
+                    )
+        self._key_constraints_checked = True
+
+    def _shared_keys(self) -> list[str]:
+        """The keys (``id``) two or more nodes of one label share, a warning each (a few per
+        label). Keys are indexes here, not unique constraints (``dialect.plan_schema`` says
+        why), so a user's own write may make two nodes share one; scholarkg's writes never
+        do (they MERGE on the key, and FalkorDB runs writes one at a time). A scan of each
+        keyed label, after a write only: ~0.1 s per 100,000 nodes."""
+        found: list[str] = []
+        for label in sorted({k.label for k in self._schema.keys if k.property == "id"}):
+            try:
+                rows = self.run(
+                    f"MATCH (n:{check_label(label)}) WHERE n.id IS NOT NULL "
+                    "WITH n.id AS key, count(n) AS nodes WHERE nodes > 1 "
+                    "RETURN key, nodes LIMIT 3"
+                )
+            except ScholarKGError as err:  # the write is done: say what the scan could not
+                return [*found, f"could not check whether nodes now share an id ({err})"]
+            found += [
+                f"{r['nodes']} :{label} nodes now share the id {str(r['key'])[:80]!r}: "
+                "scholarkg's loads and tasks expect one node per id (the managed Neo4j "
+                "refuses such a write); delete or rename the extra nodes"
+                for r in rows
+            ]
+        return found
 
     def explore_neighbours(
         self, ref: str, *, limit: int = 25, timeout_ms: int = 10_000
@@ -1798,6 +1856,27 @@ class FalkorDBStore(BatchWriteStore):
             f"{info.get('run_id', '')}:{info.get('rdb_last_save_time')}:"
             f"{info.get('rdb_changes_since_last_save')}"
         )
+
+
+#: a write that may set an existing node's key: ``SET n.id = …`` (or a ``WHERE n.id = …``: a
+#: scan too many, never one too few), or a whole map of properties in any ``SET`` item
+#: (``SET n = $map``, ``SET n.x = 1, n = properties(m)``, ``SET n += row``), whose keys the
+#: text does not show; read after comments and backticks are taken out (``n.`id` = …``)
+_MAY_SET_A_KEY = re.compile(r"\.\s*id\s*=|\+=|(?:\bSET\b|,)\s*\w+\s*=(?!~)", re.IGNORECASE)
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+def _may_share_a_key(query: str, changes: Mapping[str, int]) -> bool:
+    """Whether a user's write may have made two nodes share a key (``FalkorDBStore.
+    _shared_keys`` then looks): it created nodes or added labels, or set properties in a
+    way that may include the key. Read loosely: a false "may" costs a scan, never a miss
+    (a comment marker inside a string only widens what is read as code)."""
+    if changes.get("nodes created") or changes.get("labels added"):
+        return True
+    if not changes.get("properties set"):
+        return False
+    code = _COMMENTS.sub(" ", query).replace("`", "")
+    return _MAY_SET_A_KEY.search(code) is not None
 
 
 def _changes(res: QueryResult) -> dict[str, int]:
