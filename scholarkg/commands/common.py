@@ -183,22 +183,27 @@ def _session(*, write: bool, check: Callable[[GraphStore], None] | None) -> Iter
     """:func:`store_session` with the graph check given (``None``: none, for
     :func:`running_store_session`, which only looks)."""
     from scholarkg.store import open_store
+    from scholarkg.store.graph_lock import lock_folder, writing_graph
 
+    cfg = settings()
     with server_wait_line():
-        store = open_store(settings())
+        store = open_store(cfg)
     try:
         if check is not None:
             check(store)
-        try:
-            yield store
-        except Exception:
+        # one bulk writer per graph (store/graph_lock.py says why); refused before it writes
+        lock = writing_graph(lock_folder(cfg), store.graph) if write else None
+        with lock or contextlib.nullcontext():
+            try:
+                yield store
+            except Exception:
+                if write:
+                    with contextlib.suppress(Exception):  # never mask the command's own error
+                        store.compact()
+                raise
             if write:
-                with contextlib.suppress(Exception):  # never mask the command's own error
+                with activity("compacting the store's files on disk"):
                     store.compact()
-            raise
-        if write:
-            with activity("compacting the store's files on disk"):
-                store.compact()
     finally:
         store.close()
 

@@ -97,6 +97,7 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
     """The managed Neo4j: Neo4j's offline importer into a new database, then the schema."""
     import time
 
+    from scholarkg.store.graph_lock import lock_folder, writing_graph
     from scholarkg.store.neo4j.importer import import_into_managed
     from scholarkg.store.neo4j.server import managed_server
 
@@ -108,8 +109,14 @@ def _load_bulk_neo4j(papers: Path, edges: Path | None, rel: str) -> None:
             "or load incrementally ('scholarkg load apc')"
         )
     with store_session(creates_graph=True) as store:
-        nodes = store.counts().total_nodes
-    with progress_display(unit=lambda stage: "%" if stage.startswith("importer ") else "") as show:
+        graph = store.graph
+    # the whole import holds the graph's write lock (the schema's session takes it again)
+    with (
+        writing_graph(lock_folder(cfg), graph),
+        progress_display(unit=lambda stage: "%" if stage.startswith("importer ") else "") as show,
+    ):
+        with store_session(creates_graph=True) as store:
+            nodes = store.counts().total_nodes
         result = import_into_managed(
             managed_server(cfg), papers, edges, rel_type=rel, node_count=nodes, progress=show
         )
