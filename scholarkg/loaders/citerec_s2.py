@@ -286,7 +286,7 @@ def _paper_records(obj: dict[str, Any], path: Path, line: int) -> list[AnyRecord
         source="s2",
     )
     records: list[AnyRecord | StatedList] = [paper]
-    if paper.venue:
+    if paper.venue and ids.venue_id(paper.venue):  # a name too long for a key: none
         venue = Venue(name=paper.venue)
         records += [venue, PublishedIn(start=paper.id, end=venue.id)]
     authors = obj.get("authors")

@@ -170,7 +170,7 @@ def parse_item(item: dict[str, Any], *, path: Path, line: int) -> list[AnyRecord
             # select= (no "author" key) states none, so the stored authors stay, as its
             # references stay without a "reference" key
             edges.append(StatedList(paper.id, "crossref", "AUTHORED_BY"))
-        if paper.venue:
+        if paper.venue and ids.venue_id(paper.venue):  # a name too long for a key: none
             venue = Venue(name=paper.venue)
             nodes.append(venue)
             edges.append(PublishedIn(start=paper.id, end=venue.id))

@@ -90,6 +90,7 @@ from scholarkg.schema.records import (
     Statement,
     States,
 )
+from scholarkg.schema.text import key_too_long
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
 from scholarkg.store.cypher_common import chunked
@@ -2815,8 +2816,13 @@ def alias_records(paper_id: str, alt_ids: Iterable[str]) -> list[AnyRecord]:
     """An ``ALIAS_OF`` edge record per alternative id of ``paper_id``, so a later record
     carrying that id finds the Paper (``identity/lookup_papers``). No ``PaperAlias`` node
     record: the writer writes an ``ALIAS_OF`` batch with :func:`write_aliases`'s one
-    statement, which makes the alias node and its edge together."""
-    return [AliasOf(start=alt, end=paper_id) for alt in sorted(set(alt_ids) - {paper_id})]
+    statement, which makes the alias node and its edge together. An alternative id over the
+    key limit is left out (:func:`write_alias_rows` says why)."""
+    return [
+        AliasOf(start=alt, end=paper_id)
+        for alt in sorted(set(alt_ids) - {paper_id})
+        if not key_too_long(alt)
+    ]
 
 
 #: the alias label of each node label that has aliases (``identity/write_aliases``)
@@ -2850,7 +2856,10 @@ def write_alias_rows(
     label: str = "Paper",
     batch_size: int = 10_000,
 ) -> int:
-    """:func:`write_aliases` for rows ``{id: alias, of: node id}`` (the writer's form)."""
+    """:func:`write_aliases` for rows ``{id: alias, of: node id}`` (the writer's form). An
+    alias over the key limit (``schema.text.MAX_KEY_BYTES``: a raw id no rule could read, as
+    a slot keeps it) is left out: no look-up could find it, and a key that long is refused."""
+    rows = [r for r in rows if not key_too_long(str(r["id"]))]
     written = 0
     for start in range(0, len(rows), batch_size):
         batch = list(rows[start : start + batch_size])

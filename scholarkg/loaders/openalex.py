@@ -680,7 +680,7 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
             parsed.authors.append(author)
             edge = {"start": paper.id, "end": author.id, **ship}
             parsed.authorships.append(plain_record(Authorship, edge) or Authorship(**edge))
-        if paper.venue:
+        if paper.venue and ids.venue_id(paper.venue):  # a name too long for a key: none
             venue = {"name": paper.venue}
             parsed.venue = plain_record(Venue, venue) or Venue(**venue)
     return parsed

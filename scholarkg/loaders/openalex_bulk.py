@@ -542,7 +542,9 @@ class _SnapshotWriter:
                 continue
             venue_end = self.venue_ids.get(venue)
             if venue_end is None:
-                vid = ids.named_id("venue", venue)
+                vid = ids.venue_id(venue)
+                if vid is None:  # a name too long for a key: no Venue, as incrementally
+                    continue
                 venue_end = self.venue_ids[venue] = orjson.dumps(vid)
                 if vid not in self.venues_seen:  # two spellings, one venue
                     self.venues_seen.add(vid)

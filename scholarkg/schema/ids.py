@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from scholarkg.schema.text import key_too_long
 from scholarkg.textnorm import normalize_text as normalize_text
 
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
@@ -236,6 +237,17 @@ def named_id(kind: str, name: str) -> str:
     if not norm:
         raise ValueError(f"empty {kind} name")
     return f"{kind}:{norm}"
+
+
+def venue_id(name: str) -> str | None:
+    """The Venue id of ``name`` (:func:`named_id`), or ``None`` for a name that makes no key:
+    empty once normalised, or a key over the limit (``schema.text.MAX_KEY_BYTES``). A venue
+    named by a page of text is a broken field: its work loads without the Venue node and
+    keeps the text as its ``venue`` property, as a work with a broken DOI loads without it."""
+    norm = normalize_text(name)
+    if not norm or key_too_long(f"venue:{norm}"):
+        return None
+    return f"venue:{norm}"
 
 
 def result_id(paper: str | None, method: str, dataset: str, task: str, metric: str) -> str:

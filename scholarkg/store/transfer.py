@@ -45,6 +45,7 @@ from scholarkg.schema.ddl import (
     rel_types,
 )
 from scholarkg.schema.records import KEYED_RELATIONSHIPS
+from scholarkg.schema.text import key_too_long, key_too_long_message
 from scholarkg.store.base import GraphStore
 from scholarkg.store.cypher_common import (
     VECTOR_PREFIX,
@@ -344,8 +345,10 @@ def _node_record(
         )
     labels = [_checked(check_label, lb, path, line, "labels") for lb in labels]
     node_id = obj.get("id")
-    if not isinstance(node_id, str) or not node_id:
+    if not isinstance(node_id, str) or not node_id.strip():
         raise InputError("expected a non-empty string", path=path, line=line, field="id")
+    if key_too_long(node_id.strip()):  # refused here, before the import writes anything
+        raise InputError(key_too_long_message(node_id), path=path, line=line, field="id")
     props = _props(obj, "properties", path, line)
     vecs = _props(obj, "vectors", path, line)
     for name, vec in vecs.items():

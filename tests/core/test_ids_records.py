@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from scholarkg.schema import ids
 from scholarkg.schema.records import (
+    AliasOf,
     Aspect,
     Author,
     Citation,
@@ -151,3 +152,15 @@ def test_plain_records_leave_an_over_long_id_to_validation() -> None:
 
     assert plain_record(Paper, {"id": "x" * 4096, "title": "t"}) is not None
     assert plain_record(Paper, {"id": "x" * 4097, "title": "t"}) is None
+
+
+def test_an_alias_over_the_key_limit_is_left_out() -> None:
+    """A slot keeps a raw id no rule could read; as an alias key it could be over the limit
+    the embedded store indexes (and no look-up would find it): no alias is made of it."""
+    from scholarkg.loaders.identity import alias_records
+
+    kept = alias_records("doi:10.1/x", ["arxiv:" + "z" * 5000, "openalex:W1", "doi:10.1/x"])
+    assert [(a.start, a.end) for a in kept if isinstance(a, AliasOf)] == [
+        ("openalex:W1", "doi:10.1/x")
+    ]
+    assert len(kept) == 1

@@ -89,3 +89,28 @@ def test_s2_long_author_id_skips_its_line_and_an_orcid_key_is_refused(
     err = _refused(["load", "crossref", str(items)])
     assert (err.line, err.field) == (1, "id") and "5,006 bytes long" in str(err)
     assert _ids() == {"s2:11"}
+
+
+def test_a_venue_named_by_a_page_of_text_makes_no_venue_node(
+    graph_env: str, tmp_path: Path
+) -> None:
+    """A venue name too long for a key is a broken field, as a 5,000-character DOI is: the work
+    loads (keeping the text as its ``venue``) without the Venue node, incrementally and with
+    ``--bulk`` alike (which failed the whole load naming an intermediate file)."""
+    long_name = "Journal of " + "Graphs " * 700
+    work = openalex_work(1, referenced_works=[])
+    work["primary_location"] = {"source": {"id": f"{W}S1", "display_name": long_name}}
+    path = _lines(tmp_path / "works.jsonl", [work])
+    cli_ok(["load", "openalex", str(path)])
+    out = cli_ok(["cypher", "MATCH (p:Paper) OPTIONAL MATCH (p)-[:IN_VENUE]->(v) "
+                  "RETURN size(p.venue) AS n, v.id AS v", "--format", "json"])  # fmt: skip
+    assert json.loads(out.strip().splitlines()[-1]) == [{"n": len(long_name.strip()), "v": None}]
+    bulk = runner.invoke(app, ["--graph", f"{graph_env}-bulk", "load", "openalex", "--bulk",
+                               str(path)])  # fmt: skip
+    try:
+        assert bulk.exit_code == 0, (bulk.output, bulk.exception)
+        out = cli_ok(["--graph", f"{graph_env}-bulk", "cypher",
+                      "MATCH (v:Venue) RETURN count(v) AS n", "--format", "json"])  # fmt: skip
+        assert json.loads(out.strip().splitlines()[-1]) == [{"n": 0}]
+    finally:
+        runner.invoke(app, ["--graph", f"{graph_env}-bulk", "db", "reset", "--yes"])

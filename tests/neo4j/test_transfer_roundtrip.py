@@ -189,6 +189,14 @@ def _rewrite_line(path: Path, index: int, new: str) -> None:
         (transfer.NODES, 2, "{not json", None),
         (transfer.NODES, 1, '{"labels": ["Papr"], "id": "p1", "properties": {}}', "labels"),
         (transfer.NODES, 1, '{"labels": ["Paper"], "id": 7, "properties": {}}', "id"),
+        (transfer.NODES, 1, '{"labels": ["Paper"], "id": "  ", "properties": {}}', "id"),
+        # a key over 4,096 bytes (the embedded store's index finds no longer one)
+        (
+            transfer.NODES,
+            2,
+            '{"labels": ["Paper"], "id": "%s", "properties": {}}' % ("k" * 4097),
+            "id",
+        ),
         (transfer.NODES, 1, '{"labels": ["Paper"], "id": "p1", "properties": []}', "properties"),
         (
             transfer.NODES,
