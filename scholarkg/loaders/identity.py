@@ -594,6 +594,10 @@ class IdentityResolver:
         #: id known for it (stored, then the records'), so each written row carries the union
         self._alts: dict[str, set[str]] = {}
         self._recent_alts: dict[str, set[str]] = {}
+        #: per Paper id a ``.bib`` entry of this chunk (or the previous one) describes: the
+        #: citation keys it holds (stored, then the entries'), each ``<file>:<key>``
+        self._bibs: dict[str, list[str]] = {}
+        self._recent_bibs: dict[str, list[str]] = {}
         #: per Paper id of this chunk that another record of its work lands on: the
         #: properties it holds (stored, then its own record's), which that record only fills
         self._base: dict[str, dict[str, Any]] = {}
@@ -909,6 +913,11 @@ class IdentityResolver:
                 if known:
                     self._alts[t] = known
             self._keep_displaced(stored, slots, targets)
+            self._bibs = {}
+            for cited in papers:
+                if cited.bib_keys and (work := mapping[cited.id]) not in self._bibs:
+                    had = stored.get(work, _EMPTY).get("bib_keys") or self._recent_bibs.get(work)
+                    self._bibs[work] = list(had or ())
         # every key of the chunk → its record's Paper id: an entry's keys hold its id, and
         # entries sharing a key are one work's, so the mapping plus the other keys
         keyed = dict(mapping)
@@ -955,6 +964,7 @@ class IdentityResolver:
             out.append((number, written))
         if not self.family:
             self._recent_alts = self._alts
+            self._recent_bibs = self._bibs
         if skipped == len(groups):  # nothing here is written: nothing of it is applied
             return out
         if self.family:
@@ -2628,6 +2638,16 @@ class IdentityResolver:
             union = sorted(known - {target})
             if union != list(rec.alt_ids or []):
                 update["alt_ids"] = union
+        if rec.bib_keys and not self.family:
+            # a .bib entry's keys replace those its own file gave the work, beside the other
+            # files' (each file's entry is a record of its own: a second file citing the work
+            # under another key took the first file's key away)
+            files = {k.partition(":")[0] for k in rec.bib_keys}
+            others = [k for k in self._bibs.get(target, ()) if k.partition(":")[0] not in files]
+            union_keys = others + [k for k in rec.bib_keys if k not in others]
+            self._bibs[target] = union_keys
+            if others:
+                update["bib_keys"] = union_keys
         return rec.replaced(update) if update else rec
 
 

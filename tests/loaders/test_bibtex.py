@@ -356,3 +356,40 @@ def test_two_entries_of_one_work_keep_both_keys(
         {"id": "arxiv:2001.00001", "t": "DataCite title",
          "keys": ["refs.bib:eprint", "refs.bib:datacite"]},
     ]  # fmt: skip
+
+
+def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Two bibliographies cite one work under two keys: each file's key stays in
+    ``bib_keys`` (the second file's load took the first's away), and a file loaded again
+    replaces only its own key, in one load of both files and in two loads alike."""
+    any_store.apply_schema()
+    entry = "@article{{{key}, title={{Graphs}}, year={{2024}}, doi={{10.1000/J1}}}}\n"
+    thesis = write(tmp_path / "thesis.bib", entry.format(key="lovelace2024"))
+    talk = write(tmp_path / "talk.bib", entry.format(key="DBLP:journals/jg/Lovelace24"))
+
+    def keys() -> list[Any]:
+        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
+
+    load(any_store, settings, thesis, bibtex.read_bibliography, "thesis")
+    load(any_store, settings, talk, bibtex.read_bibliography, "talk")
+    assert keys() == [["thesis.bib:lovelace2024", "talk.bib:DBLP:journals/jg/Lovelace24"]]
+    write(thesis, entry.format(key="ada24"))
+    load(any_store, settings, thesis, bibtex.read_bibliography, "thesis2")
+    assert keys() == [["talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24"]]
+    # both files in one load (one resolver, one chunk): the same keys
+    any_store.clear()
+    any_store.apply_schema()
+    resolver = IdentityResolver(any_store, chunk=50)
+
+    def step(path: Path) -> Step:
+        def resolved() -> Iterable[Any]:
+            return resolver.resolve(bibtex.read_bibliography(path))
+
+        return Step(path.name, path, path.name, resolved, family=False)
+
+    steps = [step(talk), step(thesis)]
+    run_steps(any_store, steps, settings=settings, batch_size=50, summary=LoadSummary())
+    resolver.finish()
+    assert keys() == [["talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24"]]
