@@ -1736,7 +1736,7 @@ class FalkorDBStore(BatchWriteStore):
         label). Keys are indexes here, not unique constraints (``dialect.plan_schema`` says
         why), so a user's own write may make two nodes share one; scholarkg's writes never
         do (they MERGE on the key, and FalkorDB runs writes one at a time). A scan of each
-        keyed label, after a write only: ~0.1 s per 100,000 nodes."""
+        keyed label, after a write only: ~0.2 s per 100,000 nodes (0.13 s on 60,000 Papers)."""
         found: list[str] = []
         for label in sorted({k.label for k in self._schema.keys if k.property == "id"}):
             try:
