@@ -146,6 +146,12 @@ def _keys_of_one_work_together(groups: Sequence[SourceGroup]) -> Sequence[Source
     return out
 
 
+def _file_name(path: Path) -> str:
+    """The file's part of a ``bib_keys`` entry: its name (``.gz`` off), a ``:`` in it made
+    ``_`` so the part ends at the first ``:`` (a citation key may hold some: ``DBLP:…``)."""
+    return path.name.removesuffix(".gz").replace(":", "_")
+
+
 def _drop_record(record: logging.LogRecord) -> bool:
     """A logging filter that lets nothing through."""
     return False
@@ -240,7 +246,7 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
             date=date,
             venue=venue,
             url=url,
-            bib_keys=[f"{path.name.removesuffix('.gz')}:{entry.key}"],
+            bib_keys=[f"{_file_name(path)}:{entry.key}"],
             source="bibtex",
         )
         out: list[AnyRecord | StatedMark] = [paper]

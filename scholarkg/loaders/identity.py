@@ -598,6 +598,9 @@ class IdentityResolver:
         #: citation keys it holds (stored, then the entries'), each ``<file>:<key>``
         self._bibs: dict[str, list[str]] = {}
         self._recent_bibs: dict[str, list[str]] = {}
+        #: per Paper id, the ``.bib`` files whose stored keys of it this load has replaced
+        #: (so a second entry of one file naming the work adds its key to the first's)
+        self._bib_files: dict[str, set[str]] = {}
         #: per Paper id of this chunk that another record of its work lands on: the
         #: properties it holds (stored, then its own record's), which that record only fills
         self._base: dict[str, dict[str, Any]] = {}
@@ -1240,6 +1243,10 @@ class IdentityResolver:
                     self._keep_apart(n, target)
                 elif n in stored and target in stored:
                     self.merge([(n, target)])
+                    if lost := stored[n].get("bib_keys"):  # merge_papers kept them: so does
+                        had = stored[target].get("bib_keys") or ()  # what the chunk writes
+                        keys = list(dict.fromkeys([*had, *lost]))
+                        stored[target] = {**stored[target], "bib_keys": keys}
                 else:  # one of the two is written with this chunk or the previous one
                     self._defer(n, target)
         landed.update(t for root in by_root if (t := final[root]) in nodes.get(root, ()))
@@ -2643,7 +2650,10 @@ class IdentityResolver:
             # files' (each file's entry is a record of its own: a second file citing the work
             # under another key took the first file's key away)
             files = {k.partition(":")[0] for k in rec.bib_keys}
-            others = [k for k in self._bibs.get(target, ()) if k.partition(":")[0] not in files]
+            done = self._bib_files.setdefault(target, set())
+            fresh = files - done  # files whose stored keys this load replaces now
+            done |= files
+            others = [k for k in self._bibs.get(target, ()) if k.partition(":")[0] not in fresh]
             union_keys = others + [k for k in rec.bib_keys if k not in others]
             self._bibs[target] = union_keys
             if others:
@@ -2697,8 +2707,9 @@ _ALSO_QUERIES = {
     "AUTHORED_BY": "identity/merge_also_authorships",
 }
 #: Paper fields a record that is not its Paper's own never overwrites: the key, the id slots
-#: (kept or moved to alt_ids by ``_rewrite_paper``), the merged ids
-_ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS})
+#: (kept or moved to alt_ids by ``_rewrite_paper``), the merged ids, and the ``.bib`` keys
+#: (every file's, merged there too)
+_ID_FIELDS = frozenset({"id", "alt_ids", *SLOTS, "bib_keys"})
 
 
 def _own_record(rec: Paper, slots: Mapping[str, Any] | None) -> bool:
@@ -2914,6 +2925,9 @@ def merge_papers(store: GraphStore, loser: str, survivor: str) -> bool:
     alt = set(a.get("alt_ids") or []) | set(b.get("alt_ids") or []) | {loser}
     for name, value in b.items():
         if name not in fields or value is None or name == "alt_ids":
+            continue
+        if name == "bib_keys":  # every file's citation keys of the work, as its ids
+            update[name] = list(dict.fromkeys([*(a.get(name) or ()), *value]))
             continue
         if name in SLOTS and a.get(name) not in (None, value):
             alt.add(f"{SLOTS[name]}:{value}")

@@ -347,7 +347,8 @@ def _node_record(
     node_id = obj.get("id")
     if not isinstance(node_id, str) or not node_id.strip():
         raise InputError("expected a non-empty string", path=path, line=line, field="id")
-    if key_too_long(node_id.strip()):  # refused here, before the import writes anything
+    node_id = node_id.strip()  # as merge_nodes stores it: its labels and vectors go there too
+    if key_too_long(node_id):  # refused here, before the import writes anything
         raise InputError(key_too_long_message(node_id), path=path, line=line, field="id")
     props = _props(obj, "properties", path, line)
     vecs = _props(obj, "vectors", path, line)

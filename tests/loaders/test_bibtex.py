@@ -393,3 +393,46 @@ def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
     run_steps(any_store, steps, settings=settings, batch_size=50, summary=LoadSummary())
     resolver.finish()
     assert keys() == [["talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24"]]
+
+
+def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """A review's cases: an entry that is not the work's own ``.bib`` record (its DOI is not
+    the Paper's) still adds its key; two entries of one file that meet on one work only
+    through the graph (one by DOI, one by arXiv id) keep both; a merge of two works the
+    entries made apart keeps every file's keys; a ``:`` in a file name cannot be taken for
+    the end of its part."""
+    any_store.apply_schema()
+
+    def keys() -> list[Any]:
+        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
+
+    def entry(key: str, ids: str) -> str:
+        return f"@article{{{key}, title={{Graphs}}, year={{2024}}, {ids}}}\n"
+
+    journal = "doi={10.1000/J1}, eprint={2401.00001}, archivePrefix={arXiv}"
+    other = "doi={10.9999/other}, eprint={2401.00001}, archivePrefix={arXiv}"
+    load(any_store, settings, write(tmp_path / "a.bib", entry("ka", journal)),
+         bibtex.read_bibliography, "a")  # fmt: skip
+    load(any_store, settings, write(tmp_path / "b.bib", entry("kb", other)),
+         bibtex.read_bibliography, "b")  # fmt: skip
+    assert keys() == [["a.bib:ka", "b.bib:kb"]]
+    two = entry("bydoi", "doi={10.1000/J1}") + entry(
+        "byeprint", "eprint={2401.00001}, archivePrefix={arXiv}"
+    )
+    load(any_store, settings, write(tmp_path / "refs.bib", two), bibtex.read_bibliography, "r")
+    assert keys() == [["a.bib:ka", "b.bib:kb", "refs.bib:bydoi", "refs.bib:byeprint"]]
+
+    any_store.clear()
+    any_store.apply_schema()
+    load(any_store, settings, write(tmp_path / "x:a.bib", entry("ka", "doi={10.1000/J1}")),
+         bibtex.read_bibliography, "xa")  # fmt: skip
+    eprint = "eprint={2401.00001}, archivePrefix={arXiv}"
+    load(any_store, settings, write(tmp_path / "b.bib", entry("kb", eprint)),
+         bibtex.read_bibliography, "b2")  # fmt: skip
+    assert sorted(map(tuple, keys())) == [("b.bib:kb",), ("x_a.bib:ka",)]  # two works yet
+    load(any_store, settings, write(tmp_path / "c.bib", entry("kc", journal)),
+         bibtex.read_bibliography, "c")  # fmt: skip
+    [merged] = keys()
+    assert sorted(merged) == ["b.bib:kb", "c.bib:kc", "x_a.bib:ka"]
