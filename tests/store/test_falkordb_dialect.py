@@ -166,6 +166,10 @@ def test_store_rejects_bad_graph_name(store: FalkorDBStore) -> None:
         ("MATCH (n:Paper {id: 'p1'}) SET n.title = 'x', n.year = 2020", False),
         ("MATCH (n) WHERE n.title =~ 'x' SET n.t = 1", False),
         ("MATCH (n) SET n.t = 1 // , n = m", False),
+        # a URL's // in a string is no comment (the review's case: the SET after it was hidden)
+        ("MATCH (p:Paper {url: 'http://x.org'}) SET p.id = 'W1'", True),
+        ('MATCH (p {u: "a\\"//"}) SET p.id = 1', True),
+        ("MATCH (p) SET p.t = 'n.id = 1'", False),
     ],
 )
 def test_a_write_that_may_set_a_key_is_followed_by_the_scan(query: str, may: bool) -> None:

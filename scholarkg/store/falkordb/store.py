@@ -67,7 +67,13 @@ from scholarkg.store.cypher_common import (
     unstorable,
     without_vectors,
 )
-from scholarkg.store.cypher_text import ShapeLimits, check_shape, subquery_expressions
+from scholarkg.store.cypher_text import (
+    ShapeLimits,
+    check_shape,
+    subquery_expressions,
+    views,
+    writes,
+)
 from scholarkg.store.falkordb import dialect, pending_changes
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
@@ -1674,7 +1680,7 @@ class FalkorDBStore(BatchWriteStore):
         explore_check_limits(timeout_ms, row_limit)
         text = self._user_text(query, params)
         self._start_if_gone()
-        if allow_writes:
+        if allow_writes and writes(query):
             self._drop_key_constraints()
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         cmd = "GRAPH.QUERY" if allow_writes else "GRAPH.RO_QUERY"
@@ -1858,25 +1864,34 @@ class FalkorDBStore(BatchWriteStore):
         )
 
 
-#: a write that may set an existing node's key: ``SET n.id = …`` (or a ``WHERE n.id = …``: a
-#: scan too many, never one too few), or a whole map of properties in any ``SET`` item
-#: (``SET n = $map``, ``SET n.x = 1, n = properties(m)``, ``SET n += row``), whose keys the
-#: text does not show; read after comments and backticks are taken out (``n.`id` = …``)
-_MAY_SET_A_KEY = re.compile(r"\.\s*id\s*=|\+=|(?:\bSET\b|,)\s*\w+\s*=(?!~)", re.IGNORECASE)
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
-
-
 def _may_share_a_key(query: str, changes: Mapping[str, int]) -> bool:
     """Whether a user's write may have made two nodes share a key (``FalkorDBStore.
     _shared_keys`` then looks): it created nodes or added labels, or set properties in a
-    way that may include the key. Read loosely: a false "may" costs a scan, never a miss
-    (a comment marker inside a string only widens what is read as code)."""
+    way that may include the key: ``n.id =`` (or ``n.`id` =``; a ``WHERE n.id = …`` too:
+    a scan too many, never one too few), ``+=``, or a whole map in any ``SET`` item (``SET
+    n = $map``, ``SET n.x = 1, n = properties(m)``), whose keys the text does not show. Read
+    on the query's tokens (``cypher_text.views``: strings and comments are not code, and
+    every way a server may read it), so a URL's ``//`` in a string hides nothing."""
     if changes.get("nodes created") or changes.get("labels added"):
         return True
     if not changes.get("properties set"):
         return False
-    code = _COMMENTS.sub(" ", query).replace("`", "")
-    return _MAY_SET_A_KEY.search(code) is not None
+    for toks in views(query):
+        for i, tok in enumerate(toks):
+            if not tok.is_symbol("="):
+                continue
+            prev = toks[i - 1] if i else None
+            if prev is None:
+                continue
+            if prev.is_symbol("+"):  # += (two symbol tokens)
+                return True
+            name = prev.text.lower() if prev.kind in ("word", "quoted") else ""
+            before = toks[i - 2] if i > 1 else None
+            if name == "id" and before is not None and before.is_symbol("."):
+                return True
+            if name and before is not None and (before.is_word("SET") or before.is_symbol(",")):
+                return True  # a map assigned to a variable (SET n = …, …, n = …)
+    return False
 
 
 def _changes(res: QueryResult) -> dict[str, int]:
