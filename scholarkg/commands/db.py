@@ -349,6 +349,14 @@ def reset(
 
 
 def _reset(store: GraphStore, backend: str, yes: bool) -> None:
+    from scholarkg.store.graph_lock import lock_folder, writing_graph
+
+    # never under a load: it would go on writing into the emptied graph (store/graph_lock.py)
+    with writing_graph(lock_folder(settings()), store.graph):
+        _reset_unlocked(store, backend, yes)
+
+
+def _reset_unlocked(store: GraphStore, backend: str, yes: bool) -> None:
     # the store's own graph name: what loads scope their checkpoints by (on Neo4j the
     # database, whatever --graph says), so exactly those are forgotten
     graph = store.graph

@@ -118,3 +118,12 @@ def test_a_load_into_a_graph_another_process_loads_is_refused_before_it_writes(
         holder.wait()
     result = runner.invoke(app, ["load", "bulk", "--papers", str(papers)])
     assert result.exit_code == 0, result.output
+    # nor is the graph reset under a load (it would go on writing into the emptied graph)
+    holder = _holder(folder, graph_env)
+    try:
+        result = runner.invoke(app, ["db", "reset", "--yes"])
+        assert isinstance(result.exception, GraphBusy), result.output
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert "deleted graph" in runner.invoke(app, ["db", "reset", "--yes"]).output
