@@ -680,9 +680,13 @@ def parse_work(work: dict[str, Any], *, path: Path, line: int) -> Work:
             parsed.authors.append(author)
             edge = {"start": paper.id, "end": author.id, **ship}
             parsed.authorships.append(plain_record(Authorship, edge) or Authorship(**edge))
-        if paper.venue and ids.venue_id(paper.venue):  # a name too long for a key: none
+        if paper.venue:
             venue = {"name": paper.venue}
-            parsed.venue = plain_record(Venue, venue) or Venue(**venue)
+            # the fast path makes the id once; a name too long for a key (no record there,
+            # nor a valid one) makes no Venue: the name is normalised twice only then
+            parsed.venue = plain_record(Venue, venue) or (
+                Venue(**venue) if ids.venue_id(paper.venue) else None
+            )
     return parsed
 
 

@@ -1003,14 +1003,9 @@ class FalkorDBStore(BatchWriteStore):
                 ranges.setdefault(step.label, []).append(step.properties[0])
         for label, props in ranges.items():
             self._query(dialect.range_index_ddl(label, *props))
+        self._drop_unique(steps)
         for step in steps:
-            if step.kind == "drop-unique":
-                self._command(
-                    *dialect.drop_unique_constraint_command(
-                        self.graph, step.label, step.properties[0]
-                    )
-                )
-            elif step.kind == "fulltext":
+            if step.kind == "fulltext":
                 self._query(dialect.fulltext_index_ddl(step.label, step.properties))
             elif step.kind == "vector":
                 vec = next(
@@ -1728,14 +1723,18 @@ class FalkorDBStore(BatchWriteStore):
             return
         with _server_lost_is_server_error(self._server):
             constraints = dialect.list_constraints(self._g)
-            for step in dialect.plan_schema(self._schema, [], constraints):
-                if step.kind == "drop-unique":
-                    self._command(
-                        *dialect.drop_unique_constraint_command(
-                            self.graph, step.label, step.properties[0]
-                        )
-                    )
+            self._drop_unique(dialect.plan_schema(self._schema, [], constraints))
         self._key_constraints_checked = True
+
+    def _drop_unique(self, steps: Sequence[dialect.DDLStep]) -> None:
+        """Send the ``drop-unique`` steps of ``steps`` (the schema's others are not these)."""
+        for step in steps:
+            if step.kind == "drop-unique":
+                self._command(
+                    *dialect.drop_unique_constraint_command(
+                        self.graph, step.label, step.properties[0]
+                    )
+                )
 
     def _shared_keys(self) -> list[str]:
         """The keys (``id``) two or more nodes of one label share, a warning each (a few per
