@@ -25,6 +25,7 @@ Unknown fields are ignored (OpenAlex adds fields); a field of the wrong shape is
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import json
@@ -551,6 +552,9 @@ def work_fields(work: dict[str, Any], *, path: Path, line: int) -> WorkFields:
         if isinstance(t, dict) and isinstance(t.get("display_name"), str):
             topic_names.append(t["display_name"])
             score = t.get("score")
+            if type(score) is str:  # a number some exports quote ("0.4473064"); "high" is not
+                with contextlib.suppress(ValueError):
+                    score = float(score)
             if score is not None and (
                 type(score) not in (int, float) or not math.isfinite(score)
             ):  # "high" was stored as 0

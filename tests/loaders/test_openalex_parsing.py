@@ -181,6 +181,19 @@ def test_empty_topics_state_none_and_the_legacy_concepts_are_not_read(tmp_path: 
     assert second.topics == ["Old concept"]
 
 
+def test_a_topic_score_an_export_quotes_is_read_as_the_number(tmp_path: Path) -> None:
+    """A real 2022 API response kept as a test fixture by another project quoted its concept
+    scores (``"score": "0.4473064"``): the whole work was refused; a quoted number is the
+    number (a word such as ``"high"`` is still refused: see above)."""
+    concepts = [{"display_name": "Citation", "score": "0.4473064"}]
+    path = tmp_path / "part_000.jsonl"
+    path.write_text(_work(1, concepts=concepts) + "\n")
+    [(line, obj)] = list(openalex.iter_work_objects(path))
+    fields = openalex.work_fields(obj, path=path, line=line)
+    assert fields.paper["topics"] == ["Citation"]
+    assert fields.paper["topic_scores_e4"] == [4473]
+
+
 @pytest.mark.parametrize("workers", [0, 1])
 def test_a_truncated_gz_names_the_line_it_stopped_at(tmp_path: Path, workers: int) -> None:
     """A download cut short: Python's "Compressed file ended before the end-of-stream marker
