@@ -278,8 +278,12 @@ def restore(
     ] = False,
 ) -> None:
     """Replace the store with a backup: stop, put the files in place, start, check counts."""
+    from scholarkg.store.graph_lock import lock_folder, replacing_store
+
     server = _server()
-    with server_wait_line() as show:
+    # refused while any graph is written, and no load starts while it runs: a load would
+    # see its server stop, or write on into the restored graph (store/graph_lock.py)
+    with replacing_store(lock_folder(settings())), server_wait_line() as show:
         server.progress = show
         with working("restoring"):
             manifest = restore_store(server, directory, force=force)

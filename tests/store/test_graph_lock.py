@@ -20,13 +20,30 @@ from _cli import runner
 
 from scholarkg.cli import app
 from scholarkg.config import Settings
-from scholarkg.store.graph_lock import GraphBusy, lock_folder, lock_path, writing_graph
+from scholarkg.store.graph_lock import (
+    GraphBusy,
+    lock_folder,
+    lock_path,
+    replacing_store,
+    writing_graph,
+)
 
 HOLD = """
 import sys, time
 from pathlib import Path
 from scholarkg.store.graph_lock import writing_graph
 with writing_graph(Path(sys.argv[1]), sys.argv[2]):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+#: holds the whole store's lock, as ``db restore`` does
+HOLD_STORE = """
+import sys, time
+from pathlib import Path
+from scholarkg.store.graph_lock import replacing_store
+with replacing_store(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(120)
 """
@@ -127,3 +144,40 @@ def test_a_load_into_a_graph_another_process_loads_is_refused_before_it_writes(
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     assert "deleted graph" in runner.invoke(app, ["db", "reset", "--yes"]).output
+
+
+def test_a_restore_and_the_graphs_writers_exclude_one_another(tmp_path: Path) -> None:
+    """``db restore`` stops the server and replaces every graph: it is refused while any
+    graph is written (naming the writer), and no writer starts while it runs; writers of
+    two graphs still run side by side (they hold the store's lock shared)."""
+    holder = _holder(tmp_path, "lab")
+    try:
+        with writing_graph(tmp_path, "other"):  # another graph's writer runs beside it
+            pass
+        with (
+            pytest.raises(GraphBusy, match=rf"written by pid {holder.pid} .*restore"),
+            replacing_store(tmp_path),
+        ):
+            pass
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    restorer = _holder(tmp_path, "-", HOLD_STORE)
+    try:
+        for graph in ("lab", "new"):  # a graph never written before too
+            with (
+                pytest.raises(GraphBusy, match=rf"replaced by pid {restorer.pid}"),
+                writing_graph(tmp_path, graph),
+            ):
+                pass
+    finally:
+        restorer.send_signal(signal.SIGKILL)
+        restorer.wait()
+    with replacing_store(tmp_path), writing_graph(tmp_path, "lab"):  # nests in one process
+        pass
+    with (  # a writer cannot replace the store under itself
+        writing_graph(tmp_path, "lab"),
+        pytest.raises(GraphBusy, match=rf"written by pid {os.getpid()} "),
+        replacing_store(tmp_path),
+    ):
+        pass

@@ -23,12 +23,14 @@ from _cli import cli_ok, runner
 from _fakes import num
 
 from scholarkg.cli import app
+from scholarkg.config import load_settings
 from scholarkg.errors import InputError, StoreError
 from scholarkg.store.base import GraphStore
 from scholarkg.store.falkordb import bulk
 from scholarkg.store.falkordb.backup import BACKUP_FORMAT, BACKUP_VERSION, read_backup_manifest
 from scholarkg.store.falkordb.server import EmbeddedServer, WaitProgress
 from scholarkg.store.falkordb.store import FalkorDBStore
+from scholarkg.store.graph_lock import GraphBusy, lock_folder, writing_graph
 
 #: the embedded tier: the test starts servers of its own (no fixture shows it; tests/conftest.py)
 pytestmark = pytest.mark.embedded
@@ -284,6 +286,13 @@ def test_backup_and_restore_round_trip(
     refused = runner.invoke(app, ["db", "restore", str(tmp_path / "bk")])
     assert refused.exit_code != 0 and "--force" in str(refused.exception)
     assert "201" in json.dumps(EmbeddedServer(own_store).status().graph_counts)  # untouched
+    # nor while a load writes a graph (it would see its server stop, or write on into the
+    # restored graph): refused at once, naming the load, nothing touched
+    with writing_graph(lock_folder(load_settings()), GRAPH), pytest.raises(GraphBusy) as busy:
+        runner.invoke(app, ["db", "restore", str(tmp_path / "bk"), "--force"],
+                      catch_exceptions=False)  # fmt: skip
+    assert f"pid {os.getpid()}" in str(busy.value) and "restore" in str(busy.value)
+    assert "201" in json.dumps(EmbeddedServer(own_store).status().graph_counts)
     cli_ok(["db", "restore", str(tmp_path / "bk"), "--force"])
     assert graph_state(server) == saved
 
