@@ -30,7 +30,8 @@ are handled as BibTeX handles them. Fields read (case-insensitive):
   their edges marked ``from_bibtex`` so that reloading a file replaces only what BibTeX
   stated. An entry without an ``author`` field states no author list (the stored one stays).
 
-The entry's citation key is kept on the Paper as ``bib_keys`` (``["<file name>:<key>"]``).
+The entry's citation key is kept on the Paper as ``bib_keys``
+(``["<folder name>/<file name>:<key>"]``: ``_file_name``).
 Unknown fields (``pages``, ``publisher``, ``keywords``…) and entry types are ignored. A
 ``.bib`` states no references, so BibTeX adds no CITES; nor IN_VENUE: a hand-typed venue name
 (``J. Graphs``) would be a second Venue node beside the catalogue's, and an edge that carries
@@ -147,9 +148,18 @@ def _keys_of_one_work_together(groups: Sequence[SourceGroup]) -> Sequence[Source
 
 
 def _file_name(path: Path) -> str:
-    """The file's part of a ``bib_keys`` entry: its name (``.gz`` off), a ``:`` in it made
-    ``_`` so the part ends at the first ``:`` (a citation key may hold some: ``DBLP:…``)."""
-    return path.name.removesuffix(".gz").replace(":", "_")
+    """The file's part of a ``bib_keys`` entry: its folder's name and its own (``.gz``
+    off), ``paperA/refs.bib``, a ``:`` in them made ``_`` so the part ends at the first ``:``
+    (a citation key may hold some: ``DBLP:…``).
+
+    The folder's name is there because every LaTeX project has its ``refs.bib``: with the
+    file's name alone, loading a second project's took the first's keys away as if the
+    first file had been loaded again. Not the whole path: a project folder moved or
+    mounted elsewhere is still the same bibliography, and the graph should not hold the
+    user's home directory. A part without a folder (``refs.bib:…``, written before) is
+    replaced by the next file of that name loaded (``identity._bib_file_of``)."""
+    folder = path.absolute().parent.name
+    return f"{folder}/{path.name.removesuffix('.gz')}".replace(":", "_")
 
 
 def _drop_record(record: logging.LogRecord) -> bool:

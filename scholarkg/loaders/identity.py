@@ -2653,12 +2653,19 @@ class IdentityResolver:
             done = self._bib_files.setdefault(target, set())
             fresh = files - done  # files whose stored keys this load replaces now
             done |= files
-            others = [k for k in self._bibs.get(target, ()) if k.partition(":")[0] not in fresh]
+            fresh |= {f.rpartition("/")[2] for f in fresh}  # the same file's, before folders
+            others = [k for k in self._bibs.get(target, ()) if _bib_file_of(k) not in fresh]
             union_keys = others + [k for k in rec.bib_keys if k not in others]
             self._bibs[target] = union_keys
             if others:
                 update["bib_keys"] = union_keys
         return rec.replaced(update) if update else rec
+
+
+def _bib_file_of(key: str) -> str:
+    """The file part of a ``bib_keys`` entry (``paperA/refs.bib`` of
+    ``paperA/refs.bib:ada24``; ``refs.bib`` of one written before parts named the folder)."""
+    return key.partition(":")[0]
 
 
 #: what ``_rewrite`` does with a record, by its class (``_kind``, cached in ``_KINDS``)

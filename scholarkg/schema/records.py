@@ -354,7 +354,7 @@ class Paper(NodeRecord):
     #: a record older than it is skipped, whatever order the files were read in
     openalex_updated: str | None = None
     # -- what a researcher's own bibliography adds (``loaders/bibtex.py``)
-    #: the ``.bib`` entry that described the work, as ``"<file name>:<citation key>"``: the
+    #: each ``.bib`` entry that described the work, ``"<folder>/<file name>:<citation key>"``: the
     #: key a user cites it by, so a graph answer can be traced back to their bibliography
     bib_keys: list[str] | None = None
 

@@ -55,6 +55,11 @@ BIB_W2 = r"""@article{ids2024,
 """
 
 
+def in_folder(folder: Path, *keys: str) -> list[str]:
+    """``bib_keys`` entries of files in ``folder``: its name, the file's, the key."""
+    return [f"{folder.name}/{key}" for key in keys]
+
+
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -92,7 +97,7 @@ def test_an_entry_becomes_a_paper_its_authors_and_the_whole_list_mark(tmp_path: 
     assert (paper.id, paper.doi, paper.arxiv_id) == ("doi:10.1000/j1", "10.1000/j1", None)
     assert paper.title == "Graphs of the Scholarly Record"  # braces dropped
     assert (paper.year, paper.venue, paper.source) == (2024, "J. Graphs", "bibtex")  # @string
-    assert paper.bib_keys == ["mine.bib:lovelace2024graphs"]
+    assert paper.bib_keys == in_folder(tmp_path, "mine.bib:lovelace2024graphs")
     names = [r.name for r in recs if isinstance(r, Author)]
     assert names == ["Ada Lovelace", "Charles Babbáge", "Grace Hopper"]
     edges = [r for r in recs if isinstance(r, Authorship)]
@@ -226,9 +231,10 @@ def test_an_entry_lands_on_the_openalex_work_with_one_node_per_author(
         "p.venue AS venue, p.source AS source, p.bib_keys AS keys"
     )
     # OpenAlex's values win over the .bib's (ranked last), whatever the order
-    assert rows == [{"id": "arxiv:2401.00001", "title": "Graphs of the scholarly record",
-                     "venue": "Journal of Graphs", "source": "openalex",
-                     "keys": ["mine.bib:lovelace2024graphs"]}], order  # fmt: skip
+    expected = [{"id": "arxiv:2401.00001", "title": "Graphs of the scholarly record",
+                 "venue": "Journal of Graphs", "source": "openalex",
+                 "keys": in_folder(tmp_path, "mine.bib:lovelace2024graphs")}]  # fmt: skip
+    assert rows == expected, order
     assert any_store.run("MATCH (p:Paper) WHERE p.doi = '10.1000/j1' RETURN count(p) AS n") == [
         {"n": 1}
     ]
@@ -354,7 +360,7 @@ def test_two_entries_of_one_work_keep_both_keys(
     rows = any_store.run("MATCH (p:Paper) RETURN p.id AS id, p.title AS t, p.bib_keys AS keys")
     assert rows == [
         {"id": "arxiv:2001.00001", "t": "DataCite title",
-         "keys": ["refs.bib:eprint", "refs.bib:datacite"]},
+         "keys": in_folder(tmp_path, "refs.bib:eprint", "refs.bib:datacite")},
     ]  # fmt: skip
 
 
@@ -374,10 +380,14 @@ def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
 
     load(any_store, settings, thesis, bibtex.read_bibliography, "thesis")
     load(any_store, settings, talk, bibtex.read_bibliography, "talk")
-    assert keys() == [["thesis.bib:lovelace2024", "talk.bib:DBLP:journals/jg/Lovelace24"]]
+    assert keys() == [
+        in_folder(tmp_path, "thesis.bib:lovelace2024", "talk.bib:DBLP:journals/jg/Lovelace24")
+    ]
     write(thesis, entry.format(key="ada24"))
     load(any_store, settings, thesis, bibtex.read_bibliography, "thesis2")
-    assert keys() == [["talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24"]]
+    assert keys() == [
+        in_folder(tmp_path, "talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24")
+    ]
     # both files in one load (one resolver, one chunk): the same keys
     any_store.clear()
     any_store.apply_schema()
@@ -392,7 +402,36 @@ def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
     steps = [step(talk), step(thesis)]
     run_steps(any_store, steps, settings=settings, batch_size=50, summary=LoadSummary())
     resolver.finish()
-    assert keys() == [["talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24"]]
+    assert keys() == [
+        in_folder(tmp_path, "talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24")
+    ]
+
+
+def test_two_projects_refs_bib_keep_their_own_keys_and_a_key_named_before_folders_goes(
+    any_store: GraphStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Every LaTeX project has its ``refs.bib``: loading a second project's took the first's
+    key of a shared work away, as if the first file had been loaded again. The file's part
+    of a key names its folder; a key stored before it did (``refs.bib:old``) is replaced by
+    the next ``refs.bib`` loaded, as the same file's would have been."""
+    any_store.apply_schema()
+    entry = "@article{{{key}, title={{Graphs}}, year={{2024}}, doi={{10.1000/J1}}}}\n"
+    first = write(tmp_path / "paperA" / "refs.bib", entry.format(key="lovelace24"))
+    second = write(tmp_path / "paperB" / "refs.bib", entry.format(key="ada"))
+
+    def keys() -> list[Any]:
+        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
+
+    load(any_store, settings, first, bibtex.read_bibliography, "a")
+    load(any_store, settings, second, bibtex.read_bibliography, "b")
+    assert keys() == [["paperA/refs.bib:lovelace24", "paperB/refs.bib:ada"]]
+    write(first, entry.format(key="lovelace2024"))
+    load(any_store, settings, first, bibtex.read_bibliography, "a2")
+    assert keys() == [["paperB/refs.bib:ada", "paperA/refs.bib:lovelace2024"]]
+    # a graph loaded before keys named folders: the next refs.bib replaces the bare one
+    any_store.run("MATCH (p:Paper) SET p.bib_keys = ['refs.bib:old', 'talk.bib:t']")
+    load(any_store, settings, second, bibtex.read_bibliography, "b2")
+    assert keys() == [["talk.bib:t", "paperB/refs.bib:ada"]]
 
 
 def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
@@ -417,12 +456,14 @@ def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
          bibtex.read_bibliography, "a")  # fmt: skip
     load(any_store, settings, write(tmp_path / "b.bib", entry("kb", other)),
          bibtex.read_bibliography, "b")  # fmt: skip
-    assert keys() == [["a.bib:ka", "b.bib:kb"]]
+    assert keys() == [in_folder(tmp_path, "a.bib:ka", "b.bib:kb")]
     two = entry("bydoi", "doi={10.1000/J1}") + entry(
         "byeprint", "eprint={2401.00001}, archivePrefix={arXiv}"
     )
     load(any_store, settings, write(tmp_path / "refs.bib", two), bibtex.read_bibliography, "r")
-    assert keys() == [["a.bib:ka", "b.bib:kb", "refs.bib:bydoi", "refs.bib:byeprint"]]
+    assert keys() == [
+        in_folder(tmp_path, "a.bib:ka", "b.bib:kb", "refs.bib:bydoi", "refs.bib:byeprint")
+    ]
 
     any_store.clear()
     any_store.apply_schema()
@@ -431,8 +472,9 @@ def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
     eprint = "eprint={2401.00001}, archivePrefix={arXiv}"
     load(any_store, settings, write(tmp_path / "b.bib", entry("kb", eprint)),
          bibtex.read_bibliography, "b2")  # fmt: skip
-    assert sorted(map(tuple, keys())) == [("b.bib:kb",), ("x_a.bib:ka",)]  # two works yet
+    two_works = sorted(map(tuple, keys()))
+    assert two_works == [tuple(in_folder(tmp_path, k)) for k in ("b.bib:kb", "x_a.bib:ka")]
     load(any_store, settings, write(tmp_path / "c.bib", entry("kc", journal)),
          bibtex.read_bibliography, "c")  # fmt: skip
     [merged] = keys()
-    assert sorted(merged) == ["b.bib:kb", "c.bib:kc", "x_a.bib:ka"]
+    assert sorted(merged) == in_folder(tmp_path, "b.bib:kb", "c.bib:kc", "x_a.bib:ka")
