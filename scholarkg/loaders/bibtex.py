@@ -29,6 +29,8 @@ are handled as BibTeX handles them. Fields read (case-insensitive):
   aligned to the work's listed authors as arXiv's are (``loaders/author_identity.py``),
   their edges marked ``from_bibtex`` so that reloading a file replaces only what BibTeX
   stated. An entry without an ``author`` field states no author list (the stored one stays).
+  An author whose ORCID iD the entry's ``ORCID-Numbers`` field gives (Web of Science's
+  export) is an Author by that iD instead (``_orcids``).
 
 The entry's citation key is kept on the Paper as ``bib_keys``
 (``["<folder name>/<file name>:<key>"]``: ``_file_name``).
@@ -62,17 +64,22 @@ from bibtexparser.model import (
 )
 
 from scholarkg.errors import InputError
-from scholarkg.loaders.author_identity import name_only_authorships
+from scholarkg.loaders.author_identity import name_only_authorships, name_tokens, names_match
 from scholarkg.loaders.base import validating
 from scholarkg.loaders.checkpoint import AnyRecord
 from scholarkg.loaders.identity import SourceGroup, StatedFields, StatedList, StatedMark
 from scholarkg.loaders.source_rank import record_key
 from scholarkg.schema import ids
-from scholarkg.schema.records import Paper
+from scholarkg.schema.records import Author, Paper
 from scholarkg.schema.text import note_cleaning
 from scholarkg.textio import read_text
 
 _SPACE = re.compile(r"\s+")
+#: one ``name/iD`` pair of an ``ORCID-Numbers`` field (``_orcids``); an iD's check digit
+#: may be ``X``, and some exports give the iD as its orcid.org URL
+_ORCID_PAIR = re.compile(
+    r"([^/;]+?)\s*/\s*((?:https?://orcid\.org/)?\d{4}-\d{4}-\d{4}-\d{3}[\dXx])"
+)
 #: the fields whose text is LaTeX (decoded); ids and URLs are read as written, since LaTeX
 #: decoding takes a URL's ``%20`` for a comment and cuts it there
 _TEXT_FIELDS = ("title", "journal", "booktitle", "abstract")
@@ -261,9 +268,12 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         )
         out: list[AnyRecord | StatedMark] = [paper]
         edges: list[AnyRecord | StatedMark] = []
-        authors, authorships = name_only_authorships(
-            paper.id, _authors(entry, raw, fail), "from_bibtex"
-        )
+        names = _authors(entry, raw, fail)
+        authors, authorships = name_only_authorships(paper.id, names, "from_bibtex")
+        for i, orcid in _orcids(names, _orcid_numbers(entry, raw, fail)):
+            # the person's iD: the Author is the one every catalogue naming the iD has
+            authors[i] = Author(name=names[i], orcid=orcid, listed_on=paper.id)
+            authorships[i] = authorships[i].replaced({"end": authors[i].id})
         out += authors
         edges += authorships
         if "author" in raw:  # the whole author list: what BibTeX stated before is replaced
@@ -271,6 +281,42 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         # an entry is whole: a field it no longer has is no longer stated
         edges.append(StatedFields(paper.id, frozenset(), _RANKED))
     return out + edges
+
+
+def _orcid_numbers(entry: Entry, raw: Mapping[str, str], fail: _Fail) -> str | None:
+    """The entry's ``ORCID-Numbers`` field, LaTeX decoded (``Heged{\\H{u}}s``)."""
+    if not raw.get("orcid-numbers"):
+        return None
+    field = Field("orcid-numbers", raw["orcid-numbers"])
+    decoded = _latex_decoded(Entry(entry.entry_type, entry.key, [field]), fail, "orcid-numbers")
+    return decoded["orcid-numbers"]
+
+
+def _orcids(names: Sequence[str], field: str | None) -> list[tuple[int, str]]:
+    """``(position in names, ORCID iD)`` of the authors an ``ORCID-Numbers`` field names.
+
+    Web of Science's BibTeX export (and others copying it) gives each author's iD beside the
+    name on their ORCID record: ``{Lovelace, Ada/0000-0002-1825-0097; Byron, George/…}``,
+    the pairs parted by ``;`` or a new line. That name need not be spelled as in ``author``
+    (WoS writes ``Sheng, Liu`` for the author ``Liu, Sheng``): a pair goes to the one author
+    whose name matches (``names_match``), else to the one with the same words in another
+    order; a pair that matches no author or several, or whose iD is not one, is left out
+    (counted in the summary): a wrong iD would merge two people, a missing one splits none.
+    """
+    if not field:
+        return []
+    out: dict[int, str] = {}
+    for m in _ORCID_PAIR.finditer(field):
+        name, orcid = m[1].strip(" \t\n;,"), ids.normalize_orcid(m[2])
+        hits = [i for i, n in enumerate(names) if names_match(name, n)]
+        if len(hits) != 1:
+            words = sorted(name_tokens(name))
+            hits = [i for i, n in enumerate(names) if sorted(name_tokens(n)) == words]
+        if orcid is None or len(hits) != 1 or hits[0] in out or orcid in out.values():
+            note_cleaning("Author", "orcid", "ORCID-Numbers pair matching no one author left out")
+            continue
+        out[hits[0]] = orcid
+    return sorted(out.items())
 
 
 def _clean(value: str | None) -> str | None:

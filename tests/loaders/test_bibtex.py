@@ -209,7 +209,70 @@ def test_a_bad_entry_names_file_line_key_and_field(
     assert f"entry {key!r}" in err.value.message and words in err.value.message
 
 
+#: W1 as Web of Science exports it: each author's ORCID iD in ``ORCID-Numbers``, under the
+#: name of the ORCID record (words in another order, LaTeX), parted by new lines or ``;``
+BIB_W1_WOS = r"""@article{ WOS:000001,
+Author = {Lovelace, Ada and Babb{\'a}ge, Charles and Hopper, Grace and Turing, Alan},
+Title = {Graphs of the Scholarly Record},
+Journal = {J. Graphs},
+Year = {2024},
+DOI = {10.1000/J1},
+ORCID-Numbers = {Ada, Lovelace/0000-0001-2345-6789
+   Hopper, Grace/https://orcid.org/0000-0002-0000-001X; Turing, Alan/not-an-id
+   Nobody, Else/0000-0003-0000-0001},
+}
+"""
+
+
+def test_orcid_numbers_give_each_named_author_their_id(tmp_path: Path) -> None:
+    [recs] = groups(write(tmp_path / "wos.bib", BIB_W1_WOS))
+    authors = [(r.name, r.orcid, r.id) for r in recs if isinstance(r, Author)]
+    assert authors == [
+        ("Ada Lovelace", "0000-0001-2345-6789", "orcid:0000-0001-2345-6789"),
+        ("Charles Babbáge", None, authors[1][2]),
+        ("Grace Hopper", "0000-0002-0000-001X", "orcid:0000-0002-0000-001X"),
+        ("Alan Turing", None, authors[3][2]),  # "not-an-id" is no iD
+    ]
+    ends = [r.end for r in recs if isinstance(r, Authorship)]
+    assert ends == [a[2] for a in authors]
+
+
 # --------------------------------------------------------------------------- the graph
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(["openalex", "bibtex"])))
+def test_an_authors_orcid_in_a_bib_is_the_catalogues_person(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    """An ``ORCID-Numbers`` iD makes the BibTeX author the person every catalogue naming the
+    iD has (OpenAlex's A1 for Ada, whatever the order), and one no catalogue names a
+    node of its own by the iD, not by the name; reloads change nothing."""
+    any_store.apply_schema()
+    files: dict[str, tuple[Path, Reader]] = {
+        "openalex": (write_openalex(tmp_path / "oa", [openalex_work(1)]), openalex.read_works),
+        "bibtex": (write(tmp_path / "wos.bib", BIB_W1_WOS), bibtex.read_bibliography),
+    }
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    authors = any_store.run(
+        "MATCH (:Paper {openalex_id: 'W1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, "
+        "a.orcid AS orcid, r.from_openalex AS oa, r.from_bibtex AS bib ORDER BY r.position, a.id"
+    )
+    assert [(a["id"], a["orcid"], a["oa"], a["bib"]) for a in authors] == [
+        ("openalexauthor:A1", "0000-0001-2345-6789", True, True),
+        ("openalexauthor:A2", None, True, True),
+        ("orcid:0000-0002-0000-001X", "0000-0002-0000-001X", None, True),
+        (authors[3]["id"], None, None, True),
+    ], order
+    orcid_nodes = any_store.run(
+        "MATCH (a:Author) WHERE a.orcid IS NOT NULL RETURN a.id AS id ORDER BY id"
+    )
+    assert [r["id"] for r in orcid_nodes] == ["openalexauthor:A1", "orcid:0000-0002-0000-001X"]
+    before = snapshot(any_store)
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    assert snapshot(any_store) == before, order
+
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(["openalex", "bibtex"])))
