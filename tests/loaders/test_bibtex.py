@@ -274,7 +274,6 @@ def test_an_authors_orcid_in_a_bib_is_the_catalogues_person(
     assert snapshot(any_store) == before, order
 
 
-
 @pytest.mark.parametrize("order", list(itertools.permutations(["openalex", "bibtex"])))
 def test_an_entry_lands_on_the_openalex_work_with_one_node_per_author(
     any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
