@@ -405,7 +405,7 @@ class AuthorResolver:
         for i, (recs, pid) in enumerate(zip(groups, paper_of, strict=True)):
             if pid is not None and pid in have:
                 listed = have[pid]
-                if not any(_name_only(a) or a.startswith("s2author:") for a in listed):
+                if not any(_name_only(a) or a.startswith(("s2author:", "orcid:")) for a in listed):
                     continue  # nothing to move or merge (an update's usual work): no set built
                 if mine := not_others(i):
                     listed = {aid: v for aid, v in listed.items() if aid not in mine}
@@ -557,15 +557,32 @@ class AuthorResolver:
 
         out: dict[tuple[str | None, str], str] = {}
         self._moves_for(groups, paper_of, by_id, have, stated_by_itself)
+        unknown = self._unknown
         for i, pid in wanted.items():
             recs = groups[i]
-            authors = {r.id: r for r in authors_of[i] if not has_id(r)}
+            authors = {
+                r.id: r for r in authors_of[i] if not has_id(r) or _orcid_only_new(r, unknown)
+            }
             if not authors:
                 continue  # every author named by an id: nothing to align by name
             mine = stated_by_itself(i)
-            listed = {aid: v for aid, v in have.get(pid, {}).items() if aid not in mine}
+            listed = {
+                aid: v
+                for aid, v in have.get(pid, {}).items()
+                if aid not in mine and aid not in authors
+            }
             aligned = _align(recs, pid, authors, listed) if listed else {}
+            if any(has_id(authors[rec_id]) for rec_id in aligned):
+                aligned = self._without_other_orcids(aligned, authors)
             for rec_id, aid in aligned.items():
+                a = authors[rec_id]
+                if has_id(a):  # an iD the graph does not know (_orcid_only_new)
+                    keys = author_keys(a) - {aid}
+                    self._keys += [(k, aid) for k in sorted(keys)]
+                    self._recent.update(dict.fromkeys(keys, aid))
+                    extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
+                    if extra:
+                        self._fills.append((aid, extra))
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
             # its name-only authors join the work's list for the chunk's later records of the
@@ -576,6 +593,26 @@ class AuthorResolver:
                     entry = (r.position, authors[r.end].name)
                     have.setdefault(pid, {}).setdefault(aligned.get(r.end, r.end), entry)
         return out
+
+    def _without_other_orcids(
+        self, aligned: dict[str, str], authors: Mapping[str, Author]
+    ) -> dict[str, str]:
+        """``aligned`` less the Author records named by an iD (``_orcid_only_new``) whose
+        match is not an OpenAlex author holding no ORCID: a name-only author moves onto the
+        iD's node instead (``_moves``), and a person listed with another iD is another
+        person, or one this cannot tell (a merge of the other load order, ``_s2_merges``,
+        asks the same)."""
+        ask = sorted({aid for rec_id, aid in aligned.items() if has_id(authors[rec_id])})
+        open_slot = {
+            str(row["id"])
+            for row in self.store.run_named("identity/author_orcids", {"ids": ask})
+            if row["orcid"] is None and str(row["id"]).startswith("openalexauthor:")
+        }
+        return {
+            rec_id: aid
+            for rec_id, aid in aligned.items()
+            if not has_id(authors[rec_id]) or aid in open_slot
+        }
 
     def _stored_lists(self, ids: list[str]) -> list[dict[str, Any]]:
         """``identity/paper_authors`` of ``ids``, beside the relationship writes still
@@ -650,6 +687,14 @@ def _name_only(author_id: str) -> bool:
     return author_id.startswith("author:")
 
 
+def _orcid_only_new(a: Author, unknown: set[str]) -> bool:
+    """An Author record named by an ORCID iD alone (Crossref, a ``.bib``'s ``ORCID-Numbers``)
+    that no node of the graph holds: aligned by name to the work's listed authors like a
+    name-only one (``AuthorResolver._by_name``), so the person OpenAlex lists without that
+    iD is one node, which takes the iD. Before, the work listed that person twice."""
+    return bool(a.orcid) and not a.openalex_id and not a.s2_author_id and a.id in unknown
+
+
 def _moves(
     recs: Sequence[Any],
     pid: str,
@@ -685,8 +730,12 @@ def _s2_merges(
     person, so the S2 node is merged into theirs (:func:`merge_authors`, its other works'
     authorships with it). The other order gives that node: ``load s2`` aligns an S2 author
     the graph does not know to the work's listed authors by position and name
-    (:meth:`AuthorResolver._by_work_list`); before, this order left every author twice."""
-    loose = {aid: v for aid, v in listed.items() if aid.startswith("s2author:")}
+    (:meth:`AuthorResolver._by_work_list`); before, this order left every author twice.
+
+    The same for an ``orcid:`` node (Crossref's, a ``.bib``'s author named by an iD alone)
+    and an OpenAlex record naming that person without an ORCID: the other order of
+    :func:`_orcid_only_new`."""
+    loose = {aid: v for aid, v in listed.items() if aid.startswith(("s2author:", "orcid:"))}
     if not loose:
         return []
     names = {
@@ -701,7 +750,14 @@ def _s2_merges(
         target = by_id.get(r.end, r.end)
         if target.startswith("s2author:") or target in loose:
             continue
-        if (match := _one_match(names[r.end].name, r.position, loose)) is not None:
+        if not target.startswith("openalexauthor:") or names[r.end].orcid:
+            # an ORCID-keyed node is merged only into an OpenAlex author who states no iD
+            # (another iD is another person, or one this cannot tell): the person a source
+            # naming them by the iD alone listed first (_orcid_only_new is the other order)
+            candidates = {a: v for a, v in loose.items() if a.startswith("s2author:")}
+        else:
+            candidates = loose
+        if (match := _one_match(names[r.end].name, r.position, candidates)) is not None:
             out.append((match, target))
             del loose[match]
     return out

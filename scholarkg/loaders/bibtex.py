@@ -306,8 +306,15 @@ def _orcids(names: Sequence[str], field: str | None) -> list[tuple[int, str]]:
     if not field:
         return []
     out: dict[int, str] = {}
-    for m in _ORCID_PAIR.finditer(field):
-        name, orcid = m[1].strip(" \t\n;,"), ids.normalize_orcid(m[2])
+    # pairs are read line by line (and ``;`` by ``;``), so that a pair whose iD is not one
+    # cannot lend its text to the next pair's name; a line may still hold several pairs
+    pairs: list[tuple[str, str | None]] = []
+    for piece in re.split(r"[;\n]", field):
+        found = [(m[1], m[2]) for m in _ORCID_PAIR.finditer(piece)]
+        pairs += found or ([(piece, None)] if "/" in piece else [])
+    for raw_name, raw_orcid in pairs:
+        name = raw_name.strip(" \t,")
+        orcid = ids.normalize_orcid(raw_orcid) if raw_orcid else None
         hits = [i for i, n in enumerate(names) if names_match(name, n)]
         if len(hits) != 1:
             words = sorted(name_tokens(name))

@@ -276,3 +276,74 @@ def test_two_records_of_one_work_naming_one_author_without_an_id_give_one_author
     )
     assert len({r["p"] for r in rows}) == 1 and [r["name"] for r in rows] == ["Grace Hopper"]
     assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 1}]
+
+
+#: W1 in a .bib from Web of Science: Charles's ORCID iD, which OpenAlex does not give
+BIB_W1_ORCID = r"""@article{WOS:1,
+Author = {Lovelace, Ada and Babb{\'a}ge, Charles},
+Title = {Graphs of the Scholarly Record},
+Year = {2024},
+DOI = {10.1000/J1},
+ORCID-Numbers = {Babbage, Charles/0000-0003-0000-0001},
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "order", list(itertools.permutations(["openalex", "crossref", "bibtex"]))
+)  # fmt: skip
+def test_an_orcid_openalex_does_not_give_joins_its_listed_person_in_any_order(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    """Crossref (and a .bib's ``ORCID-Numbers``) name Charles by an ORCID iD OpenAlex's
+    record of the work does not give: he is OpenAlex's A2, who takes the iD, whatever the
+    order (before, the work listed him twice: A2 and ``orcid:…``). Charles with another iD
+    in OpenAlex stays another person (two nodes, in either order)."""
+    from scholarkg.loaders import bibtex
+
+    any_store.apply_schema()
+    item = crossref_item(1)
+    item["author"].append(
+        {"given": "Charles", "family": "Babbage", "ORCID": "http://orcid.org/0000-0003-0000-0001"}
+    )
+    bib = tmp_path / "wos.bib"
+    bib.write_text(BIB_W1_ORCID, encoding="utf-8")
+    files: dict[str, tuple[Path, Reader]] = {
+        "openalex": (write_openalex(tmp_path / "oa", [openalex_work(1)]), openalex.read_works),
+        "crossref": (write_crossref(tmp_path / "cr.json", [item]), crossref.read_works),
+        "bibtex": (bib, bibtex.read_bibliography),
+    }
+    query = (
+        "MATCH (p:Paper {doi: '10.1000/j1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, "
+        "a.orcid AS orcid, r.position AS pos, r.from_openalex AS oa, r.from_crossref AS cr, "
+        "r.from_bibtex AS bib ORDER BY pos"
+    )
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    rows = any_store.run(query)
+    assert rows == [
+        {"id": "openalexauthor:A1", "orcid": "0000-0001-2345-6789", "pos": 0,
+         "oa": True, "cr": True, "bib": True},
+        {"id": "openalexauthor:A2", "orcid": "0000-0003-0000-0001", "pos": 1,
+         "oa": True, "cr": True, "bib": True},
+    ], order  # fmt: skip
+    lone = any_store.run("MATCH (a:Author) WHERE NOT (a)<-[:AUTHORED_BY]-() RETURN a.id AS id")
+    assert lone == [], order
+    for name in order:  # reloads change nothing
+        load(any_store, settings, *files[name], name)
+    assert any_store.run(query) == rows, order
+    if order[-1] != "bibtex":
+        return
+    # OpenAlex names Charles with another iD: two people, whichever came first
+    any_store.clear()
+    any_store.apply_schema()
+    work = openalex_work(1)
+    work["authorships"][1]["author"]["orcid"] = "https://orcid.org/0000-0009-0000-0009"
+    files["openalex"] = (write_openalex(tmp_path / "oa2", [work]), openalex.read_works)
+    for name in order[:2]:
+        load(any_store, settings, *files[name], name)
+    charles = [(r["id"], r["orcid"]) for r in any_store.run(query) if r["pos"] == 1]
+    assert sorted(charles) == [
+        ("openalexauthor:A2", "0000-0009-0000-0009"),
+        ("orcid:0000-0003-0000-0001", "0000-0003-0000-0001"),
+    ], order
