@@ -75,6 +75,7 @@ from scholarkg.store.cypher_text import (
     writes,
 )
 from scholarkg.store.falkordb import dialect, pending_changes
+from scholarkg.store.falkordb.index_options import check_index_definitions
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
 from scholarkg.store.falkordb.resp import (
@@ -1364,6 +1365,7 @@ class FalkorDBStore(BatchWriteStore):
             raise InputError(f"unsupported parameter value: {err}", field="params") from err
         text = header + query
         check_shape(text, self.shape_limits)
+        check_index_definitions(text)  # an index the server cannot build would down it for good
         return text
 
     def server_timeout_ms(self) -> int | None:
