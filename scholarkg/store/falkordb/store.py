@@ -74,7 +74,7 @@ from scholarkg.store.cypher_text import (
     views,
     writes,
 )
-from scholarkg.store.falkordb import dialect, pending_changes
+from scholarkg.store.falkordb import dialect, pending_changes, property_keys
 from scholarkg.store.falkordb.index_options import check_index_definitions
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
@@ -410,6 +410,8 @@ class FalkorDBStore(BatchWriteStore):
         self._vector_props: set[str] = {v.property for v in default_schema().vector}
         #: whether a user's write found no key constraint left to drop (:meth:`explore`)
         self._key_constraints_checked = False
+        #: at most how many property keys the graph has (:meth:`_check_property_key_room`)
+        self._property_keys_bound: int | None = None
         #: the server was (re)started building its indexes in the background and this store
         #: has not yet seen them all built (:meth:`_settle_indexes`)
         self._indexes_settling = False
@@ -1679,6 +1681,7 @@ class FalkorDBStore(BatchWriteStore):
         self._start_if_gone()
         if allow_writes and writes(query):
             self._drop_key_constraints()
+            self._check_property_key_room(text)
         limit_ms = bounded_timeout_ms(timeout_ms, self.server_timeout_ms())
         cmd = "GRAPH.QUERY" if allow_writes else "GRAPH.RO_QUERY"
         start = time.perf_counter()
@@ -1727,6 +1730,24 @@ class FalkorDBStore(BatchWriteStore):
             constraints = dialect.list_constraints(self._g)
             self._drop_unique(dialect.plan_schema(self._schema, [], constraints))
         self._key_constraints_checked = True
+
+    def _check_property_key_room(self, text: str) -> None:
+        """Refuse a user's write that could pass the graph's property-key numbering
+        (``falkordb/property_keys.py``). The keys are read once per store and counted up
+        by what each write could add; read again only when that bound comes near the limit
+        (a graph holds a few dozen keys: one read per process, nearly always)."""
+        could_add = property_keys.names_in(text)
+        bound = self._property_keys_bound
+        if bound is None or bound + could_add >= property_keys.MAX_PROPERTY_KEYS // 2:
+            bound = 0
+            if self.graph_exists():
+                with _server_lost_is_server_error(self._server):
+                    rows = self._g.ro_query(
+                        "CALL db.propertyKeys() YIELD propertyKey RETURN count(propertyKey)"
+                    ).result_set
+                bound = int(rows[0][0]) if rows else 0
+        property_keys.check_room(bound, text)
+        self._property_keys_bound = bound + could_add
 
     def _drop_unique(self, steps: Sequence[dialect.DDLStep]) -> None:
         """Send the ``drop-unique`` steps of ``steps`` (the schema's others are not these)."""
