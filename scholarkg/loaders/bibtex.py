@@ -89,7 +89,7 @@ _ARXIV_IN_JOURNAL = re.compile(
     r"^(?:arxiv\s+preprint\s+|corr\s+abs/|arxiv\s*[:/]\s*)(?:arxiv\s*:\s*)?(\S+)$", re.I
 )
 _ARXIV_URL = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)/?$", re.I)
-_DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/", re.I)
+_DOI_URL = re.compile(r"^https?://(?:(?:(?:dx|www)\.)?doi\.org|doi\.acm\.org)/", re.I)
 #: ``@article{key,`` / ``@misc(key,``: a failed block's type and key, read off its text
 _HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^\s,{}()]+)\s*,")
 #: where a field of a failed block starts: ``, name =`` (or the first, after the key)
@@ -122,8 +122,93 @@ def read_bibliography(path: Path) -> Iterator[SourceGroup]:
     failed = sorted(library.failed_blocks, key=_line_of)
     if failed:
         raise _failed_block_error(failed[0], path)
+    _join_concatenations(library, path)
     groups = [(_line_of(e), parse_entry(e, path=path)) for e in library.entries]
     yield from _keys_of_one_work_together(groups)
+
+
+#: BibTeX's own month macros (``month = jan``), which a file need not define
+_MONTH_MACROS = {
+    m[:3]: m
+    for m in ("january", "february", "march", "april", "may", "june", "july", "august",
+              "september", "october", "november", "december")
+}  # fmt: skip
+
+
+def _join_concatenations(library: Library, path: Path) -> None:
+    """Join BibTeX's ``#`` concatenations in place: ``title = "Notes on " # "the Engine"``,
+    ``journal = conf # {Royal Society}`` (``@string`` macros, BibTeX's month names, braced and
+    quoted parts and numbers), in ``@string`` definitions too.
+
+    Why here: bibtexparser 2.1 resolves a value that is one macro, but leaves a
+    concatenation as written, so the graph held ``"Notes on " # "the Engine"``, quotes
+    included, and JabRef's ``author = Patterson # { and } # Arvind # …`` was one author of
+    that name. Only a value written without enclosing braces or quotes is an expression
+    (``removed_enclosing``: ``no-enclosing``); a ``#`` inside ``{…}`` or ``"…"`` is text
+    (a URL's anchor). An undefined macro is an error naming the entry and field: BibTeX
+    itself refuses it, and a guess would store the macro's name as text."""
+    strings: dict[str, str] = {}
+    for block in library.strings:
+        value = block.value if isinstance(block.value, str) else str(block.value)
+        if "#" in value and _is_expression(block, "value"):
+            value = _joined(value, strings) or value
+        strings[block.key.lower()] = value
+    for entry in library.entries:
+        for field in entry.fields:
+            if isinstance(field.value, str) and "#" in field.value:
+                if not _is_expression(entry, field.key):
+                    continue
+                joined = _joined(field.value, strings)
+                if joined is None:
+                    raise InputError(
+                        f"entry {entry.key!r}: a concatenation names a macro no @string "
+                        f"defines: {field.value[:80]!r}",
+                        path=path,
+                        line=_line_of(entry),
+                        field=field.key,
+                    )
+                field.value = joined
+
+
+def _is_expression(block: Block, key: str) -> bool:
+    """Whether ``block``'s ``key`` was written bare (a macro, a number or a concatenation),
+    not in braces or quotes (bibtexparser's ``removed_enclosing`` metadata)."""
+    enclosing = block.parser_metadata.get("removed_enclosing") or {}
+    if isinstance(enclosing, str):  # an @string block: its one value's enclosing
+        return enclosing == "no-enclosing"
+    return bool(enclosing.get(key, "no-enclosing") == "no-enclosing")
+
+
+def _joined(value: str, strings: Mapping[str, str]) -> str | None:
+    """The text of the concatenation ``value`` (parts split at each ``#`` outside braces and
+    quotes); ``None`` when a part is a macro ``strings`` does not define."""
+    parts: list[str] = []
+    depth, quoted, start = 0, False, 0
+    for i, c in enumerate(value):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == '"' and depth == 0:
+            quoted = not quoted
+        elif c == "#" and depth == 0 and not quoted:
+            parts.append(value[start:i])
+            start = i + 1
+    parts.append(value[start:])
+    out: list[str] = []
+    for raw in parts:
+        part = raw.strip()
+        if len(part) >= 2 and (part[0], part[-1]) in (("{", "}"), ('"', '"')):
+            out.append(part[1:-1])
+        elif part.isdigit():
+            out.append(part)
+        elif (name := part.lower()) in strings:
+            out.append(strings[name])
+        elif name in _MONTH_MACROS:
+            out.append(_MONTH_MACROS[name].capitalize())
+        else:
+            return None
+    return "".join(out)
 
 
 def _keys_of_one_work_together(groups: Sequence[SourceGroup]) -> Sequence[SourceGroup]:

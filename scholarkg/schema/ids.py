@@ -39,7 +39,12 @@ from scholarkg.textnorm import normalize_text as normalize_text
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$")
 _ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
-_DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+#: how a DOI is written before its ``10.``: ``doi:``, a doi.org URL, or ACM's own resolver
+#: (``http://doi.acm.org/10.1145/…``, which older ACM Digital Library exports write in the
+#: ``doi`` field of a .bib: a real JabRef test file holds a dozen)
+_DOI_PREFIX = re.compile(
+    r"^(?:doi:\s*|https?://(?:(?:dx|www)\.)?doi\.org/|https?://doi\.acm\.org/)", re.IGNORECASE
+)
 _SPACE = re.compile(r"\s+")
 
 

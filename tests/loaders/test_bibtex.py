@@ -130,6 +130,33 @@ def test_names_braces_accents_and_others(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_concatenations_are_joined_and_a_hash_inside_braces_is_text(tmp_path: Path) -> None:
+    """``#`` joins macros, BibTeX's month names, braced and quoted parts and numbers, in
+    ``@string`` definitions too (bibtexparser 2.1 left them as written: a title stored with
+    its quotes and ``#``, JabRef's ``author = Patterson # { and } # Arvind`` one author); an
+    undefined macro is an error naming the field; ACM's DOI resolver URL is a DOI."""
+    text = r"""@string{conf = "Proc. of"}
+@string{Pat = {Patterson}}
+@string{full = conf # " the Society"}
+@article{a, title = "Notes on " # "the Engine", journal = conf # { Royal {S}ociety},
+  author = Pat # { and Babbage, Charles}, year = 2020, url = {http://x.org/#anchor},
+  doi = {http://doi.acm.org/10.1145/1137627.1137631}}
+@article{b, title = {Two}, year = 2021, journal = full # " " # 2021 # { (} # mar # {)}}
+"""
+    [first, second] = groups(write(tmp_path / "c.bib", text))
+    paper = paper_of(first)
+    assert (paper.title, paper.venue, paper.url) == (
+        "Notes on the Engine", "Proc. of Royal Society", "http://x.org/#anchor"
+    )  # fmt: skip
+    assert paper.doi == "10.1145/1137627.1137631"
+    assert [r.name for r in first if isinstance(r, Author)] == ["Patterson", "Charles Babbage"]
+    assert paper_of(second).venue == "Proc. of the Society 2021 (March)"
+    bad = write(tmp_path / "bad.bib", '@article{c,\n title = "A" # nomacro, year = 2020}\n')
+    with pytest.raises(InputError) as err:
+        groups(bad)
+    assert (err.value.line, err.value.field) == (1, "title") and "nomacro" in err.value.message
+
+
 def test_month_and_biblatex_date_give_the_date_as_precise_as_the_entry(tmp_path: Path) -> None:
     text = (
         "@article{m, title={A}, year=2020, month=may}\n"
