@@ -165,9 +165,12 @@ def refuse_if_nothing_read(summary: LoadSummary, report: SkipReport) -> None:
     naming the file, how many lines were skipped and the first reason."""
     from scholarkg.errors import InputError
 
+    # per file, not per step: two steps may read one file (S2's papers, then the reference
+    # lists they hold), and the second storing nothing is no reason to call the file empty
+    stored = {s.source for s in summary.stats if s.records or s.skipped_on_resume}
     for stats in summary.stats:
         skipped = report.counts.get(stats.source, 0)
-        if stats.records or stats.skipped_on_resume or not skipped:
+        if stats.source in stored or not skipped:
             continue
         first = next((e for e in report.examples if e.path == stats.source), None)
         why = f"; the first: line {first.line}: {first.reason}" if first else ""

@@ -361,6 +361,8 @@ def _paper_objects(path: Path, report: SkipReport) -> Iterator[tuple[int, dict[s
         for number, item in enumerate(items, start=1):
             if isinstance(item, dict):
                 yield number, item
+            elif item is None:  # the Graph API's /paper/batch: an id it knows no paper of
+                report.skip(path, number, "null: no paper (S2 knows none for that id)")
             else:
                 report.skip(path, number, "expected a paper object")
         return
@@ -542,7 +544,7 @@ def read_graph_api_citations(
     paper) or naming a paper the graph does not hold is counted, not loaded. Only a file in
     the Graph API's spelling gets this step (``dataset_path``); a ``.json`` response is
     parsed once for both steps (``_json_document``)."""
-    quiet = SkipReport()  # the papers step reported this file's bad lines already
+    quiet = SkipReport(quiet=True)  # the papers step reported this file's bad lines already
 
     def parse() -> Iterator[_Pending]:
         for line, obj in _paper_objects(path, quiet):
@@ -897,7 +899,7 @@ def _has_reference_lists(path: Path) -> bool:
     file: a Graph API file without lists gets a second pass that finds none, said by no
     warning (``Step.reread``)."""
     try:
-        for _, obj in _paper_objects(path, SkipReport()):
+        for _, obj in _paper_objects(path, SkipReport(quiet=True)):
             return "corpusid" not in obj
     except InputError:
         return False  # the papers step reports the file

@@ -47,6 +47,9 @@ class SkipReport:
     #: valid lines whose records could not all be stored, by reason (e.g. "cited paper not
     #: loaded"): normal in the S2 data, so counted rather than listed
     dropped: dict[str, int] = field(default_factory=dict)
+    #: a report of a second pass over a file another report covers: it counts, but says
+    #: nothing (the same bad line was printed once per pass)
+    quiet: bool = False
 
     def drop(self, reason: str, n: int = 1) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + n
@@ -57,7 +60,8 @@ class SkipReport:
         entry = SkippedLine(key, line, reason, field)
         if len(self.examples) < KEEP_EXAMPLES:
             self.examples.append(entry)
-        log.warning("skipped %s", entry)
+        if not self.quiet:
+            log.warning("skipped %s", entry)
 
     def skip_error(self, err: InputError, *, path: str | Path, line: int) -> None:
         self.skip(err.path or path, err.line or line, err.message, err.field)

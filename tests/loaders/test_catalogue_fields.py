@@ -90,6 +90,26 @@ def test_load_s2_reads_the_graph_api_paper_json(
     assert sorted(r["id"] for r in authors) == [f"s2author:9{n}" for n in (1, 2, 3, 4)]
 
 
+def test_a_paper_batch_answer_with_nulls_loads_its_papers_and_counts_the_nulls(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """``POST /graph/v1/paper/batch`` answers ``null`` for an id S2 knows no paper of: the
+    papers load, the null is counted once, and the load ends 0 (a real answer ended 3,
+    "nothing stored", with its papers stored: the reference-list step of the same file,
+    which found no list, was taken for the file)."""
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps([None, _graph_api_paper(1), _graph_api_paper(2)]))
+    res = runner.invoke(app, ["load", "s2", "--papers", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "batch.json: 1 malformed line(s) skipped" in res.output
+    assert "batch.json:1: null: no paper" in res.output
+    assert store.counts().nodes.get("Paper") == 2
+    only_null = tmp_path / "none.json"
+    only_null.write_text("[null]")
+    res = runner.invoke(app, ["load", "s2", "--papers", str(only_null)])
+    assert res.exit_code != 0 and "nothing stored" in str(res.exception)
+
+
 def test_load_s2_refuses_graph_api_papers_without_a_corpus_id(
     graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
