@@ -123,7 +123,12 @@ def read_bibliography(path: Path) -> Iterator[SourceGroup]:
     if failed:
         raise _failed_block_error(failed[0], path)
     _join_concatenations(library, path)
-    groups = [(_line_of(e), parse_entry(e, path=path)) for e in library.entries]
+    _inherit_fields(library)
+    groups = [
+        (_line_of(e), parse_entry(e, path=path))
+        for e in library.entries
+        if e.entry_type.lower() not in _NOT_WORKS
+    ]
     yield from _keys_of_one_work_together(groups)
 
 
@@ -168,6 +173,54 @@ def _join_concatenations(library: Library, path: Path) -> None:
                         field=field.key,
                     )
                 field.value = joined
+
+
+#: biblatex entry types that describe no work: ``@set`` groups other entries, ``@xdata``
+#: holds fields other entries take (``_inherit_fields``); read as works they were refused
+#: for want of a title (biblatex's own example file, whole)
+_NOT_WORKS = frozenset({"set", "xdata"})
+#: fields an entry never takes from its ``crossref`` parent or ``xdata``: its identifiers
+#: (a chapter is not its book: a DOI taken from the parent would make them one work) and
+#: the links themselves
+_NOT_INHERITED = frozenset(
+    {"crossref", "xdata", "ids", "doi", "eprint", "archiveprefix", "eprinttype", "url",
+     "entryset", "isbn"}
+)  # fmt: skip
+#: parent types whose ``title`` is a child's ``booktitle`` (biblatex's inheritance rules;
+#: BibTeX's styles do the same for ``@inproceedings`` under ``@proceedings``)
+_CONTAINERS = frozenset(
+    {"proceedings", "book", "collection", "reference", "mvbook", "mvcollection",
+     "mvproceedings", "mvreference", "periodical"}
+)  # fmt: skip
+
+
+def _inherit_fields(library: Library) -> None:
+    """Give each entry the fields it lacks from its ``crossref`` parent and its ``xdata``
+    entries, as BibTeX and biblatex do: ``@inproceedings{c, crossref = {P}}`` takes the
+    year, and the proceedings' title as its ``booktitle``, from ``@proceedings{P}``.
+
+    Why: an entry read alone lost them (stored with no year or venue, so its title-and-year
+    id could never meet a catalogue's record of the work), and one whose title is its
+    parent's was refused with its whole file (JabRef's test files). Identifiers are never
+    taken (``_NOT_INHERITED``). A parent the file does not hold gives nothing: BibTeX
+    warns, and the entry loads with what it has."""
+    by_key = {e.key.lower(): e for e in library.entries}
+    for entry in library.entries:
+        have = {f.key.lower(): f.value for f in entry.fields}
+        parents = [str(have["crossref"]).strip()] if have.get("crossref") else []
+        parents += [k.strip() for k in str(have.get("xdata") or "").split(",") if k.strip()]
+        for key in parents:
+            parent = by_key.get(key.lower())
+            if parent is None or parent is entry:
+                continue
+            fields = {f.key.lower(): f.value for f in parent.fields}
+            taken = dict(fields)
+            if parent.entry_type.lower() in _CONTAINERS and "title" in fields:
+                taken["booktitle"] = fields.get("booktitle", fields["title"])
+            for name, value in taken.items():
+                if name not in have and name not in _NOT_INHERITED:
+                    entry.set_field(Field(name, value))
+                    have[name] = value
 
 
 def _is_expression(block: Block, key: str) -> bool:

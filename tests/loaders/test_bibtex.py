@@ -157,6 +157,31 @@ def test_concatenations_are_joined_and_a_hash_inside_braces_is_text(tmp_path: Pa
     assert (err.value.line, err.value.field) == (1, "title") and "nomacro" in err.value.message
 
 
+def test_crossref_and_xdata_fields_are_inherited_and_set_entries_are_no_works(
+    tmp_path: Path,
+) -> None:
+    """As BibTeX and biblatex read them: an entry takes the fields it lacks from its
+    ``crossref`` parent (the proceedings' title as its ``booktitle``) and its ``xdata``,
+    never the parent's identifiers; ``@set`` and ``@xdata`` describe no work (biblatex's
+    example file was refused whole for want of their titles, a JabRef ``@InBook`` whose
+    title is its book's too)."""
+    text = r"""@set{both, entryset = {chapter, book}}
+@xdata{pub, publisher = {Pub}, year = 1999}
+@inproceedings{chapter, author = {Westfahl, Gary}, title = {The Frontier}, crossref = {book}}
+@proceedings{book, title = {Space and Beyond}, year = 2000, doi = {10.1000/book}}
+@inbook{einstein, crossref = {book}, pages = {1--9}}
+@article{data, title = {Own}, xdata = {pub}, doi = {10.1000/own}}
+"""
+    recs = groups(write(tmp_path / "x.bib", text))
+    papers = {p.title: p for p in map(paper_of, recs)}
+    chapter = papers["The Frontier"]
+    assert (chapter.year, chapter.venue, chapter.doi) == (2000, "Space and Beyond", None)
+    assert papers["Own"].year == 1999 and papers["Own"].doi == "10.1000/own"
+    # the book, and the @inbook that is its title (one work by title and year: two keys)
+    assert sorted(papers) == ["Own", "Space and Beyond", "The Frontier"]
+    assert len(recs) == 4
+
+
 def test_month_and_biblatex_date_give_the_date_as_precise_as_the_entry(tmp_path: Path) -> None:
     text = (
         "@article{m, title={A}, year=2020, month=may}\n"
