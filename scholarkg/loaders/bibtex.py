@@ -386,7 +386,9 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
     date = _date(raw, year)
     title = text.get("title")
     if title is None and doi is None and arxiv is None:
-        raise fail("needs a title, a DOI or an arXiv id (it has none)", "title")
+        parent = _clean(raw.get("crossref"))
+        lost = f"; its crossref parent {parent!r} is not in this file" if parent else ""
+        raise fail(f"needs a title, a DOI or an arXiv id (it has none{lost})", "title")
     venue = text.get("journal") or text.get("booktitle")
     if venue and _ARXIV_IN_JOURNAL.match(venue):
         venue = None  # "arXiv preprint arXiv:…" names the id, not a venue
