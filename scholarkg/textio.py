@@ -92,6 +92,13 @@ def not_utf8(
     else:
         column = start + 1
     bad = data[start : start + 1].hex().upper()
+    if line == 1 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16's byte-order mark
+        return InputError(
+            "not UTF-8 text: UTF-16 (it starts with UTF-16's byte-order mark); convert the "
+            "file to UTF-8, e.g. 'iconv -f UTF-16 -t UTF-8'",
+            path=path,
+            line=line,
+        )
     return InputError(
         f"not UTF-8 text: byte 0x{bad} at column {column} (counted in bytes); "
         "convert the file to UTF-8, e.g. 'iconv -f WINDOWS-1252 -t UTF-8'",

@@ -80,6 +80,18 @@ def test_not_utf8_is_an_input_error(tmp_path: Path) -> None:
         list(iter_jsonl(path))
 
 
+def test_utf16_is_named_as_such_with_the_conversion_that_works(tmp_path: Path) -> None:
+    """A UTF-16 export (JabRef writes them) was told to convert from Windows-1252, which
+    gives garbage: its byte-order mark says what it is."""
+    for name, encoding in (("le.bib", "utf-16"), ("be.bib", "utf-16-be")):
+        path = tmp_path / name
+        data = "@article{a, title={T}}\n".encode(encoding)
+        path.write_bytes(data if encoding == "utf-16" else b"\xfe\xff" + data)
+        with pytest.raises(InputError, match="iconv -f UTF-16 -t UTF-8") as err:
+            list(iter_lines(path))
+        assert err.value.line == 1
+
+
 def test_read_json_object(tmp_path: Path) -> None:
     good = tmp_path / "m.json"
     good.write_text('{\n  "a": 1\n}\n', encoding="utf-8")
