@@ -70,6 +70,7 @@ from scholarkg.store.cypher_common import (
 from scholarkg.store.cypher_text import (
     ShapeLimits,
     check_shape,
+    has_load_csv,
     subquery_expressions,
     views,
     writes,
@@ -1697,9 +1698,13 @@ class FalkorDBStore(BatchWriteStore):
                 raise limited.reply
             res = QueryResult(self._g, limited.reply)
         except redis.exceptions.ResponseError as err:
+            if allow_writes and writes(query):
+                self._fold_log_after_user_write()
             raise self._user_error(err, query) from err
         except RecursionError:
             raise QueryLimitExceeded("a value in the reply is nested too deep to show") from None
+        if allow_writes and has_load_csv(query):
+            self._fold_log_after_user_write()
         if res.indices_created or res.indices_deleted:
             # returned once the index is usable, as ``schema apply`` does: FalkorDB builds it
             # in the background, and a write meanwhile scans the label per row (or, while a
@@ -1730,6 +1735,23 @@ class FalkorDBStore(BatchWriteStore):
             constraints = dialect.list_constraints(self._g)
             self._drop_unique(dialect.plan_schema(self._schema, [], constraints))
         self._key_constraints_checked = True
+
+    def _fold_log_after_user_write(self) -> None:
+        """Rewrite the server's log from the graph in memory (an AOF rewrite) after a
+        user's write that failed, or read a CSV file.
+
+        Why: FalkorDB 4.16 logs a write as its query text (or its effects), and a restart
+        replays the log. A write that fails part-way can leave what it did before the error
+        in memory but not in the log (``CREATE (x:T) DELETE x MERGE (:T)<-[:A]-(:T) DELETE
+        x CREATE (x)-[:B]->()`` keeps a node; upstream FalkorDB issues 2235 and 2201), and a
+        ``LOAD CSV`` is replayed by reading its file again, which may be gone. Either way the
+        next restart after a crash replayed a log that no longer matched (a later write's
+        effects named the node that was not there) and crashed, at every start: the store
+        never came back (found by a crash hunt). A log rewritten from memory holds what the
+        graph holds. Failed writes and CSV reads by hand are rare; a rewrite takes seconds
+        on a large graph."""
+        with _server_lost_is_server_error(self._server):
+            self.compact()
 
     def _check_property_key_room(self, text: str) -> None:
         """Refuse a user's write that could pass the graph's property-key numbering
