@@ -173,11 +173,11 @@ def test_crossref_and_xdata_fields_are_inherited_and_set_entries_are_no_works(
 @article{data, title = {Own}, xdata = {pub}, doi = {10.1000/own}}
 """
     recs = groups(write(tmp_path / "x.bib", text))
-    papers = {p.title: p for p in map(paper_of, recs)}
+    papers = {str(p.title): p for p in map(paper_of, recs)}
     chapter = papers["The Frontier"]
     assert (chapter.year, chapter.venue, chapter.doi) == (2000, "Space and Beyond", None)
     assert papers["Own"].year == 1999 and papers["Own"].doi == "10.1000/own"
-    # the book, and the @inbook that is its title (one work by title and year: two keys)
+    # the book, and the @inbook whose title is the book's (read as a work of that title)
     assert sorted(papers) == ["Own", "Space and Beyond", "The Frontier"]
     assert len(recs) == 4
 

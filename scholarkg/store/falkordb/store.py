@@ -76,6 +76,7 @@ from scholarkg.store.cypher_text import (
     writes,
 )
 from scholarkg.store.falkordb import dialect, pending_changes, property_keys
+from scholarkg.store.falkordb.crash_shapes import check_crash_shapes
 from scholarkg.store.falkordb.index_options import check_index_definitions
 from scholarkg.store.falkordb.joined_rows import joined_read
 from scholarkg.store.falkordb.pending_changes import LOAD_PENDING_CHANGES
@@ -1369,6 +1370,7 @@ class FalkorDBStore(BatchWriteStore):
         text = header + query
         check_shape(text, self.shape_limits)
         check_index_definitions(text)  # an index the server cannot build would down it for good
+        check_crash_shapes(text)
         return text
 
     def server_timeout_ms(self) -> int | None:
