@@ -124,12 +124,39 @@ def read_bibliography(path: Path) -> Iterator[SourceGroup]:
         raise _failed_block_error(failed[0], path)
     _join_concatenations(library, path)
     _inherit_fields(library)
-    groups = [
-        (_line_of(e), parse_entry(e, path=path))
-        for e in library.entries
-        if e.entry_type.lower() not in _NOT_WORKS
-    ]
+    groups: list[SourceGroup] = []
+    errors: list[InputError] = []
+    for entry in library.entries:
+        if entry.entry_type.lower() in _NOT_WORKS:
+            continue
+        try:
+            groups.append((_line_of(entry), parse_entry(entry, path=path)))
+        except InputError as err:
+            errors.append(err)
+    if errors:
+        raise _first_of(errors)
     yield from _keys_of_one_work_together(groups)
+
+
+def _first_of(errors: Sequence[InputError]) -> InputError:
+    """The first bad entry's error, saying where the others are: the whole file is checked
+    before anything is written, so a user fixing a file with a dozen bad entries (a real
+    JabRef test file has 12) learns of them all at once, not one run at a time."""
+    first = errors[0]
+    if len(errors) == 1:
+        return first
+    lines = ", ".join(str(e.line) for e in errors[1:11]) + (", …" if len(errors) > 11 else "")
+    more = (
+        "1 more bad entry, on line"
+        if len(errors) == 2
+        else f"{len(errors) - 1} more bad entries, on lines"
+    )
+    return InputError(
+        f"{first.message} (and {more} {lines})",
+        path=first.path,
+        line=first.line,
+        field=first.field,
+    )
 
 
 #: BibTeX's own month macros (``month = jan``), which a file need not define

@@ -289,6 +289,17 @@ def test_orcid_numbers_give_each_named_author_their_id(tmp_path: Path) -> None:
     assert ends == [a[2] for a in authors]
 
 
+def test_every_bad_entry_of_a_file_is_named_at_once(tmp_path: Path) -> None:
+    text = "".join(
+        f"@article{{k{i}, title={{T{i}}}, year={{{'in press' if i % 2 else 2020}}}}}\n"
+        for i in range(6)
+    )
+    with pytest.raises(InputError) as err:
+        groups(write(tmp_path / "many.bib", text))
+    assert (err.value.line, err.value.field) == (2, "year")
+    assert err.value.message.endswith("(and 2 more bad entries, on lines 4, 6)")
+
+
 # --------------------------------------------------------------------------- the graph
 
 
