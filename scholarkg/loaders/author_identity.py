@@ -484,13 +484,18 @@ class AuthorResolver:
                 self.aligned += 1
                 a = loose[rec_id]
                 if has_id(a):
-                    keys = author_keys(a) - {aid}
-                    self._keys += [(k, aid) for k in sorted(keys)]
-                    self._recent.update(dict.fromkeys(keys, aid))
-                    extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
-                    if extra:
-                        self._fills.append((aid, extra))
+                    self._join(a, aid)
         return out
+
+    def _join(self, a: Author, aid: str) -> None:
+        """``a``'s ids and what it says beyond them go to ``aid``, the node it was aligned
+        to by name (written with the chunk's other kept ids: :meth:`_write_pending`)."""
+        keys = author_keys(a) - {aid}
+        self._keys += [(k, aid) for k in sorted(keys)]
+        self._recent.update(dict.fromkeys(keys, aid))
+        extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
+        if extra:
+            self._fills.append((aid, extra))
 
     def _by_name(
         self,
@@ -577,12 +582,7 @@ class AuthorResolver:
             for rec_id, aid in aligned.items():
                 a = authors[rec_id]
                 if has_id(a):  # an iD the graph does not know (_orcid_only_new)
-                    keys = author_keys(a) - {aid}
-                    self._keys += [(k, aid) for k in sorted(keys)]
-                    self._recent.update(dict.fromkeys(keys, aid))
-                    extra = {k: v for k, v in a.properties().items() if k not in _NOT_FILLED}
-                    if extra:
-                        self._fills.append((aid, extra))
+                    self._join(a, aid)
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
             # its name-only authors join the work's list for the chunk's later records of the
