@@ -92,6 +92,8 @@ _ARXIV_URL = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.
 _DOI_URL = re.compile(r"^https?://(?:(?:(?:dx|www)\.)?doi\.org|doi\.acm\.org)/", re.I)
 #: ``@article{key,`` / ``@misc(key,``: a failed block's type and key, read off its text
 _HEAD = re.compile(r"@\s*(\w+)\s*[{(]\s*([^\s,{}()]+)\s*,")
+#: ``@techreport{ author = {…},``: an entry whose first field stands where its key belongs
+_KEYLESS = re.compile(r"\s*@\s*(\w+)\s*[{(]\s*([A-Za-z][\w:+.-]*)\s*=")
 #: where a field of a failed block starts: ``, name =`` (or the first, after the key)
 _FIELD_AT = re.compile(r"[,{(]\s*([A-Za-z][\w:+.-]*)\s*=")
 _ESCAPED_BRACE = re.compile(r"\\[{}]")
@@ -365,6 +367,13 @@ def _failed_block_error(block: Block, path: Path) -> InputError:
         )
     raw = block.raw or ""
     head = _HEAD.search(raw)
+    if head is None and (keyless := _KEYLESS.match(raw)):
+        return InputError(
+            f"an @{keyless[1]} entry without a citation key (its first field, {keyless[2]!r}, "
+            "comes where the key belongs): give it one, '@article{key, …'",
+            path=path,
+            line=line,
+        )
     name = f"entry {head[2]!r}" if head else "an entry"
     return InputError(
         f"{name}: not readable BibTeX (unbalanced braces or quotes, or a missing comma "

@@ -289,6 +289,15 @@ def test_orcid_numbers_give_each_named_author_their_id(tmp_path: Path) -> None:
     assert ends == [a[2] for a in authors]
 
 
+def test_an_entry_without_a_citation_key_is_named_as_such(tmp_path: Path) -> None:
+    """JabRef writes such entries (``@techreport{`` then the fields): the error blamed an
+    unbalanced field, which it is not."""
+    text = "@misc{ok, title={x}}\n\n@techreport{\n  author = {Lovelace, Ada},\n  title = {T}\n}\n"
+    with pytest.raises(InputError, match="without a citation key") as err:
+        groups(write(tmp_path / "keyless.bib", text))
+    assert err.value.line == 3 and "'author'" in err.value.message
+
+
 def test_every_bad_entry_of_a_file_is_named_at_once(tmp_path: Path) -> None:
     text = "".join(
         f"@article{{k{i}, title={{T{i}}}, year={{{'in press' if i % 2 else 2020}}}}}\n"
