@@ -356,10 +356,13 @@ def _paper_objects(path: Path, report: SkipReport) -> Iterator[tuple[int, dict[s
         doc = _json_document(path)
         if isinstance(doc, dict) and isinstance(doc.get("data"), list):
             items: list[Any] = doc["data"]
+        elif isinstance(doc, dict) and isinstance(doc.get("recommendedPapers"), list):
+            items = doc["recommendedPapers"]  # the Recommendations API's answer: papers
         else:
             items = doc if isinstance(doc, list) else [doc]
         for number, item in enumerate(items, start=1):
             if isinstance(item, dict):
+                _refuse_pair(item, path, number)
                 yield number, item
             elif item is None:  # the Graph API's /paper/batch: an id it knows no paper of
                 report.skip(path, number, "null: no paper (S2 knows none for that id)")
@@ -371,11 +374,25 @@ def _paper_objects(path: Path, report: SkipReport) -> Iterator[tuple[int, dict[s
         if isinstance(page, list) and "corpusid" not in obj and "paperId" not in obj:
             for item in page:
                 if isinstance(item, dict):
+                    _refuse_pair(item, path, line)
                     yield line, item
                 else:
                     report.skip(path, line, "expected a paper object", "data")
         else:
             yield line, obj
+
+
+def _refuse_pair(item: dict[str, Any], path: Path, line: int) -> None:
+    """A ``/paper/{id}/citations`` or ``/references`` answer holds citing/cited pairs, not
+    papers; read as papers it was refused for a missing corpus id, which misled."""
+    for key, endpoint in (("citingPaper", "citations"), ("citedPaper", "references")):
+        if key in item and "paperId" not in item:
+            raise InputError(
+                f"an S2 Graph API /paper/{{id}}/{endpoint} answer ({key} pairs), not papers: "
+                "ask /paper/batch with fields=corpusId,…,references.corpusId,"
+                "citations.corpusId for the papers and their lists",
+                path=path, line=line, field=key,
+            )  # fmt: skip
 
 
 def read_authors(path: Path, report: SkipReport) -> Iterator[Group]:

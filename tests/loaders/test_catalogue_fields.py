@@ -110,6 +110,26 @@ def test_a_paper_batch_answer_with_nulls_loads_its_papers_and_counts_the_nulls(
     assert res.exit_code != 0 and "nothing stored" in str(res.exception)
 
 
+def test_a_recommendations_answer_loads_and_a_citations_answer_is_named(
+    graph_env: str, store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """The Recommendations API answers ``{"recommendedPapers": [papers]}``: its papers load.
+    A ``/paper/{id}/citations`` answer holds ``citingPaper`` pairs: refused as what it is
+    (it was refused for a missing corpus id, which misled)."""
+    recommended = tmp_path / "recommended.json"
+    recommended.write_text(json.dumps({"recommendedPapers": [_graph_api_paper(5)]}))
+    res = runner.invoke(app, ["load", "s2", "--papers", str(recommended)])
+    assert res.exit_code == 0, res.output
+    assert store.counts().nodes.get("Paper") == 1
+    citations = tmp_path / "citations.json"
+    citations.write_text(
+        json.dumps({"data": [{"contexts": [], "citingPaper": _graph_api_paper(6)}]})
+    )
+    res = runner.invoke(app, ["load", "s2", "--papers", str(citations)])
+    assert res.exit_code != 0
+    assert "/citations answer (citingPaper pairs)" in str(res.exception)
+
+
 def test_load_s2_refuses_graph_api_papers_without_a_corpus_id(
     graph_env: str, store: FalkorDBStore, tmp_path: Path
 ) -> None:
