@@ -73,6 +73,22 @@ def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: 
     resolver.finish()
 
 
+def load_in_order(
+    store: GraphStore,
+    settings: Settings,
+    files: dict[str, tuple[Path, Reader]],
+    order: Iterable[str],
+) -> None:
+    """Load ``files`` (source name → file and reader) in ``order``, each by its own load."""
+    for name in order:
+        load(store, settings, *files[name], name)
+
+
+def bib_keys(store: GraphStore) -> list[Any]:
+    """Every Paper's ``bib_keys``, in the store's order."""
+    return [r["k"] for r in store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
+
+
 def groups(path: Path) -> list[list[Any]]:
     return [list(recs) for _, recs in bibtex.read_bibliography(path)]
 
@@ -324,8 +340,7 @@ def test_an_authors_orcid_in_a_bib_is_the_catalogues_person(
         "openalex": (write_openalex(tmp_path / "oa", [openalex_work(1)]), openalex.read_works),
         "bibtex": (write(tmp_path / "wos.bib", BIB_W1_WOS), bibtex.read_bibliography),
     }
-    for name in order:
-        load(any_store, settings, *files[name], name)
+    load_in_order(any_store, settings, files, order)
     authors = any_store.run(
         "MATCH (:Paper {openalex_id: 'W1'})-[r:AUTHORED_BY]->(a:Author) RETURN a.id AS id, "
         "a.orcid AS orcid, r.from_openalex AS oa, r.from_bibtex AS bib ORDER BY r.position, a.id"
@@ -341,8 +356,7 @@ def test_an_authors_orcid_in_a_bib_is_the_catalogues_person(
     )
     assert [r["id"] for r in orcid_nodes] == ["openalexauthor:A1", "orcid:0000-0002-0000-001X"]
     before = snapshot(any_store)
-    for name in order:
-        load(any_store, settings, *files[name], name)
+    load_in_order(any_store, settings, files, order)
     assert snapshot(any_store) == before, order
 
 
@@ -358,8 +372,7 @@ def test_an_entry_lands_on_the_openalex_work_with_one_node_per_author(
         ),
         "bibtex": (write(tmp_path / "mine.bib", BIB_W1 + BIB_W2), bibtex.read_bibliography),
     }
-    for name in order:
-        load(any_store, settings, *files[name], name)
+    load_in_order(any_store, settings, files, order)
     rows = any_store.run(
         "MATCH (p:Paper {openalex_id: 'W1'}) RETURN p.id AS id, p.title AS title, "
         "p.venue AS venue, p.source AS source, p.bib_keys AS keys"
@@ -392,8 +405,7 @@ def test_an_entry_lands_on_the_openalex_work_with_one_node_per_author(
     assert lone == [], order
     # reloading both changes nothing
     before = snapshot(any_store)
-    for name in order:
-        load(any_store, settings, *files[name], name)
+    load_in_order(any_store, settings, files, order)
     assert snapshot(any_store) == before, order
 
 
@@ -433,8 +445,7 @@ def test_an_arxiv_only_entry_and_a_title_only_entry(
         "arxiv": (write_arxiv(tmp_path / "ax.json", [arxiv_record(3)]), arxiv.read_snapshot),
         "bibtex": (write(tmp_path / "mine.bib", text), bibtex.read_bibliography),
     }
-    for name in order:
-        load(any_store, settings, *files[name], name)
+    load_in_order(any_store, settings, files, order)
     rows = any_store.run(
         "MATCH (p:Paper) OPTIONAL MATCH (p)-[r:AUTHORED_BY]->(a:Author) RETURN p.id AS id, "
         "p.title AS title, p.source AS source, collect(a.name) AS authors ORDER BY id"
@@ -509,17 +520,14 @@ def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
     thesis = write(tmp_path / "thesis.bib", entry.format(key="lovelace2024"))
     talk = write(tmp_path / "talk.bib", entry.format(key="DBLP:journals/jg/Lovelace24"))
 
-    def keys() -> list[Any]:
-        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
-
     load(any_store, settings, thesis, bibtex.read_bibliography, "thesis")
     load(any_store, settings, talk, bibtex.read_bibliography, "talk")
-    assert keys() == [
+    assert bib_keys(any_store) == [
         in_folder(tmp_path, "thesis.bib:lovelace2024", "talk.bib:DBLP:journals/jg/Lovelace24")
     ]
     write(thesis, entry.format(key="ada24"))
     load(any_store, settings, thesis, bibtex.read_bibliography, "thesis2")
-    assert keys() == [
+    assert bib_keys(any_store) == [
         in_folder(tmp_path, "talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24")
     ]
     # both files in one load (one resolver, one chunk): the same keys
@@ -536,7 +544,7 @@ def test_each_files_keys_of_a_work_are_kept_and_a_files_reload_replaces_its_own(
     steps = [step(talk), step(thesis)]
     run_steps(any_store, steps, settings=settings, batch_size=50, summary=LoadSummary())
     resolver.finish()
-    assert keys() == [
+    assert bib_keys(any_store) == [
         in_folder(tmp_path, "talk.bib:DBLP:journals/jg/Lovelace24", "thesis.bib:ada24")
     ]
 
@@ -553,19 +561,16 @@ def test_two_projects_refs_bib_keep_their_own_keys_and_a_key_named_before_folder
     first = write(tmp_path / "paperA" / "refs.bib", entry.format(key="lovelace24"))
     second = write(tmp_path / "paperB" / "refs.bib", entry.format(key="ada"))
 
-    def keys() -> list[Any]:
-        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
-
     load(any_store, settings, first, bibtex.read_bibliography, "a")
     load(any_store, settings, second, bibtex.read_bibliography, "b")
-    assert keys() == [["paperA/refs.bib:lovelace24", "paperB/refs.bib:ada"]]
+    assert bib_keys(any_store) == [["paperA/refs.bib:lovelace24", "paperB/refs.bib:ada"]]
     write(first, entry.format(key="lovelace2024"))
     load(any_store, settings, first, bibtex.read_bibliography, "a2")
-    assert keys() == [["paperB/refs.bib:ada", "paperA/refs.bib:lovelace2024"]]
+    assert bib_keys(any_store) == [["paperB/refs.bib:ada", "paperA/refs.bib:lovelace2024"]]
     # a graph loaded before keys named folders: the next refs.bib replaces the bare one
     any_store.run("MATCH (p:Paper) SET p.bib_keys = ['refs.bib:old', 'talk.bib:t']")
     load(any_store, settings, second, bibtex.read_bibliography, "b2")
-    assert keys() == [["talk.bib:t", "paperB/refs.bib:ada"]]
+    assert bib_keys(any_store) == [["talk.bib:t", "paperB/refs.bib:ada"]]
 
 
 def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
@@ -578,9 +583,6 @@ def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
     the end of its part."""
     any_store.apply_schema()
 
-    def keys() -> list[Any]:
-        return [r["k"] for r in any_store.run("MATCH (p:Paper) RETURN p.bib_keys AS k")]
-
     def entry(key: str, ids: str) -> str:
         return f"@article{{{key}, title={{Graphs}}, year={{2024}}, {ids}}}\n"
 
@@ -590,12 +592,12 @@ def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
          bibtex.read_bibliography, "a")  # fmt: skip
     load(any_store, settings, write(tmp_path / "b.bib", entry("kb", other)),
          bibtex.read_bibliography, "b")  # fmt: skip
-    assert keys() == [in_folder(tmp_path, "a.bib:ka", "b.bib:kb")]
+    assert bib_keys(any_store) == [in_folder(tmp_path, "a.bib:ka", "b.bib:kb")]
     two = entry("bydoi", "doi={10.1000/J1}") + entry(
         "byeprint", "eprint={2401.00001}, archivePrefix={arXiv}"
     )
     load(any_store, settings, write(tmp_path / "refs.bib", two), bibtex.read_bibliography, "r")
-    assert keys() == [
+    assert bib_keys(any_store) == [
         in_folder(tmp_path, "a.bib:ka", "b.bib:kb", "refs.bib:bydoi", "refs.bib:byeprint")
     ]
 
@@ -606,9 +608,9 @@ def test_every_entrys_key_stays_when_entries_land_on_one_work_by_different_ids(
     eprint = "eprint={2401.00001}, archivePrefix={arXiv}"
     load(any_store, settings, write(tmp_path / "b.bib", entry("kb", eprint)),
          bibtex.read_bibliography, "b2")  # fmt: skip
-    two_works = sorted(map(tuple, keys()))
+    two_works = sorted(map(tuple, bib_keys(any_store)))
     assert two_works == [tuple(in_folder(tmp_path, k)) for k in ("b.bib:kb", "x_a.bib:ka")]
     load(any_store, settings, write(tmp_path / "c.bib", entry("kc", journal)),
          bibtex.read_bibliography, "c")  # fmt: skip
-    [merged] = keys()
+    [merged] = bib_keys(any_store)
     assert sorted(merged) == in_folder(tmp_path, "b.bib:kb", "c.bib:kc", "x_a.bib:ka")
