@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from scholarkg.loaders.source_rank import EDGE_MARKS
+from scholarkg.loaders.source_rank import EDGE_MARKS, source_rank
 from scholarkg.schema.records import Author, Authorship, EdgeRecord, Paper
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
@@ -164,6 +164,9 @@ class AuthorResolver:
         #: (Author id, properties): what such records say beyond a name and ids (an S2
         #: author's counts, homepage, DBLP names), filled in where the node lacks it
         self._fills: list[tuple[str, dict[str, Any]]] = []
+        #: (name-only Author id, name): the spelling of a better-ranked source aligned onto
+        #: a work's name-only Author a worse one wrote (:func:`_rank_names`)
+        self._names: list[tuple[str, str]] = []
         #: the chunk's works whose stored author lists :meth:`_by_name` read, and per work
         #: its stored ``AUTHORED_BY`` edges as (Author id, the row read: the properties an
         #: OpenAlex authorship sets, ``identity/paper_authors``)
@@ -207,10 +210,13 @@ class AuthorResolver:
         existing: set[str] | frozenset[str] = frozenset(),
         *,
         lists_of: Mapping[str, Sequence[str]] | None = None,
+        sources: Sequence[str] | None = None,
     ) -> dict[tuple[str | None, str], str]:
         """``(Paper id of the group, Author record id) → the Author id it lands on`` for the
         records that land elsewhere than their own id. ``groups``: the chunk's records per
-        source record, Paper ids already resolved; ``paper_of``: each group's Paper id.
+        source record, Paper ids already resolved; ``paper_of``: each group's Paper id;
+        ``sources``: each group's source (its record's, not the ranked Paper's; none: the
+        name-only Authors' spellings are not ranked, :meth:`_rank_names`).
 
         Called after the previous chunk was written (the resolver yields ``FLUSH`` first), so
         the ids its records brought to other nodes of their person are kept now, on nodes
@@ -230,7 +236,7 @@ class AuthorResolver:
                 if isinstance(r, Author) and r.id in moved:
                     out[(pid, r.id)] = by_id[r.id]
         if self.by_name:
-            out.update(self._by_name(groups, paper_of, by_id, existing))
+            out.update(self._by_name(groups, paper_of, by_id, existing, sources))
         elif lists_of is not None:
             out.update(self._by_work_list(groups, paper_of, lists_of, by_id))
         lists: dict[str, list[tuple[int | None, str, str]]] = {}
@@ -380,6 +386,10 @@ class AuthorResolver:
         fills, self._fills = self._fills, []
         if fills:
             fill_author_properties(self.store, fills)
+        names, self._names = self._names, []
+        if names:
+            rows = [{"id": aid, "props": {"name": name}} for aid, name in dict(names).items()]
+            self.store.run_named("identity/set_author_properties", {"rows": rows})
 
     def finish(self) -> None:
         """After the load's last write: the merges that waited for their nodes, the ids the
@@ -503,6 +513,7 @@ class AuthorResolver:
         paper_of: Sequence[str | None],
         by_id: dict[str, str],
         existing: set[str] | frozenset[str],
+        sources: Sequence[str] | None = None,
     ) -> dict[tuple[str | None, str], str]:
         """Id-less authors of a work that already lists authors: aligned to that list.
         ``existing``: the chunk's Paper ids already stored (or written by the previous
@@ -527,10 +538,16 @@ class AuthorResolver:
         rows = self._stored_lists(ask) if ask else []
         self.lists_read = set(ask)
         stored = self.stored_authorships
+        #: per stored edge of a work to a name-only Author, the best rank of the sources
+        #: that list it there (whose spelling the node holds)
+        listed_by: dict[tuple[str, str], int] = {}
         for row in rows:
             pid, aid = str(row["paper"]), str(row["id"])
             have.setdefault(pid, {})[aid] = (row["position"], row["name"])
             stored.setdefault(pid, []).append((aid, row))
+            if _name_only(aid):
+                rank = _listing_rank(row)
+                listed_by[(pid, aid)] = min(rank, listed_by.get((pid, aid), rank))
         for pid, entries in self._recent_lists.items():
             for position, aid, name in entries:
                 have.setdefault(pid, {}).setdefault(aid, (position, name))
@@ -585,6 +602,8 @@ class AuthorResolver:
                     self._join(a, aid)
                 out[(pid, rec_id)] = aid
                 self.aligned += 1
+            if listed_by and sources is not None:
+                self._rank_names(sources[i], pid, authors, aligned, listed_by, out)
             # its name-only authors join the work's list for the chunk's later records of the
             # work (two records of one work in one chunk: the second is aligned to the first,
             # as it would be to the first stored; never both ways)
@@ -593,6 +612,37 @@ class AuthorResolver:
                     entry = (r.position, authors[r.end].name)
                     have.setdefault(pid, {}).setdefault(aligned.get(r.end, r.end), entry)
         return out
+
+    def _rank_names(
+        self,
+        source: str,
+        pid: str,
+        authors: Mapping[str, Author],
+        aligned: Mapping[str, str],
+        listed_by: Mapping[tuple[str, str], int],
+        out: dict[tuple[str | None, str], str],
+    ) -> None:
+        """A work's name-only Author holds the spelling of the best-ranked source listing
+        it (``SOURCE_RANK``: arXiv, Crossref, S2, OpenAlex, a ``.bib``), whatever the load
+        order: a record of a worse source than the stored edge's writes no name on the node
+        it shares (``out`` maps it onto itself: :func:`rewrite_authors` leaves its Author
+        record out), and one of a better or equal source aligned onto another's node gives
+        it its spelling (:meth:`_write_pending`).
+
+        Why: the spellings of one name (Crossref's ``L GUMLEY``, a ``.bib``'s
+        ``Gumley, L.``) give one id, so the node's name was the last record's and flipped
+        at each reload; aligned by name, it was the first one's. An Author with an id keeps
+        its own source's name: it is a person across works, not one work's listing."""
+        mine = source_rank(source)
+        for rec_id, a in authors.items():
+            target = aligned.get(rec_id, rec_id)
+            if has_id(a) or not _name_only(target) or (pid, target) not in listed_by:
+                continue
+            best = listed_by[(pid, target)]
+            if target == rec_id and mine > best:
+                out[(pid, rec_id)] = rec_id
+            elif target != rec_id and mine <= best:
+                self._names.append((target, a.name))
 
     def _without_other_orcids(
         self, aligned: dict[str, str], authors: Mapping[str, Author]
@@ -685,6 +735,15 @@ def _align(
 
 def _name_only(author_id: str) -> bool:
     return author_id.startswith("author:")
+
+
+def _listing_rank(row: Mapping[str, Any]) -> int:
+    """The best ``source_rank`` of the sources a stored ``AUTHORED_BY`` row (of
+    ``identity/paper_authors``) says list it: its ``from_*`` marks and its ``also`` record
+    keys (``<source>:<id>``). None (a graph written before the marks): the worst."""
+    ranks = [source_rank(m.removeprefix("from_")) for m in EDGE_MARKS if row.get(m) is True]
+    ranks += [source_rank(str(key).split(":", 1)[0]) for key in row.get("also") or ()]
+    return min(ranks, default=source_rank(None))
 
 
 def _orcid_only_new(a: Author, unknown: set[str]) -> bool:
@@ -809,6 +868,15 @@ def rewrite_authors(
             continue
         out.append(r)
     return out
+
+
+def source_of_group(recs: Sequence[Any]) -> str:
+    """The source of a catalogue group's record (its first Paper record that is not a stub;
+    read before identity resolution ranks the Paper's ``source``)."""
+    for r in recs:
+        if isinstance(r, Paper) and not r.is_stub():
+            return r.source or ""
+    return ""
 
 
 def paper_of_group(recs: Sequence[Any]) -> str | None:

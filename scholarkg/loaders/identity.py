@@ -58,6 +58,7 @@ from scholarkg.loaders.author_identity import (
     AuthorResolver,
     paper_of_group,
     rewrite_authors,
+    source_of_group,
 )
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
@@ -958,6 +959,7 @@ class IdentityResolver:
             paper_of,
             self._stored,
             lists_of=self._work_nodes if self.family else None,
+            sources=[source_of_group(r[1]) for r in rewritten],
         )
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:

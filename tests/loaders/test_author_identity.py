@@ -347,3 +347,50 @@ def test_an_orcid_openalex_does_not_give_joins_its_listed_person_in_any_order(
         ("openalexauthor:A2", "0000-0009-0000-0009"),
         ("orcid:0000-0003-0000-0001", "0000-0003-0000-0001"),
     ], order
+
+
+#: W1 in a researcher's .bib, its second author spelled as no catalogue spells him
+BIB_W1_GUMLEY = r"""@article{lovelace2024,
+author = {Lovelace, Ada and gumley, l.},
+title = {Graphs of the Scholarly Record},
+year = {2024},
+doi = {10.1000/J1},
+}
+"""
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(["arxiv", "crossref", "bibtex"])))
+def test_a_name_only_authors_name_is_the_best_ranked_sources_in_any_order(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    """arXiv, Crossref and a .bib each name W1's second author by name alone, spelled three
+    ways that normalise to one name (one node): the node's name is the spelling of the
+    best-ranked source that lists him (arXiv, then Crossref, then the .bib), after every
+    load and reload, whatever the order. Before, it was whichever came last, so each reload
+    flipped it and a hand-typed .bib overrode the publisher."""
+    from scholarkg.loaders import bibtex
+
+    any_store.apply_schema()
+    record = arxiv_record(1)
+    record["authors_parsed"] = [["Lovelace", "Ada", ""], ["Gumley", "L.", ""]]
+    item = crossref_item(1)
+    item["author"].append({"given": "L", "family": "GUMLEY", "sequence": "additional"})
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB_W1_GUMLEY, encoding="utf-8")
+    files: dict[str, tuple[Path, Reader]] = {
+        "arxiv": (write_arxiv(tmp_path / "ax.json", [record]), arxiv.read_snapshot),
+        "crossref": (write_crossref(tmp_path / "cr.json", [item]), crossref.read_works),
+        "bibtex": (bib, bibtex.read_bibliography),
+    }
+    spelled = {"arxiv": "L. Gumley", "crossref": "L GUMLEY", "bibtex": "l. gumley"}
+    query = (
+        "MATCH (p:Paper {doi: '10.1000/j1'})-[r:AUTHORED_BY]->(a:Author) "
+        "WHERE r.position = 1 RETURN a.name AS name"
+    )
+    loaded: list[str] = []
+    for name in [*order, *order]:  # each loaded, then each reloaded
+        load(any_store, settings, *files[name], name)
+        loaded.append(name)
+        best = min(loaded, key=["arxiv", "crossref", "bibtex"].index)
+        assert any_store.run(query) == [{"name": spelled[best]}], (order, loaded)
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 2}], order
