@@ -111,6 +111,8 @@ SLOTS: dict[str, str] = {
     "s2_paper_id": "s2paper",
 }
 _SLOT_NAMES = frozenset(SLOTS)
+#: the id scheme of a work known by its title and year alone (``schema/ids.paper_id``)
+_TITLE_KEYED = "paper:"
 _EMPTY: dict[str, Any] = {}  # read only
 _NO_ENDS: frozenset[str] = frozenset()
 
@@ -249,6 +251,8 @@ class IdentityReport:
     lookups_reused: int = 0
     #: OpenAlex records skipped: the graph or the load held a newer record of their work
     older_skipped: int = 0
+    #: works joined by their title and year alone (``IdentityResolver._title_matches``)
+    title_matches: int = 0
 
     def notes(self) -> list[str]:
         out = []
@@ -281,6 +285,11 @@ class IdentityReport:
             out.append(
                 f"{self.renamed:,} stored Paper(s) re-keyed by a better id of their work "
                 "(a reference's id, then its record's)"
+            )
+        if self.title_matches:
+            out.append(
+                f"{self.title_matches:,} record(s) joined to a stored work by title and year "
+                "(one of them known by nothing else, e.g. a .bib entry without a DOI)"
             )
         if self.older_skipped:
             out.append(
@@ -555,6 +564,9 @@ class IdentityResolver:
     #: (``AuthorResolver.send_lookup_ahead``); off only to compare
     #: (tests/loaders/test_lookup_ahead.py, tests/loaders/test_author_lookup_ahead.py)
     lookup_ahead = True
+    #: join a work known only by its title and year (a ``.bib`` entry with neither a DOI nor
+    #: an arXiv id) to the one stored work of that title and year (:meth:`_title_matches`)
+    match_titles = True
 
     def __init__(
         self,
@@ -664,6 +676,9 @@ class IdentityResolver:
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
         self._gone_ends: list[dict[str, Any]] = []
+        #: whether the graph held a work known by title alone when first asked
+        #: (:meth:`_title_keyed_works`)
+        self._graph_title_keyed: bool | None = None
 
     # -- public --------------------------------------------------------------------------
     def resolve(self, groups: Iterable[SourceGroup]) -> Iterator[Group]:
@@ -839,6 +854,8 @@ class IdentityResolver:
             # server still writes the chunk before, which this chunk's look-up waits for
             self._send_lookup_ahead(wanted | record_keys)
             found = self._lookup_with_finds(wanted, record_keys, ahead)
+            if self.match_titles:
+                found += self._title_matches(papers, found)
             settled = self._settled_references(found, record_keys, multi)
             if settled:
                 found = [row for row in found if row[0] not in settled]
@@ -1944,6 +1961,64 @@ class IdentityResolver:
 
     def _count_pruned_authorships(self, n: int) -> None:
         self.report.pruned_authorships += n
+
+    def _title_matches(
+        self, papers: Sequence[Paper], found: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, str]]:
+        """``(key, Paper id)`` rows joining works a title and a year name: a described record
+        known by nothing else (``paper:`` id: a ``.bib`` entry with neither a DOI nor an arXiv
+        id) and no stored Paper of its id, to the one stored Paper with its normalised title
+        and year; and a catalogue record with ids to the one stored work known by nothing else
+        that has its title and year (the ``.bib`` loaded first). The rows join the look-up's,
+        so the record lands on that work (its authors aligned to the work's list) or merges
+        it, as a shared DOI would. A title and year two stored works share, or one that two
+        records of the chunk name, joins nothing: the title is not an id, and a wrong join
+        would merge two works.
+
+        Why: the title-and-year id met only another title-and-year id, so a researcher's
+        entry without a DOI was a second Paper beside the catalogue's, its authors a second
+        set of people. Only the described records of a chunk are asked (one ``title_norm``
+        index seek each); the records with ids ask only while the graph holds, or the chunk
+        brings, a work known by title alone (:meth:`_title_keyed_works`)."""
+        have = {key for key, _ in found}
+        rows: list[dict[str, Any]] = []
+        ask_ids: bool | None = None
+        for p in papers:
+            if p.year is None or not p.title_norm or p.is_stub():
+                continue
+            if p.id.startswith(_TITLE_KEYED):
+                if p.id not in have:
+                    rows.append({"key": p.id, "title": p.title_norm, "year": p.year, "any": True})
+                continue
+            if ask_ids is None:
+                ask_ids = self._title_keyed_works(papers)
+            if ask_ids:
+                rows.append({"key": p.id, "title": p.title_norm, "year": p.year, "any": False})
+        if not rows:
+            return []
+        answers = self.store.run_named("identity/papers_by_title", {"rows": rows})
+        by_key: dict[str, set[str]] = {}
+        keys_of: dict[str, set[str]] = {}
+        for r in answers:
+            by_key.setdefault(str(r["key"]), set()).add(str(r["id"]))
+            keys_of.setdefault(str(r["id"]), set()).add(str(r["key"]))
+        out = [
+            (key, pid)
+            for key, ids in sorted(by_key.items())
+            if len(ids) == 1 and len(keys_of[pid := next(iter(ids))]) == 1
+        ]
+        self.report.title_matches += len(out)
+        return out
+
+    def _title_keyed_works(self, papers: Sequence[Paper]) -> bool:
+        """Whether the chunk brings, or the graph holds, a described work known by title and
+        year alone (asked of the graph once a load: none is made by a load of records with ids)."""
+        if any(p.id.startswith(_TITLE_KEYED) and not p.is_stub() for p in papers):
+            return True
+        if self._graph_title_keyed is None:
+            rows = self.store.run_named("identity/title_keyed_work", {})
+            self._graph_title_keyed = bool(rows)
+        return self._graph_title_keyed
 
     def _lookup_with_finds(
         self, wanted: set[str], record_keys: set[str], ahead: _AheadLookup | None = None

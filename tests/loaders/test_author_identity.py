@@ -394,3 +394,83 @@ def test_a_name_only_authors_name_is_the_best_ranked_sources_in_any_order(
         best = min(loaded, key=["arxiv", "crossref", "bibtex"].index)
         assert any_store.run(query) == [{"name": spelled[best]}], (order, loaded)
     assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 2}], order
+
+
+#: W1 in a researcher's .bib with neither a DOI nor an arXiv id: known by title and year
+BIB_W1_TITLE_ONLY = r"""@inproceedings{lovelace24,
+author = {Lovelace, Ada and Babbage, Charles},
+title = {Graphs of the {S}cholarly {R}ecord},
+booktitle = {Proc. Graphs},
+year = {2024},
+}
+"""
+
+
+@pytest.mark.parametrize("order", [("openalex", "bibtex"), ("bibtex", "openalex")])
+def test_a_bib_entry_known_by_title_and_year_joins_the_catalogues_work_in_either_order(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    """A .bib entry with neither a DOI nor an arXiv id (its id a hash of the title and the
+    year) is the work the catalogue holds under that normalised title and year: one Paper,
+    its authors aligned to OpenAlex's (no second Ada), the entry's citation key on it, in
+    either order and after reloads. Before, the entry was a second Paper of the work."""
+    from scholarkg.loaders import bibtex
+
+    any_store.apply_schema()
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB_W1_TITLE_ONLY, encoding="utf-8")
+    files: dict[str, tuple[Path, Reader]] = {
+        "openalex": (write_openalex(tmp_path / "oa", [openalex_work(1)]), openalex.read_works),
+        "bibtex": (bib, bibtex.read_bibliography),
+    }
+    for step, name in enumerate([*order, *order]):
+        load(any_store, settings, *files[name], name)
+        if step == 0:
+            continue  # one source so far
+        papers = any_store.run(
+            "MATCH (p:Paper) WHERE p.title_norm = 'graphs of the scholarly record' "
+            "RETURN p.id AS id, p.title AS title, p.bib_keys AS keys"
+        )
+        assert papers == [
+            {"id": "arxiv:2401.00001", "title": "Graphs of the scholarly record",
+             "keys": [f"{tmp_path.name}/refs.bib:lovelace24"]}
+        ], (order, step)  # fmt: skip
+        authors = any_store.run(
+            "MATCH (:Paper {id: 'arxiv:2401.00001'})-[r:AUTHORED_BY]->(a:Author) "
+            "RETURN a.id AS id, r.from_bibtex AS bib ORDER BY r.position"
+        )
+        assert authors == [
+            {"id": "openalexauthor:A1", "bib": True},
+            {"id": "openalexauthor:A2", "bib": True},
+        ], (order, step)
+    assert any_store.run("MATCH (a:Author) RETURN count(a) AS n") == [{"n": 2}], order
+
+
+@pytest.mark.parametrize("order", [("openalex", "bibtex"), ("bibtex", "openalex")])
+def test_a_title_two_works_share_joins_no_bib_entry(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, order: tuple[str, ...]
+) -> None:
+    """Two catalogue works of one title and year (an editorial, a reply): a .bib entry known
+    only by that title and year is neither of them (a title is no id: a wrong join would
+    merge two works), and the two stay two."""
+    from scholarkg.loaders import bibtex
+
+    any_store.apply_schema()
+    twin = openalex_work(2)
+    twin["title"] = openalex_work(1)["title"]
+    twin["publication_year"] = openalex_work(1).get("publication_year", 2024)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB_W1_TITLE_ONLY, encoding="utf-8")
+    files: dict[str, tuple[Path, Reader]] = {
+        "openalex": (
+            write_openalex(tmp_path / "oa", [openalex_work(1), twin]), openalex.read_works
+        ),
+        "bibtex": (bib, bibtex.read_bibliography),
+    }
+    for name in order:
+        load(any_store, settings, *files[name], name)
+    ids = any_store.run(
+        "MATCH (p:Paper) WHERE p.title_norm = 'graphs of the scholarly record' "
+        "RETURN p.id AS id ORDER BY id"
+    )
+    assert len(ids) == 3 and ids[-1]["id"].startswith("paper:"), (order, ids)
