@@ -463,7 +463,8 @@ def test_a_title_two_works_share_joins_no_bib_entry(
     bib.write_text(BIB_W1_TITLE_ONLY, encoding="utf-8")
     files: dict[str, tuple[Path, Reader]] = {
         "openalex": (
-            write_openalex(tmp_path / "oa", [openalex_work(1), twin]), openalex.read_works
+            write_openalex(tmp_path / "oa", [openalex_work(1), twin]),
+            openalex.read_works,
         ),
         "bibtex": (bib, bibtex.read_bibliography),
     }
