@@ -841,6 +841,8 @@ class IdentityResolver:
         entries, papers, multi, wanted = chunk.all, chunk.papers, chunk.multi, chunk.keys
         stored: dict[str, dict[str, Any]] = {}
         found: list[tuple[str, str]]
+        #: (record id, record id): two records of the chunk one title and year join
+        title_unions: list[tuple[str, str]] = []
         #: reference key → the stored Paper it settles on (:meth:`_settled_references`)
         settled: dict[str, str] = {}
         if self.family:
@@ -855,7 +857,8 @@ class IdentityResolver:
             self._send_lookup_ahead(wanted | record_keys)
             found = self._lookup_with_finds(wanted, record_keys, ahead)
             if self.match_titles:
-                found += self._title_matches(papers, found)
+                by_title, title_unions = self._title_matches(papers, found)
+                found += by_title
             settled = self._settled_references(found, record_keys, multi)
             if settled:
                 found = [row for row in found if row[0] not in settled]
@@ -880,6 +883,8 @@ class IdentityResolver:
             first = next(iter(keys))
             for k in keys:
                 union(first, k)
+        for a, b in title_unions:
+            union(a, b)
         pseudo: set[str] = set()
         recent = self._recent
         if recent and not self.family:  # a family record keeps its id: nothing to land on
@@ -1964,16 +1969,17 @@ class IdentityResolver:
 
     def _title_matches(
         self, papers: Sequence[Paper], found: Sequence[tuple[str, str]]
-    ) -> list[tuple[str, str]]:
-        """``(key, Paper id)`` rows joining works a title and a year name: a described record
-        known by nothing else (``paper:`` id: a ``.bib`` entry with neither a DOI nor an arXiv
-        id) and no stored Paper of its id, to the one stored Paper with its normalised title
-        and year; and a catalogue record with ids to the one stored work known by nothing else
-        that has its title and year (the ``.bib`` loaded first). The rows join the look-up's,
-        so the record lands on that work (its authors aligned to the work's list) or merges
-        it, as a shared DOI would. A title and year two stored works share, or one that two
-        records of the chunk name, joins nothing: the title is not an id, and a wrong join
-        would merge two works.
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """Joins a title and a year make: ``(key, stored Paper id)`` rows for the look-up's,
+        and ``(record id, record id)`` pairs of the chunk to unite. A described record known
+        by nothing else (``paper:`` id: a ``.bib`` entry with neither a DOI nor an arXiv id)
+        with no stored node of its id joins the one described work with its normalised title
+        and year, stored or another record of the chunk; a catalogue record with ids joins
+        the one stored work known by title alone with its title and year (the ``.bib`` loaded
+        first). The record then lands on that work (its authors aligned to the work's list)
+        or merges it, as a shared DOI would. A title and year two works share, or one that
+        two records name, joins nothing: the title is not an id, and a wrong join would
+        merge two works.
 
         Why: the title-and-year id met only another title-and-year id, so a researcher's
         entry without a DOI was a second Paper beside the catalogue's, its authors a second
@@ -1983,32 +1989,45 @@ class IdentityResolver:
         have = {key for key, _ in found}
         rows: list[dict[str, Any]] = []
         ask_ids: bool | None = None
+        #: (title, year) → the chunk's described records of it
+        named: dict[tuple[str, int], set[str]] = {}
         for p in papers:
             if p.year is None or not p.title_norm or p.is_stub():
                 continue
             if p.id.startswith(_TITLE_KEYED):
+                named.setdefault((p.title_norm, p.year), set()).add(p.id)
                 if p.id not in have:
                     rows.append({"key": p.id, "title": p.title_norm, "year": p.year, "any": True})
                 continue
             if ask_ids is None:
                 ask_ids = self._title_keyed_works(papers)
             if ask_ids:
+                named.setdefault((p.title_norm, p.year), set()).add(p.id)
                 rows.append({"key": p.id, "title": p.title_norm, "year": p.year, "any": False})
         if not rows:
-            return []
+            return [], []
         answers = self.store.run_named("identity/papers_by_title", {"rows": rows})
-        by_key: dict[str, set[str]] = {}
-        keys_of: dict[str, set[str]] = {}
+        candidates: dict[str, set[str]] = {}
         for r in answers:
-            by_key.setdefault(str(r["key"]), set()).add(str(r["id"]))
-            keys_of.setdefault(str(r["id"]), set()).add(str(r["key"]))
-        out = [
-            (key, pid)
-            for key, ids in sorted(by_key.items())
-            if len(ids) == 1 and len(keys_of[pid := next(iter(ids))]) == 1
-        ]
-        self.report.title_matches += len(out)
-        return out
+            candidates.setdefault(str(r["key"]), set()).add(str(r["id"]))
+        for row in rows:  # the chunk's other records of the title and year
+            if row["any"]:
+                here = named[(row["title"], row["year"])] - {row["key"]}
+                candidates.setdefault(row["key"], set()).update(here)
+        chosen = {key: next(iter(ids)) for key, ids in candidates.items() if len(ids) == 1}
+        claimed = Counter(chosen.values())
+        stored_rows: list[tuple[str, str]] = []
+        unions: list[tuple[str, str]] = []
+        in_chunk = {pid for ids in named.values() for pid in ids}
+        for key, target in sorted(chosen.items()):
+            if claimed[target] > 1:
+                continue  # two records with ids claim one work known by title: neither
+            if target in in_chunk:  # a title-only record and the chunk's record of its work
+                unions.append((key, target))
+            else:
+                stored_rows.append((key, target))
+        self.report.title_matches += len(stored_rows) + len(unions)
+        return stored_rows, unions
 
     def _title_keyed_works(self, papers: Sequence[Paper]) -> bool:
         """Whether the chunk brings, or the graph holds, a described work known by title and
