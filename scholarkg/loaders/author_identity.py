@@ -738,12 +738,20 @@ def _name_only(author_id: str) -> bool:
 
 
 def _listing_rank(row: Mapping[str, Any]) -> int:
-    """The best ``source_rank`` of the sources a stored ``AUTHORED_BY`` row (of
-    ``identity/paper_authors``) says list it: its ``from_*`` marks and its ``also`` record
-    keys (``<source>:<id>``). None (a graph written before the marks): the worst."""
-    ranks = [source_rank(m.removeprefix("from_")) for m in EDGE_MARKS if row.get(m) is True]
-    ranks += [source_rank(str(key).split(":", 1)[0]) for key in row.get("also") or ()]
+    """The best ``source_rank`` of the sources a stored ``AUTHORED_BY`` row of a name-only
+    Author says list it (``identity/paper_authors``' ``listed_by``: its marks in
+    ``_LISTING_MARKS``' order, then its ``also`` record keys, ``<source>:<id>``). None (a
+    graph written before the marks): the worst."""
+    listed = list(row.get("listed_by") or ())
+    marks, keys = listed[: len(_LISTING_MARKS)], listed[len(_LISTING_MARKS) :]
+    on = [source for source, mark in zip(_LISTING_MARKS, marks, strict=False) if mark is True]
+    ranks = [source_rank(source) for source in on]
+    ranks += [source_rank(str(key).split(":", 1)[0]) for key in keys]
     return min(ranks, default=source_rank(None))
+
+
+#: the sources of the marks ``identity/paper_authors`` lists in ``listed_by``, in its order
+_LISTING_MARKS = ("arxiv", "crossref", "s2", "bibtex", "openalex")
 
 
 def _orcid_only_new(a: Author, unknown: set[str]) -> bool:

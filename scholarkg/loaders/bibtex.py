@@ -82,12 +82,7 @@ _ORCID_PAIR = re.compile(
 )
 #: the fields whose text is LaTeX (decoded); ids and URLs are read as written, since LaTeX
 #: decoding takes a URL's ``%20`` for a comment and cuts it there
-_TEXT_FIELDS = ("title", "journal", "booktitle", "abstract", "chapter")
-#: a ``chapter`` that numbers the part (``5``, ``3.2``, ``IV``) rather than titling it
-_PART_NUMBER = re.compile(
-    r"[\d.\-\u2013\s]+|l?x{0,3}(?:ix|iv|v?i{0,3})",  # digits, or a Roman numeral to 89
-    re.IGNORECASE,
-)
+_TEXT_FIELDS = ("title", "journal", "booktitle", "abstract")
 #: ``arXiv preprint arXiv:2401.00001`` (Google Scholar's export), ``arXiv:2401.00001``,
 #: ``CoRR abs/2401.00001`` (DBLP's)
 _ARXIV_IN_JOURNAL = re.compile(
@@ -431,17 +426,6 @@ def parse_entry(entry: Entry, *, path: Path) -> list[AnyRecord | StatedMark]:
         lost = f"; its crossref parent {parent!r} is not in this file" if parent else ""
         raise fail(f"needs a title, a DOI or an arXiv id (it has none{lost})", "title")
     venue = text.get("journal") or text.get("booktitle")
-    if (
-        entry.entry_type.lower() == "inbook"
-        and "booktitle" not in raw
-        and title is not None
-        and (part := text.get("chapter"))
-        and not _PART_NUMBER.fullmatch(part)
-    ):
-        # BibTeX's @inbook: ``title`` names the book, ``chapter`` the part (biblatex's
-        # @inbook titles the part and names the book in ``booktitle``). A part the entry
-        # numbers only is read as the book: citing it cites the book
-        title, venue = part, title
     if venue and _ARXIV_IN_JOURNAL.match(venue):
         venue = None  # "arXiv preprint arXiv:…" names the id, not a venue
     url = _clean(raw.get("url"))

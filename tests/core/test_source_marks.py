@@ -38,3 +38,16 @@ def test_each_record_mark_has_its_prune_and_unmark_queries() -> None:
             path = FOLDER / f"{step}_{source}_authorships.cypher"
             assert path.exists(), path.name
         assert _marks(FOLDER / f"unmark_{source}_authorships.cypher") == {mark}
+
+
+def test_the_author_lists_read_names_every_mark_in_the_order_the_name_ranking_reads_them() -> None:
+    """``identity/paper_authors`` lists a name-only Author's marks positionally; the spelling
+    ranking (``author_identity._listing_rank``) reads them in ``_LISTING_MARKS``' order."""
+    from scholarkg.loaders.author_identity import _LISTING_MARKS
+
+    text = (FOLDER / "paper_authors.cypher").read_text(encoding="utf-8")
+    listed = re.search(r"THEN \[([^\]]*)\]", text)
+    assert listed is not None
+    order = re.findall(r"r\.from_([a-z0-9]+)", listed[1])
+    assert order == list(_LISTING_MARKS)
+    assert {f"from_{m}" for m in order} == set(EDGE_MARKS)
