@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from _tiers import NEO4J_RUNS_IN_MARKED_TIER
+from _tiers import MARKED_TIER_TESTS, NEO4J_RUNS_IN_MARKED_TIER
 
 from scholarkg import console as _console
 from scholarkg.config import Neo4jSettings, Settings, load_settings
@@ -82,6 +82,8 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     dirs). Marked here, as each item is collected: xdist reads the marks in its own
     ``pytest_collection_modifyitems``."""
     tier = tier_of(item)
+    if item.nodeid in MARKED_TIER_TESTS:
+        item.add_marker(pytest.mark.slow)  # the default suite's budget: tests/_tiers.py
     if tier == "unit" and (item.get_closest_marker("slow") or item.get_closest_marker("model")):
         return  # slow and model tests are tiers of their own: the unit tier is quick
     if item.get_closest_marker(tier) is None:
