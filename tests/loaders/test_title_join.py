@@ -196,7 +196,7 @@ def test_a_catalogue_load_into_a_graph_without_title_only_works_asks_no_title(
         asked.append(name)
         return run_named(name, params, **kw)
 
-    store.run_named = recording  # type: ignore[method-assign]
+    store.run_named = recording  # type: ignore[method-assign]  # a spy on the real store
     load(store, settings, *files["twins"], "openalex", chunk=1)
     assert asked.count("identity/title_keyed_works") == 1
     assert "identity/papers_by_title" not in asked
