@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from scholarkg.config import load_settings
+from scholarkg.config import Settings, load_settings
 from scholarkg.loaders import openalex
-from scholarkg.loaders.identity import IdentityResolver
-from scholarkg.loaders.steps import Step, run_steps
+from scholarkg.loaders.identity import IdentityResolver, SourceGroup
+from scholarkg.loaders.steps import LoadSummary, Step, run_steps
 from scholarkg.store.base import GraphStore
 
 
@@ -217,5 +218,24 @@ def load_work_by_work(
                 lambda: resolver.resolve(openalex.read_works(snapshot_part)),
                 family=False)  # fmt: skip
     run_steps(store, [step], settings=load_settings(), batch_size=1)
+    resolver.finish()
+    return resolver
+
+
+def load_source(
+    store: GraphStore,
+    settings: Settings,
+    path: Path,
+    read: Callable[[Path], Iterable[SourceGroup]],
+    kind: str,
+    *,
+    chunk: int = 50,
+) -> IdentityResolver:
+    """``path`` read by a catalogue's ``read`` (``openalex.read_works``,
+    ``bibtex.read_bibliography``…) and loaded as ``scholarkg load <kind>`` loads it: its
+    own identity resolution, in chunks of ``chunk``. Returns the resolver, for its report."""
+    resolver = IdentityResolver(store, chunk=chunk)
+    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
+    run_steps(store, [step], settings=settings, batch_size=chunk, summary=LoadSummary())
     resolver.finish()
     return resolver

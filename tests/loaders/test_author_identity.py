@@ -18,25 +18,16 @@ from _catalogue_works import (
     write_crossref,
     write_openalex,
 )
+from _catalogue_works import load_source as load
 
 from scholarkg.config import Settings
 from scholarkg.loaders import arxiv, crossref, openalex
 from scholarkg.loaders.author_identity import names_match
-from scholarkg.loaders.identity import IdentityResolver, SourceGroup
-from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.loaders.identity import SourceGroup
 from scholarkg.store.base import GraphStore
 from scholarkg.store.batch_writes import BatchWriteStore
 
 Reader = Callable[[Path], Iterable[SourceGroup]]
-
-
-def load(
-    store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str, *, chunk: int = 50
-) -> None:
-    resolver = IdentityResolver(store, chunk=chunk)
-    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
-    run_steps(store, [step], settings=settings, batch_size=chunk, summary=LoadSummary())
-    resolver.finish()
 
 
 def authors_of(store: GraphStore, arxiv_id: str) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from _catalogue_works import arxiv_record, openalex_work, write_arxiv, write_openalex
+from _catalogue_works import load_source as load
 from _cli import runner
 
 from scholarkg.cli import app
@@ -64,13 +65,6 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def load(store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str) -> None:
-    resolver = IdentityResolver(store, chunk=50)
-    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
-    run_steps(store, [step], settings=settings, batch_size=50, summary=LoadSummary())
-    resolver.finish()
 
 
 def load_in_order(

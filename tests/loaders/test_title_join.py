@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _catalogue_works import crossref_item, openalex_work, write_crossref, write_openalex
+from _catalogue_works import (
+    crossref_item,
+    openalex_work,
+    write_crossref,
+    write_openalex,
+)
+from _catalogue_works import load_source as load
 
 from scholarkg.config import Settings
 from scholarkg.loaders import bibtex, crossref, openalex
-from scholarkg.loaders.identity import IdentityResolver, SourceGroup
-from scholarkg.loaders.steps import LoadSummary, Step, run_steps
+from scholarkg.loaders.identity import SourceGroup
 from scholarkg.store.base import GraphStore
 
 Reader = Callable[[Path], Iterable[SourceGroup]]
@@ -38,16 +43,6 @@ year = {2024},
 """ + BIB_W1_TITLE_ONLY.replace("lovelace24", "nodoi")
 
 TITLE = "graphs of the scholarly record"
-
-
-def load(
-    store: GraphStore, settings: Settings, path: Path, read: Reader, kind: str, *, chunk: int = 50
-) -> IdentityResolver:
-    resolver = IdentityResolver(store, chunk=chunk)
-    step = Step(kind, path, kind, lambda: resolver.resolve(read(path)), family=False)
-    run_steps(store, [step], settings=settings, batch_size=chunk, summary=LoadSummary())
-    resolver.finish()
-    return resolver
 
 
 def papers(store: GraphStore) -> list[tuple[str, list[str]]]:
