@@ -1990,9 +1990,9 @@ class IdentityResolver:
         set of people. Asked only for the titles and years of the chunk's own title-only
         records and of the graph's (read once a load, :meth:`_title_keyed_titles`): a slice
         of OpenAlex asks nothing."""
-        found_at: dict[str, str | None] = {}
-        for key, pid in found:  # a key that names two Papers names none of them here
-            found_at[key] = pid if found_at.get(key, pid) == pid else None
+        graph_titles = self._title_keyed_titles()
+        if not graph_titles and not any(p.id.startswith(_TITLE_KEYED) for p in papers):
+            return [], []  # an OpenAlex chunk, in a graph of works with ids: nothing to ask
         #: the chunk's described records, each with its title and year
         described: list[tuple[tuple[str, int], Paper]] = [
             ((p.title_norm, p.year), p)
@@ -2000,10 +2000,13 @@ class IdentityResolver:
             if p.year is not None and p.title_norm and not p.is_stub()
         ]
         titles = {named for named, p in described if p.id.startswith(_TITLE_KEYED)}
-        if graph_titles := self._title_keyed_titles():
+        if graph_titles:
             titles |= {named for named, _ in described} & graph_titles
         if not titles:
             return [], []
+        found_at: dict[str, str | None] = {}
+        for key, pid in found:  # a key that names two Papers names none of them here
+            found_at[key] = pid if found_at.get(key, pid) == pid else None
         chunk: dict[tuple[str, int], list[Paper]] = {}
         for named, p in described:
             if named in titles:
