@@ -55,10 +55,13 @@ import os, sys, time
 from pathlib import Path
 from scholarkg.store.graph_lock import writing_graph
 with writing_graph(Path(sys.argv[1]), sys.argv[2]):
+    ready, say = os.pipe()
     child = os.fork()
     if child == 0:
+        os.write(say, b"x")  # the child runs its own code: its fork hooks have run
         time.sleep(120)
         os._exit(0)
+    os.read(ready, 1)  # on a loaded machine the child may not have run at all yet
     print("held", child, flush=True)
     time.sleep(120)
 """
