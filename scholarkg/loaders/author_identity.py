@@ -878,20 +878,13 @@ def rewrite_authors(
     return out
 
 
-def source_of_group(recs: Sequence[Any]) -> str:
-    """The source of a catalogue group's record (its first Paper record that is not a stub;
-    read before identity resolution ranks the Paper's ``source``)."""
+def described_paper(recs: Sequence[Any]) -> Paper | None:
+    """The Paper record a catalogue group describes (its first Paper record that is not a
+    stub): its id, before resolution, is the group's work; its ``source``, before resolution
+    ranks the Paper's, is the record's source."""
     for r in recs:
         if isinstance(r, Paper) and not r.is_stub():
-            return r.source or ""
-    return ""
-
-
-def paper_of_group(recs: Sequence[Any]) -> str | None:
-    """The Paper a catalogue group describes (its first Paper record that is not a stub)."""
-    for r in recs:
-        if isinstance(r, Paper) and not r.is_stub():
-            return r.id
+            return r
     return None
 
 

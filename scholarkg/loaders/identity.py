@@ -56,9 +56,8 @@ from typing import Any, Literal, cast
 from scholarkg.errors import InputError
 from scholarkg.loaders.author_identity import (
     AuthorResolver,
-    paper_of_group,
+    described_paper,
     rewrite_authors,
-    source_of_group,
 )
 from scholarkg.loaders.checkpoint import FLUSH, AnyRecord, Group, SourceDigests
 from scholarkg.loaders.collection_pace import paused_collections
@@ -976,15 +975,17 @@ class IdentityResolver:
             rewritten.append((number, recs, *self._rewrite(recs, mapping, slots)))
         amap: dict[tuple[str | None, str], str] = {}
         paper_of: list[str | None] = []
+        sources: list[str] = []
         for _, recs, *_ in rewritten:
-            own = paper_of_group(recs)
-            paper_of.append(mapping.get(own, own) if own is not None else None)
+            own = described_paper(recs)
+            paper_of.append(mapping.get(own.id, own.id) if own is not None else None)
+            sources.append(own.source or "" if own is not None else "")
         amap = self._authors.resolve(
             [r[2] for r in rewritten],
             paper_of,
             self._stored,
             lists_of=self._work_nodes if self.family else None,
-            sources=[source_of_group(r[1]) for r in rewritten],
+            sources=sources,
         )
         for i, (number, recs, written, marks, other) in enumerate(rewritten):
             if amap:
