@@ -675,9 +675,9 @@ class IdentityResolver:
         #: this chunk's works whose OpenAlex list lost ends, with those ends
         #: (:meth:`_skip_stored_references`, applied in :meth:`_apply_lists`)
         self._gone_ends: list[dict[str, Any]] = []
-        #: the titles and years of the graph's works known by title alone, read once a load
-        #: (:meth:`_title_keyed_titles`)
-        self._graph_title_keyed: frozenset[tuple[str, int]] | None = None
+        #: the titles and years of the graph's works known by title alone: read once a load,
+        #: then those the load's chunks write (:meth:`_title_keyed_titles`)
+        self._graph_title_keyed: set[tuple[str, int]] | None = None
         #: the title-only ids the chunks joined to another work: each becomes its alias
         #: (:meth:`_title_matches`, :meth:`_rewrite`)
         self._title_joined: set[str] = set()
@@ -799,7 +799,9 @@ class IdentityResolver:
     def _note_moves(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Papers about to be renamed or merged (``old``, ``new``): the references they
         hold follow, journalled before the statement runs (a crash between the two leaves
-        them naming the work's other node, which the merge then joins)."""
+        them naming the work's other node, which the merge then joins); so do the ``.bib``
+        files whose keys of it this load has replaced (:meth:`_move_bib_files`)."""
+        self._move_bib_files(pairs)
         held = self.held
         if held is None or not held:
             return
@@ -807,7 +809,21 @@ class IdentityResolver:
             held.moved(old, new)
         held.save()
 
+    def _move_bib_files(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """``_bib_files`` of each ``old`` Paper id under its ``new`` one, as a rename or a
+        merge moves the keys (``merge_papers``, ``identity/rename_papers``).
+
+        Why: keyed by the id alone, a file's entries of one work read in two chunks under
+        two ids (by title and year, then by DOI: the title-only node is renamed) looked like
+        a second load of the file to the later one, whose key then replaced the earlier's on
+        the work (``test_title_join.py``)."""
+        files = self._bib_files
+        for old, new in pairs:
+            if old != new and (moved := files.pop(old, None)):
+                files.setdefault(new, set()).update(moved)
+
     def _defer(self, loser: str, survivor: str) -> None:
+        self._move_bib_files([(loser, survivor)])
         self._deferred.append((self._chunk_no, loser, survivor))
         self._identity_changes += 1  # the chunk's writes may give the survivor the loser's ids
 
@@ -2001,6 +2017,9 @@ class IdentityResolver:
             if p.year is not None and p.title_norm and not p.is_stub()
         ]
         titles = {named for named, p in described if p.id.startswith(_TITLE_KEYED)}
+        # the chunk's own, for the later chunks' records (one joined now is an alias after
+        # it, so asking for it again only finds nothing)
+        graph_titles |= titles
         if graph_titles:
             titles |= {named for named, _ in described} & graph_titles
         if not titles:
@@ -2049,15 +2068,17 @@ class IdentityResolver:
         self.report.title_matches += len(by_title) + len(unions)
         return by_title, unions
 
-    def _title_keyed_titles(self) -> frozenset[tuple[str, int]]:
+    def _title_keyed_titles(self) -> set[tuple[str, int]]:
         """The titles and years of the graph's described works known by title and year alone
-        (not a benchmark family's), read once a load: a load of records with ids makes none,
-        so the set only loses works (a join merges them), which costs a look-up that finds
-        nothing. A range on the id index, not ``STARTS WITH`` (FalkorDB scans every Paper
-        for that: 0.26 s at 320k)."""
+        (not a benchmark family's): read once a load, then kept current by
+        :meth:`_title_matches`, which adds those of each chunk's title-only records (a later
+        chunk's record with ids may be their work: a .bib naming it by title, then by DOI).
+        A work merged away stays in the set, which costs a look-up that finds nothing. A
+        range on the id index, not ``STARTS WITH`` (FalkorDB scans every Paper for that:
+        0.26 s at 320k)."""
         if self._graph_title_keyed is None:
             rows = self.store.run_named("identity/title_keyed_works", {})
-            self._graph_title_keyed = frozenset(
+            self._graph_title_keyed = set(
                 (str(r["title"]), int(r["year"])) for r in rows if r["title"] and r["year"]
             )
         return self._graph_title_keyed

@@ -195,3 +195,22 @@ def test_a_catalogue_load_into_a_graph_without_title_only_works_asks_no_title(
     load(store, settings, *files["twins"], "openalex", chunk=1)
     assert asked.count("identity/title_keyed_works") == 1
     assert "identity/papers_by_title" not in asked
+
+
+@pytest.mark.parametrize("title_only_first", [True, False])
+def test_one_bib_naming_a_work_by_title_then_by_doi_is_one_work_in_any_chunking(
+    any_store: GraphStore, settings: Settings, tmp_path: Path, title_only_first: bool
+) -> None:
+    """A .bib whose title-only entry comes before the work's DOI entry, read a chunk an
+    entry: the DOI entry's chunk holds no title-only record, and the graph's title-only works
+    were read when the load began (none), so it asked nothing and the work stayed two
+    Papers, while the other order in the file gave one. The titles a load makes count too."""
+    any_store.apply_schema()
+    doi_entry, title_entry = BIB_W1_TWICE.split("@inproceedings")
+    entries = [f"@inproceedings{title_entry}", doi_entry]
+    bib = tmp_path / "refs.bib"
+    bib.write_text("\n".join(entries if title_only_first else entries[::-1]), encoding="utf-8")
+    load(any_store, settings, bib, bibtex.read_bibliography, "bibtex", chunk=1)
+    assert papers(any_store) == [("doi:10.1000/j1", ["nodoi", "withdoi"])]
+    load(any_store, settings, bib, bibtex.read_bibliography, "bibtex", chunk=1)
+    assert papers(any_store) == [("doi:10.1000/j1", ["nodoi", "withdoi"])]
