@@ -128,6 +128,15 @@ final class ServerGuard {
     static final Pattern ENDING = Pattern.compile(
             "(?i)rollback|close|commit|terminat|release|dispose|cleanup|fail|error|exception|finish|unlock");
     static final String BOLT = "org.neo4j.bolt.";
+    /**
+     * packages a thread must not be stopped in, wherever they are on its stack: code that keeps
+     * state shared between threads in lock-free fields and wraps any {@code Throwable} it meets.
+     * GDS claims its projection builders from a stormpot pool: a CI run stopped a projection
+     * inside the pool's expiry check, the pool answered {@code PoolException: Got exception when
+     * checking whether an object had expired}, and the client never learnt that the guard had
+     * stopped it (nor may the pool's slot be trusted after an error thrown into its CAS steps)
+     */
+    static final String[] SHARED_STATE = {"stormpot."};
     static final String BOLT_WORKER = "neo4j.BoltWorker";
     static final String LINE = "SCHOLARKG-GUARD";
     static final String OWN_GRAPHS = "scholarkg_";
@@ -461,6 +470,13 @@ final class ServerGuard {
             if (ENDING.matcher(f.getMethodName()).find()) {
                 refusal = "it is in " + f.getClassName() + "." + f.getMethodName();
                 return null;
+            }
+            for (String shared : SHARED_STATE) {
+                if (f.getClassName().startsWith(shared)) {
+                    refusal = "it is in " + f.getClassName() + "." + f.getMethodName()
+                            + " (state shared between threads)";
+                    return null;
+                }
             }
             if (where == null) {
                 for (String engine : QUERY_ENGINE) {
