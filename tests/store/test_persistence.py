@@ -519,7 +519,8 @@ def test_20k_papers_restart_and_kill9_resume(tmp_path: Path) -> None:
         clean_srv.stop()
         t0 = time.monotonic()
         clean_srv.start()
-        assert time.monotonic() - t0 <= 5.0
+        took = time.monotonic() - t0
+        assert took <= 5.0, f"the start after a clean stop took {took:.2f} s"
         assert graph_state(clean_srv) == clean
 
         crash_env = {**env, "SCHOLARKG_DATA_DIR": str(crash_dir)}
@@ -540,9 +541,11 @@ def test_20k_papers_restart_and_kill9_resume(tmp_path: Path) -> None:
         kill9(pid)
         load.communicate(timeout=120)
         assert load.returncode != 0
+        logged = sum(f.stat().st_size for f in crash_dir.rglob("*.incr.aof"))
         t0 = time.monotonic()
         crash_srv.start()
-        assert time.monotonic() - t0 <= 5.0
+        took = time.monotonic() - t0
+        assert took <= 5.0, f"the start after kill -9 took {took:.2f} s ({logged} B of log)"
         _run(crash_env, *_apc_args(corpus), "--resume")
         assert graph_state(crash_srv) == clean
     finally:
