@@ -42,6 +42,33 @@ _console.err_console.width = 1000
 os.environ[_console.PROGRESS_ENV] = "off"
 
 
+def _command_built_once() -> None:
+    """typer's ``CliRunner.invoke`` builds the whole click command tree from the ``Typer`` app
+    on every call (``typer.main.get_command``: every command's signature and type hints read
+    again), 0.12 s an invocation, and the suite invokes the CLI in-process over a thousand
+    times. The tree depends only on the app, so each app's is built once per process (the
+    commands' functions look their helpers up when they run: a test's monkeypatch of a helper
+    still takes). The installed CLI builds it once per process too."""
+    import typer.main
+    import typer.testing
+
+    build = typer.main.get_command
+    # the name the runner calls it by: a typer that renamed it must fail here, not go slow
+    assert vars(typer.testing).get("_get_command") is build, "typer.testing changed"
+    built: dict[int, tuple[typer.Typer, Any]] = {}
+
+    def command(app: typer.Typer) -> Any:
+        hit = built.get(id(app))
+        if hit is None or hit[0] is not app:
+            hit = built[id(app)] = (app, build(app))
+        return hit[1]
+
+    vars(typer.testing)["_get_command"] = command
+
+
+_command_built_once()
+
+
 #: The tiers (``pytest -m unit``, ``-m embedded``, ``-m neo4j``; docs/contributing.md). A test's
 #: tier is read off the fixtures it uses: these reach the session's embedded FalkorDB (all the
 #: store fixtures are built on ``embedded_server``; ``any_store`` and ``getfixturevalue`` pick a
