@@ -16,6 +16,7 @@ not govern them (the Browser and the store need them), so they are not derived h
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -47,8 +48,10 @@ def _python_strings(path: Path) -> list[tuple[str, bool]]:
     return out
 
 
-def _neo4j_code() -> list[tuple[str, str, bool]]:
-    """``(where, text, dynamic_tail)`` of every query text Neo4j may be sent."""
+@functools.cache
+def _neo4j_code() -> tuple[tuple[str, str, bool], ...]:
+    """``(where, text, dynamic_tail)`` of every query text Neo4j may be sent (read once per
+    process: three checks below walk it, and parsing the package is most of their time)."""
     texts: list[tuple[str, str, bool]] = []
     for path in sorted((PACKAGE / "queries").rglob("*.cypher")):
         if not path.name.endswith(".falkordb.cypher"):
@@ -58,7 +61,7 @@ def _neo4j_code() -> list[tuple[str, str, bool]]:
         if rel.parts[:2] == ("store", "falkordb"):
             continue
         texts += [(str(rel), text, dyn) for text, dyn in _python_strings(path)]
-    return texts
+    return tuple(texts)
 
 
 def derived_procedures() -> set[str]:
