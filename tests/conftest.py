@@ -48,22 +48,17 @@ def _command_built_once() -> None:
     again), 0.12 s an invocation, and the suite invokes the CLI in-process over a thousand
     times. The tree depends only on the app, so each app's is built once per process (the
     commands' functions look their helpers up when they run: a test's monkeypatch of a helper
-    still takes). The installed CLI builds it once per process too."""
+    still takes). The installed CLI builds it once per process too. A ``Typer`` hashes by
+    identity, and the cache keeps each app alive, so an app is never mistaken for another."""
+    import functools
+
     import typer.main
     import typer.testing
 
     build = typer.main.get_command
     # the name the runner calls it by: a typer that renamed it must fail here, not go slow
     assert vars(typer.testing).get("_get_command") is build, "typer.testing changed"
-    built: dict[int, tuple[typer.Typer, Any]] = {}
-
-    def command(app: typer.Typer) -> Any:
-        hit = built.get(id(app))
-        if hit is None or hit[0] is not app:
-            hit = built[id(app)] = (app, build(app))
-        return hit[1]
-
-    vars(typer.testing)["_get_command"] = command
+    vars(typer.testing)["_get_command"] = functools.cache(build)
 
 
 _command_built_once()
